@@ -1,0 +1,10 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../src/services';
+import { registerKeyRoutes } from './keys';
+import { registerProjectRoutes } from './projects';
+
+/** The REST paths PostHog users already call, each a thin call into the service layer. */
+export function registerRestRoutes(app: FastifyInstance, services: Services): void {
+  registerProjectRoutes(app, services);
+  registerKeyRoutes(app, services);
+}

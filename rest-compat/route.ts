@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { Principal } from '../src/auth/principal';
+import { projectNotFound } from '../src/errors';
+import type { Page, Paged } from '../src/pagination';
+import type { Services } from '../src/services';
+
+export interface RestRequest {
+  principal: Principal;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  request: FastifyRequest;
+}
+
+/** A response with an explicit status (and optional body and headers). */
+export class RestResponse {
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {}
+}
+
+/** What a handler returns: a body (sent with 200), or a {@link RestResponse}. */
+export type RestResult = unknown;
+
+export const respond = (status: number, body?: unknown, headers?: Record<string, string>) =>
+  new RestResponse(status, body, headers);
+
+/**
+ * Registers an authenticated REST route under /api. Paths under `/projects/:projectId` are also served under
+ * `/environments/:projectId`, PostHog's alias. Trailing slashes are optional (router option).
+ * Handlers are thin: they call one service function with the principal and the raw input.
+ */
+export function apiRoute(
+  app: FastifyInstance,
+  services: Services,
+  method: HTTPMethods | HTTPMethods[],
+  path: string,
+  handler: (r: RestRequest) => Promise<RestResult>,
+): void {
+  const paths = path.startsWith('/projects/:projectId')
+    ? [path, path.replace('/projects/:projectId', '/environments/:projectId')]
+    : [path];
+  for (const p of paths) {
+    app.route({
+      method,
+      url: `/api${p}`,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const principal = await services.auth.authenticate(request.headers.authorization);
+        request.principal = principal;
+        const result = await handler({
+          principal,
+          params: (request.params ?? {}) as Record<string, string>,
+          query: (request.query ?? {}) as Record<string, unknown>,
+          body: request.body,
+          request,
+        });
+        if (result instanceof RestResponse) {
+          if (result.headers) reply.headers(result.headers);
+          reply.code(result.status);
+          return result.body === undefined ? reply.send() : reply.send(result.body);
+        }
+        return reply.send(result);
+      },
+    });
+  }
+}
+
+/** A numeric project id from the path; anything else is a project that does not exist. */
+export function projectIdParam(params: Record<string, string>): number {
+  const raw = params.projectId;
+  if (!/^\d{1,15}$/.test(raw ?? '')) throw projectNotFound();
+  return Number(raw);
+}
+
+/** DRF-style list envelope with absolute next/previous URLs. */
+export function listBody<T>(request: FastifyRequest, page: Page, paged: Paged<T>) {
+  const link = (offset: number) => {
+    const url = new URL(request.url, `${request.protocol}://${request.host}`);
+    url.searchParams.set('limit', String(page.limit));
+    if (offset > 0) url.searchParams.set('offset', String(offset));
+    else url.searchParams.delete('offset');
+    return url.toString();
+  };
+  return {
+    count: paged.count,
+    next: page.offset + page.limit < paged.count ? link(page.offset + page.limit) : null,
+    previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null,
+    results: paged.results,
+  };
+}

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { IsNull } from 'typeorm';
+import { z } from 'zod';
+import { notFound, permissionDenied, validationError } from '../errors';
+import { pageOf, type Page, type Paged } from '../pagination';
+import { PersonalApiKey, ProjectSecretApiKey } from '../store/entities';
+import type { Store } from '../store/store';
+import { parseInput } from '../validation';
+import { requireScope } from './access';
+import { hashKey, maskKey, newPersonalKey, newSecretKey } from './key-material';
+import type { ProjectService } from '../projects/project-service';
+import type { Principal } from './principal';
+import { hasScope, isValidScope, SECRET_KEY_SCOPES, type Scope } from './scopes';
+
+/** PostHog's limit of secret keys per project. */
+export const MAX_SECRET_KEYS_PER_PROJECT = 50;
+
+const scopeList = z
+  .array(z.string())
+  .min(1, 'At least one scope is required.')
+  .max(50)
+  .refine((s) => s.every(isValidScope), { message: 'Unknown scope. Scopes are "<object>:<read|write>" or "*".' });
+
+export const createPersonalKeyInput = z
+  .object({
+    label: z.string().max(100).default(''),
+    scopes: scopeList,
+    scoped_teams: z.array(z.number().int().positive()).max(1000).nullable().default(null),
+  })
+  .strict();
+
+export const createSecretKeyInput = z
+  .object({
+    label: z.string().max(100).default(''),
+    scopes: scopeList.refine((s) => s.every((x) => SECRET_KEY_SCOPES.includes(x)), {
+      message: `Project secret API keys may only hold: ${SECRET_KEY_SCOPES.join(', ')}.`,
+    }),
+  })
+  .strict();
+
+export interface PersonalKeyView {
+  id: string;
+  label: string;
+  mask_value: string;
+  scopes: string[];
+  scoped_teams: number[] | null;
+  created_at: string;
+  last_used_at: string | null;
+  /** The key itself: present only in the response that created it. */
+  value?: string;
+}
+
+export interface SecretKeyView {
+  id: string;
+  label: string;
+  mask_value: string;
+  scopes: string[];
+  project_id: number;
+  created_by: number | null;
+  created_at: string;
+  last_used_at: string | null;
+  value?: string;
+}
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+const personalView = (k: PersonalApiKey, value?: string): PersonalKeyView => ({
+  id: k.id,
+  label: k.label,
+  mask_value: k.mask_value,
+  scopes: k.scopes,
+  scoped_teams: k.scoped_teams,
+  created_at: k.created_at.toISOString(),
+  last_used_at: iso(k.last_used_at),
+  ...(value ? { value } : {}),
+});
+
+const secretView = (k: ProjectSecretApiKey, value?: string): SecretKeyView => ({
+  id: k.id,
+  label: k.label,
+  mask_value: k.mask_value,
+  scopes: k.scopes,
+  project_id: k.project_id,
+  created_by: k.created_by_id,
+  created_at: k.created_at.toISOString(),
+  last_used_at: iso(k.last_used_at),
+  ...(value ? { value } : {}),
+});
+
+/** Personal API keys and project secret API keys. Only hashes are stored; a value is shown once. */
+export class KeyService {
+  constructor(
+    private readonly store: Store,
+    private readonly projects: ProjectService,
+  ) {}
+
+  async listPersonal(principal: Principal, page: Page): Promise<Paged<PersonalKeyView>> {
+    requireScope(principal, { scope: 'personal_api_key:read' });
+    const userId = (principal as Extract<Principal, { kind: 'personal' }>).userId;
+    const keys = await this.store.personalKeys.find({
+      where: { user_id: userId, revoked_at: IsNull() },
+      order: { created_at: 'ASC', id: 'ASC' },
+    });
+    return pageOf(keys.map((k) => personalView(k)), page);
+  }
+
+  async createPersonal(principal: Principal, input: unknown): Promise<PersonalKeyView> {
+    requireScope(principal, { scope: 'personal_api_key:write' });
+    const p = principal as Extract<Principal, { kind: 'personal' }>;
+    const body = parseInput(createPersonalKeyInput, input);
+    // A key cannot mint a key stronger than itself.
+    for (const s of body.scopes) {
+      if (s === '*' ? !p.scopes.includes('*') : !hasScope(p.scopes, s as Scope)) {
+        throw permissionDenied(`A key cannot grant the scope '${s}', which it does not hold itself.`);
+      }
+    }
+    if (body.scoped_teams) {
+      for (const id of body.scoped_teams) {
+        if (!(await this.store.projects.existsBy({ id }))) throw validationError(`Project ${id} does not exist.`, 'scoped_teams');
+      }
+    }
+    return this.issuePersonal(p.userId, body);
+  }
+
+  /** Creates a personal key without a principal: bootstrap and the CLI. `value` defaults to a random key. */
+  async issuePersonal(
+    userId: number,
+    body: z.output<typeof createPersonalKeyInput>,
+    value: string = newPersonalKey(),
+  ): Promise<PersonalKeyView> {
+    const key = this.store.personalKeys.create({
+      id: randomUUID(),
+      user_id: userId,
+      label: body.label,
+      secure_value: hashKey(value),
+      mask_value: maskKey(value),
+      scopes: body.scopes,
+      scoped_teams: body.scoped_teams,
+      last_used_at: null,
+      revoked_at: null,
+    });
+    return personalView(await this.store.personalKeys.save(key), value);
+  }
+
+  async revokePersonal(principal: Principal, id: string): Promise<void> {
+    requireScope(principal, { scope: 'personal_api_key:write' });
+    await this.revokePersonalUnchecked(id, (principal as Extract<Principal, { kind: 'personal' }>).userId);
+  }
+
+  /** Revokes a personal key; `userId` limits it to that user's keys. */
+  async revokePersonalUnchecked(id: string, userId?: number): Promise<void> {
+    const key = await this.store.personalKeys.findOneBy({ id, revoked_at: IsNull() });
+    if (!key || (userId !== undefined && key.user_id !== userId)) throw notFound();
+    await this.store.personalKeys.update(key.id, { revoked_at: new Date() });
+  }
+
+  async listSecret(principal: Principal, projectId: number, page: Page): Promise<Paged<SecretKeyView>> {
+    await this.projects.projectFor(principal, projectId, { scope: 'project:read' });
+    const keys = await this.store.secretKeys.find({
+      where: { project_id: projectId, revoked_at: IsNull() },
+      order: { created_at: 'ASC', id: 'ASC' },
+    });
+    return pageOf(keys.map((k) => secretView(k)), page);
+  }
+
+  async createSecret(principal: Principal, projectId: number, input: unknown): Promise<SecretKeyView> {
+    await this.projects.projectFor(principal, projectId, { scope: 'project:write' });
+    const body = parseInput(createSecretKeyInput, input);
+    const live = await this.store.secretKeys.countBy({ project_id: projectId, revoked_at: IsNull() });
+    if (live >= MAX_SECRET_KEYS_PER_PROJECT) {
+      throw validationError(`A project may have at most ${MAX_SECRET_KEYS_PER_PROJECT} secret API keys.`);
+    }
+    const value = newSecretKey();
+    const key = this.store.secretKeys.create({
+      id: randomUUID(),
+      project_id: projectId,
+      label: body.label,
+      secure_value: hashKey(value),
+      mask_value: maskKey(value),
+      scopes: body.scopes,
+      created_by_id: principal.kind === 'personal' ? principal.userId : null,
+      last_used_at: null,
+      revoked_at: null,
+    });
+    return secretView(await this.store.secretKeys.save(key), value);
+  }
+
+  async revokeSecret(principal: Principal, projectId: number, id: string): Promise<void> {
+    await this.projects.projectFor(principal, projectId, { scope: 'project:write' });
+    const key = await this.store.secretKeys.findOneBy({ id, project_id: projectId, revoked_at: IsNull() });
+    if (!key) throw notFound();
+    await this.store.secretKeys.update(key.id, { revoked_at: new Date() });
+  }
+}

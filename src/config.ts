@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Typed, validated configuration. Every field is read from the environment (QUARRY_*) with a default. */
+export interface Config {
+  /** Interface to listen on. Default 127.0.0.1: nothing is reachable from other machines unless asked. */
+  host: string;
+  /** TCP port. Default 8010; 0 picks a free port (tests). */
+  port: number;
+  /** Directory holding the metadata store (quarry.sqlite), the event store and the ingest log. Default ./data. */
+  dataDir: string;
+  /** pino level: fatal, error, warn, info, debug, trace or silent. Default info. */
+  logLevel: string;
+  /**
+   * When set (at least 32 characters), the first start on an empty store uses this value as the bootstrap
+   * personal API key instead of a random one, so scripts can start a fresh server with a known key.
+   */
+  bootstrapKey?: string;
+  /** Largest accepted request body on /api and /graphql, in bytes. Default 20 MB (PostHog's limit). */
+  bodyLimitBytes: number;
+  /** Query timeout in milliseconds; the engine work is cancelled when it passes. Default 60,000. */
+  queryTimeoutMs: number;
+  /** Maximum GraphQL operation depth. Default 12. */
+  graphqlMaxDepth: number;
+  /** Maximum GraphQL operation cost (fields counted, lists weighted). Default 5,000. */
+  graphqlMaxCost: number;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const intFrom = (name: string, def: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return def;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an integer between ${min} and ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const envSchema = z.object({
+  QUARRY_HOST: z.string().min(1).default('127.0.0.1'),
+  QUARRY_PORT: intFrom('QUARRY_PORT', 8010, 0, 65535),
+  QUARRY_DATA_DIR: z.string().min(1).default('./data'),
+  QUARRY_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  QUARRY_BOOTSTRAP_KEY: z
+    .string()
+    .min(32, 'QUARRY_BOOTSTRAP_KEY must be at least 32 characters')
+    .max(200)
+    .regex(/^[A-Za-z0-9_\-]+$/, 'QUARRY_BOOTSTRAP_KEY may hold only letters, digits, _ and -')
+    .optional(),
+  QUARRY_BODY_LIMIT_BYTES: intFrom('QUARRY_BODY_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  QUARRY_QUERY_TIMEOUT_MS: intFrom('QUARRY_QUERY_TIMEOUT_MS', 60_000, 100, 3_600_000),
+  QUARRY_GRAPHQL_MAX_DEPTH: intFrom('QUARRY_GRAPHQL_MAX_DEPTH', 12, 2, 100),
+  QUARRY_GRAPHQL_MAX_COST: intFrom('QUARRY_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
+});
+
+export class ConfigError extends Error {}
+
+/** Reads the configuration from an environment; throws {@link ConfigError} naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'env'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  return {
+    host: e.QUARRY_HOST,
+    port: e.QUARRY_PORT,
+    dataDir: path.resolve(e.QUARRY_DATA_DIR),
+    logLevel: e.QUARRY_LOG_LEVEL,
+    bootstrapKey: e.QUARRY_BOOTSTRAP_KEY || undefined,
+    bodyLimitBytes: e.QUARRY_BODY_LIMIT_BYTES,
+    queryTimeoutMs: e.QUARRY_QUERY_TIMEOUT_MS,
+    graphqlMaxDepth: e.QUARRY_GRAPHQL_MAX_DEPTH,
+    graphqlMaxCost: e.QUARRY_GRAPHQL_MAX_COST,
+    ...overrides,
+  };
+}

@@ -1,0 +1,40 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import depthLimit from 'graphql-depth-limit';
+import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
+
+/** Rejects operations nested deeper than `maxDepth` (introspection fields are not counted). */
+export const depthRule = (maxDepth: number) => depthLimit(maxDepth);
+
+/**
+ * Rejects operations whose estimated cost exceeds `maxCost`: each field costs 1, and a field returning a list
+ * multiplies its children by the requested `limit` (or 10 when none is given).
+ */
+export function costPlugin(schema: GraphQLSchema, maxCost: number): ApolloServerPlugin {
+  const listEstimator = (options: { args: Record<string, unknown>; childComplexity: number; field: { type: unknown } }) => {
+    const typeName = String(options.field.type);
+    if (!typeName.includes('[')) return undefined;
+    const limit = typeof options.args.limit === 'number' ? options.args.limit : 10;
+    return 1 + Math.max(1, limit) * options.childComplexity;
+  };
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document }) {
+          const cost = getComplexity({
+            schema,
+            operationName: request.operationName ?? undefined,
+            query: document,
+            variables: request.variables ?? {},
+            estimators: [listEstimator as never, simpleEstimator({ defaultComplexity: 1 })],
+          });
+          if (cost > maxCost) {
+            throw new GraphQLError(`Operation cost ${cost} exceeds the limit of ${maxCost}.`, {
+              extensions: { code: 'query_too_complex', type: 'validation_error', http: { status: 400 } },
+            });
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import type { GraphQLSchema } from 'graphql';
+import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
+import { KeyResolver } from './resolvers/key-resolver';
+import { ProjectResolver } from './resolvers/project-resolver';
+import { ViewerResolver } from './resolvers/viewer-resolver';
+
+/** Every resolver class; a later capability appends its own. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export const RESOLVERS: NonEmptyArray<Function> = [ViewerResolver, ProjectResolver, KeyResolver];
+
+let schema: GraphQLSchema | undefined;
+
+/** The executable schema, built once per process. */
+export function graphqlSchema(): GraphQLSchema {
+  schema ??= buildSchemaSync({ resolvers: RESOLVERS, validate: false, emitSchemaFile: false });
+  return schema;
+}

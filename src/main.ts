@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config';
+import { DataDirBusyError, readServerLock } from './data-dir-lock';
+import { isUserError } from './errors';
+import { createLogger } from './logger';
+import { startServer } from './server';
+import { openServices, type Services } from './services';
+import { bootstrap } from './store/bootstrap';
+
+const USAGE = `Usage: quarry <command> [options]   (through npm: npm run quarry -- <command> ...)
+
+  serve                                   start the server (what npm start runs)
+  projects list
+  projects create --name NAME [--timezone TZ] [--week-start 0|1]
+  keys list
+  keys create --scopes S1,S2 [--projects 1,2] [--label LABEL]
+  keys revoke KEY_ID
+
+Configuration comes from QUARRY_* environment variables (see README).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'projects':
+      return withStore(config, (s) => projectsCommand(s, sub, rest));
+    case 'keys':
+      return withStore(config, (s) => keysCommand(s, sub, rest));
+    case undefined:
+    case 'help':
+    case '--help':
+      console.log(USAGE);
+      return command === undefined ? 1 : 0;
+    default:
+      console.error(`Unknown command "${command}".\n\n${USAGE}`);
+      return 1;
+  }
+}
+
+async function serve(config: Config): Promise<number> {
+  const logger = createLogger(config.logLevel);
+  const server = await startServer(config, logger);
+  if (server.bootstrapKey) {
+    // Printed once, on the first start of an empty store; only its hash is kept.
+    process.stdout.write(
+      `\nQuarry created project 1 and a personal API key with all scopes. It is shown only once:\n\n    ${server.bootstrapKey}\n\n`,
+    );
+  }
+  process.stdout.write(`Quarry listening on ${server.url} (GraphiQL: ${server.url}/graphql)\n`);
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'draining requests and closing stores');
+      server.stop().then(resolve, (e) => {
+        logger.error({ err: e }, 'error while stopping');
+        resolve();
+      });
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+  });
+  return 0;
+}
+
+/** Runs a metadata command directly on the store; refuses while a server holds the data directory. */
+async function withStore(config: Config, fn: (s: Services) => Promise<number>): Promise<number> {
+  const lock = readServerLock(config.dataDir);
+  if (lock) throw new DataDirBusyError(config.dataDir, lock);
+  const services = await openServices(config, createLogger('silent'));
+  try {
+    const boot = await bootstrap(services.store, services.projects, services.keys, config.bootstrapKey);
+    if (boot.key) console.log(`Created project 1 and a personal API key with all scopes (shown once): ${boot.key}`);
+    return await fn(services);
+  } finally {
+    await services.close();
+  }
+}
+
+async function projectsCommand(s: Services, sub: string | undefined, args: string[]): Promise<number> {
+  if (sub === 'list') {
+    const projects = await s.store.projects.find({ order: { id: 'ASC' } });
+    for (const p of projects) console.log(`${p.id}\t${p.name}\t${p.timezone}\t${p.api_token}`);
+    return 0;
+  }
+  if (sub === 'create') {
+    const { values } = parseArgs({
+      args,
+      options: { name: { type: 'string' }, timezone: { type: 'string' }, 'week-start': { type: 'string' } },
+    });
+    const created = await s.projects.create(await cliPrincipal(s), {
+      name: values.name,
+      ...(values.timezone ? { timezone: values.timezone } : {}),
+      ...(values['week-start'] !== undefined ? { week_start_day: Number(values['week-start']) } : {}),
+    });
+    console.log(`Created project ${created.id} "${created.name}" (${created.timezone}); capture token: ${created.api_token}`);
+    return 0;
+  }
+  console.error('Usage: quarry projects list | quarry projects create --name NAME [--timezone TZ] [--week-start 0|1]');
+  return 1;
+}
+
+async function keysCommand(s: Services, sub: string | undefined, args: string[]): Promise<number> {
+  const principal = await cliPrincipal(s);
+  if (sub === 'list') {
+    const { results } = await s.keys.listPersonal(principal, { limit: 1000, offset: 0 });
+    for (const k of results) {
+      console.log(`${k.id}\t${k.mask_value}\t${k.scopes.join(',')}\t${k.scoped_teams?.join(',') ?? 'all projects'}\t${k.label}`);
+    }
+    return 0;
+  }
+  if (sub === 'create') {
+    const { values } = parseArgs({
+      args,
+      options: { scopes: { type: 'string' }, projects: { type: 'string' }, label: { type: 'string' } },
+    });
+    const list = (v?: string) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+    const key = await s.keys.createPersonal(principal, {
+      label: values.label ?? '',
+      scopes: list(values.scopes),
+      scoped_teams: list(values.projects)?.map(Number) ?? null,
+    });
+    console.log(`Created key ${key.id} (${key.scopes.join(',')}). It is shown only once:\n\n    ${key.value}\n`);
+    return 0;
+  }
+  if (sub === 'revoke' && args[0]) {
+    await s.keys.revokePersonalUnchecked(args[0]);
+    console.log(`Revoked key ${args[0]}.`);
+    return 0;
+  }
+  console.error('Usage: quarry keys list | quarry keys create --scopes S1,S2 [--projects 1,2] [--label L] | quarry keys revoke KEY_ID');
+  return 1;
+}
+
+/** The CLI acts as the instance's first user with every scope: it has the data directory, so it has everything. */
+async function cliPrincipal(s: Services) {
+  const user = await s.store.users.findOne({ where: {}, order: { id: 'ASC' } });
+  return { kind: 'personal' as const, keyId: 'cli', userId: user!.id, scopes: ['*'], projectIds: null };
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      if (e instanceof ConfigError || e instanceof DataDirBusyError) console.error(e.message);
+      else if (isUserError(e)) console.error(`Error: ${e.message}${e.attr ? ` (${e.attr})` : ''}`);
+      else console.error(e);
+      process.exitCode = 1;
+    },
+  );
+}

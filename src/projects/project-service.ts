@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { canSeeProject, requireProjectAccess, requireScope, type AccessRule } from '../auth/access';
+import { newCaptureToken } from '../auth/key-material';
+import type { Principal } from '../auth/principal';
+import { projectNotFound } from '../errors';
+import { pageOf, type Page, type Paged } from '../pagination';
+import { Project } from '../store/entities';
+import type { Store } from '../store/store';
+import { parseInput } from '../validation';
+import { canonicalTimezone } from './timezone';
+
+const timezone = z
+  .string()
+  .refine((tz) => canonicalTimezone(tz) !== undefined, { message: 'Not a valid IANA timezone name.' })
+  .transform((tz) => canonicalTimezone(tz)!);
+
+const projectFields = {
+  name: z.string().trim().min(1).max(200),
+  timezone,
+  week_start_day: z.union([z.literal(0), z.literal(1)], { message: 'week_start_day must be 0 (Sunday) or 1 (Monday).' }),
+  test_account_filters: z.array(z.record(z.string(), z.unknown())).max(100),
+  path_cleaning_filters: z.array(z.object({ alias: z.string(), regex: z.string() }).strict()).max(100),
+};
+
+export const createProjectInput = z
+  .object({
+    name: projectFields.name,
+    timezone: projectFields.timezone.default('UTC'),
+    week_start_day: projectFields.week_start_day.default(0),
+    test_account_filters: projectFields.test_account_filters.default([]),
+    path_cleaning_filters: projectFields.path_cleaning_filters.default([]),
+  })
+  .strict();
+export type CreateProjectInput = z.input<typeof createProjectInput>;
+
+export const updateProjectInput = z
+  .object({
+    name: projectFields.name,
+    timezone: projectFields.timezone,
+    week_start_day: projectFields.week_start_day,
+    test_account_filters: projectFields.test_account_filters,
+    path_cleaning_filters: projectFields.path_cleaning_filters,
+  })
+  .partial()
+  .strict();
+export type UpdateProjectInput = z.input<typeof updateProjectInput>;
+
+/** Removes a project's events and persons from the event engine when the project is deleted. */
+export interface ProjectDataEraser {
+  deleteProject(projectId: number): Promise<void>;
+}
+
+export interface ProjectView {
+  id: number;
+  name: string;
+  timezone: string;
+  week_start_day: number;
+  api_token: string;
+  test_account_filters: unknown[];
+  path_cleaning_filters: unknown[];
+  created_at: string;
+}
+
+export const projectView = (p: Project): ProjectView => ({
+  id: p.id,
+  name: p.name,
+  timezone: p.timezone,
+  week_start_day: p.week_start_day,
+  api_token: p.api_token,
+  test_account_filters: p.test_account_filters,
+  path_cleaning_filters: p.path_cleaning_filters,
+  created_at: p.created_at.toISOString(),
+});
+
+/** Projects: the tenants. Every user of this instance sees every project, unless a key is restricted. */
+export class ProjectService {
+  private erasers: ProjectDataEraser[] = [];
+
+  constructor(private readonly store: Store) {}
+
+  /** Registers what must also be erased when a project is deleted (the event store). */
+  onDelete(eraser: ProjectDataEraser): void {
+    this.erasers.push(eraser);
+  }
+
+  async list(principal: Principal, page: Page): Promise<Paged<ProjectView>> {
+    requireScope(principal, { scope: 'project:read', allowProjectRestrictedKey: true });
+    return pageOf(await this.visibleTo(principal), page);
+  }
+
+  /** The projects a credential can reach, whatever its scopes (what `viewer` shows). */
+  async visibleTo(principal: Principal): Promise<ProjectView[]> {
+    const all = await this.store.projects.find({ order: { id: 'ASC' } });
+    return all.filter((p) => canSeeProject(principal, p.id)).map(projectView);
+  }
+
+  async get(principal: Principal, id: number): Promise<ProjectView> {
+    return projectView(await this.projectFor(principal, id, { scope: 'project:read' }));
+  }
+
+  /**
+   * The entry check of every project-nested operation: scope, visibility, existence. A project the principal
+   * may not see and one that does not exist give the same 404.
+   */
+  async projectFor(principal: Principal, id: number, rule: AccessRule): Promise<Project> {
+    requireProjectAccess(principal, id, rule);
+    return this.find(id);
+  }
+
+  /** The project record, for services that need its settings (timezone, week start, filters). */
+  async find(id: number): Promise<Project> {
+    const p = Number.isSafeInteger(id) ? await this.store.projects.findOneBy({ id }) : null;
+    if (!p) throw projectNotFound();
+    return p;
+  }
+
+  async findByToken(token: string): Promise<Project | null> {
+    return this.store.projects.findOneBy({ api_token: token });
+  }
+
+  async create(principal: Principal, input: unknown): Promise<ProjectView> {
+    requireScope(principal, { scope: 'project:write' });
+    return projectView(await this.createUnchecked(parseInput(createProjectInput, input)));
+  }
+
+  /** Creates a project without a principal: bootstrap and the CLI. */
+  async createUnchecked(input: z.output<typeof createProjectInput>): Promise<Project> {
+    const p = this.store.projects.create({ ...input, api_token: newCaptureToken() });
+    return this.store.projects.save(p);
+  }
+
+  async update(principal: Principal, id: number, input: unknown): Promise<ProjectView> {
+    const p = await this.projectFor(principal, id, { scope: 'project:write' });
+    const changes = parseInput(updateProjectInput, input);
+    Object.assign(p, changes);
+    return projectView(await this.store.projects.save(p));
+  }
+
+  async delete(principal: Principal, id: number): Promise<void> {
+    const p = await this.projectFor(principal, id, { scope: 'project:write' });
+    // Events first: a failure leaves the project in place, so the delete can be retried.
+    for (const e of this.erasers) await e.deleteProject(p.id);
+    await this.store.projects.delete({ id: p.id });
+  }
+}

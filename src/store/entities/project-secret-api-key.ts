@@ -1,0 +1,37 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { jsonColumn } from '../json-column';
+
+@Entity('project_secret_api_keys')
+export class ProjectSecretApiKey {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Index()
+  @Column({ type: 'integer' })
+  project_id!: number;
+
+  @Column({ type: 'text', default: '' })
+  label!: string;
+
+  @Index({ unique: true })
+  @Column({ type: 'text' })
+  secure_value!: string;
+
+  @Column({ type: 'text' })
+  mask_value!: string;
+
+  @Column(jsonColumn)
+  scopes!: string[];
+
+  @Column({ type: 'integer', nullable: true })
+  created_by_id!: number | null;
+
+  @CreateDateColumn({ type: 'datetime' })
+  created_at!: Date;
+
+  @Column({ type: 'datetime', nullable: true })
+  last_used_at!: Date | null;
+
+  @Column({ type: 'datetime', nullable: true })
+  revoked_at!: Date | null;
+}

@@ -1,0 +1,5 @@
+import { Initial1764100000001 } from './0001-initial';
+import { ProjectSettings1764100000002 } from './0002-project-settings';
+
+/** Every migration, oldest first. A later issue appends its own; never edit a released one. */
+export const MIGRATIONS = [Initial1764100000001, ProjectSettings1764100000002];

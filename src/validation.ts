@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { validationError, type UserError } from './errors';
+
+/** Turns the first zod issue into a PostHog-style validation error (`attr` = path joined by `__`). */
+export function zodToUserError(error: z.ZodError): UserError {
+  const issue = error.issues[0];
+  let path = issue.path.map(String);
+  let detail = issue.message;
+  let code = 'invalid_input';
+  if (issue.code === 'unrecognized_keys') {
+    path = [...path, issue.keys[0]];
+    detail = `Unknown field '${issue.keys[0]}'.`;
+    code = 'unrecognized_field';
+  } else if (issue.code === 'invalid_type' && issue.input === undefined) {
+    detail = 'This field is required.';
+    code = 'required';
+  } else if (issue.code === 'invalid_type' && issue.input === null) {
+    detail = 'This field may not be null.';
+    code = 'null';
+  }
+  return validationError(detail, path.length ? path.join('__') : null, code);
+}
+
+/** Validates `input` with `schema`; throws a validation UserError naming the first bad field. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw zodToUserError(r.error);
+  return r.data;
+}
