@@ -10,6 +10,9 @@ export const depthRule = (maxDepth: number) => depthLimit(maxDepth);
  * Rejects operations whose estimated cost exceeds `maxCost`: each field costs 1, and a field returning a list
  * multiplies its children by the requested `limit` (or 10 when none is given).
  */
+/** Introspection (GraphiQL's schema load) is free: it is bounded by the schema, not by data. */
+const skipIntrospection = (o: { field: { name: string } }) => (o.field.name.startsWith('__') ? 0 : undefined);
+
 export function costPlugin(schema: GraphQLSchema, maxCost: number): ApolloServerPlugin {
   const listEstimator = (options: { args: Record<string, unknown>; childComplexity: number; field: { type: unknown } }) => {
     const typeName = String(options.field.type);
@@ -26,7 +29,7 @@ export function costPlugin(schema: GraphQLSchema, maxCost: number): ApolloServer
             operationName: request.operationName ?? undefined,
             query: document,
             variables: request.variables ?? {},
-            estimators: [listEstimator as never, simpleEstimator({ defaultComplexity: 1 })],
+            estimators: [skipIntrospection as never, listEstimator as never, simpleEstimator({ defaultComplexity: 1 })],
           });
           if (cost > maxCost) {
             throw new GraphQLError(`Operation cost ${cost} exceeds the limit of ${maxCost}.`, {

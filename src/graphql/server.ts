@@ -1,4 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -7,7 +8,7 @@ import type { Config } from '../config';
 import { isUserError } from '../errors';
 import type { Services } from '../services';
 import type { GraphQLContext } from './context';
-import { graphiqlPage, GRAPHIQL_CSP, registerGraphiQL } from './graphiql';
+import { prefersHtml, registerGraphiQL, sendGraphiQLPage } from './graphiql';
 import { costPlugin, depthRule } from './limits';
 import { graphqlSchema } from './schema';
 
@@ -23,7 +24,7 @@ export async function registerGraphQL(app: FastifyInstance, services: Services, 
     introspection: true,
     includeStacktraceInErrorResponses: false,
     validationRules: [depthRule(config.graphqlMaxDepth)],
-    plugins: [fastifyApolloDrainPlugin(app), costPlugin(schema, config.graphqlMaxCost), statusPlugin],
+    plugins: [ApolloServerPluginLandingPageDisabled(), fastifyApolloDrainPlugin(app), costPlugin(schema, config.graphqlMaxCost), statusPlugin],
     formatError: (formatted, error) => formatError(formatted, error, app),
   });
   await apollo.start();
@@ -50,18 +51,15 @@ export async function registerGraphQL(app: FastifyInstance, services: Services, 
     method: ['GET', 'POST', 'OPTIONS'],
     url: '/graphql',
     handler: async function (request: FastifyRequest, reply: FastifyReply) {
-      if (request.method === 'GET' && wantsHtml(request)) {
-        return reply.type('text/html; charset=utf-8').header('content-security-policy', GRAPHIQL_CSP).send(graphiqlPage());
+      if (request.method === 'GET' && prefersHtml(request.headers.accept) && !hasQueryString(request)) {
+        return sendGraphiQLPage(reply);
       }
       return handler.call(this, request as never, reply as never);
     },
   });
 }
 
-function wantsHtml(request: FastifyRequest): boolean {
-  const accept = request.headers.accept ?? '';
-  return accept.includes('text/html') && Object.keys((request.query as object) ?? {}).length === 0;
-}
+const hasQueryString = (request: FastifyRequest) => Object.keys((request.query as object) ?? {}).length > 0;
 
 /** Carries a resolver's UserError status to the HTTP response when it is the only error. */
 const statusPlugin: ApolloServerPlugin<GraphQLContext> = {
