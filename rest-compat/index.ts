@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../src/services';
+import { registerEventRoutes } from './events';
 import { registerKeyRoutes } from './keys';
 import { registerProjectRoutes } from './projects';
+import { registerQueryRoutes } from './query';
 
 /** The REST paths PostHog users already call, each a thin call into the service layer. */
 export function registerRestRoutes(app: FastifyInstance, services: Services): void {
   registerProjectRoutes(app, services);
   registerKeyRoutes(app, services);
+  registerQueryRoutes(app, services);
+  registerEventRoutes(app, services);
 }

@@ -10,6 +10,8 @@ export interface RestRequest {
   query: Record<string, unknown>;
   body: unknown;
   request: FastifyRequest;
+  /** Aborted when the caller goes away before the response is sent: long work stops with it. */
+  signal: AbortSignal;
 }
 
 /** A response with an explicit status (and optional body and headers). */
@@ -49,7 +51,12 @@ export function apiRoute(
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const principal = await services.auth.authenticate(request.headers.authorization);
         request.principal = principal;
+        const abort = new AbortController();
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) abort.abort();
+        });
         const result = await handler({
+          signal: abort.signal,
           principal,
           params: (request.params ?? {}) as Record<string, string>,
           query: (request.query ?? {}) as Record<string, unknown>,

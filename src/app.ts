@@ -6,6 +6,7 @@ import type { Principal } from './auth/principal';
 import type { Config } from './config';
 import { internalErrorBody, isUserError, notFound, type ErrorBody } from './errors';
 import { registerGraphQL } from './graphql/server';
+import { registerCaptureRoutes } from './ingest/capture-routes';
 import { RequestLog } from './request-log';
 import type { Services } from './services';
 
@@ -51,6 +52,10 @@ export async function buildApp(config: Config, services: Services, logger: Logge
 
   await registerGraphQL(app, services, config);
   registerRestRoutes(app, services);
+  registerCaptureRoutes(app, {
+    ingestor: services.ingestor,
+    resolveToken: async (token) => (await services.projects.findByToken(token))?.id ?? null,
+  });
 
   return app;
 }

@@ -1,33 +1,60 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator';
 import { KeyService } from './auth/key-service';
 import type { Config } from './config';
+import { DuckDbEngine } from './engines/duckdb/duckdb-engine';
+import { EventService } from './ingest/event-service';
+import { Ingestor } from './ingest/ingestor';
 import { ProjectService } from './projects/project-service';
+import { QueryService } from './queries/query-service';
 import { Store } from './store/store';
 
 /** The service layer both faces (GraphQL and REST) call. Built once per process from the config. */
 export interface Services {
   config: Config;
   store: Store;
+  engine: DuckDbEngine;
+  ingestor: Ingestor;
   auth: Authenticator;
   projects: ProjectService;
   keys: KeyService;
+  events: EventService;
+  queries: QueryService;
   /** Closes everything, newest first. */
   close(): Promise<void>;
 }
 
-export async function openServices(config: Config, _logger: Logger): Promise<Services> {
-  const store = await Store.open(config.dataDir);
-  const projects = new ProjectService(store);
-  const closers: (() => Promise<void>)[] = [() => store.close()];
-  return {
-    config,
-    store,
-    auth: new Authenticator(store),
-    projects,
-    keys: new KeyService(store, projects),
-    async close() {
-      for (const c of closers.reverse()) await c();
-    },
+/** Opens the metadata store and the event engine under the data directory. */
+export async function openServices(config: Config, logger: Logger): Promise<Services> {
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const c of closers.splice(0).reverse()) await c().catch((e) => logger.error({ err: e }, 'error while closing'));
   };
+  try {
+    const store = await Store.open(config.dataDir);
+    closers.push(() => store.close());
+    const engine = await DuckDbEngine.open(path.join(config.dataDir, 'events.duckdb'), { logger });
+    closers.push(() => engine.close());
+    const ingestor = await Ingestor.open({ dataDir: config.dataDir, engine, logger });
+    closers.push(() => ingestor.close());
+
+    const projects = new ProjectService(store);
+    projects.onDelete(ingestor);
+    return {
+      config,
+      store,
+      engine,
+      ingestor,
+      auth: new Authenticator(store),
+      projects,
+      keys: new KeyService(store, projects),
+      events: new EventService(projects, ingestor, engine),
+      queries: new QueryService(projects, engine, { timeoutMs: config.queryTimeoutMs }),
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
 }

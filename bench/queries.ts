@@ -1,0 +1,193 @@
+/**
+ * ProductQL end to end: the same questions as the reference SQL asked through Quarry's API
+ * (`POST /api/projects/1/query/` with a ProductQLQuery), against a server holding the same dataset. Reports the
+ * median HTTP round trip of `runs` runs after a warm-up (cache bypassed with `refresh: 'force_blocking'`), the
+ * reference median for the same question, and whether the answers agree.
+ *
+ * The server's data directory is cached in .bench-data/<dataset>.server/ (loaded once through `/batch/` with
+ * the dataset's own uuids, then kept). Skips with a message while the query route does not exist (404).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { demoEvents } from '../src/ingest/demo-data';
+import { BENCH_DIR, datasetName, demoOptions, type DatasetSpec } from './dataset';
+import { median, type QueryTiming, type RangeSpec } from './reference-sql';
+import { startBenchServer, type BenchServer } from './server';
+
+export interface QueriesBenchResult {
+  dataDir: string;
+  loadSeconds: number | null;
+  refresh: string | null;
+  queries: {
+    id: string;
+    label: string;
+    productql: string;
+    medianMs: number;
+    runsMs: number[];
+    referenceMs?: number;
+    matchesReference?: boolean;
+    answer: unknown;
+  }[];
+}
+
+function day(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+/** ProductQL versions of the reference questions that ProductQL can express directly. */
+export function productqlQueries(r: RangeSpec): { id: string; label: string; query: string }[] {
+  const end = new Date(r.start.getTime() + r.days * 86_400_000);
+  const from30 = new Date(end.getTime() - 30 * 86_400_000);
+  const range = `timestamp >= toDateTime('${day(from30)} 00:00:00') AND timestamp < toDateTime('${day(end)} 00:00:00')`;
+  return [
+    {
+      id: 'a',
+      label: 'daily $pageview count, last 30 days',
+      query: `SELECT toStartOfDay(timestamp) AS day, count() FROM events WHERE event = '$pageview' AND ${range} GROUP BY day ORDER BY day`,
+    },
+    {
+      id: 'b',
+      label: 'daily distinct persons of $pageview, last 30 days',
+      query: `SELECT toStartOfDay(timestamp) AS day, count(DISTINCT person_id) FROM events WHERE event = '$pageview' AND ${range} GROUP BY day ORDER BY day`,
+    },
+    {
+      id: 'c',
+      label: '$pageview by $browser, top 10, last 30 days',
+      query: `SELECT properties.$browser AS browser, count() AS c FROM events WHERE event = '$pageview' AND ${range} GROUP BY browser ORDER BY c DESC, browser LIMIT 10`,
+    },
+    {
+      id: 'f',
+      label: "daily count where plan = 'pro', last 30 days",
+      query: `SELECT toStartOfDay(timestamp) AS day, count() FROM events WHERE ${range} AND properties.plan = 'pro' GROUP BY day ORDER BY day`,
+    },
+  ];
+}
+
+/** Rows normalized for comparison: day-like strings → YYYY-MM-DD, numeric strings/bigints → numbers. */
+function normalizeRows(rows: unknown[][]): unknown[][] {
+  return rows.map((row) =>
+    row.map((v) => {
+      if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ]00:00:00(\.0+)?(Z|[+-]00:?00)?)?$/.test(v)) return v.slice(0, 10);
+      if (typeof v === 'string' && /^-?\d+$/.test(v)) return Number(v);
+      if (typeof v === 'bigint') return Number(v);
+      return v;
+    }),
+  );
+}
+
+function summarizeNormalized(rows: unknown[][]): unknown {
+  if (rows.length <= 12) return rows;
+  const total = rows.reduce((s, r) => s + (typeof r[r.length - 1] === 'number' ? (r[r.length - 1] as number) : 0), 0);
+  return { rows: rows.length, first: rows.slice(0, 3), last: rows[rows.length - 1], sumOfLastColumn: total };
+}
+
+async function runQuery(server: BenchServer, query: string, refresh: string | null) {
+  const body: Record<string, unknown> = { query: { kind: 'ProductQLQuery', query } };
+  if (refresh) body.refresh = refresh;
+  return server.api('POST', '/api/projects/1/query/', body);
+}
+
+/** Loads the dataset into a fresh server through /batch/ and waits until every event is queryable. */
+async function loadThroughCapture(server: BenchServer, spec: DatasetSpec, refresh: string | null): Promise<void> {
+  const project = await server.api('GET', '/api/projects/1/');
+  const token = (project.body as { api_token?: string }).api_token;
+  if (!token) throw new Error(`cannot read project 1's api_token (${project.status})`);
+  process.stderr.write(`[bench] queries: loading ${spec.events.toLocaleString('en-US')} events into the server through /batch/…\n`);
+  const it = demoEvents(demoOptions(spec))[Symbol.iterator]();
+  let done = false;
+  const nextBody = (): string | null => {
+    if (done) return null;
+    const batch: unknown[] = [];
+    while (batch.length < 1000) {
+      const r = it.next();
+      if (r.done) {
+        done = true;
+        break;
+      }
+      batch.push(r.value);
+    }
+    return batch.length ? JSON.stringify({ api_key: token, historical_migration: true, batch }) : null;
+  };
+  const worker = async () => {
+    for (let b = nextBody(); b !== null; b = nextBody()) {
+      for (let attempt = 0; ; attempt++) {
+        const res = await fetch(`${server.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: b });
+        const text = await res.text();
+        if (res.status === 200) break;
+        if (res.status < 500 || attempt >= 5) throw new Error(`/batch/ answered ${res.status}: ${text.slice(0, 300)}`);
+        await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  const deadline = Date.now() + 30 * 60_000;
+  for (;;) {
+    const r = await runQuery(server, 'SELECT count() FROM events', refresh);
+    const n = Number((r.body as { results?: unknown[][] }).results?.[0]?.[0] ?? -1);
+    if (n >= spec.events) return;
+    if (Date.now() > deadline) throw new Error(`only ${n} of ${spec.events} events became queryable`);
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+
+export async function benchQueries(
+  spec: DatasetSpec,
+  opts: RangeSpec & { runs: number; reference?: QueryTiming[] },
+): Promise<QueriesBenchResult | { skipped: string }> {
+  const dataDir = path.join(BENCH_DIR, `${datasetName(spec)}.server`);
+  const marker = path.join(dataDir, 'bench-loaded.json');
+  if (!fs.existsSync(marker)) fs.rmSync(dataDir, { recursive: true, force: true });
+  const server = await startBenchServer(dataDir);
+  try {
+    // Probe the route and the refresh parameter.
+    let refresh: string | null = 'force_blocking';
+    let probe = await runQuery(server, 'SELECT 1', refresh);
+    if (probe.status === 404) return { skipped: 'POST /api/projects/1/query/ answered 404: the query route is not wired yet' };
+    if (probe.status === 400) {
+      refresh = null;
+      probe = await runQuery(server, 'SELECT 1', refresh);
+    }
+    if (probe.status !== 200) throw new Error(`query route answered ${probe.status}: ${JSON.stringify(probe.body).slice(0, 500)}`);
+
+    let loadSeconds: number | null = null;
+    if (!fs.existsSync(marker)) {
+      const t = Date.now();
+      await loadThroughCapture(server, spec, refresh);
+      loadSeconds = (Date.now() - t) / 1000;
+      fs.writeFileSync(marker, JSON.stringify({ ...spec, loadedAt: new Date().toISOString(), loadSeconds }) + '\n');
+    }
+
+    const out: QueriesBenchResult['queries'] = [];
+    for (const q of productqlQueries(opts)) {
+      const first = await runQuery(server, q.query, refresh);
+      if (first.status !== 200) {
+        out.push({ id: q.id, label: q.label, productql: q.query, medianMs: NaN, runsMs: [], answer: { error: first.status, body: first.body } });
+        continue;
+      }
+      const times: number[] = [];
+      let last = first;
+      for (let i = 0; i < opts.runs; i++) {
+        const t = performance.now();
+        last = await runQuery(server, q.query, refresh);
+        times.push(performance.now() - t);
+      }
+      const rows = normalizeRows(((last.body as { results?: unknown[][] }).results ?? []) as unknown[][]);
+      const answer = summarizeNormalized(rows);
+      const ref = opts.reference?.find((r) => r.id === q.id);
+      out.push({
+        id: q.id,
+        label: q.label,
+        productql: q.query,
+        medianMs: Math.round(median(times) * 10) / 10,
+        runsMs: times.map((x) => Math.round(x * 10) / 10),
+        referenceMs: ref?.medianMs,
+        matchesReference: ref ? JSON.stringify(ref.answer) === JSON.stringify(answer) : undefined,
+        answer,
+      });
+      process.stderr.write(`[bench] ProductQL (${q.id}): ${Math.round(median(times))} ms\n`);
+    }
+    return { dataDir: path.relative(process.cwd(), dataDir), loadSeconds, refresh, queries: out };
+  } finally {
+    await server.stop().catch(() => undefined);
+  }
+}

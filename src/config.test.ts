@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { ConfigError, loadConfig } from './config';
+
+const KEY32 = 'phx_' + 'a'.repeat(28);
+
+describe('loadConfig defaults', () => {
+  it('has documented defaults for an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      host: '127.0.0.1',
+      port: 8010,
+      dataDir: path.resolve('./data'),
+      logLevel: 'info',
+      bootstrapKey: undefined,
+      bodyLimitBytes: 20 * 1024 * 1024,
+      queryTimeoutMs: 60_000,
+      graphqlMaxDepth: 12,
+      graphqlMaxCost: 5000,
+    });
+  });
+
+  it('treats empty numeric variables as unset', () => {
+    expect(loadConfig({ QUARRY_PORT: '', QUARRY_BODY_LIMIT_BYTES: '' })).toMatchObject({ port: 8010, bodyLimitBytes: 20 * 1024 * 1024 });
+  });
+
+  it('reads every variable', () => {
+    expect(
+      loadConfig({
+        QUARRY_HOST: '0.0.0.0',
+        QUARRY_PORT: '0',
+        QUARRY_DATA_DIR: '/tmp/q',
+        QUARRY_LOG_LEVEL: 'silent',
+        QUARRY_BOOTSTRAP_KEY: KEY32,
+        QUARRY_BODY_LIMIT_BYTES: '2048',
+        QUARRY_QUERY_TIMEOUT_MS: '100',
+        QUARRY_GRAPHQL_MAX_DEPTH: '2',
+        QUARRY_GRAPHQL_MAX_COST: '10',
+      }),
+    ).toEqual({
+      host: '0.0.0.0',
+      port: 0,
+      dataDir: '/tmp/q',
+      logLevel: 'silent',
+      bootstrapKey: KEY32,
+      bodyLimitBytes: 2048,
+      queryTimeoutMs: 100,
+      graphqlMaxDepth: 2,
+      graphqlMaxCost: 10,
+    });
+  });
+
+  it('resolves a relative data dir against the working directory', () => {
+    expect(loadConfig({ QUARRY_DATA_DIR: 'rel/dir' }).dataDir).toBe(path.resolve('rel/dir'));
+  });
+
+  it('applies overrides last', () => {
+    expect(loadConfig({ QUARRY_PORT: '1' }, { port: 2 }).port).toBe(2);
+  });
+
+  it('ignores unrelated variables', () => {
+    expect(() => loadConfig({ PATH: '/bin', QUARRY_UNKNOWN: 'x' })).not.toThrow();
+  });
+});
+
+describe('loadConfig rejects bad values, naming the variable', () => {
+  it.each([
+    ['QUARRY_PORT', 'abc', 'QUARRY_PORT must be an integer between 0 and 65535'],
+    ['QUARRY_PORT', '65536', 'QUARRY_PORT must be an integer between 0 and 65535'],
+    ['QUARRY_PORT', '-1', 'QUARRY_PORT must be an integer between 0 and 65535'],
+    ['QUARRY_PORT', '80.5', 'QUARRY_PORT must be an integer between 0 and 65535'],
+    ['QUARRY_BODY_LIMIT_BYTES', '1023', 'QUARRY_BODY_LIMIT_BYTES must be an integer between 1024 and 1073741824'],
+    ['QUARRY_QUERY_TIMEOUT_MS', '99', 'QUARRY_QUERY_TIMEOUT_MS must be an integer between 100 and 3600000'],
+    ['QUARRY_GRAPHQL_MAX_DEPTH', '1', 'QUARRY_GRAPHQL_MAX_DEPTH must be an integer between 2 and 100'],
+    ['QUARRY_GRAPHQL_MAX_COST', '9', 'QUARRY_GRAPHQL_MAX_COST must be an integer between 10 and 1000000'],
+    ['QUARRY_LOG_LEVEL', 'verbose', 'QUARRY_LOG_LEVEL'],
+    ['QUARRY_HOST', '', 'QUARRY_HOST'],
+    ['QUARRY_BOOTSTRAP_KEY', 'short', 'QUARRY_BOOTSTRAP_KEY must be at least 32 characters'],
+    ['QUARRY_BOOTSTRAP_KEY', 'phx_' + 'a'.repeat(28) + ' x', 'QUARRY_BOOTSTRAP_KEY may hold only letters, digits, _ and -'],
+    ['QUARRY_BOOTSTRAP_KEY', 'a'.repeat(201), 'QUARRY_BOOTSTRAP_KEY'],
+  ])('%s=%j', (name, value, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(`${name}: `);
+    expect((error as Error).message).toContain(message);
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(() => loadConfig({ QUARRY_PORT: 'x', QUARRY_LOG_LEVEL: 'loud' })).toThrow(/QUARRY_PORT[\s\S]*QUARRY_LOG_LEVEL/);
+  });
+});
+
+describe('QUARRY_BOOTSTRAP_KEY', () => {
+  it('accepts a 32-character key of letters, digits, _ and -', () => {
+    expect(loadConfig({ QUARRY_BOOTSTRAP_KEY: KEY32 }).bootstrapKey).toBe(KEY32);
+    expect(loadConfig({ QUARRY_BOOTSTRAP_KEY: 'A-b_9'.repeat(7) }).bootstrapKey).toBe('A-b_9'.repeat(7));
+  });
+
+  // Regression: an exported-but-empty variable (QUARRY_BOOTSTRAP_KEY= in a .env file or compose file) means
+  // "no bootstrap key", as the `|| undefined` in loadConfig intends; it must not refuse to start.
+  it('empty string means unset (random bootstrap key)', () => {
+    expect(loadConfig({ QUARRY_BOOTSTRAP_KEY: '' }).bootstrapKey).toBeUndefined();
+  });
+});

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { UserError } from '../../errors';
+import { DuckDbEngine, sanitizeEngineMessage } from './duckdb-engine';
+
+let dir: string;
+let engine: DuckDbEngine;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-duck-'));
+  engine = await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
+});
+afterAll(async () => {
+  await engine.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const P = '11111111-1111-4111-8111-111111111111';
+const Q = '22222222-2222-4222-8222-222222222222';
+
+describe('DuckDbEngine', () => {
+  it('returns JSON-friendly values and ClickHouse-style type names', async () => {
+    const r = await engine.query(
+      `SELECT $1::INTEGER + 1 AS i, 9007199254740993::BIGINT AS big, 5::BIGINT AS small, TIMESTAMP '2024-01-02 03:04:05.678' AS ts,
+              DATE '2024-01-02' AS d, '{"a":[1,2]}'::JSON AS j, 'x' AS s, true AS b, NULL AS n, [1,2] AS l, 1.5::DECIMAL(5,2) AS dec,
+              ?::VARCHAR AS q`,
+      [41, 'q'],
+    );
+    expect(r.columns).toEqual(['i', 'big', 'small', 'ts', 'd', 'j', 's', 'b', 'n', 'l', 'dec', 'q']);
+    expect(r.types).toEqual(['Int32', 'Int64', 'Int64', "DateTime64(6, 'UTC')", 'Date', 'String', 'String', 'Bool', 'Int32', 'Array', 'Float64', 'String']);
+    expect(r.rows).toEqual([[42, '9007199254740993', 5, '2024-01-02T03:04:05.678Z', '2024-01-02', { a: [1, 2] }, 'x', true, null, [1, 2], 1.5, 'q']]);
+  });
+
+  it('binds Date parameters as timestamps', async () => {
+    const r = await engine.query('SELECT $1 > TIMESTAMP \'2020-01-01\'', [new Date('2024-01-01T00:00:00Z')]);
+    expect(r.rows[0][0]).toBe(true);
+  });
+
+  it('engine errors become query_error without SQL text', async () => {
+    const e = await engine.query('SELECT secret_column FROM events', []).catch((x) => x);
+    expect(e).toBeInstanceOf(UserError);
+    expect(e).toMatchObject({ status: 400, code: 'query_error' });
+    expect(e.message).not.toMatch(/LINE 1|SELECT/);
+  });
+
+  it('sanitizeEngineMessage drops echoed SQL', () => {
+    expect(sanitizeEngineMessage('Parser Error: syntax error at or near "x"\n\nLINE 1: SELECT x x x\n ^')).toBe(
+      'Parser Error: syntax error at or near "x"',
+    );
+  });
+
+  it.each([
+    ['timeout', { timeoutMs: 150 }],
+    ['abort signal', { signal: AbortSignal.timeout(150) }],
+  ])('cancels the engine work on %s with query_timeout 504', async (_n, opts) => {
+    const t = Date.now();
+    const e = await engine.query('SELECT count(*) FROM range(2000000000) a, range(1000) b', [], opts).catch((x) => x);
+    expect(e).toMatchObject({ status: 504, type: 'server_error', code: 'query_timeout' });
+    expect(Date.now() - t).toBeLessThan(5000);
+    // The connection is usable again.
+    expect((await engine.query('SELECT 1', [])).rows).toEqual([[1]]);
+  });
+
+  it('reads are not blocked by a long read on another connection', async () => {
+    const slow = engine.query('SELECT count(*) FROM range(2000000000) a, range(1000) b', [], { timeoutMs: 1500 }).catch((x) => x);
+    const t = Date.now();
+    await engine.query('SELECT 1', []);
+    expect(Date.now() - t).toBeLessThan(1000);
+    await slow;
+  });
+
+  it('writeBatch upserts persons/distinct ids/overrides and appends events in one transaction', async () => {
+    const base = { project_id: 9, event: 'e', distinct_id: 'd', session_id: null, elements_chain: null, created_at: 0, timestamp: 1000 };
+    await engine.writeBatch({
+      events: [{ ...base, uuid: '0190a0a0-0000-7000-8000-000000000001', person_id: P, properties: '{"a":1}' }],
+      persons: [{ project_id: 9, id: P, created_at: 1000, properties: { a: 1 }, is_identified: false, version: 0 }],
+      distinctIds: [{ project_id: 9, distinct_id: 'd', person_id: P, version: 0 }],
+      checkpoint: 5,
+    });
+    await engine.writeBatch({
+      events: [],
+      persons: [{ project_id: 9, id: Q, created_at: 500, properties: { b: 2 }, is_identified: true, version: 1 }],
+      deletedPersons: [{ project_id: 9, id: P }],
+      distinctIds: [{ project_id: 9, distinct_id: 'd', person_id: Q, version: 1 }],
+      overrides: [{ project_id: 9, old_person_id: P, override_person_id: Q, version: 1 }],
+    });
+    const persons = await engine.query('SELECT id::VARCHAR, properties, is_identified FROM persons WHERE project_id = 9', []);
+    expect(persons.rows).toEqual([[Q, { b: 2 }, true]]);
+    const pdi = await engine.query('SELECT distinct_id, person_id::VARCHAR FROM person_distinct_ids WHERE project_id = 9', []);
+    expect(pdi.rows).toEqual([['d', Q]]);
+    const ev = await engine.query(
+      `SELECT coalesce(o.override_person_id, e.person_id)::VARCHAR, e.timestamp FROM events e
+       LEFT JOIN person_overrides o ON o.project_id = e.project_id AND o.old_person_id = e.person_id WHERE e.project_id = 9`,
+      [],
+    );
+    expect(ev.rows).toEqual([[Q, '1970-01-01T00:00:01.000Z']]);
+    expect(await engine.getCheckpoint()).toBe(5);
+  });
+
+  it('a failing batch leaves nothing behind', async () => {
+    const bad = engine.writeBatch({
+      events: [
+        { project_id: 8, uuid: 'not-a-uuid', event: 'e', distinct_id: 'd', person_id: null, timestamp: 0, properties: '{}', session_id: null, elements_chain: null, created_at: 0 },
+      ],
+      persons: [{ project_id: 8, id: P, created_at: 0, properties: {}, is_identified: false, version: 0 }],
+      checkpoint: 99,
+    });
+    await expect(bad).rejects.toThrow();
+    expect((await engine.query('SELECT count(*) FROM persons WHERE project_id = 8', [])).rows[0][0]).toBe(0);
+    expect(await engine.getCheckpoint()).toBe(5);
+  });
+
+  it('deletePerson and deleteProject', async () => {
+    await engine.deletePerson(9, Q, true);
+    expect((await engine.query('SELECT count(*) FROM events WHERE project_id = 9', [])).rows[0][0]).toBe(0);
+    expect((await engine.query('SELECT count(*) FROM person_overrides WHERE project_id = 9', [])).rows[0][0]).toBe(0);
+    await engine.deleteProject(9);
+    expect((await engine.query('SELECT count(*) FROM persons WHERE project_id = 9', [])).rows[0][0]).toBe(0);
+  });
+});

@@ -1,0 +1,548 @@
+import {
+  DuckDBAppender,
+  DuckDBConnection,
+  DuckDBInstance,
+  DuckDBTimestampValue,
+  DuckDBTypeId,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import { UserError } from '../../errors';
+import type { ColumnType, EventEngineBase, QueryOptions, QueryResult } from '../engine';
+import { DUCKDB_SCHEMA } from './schema';
+
+/** Minimal logger shape (pino-compatible). */
+export interface EngineLogger {
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+/** An event ready to be appended: person id resolved, properties already serialized. */
+export interface EventInsert {
+  project_id: number;
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  person_id: string | null;
+  /** Epoch milliseconds (UTC). */
+  timestamp: number;
+  /** JSON text of the properties object. */
+  properties: string;
+  session_id: string | null;
+  elements_chain: string | null;
+  /** Epoch milliseconds (UTC). */
+  created_at: number;
+}
+
+export interface PersonUpsert {
+  project_id: number;
+  id: string;
+  /** Epoch milliseconds. */
+  created_at: number;
+  properties: Record<string, unknown>;
+  is_identified: boolean;
+  version: number;
+}
+
+export interface DistinctIdUpsert {
+  project_id: number;
+  distinct_id: string;
+  person_id: string;
+  version: number;
+}
+
+export interface OverrideUpsert {
+  project_id: number;
+  old_person_id: string;
+  override_person_id: string;
+  version: number;
+}
+
+/**
+ * Everything one ingest flush writes, applied in one transaction: either all of it (including the checkpoint)
+ * is in the database after a crash, or none of it is.
+ */
+export interface WriteBatch {
+  events: EventInsert[];
+  /** Persons to insert or replace (keyed by project_id, id). */
+  persons?: PersonUpsert[];
+  /** Persons known not to exist yet: appended without the replace step (cheaper). */
+  newPersons?: PersonUpsert[];
+  /** distinct ids known not to be mapped yet: appended without the replace step. */
+  newDistinctIds?: DistinctIdUpsert[];
+  /** Persons to delete (merged away). */
+  deletedPersons?: { project_id: number; id: string }[];
+  /** distinct id mappings to insert or replace (keyed by project_id, distinct_id). */
+  distinctIds?: DistinctIdUpsert[];
+  /** Overrides to insert or replace (keyed by project_id, old_person_id). */
+  overrides?: OverrideUpsert[];
+  /** When set, the durable log checkpoint is advanced to this sequence number in the same transaction. */
+  checkpoint?: number;
+}
+
+export interface DuckDbEngineOptions {
+  /** Read connections kept for queries. Default 3. Writes use their own connection so reads never queue behind them. */
+  readConnections?: number;
+  logger?: EngineLogger;
+}
+
+const MS_TO_US = 1000n;
+
+/** Maps DuckDB type names to the ClickHouse-style names callers see. */
+function columnTypeName(t: DuckDBType): ColumnType {
+  if (t.alias === 'JSON') return 'String';
+  switch (t.typeId) {
+    case DuckDBTypeId.VARCHAR:
+      return 'String';
+    case DuckDBTypeId.BOOLEAN:
+      return 'Bool';
+    case DuckDBTypeId.TINYINT:
+      return 'Int8';
+    case DuckDBTypeId.SMALLINT:
+      return 'Int16';
+    case DuckDBTypeId.INTEGER:
+      return 'Int32';
+    case DuckDBTypeId.BIGINT:
+      return 'Int64';
+    case DuckDBTypeId.HUGEINT:
+      return 'Int128';
+    case DuckDBTypeId.UTINYINT:
+      return 'UInt8';
+    case DuckDBTypeId.USMALLINT:
+      return 'UInt16';
+    case DuckDBTypeId.UINTEGER:
+      return 'UInt32';
+    case DuckDBTypeId.UBIGINT:
+      return 'UInt64';
+    case DuckDBTypeId.FLOAT:
+      return 'Float32';
+    case DuckDBTypeId.DOUBLE:
+    case DuckDBTypeId.DECIMAL:
+      return 'Float64';
+    case DuckDBTypeId.DATE:
+      return 'Date';
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return "DateTime64(6, 'UTC')";
+    case DuckDBTypeId.TIMESTAMP_S:
+      return "DateTime('UTC')";
+    case DuckDBTypeId.TIMESTAMP_MS:
+      return "DateTime64(3, 'UTC')";
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return "DateTime64(9, 'UTC')";
+    case DuckDBTypeId.UUID:
+      return 'UUID';
+    case DuckDBTypeId.SQLNULL:
+      return 'Nothing';
+    case DuckDBTypeId.LIST:
+    case DuckDBTypeId.ARRAY:
+      return 'Array';
+    case DuckDBTypeId.STRUCT:
+      return 'Tuple';
+    case DuckDBTypeId.MAP:
+      return 'Map';
+    default:
+      return t.toString();
+  }
+}
+
+/** Makes a value from the JS converter JSON-friendly (no bigint, no Date, no typed arrays). */
+function jsonFriendly(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  switch (typeof v) {
+    case 'bigint':
+      return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+    case 'number':
+      return Number.isFinite(v) ? v : String(v);
+    case 'object': {
+      if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
+      if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
+      if (Array.isArray(v)) return v.map(jsonFriendly);
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = jsonFriendly(x);
+      return out;
+    }
+    default:
+      return v;
+  }
+}
+
+function convertColumn(type: DuckDBType): (v: unknown) => unknown {
+  if (type.alias === 'JSON')
+    return (v) => {
+      if (v === null || v === undefined) return null;
+      try {
+        return JSON.parse(v as string);
+      } catch {
+        return v;
+      }
+    };
+  if (type.typeId === DuckDBTypeId.DATE)
+    return (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : jsonFriendly(v));
+  return jsonFriendly;
+}
+
+/** Converts a bound parameter to a value DuckDB can infer a type for. */
+function toParam(v: unknown): DuckDBValue {
+  if (v === undefined || v === null) return null;
+  if (v instanceof Date) return new DuckDBTimestampValue(BigInt(v.getTime()) * MS_TO_US);
+  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint') return v;
+  // Arrays and objects are bound as JSON text; the printer casts where it needs structure.
+  return JSON.stringify(v);
+}
+
+/** Drops the echoed SQL ("LINE 1: ...") and caret lines DuckDB appends to its messages. */
+export function sanitizeEngineMessage(message: string): string {
+  const cut = message.search(/\n\s*LINE \d+:/);
+  const head = (cut >= 0 ? message.slice(0, cut) : message).trim();
+  return head.length > 500 ? `${head.slice(0, 500)}…` : head;
+}
+
+/** Serializes async work: used for the single writer connection. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/**
+ * The embedded DuckDB event engine. One process owns the database file (DuckDB takes an OS lock on it);
+ * a second process fails to open it with a clear message.
+ */
+export class DuckDbEngine implements EventEngineBase {
+  readonly dialect = 'duckdb' as const;
+  private readonly idle: DuckDBConnection[] = [];
+  private readonly waiters: ((c: DuckDBConnection) => void)[] = [];
+  private created = 0;
+  private readonly writeLock = new Mutex();
+  private closed = false;
+  private stagesReady = false;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly writer: DuckDBConnection,
+    private readonly maxReaders: number,
+    private readonly logger?: EngineLogger,
+  ) {}
+
+  /** Opens (creating when missing) the database file and its tables. Use ':memory:' for a throwaway engine. */
+  static async open(file: string, loggerOrOptions?: EngineLogger | DuckDbEngineOptions): Promise<DuckDbEngine> {
+    const opts: DuckDbEngineOptions =
+      loggerOrOptions && 'info' in loggerOrOptions ? { logger: loggerOrOptions as EngineLogger } : ((loggerOrOptions ?? {}) as DuckDbEngineOptions);
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(file);
+    } catch (e) {
+      const msg = (e as Error).message;
+      if (/lock/i.test(msg))
+        throw new Error(
+          `The event store ${file} is in use by another process (only one Quarry server may open it; tools must go through the server): ${msg}`,
+        );
+      throw e;
+    }
+    const writer = await instance.connect();
+    for (const ddl of DUCKDB_SCHEMA) await writer.run(ddl);
+    return new DuckDbEngine(instance, writer, Math.max(1, opts.readConnections ?? 3), opts.logger);
+  }
+
+  private async acquire(): Promise<DuckDBConnection> {
+    const c = this.idle.pop();
+    if (c) return c;
+    if (this.created < this.maxReaders) {
+      this.created++;
+      try {
+        return await this.instance.connect();
+      } catch (e) {
+        this.created--;
+        throw e;
+      }
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private release(c: DuckDBConnection): void {
+    const w = this.waiters.shift();
+    if (w) w(c);
+    else this.idle.push(c);
+  }
+
+  /**
+   * Runs SQL with positional parameters (`$1`… or `?`). Engine errors become `query_error` (400) with the SQL
+   * text removed; timeout/abort interrupt the running statement and become `query_timeout` (504).
+   */
+  async query(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): Promise<QueryResult> {
+    if (this.closed) throw new Error('engine is closed');
+    const { signal, timeoutMs } = options;
+    if (signal?.aborted) throw abortError(signal);
+    const conn = await this.acquire();
+    let interruptedBy: 'timeout' | 'abort' | null = null;
+    const interrupt = (why: 'timeout' | 'abort') => {
+      if (interruptedBy) return;
+      interruptedBy = why;
+      try {
+        conn.interrupt();
+      } catch {
+        /* connection already idle */
+      }
+    };
+    const timer = timeoutMs && timeoutMs > 0 ? setTimeout(() => interrupt('timeout'), timeoutMs) : null;
+    const onAbort = () => interrupt('abort');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const reader = await conn.runAndReadAll(sql, params.map(toParam));
+      if (interruptedBy) throw interruptedError(interruptedBy, timeoutMs, signal);
+      const types = reader.columnTypes();
+      const converters = types.map(convertColumn);
+      const rows = reader.getRowsJS().map((r) => r.map((v, i) => converters[i](v)));
+      return { columns: reader.columnNames(), types: types.map(columnTypeName), rows };
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+      const msg = (e as Error)?.message ?? String(e);
+      if (interruptedBy || /^INTERRUPT/.test(msg)) throw interruptedError(interruptedBy ?? 'timeout', timeoutMs, signal);
+      if (/^(INTERNAL|FATAL)/.test(msg)) {
+        this.logger?.error({ err: msg }, 'duckdb internal error');
+        throw new Error(`engine internal error: ${sanitizeEngineMessage(msg)}`);
+      }
+      throw new UserError(400, 'validation_error', 'query_error', sanitizeEngineMessage(msg));
+    } finally {
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      this.release(conn);
+    }
+  }
+
+  /** Runs a statement on the writer connection (DDL, deletes). Internal use: no error translation. */
+  exec(sql: string, params: readonly unknown[] = []): Promise<void> {
+    return this.writeLock.run(async () => {
+      await this.writer.run(sql, params.map(toParam));
+    });
+  }
+
+  /** Reads through the writer connection, seeing its committed state (used by ingest at start). */
+  async readAll(sql: string, params: readonly unknown[] = []): Promise<unknown[][]> {
+    const r = await this.query(sql, params);
+    return r.rows;
+  }
+
+  /** The durable-log sequence number whose events are all in the database (0 when none). */
+  async getCheckpoint(): Promise<number> {
+    const r = await this.query('SELECT max(applied_seq) FROM ingest_checkpoint', []);
+    return Number(r.rows[0]?.[0] ?? 0);
+  }
+
+  private async ensureStages(): Promise<void> {
+    if (this.stagesReady) return;
+    await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_persons AS SELECT * FROM persons LIMIT 0`);
+    await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_pdi AS SELECT * FROM person_distinct_ids LIMIT 0`);
+    await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_overrides AS SELECT * FROM person_overrides LIMIT 0`);
+    await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_deleted (project_id INTEGER, id UUID)`);
+    this.stagesReady = true;
+  }
+
+  /** Applies one ingest batch in a single transaction (events through the appender). */
+  writeBatch(batch: WriteBatch): Promise<void> {
+    return this.writeLock.run(async () => {
+      if (this.closed) throw new Error('engine is closed');
+      await this.ensureStages();
+      const w = this.writer;
+      await w.run('BEGIN TRANSACTION');
+      try {
+        if (batch.newPersons?.length) await appendPersons(await w.createAppender('persons'), batch.newPersons);
+        if (batch.newDistinctIds?.length)
+          await appendDistinctIds(await w.createAppender('person_distinct_ids'), batch.newDistinctIds);
+        if (batch.persons?.length) {
+          await appendPersons(await w.createAppender('stage_persons', 'main', 'temp'), batch.persons);
+          await w.run(
+            'DELETE FROM persons USING stage_persons s WHERE persons.project_id = s.project_id AND persons.id = s.id',
+          );
+          await w.run('INSERT INTO persons SELECT * FROM stage_persons');
+          await w.run('DELETE FROM stage_persons');
+        }
+        if (batch.deletedPersons?.length) {
+          const a = await w.createAppender('stage_deleted', 'main', 'temp');
+          for (const p of batch.deletedPersons) {
+            a.appendInteger(p.project_id);
+            a.appendVarchar(p.id);
+            a.endRow();
+          }
+          a.flushSync();
+          a.closeSync();
+          await w.run(
+            'DELETE FROM persons USING stage_deleted s WHERE persons.project_id = s.project_id AND persons.id = s.id',
+          );
+          await w.run('DELETE FROM stage_deleted');
+        }
+        if (batch.distinctIds?.length) {
+          await appendDistinctIds(await w.createAppender('stage_pdi', 'main', 'temp'), batch.distinctIds);
+          await w.run(
+            `DELETE FROM person_distinct_ids USING stage_pdi s
+             WHERE person_distinct_ids.project_id = s.project_id AND person_distinct_ids.distinct_id = s.distinct_id`,
+          );
+          await w.run('INSERT INTO person_distinct_ids SELECT * FROM stage_pdi');
+          await w.run('DELETE FROM stage_pdi');
+        }
+        if (batch.overrides?.length) {
+          const a = await w.createAppender('stage_overrides', 'main', 'temp');
+          for (const o of batch.overrides) {
+            a.appendInteger(o.project_id);
+            a.appendVarchar(o.old_person_id);
+            a.appendVarchar(o.override_person_id);
+            a.appendBigInt(BigInt(o.version));
+            a.endRow();
+          }
+          a.flushSync();
+          a.closeSync();
+          await w.run(
+            `DELETE FROM person_overrides USING stage_overrides s
+             WHERE person_overrides.project_id = s.project_id AND person_overrides.old_person_id = s.old_person_id`,
+          );
+          await w.run('INSERT INTO person_overrides SELECT * FROM stage_overrides');
+          await w.run('DELETE FROM stage_overrides');
+        }
+        if (batch.events.length) {
+          const a = await w.createAppender('events');
+          for (const e of batch.events) {
+            a.appendInteger(e.project_id);
+            a.appendVarchar(e.uuid);
+            a.appendVarchar(e.event);
+            a.appendVarchar(e.distinct_id);
+            if (e.person_id === null) a.appendNull();
+            else a.appendVarchar(e.person_id);
+            a.appendTimestamp(new DuckDBTimestampValue(BigInt(Math.trunc(e.timestamp)) * MS_TO_US));
+            a.appendVarchar(e.properties);
+            if (e.session_id === null) a.appendNull();
+            else a.appendVarchar(e.session_id);
+            if (e.elements_chain === null) a.appendNull();
+            else a.appendVarchar(e.elements_chain);
+            a.appendTimestamp(new DuckDBTimestampValue(BigInt(Math.trunc(e.created_at)) * MS_TO_US));
+            a.endRow();
+          }
+          a.flushSync();
+          a.closeSync();
+        }
+        if (batch.checkpoint !== undefined) {
+          await w.run('DELETE FROM ingest_checkpoint');
+          await w.run('INSERT INTO ingest_checkpoint VALUES (1, $1)', [batch.checkpoint]);
+        }
+        await w.run('COMMIT');
+      } catch (e) {
+        try {
+          await w.run('ROLLBACK');
+        } catch {
+          /* transaction already aborted */
+        }
+        throw e;
+      }
+    });
+  }
+
+  /** Deletes every event, person, distinct id and override of a project. */
+  deleteProject(projectId: number): Promise<void> {
+    return this.writeLock.run(async () => {
+      const w = this.writer;
+      await w.run('BEGIN TRANSACTION');
+      try {
+        for (const t of ['events', 'persons', 'person_distinct_ids', 'person_overrides'])
+          await w.run(`DELETE FROM ${t} WHERE project_id = $1`, [projectId]);
+        await w.run('COMMIT');
+      } catch (e) {
+        await w.run('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Deletes a person, its distinct ids and overrides pointing at it; with `deleteEvents`, also the events
+   * attributed to it (directly or through an override).
+   */
+  deletePerson(projectId: number, personId: string, deleteEvents: boolean): Promise<void> {
+    return this.writeLock.run(async () => {
+      const w = this.writer;
+      await w.run('BEGIN TRANSACTION');
+      try {
+        if (deleteEvents)
+          await w.run(
+            `DELETE FROM events WHERE project_id = $1 AND (person_id = $2::UUID OR person_id IN
+               (SELECT old_person_id FROM person_overrides WHERE project_id = $1 AND override_person_id = $2::UUID))`,
+            [projectId, personId],
+          );
+        await w.run('DELETE FROM persons WHERE project_id = $1 AND id = $2::UUID', [projectId, personId]);
+        await w.run('DELETE FROM person_distinct_ids WHERE project_id = $1 AND person_id = $2::UUID', [
+          projectId,
+          personId,
+        ]);
+        await w.run('DELETE FROM person_overrides WHERE project_id = $1 AND override_person_id = $2::UUID', [
+          projectId,
+          personId,
+        ]);
+        await w.run('COMMIT');
+      } catch (e) {
+        await w.run('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.writeLock.run(async () => {
+      this.closed = true;
+    });
+    try {
+      await this.writer.run('CHECKPOINT');
+    } catch {
+      /* best effort */
+    }
+    for (const c of this.idle) c.closeSync();
+    this.idle.length = 0;
+    this.writer.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+async function appendPersons(a: DuckDBAppender, persons: PersonUpsert[]): Promise<void> {
+  for (const p of persons) {
+    a.appendInteger(p.project_id);
+    a.appendVarchar(p.id);
+    a.appendTimestamp(new DuckDBTimestampValue(BigInt(Math.trunc(p.created_at)) * MS_TO_US));
+    a.appendVarchar(JSON.stringify(p.properties));
+    a.appendBoolean(p.is_identified);
+    a.appendBigInt(BigInt(p.version));
+    a.endRow();
+  }
+  a.flushSync();
+  a.closeSync();
+}
+
+async function appendDistinctIds(a: DuckDBAppender, rows: DistinctIdUpsert[]): Promise<void> {
+  for (const d of rows) {
+    a.appendInteger(d.project_id);
+    a.appendVarchar(d.distinct_id);
+    a.appendVarchar(d.person_id);
+    a.appendBigInt(BigInt(d.version));
+    a.endRow();
+  }
+  a.flushSync();
+  a.closeSync();
+}
+
+function abortError(signal: AbortSignal): Error {
+  const r = signal.reason;
+  if (r instanceof UserError) return r;
+  return new UserError(504, 'server_error', 'query_timeout', 'Query was cancelled before it finished.');
+}
+
+function interruptedError(why: 'timeout' | 'abort', timeoutMs: number | undefined, signal?: AbortSignal): Error {
+  if (why === 'abort' && signal) return abortError(signal);
+  return new UserError(
+    504,
+    'server_error',
+    'query_timeout',
+    `Query exceeded the time limit${timeoutMs ? ` of ${timeoutMs} ms` : ''} and was cancelled.`,
+  );
+}

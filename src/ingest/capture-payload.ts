@@ -1,0 +1,475 @@
+/**
+ * Capture payload parsing (pure): raw request parts in, validated events out. Mirrors PostHog's capture service
+ * (reference §6.2–6.4): three body shapes, gzip by header / param / magic bytes, base64 and form-encoded legacy
+ * bodies, token and distinct id rules, clock-skew correction. Errors are {@link CaptureError}s carrying the HTTP
+ * status and the plain-text body the route sends.
+ */
+import { gunzipSync } from 'node:zlib';
+import { randomUUID } from 'node:crypto';
+
+/** Decompressed body cap for the single-event routes (`/e`, `/capture`, `/i/v0/e`, `/track`, `/engage`). */
+export const SINGLE_EVENT_ROUTE_MAX_BYTES = 2 * 1024 * 1024;
+/** Decompressed body cap for `/batch`. */
+export const BATCH_ROUTE_MAX_BYTES = 20 * 1024 * 1024;
+/**
+ * Largest accepted event (its properties serialized as JSON), 1 MiB, like PostHog's Kafka message cap. A bigger
+ * event rejects the whole request with 413, so nothing of it is stored.
+ */
+export const MAX_EVENT_BYTES = 1024 * 1024;
+/** Deepest accepted nesting of objects/arrays in an event's properties. Deeper → 400 (stack-safe checks). */
+export const MAX_PROPERTIES_DEPTH = 64;
+/** distinct ids are truncated to this many characters (PostHog: 200). */
+export const MAX_DISTINCT_ID_CHARS = 200;
+/** Event names longer than this are rejected. */
+export const MAX_EVENT_NAME_CHARS = 1000;
+/** A timestamp more than this far in the future (after skew correction) is replaced by the receive time (PostHog: 23 h). */
+export const MAX_FUTURE_MS = 23 * 3600 * 1000;
+
+/** A 4xx from capture with its plain-text body. */
+export class CaptureError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 413,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CaptureError';
+  }
+}
+
+/** One validated event, ready for the durable log. */
+export interface ParsedEvent {
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  /** Properties, with top-level `$set`/`$set_once` merged into `properties.$set`/`$set_once`. */
+  properties: Record<string, unknown>;
+  /** The properties serialized once (JSON text), reused by the log and the appender. */
+  propertiesJson: string;
+  /** Epoch ms (UTC), after clock-skew correction. */
+  timestamp: number;
+  /** Epoch ms when the server received it. */
+  created_at: number;
+  /**
+   * Set when the event came from a parse worker: then `properties` holds only the identity-relevant keys
+   * ({@link IDENTITY_KEYS}) and these two carry the extracted columns; `propertiesJson` is always complete.
+   */
+  session_id?: string | null;
+  elements_chain?: string | null;
+  /** The server generated the uuid (none was sent): it cannot be a duplicate, so dedup skips it. */
+  uuidGenerated?: boolean;
+}
+
+/** The property keys identity reads; the only ones a parse worker sends back to the main thread as objects. */
+export const IDENTITY_KEYS = ['$set', '$set_once', '$unset', '$anon_distinct_id', 'alias', '$process_person_profile'] as const;
+
+export interface CaptureRequestParts {
+  method: string;
+  /** Parsed query string. */
+  query: Record<string, unknown>;
+  contentType?: string;
+  contentEncoding?: string;
+  /** Raw body (absent on GET). */
+  body?: Buffer;
+  /** Decompressed size cap for this route. */
+  maxBytes: number;
+  /** Receive time (epoch ms). Default Date.now(). */
+  now?: number;
+}
+
+export interface ParsedCapture {
+  token: string;
+  events: ParsedEvent[];
+  historicalMigration: boolean;
+  /** `beacon=1`: answer 204 with no body. */
+  beacon: boolean;
+}
+
+const GZIP_MAGIC0 = 0x1f;
+const GZIP_MAGIC1 = 0x8b;
+
+function str(v: unknown): string | undefined {
+  if (Array.isArray(v)) return str(v[0]);
+  return typeof v === 'string' ? v : undefined;
+}
+
+const BASE64_RE = /^[A-Za-z0-9+/_\-\s]+=*\s*$/;
+
+function looksLikeBase64(buf: Buffer): boolean {
+  if (buf.length < 4) return false;
+  const first = buf[0];
+  if (first === 0x7b || first === 0x5b) return false; // '{' or '['
+  return BASE64_RE.test(buf.subarray(0, Math.min(buf.length, 4096)).toString('latin1'));
+}
+
+function decodeBase64(s: string): Buffer {
+  // Form decoding turns '+' into ' '; base64 never contains spaces, so map them back.
+  return Buffer.from(s.replace(/ /g, '+').replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+}
+
+function tooLarge(maxBytes: number): CaptureError {
+  return new CaptureError(413, `maximum event size exceeded: decompressed payload is larger than ${maxBytes} bytes`);
+}
+
+function gunzip(buf: Buffer, maxBytes: number): Buffer {
+  try {
+    return gunzipSync(buf, { maxOutputLength: maxBytes + 1 });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw tooLarge(maxBytes);
+    throw new CaptureError(400, 'failed to decode request: invalid GZIP data');
+  }
+}
+
+function isGzip(buf: Buffer): boolean {
+  return buf.length >= 2 && buf[0] === GZIP_MAGIC0 && buf[1] === GZIP_MAGIC1;
+}
+
+/**
+ * Turns the request into the decompressed JSON text of the payload. Order: form `data=` / GET `data=` →
+ * compression (param, header, magic bytes) → base64 → size cap.
+ */
+export function decodePayload(parts: CaptureRequestParts): Buffer {
+  const { maxBytes } = parts;
+  let compression = (str(parts.query.compression) ?? '').toLowerCase();
+  let data: Buffer | undefined;
+  let fromForm = false;
+  const ct = (parts.contentType ?? '').toLowerCase();
+
+  if (parts.body && parts.body.length > 0 && ct.startsWith('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams(parts.body.toString('latin1'));
+    const d = form.get('data');
+    if (d === null) throw new CaptureError(400, 'failed to decode request: form body without a data field');
+    const fc = form.get('compression');
+    if (fc) compression = fc.toLowerCase();
+    data = Buffer.from(d, 'latin1');
+    fromForm = true;
+  } else if (parts.body && parts.body.length > 0) {
+    data = parts.body;
+  } else {
+    const d = str(parts.query.data);
+    if (d === undefined || d === '') throw new CaptureError(400, 'failed to decode request: empty body');
+    data = Buffer.from(d, 'utf8');
+    fromForm = true;
+  }
+
+  if (compression === 'lz64' || compression === 'lz-string')
+    throw new CaptureError(
+      400,
+      'failed to decode request: lz64 (lz-string) compression is not supported by this server; send gzip or uncompressed JSON',
+    );
+
+  const encoding = (parts.contentEncoding ?? '').toLowerCase().trim();
+  if (compression === 'gzip' || compression === 'gzip-js' || encoding === 'gzip' || isGzip(data)) {
+    if (fromForm && !isGzip(data)) data = decodeBase64(data.toString('latin1'));
+    data = gunzip(data, maxBytes);
+  } else if (compression === 'base64' || compression === 'b64' || (fromForm && looksLikeBase64(data))) {
+    data = decodeBase64(data.toString('latin1'));
+    if (isGzip(data)) data = gunzip(data, maxBytes);
+  } else if (encoding && encoding !== 'identity') {
+    throw new CaptureError(400, `failed to decode request: unsupported Content-Encoding ${encoding}`);
+  }
+  // Legacy clients may double-encode: a payload that still looks like base64 is decoded once more.
+  if (looksLikeBase64(data)) {
+    const again = decodeBase64(data.toString('latin1'));
+    if (again.length > 0 && (again[0] === 0x7b || again[0] === 0x5b)) data = again;
+  }
+  if (data.length > maxBytes) throw tooLarge(maxBytes);
+  return data;
+}
+
+function daysInMonth(y: number, m: number): number {
+  return m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31;
+}
+
+const CANONICAL_ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** Parses an ISO-8601 / RFC 3339 timestamp (or epoch ms number) to epoch ms; null when unparseable. */
+export function parseTimestamp(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) && Math.abs(v) < 8.64e15 ? v : null;
+  if (typeof v !== 'string') return null;
+  // Fast path for the canonical form SDKs send (Date#toISOString): fixed offsets, no regex captures.
+  if (v.length === 24 && CANONICAL_ISO_RE.test(v)) {
+    const n = (a: number, b: number) => {
+      let x = 0;
+      for (let i = a; i < b; i++) x = x * 10 + v.charCodeAt(i) - 48;
+      return x;
+    };
+    const y = n(0, 4);
+    const mo = n(5, 7);
+    const d = n(8, 10);
+    if (mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo) && n(11, 13) <= 23 && n(14, 16) <= 59 && n(17, 19) <= 59)
+      return Date.UTC(y, mo - 1, d, n(11, 13), n(14, 16), n(17, 19), n(20, 23));
+    return null;
+  }
+  const s = v.trim();
+  const m = ISO_RE.exec(s);
+  if (!m) return null;
+  const [, y, mo, d, h = '00', mi = '00', sec = '00', frac, tz] = m;
+  const ms = frac ? Number((frac + '00').slice(0, 3)) : 0;
+  const monthN = Number(mo);
+  const dayN = Number(d);
+  if (monthN < 1 || monthN > 12 || dayN < 1 || dayN > 31 || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 60)
+    return null;
+  let t = Date.UTC(Number(y), monthN - 1, dayN, Number(h), Number(mi), Number(sec), ms);
+  if (new Date(Date.UTC(Number(y), monthN - 1, dayN)).getUTCDate() !== dayN) return null;
+  if (tz && tz !== 'Z' && tz !== 'z') {
+    const sign = tz[0] === '-' ? -1 : 1;
+    const digits = tz.slice(1).replace(':', '');
+    const offMin = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0');
+    t -= sign * offMin * 60_000;
+  }
+  return Number.isFinite(t) ? t : null;
+}
+
+function parseSentAt(v: unknown): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'number') return v >= 1e12 ? v : undefined;
+  if (typeof v === 'string' && /^\d+$/.test(v)) {
+    const n = Number(v);
+    return n >= 1e12 ? n : undefined; // "ignored if it looks like seconds"
+  }
+  const t = parseTimestamp(v);
+  return t === null ? undefined : t;
+}
+
+let lastV7Ms = -1;
+let v7Seq = 0;
+let v7Prefix = '';
+/**
+ * A UUID v7 (time-ordered: 48-bit ms timestamp, 12-bit in-ms counter, random tail). The random bits come from
+ * crypto.randomUUID, which draws from a cached entropy pool (randomBytes per call was the top import cost).
+ */
+export function uuidv7(now = Date.now()): string {
+  if (now === lastV7Ms) v7Seq = (v7Seq + 1) & 0xfff;
+  else {
+    lastV7Ms = now;
+    v7Seq = 0;
+    const ts = Math.max(0, Math.trunc(now)).toString(16).padStart(12, '0').slice(-12);
+    v7Prefix = `${ts.slice(0, 8)}-${ts.slice(8, 12)}-7`;
+  }
+  const r = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V in 8..b
+  return v7Prefix + HEX3[v7Seq] + r.slice(18);
+}
+
+const HEX3 = Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, '0'));
+
+const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
+
+function normalizeUuid(v: unknown): string | null {
+  if (typeof v !== 'string' || !UUID_RE.test(v)) return null;
+  const h = v.replace(/-/g, '').toLowerCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Depth of nested objects/arrays, computed without recursion; stops once `limit` is passed. */
+export function nestingDepthExceeds(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (d > limit) return true;
+    const children = Array.isArray(v) ? v : Object.values(v as object);
+    for (const c of children) if (typeof c === 'object' && c !== null) stack.push([c, d + 1]);
+  }
+  return false;
+}
+
+function stringifyId(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  let s: string;
+  if (typeof v === 'string') s = v;
+  else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') s = String(v);
+  else {
+    try {
+      s = JSON.stringify(v);
+    } catch {
+      return null;
+    }
+  }
+  s = s.replace(/\u0000/g, '\uFFFD');
+  if (s.trim() === '') return null;
+  return s.length > MAX_DISTINCT_ID_CHARS ? s.slice(0, MAX_DISTINCT_ID_CHARS) : s;
+}
+
+export interface NormalizeContext {
+  /** Receive time, epoch ms. */
+  now: number;
+  /** Client send time (epoch ms) for clock-skew correction. */
+  sentAt?: number;
+  /** When true (imports), timestamps are taken as given: no skew correction, no future clamp. */
+  historical?: boolean;
+  /** Position used in error messages. */
+  index?: number;
+}
+
+/**
+ * Validates and normalizes one raw event. Throws CaptureError(400) for a missing name, missing distinct id,
+ * non-object properties, bad uuid or unparseable timestamp; CaptureError(413) for an oversize event.
+ */
+export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent {
+  const where = ctx.index !== undefined ? ` (event ${ctx.index})` : '';
+  if (!isPlainObject(raw)) throw new CaptureError(400, `invalid event${where}: an event must be a JSON object`);
+  const name = raw.event;
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new CaptureError(400, `event submitted without a name${where}`);
+  if (name.length > MAX_EVENT_NAME_CHARS)
+    throw new CaptureError(400, `invalid event${where}: event name longer than ${MAX_EVENT_NAME_CHARS} characters`);
+  let props: Record<string, unknown>;
+  if (raw.properties === undefined || raw.properties === null) props = {};
+  // The raw object comes from our own JSON.parse, so it is used in place; copied only when merged below.
+  else if (isPlainObject(raw.properties)) props = raw.properties;
+  else throw new CaptureError(400, `invalid event${where}: properties must be a JSON object`);
+
+  const distinct = stringifyId(raw.distinct_id ?? raw.$distinct_id ?? props.distinct_id);
+  if (distinct === null) throw new CaptureError(400, `event submitted without a distinct_id${where}`);
+
+  for (const key of ['$set', '$set_once'] as const) {
+    const top = raw[key];
+    if (top === undefined || top === null) continue;
+    if (!isPlainObject(top)) throw new CaptureError(400, `invalid event${where}: ${key} must be a JSON object`);
+    const inner = props[key];
+    if (props === raw.properties) props = { ...props };
+    props[key] = isPlainObject(inner) ? { ...inner, ...top } : top;
+  }
+  for (const key of ['$set', '$set_once'] as const)
+    if (props[key] !== undefined && props[key] !== null && !isPlainObject(props[key]))
+      throw new CaptureError(400, `invalid event${where}: properties.${key} must be a JSON object`);
+
+  let uuid: string;
+  let uuidGenerated = false;
+  if (raw.uuid === undefined || raw.uuid === null || raw.uuid === '') {
+    uuid = uuidv7(ctx.now);
+    uuidGenerated = true;
+  } else {
+    const u = normalizeUuid(raw.uuid);
+    if (!u) throw new CaptureError(400, `invalid event${where}: uuid is not a valid UUID`);
+    uuid = u;
+  }
+
+  const now = ctx.now;
+  let timestamp: number;
+  if (raw.timestamp !== undefined && raw.timestamp !== null && raw.timestamp !== '') {
+    const t = parseTimestamp(raw.timestamp);
+    if (t === null) throw new CaptureError(400, `invalid event${where}: timestamp is not a valid ISO 8601 date-time`);
+    timestamp = !ctx.historical && ctx.sentAt !== undefined ? now - (ctx.sentAt - t) : t;
+  } else if (raw.offset !== undefined && raw.offset !== null) {
+    const off = Number(raw.offset);
+    if (!Number.isFinite(off)) throw new CaptureError(400, `invalid event${where}: offset must be a number of milliseconds`);
+    timestamp = now - off;
+  } else timestamp = now;
+  if (!ctx.historical && timestamp > now + MAX_FUTURE_MS) timestamp = now;
+  if (!Number.isFinite(timestamp) || timestamp < -62135596800000 || timestamp > 253402300799999)
+    throw new CaptureError(400, `invalid event${where}: timestamp out of range`);
+
+  if (nestingDepthExceeds(props, MAX_PROPERTIES_DEPTH))
+    throw new CaptureError(400, `invalid event${where}: properties nested deeper than ${MAX_PROPERTIES_DEPTH} levels`);
+  let propertiesJson: string;
+  try {
+    propertiesJson = JSON.stringify(props);
+  } catch {
+    throw new CaptureError(400, `invalid event${where}: properties cannot be serialized`);
+  }
+  if (propertiesJson.length > MAX_EVENT_BYTES)
+    throw new CaptureError(
+      413,
+      `maximum event size exceeded${where}: properties are ${propertiesJson.length} bytes, the limit is ${MAX_EVENT_BYTES}`,
+    );
+  const out: ParsedEvent = { uuid, event: name, distinct_id: distinct, properties: props, propertiesJson, timestamp, created_at: now };
+  if (uuidGenerated) out.uuidGenerated = true;
+  return out;
+}
+
+const PERSONAL_KEY_PREFIXES = ['phx_', 'phs_'];
+
+function eventToken(e: unknown): string | undefined {
+  if (!isPlainObject(e)) return undefined;
+  const t = e.token ?? e.$token ?? e.api_key ?? (isPlainObject(e.properties) ? e.properties.token : undefined);
+  return typeof t === 'string' ? t : t === undefined || t === null ? undefined : String(t);
+}
+
+/** Parses a whole capture request. The token is checked for presence/consistency/kind, not resolved. */
+export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
+  const now = parts.now ?? Date.now();
+  const data = decodePayload(parts);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(data.toString('utf8'));
+  } catch (e) {
+    if (e instanceof RangeError) throw new CaptureError(400, 'failed to decode request: JSON nested too deeply');
+    throw new CaptureError(400, `failed to decode request: invalid JSON (${(e as Error).message.slice(0, 200)})`);
+  }
+
+  let rawEvents: unknown[];
+  let batchToken: string | undefined;
+  let sentAtRaw: unknown;
+  let historicalMigration = false;
+  if (Array.isArray(payload)) rawEvents = payload;
+  else if (isPlainObject(payload) && Array.isArray(payload.batch)) {
+    rawEvents = payload.batch;
+    const t = payload.api_key ?? payload.token;
+    batchToken = typeof t === 'string' ? t : t === undefined || t === null ? undefined : String(t);
+    sentAtRaw = payload.sent_at;
+    historicalMigration = payload.historical_migration === true;
+  } else if (isPlainObject(payload) && 'batch' in payload) {
+    throw new CaptureError(400, 'failed to decode request: batch must be an array');
+  } else if (isPlainObject(payload)) {
+    rawEvents = [payload];
+    sentAtRaw = payload.sent_at;
+  } else throw new CaptureError(400, 'failed to decode request: payload must be an event, an array of events or a batch object');
+  if (rawEvents.length === 0) throw new CaptureError(400, 'empty batch');
+
+  // Token: the batch token, else every event's token, which must agree.
+  let token = batchToken;
+  for (const e of rawEvents) {
+    const t = eventToken(e);
+    if (t === undefined) continue;
+    if (token === undefined) token = t;
+    else if (batchToken === undefined && t !== token)
+      throw new CaptureError(401, 'batch submitted with inconsistent api_key values');
+  }
+  if (token === undefined) throw new CaptureError(401, 'event submitted without an api_key');
+  if (token.trim() === '') throw new CaptureError(401, 'API key is not valid: the token is empty');
+  if (PERSONAL_KEY_PREFIXES.some((p) => token!.startsWith(p)))
+    throw new CaptureError(
+      401,
+      'API key is not valid: personal and secret API keys cannot be used to capture events; use the project token (phc_…)',
+    );
+
+  const sentAt = parseSentAt(sentAtRaw) ?? parseSentAt(str(parts.query._)) ?? parseSentAt(str(parts.query.sent_at));
+  const events = rawEvents.map((raw, index) =>
+    normalizeEvent(raw, { now, sentAt, index: rawEvents.length > 1 ? index : undefined }),
+  );
+  const beacon = str(parts.query.beacon) === '1';
+  return { token, events, historicalMigration, beacon };
+}
+
+/** PostHog's illegal distinct ids (merges involving them are refused). */
+const ILLEGAL_CASE_INSENSITIVE = new Set([
+  'anonymous',
+  'guest',
+  'distinctid',
+  'distinct_id',
+  'id',
+  'not_authenticated',
+  'email',
+  'undefined',
+  'true',
+  'false',
+]);
+const ILLEGAL_CASE_SENSITIVE = new Set(['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']);
+
+export function isIllegalDistinctId(id: string): boolean {
+  const t = id.trim();
+  if (t === '') return true;
+  const unquoted = /^(["']).*\1$/.test(t) && t.length >= 2 ? t.slice(1, -1) : t;
+  for (const v of [t, unquoted]) {
+    if (v.trim() === '') return true;
+    if (ILLEGAL_CASE_INSENSITIVE.has(v.toLowerCase()) || ILLEGAL_CASE_SENSITIVE.has(v)) return true;
+  }
+  return false;
+}

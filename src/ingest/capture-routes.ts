@@ -1,0 +1,115 @@
+/**
+ * PostHog-compatible capture routes (reference §6.1, §6.4): `/batch`, `/capture`, `/e`, `/i/v0/e`, `/track`,
+ * `/engage` (trailing slash optional), POST and GET, permissive CORS. No auth header: the body's token is the
+ * project's public capture token. Errors are plain-text bodies; success is `{"status": 1}` (204 with `beacon=1`).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  BATCH_ROUTE_MAX_BYTES,
+  CaptureError,
+  SINGLE_EVENT_ROUTE_MAX_BYTES,
+} from './capture-payload';
+import type { Ingestor } from './ingestor';
+import { CaptureParsePool } from './parse-pool';
+
+export interface CaptureRouteDeps {
+  ingestor: Pick<Ingestor, 'capture'>;
+  /** Resolves a public project token (phc_…) to its project id; null when unknown. */
+  resolveToken(token: string): Promise<number | null>;
+  /**
+   * Worker threads parsing request bodies off the main thread. Default: 0 (inline) below 4 CPUs, else
+   * min(4, CPUs − 2); see {@link CaptureParsePool}. The pool is closed with the app.
+   */
+  parseWorkers?: number;
+}
+
+const SINGLE_PATHS = ['/capture', '/e', '/i/v0/e', '/track', '/engage'];
+
+function setCors(req: FastifyRequest, reply: FastifyReply): void {
+  const origin = req.headers.origin;
+  reply.header('Access-Control-Allow-Origin', origin ?? '*');
+  if (origin) {
+    reply.header('Access-Control-Allow-Credentials', 'true');
+    reply.header('Vary', 'Origin');
+  }
+  reply.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+  const reqHeaders = req.headers['access-control-request-headers'];
+  reply.header('Access-Control-Allow-Headers', typeof reqHeaders === 'string' && reqHeaders ? reqHeaders : '*');
+}
+
+function text(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('text/plain; charset=utf-8').send(body);
+}
+
+/** Registers the capture routes in their own encapsulated scope (own raw-body parser and error handler). */
+export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDeps): void {
+  void app.register(async (scope) => {
+    const pool = new CaptureParsePool(deps.parseWorkers);
+    scope.addHook('onClose', async () => pool.close());
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+    scope.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+      setCors(req, reply);
+      const status = err.statusCode ?? 500;
+      if (status === 413 || err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+        return text(reply, 413, 'maximum event size exceeded: request body too large');
+      if (status >= 400 && status < 500) return text(reply, status, `failed to decode request: ${err.message}`);
+      req.log.error({ err }, 'capture failed');
+      return text(reply, 503, 'transient error, please retry');
+    });
+
+    const handler = (maxBytes: number) => async (req: FastifyRequest, reply: FastifyReply) => {
+      setCors(req, reply);
+      let parsed;
+      try {
+        parsed = await pool.parse({
+          method: req.method,
+          query: (req.query ?? {}) as Record<string, unknown>,
+          contentType: req.headers['content-type'],
+          contentEncoding: req.headers['content-encoding'] as string | undefined,
+          body: Buffer.isBuffer(req.body) ? req.body : undefined,
+          maxBytes,
+        });
+      } catch (e) {
+        if (e instanceof CaptureError) return text(reply, e.status, e.message);
+        throw e;
+      }
+      const projectId = await deps.resolveToken(parsed.token);
+      if (projectId === null || projectId === undefined)
+        return text(reply, 401, 'API key is not valid: no project has this token');
+      try {
+        await deps.ingestor.capture(projectId, parsed.events, 'eventsJson' in parsed ? parsed.eventsJson : undefined);
+      } catch (e) {
+        req.log.error({ err: e }, 'capture: ingest log write failed');
+        return text(reply, 503, 'transient error, please retry');
+      }
+      if (parsed.beacon) return reply.code(204).send();
+      return reply.code(200).type('application/json').send('{"status":1}');
+    };
+
+    const options = (req: FastifyRequest, reply: FastifyReply) => {
+      setCors(req, reply);
+      reply.header('Access-Control-Max-Age', '86400');
+      return reply.code(200).send();
+    };
+
+    const routes: [string, number][] = [
+      ['/batch', BATCH_ROUTE_MAX_BYTES],
+      ...SINGLE_PATHS.map((p): [string, number] => [p, SINGLE_EVENT_ROUTE_MAX_BYTES]),
+    ];
+    for (const [p, max] of routes) {
+      for (const url of [p, `${p}/`]) {
+        try {
+          // The raw (possibly compressed) body may be a little larger than the decompressed cap (gzip of
+          // incompressible data, base64 inflation); the decompressed cap is enforced after decoding.
+          scope.route({ method: ['GET', 'POST'], url, bodyLimit: Math.ceil(max * 1.4) + 65536, handler: handler(max) });
+          scope.route({ method: 'OPTIONS', url, handler: options });
+        } catch (e) {
+          // With ignoreTrailingSlash the slash variant is already served by the bare path.
+          if (url === p || (e as { code?: string }).code !== 'FST_ERR_DUPLICATED_ROUTE') throw e;
+        }
+      }
+    }
+  });
+}

@@ -1,0 +1,176 @@
+import { ProjectIdentity, applyPropertyUpdates, type IdentityEvent } from './identity';
+
+const T0 = Date.parse('2024-01-01T00:00:00Z');
+let tick = 0;
+function ev(event: string, distinct_id: string, properties: Record<string, unknown> = {}, timestamp = T0 + tick++ * 1000): IdentityEvent {
+  return { event, distinct_id, properties, timestamp };
+}
+
+function fresh(): ProjectIdentity {
+  tick = 0;
+  return new ProjectIdentity(1);
+}
+
+describe('person properties', () => {
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]>([
+    ['$set overwrites', { a: 1 }, { $set: { a: 2 } }, { a: 2 }],
+    ['$set_once keeps existing', { a: 1 }, { $set_once: { a: 2, b: 3 } }, { a: 1, b: 3 }],
+    ['$set wins over $set_once in one event', {}, { $set_once: { a: 1 }, $set: { a: 2 } }, { a: 2 }],
+    ['$unset list', { a: 1, b: 2 }, { $unset: ['a'] }, { b: 2 }],
+    ['$unset object form', { a: 1, b: 2 }, { $unset: { b: null } }, { a: 1 }],
+  ])('%s', (_n, start, props, expected) => {
+    const target = { ...start };
+    applyPropertyUpdates(target, props);
+    expect(target).toEqual(expected);
+  });
+});
+
+describe('identity', () => {
+  it('creates a person on first event with created_at = event timestamp', () => {
+    const id = fresh();
+    const pid = id.processEvent(ev('pageview', 'u1', { $set: { plan: 'free' } }, T0 + 5));
+    const p = id.persons.get(pid!)!;
+    expect(p.created_at).toBe(T0 + 5);
+    expect(p.properties).toEqual({ plan: 'free' });
+    expect(p.is_identified).toBe(false);
+    expect(id.processEvent(ev('x', 'u1'))).toBe(pid);
+  });
+
+  it('personless events get no person and create none', () => {
+    const id = fresh();
+    expect(id.processEvent(ev('x', 'u1', { $process_person_profile: false }))).toBeNull();
+    expect(id.persons.size).toBe(0);
+  });
+
+  it('$identify with an anonymous id of a new person attaches the identified id', () => {
+    const id = fresh();
+    const anon = id.processEvent(ev('pageview', 'anon-1'));
+    const pid = id.processEvent(ev('$identify', 'user@x', { $anon_distinct_id: 'anon-1', $set: { email: 'user@x' } }));
+    expect(pid).toBe(anon);
+    const p = id.persons.get(pid!)!;
+    expect([...p.distinctIds].sort()).toEqual(['anon-1', 'user@x']);
+    expect(p.is_identified).toBe(true);
+    expect(p.properties.email).toBe('user@x');
+  });
+
+  it('only B has a person: A is attached to B', () => {
+    const id = fresh();
+    const b = id.processEvent(ev('pageview', 'B'));
+    expect(id.processEvent(ev('$create_alias', 'B', { alias: 'A' }))).toBe(b);
+    expect(id.personFor('A')!.id).toBe(b);
+  });
+
+  it('neither has a person: one new person with both ids and the $set', () => {
+    const id = fresh();
+    const pid = id.processEvent(ev('$identify', 'B', { $anon_distinct_id: 'A', $set: { x: 1 }, $set_once: { y: 2 } }));
+    const p = id.persons.get(pid!)!;
+    expect([...p.distinctIds].sort()).toEqual(['A', 'B']);
+    expect(p.properties).toEqual({ x: 1, y: 2 });
+    expect(p.is_identified).toBe(true);
+  });
+
+  it('both have persons: merged into B with the §6.5 rules and an override', () => {
+    const id = fresh();
+    const a = id.processEvent(ev('e', 'A', { $set: { shared: 'a', onlyA: 1, once: 'a' } }, T0))!;
+    id.processEvent(ev('e', 'A2', {}, T0 + 1));
+    // A2 joins A's person
+    id.processEvent(ev('$create_alias', 'A', { alias: 'A2' }, T0 + 2));
+    // A is not identified ($create_alias marks identified) → reset for the test
+    id.persons.get(a)!.is_identified = false;
+    const b = id.processEvent(ev('e', 'B', { $set: { shared: 'b', onlyB: 2 } }, T0 + 100))!;
+    const older = id.persons.get(a)!;
+    older.version = 7;
+    id.persons.get(b)!.version = 3;
+    id.drain();
+    const merged = id.processEvent(ev('$identify', 'B', { $anon_distinct_id: 'A', $set: { fromEvent: true }, $set_once: { once: 'event', newOnce: 1 } }, T0 + 200));
+    expect(merged).toBe(b);
+    const p = id.persons.get(b)!;
+    expect(p.properties).toEqual({ shared: 'b', onlyA: 1, once: 'a', onlyB: 2, fromEvent: true, newOnce: 1 });
+    expect(p.created_at).toBe(T0);
+    expect(p.is_identified).toBe(true);
+    expect(p.version).toBe(8);
+    expect([...p.distinctIds].sort()).toEqual(['A', 'A2', 'B']);
+    expect(id.persons.has(a)).toBe(false);
+    expect(id.resolvePersonId(a)).toBe(b);
+    const d = id.drain();
+    expect(d.deletedPersons).toEqual([{ project_id: 1, id: a }]);
+    // A's override and the one of A2's earlier person (which pointed at A) now both point at B.
+    expect(d.overrides).toHaveLength(2);
+    expect(d.overrides).toContainEqual({ project_id: 1, old_person_id: a, override_person_id: b, version: 8 });
+    expect(d.overrides.every((o) => o.override_person_id === b)).toBe(true);
+    expect(d.distinctIds.map((x) => [x.distinct_id, x.person_id]).sort()).toEqual(
+      [['A', b], ['A2', b]].sort(),
+    );
+  });
+
+  it('re-points overrides whose target was merged away', () => {
+    const id = fresh();
+    const x = id.processEvent(ev('e', 'X'))!;
+    const a = id.processEvent(ev('e', 'A'))!;
+    const b = id.processEvent(ev('e', 'B'))!;
+    id.processEvent(ev('$create_alias', 'A', { alias: 'X' })); // X → A
+    expect(id.resolvePersonId(x)).toBe(a);
+    id.persons.get(a)!.is_identified = false;
+    id.processEvent(ev('$create_alias', 'B', { alias: 'A' })); // A → B
+    expect(id.resolvePersonId(x)).toBe(b);
+    expect(id.resolvePersonId(a)).toBe(b);
+    const overrides = id.drain().overrides.map((o) => [o.old_person_id, o.override_person_id]).sort();
+    expect(overrides).toEqual([[a, b], [x, b]].sort());
+  });
+
+  it.each([
+    ['$identify', { $anon_distinct_id: 'A' }, false],
+    ['$create_alias', { alias: 'A' }, false],
+    ['$merge_dangerously', { alias: 'A' }, true],
+  ])('%s onto an already identified A (%j): merges=%s', (event, props, merges) => {
+    const id = fresh();
+    const a = id.processEvent(ev('$identify', 'A', { $anon_distinct_id: 'anon-a' }))!;
+    expect(id.persons.get(a)!.is_identified).toBe(true);
+    const b = id.processEvent(ev('e', 'B'))!;
+    const got = id.processEvent(ev(event, 'B', props));
+    expect(got).toBe(b);
+    expect(id.persons.has(a)).toBe(!merges);
+    expect(id.personFor('A')!.id).toBe(merges ? b : a);
+    const w = id.drain().warnings;
+    expect(w.map((x) => x.type)).toEqual(merges ? [] : ['cannot_merge_already_identified']);
+  });
+
+  it.each(['anonymous', 'null', '"undefined"', 'NaN', '0', ' '])('refuses merges with illegal id %j', (illegal) => {
+    const id = fresh();
+    const a = id.processEvent(ev('e', illegal))!;
+    const b = id.processEvent(ev('$identify', 'B', { $anon_distinct_id: illegal }))!;
+    expect(b).not.toBe(a);
+    expect(id.personFor(illegal)!.id).toBe(a);
+    expect(id.drain().warnings[0].type).toBe('cannot_merge_with_illegal_distinct_id');
+  });
+
+  it('A == B is a plain event', () => {
+    const id = fresh();
+    const a = id.processEvent(ev('e', 'A'))!;
+    expect(id.processEvent(ev('$identify', 'A', { $anon_distinct_id: 'A' }))).toBe(a);
+    expect(id.persons.size).toBe(1);
+  });
+
+  it('imports a person with its created_at and distinct ids, and refuses stolen ids', () => {
+    const id = fresh();
+    const r = id.importPerson({ distinct_ids: ['a', 'b'], properties: { p: 1 }, created_at: T0 - 1000, is_identified: true });
+    expect('id' in r).toBe(true);
+    const pid = (r as { id: string }).id;
+    expect(id.persons.get(pid)).toMatchObject({ created_at: T0 - 1000, properties: { p: 1 }, is_identified: true });
+    expect(id.processEvent(ev('e', 'b'))).toBe(pid);
+    const r2 = id.importPerson({ distinct_ids: ['c', 'a'], properties: {}, created_at: T0, is_identified: false });
+    expect(r2).toEqual({ error: expect.stringMatching(/already belongs/) });
+    expect(id.personFor('c')).toBeUndefined();
+  });
+
+  it('load() restores state from rows', () => {
+    const id = new ProjectIdentity(1);
+    id.load({
+      persons: [{ id: 'p1', created_at: T0, properties: { a: 1 }, is_identified: false, version: 2 }],
+      distinctIds: [{ distinct_id: 'd1', person_id: 'p1', version: 0 }],
+      overrides: [{ old_person_id: 'p0', override_person_id: 'p1', version: 1 }],
+    });
+    expect(id.processEvent(ev('e', 'd1'))).toBe('p1');
+    expect(id.resolvePersonId('p0')).toBe('p1');
+  });
+});

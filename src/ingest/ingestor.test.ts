@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
+import { normalizeEvent } from './capture-payload';
+import { Ingestor } from './ingestor';
+
+let dir: string;
+let engine: DuckDbEngine;
+let ing: Ingestor;
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ingestor-'));
+  engine = await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
+  ing = await Ingestor.open({ dataDir: dir, engine, flushIntervalMs: 100 });
+});
+afterEach(async () => {
+  await ing.close();
+  await engine.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const ev = (raw: Record<string, unknown>) => normalizeEvent({ event: 'e', ...raw }, { now: Date.now() });
+const count = async (sql: string, params: unknown[] = []) => (await engine.query(sql, params)).rows[0][0];
+
+it('an acknowledged event is queryable within 1 s without an explicit flush', async () => {
+  const uuid = randomUUID();
+  await ing.capture(1, [ev({ distinct_id: 'u', uuid })]);
+  const t = Date.now();
+  while ((await count('SELECT count(*) FROM events WHERE uuid = $1::UUID', [uuid])) === 0) {
+    expect(Date.now() - t).toBeLessThan(1000);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+});
+
+it('personless events store no person id and create no person', async () => {
+  await ing.capture(1, [ev({ distinct_id: 'ghost', properties: { $process_person_profile: false } })]);
+  await ing.flush();
+  expect(await count('SELECT count(*) FROM events WHERE person_id IS NULL')).toBe(1);
+  expect(await count('SELECT count(*) FROM persons')).toBe(0);
+});
+
+it('identity survives a restart (state reloaded from DuckDB)', async () => {
+  await ing.capture(1, [ev({ distinct_id: 'anon' }), ev({ distinct_id: 'user' })]);
+  await ing.flush();
+  await ing.close();
+  ing = await Ingestor.open({ dataDir: dir, engine });
+  await ing.capture(1, [ev({ event: '$identify', distinct_id: 'user', properties: { $anon_distinct_id: 'anon', $set: { a: 1 } } })]);
+  await ing.capture(1, [ev({ distinct_id: 'anon' })]);
+  await ing.flush();
+  expect(await count('SELECT count(*) FROM persons')).toBe(1);
+  expect(await count('SELECT count(*) FROM person_overrides')).toBe(1);
+  expect(
+    await count(`SELECT count(DISTINCT coalesce(o.override_person_id, e.person_id)) FROM events e
+                 LEFT JOIN person_overrides o ON o.project_id = e.project_id AND o.old_person_id = e.person_id`),
+  ).toBe(1);
+});
+
+it('import: persons first, per-row errors by index, valid rows land', async () => {
+  const r = await ing.import(1, {
+    persons: [
+      { distinct_ids: ['p1'], properties: { plan: 'pro' }, created_at: '2020-01-01T00:00:00Z' },
+      { distinct_ids: [] },
+      { distinct_ids: ['p2'], created_at: 'garbage' },
+      { distinct_ids: ['p1'] }, // p1 already belongs to the first person
+    ],
+    events: [
+      { event: 'x', distinct_id: 'p1', timestamp: '2021-01-01T00:00:00Z' },
+      { event: 'x', distinct_id: 'p1', properties: [] },
+      { distinct_id: 'p1' },
+      { event: 'x', distinct_id: 'new-user', timestamp: '2021-01-02T00:00:00Z' },
+    ],
+  });
+  expect(r.imported).toEqual({ persons: 1, events: 2 });
+  expect(r.errors.map((e) => [e.kind, e.index])).toEqual([
+    ['person', 1],
+    ['person', 2],
+    ['person', 3],
+    ['event', 1],
+    ['event', 2],
+  ]);
+  const p = await engine.query(
+    `SELECT p.created_at, p.properties FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id WHERE d.distinct_id = 'p1'`,
+    [],
+  );
+  expect(p.rows).toEqual([['2020-01-01T00:00:00.000Z', { plan: 'pro' }]]);
+  expect(await count(`SELECT count(*) FROM events e JOIN person_distinct_ids d ON d.person_id = e.person_id WHERE d.distinct_id = 'p1'`)).toBe(1);
+});
+
+it('deletePerson and deleteProject also reset the identity cache', async () => {
+  await ing.capture(1, [ev({ distinct_id: 'a' }), ev({ distinct_id: 'b' })]);
+  await ing.capture(2, [ev({ distinct_id: 'a' })]);
+  await ing.flush();
+  const pid = (await engine.query(`SELECT person_id::VARCHAR FROM events WHERE project_id = 1 AND distinct_id = 'a'`, [])).rows[0][0] as string;
+  await ing.deletePerson(1, pid, true);
+  expect(await count(`SELECT count(*) FROM events WHERE project_id = 1`)).toBe(1);
+  await ing.capture(1, [ev({ distinct_id: 'a' })]);
+  await ing.flush();
+  const again = (await engine.query(`SELECT person_id::VARCHAR FROM events WHERE project_id = 1 AND distinct_id = 'a'`, [])).rows[0][0];
+  expect(again).not.toBe(pid);
+  await ing.deleteProject(1);
+  expect(await count(`SELECT count(*) FROM events WHERE project_id = 1`)).toBe(0);
+  expect(await count(`SELECT count(*) FROM events WHERE project_id = 2`)).toBe(1);
+});

@@ -1,0 +1,282 @@
+/**
+ * Append-only, group-committed write-ahead log for captured events.
+ *
+ * Format: segment files `wal-<first seq, 16 digits>.log`, one NDJSON line per capture call:
+ *   {"s":<seq>,"p":<project id>,"e":[[uuid,event,distinct_id,timestamp_ms,created_at_ms,<properties JSON>],…]}
+ * The properties JSON text is embedded as produced at parse time (no second escaping). A line is complete only
+ * with its trailing newline; a torn tail after a crash fails to parse and is cut off at open.
+ *
+ * Group commit: appends arriving while a write+fdatasync is in flight are queued and written together by the
+ * next one, so N concurrent requests cost one fsync. `onDurable` is called synchronously, in sequence order,
+ * with the records of each group once they are on disk.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { ParsedEvent } from './capture-payload';
+
+export interface WalRecord {
+  seq: number;
+  projectId: number;
+  events: ParsedEvent[];
+}
+
+export interface WalOptions {
+  /** Start a new segment once the current one reaches this size. Default 64 MiB. */
+  segmentBytes?: number;
+  /** fdatasync after each group. Default true; turning it off loses acknowledged events on power loss. */
+  fsync?: boolean;
+}
+
+interface Segment {
+  firstSeq: number;
+  lastSeq: number;
+  file: string;
+}
+
+interface Pending {
+  record: WalRecord;
+  line: string;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+const SEGMENT_RE = /^wal-(\d{16})\.log$/;
+
+function segmentName(seq: number): string {
+  return `wal-${String(seq).padStart(16, '0')}.log`;
+}
+
+/** Encodes the events of a record as the JSON array text stored in the log (`[[uuid,event,…,{props}],…]`). */
+export function encodeEvents(events: ParsedEvent[]): string {
+  let s = '[';
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    if (i) s += ',';
+    s += `[${JSON.stringify(e.uuid)},${JSON.stringify(e.event)},${JSON.stringify(e.distinct_id)},${e.timestamp},${e.created_at},${e.propertiesJson}]`;
+  }
+  return s + ']';
+}
+
+/** Encodes one record as a log line (with trailing newline). `eventsJson` may be precomputed (parse workers). */
+export function encodeRecord(r: WalRecord, eventsJson?: string): string {
+  return `{"s":${r.seq},"p":${r.projectId},"e":${eventsJson ?? encodeEvents(r.events)}}\n`;
+}
+
+/** Decodes one log line; throws when it is torn or corrupt. */
+export function decodeRecord(line: string): WalRecord {
+  const o = JSON.parse(line) as { s: number; p: number; e: [string, string, string, number, number, Record<string, unknown>][] };
+  if (typeof o.s !== 'number' || typeof o.p !== 'number' || !Array.isArray(o.e)) throw new Error('bad record');
+  return {
+    seq: o.s,
+    projectId: o.p,
+    events: o.e.map(([uuid, event, distinct_id, timestamp, created_at, properties]) => ({
+      uuid,
+      event,
+      distinct_id,
+      timestamp,
+      created_at,
+      properties,
+      propertiesJson: JSON.stringify(properties),
+    })),
+  };
+}
+
+export class Wal {
+  /** Called with each durable group, in sequence order. */
+  onDurable: (records: WalRecord[]) => void = () => undefined;
+  private segments: Segment[] = [];
+  private current: { seg: Segment; fh: fsp.FileHandle; size: number } | null = null;
+  private pending: Pending[] = [];
+  private writing = false;
+  private nextSeq = 1;
+  private closed = false;
+  private readonly segmentBytes: number;
+  private readonly fsync: boolean;
+  private idleWaiters: (() => void)[] = [];
+
+  private constructor(
+    readonly dir: string,
+    opts: WalOptions,
+  ) {
+    this.segmentBytes = opts.segmentBytes ?? 64 * 1024 * 1024;
+    this.fsync = opts.fsync ?? true;
+  }
+
+  static async open(dir: string, opts: WalOptions = {}): Promise<Wal> {
+    await fsp.mkdir(dir, { recursive: true });
+    const w = new Wal(dir, opts);
+    const names = (await fsp.readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
+    w.segments = names.map((n) => {
+      const first = Number(SEGMENT_RE.exec(n)![1]);
+      return { firstSeq: first, lastSeq: first - 1, file: path.join(dir, n) };
+    });
+    return w;
+  }
+
+  /**
+   * Reads every record with seq > `afterSeq`, repairing a torn tail (the file is truncated after the last
+   * complete line). Also fixes the next sequence number. Call once, before the first append.
+   */
+  async readAfter(afterSeq: number, onRecord: (r: WalRecord) => void): Promise<{ records: number; tornBytes: number }> {
+    let maxSeq = afterSeq;
+    let count = 0;
+    let tornBytes = 0;
+    for (let i = 0; i < this.segments.length; i++) {
+      const seg = this.segments[i];
+      const buf = await fsp.readFile(seg.file);
+      let pos = 0;
+      let goodEnd = 0;
+      while (pos < buf.length) {
+        const nl = buf.indexOf(0x0a, pos);
+        if (nl < 0) break;
+        const line = buf.subarray(pos, nl).toString('utf8');
+        let rec: WalRecord | null = null;
+        try {
+          rec = decodeRecord(line);
+        } catch {
+          rec = null;
+        }
+        if (!rec) break;
+        seg.lastSeq = Math.max(seg.lastSeq, rec.seq);
+        maxSeq = Math.max(maxSeq, rec.seq);
+        if (rec.seq > afterSeq) {
+          onRecord(rec);
+          count++;
+        }
+        pos = nl + 1;
+        goodEnd = pos;
+      }
+      if (goodEnd < buf.length) {
+        tornBytes += buf.length - goodEnd;
+        // Only the tail of a segment can be torn (a crash mid-write); cut it so later appends stay parseable.
+        await fsp.truncate(seg.file, goodEnd);
+      }
+    }
+    this.nextSeq = maxSeq + 1;
+    return { records: count, tornBytes };
+  }
+
+  /** Sets the next sequence number to at least `seq + 1` (e.g. from the database checkpoint). */
+  ensureSeqAfter(seq: number): void {
+    if (this.nextSeq <= seq) this.nextSeq = seq + 1;
+  }
+
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /**
+   * Appends one record; resolves once it is on disk (fdatasync). `eventsJson`, when given, must be
+   * `encodeEvents(events)` (computed off the main thread by the parse workers).
+   */
+  append(projectId: number, events: ParsedEvent[], eventsJson?: string): Promise<number> {
+    if (this.closed) return Promise.reject(new Error('ingest log is closed'));
+    const record: WalRecord = { seq: this.nextSeq++, projectId, events };
+    const line = encodeRecord(record, eventsJson);
+    return new Promise<number>((resolve, reject) => {
+      this.pending.push({ record, line, resolve: () => resolve(record.seq), reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async openSegment(firstSeq: number): Promise<void> {
+    if (this.current) {
+      await this.current.fh.close();
+      this.current = null;
+    }
+    const seg: Segment = { firstSeq, lastSeq: firstSeq - 1, file: path.join(this.dir, segmentName(firstSeq)) };
+    const fh = await fsp.open(seg.file, 'a');
+    const st = await fh.stat();
+    if (this.fsync) await fsyncDir(this.dir);
+    // A leftover empty segment with the same name (crash right after creating it) is reused, not listed twice.
+    this.segments = this.segments.filter((s) => s.file !== seg.file);
+    this.segments.push(seg);
+    this.current = { seg, fh, size: st.size };
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.pending.length) {
+        const group = this.pending.splice(0);
+        try {
+          if (!this.current || this.current.size >= this.segmentBytes) await this.openSegment(group[0].record.seq);
+          const cur = this.current!;
+          const buf = Buffer.from(group.map((p) => p.line).join(''), 'utf8');
+          let off = 0;
+          while (off < buf.length) {
+            const { bytesWritten } = await cur.fh.write(buf, off, buf.length - off);
+            off += bytesWritten;
+          }
+          if (this.fsync) await cur.fh.datasync();
+          cur.size += buf.length;
+          cur.seg.lastSeq = group[group.length - 1].record.seq;
+        } catch (e) {
+          for (const p of group) p.reject(e as Error);
+          continue;
+        }
+        try {
+          this.onDurable(group.map((p) => p.record));
+        } finally {
+          for (const p of group) p.resolve();
+        }
+      }
+    } finally {
+      this.writing = false;
+      for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  /** Resolves when no write is in flight. */
+  idle(): Promise<void> {
+    if (!this.writing && this.pending.length === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** Deletes segments whose records are all applied (seq ≤ appliedSeq), except the one being written. */
+  async release(appliedSeq: number): Promise<void> {
+    const keep: Segment[] = [];
+    for (const s of this.segments) {
+      const isCurrent = this.current?.seg === s;
+      if (!isCurrent && s.lastSeq <= appliedSeq) await fsp.rm(s.file, { force: true });
+      else keep.push(s);
+    }
+    this.segments = keep;
+  }
+
+  /** Total bytes in the log's segments (for diagnostics/tests). */
+  sizeBytes(): number {
+    let n = 0;
+    for (const s of this.segments) {
+      try {
+        n += fs.statSync(s.file).size;
+      } catch {
+        /* removed */
+      }
+    }
+    return n;
+  }
+
+  async close(): Promise<void> {
+    await this.idle();
+    this.closed = true;
+    if (this.current) {
+      await this.current.fh.close();
+      this.current = null;
+    }
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const fh = await fsp.open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    /* not supported on this platform */
+  }
+}

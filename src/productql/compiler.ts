@@ -1,0 +1,862 @@
+/**
+ * Resolution and safety, independent of the SQL dialect. Walks the AST once with a scope stack and prints
+ * through a {@link Dialect}. Nothing from the query text reaches the output except through this walk:
+ *
+ * - tables come only from the virtual schema or from the query's own CTEs/subqueries; every engine table is
+ *   printed as a guarded reference (`... WHERE <alias>.project_id = <bound project id>`), whatever the join type;
+ * - fields come only from the virtual schema or from subquery/CTE output columns;
+ * - functions come only from the allow-list, with arity checks;
+ * - every literal and variable is a bound value; identifiers are quoted by the dialect;
+ * - only SELECT and set queries exist in the AST the parser accepts, and this walk prints nothing else.
+ *
+ * Bound values are referenced in the text through sentinels while printing, then numbered in order of first
+ * appearance at the end, so unused values are never bound and equal values share one placeholder (which lets
+ * DuckDB match `GROUP BY` expressions against the select list).
+ */
+import type {
+  Call,
+  CTE,
+  CompareOperation,
+  ConstantValue,
+  Expr,
+  Field,
+  JoinExpr,
+  NodeBase,
+  OrderExpr,
+  Query,
+  SelectQuery,
+  SelectSetQuery,
+  WindowExpr,
+  WindowFrameExpr,
+  WindowFunction,
+} from './ast';
+import type { Dialect, Helpers, Printed, TableNeeds } from './dialect';
+import { productqlError } from './errors';
+import { lookupFunction } from './functions';
+import { printHogQLExpr } from './hogql';
+import { MAX_AST_DEPTH } from './parser';
+import { VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
+
+/** Default LIMIT of the outer query when none is given. */
+export const DEFAULT_LIMIT = 100;
+/** Largest LIMIT of the outer query; larger values are clamped. */
+export const MAX_LIMIT = 50_000;
+/** Largest LIMIT/OFFSET accepted anywhere (inner queries are not clamped to MAX_LIMIT). */
+const MAX_INNER_LIMIT = 1_000_000_000_000;
+
+export interface CompileOptions {
+  projectId: number;
+  /** IANA timezone of the project; buckets and displayed datetimes use it. */
+  timezone: string;
+  /** `{variables.name}` values. Each is bound as one scalar value. */
+  variables?: Record<string, unknown>;
+  /** `{name}` values (HogQL `values`). Each is bound as one scalar value. */
+  values?: Record<string, unknown>;
+  /** Outer LIMIT when the query has none (default 100); clamped to 50,000. */
+  limit?: number;
+  /** Outer OFFSET when the query has none (default 0). */
+  offset?: number;
+}
+
+export interface OutputColumn {
+  name: string;
+  type: PType;
+  nullable: boolean;
+  chType?: string;
+}
+
+export interface CompileResult {
+  sql: string;
+  params: unknown[];
+  columns: OutputColumn[];
+  /** Effective outer limit (rows the caller returns). */
+  limit: number;
+  /** Rows fetched: limit + 1, so the caller can compute hasMore. */
+  fetchLimit: number;
+  offset: number;
+  /** True when the query had no LIMIT and the default was applied. */
+  limitDefaulted: boolean;
+  /** The query as run: the original AST with the effective LIMIT/OFFSET. */
+  query: Query;
+}
+
+const SENTINEL = '\u0000';
+
+class Params {
+  private readonly values: ConstantValue[] = [];
+  private readonly index = new Map<string, number>();
+  add(v: ConstantValue): string {
+    const key = (v === null ? 'null' : typeof v) + ':' + String(v);
+    let i = this.index.get(key);
+    if (i === undefined) {
+      this.values.push(v);
+      i = this.values.length - 1;
+      this.index.set(key, i);
+    }
+    return `${SENTINEL}${i}${SENTINEL}`;
+  }
+  finalize(sql: string, dialect: Dialect): { sql: string; params: unknown[] } {
+    const out: unknown[] = [];
+    const renum = new Map<number, number>();
+    const text = sql.replace(/\u0000(\d+)\u0000/g, (_m, d: string) => {
+      const i = Number(d);
+      let j = renum.get(i);
+      if (j === undefined) {
+        out.push(this.values[i]);
+        j = out.length;
+        renum.set(i, j);
+      }
+      return dialect.placeholder(j);
+    });
+    return { sql: text, params: out };
+  }
+}
+
+interface ColumnInfo {
+  type: PType;
+  nullable: boolean;
+  chType?: string;
+}
+
+interface TableSource {
+  /** Name used in the query (alias, or table/CTE name). */
+  name: string;
+  sqlAlias: string;
+  virtual?: VirtualTable;
+  columns?: Map<string, ColumnInfo>;
+  columnOrder?: string[];
+  needs: TableNeeds;
+}
+
+type CteInfo =
+  | { kind: 'subquery'; sqlName: string; columns: Map<string, ColumnInfo>; order: string[] }
+  | { kind: 'column'; expr: Expr };
+
+class Scope {
+  readonly tables: TableSource[] = [];
+  readonly ctes = new Map<string, CteInfo>();
+  readonly selectAliases = new Map<string, Expr>();
+  readonly inProgress = new Set<string>();
+  readonly lambdaArgs = new Set<string>();
+  windows = new Set<string>();
+  constructor(
+    readonly parent: Scope | undefined,
+    readonly isLambda = false,
+  ) {}
+  findCte(name: string): CteInfo | undefined {
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const c = s.ctes.get(name);
+      if (c) return c;
+    }
+    return undefined;
+  }
+}
+
+interface QueryOut {
+  sql: string;
+  columns: OutputColumn[];
+}
+
+const asList = <T>(x: T[] | Record<string, T> | null | undefined): T[] =>
+  Array.isArray(x) ? x : x ? Object.values(x) : [];
+
+const JOIN_TYPES: Record<string, string> = {
+  JOIN: 'JOIN',
+  'INNER JOIN': 'JOIN',
+  'LEFT JOIN': 'LEFT JOIN',
+  'LEFT OUTER JOIN': 'LEFT JOIN',
+  'RIGHT JOIN': 'RIGHT JOIN',
+  'RIGHT OUTER JOIN': 'RIGHT JOIN',
+  'FULL JOIN': 'FULL JOIN',
+  'FULL OUTER JOIN': 'FULL JOIN',
+  'CROSS JOIN': 'CROSS JOIN',
+  ',': 'CROSS JOIN',
+  'LEFT SEMI JOIN': 'SEMI JOIN',
+  'LEFT ANTI JOIN': 'ANTI JOIN',
+};
+
+const LAMBDA_FUNCS = new Set(['arrayMap', 'arrayFilter', 'arrayExists']);
+
+const CMP_FUNCS: Record<string, CompareOperation['op']> = {
+  equals: '==',
+  notEquals: '!=',
+  less: '<',
+  lessOrEquals: '<=',
+  greater: '>',
+  greaterOrEquals: '>=',
+};
+
+export class Compiler {
+  private readonly params = new Params();
+  private readonly h: Helpers;
+  private depth = 0;
+  private aliasCounter = 0;
+  private projectParam = '';
+
+  constructor(
+    private readonly dialect: Dialect,
+    private readonly opts: CompileOptions,
+  ) {
+    const self = this;
+    this.h = {
+      param: (v) => self.params.add(v),
+      tz: () => self.params.add(opts.timezone),
+      timezone: opts.timezone,
+      error: (message, node) => {
+        throw productqlError(message, node ?? undefined);
+      },
+    };
+  }
+
+  private err(message: string, node?: NodeBase | null): never {
+    throw productqlError(message, node ?? undefined);
+  }
+
+  private q(name: string): string {
+    if (/[\u0000]/.test(name)) this.err('Identifiers may not contain NUL characters');
+    return this.dialect.quoteIdent(name);
+  }
+
+  // ------------------------------------------------------------------------------------------ entry point
+
+  compile(query: Query): CompileResult {
+    if (!query || (query.node !== 'SelectQuery' && query.node !== 'SelectSetQuery'))
+      this.err('Only SELECT queries are allowed', query as NodeBase);
+    if (!Number.isSafeInteger(this.opts.projectId)) throw new Error('projectId must be an integer');
+    this.projectParam = this.params.add(this.opts.projectId);
+
+    const userLimit = query.limit ? this.intConstant(query.limit, 'LIMIT') : undefined;
+    const userOffset = query.offset ? this.intConstant(query.offset, 'OFFSET') : undefined;
+    const limitDefaulted = userLimit === undefined && this.opts.limit === undefined;
+    const limit = Math.max(0, Math.min(userLimit ?? this.opts.limit ?? DEFAULT_LIMIT, MAX_LIMIT));
+    const offset = Math.max(0, Math.min(userOffset ?? this.opts.offset ?? 0, MAX_INNER_LIMIT));
+    const fetchLimit = limit + 1;
+    const tail = ` LIMIT ${fetchLimit}${offset ? ` OFFSET ${offset}` : ''}`;
+
+    let out: QueryOut;
+    if (query.node === 'SelectQuery') {
+      out = this.compileSelect(query, undefined, tail);
+    } else {
+      const inner = this.compileSet({ ...query, limit: null, offset: null }, undefined);
+      out = { sql: `SELECT * FROM (${inner.sql}) AS ${this.q('__set')}${tail}`, columns: inner.columns };
+    }
+    const { sql, params } = this.params.finalize(out.sql, this.dialect);
+    const effective: Query = { ...query, limit: { node: 'Constant', value: limit } };
+    if (offset) effective.offset = { node: 'Constant', value: offset };
+    else delete effective.offset;
+    return { sql, params, columns: out.columns, limit, fetchLimit, offset, limitDefaulted, query: effective };
+  }
+
+  private intConstant(e: Expr, what: string): number {
+    let v: unknown;
+    if (e.node === 'Constant') v = e.value;
+    else if (e.node === 'Placeholder') v = this.placeholderValue(e.expr, e);
+    else this.err(`${what} must be a constant integer`, e);
+    const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || Math.floor(n) !== n)
+      this.err(`${what} must be a non-negative integer`, e);
+    return Math.min(n, MAX_INNER_LIMIT);
+  }
+
+  // ------------------------------------------------------------------------------------------ queries
+
+  private compileQuery(q: Query, parent: Scope | undefined): QueryOut {
+    this.enter(q);
+    try {
+      if (q.node === 'SelectQuery') return this.compileSelect(q, parent, this.innerLimit(q));
+      if (q.node === 'SelectSetQuery') {
+        const inner = this.compileSet({ ...q, limit: null, offset: null }, parent);
+        if (!q.limit && !q.offset) return inner;
+        const lim = q.limit ? ` LIMIT ${this.intConstant(q.limit, 'LIMIT')}` : '';
+        const off = q.offset ? ` OFFSET ${this.intConstant(q.offset, 'OFFSET')}` : '';
+        return { sql: `SELECT * FROM (${inner.sql}) AS ${this.q('__set')}${lim}${off}`, columns: inner.columns };
+      }
+      return this.err('Only SELECT queries are allowed', q);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private innerLimit(q: SelectQuery): string {
+    let s = '';
+    if (q.limit) s += ` LIMIT ${this.intConstant(q.limit, 'LIMIT')}`;
+    if (q.offset) s += ` OFFSET ${this.intConstant(q.offset, 'OFFSET')}`;
+    return s;
+  }
+
+  private compileSet(q: SelectSetQuery, parent: Scope | undefined): QueryOut {
+    if (!q.initial_select_query || !Array.isArray(q.subsequent_select_queries)) this.err('Malformed set query', q);
+    const first = this.compileQuery(q.initial_select_query, parent);
+    const parts = [`(${first.sql})`];
+    for (const n of q.subsequent_select_queries) {
+      const op = { 'UNION ALL': 'UNION ALL', 'UNION DISTINCT': 'UNION', INTERSECT: 'INTERSECT', 'INTERSECT DISTINCT': 'INTERSECT', EXCEPT: 'EXCEPT' }[
+        n.set_operator
+      ];
+      if (!op) this.err(`Unsupported set operator ${String(n.set_operator)}`, n);
+      const next = this.compileQuery(n.select_query, parent);
+      if (next.columns.length !== first.columns.length)
+        this.err(`Each ${n.set_operator} query must have the same number of columns`, n.select_query);
+      parts.push(`${op} (${next.sql})`);
+    }
+    return { sql: parts.join(' '), columns: first.columns };
+  }
+
+  private compileSelect(q: SelectQuery, parent: Scope | undefined, tail: string): QueryOut {
+    const scope = new Scope(parent);
+    const withParts: string[] = [];
+
+    for (const c of asList<CTE>(q.ctes)) {
+      if (!c || c.node !== 'CTE' || typeof c.name !== 'string') this.err('Malformed CTE', c);
+      this.checkUserName(c.name, c);
+      if (c.cte_type === 'column') {
+        scope.ctes.set(c.name, { kind: 'column', expr: c.expr });
+        continue;
+      }
+      if (!c.expr || (c.expr.node !== 'SelectQuery' && c.expr.node !== 'SelectSetQuery')) this.err('A CTE must be a SELECT query', c);
+      const sqlName = `__cte_${c.name}_${++this.aliasCounter}`;
+      const body = this.compileQuery(c.expr, scope);
+      const columns = new Map(body.columns.map((col) => [col.name, { type: col.type, nullable: col.nullable, chType: col.chType }]));
+      scope.ctes.set(c.name, { kind: 'subquery', sqlName, columns, order: body.columns.map((x) => x.name) });
+      withParts.push(`${this.q(sqlName)} AS (${body.sql})`);
+    }
+
+    if (q.array_join_op || q.array_join_list?.length) this.err('ARRAY JOIN is not supported; use arrayJoin() in the select list', q);
+    if (q.limit_by) this.err('LIMIT BY is not supported', q.limit_by);
+    if (q.limit_with_ties) this.err('LIMIT WITH TIES is not supported', q);
+    if (!Array.isArray(q.select) || q.select.length === 0) this.err('SELECT needs at least one column', q);
+
+    const from = q.select_from ? this.compileFrom(q.select_from, scope) : undefined;
+
+    for (const e of q.select) if (e && e.node === 'Alias') scope.selectAliases.set(e.alias, e.expr);
+    if (q.window_exprs) scope.windows = new Set(Object.keys(q.window_exprs));
+
+    const columns: OutputColumn[] = [];
+    const selectSql: string[] = [];
+    for (const e of q.select) {
+      if (e && e.node === 'Field' && e.chain[e.chain.length - 1] === '*') {
+        for (const c of this.expandStar(e, scope)) {
+          columns.push(c.col);
+          selectSql.push(`${c.sql} AS ${this.q(c.col.name)}`);
+        }
+        continue;
+      }
+      const name = e && e.node === 'Alias' ? e.alias : this.columnName(e);
+      if (e && e.node === 'Alias') this.checkUserName(e.alias, e);
+      const p = this.expr(e, scope);
+      columns.push({ name, type: p.type, nullable: p.nullable, ...(p.chType ? { chType: p.chType } : {}) });
+      selectSql.push(`${p.sql} AS ${this.q(name)}`);
+    }
+
+    const where = [q.prewhere, q.where].filter((x): x is Expr => !!x).map((x) => this.expr(x, scope).sql);
+    const groupBy = (q.group_by ?? []).map((x) => this.positionalOrExpr(x, scope));
+    const having = q.having ? this.expr(q.having, scope).sql : undefined;
+    const qualify = q.qualify ? this.expr(q.qualify, scope).sql : undefined;
+    const orderBy = (q.order_by ?? []).map((o) => this.orderExpr(o, scope, true));
+    const windows = Object.entries(q.window_exprs ?? {}).map(([name, w]) => `${this.q(name)} AS (${this.windowSpec(w, scope)})`);
+
+    let sql = withParts.length ? `WITH ${withParts.join(', ')} ` : '';
+    sql += `SELECT ${q.distinct ? 'DISTINCT ' : ''}${selectSql.join(', ')}`;
+    if (from) sql += ` FROM ${from()}`;
+    if (where.length) sql += ` WHERE ${where.length === 1 ? where[0] : where.map((w) => `(${w})`).join(' AND ')}`;
+    if (groupBy.length) sql += ` GROUP BY ${groupBy.join(', ')}`;
+    if (having) sql += ` HAVING ${having}`;
+    if (windows.length) sql += ` WINDOW ${windows.join(', ')}`;
+    if (qualify) sql += ` QUALIFY ${qualify}`;
+    if (orderBy.length) sql += ` ORDER BY ${orderBy.join(', ')}`;
+    sql += tail;
+    return { sql, columns };
+  }
+
+  /** User-chosen names that could collide with the printer's own (`__...`) are refused. */
+  private checkUserName(name: string, node: NodeBase): void {
+    if (typeof name !== 'string' || name.length === 0) this.err('Empty name', node);
+    if (name.startsWith('__')) this.err(`Names starting with "__" are reserved: ${name}`, node);
+    if (/[\u0000]/.test(name)) this.err('Names may not contain NUL characters', node);
+  }
+
+  private columnName(e: Expr): string {
+    if (e && e.node === 'Field') return String(e.chain[e.chain.length - 1]);
+    return printHogQLExpr(e);
+  }
+
+  private positionalOrExpr(e: Expr, scope: Scope): string {
+    // `GROUP BY 1` / `ORDER BY 2` are positional, as in ClickHouse; a validated integer is printed as is.
+    if (e.node === 'Constant' && typeof e.value === 'number' && Number.isSafeInteger(e.value) && e.value > 0) return String(e.value);
+    return this.expr(e, scope).sql;
+  }
+
+  private orderExpr(o: OrderExpr, scope: Scope, positional: boolean): string {
+    if (!o || o.node !== 'OrderExpr') this.err('Malformed ORDER BY', o);
+    const s = positional ? this.positionalOrExpr(o.expr, scope) : this.expr(o.expr, scope).sql;
+    return `${s} ${o.order === 'DESC' ? 'DESC' : 'ASC'}`;
+  }
+
+  // ------------------------------------------------------------------------------------------ FROM
+
+  /** Registers tables in scope; returns a thunk printing the FROM clause once lazy-join needs are known. */
+  private compileFrom(j: JoinExpr, scope: Scope): () => string {
+    const pieces: (() => string)[] = [];
+    let cur: JoinExpr | null | undefined = j;
+    let first = true;
+    while (cur) {
+      if (cur.node !== 'JoinExpr') this.err('Malformed FROM clause', cur);
+      const item: JoinExpr = cur;
+      let joinKw = '';
+      if (!first) {
+        const raw = String(item.join_type ?? 'JOIN')
+          .toUpperCase()
+          .replace(/\bGLOBAL\b|\bALL\b/g, '')
+          .replace(/\s+/g, ' ')
+          .trim();
+        joinKw = JOIN_TYPES[raw];
+        if (!joinKw) this.err(`Unsupported join type: ${String(item.join_type)}`, item);
+      }
+      if (item.table_args?.length) this.err('Table functions are not allowed', item);
+      if (item.sample) this.err('SAMPLE is not supported', item);
+      const table = this.tableSource(item, scope);
+      const tableSql = table;
+      let constraint: (() => string) | undefined;
+      if (item.constraint) {
+        if (first) this.err('The first table cannot have a join constraint', item);
+        if (item.constraint.constraint_type !== 'ON') this.err('JOIN ... USING is not supported; use ON', item.constraint);
+        if (joinKw === 'CROSS JOIN') this.err('CROSS JOIN cannot have a join constraint', item.constraint);
+        const on = this.expr(item.constraint.expr, scope).sql;
+        constraint = () => ` ON ${on}`;
+      } else if (!first && joinKw !== 'CROSS JOIN') {
+        this.err(`${joinKw} needs an ON constraint`, item);
+      }
+      const kw = joinKw;
+      const isFirst = first;
+      pieces.push(() => `${isFirst ? '' : ` ${kw} `}${tableSql()}${constraint ? constraint() : ''}`);
+      first = false;
+      cur = item.next_join;
+    }
+    return () => pieces.map((p) => p()).join('');
+  }
+
+  private tableSource(item: JoinExpr, scope: Scope): () => string {
+    const t = item.table;
+    if (item.alias !== undefined && item.alias !== null) this.checkUserName(item.alias, item);
+    if (t && (t.node === 'SelectQuery' || t.node === 'SelectSetQuery')) {
+      const sub = this.compileQuery(t, scope);
+      const name = item.alias ?? `__sub${++this.aliasCounter}`;
+      const src: TableSource = {
+        name,
+        sqlAlias: item.alias ? name : name,
+        columns: new Map(sub.columns.map((c) => [c.name, { type: c.type, nullable: c.nullable, chType: c.chType }])),
+        columnOrder: sub.columns.map((c) => c.name),
+        needs: { personId: false, personFields: [] },
+      };
+      this.addTable(scope, src, item);
+      return () => `(${sub.sql}) AS ${this.q(src.sqlAlias)}`;
+    }
+    if (!t || t.node !== 'Field') this.err('Expected a table name or subquery', item);
+    const chain = t.chain.map(String);
+    const tname = chain.join('.');
+    if (chain.length === 1) {
+      const cte = scope.findCte(chain[0]);
+      if (cte && cte.kind === 'subquery') {
+        const src: TableSource = {
+          name: item.alias ?? chain[0],
+          sqlAlias: item.alias ?? chain[0],
+          columns: cte.columns,
+          columnOrder: cte.order,
+          needs: { personId: false, personFields: [] },
+        };
+        this.addTable(scope, src, item);
+        return () => `${this.q(cte.sqlName)} AS ${this.q(src.sqlAlias)}`;
+      }
+      const vt = Object.prototype.hasOwnProperty.call(VIRTUAL_TABLES, chain[0]) ? VIRTUAL_TABLES[chain[0]] : undefined;
+      if (vt) {
+        const name = item.alias ?? chain[0];
+        const src: TableSource = { name, sqlAlias: name, virtual: vt, needs: { personId: false, personFields: [] } };
+        this.addTable(scope, src, item);
+        return () => this.dialect.guardedTable(vt.table, src.sqlAlias, this.projectParam, src.needs);
+      }
+    }
+    return this.err(`Unknown table "${tname}". Available tables: ${Object.keys(VIRTUAL_TABLES).join(', ')}`, t);
+  }
+
+  private addTable(scope: Scope, src: TableSource, node: NodeBase): void {
+    if (scope.tables.some((t) => t.name === src.name)) this.err(`Table alias "${src.name}" is used twice`, node);
+    scope.tables.push(src);
+  }
+
+  private expandStar(f: Field, scope: Scope): { sql: string; col: OutputColumn }[] {
+    const chain = f.chain.map(String);
+    let tables: TableSource[];
+    if (chain.length === 1) tables = scope.tables;
+    else if (chain.length === 2) {
+      const t = scope.tables.find((x) => x.name === chain[0]);
+      if (!t) this.err(`Unknown table "${chain[0]}"`, f);
+      tables = [t];
+    } else return this.err('Invalid use of *', f);
+    if (tables.length === 0) this.err('SELECT * needs a FROM clause', f);
+    const out: { sql: string; col: OutputColumn }[] = [];
+    for (const t of tables) {
+      const names = t.virtual ? t.virtual.star : (t.columnOrder ?? []);
+      for (const n of names) {
+        const p = this.tableField(t, [n], f);
+        out.push({ sql: p.sql, col: { name: n, type: p.type, nullable: p.nullable, ...(p.chType ? { chType: p.chType } : {}) } });
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------------ fields
+
+  private resolveField(f: Field, scope: Scope): Printed {
+    if (!Array.isArray(f.chain) || f.chain.length === 0) this.err('Malformed field', f);
+    const chain = f.chain.map(String);
+    if (chain.includes('*')) this.err('* is only allowed in the select list', f);
+    const head = chain[0];
+    let selectScopeSeen = false;
+    for (let s: Scope | undefined = scope; s; s = s.parent) {
+      if (s.lambdaArgs.has(head)) {
+        if (chain.length > 1) this.err(`Cannot access "${chain.slice(1).join('.')}" on lambda argument ${head}`, f);
+        return { sql: this.q(head), type: 'unknown', nullable: true };
+      }
+      if (s.isLambda) continue;
+      if (chain.length > 1) {
+        const t = s.tables.find((x) => x.name === head);
+        if (t) return this.tableField(t, chain.slice(1), f);
+      }
+      if (!selectScopeSeen) {
+        selectScopeSeen = true;
+        const aliased = s.selectAliases.get(head);
+        if (aliased && !s.inProgress.has(head)) {
+          s.inProgress.add(head);
+          try {
+            const p = this.expr(aliased, s);
+            if (chain.length === 1) return p;
+            if (p.json || p.type === 'json' || p.type === 'string') return this.extendJson(p, chain.slice(1), f);
+            return this.err(`Cannot access "${chain.slice(1).join('.')}" on ${head}`, f);
+          } finally {
+            s.inProgress.delete(head);
+          }
+        }
+      }
+      const cte = s.ctes.get(head);
+      if (cte && cte.kind === 'column' && chain.length === 1 && !s.inProgress.has(`cte:${head}`)) {
+        s.inProgress.add(`cte:${head}`);
+        try {
+          return this.expr(cte.expr, s);
+        } finally {
+          s.inProgress.delete(`cte:${head}`);
+        }
+      }
+      const candidates = s.tables.filter((t) => this.tableHasField(t, head));
+      if (candidates.length > 1)
+        this.err(`Field "${head}" is ambiguous: it exists in ${candidates.map((t) => t.name).join(' and ')}`, f);
+      if (candidates.length === 1) return this.tableField(candidates[0], chain, f);
+    }
+    return this.err(`Unknown field "${chain.join('.')}"`, f);
+  }
+
+  private tableHasField(t: TableSource, name: string): boolean {
+    if (t.virtual) return Object.prototype.hasOwnProperty.call(t.virtual.fields, name);
+    return !!t.columns?.has(name);
+  }
+
+  private tableField(t: TableSource, rest: string[], node: NodeBase): Printed {
+    const a = this.q(t.sqlAlias);
+    const name = rest[0];
+    if (!t.virtual) {
+      const c = t.columns?.get(name);
+      if (!c) this.err(`Unknown field "${name}" on ${t.name}`, node);
+      const p: Printed = { sql: `${a}.${this.q(name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}) };
+      return rest.length === 1 ? p : this.extendJson(p, rest.slice(1), node);
+    }
+    const def = Object.prototype.hasOwnProperty.call(t.virtual.fields, name) ? t.virtual.fields[name] : undefined;
+    if (!def) this.err(`Unknown field "${name}" on table ${t.virtual.name}. Available: ${Object.keys(t.virtual.fields).join(', ')}`, node);
+    switch (def.kind) {
+      case 'column': {
+        const p: Printed = { sql: `${a}.${this.q(def.column)}`, type: def.type, nullable: def.nullable };
+        if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${name}`, node);
+        return p;
+      }
+      case 'json': {
+        const base = `${a}.${this.q(def.column)}`;
+        if (rest.length === 1) return { sql: base, type: 'json', nullable: false, json: { base, keys: [] } };
+        return this.dialect.jsonProperty(base, rest.slice(1), this.h);
+      }
+      case 'person_id':
+        if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on person_id`, node);
+        t.needs.personId = true;
+        return { sql: this.dialect.lazyColumn(t.sqlAlias, 'person_id'), type: 'uuid', nullable: true };
+      case 'person': {
+        if (rest.length === 1) this.err('"person" is a table: use person.id, person.properties.<key>, person.created_at, ...', node);
+        const pf = rest[1];
+        const pdef = Object.prototype.hasOwnProperty.call(VIRTUAL_TABLES.persons.fields, pf) ? VIRTUAL_TABLES.persons.fields[pf] : undefined;
+        if (!pdef || (pdef.kind !== 'column' && pdef.kind !== 'json'))
+          this.err(`Unknown field "${pf}" on persons. Available: ${Object.keys(VIRTUAL_TABLES.persons.fields).join(', ')}`, node);
+        if (!t.needs.personFields.includes(pdef.column)) t.needs.personFields.push(pdef.column);
+        const sql = this.dialect.lazyColumn(t.sqlAlias, `person_${pdef.column}`);
+        if (pdef.kind === 'json') {
+          if (rest.length === 2) return { sql, type: 'json', nullable: true, json: { base: sql, keys: [] } };
+          return this.dialect.jsonProperty(sql, rest.slice(2), this.h);
+        }
+        if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on person.${pf}`, node);
+        return { sql, type: pdef.type, nullable: true };
+      }
+    }
+  }
+
+  private extendJson(p: Printed, keys: (string | number)[], node: NodeBase): Printed {
+    if (p.json) return this.dialect.jsonProperty(p.json.base, [...p.json.keys, ...keys], this.h);
+    if (p.type === 'json' || p.type === 'string' || p.type === 'unknown') return this.dialect.jsonProperty(p.sql, keys, this.h);
+    return this.err(`Cannot access "${keys.join('.')}" on a ${p.type} value`, node);
+  }
+
+  // ------------------------------------------------------------------------------------------ expressions
+
+  private enter(node: NodeBase): void {
+    if (++this.depth > MAX_AST_DEPTH) {
+      this.depth = 0;
+      this.err('Query is nested too deeply', node);
+    }
+  }
+
+  expr(e: Expr, scope: Scope): Printed {
+    if (!e || typeof e !== 'object') this.err('Malformed expression');
+    this.enter(e);
+    try {
+      return this.exprInner(e, scope);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private exprInner(e: Expr, scope: Scope): Printed {
+    switch (e.node) {
+      case 'Constant':
+        return this.constant(e.value, e.value_type === 'number', e);
+      case 'Field':
+        return this.resolveField(e, scope);
+      case 'Alias':
+        // An alias nested inside an expression (HogQL allows `f(x AS y)`): the name is visible, the value is x.
+        this.checkUserName(e.alias, e);
+        return this.expr(e.expr, scope);
+      case 'Placeholder':
+        return this.placeholder(e.expr, e);
+      case 'And':
+      case 'Or': {
+        if (!Array.isArray(e.exprs) || e.exprs.length === 0) this.err(`Empty ${e.node}`, e);
+        const parts = e.exprs.map((x) => this.expr(x, scope));
+        return {
+          sql: `(${parts.map((p) => p.sql).join(e.node === 'And' ? ' AND ' : ' OR ')})`,
+          type: 'bool',
+          nullable: parts.some((p) => p.nullable),
+        };
+      }
+      case 'Not': {
+        const p = this.expr(e.expr, scope);
+        return { sql: `(NOT ${p.sql})`, type: 'bool', nullable: p.nullable };
+      }
+      case 'CompareOperation':
+        return this.compare(e, scope);
+      case 'BetweenExpr':
+        return this.dialect.between(this.expr(e.expr, scope), this.expr(e.low, scope), this.expr(e.high, scope), !!e.negated, this.h);
+      case 'ArithmeticOperation': {
+        if (!['+', '-', '*', '/', '%'].includes(e.op)) this.err(`Unknown operator ${String(e.op)}`, e);
+        return this.dialect.arithmetic(e.op, this.expr(e.left, scope), this.expr(e.right, scope), this.h, e);
+      }
+      case 'ArrayAccess': {
+        const arr = this.expr(e.array, scope);
+        if (arr.json || arr.type === 'json') {
+          const key = this.expr(e.property, scope);
+          if (key.isConst && (typeof key.constValue === 'string' || typeof key.constValue === 'number'))
+            return this.extendJson(arr, [key.constValue], e);
+          return this.dialect.jsonPropertyDynamic(arr.json ? arr.sql : arr.sql, key, this.h);
+        }
+        return this.dialect.arrayAccess(arr, this.expr(e.property, scope), this.h);
+      }
+      case 'TupleAccess':
+        return this.err('Tuple access is not supported', e);
+      case 'Tuple':
+      case 'Array': {
+        if (!Array.isArray(e.exprs)) this.err(`Malformed ${e.node}`, e);
+        return this.dialect.call(
+          {
+            sig: lookupFunction(e.node === 'Tuple' ? 'tuple' : 'array')!,
+            node: e,
+            args: e.exprs.map((x) => this.expr(x, scope)),
+            raw: e.exprs,
+            params: [],
+            distinct: false,
+          },
+          this.h,
+        );
+      }
+      case 'Lambda':
+        return this.err('A lambda is only allowed as the first argument of arrayMap, arrayFilter or arrayExists', e);
+      case 'Call':
+        return this.call(e, scope);
+      case 'WindowFunction':
+        return this.windowFunction(e, scope);
+      case 'SelectQuery':
+      case 'SelectSetQuery': {
+        const sub = this.compileQuery(e, scope);
+        const c = sub.columns[0];
+        return { sql: `(${sub.sql})`, type: sub.columns.length === 1 && c ? c.type : 'unknown', nullable: true };
+      }
+      default:
+        return this.err(`Unsupported expression: ${String((e as { node?: unknown }).node)}`, e);
+    }
+  }
+
+  private constant(v: unknown, big: boolean, node: NodeBase): Printed {
+    if (v === null || typeof v === 'boolean' || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))
+      return this.dialect.constant(v, big, this.h);
+    return this.err('Unsupported constant', node);
+  }
+
+  private placeholderValue(e: Expr, node: NodeBase): unknown {
+    if (!e || e.node !== 'Field') this.err('Placeholders must be {name} or {variables.name}', node);
+    const chain = e.chain.map(String);
+    if (chain[0] === 'variables' && chain.length === 2) {
+      const vars = this.opts.variables ?? {};
+      if (!Object.prototype.hasOwnProperty.call(vars, chain[1])) {
+        throw productqlError(`Missing value for variable "${chain[1]}"`, node, 'productql_missing_variable');
+      }
+      return vars[chain[1]];
+    }
+    if (chain.length === 1 && chain[0] !== 'filters') {
+      const vals = this.opts.values ?? {};
+      if (!Object.prototype.hasOwnProperty.call(vals, chain[0]))
+        throw productqlError(`Missing value for placeholder "{${chain[0]}}"`, node, 'productql_missing_variable');
+      return vals[chain[0]];
+    }
+    return this.err(`Placeholder {${chain.join('.')}} is not supported here`, node);
+  }
+
+  private placeholder(e: Expr, node: NodeBase): Printed {
+    let v = this.placeholderValue(e, node);
+    if (v === undefined) v = null;
+    if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)))
+      return this.dialect.constant(v as ConstantValue, false, this.h);
+    const name = e.node === 'Field' ? e.chain.join('.') : '?';
+    throw productqlError(`Variable "${name}" must be a string, number, boolean or null`, node, 'productql_invalid_variable');
+  }
+
+  private compare(e: CompareOperation, scope: Scope): Printed {
+    const ops = ['==', '!=', '<', '<=', '>', '>=', 'like', 'not like', 'ilike', 'not ilike', 'in', 'not in', '=~', '!~', '=~*', '!~*'];
+    if (e.op === 'in cohort' || e.op === 'not in cohort') this.err('Cohorts are not supported', e);
+    if (!ops.includes(e.op)) this.err(`Unknown operator ${String(e.op)}`, e);
+    const l = this.expr(e.left, scope);
+    let r: Printed;
+    if ((e.op === 'in' || e.op === 'not in') && e.right && (e.right.node === 'Tuple' || (e.right.node === 'Call' && e.right.name === 'tuple'))) {
+      const items = e.right.node === 'Tuple' ? e.right.exprs : e.right.args;
+      if (!items.length) this.err('IN needs at least one value', e.right);
+      const ps = items.map((x) => this.expr(x, scope));
+      r = { sql: `(${ps.map((p) => p.sql).join(', ')})`, type: 'unknown', nullable: ps.some((p) => p.nullable), list: ps };
+    } else if ((e.op === 'in' || e.op === 'not in') && e.right && (e.right.node === 'SelectQuery' || e.right.node === 'SelectSetQuery')) {
+      const sub = this.compileQuery(e.right, scope);
+      r = { sql: `(${sub.sql})`, type: sub.columns[0]?.type ?? 'unknown', nullable: true };
+    } else {
+      r = this.expr(e.right, scope);
+      if (e.op === 'in' || e.op === 'not in') {
+        if (r.type === 'array') r = { ...r, arrayIn: true };
+        else r = { ...r, sql: `(${r.sql})` };
+      }
+    }
+    return this.dialect.compare(e.op, l, r, this.h, e);
+  }
+
+  private lambda(args: string[], body: Expr, scope: Scope, node: NodeBase): Printed {
+    if (!Array.isArray(args) || args.length === 0) this.err('A lambda needs arguments', node);
+    const ls = new Scope(scope, true);
+    for (const a of args) {
+      this.checkUserName(a, node);
+      ls.lambdaArgs.add(a);
+    }
+    return this.dialect.lambda(args, this.expr(body, ls));
+  }
+
+  private call(c: Call, scope: Scope): Printed {
+    if (typeof c.name !== 'string') this.err('Malformed function call', c);
+    const sig = lookupFunction(c.name);
+    if (!sig) this.err(`Unknown function "${c.name}"`, c);
+    const args = c.args ?? [];
+    if (!Array.isArray(args)) this.err('Malformed function call', c);
+    if (args.length < sig.min || args.length > sig.max)
+      this.err(
+        `Function "${sig.name}" takes ${sig.min === sig.max ? sig.min : `${sig.min} to ${sig.max}`} argument${sig.max === 1 ? '' : 's'}, got ${args.length}`,
+        c,
+      );
+    const params = c.params ?? [];
+    if (sig.params) {
+      if (params.length < sig.params[0] || params.length > sig.params[1])
+        this.err(`Function "${sig.name}" takes ${sig.params[0]} to ${sig.params[1]} parameters, got ${params.length}`, c);
+    } else if (c.params && c.params.length) this.err(`Function "${sig.name}" takes no parameters`, c);
+    if (sig.kind === 'window') this.err(`Window function "${sig.name}" needs an OVER clause`, c);
+    if ((c.distinct || c.filter_expr) && sig.kind !== 'aggregate') this.err(`DISTINCT/FILTER only apply to aggregate functions`, c);
+
+    const cmp = CMP_FUNCS[sig.name];
+    if (cmp) return this.compare({ node: 'CompareOperation', op: cmp, left: args[0], right: args[1], start: c.start, end: c.end }, scope);
+    if (sig.name === 'and' || sig.name === 'or')
+      return this.expr({ node: sig.name === 'and' ? 'And' : 'Or', exprs: args, start: c.start, end: c.end }, scope);
+    if (sig.name === 'not') return this.expr({ node: 'Not', expr: args[0], start: c.start, end: c.end }, scope);
+
+    const printedArgs = args.map((a, i) =>
+      a && a.node === 'Lambda' && i === 0 && LAMBDA_FUNCS.has(sig.name) ? this.lambda(a.args, a.expr, scope, a) : this.expr(a, scope),
+    );
+    if (LAMBDA_FUNCS.has(sig.name) && args[0]?.node !== 'Lambda') this.err(`The first argument of ${sig.name} must be a lambda`, c);
+    const printedParams = params.map((p) => {
+      const x = this.expr(p, scope);
+      if (!x.isConst) this.err(`Parameters of "${sig.name}" must be constants`, p);
+      return x;
+    });
+    const filter = c.filter_expr ? this.expr(c.filter_expr, scope).sql : undefined;
+    return this.dialect.call({ sig, node: c, args: printedArgs, raw: args, params: printedParams, distinct: !!c.distinct, filter }, this.h);
+  }
+
+  private windowFunction(w: WindowFunction, scope: Scope): Printed {
+    const sig = lookupFunction(w.name);
+    if (!sig || sig.kind === 'scalar') this.err(`Unknown window function "${w.name}"`, w);
+    const args = w.exprs ?? [];
+    if (args.length < sig.min || args.length > sig.max)
+      this.err(`Function "${sig.name}" takes ${sig.min === sig.max ? sig.min : `${sig.min} to ${sig.max}`} arguments, got ${args.length}`, w);
+    const params = w.args ?? [];
+    if (sig.params ? params.length < sig.params[0] || params.length > sig.params[1] : params.length > 0)
+      this.err(`Wrong number of parameters for "${sig.name}"`, w);
+    const printedArgs = args.map((a) => this.expr(a, scope));
+    const printedParams = params.map((p) => this.expr(p, scope));
+    const inner = this.dialect.call({ sig, node: w, args: printedArgs, raw: args, params: printedParams, distinct: false }, this.h);
+    let over: string;
+    if (w.over_identifier) {
+      let found = false;
+      for (let s: Scope | undefined = scope; s; s = s.parent) {
+        if (s.isLambda) continue;
+        found = s.windows.has(w.over_identifier);
+        break;
+      }
+      if (!found) this.err(`Unknown window "${w.over_identifier}"`, w);
+      over = this.q(w.over_identifier);
+    } else {
+      over = `(${this.windowSpec(w.over_expr ?? { node: 'WindowExpr' }, scope)})`;
+    }
+    return { ...inner, sql: `${inner.sql} OVER ${over}`, isConst: false, constValue: undefined };
+  }
+
+  private windowSpec(w: WindowExpr, scope: Scope): string {
+    const parts: string[] = [];
+    if (w.partition_by?.length) parts.push(`PARTITION BY ${w.partition_by.map((x) => this.expr(x, scope).sql).join(', ')}`);
+    if (w.order_by?.length) parts.push(`ORDER BY ${w.order_by.map((o) => this.orderExpr(o, scope, false)).join(', ')}`);
+    if (w.frame_method) {
+      if (w.frame_method !== 'ROWS' && w.frame_method !== 'RANGE') this.err('Unsupported window frame', w);
+      if (!w.frame_start) this.err('Window frame needs a start', w);
+      const fs = this.frame(w.frame_start);
+      parts.push(w.frame_end ? `${w.frame_method} BETWEEN ${fs} AND ${this.frame(w.frame_end)}` : `${w.frame_method} ${fs}`);
+    }
+    return parts.join(' ');
+  }
+
+  private frame(f: WindowFrameExpr): string {
+    if (f.frame_type === 'CURRENT ROW') return 'CURRENT ROW';
+    if (f.frame_type !== 'PRECEDING' && f.frame_type !== 'FOLLOWING') this.err('Unsupported window frame', f);
+    if (f.frame_value === undefined || f.frame_value === null) return `UNBOUNDED ${f.frame_type}`;
+    if (typeof f.frame_value !== 'number' || !Number.isSafeInteger(f.frame_value) || f.frame_value < 0) this.err('Window frame offsets must be integers', f);
+    return `${f.frame_value} ${f.frame_type}`;
+  }
+}

@@ -1,0 +1,654 @@
+/**
+ * The DuckDB dialect of the ProductQL printer.
+ *
+ * Placeholders are DuckDB's numbered `$1, $2, ...`; `params[i]` binds `$(i+1)`. A value used twice shares one
+ * placeholder. Bound values are JS `string | number | boolean | null` only; numbers are safe integers (DuckDB
+ * infers INTEGER/BIGINT) or non-integers (DOUBLE) — larger integers are bound as strings inside a CAST.
+ *
+ * Datetimes: stored as naive UTC TIMESTAMP; every datetime value the printer produces is again naive UTC, so
+ * comparisons against stored columns stay plain (zone maps still prune). Calendar work happens on local
+ * wall-clock time: `local(x) = timezone(tz, timezone('UTC', x))`, and back with
+ * `utc(l) = timezone('UTC', timezone(tz, l))`, both DST-exact through ICU and independent of the session
+ * TimeZone setting. Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
+ */
+import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
+import type { Dialect, FunctionCall, Helpers, Printed, TableNeeds } from './dialect';
+import type { PType } from './schema';
+
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const q = quoteIdent;
+
+const isNum = (p: Printed): boolean => p.type === 'int' || p.type === 'float';
+const isStrLike = (p: Printed): boolean => p.type === 'string' || p.type === 'json';
+const num = (p: Printed): string => (isStrLike(p) ? `TRY_CAST(${p.sql} AS DOUBLE)` : p.sql);
+const numType = (p: Printed): PType => (p.type === 'int' ? 'int' : p.type === 'unknown' ? 'unknown' : 'float');
+
+const jsonPointer = (keys: (string | number)[]): string =>
+  keys.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+
+const HAS_OFFSET = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
+
+const INTERVAL_UNITS: Record<string, string> = {
+  second: 'second',
+  minute: 'minute',
+  hour: 'hour',
+  day: 'day',
+  week: 'week',
+  month: 'month',
+  quarter: 'quarter',
+  year: 'year',
+};
+const SUB_DAY = new Set(['second', 'minute', 'hour']);
+
+const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> = {}): Printed => ({ sql, type, nullable, ...extra });
+
+function validTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Unit name from a constant argument ('day', 'DAY', 'days'). */
+function unitOf(p: Printed, h: Helpers, node: NodeBase): string {
+  const raw = typeof p.constValue === 'string' ? p.constValue.toLowerCase().replace(/s$/, '') : undefined;
+  const u = raw ? INTERVAL_UNITS[raw] : undefined;
+  if (!p.isConst || !u) h.error(`Unit must be one of ${Object.keys(INTERVAL_UNITS).join(', ')}`, node);
+  return u;
+}
+
+class DuckDBDialect implements Dialect {
+  readonly name = 'duckdb' as const;
+  quoteIdent = quoteIdent;
+  placeholder = (i: number): string => `$${i}`;
+
+  constant(value: ConstantValue, bigNumber: boolean, h: Helpers): Printed {
+    const c = { isConst: true, constValue: value };
+    if (value === null) return P('NULL', 'null', true, c);
+    if (typeof value === 'boolean') return P(h.param(value), 'bool', false, c);
+    if (typeof value === 'number') {
+      if (Number.isSafeInteger(value)) return P(h.param(value), 'int', false, c);
+      if (!Number.isInteger(value)) return P(h.param(value), 'float', false, c);
+      return P(`CAST(${h.param(String(value))} AS DOUBLE)`, 'float', false, c);
+    }
+    if (bigNumber) return P(`CAST(${h.param(value)} AS DOUBLE)`, 'float', false, { isConst: true, constValue: Number(value) });
+    return P(h.param(value), 'string', false, c);
+  }
+
+  // ---------------------------------------------------------------------------------------- time helpers
+  private local(sql: string, h: Helpers, tz?: string): string {
+    return `timezone(${tz ?? h.tz()}, timezone('UTC', ${sql}))`;
+  }
+  private utc(localSql: string, h: Helpers): string {
+    return `timezone('UTC', timezone(${h.tz()}, ${localSql}))`;
+  }
+  /** Any value as a naive-UTC datetime. */
+  private dt(p: Printed, h: Helpers, node: NodeBase): string {
+    switch (p.type) {
+      case 'datetime':
+        return p.sql;
+      case 'date':
+        return this.utc(`CAST(${p.sql} AS TIMESTAMP)`, h);
+      case 'int':
+      case 'float':
+        return `timezone('UTC', to_timestamp(${p.sql}))`;
+      case 'null':
+        return 'CAST(NULL AS TIMESTAMP)';
+      case 'string':
+      case 'json':
+      case 'unknown':
+        if (p.isConst && typeof p.constValue === 'string') {
+          const s = p.constValue.trim();
+          if (HAS_OFFSET.test(s) && /\d[T ]\d/.test(s)) return `timezone('UTC', CAST(${p.sql} AS TIMESTAMPTZ))`;
+          return this.utc(`CAST(${p.sql} AS TIMESTAMP)`, h);
+        }
+        return this.utc(`TRY_CAST(${p.sql} AS TIMESTAMP)`, h);
+      default:
+        return h.error(`Cannot use a ${p.type} value as a datetime`, node);
+    }
+  }
+  /** Local wall-clock value of a datetime (or a DATE as is) for calendar functions. */
+  private loc(p: Printed, h: Helpers, node: NodeBase, tz?: string): string {
+    return p.type === 'date' ? p.sql : this.local(this.dt(p, h, node), h, tz);
+  }
+  private asDate(p: Printed, h: Helpers, node: NodeBase): string {
+    if (p.type === 'date') return p.sql;
+    if ((p.type === 'string' || p.type === 'json') && !p.isConst) return `TRY_CAST(${p.sql} AS DATE)`;
+    if (p.type === 'string' && p.isConst && !/\d[T ]\d/.test(String(p.constValue))) return `CAST(${p.sql} AS DATE)`;
+    return `CAST(${this.loc(p, h, node)} AS DATE)`;
+  }
+
+  // ---------------------------------------------------------------------------------------- properties
+  jsonProperty(base: string, keys: (string | number)[], h: Helpers): Printed {
+    return P(`nullif(json_extract_string(${base}, ${h.param(jsonPointer(keys))}), '')`, 'string', true, { json: { base, keys } });
+  }
+  jsonPropertyDynamic(base: string, key: Printed, h: Helpers): Printed {
+    return P(
+      `nullif(json_extract_string(${base}, '/' || replace(replace(CAST(${key.sql} AS VARCHAR), '~', '~0'), '/', '~1')), '')`,
+      'string',
+      true,
+    );
+  }
+
+  // ---------------------------------------------------------------------------------------- operators
+  /** Brings two operands to comparable SQL (numbers numerically, datetimes as naive UTC, ...). */
+  private coerce(l: Printed, r: Printed, h: Helpers, node: NodeBase): [string, string] {
+    if (l.type === 'null' || r.type === 'null') return [l.sql, r.sql];
+    if (l.type === 'datetime' || r.type === 'datetime') {
+      if (l.type === r.type) return [l.sql, r.sql];
+      if (l.type === 'datetime') return [l.sql, this.dt(r, h, node)];
+      return [this.dt(l, h, node), r.sql];
+    }
+    if (l.type === 'date' || r.type === 'date') {
+      if (l.type === r.type) return [l.sql, r.sql];
+      return l.type === 'date' ? [l.sql, this.asDate(r, h, node)] : [this.asDate(l, h, node), r.sql];
+    }
+    if (isNum(l) && isStrLike(r)) return [l.sql, num(r)];
+    if (isStrLike(l) && isNum(r)) return [num(l), r.sql];
+    if (l.type === 'uuid' && isStrLike(r)) return [l.sql, `TRY_CAST(${r.sql} AS UUID)`];
+    if (isStrLike(l) && r.type === 'uuid') return [`TRY_CAST(${l.sql} AS UUID)`, r.sql];
+    if (isStrLike(l) && r.type === 'bool') return [l.sql, r.isConst ? h.param(String(r.constValue)) : `CAST(${r.sql} AS VARCHAR)`];
+    if (l.type === 'bool' && isStrLike(r)) return [l.isConst ? h.param(String(l.constValue)) : `CAST(${l.sql} AS VARCHAR)`, r.sql];
+    if (l.type === 'bool' && isNum(r)) return [l.sql, `CAST(${r.sql} AS BOOLEAN)`];
+    if (isNum(l) && r.type === 'bool') return [`CAST(${l.sql} AS BOOLEAN)`, r.sql];
+    return [l.sql, r.sql];
+  }
+
+  compare(op: CompareOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed {
+    if (op === '==' || op === '!=') {
+      const isNull = (p: Printed) => p.type === 'null';
+      if (isNull(r) || isNull(l)) {
+        const other = isNull(r) ? l : r;
+        if (isNull(other)) return P(op === '==' ? 'true' : 'false', 'bool', false);
+        return P(`(${other.sql} IS ${op === '==' ? '' : 'NOT '}NULL)`, 'bool', false);
+      }
+    }
+    const negative = op === '!=' || op === 'not like' || op === 'not ilike' || op === 'not in' || op === '!~' || op === '!~*';
+    let sql: string;
+    if (op === 'in' || op === 'not in') {
+      if (r.arrayIn) sql = `${op === 'not in' ? 'NOT ' : ''}list_contains(${r.sql}, ${l.sql})`;
+      else if (r.list) {
+        let left = l.sql;
+        const items = r.list.map((it) => {
+          const [a, b] = this.coerce(l, it, h, node);
+          left = a;
+          return b;
+        });
+        sql = `${left} ${op === 'in' ? 'IN' : 'NOT IN'} (${items.join(', ')})`;
+      } else sql = `${l.sql} ${op === 'in' ? 'IN' : 'NOT IN'} ${r.sql}`;
+    } else if (op === '=~' || op === '!~' || op === '=~*' || op === '!~*') {
+      const re = `regexp_matches(${l.sql}, ${r.sql}${op.endsWith('*') ? `, 'i'` : ''})`;
+      sql = op.startsWith('!') ? `NOT ${re}` : re;
+    } else if (op === 'like' || op === 'not like' || op === 'ilike' || op === 'not ilike') {
+      const left = isStrLike(l) || l.type === 'unknown' ? l.sql : `CAST(${l.sql} AS VARCHAR)`;
+      sql = `${left} ${op.toUpperCase()} ${r.sql}`;
+    } else {
+      const [a, b] = this.coerce(l, r, h, node);
+      const sqlOp = op === '==' ? '=' : op === '!=' ? '<>' : op;
+      sql = `${a} ${sqlOp} ${b}`;
+    }
+    const nullable = l.nullable || r.nullable;
+    // HogQL: nullable `a = b` is ifNull(equals(a, b), 0); negations are ifNull(..., 1).
+    if (!nullable) return P(`(${sql})`, 'bool', false);
+    return P(`coalesce(${sql}, ${negative ? 'true' : 'false'})`, 'bool', false);
+  }
+
+  between(x: Printed, lo: Printed, hi: Printed, negated: boolean, h: Helpers): Printed {
+    const node = {};
+    const [a, b] = this.coerce(x, lo, h, node);
+    const [, c] = this.coerce(x, hi, h, node);
+    const sql = `${a} ${negated ? 'NOT ' : ''}BETWEEN ${b} AND ${c}`;
+    const nullable = x.nullable || lo.nullable || hi.nullable;
+    return nullable ? P(`coalesce(${sql}, ${negated ? 'true' : 'false'})`, 'bool', false) : P(`(${sql})`, 'bool', false);
+  }
+
+  arithmetic(op: ArithmeticOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed {
+    const nullable = l.nullable || r.nullable;
+    if (r.type === 'interval' && (op === '+' || op === '-')) {
+      if (l.type === 'date') {
+        const sql = `CAST((${l.sql} ${op} ${r.sql}) AS DATE)`;
+        return P(sql, 'date', nullable);
+      }
+      const base = this.dt(l, h, node);
+      if (SUB_DAY.has(r.intervalUnit ?? '')) return P(`(${base} ${op} ${r.sql})`, 'datetime', nullable);
+      return P(this.utc(`(${this.local(base, h)} ${op} ${r.sql})`, h), 'datetime', nullable);
+    }
+    if (l.type === 'interval' && op === '+' && r.type !== 'interval') return this.arithmetic(op, r, l, h, node);
+    if (l.type === 'interval' && r.type === 'interval') return P(`(${l.sql} ${op} ${r.sql})`, 'interval', nullable);
+    if (l.type === 'datetime' && r.type === 'datetime' && op === '-')
+      return P(`(epoch(${l.sql}) - epoch(${r.sql}))`, 'float', nullable);
+    if (l.type === 'date' && isNum(r) && (op === '+' || op === '-')) return P(`(${l.sql} ${op} CAST(${r.sql} AS INTEGER))`, 'date', nullable);
+    if (l.type === 'date' && r.type === 'date' && op === '-') return P(`(${l.sql} - ${r.sql})`, 'int', nullable);
+    const type: PType =
+      l.type === 'unknown' || r.type === 'unknown'
+        ? 'unknown'
+        : op === '/' || l.type === 'float' || r.type === 'float' || isStrLike(l) || isStrLike(r)
+          ? 'float'
+          : 'int';
+    return P(`(${num(l)} ${op} ${num(r)})`, type, nullable);
+  }
+
+  lambda(args: string[], body: Printed): Printed {
+    return P(`lambda ${args.map(q).join(', ')}: ${body.sql}`, 'unknown', true);
+  }
+
+  arrayAccess(arr: Printed, index: Printed): Printed {
+    return P(`${arr.sql}[${index.sql}]`, 'unknown', true);
+  }
+
+  // ---------------------------------------------------------------------------------------- tables
+  guardedTable(table: string, alias: string, projectParam: string, needs: TableNeeds): string {
+    const a = q(alias);
+    const cols = [`${a}.*`];
+    const joins: string[] = [];
+    const isEvents = table === 'events';
+    const personId = isEvents ? `coalesce(${q('__override')}.${q('override_person_id')}, ${a}.${q('person_id')})` : `${a}.${q('person_id')}`;
+    if (isEvents && (needs.personId || needs.personFields.length)) {
+      joins.push(
+        `LEFT JOIN (SELECT ${q('__o')}.${q('old_person_id')}, arg_max(${q('__o')}.${q('override_person_id')}, ${q('__o')}.${q('version')}) AS ${q('override_person_id')}` +
+          ` FROM ${q('person_overrides')} AS ${q('__o')} WHERE ${q('__o')}.${q('project_id')} = ${projectParam} GROUP BY ${q('__o')}.${q('old_person_id')})` +
+          ` AS ${q('__override')} ON ${q('__override')}.${q('old_person_id')} = ${a}.${q('person_id')}`,
+      );
+    }
+    if (needs.personId) cols.push(`${personId} AS ${q('__person_id')}`);
+    if (needs.personFields.length) {
+      joins.push(
+        `LEFT JOIN (SELECT ${q('__p')}.* FROM ${q('persons')} AS ${q('__p')} WHERE ${q('__p')}.${q('project_id')} = ${projectParam})` +
+          ` AS ${q('__person')} ON ${q('__person')}.${q('id')} = ${personId}`,
+      );
+      for (const f of needs.personFields) cols.push(`${q('__person')}.${q(f)} AS ${q(`__person_${f}`)}`);
+    }
+    return `(SELECT ${cols.join(', ')} FROM ${q(table)} AS ${a}${joins.map((j) => ' ' + j).join('')} WHERE ${a}.${q('project_id')} = ${projectParam}) AS ${a}`;
+  }
+
+  lazyColumn(alias: string, name: string): string {
+    return `${q(alias)}.${q(`__${name}`)}`;
+  }
+
+  // ---------------------------------------------------------------------------------------- functions
+  call(fn: FunctionCall, h: Helpers): Printed {
+    const a = fn.args;
+    const n = fn.node;
+    const s = (i: number) => a[i].sql;
+    const anyNull = a.some((x) => x.nullable);
+    const filterOf = (extra?: string): string => {
+      const parts = [extra, fn.filter].filter((x): x is string => !!x);
+      return parts.length ? ` FILTER (WHERE ${parts.join(' AND ')})` : '';
+    };
+    const d = fn.distinct ? 'DISTINCT ' : '';
+    const agg = (name: string, arg: string, type: PType, nullable: boolean, extra?: string, chType?: string): Printed =>
+      P(`${name}(${d}${arg})${filterOf(extra)}`, type, nullable, chType ? { chType } : {});
+    const simple = (name: string, type: PType, nullable = anyNull): Printed => P(`${name}(${a.map((x) => x.sql).join(', ')})`, type, nullable);
+    const interval = (unit: string, count: string): Printed => {
+      const c = `CAST(${count} AS INTEGER)`;
+      const sql = unit === 'quarter' ? `to_months(${c} * 3)` : `to_${unit}s(${c})`;
+      return P(sql, 'interval', false, { intervalUnit: unit });
+    };
+    const tzArg = (i: number): string | undefined => {
+      if (a.length <= i) return undefined;
+      const t = a[i];
+      if (!t.isConst || typeof t.constValue !== 'string' || !validTimezone(t.constValue)) h.error('Timezone must be a valid IANA timezone name', n);
+      return t.sql;
+    };
+    const jsonPath = (from: number): string => {
+      const keys = a.slice(from);
+      if (keys.length === 0) return `'$'`;
+      if (keys.every((k) => k.isConst && (typeof k.constValue === 'string' || typeof k.constValue === 'number'))) {
+        return h.param(
+          jsonPointer(
+            keys.map((k) => {
+              if (typeof k.constValue === 'number') {
+                if (!Number.isSafeInteger(k.constValue) || k.constValue < 1) h.error('JSON array indexes must be positive integers', n);
+                return k.constValue - 1;
+              }
+              return k.constValue as string;
+            }),
+          ),
+        );
+      }
+      return keys.map((k) => `'/' || replace(replace(CAST(${k.sql} AS VARCHAR), '~', '~0'), '/', '~1')`).join(' || ');
+    };
+
+    switch (fn.sig.name) {
+      // ---------------- aggregates
+      case 'count':
+        if (a.length === 0) return P(`count(*)${filterOf()}`, 'int', false, { chType: 'UInt64' });
+        return agg('count', s(0), 'int', false, undefined, 'UInt64');
+      case 'countIf':
+        return P(`count(*)${filterOf(s(0))}`, 'int', false, { chType: 'UInt64' });
+      case 'uniq':
+      case 'uniqExact':
+        return P(`count(DISTINCT ${a.length === 1 ? s(0) : `row(${a.map((x) => x.sql).join(', ')})`})${filterOf()}`, 'int', false, { chType: 'UInt64' });
+      case 'uniqIf':
+      case 'uniqExactIf':
+        return P(`count(DISTINCT ${s(0)})${filterOf(s(1))}`, 'int', false, { chType: 'UInt64' });
+      case 'sum':
+        return agg('sum', num(a[0]), numType(a[0]), true);
+      case 'sumIf':
+        return agg('sum', num(a[0]), numType(a[0]), true, s(1));
+      case 'avg':
+        return agg('avg', num(a[0]), 'float', true);
+      case 'avgIf':
+        return agg('avg', num(a[0]), 'float', true, s(1));
+      case 'min':
+      case 'max':
+        return agg(fn.sig.name, s(0), a[0].type, true);
+      case 'minIf':
+      case 'maxIf':
+        return agg(fn.sig.name.slice(0, 3), s(0), a[0].type, true, s(1));
+      case 'any':
+        return agg('any_value', s(0), a[0].type, true);
+      case 'anyIf':
+        return agg('any_value', s(0), a[0].type, true, s(1));
+      case 'argMax':
+      case 'argMin':
+        return P(`${fn.sig.name === 'argMax' ? 'arg_max' : 'arg_min'}(${s(0)}, ${s(1)})${filterOf()}`, a[0].type, true);
+      case 'median':
+        return agg('median', num(a[0]), 'float', true);
+      case 'stddevPop':
+      case 'stddevSamp':
+      case 'varPop':
+      case 'varSamp': {
+        const name = { stddevPop: 'stddev_pop', stddevSamp: 'stddev_samp', varPop: 'var_pop', varSamp: 'var_samp' }[fn.sig.name]!;
+        return agg(name, num(a[0]), 'float', true);
+      }
+      case 'quantile': {
+        const p = fn.params[0];
+        if (typeof p.constValue !== 'number' || p.constValue < 0 || p.constValue > 1) h.error('quantile level must be a number between 0 and 1', n);
+        return P(`quantile_cont(${num(a[0])}, ${p.sql})${filterOf()}`, 'float', true);
+      }
+      case 'quantiles': {
+        for (const p of fn.params)
+          if (typeof p.constValue !== 'number' || p.constValue < 0 || p.constValue > 1) h.error('quantile levels must be numbers between 0 and 1', n);
+        return P(`quantile_cont(${num(a[0])}, [${fn.params.map((p) => p.sql).join(', ')}])${filterOf()}`, 'array', false);
+      }
+      case 'groupArray':
+        return P(`coalesce(list(${d}${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}, [])`, 'array', false);
+      case 'groupUniqArray':
+        return P(`coalesce(list(DISTINCT ${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}, [])`, 'array', false);
+
+      // ---------------- window functions
+      case 'row_number':
+      case 'rank':
+      case 'dense_rank':
+        return P(`${fn.sig.name}()`, 'int', false, { chType: 'UInt64' });
+      case 'percent_rank':
+      case 'cume_dist':
+        return P(`${fn.sig.name}()`, 'float', false);
+      case 'ntile':
+        return P(`ntile(${s(0)})`, 'int', false);
+      case 'first_value':
+      case 'last_value':
+        return simple(fn.sig.name, a[0].type, true);
+      case 'nth_value':
+        return simple('nth_value', a[0].type, true);
+      case 'lag':
+      case 'lead':
+      case 'lagInFrame':
+      case 'leadInFrame':
+        return P(`${fn.sig.name.startsWith('lag') ? 'lag' : 'lead'}(${a.map((x) => x.sql).join(', ')})`, a[0].type, true);
+
+      // ---------------- dates
+      case 'now':
+        return P(`timezone('UTC', now())`, 'datetime', false);
+      case 'today':
+        return P(`CAST(timezone(${h.tz()}, now()) AS DATE)`, 'date', false);
+      case 'yesterday':
+        return P(`(CAST(timezone(${h.tz()}, now()) AS DATE) - 1)`, 'date', false);
+      case 'toDateTime':
+        tzArg(1);
+        return P(this.dt(a[0], h, n), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
+      case 'toDate': {
+        const tz = tzArg(1);
+        if (a[0].type === 'date') return a[0];
+        if (isStrLike(a[0])) return P(this.asDate(a[0], h, n), 'date', a[0].nullable || !a[0].isConst);
+        return P(`CAST(${this.loc(a[0], h, n, tz)} AS DATE)`, 'date', a[0].nullable);
+      }
+      case 'toTimeZone':
+        tzArg(1);
+        // Values are always shown in the project timezone; toTimeZone keeps the instant.
+        return P(this.dt(a[0], h, n), 'datetime', a[0].nullable);
+      case 'toStartOfMinute':
+      case 'toStartOfFiveMinutes':
+      case 'toStartOfFifteenMinutes':
+      case 'toStartOfHour': {
+        // Sub-day buckets: subtract the local time elapsed since the local bucket start from the instant itself,
+        // which stays unambiguous when the clocks go back.
+        const x = this.dt(a[0], h, n);
+        const l = this.local(x, h);
+        const part = fn.sig.name === 'toStartOfHour' ? 'hour' : 'minute';
+        let start = `date_trunc('${part}', ${l})`;
+        if (fn.sig.name === 'toStartOfFiveMinutes') start = `time_bucket(INTERVAL 5 MINUTE, ${l})`;
+        if (fn.sig.name === 'toStartOfFifteenMinutes') start = `time_bucket(INTERVAL 15 MINUTE, ${l})`;
+        return P(`(${x} - (${l} - ${start}))`, 'datetime', a[0].nullable);
+      }
+      case 'toStartOfDay':
+        return P(this.utc(`date_trunc('day', ${this.loc(a[0], h, n)})`, h), 'datetime', a[0].nullable);
+      case 'toStartOfWeek': {
+        let mode = 0;
+        if (a.length > 1) {
+          if (!a[1].isConst || typeof a[1].constValue !== 'number') h.error('toStartOfWeek mode must be a constant number', n);
+          mode = a[1].constValue;
+        }
+        const l = this.loc(a[0], h, n);
+        const sql = mode % 2 === 1 ? `CAST(date_trunc('week', ${l}) AS DATE)` : `(CAST(${l} AS DATE) - CAST(dayofweek(${l}) AS INTEGER))`;
+        return P(sql, 'date', a[0].nullable);
+      }
+      case 'toStartOfMonth':
+      case 'toStartOfQuarter':
+      case 'toStartOfYear': {
+        const part = { toStartOfMonth: 'month', toStartOfQuarter: 'quarter', toStartOfYear: 'year' }[fn.sig.name]!;
+        return P(`CAST(date_trunc('${part}', ${this.loc(a[0], h, n)}) AS DATE)`, 'date', a[0].nullable);
+      }
+      case 'toYear':
+      case 'toMonth':
+      case 'toDayOfMonth':
+      case 'toDayOfWeek':
+      case 'toHour':
+      case 'toMinute': {
+        const f = { toYear: 'year', toMonth: 'month', toDayOfMonth: 'day', toDayOfWeek: 'isodow', toHour: 'hour', toMinute: 'minute' }[fn.sig.name]!;
+        return P(`${f}(${this.loc(a[0], h, n)})`, 'int', a[0].nullable);
+      }
+      case 'toUnixTimestamp':
+        return P(`CAST(floor(epoch(${this.dt(a[0], h, n)})) AS BIGINT)`, 'int', a[0].nullable);
+      case 'fromUnixTimestamp':
+        return P(`timezone('UTC', to_timestamp(${num(a[0])}))`, 'datetime', a[0].nullable);
+      case 'toIntervalSecond':
+      case 'toIntervalMinute':
+      case 'toIntervalHour':
+      case 'toIntervalDay':
+      case 'toIntervalWeek':
+      case 'toIntervalMonth':
+      case 'toIntervalQuarter':
+      case 'toIntervalYear':
+        return interval(fn.sig.name.slice('toInterval'.length).toLowerCase(), s(0));
+      case 'dateAdd':
+      case 'date_add':
+      case 'dateSub':
+      case 'date_sub': {
+        const unit = unitOf(a[0], h, n);
+        const op = fn.sig.name.toLowerCase().includes('add') ? '+' : '-';
+        return this.arithmetic(op, a[2], interval(unit, a[1].sql), h, n);
+      }
+      case 'dateDiff':
+      case 'date_diff': {
+        const unit = unitOf(a[0], h, n);
+        const x = this.dt(a[1], h, n);
+        const y = this.dt(a[2], h, n);
+        const sql = SUB_DAY.has(unit) ? `date_diff('${unit}', ${x}, ${y})` : `date_diff('${unit}', ${this.local(x, h)}, ${this.local(y, h)})`;
+        return P(sql, 'int', a[1].nullable || a[2].nullable);
+      }
+
+      // ---------------- conditionals
+      case 'if': {
+        const type = a[1].type === 'null' ? a[2].type : a[1].type;
+        return P(`CASE WHEN ${s(0)} THEN ${s(1)} ELSE ${s(2)} END`, type, a[1].nullable || a[2].nullable);
+      }
+      case 'multiIf': {
+        if (a.length % 2 !== 1) h.error('multiIf needs condition/value pairs and a default value', n);
+        let sql = 'CASE';
+        for (let i = 0; i + 1 < a.length; i += 2) sql += ` WHEN ${s(i)} THEN ${s(i + 1)}`;
+        sql += ` ELSE ${s(a.length - 1)} END`;
+        const vals = a.filter((_, i) => i % 2 === 1 || i === a.length - 1);
+        return P(sql, vals.find((v) => v.type !== 'null')?.type ?? 'null', vals.some((v) => v.nullable));
+      }
+      case '_caseWithExpression': {
+        if (a.length % 2 !== 0) h.error('CASE needs WHEN/THEN pairs and an ELSE value', n);
+        let sql = `CASE ${s(0)}`;
+        for (let i = 1; i + 1 < a.length; i += 2) sql += ` WHEN ${s(i)} THEN ${s(i + 1)}`;
+        sql += ` ELSE ${s(a.length - 1)} END`;
+        const vals = a.filter((_, i) => (i > 0 && i % 2 === 0) || i === a.length - 1);
+        return P(sql, vals.find((v) => v.type !== 'null')?.type ?? 'null', vals.some((v) => v.nullable));
+      }
+      case 'coalesce':
+      case 'ifNull':
+        return P(`coalesce(${a.map((x) => x.sql).join(', ')})`, a.find((x) => x.type !== 'null')?.type ?? 'null', a.every((x) => x.nullable));
+      case 'nullIf':
+        return P(`nullif(${s(0)}, ${s(1)})`, a[0].type, true);
+      case 'isNull':
+        return P(`(${s(0)} IS NULL)`, 'bool', false);
+      case 'isNotNull':
+        return P(`(${s(0)} IS NOT NULL)`, 'bool', false);
+      case 'assumeNotNull':
+        return { ...a[0], nullable: false };
+
+      // ---------------- strings
+      case 'lower':
+      case 'upper':
+      case 'trim':
+      case 'reverse':
+        return simple(fn.sig.name, 'string');
+      case 'length':
+        return simple('length', 'int');
+      case 'empty':
+        return P(`(length(${s(0)}) = 0)`, 'bool', anyNull);
+      case 'notEmpty':
+        return P(`(length(${s(0)}) > 0)`, 'bool', anyNull);
+      case 'concat':
+        return P(`concat(${a.map((x) => x.sql).join(', ')})`, 'string', false);
+      case 'substring':
+        return simple('substring', 'string');
+      case 'replaceAll':
+      case 'replace':
+        return simple('replace', 'string');
+      case 'replaceRegexpAll':
+        return P(`regexp_replace(${s(0)}, ${s(1)}, ${s(2)}, 'g')`, 'string', anyNull);
+      case 'replaceRegexpOne':
+        return simple('regexp_replace', 'string');
+      case 'position':
+        return simple('strpos', 'int');
+      case 'startsWith':
+        return simple('starts_with', 'bool');
+      case 'endsWith':
+        return simple('ends_with', 'bool');
+      case 'like':
+        return P(`(${s(0)} LIKE ${s(1)})`, 'bool', anyNull);
+      case 'ilike':
+        return P(`(${s(0)} ILIKE ${s(1)})`, 'bool', anyNull);
+      case 'notLike':
+        return P(`(${s(0)} NOT LIKE ${s(1)})`, 'bool', anyNull);
+      case 'notILike':
+        return P(`(${s(0)} NOT ILIKE ${s(1)})`, 'bool', anyNull);
+      case 'match':
+        return simple('regexp_matches', 'bool');
+      case 'extract':
+        return simple('regexp_extract', 'string');
+      case 'splitByChar':
+      case 'splitByString':
+        return P(`string_split(${s(1)}, ${s(0)})`, 'array', anyNull);
+
+      // ---------------- conversions and maths
+      case 'toString':
+        if (a[0].type === 'datetime') return P(`strftime(${this.local(s(0), h)}, '%Y-%m-%d %H:%M:%S')`, 'string', a[0].nullable);
+        if (a[0].type === 'date') return P(`strftime(${s(0)}, '%Y-%m-%d')`, 'string', a[0].nullable);
+        return P(`CAST(${s(0)} AS VARCHAR)`, 'string', a[0].nullable);
+      case 'toInt':
+      case 'toInt64':
+      case 'toInt32':
+        if (a[0].type === 'bool') return P(`CAST(${s(0)} AS INTEGER)`, 'int', a[0].nullable);
+        if (a[0].type === 'datetime') return P(`CAST(floor(epoch(${s(0)})) AS BIGINT)`, 'int', a[0].nullable);
+        return P(`TRY_CAST(trunc(${isNum(a[0]) ? s(0) : `TRY_CAST(${s(0)} AS DOUBLE)`}) AS BIGINT)`, 'int', true);
+      case 'toFloat':
+      case 'toFloat64':
+        return P(`TRY_CAST(${s(0)} AS DOUBLE)`, 'float', true);
+      case 'toUUID':
+        return P(`TRY_CAST(${s(0)} AS UUID)`, 'uuid', true);
+      case 'toBool':
+        return P(`TRY_CAST(${s(0)} AS BOOLEAN)`, 'bool', true);
+      case 'round':
+        return P(a.length === 1 ? `round(${num(a[0])})` : `round(${num(a[0])}, CAST(${s(1)} AS INTEGER))`, 'float', anyNull);
+      case 'floor':
+      case 'ceil':
+      case 'abs':
+        return P(`${fn.sig.name}(${num(a[0])})`, numType(a[0]), anyNull);
+      case 'sqrt':
+      case 'exp':
+      case 'log2':
+      case 'log10':
+        return P(`${fn.sig.name}(${num(a[0])})`, 'float', anyNull);
+      case 'log':
+        return P(`ln(${num(a[0])})`, 'float', anyNull);
+      case 'pow':
+      case 'power':
+        return P(`pow(${num(a[0])}, ${num(a[1])})`, 'float', anyNull);
+      case 'intDiv':
+        return P(`(${num(a[0])} // ${num(a[1])})`, 'int', anyNull);
+      case 'modulo':
+        return P(`(${num(a[0])} % ${num(a[1])})`, numType(a[0]), anyNull);
+      case 'plus':
+      case 'minus':
+      case 'multiply':
+      case 'divide': {
+        const op = ({ plus: '+', minus: '-', multiply: '*', divide: '/' } as const)[fn.sig.name as 'plus'];
+        return this.arithmetic(op, a[0], a[1], h, n);
+      }
+      case 'greatest':
+      case 'least':
+        return simple(fn.sig.name, a[0].type);
+
+      // ---------------- arrays
+      case 'has':
+        return P(`list_contains(${s(0)}, ${s(1)})`, 'bool', a[0].nullable);
+      case 'indexOf':
+        return P(`coalesce(list_position(${s(0)}, ${s(1)}), 0)`, 'int', false);
+      case 'arrayElement':
+        return P(`${s(0)}[${s(1)}]`, 'unknown', true);
+      case 'arrayMap':
+        return P(`list_transform(${s(1)}, ${s(0)})`, 'array', a[1].nullable);
+      case 'arrayFilter':
+        return P(`list_filter(${s(1)}, ${s(0)})`, 'array', a[1].nullable);
+      case 'arrayExists':
+        return P(`(length(list_filter(${s(1)}, ${s(0)})) > 0)`, 'bool', a[1].nullable);
+      case 'arrayJoin':
+        return P(`unnest(${s(0)})`, 'unknown', true);
+      case 'array':
+        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false);
+      case 'tuple':
+        return P(`row(${a.map((x) => x.sql).join(', ')})`, 'unknown', false);
+
+      // ---------------- JSON (ClickHouse semantics: defaults instead of NULL)
+      case 'JSONExtractString':
+        return P(`coalesce(json_extract_string(${s(0)}, ${jsonPath(1)}), '')`, 'string', false);
+      case 'JSONExtractInt':
+        return P(`coalesce(TRY_CAST(json_extract_string(${s(0)}, ${jsonPath(1)}) AS BIGINT), 0)`, 'int', false);
+      case 'JSONExtractFloat':
+        return P(`coalesce(TRY_CAST(json_extract_string(${s(0)}, ${jsonPath(1)}) AS DOUBLE), 0)`, 'float', false);
+      case 'JSONExtractBool':
+        return P(`coalesce(TRY_CAST(json_extract_string(${s(0)}, ${jsonPath(1)}) AS BOOLEAN), false)`, 'bool', false);
+      case 'JSONExtractRaw':
+        return P(`coalesce(CAST(json_extract(${s(0)}, ${jsonPath(1)}) AS VARCHAR), '')`, 'string', false);
+      case 'JSONHas':
+        return P(`(json_extract(${s(0)}, ${jsonPath(1)}) IS NOT NULL)`, 'bool', false);
+      case 'JSONLength':
+        return P(`coalesce(json_array_length(${s(0)}, ${jsonPath(1)}), 0)`, 'int', false);
+
+      default:
+        return h.error(`Function "${fn.sig.name}" is not available on this engine`, n);
+    }
+  }
+}
+
+/** Function names the DuckDB dialect implements (checked against the allow-list in tests). */
+export const duckdbDialect: Dialect = new DuckDBDialect();

@@ -1,0 +1,17 @@
+import { UserError, type SourceSpan } from '../errors';
+import type { NodeBase } from './ast';
+
+/** Span of a node when it came from parsed text; built nodes have none. */
+export const spanOf = (n: NodeBase | null | undefined): SourceSpan | undefined =>
+  n && typeof n.start === 'number' && typeof n.end === 'number' ? { start: n.start, end: n.end } : undefined;
+
+/** A query the caller can fix: unknown table/field/function, wrong arity, unsupported construct, ... (HTTP 400). */
+export const productqlError = (message: string, node?: NodeBase | SourceSpan | null, code = 'productql_query_error'): UserError => {
+  const span = node && 'start' in node && typeof node.start === 'number' && typeof node.end === 'number'
+    ? { start: node.start, end: node.end }
+    : undefined;
+  return new UserError(400, 'validation_error', code, message, span ? { span } : {});
+};
+
+export const syntaxError = (message: string, span: SourceSpan): UserError =>
+  new UserError(400, 'validation_error', 'productql_syntax_error', `Syntax error: ${message}`, { span });

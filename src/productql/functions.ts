@@ -1,0 +1,110 @@
+/**
+ * The dialect-independent function allow-list: names (HogQL / ClickHouse spelling), arity and kind. A name that
+ * is not here is an unknown function (400). Each dialect maps every name to its own SQL; a test checks that the
+ * DuckDB dialect covers the whole list.
+ */
+
+export type FunctionKind = 'scalar' | 'aggregate' | 'window';
+
+export interface FunctionSignature {
+  name: string;
+  min: number;
+  max: number;
+  kind: FunctionKind;
+  /** Parametric aggregates (`quantile(0.9)(x)`): allowed number of parameters. */
+  params?: [number, number];
+}
+
+const sigs: FunctionSignature[] = [];
+const add = (kind: FunctionKind, min: number, max: number, names: string[], params?: [number, number]): void => {
+  for (const name of names) sigs.push({ name, min, max, kind, ...(params ? { params } : {}) });
+};
+
+// Aggregates
+add('aggregate', 0, 1, ['count']);
+add('aggregate', 1, 1, ['countIf']);
+add('aggregate', 1, 10, ['uniq', 'uniqExact']);
+add('aggregate', 2, 2, ['uniqIf', 'uniqExactIf', 'sumIf', 'avgIf', 'minIf', 'maxIf', 'argMax', 'argMin', 'anyIf']);
+add('aggregate', 1, 1, ['sum', 'avg', 'min', 'max', 'any', 'median', 'groupArray', 'groupUniqArray', 'stddevPop', 'stddevSamp', 'varPop', 'varSamp']);
+add('aggregate', 1, 1, ['quantile'], [1, 1]);
+add('aggregate', 1, 1, ['quantiles'], [1, 20]);
+
+// Window-only functions
+add('window', 0, 0, ['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist']);
+add('window', 1, 1, ['ntile', 'first_value', 'last_value']);
+add('window', 1, 3, ['lag', 'lead', 'lagInFrame', 'leadInFrame']);
+add('window', 2, 2, ['nth_value']);
+
+// Dates and times (project timezone)
+add('scalar', 1, 2, ['toDate', 'toDateTime', 'toStartOfWeek']);
+add('scalar', 1, 1, [
+  'toStartOfMinute',
+  'toStartOfFiveMinutes',
+  'toStartOfFifteenMinutes',
+  'toStartOfHour',
+  'toStartOfDay',
+  'toStartOfMonth',
+  'toStartOfQuarter',
+  'toStartOfYear',
+  'toYear',
+  'toMonth',
+  'toDayOfMonth',
+  'toDayOfWeek',
+  'toHour',
+  'toMinute',
+  'toUnixTimestamp',
+  'fromUnixTimestamp',
+  'toIntervalSecond',
+  'toIntervalMinute',
+  'toIntervalHour',
+  'toIntervalDay',
+  'toIntervalWeek',
+  'toIntervalMonth',
+  'toIntervalQuarter',
+  'toIntervalYear',
+]);
+add('scalar', 2, 2, ['toTimeZone']);
+add('scalar', 0, 0, ['now', 'today', 'yesterday']);
+add('scalar', 3, 3, ['dateDiff', 'date_diff', 'dateAdd', 'date_add', 'dateSub', 'date_sub']);
+
+// Conditionals and nulls
+add('scalar', 3, 3, ['if']);
+add('scalar', 3, 201, ['multiIf']);
+add('scalar', 4, 201, ['_caseWithExpression']);
+add('scalar', 1, 100, ['coalesce']);
+add('scalar', 2, 2, ['ifNull', 'nullIf']);
+add('scalar', 1, 1, ['isNull', 'isNotNull', 'assumeNotNull']);
+
+// Strings
+add('scalar', 1, 1, ['lower', 'upper', 'length', 'empty', 'notEmpty', 'trim', 'reverse']);
+add('scalar', 1, 100, ['concat']);
+add('scalar', 2, 3, ['substring']);
+add('scalar', 3, 3, ['replaceAll', 'replace', 'replaceRegexpAll', 'replaceRegexpOne']);
+add('scalar', 2, 2, ['position', 'startsWith', 'endsWith', 'like', 'ilike', 'notLike', 'notILike', 'match', 'extract', 'splitByChar', 'splitByString']);
+
+// Conversions and maths
+add('scalar', 1, 1, ['toString', 'toInt', 'toInt64', 'toInt32', 'toFloat', 'toFloat64', 'toUUID', 'toBool', 'floor', 'ceil', 'abs', 'sqrt', 'exp', 'log', 'log2', 'log10']);
+add('scalar', 1, 2, ['round']);
+add('scalar', 2, 2, ['pow', 'power', 'intDiv', 'modulo', 'plus', 'minus', 'multiply', 'divide']);
+add('scalar', 2, 100, ['greatest', 'least']);
+
+// Operators spelled as functions
+add('scalar', 2, 2, ['equals', 'notEquals', 'less', 'lessOrEquals', 'greater', 'greaterOrEquals']);
+add('scalar', 2, 100, ['and', 'or']);
+add('scalar', 1, 1, ['not']);
+
+// Arrays and tuples
+add('scalar', 2, 2, ['has', 'indexOf', 'arrayElement', 'arrayMap', 'arrayFilter', 'arrayExists']);
+add('scalar', 1, 1, ['arrayJoin']);
+add('scalar', 0, 100, ['array', 'tuple']);
+
+// JSON
+add('scalar', 1, 20, ['JSONExtractString', 'JSONExtractInt', 'JSONExtractFloat', 'JSONExtractBool', 'JSONExtractRaw', 'JSONLength']);
+add('scalar', 2, 20, ['JSONHas']);
+
+export const FUNCTIONS: ReadonlyMap<string, FunctionSignature> = new Map(sigs.map((s) => [s.name, s]));
+const lowerIndex = new Map(sigs.map((s) => [s.name.toLowerCase(), s]));
+
+/** Exact name first, then case-insensitively (HogQL accepts `COUNT()`, `Sum()`). */
+export const lookupFunction = (name: string): FunctionSignature | undefined =>
+  FUNCTIONS.get(name) ?? lowerIndex.get(name.toLowerCase());

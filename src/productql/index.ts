@@ -1,0 +1,325 @@
+/**
+ * ProductQL public entry points: compile a query (text or AST) to engine SQL + bound values, and shape the
+ * engine's rows into a HogQL-style response.
+ *
+ * ```ts
+ * const compiled = await compileProductQL({ query: 'SELECT event, count() FROM events GROUP BY event', projectId: 2,
+ *   timezone: 'Europe/Berlin', dialect: 'duckdb' });
+ * const result = await engine.query(compiled.sql, compiled.params);
+ * const response = shapeResult(result.rows, compiled, result.types);
+ * ```
+ */
+import { UserError } from '../errors';
+import type { Expr, Query } from './ast';
+import { Compiler, DEFAULT_LIMIT, MAX_LIMIT, type CompileOptions, type OutputColumn } from './compiler';
+import type { Dialect } from './dialect';
+import { duckdbDialect } from './duckdb';
+import { printHogQL } from './hogql';
+import { initParser, parseExprSync, parseSelectSync } from './parser';
+import type { PType } from './schema';
+
+export * as ast from './ast';
+export type { Query, Expr } from './ast';
+export { initParser, parseSelect, parseExpr, parseSelectSync, parseExprSync } from './parser';
+export { printHogQL, printHogQLExpr } from './hogql';
+export { DEFAULT_LIMIT, MAX_LIMIT } from './compiler';
+export type { OutputColumn } from './compiler';
+
+export type ProductQLDialect = 'duckdb' | 'clickhouse';
+
+export interface PrintContext extends CompileOptions {}
+
+export interface PrintedQuery {
+  sql: string;
+  params: unknown[];
+}
+
+/** One printer per engine; resolution and safety are shared (compiler.ts), spelling is per dialect. */
+export interface Printer {
+  print(query: Query, ctx: PrintContext): PrintedQuery & CompiledMeta;
+}
+
+interface CompiledMeta {
+  columns: OutputColumn[];
+  limit: number;
+  fetchLimit: number;
+  offset: number;
+  limitDefaulted: boolean;
+  query: Query;
+}
+
+export const dialectPrinter = (dialect: Dialect): Printer => ({
+  print: (query, ctx) => new Compiler(dialect, ctx).compile(query),
+});
+
+const printers: Partial<Record<ProductQLDialect, Printer>> = { duckdb: dialectPrinter(duckdbDialect) };
+
+/** Registers the printer of another dialect (the ClickHouse printer registers itself here). */
+export const registerPrinter = (dialect: ProductQLDialect, printer: Printer): void => {
+  printers[dialect] = printer;
+};
+
+export interface CompileProductQLInput {
+  /** ProductQL text (`SELECT ...`) or an AST built with `ast` helpers. */
+  query: string | Query;
+  projectId: number;
+  /** IANA timezone of the project. Buckets (toStartOfDay, ...) and displayed datetimes use it. */
+  timezone: string;
+  /** `{variables.name}` values; each is one bound scalar. A missing one is a 400 naming it. */
+  variables?: Record<string, unknown>;
+  /** `{name}` placeholder values (HogQL `values`). */
+  values?: Record<string, unknown>;
+  /** Outer LIMIT when the query has none. Default 100; anything above 50,000 is clamped. */
+  limit?: number;
+  /** Outer OFFSET when the query has none. Default 0. */
+  offset?: number;
+  dialect: ProductQLDialect;
+}
+
+export interface CompiledProductQL {
+  sql: string;
+  /** Positional values for the placeholders (`$1` = params[0] for DuckDB). */
+  params: unknown[];
+  /** Rows the caller returns at most. */
+  limit: number;
+  /** Rows requested from the engine (limit + 1); one more than `limit` means hasMore. */
+  fetchLimit: number;
+  offset: number;
+  /** The query had no LIMIT, so the default applied (PostHog reports hasMore/limit/offset only then). */
+  limitDefaulted: boolean;
+  /** The query as run, printed back as normalized ProductQL. */
+  hogql: string;
+  columnNames: string[];
+  columns: OutputColumn[];
+  timezone: string;
+}
+
+function checkTimezone(tz: string): void {
+  try {
+    if (typeof tz !== 'string' || !tz) throw new Error('empty');
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+  } catch {
+    throw new UserError(400, 'validation_error', 'invalid_timezone', `Unknown timezone "${String(tz)}"`);
+  }
+}
+
+/** Parses (if text), resolves and prints a ProductQL query for one project. Throws UserError (400) on bad input. */
+export async function compileProductQL(input: CompileProductQLInput): Promise<CompiledProductQL> {
+  if (typeof input.query === 'string') await initParser();
+  return compileProductQLSync(input);
+}
+
+/** Same as {@link compileProductQL}; text queries need {@link initParser} to have resolved. */
+export function compileProductQLSync(input: CompileProductQLInput): CompiledProductQL {
+  checkTimezone(input.timezone);
+  const printer = printers[input.dialect];
+  if (!printer) throw new Error(`No ProductQL printer registered for dialect ${input.dialect}`);
+  const query = typeof input.query === 'string' ? parseSelectSync(input.query) : input.query;
+  for (const [k, v] of [
+    ['limit', input.limit],
+    ['offset', input.offset],
+  ] as const) {
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0))
+      throw new UserError(400, 'validation_error', 'invalid_input', `${k} must be a non-negative integer`, { attr: k });
+  }
+  const out = printer.print(query, {
+    projectId: input.projectId,
+    timezone: input.timezone,
+    variables: input.variables,
+    values: input.values,
+    limit: input.limit,
+    offset: input.offset,
+  });
+  return {
+    sql: out.sql,
+    params: out.params,
+    limit: out.limit,
+    fetchLimit: out.fetchLimit,
+    offset: out.offset,
+    limitDefaulted: out.limitDefaulted,
+    hogql: printHogQL(out.query),
+    columnNames: out.columns.map((c) => c.name),
+    columns: out.columns,
+    timezone: input.timezone,
+  };
+}
+
+/** Parses a ProductQL expression (e.g. a `hogql` property filter) into an AST node for query builders. */
+export async function parseProductQLExpr(text: string): Promise<Expr> {
+  await initParser();
+  return parseExprSync(text);
+}
+
+// ------------------------------------------------------------------------------------------------ results
+
+export interface ShapedResult {
+  results: unknown[][];
+  columns: string[];
+  /** `[column, ClickHouse type]` pairs, as PostHog's HogQLQueryResponse reports them. */
+  types: [string, string][];
+  hasMore: boolean;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * ClickHouse-style type name for a DuckDB result type (`VARCHAR` → `String`, `TIMESTAMP` → `DateTime64(6, tz)`,
+ * `INTEGER[]` → `Array(Int32)`, ...). Unknown types are reported as `String`.
+ */
+export function clickhouseTypeFromDuckDB(duckType: string, timezone = 'UTC'): string {
+  const t = duckType.trim().toUpperCase();
+  if (t.endsWith('[]')) return `Array(${clickhouseTypeFromDuckDB(duckType.trim().slice(0, -2), timezone)})`;
+  const dec = /^DECIMAL\((\d+),\s*(\d+)\)$/.exec(t);
+  if (dec) return `Decimal(${dec[1]}, ${dec[2]})`;
+  const map: Record<string, string> = {
+    VARCHAR: 'String',
+    JSON: 'String',
+    BOOLEAN: 'Bool',
+    TINYINT: 'Int8',
+    SMALLINT: 'Int16',
+    INTEGER: 'Int32',
+    BIGINT: 'Int64',
+    HUGEINT: 'Int128',
+    UTINYINT: 'UInt8',
+    USMALLINT: 'UInt16',
+    UINTEGER: 'UInt32',
+    UBIGINT: 'UInt64',
+    FLOAT: 'Float32',
+    DOUBLE: 'Float64',
+    DATE: 'Date',
+    TIMESTAMP: `DateTime64(6, '${timezone}')`,
+    'TIMESTAMP WITH TIME ZONE': `DateTime64(6, '${timezone}')`,
+    UUID: 'UUID',
+    INTERVAL: 'IntervalSecond',
+    '"NULL"': 'Nothing',
+    NULL: 'Nothing',
+  };
+  return map[t] ?? 'String';
+}
+
+const BASE_TYPES: Record<PType, string> = {
+  string: 'String',
+  int: 'Int64',
+  float: 'Float64',
+  bool: 'Bool',
+  datetime: "DateTime64(6, 'UTC')",
+  date: 'Date',
+  interval: 'IntervalSecond',
+  json: 'String',
+  uuid: 'UUID',
+  array: 'Array(String)',
+  null: 'Nothing',
+  unknown: 'String',
+};
+
+function reportedType(col: OutputColumn, tz: string, duckType?: string): string {
+  let base: string;
+  if (col.chType) base = col.chType;
+  else if (col.type === 'datetime') base = `DateTime64(6, '${tz}')`;
+  else if (duckType && (col.type === 'unknown' || col.type === 'array' || col.type === 'int' || col.type === 'float'))
+    base = clickhouseTypeFromDuckDB(duckType, tz);
+  else base = BASE_TYPES[col.type];
+  if (base === 'Nothing') return 'Nullable(Nothing)';
+  return col.nullable && !base.startsWith('Array(') ? `Nullable(${base})` : base;
+}
+
+const fmtCache = new Map<string, Intl.DateTimeFormat>();
+function partsIn(date: Date, tz: string): Record<string, number> {
+  let f = fmtCache.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    fmtCache.set(tz, f);
+  }
+  const out: Record<string, number> = {};
+  for (const p of f.formatToParts(date)) if (p.type !== 'literal') out[p.type] = Number(p.value);
+  return out;
+}
+
+const pad = (n: number, w = 2): string => String(Math.abs(n)).padStart(w, '0');
+
+/**
+ * An instant as ISO 8601 in `tz`, like Python's isoformat(): `2024-03-31T02:00:00+02:00`, with `.ffffff` only
+ * when there are sub-second digits.
+ */
+export function formatDateTimeInTimezone(date: Date, tz: string): string {
+  const ms = date.getTime();
+  const p = partsIn(date, tz);
+  const localAsUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  const offsetMin = Math.round((localAsUtc - Math.floor(ms / 1000) * 1000) / 60000);
+  const frac = ((ms % 1000) + 1000) % 1000;
+  const sign = offsetMin < 0 ? '-' : '+';
+  return (
+    `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}` +
+    (frac ? `.${pad(frac, 3)}000` : '') +
+    `${sign}${pad(Math.floor(Math.abs(offsetMin) / 60))}:${pad(Math.abs(offsetMin) % 60)}`
+  );
+}
+
+function toDate(v: unknown): Date | null {
+  if (v instanceof Date) return v;
+  if (typeof v === 'string') {
+    const s = /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : v.replace(' ', 'T') + 'Z';
+    const d = new Date(s);
+    return Number.isNaN(d.getTime()) ? null : d;
+  }
+  if (typeof v === 'number') return new Date(v);
+  return null;
+}
+
+function jsonValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (Array.isArray(v)) return v.map(jsonValue);
+  if (v instanceof Date) return v.toISOString();
+  if (v && typeof v === 'object') {
+    const o: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) o[k] = jsonValue(x);
+    return o;
+  }
+  return v;
+}
+
+function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unknown {
+  if (v === null || v === undefined) return null;
+  if (col?.type === 'datetime') {
+    const d = toDate(v);
+    return d ? formatDateTimeInTimezone(d, tz) : jsonValue(v);
+  }
+  if (col?.type === 'date') {
+    const d = toDate(v);
+    return d ? d.toISOString().slice(0, 10) : jsonValue(v);
+  }
+  return jsonValue(v);
+}
+
+/**
+ * Turns engine rows into the HogQL response fields. `rows` may hold `limit + 1` rows; the extra one only sets
+ * `hasMore`. `engineTypes` (DuckDB type names, optional) refine the reported types of computed columns.
+ */
+export function shapeResult(
+  rows: readonly unknown[][],
+  compiled: Pick<CompiledProductQL, 'columns' | 'limit' | 'offset' | 'timezone'>,
+  engineTypes?: readonly string[],
+): ShapedResult {
+  const tz = compiled.timezone;
+  const hasMore = rows.length > compiled.limit;
+  const kept = hasMore ? rows.slice(0, compiled.limit) : rows;
+  return {
+    results: kept.map((r) => r.map((v, i) => convertCell(v, compiled.columns[i], tz))),
+    columns: compiled.columns.map((c) => c.name),
+    types: compiled.columns.map((c, i) => [c.name, reportedType(c, tz, engineTypes?.[i])]),
+    hasMore,
+    limit: compiled.limit,
+    offset: compiled.offset,
+  };
+}
+
+export { DEFAULT_LIMIT as PRODUCTQL_DEFAULT_LIMIT, MAX_LIMIT as PRODUCTQL_MAX_LIMIT };

@@ -1,0 +1,113 @@
+/**
+ * Test support for ProductQL: a real in-memory DuckDB with the engine schema and two projects whose data
+ * overlap (same distinct ids, same person UUIDs) but carry project-specific marker strings.
+ * Project 2's rows all contain `P2_SECRET`; nothing compiled for project 1 may ever return it.
+ */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DUCKDB_SCHEMA } from '../engines/duckdb/schema';
+import { compileProductQL, shapeResult, type CompileProductQLInput, type CompiledProductQL, type ShapedResult } from './index';
+
+export const P1A = '00000000-0000-4000-8000-00000000a001';
+export const P1B = '00000000-0000-4000-8000-00000000a002';
+export const P1C = '00000000-0000-4000-8000-00000000a003'; // merged into P1A (row deleted, override written)
+export const P2X = '00000000-0000-4000-8000-00000000b001';
+
+export const SECRET = 'P2_SECRET';
+
+interface Ev {
+  project: number;
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  person_id: string | null;
+  ts: string; // UTC
+  props: Record<string, unknown>;
+  session?: string | null;
+}
+
+let n = 0;
+const uuid = (): string => `10000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+
+export const EVENTS: Ev[] = [
+  // Project 1, timezone tests use Europe/Berlin (DST starts 2024-03-31 01:00 UTC).
+  { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'user1', person_id: P1A, ts: '2024-03-30 22:30:00', props: { $browser: 'Chrome', price: 10, marker: 'P1_MARKER', empty: '', nul: null, nested: { a: { b: 'deep' } } }, session: 's1' },
+  { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'user1', person_id: P1A, ts: '2024-03-30 23:30:00', props: { $browser: 'Safari', price: 9.5, 'a.b': 'dotted', 'x/y': 'slashed' }, session: 's1' },
+  { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'user2', person_id: P1B, ts: '2024-03-31 21:30:00', props: { $browser: 'Chrome', price: '100' }, session: 's2' },
+  { project: 1, uuid: uuid(), event: 'signup', distinct_id: 'user2', person_id: P1B, ts: '2024-03-31 22:30:00', props: { plan: 'pro', price: 'abc' }, session: 's2' },
+  { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'user3', person_id: P1C, ts: '2024-04-01 10:00:00', props: {}, session: null },
+  { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'anon', person_id: null, ts: '2024-04-01 11:00:00', props: { $browser: '' }, session: null },
+  // Project 2: overlapping distinct ids and person ids, secrets everywhere.
+  { project: 2, uuid: uuid(), event: '$pageview', distinct_id: 'user1', person_id: P1A, ts: '2024-03-30 22:30:00', props: { $browser: SECRET, price: 1000, marker: SECRET }, session: 's1' },
+  { project: 2, uuid: uuid(), event: SECRET, distinct_id: 'user2', person_id: P2X, ts: '2024-03-31 12:00:00', props: { $browser: 'Chrome', marker: SECRET }, session: SECRET },
+  { project: 2, uuid: uuid(), event: '$pageview', distinct_id: SECRET, person_id: P1C, ts: '2024-04-01 10:00:00', props: { marker: SECRET }, session: null },
+];
+
+export const PERSONS = [
+  { project: 1, id: P1A, created: '2024-01-01 00:00:00', props: { email: 'a@p1.com', plan: 'pro', marker: 'P1_MARKER' }, identified: true },
+  { project: 1, id: P1B, created: '2024-03-31 21:00:00', props: { email: 'b@p1.com', plan: 'free' }, identified: false },
+  { project: 2, id: P1A, created: '2020-01-01 00:00:00', props: { email: SECRET, plan: SECRET, marker: SECRET }, identified: true },
+  { project: 2, id: P2X, created: '2020-01-01 00:00:00', props: { email: SECRET, plan: SECRET }, identified: true },
+  { project: 2, id: P1C, created: '2020-01-01 00:00:00', props: { email: SECRET, plan: SECRET }, identified: true },
+];
+
+export const PDIS = [
+  { project: 1, distinct_id: 'user1', person: P1A },
+  { project: 1, distinct_id: 'user2', person: P1B },
+  { project: 1, distinct_id: 'user3', person: P1A },
+  { project: 2, distinct_id: 'user1', person: P1A },
+  { project: 2, distinct_id: SECRET, person: P2X },
+];
+
+export const OVERRIDES = [
+  { project: 1, old: P1C, new: P1A },
+  // Project 2 redirects project 1's person ids: must never apply to project 1.
+  { project: 2, old: P1A, new: P2X },
+  { project: 2, old: P1B, new: P2X },
+];
+
+const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+export interface TestDb {
+  conn: DuckDBConnection;
+  run(sql: string, params?: unknown[]): Promise<{ rows: unknown[][]; types: string[]; columns: string[] }>;
+  query(text: string | CompileProductQLInput['query'], opts?: Partial<CompileProductQLInput>): Promise<ShapedResult & { compiled: CompiledProductQL }>;
+  close(): void;
+}
+
+export async function createTestDb(): Promise<TestDb> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  for (const ddl of DUCKDB_SCHEMA) await conn.run(ddl);
+  const evs = EVENTS.map(
+    (e) =>
+      `(${e.project}, ${lit(e.uuid)}, ${lit(e.event)}, ${lit(e.distinct_id)}, ${e.person_id ? lit(e.person_id) : 'NULL'}, TIMESTAMP ${lit(e.ts)}, ${lit(JSON.stringify(e.props))}, ${e.session ? lit(e.session) : 'NULL'}, NULL, TIMESTAMP ${lit(e.ts)})`,
+  );
+  await conn.run(`INSERT INTO events VALUES ${evs.join(', ')}`);
+  await conn.run(
+    `INSERT INTO persons VALUES ${PERSONS.map((p) => `(${p.project}, ${lit(p.id)}, TIMESTAMP ${lit(p.created)}, ${lit(JSON.stringify(p.props))}, ${p.identified}, 1)`).join(', ')}`,
+  );
+  await conn.run(`INSERT INTO person_distinct_ids VALUES ${PDIS.map((p) => `(${p.project}, ${lit(p.distinct_id)}, ${lit(p.person)}, 1)`).join(', ')}`);
+  await conn.run(`INSERT INTO person_overrides VALUES ${OVERRIDES.map((o) => `(${o.project}, ${lit(o.old)}, ${lit(o.new)}, 1)`).join(', ')}`);
+
+  const run: TestDb['run'] = async (sql, params = []) => {
+    const reader = await conn.runAndReadAll(sql, params as never);
+    return {
+      rows: reader.getRowsJS() as unknown[][],
+      types: reader.columnTypes().map((t) => t.toString()),
+      columns: reader.columnNames(),
+    };
+  };
+  return {
+    conn,
+    run,
+    async query(text, opts = {}) {
+      const compiled = await compileProductQL({ query: text, projectId: 1, timezone: 'Europe/Berlin', dialect: 'duckdb', ...opts });
+      const r = await run(compiled.sql, compiled.params);
+      return { ...shapeResult(r.rows, compiled, r.types), compiled };
+    },
+    close() {
+      conn.closeSync();
+      instance.closeSync();
+    },
+  };
+}

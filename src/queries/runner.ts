@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import type { EventEngineBase } from '../engines/engine';
+import type { Project } from '../store/entities';
+import type { Timings } from './timings';
+
+/** What a runner gets besides its node: the project (timezone, week start, settings), the engine and limits. */
+export interface RunnerContext {
+  project: Project;
+  principal: Principal;
+  engine: EventEngineBase;
+  timings: Timings;
+  /** Aborting stops the engine work. */
+  signal?: AbortSignal;
+  timeoutMs: number;
+}
+
+/** One query kind: its node schema (mirroring PostHog's) and how to answer it. */
+export interface QueryRunner<N = any> {
+  /** `kind` values this runner answers (aliases included, e.g. HogQLQuery for ProductQLQuery). */
+  kinds: readonly string[];
+  schema: z.ZodType<N>;
+  run(node: N, ctx: RunnerContext): Promise<Record<string, unknown>>;
+}
