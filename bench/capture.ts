@@ -27,6 +27,10 @@ export interface CaptureBenchResult {
   serverPeakRssMB: number | null;
   shutdownSeconds: number | null;
   eventsStored: number | null;
+  /** When fewer events than acknowledged were stored at shutdown: the count after one more start/stop (log replay). */
+  eventsStoredAfterRestart?: number | null;
+  serverExitCode?: number | null;
+  serverStderrTail?: string;
 }
 
 function percentile(xs: number[], p: number): number {
@@ -124,17 +128,27 @@ export async function benchCapture(
     const serverPeakRssMB = server.peakRssMB();
     const shutdownSeconds = await server.stop();
     stopped = true;
-    let eventsStored: number | null = null;
-    const dbFile = findDuckDb(dataDir);
-    if (dbFile) {
+    const serverExitCode = server.exitCode();
+    const serverStderrTail = server.stderr().slice(-2000);
+    const countStored = async (): Promise<number | null> => {
+      const dbFile = findDuckDb(dataDir);
+      if (!dbFile) return null;
       const inst = await DuckDBInstance.create(dbFile, { access_mode: 'READ_ONLY' });
       const conn = await inst.connect();
       try {
-        eventsStored = Number((await conn.runAndReadAll('SELECT count(*) FROM events')).getRows()[0][0]);
+        return Number((await conn.runAndReadAll('SELECT count(*) FROM events')).getRows()[0][0]);
       } finally {
         conn.closeSync();
         inst.closeSync();
       }
+    };
+    const eventsStored = await countStored();
+    let eventsStoredAfterRestart: number | null | undefined;
+    if (eventsStored !== null && eventsStored < acked) {
+      // Acknowledged events must survive: start once more (the ingest log is replayed at start) and count again.
+      const again = await startBenchServer(dataDir);
+      await again.stop();
+      eventsStoredAfterRestart = await countStored();
     }
     return {
       clients: opts.clients,
@@ -150,6 +164,9 @@ export async function benchCapture(
       serverPeakRssMB,
       shutdownSeconds: Math.round(shutdownSeconds * 10) / 10,
       eventsStored,
+      ...(eventsStoredAfterRestart !== undefined ? { eventsStoredAfterRestart } : {}),
+      serverExitCode,
+      ...(serverExitCode !== 0 || serverStderrTail ? { serverStderrTail } : {}),
     };
   } finally {
     if (!stopped) await server.stop().catch(() => undefined);

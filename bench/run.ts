@@ -11,6 +11,8 @@
  *   --clients N         concurrent capture clients (default 32)
  *   --batch N           events per /batch request (default 100)
  *   --import-chunk N    rows per Ingestor.import() call (default 10,000, as the import command)
+ *   --queries-load M    how the query server gets the data: capture (through /batch/; default up to 2M events)
+ *                       or copy (the reference DuckDB file; default above 2M)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -68,6 +70,7 @@ async function main(): Promise<number> {
       clients: { type: 'string' },
       batch: { type: 'string' },
       'import-chunk': { type: 'string' },
+      'queries-load': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -139,7 +142,9 @@ async function main(): Promise<number> {
     });
   });
   await attempt('queries', async () => {
-    results.queries = await benchQueries(spec, { start, days, runs, reference: results.reference });
+    const load = values['queries-load'];
+    if (load !== undefined && load !== 'capture' && load !== 'copy') throw new Error('--queries-load must be capture or copy');
+    results.queries = await benchQueries(spec, { start, days, runs, reference: results.reference, load });
   });
   results.finishedAt = new Date().toISOString();
   save();
@@ -187,8 +192,12 @@ async function main(): Promise<number> {
     ['server peak RSS MB', r.serverPeakRssMB === null ? 'n/a' : fmt(r.serverPeakRssMB)],
     ['shutdown (drain) seconds', r.shutdownSeconds === null ? 'n/a' : fmt(r.shutdownSeconds, 1)],
     ['events stored after shutdown', r.eventsStored === null ? 'n/a' : fmt(r.eventsStored)],
+    ...(r.eventsStoredAfterRestart !== undefined
+      ? [['events stored after a restart (log replay)', r.eventsStoredAfterRestart === null ? 'n/a' : fmt(r.eventsStoredAfterRestart)]]
+      : []),
+    ['server exit code', String(r.serverExitCode ?? 'signal')],
   ]);
-  sectionFor('ProductQL end to end (POST /api/projects/1/query/)', results.queries, (r: QueriesBenchResult) =>
+  sectionFor(`ProductQL end to end (POST /api/projects/1/query/; data loaded by ${(results.queries as QueriesBenchResult | undefined)?.load ?? '-'})`, results.queries, (r: QueriesBenchResult) =>
     r.queries.map((q) => [
       `${q.id}: ${q.label}`,
       `${fmt(q.medianMs, 1)} ms${q.referenceMs !== undefined ? ` (reference ${fmt(q.referenceMs, 1)} ms, ×${fmt(q.medianMs / Math.max(q.referenceMs, 0.1), 1)})` : ''}${q.matchesReference === false ? ' ANSWER DIFFERS' : ''}`,

@@ -17,6 +17,10 @@ export interface BenchServer {
   peakRssMB(): number | null;
   /** GET/POST with the bootstrap key. */
   api(method: string, p: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** The last ~20 kB the server wrote to stderr. */
+  stderr(): string;
+  /** Exit code (null while running or when killed by a signal). */
+  exitCode(): number | null;
   /** SIGTERM, wait for exit (SIGKILL after `graceMs`); returns the seconds it took. */
   stop(graceMs?: number): Promise<number>;
 }
@@ -83,6 +87,8 @@ export async function startBenchServer(dataDir: string, opts: { startTimeoutMs?:
     key: BENCH_BOOTSTRAP_KEY,
     child,
     peakRssMB: () => (peak === null ? null : Math.round(peak)),
+    stderr: () => stderr,
+    exitCode: () => child.exitCode,
     async api(method, p, body) {
       const res = await fetch(url + p, {
         method,

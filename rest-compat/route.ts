@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Principal } from '../src/auth/principal';
-import { projectNotFound } from '../src/errors';
+import { projectNotFound, UserError } from '../src/errors';
 import type { Page, Paged } from '../src/pagination';
 import type { Services } from '../src/services';
 
@@ -50,6 +50,14 @@ export function apiRoute(
       url: `/api${p}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const principal = await services.auth.authenticate(request.headers.authorization);
+        if (request.body !== undefined && !isJson(request.headers['content-type'])) {
+          throw new UserError(
+            415,
+            'invalid_request',
+            'unsupported_media_type',
+            `Unsupported media type "${request.headers['content-type'] ?? ''}" in request.`,
+          );
+        }
         request.principal = principal;
         const abort = new AbortController();
         reply.raw.once('close', () => {
@@ -97,3 +105,5 @@ export function listBody<T>(request: FastifyRequest, page: Page, paged: Paged<T>
     results: paged.results,
   };
 }
+
+const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');

@@ -38,6 +38,15 @@ export async function buildApp(config: Config, services: Services, logger: Logge
     reply.header('x-request-id', request.id);
   });
 
+  // While draining, tell keep-alive clients to go away, so shutdown does not wait for their idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const { status, body, retryAfter } = errorResponse(error, request);
     if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));

@@ -47,12 +47,16 @@ const envSchema = z.object({
   QUARRY_PORT: intFrom('QUARRY_PORT', 8010, 0, 65535),
   QUARRY_DATA_DIR: z.string().min(1).default('./data'),
   QUARRY_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
-  QUARRY_BOOTSTRAP_KEY: z
-    .string()
-    .min(32, 'QUARRY_BOOTSTRAP_KEY must be at least 32 characters')
-    .max(200)
-    .regex(/^[A-Za-z0-9_\-]+$/, 'QUARRY_BOOTSTRAP_KEY may hold only letters, digits, _ and -')
-    .optional(),
+  // empty means unset
+  QUARRY_BOOTSTRAP_KEY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .min(32, 'QUARRY_BOOTSTRAP_KEY must be at least 32 characters')
+      .max(200)
+      .regex(/^[A-Za-z0-9_\-]+$/, 'QUARRY_BOOTSTRAP_KEY may hold only letters, digits, _ and -')
+      .optional(),
+  ),
   QUARRY_BODY_LIMIT_BYTES: intFrom('QUARRY_BODY_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   QUARRY_QUERY_TIMEOUT_MS: intFrom('QUARRY_QUERY_TIMEOUT_MS', 60_000, 100, 3_600_000),
   QUARRY_GRAPHQL_MAX_DEPTH: intFrom('QUARRY_GRAPHQL_MAX_DEPTH', 12, 2, 100),

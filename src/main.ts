@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import { CliError } from './cli/cli-error';
+import { demoCommand } from './cli/demo-command';
+import { importCommand } from './cli/import-command';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DataDirBusyError, readServerLock } from './data-dir-lock';
 import { isUserError } from './errors';
@@ -17,6 +20,8 @@ const USAGE = `Usage: quarry <command> [options]   (through npm: npm run quarry 
   keys list
   keys create --scopes S1,S2 [--projects 1,2] [--label LABEL]
   keys revoke KEY_ID
+  import --project N --events FILE [--persons FILE] [--key KEY]
+  demo [--events N] [--project ID] [--seed N] [--key KEY]
 
 Configuration comes from QUARRY_* environment variables (see README).`;
 
@@ -30,6 +35,10 @@ async function main(argv: string[]): Promise<number> {
       return withStore(config, (s) => projectsCommand(s, sub, rest));
     case 'keys':
       return withStore(config, (s) => keysCommand(s, sub, rest));
+    case 'import':
+      return importCommand(config, argv.slice(1));
+    case 'demo':
+      return demoCommand(config, argv.slice(1));
     case undefined:
     case 'help':
     case '--help':
@@ -146,7 +155,8 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (e: unknown) => {
-      if (e instanceof ConfigError || e instanceof DataDirBusyError) console.error(e.message);
+      if (e instanceof ConfigError || e instanceof DataDirBusyError || e instanceof CliError) console.error(e.message);
+      else if (String((e as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) console.error(`${(e as Error).message}\n\n${USAGE}`);
       else if (isUserError(e)) console.error(`Error: ${e.message}${e.attr ? ` (${e.attr})` : ''}`);
       else console.error(e);
       process.exitCode = 1;

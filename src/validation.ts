@@ -23,7 +23,7 @@ export function zodToUserError(error: z.ZodError): UserError {
 
 /** Validates `input` with `schema`; throws a validation UserError naming the first bad field. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const r = schema.safeParse(input);
+  const r = schema.safeParse(input, { reportInput: true });
   if (!r.success) throw zodToUserError(r.error);
   return r.data;
 }

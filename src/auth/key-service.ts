@@ -97,10 +97,12 @@ export class KeyService {
   async listPersonal(principal: Principal, page: Page): Promise<Paged<PersonalKeyView>> {
     requireScope(principal, { scope: 'personal_api_key:read' });
     const userId = (principal as Extract<Principal, { kind: 'personal' }>).userId;
-    const keys = await this.store.personalKeys.find({
-      where: { user_id: userId, revoked_at: IsNull() },
-      order: { created_at: 'ASC', id: 'ASC' },
-    });
+    // rowid: creation order, even within one second
+    const keys = await this.store.personalKeys
+      .createQueryBuilder('k')
+      .where('k.user_id = :userId AND k.revoked_at IS NULL', { userId })
+      .orderBy('k.rowid', 'ASC')
+      .getMany();
     return pageOf(keys.map((k) => personalView(k)), page);
   }
 
@@ -156,10 +158,11 @@ export class KeyService {
 
   async listSecret(principal: Principal, projectId: number, page: Page): Promise<Paged<SecretKeyView>> {
     await this.projects.projectFor(principal, projectId, { scope: 'project:read' });
-    const keys = await this.store.secretKeys.find({
-      where: { project_id: projectId, revoked_at: IsNull() },
-      order: { created_at: 'ASC', id: 'ASC' },
-    });
+    const keys = await this.store.secretKeys
+      .createQueryBuilder('k')
+      .where('k.project_id = :projectId AND k.revoked_at IS NULL', { projectId })
+      .orderBy('k.rowid', 'ASC')
+      .getMany();
     return pageOf(keys.map((k) => secretView(k)), page);
   }
 

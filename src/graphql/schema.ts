@@ -1,12 +1,20 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
+import { InsightsResolver } from './resolvers/insights-resolver';
 import { KeyResolver } from './resolvers/key-resolver';
 import { ProjectResolver } from './resolvers/project-resolver';
+import { QueryResolver } from './resolvers/query-resolver';
 import { ViewerResolver } from './resolvers/viewer-resolver';
 
 /** Every resolver class; a later capability appends its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const RESOLVERS: NonEmptyArray<Function> = [ViewerResolver, ProjectResolver, KeyResolver];
+export const RESOLVERS: NonEmptyArray<Function> = [
+  ViewerResolver,
+  ProjectResolver,
+  KeyResolver,
+  QueryResolver,
+  InsightsResolver,
+];
 
 let schema: GraphQLSchema | undefined;
 

@@ -8,6 +8,7 @@ import {
   normalizeEvent,
   parseCaptureRequest,
   parseTimestamp,
+  replaceLoneSurrogates,
   uuidv7,
   type CaptureRequestParts,
 } from './capture-payload';
@@ -251,4 +252,18 @@ describe('parseTimestamp canonical fast path', () => {
     ['2024-01-01T24:00:00.000Z', null],
     ['1999-12-31T00:00:00.000Z', Date.UTC(1999, 11, 31)],
   ])('%s', (s, expected) => expect(parseTimestamp(s)).toBe(expected));
+});
+
+describe('lone surrogates', () => {
+  it.each([
+    ['{"a":"\\ud800"}', '{"a":"\\ufffd"}'],
+    ['{"a":"x\\udfffy"}', '{"a":"x\\ufffdy"}'],
+    ['{"a":"\\\\ud800"}', '{"a":"\\\\ud800"}'], // an escaped backslash followed by text "ud800" is kept
+    ['{"a":"\\\\\\ud800"}', '{"a":"\\\\\\ufffd"}'],
+  ])('%s → %s', (input, out) => expect(replaceLoneSurrogates(input)).toBe(out));
+
+  it('normalizeEvent produces JSON without lone surrogate escapes', () => {
+    const e = normalizeEvent({ event: 'e', distinct_id: 'u', properties: { a: 'x\ud800', ok: '😀' } }, { now: NOW });
+    expect(e.propertiesJson).toBe('{"a":"x\\ufffd","ok":"😀"}');
+  });
 });

@@ -266,6 +266,16 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * JSON.stringify escapes lone UTF-16 surrogates as `\udXXX`, which DuckDB's JSON type rejects (one such event
+ * would make its whole batch fail). Replaces those escapes with U+FFFD, as PostHog replaces invalid text.
+ */
+export function replaceLoneSurrogates(json: string): string {
+  return json.replace(/(\\+)u(d[89a-f][0-9a-f]{2})/gi, (m, slashes: string) =>
+    slashes.length % 2 === 1 ? `${slashes.slice(0, -1)}\\ufffd` : m,
+  );
+}
+
 /** Depth of nested objects/arrays, computed without recursion; stops once `limit` is passed. */
 export function nestingDepthExceeds(value: unknown, limit: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -374,6 +384,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
   } catch {
     throw new CaptureError(400, `invalid event${where}: properties cannot be serialized`);
   }
+  if (propertiesJson.includes('\\u')) propertiesJson = replaceLoneSurrogates(propertiesJson);
   if (propertiesJson.length > MAX_EVENT_BYTES)
     throw new CaptureError(
       413,

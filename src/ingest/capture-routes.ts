@@ -41,10 +41,32 @@ function text(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/plain; charset=utf-8').send(body);
 }
 
-/** Registers the capture routes in their own encapsulated scope (own raw-body parser and error handler). */
+/** Token → project id, cached for {@link TOKEN_CACHE_MS} so hot capture paths do not query the store per request. */
+const TOKEN_CACHE_MS = 5000;
+const TOKEN_CACHE_MAX = 10_000;
+
+function cachedResolver(resolve: (t: string) => Promise<number | null>): (t: string) => Promise<number | null> {
+  const cache = new Map<string, { id: number | null; until: number }>();
+  return async (token) => {
+    const now = Date.now();
+    const hit = cache.get(token);
+    if (hit && hit.until > now) return hit.id;
+    const id = await resolve(token);
+    if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
+    // Unknown tokens are remembered briefly too (a flood of bad tokens must not hit the store per request).
+    cache.set(token, { id, until: now + (id === null ? 1000 : TOKEN_CACHE_MS) });
+    return id;
+  };
+}
+
+/**
+ * Registers the capture routes in their own encapsulated scope (own raw-body parser and error handler).
+ * Token lookups are cached for 5 s (unknown tokens for 1 s): a revoked token may capture for up to 5 s more.
+ */
 export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDeps): void {
   void app.register(async (scope) => {
     const pool = new CaptureParsePool(deps.parseWorkers);
+    const resolveToken = cachedResolver(deps.resolveToken);
     scope.addHook('onClose', async () => pool.close());
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -75,7 +97,7 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
         if (e instanceof CaptureError) return text(reply, e.status, e.message);
         throw e;
       }
-      const projectId = await deps.resolveToken(parsed.token);
+      const projectId = await resolveToken(parsed.token);
       if (projectId === null || projectId === undefined)
         return text(reply, 401, 'API key is not valid: no project has this token');
       try {

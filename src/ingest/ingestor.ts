@@ -11,11 +11,22 @@
  *   catches client retries. Duplicates older than the window or beyond the set's capacity are not detected.
  * - Everything acknowledged is queryable within ~`flushIntervalMs` (+ apply time) under normal load.
  */
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDbEngine, EngineLogger, EventInsert, WriteBatch } from '../engines/duckdb/duckdb-engine';
 import { CaptureError, normalizeEvent, parseTimestamp, type ParsedEvent } from './capture-payload';
 import { IdentityStore, type IdentityLoader } from './identity';
-import { Wal, type WalRecord } from './wal';
+import { Wal, encodeRecord, type WalRecord } from './wal';
+
+/**
+ * Whether an apply error may be caused by the records themselves (a value DuckDB refuses). I/O and resource
+ * errors are not: those are retried forever (capture answers 503 under backpressure) and nothing is set aside.
+ */
+function isDataError(e: unknown): boolean {
+  return !/IO Error|I\/O|disk|No space|ENOSPC|EIO|Permission|read-only|Could not (write|open)|out of memory|closed/i.test(
+    (e as Error)?.message ?? '',
+  );
+}
 
 export interface IngestorOptions {
   dataDir: string;
@@ -119,7 +130,8 @@ export class Ingestor {
   private appliedSeq = 0;
   private segmentsToRelease = false;
   /** Totals since start (diagnostics). */
-  readonly stats = { captured: 0, applied: 0, duplicates: 0, batches: 0, replayed: 0 };
+  readonly stats = { captured: 0, applied: 0, duplicates: 0, batches: 0, replayed: 0, rejected: 0 };
+  private failures = 0;
 
   private constructor(
     private readonly engine: DuckDbEngine,
@@ -224,12 +236,29 @@ export class Ingestor {
         while (this.queue.length) {
           let n = 0;
           let k = 0;
-          while (k < this.queue.length && (k === 0 || n + this.queue[k].events.length <= this.opts.maxBatchEvents)) {
+          // After a failure, records go one at a time so a bad one can be isolated.
+          const max = this.failures > 0 ? 1 : Infinity;
+          while (
+            k < this.queue.length &&
+            k < max &&
+            (k === 0 || n + this.queue[k].events.length <= this.opts.maxBatchEvents)
+          ) {
             n += this.queue[k].events.length;
             k++;
           }
           const records = this.queue.slice(0, k);
-          await this.lock.run(() => this.applyRecords(records));
+          try {
+            await this.lock.run(() => this.applyRecords(records));
+          } catch (e) {
+            this.failures++;
+            if (!isDataError(e)) throw e; // I/O or resources: retried on the next tick, nothing dropped
+            if (k === 1 && this.failures >= 3) {
+              await this.reject(records[0], e as Error);
+              this.failures = 0;
+            }
+            continue;
+          }
+          this.failures = 0;
           this.queue.splice(0, k);
           this.queuedEvents -= n;
           this.lastError = null;
@@ -246,6 +275,23 @@ export class Ingestor {
       }
     })();
     return this.applying;
+  }
+
+  /**
+   * A record DuckDB refuses for its content (not for I/O) would block ingestion forever: it is written to
+   * `<dataDir>/ingest-log/rejected/<seq>.ndjson` for inspection, logged, and the checkpoint moves past it.
+   */
+  private async reject(rec: WalRecord, err: Error): Promise<void> {
+    const dir = path.join(this.wal.dir, 'rejected');
+    await fsp.mkdir(dir, { recursive: true });
+    await fsp.writeFile(path.join(dir, `${rec.seq}.ndjson`), encodeRecord(rec));
+    this.logger?.error({ seq: rec.seq, project_id: rec.projectId, events: rec.events.length, err: err.message }, 'ingest record rejected by the event store');
+    await this.lock.run(() => this.engine.writeBatch({ events: [], checkpoint: rec.seq }));
+    this.identity.invalidate();
+    this.queue.shift();
+    this.queuedEvents -= rec.events.length;
+    this.appliedSeq = rec.seq;
+    this.stats.rejected += rec.events.length;
   }
 
   private toInsert(projectId: number, ev: ParsedEvent, personId: string | null): EventInsert {
@@ -293,7 +339,7 @@ export class Ingestor {
       for (const rec of records) {
         const ident = this.identity.get(rec.projectId);
         for (const ev of rec.events) {
-          if (this.recent.has(rec.projectId, ev.uuid) || seenIn(seen, rec.projectId, ev.uuid)) {
+          if (!ev.uuidGenerated && (this.recent.has(rec.projectId, ev.uuid) || seenIn(seen, rec.projectId, ev.uuid))) {
             dups++;
             continue;
           }
@@ -320,43 +366,52 @@ export class Ingestor {
    * Imports persons then events (historical: timestamps kept as given, no skew correction) directly into DuckDB in
    * one transaction. Rows that fail validation are reported with their index; the others land.
    */
-  import(projectId: number, input: { persons?: unknown[]; events?: unknown[] }): Promise<ImportResult> {
+  async import(projectId: number, input: { persons?: unknown[]; events?: unknown[] }): Promise<ImportResult> {
+    // Validation is pure and runs before taking the write lock, so it overlaps with the previous chunk's commit.
+    const errors: ImportError[] = [];
+    const now = Date.now();
+    const persons: { index: number; row: Exclude<ReturnType<typeof validateImportPerson>, { error: string }> }[] = [];
+    (input.persons ?? []).forEach((raw, index) => {
+      const r = validateImportPerson(raw, now);
+      if ('error' in r) errors.push({ index, kind: 'person', message: r.error });
+      else persons.push({ index, row: r });
+    });
+    const parsed: ParsedEvent[] = [];
+    const eventErrors: ImportError[] = [];
+    (input.events ?? []).forEach((raw, index) => {
+      try {
+        parsed.push(normalizeEvent(raw, { now, historical: true }));
+      } catch (e) {
+        if (e instanceof CaptureError) eventErrors.push({ index, kind: 'event', message: e.message });
+        else throw e;
+      }
+    });
     return this.lock.run(async () => {
       const ident = await this.identity.ensureLoaded(projectId);
-      const errors: ImportError[] = [];
-      const now = Date.now();
       let personsOk = 0;
       try {
-        (input.persons ?? []).forEach((raw, index) => {
-          const r = validateImportPerson(raw, now);
-          if ('error' in r) return errors.push({ index, kind: 'person', message: r.error });
-          const res = ident.importPerson(r);
-          if ('error' in res) return errors.push({ index, kind: 'person', message: res.error });
-          personsOk++;
-        });
+        for (const { index, row } of persons) {
+          const res = ident.importPerson(row);
+          if ('error' in res) errors.push({ index, kind: 'person', message: res.error });
+          else personsOk++;
+        }
+        errors.sort((a, b) => a.index - b.index);
         const seen = new Map<number, Set<string>>();
         const events: EventInsert[] = [];
         let dups = 0;
-        (input.events ?? []).forEach((raw, index) => {
-          let ev: ParsedEvent;
-          try {
-            ev = normalizeEvent(raw, { now, historical: true });
-          } catch (e) {
-            if (e instanceof CaptureError) return errors.push({ index, kind: 'event', message: e.message });
-            throw e;
-          }
-          if (this.recent.has(projectId, ev.uuid) || seenIn(seen, projectId, ev.uuid)) {
+        for (const ev of parsed) {
+          if (!ev.uuidGenerated && (this.recent.has(projectId, ev.uuid) || seenIn(seen, projectId, ev.uuid))) {
             dups++;
-            return;
+            continue;
           }
           events.push(this.toInsert(projectId, ev, ident.processEvent(ev)));
-        });
+        }
         const batch: WriteBatch = { events };
         this.drainIdentity(batch);
         await this.engine.writeBatch(batch);
         this.recent.addAll(seen);
         this.stats.duplicates += dups;
-        return { imported: { persons: personsOk, events: events.length }, errors, duplicates: dups };
+        return { imported: { persons: personsOk, events: events.length }, errors: [...errors, ...eventErrors], duplicates: dups };
       } catch (e) {
         this.identity.invalidate();
         throw e;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
 import { normalizeEvent, type ParsedEvent } from './capture-payload';
 import { Ingestor } from './ingestor';
@@ -8,7 +9,10 @@ import { Wal, decodeRecord, encodeRecord, type WalRecord } from './wal';
 
 const NOW = Date.parse('2025-01-01T00:00:00Z');
 const mk = (i: number, extra: Record<string, unknown> = {}): ParsedEvent =>
-  normalizeEvent({ event: `e${i}`, distinct_id: `u${i % 7}`, properties: { i, s: 'q"uote\n', ...extra } }, { now: Date.now() });
+  normalizeEvent(
+    { event: `e${i}`, distinct_id: `u${i % 7}`, uuid: randomUUID(), properties: { i, s: 'q"uote\n', ...extra } },
+    { now: Date.now() },
+  );
 
 let dir: string;
 beforeEach(() => {
@@ -105,6 +109,28 @@ describe('ingestor replay', () => {
       expect((await engine.query('SELECT count(*) FROM events', [])).rows[0][0]).toBe(51);
       expect(await engine.getCheckpoint()).toBe(8);
       await ing2.close();
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('poison records', () => {
+  it('a record DuckDB refuses is set aside; the others land and ingestion continues', async () => {
+    const w = await Wal.open(path.join(dir, 'ingest-log'));
+    await w.readAfter(0, () => undefined);
+    await w.append(1, [mk(1)]);
+    await w.append(1, [{ ...mk(2), timestamp: 1e16 }]); // beyond DuckDB's TIMESTAMP range
+    await w.append(1, [mk(3)]);
+    await w.close();
+    const engine = await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
+    try {
+      const ing = await Ingestor.open({ dataDir: dir, engine });
+      expect((await engine.query('SELECT list_sort(list(event)) FROM events', [])).rows).toEqual([[['e1', 'e3']]]);
+      expect(ing.stats.rejected).toBe(1);
+      expect(fs.readdirSync(path.join(dir, 'ingest-log', 'rejected'))).toEqual(['2.ndjson']);
+      expect(await engine.getCheckpoint()).toBe(3);
+      await ing.close();
     } finally {
       await engine.close();
     }

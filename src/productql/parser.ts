@@ -13,6 +13,12 @@ interface WasmParser {
 
 /** Longest ProductQL text accepted; longer input is rejected before parsing (a 400, not a slow parse). */
 export const MAX_QUERY_LENGTH = 256 * 1024;
+/**
+ * Deepest bracket nesting accepted in query text. The ANTLR-generated parser's prediction cost grows steeply with
+ * nesting (measured: ~0.4-4 s for 10 nested calls on a loaded 2-core machine, far more beyond), and it runs
+ * synchronously on the event loop, so deeper text is refused before parsing.
+ */
+export const MAX_TEXT_NESTING = 12;
 /** Deepest AST accepted (guards recursion in the resolver/printer and the engine's planner). */
 export const MAX_AST_DEPTH = 256;
 
@@ -84,16 +90,50 @@ function normalize(raw: unknown, depth = 0): unknown {
   return raw;
 }
 
+/** Maximum depth of (), [] and {} outside string literals, quoted identifiers and comments. */
+export function bracketDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"' || c === '`') {
+      for (i++; i < text.length; i++) {
+        if (text[i] === '\\') i++;
+        else if (text[i] === c) {
+          if (text[i + 1] === c) i++;
+          else break;
+        }
+      }
+    } else if (c === '-' && text[i + 1] === '-') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 1;
+    } else if (c === '(' || c === '[' || c === '{') {
+      if (++depth > max) max = depth;
+    } else if (c === ')' || c === ']' || c === '}') {
+      depth--;
+    }
+  }
+  return max;
+}
+
 function run(kind: 'select' | 'expr', text: string): unknown {
   if (!parser) throw new Error('ProductQL parser not initialised: await initParser() first');
   if (typeof text !== 'string') throw productqlError('Query must be a string');
   if (text.length > MAX_QUERY_LENGTH)
     throw productqlError(`Query is too long (${text.length} characters, at most ${MAX_QUERY_LENGTH})`, undefined, 'productql_too_complex');
+  if (bracketDepth(text) > MAX_TEXT_NESTING)
+    throw productqlError(`Query is nested too deeply (more than ${MAX_TEXT_NESTING} levels of brackets)`, undefined, 'productql_too_complex');
   let json: string;
   try {
     json = kind === 'select' ? parser.parseSelect(text) : parser.parseExpr(text);
   } catch (e) {
-    // The WASM parser can exhaust its stack on pathological nesting.
+    // The WASM parser can exhaust its stack on pathological input, which leaves the module unusable: drop it and
+    // load a fresh instance (compileProductQL awaits initParser, so the next query gets it).
+    parser = null;
+    loading = null;
+    void initParser().catch(() => undefined);
     throw productqlError('Query could not be parsed (too complex)', undefined, 'productql_too_complex');
   }
   const raw = JSON.parse(json) as Record<string, unknown>;

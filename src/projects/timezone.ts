@@ -1,7 +1,12 @@
-/** The canonical IANA name of `tz`, or undefined when the runtime does not know it. */
+/**
+ * The IANA name of `tz` with its canonical capitalisation, or undefined when the runtime does not know it.
+ * Current names are kept even where the runtime resolves them to an older alias (Asia/Kolkata stays
+ * Asia/Kolkata, not Asia/Calcutta).
+ */
 export function canonicalTimezone(tz: string): string | undefined {
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === tz.toLowerCase() ? resolved : tz;
   } catch {
     return undefined;
   }

@@ -27,7 +27,7 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(() => {
-  if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
+  for (const d of [buildDir, ...made]) if (d) fs.rmSync(d, { recursive: true, force: true });
 });
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -54,7 +54,12 @@ function quarryAsync(dataDir: string, ...args: string[]): Promise<{ code: number
   });
 }
 
-const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-cli-'));
+const made: string[] = [];
+const tmpDir = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-cli-'));
+  made.push(d);
+  return d;
+};
 
 interface Served {
   child: ChildProcessWithoutNullStreams;
@@ -135,9 +140,8 @@ describe('metadata commands on a data dir', () => {
 
   describe('bad invocations', () => {
     beforeAll(async () => {
-      // None of these writes; run them side by side.
-      const results = await Promise.all(FAILURES.map(([, args]) => quarryAsync(dataDir, ...args)));
-      FAILURES.forEach(([name], i) => failed.set(name, results[i]));
+      // One at a time: each opens the event store, which allows a single process.
+      for (const [name, args] of FAILURES) failed.set(name, await quarryAsync(dataDir, ...args));
     });
 
     it.each(FAILURES)('%s → exit 1 with a message on stderr', (name, _args, message) => {
@@ -266,7 +270,7 @@ describe('serve', () => {
     try {
       const { res, exited } = await postAcrossSigterm(s, key, agent);
       expect(res.status).toBe(201);
-      const outcome = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 3 s after the last response'), 3000))]);
+      const outcome = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 2 s after the last response'), 2000))]);
       expect(outcome).toEqual({ code: 0, signal: null });
     } finally {
       agent.destroy();

@@ -1,7 +1,19 @@
 import type { QueryRunner } from '../runner';
 import { productqlRunner } from './productql-runner';
+import { trendsRunner } from './trends-runner';
+import { stickinessRunner } from './stickiness-runner';
+import { lifecycleRunner } from './lifecycle-runner';
+import { funnelsRunner } from './funnels-runner';
+import { retentionRunner } from './retention-runner';
+import { pathsRunner } from './paths-runner';
 
 /** Every query kind the query operation answers. One line per runner; each runner is its own file. */
 export const RUNNERS: QueryRunner[] = [
   productqlRunner,
+  trendsRunner,
+  stickinessRunner,
+  lifecycleRunner,
+  funnelsRunner,
+  retentionRunner,
+  pathsRunner,
 ];

@@ -1,0 +1,209 @@
+/** Exact printed SQL, limits, variables, errors with spans, and AST builders. */
+import { UserError } from '../errors';
+import { alias, and, call, compare, constant, eq, field, joinExpr, joins, order, select, unionAll } from './ast';
+import { FUNCTIONS } from './functions';
+import { compileProductQL, parseProductQLExpr, shapeResult, type CompileProductQLInput } from './index';
+import { bracketDepth } from './parser';
+import { createTestDb, type TestDb } from './testing';
+
+const compile = (query: CompileProductQLInput['query'], opts: Partial<CompileProductQLInput> = {}) =>
+  compileProductQL({ query, projectId: 7, timezone: 'UTC', dialect: 'duckdb', ...opts });
+
+const EV = (a = 'events') => `(SELECT "${a}".* FROM "events" AS "${a}" WHERE "${a}"."project_id" = $1) AS "${a}"`;
+
+describe('exact printed SQL', () => {
+  it.each([
+    ['select count() from events', `SELECT count(*) AS "count()" FROM ${EV()} LIMIT 101`, [7]],
+    [
+      "select event from events where event = '$pageview'",
+      `SELECT "events"."event" AS "event" FROM ${EV()} WHERE ("events"."event" = $2) LIMIT 101`,
+      [7, '$pageview'],
+    ],
+    [
+      "select properties.$browser as b, count() from events e where e.properties.price > 10 group by b",
+      `SELECT nullif(json_extract_string("e"."properties", $1), '') AS "b", count(*) AS "count()" FROM (SELECT "e".* FROM "events" AS "e" WHERE "e"."project_id" = $2) AS "e" WHERE coalesce(TRY_CAST(nullif(json_extract_string("e"."properties", $3), '') AS DOUBLE) > $4, false) GROUP BY nullif(json_extract_string("e"."properties", $1), '') LIMIT 101`,
+      ['/$browser', 7, '/price', 10],
+    ],
+    [
+      "select properties.plan != 'pro', properties.plan = NULL from events",
+      `SELECT coalesce(nullif(json_extract_string("events"."properties", $1), '') <> $2, true) AS "properties.plan != 'pro'", (nullif(json_extract_string("events"."properties", $1), '') IS NULL) AS "properties.plan = NULL" FROM (SELECT "events".* FROM "events" AS "events" WHERE "events"."project_id" = $3) AS "events" LIMIT 101`,
+      ['/plan', 'pro', 7],
+    ],
+    [
+      'select p.id from events e left join persons p on p.id = e.person_id',
+      `SELECT "p"."id" AS "id" FROM (SELECT "e".*, coalesce("__override"."override_person_id", "e"."person_id") AS "__person_id" FROM "events" AS "e" LEFT JOIN (SELECT "__o"."old_person_id", arg_max("__o"."override_person_id", "__o"."version") AS "override_person_id" FROM "person_overrides" AS "__o" WHERE "__o"."project_id" = $1 GROUP BY "__o"."old_person_id") AS "__override" ON "__override"."old_person_id" = "e"."person_id" WHERE "e"."project_id" = $1) AS "e" LEFT JOIN (SELECT "p".* FROM "persons" AS "p" WHERE "p"."project_id" = $1) AS "p" ON coalesce("p"."id" = "e"."__person_id", false) LIMIT 101`,
+      [7],
+    ],
+    [
+      'select distinct_id from events union all select distinct_id from person_distinct_ids',
+      `SELECT * FROM ((SELECT "events"."distinct_id" AS "distinct_id" FROM ${EV()}) UNION ALL (SELECT "person_distinct_ids"."distinct_id" AS "distinct_id" FROM (SELECT "person_distinct_ids".* FROM "person_distinct_ids" AS "person_distinct_ids" WHERE "person_distinct_ids"."project_id" = $1) AS "person_distinct_ids")) AS "__set" LIMIT 101`,
+      [7],
+    ],
+    [
+      'with x as (select event from events) select event from x limit 5',
+      `WITH "__cte_x_1" AS (SELECT "events"."event" AS "event" FROM ${EV()}) SELECT "x"."event" AS "event" FROM "__cte_x_1" AS "x" LIMIT 6`,
+      [7],
+    ],
+    [
+      "select event from events where event in ('a', 'b') and timestamp >= '2024-01-01'",
+      `SELECT "events"."event" AS "event" FROM ${EV()} WHERE (("events"."event" IN ($2, $3)) AND ("events"."timestamp" >= timezone('UTC', timezone($4, CAST($5 AS TIMESTAMP))))) LIMIT 101`,
+      [7, 'a', 'b', 'UTC', '2024-01-01'],
+    ],
+  ])('%s', async (text, sql, params) => {
+    const c = await compile(text);
+    expect(c.sql).toBe(sql);
+    expect(c.params).toEqual(params);
+  });
+
+  it('binds equal values once and numbers placeholders by first use', async () => {
+    const c = await compile("select 'x', 'x', 1 from events where event = 'x'");
+    expect(c.sql.match(/\$\d+/g)).toEqual(['$1', '$1', '$2', '$3', '$1']);
+    expect(c.params).toEqual(['x', 1, 7]);
+  });
+
+  it('prints the normalized ProductQL text with the effective limit', async () => {
+    const c = await compile('select   event ,count( )  from events group by event');
+    expect(c.hogql).toBe('SELECT event, count() FROM events GROUP BY event LIMIT 100');
+    expect(c.columnNames).toEqual(['event', 'count()']);
+  });
+});
+
+describe('limits', () => {
+  it.each([
+    ['select event from events', {}, 100, 101, 0, true],
+    ['select event from events limit 3', {}, 3, 4, 0, false],
+    ['select event from events limit 100000', {}, 50000, 50001, 0, false],
+    ['select event from events limit 10 offset 20', {}, 10, 11, 20, false],
+    ['select event from events', { limit: 2, offset: 1 }, 2, 3, 1, false],
+    ['select event from events', { limit: 60000 }, 50000, 50001, 0, false],
+  ] as const)('%s %j', async (text, opts, limit, fetchLimit, offset, defaulted) => {
+    const c = await compile(text, opts);
+    expect([c.limit, c.fetchLimit, c.offset, c.limitDefaulted]).toEqual([limit, fetchLimit, offset, defaulted]);
+    expect(c.sql.endsWith(`LIMIT ${fetchLimit}${offset ? ` OFFSET ${offset}` : ''}`)).toBe(true);
+  });
+
+  it('clamps a set query as a whole', async () => {
+    const c = await compile('select 1 union all select 2 limit 70000');
+    expect(c.sql).toMatch(/LIMIT 70000\)\) AS "__set" LIMIT 101$/);
+  });
+
+  it('shapes hasMore from the extra row', () => {
+    const compiled = { columns: [{ name: 'x', type: 'int' as const, nullable: false }], limit: 2, offset: 0, timezone: 'UTC' };
+    expect(shapeResult([[1], [2], [3]], compiled)).toMatchObject({ results: [[1], [2]], hasMore: true, limit: 2, offset: 0 });
+    expect(shapeResult([[1n], [2]], compiled)).toMatchObject({ results: [[1], [2]], hasMore: false });
+  });
+});
+
+describe('errors', () => {
+  const fails = async (text: string, opts: Partial<CompileProductQLInput> = {}) => {
+    try {
+      await compile(text, opts);
+    } catch (e) {
+      expect(e).toBeInstanceOf(UserError);
+      return e as UserError;
+    }
+    throw new Error('expected an error');
+  };
+
+  it.each([
+    ['select * from foo', 'productql_query_error', 14, 17, /Unknown table "foo"/],
+    ['select foo from events', 'productql_query_error', 7, 10, /Unknown field "foo"/],
+    ['select foo(1) from events', 'productql_query_error', 7, 13, /Unknown function "foo"/],
+    ['select count(1, 2) from events', 'productql_query_error', 7, 18, /takes 0 to 1 arguments, got 2/],
+    ['select toStartOfDay() from events', 'productql_query_error', 7, 21, /takes 1 argument/],
+    ['select person.nope from events', 'productql_query_error', 7, 18, /Unknown field "nope" on persons/],
+    ['select event from events where', 'productql_syntax_error', 30, 30, /Syntax error/],
+    ['select {variables.plan}', 'productql_missing_variable', 7, 23, /variable "plan"/],
+    ['select properties from events e join persons p on 1 = 1', 'productql_query_error', 7, 17, /ambiguous/],
+    ['select row_number() from events', 'productql_query_error', 7, 19, /needs an OVER clause/],
+  ])('%s', async (text, code, start, end, message) => {
+    const e = await fails(text);
+    expect(e.status).toBe(400);
+    expect(e.code).toBe(code);
+    expect(e.message).toMatch(message);
+    expect(e.span).toEqual({ start, end });
+  });
+
+  it('rejects an unknown timezone', async () => {
+    const e = await fails('select 1', { timezone: 'Mars/Olympus' });
+    expect(e.code).toBe('invalid_timezone');
+  });
+
+  it('refuses deep bracket nesting before parsing', async () => {
+    expect(bracketDepth("select ((1)), '((((' -- ((((\n")).toBe(2);
+    const e = await fails('select ' + '('.repeat(20) + '1' + ')'.repeat(20));
+    expect(e.code).toBe('productql_too_complex');
+  });
+});
+
+describe('function allow-list', () => {
+  it('every allow-listed function prints on DuckDB', async () => {
+    const missing: string[] = [];
+    for (const sig of FUNCTIONS.values()) {
+      if (['and', 'or', 'not', 'equals', 'notEquals', 'less', 'lessOrEquals', 'greater', 'greaterOrEquals'].includes(sig.name)) continue;
+      const args = Array.from({ length: sig.min }, (_, i) =>
+        i === 0 && ['arrayMap', 'arrayFilter', 'arrayExists'].includes(sig.name) ? 'x -> x' : sig.name.startsWith('date') && i === 0 ? "'day'" : 'timestamp',
+      );
+      const params = sig.params ? `(${Array.from({ length: sig.params[0] }, () => '0.5').join(', ')})` : '';
+      const text =
+        sig.kind === 'window'
+          ? `select ${sig.name}(${args.join(', ')}) over (order by timestamp) from events`
+          : `select ${sig.name}${params}(${args.join(', ')}) from events`;
+      try {
+        await compile(text);
+      } catch (e) {
+        if (e instanceof UserError && /not available on this engine/.test(e.message)) missing.push(sig.name);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('AST builders and expressions', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await createTestDb();
+  });
+  afterAll(() => db.close());
+
+  it('a built query prints like the same text', async () => {
+    const built = select({
+      select: [field('event'), alias('c', call('count'))],
+      from: 'events',
+      where: eq(field('event'), constant('$pageview')),
+      groupBy: [field('event')],
+      orderBy: [order(field('c'), 'DESC')],
+    });
+    const fromText = await compile("select event, count() as c from events where event = '$pageview' group by event order by c desc");
+    const fromAst = await compile(built);
+    expect(fromAst.sql).toBe(fromText.sql);
+    expect(fromAst.hogql).toBe(fromText.hogql);
+  });
+
+  it('runs a built join with a parsed hogql filter expression', async () => {
+    const filter = await parseProductQLExpr("person.properties.plan = 'pro' and properties.$browser = 'Chrome'");
+    const q = select({
+      select: [alias('n', call('count')), alias('people', call('uniq', [field('e.person_id')]))],
+      from: joins(joinExpr('events', { alias: 'e' }), joinExpr('persons', { alias: 'p', type: 'LEFT JOIN', on: eq(field('p.id'), field('e.person_id')) })),
+      where: and(filter, compare('>=', field('e.timestamp'), constant('2024-03-01'))),
+    });
+    const r = await db.query(q);
+    expect(r.results).toEqual([[1, 1]]);
+  });
+
+  it('builds a UNION ALL', async () => {
+    const q = unionAll(
+      select({ select: [alias('e', field('event'))], from: 'events', where: eq(field('event'), constant('signup')) }),
+      select({ select: [constant('x')] }),
+    );
+    const r = await db.query(q);
+    expect(r.results).toEqual([['signup'], ['x']]);
+  });
+
+  it('rejects malformed built nodes with a 400', async () => {
+    await expect(compile({ node: 'SelectQuery', select: [{ node: 'Bogus' } as never] })).rejects.toMatchObject({ status: 400 });
+    await expect(compile(select({ select: [field('event')], from: 'events', where: call('sleep', [constant(1)]) }))).rejects.toMatchObject({
+      status: 400,
+    });
+  });
+});

@@ -1,0 +1,315 @@
+/**
+ * Private helpers shared by the funnels, retention and paths runners: project-timezone calendar maths, the insight
+ * date range (PostHog's QueryDateRange rounding), interval buckets, a minimal property-filter → ProductQL
+ * translation, series-node matching and breakdown expressions.
+ *
+ * Why private: the shared insight machinery (src/queries/insights) did not exist when these runners were written.
+ * Everything here is deliberately small; once the shared module lands the runners should switch to it.
+ */
+import { validationError } from '../../errors';
+import { ast, type Expr } from '../../productql';
+import { breakdownSpecs, breakdownStringExpr, propertiesToExpr, type BreakdownFilter, type PropertiesInput } from '../insights';
+
+// ------------------------------------------------------------------------------------------------ timezone
+
+export interface LocalParts {
+  year: number;
+  month: number; // 1..12
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  ms: number;
+}
+
+const fmtCache = new Map<string, Intl.DateTimeFormat>();
+function formatter(tz: string): Intl.DateTimeFormat {
+  let f = fmtCache.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    fmtCache.set(tz, f);
+  }
+  return f;
+}
+
+/** Wall-clock parts of an instant in `tz`. */
+export function localParts(ms: number, tz: string): LocalParts {
+  const out: Record<string, number> = {};
+  for (const p of formatter(tz).formatToParts(new Date(ms))) if (p.type !== 'literal') out[p.type] = Number(p.value);
+  return {
+    year: out.year,
+    month: out.month,
+    day: out.day,
+    hour: out.hour === 24 ? 0 : out.hour,
+    minute: out.minute,
+    second: out.second,
+    ms: ((ms % 1000) + 1000) % 1000,
+  };
+}
+
+const wallAsUtc = (p: LocalParts): number => Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second, p.ms);
+
+/** The instant whose wall clock in `tz` reads `p` (the earlier one when ambiguous, shifted forward in a gap). */
+export function fromLocal(p: LocalParts, tz: string): number {
+  const guess = wallAsUtc(p);
+  let t = guess;
+  for (let i = 0; i < 3; i++) {
+    const off = wallAsUtc(localParts(t, tz)) - t;
+    const next = guess - off;
+    if (next === t) break;
+    t = next;
+  }
+  // Prefer the earlier instant when the wall time happens twice.
+  const earlier = t - 3600_000;
+  if (wallAsUtc(localParts(earlier, tz)) === guess) return earlier;
+  return t;
+}
+
+const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+/** `YYYY-MM-DD HH:MM:SS` (plus `.ffffff` when asked) of the wall clock. */
+export function fmtLocal(p: LocalParts, micros = false): string {
+  const base = `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+  return micros ? `${base}.${pad(p.ms, 3)}${p.ms === 999 ? '999' : '000'}` : base;
+}
+
+/** ISO datetime with offset in `tz`, e.g. `2024-01-01T00:00:00+01:00` (`Z` never used, like Python isoformat). */
+export function isoInTz(ms: number, tz: string): string {
+  const p = localParts(ms, tz);
+  const off = Math.round((wallAsUtc({ ...p, ms: 0 }) - (ms - p.ms)) / 60000);
+  const sign = off < 0 ? '-' : '+';
+  return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}${sign}${pad(Math.floor(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
+}
+
+export type Interval = 'minute' | 'hour' | 'day' | 'week' | 'month';
+
+function addDays(p: LocalParts, n: number): LocalParts {
+  const d = new Date(Date.UTC(p.year, p.month - 1, p.day + n));
+  return { ...p, year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
+function addMonths(p: LocalParts, n: number): LocalParts {
+  const d = new Date(Date.UTC(p.year, p.month - 1 + n, 1));
+  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  return { ...p, year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: Math.min(p.day, last) };
+}
+
+/** Start of the interval containing `ms`, as an instant (calendar in `tz`; week starts Sunday unless weekStart=1). */
+export function startOf(ms: number, interval: Interval, tz: string, weekStart = 0): number {
+  const p = localParts(ms, tz);
+  switch (interval) {
+    case 'minute':
+      return ms - (p.second * 1000 + p.ms);
+    case 'hour':
+      return ms - (p.minute * 60_000 + p.second * 1000 + p.ms);
+    case 'day':
+      return fromLocal({ ...p, hour: 0, minute: 0, second: 0, ms: 0 }, tz);
+    case 'week': {
+      const dow = new Date(Date.UTC(p.year, p.month - 1, p.day)).getUTCDay(); // 0 = Sunday
+      const back = (dow - weekStart + 7) % 7;
+      return fromLocal({ ...addDays(p, -back), hour: 0, minute: 0, second: 0, ms: 0 }, tz);
+    }
+    case 'month':
+      return fromLocal({ ...p, day: 1, hour: 0, minute: 0, second: 0, ms: 0 }, tz);
+  }
+}
+
+/** `ms` moved by `n` intervals on the calendar of `tz`. */
+export function addInterval(ms: number, interval: Interval, n: number, tz: string): number {
+  switch (interval) {
+    case 'minute':
+      return ms + n * 60_000;
+    case 'hour':
+      return ms + n * 3600_000;
+    case 'day':
+      return fromLocal(addDays(localParts(ms, tz), n), tz);
+    case 'week':
+      return fromLocal(addDays(localParts(ms, tz), 7 * n), tz);
+    case 'month':
+      return fromLocal(addMonths(localParts(ms, tz), n), tz);
+  }
+}
+
+/** Bucket starts from startOf(from) to startOf(to), inclusive. */
+export function bucketStarts(fromMs: number, toMs: number, interval: Interval, tz: string, weekStart = 0): number[] {
+  const out: number[] = [];
+  const last = startOf(toMs, interval, tz, weekStart);
+  for (let t = startOf(fromMs, interval, tz, weekStart), i = 0; t <= last && i < 10_000; t = addInterval(t, interval, 1, tz), i++) out.push(t);
+  return out;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** PostHog `days` entry for a bucket start. */
+export function dayString(ms: number, interval: Interval, tz: string): string {
+  const p = localParts(ms, tz);
+  const d = `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`;
+  return interval === 'hour' || interval === 'minute' ? `${d} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}` : d;
+}
+
+/** PostHog label for a bucket start (week spans clamped to the range). */
+export function labelString(ms: number, interval: Interval, tz: string, rangeFrom: number, rangeTo: number): string {
+  const p = localParts(ms, tz);
+  if (interval === 'hour' || interval === 'minute') return `${p.day}-${MONTHS[p.month - 1]} ${pad(p.hour)}:${pad(p.minute)}`;
+  if (interval === 'month') return `${MONTHS[p.month - 1]} ${p.year}`;
+  if (interval === 'day') return `${p.day}-${MONTHS[p.month - 1]}-${p.year}`;
+  const s = localParts(Math.max(ms, startOf(rangeFrom, 'day', tz)), tz);
+  const e = localParts(Math.min(addInterval(ms, 'day', 6, tz), startOf(rangeTo, 'day', tz)), tz);
+  if (s.year === e.year && s.month === e.month && s.day === e.day) return `${s.day}-${MONTHS[s.month - 1]}-${s.year}`;
+  if (s.year !== e.year) return `${s.day}-${MONTHS[s.month - 1]}-${s.year} – ${e.day}-${MONTHS[e.month - 1]}-${e.year}`;
+  if (s.month !== e.month) return `${s.day}-${MONTHS[s.month - 1]} – ${e.day}-${MONTHS[e.month - 1]}`;
+  return `${s.day}–${e.day} ${MONTHS[s.month - 1]}`;
+}
+
+// ------------------------------------------------------------------------------------------------ dates
+
+const RELATIVE = /^-?(\d+)?([hdwmMsqy])(Start|End)?$/;
+
+/** Parses one PostHog date string to an instant. `isTo` picks End-snapping for relative ends. */
+export function parseDate(text: string, tz: string, now: number): { ms: number; relative: boolean; unit?: string; hasTime: boolean } {
+  const s = text.trim();
+  const rel = RELATIVE.exec(s);
+  if (rel) {
+    const n = rel[1] ? Number(rel[1]) : 0;
+    const kind = rel[2];
+    const snap = rel[3];
+    let p = localParts(now, tz);
+    switch (kind) {
+      case 'h':
+        p = localParts(now - n * 3600_000, tz);
+        break;
+      case 'M':
+        p = localParts(now - n * 60_000, tz);
+        break;
+      case 's':
+        p = localParts(now - n * 1000, tz);
+        break;
+      case 'd':
+        p = addDays(p, -n);
+        break;
+      case 'w':
+        p = addDays(p, -7 * n);
+        break;
+      case 'q':
+        p = addDays(p, -91 * n);
+        break;
+      case 'm':
+        p = addMonths(p, -n);
+        break;
+      case 'y':
+        p = addMonths(p, -12 * n);
+        break;
+    }
+    if (snap === 'Start') {
+      if (kind === 'h') p = { ...p, minute: 0, second: 0, ms: 0 };
+      else if (kind === 'm') p = { ...p, day: 1, hour: 0, minute: 0, second: 0, ms: 0 };
+      else if (kind === 'y') p = { ...p, month: 1, day: 1, hour: 0, minute: 0, second: 0, ms: 0 };
+      else p = { ...p, hour: 0, minute: 0, second: 0, ms: 0 };
+    } else if (snap === 'End') {
+      if (kind === 'h') p = { ...p, minute: 59, second: 59, ms: 999 };
+      else if (kind === 'm') p = { ...addDays(addMonths({ ...p, day: 1 }, 1), -1), hour: 23, minute: 59, second: 59, ms: 999 };
+      else if (kind === 'y') p = { ...p, month: 12, day: 31, hour: 23, minute: 59, second: 59, ms: 999 };
+      else p = { ...p, hour: 23, minute: 59, second: 59, ms: 999 };
+    }
+    return { ms: fromLocal(p, tz), relative: true, unit: kind, hasTime: true };
+  }
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(s);
+  if (!m) throw validationError(`Invalid date "${text}"`, 'dateRange');
+  const hasTime = m[4] !== undefined;
+  if (m[8]) {
+    const d = Date.parse(s.replace(' ', 'T'));
+    if (Number.isNaN(d)) throw validationError(`Invalid date "${text}"`, 'dateRange');
+    return { ms: d, relative: false, hasTime };
+  }
+  const p: LocalParts = {
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: Number(m[4] ?? 0),
+    minute: Number(m[5] ?? 0),
+    second: Number(m[6] ?? 0),
+    ms: m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0,
+  };
+  return { ms: fromLocal(p, tz), relative: false, hasTime };
+}
+
+/** A bound datetime constant for ProductQL: naive wall clock in the project timezone (as PostHog sends it). */
+export function dateConst(ms: number, tz: string): Expr {
+  const p = localParts(ms, tz);
+  const base = fmtLocal(p);
+  // Inclusive ends finish at .999999 like PostHog's 23:59:59.999999.
+  return ast.call('toDateTime', [ast.constant(p.ms === 999 ? `${base}.999999` : p.ms ? `${base}.${pad(p.ms, 3)}` : base)]);
+}
+
+/**
+ * A value as text. Spelled `concat(x)` because the printer's `toString(...)` call fails ("Unknown operator function
+ * toString()"): compiler.ts looks function names up in the plain object CMP_FUNCS, so `toString` hits
+ * Object.prototype.toString. NULL becomes ''.
+ */
+export const toStr = (e: Expr): Expr => ast.call('concat', [e]);
+
+// ------------------------------------------------------------------------------------------------ filters (shared)
+
+type Filterable = { properties?: unknown; fixedProperties?: unknown };
+
+/** Series/entity `properties` (plain list = AND, or a group) through the shared property-filter translation. */
+export function propertiesExpr(props: unknown, tz = 'UTC', attr = 'properties'): Expr | undefined {
+  return propertiesToExpr(props as PropertiesInput, { timezone: tz, attr });
+}
+
+/** Event-name condition of a series node (null = all events); actions/data warehouse nodes → 400. */
+export function eventNameExpr(node: { kind?: string; event?: string | null }): Expr | undefined {
+  if (node.kind && node.kind !== 'EventsNode') throw validationError(`${node.kind} series are not supported by this server yet`, 'series');
+  if (node.event === null || node.event === undefined) return undefined;
+  return ast.eq(ast.field('event'), ast.constant(node.event));
+}
+
+/** Event name + per-series properties + fixed properties. */
+export function entityExpr(node: { kind?: string; event?: string | null } & Filterable, tz = 'UTC'): Expr {
+  return ast.and(eventNameExpr(node), propertiesExpr(node.properties, tz), propertiesExpr(node.fixedProperties, tz));
+}
+
+/**
+ * Breakdown values as funnels and retention want them: `ifNull(toString(prop), '')` per breakdown dimension
+ * (multi-breakdowns give several), using the shared breakdown specs.
+ */
+export function breakdownExprs(bf: BreakdownFilter | null | undefined): Expr[] {
+  // Funnels accept a list `breakdown` as several properties (PostHog's multi-property funnel breakdown); the shared
+  // specs only take that shape through `breakdowns`.
+  if (bf && Array.isArray(bf.breakdown) && bf.breakdown.length > 1 && !bf.breakdowns?.length && bf.breakdown_type !== 'cohort')
+    bf = { ...bf, breakdown: null, breakdowns: bf.breakdown.map((p) => ({ type: bf!.breakdown_type ?? 'event', property: p, normalize_url: bf!.breakdown_normalize_url })) };
+  return breakdownSpecs(bf).map((spec) => ast.call('ifNull', [breakdownStringExpr(spec), ast.constant('')]));
+}
+
+/** `properties.$group_N` for group aggregation, else the person id. */
+export function actorExpr(groupTypeIndex: number | null | undefined): Expr {
+  if (groupTypeIndex !== null && groupTypeIndex !== undefined) return ast.field('properties', `$group_${groupTypeIndex}`);
+  return ast.field('person_id');
+}
+
+/** Epoch ms of an engine timestamp value (ISO string, Date or number). */
+export function toMs(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (v instanceof Date) return v.getTime();
+  const s = String(v);
+  return Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s.replace(' ', 'T') : s.replace(' ', 'T') + 'Z');
+}
+
+/** Median with linear interpolation (ClickHouse `median` on small samples). */
+export function median(xs: number[]): number | null {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const pos = (s.length - 1) / 2;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+

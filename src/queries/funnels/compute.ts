@@ -1,0 +1,152 @@
+/**
+ * Per-actor funnel evaluation, modelled on PostHog's funnel UDF (`aggregate_funnel`): events of one actor in time
+ * order, a state per step holding the entry (step-0) time and the step timings of the partial sequence that
+ * reached it. The latest step-0 event starts a new sequence; a step is reached from the previous step's state when
+ * it happens within the conversion window measured from the entry; the first sequence to reach the furthest step
+ * gives the actor's conversion timings.
+ */
+
+export interface FunnelEvent {
+  /** Epoch ms. */
+  ts: number;
+  /** Bitmask of the steps this event matches. */
+  steps: number;
+  /** Bitmask of the exclusions this event matches. */
+  excl: number;
+  /** Breakdown value (JSON of the boxed array) or '' without breakdown. */
+  bd: string;
+}
+
+export interface FunnelConfig {
+  numSteps: number;
+  order: 'ordered' | 'strict' | 'unordered';
+  windowMs: number;
+  /** `optional[i]`: step i may be skipped (ordered/strict, steps viz). */
+  optional: boolean[];
+  /** `sameAsPrevious[i]`: step i has the same definition as step i-1 (then it must be strictly later). */
+  sameAsPrevious: boolean[];
+  exclusions: { from: number; to: number }[];
+}
+
+export interface ActorResult {
+  /** Furthest step index reached (0-based). */
+  maxStep: number;
+  /** Timestamp (ms) per step on the chosen sequence; null for skipped optional steps. */
+  timings: (number | null)[];
+  /** Steps completed on the chosen sequence. */
+  reached: boolean[];
+  /** Furthest step per entry time (for trends: one entry per step-0 event). */
+  reachByEntry: Map<number, number>;
+}
+
+interface State {
+  entry: number;
+  timings: (number | null)[];
+  last: number;
+}
+
+const has = (mask: number, i: number): boolean => (mask & (1 << i)) !== 0;
+
+/**
+ * Evaluates one actor. Returns null when the actor is disqualified by an exclusion (PostHog drops such actors from
+ * the funnel entirely) or never did step 0. `stepFilter(i, ev)` can refuse an event for a step (step attribution).
+ */
+export function evaluateActor(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?: (step: number, ev: FunnelEvent) => boolean): ActorResult | null {
+  if (cfg.order === 'unordered') return evaluateUnordered(events, cfg);
+  const n = cfg.numSteps;
+  const entered: (State | null)[] = new Array(n).fill(null);
+  let best: { step: number; state: State } | null = null;
+  const reachByEntry = new Map<number, number>();
+  const note = (entry: number, step: number) => {
+    const cur = reachByEntry.get(entry);
+    if (cur === undefined || cur < step) reachByEntry.set(entry, step);
+  };
+
+  for (const ev of events) {
+    // Exclusions: the sequence that reached `from` but not yet `to`, inside the window, is broken → actor out.
+    if (ev.excl) {
+      for (let x = 0; x < cfg.exclusions.length; x++) {
+        if (!has(ev.excl, x)) continue;
+        const { from, to } = cfg.exclusions[x];
+        const sf = entered[from];
+        if (!sf) continue;
+        const fromTs = sf.timings[from];
+        const st = entered[to];
+        const reachedTo = st !== null && st.entry === sf.entry;
+        if (!reachedTo && ev.ts - sf.entry <= cfg.windowMs && fromTs !== null && ev.ts > fromTs) return null;
+      }
+    }
+    for (let k = n - 1; k >= 0; k--) {
+      if (!has(ev.steps, k)) continue;
+      if (stepFilter && !stepFilter(k, ev)) continue;
+      if (k === 0) {
+        const timings: (number | null)[] = new Array(n).fill(null);
+        timings[0] = ev.ts;
+        entered[0] = { entry: ev.ts, timings, last: ev.ts };
+        note(ev.ts, 0);
+        if (!best) best = { step: 0, state: entered[0] };
+        continue;
+      }
+      // The previous state: step k-1, or (skipping optional steps) an earlier one; the latest entry wins.
+      let prev: State | null = null;
+      for (let j = k - 1; j >= 0; j--) {
+        const s = entered[j];
+        if (s && (!prev || s.entry > prev.entry)) prev = s;
+        if (!cfg.optional[j]) break;
+      }
+      if (!prev) continue;
+      const inWindow = ev.ts - prev.entry <= cfg.windowMs;
+      const cur = entered[k];
+      const already = cur !== null && cur.entry === prev.entry;
+      const ordered = cfg.sameAsPrevious[k] ? ev.ts > prev.last : ev.ts >= prev.last;
+      if (inWindow && !already && ordered) {
+        const timings = [...prev.timings];
+        timings[k] = ev.ts;
+        entered[k] = { entry: prev.entry, timings, last: ev.ts };
+        note(prev.entry, k);
+        if (!best || best.step < k) best = { step: k, state: entered[k]! };
+      }
+    }
+    if (cfg.order === 'strict') for (let k = 0; k < n; k++) if (!has(ev.steps, k)) entered[k] = null;
+  }
+  if (!best) return null;
+  const reached = best.state.timings.map((t, i) => i <= best!.step && t !== null);
+  return { maxStep: best.step, timings: best.state.timings.slice(0, best.step + 1), reached, reachByEntry };
+}
+
+function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig): ActorResult | null {
+  const n = cfg.numSteps;
+  const all = (1 << n) - 1;
+  let best: { count: number; times: number[] } | null = null;
+  const reachByEntry = new Map<number, number>();
+  for (let i = 0; i < events.length; i++) {
+    const start = events[i];
+    if (!(start.steps & all)) continue;
+    let done = 0;
+    const times: number[] = [];
+    let lastTs = start.ts;
+    for (let j = i; j < events.length && events[j].ts - start.ts <= cfg.windowMs; j++) {
+      const ev = events[j];
+      const open = ev.steps & all & ~done;
+      if (!open) continue;
+      // One step per event: the lowest open step it matches.
+      const k = Math.log2(open & -open);
+      done |= 1 << k;
+      times.push(ev.ts);
+      lastTs = ev.ts;
+      if (done === all) break;
+    }
+    // Exclusions span the whole funnel: between the first event and the completion (or the window end).
+    if (cfg.exclusions.length) {
+      const end = done === all ? lastTs : start.ts + cfg.windowMs;
+      for (const ev of events) if (ev.excl && ev.ts > start.ts && ev.ts < end + (done === all ? 0 : 1)) return null;
+    }
+    const count = times.length;
+    const prev = reachByEntry.get(start.ts);
+    if (prev === undefined || prev < count - 1) reachByEntry.set(start.ts, count - 1);
+    if (!best || count > best.count) best = { count, times };
+  }
+  if (!best) return null;
+  const reached = new Array(n).fill(false).map((_, i) => i < best!.count);
+  return { maxStep: best.count - 1, timings: best.times, reached, reachByEntry };
+}

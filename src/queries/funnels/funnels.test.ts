@@ -1,0 +1,348 @@
+import { funnelsRunner } from '../runners/funnels-runner';
+import { ev, openHarness, persons, type Harness } from './testing';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await openHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const E = (event: string, extra: Record<string, unknown> = {}) => ({ kind: 'EventsNode', event, ...extra });
+const RANGE = { date_from: '2024-01-01', date_to: '2024-01-31' };
+
+async function funnel(events: ReturnType<typeof ev>[], q: Record<string, unknown>, project: Record<string, unknown> = {}) {
+  const ids = [...new Set(events.map((e) => e.distinct_id))];
+  const pid = await h.load({ persons: persons(...ids), events });
+  return h.run(funnelsRunner, { kind: 'FunnelsQuery', dateRange: RANGE, ...q }, pid, project as any);
+}
+const counts = (r: any) => (r.results as any[]).map((s) => s.count);
+
+describe('ordered funnels', () => {
+  it('counts each actor once at their furthest step, with average and median times in seconds', async () => {
+    const r = await funnel(
+      [
+        ev('a', 'pv', '2024-01-02T10:00:00Z'),
+        ev('a', 'signup', '2024-01-02T10:10:00Z'),
+        ev('a', 'buy', '2024-01-02T11:10:00Z'),
+        ev('b', 'pv', '2024-01-03T10:00:00Z'),
+        ev('b', 'signup', '2024-01-03T10:30:00Z'),
+        ev('c', 'pv', '2024-01-04T10:00:00Z'),
+        ev('d', 'signup', '2024-01-04T10:00:00Z'),
+      ],
+      { series: [E('pv'), E('signup'), E('buy')] },
+    );
+    expect(counts(r)).toEqual([3, 2, 1]);
+    expect(r.results[0]).toMatchObject({ action_id: 'pv', name: 'pv', order: 0, type: 'events', people: [], average_conversion_time: null });
+    expect(r.results[1].average_conversion_time).toBe(1200);
+    expect(r.results[1].median_conversion_time).toBe(1200);
+    expect(r.results[2].average_conversion_time).toBe(3600);
+  });
+
+  it.each([
+    ['exactly at the window end converts', '2024-01-02T11:00:00Z', [1, 1]],
+    ['one second after the window does not', '2024-01-02T11:00:01Z', [1, 0]],
+  ])('window boundary to the second: %s', async (_n, signupAt, expected) => {
+    const r = await funnel([ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'signup', signupAt)], {
+      series: [E('pv'), E('signup')],
+      funnelsFilter: { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'hour' },
+    });
+    expect(counts(r)).toEqual(expected);
+  });
+
+  it('the window is measured from the first step, not the previous one', async () => {
+    const r = await funnel(
+      [ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'signup', '2024-01-02T10:50:00Z'), ev('a', 'buy', '2024-01-02T11:10:00Z')],
+      { series: [E('pv'), E('signup'), E('buy')], funnelsFilter: { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'hour' } },
+    );
+    expect(counts(r)).toEqual([1, 1, 0]);
+  });
+
+  it('a conversion after date_to is not seen, even inside the window', async () => {
+    const r = await funnel([ev('a', 'pv', '2024-01-31T23:00:00Z'), ev('a', 'signup', '2024-02-01T00:30:00Z')], {
+      series: [E('pv'), E('signup')],
+    });
+    expect(counts(r)).toEqual([1, 0]);
+  });
+
+  it('a later re-entry can complete the funnel when the first attempt expired', async () => {
+    const r = await funnel(
+      [ev('a', 'pv', '2024-01-01T10:00:00Z'), ev('a', 'pv', '2024-01-20T10:00:00Z'), ev('a', 'signup', '2024-01-21T10:00:00Z')],
+      { series: [E('pv'), E('signup')] },
+    );
+    expect(counts(r)).toEqual([1, 1]);
+    expect(r.results[1].average_conversion_time).toBe(86400);
+  });
+
+  it.each([
+    ['one event does not fill two identical steps', [ev('a', 'pv', '2024-01-02T10:00:00Z')], [1, 0]],
+    ['two events fill two identical steps', [ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'pv', '2024-01-02T10:00:05Z')], [1, 1]],
+    ['identical steps need strictly later times', [ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'pv', '2024-01-02T10:00:00Z')], [1, 0]],
+  ])('repeated steps: %s', async (_n, events, expected) => {
+    const r = await funnel(events, { series: [E('pv'), E('pv')] });
+    expect(counts(r)).toEqual(expected);
+  });
+
+  it('steps happening out of order do not convert', async () => {
+    const r = await funnel([ev('a', 'signup', '2024-01-02T09:00:00Z'), ev('a', 'pv', '2024-01-02T10:00:00Z')], {
+      series: [E('pv'), E('signup')],
+    });
+    expect(counts(r)).toEqual([1, 0]);
+  });
+
+  it('step property filters and global properties apply', async () => {
+    const r = await funnel(
+      [
+        ev('a', 'pv', '2024-01-02T10:00:00Z', { plan: 'pro' }),
+        ev('a', 'signup', '2024-01-02T10:10:00Z', { plan: 'pro', src: 'ad' }),
+        ev('b', 'pv', '2024-01-02T10:00:00Z', { plan: 'free' }),
+        ev('b', 'signup', '2024-01-02T10:10:00Z', { plan: 'free' }),
+      ],
+      {
+        series: [E('pv'), E('signup', { properties: [{ type: 'event', key: 'src', operator: 'exact', value: 'ad' }] })],
+        properties: [{ type: 'event', key: 'plan', operator: 'is_not', value: 'enterprise' }],
+      },
+    );
+    expect(counts(r)).toEqual([2, 1]);
+  });
+
+  it('an empty funnel returns []', async () => {
+    const r = await funnel([ev('a', 'signup', '2024-01-02T10:00:00Z')], { series: [E('pv'), E('signup')] });
+    expect(r.results).toEqual([]);
+  });
+});
+
+describe('strict and unordered', () => {
+  const events = [ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'other', '2024-01-02T10:01:00Z'), ev('a', 'signup', '2024-01-02T10:02:00Z')];
+  it.each([
+    ['ordered ignores the event in between', 'ordered', [1, 1]],
+    ['strict breaks on any event in between', 'strict', [1, 0]],
+  ])('%s', async (_n, order, expected) => {
+    const r = await funnel(events, { series: [E('pv'), E('signup')], funnelsFilter: { funnelOrderType: order } });
+    expect(counts(r)).toEqual(expected);
+  });
+
+  it('strict converts when the steps are consecutive events', async () => {
+    const r = await funnel(
+      [ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'signup', '2024-01-02T10:02:00Z'), ev('a', 'other', '2024-01-02T10:03:00Z')],
+      { series: [E('pv'), E('signup')], funnelsFilter: { funnelOrderType: 'strict' } },
+    );
+    expect(counts(r)).toEqual([1, 1]);
+  });
+
+  it('unordered counts completed steps in any order, named "Completed N steps"', async () => {
+    const r = await funnel(
+      [
+        ev('a', 'buy', '2024-01-02T10:00:00Z'),
+        ev('a', 'signup', '2024-01-02T10:05:00Z'),
+        ev('a', 'pv', '2024-01-02T10:10:00Z'),
+        ev('b', 'signup', '2024-01-02T10:00:00Z'),
+      ],
+      { series: [E('pv'), E('signup'), E('buy')], funnelsFilter: { funnelOrderType: 'unordered' } },
+    );
+    expect(counts(r)).toEqual([2, 1, 1]);
+    expect(r.results.map((s: any) => s.name)).toEqual(['Completed 1 step', 'Completed 2 steps', 'Completed 3 steps']);
+    expect(r.results[0].action_id).toBeNull();
+    expect(r.results[2].average_conversion_time).toBe(300);
+  });
+
+  it('ordered would not complete the same out-of-order sequence', async () => {
+    const r = await funnel(
+      [ev('a', 'buy', '2024-01-02T10:00:00Z'), ev('a', 'signup', '2024-01-02T10:05:00Z'), ev('a', 'pv', '2024-01-02T10:10:00Z')],
+      { series: [E('pv'), E('signup'), E('buy')] },
+    );
+    expect(counts(r)).toEqual([1, 0, 0]);
+  });
+});
+
+describe('exclusions', () => {
+  const ex = (event: string, from: number, to: number) => ({ kind: 'EventsNode', event, funnelFromStep: from, funnelToStep: to });
+  it.each([
+    ['between the steps drops the actor', [ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'x', '2024-01-02T10:01:00Z'), ev('a', 'signup', '2024-01-02T10:02:00Z')], []],
+    ['before the first step is ignored', [ev('a', 'x', '2024-01-02T09:00:00Z'), ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'signup', '2024-01-02T10:02:00Z')], [1, 1]],
+    ['after the to-step is ignored', [ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'signup', '2024-01-02T10:02:00Z'), ev('a', 'x', '2024-01-02T10:03:00Z')], [1, 1]],
+    ['inside the window without the to-step drops the actor', [ev('a', 'pv', '2024-01-02T10:00:00Z'), ev('a', 'x', '2024-01-02T10:03:00Z')], []],
+  ])('an exclusion %s', async (_n, events, expected) => {
+    const r = await funnel(events, { series: [E('pv'), E('signup')], funnelsFilter: { exclusions: [ex('x', 0, 1)] } });
+    expect(r.results.length ? counts(r) : []).toEqual(expected);
+  });
+
+  it('an exclusion only covers its own step range', async () => {
+    const events = [
+      ev('a', 'pv', '2024-01-02T10:00:00Z'),
+      ev('a', 'signup', '2024-01-02T10:01:00Z'),
+      ev('a', 'x', '2024-01-02T10:02:00Z'),
+      ev('a', 'buy', '2024-01-02T10:03:00Z'),
+      ev('b', 'pv', '2024-01-02T10:00:00Z'),
+      ev('b', 'signup', '2024-01-02T10:01:00Z'),
+      ev('b', 'buy', '2024-01-02T10:03:00Z'),
+    ];
+    const first = await funnel(events, { series: [E('pv'), E('signup'), E('buy')], funnelsFilter: { exclusions: [ex('x', 0, 1)] } });
+    expect(counts(first)).toEqual([2, 2, 2]);
+    const second = await funnel(events, { series: [E('pv'), E('signup'), E('buy')], funnelsFilter: { exclusions: [ex('x', 1, 2)] } });
+    expect(counts(second)).toEqual([1, 1, 1]);
+  });
+
+  it.each([
+    ['a partial range in an unordered funnel', { funnelOrderType: 'unordered', exclusions: [ex('x', 0, 1)] }],
+    ['from >= to', { exclusions: [ex('x', 1, 1)] }],
+    ['a step event as exclusion', { exclusions: [ex('signup', 0, 1)] }],
+    ['a range past the last step', { exclusions: [ex('x', 0, 3)] }],
+  ])('400 for %s', async (_n, funnelsFilter) => {
+    await expect(
+      funnel([ev('a', 'pv', '2024-01-02T10:00:00Z')], { series: [E('pv'), E('signup'), E('buy')], funnelsFilter }),
+    ).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('unordered exclusions span the whole funnel', async () => {
+    const r = await funnel(
+      [
+        ev('a', 'signup', '2024-01-02T10:00:00Z'),
+        ev('a', 'x', '2024-01-02T10:01:00Z'),
+        ev('a', 'pv', '2024-01-02T10:02:00Z'),
+        ev('b', 'signup', '2024-01-02T10:00:00Z'),
+        ev('b', 'pv', '2024-01-02T10:02:00Z'),
+      ],
+      { series: [E('pv'), E('signup')], funnelsFilter: { funnelOrderType: 'unordered', exclusions: [ex('x', 0, 1)] } },
+    );
+    expect(counts(r)).toEqual([1, 1]);
+  });
+});
+
+describe('breakdowns and attribution', () => {
+  // a: pv (Chrome) → signup (Safari); b: pv (Firefox) → signup (no browser)
+  const events = [
+    ev('a', 'pv', '2024-01-02T10:00:00Z', { $browser: 'Chrome' }),
+    ev('a', 'signup', '2024-01-02T10:05:00Z', { $browser: 'Safari' }),
+    ev('b', 'pv', '2024-01-03T10:00:00Z', { $browser: 'Firefox' }),
+    ev('b', 'signup', '2024-01-03T10:05:00Z'),
+    ev('c', 'pv', '2024-01-03T10:00:00Z'),
+  ];
+  const shape = (r: any) => Object.fromEntries((r.results as any[][]).map((steps) => [JSON.stringify(steps[0].breakdown_value), steps.map((s) => s.count)]));
+  it.each([
+    ['first_touch', {}, { '["Chrome"]': [1, 1], '["Firefox"]': [1, 1], '[""]': [1, 0] }],
+    ['last_touch', {}, { '["Safari"]': [1, 1], '["Firefox"]': [1, 1], '[""]': [1, 0] }],
+    ['all_events', {}, { '["Chrome"]': [1, 0], '["Safari"]': [0, 0], '["Firefox"]': [1, 0], '[""]': [1, 0] }],
+    // c never reaches the attribution step: counted under "".
+    ['step', { breakdownAttributionValue: 1 }, { '["Safari"]': [1, 1], '[""]': [2, 1] }],
+  ])('%s', async (type, extra, expected) => {
+    const r = await funnel(events, {
+      series: [E('pv'), E('signup')],
+      breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+      funnelsFilter: { breakdownAttributionType: type, ...extra },
+    });
+    const got = shape(r);
+    // all_events: an actor is counted under every value; a value seen only on a later step has no entry.
+    if (type === 'all_events') delete (expected as any)['["Safari"]'];
+    expect(got).toEqual(expected);
+    expect(r.results[0][0].breakdown).toEqual(r.results[0][0].breakdown_value);
+  });
+
+  it('orders values by last-step count and groups the rest as ["Other"]', async () => {
+    const r = await funnel(
+      [
+        ev('a', 'pv', '2024-01-02T10:00:00Z', { $browser: 'Chrome' }),
+        ev('b', 'pv', '2024-01-02T10:00:00Z', { $browser: 'Safari' }),
+        ev('b', 'signup', '2024-01-02T10:01:00Z'),
+        ev('c', 'pv', '2024-01-02T10:00:00Z', { $browser: 'Edge' }),
+      ],
+      { series: [E('pv'), E('signup')], breakdownFilter: { breakdown: '$browser', breakdown_limit: 1 } },
+    );
+    expect(r.results.map((s: any[]) => [s[0].breakdown_value, s.map((x) => x.count)])).toEqual([
+      [['Safari'], [1, 1]],
+      [['Other'], [2, 0]],
+    ]);
+  });
+
+  it('multi-property breakdowns are boxed arrays', async () => {
+    const r = await funnel([ev('a', 'pv', '2024-01-02T10:00:00Z', { $browser: 'Chrome', $os: 'Mac OS X' })], {
+      series: [E('pv'), E('signup')],
+      breakdownFilter: { breakdown_type: 'event', breakdown: ['$browser', '$os'] },
+    });
+    expect(r.results[0][0].breakdown_value).toEqual(['Chrome', 'Mac OS X']);
+  });
+});
+
+describe('visualisations', () => {
+  it('trends: conversion rate per entrance period, zero-filled', async () => {
+    const r = await funnel(
+      [
+        ev('a', 'pv', '2024-01-02T10:00:00Z'),
+        ev('a', 'signup', '2024-01-02T10:05:00Z'),
+        ev('b', 'pv', '2024-01-02T11:00:00Z'),
+        ev('c', 'pv', '2024-01-04T11:00:00Z'),
+        ev('c', 'signup', '2024-01-05T11:00:00Z'),
+      ],
+      { series: [E('pv'), E('signup')], dateRange: { date_from: '2024-01-01', date_to: '2024-01-05' }, funnelsFilter: { funnelVizType: 'trends' } },
+    );
+    expect(r.results).toHaveLength(1);
+    expect(r.results[0].data).toEqual([0, 50, 0, 100, 0]);
+    expect(r.results[0].days).toEqual(['2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04', '2024-01-05']);
+    expect(r.results[0].labels[0]).toBe('1-Jan-2024');
+    expect(r.results[0].count).toBe(5);
+  });
+
+  it('time_to_convert: histogram bins with empty bins, average and median', async () => {
+    const r = await funnel(
+      [
+        ev('a', 'pv', '2024-01-02T10:00:00Z'),
+        ev('a', 'signup', '2024-01-02T10:00:10Z'),
+        ev('b', 'pv', '2024-01-02T10:00:00Z'),
+        ev('b', 'signup', '2024-01-02T10:00:20Z'),
+        ev('c', 'pv', '2024-01-02T10:00:00Z'),
+        ev('c', 'signup', '2024-01-02T10:01:10Z'),
+      ],
+      { series: [E('pv'), E('signup')], funnelsFilter: { funnelVizType: 'time_to_convert', binCount: 3 } },
+    );
+    expect(r.results.bins).toEqual([
+      [10, 2],
+      [30, 0],
+      [50, 0],
+      [70, 1],
+    ]);
+    expect(r.results.average_conversion_time).toBeCloseTo(100 / 3, 5);
+    expect(r.results.median_conversion_time).toBe(20);
+  });
+
+  it('DST inside a conversion: times are real elapsed seconds; buckets are local days', async () => {
+    // Europe/Berlin springs forward at 2024-03-31 02:00 local.
+    const r = await funnel(
+      [ev('a', 'pv', '2024-03-30T23:30:00Z'), ev('a', 'signup', '2024-03-31T01:30:00Z')],
+      { series: [E('pv'), E('signup')], dateRange: { date_from: '2024-03-30', date_to: '2024-04-01' } },
+      { timezone: 'Europe/Berlin' },
+    );
+    expect(counts(r)).toEqual([1, 1]);
+    expect(r.results[1].average_conversion_time).toBe(7200);
+    const t = await funnel(
+      [ev('b', 'pv', '2024-03-30T23:30:00Z'), ev('b', 'signup', '2024-03-31T01:30:00Z')],
+      { series: [E('pv'), E('signup')], dateRange: { date_from: '2024-03-30', date_to: '2024-04-01' }, funnelsFilter: { funnelVizType: 'trends' } },
+      { timezone: 'Europe/Berlin' },
+    );
+    // 23:30 UTC on the 30th is 00:30 on the 31st in Berlin.
+    expect(t.results[0].data).toEqual([0, 100, 0]);
+  });
+});
+
+describe('optional steps and step reference', () => {
+  it('an optional step counts only actors who did it; later steps still convert without it', async () => {
+    const r = await funnel(
+      [
+        ev('a', 'pv', '2024-01-02T10:00:00Z'),
+        ev('a', 'tour', '2024-01-02T10:01:00Z'),
+        ev('a', 'signup', '2024-01-02T10:02:00Z'),
+        ev('b', 'pv', '2024-01-02T10:00:00Z'),
+        ev('b', 'signup', '2024-01-02T10:02:00Z'),
+      ],
+      { series: [E('pv'), E('tour', { optionalInFunnel: true }), E('signup')], funnelsFilter: { funnelStepReference: 'previous' } },
+    );
+    expect(counts(r)).toEqual([2, 1, 2]);
+    expect(r.results[2].average_conversion_time).toBe(90);
+  });
+
+  it('400 when the first step is optional', async () => {
+    await expect(funnel([ev('a', 'pv', '2024-01-02T10:00:00Z')], { series: [E('pv', { optionalInFunnel: true }), E('signup')] })).rejects.toMatchObject({
+      status: 400,
+    });
+  });
+});

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { actionsNodeSchema, anyPropertyFilterSchema, breakdownFilterSchema, eventsNodeSchema, insightBaseShape, intervalSchema } from '../insights';
+
+export const funnelExclusionSchema = z
+  .object({
+    kind: z.enum(['EventsNode', 'ActionsNode']),
+    event: z.string().nullable().optional(),
+    id: z.union([z.number(), z.string()]).optional(),
+    name: z.string().nullable().optional(),
+    custom_name: z.string().nullable().optional(),
+    properties: z.array(anyPropertyFilterSchema).nullish(),
+    fixedProperties: z.array(anyPropertyFilterSchema).nullish(),
+    funnelFromStep: z.number().int(),
+    funnelToStep: z.number().int(),
+    math: z.string().nullable().optional(),
+    response: z.unknown().optional(),
+    version: z.number().optional(),
+  })
+  .strict();
+
+export const funnelsFilterSchema = z
+  .object({
+    funnelVizType: z.enum(['steps', 'trends', 'time_to_convert']).nullable().optional(),
+    funnelOrderType: z.enum(['ordered', 'strict', 'unordered']).nullable().optional(),
+    funnelWindowInterval: z.number().int().min(1).nullable().optional(),
+    funnelWindowIntervalUnit: z.enum(['second', 'minute', 'hour', 'day', 'week', 'month']).nullable().optional(),
+    exclusions: z.array(funnelExclusionSchema).nullable().optional(),
+    breakdownAttributionType: z.enum(['first_touch', 'last_touch', 'all_events', 'step']).nullable().optional(),
+    breakdownAttributionValue: z.number().int().nullable().optional(),
+    funnelFromStep: z.number().int().nullable().optional(),
+    funnelToStep: z.number().int().nullable().optional(),
+    binCount: z.number().int().nullable().optional(),
+    funnelAggregateByHogQL: z.string().nullable().optional(),
+    funnelStepReference: z.enum(['total', 'previous']).nullable().optional(),
+    layout: z.string().nullable().optional(),
+    hiddenLegendBreakdowns: z.array(z.string()).nullable().optional(),
+    resultCustomizations: z.unknown().optional(),
+    goalLines: z.unknown().optional(),
+    showLegend: z.boolean().nullable().optional(),
+    showValuesOnSeries: z.boolean().nullable().optional(),
+    useUdf: z.boolean().nullable().optional(),
+    breakdownSorting: z.unknown().optional(),
+  })
+  .strict();
+
+export const funnelsQuerySchema = z
+  .object({
+    kind: z.literal('FunnelsQuery'),
+    series: z.array(z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema])).min(1),
+    interval: intervalSchema.nullish(),
+    breakdownFilter: breakdownFilterSchema.nullable().optional(),
+    funnelsFilter: funnelsFilterSchema.nullable().optional(),
+    ...insightBaseShape,
+  })
+  .strict();
+
+export type FunnelsQueryNode = z.infer<typeof funnelsQuerySchema>;

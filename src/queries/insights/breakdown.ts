@@ -1,0 +1,179 @@
+/**
+ * Breakdowns (reference §1.6, §2.3): the value expression per breakdown, PostHog's sentinels, histogram bins, and
+ * ranking into the top `breakdown_limit` values + Other.
+ *
+ * Values are strings: `ifNull(nullIf(toString(v), ''), '$$_posthog_breakdown_null_$$')`. Multiple breakdowns
+ * (`breakdowns`, max 3) give one such column each; their combined value is a string array.
+ */
+import * as ast from '../../productql/ast';
+import type { Expr } from '../../productql/ast';
+import { parseExprSync } from '../../productql/parser';
+import { validationError } from '../../errors';
+import type { BreakdownFilter } from './schema';
+
+/** Value of events whose breakdown property is missing, null or `''`. */
+export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
+/** Value of the bucket that sums every value past `breakdown_limit`. */
+export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$';
+
+/** One breakdown dimension. */
+export interface BreakdownSpec {
+  type: 'event' | 'person' | 'hogql' | 'event_metadata';
+  property: string;
+  normalizeUrl: boolean;
+  /** Numeric bucketing into this many equal-width bins (trends). */
+  histogramBinCount: number | null;
+}
+
+/**
+ * The breakdown dimensions of a filter: `breakdowns` (multi) or the single `breakdown`; [] when none.
+ * Cohort/group/session/data-warehouse breakdowns are a 400. `histogramBinCount` falls back to `trendsBinCount`.
+ */
+export function breakdownSpecs(f: BreakdownFilter | null | undefined, trendsBinCount?: number | null, attr = 'breakdownFilter'): BreakdownSpec[] {
+  if (!f) return [];
+  const check = (type: string | null | undefined, a: string): BreakdownSpec['type'] => {
+    const t = type ?? 'event';
+    if (t === 'event' || t === 'person' || t === 'hogql' || t === 'event_metadata') return t;
+    throw validationError(`Breakdowns of type "${t}" are not supported.`, a);
+  };
+  if (f.breakdowns && f.breakdowns.length) {
+    return f.breakdowns.map((b, i) => ({
+      type: check(b.type, `${attr}__breakdowns__${i}__type`),
+      property: String(b.property),
+      normalizeUrl: !!b.normalize_url,
+      histogramBinCount: b.histogram_bin_count ?? null,
+    }));
+  }
+  if (f.breakdown === null || f.breakdown === undefined || f.breakdown === '') return [];
+  if (Array.isArray(f.breakdown)) {
+    if (f.breakdown_type === 'cohort') throw validationError('Cohort breakdowns are not supported.', `${attr}__breakdown_type`);
+    if (f.breakdown.length === 0) return [];
+    if (f.breakdown.length > 1) throw validationError('A list breakdown is only valid for cohorts; use `breakdowns` for several properties.', `${attr}__breakdown`);
+  }
+  const prop = Array.isArray(f.breakdown) ? f.breakdown[0] : f.breakdown;
+  return [
+    {
+      type: check(f.breakdown_type, `${attr}__breakdown_type`),
+      property: String(prop),
+      normalizeUrl: !!f.breakdown_normalize_url,
+      histogramBinCount: f.breakdown_histogram_bin_count ?? trendsBinCount ?? null,
+    },
+  ];
+}
+
+/** The raw (nullable) value of a breakdown: `properties.k`, `person.properties.k`, a column, or parsed ProductQL. */
+export function breakdownRawExpr(spec: BreakdownSpec, table?: string): Expr {
+  const f = (...chain: string[]): Expr => ast.field(...(table ? [table, ...chain] : chain));
+  switch (spec.type) {
+    case 'event':
+      return f('properties', spec.property);
+    case 'person':
+      return f('person', 'properties', spec.property);
+    case 'event_metadata':
+      return f(spec.property);
+    case 'hogql':
+      return parseExprSync(spec.property);
+  }
+}
+
+/**
+ * Any expression as text. Property access is already text; other values go through `concat(x)` (NULL becomes '',
+ * which callers turn back into NULL with nullIf) — `toString()` cannot be used: see the ProductQL CMP_FUNCS bug.
+ */
+export function asTextExpr(x: Expr): Expr {
+  if (x.node === 'Field' && (x.chain.includes('properties') || x.chain[x.chain.length - 1] === 'event' || x.chain[x.chain.length - 1] === 'distinct_id')) return x;
+  return ast.call('concat', [x]);
+}
+
+/** The value as text with `''` → NULL, URL-normalized when asked (trailing `/?#` stripped, empty → `/`). */
+export function breakdownStringExpr(spec: BreakdownSpec, table?: string): Expr {
+  const s = ast.call('nullIf', [asTextExpr(breakdownRawExpr(spec, table)), ast.constant('')]);
+  if (!spec.normalizeUrl) return s;
+  const stripped = ast.call('replaceRegexpAll', [s, ast.constant('[/?#]+$'), ast.constant('')]);
+  return ast.call('if', [ast.call('isNull', [s]), s, ast.call('coalesce', [ast.call('nullIf', [stripped, ast.constant('')]), ast.constant('/')])]);
+}
+
+/** The breakdown column: text value with the null sentinel. */
+export function breakdownValueExpr(spec: BreakdownSpec, table?: string): Expr {
+  return ast.call('ifNull', [breakdownStringExpr(spec, table), ast.constant(BREAKDOWN_NULL)]);
+}
+
+/** Python's repr of a float (`10.0`, `12.5`), as PostHog prints histogram bounds. */
+export const pyFloat = (n: number): string => (Number.isInteger(n) ? `${n}.0` : String(n));
+
+/** One histogram bin. `label` is PostHog's `[lo,hi]`. */
+export interface HistogramBin {
+  lo: number;
+  hi: number;
+  label: string;
+}
+
+/** Placeholder value when a histogram breakdown has no numeric values. */
+export const HISTOGRAM_EMPTY = '["",""]';
+
+/**
+ * `count` equal-width bins over [min, max] (bounds rounded to 2 decimals); the last bin's upper bound is +0.01 so
+ * that max falls inside it.
+ */
+export function histogramBins(min: number | null, max: number | null, count: number): HistogramBin[] {
+  if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [];
+  const r2 = (x: number): number => Math.round(x * 100) / 100;
+  const n = Math.max(1, count);
+  const width = (max - min) / n;
+  const bins: HistogramBin[] = [];
+  for (let i = 0; i < n; i++) {
+    const lo = r2(min + i * width);
+    let hi = r2(i === n - 1 ? max : min + (i + 1) * width);
+    if (i === n - 1) hi = r2(hi + 0.01);
+    bins.push({ lo, hi, label: `[${pyFloat(lo)},${pyFloat(hi)}]` });
+    if (width === 0) break;
+  }
+  return bins;
+}
+
+/** The binned breakdown column: `multiIf(x >= lo AND x < hi, '[lo,hi]', ..., null-sentinel)`. */
+export function histogramValueExpr(spec: BreakdownSpec, bins: HistogramBin[], table?: string): Expr {
+  const x = ast.call('toFloat', [breakdownRawExpr(spec, table)]);
+  if (!bins.length) return ast.constant(HISTOGRAM_EMPTY);
+  const args: Expr[] = [];
+  for (const b of bins) {
+    args.push(ast.and(ast.compare('>=', x, ast.constant(b.lo)), ast.compare('<', x, ast.constant(b.hi))));
+    args.push(ast.constant(b.label));
+  }
+  args.push(ast.constant(BREAKDOWN_NULL));
+  return ast.call('multiIf', args);
+}
+
+/** Ranking class: normal values, then the null sentinel, then Other. */
+const classOf = (v: string | string[]): number => {
+  const s = Array.isArray(v) ? v : [v];
+  if (s.every((x) => x === BREAKDOWN_OTHER)) return 2;
+  if (s.every((x) => x === BREAKDOWN_NULL)) return 1;
+  return 0;
+};
+
+/** PostHog's breakdown order: class (normal < null < other), then total desc, then value asc. */
+export function compareBreakdowns(a: { value: string | string[]; total: number }, b: { value: string | string[]; total: number }): number {
+  const ca = classOf(a.value);
+  const cb = classOf(b.value);
+  if (ca !== cb) return ca - cb;
+  if (a.total !== b.total) return b.total - a.total;
+  const sa = Array.isArray(a.value) ? a.value.join('\u0000') : a.value;
+  const sb = Array.isArray(b.value) ? b.value.join('\u0000') : b.value;
+  return sa < sb ? -1 : sa > sb ? 1 : 0;
+}
+
+/**
+ * Splits breakdown values into the kept top `limit` (in display order) and the rest (summed into Other by the
+ * caller). `totals` maps a value key to its total over the range.
+ */
+export function rankBreakdownValues<K extends string>(
+  totals: Map<K, { value: string | string[]; total: number }>,
+  limit: number,
+): { kept: K[]; rest: K[] } {
+  const sorted = [...totals.entries()].sort((a, b) => compareBreakdowns(a[1], b[1])).map(([k]) => k);
+  return { kept: sorted.slice(0, limit), rest: sorted.slice(limit) };
+}
+
+/** Label of a breakdown value: the value itself, arrays joined with `::`. */
+export const breakdownLabel = (v: string | string[]): string => (Array.isArray(v) ? v.join('::') : v);

@@ -1,0 +1,137 @@
+import { QueryDateRange, parseDateString, type DateRangeInput } from './date-range';
+import { previousPeriodRange } from './compare';
+import type { IntervalType } from './interval';
+import { bucketLabel } from './interval';
+import { localToInstant, instantToLocal } from './local-time';
+
+const NOW = new Date('2024-01-08T12:00:00Z'); // a Monday
+const range = (dateRange: DateRangeInput, interval: IntervalType = 'day', o: { tz?: string; week?: number; now?: Date; earliest?: Date } = {}) =>
+  new QueryDateRange({ dateRange, interval, timezone: o.tz ?? 'UTC', weekStartDay: o.week ?? 0, now: o.now ?? NOW, earliest: o.earliest });
+
+describe('bucket counts and bounds (UTC, now = 2024-01-08 12:00)', () => {
+  it.each<[string, DateRangeInput, IntervalType, number, string, string]>([
+    ['-7d daily = 8 buckets', { date_from: '-7d' }, 'day', 8, '2024-01-01', '2024-01-08'],
+    ['missing date_from = -7d', {}, 'day', 8, '2024-01-01', '2024-01-08'],
+    ['-30d = 31 buckets', { date_from: '-30d' }, 'day', 31, '2023-12-09', '2024-01-08'],
+    ['-1w = -7d', { date_from: '-1w' }, 'day', 8, '2024-01-01', '2024-01-08'],
+    ['mStart = day of month', { date_from: 'mStart' }, 'day', 8, '2024-01-01', '2024-01-08'],
+    ['yStart', { date_from: 'yStart' }, 'day', 8, '2024-01-01', '2024-01-08'],
+    ['dStart = today only', { date_from: 'dStart' }, 'day', 1, '2024-01-08', '2024-01-08'],
+    ['-1dStart = yesterday + today', { date_from: '-1dStart' }, 'day', 2, '2024-01-07', '2024-01-08'],
+    ['-3m daily', { date_from: '-3m' }, 'day', 93, '2023-10-08', '2024-01-08'],
+    ['-1y monthly = 13 months', { date_from: '-1y' }, 'month', 13, '2023-01-01', '2024-01-01'],
+    ['-24h hourly = 25 hours', { date_from: '-24h' }, 'hour', 25, '2024-01-07 12:00:00', '2024-01-08 12:00:00'],
+    ['absolute dates', { date_from: '2024-01-02', date_to: '2024-01-04' }, 'day', 3, '2024-01-02', '2024-01-04'],
+    ['absolute datetime snaps to the day', { date_from: '2024-01-02T10:00:00', date_to: '2024-01-04T01:00:00' }, 'day', 3, '2024-01-02', '2024-01-04'],
+    ['relative date_to', { date_from: '-14d', date_to: '-7d' }, 'day', 8, '2023-12-25', '2024-01-01'],
+  ])('%s', (_n, dr, interval, count, first, last) => {
+    const b = range(dr, interval).buckets();
+    expect(b).toHaveLength(count);
+    expect(b[0].key).toBe(first);
+    expect(b[b.length - 1].key).toBe(last);
+  });
+
+  it('date_to is extended to 23:59:59.999999 and date_from truncated to 00:00', () => {
+    const r = range({ date_from: '-7d' });
+    expect(r.fromSql()).toBe('2024-01-01 00:00:00');
+    expect(r.toSql()).toBe('2024-01-08 23:59:59.999999');
+    expect(r.resolved()).toEqual({ date_from: '2024-01-01T00:00:00+00:00', date_to: '2024-01-08T23:59:59.999999+00:00' });
+  });
+
+  it('hour interval: relative date_to extends to the end of the hour; absolute stays', () => {
+    expect(range({ date_from: '-24h' }, 'hour').toSql()).toBe('2024-01-08 12:59:59.999999');
+    expect(range({ date_from: '2024-01-08T01:00:00', date_to: '2024-01-08T05:30:00' }, 'hour').toSql()).toBe('2024-01-08 05:30:00');
+  });
+
+  it('explicitDate keeps both dates verbatim', () => {
+    const r = range({ date_from: '2024-01-02T10:15:00', date_to: '2024-01-04T01:00:00', explicitDate: true });
+    expect(r.fromSql()).toBe('2024-01-02 10:15:00');
+    expect(r.toSql()).toBe('2024-01-04 01:00:00');
+  });
+
+  it('all starts at the earliest event (day-truncated)', () => {
+    const b = range({ date_from: 'all' }, 'day', { earliest: new Date('2023-12-30T05:00:00Z') }).buckets();
+    expect(b[0].key).toBe('2023-12-30');
+    expect(b).toHaveLength(10);
+  });
+
+  it.each(['yesterday', '-7x', '2024-13-01', '2024-02-30'])('rejects %s with a 400 naming the field', (s) => {
+    expect(() => range({ date_from: s })).toThrow(expect.objectContaining({ status: 400, attr: 'dateRange__date_from' }));
+  });
+
+  it('an ISO datetime with an offset is converted to the project timezone', () => {
+    const p = parseDateString('2024-01-01T23:30:00Z', 0, 'Europe/Berlin');
+    expect(new Date(p.value).toISOString()).toBe('2024-01-02T00:30:00.000Z'); // local wall clock 00:30 on Jan 2
+  });
+});
+
+describe('weeks', () => {
+  it('Sunday start: -7d from Monday Jan 1 buckets from Sunday Dec 31; WHERE starts Jan 1; labels clamp to the range', () => {
+    const r = range({ date_from: '-7d' }, 'week');
+    const b = r.buckets();
+    expect(b.map((x) => x.key)).toEqual(['2023-12-31', '2024-01-07']);
+    expect(r.fromSql()).toBe('2024-01-01 00:00:00');
+    expect(b.map((x) => x.label)).toEqual(['1–6 Jan', '7–8 Jan']);
+  });
+  it('Monday start (project week_start_day = 1)', () => {
+    const b = range({ date_from: '-7d' }, 'week', { week: 1 }).buckets();
+    expect(b.map((x) => x.key)).toEqual(['2024-01-01', '2024-01-08']);
+    expect(b.map((x) => x.label)).toEqual(['1–7 Jan', '8-Jan-2024']);
+  });
+  it.each([
+    ['2024-01-28', '28-Jan – 3-Feb'],
+    ['2023-12-31', '31-Dec-2023 – 6-Jan-2024'],
+    ['2024-01-07', '7–13 Jan'],
+  ])('label of week %s', (start, label) => {
+    expect(bucketLabel(Date.parse(`${start}T00:00:00Z`), 'week')).toBe(label);
+  });
+});
+
+describe('labels', () => {
+  it.each<[IntervalType, string, string]>([
+    ['day', '2024-01-01T00:00:00Z', '1-Jan-2024'],
+    ['hour', '2024-01-01T13:00:00Z', '1-Jan 13:00'],
+    ['minute', '2024-01-01T13:05:00Z', '1-Jan 13:05'],
+    ['month', '2024-01-01T00:00:00Z', 'Jan 2024'],
+  ])('%s', (interval, t, label) => {
+    expect(bucketLabel(Date.parse(t), interval)).toBe(label);
+  });
+});
+
+describe('timezones and DST (Europe/Berlin: clocks go forward 2024-03-31 02:00)', () => {
+  const tz = 'Europe/Berlin';
+  it('-7d daily across DST: 8 local days; offsets change in resolved_date_range', () => {
+    const r = range({ date_from: '-7d' }, 'day', { tz, now: new Date('2024-04-01T10:00:00Z') });
+    expect(r.buckets().map((b) => b.key)).toEqual(['2024-03-25', '2024-03-26', '2024-03-27', '2024-03-28', '2024-03-29', '2024-03-30', '2024-03-31', '2024-04-01']);
+    expect(r.resolved()).toEqual({ date_from: '2024-03-25T00:00:00+01:00', date_to: '2024-04-01T23:59:59.999999+02:00' });
+  });
+  it('hourly buckets skip the non-existent 02:00', () => {
+    const r = range({ date_from: '2024-03-31T00:00:00', date_to: '2024-03-31T04:00:00' }, 'hour', { tz });
+    expect(r.buckets().map((b) => b.key)).toEqual(['2024-03-31 00:00:00', '2024-03-31 01:00:00', '2024-03-31 03:00:00', '2024-03-31 04:00:00']);
+  });
+  it('"now" is taken in the project timezone (23:30 UTC is already tomorrow in Berlin)', () => {
+    const r = range({ date_from: 'dStart' }, 'day', { tz, now: new Date('2024-01-08T23:30:00Z') });
+    expect(r.buckets().map((b) => b.key)).toEqual(['2024-01-09']);
+  });
+  it('local ↔ instant round trip, including the gap', () => {
+    const local = Date.parse('2024-03-31T03:30:00Z');
+    expect(instantToLocal(localToInstant(local, tz), tz)).toBe(local);
+    expect(localToInstant(Date.parse('2024-10-27T02:30:00Z'), tz).toISOString()).toBe('2024-10-27T00:30:00.000Z'); // ambiguous → earlier
+  });
+});
+
+describe('compare: previous period', () => {
+  it.each<[string, DateRangeInput, IntervalType, string | undefined, string, string]>([
+    ['-7d day: week-over-week kludge (+1 day)', { date_from: '-7d' }, 'day', undefined, '2023-12-25', '2024-01-01'],
+    ['-14d day: kludge too', { date_from: '-14d' }, 'day', undefined, '2023-12-11', '2023-12-25'],
+    ['-10d day: no kludge', { date_from: '-10d' }, 'day', undefined, '2023-12-18', '2023-12-29'],
+    ['absolute range', { date_from: '2024-01-05', date_to: '2024-01-06' }, 'day', undefined, '2024-01-03', '2024-01-05'],
+    ['compare_to -1w', { date_from: '-7d' }, 'day', '-1w', '2023-12-25', '2024-01-01'],
+    ['compare_to -1y', { date_from: '2024-01-01', date_to: '2024-01-03' }, 'day', '-1y', '2023-01-01', '2023-01-03'],
+  ])('%s', (_n, dr, interval, compare_to, first, last) => {
+    const prev = previousPeriodRange(range(dr, interval), { compare: true, compare_to });
+    const b = prev.buckets();
+    expect(b[0].key).toBe(first);
+    expect(b[b.length - 1].key).toBe(last);
+  });
+});

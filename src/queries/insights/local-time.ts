@@ -1,0 +1,136 @@
+/**
+ * Wall-clock time in the project's timezone, as plain numbers.
+ *
+ * A `LocalTime` is milliseconds since 1970-01-01 of the *wall clock* (its UTC fields are the local fields), so
+ * calendar arithmetic (add a day, start of month) is DST-free and exact. Converting to an instant is done only at
+ * the edges: "now" comes in as an instant, and ProductQL receives naive `YYYY-MM-DD HH:MM:SS[.ffffff]` strings that
+ * its printer interprets in the project timezone (as PostHog sends date constants to ClickHouse).
+ */
+
+/** Wall-clock milliseconds in the project timezone (UTC fields = local fields). */
+export type LocalTime = number;
+
+const MS_HOUR = 3_600_000;
+const MS_DAY = 86_400_000;
+
+const fmtCache = new Map<string, Intl.DateTimeFormat>();
+function formatter(tz: string): Intl.DateTimeFormat {
+  let f = fmtCache.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    fmtCache.set(tz, f);
+  }
+  return f;
+}
+
+/** The wall-clock time in `tz` of an instant. */
+export function instantToLocal(instant: Date | number, tz: string): LocalTime {
+  const ms = typeof instant === 'number' ? instant : instant.getTime();
+  const p: Record<string, number> = {};
+  for (const part of formatter(tz).formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  const frac = ((ms % 1000) + 1000) % 1000;
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) + frac;
+}
+
+/**
+ * The instant of a wall-clock time in `tz`. Times in a DST gap move forward by the gap; ambiguous times (clocks
+ * going back) resolve to the earlier instant.
+ */
+export function localToInstant(local: LocalTime, tz: string): Date {
+  // Two fixed-point steps find the offset; try both neighbouring offsets to resolve ambiguity deterministically.
+  const candidates = new Set<number>();
+  for (const probe of [local - 12 * MS_HOUR, local, local + 12 * MS_HOUR]) {
+    const offset = instantToLocal(probe, tz) - probe;
+    candidates.add(local - offset);
+  }
+  const exact = [...candidates].filter((c) => instantToLocal(c, tz) === local).sort((a, b) => a - b);
+  if (exact.length) return new Date(exact[0]);
+  // In a gap: use the offset from before the gap.
+  const before = instantToLocal(local - 12 * MS_HOUR, tz) - (local - 12 * MS_HOUR);
+  return new Date(local - before);
+}
+
+const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+/** `YYYY-MM-DD` of a local time. */
+export function formatLocalDate(t: LocalTime): string {
+  const d = new Date(t);
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` of a local time (seconds precision). */
+export function formatLocalDateTime(t: LocalTime): string {
+  const d = new Date(t);
+  return `${formatLocalDate(t)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+/**
+ * A local time as the naive string ProductQL binds as a datetime constant (interpreted in the project timezone).
+ * `endOfSecondMicros` prints `.999999` — PostHog's 23:59:59.999999 end-of-range marker, which milliseconds cannot hold.
+ */
+export function sqlLocal(t: LocalTime, endOfSecondMicros = false): string {
+  const ms = ((t % 1000) + 1000) % 1000;
+  const base = formatLocalDateTime(t - ms);
+  if (endOfSecondMicros) return `${base}.999999`;
+  return ms ? `${base}.${pad(ms, 3)}000` : base;
+}
+
+/** ISO 8601 with the timezone's offset for a local time, e.g. `2024-01-01T00:00:00+01:00` (optionally `.999999`). */
+export function isoWithOffset(t: LocalTime, tz: string, endOfSecondMicros = false): string {
+  const instant = localToInstant(t, tz).getTime();
+  const offsetMin = Math.round((instantToLocal(instant, tz) - instant) / 60000);
+  const ms = ((t % 1000) + 1000) % 1000;
+  const base = formatLocalDateTime(t - ms).replace(' ', 'T');
+  const frac = endOfSecondMicros ? '.999999' : ms ? `.${pad(ms, 3)}000` : '';
+  const sign = offsetMin < 0 ? '-' : '+';
+  return `${base}${frac}${sign}${pad(Math.floor(Math.abs(offsetMin) / 60))}:${pad(Math.abs(offsetMin) % 60)}`;
+}
+
+/** Calendar helpers on local times. */
+export const cal = {
+  year: (t: LocalTime): number => new Date(t).getUTCFullYear(),
+  month: (t: LocalTime): number => new Date(t).getUTCMonth(),
+  day: (t: LocalTime): number => new Date(t).getUTCDate(),
+  /** 0 = Sunday. */
+  weekday: (t: LocalTime): number => new Date(t).getUTCDay(),
+  startOfMinute: (t: LocalTime): LocalTime => Math.floor(t / 60000) * 60000,
+  startOfHour: (t: LocalTime): LocalTime => Math.floor(t / MS_HOUR) * MS_HOUR,
+  startOfDay: (t: LocalTime): LocalTime => Math.floor(t / MS_DAY) * MS_DAY,
+  startOfMonth: (t: LocalTime): LocalTime => {
+    const d = new Date(t);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  },
+  startOfYear: (t: LocalTime): LocalTime => Date.UTC(new Date(t).getUTCFullYear(), 0, 1),
+  /** Start of the week containing `t`; `weekStartDay` 0 = Sunday, 1 = Monday. */
+  startOfWeek: (t: LocalTime, weekStartDay: number): LocalTime => {
+    const day = Math.floor(t / MS_DAY) * MS_DAY;
+    const back = (new Date(day).getUTCDay() - weekStartDay + 7) % 7;
+    return day - back * MS_DAY;
+  },
+  /** Adds calendar months, clamping the day (Jan 31 + 1 month = Feb 29/28), like dateutil's relativedelta. */
+  addMonths: (t: LocalTime, n: number): LocalTime => {
+    const d = new Date(t);
+    const y = d.getUTCFullYear();
+    const m = d.getUTCMonth() + n;
+    const target = Date.UTC(y, m, 1);
+    const td = new Date(target);
+    const lastDay = new Date(Date.UTC(td.getUTCFullYear(), td.getUTCMonth() + 1, 0)).getUTCDate();
+    return Date.UTC(td.getUTCFullYear(), td.getUTCMonth(), Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+  },
+  addDays: (t: LocalTime, n: number): LocalTime => t + n * MS_DAY,
+  addHours: (t: LocalTime, n: number): LocalTime => t + n * MS_HOUR,
+  addMinutes: (t: LocalTime, n: number): LocalTime => t + n * 60000,
+  /** Last millisecond of the day. */
+  endOfDay: (t: LocalTime): LocalTime => Math.floor(t / MS_DAY) * MS_DAY + MS_DAY - 1,
+  MS_DAY,
+  MS_HOUR,
+};

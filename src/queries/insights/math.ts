@@ -1,0 +1,121 @@
+/**
+ * Series math → ProductQL aggregations (reference §1.3).
+ *
+ * Aggregations that fit one GROUP BY are returned by {@link aggregationExpr}. Two families need more than that and
+ * are described by {@link mathPlan}: `*_count_per_actor` (count per actor in an inner query, then aggregate over
+ * actors) and `weekly_active`/`monthly_active` at sub-week intervals (sliding windows, computed by the runner).
+ */
+import * as ast from '../../productql/ast';
+import type { Expr } from '../../productql/ast';
+import { parseExprSync } from '../../productql/parser';
+import { validationError } from '../../errors';
+import { INTERVAL_RANK, type IntervalType } from './interval';
+import { COUNT_PER_ACTOR_MATH, PROPERTY_MATH, type EventsNode, type MathType } from './schema';
+
+/**
+ * PostHog's `convert_active_user_math_based_on_interval`: WAU at week-or-coarser and MAU at month intervals are
+ * silently DAU. Missing math is `total`.
+ */
+export function effectiveMath(math: MathType | null | undefined, interval: IntervalType): MathType {
+  const m = math ?? 'total';
+  if (m === 'weekly_active' && INTERVAL_RANK[interval] >= INTERVAL_RANK.week) return 'dau';
+  if (m === 'monthly_active' && INTERVAL_RANK[interval] >= INTERVAL_RANK.month) return 'dau';
+  return m;
+}
+
+/** Who an actor is: `person_id`, or `$group_N` (as text, empty = none) when aggregating by a group type. */
+export function actorExpr(groupTypeIndex?: number | null, table?: string): Expr {
+  const f = (...chain: string[]): Expr => ast.field(...(table ? [table, ...chain] : chain));
+  if (groupTypeIndex !== null && groupTypeIndex !== undefined) return f('properties', `$group_${groupTypeIndex}`);
+  return f('person_id');
+}
+
+/** Condition excluding events without an actor (personless events, or empty `$group_N`). */
+export function actorPresentExpr(groupTypeIndex?: number | null, table?: string): Expr {
+  return ast.call('isNotNull', [actorExpr(groupTypeIndex, table)]);
+}
+
+const QUANTILES: Record<string, number> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 };
+
+/** The numeric value a property math aggregates: `toFloat(properties.k)` (person properties, `$time` handled). */
+export function mathPropertyExpr(s: EventsNode, attr = 'series', table?: string): Expr {
+  const f = (...chain: string[]): Expr => ast.field(...(table ? [table, ...chain] : chain));
+  if (!s.math_property) throw validationError(`math "${s.math}" needs math_property.`, `${attr}__math_property`);
+  if (s.math_property === '$time') return ast.call('toUnixTimestamp', [f('timestamp')]);
+  const base = s.math_property_type === 'person_properties' ? f('person', 'properties', s.math_property) : f('properties', s.math_property);
+  return ast.call('toFloat', [base]);
+}
+
+/** `ifNull(agg(x), 0)` for sum/avg/min/max/median/pNN over any numeric expression. */
+export function numericAggregate(kind: string, x: Expr): Expr {
+  let agg: Expr;
+  if (kind in QUANTILES) agg = ast.call('quantile', [x], { params: [ast.constant(QUANTILES[kind])] });
+  else if (kind === 'sum' || kind === 'avg' || kind === 'min' || kind === 'max') agg = ast.call(kind, [x]);
+  else throw new Error(`not a numeric aggregate: ${kind}`);
+  return ast.call('ifNull', [agg, ast.constant(0)]);
+}
+
+/** How a series' math is computed. */
+export type MathPlan =
+  | { kind: 'simple' }
+  | { kind: 'count_per_actor'; aggregate: string }
+  | { kind: 'active_window'; days: number }
+  | { kind: 'first_time' };
+
+/** Classifies a (normalized) math value. */
+export function mathPlan(math: MathType): MathPlan {
+  if ((COUNT_PER_ACTOR_MATH as readonly string[]).includes(math)) return { kind: 'count_per_actor', aggregate: math.replace('_count_per_actor', '') };
+  if (math === 'weekly_active') return { kind: 'active_window', days: 7 };
+  if (math === 'monthly_active') return { kind: 'active_window', days: 30 };
+  if (math === 'first_time_for_user' || math === 'first_matching_event_for_user' || math === 'first_time_for_user_with_filters')
+    return { kind: 'first_time' };
+  return { kind: 'simple' };
+}
+
+/** True when the math counts distinct actors (cumulative displays count each actor once, at first appearance). */
+export const isActorCountMath = (math: MathType): boolean => math === 'dau' || math === 'unique_group';
+
+/**
+ * The per-bucket aggregation of a series whose plan is `simple` (or the inner count of the others):
+ * total → count(); dau → uniq(actor); unique_session → uniq($session_id); unique_group → uniq($group_N);
+ * property math → ifNull(agg(toFloat(prop)), 0); hogql → the parsed `math_hogql`.
+ */
+export function aggregationExpr(s: EventsNode, math: MathType, opts: { groupTypeIndex?: number | null; attr?: string; table?: string } = {}): Expr {
+  const attr = opts.attr ?? 'series';
+  const f = (...chain: string[]): Expr => ast.field(...(opts.table ? [opts.table, ...chain] : chain));
+  switch (math) {
+    case 'total':
+    case 'first_time_for_user':
+    case 'first_matching_event_for_user':
+    case 'first_time_for_user_with_filters':
+      return ast.call('count', []);
+    case 'dau':
+    case 'weekly_active':
+    case 'monthly_active': {
+      const g = s.math_group_type_index ?? opts.groupTypeIndex;
+      return ast.call('uniq', [actorExpr(g, opts.table)]);
+    }
+    case 'unique_group': {
+      if (s.math_group_type_index === null || s.math_group_type_index === undefined)
+        throw validationError('math "unique_group" needs math_group_type_index.', `${attr}__math_group_type_index`);
+      return ast.call('uniq', [f('properties', `$group_${s.math_group_type_index}`)]);
+    }
+    case 'unique_session':
+      return ast.call('uniq', [ast.call('nullIf', [f('$session_id'), ast.constant('')])]);
+    case 'hogql': {
+      if (!s.math_hogql) throw validationError('math "hogql" needs math_hogql.', `${attr}__math_hogql`);
+      return parseExprSync(s.math_hogql);
+    }
+    default:
+      if ((PROPERTY_MATH as readonly string[]).includes(math)) return numericAggregate(math, mathPropertyExpr(s, attr, opts.table));
+      throw validationError(`math "${math}" is not supported here.`, `${attr}__math`);
+  }
+}
+
+/** Extra WHERE conditions a math implies: group math excludes events with an empty `$group_N`. */
+export function mathFilterExpr(s: EventsNode, math: MathType, groupTypeIndex?: number | null, table?: string): Expr | undefined {
+  const g = s.math_group_type_index ?? (math === 'dau' || math === 'weekly_active' || math === 'monthly_active' ? groupTypeIndex : null);
+  if ((math === 'unique_group' || math === 'dau' || math === 'weekly_active' || math === 'monthly_active') && g !== null && g !== undefined)
+    return actorPresentExpr(g, table);
+  return undefined;
+}

@@ -1,0 +1,48 @@
+/**
+ * Pieces every insight runner needs around a query: the common WHERE clause, `date_from: all`, bucket-key parsing.
+ */
+import * as ast from '../../productql/ast';
+import type { Expr } from '../../productql/ast';
+import type { RunnerContext } from '../runner';
+import { runInsightQuery, toNumber } from './execute';
+import { propertiesToExpr, testAccountFiltersExpr } from './property-filters';
+import type { PropertiesInput } from './schema';
+
+/** Node fields shared by every insight that shape the global filter. */
+export interface GlobalFilterInput {
+  properties?: PropertiesInput;
+  filterTestAccounts?: boolean | null;
+}
+
+/**
+ * The node-level WHERE parts: global `properties` AND (when `filterTestAccounts`) the project's test-account filters.
+ * Undefined when nothing filters.
+ */
+export function globalFilterExpr(node: GlobalFilterInput, ctx: Pick<RunnerContext, 'project'>, table?: string): Expr | undefined {
+  const parts = [
+    propertiesToExpr(node.properties, { table, timezone: ctx.project.timezone, attr: 'properties' }),
+    testAccountFiltersExpr(ctx.project, node.filterTestAccounts, { table, timezone: ctx.project.timezone, attr: 'filterTestAccounts' }),
+  ].filter((x): x is Expr => !!x);
+  return parts.length ? ast.and(...parts) : undefined;
+}
+
+/**
+ * The earliest event timestamp among events matching `where` (for `date_from: "all"`); null when there is none.
+ */
+export async function earliestTimestamp(ctx: RunnerContext, where: Expr | undefined): Promise<Date | null> {
+  const q = ast.select({
+    select: [ast.alias('t', ast.call('toUnixTimestamp', [ast.call('min', [ast.field('timestamp')])]))],
+    from: 'events',
+    where,
+  });
+  const { rows } = await runInsightQuery(ctx, q, 'earliest');
+  const t = rows[0]?.t;
+  return t === null || t === undefined ? null : new Date(toNumber(t) * 1000);
+}
+
+/** The local time of a bucket key (`YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`). */
+export function parseBucketKey(key: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?/.exec(key);
+  if (!m) return NaN;
+  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+}

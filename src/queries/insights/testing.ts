@@ -1,0 +1,67 @@
+/**
+ * Test support for insight runners: a real DuckDB event store filled through the real ingest path
+ * (identity rules, merges, historical timestamps), and a RunnerContext for a project with a chosen timezone.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDbEngine } from '../../engines/duckdb/duckdb-engine';
+import { Ingestor } from '../../ingest/ingestor';
+import type { Project } from '../../store/entities';
+import type { QueryRunner, RunnerContext } from '../runner';
+import { Timings } from '../timings';
+
+export interface InsightTestDb {
+  engine: DuckDbEngine;
+  ingestor: Ingestor;
+  /** Imports persons and events into `projectId` and flushes. */
+  load(projectId: number, input: { persons?: unknown[]; events?: unknown[] }): Promise<void>;
+  /** A context for `projectId` (timezone, week start, test-account filters overridable). */
+  ctx(projectId: number, project?: Partial<Project>): RunnerContext;
+  /** Validates `node` with the runner's schema (throws on error) and runs it. */
+  run(runner: QueryRunner, node: unknown, projectId?: number, project?: Partial<Project>): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function createInsightTestDb(): Promise<InsightTestDb> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-insights-'));
+  const engine = await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
+  const ingestor = await Ingestor.open({ dataDir: dir, engine, flushIntervalMs: 50, fsync: false });
+  const ctx = (projectId: number, project: Partial<Project> = {}): RunnerContext => ({
+    project: {
+      id: projectId,
+      name: 'test',
+      timezone: 'UTC',
+      week_start_day: 0,
+      api_token: 'phc_test',
+      test_account_filters: [],
+      path_cleaning_filters: [],
+      created_at: new Date(),
+      ...project,
+    } as Project,
+    principal: { kind: 'personal', keyId: 'k', userId: 1, scopes: ['*'], projectIds: null },
+    engine,
+    timings: new Timings(),
+    timeoutMs: 30_000,
+  });
+  return {
+    engine,
+    ingestor,
+    async load(projectId, input) {
+      const r = await ingestor.import(projectId, input);
+      if ((r as { errors?: unknown[] }).errors?.length) throw new Error(`import errors: ${JSON.stringify((r as { errors: unknown[] }).errors)}`);
+      await ingestor.flush();
+    },
+    ctx,
+    async run(runner, node, projectId = 1, project = {}) {
+      const parsed = runner.schema.safeParse(node);
+      if (!parsed.success) throw parsed.error;
+      return runner.run(parsed.data, ctx(projectId, project));
+    },
+    async close() {
+      await ingestor.close();
+      await engine.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

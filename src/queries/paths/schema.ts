@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { insightBaseShape } from '../insights';
+
+export const pathCleaningFilterSchema = z
+  .object({ alias: z.string().nullish(), regex: z.string().nullish(), order: z.number().nullish() })
+  .strict();
+
+export const pathsFilterSchema = z
+  .object({
+    includeEventTypes: z.array(z.enum(['$pageview', '$screen', 'custom_event', 'hogql'])).nullish(),
+    startPoint: z.string().nullish(),
+    endPoint: z.string().nullish(),
+    stepLimit: z.number().int().min(2).max(20).nullish(),
+    edgeLimit: z.number().int().min(1).max(10_000).nullish(),
+    minEdgeWeight: z.number().int().nullish(),
+    maxEdgeWeight: z.number().int().nullish(),
+    excludeEvents: z.array(z.string()).nullish(),
+    pathGroupings: z.array(z.string()).nullish(),
+    pathReplacements: z.boolean().nullish(),
+    localPathCleaningFilters: z.array(pathCleaningFilterSchema).nullish(),
+    pathsHogQLExpression: z.string().nullish(),
+    pathStartKey: z.string().nullish(),
+    pathEndKey: z.string().nullish(),
+    pathDropoffKey: z.string().nullish(),
+  })
+  .strict();
+
+export const pathsQuerySchema = z
+  .object({
+    kind: z.literal('PathsQuery'),
+    pathsFilter: pathsFilterSchema,
+    funnelPathsFilter: z.unknown().optional(),
+    ...insightBaseShape,
+  })
+  .strict();
+
+export type PathsQueryNode = z.infer<typeof pathsQuerySchema>;

@@ -1,0 +1,212 @@
+import { retentionRunner } from '../runners/retention-runner';
+import { ev, openHarness, persons, type Harness } from '../funnels/testing';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await openHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const PV = { id: '$pageview', type: 'events' };
+
+async function retention(events: ReturnType<typeof ev>[], rf: Record<string, unknown>, extra: Record<string, unknown> = {}, project: Record<string, unknown> = {}) {
+  const ids = [...new Set(events.map((e) => e.distinct_id))];
+  const pid = await h.load({ persons: persons(...ids), events });
+  return h.run(
+    retentionRunner,
+    { kind: 'RetentionQuery', dateRange: { date_to: '2024-01-07' }, retentionFilter: { totalIntervals: 7, targetEntity: PV, returningEntity: PV, ...rf }, ...extra },
+    pid,
+    project as any,
+  );
+}
+const grid = (r: any) => (r.results as any[]).map((row) => row.values.map((v: any) => v.count));
+
+const day = (d: number, hour = 10) => `2024-01-${String(d).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00Z`;
+
+describe('recurring (default)', () => {
+  const events = [
+    ev('a', '$pageview', day(1)),
+    ev('a', '$pageview', day(2)),
+    ev('a', '$pageview', day(4)),
+    ev('b', '$pageview', day(1, 9)),
+    ev('b', '$pageview', day(1, 15)),
+  ];
+  it('an actor is in every cohort they were active in; interval 0 is the cohort size; rows are zero-padded', async () => {
+    const r = await retention(events, { retentionType: 'retention_recurring' });
+    expect(r.results).toHaveLength(7);
+    expect(grid(r)).toEqual([
+      [2, 1, 0, 1, 0, 0, 0],
+      [1, 0, 1, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [1, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+    ]);
+    expect(r.results[0]).toMatchObject({ label: 'Day 0', date: '2024-01-01T00:00:00Z' });
+    expect(r.results[0].values[3]).toEqual({ count: 1, label: 'Day 3' });
+  });
+
+  it('a return inside the cohort interval itself does not count', async () => {
+    const r = await retention([ev('b', '$pageview', day(1, 9)), ev('b', '$pageview', day(1, 15))], {});
+    expect(grid(r)[0]).toEqual([1, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it('cumulative counts an actor at every interval up to their last return', async () => {
+    const r = await retention([ev('a', '$pageview', day(1)), ev('a', '$pageview', day(4))], { cumulative: true });
+    expect(grid(r)[0]).toEqual([1, 1, 1, 1, 0, 0, 0]);
+  });
+
+  it('minimumOccurrences requires that many returning events in the interval', async () => {
+    const r = await retention(
+      [ev('a', '$pageview', day(1)), ev('a', '$pageview', day(2, 8)), ev('a', '$pageview', day(3, 8)), ev('a', '$pageview', day(3, 9))],
+      { minimumOccurrences: 2 },
+    );
+    expect(grid(r)[0]).toEqual([1, 0, 1, 0, 0, 0, 0]);
+  });
+});
+
+describe('first-time cohorts', () => {
+  const events = [
+    ev('a', '$pageview', '2023-12-30T10:00:00Z'),
+    ev('a', '$pageview', day(2)),
+    ev('c', '$pageview', day(2)),
+    ev('c', '$pageview', day(3)),
+    ev('c', '$pageview', day(5)),
+  ];
+  it('retention_first_time: only the interval of the first-ever target event, looked up over all time', async () => {
+    const r = await retention(events, { retentionType: 'retention_first_time' });
+    expect(grid(r).slice(0, 4)).toEqual([
+      [0, 0, 0, 0, 0, 0, 0],
+      [1, 1, 0, 1, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+    ]);
+  });
+
+  it('recurring puts the same actors in several cohorts', async () => {
+    const r = await retention(events, { retentionType: 'retention_recurring' });
+    expect(grid(r).slice(0, 5).map((row) => row[0])).toEqual([0, 2, 1, 0, 1]);
+  });
+
+  const pro = { ...PV, properties: [{ type: 'event', key: 'plan', operator: 'exact', value: 'pro' }] };
+  const d = [ev('d', '$pageview', day(2), { plan: 'free' }), ev('d', '$pageview', day(3), { plan: 'pro' }), ev('d', '$pageview', day(4), { plan: 'free' })];
+  it.each([
+    ['retention_first_time uses the first event matching the filters', 'retention_first_time', [0, 0, 1]],
+    ['retention_first_ever_occurrence needs the very first event to match', 'retention_first_ever_occurrence', [0, 0, 0]],
+  ])('%s', async (_n, retentionType, sizes) => {
+    const r = await retention(d, { retentionType, targetEntity: pro });
+    expect(grid(r).slice(0, 3).map((row) => row[0])).toEqual(sizes);
+  });
+});
+
+describe('entities, periods, filters and breakdowns', () => {
+  it('different target and returning entities', async () => {
+    const r = await retention(
+      [ev('a', 'signup', day(1)), ev('a', '$pageview', day(2)), ev('a', 'purchase', day(3)), ev('b', 'purchase', day(2))],
+      { targetEntity: { id: 'signup', type: 'events' }, returningEntity: { id: 'purchase', type: 'events' } },
+    );
+    expect(grid(r)[0]).toEqual([1, 0, 1, 0, 0, 0, 0]);
+    expect(grid(r)[1][0]).toBe(0);
+  });
+
+  it('Week periods start on the project week start day', async () => {
+    // 2024-01-07 is a Sunday. Weeks starting Sunday: 2023-12-31, 01-07; Monday: 01-01.
+    const events = [ev('a', '$pageview', '2024-01-06T10:00:00Z'), ev('a', '$pageview', '2024-01-07T10:00:00Z')];
+    const sunday = await retention(events, { period: 'Week', totalIntervals: 2 }, { dateRange: { date_to: '2024-01-07' } });
+    expect(sunday.results.map((r: any) => r.date)).toEqual(['2023-12-31T00:00:00Z', '2024-01-07T00:00:00Z']);
+    expect(grid(sunday)).toEqual([
+      [1, 1],
+      [1, 0],
+    ]);
+    expect(sunday.results[1].label).toBe('Week 1');
+    const monday = await retention(events, { period: 'Week', totalIntervals: 2 }, { dateRange: { date_to: '2024-01-07' } }, { week_start_day: 1 });
+    expect(monday.results.map((r: any) => r.date)).toEqual(['2023-12-25T00:00:00Z', '2024-01-01T00:00:00Z']);
+    expect(grid(monday)).toEqual([
+      [0, 0],
+      [1, 0],
+    ]);
+  });
+
+  it('Hour and Month periods', async () => {
+    const hour = await retention(
+      [ev('a', '$pageview', '2024-01-07T10:05:00Z'), ev('a', '$pageview', '2024-01-07T12:59:00Z')],
+      { period: 'Hour', totalIntervals: 4 },
+      { dateRange: { date_from: '2024-01-07T10:00:00', date_to: '2024-01-07T13:00:00' } },
+    );
+    expect(hour.results).toHaveLength(4);
+    expect(hour.results[0].values.map((v: any) => v.label)).toEqual(['Hour 0', 'Hour 1', 'Hour 2', 'Hour 3']);
+    expect(grid(hour)[0]).toEqual([1, 0, 1, 0]);
+    const month = await retention(
+      [ev('a', '$pageview', '2024-01-31T23:00:00Z'), ev('a', '$pageview', '2024-03-01T00:00:00Z')],
+      { period: 'Month', totalIntervals: 3 },
+      { dateRange: { date_from: '2024-01-01', date_to: '2024-03-15' } },
+    );
+    expect(month.results.map((r: any) => r.date)).toEqual(['2024-01-01T00:00:00Z', '2024-02-01T00:00:00Z', '2024-03-01T00:00:00Z']);
+    expect(grid(month)[0]).toEqual([1, 0, 1]);
+  });
+
+  it('periods follow the project timezone', async () => {
+    // 23:30 UTC on Jan 1 is Jan 2 in Berlin.
+    const r = await retention([ev('a', '$pageview', '2024-01-01T23:30:00Z'), ev('a', '$pageview', '2024-01-02T23:30:00Z')], {}, {}, { timezone: 'Europe/Berlin' });
+    expect(r.results[1].date).toBe('2024-01-02T00:00:00+01:00');
+    expect(grid(r)[1]).toEqual([1, 1, 0, 0, 0, 0, 0]);
+    expect(grid(r)[0][0]).toBe(0);
+  });
+
+  it('global property filters apply to start and return events', async () => {
+    const r = await retention(
+      [ev('a', '$pageview', day(1), { $browser: 'Chrome' }), ev('a', '$pageview', day(2), { $browser: 'Safari' }), ev('b', '$pageview', day(1), { $browser: 'Safari' })],
+      {},
+      { properties: [{ type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }] },
+    );
+    expect(grid(r)[0]).toEqual([1, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it('breakdowns: rows per value ranked by cohort size, empty value is "", rest is Other', async () => {
+    const r = await retention(
+      [
+        ev('a', '$pageview', day(1), { $browser: 'Chrome' }),
+        ev('a', '$pageview', day(2), { $browser: 'Chrome' }),
+        ev('b', '$pageview', day(1), { $browser: 'Chrome' }),
+        ev('c', '$pageview', day(1)),
+        ev('c', '$pageview', day(1)),
+        ev('c', '$pageview', day(1)),
+        ev('e', '$pageview', day(1), { $browser: 'Edge' }),
+      ],
+      { totalIntervals: 2 },
+      { dateRange: { date_from: '2024-01-01', date_to: '2024-01-02' }, breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 2 } },
+    );
+    expect(r.results.map((x: any) => [x.breakdown_value, x.label, x.values.map((v: any) => v.count)])).toEqual([
+      ['Chrome', 'Day 0', [2, 1]],
+      ['Chrome', 'Day 1', [1, 0]],
+      ['', 'Day 0', [1, 0]],
+      ['', 'Day 1', [0, 0]],
+      ['$$_posthog_breakdown_other_$$', 'Day 0', [1, 0]],
+      ['$$_posthog_breakdown_other_$$', 'Day 1', [0, 0]],
+    ]);
+  });
+
+  it('24-hour windows: one cohort per actor, returns measured from the first event', async () => {
+    const r = await retention(
+      [ev('a', '$pageview', day(1, 22)), ev('a', '$pageview', day(2, 20)), ev('a', '$pageview', day(3, 23))],
+      { timeWindowMode: '24_hour_windows' },
+    );
+    // 22:00 → next day 20:00 is within 24h (window 0); day 3 23:00 is 49h later (window 2).
+    expect(grid(r)[0]).toEqual([1, 0, 1, 0, 0, 0, 0]);
+    expect(grid(r)[1][0]).toBe(0);
+  });
+
+  it('400 for cumulative with 24-hour windows', async () => {
+    await expect(retention([ev('a', '$pageview', day(1))], { timeWindowMode: '24_hour_windows', cumulative: true })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('default range without dateRange: totalIntervals rows ending today', async () => {
+    const pid = await h.load({ persons: persons('z'), events: [ev('z', '$pageview', new Date().toISOString())] });
+    const r = await h.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: { period: 'Day', totalIntervals: 7 } }, pid);
+    expect(r.results).toHaveLength(7);
+    expect(r.results[6].values[0].count).toBe(1);
+  });
+});

@@ -1,0 +1,359 @@
+import { validationError } from '../../errors';
+import { ast, initParser, type Expr } from '../../productql';
+import { parseExprSync } from '../../productql/parser';
+import { actorExpr, breakdownExprs, entityExpr, eventNameExpr, median, propertiesExpr, toStr } from '../funnels/common';
+import { bucketKey, globalFilterExpr, instantToLocal, QueryDateRange, startOfInterval, type IntervalType } from '../insights';
+import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
+import { runAllRows } from '../funnels/run-paged';
+import { funnelsQuerySchema, type FunnelsQueryNode } from '../funnels/schema';
+import type { QueryRunner, RunnerContext } from '../runner';
+
+const UNIT_SECONDS: Record<string, number> = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86400,
+  week: 7 * 86400,
+  month: 31 * 86400,
+};
+
+const SEP = '\u0001';
+const OTHER = 'Other';
+
+type Step = FunnelsQueryNode['series'][number];
+
+/** Validation PostHog does before running (400s). */
+function validate(node: FunnelsQueryNode): void {
+  const n = node.series.length;
+  const ff = node.funnelsFilter ?? {};
+  const order = ff.funnelOrderType ?? 'ordered';
+  for (const [i, ex] of (ff.exclusions ?? []).entries()) {
+    const attr = `funnelsFilter__exclusions__${i}`;
+    if (ex.funnelFromStep < 0 || ex.funnelToStep > n - 1 || ex.funnelFromStep >= ex.funnelToStep)
+      throw validationError('Exclusion event range is invalid. End of range should be greater than start.', attr);
+    if (order === 'unordered' && (ex.funnelFromStep !== 0 || ex.funnelToStep !== n - 1))
+      throw validationError('Partial Exclusion not allowed in unordered funnels', attr);
+    for (let s = ex.funnelFromStep; s <= ex.funnelToStep; s++) {
+      const step = node.series[s];
+      const sameEvent = ex.kind === 'EventsNode' && step.kind === 'EventsNode' && (ex.event ?? null) === stepEvent(step);
+      const exclProps = JSON.stringify(ex.properties ?? []);
+      if (sameEvent && (exclProps === '[]' || exclProps === JSON.stringify(step.properties ?? [])))
+        throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", attr);
+    }
+  }
+  const viz = ff.funnelVizType ?? 'steps';
+  if (viz !== 'steps' || order === 'unordered') {
+    if (node.series.some((s) => s.optionalInFunnel))
+      throw validationError('Optional steps are only supported in ordered and strict funnels with the steps visualization', 'series');
+  }
+  if (node.series[0]?.optionalInFunnel) throw validationError('The first step of a funnel cannot be optional', 'series');
+  for (let i = 1; i < n - 1; i++) {
+    if (node.series[i].optionalInFunnel && JSON.stringify(node.series[i]) === JSON.stringify({ ...node.series[i + 1], optionalInFunnel: true }))
+      throw validationError('An optional step cannot be identical to the following required step', 'series');
+  }
+  if (ff.funnelFromStep !== undefined && ff.funnelFromStep !== null && (ff.funnelFromStep < 0 || ff.funnelFromStep > n - 2))
+    throw validationError('funnelFromStep is out of range', 'funnelsFilter__funnelFromStep');
+  if (ff.funnelToStep !== undefined && ff.funnelToStep !== null && (ff.funnelToStep < 1 || ff.funnelToStep > n - 1))
+    throw validationError('funnelToStep is out of range', 'funnelsFilter__funnelToStep');
+  if ((ff.funnelFromStep ?? 0) >= (ff.funnelToStep ?? n - 1)) throw validationError('funnelFromStep must be before funnelToStep', 'funnelsFilter');
+  if (ff.breakdownAttributionType === 'step') {
+    const v = ff.breakdownAttributionValue ?? 0;
+    if (v < 0 || v > n - 1) throw validationError('breakdownAttributionValue is out of range', 'funnelsFilter__breakdownAttributionValue');
+  }
+}
+
+const stepEvent = (s: Step): string | null => (s.kind === 'EventsNode' ? (s.event ?? null) : null);
+const sameDefinition = (a: Step, b: Step): boolean =>
+  a.kind === b.kind &&
+  stepEvent(a) === stepEvent(b) &&
+  (a.kind === 'ActionsNode' ? a.id : null) === (b.kind === 'ActionsNode' ? b.id : null) &&
+  JSON.stringify(a.properties ?? []) === JSON.stringify(b.properties ?? []);
+
+function buildQuery(node: FunnelsQueryNode, ctx: RunnerContext, range: QueryDateRange): ReturnType<typeof ast.select> {
+  const ff = node.funnelsFilter ?? {};
+  const tz = ctx.project.timezone;
+  const order = ff.funnelOrderType ?? 'ordered';
+  const stepConds = node.series.map((s) => entityExpr(s, tz));
+  const exclConds = (ff.exclusions ?? []).map((e) =>
+    ast.and(eventNameExpr(e), propertiesExpr(e.properties, tz), propertiesExpr(e.fixedProperties, tz)),
+  );
+  const mask = (conds: Expr[]): Expr =>
+    conds.length === 0
+      ? ast.constant(0)
+      : conds
+          .map((c, i) => ast.call('if', [c, ast.constant(2 ** i), ast.constant(0)]) as Expr)
+          .reduce((a, b) => ast.arithmetic('+', a, b));
+  let actor: Expr = actorExpr(node.aggregation_group_type_index);
+  if (ff.funnelAggregateByHogQL) actor = parseExprSync(ff.funnelAggregateByHogQL);
+  const bds = breakdownExprs(node.breakdownFilter);
+  const bdExpr: Expr =
+    bds.length === 0
+      ? ast.constant('')
+      : ast.call(
+          'concat',
+          bds.flatMap((b, i) => {
+            const v = ast.call('ifNull', [b, ast.constant('')]);
+            return i === 0 ? [v] : [ast.constant(SEP), v];
+          }),
+        );
+  const item = ast.call('concat', [
+    toStr(ast.arithmetic('-', ast.field('timestamp'), ast.call('toDateTime', [ast.constant(0)]))),
+    ast.constant('|'),
+    toStr(mask(stepConds)),
+    ast.constant('|'),
+    toStr(mask(exclConds)),
+    ast.constant('|'),
+    bdExpr,
+  ]);
+  const actorStr = toStr(actor);
+  const where = ast.and(
+    range.whereExpr(),
+    globalFilterExpr(node, ctx),
+    // Strict funnels look at every event (any other event breaks the sequence).
+    order === 'strict' ? undefined : ast.or(...stepConds, ...exclConds),
+    // Personless events (and empty funnelAggregateByHogQL targets) have no actor.
+    ast.compare('!=', actorStr, ast.constant('')),
+  );
+  return ast.select({
+    select: [ast.alias('aggregation_target', actorStr), ast.alias('evs', ast.call('groupArray', [item]))],
+    from: 'events',
+    where,
+    groupBy: [ast.field('aggregation_target')],
+    orderBy: [ast.order(ast.field('aggregation_target'))],
+  });
+}
+
+function parseEvents(list: unknown): FunnelEvent[] {
+  const out: FunnelEvent[] = [];
+  for (const raw of (list as string[]) ?? []) {
+    const s = String(raw);
+    const a = s.indexOf('|');
+    const b = s.indexOf('|', a + 1);
+    const c = s.indexOf('|', b + 1);
+    out.push({ ts: Math.round(Number(s.slice(0, a)) * 1000), steps: Number(s.slice(a + 1, b)), excl: Number(s.slice(b + 1, c)), bd: s.slice(c + 1) });
+  }
+  // Time order; on equal times the event matching the earlier step first.
+  out.sort((x, y) => x.ts - y.ts || lowest(x.steps) - lowest(y.steps));
+  return out;
+}
+const lowest = (m: number): number => (m === 0 ? 99 : Math.log2(m & -m));
+
+interface Attributed {
+  value: string;
+  result: ActorResult;
+}
+
+/** Breakdown attribution: which value(s) an actor's funnel is counted under. */
+function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepIndex: number, withBreakdown: boolean): Attributed[] {
+  if (!withBreakdown) {
+    const r = evaluateActor(events, cfg);
+    return r ? [{ value: '', result: r }] : [];
+  }
+  const stepEvents = events.filter((e) => e.steps !== 0);
+  if (type === 'first_touch' || type === 'last_touch') {
+    const ordered = type === 'first_touch' ? stepEvents : [...stepEvents].reverse();
+    const hit = ordered.find((e) => e.bd.split(SEP).some((p) => p !== ''));
+    const r = evaluateActor(events, cfg);
+    return r ? [{ value: hit ? hit.bd : (stepEvents[0]?.bd ?? ''), result: r }] : [];
+  }
+  if (type === 'all_events') {
+    const values = [...new Set(stepEvents.map((e) => e.bd))];
+    const out: Attributed[] = [];
+    for (const v of values) {
+      const r = evaluateActor(
+        events.filter((e) => e.bd === v || e.steps === 0),
+        cfg,
+      );
+      if (r) out.push({ value: v, result: r });
+    }
+    return out;
+  }
+  // step: the value on the event that matched step `stepIndex`.
+  const values = [...new Set(stepEvents.filter((e) => e.steps & (1 << stepIndex)).map((e) => e.bd))];
+  let best: Attributed | null = null;
+  for (const v of values) {
+    const r = evaluateActor(events, cfg, (k, ev) => k !== stepIndex || ev.bd === v);
+    if (!r) continue;
+    const reachedStep = stepIndex <= r.maxStep;
+    if (!reachedStep) continue;
+    if (!best || r.maxStep > best.result.maxStep) best = { value: v, result: r };
+  }
+  if (best) return [best];
+  const r = evaluateActor(events, cfg, (k) => k !== stepIndex);
+  return r && r.maxStep < stepIndex ? [{ value: values[0] ?? '', result: r }] : [];
+}
+
+const boxed = (v: string, n: number): string[] => (v === OTHER ? [OTHER] : n === 0 ? [] : v.split(SEP));
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext): Promise<Record<string, unknown>> {
+  validate(node);
+  await initParser();
+  const ff = node.funnelsFilter ?? {};
+  const tz = ctx.project.timezone;
+  const interval: IntervalType = node.interval ?? 'day';
+  const weekStart = ctx.project.week_start_day ?? 0;
+  const range = new QueryDateRange({ dateRange: node.dateRange, interval, timezone: tz, weekStartDay: weekStart });
+  const n = node.series.length;
+  const order = ff.funnelOrderType ?? 'ordered';
+  const viz = ff.funnelVizType ?? 'steps';
+  const cfg: FunnelConfig = {
+    numSteps: n,
+    order,
+    windowMs: (ff.funnelWindowInterval ?? 14) * UNIT_SECONDS[ff.funnelWindowIntervalUnit ?? 'day'] * 1000,
+    optional: node.series.map((s) => !!s.optionalInFunnel),
+    sameAsPrevious: node.series.map((s, i) => i > 0 && sameDefinition(s, node.series[i - 1])),
+    exclusions: (ff.exclusions ?? []).map((e) => ({ from: e.funnelFromStep, to: e.funnelToStep })),
+  };
+  const bdCount = breakdownExprs(node.breakdownFilter).length;
+  const withBreakdown = bdCount > 0;
+  const query = buildQuery(node, ctx, range);
+  const { rows, hogql } = await runAllRows(ctx, query);
+
+  const attribution = ff.breakdownAttributionType ?? 'first_touch';
+  const attrStep = ff.breakdownAttributionValue ?? 0;
+  const perActor: Attributed[][] = ctx.timings.measureSync('funnel', () =>
+    rows.map((r) => attribute(parseEvents(r[1]), cfg, attribution, attrStep, withBreakdown)),
+  );
+
+  // Rank breakdown values by last-step count, then earlier steps; the rest become "Other".
+  const countsBy = new Map<string, number[]>();
+  for (const list of perActor)
+    for (const a of list) {
+      let c = countsBy.get(a.value);
+      if (!c) countsBy.set(a.value, (c = new Array(n).fill(0)));
+      for (let i = 0; i < n; i++) if (a.result.reached[i]) c[i]++;
+    }
+  const ranked = [...countsBy.entries()].sort((x, y) => {
+    for (let i = n - 1; i >= 0; i--) if (x[1][i] !== y[1][i]) return y[1][i] - x[1][i];
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0;
+  });
+  const limit = node.breakdownFilter?.breakdown_limit ?? 25;
+  const kept = new Set(ranked.slice(0, limit).map((r) => r[0]));
+  const valueOf = (v: string): string => (withBreakdown && !kept.has(v) ? OTHER : v);
+  const groups = new Map<string, ActorResult[]>();
+  for (const list of perActor) {
+    const seen = new Map<string, ActorResult>();
+    for (const a of list) {
+      const v = valueOf(a.value);
+      const prev = seen.get(v);
+      if (!prev || a.result.maxStep > prev.maxStep) seen.set(v, a.result);
+    }
+    for (const [v, r] of seen) {
+      let g = groups.get(v);
+      if (!g) groups.set(v, (g = []));
+      g.push(r);
+    }
+  }
+  const orderValues = [...ranked.map((r) => r[0]).filter((v) => kept.has(v)), ...(groups.has(OTHER) && !kept.has(OTHER) ? [OTHER] : [])].filter((v) =>
+    groups.has(v),
+  );
+
+  const base = {
+    isUdf: false,
+    hogql,
+    resolved_date_range: range.resolved(),
+  };
+
+  if (viz === 'time_to_convert') {
+    const from = ff.funnelFromStep ?? 0;
+    const to = ff.funnelToStep ?? n - 1;
+    const times: number[] = [];
+    for (const g of groups.values())
+      for (const r of g) {
+        const a = r.timings[from];
+        const b = r.timings[to];
+        if (r.maxStep >= to && a !== null && a !== undefined && b !== null && b !== undefined)
+          times.push(Math.floor(b / 1000) - Math.floor(a / 1000));
+      }
+    if (times.length === 0) return { ...base, results: { bins: [], average_conversion_time: null, median_conversion_time: null } };
+    const binCount = ff.binCount ? Math.min(90, Math.max(1, ff.binCount)) : Math.min(60, Math.max(1, Math.ceil(Math.cbrt(times.length))));
+    const min = Math.min(...times);
+    const max = Math.max(...times);
+    const width = Math.ceil((max - min) / binCount) || 60;
+    const bins: [number, number][] = [];
+    for (let i = 0; i <= binCount; i++) bins.push([min + i * width, 0]);
+    for (const t of times) bins[Math.min(binCount, Math.floor((t - min) / width))][1]++;
+    const avg = times.reduce((a, b) => a + b, 0) / times.length;
+    return { ...base, results: { bins, average_conversion_time: avg, median_conversion_time: median(times) } };
+  }
+
+  if (viz === 'trends') {
+    const from = ff.funnelFromStep ?? 0;
+    const to = ff.funnelToStep ?? n - 1;
+    const buckets = range.buckets();
+    const index = new Map(buckets.map((b, i) => [b.key, i]));
+    const series: Record<string, unknown>[] = [];
+    const values = withBreakdown ? orderValues : [''];
+    if (!withBreakdown && !groups.has('')) return { ...base, results: [] };
+    for (const v of values) {
+      const fromCounts = new Array(buckets.length).fill(0);
+      const toCounts = new Array(buckets.length).fill(0);
+      for (const r of groups.get(v) ?? []) {
+        const perBucket = new Map<number, number>();
+        for (const [entry, step] of r.reachByEntry) {
+          const b = index.get(bucketKey(startOfInterval(instantToLocal(entry, tz), interval, weekStart), interval));
+          if (b === undefined) continue;
+          perBucket.set(b, Math.max(perBucket.get(b) ?? -1, step));
+        }
+        for (const [b, step] of perBucket) {
+          if (step >= from) fromCounts[b]++;
+          if (step >= to) toCounts[b]++;
+        }
+      }
+      series.push({
+        count: buckets.length,
+        data: buckets.map((_, i) => (fromCounts[i] ? round2((toCounts[i] / fromCounts[i]) * 100) : 0)),
+        days: buckets.map((b) => b.key),
+        labels: buckets.map((b) => b.label),
+        ...(withBreakdown ? { breakdown_value: boxed(v, bdCount) } : {}),
+      });
+    }
+    return { ...base, results: series };
+  }
+
+  // steps
+  const stepsFor = (results: ActorResult[], value: string | null): Record<string, unknown>[] => {
+    return node.series.map((s, i) => {
+      const reachedBy = results.filter((r) => r.reached[i]);
+      const times: number[] = [];
+      if (i > 0)
+        for (const r of reachedBy) {
+          let j = i - 1;
+          while (j >= 0 && (r.timings[j] === null || r.timings[j] === undefined)) j--;
+          if (j >= 0) times.push(((r.timings[i] as number) - (r.timings[j] as number)) / 1000);
+        }
+      const unordered = order === 'unordered';
+      const step: Record<string, unknown> = {
+        action_id: unordered ? null : s.kind === 'ActionsNode' ? s.id : stepEvent(s),
+        name: unordered ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : s.kind === 'ActionsNode' ? (s.name ?? String(s.id)) : (stepEvent(s) ?? 'All events'),
+        custom_name: unordered ? null : (s.custom_name ?? null),
+        order: i,
+        people: [],
+        count: reachedBy.length,
+        type: s.kind === 'ActionsNode' ? 'actions' : 'events',
+        average_conversion_time: times.length ? times.reduce((a, b) => a + b, 0) / times.length : null,
+        median_conversion_time: times.length ? median(times) : null,
+      };
+      if (value !== null) {
+        step.breakdown = boxed(value, bdCount);
+        step.breakdown_value = boxed(value, bdCount);
+      }
+      return step;
+    });
+  };
+  if (!withBreakdown) {
+    const results = groups.get('') ?? [];
+    if (results.length === 0) return { ...base, results: [] };
+    return { ...base, results: stepsFor(results, null) };
+  }
+  return { ...base, results: orderValues.map((v) => stepsFor(groups.get(v)!, v)) };
+}
+
+/** FunnelsQuery: steps, trends and time-to-convert over ordered, strict and unordered funnels. */
+export const funnelsRunner: QueryRunner<FunnelsQueryNode> = {
+  kinds: ['FunnelsQuery'],
+  schema: funnelsQuerySchema,
+  run: runFunnels,
+};

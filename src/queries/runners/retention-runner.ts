@@ -1,0 +1,231 @@
+import { validationError } from '../../errors';
+import { ast, initParser, type Expr } from '../../productql';
+import {
+  actorExpr,
+  addInterval,
+  breakdownExprs,
+  dateConst,
+  fmtLocal,
+  isoInTz,
+  localParts,
+  parseDate,
+  propertiesExpr,
+  startOf,
+  toStr,
+  type Interval,
+} from '../funnels/common';
+import { runAllRows } from '../funnels/run-paged';
+import { globalFilterExpr } from '../insights';
+import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
+import type { QueryRunner, RunnerContext } from '../runner';
+
+const OTHER = '$$_posthog_breakdown_other_$$';
+const SEP = '\u0001';
+const PERIOD_INTERVAL: Record<string, Interval> = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' };
+/** 24-hour-window mode: fixed-size units from the anchor. */
+const WINDOW_MS: Record<string, number> = { Hour: 3600_000, Day: 86400_000, Week: 7 * 86400_000, Month: 30 * 86400_000 };
+
+function entityCondition(e: RetentionEntity | null | undefined, withProps: boolean, tz: string): Expr | undefined {
+  const entity = e ?? { id: '$pageview', type: 'events' };
+  if (entity.type === 'actions' || entity.kind === 'ActionsNode') throw validationError('Actions are not supported by this server yet', 'retentionFilter');
+  const name = entity.id === null || entity.id === undefined ? undefined : ast.eq(ast.field('event'), ast.constant(String(entity.id)));
+  return withProps ? ast.and(name, propertiesExpr(entity.properties, tz)) : name ?? ast.constant(true);
+}
+
+/** PostHog's QueryDateRangeWithIntervals for retention: [from, to) in whole periods. */
+export function retentionRange(node: RetentionQueryNode, tz: string, weekStart: number, now = Date.now()): { from: number; to: number; buckets: number[] } {
+  const period = node.retentionFilter.period ?? 'Day';
+  const interval = PERIOD_INTERVAL[period];
+  const total = node.retentionFilter.totalIntervals ?? 7;
+  const rawTo = node.dateRange?.date_to ? parseDate(node.dateRange.date_to, tz, now).ms : now;
+  const to = startOf(addInterval(startOf(rawTo, interval, tz, weekStart), interval, 1, tz), interval, tz, weekStart);
+  const from = node.dateRange?.date_from
+    ? startOf(parseDate(node.dateRange.date_from, tz, now).ms, interval, tz, weekStart)
+    : startOf(addInterval(to, interval, -total, tz), interval, tz, weekStart);
+  const buckets: number[] = [];
+  for (let t = from; t < to && buckets.length < 10_000; t = addInterval(t, interval, 1, tz)) buckets.push(t);
+  return { from, to, buckets };
+}
+
+interface ActorEvent {
+  period: number;
+  ts: number;
+  target: boolean;
+  ret: boolean;
+  bd: string;
+}
+
+export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext): Promise<Record<string, unknown>> {
+  await initParser();
+  const rf = node.retentionFilter;
+  const tz = ctx.project.timezone;
+  const weekStart = ctx.project.week_start_day ?? 0;
+  const period = rf.period ?? 'Day';
+  const interval = PERIOD_INTERVAL[period];
+  const total = rf.totalIntervals ?? 7;
+  const type = rf.retentionType ?? 'retention_recurring';
+  const windows = rf.timeWindowMode === '24_hour_windows';
+  if (windows && rf.cumulative) throw validationError('Cumulative retention is not supported with 24 hour windows', 'retentionFilter__cumulative');
+  if (rf.aggregationType && rf.aggregationType !== 'count')
+    throw validationError('Retention sum/avg aggregation is not supported by this server yet', 'retentionFilter__aggregationType');
+  if (rf.retentionCustomBrackets?.length) throw validationError('Custom retention brackets are not supported by this server yet', 'retentionFilter__retentionCustomBrackets');
+  const minOcc = rf.minimumOccurrences ?? 1;
+  const { from, to, buckets } = retentionRange(node, tz, weekStart);
+
+  const targetFull = entityCondition(rf.targetEntity, true, tz) ?? ast.constant(true);
+  const targetName = entityCondition(rf.targetEntity, false, tz) ?? ast.constant(true);
+  const returning = entityCondition(rf.returningEntity, true, tz) ?? ast.constant(true);
+  const ts = ast.field('timestamp');
+  const inRange = ast.and(ast.compare('>=', ts, dateConst(from, tz)), ast.compare('<', ts, dateConst(to, tz)));
+  const beforeTo = ast.compare('<', ts, dateConst(to, tz));
+  const bds = breakdownExprs(node.breakdownFilter).slice(0, 1);
+  const bdExpr: Expr = bds.length ? ast.call('ifNull', [bds[0], ast.constant('')]) : ast.constant('');
+  const bucketExpr: Expr =
+    interval === 'hour'
+      ? ast.call('toStartOfHour', [ts])
+      : interval === 'day'
+        ? ast.call('toStartOfDay', [ts])
+        : interval === 'week'
+          ? ast.call('toStartOfWeek', [ts, ast.constant(weekStart === 1 ? 1 : 0)])
+          : ast.call('toStartOfMonth', [ts]);
+  const flag = (c: Expr) => ast.call('if', [c, ast.constant('1'), ast.constant('0')]);
+  const item = ast.call('concat', [
+    toStr(bucketExpr),
+    ast.constant('|'),
+    toStr(ast.arithmetic('-', ts, ast.call('toDateTime', [ast.constant(0)]))),
+    ast.constant('|'),
+    flag(targetFull),
+    ast.constant('|'),
+    flag(returning),
+    ast.constant('|'),
+    bdExpr,
+  ]);
+  const epoch = (c: Expr) => ast.call('min', [ast.call('if', [c, ast.arithmetic('-', ts, ast.call('toDateTime', [ast.constant(0)])), ast.constant(null)])]);
+  const firstTime = type !== 'retention_recurring';
+  const actorStr = toStr(actorExpr(node.aggregation_group_type_index));
+  const query = ast.select({
+    select: [
+      ast.alias('actor', actorStr),
+      ast.alias('evs', ast.call('groupArray', [ast.call('if', [ast.and(inRange, ast.or(targetFull, returning)), item, ast.constant(null)])])),
+      ast.alias('first_full', firstTime ? epoch(targetFull) : ast.constant(null)),
+      ast.alias('first_any', type === 'retention_first_ever_occurrence' ? epoch(targetName) : ast.constant(null)),
+    ],
+    from: 'events',
+    where: ast.and(
+      globalFilterExpr(node, ctx),
+      ast.compare('!=', actorStr, ast.constant('')),
+      // First-time cohorts look up the first target event over all time; everything else stays in range.
+      firstTime ? ast.or(ast.and(inRange, ast.or(targetFull, returning)), ast.and(beforeTo, type === 'retention_first_ever_occurrence' ? targetName : targetFull)) : ast.and(inRange, ast.or(targetFull, returning)),
+    ),
+    groupBy: [ast.field('actor')],
+    orderBy: [ast.order(ast.field('actor'))],
+  });
+  const { rows, hogql } = await runAllRows(ctx, query);
+
+  // Bucket keys: the engine returns a naive-UTC datetime (hour/day) or a local DATE (week/month).
+  const index = new Map<string, number>();
+  buckets.forEach((b, i) => {
+    index.set(new Date(b).toISOString().slice(0, 19).replace('T', ' '), i);
+    const p = localParts(b, tz);
+    index.set(fmtLocal(p).slice(0, 10), i);
+  });
+  const n = buckets.length;
+
+  // cohort rows: breakdown value → cohort index → [counts per interval]
+  const table = new Map<string, number[][]>();
+  const rowFor = (bd: string) => {
+    let t = table.get(bd);
+    if (!t) table.set(bd, (t = Array.from({ length: n }, () => new Array(total).fill(0))));
+    return t;
+  };
+
+  ctx.timings.measureSync('retention', () => {
+    for (const r of rows) {
+      const evs: ActorEvent[] = [];
+      for (const raw of (r[1] as string[]) ?? []) {
+        const parts = String(raw).split('|');
+        const key = parts[0].length > 10 ? parts[0].slice(0, 19) : parts[0];
+        const p = index.get(key);
+        if (p === undefined) continue;
+        evs.push({ period: p, ts: Math.round(Number(parts[1]) * 1000), target: parts[2] === '1', ret: parts[3] === '1', bd: parts.slice(4).join('|') });
+      }
+      evs.sort((a, b) => a.ts - b.ts);
+      // Cohort membership: (cohort index, breakdown value, anchor time).
+      const cohorts: { c: number; bd: string; anchor: number }[] = [];
+      if (type === 'retention_recurring') {
+        const seen = new Set<number>();
+        for (const e of evs) {
+          if (!e.target || seen.has(e.period)) continue;
+          seen.add(e.period);
+          cohorts.push({ c: e.period, bd: e.bd, anchor: e.ts });
+          if (windows) break;
+        }
+      } else {
+        const firstFull = r[2] === null || r[2] === undefined ? null : Math.round(Number(r[2]) * 1000);
+        const firstAny = r[3] === null || r[3] === undefined ? null : Math.round(Number(r[3]) * 1000);
+        const anchor = type === 'retention_first_ever_occurrence' ? (firstAny !== null && firstAny === firstFull ? firstAny : null) : firstFull;
+        if (anchor !== null && anchor >= from && anchor < to) {
+          const e = evs.find((x) => x.target && x.ts === anchor);
+          if (e) cohorts.push({ c: e.period, bd: e.bd, anchor });
+        }
+      }
+      for (const { c: cal, bd, anchor } of cohorts) {
+        const c = windows ? Math.floor((anchor - from) / WINDOW_MS[period]) : cal;
+        if (c < 0 || c >= n) continue;
+        const row = rowFor(bd)[c];
+        row[0]++;
+        const returnsPer = new Map<number, number>();
+        for (const e of evs) {
+          if (!e.ret) continue;
+          const k = windows ? (e.ts > anchor ? Math.floor((e.ts - anchor) / WINDOW_MS[period]) : 0) : e.period - c;
+          if (k < 1 || k >= total) continue;
+          returnsPer.set(k, (returnsPer.get(k) ?? 0) + 1);
+        }
+        const hits = [...returnsPer.entries()].filter(([, cnt]) => cnt >= minOcc).map(([k]) => k);
+        if (rf.cumulative) {
+          const max = hits.length ? Math.max(...hits) : 0;
+          for (let k = 1; k <= max; k++) row[k]++;
+        } else for (const k of hits) row[k]++;
+      }
+    }
+  });
+
+  // Breakdown values ranked by total cohort size; the rest merged into the Other bucket, placed last.
+  const withBreakdown = bds.length > 0;
+  let values = [...table.keys()];
+  if (withBreakdown) {
+    const size = (v: string) => table.get(v)!.reduce((s, row) => s + row[0], 0);
+    values.sort((a, b) => size(b) - size(a) || (a < b ? -1 : a > b ? 1 : 0));
+    const limit = node.breakdownFilter?.breakdown_limit ?? 25;
+    if (values.length > limit) {
+      const merged = Array.from({ length: n }, () => new Array(total).fill(0));
+      for (const v of values.slice(limit)) table.get(v)!.forEach((row, c) => row.forEach((x, k) => (merged[c][k] += x)));
+      values = values.slice(0, limit);
+      table.set(OTHER, merged);
+      values.push(OTHER);
+    }
+  } else values = [''];
+
+  const label = (i: number) => `${period} ${i}`;
+  const results: Record<string, unknown>[] = [];
+  for (const v of values) {
+    const t = table.get(v) ?? Array.from({ length: n }, () => new Array(total).fill(0));
+    for (let c = 0; c < n; c++) {
+      results.push({
+        values: t[c].map((count, k) => ({ count, label: label(k) })),
+        label: label(c),
+        date: isoInTz(buckets[c], tz).replace(/\+00:00$/, 'Z'),
+        breakdown_value: withBreakdown ? v : null,
+      });
+    }
+  }
+  return { results, hogql };
+}
+
+/** RetentionQuery: first-time / recurring / first-ever-occurrence cohorts by Hour, Day, Week or Month. */
+export const retentionRunner: QueryRunner<RetentionQueryNode> = {
+  kinds: ['RetentionQuery'],
+  schema: retentionQuerySchema,
+  run: runRetention,
+};
+

@@ -1,0 +1,159 @@
+/**
+ * StickinessQuery (reference §6): for each actor, the number of intervals (of `intervalCount` buckets, counted
+ * backwards from date_to) in which they were active — or in which their event count met `stickinessCriteria` —
+ * then how many actors were active in exactly k intervals (k = 1..N), or in ≥ k for `computedAs: cumulative`.
+ * All three levels aggregate in the engine; JS only zero-fills and shapes.
+ */
+import * as ast from '../../productql/ast';
+import type { Expr } from '../../productql/ast';
+import { parseExprSync } from '../../productql/parser';
+import { validationError } from '../../errors';
+import type { QueryRunner, RunnerContext } from '../runner';
+import {
+  QueryDateRange,
+  actorExpr,
+  bucketStartExpr,
+  earliestTimestamp,
+  ensureFilterParser,
+  globalFilterExpr,
+  isCompare,
+  previousPeriodRange,
+  requireEventsNode,
+  runInsightQuery,
+  seriesAction,
+  seriesFilterExpr,
+  seriesLabel,
+  sqlLocal,
+  stickinessQuerySchema,
+  toNumber,
+  type EventsNode,
+  type IntervalType,
+  type StickinessQuery,
+} from '../insights';
+
+/** The actor of a stickiness series: person, `$group_N` for unique_group, or the math_hogql expression. */
+function stickinessActor(s: EventsNode, attr: string): Expr {
+  if (s.math === 'unique_group') {
+    if (s.math_group_type_index === null || s.math_group_type_index === undefined)
+      throw validationError('math "unique_group" needs math_group_type_index.', `${attr}__math_group_type_index`);
+    return actorExpr(s.math_group_type_index);
+  }
+  if (s.math === 'hogql') {
+    if (!s.math_hogql) throw validationError('math "hogql" needs math_hogql.', `${attr}__math_hogql`);
+    return parseExprSync(s.math_hogql);
+  }
+  return actorExpr(null);
+}
+
+/** `1 day`, `2 days`, `3 weeks or more`. */
+export function stickinessLabel(k: number, interval: IntervalType, cumulative: boolean): string {
+  return `${k} ${interval}${k === 1 ? '' : 's'}${cumulative ? ' or more' : ''}`;
+}
+
+async function computeSeries(
+  node: StickinessQuery,
+  ctx: RunnerContext,
+  s: EventsNode,
+  i: number,
+  range: QueryDateRange,
+  global: Expr | undefined,
+  hogql: string[],
+): Promise<number[]> {
+  const attr = `series__${i}`;
+  const interval = node.interval ?? 'day';
+  const k = node.intervalCount ?? 1;
+  const buckets = range.buckets().length;
+  const n = Math.max(1, Math.ceil(buckets / k));
+  const actor = stickinessActor(s, attr);
+  const bucketExpr =
+    k === 1
+      ? bucketStartExpr(interval, range.weekStartDay)
+      : ast.call('intDiv', [
+          ast.call('dateDiff', [ast.constant(interval), ast.field('timestamp'), ast.call('toDateTime', [ast.constant(sqlLocal(range.dateTo))])]),
+          ast.constant(k),
+        ]);
+  const inner = ast.select({
+    select: [ast.alias('actor', actor), ast.alias('b', bucketExpr), ast.alias('c', ast.call('count', []))],
+    from: 'events',
+    where: ast.and(
+      range.whereExpr(),
+      seriesFilterExpr(s, { timezone: ctx.project.timezone, attr }),
+      global,
+      ast.call('isNotNull', [actor]),
+      s.math === 'unique_group' ? ast.compare('!=', actor, ast.constant('')) : undefined,
+    ),
+    groupBy: [ast.constant(1), ast.constant(2)],
+  });
+  const crit = node.stickinessFilter?.stickinessCriteria;
+  const critExpr = crit
+    ? ast.compare(crit.operator === 'gte' ? '>=' : crit.operator === 'lte' ? '<=' : '==', ast.field('x', 'c'), ast.constant(crit.value))
+    : undefined;
+  const perActor = ast.select({
+    select: [ast.alias('actor', ast.field('x', 'actor')), ast.alias('n', ast.call('count', []))],
+    from: inner,
+    fromAlias: 'x',
+    where: critExpr,
+    groupBy: [ast.constant(1)],
+  });
+  const q = ast.select({
+    select: [ast.alias('n', ast.field('y', 'n')), ast.alias('actors', ast.call('count', []))],
+    from: perActor,
+    fromAlias: 'y',
+    groupBy: [ast.constant(1)],
+  });
+  const r = await runInsightQuery(ctx, q);
+  hogql.push(r.hogql);
+  const data = new Array(n).fill(0);
+  for (const row of r.rows) {
+    const idx = toNumber(row.n) - 1;
+    if (idx >= 0 && idx < n) data[idx] += toNumber(row.actors);
+  }
+  return data;
+}
+
+export const stickinessRunner: QueryRunner<StickinessQuery> = {
+  kinds: ['StickinessQuery'],
+  schema: stickinessQuerySchema,
+  async run(node, ctx) {
+    await ensureFilterParser();
+    const interval = node.interval ?? 'day';
+    if (interval === 'week' && (node.intervalCount ?? 1) > 1)
+      throw validationError('Week intervals cannot have intervalCount > 1.', 'intervalCount');
+    const series = node.series.map((s, i) => requireEventsNode(s, `series__${i}`));
+    const global = globalFilterExpr(node, ctx);
+    let earliest: Date | null = null;
+    if (node.dateRange?.date_from === 'all')
+      earliest = await earliestTimestamp(ctx, ast.and(ast.or(...series.map((s) => seriesFilterExpr(s) ?? ast.constant(true))), global));
+    const range = new QueryDateRange({
+      dateRange: node.dateRange,
+      interval,
+      timezone: ctx.project.timezone,
+      weekStartDay: ctx.project.week_start_day ?? 0,
+      earliest,
+    });
+    const compare = isCompare(node.compareFilter);
+    const periods: { range: QueryDateRange; label: 'current' | 'previous' | null }[] = [{ range, label: compare ? 'current' : null }];
+    if (compare) periods.push({ range: previousPeriodRange(range, node.compareFilter!), label: 'previous' });
+    const cumulative = node.stickinessFilter?.computedAs === 'cumulative';
+    const hogql: string[] = [];
+
+    const jobs = series.flatMap((s, i) => periods.map((p) => ({ s, i, p })));
+    const computed = await Promise.all(jobs.map((j) => computeSeries(node, ctx, j.s, j.i, j.p.range, global, hogql)));
+    const results = jobs.map((j, idx) => {
+      const raw = computed[idx];
+      const count = raw.reduce((a, b) => a + b, 0);
+      const data = cumulative ? raw.map((_, x) => raw.slice(x).reduce((a, b) => a + b, 0)) : raw;
+      return {
+        count,
+        data,
+        days: data.map((_, x) => x + 1),
+        label: seriesLabel(j.s),
+        labels: data.map((_, x) => stickinessLabel(x + 1, interval, cumulative)),
+        action: seriesAction(j.s, j.i),
+        filter: { insight: 'STICKINESS', interval, ...j.p.range.resolved() },
+        ...(j.p.label ? { compare: true, compare_label: j.p.label } : {}),
+      };
+    });
+    return { results, hogql: hogql[0] ?? '', modifiers: node.modifiers ?? {}, resolved_date_range: range.resolved() };
+  },
+};

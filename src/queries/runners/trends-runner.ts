@@ -1,0 +1,479 @@
+/**
+ * TrendsQuery (reference §2): one ProductQL query per series and period, bucketed in the project timezone,
+ * zero-filled, then breakdown ranking (top N + Other), cumulative/smoothing, formulas and compare in JS.
+ */
+import * as ast from '../../productql/ast';
+import type { Expr } from '../../productql/ast';
+import { validationError } from '../../errors';
+import type { QueryRunner, RunnerContext } from '../runner';
+import {
+  BREAKDOWN_NULL,
+  BREAKDOWN_OTHER,
+  INTERVAL_RANK,
+  QueryDateRange,
+  addInterval,
+  aggregationExpr,
+  actorExpr,
+  breakdownLabel,
+  breakdownSpecs,
+  breakdownValueExpr,
+  bucketStartExpr,
+  bucketKeyFromValue,
+  cal,
+  compareBreakdowns,
+  earliestTimestamp,
+  effectiveMath,
+  ensureFilterParser,
+  globalFilterExpr,
+  histogramBins,
+  histogramValueExpr,
+  breakdownRawExpr,
+  isActorCountMath,
+  isCompare,
+  isoWithOffset,
+  mathFilterExpr,
+  mathPlan,
+  numericAggregate,
+  parseBucketKey,
+  parseFormula,
+  previousPeriodRange,
+  propertiesToExpr,
+  rankBreakdownValues,
+  requireEventsNode,
+  runInsightQuery,
+  seriesAction,
+  seriesFilterExpr,
+  seriesLabel,
+  toNumber,
+  trendsDefaults,
+  trendsQuerySchema,
+  type BreakdownSpec,
+  type Bucket,
+  type EventsNode,
+  type MathType,
+  type TrendsDefaults,
+  type TrendsQuery,
+} from '../insights';
+
+type BreakdownValue = string | string[];
+
+/** One computed line: a series (× breakdown value) over one period. */
+interface Line {
+  value: BreakdownValue | null;
+  data: number[];
+  /** Total-value displays. */
+  aggregated: number;
+}
+
+interface Period {
+  range: QueryDateRange;
+  compareLabel: 'current' | 'previous' | null;
+}
+
+interface Env {
+  node: TrendsQuery;
+  ctx: RunnerContext;
+  d: TrendsDefaults;
+  specs: BreakdownSpec[];
+  global: Expr | undefined;
+  groupIndex: number | null;
+  hogql: string[];
+}
+
+const keyOf = (v: BreakdownValue | null): string => (v === null ? '' : Array.isArray(v) ? JSON.stringify(v) : v);
+
+/** WHERE for one series over [lower, upper] (defaults: the period's bounds). */
+function seriesWhere(env: Env, s: EventsNode, math: MathType, range: QueryDateRange, bounds?: { lower?: number; upper?: number }, attr = 'series'): Expr {
+  return ast.and(
+    range.whereExpr(ast.field('timestamp'), bounds),
+    seriesFilterExpr(s, { timezone: env.ctx.project.timezone, attr }),
+    env.global,
+    mathFilterExpr(s, math, env.groupIndex),
+  );
+}
+
+/** Breakdown select columns `b0..`, resolving histogram bins with a min/max pre-query. */
+async function breakdownColumns(env: Env, s: EventsNode, math: MathType, range: QueryDateRange): Promise<Expr[]> {
+  const cols: Expr[] = [];
+  for (let i = 0; i < env.specs.length; i++) {
+    const spec = env.specs[i];
+    if (spec.histogramBinCount) {
+      const raw = ast.call('toFloat', [breakdownRawExpr(spec)]);
+      const q = ast.select({
+        select: [ast.alias('lo', ast.call('min', [raw])), ast.alias('hi', ast.call('max', [raw]))],
+        from: 'events',
+        where: seriesWhere(env, s, math, range),
+      });
+      const { rows } = await runInsightQuery(env.ctx, q, 'histogram');
+      const lo = rows[0]?.lo;
+      const hi = rows[0]?.hi;
+      const bins = histogramBins(lo === null || lo === undefined ? null : toNumber(lo), hi === null || hi === undefined ? null : toNumber(hi), spec.histogramBinCount);
+      cols.push(ast.alias(`b${i}`, histogramValueExpr(spec, bins)));
+    } else cols.push(ast.alias(`b${i}`, breakdownValueExpr(spec)));
+  }
+  return cols;
+}
+
+const positions = (n: number): Expr[] => Array.from({ length: n }, (_, i) => ast.constant(i + 1));
+
+function rowValue(env: Env, row: Record<string, unknown>): BreakdownValue | null {
+  if (!env.specs.length) return null;
+  const vals = env.specs.map((_, i) => {
+    const v = row[`b${i}`];
+    return v === null || v === undefined || v === '' ? BREAKDOWN_NULL : String(v);
+  });
+  return env.specs.length === 1 ? vals[0] : vals;
+}
+
+/** Runs one series over one period; returns one line per breakdown value (unranked). */
+async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, period: Period): Promise<Line[]> {
+  const { d } = env;
+  const range = period.range;
+  const attr = `series__${seriesIndex}`;
+  const math = effectiveMath(s.math, d.interval);
+  const plan = mathPlan(math);
+  const buckets = range.buckets();
+  const index = new Map(buckets.map((b, i) => [b.key, i]));
+  const bcols = await breakdownColumns(env, s, math, range);
+  const nb = bcols.length;
+  const lines = new Map<string, Line>();
+  const lineFor = (v: BreakdownValue | null): Line => {
+    const k = keyOf(v);
+    let l = lines.get(k);
+    if (!l) lines.set(k, (l = { value: v, data: new Array(buckets.length).fill(0), aggregated: 0 }));
+    return l;
+  };
+  const bRefs = (alias: string): Expr[] => env.specs.map((_, i) => ast.alias(`b${i}`, ast.field(alias, `b${i}`)));
+  const actor = actorExpr(s.math_group_type_index ?? env.groupIndex);
+  const cumulativeActors = d.display === 'ActionsLineGraphCumulative' && isActorCountMath(math) && !d.totalValue;
+
+  const run = async (q: ast.SelectQuery): Promise<Record<string, unknown>[]> => {
+    const r = await runInsightQuery(env.ctx, q);
+    env.hogql.push(r.hogql);
+    return r.rows;
+  };
+
+  if (plan.kind === 'active_window' && !d.totalValue) {
+    // Distinct actors in a sliding window of `days` ending with each bucket.
+    const lower = cal.addDays(range.whereFrom, -plan.days);
+    const q = ast.select({
+      select: [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay)), ...bcols, ast.alias('actor', actor)],
+      from: 'events',
+      where: ast.and(seriesWhere(env, s, math, range, { lower }, attr), ast.call('isNotNull', [actor])),
+      groupBy: positions(nb + 2),
+    });
+    const rows = await run(q);
+    const per = new Map<string, { value: BreakdownValue | null; byBucket: Map<number, Set<string>> }>();
+    for (const r of rows) {
+      const v = rowValue(env, r);
+      const k = keyOf(v);
+      let e = per.get(k);
+      if (!e) per.set(k, (e = { value: v, byBucket: new Map() }));
+      const t = parseBucketKey(bucketKeyFromValue(r.bucket, d.interval, env.ctx.project.timezone));
+      let set = e.byBucket.get(t);
+      if (!set) e.byBucket.set(t, (set = new Set()));
+      set.add(String(r.actor));
+    }
+    for (const e of per.values()) {
+      const line = lineFor(e.value);
+      buckets.forEach((b, i) => {
+        const end = b.start;
+        const start = addInterval(cal.addDays(b.start, -plan.days), d.interval, 1);
+        const seen = new Set<string>();
+        for (const [t, set] of e.byBucket) if (t >= start && t <= end) for (const a of set) seen.add(a);
+        line.data[i] = seen.size;
+      });
+    }
+  } else if (plan.kind === 'active_window' && d.totalValue) {
+    // Total value: distinct actors in the last 7/30 days up to date_to.
+    const lower = cal.addDays(cal.startOfDay(range.dateTo), -(plan.days - 1));
+    const q = ast.select({
+      select: [...bcols, ast.alias('value', ast.call('uniq', [actor]))],
+      from: 'events',
+      where: seriesWhere(env, s, math, range, { lower }, attr),
+      ...(nb ? { groupBy: positions(nb) } : {}),
+    });
+    for (const r of await run(q)) lineFor(rowValue(env, r)).aggregated = toNumber(r.value);
+  } else if (plan.kind === 'count_per_actor') {
+    const inner = ast.select({
+      select: [
+        ...(d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay))]),
+        ...bcols,
+        ast.alias('actor', actor),
+        ast.alias('c', ast.call('count', [])),
+      ],
+      from: 'events',
+      where: ast.and(seriesWhere(env, s, math, range, undefined, attr), ast.call('isNotNull', [actor])),
+      groupBy: positions((d.totalValue ? 0 : 1) + nb + 1),
+    });
+    const q = ast.select({
+      select: [
+        ...(d.totalValue ? [] : [ast.alias('bucket', ast.field('x', 'bucket'))]),
+        ...bRefs('x'),
+        ast.alias('value', numericAggregate(plan.aggregate, ast.field('x', 'c'))),
+      ],
+      from: inner,
+      fromAlias: 'x',
+      ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
+    });
+    fill(await run(q));
+  } else if (plan.kind === 'first_time' || cumulativeActors) {
+    // Each actor once, at their first matching event (first ever for first_time math; first in range for cumulative DAU).
+    const firstEver = plan.kind === 'first_time';
+    const inner = ast.select({
+      select: [
+        ast.alias('actor', actor),
+        ast.alias('first_ts', ast.call('min', [ast.field('timestamp')])),
+        ...env.specs.map((spec, i) =>
+          ast.alias(`b${i}`, firstEver ? ast.call('argMin', [(bcols[i] as ast.Alias).expr, ast.field('timestamp')]) : (bcols[i] as ast.Alias).expr),
+        ),
+      ],
+      from: 'events',
+      where: firstEver
+        ? ast.and(
+            math === 'first_time_for_user' ? undefined : propertiesToExpr(s.properties, { timezone: env.ctx.project.timezone, attr }),
+            s.event !== null && s.event !== undefined ? ast.compare('==', ast.field('event'), ast.constant(s.event)) : undefined,
+            env.global,
+            ast.call('isNotNull', [actor]),
+            ast.compare('<=', ast.field('timestamp'), ast.constant(range.toSql())),
+          )
+        : ast.and(seriesWhere(env, s, math, range, undefined, attr), ast.call('isNotNull', [actor])),
+      groupBy: firstEver ? [ast.constant(1)] : [ast.constant(1), ...env.specs.map((_, i) => ast.constant(i + 3))],
+    });
+    const tsField = ast.field('x', 'first_ts');
+    const outerWhere = firstEver
+      ? ast.and(range.whereExpr(tsField), math === 'first_time_for_user' ? undefined : undefined)
+      : undefined;
+    const q = ast.select({
+      select: [
+        ...(d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay, tsField))]),
+        ...bRefs('x'),
+        ast.alias('value', ast.call('count', [])),
+      ],
+      from: inner,
+      fromAlias: 'x',
+      where: outerWhere,
+      ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
+    });
+    fill(await run(q));
+  } else {
+    const agg = aggregationExpr(s, math, { groupTypeIndex: env.groupIndex, attr });
+    const q = ast.select({
+      select: [...(d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay))]), ...bcols, ast.alias('value', agg)],
+      from: 'events',
+      where: seriesWhere(env, s, math, range, undefined, attr),
+      ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
+    });
+    const rows = await run(q);
+    if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
+    fill(rows);
+  }
+
+  function fill(rows: Record<string, unknown>[]): void {
+    for (const r of rows) {
+      const line = lineFor(rowValue(env, r));
+      if (d.totalValue) line.aggregated += toNumber(r.value);
+      else {
+        const i = index.get(bucketKeyFromValue(r.bucket, d.interval, env.ctx.project.timezone));
+        if (i !== undefined) line.data[i] += toNumber(r.value);
+      }
+    }
+  }
+
+  if (!nb && lines.size === 0) lineFor(null);
+  return [...lines.values()];
+}
+
+const total = (l: Line, totalValue: boolean): number => (totalValue ? l.aggregated : l.data.reduce((a, b) => a + b, 0));
+
+/** Top `limit` values + one Other line (summed). */
+function applyBreakdownLimit(lines: Line[], env: Env): { lines: Line[]; hasMore: boolean } {
+  if (!env.specs.length) return { lines, hasMore: false };
+  const totals = new Map(lines.map((l) => [keyOf(l.value), { value: l.value as BreakdownValue, total: total(l, env.d.totalValue) }]));
+  const { kept, rest } = rankBreakdownValues(totals, env.d.breakdownLimit);
+  const byKey = new Map(lines.map((l) => [keyOf(l.value), l]));
+  const out = kept.map((k) => byKey.get(k)!);
+  if (!rest.length) return { lines: out, hasMore: false };
+  const other: Line = {
+    value: env.specs.length === 1 ? BREAKDOWN_OTHER : env.specs.map(() => BREAKDOWN_OTHER),
+    data: new Array(lines[0].data.length).fill(0),
+    aggregated: 0,
+  };
+  for (const k of rest) {
+    const l = byKey.get(k)!;
+    l.data.forEach((v, i) => (other.data[i] += v));
+    other.aggregated += l.aggregated;
+  }
+  if (!env.node.breakdownFilter?.breakdown_hide_other_aggregation) out.push(other);
+  return { lines: out, hasMore: true };
+}
+
+/** Display transforms on a time series: cumulative running sum, smoothing (floored moving average). */
+function transformData(data: number[], d: TrendsDefaults): number[] {
+  let out = data;
+  if (d.display === 'ActionsLineGraphCumulative') {
+    let acc = 0;
+    out = out.map((v) => (acc += v));
+  }
+  if (d.smoothingIntervals > 1) {
+    const n = d.smoothingIntervals;
+    out = out.map((_, i) => {
+      const win = out.slice(Math.max(0, i - n + 1), i + 1);
+      return Math.floor(win.reduce((a, b) => a + b, 0) / win.length);
+    });
+  }
+  return out;
+}
+
+function filterEcho(node: TrendsQuery, d: TrendsDefaults, range: QueryDateRange): Record<string, unknown> {
+  const r = range.resolved();
+  return {
+    insight: 'TRENDS',
+    date_from: r.date_from,
+    date_to: r.date_to,
+    interval: d.interval,
+    display: d.display,
+    properties: node.properties ?? [],
+    filter_test_accounts: !!node.filterTestAccounts,
+    ...(node.breakdownFilter?.breakdown !== undefined ? { breakdown: node.breakdownFilter.breakdown, breakdown_type: node.breakdownFilter.breakdown_type ?? 'event' } : {}),
+    ...(node.compareFilter?.compare ? { compare: true } : {}),
+    ...(d.formulas.length ? { formula: d.formulas[0].formula } : {}),
+    ...(d.smoothingIntervals > 1 ? { smoothing_intervals: d.smoothingIntervals } : {}),
+  };
+}
+
+interface Item {
+  seriesIndex: number;
+  line: Line;
+  period: Period;
+}
+
+function shapeItem(env: Env, it: Item, buckets: Bucket[], currentBuckets: Bucket[], series: EventsNode[], label: string, action: Record<string, unknown> | null, range: QueryDateRange): Record<string, unknown> {
+  const { d } = env;
+  const base: Record<string, unknown> = {
+    label,
+    filter: filterEcho(env.node, d, range),
+    action,
+  };
+  if (it.line.value !== null) base.breakdown_value = it.line.value;
+  if (it.period.compareLabel) {
+    base.compare = true;
+    base.compare_label = it.period.compareLabel;
+  }
+  if (d.totalValue) {
+    return { data: [], days: [], count: 0, aggregated_value: it.line.aggregated, ...base };
+  }
+  const data = transformData(it.line.data, d);
+  const count = d.display === 'ActionsLineGraphCumulative' ? (data.length ? data[data.length - 1] : 0) : data.reduce((a, b) => a + b, 0);
+  void currentBuckets;
+  void series;
+  return {
+    data,
+    labels: buckets.map((b) => b.label),
+    days: buckets.map((b) => b.key),
+    count,
+    ...base,
+  };
+}
+
+export const trendsRunner: QueryRunner<TrendsQuery> = {
+  kinds: ['TrendsQuery'],
+  schema: trendsQuerySchema,
+  async run(node, ctx) {
+    await ensureFilterParser();
+    const d = trendsDefaults(node);
+    const series = node.series.map((s, i) => requireEventsNode(s, `series__${i}`));
+    const specs = breakdownSpecs(node.breakdownFilter, node.trendsFilter?.breakdown_histogram_bin_count);
+    const env: Env = {
+      node,
+      ctx,
+      d,
+      specs,
+      global: globalFilterExpr(node, ctx),
+      groupIndex: node.aggregation_group_type_index ?? null,
+      hogql: [],
+    };
+    // Validate formulas before running anything.
+    const formulas = d.formulas.map((f, i) => ({ ...f, parsed: parseFormula(f.formula, series.length, d.formulas.length > 1 ? `trendsFilter__formulas__${i}` : 'trendsFilter__formula') }));
+
+    const weekStartDay = ctx.project.week_start_day ?? 0;
+    let earliest: Date | null = null;
+    if (node.dateRange?.date_from === 'all') {
+      const where = ast.or(...series.map((s) => seriesFilterExpr(s) ?? ast.constant(true)));
+      earliest = await earliestTimestamp(ctx, ast.and(where, env.global));
+    }
+    const range = new QueryDateRange({
+      dateRange: node.dateRange,
+      interval: d.interval,
+      timezone: ctx.project.timezone,
+      weekStartDay,
+      earliest,
+      exactTimeRange: d.display === 'BoldNumber' && !node.dateRange?.date_to,
+    });
+    if (range.buckets().length > 10_000 && !d.totalValue)
+      throw validationError('The date range has too many intervals; use a coarser interval.', 'interval');
+
+    const compare = isCompare(node.compareFilter) && node.dateRange?.date_from !== 'all';
+    const periods: Period[] = [{ range, compareLabel: compare ? 'current' : null }];
+    if (compare) periods.push({ range: previousPeriodRange(range, node.compareFilter!), compareLabel: 'previous' });
+
+    // Lines per (period, series), in parallel.
+    const jobs = periods.flatMap((p) => series.map((s, i) => ({ p, s, i })));
+    const computed = await Promise.all(jobs.map((j) => computeSeries(env, j.s, j.i, j.p)));
+
+    let hasMore = false;
+    const results: Record<string, unknown>[] = [];
+    const currentBuckets = range.buckets();
+    for (const p of periods) {
+      const buckets = p.range.buckets();
+      const perSeries: Line[][] = series.map((_, i) => {
+        const lines = computed[jobs.findIndex((j) => j.p === p && j.i === i)];
+        const limited = applyBreakdownLimit(lines, env);
+        hasMore ||= limited.hasMore;
+        return limited.lines;
+      });
+      const actionExtra = { days: currentBuckets.map((b) => isoWithOffset(b.start, ctx.project.timezone)) };
+      if (!formulas.length) {
+        series.forEach((s, i) => {
+          for (const line of perSeries[i]) {
+            const label =
+              line.value === null ? seriesLabel(s) : series.length === 1 ? breakdownLabel(line.value) : `${seriesLabel(s)} - ${breakdownLabel(line.value)}`;
+            results.push(shapeItem(env, { seriesIndex: i, line, period: p }, buckets, currentBuckets, series, label, seriesAction(s, i, actionExtra), p.range));
+          }
+        });
+        continue;
+      }
+      // Formulas: evaluated point-wise per breakdown value; missing values are zeros.
+      for (const f of formulas) {
+        const values = new Map<string, BreakdownValue | null>();
+        for (const lines of perSeries) for (const l of lines) if (!values.has(keyOf(l.value))) values.set(keyOf(l.value), l.value);
+        const items: Line[] = [];
+        for (const [k, v] of values) {
+          const inputs = perSeries.map((lines) => lines.find((l) => keyOf(l.value) === k));
+          const n = buckets.length;
+          const data = d.totalValue ? [] : Array.from({ length: n }, (_, t) => f.parsed.evaluate(inputs.map((l) => (l ? l.data[t] : 0))));
+          const aggregated = d.totalValue ? f.parsed.evaluate(inputs.map((l) => (l ? l.aggregated : 0))) : 0;
+          items.push({ value: v, data, aggregated });
+        }
+        if (specs.length)
+          items.sort((a, b) => compareBreakdowns({ value: a.value!, total: total(a, d.totalValue) }, { value: b.value!, total: total(b, d.totalValue) }));
+        for (const line of items) {
+          const label = f.custom_name || `Formula (${f.formula})`;
+          results.push(shapeItem(env, { seriesIndex: -1, line, period: p }, buckets, currentBuckets, series, label, null, p.range));
+        }
+      }
+    }
+
+    // No data with a breakdown → no items.
+    const finalResults = specs.length ? results.filter((r) => r.breakdown_value !== undefined) : results;
+    return {
+      results: finalResults,
+      ...(hasMore ? { hasMore: true } : {}),
+      hogql: env.hogql[0] ?? '',
+      modifiers: node.modifiers ?? {},
+      resolved_date_range: range.resolved(),
+    };
+  },
+};
+
+void INTERVAL_RANK;
