@@ -2,7 +2,8 @@
  * ProductQL end to end: the same questions as the reference SQL asked through Quarry's API
  * (`POST /api/projects/1/query/` with a ProductQLQuery), against a server holding the same dataset. Reports the
  * median HTTP round trip of `runs` runs after a warm-up (cache bypassed with `refresh: 'force_blocking'`), the
- * reference median for the same question, and whether the answers agree.
+ * median of the reference SQL for the same question timed interleaved with those runs (so both see the same
+ * machine load), and whether the answers agree.
  *
  * The server's data directory is cached in .bench-data/<dataset>.server/ and loaded once, then kept:
  * - `load: 'capture'` (default up to 2M events): through `/batch/` with the dataset's own uuids, i.e. real
@@ -15,7 +16,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { demoEvents } from '../src/ingest/demo-data';
 import { BENCH_DIR, datasetName, demoOptions, ensureReferenceDb, type DatasetSpec } from './dataset';
-import { median, type QueryTiming, type RangeSpec } from './reference-sql';
+import { median, referenceQueries, summarize, type QueryTiming, type RangeSpec } from './reference-sql';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { startBenchServer, type BenchServer } from './server';
 
 export interface QueriesBenchResult {
@@ -171,6 +173,12 @@ export async function benchQueries(
       fs.writeFileSync(marker, JSON.stringify({ ...spec, load, loadedAt: new Date().toISOString(), loadSeconds }) + '\n');
     }
 
+    // The reference SQL for the same question is timed interleaved with the API runs (same machine state), when the
+    // reference database exists.
+    const refFile = path.join(BENCH_DIR, `${datasetName(spec)}.duckdb`);
+    const refInst = fs.existsSync(refFile) ? await DuckDBInstance.create(refFile, { access_mode: 'READ_ONLY' }) : null;
+    const refConn = refInst ? await refInst.connect() : null;
+    const refSql = new Map(referenceQueries(opts).map((r) => [r.id, r.sql]));
     const out: QueriesBenchResult['queries'] = [];
     for (const q of productqlQueries(opts)) {
       const first = await runQuery(server, q.query, refresh);
@@ -179,27 +187,39 @@ export async function benchQueries(
         continue;
       }
       const times: number[] = [];
+      const refTimes: number[] = [];
+      const sql = refSql.get(q.id);
+      if (refConn && sql) await refConn.runAndReadAll(sql); // warm-up
       let last = first;
+      const ref = opts.reference?.find((r) => r.id === q.id);
+      let refAnswer: unknown = ref?.answer;
       for (let i = 0; i < opts.runs; i++) {
+        if (refConn && sql) {
+          const r0 = performance.now();
+          const rows = (await refConn.runAndReadAll(sql)).getRows() as unknown[][];
+          refTimes.push(performance.now() - r0);
+          refAnswer = summarize(rows);
+        }
         const t = performance.now();
         last = await runQuery(server, q.query, refresh);
         times.push(performance.now() - t);
       }
       const rows = normalizeRows(((last.body as { results?: unknown[][] }).results ?? []) as unknown[][]);
       const answer = summarizeNormalized(rows);
-      const ref = opts.reference?.find((r) => r.id === q.id);
       out.push({
         id: q.id,
         label: q.label,
         productql: q.query,
         medianMs: Math.round(median(times) * 10) / 10,
         runsMs: times.map((x) => Math.round(x * 10) / 10),
-        referenceMs: ref?.medianMs,
-        matchesReference: ref ? JSON.stringify(ref.answer) === JSON.stringify(answer) : undefined,
+        referenceMs: refTimes.length ? Math.round(median(refTimes) * 10) / 10 : ref?.medianMs,
+        matchesReference: refAnswer !== undefined ? JSON.stringify(refAnswer) === JSON.stringify(answer) : undefined,
         answer,
       });
       process.stderr.write(`[bench] ProductQL (${q.id}): ${Math.round(median(times))} ms\n`);
     }
+    refConn?.closeSync();
+    refInst?.closeSync();
     return { dataDir: path.relative(process.cwd(), dataDir), load, loadSeconds, refresh, queries: out };
   } finally {
     await server.stop().catch(() => undefined);

@@ -105,8 +105,18 @@ async function main(): Promise<number> {
     fs.mkdirSync(BENCH_DIR, { recursive: true });
     const json = JSON.stringify(results, null, 2) + '\n';
     fs.writeFileSync(path.join(BENCH_DIR, 'results.json'), json);
-    // Also kept per dataset size, so a 1M run does not overwrite the last 10M figures.
-    fs.writeFileSync(path.join(BENCH_DIR, `results-${datasetName(spec)}.json`), json);
+    // Also kept per dataset size, merged section by section, so a 1M run or an `--only` run does not overwrite the
+    // other figures of that dataset.
+    const perDataset = path.join(BENCH_DIR, `results-${datasetName(spec)}.json`);
+    let previous: Record<string, unknown> = {};
+    try {
+      previous = JSON.parse(fs.readFileSync(perDataset, 'utf8')) as Record<string, unknown>;
+    } catch {
+      /* first run for this dataset */
+    }
+    const merged: Record<string, unknown> = { ...previous, ...results };
+    for (const k of ALL) if (results[k] === undefined && previous[k] !== undefined) merged[k] = previous[k];
+    fs.writeFileSync(perDataset, JSON.stringify(merged, null, 2) + '\n');
   };
   const attempt = async (name: BenchName, fn: () => Promise<void>) => {
     if (!only.includes(name)) return;

@@ -1,9 +1,22 @@
 import type { FastifyInstance } from 'fastify';
+import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
-import { apiRoute, projectIdParam } from './route';
+import { apiRoute, listBody, projectIdParam, respond } from './route';
 
 export function registerQueryRoutes(app: FastifyInstance, s: Services): void {
-  apiRoute(app, s, 'POST', '/projects/:projectId/query', (r) =>
-    s.queries.run(r.principal, projectIdParam(r.params), r.body, r.signal),
+  apiRoute(app, s, 'POST', '/projects/:projectId/query', async (r) => {
+    const out = await s.queries.request(r.principal, projectIdParam(r.params), r.body, r.signal);
+    return respond(out.status, out.body);
+  });
+  apiRoute(app, s, 'GET', '/projects/:projectId/query/:queryId', async (r) => {
+    const out = await s.queries.status(r.principal, projectIdParam(r.params), r.params.queryId);
+    return respond(out.status, out.body);
+  });
+  apiRoute(app, s, 'DELETE', '/projects/:projectId/query/:queryId', (r) =>
+    s.queries.cancel(r.principal, projectIdParam(r.params), r.params.queryId),
   );
+  apiRoute(app, s, 'GET', '/projects/:projectId/query_log', async (r) => {
+    const page = parsePage(r.query);
+    return listBody(r.request, page, await s.queries.queryLog(r.principal, projectIdParam(r.params), r.query, page));
+  });
 }

@@ -20,6 +20,10 @@ export interface Config {
   bodyLimitBytes: number;
   /** Query timeout in milliseconds; the engine work is cancelled when it passes. Default 60,000. */
   queryTimeoutMs: number;
+  /** Queries of one project running at once; more wait in a queue (PostHog: 3). Default 3. */
+  queryConcurrency: number;
+  /** How long an async query's status and results stay available after it ends, in ms. Default 600,000. */
+  asyncResultTtlMs: number;
   /** Maximum GraphQL operation depth. Default 12. */
   graphqlMaxDepth: number;
   /** Maximum GraphQL operation cost (fields counted, lists weighted). Default 5,000. */
@@ -59,6 +63,8 @@ const envSchema = z.object({
   ),
   QUARRY_BODY_LIMIT_BYTES: intFrom('QUARRY_BODY_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   QUARRY_QUERY_TIMEOUT_MS: intFrom('QUARRY_QUERY_TIMEOUT_MS', 60_000, 100, 3_600_000),
+  QUARRY_QUERY_CONCURRENCY: intFrom('QUARRY_QUERY_CONCURRENCY', 3, 1, 64),
+  QUARRY_ASYNC_RESULT_TTL_MS: intFrom('QUARRY_ASYNC_RESULT_TTL_MS', 600_000, 1000, 7 * 86_400_000),
   QUARRY_GRAPHQL_MAX_DEPTH: intFrom('QUARRY_GRAPHQL_MAX_DEPTH', 12, 2, 100),
   QUARRY_GRAPHQL_MAX_COST: intFrom('QUARRY_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
 });
@@ -81,6 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bootstrapKey: e.QUARRY_BOOTSTRAP_KEY || undefined,
     bodyLimitBytes: e.QUARRY_BODY_LIMIT_BYTES,
     queryTimeoutMs: e.QUARRY_QUERY_TIMEOUT_MS,
+    queryConcurrency: e.QUARRY_QUERY_CONCURRENCY,
+    asyncResultTtlMs: e.QUARRY_ASYNC_RESULT_TTL_MS,
     graphqlMaxDepth: e.QUARRY_GRAPHQL_MAX_DEPTH,
     graphqlMaxCost: e.QUARRY_GRAPHQL_MAX_COST,
     ...overrides,

@@ -6,7 +6,9 @@ import type { Config } from './config';
 import { DuckDbEngine } from './engines/duckdb/duckdb-engine';
 import { EventService } from './ingest/event-service';
 import { Ingestor } from './ingest/ingestor';
+import { shutdownParser } from './productql';
 import { ProjectService } from './projects/project-service';
+import { QueryLog } from './queries/query-log';
 import { QueryService } from './queries/query-service';
 import { Store } from './store/store';
 
@@ -32,6 +34,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     for (const c of closers.splice(0).reverse()) await c().catch((e) => logger.error({ err: e }, 'error while closing'));
   };
   try {
+    closers.push(async () => shutdownParser()); // the parser's worker thread would keep the process alive
     const store = await Store.open(config.dataDir);
     closers.push(() => store.close());
     const engine = await DuckDbEngine.open(path.join(config.dataDir, 'events.duckdb'), { logger });
@@ -39,8 +42,18 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     const ingestor = await Ingestor.open({ dataDir: config.dataDir, engine, logger });
     closers.push(() => ingestor.close());
 
+    const queryLog = new QueryLog(engine);
+    closers.push(() => queryLog.close());
+
     const projects = new ProjectService(store);
     projects.onDelete(ingestor);
+    const queries = new QueryService(projects, engine, queryLog, {
+      timeoutMs: config.queryTimeoutMs,
+      concurrency: config.queryConcurrency,
+      asyncResultTtlMs: config.asyncResultTtlMs,
+    });
+    closers.push(async () => queries.close());
+    projects.onDelete({ deleteProject: async (id) => queries.cache.dropProject(id) });
     return {
       config,
       store,
@@ -50,7 +63,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       projects,
       keys: new KeyService(store, projects),
       events: new EventService(projects, ingestor, engine),
-      queries: new QueryService(projects, engine, { timeoutMs: config.queryTimeoutMs }),
+      queries,
       close,
     };
   } catch (e) {

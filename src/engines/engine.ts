@@ -49,6 +49,11 @@ export interface PersonRow {
 
 export interface EventEngineBase {
   readonly dialect: Dialect;
+  /**
+   * A number that changes whenever a project's events or persons change (in this process). Cached query
+   * results remember it, so new data makes them visibly stale.
+   */
+  dataVersion(projectId: number): number;
   /** Runs printed SQL with bound values. `params` are positional, matching the printer's placeholders. */
   query(sql: string, params: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
   close(): Promise<void>;

@@ -1,6 +1,9 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
 import { InsightsResolver } from './resolvers/insights-resolver';
+import { FunnelsResolver } from './resolvers/funnels-resolver';
+import { RetentionResolver } from './resolvers/retention-resolver';
+import { PathsResolver } from './resolvers/paths-resolver';
 import { KeyResolver } from './resolvers/key-resolver';
 import { ProjectResolver } from './resolvers/project-resolver';
 import { QueryResolver } from './resolvers/query-resolver';
@@ -14,6 +17,9 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   KeyResolver,
   QueryResolver,
   InsightsResolver,
+  FunnelsResolver,
+  RetentionResolver,
+  PathsResolver,
 ];
 
 let schema: GraphQLSchema | undefined;

@@ -12,8 +12,8 @@
  *
  * Identity: a person browses anonymously (distinct id `anon-…`) until their first `$identify`, which carries
  * `$anon_distinct_id` (a merge of the anonymous person into the identified one) and `$set` of the person
- * properties. Later sessions are sometimes on another device, anonymous again until a `$identify` merges it; a
- * device session that never identifies stays its own (anonymous) person.
+ * properties. Later sessions are sometimes on another device, anonymous until the `$identify` of that session
+ * merges it (so the distinct persons are exactly the persons with events, as in the reference dataset).
  *
  * Memory is bounded by the number of persons (a few numbers each), not events: events are produced by a
  * min-heap over each person's next event time, so 10M events stream in constant memory.
@@ -298,8 +298,12 @@ function uuidv4(rng: Rng): string {
 const DAY_MS = 86_400_000;
 const SESSION_GAP_MS = 30 * 60_000;
 const MEAN_BURST = 8;
-/** Share of later sessions that happen on another device (anonymous until identified again). */
-const OTHER_DEVICE_P = 0.12;
+/**
+ * Chance that a later session containing an `$identify` happens on another device (anonymous until that identify
+ * merges it). Only sessions that identify switch device, so every anonymous id ends up merged and the number of
+ * distinct persons stays `persons`, as in the reference dataset.
+ */
+const OTHER_DEVICE_P = 0.4;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Persons (computed up front: a handful of numbers per person).
@@ -453,6 +457,8 @@ interface PersonState {
   anon: boolean;
   /** The current other-device session stays anonymous (see startBurst). */
   anonLocked: boolean;
+  /** Index in DEMO_PATHS of the last $pageview. */
+  path: number;
 }
 
 /** Min-heap of person indexes keyed by next event time (ties by index: deterministic). */
@@ -551,7 +557,7 @@ export function* demoEventsWithPersons(options: DemoDataOptions): Generator<Demo
     if (s.lastMs >= 0 && t <= s.lastMs) t = s.lastMs + 1000 + rng.exp(20_000);
     if (s.lastMs < 0 || t - s.lastMs > SESSION_GAP_MS) {
       // A new session: sometimes on another device (only once the person is known), anonymous until identified.
-      const other = s.identified && rng.next() < OTHER_DEVICE_P;
+      const other = s.identified && burst.indexOf(EV_IDENTIFY) > 0 && rng.next() < OTHER_DEVICE_P;
       if (other) {
         s.deviceCount++;
         s.device = s.deviceCount;
@@ -596,13 +602,13 @@ export function* demoEventsWithPersons(options: DemoDataOptions): Generator<Demo
       identified: false,
       anon: true,
       anonLocked: false,
+      path: 0,
     };
     states[i] = s;
     startBurst(i, s);
     heap.push(i);
   }
 
-  let currentPath = 0;
   while (heap.size) {
     const i = heap.peek();
     const s = states[i]!;
@@ -626,8 +632,9 @@ export function* demoEventsWithPersons(options: DemoDataOptions): Generator<Demo
       if (s.device !== 0 && s.firstIdentify < s.pos) personId = deviceUuid(tab.id[i], s.device);
     } else distinctId = userId;
 
-    currentPath = name === '$pageview' || s.pos === 0 ? pathChoice.index(rng.next()) : currentPath;
-    const path = DEMO_PATHS[currentPath];
+    // Other events happen on the page of the person's last $pageview.
+    if (name === '$pageview') s.path = pathChoice.index(rng.next());
+    const path = DEMO_PATHS[s.path];
     props.$session_id = s.sessionId;
     props.$browser = DEMO_BROWSERS[s.browser][0];
     props.$os = OS_NAMES[s.os];

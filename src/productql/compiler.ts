@@ -175,6 +175,10 @@ const JOIN_TYPES: Record<string, string> = {
   'LEFT ANTI JOIN': 'ANTI JOIN',
 };
 
+/** Own-property lookup: keys come from the query, and `toString`/`constructor` must not hit Object.prototype. */
+const own = <V>(obj: Record<string, V>, key: string): V | undefined =>
+  Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+
 const LAMBDA_FUNCS = new Set(['arrayMap', 'arrayFilter', 'arrayExists']);
 
 const CMP_FUNCS: Record<string, CompareOperation['op']> = {
@@ -289,9 +293,10 @@ export class Compiler {
     const first = this.compileQuery(q.initial_select_query, parent);
     const parts = [`(${first.sql})`];
     for (const n of q.subsequent_select_queries) {
-      const op = { 'UNION ALL': 'UNION ALL', 'UNION DISTINCT': 'UNION', INTERSECT: 'INTERSECT', 'INTERSECT DISTINCT': 'INTERSECT', EXCEPT: 'EXCEPT' }[
-        n.set_operator
-      ];
+      const op = own<string>(
+        { 'UNION ALL': 'UNION ALL', 'UNION DISTINCT': 'UNION', INTERSECT: 'INTERSECT', 'INTERSECT DISTINCT': 'INTERSECT', EXCEPT: 'EXCEPT' },
+        String(n.set_operator),
+      );
       if (!op) this.err(`Unsupported set operator ${String(n.set_operator)}`, n);
       const next = this.compileQuery(n.select_query, parent);
       if (next.columns.length !== first.columns.length)
@@ -408,7 +413,7 @@ export class Compiler {
           .replace(/\bGLOBAL\b|\bALL\b/g, '')
           .replace(/\s+/g, ' ')
           .trim();
-        joinKw = JOIN_TYPES[raw];
+        joinKw = own(JOIN_TYPES, raw) ?? '';
         if (!joinKw) this.err(`Unsupported join type: ${String(item.join_type)}`, item);
       }
       if (item.table_args?.length) this.err('Table functions are not allowed', item);
@@ -577,7 +582,8 @@ export class Compiler {
       }
       case 'json': {
         const base = `${a}.${this.q(def.column)}`;
-        if (rest.length === 1) return { sql: base, type: 'json', nullable: false, json: { base, keys: [] } };
+        // As a value, JSON columns are text: set operations and CASE then mix them with strings without casts.
+        if (rest.length === 1) return { sql: this.dialect.jsonAsText(base), type: 'json', nullable: false, json: { base, keys: [] } };
         return this.dialect.jsonProperty(base, rest.slice(1), this.h);
       }
       case 'person_id':
@@ -593,7 +599,7 @@ export class Compiler {
         if (!t.needs.personFields.includes(pdef.column)) t.needs.personFields.push(pdef.column);
         const sql = this.dialect.lazyColumn(t.sqlAlias, `person_${pdef.column}`);
         if (pdef.kind === 'json') {
-          if (rest.length === 2) return { sql, type: 'json', nullable: true, json: { base: sql, keys: [] } };
+          if (rest.length === 2) return { sql: this.dialect.jsonAsText(sql), type: 'json', nullable: true, json: { base: sql, keys: [] } };
           return this.dialect.jsonProperty(sql, rest.slice(2), this.h);
         }
         if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on person.${pf}`, node);
@@ -667,7 +673,7 @@ export class Compiler {
           const key = this.expr(e.property, scope);
           if (key.isConst && (typeof key.constValue === 'string' || typeof key.constValue === 'number'))
             return this.extendJson(arr, [key.constValue], e);
-          return this.dialect.jsonPropertyDynamic(arr.json ? arr.sql : arr.sql, key, this.h);
+          return this.dialect.jsonPropertyDynamic(arr.json && arr.json.keys.length === 0 ? arr.json.base : arr.sql, key, this.h);
         }
         return this.dialect.arrayAccess(arr, this.expr(e.property, scope), this.h);
       }
@@ -781,7 +787,7 @@ export class Compiler {
     if (!Array.isArray(args)) this.err('Malformed function call', c);
     if (args.length < sig.min || args.length > sig.max)
       this.err(
-        `Function "${sig.name}" takes ${sig.min === sig.max ? sig.min : `${sig.min} to ${sig.max}`} argument${sig.max === 1 ? '' : 's'}, got ${args.length}`,
+        `Function "${sig.name}" takes ${sig.min === sig.max ? sig.min : `${sig.min} to ${sig.max}`} argument${sig.min === 1 && sig.max === 1 ? '' : 's'}, got ${args.length}`,
         c,
       );
     const params = c.params ?? [];
@@ -792,7 +798,7 @@ export class Compiler {
     if (sig.kind === 'window') this.err(`Window function "${sig.name}" needs an OVER clause`, c);
     if ((c.distinct || c.filter_expr) && sig.kind !== 'aggregate') this.err(`DISTINCT/FILTER only apply to aggregate functions`, c);
 
-    const cmp = CMP_FUNCS[sig.name];
+    const cmp = own(CMP_FUNCS, sig.name);
     if (cmp) return this.compare({ node: 'CompareOperation', op: cmp, left: args[0], right: args[1], start: c.start, end: c.end }, scope);
     if (sig.name === 'and' || sig.name === 'or')
       return this.expr({ node: sig.name === 'and' ? 'And' : 'Or', exprs: args, start: c.start, end: c.end }, scope);

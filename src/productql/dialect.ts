@@ -61,6 +61,8 @@ export interface Dialect {
   constant(value: ConstantValue, bigNumber: boolean, h: Helpers): Printed;
   /** `base.k1.k2` on JSON text: a string, NULL for missing, JSON null and ''. */
   jsonProperty(base: string, keys: (string | number)[], h: Helpers): Printed;
+  /** A JSON column used as a value (selected, compared, unioned): its text. */
+  jsonAsText(base: string): string;
   /** `base[key]` with a non-constant key. */
   jsonPropertyDynamic(base: string, key: Printed, h: Helpers): Printed;
   compare(op: CompareOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed;

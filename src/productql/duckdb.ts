@@ -54,7 +54,7 @@ function validTimezone(tz: string): boolean {
 /** Unit name from a constant argument ('day', 'DAY', 'days'). */
 function unitOf(p: Printed, h: Helpers, node: NodeBase): string {
   const raw = typeof p.constValue === 'string' ? p.constValue.toLowerCase().replace(/s$/, '') : undefined;
-  const u = raw ? INTERVAL_UNITS[raw] : undefined;
+  const u = raw && Object.prototype.hasOwnProperty.call(INTERVAL_UNITS, raw) ? INTERVAL_UNITS[raw] : undefined;
   if (!p.isConst || !u) h.error(`Unit must be one of ${Object.keys(INTERVAL_UNITS).join(', ')}`, node);
   return u;
 }
@@ -123,6 +123,9 @@ class DuckDBDialect implements Dialect {
   // ---------------------------------------------------------------------------------------- properties
   jsonProperty(base: string, keys: (string | number)[], h: Helpers): Printed {
     return P(`nullif(json_extract_string(${base}, ${h.param(jsonPointer(keys))}), '')`, 'string', true, { json: { base, keys } });
+  }
+  jsonAsText(base: string): string {
+    return `CAST(${base} AS VARCHAR)`;
   }
   jsonPropertyDynamic(base: string, key: Printed, h: Helpers): Printed {
     return P(
@@ -246,9 +249,9 @@ class DuckDBDialect implements Dialect {
     const isEvents = table === 'events';
     const personId = isEvents ? `coalesce(${q('__override')}.${q('override_person_id')}, ${a}.${q('person_id')})` : `${a}.${q('person_id')}`;
     if (isEvents && (needs.personId || needs.personFields.length)) {
+      // Ingestion keeps one row per (project_id, old_person_id) and rewrites chains, so one hop is enough.
       joins.push(
-        `LEFT JOIN (SELECT ${q('__o')}.${q('old_person_id')}, arg_max(${q('__o')}.${q('override_person_id')}, ${q('__o')}.${q('version')}) AS ${q('override_person_id')}` +
-          ` FROM ${q('person_overrides')} AS ${q('__o')} WHERE ${q('__o')}.${q('project_id')} = ${projectParam} GROUP BY ${q('__o')}.${q('old_person_id')})` +
+        `LEFT JOIN (SELECT ${q('__o')}.* FROM ${q('person_overrides')} AS ${q('__o')} WHERE ${q('__o')}.${q('project_id')} = ${projectParam})` +
           ` AS ${q('__override')} ON ${q('__override')}.${q('old_person_id')} = ${a}.${q('person_id')}`,
       );
     }

@@ -107,4 +107,4 @@ const lowerIndex = new Map(sigs.map((s) => [s.name.toLowerCase(), s]));
 
 /** Exact name first, then case-insensitively (HogQL accepts `COUNT()`, `Sum()`). */
 export const lookupFunction = (name: string): FunctionSignature | undefined =>
-  FUNCTIONS.get(name) ?? lowerIndex.get(name.toLowerCase());
+  typeof name === 'string' ? (FUNCTIONS.get(name) ?? lowerIndex.get(name.toLowerCase())) : undefined;

@@ -3,14 +3,19 @@
  * person UUIDs. Every query must either be rejected with a 400 UserError or run and return nothing of project 2.
  */
 import { UserError } from '../errors';
-import { compileProductQL } from './index';
+import { compileProductQL, setParseTimeout, shutdownParser } from './index';
 import { createTestDb, P2X, SECRET, type TestDb } from './testing';
 
 let db: TestDb;
 beforeAll(async () => {
   db = await createTestDb();
+  setParseTimeout(1000);
 });
-afterAll(() => db.close());
+afterAll(async () => {
+  db.close();
+  setParseTimeout(3000);
+  await shutdownParser();
+});
 
 const deep = (n: number, open: string, inner: string, close: string): string => open.repeat(n) + inner + close.repeat(n);
 const nestedSubqueries = (n: number): string => {
@@ -56,6 +61,7 @@ const MUST_REJECT: string[] = [
   'select * from main.events',
   'select * from memory.main.events',
   'select * from person_overrides',
+  'select * from ingest_checkpoint',
   'select * from `person_overrides`',
   'select * from numbers(10)',
   'select * from events(1)',
@@ -100,7 +106,25 @@ const MUST_REJECT: string[] = [
   'select ' + Array.from({ length: 3000 }, () => '1').join(' + '),
   nestedSubqueries(300),
   'select 1 as x from events e where e.x.y.z = 1',
+  // Parser-cost bombs: refused by the worker's time limit (or a crash), never hanging the event loop.
+  'select ' + 'not '.repeat(300) + '1',
+  'select ' + Array(400).fill('a').join('.'),
+  'select ' + 'x -> '.repeat(100) + '1',
+  'select ' + 'f('.repeat(16) + '1' + ')'.repeat(16),
   'select person from events',
+  // Object.prototype names must not resolve as functions, units, tables or fields.
+  'select constructor(1)',
+  'select __proto__(1)',
+  'select hasOwnProperty(event) from events',
+  "select dateDiff('constructor', timestamp, now()) from events",
+  "select dateAdd('toString', 1, timestamp) from events",
+  'select * from constructor',
+  'select * from __proto__',
+  'select toString from events',
+  'select constructor from events',
+  'select person.constructor from events',
+  'select {variables.constructor}',
+  'select {variables.__proto__}',
   'select * from events e1 join events e2 using (event)',
   'select properties.$browser from events e1 join events e2 on 1 = 1',
 ];
@@ -121,6 +145,8 @@ const MAY_RUN: string[] = [
   'select person.properties.email, person.created_at from events',
   'select pdi.distinct_id, pdi.person.properties from person_distinct_ids pdi',
   'select * from person_distinct_ids',
+  'select * from query_log',
+  "select q.query.q, count() from query_log q join events e on 1 = 1 group by 1",
   'select * from (select * from events) sub',
   'select x.properties from (select properties from events) x',
   'with e as (select * from events) select * from e',
@@ -164,6 +190,7 @@ const MAY_RUN: string[] = [
   'select count() from events limit 10 offset 100000000000000000000',
   deep(60, '(', '1', ')'),
   nestedSubqueries(20),
+  'select ' + '1 ? '.repeat(100) + '1' + ' : 1'.repeat(100),
   "select match(event, '(a+)+$') from events",
   "select event from events where event =~ '(.*)*(.*)*(.*)*x'",
   "select event from events where event !~* '^(a|aa)+$'",
@@ -207,6 +234,7 @@ const MAY_RUN: string[] = [
   'select quantile(0.5)(properties.price) from events',
   'select quantiles(0.1, 0.9)(properties.price) from events',
   'select uniq(distinct_id), uniqExact(person_id) from events',
+  'select toString(timestamp), toString(event), toString(properties.marker) from events',
   'select event from events where event = {variables.x} or {variables.n} = 5',
   'select event from events where event = {variables.x}',
   'select count() from events limit {variables.n}',
@@ -218,7 +246,7 @@ const MAY_RUN: string[] = [
 const internalLiterals = new Set(["'UTC'", "''", "'/'", "'~'", "'~0'", "'~1'", "'$'", "'g'", "'i'", "'%Y-%m-%d %H:%M:%S'", "'%Y-%m-%d'", ...['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'].map((u) => `'${u}'`)]);
 
 function assertGuarded(sql: string, params: unknown[]): void {
-  const refs = [...sql.matchAll(/FROM "(events|persons|person_distinct_ids|person_overrides)" AS "((?:[^"]|"")*)"/g)];
+  const refs = [...sql.matchAll(/FROM "(events|persons|person_distinct_ids|person_overrides|query_log)" AS "((?:[^"]|"")*)"/g)];
   if (refs.length) expect(params).toContain(1);
   const guard = `$${params.indexOf(1) + 1}`;
   for (const m of refs) {
@@ -227,8 +255,8 @@ function assertGuarded(sql: string, params: unknown[]): void {
   }
   // Outside quoted identifiers, no engine table is used as a relation except through a guarded reference,
   // and the only string literals are the printer's own fixed ones: everything from the query is bound.
-  const bare = sql.replace(/"(?:[^"]|"")*"/g, (m) => (/^"(events|persons|person_distinct_ids|person_overrides)"$/.test(m) ? m : '"_"'));
-  const relations = bare.match(/(FROM|JOIN) "(events|persons|person_distinct_ids|person_overrides)"/g) ?? [];
+  const bare = sql.replace(/"(?:[^"]|"")*"/g, (m) => (/^"(events|persons|person_distinct_ids|person_overrides|query_log|ingest_checkpoint)"$/.test(m) ? m : '"_"'));
+  const relations = bare.match(/(FROM|JOIN) "(events|persons|person_distinct_ids|person_overrides|query_log|ingest_checkpoint)"/g) ?? [];
   expect(relations.length).toBe(refs.length);
   for (const lit of bare.match(/'(?:[^']|'')*'/g) ?? []) expect(internalLiterals.has(lit)).toBe(true);
 }

@@ -8,6 +8,11 @@
  * const result = await engine.query(compiled.sql, compiled.params);
  * const response = shapeResult(result.rows, compiled, result.types);
  * ```
+ *
+ * DuckDB placeholders are numbered `$1, $2, ...` (`params[0]` binds `$1`); equal values share one placeholder.
+ * Params are `string | number | boolean | null` only (numbers: safe integers or non-integers).
+ * The outer query always fetches `limit + 1` rows; `shapeResult` trims to `limit` and sets `hasMore`.
+ * Text queries are parsed in a worker thread under a time limit; ASTs skip parsing entirely.
  */
 import { UserError } from '../errors';
 import type { Expr, Query } from './ast';
@@ -15,12 +20,12 @@ import { Compiler, DEFAULT_LIMIT, MAX_LIMIT, type CompileOptions, type OutputCol
 import type { Dialect } from './dialect';
 import { duckdbDialect } from './duckdb';
 import { printHogQL } from './hogql';
-import { initParser, parseExprSync, parseSelectSync } from './parser';
+import { parseExpr, parseSelect, parseSelectSync } from './parser';
 import type { PType } from './schema';
 
 export * as ast from './ast';
 export type { Query, Expr } from './ast';
-export { initParser, parseSelect, parseExpr, parseSelectSync, parseExprSync } from './parser';
+export { initParser, parseSelect, parseExpr, parseSelectSync, parseExprSync, shutdownParser, setParseTimeout } from './parser';
 export { printHogQL, printHogQLExpr } from './hogql';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './compiler';
 export type { OutputColumn } from './compiler';
@@ -105,11 +110,15 @@ function checkTimezone(tz: string): void {
 
 /** Parses (if text), resolves and prints a ProductQL query for one project. Throws UserError (400) on bad input. */
 export async function compileProductQL(input: CompileProductQLInput): Promise<CompiledProductQL> {
-  if (typeof input.query === 'string') await initParser();
-  return compileProductQLSync(input);
+  checkTimezone(input.timezone);
+  const query = typeof input.query === 'string' ? await parseSelect(input.query) : input.query;
+  return compileProductQLSync({ ...input, query });
 }
 
-/** Same as {@link compileProductQL}; text queries need {@link initParser} to have resolved. */
+/**
+ * Same as {@link compileProductQL}, synchronously. Text is parsed on the calling thread without a time limit, so
+ * use it for ASTs or trusted text only (and after {@link initParser}).
+ */
 export function compileProductQLSync(input: CompileProductQLInput): CompiledProductQL {
   checkTimezone(input.timezone);
   const printer = printers[input.dialect];
@@ -146,8 +155,7 @@ export function compileProductQLSync(input: CompileProductQLInput): CompiledProd
 
 /** Parses a ProductQL expression (e.g. a `hogql` property filter) into an AST node for query builders. */
 export async function parseProductQLExpr(text: string): Promise<Expr> {
-  await initParser();
-  return parseExprSync(text);
+  return parseExpr(text);
 }
 
 // ------------------------------------------------------------------------------------------------ results
@@ -212,12 +220,15 @@ const BASE_TYPES: Record<PType, string> = {
   unknown: 'String',
 };
 
-function reportedType(col: OutputColumn, tz: string, duckType?: string): string {
+function reportedType(col: OutputColumn, tz: string, engineType?: string): string {
   let base: string;
   if (col.chType) base = col.chType;
   else if (col.type === 'datetime') base = `DateTime64(6, '${tz}')`;
-  else if (duckType && (col.type === 'unknown' || col.type === 'array' || col.type === 'int' || col.type === 'float'))
-    base = clickhouseTypeFromDuckDB(duckType, tz);
+  else if (engineType && (col.type === 'unknown' || col.type === 'array' || col.type === 'int' || col.type === 'float')) {
+    // Engines may report ClickHouse names already (`Int64`, `Array(String)`) or DuckDB names (`BIGINT`, `VARCHAR[]`).
+    const unwrapped = engineType.replace(/^Nullable\((.*)\)$/, '$1');
+    base = /[a-z]/.test(unwrapped) ? unwrapped : clickhouseTypeFromDuckDB(unwrapped, tz);
+  }
   else base = BASE_TYPES[col.type];
   if (base === 'Nothing') return 'Nullable(Nothing)';
   return col.nullable && !base.startsWith('Array(') ? `Nullable(${base})` : base;
@@ -294,6 +305,7 @@ function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unk
     return d ? formatDateTimeInTimezone(d, tz) : jsonValue(v);
   }
   if (col?.type === 'date') {
+    if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return v;
     const d = toDate(v);
     return d ? d.toISOString().slice(0, 10) : jsonValue(v);
   }
@@ -302,7 +314,8 @@ function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unk
 
 /**
  * Turns engine rows into the HogQL response fields. `rows` may hold `limit + 1` rows; the extra one only sets
- * `hasMore`. `engineTypes` (DuckDB type names, optional) refine the reported types of computed columns.
+ * `hasMore`. `engineTypes` (optional; ClickHouse-style names as the engines report
+ * them, or raw DuckDB names) refine the reported types of computed columns whose type the resolver cannot tell.
  */
 export function shapeResult(
   rows: readonly unknown[][],

@@ -1,8 +1,14 @@
 /**
- * Adapter over `@posthog/hogql-parser` (PostHog's ANTLR grammar compiled to WebAssembly). The module is loaded
- * once (async); after {@link initParser} resolves, parsing is synchronous. Parsed ASTs are cached by text in a
- * bounded LRU and handed out as deep copies, so callers may mutate what they get.
+ * Adapter over `@posthog/hogql-parser` (PostHog's ANTLR grammar compiled to WebAssembly). Parsed ASTs are cached
+ * by text in a bounded LRU and handed out as deep copies, so callers may mutate what they get.
+ *
+ * The parser's cost explodes on some shapes of input (nested calls, long `not not ...` chains: seconds to
+ * minutes for ~100 tokens), and WebAssembly cannot be interrupted. So untrusted text goes through
+ * {@link parseSelect}/{@link parseExpr}, which parse in a worker thread under a time limit
+ * ({@link PARSE_TIMEOUT_MS}) and kill and replace the worker when it is exceeded. The `...Sync` variants parse on
+ * the calling thread (after {@link initParser}) and are meant for trusted, short text.
  */
+import { Worker } from 'worker_threads';
 import type { Expr, Query } from './ast';
 import { productqlError, syntaxError } from './errors';
 
@@ -15,10 +21,10 @@ interface WasmParser {
 export const MAX_QUERY_LENGTH = 256 * 1024;
 /**
  * Deepest bracket nesting accepted in query text. The ANTLR-generated parser's prediction cost grows steeply with
- * nesting (measured: ~0.4-4 s for 10 nested calls on a loaded 2-core machine, far more beyond), and it runs
- * synchronously on the event loop, so deeper text is refused before parsing.
+ * nesting (measured: ~0.4-4 s for 10 nested calls on a loaded 2-core machine, far more beyond); deeper text is
+ * refused before parsing rather than left to the worker's time limit.
  */
-export const MAX_TEXT_NESTING = 12;
+export const MAX_TEXT_NESTING = 16;
 /** Deepest AST accepted (guards recursion in the resolver/printer and the engine's planner). */
 export const MAX_AST_DEPTH = 256;
 
@@ -47,6 +53,114 @@ export function initParser(): Promise<void> {
 }
 
 export const isParserReady = (): boolean => parser !== null;
+
+/** Time a single parse may take in the worker before the query is refused as too complex. */
+export let PARSE_TIMEOUT_MS = 3000;
+export const setParseTimeout = (ms: number): void => {
+  PARSE_TIMEOUT_MS = ms;
+};
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('worker_threads');
+const mod = require(workerData.modulePath);
+(typeof mod === 'function' ? mod : mod.default)().then(
+  (p) => {
+    parentPort.postMessage({ ready: true });
+    parentPort.on('message', (m) => {
+      try {
+        const json = m.kind === 'select' ? p.parseSelect(m.text) : p.parseExpr(m.text);
+        JSON.parse(json); // a corrupted module can return garbage
+        parentPort.postMessage({ id: m.id, json });
+      } catch (e) {
+        parentPort.postMessage({ id: m.id, crashed: true });
+      }
+    });
+  },
+  (e) => parentPort.postMessage({ ready: false, error: String(e) }),
+);
+`;
+
+interface WorkerReply {
+  id?: number;
+  json?: string;
+  crashed?: boolean;
+  ready?: boolean;
+  error?: string;
+}
+
+/** One parser worker; parses one text at a time so each time limit covers only its own parse. */
+class ParserWorker {
+  private worker: Worker | null = null;
+  private ready: Promise<void> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextId = 1;
+  private current: { id: number; resolve: (r: WorkerReply) => void } | null = null;
+
+  private start(): Promise<void> {
+    if (this.ready) return this.ready;
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath: require.resolve('@posthog/hogql-parser') } });
+    worker.unref();
+    this.worker = worker;
+    this.ready = new Promise<void>((resolve, reject) => {
+      const onFirst = (m: WorkerReply) => {
+        worker.off('message', onFirst);
+        if (m.ready) resolve();
+        else reject(new Error(`ProductQL parser worker failed to start: ${m.error ?? 'unknown'}`));
+      };
+      worker.on('message', onFirst);
+      worker.on('error', (e) => reject(e));
+    });
+    worker.on('message', (m: WorkerReply) => {
+      if (this.current && m.id === this.current.id) this.current.resolve(m);
+    });
+    worker.on('exit', () => {
+      if (this.worker === worker) this.reset();
+    });
+    this.ready.catch(() => this.reset());
+    return this.ready;
+  }
+
+  private reset(): void {
+    const w = this.worker;
+    this.worker = null;
+    this.ready = null;
+    if (w) void w.terminate();
+    if (this.current) this.current.resolve({ crashed: true });
+  }
+
+  parse(kind: 'select' | 'expr', text: string): Promise<string> {
+    const job = this.queue.then(async () => {
+      await this.start();
+      const worker = this.worker!;
+      const id = this.nextId++;
+      let timer: NodeJS.Timeout | undefined;
+      const reply = await new Promise<WorkerReply | 'timeout'>((resolve) => {
+        this.current = { id, resolve };
+        timer = setTimeout(() => resolve('timeout'), PARSE_TIMEOUT_MS);
+        worker.postMessage({ id, kind, text });
+      });
+      clearTimeout(timer);
+      this.current = null;
+      if (reply === 'timeout' || reply.crashed || typeof reply.json !== 'string') {
+        this.reset();
+        throw productqlError('Query is too complex to parse', undefined, 'productql_too_complex');
+      }
+      return reply.json;
+    });
+    this.queue = job.catch(() => undefined);
+    return job;
+  }
+
+  async stop(): Promise<void> {
+    await this.queue;
+    this.reset();
+  }
+}
+
+const parserWorker = new ParserWorker();
+
+/** Stops the parser worker (tests, shutdown). It restarts on the next async parse. */
+export const shutdownParser = (): Promise<void> => parserWorker.stop();
 
 class Lru<V> {
   private map = new Map<string, V>();
@@ -118,25 +232,21 @@ export function bracketDepth(text: string): number {
   return max;
 }
 
-function run(kind: 'select' | 'expr', text: string): unknown {
-  if (!parser) throw new Error('ProductQL parser not initialised: await initParser() first');
+function precheck(text: string): void {
   if (typeof text !== 'string') throw productqlError('Query must be a string');
   if (text.length > MAX_QUERY_LENGTH)
     throw productqlError(`Query is too long (${text.length} characters, at most ${MAX_QUERY_LENGTH})`, undefined, 'productql_too_complex');
   if (bracketDepth(text) > MAX_TEXT_NESTING)
     throw productqlError(`Query is nested too deeply (more than ${MAX_TEXT_NESTING} levels of brackets)`, undefined, 'productql_too_complex');
-  let json: string;
+}
+
+function fromJson(json: string): unknown {
+  let raw: Record<string, unknown>;
   try {
-    json = kind === 'select' ? parser.parseSelect(text) : parser.parseExpr(text);
-  } catch (e) {
-    // The WASM parser can exhaust its stack on pathological input, which leaves the module unusable: drop it and
-    // load a fresh instance (compileProductQL awaits initParser, so the next query gets it).
-    parser = null;
-    loading = null;
-    void initParser().catch(() => undefined);
+    raw = JSON.parse(json) as Record<string, unknown>;
+  } catch {
     throw productqlError('Query could not be parsed (too complex)', undefined, 'productql_too_complex');
   }
-  const raw = JSON.parse(json) as Record<string, unknown>;
   if (raw && raw.error === true) {
     const start = (raw.start as { offset?: number } | undefined)?.offset ?? 0;
     const end = (raw.end as { offset?: number } | undefined)?.offset ?? start;
@@ -145,14 +255,37 @@ function run(kind: 'select' | 'expr', text: string): unknown {
   return normalize(raw);
 }
 
+function runSync(kind: 'select' | 'expr', text: string): unknown {
+  if (!parser) throw new Error('ProductQL parser not initialised: await initParser() first');
+  precheck(text);
+  let json: string;
+  try {
+    json = kind === 'select' ? parser.parseSelect(text) : parser.parseExpr(text);
+    JSON.parse(json);
+  } catch (e) {
+    // The WASM parser can exhaust its stack on pathological input, which leaves the module unusable: drop it and
+    // load a fresh instance.
+    parser = null;
+    loading = null;
+    void initParser().catch(() => undefined);
+    throw productqlError('Query could not be parsed (too complex)', undefined, 'productql_too_complex');
+  }
+  return fromJson(json);
+}
+
+const asSelect = (ast: unknown): Query => {
+  const q = ast as Query;
+  if (q.node !== 'SelectQuery' && q.node !== 'SelectSetQuery') throw productqlError('Only SELECT queries are allowed');
+  return q;
+};
+
 const clone = <T>(x: T): T => structuredClone(x);
 
 /** Parses a SELECT / set query. Requires {@link initParser}. Throws a 400 UserError with the span on bad syntax. */
 export function parseSelectSync(text: string): Query {
   const hit = selectCache.get(text);
   if (hit) return clone(hit);
-  const ast = run('select', text) as Query;
-  if (ast.node !== 'SelectQuery' && ast.node !== 'SelectSetQuery') throw productqlError('Only SELECT queries are allowed');
+  const ast = asSelect(runSync('select', text));
   selectCache.set(text, ast);
   return clone(ast);
 }
@@ -161,17 +294,27 @@ export function parseSelectSync(text: string): Query {
 export function parseExprSync(text: string): Expr {
   const hit = exprCache.get(text);
   if (hit) return clone(hit);
-  const ast = run('expr', text) as Expr;
+  const ast = runSync('expr', text) as Expr;
   exprCache.set(text, ast);
   return clone(ast);
 }
 
+/** Parses untrusted SELECT text in the parser worker, under {@link PARSE_TIMEOUT_MS}. */
 export async function parseSelect(text: string): Promise<Query> {
-  await initParser();
-  return parseSelectSync(text);
+  const hit = selectCache.get(text);
+  if (hit) return clone(hit);
+  precheck(text);
+  const ast = asSelect(fromJson(await parserWorker.parse('select', text)));
+  selectCache.set(text, ast);
+  return clone(ast);
 }
 
+/** Parses an untrusted expression in the parser worker, under {@link PARSE_TIMEOUT_MS}. */
 export async function parseExpr(text: string): Promise<Expr> {
-  await initParser();
-  return parseExprSync(text);
+  const hit = exprCache.get(text);
+  if (hit) return clone(hit);
+  precheck(text);
+  const ast = fromJson(await parserWorker.parse('expr', text)) as Expr;
+  exprCache.set(text, ast);
+  return clone(ast);
 }

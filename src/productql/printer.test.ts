@@ -2,12 +2,14 @@
 import { UserError } from '../errors';
 import { alias, and, call, compare, constant, eq, field, joinExpr, joins, order, select, unionAll } from './ast';
 import { FUNCTIONS } from './functions';
-import { compileProductQL, parseProductQLExpr, shapeResult, type CompileProductQLInput } from './index';
+import { compileProductQL, parseProductQLExpr, setParseTimeout, shapeResult, shutdownParser, type CompileProductQLInput } from './index';
 import { bracketDepth } from './parser';
 import { createTestDb, type TestDb } from './testing';
 
 const compile = (query: CompileProductQLInput['query'], opts: Partial<CompileProductQLInput> = {}) =>
   compileProductQL({ query, projectId: 7, timezone: 'UTC', dialect: 'duckdb', ...opts });
+
+afterAll(() => shutdownParser());
 
 const EV = (a = 'events') => `(SELECT "${a}".* FROM "events" AS "${a}" WHERE "${a}"."project_id" = $1) AS "${a}"`;
 
@@ -31,7 +33,7 @@ describe('exact printed SQL', () => {
     ],
     [
       'select p.id from events e left join persons p on p.id = e.person_id',
-      `SELECT "p"."id" AS "id" FROM (SELECT "e".*, coalesce("__override"."override_person_id", "e"."person_id") AS "__person_id" FROM "events" AS "e" LEFT JOIN (SELECT "__o"."old_person_id", arg_max("__o"."override_person_id", "__o"."version") AS "override_person_id" FROM "person_overrides" AS "__o" WHERE "__o"."project_id" = $1 GROUP BY "__o"."old_person_id") AS "__override" ON "__override"."old_person_id" = "e"."person_id" WHERE "e"."project_id" = $1) AS "e" LEFT JOIN (SELECT "p".* FROM "persons" AS "p" WHERE "p"."project_id" = $1) AS "p" ON coalesce("p"."id" = "e"."__person_id", false) LIMIT 101`,
+      `SELECT "p"."id" AS "id" FROM (SELECT "e".*, coalesce("__override"."override_person_id", "e"."person_id") AS "__person_id" FROM "events" AS "e" LEFT JOIN (SELECT "__o".* FROM "person_overrides" AS "__o" WHERE "__o"."project_id" = $1) AS "__override" ON "__override"."old_person_id" = "e"."person_id" WHERE "e"."project_id" = $1) AS "e" LEFT JOIN (SELECT "p".* FROM "persons" AS "p" WHERE "p"."project_id" = $1) AS "p" ON coalesce("p"."id" = "e"."__person_id", false) LIMIT 101`,
       [7],
     ],
     [
@@ -110,7 +112,7 @@ describe('errors', () => {
     ['select foo from events', 'productql_query_error', 7, 10, /Unknown field "foo"/],
     ['select foo(1) from events', 'productql_query_error', 7, 13, /Unknown function "foo"/],
     ['select count(1, 2) from events', 'productql_query_error', 7, 18, /takes 0 to 1 arguments, got 2/],
-    ['select toStartOfDay() from events', 'productql_query_error', 7, 21, /takes 1 argument/],
+    ['select toStartOfDay() from events', 'productql_query_error', 7, 21, /takes 1 argument, got 0/],
     ['select person.nope from events', 'productql_query_error', 7, 18, /Unknown field "nope" on persons/],
     ['select event from events where', 'productql_syntax_error', 30, 30, /Syntax error/],
     ['select {variables.plan}', 'productql_missing_variable', 7, 23, /variable "plan"/],
@@ -133,6 +135,41 @@ describe('errors', () => {
     expect(bracketDepth("select ((1)), '((((' -- ((((\n")).toBe(2);
     const e = await fails('select ' + '('.repeat(20) + '1' + ')'.repeat(20));
     expect(e.code).toBe('productql_too_complex');
+  });
+});
+
+describe('parser isolation', () => {
+  it('a parser-cost bomb neither blocks the event loop nor breaks later parses', async () => {
+    setParseTimeout(500);
+    try {
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 20);
+      const bomb = compile('select ' + 'not '.repeat(400) + '1').catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 300));
+      const e = await bomb;
+      clearInterval(timer);
+      expect(ticks).toBeGreaterThan(3);
+      expect(e).toBeInstanceOf(UserError);
+      expect((await compile('select count() from events')).sql).toContain('count(*)');
+    } finally {
+      setParseTimeout(3000);
+    }
+  });
+
+  it('shapes engine-provided ISO strings in the project timezone', () => {
+    const compiled = {
+      columns: [
+        { name: 't', type: 'datetime' as const, nullable: false },
+        { name: 'd', type: 'date' as const, nullable: false },
+      ],
+      limit: 10,
+      offset: 0,
+      timezone: 'America/New_York',
+    };
+    expect(shapeResult([['2024-03-10T12:00:00.000Z', '2024-03-10'], ['2024-03-10 06:00:00', new Date('2024-03-09T00:00:00Z')]], compiled).results).toEqual([
+      ['2024-03-10T08:00:00-04:00', '2024-03-10'],
+      ['2024-03-10T01:00:00-05:00', '2024-03-09'],
+    ]);
   });
 });
 
@@ -181,7 +218,7 @@ describe('AST builders and expressions', () => {
   });
 
   it('runs a built join with a parsed hogql filter expression', async () => {
-    const filter = await parseProductQLExpr("person.properties.plan = 'pro' and properties.$browser = 'Chrome'");
+    const filter = await parseProductQLExpr("person.properties.plan = 'pro' and e.properties.$browser = 'Chrome'");
     const q = select({
       select: [alias('n', call('count')), alias('people', call('uniq', [field('e.person_id')]))],
       from: joins(joinExpr('events', { alias: 'e' }), joinExpr('persons', { alias: 'p', type: 'LEFT JOIN', on: eq(field('p.id'), field('e.person_id')) })),
@@ -198,6 +235,15 @@ describe('AST builders and expressions', () => {
     );
     const r = await db.query(q);
     expect(r.results).toEqual([['signup'], ['x']]);
+  });
+
+  it('rejects prototype names smuggled into built nodes', async () => {
+    const base = select({ select: [field('e.event')], from: joins(joinExpr('events', { alias: 'e' }), joinExpr('persons', { alias: 'p', on: constant(true) })) });
+    (base.select_from!.next_join as { join_type: string }).join_type = 'constructor';
+    await expect(compile(base)).rejects.toMatchObject({ status: 400 });
+    const set = unionAll(select({ select: [constant(1)] }), select({ select: [constant(2)] }));
+    (set.subsequent_select_queries[0] as { set_operator: string }).set_operator = 'toString';
+    await expect(compile(set)).rejects.toMatchObject({ status: 400 });
   });
 
   it('rejects malformed built nodes with a 400', async () => {

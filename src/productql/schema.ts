@@ -80,8 +80,32 @@ export const PERSON_DISTINCT_IDS: VirtualTable = {
   star: ['distinct_id', 'person_id'],
 };
 
+/** What ran: one row per query execution or cache answer (written by the query executor). */
+export const QUERY_LOG: VirtualTable = {
+  name: 'query_log',
+  table: 'query_log',
+  fields: {
+    id: col('id', 'string'),
+    query_id: col('query_id', 'string', true),
+    event_time: col('event_time', 'datetime'),
+    principal: col('principal', 'string', true),
+    kind: col('kind', 'string'),
+    name: col('name', 'string', true),
+    query_hash: col('query_hash', 'string'),
+    query: { kind: 'json', column: 'query' },
+    duration_ms: col('duration_ms', 'float'),
+    result_rows: col('result_rows', 'int', true),
+    result_bytes: col('result_bytes', 'int', true),
+    is_cached: col('is_cached', 'bool'),
+    status: col('status', 'string'),
+    error_code: col('error_code', 'string', true),
+  },
+  star: ['id', 'query_id', 'event_time', 'principal', 'kind', 'name', 'query_hash', 'query', 'duration_ms', 'result_rows', 'result_bytes', 'is_cached', 'status', 'error_code'],
+};
+
 export const VIRTUAL_TABLES: Record<string, VirtualTable> = {
   events: EVENTS,
   persons: PERSONS,
   person_distinct_ids: PERSON_DISTINCT_IDS,
+  query_log: QUERY_LOG,
 };

@@ -1,24 +1,41 @@
 import { z } from 'zod';
-import type { Principal } from '../auth/principal';
+import { principalLabel, type Principal } from '../auth/principal';
 import type { EventEngineBase } from '../engines/engine';
-import { UserError, validationError } from '../errors';
+import { isUserError, notFound, UserError, validationError } from '../errors';
+import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
+import type { Project } from '../store/entities';
 import { zodToUserError } from '../validation';
+import { AsyncQueries, type QueryStatus } from './async-queries';
+import { cacheKey } from './cache-key';
+import { refreshFrequencyMs, staleAfterMs } from './freshness';
+import type { QueryLog, QueryLogEntry } from './query-log';
+import { ResultCache, type CacheEntry } from './result-cache';
+import { ProjectSlots } from './project-slots';
 import type { QueryRunner } from './runner';
 import { RUNNERS } from './runners';
 import { Timings } from './timings';
+
+export const REFRESH_MODES = [
+  'blocking',
+  'force_blocking',
+  'async',
+  'lazy_async',
+  'async_except_on_cache_miss',
+  'force_async',
+  'force_cache',
+] as const;
+export type RefreshMode = (typeof REFRESH_MODES)[number];
 
 /** The request envelope of `POST /api/projects/<id>/query/` (PostHog's QueryRequest; unknown keys → 400). */
 export const queryRequestSchema = z
   .object({
     query: z.object({ kind: z.string() }).passthrough(),
-    refresh: z
-      .union([
-        z.enum(['blocking', 'force_blocking', 'async', 'lazy_async', 'async_except_on_cache_miss', 'force_async', 'force_cache']),
-        z.boolean(),
-      ])
+    refresh: z.union([z.enum(REFRESH_MODES), z.boolean()]).optional(),
+    client_query_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,128}$/, 'client_query_id may hold 1 to 128 letters, digits, _ and -.')
       .optional(),
-    client_query_id: z.string().max(200).optional(),
     name: z.string().max(128).optional(),
     filters_override: z.unknown().optional(),
     variables_override: z.unknown().optional(),
@@ -30,55 +47,256 @@ export type QueryRequest = z.infer<typeof queryRequestSchema>;
 
 export interface QueryServiceOptions {
   timeoutMs: number;
+  /** Queries of one project running at once; others queue. */
+  concurrency: number;
+  /** How long async statuses and results are kept after they end. */
+  asyncResultTtlMs: number;
 }
 
-/** The query operation: one entry point for every kind, over REST and GraphQL alike. */
+/** The outcome of a query request: 200 with an answer, or 202 while an async query runs. */
+export interface QueryOutcome {
+  status: 200 | 202;
+  body: Record<string, unknown>;
+}
+
+export interface ExecuteOptions {
+  refresh: RefreshMode;
+  clientQueryId?: string;
+  name?: string;
+  signal?: AbortSignal;
+  insightId?: number | null;
+}
+
+/**
+ * The query operation: one entry point for every kind, over REST and GraphQL alike. It validates the node,
+ * answers from the result cache where the refresh mode allows, otherwise runs the kind's runner under the
+ * project's concurrency limit and the query timeout, synchronously or as an async job; it adds the freshness
+ * envelope and records every answer in the query log.
+ */
 export class QueryService {
   private readonly runners = new Map<string, QueryRunner>();
+  readonly cache = new ResultCache();
+  readonly slots: ProjectSlots;
+  readonly async: AsyncQueries;
 
   constructor(
     private readonly projects: ProjectService,
     private readonly engine: EventEngineBase,
+    private readonly log: QueryLog,
     private readonly options: QueryServiceOptions,
     runners: QueryRunner[] = RUNNERS,
   ) {
     for (const r of runners) for (const k of r.kinds) this.runners.set(k, r);
+    this.slots = new ProjectSlots(options.concurrency);
+    this.async = new AsyncQueries(options.asyncResultTtlMs);
   }
 
-  /** Runs the request's query for a project (scope `query:read`); returns the kind's response with timings. */
+  /** The answer of {@link request}, without its HTTP status (GraphQL fields). */
   async run(principal: Principal, projectId: number, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    return (await this.request(principal, projectId, body, signal)).body;
+  }
+
+  /** `POST /api/projects/<id>/query/` (scope `query:read`). */
+  async request(principal: Principal, projectId: number, body: unknown, signal?: AbortSignal): Promise<QueryOutcome> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
+    const parsed = queryRequestSchema.safeParse(body, { reportInput: true });
+    if (!parsed.success) throw zodToUserError(parsed.error);
+    const req = parsed.data;
+    let refresh: RefreshMode;
+    if (req.refresh === true) refresh = 'force_blocking';
+    else if (req.refresh === false || req.refresh === undefined) refresh = req.async ? 'async' : 'blocking';
+    else refresh = req.refresh === 'force_cache' ? 'blocking' : req.refresh; // the query API never answers a bare miss
+    return this.execute(principal, project, req.query, { refresh, clientQueryId: req.client_query_id, name: req.name, signal });
+  }
+
+  /** Runs a query node for a project the caller may already query (insights and endpoints come here too). */
+  async execute(principal: Principal, project: Project, rawNode: unknown, opts: ExecuteOptions): Promise<QueryOutcome> {
     const timings = new Timings();
-    const { runner, node } = timings.measureSync('validate', () => {
-      const parsed = queryRequestSchema.safeParse(body);
-      if (!parsed.success) throw zodToUserError(parsed.error);
-      return this.validateNode(parsed.data.query);
-    });
-    const response = await runner.run(node, {
-      project,
-      principal,
-      engine: this.engine,
-      timings,
-      signal,
-      timeoutMs: this.options.timeoutMs,
-    });
-    return { ...response, timezone: project.timezone, timings: timings.toJSON() };
+    const { runner, node } = timings.measureSync('validate', () => this.validateNode(rawNode as { kind: string }));
+    const key = cacheKey(project, node);
+    const lazy = opts.refresh === 'lazy_async';
+    const entry = this.cache.get(key);
+    const fresh = entry !== undefined && this.isFresh(entry, node, lazy);
+    const kind = (node as { kind: string }).kind;
+    const logBase = { project, principal, kind, name: opts.name ?? null, key, node };
+
+    const fromCache = (e: CacheEntry, queryStatus: QueryStatus | null = null): QueryOutcome => {
+      this.record(logBase, { duration_ms: 0, cached: true, response: e.response, queryId: opts.clientQueryId ?? null });
+      return { status: 200, body: this.envelope(e, node, key, project, true, queryStatus, wantsTimings(node) ? timings : undefined) };
+    };
+    const startAsync = (): QueryStatus =>
+      this.async.start(
+        project.id,
+        opts.clientQueryId,
+        async (signal, pickedUp) => {
+          const computed = await this.compute(runner, node, key, project, principal, new Timings(), signal, logBase, pickedUp, opts.clientQueryId);
+          return this.envelope(computed, node, key, project, false, null, undefined);
+        },
+        opts.insightId ?? null,
+      );
+
+    switch (opts.refresh) {
+      case 'force_cache':
+        if (entry) return fromCache(entry);
+        return { status: 200, body: { cache_key: key, is_cached: false, results: null, query_status: null, timezone: project.timezone } };
+      case 'blocking':
+        if (fresh) return fromCache(entry);
+        break;
+      case 'force_blocking':
+        break;
+      case 'async':
+      case 'lazy_async':
+      case 'async_except_on_cache_miss':
+        if (fresh) return fromCache(entry);
+        if (entry) return fromCache(entry, startAsync()); // stale: answer now, refresh behind
+        if (opts.refresh === 'async_except_on_cache_miss') break;
+        return { status: 202, body: { cache_key: key, query_status: startAsync() } };
+      case 'force_async':
+        return { status: 202, body: { cache_key: key, query_status: startAsync() } };
+    }
+    const computed = await this.compute(runner, node, key, project, principal, timings, opts.signal, logBase, undefined, opts.clientQueryId);
+    return { status: 200, body: this.envelope(computed, node, key, project, false, null, wantsTimings(node) ? timings : undefined) };
   }
 
   /** Picks the runner for `node.kind` and validates the node with its schema (errors point into `query__…`). */
   validateNode(node: { kind: string }): { runner: QueryRunner; node: unknown } {
-    const runner = this.runners.get(node.kind);
+    const runner = this.runners.get(node?.kind);
     if (!runner) {
-      throw validationError(
-        `Unknown query kind "${node.kind}". Supported: ${[...this.runners.keys()].join(', ')}.`,
-        'query__kind',
-      );
+      throw validationError(`Unknown query kind "${node?.kind}". Supported: ${[...this.runners.keys()].join(', ')}.`, 'query__kind');
     }
-    const parsed = runner.schema.safeParse(node);
+    const parsed = runner.schema.safeParse(node, { reportInput: true });
     if (!parsed.success) {
       const e = zodToUserError(parsed.error);
       throw new UserError(e.status, e.type, e.code, e.message, { attr: e.attr ? `query__${e.attr}` : 'query' });
     }
     return { runner, node: parsed.data };
   }
+
+  /** `GET …/query/<id>/`: the status of an async query of the project (scope `query:read`). */
+  async status(principal: Principal, projectId: number, queryId: string): Promise<QueryOutcome & { status: 200 | 202 | 400 }> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
+    const st = this.async.get(project.id, queryId);
+    if (!st) throw notFound('Query not found.');
+    return { status: !st.complete ? 202 : st.error ? 400 : 200, body: { query_status: st } } as never;
+  }
+
+  /** `DELETE …/query/<id>/`: cancels a running async query; the engine work stops. */
+  async cancel(principal: Principal, projectId: number, queryId: string): Promise<{ message: string }> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
+    if (!(await this.async.cancel(project.id, queryId))) throw notFound('Query not found.');
+    return { message: 'Query cancelled.' };
+  }
+
+  /** `GET …/query_log/`: what ran in the project, newest first (scope `query:read`). */
+  async queryLog(principal: Principal, projectId: number, filters: unknown, page: Page): Promise<Paged<QueryLogEntry>> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
+    return this.log.list(project.id, filters, page);
+  }
+
+  close(): void {
+    this.async.close();
+  }
+
+  private isFresh(entry: CacheEntry, node: unknown, lazy: boolean): boolean {
+    return (
+      entry.dataVersion === this.engine.dataVersion(entry.projectId) &&
+      Date.now() - entry.lastRefresh.getTime() < staleAfterMs(node, lazy)
+    );
+  }
+
+  private async compute(
+    runner: QueryRunner,
+    node: unknown,
+    key: string,
+    project: Project,
+    principal: Principal,
+    timings: Timings,
+    signal: AbortSignal | undefined,
+    logBase: LogBase,
+    pickedUp?: () => void,
+    queryId?: string,
+  ): Promise<CacheEntry> {
+    const started = performance.now();
+    const dataVersion = this.engine.dataVersion(project.id);
+    try {
+      const response = await this.slots.run(
+        project.id,
+        () => {
+          pickedUp?.();
+          return runner.run(node, { project, principal, engine: this.engine, timings, signal, timeoutMs: this.options.timeoutMs });
+        },
+        signal,
+      );
+      const entry: CacheEntry = { projectId: project.id, response, lastRefresh: new Date(), dataVersion };
+      timings.measureSync('cache', () => this.cache.set(key, entry));
+      this.record(logBase, { duration_ms: performance.now() - started, cached: false, response, queryId: queryId ?? null });
+      return entry;
+    } catch (e) {
+      const cancelled = signal?.aborted === true;
+      this.record(logBase, {
+        duration_ms: performance.now() - started,
+        cached: false,
+        error: cancelled ? 'cancelled' : isUserError(e) ? e.code : 'internal_error',
+        queryId: queryId ?? null,
+      });
+      throw e;
+    }
+  }
+
+  private envelope(
+    entry: CacheEntry,
+    node: unknown,
+    key: string,
+    project: Project,
+    isCached: boolean,
+    queryStatus: QueryStatus | null,
+    timings: Timings | undefined,
+  ): Record<string, unknown> {
+    const last = entry.lastRefresh.getTime();
+    return {
+      ...entry.response,
+      is_cached: isCached,
+      last_refresh: entry.lastRefresh.toISOString(),
+      next_allowed_client_refresh: new Date(last + refreshFrequencyMs(node)).toISOString(),
+      cache_target_age: new Date(last + staleAfterMs(node, false)).toISOString(),
+      cache_key: key,
+      timezone: project.timezone,
+      query_status: queryStatus,
+      timings: timings ? timings.toJSON() : null,
+    };
+  }
+
+  private record(
+    base: LogBase,
+    r: { duration_ms: number; cached: boolean; response?: Record<string, unknown>; error?: string; queryId: string | null },
+  ): void {
+    const results = r.response?.results;
+    this.log.record({
+      project_id: base.project.id,
+      query_id: r.queryId,
+      principal: principalLabel(base.principal) ?? null,
+      kind: base.kind,
+      name: base.name,
+      query_hash: base.key,
+      query: base.node,
+      duration_ms: Math.round(r.duration_ms * 1000) / 1000,
+      result_rows: Array.isArray(results) ? results.length : null,
+      result_bytes: null,
+      is_cached: r.cached,
+      status: r.error ? (r.error === 'cancelled' ? 'cancelled' : 'error') : 'ok',
+      error_code: r.error && r.error !== 'cancelled' ? r.error : null,
+    });
+  }
 }
+
+interface LogBase {
+  project: Project;
+  principal: Principal;
+  kind: string;
+  name: string | null;
+  key: string;
+  node: unknown;
+}
+
+/** PostHog strips timings unless the query's modifiers ask for them. */
+const wantsTimings = (node: unknown) => (node as { modifiers?: { timings?: unknown } })?.modifiers?.timings === true;

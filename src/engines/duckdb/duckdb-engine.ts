@@ -418,6 +418,7 @@ export class DuckDbEngine implements EventEngineBase {
           await w.run('INSERT INTO ingest_checkpoint VALUES (1, $1)', [batch.checkpoint]);
         }
         await w.run('COMMIT');
+        this.bumpBatch(batch);
       } catch (e) {
         try {
           await w.run('ROLLBACK');
@@ -438,6 +439,7 @@ export class DuckDbEngine implements EventEngineBase {
         for (const t of ['events', 'persons', 'person_distinct_ids', 'person_overrides'])
           await w.run(`DELETE FROM ${t} WHERE project_id = $1`, [projectId]);
         await w.run('COMMIT');
+        this.bump(projectId);
       } catch (e) {
         await w.run('ROLLBACK').catch(() => undefined);
         throw e;
@@ -470,11 +472,30 @@ export class DuckDbEngine implements EventEngineBase {
           personId,
         ]);
         await w.run('COMMIT');
+        this.bump(projectId);
       } catch (e) {
         await w.run('ROLLBACK').catch(() => undefined);
         throw e;
       }
     });
+  }
+
+  private readonly versions = new Map<number, number>();
+
+  dataVersion(projectId: number): number {
+    return this.versions.get(projectId) ?? 0;
+  }
+
+  private bump(projectId: number): void {
+    this.versions.set(projectId, (this.versions.get(projectId) ?? 0) + 1);
+  }
+
+  private bumpBatch(batch: WriteBatch): void {
+    const touched = new Set<number>();
+    for (const list of [batch.events, batch.persons, batch.newPersons, batch.newDistinctIds, batch.deletedPersons, batch.distinctIds, batch.overrides]) {
+      for (const row of list ?? []) touched.add(row.project_id);
+    }
+    for (const p of touched) this.bump(p);
   }
 
   async close(): Promise<void> {

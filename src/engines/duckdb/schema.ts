@@ -50,4 +50,23 @@ export const DUCKDB_SCHEMA: readonly string[] = [
     id INTEGER NOT NULL,
     applied_seq BIGINT NOT NULL
   )`,
+  // What ran: one row per query execution or cache answer. Readable in ProductQL as `query_log`, guarded by
+  // project like every other table.
+  `CREATE TABLE IF NOT EXISTS query_log (
+    project_id INTEGER NOT NULL,
+    id VARCHAR NOT NULL,
+    query_id VARCHAR,
+    event_time TIMESTAMP NOT NULL,
+    principal VARCHAR,
+    kind VARCHAR NOT NULL,
+    name VARCHAR,
+    query_hash VARCHAR NOT NULL,
+    query JSON,
+    duration_ms DOUBLE NOT NULL,
+    result_rows BIGINT,
+    result_bytes BIGINT,
+    is_cached BOOLEAN NOT NULL,
+    status VARCHAR NOT NULL,
+    error_code VARCHAR
+  )`,
 ];

@@ -1,5 +1,6 @@
 import { GraphQLJSON } from 'graphql-scalars';
-import { Arg, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, Float, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { parsePage } from '../../pagination';
 import type { GraphQLContext } from '../context';
 
 @ObjectType('ProductQLColumn')
@@ -11,8 +12,129 @@ class ProductQLColumnType {
   type!: string;
 }
 
+/** The freshness envelope every query answer carries. */
+@ObjectType('QueryFreshness')
+export class QueryFreshness {
+  @Field({ nullable: true, description: 'True when answered from the result cache.' })
+  isCached?: boolean;
+
+  @Field({ nullable: true, description: 'When the answer was computed.' })
+  lastRefresh?: string;
+
+  @Field({ nullable: true, description: 'Before this time a forced refresh is unlikely to be useful.' })
+  nextAllowedClientRefresh?: string;
+
+  @Field({ nullable: true, description: 'When the cached answer becomes stale.' })
+  cacheTargetAge?: string;
+
+  @Field({ nullable: true })
+  cacheKey?: string;
+
+  @Field({ nullable: true })
+  timezone?: string;
+}
+
+/** Maps the envelope's snake_case fields to {@link QueryFreshness}. */
+export const freshnessOf = (r: Record<string, unknown>): QueryFreshness => ({
+  isCached: r.is_cached as boolean | undefined,
+  lastRefresh: r.last_refresh as string | undefined,
+  nextAllowedClientRefresh: r.next_allowed_client_refresh as string | undefined,
+  cacheTargetAge: r.cache_target_age as string | undefined,
+  cacheKey: r.cache_key as string | undefined,
+  timezone: r.timezone as string | undefined,
+});
+
+@ObjectType('QueryStatus', { description: 'An async query: poll with queryStatus(id), stop with cancelQuery(id).' })
+class QueryStatusType {
+  @Field()
+  id!: string;
+
+  @Field()
+  complete!: boolean;
+
+  @Field()
+  error!: boolean;
+
+  @Field(() => String, { nullable: true })
+  errorMessage!: string | null;
+
+  @Field(() => String, { nullable: true })
+  errorCode!: string | null;
+
+  @Field()
+  startTime!: string;
+
+  @Field(() => String, { nullable: true })
+  endTime!: string | null;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The full answer once complete.' })
+  results!: unknown;
+}
+
+const statusOf = (s: Record<string, unknown>): QueryStatusType => ({
+  id: s.id as string,
+  complete: s.complete as boolean,
+  error: s.error as boolean,
+  errorMessage: (s.error_message as string | null) ?? null,
+  errorCode: (s.error_code as string | null) ?? null,
+  startTime: s.start_time as string,
+  endTime: (s.end_time as string | null) ?? null,
+  results: s.results ?? null,
+});
+
+@ObjectType('QueryLogEntry', { description: 'One execution (or cache answer) of a query.' })
+class QueryLogEntryType {
+  @Field()
+  id!: string;
+
+  @Field(() => String, { nullable: true })
+  queryId!: string | null;
+
+  @Field()
+  eventTime!: string;
+
+  @Field(() => String, { nullable: true, description: 'Kind and id of the credential (never the key).' })
+  principal!: string | null;
+
+  @Field()
+  kind!: string;
+
+  @Field(() => String, { nullable: true })
+  name!: string | null;
+
+  @Field({ description: 'Equal for the same normalized query (the cache key).' })
+  queryHash!: string;
+
+  @Field(() => GraphQLJSON, { nullable: true })
+  query!: unknown;
+
+  @Field(() => Float)
+  durationMs!: number;
+
+  @Field(() => Int, { nullable: true })
+  resultRows!: number | null;
+
+  @Field()
+  isCached!: boolean;
+
+  @Field({ description: 'ok, error or cancelled.' })
+  status!: string;
+
+  @Field(() => String, { nullable: true })
+  errorCode!: string | null;
+}
+
+@ObjectType('QueryLogPage')
+class QueryLogPage {
+  @Field(() => Int)
+  count!: number;
+
+  @Field(() => [QueryLogEntryType])
+  results!: QueryLogEntryType[];
+}
+
 @ObjectType('ProductQLResult')
-class ProductQLResultType {
+class ProductQLResultType extends QueryFreshness {
   @Field(() => [ProductQLColumnType])
   columns!: ProductQLColumnType[];
 
@@ -46,6 +168,77 @@ export class QueryResolver {
     return ctx.services.queries.run(ctx.principal, projectId, { query });
   }
 
+  @Mutation(() => QueryStatusType, { description: 'Starts a query in the background (refresh: force_async); poll it with queryStatus.' })
+  async submitQuery(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('projectId', () => Int) projectId: number,
+    @Arg('query', () => GraphQLJSON) query: unknown,
+    @Arg('clientQueryId', { nullable: true }) clientQueryId?: string,
+  ): Promise<QueryStatusType> {
+    const out = await ctx.services.queries.run(ctx.principal, projectId, {
+      query,
+      refresh: 'force_async',
+      ...(clientQueryId ? { client_query_id: clientQueryId } : {}),
+    });
+    return statusOf(out.query_status as Record<string, unknown>);
+  }
+
+  @Query(() => QueryStatusType, { description: 'The status (and, once complete, the answer) of an async query.' })
+  async queryStatus(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('projectId', () => Int) projectId: number,
+    @Arg('id') id: string,
+  ): Promise<QueryStatusType> {
+    const out = await ctx.services.queries.status(ctx.principal, projectId, id);
+    return statusOf(out.body.query_status as Record<string, unknown>);
+  }
+
+  @Mutation(() => Boolean, { description: 'Cancels a running async query; its engine work stops.' })
+  async cancelQuery(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('projectId', () => Int) projectId: number,
+    @Arg('id') id: string,
+  ): Promise<boolean> {
+    await ctx.services.queries.cancel(ctx.principal, projectId, id);
+    return true;
+  }
+
+  @Query(() => QueryLogPage, { description: "What ran in a project, newest first (scope query:read)." })
+  async queryLog(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('projectId', () => Int) projectId: number,
+    @Arg('kind', { nullable: true }) kind?: string,
+    @Arg('status', { nullable: true }) status?: string,
+    @Arg('isCached', { nullable: true }) isCached?: boolean,
+    @Arg('limit', () => Int, { nullable: true }) limit?: number,
+    @Arg('offset', () => Int, { nullable: true }) offset?: number,
+  ): Promise<QueryLogPage> {
+    const page = await ctx.services.queries.queryLog(
+      ctx.principal,
+      projectId,
+      { kind, status, is_cached: isCached === undefined || isCached === null ? undefined : String(isCached) },
+      parsePage({ limit, offset }),
+    );
+    return {
+      count: page.count,
+      results: page.results.map((e) => ({
+        id: e.id,
+        queryId: e.query_id,
+        eventTime: e.event_time,
+        principal: e.principal,
+        kind: e.kind,
+        name: e.name,
+        queryHash: e.query_hash,
+        query: e.query,
+        durationMs: e.duration_ms,
+        resultRows: e.result_rows,
+        isCached: e.is_cached,
+        status: e.status,
+        errorCode: e.error_code,
+      })),
+    };
+  }
+
   @Query(() => ProductQLResultType, { description: 'Runs a ProductQL query with typed columns (scope query:read).' })
   async productql(
     @Ctx() ctx: GraphQLContext,
@@ -59,6 +252,7 @@ export class QueryResolver {
       query: { kind: 'ProductQLQuery', query: sql, variables: variables ?? undefined, limit: limit ?? undefined, offset: offset ?? undefined },
     })) as { columns: string[]; types: [string, string][]; results: unknown[][]; hasMore: boolean; limit: number; offset: number; productql: string };
     return {
+      ...freshnessOf(r as unknown as Record<string, unknown>),
       columns: r.types.map(([name, type]) => ({ name, type })),
       rows: r.results,
       hasMore: r.hasMore,

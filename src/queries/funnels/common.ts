@@ -138,37 +138,6 @@ export function addInterval(ms: number, interval: Interval, n: number, tz: strin
   }
 }
 
-/** Bucket starts from startOf(from) to startOf(to), inclusive. */
-export function bucketStarts(fromMs: number, toMs: number, interval: Interval, tz: string, weekStart = 0): number[] {
-  const out: number[] = [];
-  const last = startOf(toMs, interval, tz, weekStart);
-  for (let t = startOf(fromMs, interval, tz, weekStart), i = 0; t <= last && i < 10_000; t = addInterval(t, interval, 1, tz), i++) out.push(t);
-  return out;
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** PostHog `days` entry for a bucket start. */
-export function dayString(ms: number, interval: Interval, tz: string): string {
-  const p = localParts(ms, tz);
-  const d = `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`;
-  return interval === 'hour' || interval === 'minute' ? `${d} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}` : d;
-}
-
-/** PostHog label for a bucket start (week spans clamped to the range). */
-export function labelString(ms: number, interval: Interval, tz: string, rangeFrom: number, rangeTo: number): string {
-  const p = localParts(ms, tz);
-  if (interval === 'hour' || interval === 'minute') return `${p.day}-${MONTHS[p.month - 1]} ${pad(p.hour)}:${pad(p.minute)}`;
-  if (interval === 'month') return `${MONTHS[p.month - 1]} ${p.year}`;
-  if (interval === 'day') return `${p.day}-${MONTHS[p.month - 1]}-${p.year}`;
-  const s = localParts(Math.max(ms, startOf(rangeFrom, 'day', tz)), tz);
-  const e = localParts(Math.min(addInterval(ms, 'day', 6, tz), startOf(rangeTo, 'day', tz)), tz);
-  if (s.year === e.year && s.month === e.month && s.day === e.day) return `${s.day}-${MONTHS[s.month - 1]}-${s.year}`;
-  if (s.year !== e.year) return `${s.day}-${MONTHS[s.month - 1]}-${s.year} – ${e.day}-${MONTHS[e.month - 1]}-${e.year}`;
-  if (s.month !== e.month) return `${s.day}-${MONTHS[s.month - 1]} – ${e.day}-${MONTHS[e.month - 1]}`;
-  return `${s.day}–${e.day} ${MONTHS[s.month - 1]}`;
-}
-
 // ------------------------------------------------------------------------------------------------ dates
 
 const RELATIVE = /^-?(\d+)?([hdwmMsqy])(Start|End)?$/;
@@ -293,14 +262,6 @@ export function breakdownExprs(bf: BreakdownFilter | null | undefined): Expr[] {
 export function actorExpr(groupTypeIndex: number | null | undefined): Expr {
   if (groupTypeIndex !== null && groupTypeIndex !== undefined) return ast.field('properties', `$group_${groupTypeIndex}`);
   return ast.field('person_id');
-}
-
-/** Epoch ms of an engine timestamp value (ISO string, Date or number). */
-export function toMs(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (v instanceof Date) return v.getTime();
-  const s = String(v);
-  return Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s.replace(' ', 'T') : s.replace(' ', 'T') + 'Z');
 }
 
 /** Median with linear interpolation (ClickHouse `median` on small samples). */

@@ -1,4 +1,4 @@
-import { compileProductQL, MAX_LIMIT, type Query } from '../../productql';
+import { ast, compileProductQL, MAX_LIMIT, type Expr, type Query } from '../../productql';
 import type { RunnerContext } from '../runner';
 
 export interface PagedRun {
@@ -40,4 +40,39 @@ export async function runAllRows(ctx: RunnerContext, query: Query, label = 'exec
     offset += compiled.limit;
   }
   return { rows, columns, hogql };
+}
+
+const ACTOR_SEP = '\u0002';
+
+/**
+ * Per-actor item lists with one engine pass: items are grouped by a 3-character prefix of the actor (≤ 4,096
+ * groups for uuids, far below the 50,000-row clamp), so the query runs once instead of once per page of actors;
+ * the lists are split back per actor here. `actor` must be a string expression, `item` a string per event.
+ */
+export async function runPerActorItems(
+  ctx: RunnerContext,
+  parts: { actor: Expr; item: Expr; where: Expr },
+): Promise<{ actors: Map<string, string[]>; hogql: string }> {
+  const query = ast.select({
+    select: [
+      ast.alias('bucket', ast.call('substring', [parts.actor, ast.constant(1), ast.constant(3)])),
+      ast.alias('evs', ast.call('groupArray', [ast.call('concat', [parts.actor, ast.constant(ACTOR_SEP), parts.item])])),
+    ],
+    from: 'events',
+    where: parts.where,
+    groupBy: [ast.field('bucket')],
+    orderBy: [ast.order(ast.field('bucket'))],
+  });
+  const { rows, hogql } = await runAllRows(ctx, query);
+  const actors = new Map<string, string[]>();
+  for (const r of rows)
+    for (const raw of (r[1] as string[]) ?? []) {
+      const s = String(raw);
+      const i = s.indexOf(ACTOR_SEP);
+      const a = s.slice(0, i);
+      let l = actors.get(a);
+      if (!l) actors.set(a, (l = []));
+      l.push(s.slice(i + 1));
+    }
+  return { actors, hogql };
 }

@@ -77,12 +77,12 @@ export function breakdownRawExpr(spec: BreakdownSpec, table?: string): Expr {
 }
 
 /**
- * Any expression as text. Property access is already text; other values go through `concat(x)` (NULL becomes '',
+ * Any expression as text. Property access is already text; other values go through `concat(x, '')` (NULL becomes '' or stays NULL,
  * which callers turn back into NULL with nullIf) — `toString()` cannot be used: see the ProductQL CMP_FUNCS bug.
  */
 export function asTextExpr(x: Expr): Expr {
   if (x.node === 'Field' && (x.chain.includes('properties') || x.chain[x.chain.length - 1] === 'event' || x.chain[x.chain.length - 1] === 'distinct_id')) return x;
-  return ast.call('concat', [x]);
+  return ast.call('concat', [x, ast.constant('')]);
 }
 
 /** The value as text with `''` → NULL, URL-normalized when asked (trailing `/?#` stripped, empty → `/`). */
@@ -121,12 +121,16 @@ export function histogramBins(min: number | null, max: number | null, count: num
   const n = Math.max(1, count);
   const width = (max - min) / n;
   const bins: HistogramBin[] = [];
+  if (width === 0) {
+    const lo = r2(min);
+    const hi = r2(max + 0.01);
+    return [{ lo, hi, label: `[${pyFloat(lo)},${pyFloat(hi)}]` }];
+  }
   for (let i = 0; i < n; i++) {
     const lo = r2(min + i * width);
     let hi = r2(i === n - 1 ? max : min + (i + 1) * width);
     if (i === n - 1) hi = r2(hi + 0.01);
     bins.push({ lo, hi, label: `[${pyFloat(lo)},${pyFloat(hi)}]` });
-    if (width === 0) break;
   }
   return bins;
 }

@@ -148,6 +148,7 @@ export interface Bucket {
   label: string;
 }
 
+/** Inputs of a {@link QueryDateRange}. */
 export interface QueryDateRangeOptions {
   dateRange?: DateRangeInput | null;
   interval: IntervalType;

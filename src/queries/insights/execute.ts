@@ -9,6 +9,8 @@ import type { RunnerContext } from '../runner';
 export interface InsightRows {
   rows: Record<string, unknown>[];
   hogql: string;
+  /** More than {@link INSIGHT_ROW_LIMIT} rows existed; `rows` holds only the first ones. */
+  truncated: boolean;
 }
 
 /** Largest number of rows an insight query reads back (PostHog raises its per-query limit to this). */
@@ -40,7 +42,7 @@ export async function runInsightQuery(ctx: RunnerContext, query: Query, stage = 
     });
     return o;
   });
-  return { rows, hogql: printHogQL(query) };
+  return { rows, hogql: printHogQL(query), truncated: result.rows.length > compiled.limit };
 }
 
 /** A number from an engine value (bigint, decimal text, null → 0). */

@@ -8,6 +8,7 @@ import * as ast from '../../productql/ast';
 import type { Expr } from '../../productql/ast';
 import { cal, formatLocalDate, formatLocalDateTime, instantToLocal, type LocalTime } from './local-time';
 
+/** An insight interval. */
 export type IntervalType = 'minute' | 'hour' | 'day' | 'week' | 'month';
 
 /** Interval names accepted on insight nodes (PostHog's IntervalType minus `second`). */

@@ -30,6 +30,22 @@ export function actorExpr(groupTypeIndex?: number | null, table?: string): Expr 
   return f('person_id');
 }
 
+/**
+ * The person actor of trends/stickiness, counting personless events (`$process_person_profile: false`, stored
+ * without a person) as one actor per distinct id — PostHog gives such events a person id derived from the
+ * distinct id, so they count in DAU and stickiness (lifecycle excludes them: use {@link actorExpr}).
+ * With a group type index, the group key.
+ */
+export function personOrDistinctActorExpr(groupTypeIndex?: number | null, table?: string): Expr {
+  if (groupTypeIndex !== null && groupTypeIndex !== undefined) return actorExpr(groupTypeIndex, table);
+  const f = (...chain: string[]): Expr => ast.field(...(table ? [table, ...chain] : chain));
+  return ast.call('if', [
+    ast.call('isNull', [f('person_id')]),
+    ast.call('concat', [ast.constant('$distinct_id:'), f('distinct_id')]),
+    ast.call('concat', [f('person_id'), ast.constant('')]),
+  ]);
+}
+
 /** Condition excluding events without an actor (personless events, or empty `$group_N`). */
 export function actorPresentExpr(groupTypeIndex?: number | null, table?: string): Expr {
   return ast.call('isNotNull', [actorExpr(groupTypeIndex, table)]);
@@ -93,7 +109,7 @@ export function aggregationExpr(s: EventsNode, math: MathType, opts: { groupType
     case 'weekly_active':
     case 'monthly_active': {
       const g = s.math_group_type_index ?? opts.groupTypeIndex;
-      return ast.call('uniq', [actorExpr(g, opts.table)]);
+      return ast.call('uniq', [personOrDistinctActorExpr(g, opts.table)]);
     }
     case 'unique_group': {
       if (s.math_group_type_index === null || s.math_group_type_index === undefined)

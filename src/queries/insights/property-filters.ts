@@ -61,7 +61,7 @@ export function propertyField(f: { type: string; key: string }, ctx: FilterConte
       const col = cols[f.key];
       if (!col) throw validationError(`Unknown event metadata field "${f.key}".`, ctx.attr ?? 'properties');
       if (col === 'timestamp') return prefixed(ctx, 'timestamp');
-      return ast.call('nullIf', [ast.call('concat', [prefixed(ctx, col)]), ast.constant('')]);
+      return ast.call('nullIf', [ast.call('concat', [prefixed(ctx, col), ast.constant('')]), ast.constant('')]);
     }
     default:
       throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');

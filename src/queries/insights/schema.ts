@@ -122,8 +122,11 @@ export type PropertiesInput = z.infer<typeof propertiesSchema>;
 
 // ---------------------------------------------------------------------------------------------- math and series
 
+/** PostHog's BaseMathType values. */
 export const BASE_MATH = ['total', 'dau', 'weekly_active', 'monthly_active', 'unique_session', 'first_time_for_user', 'first_matching_event_for_user'] as const;
+/** Math over `math_property` (PropertyMathType). */
 export const PROPERTY_MATH = ['avg', 'sum', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'] as const;
+/** Events per actor per bucket, then aggregated over actors (CountPerActorMathType). */
 export const COUNT_PER_ACTOR_MATH = [
   'avg_count_per_actor',
   'min_count_per_actor',
@@ -193,6 +196,7 @@ export type SeriesNode = z.infer<typeof seriesNodeSchema>;
 
 // ---------------------------------------------------------------------------------------------- breakdown, compare
 
+/** Every breakdown_type value PostHog accepts (Quarry answers event, person, hogql, event_metadata). */
 export const BREAKDOWN_TYPES = [
   'event',
   'person',
@@ -255,7 +259,9 @@ export const insightBaseShape = {
 
 // ---------------------------------------------------------------------------------------------- trends
 
+/** Displays answering one `aggregated_value` per series (interval forced to day). */
 export const TOTAL_VALUE_DISPLAYS = ['BoldNumber', 'ActionsPie', 'ActionsBarValue', 'ActionsTable', 'WorldMap', 'CalendarHeatmap', 'Progress'] as const;
+/** Every ChartDisplayType value. */
 export const CHART_DISPLAYS = [
   'ActionsLineGraph',
   'ActionsBar',
@@ -273,6 +279,7 @@ export const isTotalValueDisplay = (d: string | null | undefined): boolean => !!
 
 const display = z.record(z.string(), z.unknown());
 
+/** `trendsFilter`: display, formulas, smoothing and histogram bins change results; the rest is display-only. */
 export const trendsFilterSchema = z
   .object({
     display: chartDisplaySchema.nullish(),
@@ -307,6 +314,7 @@ export const trendsFilterSchema = z
   .strict();
 export type TrendsFilter = z.infer<typeof trendsFilterSchema>;
 
+/** `TrendsQuery` node (strict). Apply {@link trendsDefaults} after validation. */
 export const trendsQuerySchema = z
   .object({
     kind: z.literal('TrendsQuery'),
@@ -323,6 +331,7 @@ export type TrendsQuery = z.infer<typeof trendsQuerySchema>;
 
 // ---------------------------------------------------------------------------------------------- stickiness
 
+/** `stickinessFilter`: `computedAs` (default non_cumulative), `stickinessCriteria` {operator gte|lte|exact, value}; the rest is display-only. */
 export const stickinessFilterSchema = z
   .object({
     display: chartDisplaySchema.nullish(),
@@ -340,6 +349,7 @@ export const stickinessFilterSchema = z
 const { aggregation_group_type_index: _noGroups, ...stickinessBase } = insightBaseShape;
 void _noGroups;
 
+/** `StickinessQuery` node (strict; no aggregation_group_type_index, as in PostHog). Defaults: interval day, intervalCount 1, non_cumulative. */
 export const stickinessQuerySchema = z
   .object({
     kind: z.literal('StickinessQuery'),
@@ -355,6 +365,7 @@ export type StickinessQuery = z.infer<typeof stickinessQuerySchema>;
 
 // ---------------------------------------------------------------------------------------------- lifecycle
 
+/** Lifecycle statuses in result order. */
 export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 export type LifecycleStatus = (typeof LIFECYCLE_STATUSES)[number];
 
@@ -367,6 +378,7 @@ export const lifecycleFilterSchema = z
   })
   .strict();
 
+/** `LifecycleQuery` node (strict). Defaults: interval day; lifecycleFilter is display-only. */
 export const lifecycleQuerySchema = z
   .object({
     kind: z.literal('LifecycleQuery'),

@@ -125,6 +125,12 @@ describe('start, end, limits', () => {
   });
 });
 
+it('400 for funnel paths (not supported yet)', async () => {
+  await expect(paths([pv('a', '/a', t(0))], {}, { funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelStep: 1 } })).rejects.toMatchObject({
+    status: 400,
+  });
+});
+
 describe('helpers', () => {
   it.each([
     ['/a/', '/a'],

@@ -1,4 +1,4 @@
-import { retentionRunner } from '../runners/retention-runner';
+import { retentionRunner, runRetention } from '../runners/retention-runner';
 import { ev, openHarness, persons, type Harness } from '../funnels/testing';
 
 let h: Harness;
@@ -208,5 +208,56 @@ describe('entities, periods, filters and breakdowns', () => {
     const r = await h.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: { period: 'Day', totalIntervals: 7 } }, pid);
     expect(r.results).toHaveLength(7);
     expect(r.results[6].values[0].count).toBe(1);
+  });
+});
+
+describe('the SQL grid agrees with the per-actor evaluation', () => {
+  let seed = 11;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const events: ReturnType<typeof ev>[] = [];
+  for (let p = 0; p < 60; p++)
+    for (let i = 0, n = 1 + Math.floor(rnd() * 24); i < n; i++) {
+      const march = rnd() < 0.4;
+      const at = new Date(
+        march
+          ? Date.UTC(2024, 2, 27 + Math.floor(rnd() * 8), Math.floor(rnd() * 24), Math.floor(rnd() * 60))
+          : Date.UTC(2023, 11, 25 + Math.floor(rnd() * 20), Math.floor(rnd() * 24), Math.floor(rnd() * 60)),
+      ).toISOString();
+      const props = { $browser: ['Chrome', 'Safari', 'Edge', ''][Math.floor(rnd() * 4)], plan: rnd() < 0.5 ? 'pro' : 'free' };
+      events.push(ev(`p${p}`, ['$pageview', '$pageview', 'signup', 'x'][Math.floor(rnd() * 4)], at, props));
+    }
+  let pid: number;
+  beforeAll(async () => {
+    pid = await h.load({ persons: persons(...new Set(events.map((e) => e.distinct_id))), events });
+  });
+  const pro = { ...PV, properties: [{ type: 'event', key: 'plan', operator: 'exact', value: 'pro' }] };
+  it.each([
+    ['recurring Day', { period: 'Day' }, {}],
+    ['first_time Week, Monday weeks', { period: 'Week', retentionType: 'retention_first_time' }, {}],
+    ['first_ever filtered target', { retentionType: 'retention_first_ever_occurrence', targetEntity: pro }, {}],
+    ['first_time filtered target, cumulative', { retentionType: 'retention_first_time', targetEntity: pro, cumulative: true }, {}],
+    ['recurring, signup returns, min 2', { returningEntity: { id: null, type: 'events' }, minimumOccurrences: 2 }, {}],
+    ['recurring Day by browser, limit 2', { period: 'Day' }, { breakdownFilter: { breakdown: '$browser', breakdown_limit: 2 } }],
+    ['Hour', { period: 'Hour', totalIntervals: 24 }, { dateRange: { date_from: '2024-01-01T00:00:00', date_to: '2024-01-06T23:00:00' } }],
+    ['Month', { period: 'Month', totalIntervals: 2 }, { dateRange: { date_from: '2023-12-01', date_to: '2024-01-31' } }],
+    ['Day across DST (Berlin)', { period: 'Day' }, { dateRange: { date_from: '2024-03-27', date_to: '2024-04-03' } }, 'Europe/Berlin'],
+    ['Hour across DST (Berlin)', { period: 'Hour', totalIntervals: 24 }, { dateRange: { date_from: '2024-03-30T12:00:00', date_to: '2024-03-31T12:00:00' } }, 'Europe/Berlin'],
+    ['Week, first_time (New York)', { period: 'Week', retentionType: 'retention_first_time', totalIntervals: 3 }, { dateRange: { date_from: '2024-03-17', date_to: '2024-04-05' } }, 'America/New_York'],
+  ])('%s', async (_n, rf, extra, tz = 'UTC') => {
+    const node = retentionRunner.schema.parse({
+      kind: 'RetentionQuery',
+      dateRange: { date_from: '2024-01-01', date_to: '2024-01-10' },
+      retentionFilter: { totalIntervals: 7, targetEntity: PV, returningEntity: PV, ...rf },
+      ...extra,
+    });
+    const ctxFor = async () => {
+      const captured: any = {};
+      await h.run({ ...retentionRunner, run: async (_x: unknown, ctx: unknown) => Object.assign(captured, { ctx }) } as any, node, pid, { week_start_day: 1, timezone: tz } as any);
+      return captured.ctx;
+    };
+    const sql: any = await runRetention(node, await ctxFor());
+    const general: any = await runRetention(node, await ctxFor(), { forceGeneral: true });
+    expect(sql.results).toEqual(general.results);
+    expect(general.results.some((r: any) => r.values.slice(1).some((v: any) => v.count > 0))).toBe(true);
   });
 });

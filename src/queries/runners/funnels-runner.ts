@@ -2,9 +2,11 @@ import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
 import { actorExpr, breakdownExprs, entityExpr, eventNameExpr, median, propertiesExpr, toStr } from '../funnels/common';
-import { bucketKey, globalFilterExpr, instantToLocal, QueryDateRange, startOfInterval, type IntervalType } from '../insights';
+import { bucketKey, bucketKeyFromValue, bucketStartExpr, globalFilterExpr, instantToLocal, QueryDateRange, startOfInterval, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
-import { runAllRows } from '../funnels/run-paged';
+import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
+import { runPerActorItems } from '../funnels/run-paged';
+import { runInsightQuery } from '../insights';
 import { funnelsQuerySchema, type FunnelsQueryNode } from '../funnels/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 
@@ -41,6 +43,11 @@ function validate(node: FunnelsQueryNode): void {
         throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", attr);
     }
   }
+  for (const [i, st] of node.series.entries()) {
+    if (st.kind !== 'EventsNode') throw validationError(`${st.kind} funnel steps are not supported by this server yet`, `series__${i}`);
+    if (st.math && st.math !== 'total')
+      throw validationError(`Funnel step math "${st.math}" is not supported by this server yet`, `series__${i}__math`);
+  }
   const viz = ff.funnelVizType ?? 'steps';
   if (viz !== 'steps' || order === 'unordered') {
     if (node.series.some((s) => s.optionalInFunnel))
@@ -69,7 +76,7 @@ const sameDefinition = (a: Step, b: Step): boolean =>
   (a.kind === 'ActionsNode' ? a.id : null) === (b.kind === 'ActionsNode' ? b.id : null) &&
   JSON.stringify(a.properties ?? []) === JSON.stringify(b.properties ?? []);
 
-function buildQuery(node: FunnelsQueryNode, ctx: RunnerContext, range: QueryDateRange): ReturnType<typeof ast.select> {
+function buildQueryParts(node: FunnelsQueryNode, ctx: RunnerContext, range: QueryDateRange): { actor: Expr; item: Expr; where: Expr } {
   const ff = node.funnelsFilter ?? {};
   const tz = ctx.project.timezone;
   const order = ff.funnelOrderType ?? 'ordered';
@@ -114,13 +121,7 @@ function buildQuery(node: FunnelsQueryNode, ctx: RunnerContext, range: QueryDate
     // Personless events (and empty funnelAggregateByHogQL targets) have no actor.
     ast.compare('!=', actorStr, ast.constant('')),
   );
-  return ast.select({
-    select: [ast.alias('aggregation_target', actorStr), ast.alias('evs', ast.call('groupArray', [item]))],
-    from: 'events',
-    where,
-    groupBy: [ast.field('aggregation_target')],
-    orderBy: [ast.order(ast.field('aggregation_target'))],
-  });
+  return { actor: actorStr, item, where };
 }
 
 function parseEvents(list: unknown): FunnelEvent[] {
@@ -187,7 +188,60 @@ const boxed = (v: string, n: number): string[] => (v === OTHER ? [OTHER] : n ===
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
-export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext): Promise<Record<string, unknown>> {
+/**
+ * instantToLocal with the UTC offset cached per 15-minute slot (offset changes happen on quarter-hour boundaries),
+ * because Intl formatting per event dominated funnel trends.
+ */
+function localTimeCache(tz: string): (ms: number) => number {
+  const offsets = new Map<number, number>();
+  return (ms) => {
+    const slot = Math.floor(ms / 900_000);
+    let off = offsets.get(slot);
+    if (off === undefined) {
+      const start = slot * 900_000;
+      off = instantToLocal(start, tz) - start;
+      offsets.set(slot, off);
+    }
+    return ms + off;
+  };
+}
+
+function stepObject(
+  s: Step,
+  i: number,
+  order: string,
+  count: number,
+  avg: number | null,
+  med: number | null,
+  value: string | null,
+  bdCount: number,
+): Record<string, unknown> {
+  const unordered = order === 'unordered';
+  const step: Record<string, unknown> = {
+    action_id: unordered ? null : s.kind === 'ActionsNode' ? s.id : stepEvent(s),
+    name: unordered ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : s.kind === 'ActionsNode' ? (s.name ?? String(s.id)) : (stepEvent(s) ?? 'All events'),
+    custom_name: unordered ? null : (s.custom_name ?? null),
+    order: i,
+    people: [],
+    count,
+    type: s.kind === 'ActionsNode' ? 'actions' : 'events',
+    average_conversion_time: avg,
+    median_conversion_time: med,
+  };
+  if (value !== null) {
+    step.breakdown = boxed(value, bdCount);
+    step.breakdown_value = boxed(value, bdCount);
+  }
+  return step;
+}
+
+/** Options for tests and benchmarks. */
+export interface FunnelRunOptions {
+  /** Skip the SQL-only ordered-funnel path and use the general per-actor evaluation. */
+  forceGeneral?: boolean;
+}
+
+export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opts: FunnelRunOptions = {}): Promise<Record<string, unknown>> {
   validate(node);
   await initParser();
   const ff = node.funnelsFilter ?? {};
@@ -208,13 +262,82 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext): Pr
   };
   const bdCount = breakdownExprs(node.breakdownFilter).length;
   const withBreakdown = bdCount > 0;
-  const query = buildQuery(node, ctx, range);
-  const { rows, hogql } = await runAllRows(ctx, query);
+  const base = {
+    isUdf: false,
+    resolved_date_range: range.resolved(),
+  };
+
+  // The common case runs entirely in SQL (see fast-ordered.ts); everything else is evaluated per actor.
+  const attributionType = ff.breakdownAttributionType ?? 'first_touch';
+  const fast =
+    !opts.forceGeneral &&
+    order === 'ordered' &&
+    (viz === 'steps' || (viz === 'trends' && !withBreakdown)) &&
+    n >= 2 &&
+    (!withBreakdown || (bdCount === 1 && (attributionType === 'first_touch' || attributionType === 'last_touch'))) &&
+    !(ff.exclusions ?? []).length &&
+    !cfg.optional.some(Boolean) &&
+    // No event may match two adjacent steps (see fast-ordered.ts on ties).
+    node.series.every((s, i) => s.kind === 'EventsNode' && !!s.event && (i === 0 || stepEvent(node.series[i - 1]) !== s.event));
+  if (fast) {
+    const custom = ff.funnelAggregateByHogQL ? toStr(parseExprSync(ff.funnelAggregateByHogQL)) : null;
+    const actor = custom ?? actorExpr(node.aggregation_group_type_index);
+    const q = fastOrderedFunnelQuery({
+      stepConds: node.series.map((s) => entityExpr(s, tz)),
+      where: ast.and(range.whereExpr(), globalFilterExpr(node, ctx)),
+      actor,
+      actorPresent: custom ? ast.compare('!=', custom, ast.constant('')) : ast.call('isNotNull', [actor]),
+      windowSeconds: cfg.windowMs / 1000,
+      breakdown: withBreakdown
+        ? {
+            expr: breakdownExprs(node.breakdownFilter)[0],
+            attribution: attributionType as 'first_touch' | 'last_touch',
+            limit: node.breakdownFilter?.breakdown_limit ?? 25,
+            other: OTHER,
+          }
+        : undefined,
+      trends:
+        viz === 'trends' ? { bucket: bucketStartExpr(interval, weekStart), from: ff.funnelFromStep ?? 0, to: ff.funnelToStep ?? n - 1 } : undefined,
+    });
+    const { rows, hogql } = await runInsightQuery(ctx, q);
+    if (viz === 'trends') {
+      const buckets = range.buckets();
+      const byKey = new Map(rows.map((r) => [bucketKeyFromValue(r.bucket, interval, tz), r]));
+      if (rows.length === 0) return { ...base, hogql, results: [] };
+      return {
+        ...base,
+        hogql,
+        results: [
+          {
+            count: buckets.length,
+            data: buckets.map((b) => {
+              const r = byKey.get(b.key);
+              const from = r ? Number(r.from_count) : 0;
+              return from ? round2((Number(r!.to_count) / from) * 100) : 0;
+            }),
+            days: buckets.map((b) => b.key),
+            labels: buckets.map((b) => b.label),
+          },
+        ],
+      };
+    }
+    const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+    const stepsOf = (row: Record<string, unknown>, value: string | null) =>
+      node.series.map((s, i) =>
+        stepObject(s, i, order, Number(row[`count_${i}`]), i > 0 ? num(row[`avg_${i}`]) : null, i > 0 ? num(row[`median_${i}`]) : null, value, bdCount),
+      );
+    if (withBreakdown) return { ...base, hogql, results: rows.map((row) => stepsOf(row, String(row.breakdown_value))) };
+    const row = rows[0] ?? {};
+    if (!num(row.count_0)) return { ...base, hogql, results: [] };
+    return { ...base, hogql, results: stepsOf(row, null) };
+  }
+
+  const { actors, hogql } = await runPerActorItems(ctx, buildQueryParts(node, ctx, range));
 
   const attribution = ff.breakdownAttributionType ?? 'first_touch';
   const attrStep = ff.breakdownAttributionValue ?? 0;
   const perActor: Attributed[][] = ctx.timings.measureSync('funnel', () =>
-    rows.map((r) => attribute(parseEvents(r[1]), cfg, attribution, attrStep, withBreakdown)),
+    [...actors.values()].map((list) => attribute(parseEvents(list), cfg, attribution, attrStep, withBreakdown)),
   );
 
   // Rank breakdown values by last-step count, then earlier steps; the rest become "Other".
@@ -250,11 +373,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext): Pr
     groups.has(v),
   );
 
-  const base = {
-    isUdf: false,
-    hogql,
-    resolved_date_range: range.resolved(),
-  };
+  Object.assign(base, { hogql });
 
   if (viz === 'time_to_convert') {
     const from = ff.funnelFromStep ?? 0;
@@ -284,6 +403,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext): Pr
     const to = ff.funnelToStep ?? n - 1;
     const buckets = range.buckets();
     const index = new Map(buckets.map((b, i) => [b.key, i]));
+    const toLocal = localTimeCache(tz);
     const series: Record<string, unknown>[] = [];
     const values = withBreakdown ? orderValues : [''];
     if (!withBreakdown && !groups.has('')) return { ...base, results: [] };
@@ -293,7 +413,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext): Pr
       for (const r of groups.get(v) ?? []) {
         const perBucket = new Map<number, number>();
         for (const [entry, step] of r.reachByEntry) {
-          const b = index.get(bucketKey(startOfInterval(instantToLocal(entry, tz), interval, weekStart), interval));
+          const b = index.get(bucketKey(startOfInterval(toLocal(entry), interval, weekStart), interval));
           if (b === undefined) continue;
           perBucket.set(b, Math.max(perBucket.get(b) ?? -1, step));
         }
@@ -324,23 +444,16 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext): Pr
           while (j >= 0 && (r.timings[j] === null || r.timings[j] === undefined)) j--;
           if (j >= 0) times.push(((r.timings[i] as number) - (r.timings[j] as number)) / 1000);
         }
-      const unordered = order === 'unordered';
-      const step: Record<string, unknown> = {
-        action_id: unordered ? null : s.kind === 'ActionsNode' ? s.id : stepEvent(s),
-        name: unordered ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : s.kind === 'ActionsNode' ? (s.name ?? String(s.id)) : (stepEvent(s) ?? 'All events'),
-        custom_name: unordered ? null : (s.custom_name ?? null),
-        order: i,
-        people: [],
-        count: reachedBy.length,
-        type: s.kind === 'ActionsNode' ? 'actions' : 'events',
-        average_conversion_time: times.length ? times.reduce((a, b) => a + b, 0) / times.length : null,
-        median_conversion_time: times.length ? median(times) : null,
-      };
-      if (value !== null) {
-        step.breakdown = boxed(value, bdCount);
-        step.breakdown_value = boxed(value, bdCount);
-      }
-      return step;
+      return stepObject(
+        s,
+        i,
+        order,
+        reachedBy.length,
+        times.length ? times.reduce((a, b) => a + b, 0) / times.length : null,
+        times.length ? median(times) : null,
+        value,
+        bdCount,
+      );
     });
   };
   if (!withBreakdown) {
@@ -355,5 +468,5 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext): Pr
 export const funnelsRunner: QueryRunner<FunnelsQueryNode> = {
   kinds: ['FunnelsQuery'],
   schema: funnelsQuerySchema,
-  run: runFunnels,
+  run: (node, ctx) => runFunnels(node, ctx),
 };

@@ -1,6 +1,6 @@
 /**
- * LifecycleQuery (reference §7). Per actor and active interval, with the previous/next active interval from a
- * window over the actor's activity:
+ * LifecycleQuery (reference §7). Per actor and active interval, looking at the actor's activity in the
+ * previous and next interval (a self-join, no window functions):
  * - the interval of the person's `created_at` → new;
  * - else directly after the previous active interval (and not the first one) → returning;
  * - else → resurrecting;
@@ -68,7 +68,7 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
         : ast.constant(null);
 
     const activity = ast.select({
-      select: [ast.alias('actor', actor), ast.alias('b', b), ast.alias('created_b', created)],
+      select: [ast.alias('actor', actor), ast.alias('b', b), ast.alias('created_b', created), ast.alias('one', ast.constant(1))],
       from: 'events',
       where: ast.and(
         range.whereExpr(ast.field('timestamp'), {
@@ -82,39 +82,51 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
       ),
       groupBy: [ast.constant(1), ast.constant(2)],
     });
-    const over = { partition_by: [ast.field('a', 'actor')], order_by: [ast.order(ast.field('a', 'b'))] };
-    const withNeighbours = ast.select({
-      select: [
-        ast.alias('actor', ast.field('a', 'actor')),
-        ast.alias('b', ast.field('a', 'b')),
-        ast.alias('created_b', ast.field('a', 'created_b')),
-        ast.alias('prev', ast.windowFunction('lag', [ast.field('a', 'b')], over)),
-        ast.alias('next', ast.windowFunction('lead', [ast.field('a', 'b')], over)),
-      ],
-      from: activity,
-      fromAlias: 'a',
-    });
-    const y = (f: string): Expr => ast.field('y', f);
-    const statusOf = ast.call('multiIf', [
-      ast.call('ifNull', [ast.compare('==', y('b'), y('created_b')), ast.constant(false)]),
-      ast.constant('new'),
-      ast.and(ast.call('isNotNull', [y('prev')]), ast.compare('==', y('prev'), shift(y('b'), interval, '-'))),
-      ast.constant('returning'),
-      ast.constant('resurrecting'),
-    ]);
+    // Neighbours by self-join rather than window functions (portable to engines without them). `one` marks a
+    // matched row: an unmatched LEFT JOIN gives NULL (DuckDB) or the default 0 (ClickHouse), never 1.
+    const a = (f: string): Expr => ast.field('a', f);
+    const p = (f: string): Expr => ast.field('p', f);
+    const n = (f: string): Expr => ast.field('n', f);
+    const matched = (t: (f: string) => Expr): Expr => ast.compare('==', ast.call('ifNull', [t('one'), ast.constant(0)]), ast.constant(1));
     const active = ast.select({
-      select: [ast.alias('bucket', y('b')), ast.alias('status', statusOf), ast.alias('actor', y('actor'))],
-      from: withNeighbours,
-      fromAlias: 'y',
+      select: [
+        ast.alias('bucket', a('b')),
+        ast.alias(
+          'status',
+          ast.call('multiIf', [
+            ast.compare('==', a('b'), a('created_b')),
+            ast.constant('new'),
+            matched(p),
+            ast.constant('returning'),
+            ast.constant('resurrecting'),
+          ]),
+        ),
+        ast.alias('actor', a('actor')),
+      ],
+      from: ast.joins(
+        ast.joinExpr('activity', { alias: 'a' }),
+        ast.joinExpr('activity', {
+          alias: 'p',
+          type: 'LEFT JOIN',
+          on: ast.and(ast.compare('==', p('actor'), a('actor')), ast.compare('==', p('b'), shift(a('b'), interval, '-'))),
+        }),
+      ),
     });
     const dormant = ast.select({
-      select: [ast.alias('bucket', shift(y('b'), interval, '+')), ast.alias('status', ast.constant('dormant')), ast.alias('actor', y('actor'))],
-      from: withNeighbours,
-      fromAlias: 'y',
-      where: ast.or(ast.call('isNull', [y('next')]), ast.compare('!=', y('next'), shift(y('b'), interval, '+'))),
+      select: [ast.alias('bucket', shift(a('b'), interval, '+')), ast.alias('status', ast.constant('dormant')), ast.alias('actor', a('actor'))],
+      from: ast.joins(
+        ast.joinExpr('activity', { alias: 'a' }),
+        ast.joinExpr('activity', {
+          alias: 'n',
+          type: 'LEFT JOIN',
+          on: ast.and(ast.compare('==', n('actor'), a('actor')), ast.compare('==', n('b'), shift(a('b'), interval, '+'))),
+        }),
+      ),
+      where: ast.not(matched(n)),
     });
     const z = (f: string): Expr => ast.field('z', f);
     const q = ast.select({
+      ctes: [ast.cte('activity', activity)],
       select: [ast.alias('bucket', z('bucket')), ast.alias('status', z('status')), ast.alias('actors', ast.call('uniq', [z('actor')]))],
       from: ast.unionAll(active, dormant),
       fromAlias: 'z',

@@ -1,7 +1,8 @@
+import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
 import { toStr } from '../funnels/common';
-import { runAllRows } from '../funnels/run-paged';
+import { runPerActorItems } from '../funnels/run-paged';
 import { globalFilterExpr, QueryDateRange } from '../insights';
 import { pathLinks, personPaths, type PathEvent, type PathsOptions } from '../paths/compute';
 import { pathsQuerySchema, type PathsQueryNode } from '../paths/schema';
@@ -63,6 +64,8 @@ function includeExpr(node: PathsQueryNode): Expr | undefined {
 }
 
 export async function runPaths(node: PathsQueryNode, ctx: RunnerContext): Promise<Record<string, unknown>> {
+  if (node.funnelPathsFilter !== undefined && node.funnelPathsFilter !== null)
+    throw validationError('Funnel paths (funnelPathsFilter) are not supported by this server yet', 'funnelPathsFilter');
   await initParser();
   const pf = node.pathsFilter;
   const tz = ctx.project.timezone;
@@ -73,14 +76,11 @@ export async function runPaths(node: PathsQueryNode, ctx: RunnerContext): Promis
     ast.constant('|'),
     pathItemExpr(node, ctx),
   ]);
-  const query = ast.select({
-    select: [ast.alias('actor', actor), ast.alias('evs', ast.call('groupArray', [item]))],
-    from: 'events',
+  const { actors, hogql } = await runPerActorItems(ctx, {
+    actor,
+    item,
     where: ast.and(range.whereExpr(), globalFilterExpr(node, ctx), includeExpr(node), ast.compare('!=', actor, ast.constant(''))),
-    groupBy: [ast.field('actor')],
-    orderBy: [ast.order(ast.field('actor'))],
   });
-  const { rows, hogql } = await runAllRows(ctx, query);
 
   const opts: PathsOptions = {
     stepLimit: pf.stepLimit ?? 5,
@@ -94,8 +94,8 @@ export async function runPaths(node: PathsQueryNode, ctx: RunnerContext): Promis
   };
   const results = ctx.timings.measureSync('paths', () => {
     const all: PathEvent[][] = [];
-    for (const r of rows) {
-      const evs: PathEvent[] = ((r[1] as string[]) ?? []).map((raw) => {
+    for (const list of actors.values()) {
+      const evs: PathEvent[] = list.map((raw) => {
         const s = String(raw);
         const i = s.indexOf('|');
         return { ts: Math.round(Number(s.slice(0, i)) * 1000), item: s.slice(i + 1) };

@@ -15,6 +15,7 @@ import {
   type Interval,
 } from '../funnels/common';
 import { runAllRows } from '../funnels/run-paged';
+import { retentionGridQuery } from '../retention/sql';
 import { globalFilterExpr } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
@@ -47,6 +48,15 @@ export function retentionRange(node: RetentionQueryNode, tz: string, weekStart: 
   return { from, to, buckets };
 }
 
+/** The common length of every period in seconds, or null (months, or a DST change inside the range). */
+function uniformPeriodSeconds(buckets: number[], to: number, interval: Interval): number | null {
+  const nominal = { hour: 3600, day: 86400, week: 7 * 86400 }[interval as 'hour' | 'day' | 'week'];
+  if (!nominal) return null;
+  const bounds = [...buckets, to];
+  for (let i = 1; i < bounds.length; i++) if (bounds[i] - bounds[i - 1] !== nominal * 1000) return null;
+  return nominal;
+}
+
 interface ActorEvent {
   period: number;
   ts: number;
@@ -55,7 +65,13 @@ interface ActorEvent {
   bd: string;
 }
 
-export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext): Promise<Record<string, unknown>> {
+/** Options for tests and benchmarks. */
+export interface RetentionRunOptions {
+  /** Use the per-actor evaluation instead of the SQL grid (calendar mode). */
+  forceGeneral?: boolean;
+}
+
+export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext, opts: RetentionRunOptions = {}): Promise<Record<string, unknown>> {
   await initParser();
   const rf = node.retentionFilter;
   const tz = ctx.project.timezone;
@@ -103,6 +119,49 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext)
   const epoch = (c: Expr) => ast.call('min', [ast.call('if', [c, ast.arithmetic('-', ts, ast.call('toDateTime', [ast.constant(0)])), ast.constant(null)])]);
   const firstTime = type !== 'retention_recurring';
   const actorStr = toStr(actorExpr(node.aggregation_group_type_index));
+  const n = buckets.length;
+  // cohort rows: breakdown value → cohort index → [counts per interval]
+  const table = new Map<string, number[][]>();
+  const rowFor = (bd: string) => {
+    let t = table.get(bd);
+    if (!t) table.set(bd, (t = Array.from({ length: n }, () => new Array(total).fill(0))));
+    return t;
+  };
+  let hogql: string;
+
+  if (!windows && !opts.forceGeneral) {
+    const actor = actorExpr(node.aggregation_group_type_index);
+    const grid = retentionGridQuery({
+      type,
+      period: interval as 'hour' | 'day' | 'week' | 'month',
+      weekStart,
+      fromLocal: fmtLocal(localParts(from, tz)),
+      toLocal: fmtLocal(localParts(to, tz)),
+      total,
+      minOccurrences: minOcc,
+      cumulative: !!rf.cumulative,
+      actor,
+      actorPresent: ast.call('isNotNull', [actor]),
+      global: globalFilterExpr(node, ctx),
+      targetFull,
+      targetName,
+      returning,
+      breakdown: bds.length ? bdExpr : undefined,
+      periodStarts: buckets.map((b) => dateConst(b, tz)),
+      uniformSeconds: uniformPeriodSeconds(buckets, to, interval),
+    });
+    const res = await runAllRows(ctx, grid);
+    hogql = res.hogql;
+    for (const [kind, cohort, value, k, cnt] of res.rows as [string, number, string, number, number][]) {
+      const c = Number(cohort);
+      if (c < 0 || c >= n) continue;
+      const row = rowFor(String(value ?? ''))[c];
+      const count = Number(cnt);
+      if (kind === 'size') row[0] += count;
+      else if (kind === 'return') row[Number(k)] += count;
+      else for (let j = 1; j <= Number(k); j++) row[j] += count;
+    }
+  } else {
   const query = ast.select({
     select: [
       ast.alias('actor', actorStr),
@@ -120,7 +179,8 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext)
     groupBy: [ast.field('actor')],
     orderBy: [ast.order(ast.field('actor'))],
   });
-  const { rows, hogql } = await runAllRows(ctx, query);
+  const { rows, hogql: printed } = await runAllRows(ctx, query);
+  hogql = printed;
 
   // Bucket keys: the engine returns a naive-UTC datetime (hour/day) or a local DATE (week/month).
   const index = new Map<string, number>();
@@ -129,15 +189,6 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext)
     const p = localParts(b, tz);
     index.set(fmtLocal(p).slice(0, 10), i);
   });
-  const n = buckets.length;
-
-  // cohort rows: breakdown value → cohort index → [counts per interval]
-  const table = new Map<string, number[][]>();
-  const rowFor = (bd: string) => {
-    let t = table.get(bd);
-    if (!t) table.set(bd, (t = Array.from({ length: n }, () => new Array(total).fill(0))));
-    return t;
-  };
 
   ctx.timings.measureSync('retention', () => {
     for (const r of rows) {
@@ -190,6 +241,8 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext)
     }
   });
 
+  }
+
   // Breakdown values ranked by total cohort size; the rest merged into the Other bucket, placed last.
   const withBreakdown = bds.length > 0;
   let values = [...table.keys()];
@@ -226,6 +279,6 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext)
 export const retentionRunner: QueryRunner<RetentionQueryNode> = {
   kinds: ['RetentionQuery'],
   schema: retentionQuerySchema,
-  run: runRetention,
+  run: (node, ctx) => runRetention(node, ctx),
 };
 

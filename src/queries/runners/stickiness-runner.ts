@@ -12,6 +12,7 @@ import type { QueryRunner, RunnerContext } from '../runner';
 import {
   QueryDateRange,
   actorExpr,
+  personOrDistinctActorExpr,
   bucketStartExpr,
   earliestTimestamp,
   ensureFilterParser,
@@ -42,7 +43,7 @@ function stickinessActor(s: EventsNode, attr: string): Expr {
     if (!s.math_hogql) throw validationError('math "hogql" needs math_hogql.', `${attr}__math_hogql`);
     return parseExprSync(s.math_hogql);
   }
-  return actorExpr(null);
+  return personOrDistinctActorExpr(null);
 }
 
 /** `1 day`, `2 days`, `3 weeks or more`. */

@@ -9,15 +9,15 @@ import type { QueryRunner, RunnerContext } from '../runner';
 import {
   BREAKDOWN_NULL,
   BREAKDOWN_OTHER,
-  INTERVAL_RANK,
   QueryDateRange,
-  addInterval,
   aggregationExpr,
-  actorExpr,
+  personOrDistinctActorExpr,
   breakdownLabel,
   breakdownSpecs,
   breakdownValueExpr,
   bucketStartExpr,
+  bucketKey,
+  sqlLocal,
   bucketKeyFromValue,
   cal,
   compareBreakdowns,
@@ -34,7 +34,6 @@ import {
   mathFilterExpr,
   mathPlan,
   numericAggregate,
-  parseBucketKey,
   parseFormula,
   previousPeriodRange,
   propertiesToExpr,
@@ -144,46 +143,51 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
     return l;
   };
   const bRefs = (alias: string): Expr[] => env.specs.map((_, i) => ast.alias(`b${i}`, ast.field(alias, `b${i}`)));
-  const actor = actorExpr(s.math_group_type_index ?? env.groupIndex);
+  const actor = personOrDistinctActorExpr(s.math_group_type_index ?? env.groupIndex);
   const cumulativeActors = d.display === 'ActionsLineGraphCumulative' && isActorCountMath(math) && !d.totalValue;
 
   const run = async (q: ast.SelectQuery): Promise<Record<string, unknown>[]> => {
     const r = await runInsightQuery(env.ctx, q);
     env.hogql.push(r.hogql);
+    if (r.truncated)
+      throw validationError(
+        'Too many rows for this insight (breakdown values × intervals, or actors for weekly/monthly active users). Narrow the date range, use a coarser interval or a breakdown with fewer values.',
+        'breakdownFilter',
+        'insight_too_large',
+      );
     return r.rows;
   };
 
   if (plan.kind === 'active_window' && !d.totalValue) {
-    // Distinct actors in a sliding window of `days` ending with each bucket.
+    // Distinct actors in a sliding window of `days` ending with each bucket: activity per (bucket, actor) joined
+    // to the bucket list on `d + 1 interval − days <= b <= d`, so the engine returns one row per bucket and value.
     const lower = cal.addDays(range.whereFrom, -plan.days);
-    const q = ast.select({
-      select: [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay)), ...bcols, ast.alias('actor', actor)],
+    const activity = ast.select({
+      select: [ast.alias('b', bucketStartExpr(d.interval, range.weekStartDay)), ...bcols, ast.alias('actor', actor)],
       from: 'events',
       where: ast.and(seriesWhere(env, s, math, range, { lower }, attr), ast.call('isNotNull', [actor])),
       groupBy: positions(nb + 2),
     });
-    const rows = await run(q);
-    const per = new Map<string, { value: BreakdownValue | null; byBucket: Map<number, Set<string>> }>();
-    for (const r of rows) {
-      const v = rowValue(env, r);
-      const k = keyOf(v);
-      let e = per.get(k);
-      if (!e) per.set(k, (e = { value: v, byBucket: new Map() }));
-      const t = parseBucketKey(bucketKeyFromValue(r.bucket, d.interval, env.ctx.project.timezone));
-      let set = e.byBucket.get(t);
-      if (!set) e.byBucket.set(t, (set = new Set()));
-      set.add(String(r.actor));
-    }
-    for (const e of per.values()) {
-      const line = lineFor(e.value);
-      buckets.forEach((b, i) => {
-        const end = b.start;
-        const start = addInterval(cal.addDays(b.start, -plan.days), d.interval, 1);
-        const seen = new Set<string>();
-        for (const [t, set] of e.byBucket) if (t >= start && t <= end) for (const a of set) seen.add(a);
-        line.data[i] = seen.size;
-      });
-    }
+    const sub = d.interval === 'hour' || d.interval === 'minute';
+    const bucketConst = (t: number): Expr =>
+      sub ? ast.call('toDateTime', [ast.constant(sqlLocal(t))]) : ast.call('toDate', [ast.constant(bucketKey(t, d.interval))]);
+    const list = buckets.map((bk) => ast.select({ select: [ast.alias('d', bucketConst(bk.start))] }));
+    const bucketTable = list.length === 1 ? list[0] : ast.unionAll(...list);
+    const kd = ast.field('k', 'd');
+    const ab = ast.field('a', 'b');
+    // b >= d + 1 interval − days (for days: b >= d − (days − 1) days)
+    const windowStart = sub
+      ? ast.arithmetic('+', ast.arithmetic('-', kd, ast.call('toIntervalDay', [ast.constant(plan.days)])), ast.call(d.interval === 'hour' ? 'toIntervalHour' : 'toIntervalMinute', [ast.constant(1)]))
+      : ast.arithmetic('-', kd, ast.call('toIntervalDay', [ast.constant(plan.days - 1)]));
+    const q = ast.select({
+      select: [ast.alias('bucket', kd), ...env.specs.map((_, i) => ast.alias(`b${i}`, ast.field('a', `b${i}`))), ast.alias('value', ast.call('uniq', [ast.field('a', 'actor')]))],
+      from: ast.joins(
+        ast.joinExpr(bucketTable, { alias: 'k' }),
+        ast.joinExpr(activity, { alias: 'a', type: 'INNER JOIN', on: ast.and(ast.compare('<=', ab, kd), ast.compare('>=', ab, windowStart)) }),
+      ),
+      groupBy: positions(1 + nb),
+    });
+    fill(await run(nb ? sqlBreakdownLimit(q, nb, true, d.breakdownLimit) : q));
   } else if (plan.kind === 'active_window' && d.totalValue) {
     // Total value: distinct actors in the last 7/30 days up to date_to.
     const lower = cal.addDays(cal.startOfDay(range.dateTo), -(plan.days - 1));
@@ -216,14 +220,22 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       fromAlias: 'x',
       ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
     });
-    fill(await run(q));
+    fill(await run(nb ? sqlBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit) : q));
   } else if (plan.kind === 'first_time' || cumulativeActors) {
     // Each actor once, at their first matching event (first ever for first_time math; first in range for cumulative DAU).
     const firstEver = plan.kind === 'first_time';
+    // first_time_for_user: the person's first event of this kind, counted when it matches the series filters;
+    // first_matching_event_for_user: the first event that matches them.
+    const seriesProps = ast.and(
+      propertiesToExpr(s.properties, { timezone: env.ctx.project.timezone, attr }),
+      propertiesToExpr(s.fixedProperties, { timezone: env.ctx.project.timezone, attr }),
+    );
+    const checkFirst = firstEver && math === 'first_time_for_user';
     const inner = ast.select({
       select: [
         ast.alias('actor', actor),
         ast.alias('first_ts', ast.call('min', [ast.field('timestamp')])),
+        ...(checkFirst ? [ast.alias('matched', ast.call('argMin', [ast.call('if', [seriesProps, ast.constant(1), ast.constant(0)]), ast.field('timestamp')]))] : []),
         ...env.specs.map((spec, i) =>
           ast.alias(`b${i}`, firstEver ? ast.call('argMin', [(bcols[i] as ast.Alias).expr, ast.field('timestamp')]) : (bcols[i] as ast.Alias).expr),
         ),
@@ -231,7 +243,7 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       from: 'events',
       where: firstEver
         ? ast.and(
-            math === 'first_time_for_user' ? undefined : propertiesToExpr(s.properties, { timezone: env.ctx.project.timezone, attr }),
+            checkFirst ? undefined : seriesProps,
             s.event !== null && s.event !== undefined ? ast.compare('==', ast.field('event'), ast.constant(s.event)) : undefined,
             env.global,
             ast.call('isNotNull', [actor]),
@@ -239,10 +251,11 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
           )
         : ast.and(seriesWhere(env, s, math, range, undefined, attr), ast.call('isNotNull', [actor])),
       groupBy: firstEver ? [ast.constant(1)] : [ast.constant(1), ...env.specs.map((_, i) => ast.constant(i + 3))],
+      // (b columns follow actor, first_ts and — for first_time_for_user — matched; only cumulative DAU groups by them)
     });
     const tsField = ast.field('x', 'first_ts');
     const outerWhere = firstEver
-      ? ast.and(range.whereExpr(tsField), math === 'first_time_for_user' ? undefined : undefined)
+      ? ast.and(range.whereExpr(tsField), checkFirst ? ast.compare('==', ast.field('x', 'matched'), ast.constant(1)) : undefined)
       : undefined;
     const q = ast.select({
       select: [
@@ -255,7 +268,7 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       where: outerWhere,
       ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
     });
-    fill(await run(q));
+    fill(await run(nb ? sqlBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit) : q));
   } else {
     const agg = aggregationExpr(s, math, { groupTypeIndex: env.groupIndex, attr });
     const q = ast.select({
@@ -264,12 +277,13 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       where: seriesWhere(env, s, math, range, undefined, attr),
       ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
     });
-    const rows = await run(q);
+    const rows = await run(nb ? sqlBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
     if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
     fill(rows);
   }
 
   function fill(rows: Record<string, unknown>[]): void {
+    // (rows may contain the engine-folded Other value)
     for (const r of rows) {
       const line = lineFor(rowValue(env, r));
       if (d.totalValue) line.aggregated += toNumber(r.value);
@@ -286,15 +300,22 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
 
 const total = (l: Line, totalValue: boolean): number => (totalValue ? l.aggregated : l.data.reduce((a, b) => a + b, 0));
 
-/** Top `limit` values + one Other line (summed). */
+const isOtherValue = (v: BreakdownValue | null): boolean => v !== null && (Array.isArray(v) ? v.every((x) => x === BREAKDOWN_OTHER) : v === BREAKDOWN_OTHER);
+
+/**
+ * Top `limit` values + one Other line (summed). Lines may already contain an Other line (the engine folds values
+ * past the limit, see {@link sqlBreakdownLimit}); more values past the limit are added to it.
+ */
 function applyBreakdownLimit(lines: Line[], env: Env): { lines: Line[]; hasMore: boolean } {
   if (!env.specs.length) return { lines, hasMore: false };
-  const totals = new Map(lines.map((l) => [keyOf(l.value), { value: l.value as BreakdownValue, total: total(l, env.d.totalValue) }]));
+  const existingOther = lines.find((l) => isOtherValue(l.value));
+  const normal = lines.filter((l) => !isOtherValue(l.value));
+  const totals = new Map(normal.map((l) => [keyOf(l.value), { value: l.value as BreakdownValue, total: total(l, env.d.totalValue) }]));
   const { kept, rest } = rankBreakdownValues(totals, env.d.breakdownLimit);
-  const byKey = new Map(lines.map((l) => [keyOf(l.value), l]));
+  const byKey = new Map(normal.map((l) => [keyOf(l.value), l]));
   const out = kept.map((k) => byKey.get(k)!);
-  if (!rest.length) return { lines: out, hasMore: false };
-  const other: Line = {
+  if (!rest.length && !existingOther) return { lines: out, hasMore: false };
+  const other: Line = existingOther ?? {
     value: env.specs.length === 1 ? BREAKDOWN_OTHER : env.specs.map(() => BREAKDOWN_OTHER),
     data: new Array(lines[0].data.length).fill(0),
     aggregated: 0,
@@ -306,6 +327,44 @@ function applyBreakdownLimit(lines: Line[], env: Env): { lines: Line[]; hasMore:
   }
   if (!env.node.breakdownFilter?.breakdown_hide_other_aggregation) out.push(other);
   return { lines: out, hasMore: true };
+}
+
+/**
+ * Folds breakdown values past the limit into Other inside the engine, so a high-cardinality breakdown returns at
+ * most buckets × (limit + 1) rows. `q` selects `[bucket,] b0.., value`; values are ranked by their total
+ * (normal values, then the null value; total desc; value asc) and the rest summed, as PostHog does. Uses an
+ * `IN (SELECT … ORDER BY … LIMIT n)` rather than window functions, so it also runs on engines without them.
+ */
+function sqlBreakdownLimit(q: ast.SelectQuery, nb: number, hasBucket: boolean, limit: number): ast.SelectQuery {
+  const idx = Array.from({ length: nb }, (_, i) => i);
+  // One comparable key per value (multi-breakdowns joined with a separator that property values do not contain).
+  const key = (t: string): Expr =>
+    nb === 1 ? ast.field(t, 'b0') : ast.call('concat', idx.flatMap((i) => (i ? [ast.constant('\u0001'), ast.field(t, `b${i}`)] : [ast.field(t, `b${i}`)])));
+  const allNull = (t: string): Expr => ast.and(...idx.map((i) => ast.compare('==', ast.field(t, `b${i}`), ast.constant(BREAKDOWN_NULL))));
+  const top = ast.select({
+    select: [ast.alias('k', key('t'))],
+    from: 'x',
+    fromAlias: 't',
+    groupBy: idx.map((i) => ast.field('t', `b${i}`)),
+    orderBy: [
+      ast.order(ast.call('if', [allNull('t'), ast.constant(1), ast.constant(0)])),
+      ast.order(ast.call('sum', [ast.field('t', 'value')]), 'DESC'),
+      ...idx.map((i) => ast.order(ast.field('t', `b${i}`))),
+    ],
+    limit,
+  });
+  const keep = ast.compare('in', key('x'), top);
+  return ast.select({
+    ctes: [ast.cte('x', q)],
+    select: [
+      ...(hasBucket ? [ast.alias('bucket', ast.field('x', 'bucket'))] : []),
+      ...idx.map((i) => ast.alias(`b${i}`, ast.call('if', [keep, ast.field('x', `b${i}`), ast.constant(BREAKDOWN_OTHER)]))),
+      ast.alias('value', ast.call('sum', [ast.field('x', 'value')])),
+    ],
+    from: 'x',
+    fromAlias: 'x',
+    groupBy: Array.from({ length: (hasBucket ? 1 : 0) + nb }, (_, i) => ast.constant(i + 1)),
+  });
 }
 
 /** Display transforms on a time series: cumulative running sum, smoothing (floored moving average). */
@@ -348,7 +407,7 @@ interface Item {
   period: Period;
 }
 
-function shapeItem(env: Env, it: Item, buckets: Bucket[], currentBuckets: Bucket[], series: EventsNode[], label: string, action: Record<string, unknown> | null, range: QueryDateRange): Record<string, unknown> {
+function shapeItem(env: Env, it: Item, buckets: Bucket[], label: string, action: Record<string, unknown> | null, range: QueryDateRange): Record<string, unknown> {
   const { d } = env;
   const base: Record<string, unknown> = {
     label,
@@ -363,10 +422,10 @@ function shapeItem(env: Env, it: Item, buckets: Bucket[], currentBuckets: Bucket
   if (d.totalValue) {
     return { data: [], days: [], count: 0, aggregated_value: it.line.aggregated, ...base };
   }
-  const data = transformData(it.line.data, d);
-  const count = d.display === 'ActionsLineGraphCumulative' ? (data.length ? data[data.length - 1] : 0) : data.reduce((a, b) => a + b, 0);
-  void currentBuckets;
-  void series;
+  // Series data is already transformed (cumulative/smoothed, as PostHog does per series before formulas).
+  const data = it.line.data;
+  const count =
+    d.display === 'ActionsLineGraphCumulative' && it.seriesIndex >= 0 ? (data.length ? data[data.length - 1] : 0) : data.reduce((a, b) => a + b, 0);
   return {
     data,
     labels: buckets.map((b) => b.label),
@@ -429,6 +488,7 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
       const perSeries: Line[][] = series.map((_, i) => {
         const lines = computed[jobs.findIndex((j) => j.p === p && j.i === i)];
         const limited = applyBreakdownLimit(lines, env);
+        if (!d.totalValue) for (const l of limited.lines) l.data = transformData(l.data, d);
         hasMore ||= limited.hasMore;
         return limited.lines;
       });
@@ -438,7 +498,7 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
           for (const line of perSeries[i]) {
             const label =
               line.value === null ? seriesLabel(s) : series.length === 1 ? breakdownLabel(line.value) : `${seriesLabel(s)} - ${breakdownLabel(line.value)}`;
-            results.push(shapeItem(env, { seriesIndex: i, line, period: p }, buckets, currentBuckets, series, label, seriesAction(s, i, actionExtra), p.range));
+            results.push(shapeItem(env, { seriesIndex: i, line, period: p }, buckets, label, seriesAction(s, i, actionExtra), p.range));
           }
         });
         continue;
@@ -459,7 +519,7 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
           items.sort((a, b) => compareBreakdowns({ value: a.value!, total: total(a, d.totalValue) }, { value: b.value!, total: total(b, d.totalValue) }));
         for (const line of items) {
           const label = f.custom_name || `Formula (${f.formula})`;
-          results.push(shapeItem(env, { seriesIndex: -1, line, period: p }, buckets, currentBuckets, series, label, null, p.range));
+          results.push(shapeItem(env, { seriesIndex: -1, line, period: p }, buckets, label, null, p.range));
         }
       }
     }
@@ -476,4 +536,3 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
   },
 };
 
-void INTERVAL_RANK;

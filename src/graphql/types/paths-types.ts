@@ -1,0 +1,77 @@
+/** Typed GraphQL input and result of PathsQuery (field names are PostHog's JSON keys). */
+import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
+import { InsightDateRangeInput, PropertyFilterInput, PropertyGroupFilterInput } from './insights-inputs';
+
+@InputType('PathCleaningFilterInput')
+export class PathCleaningFilterInput {
+  @Field(() => String)
+  regex!: string;
+  @Field(() => String, { nullable: true })
+  alias?: string | null;
+  @Field(() => Int, { nullable: true })
+  order?: number | null;
+}
+
+@InputType('PathsFilterInput')
+export class PathsFilterInput {
+  @Field(() => [String], { nullable: true, description: '$pageview | $screen | custom_event | hogql. Default: all events.' })
+  includeEventTypes?: string[] | null;
+  @Field(() => String, { nullable: true })
+  startPoint?: string | null;
+  @Field(() => String, { nullable: true })
+  endPoint?: string | null;
+  @Field(() => Int, { nullable: true, description: 'Items per path. Default 5.' })
+  stepLimit?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Edges returned. Default 50.' })
+  edgeLimit?: number | null;
+  @Field(() => Int, { nullable: true })
+  minEdgeWeight?: number | null;
+  @Field(() => Int, { nullable: true })
+  maxEdgeWeight?: number | null;
+  @Field(() => [String], { nullable: true })
+  excludeEvents?: string[] | null;
+  @Field(() => [String], { nullable: true, description: 'Wildcard (*) patterns; a matching item becomes the pattern.' })
+  pathGroupings?: string[] | null;
+  @Field(() => Boolean, { nullable: true, description: "Apply the project's path cleaning rules. Default false." })
+  pathReplacements?: boolean | null;
+  @Field(() => [PathCleaningFilterInput], { nullable: true })
+  localPathCleaningFilters?: PathCleaningFilterInput[] | null;
+  @Field(() => String, { nullable: true })
+  pathsHogQLExpression?: string | null;
+}
+
+@InputType('PathsQueryInput')
+export class PathsQueryInput {
+  @Field(() => PathsFilterInput)
+  pathsFilter!: PathsFilterInput;
+  @Field(() => InsightDateRangeInput, { nullable: true })
+  dateRange?: InsightDateRangeInput | null;
+  @Field(() => [PropertyFilterInput], { nullable: true })
+  properties?: PropertyFilterInput[] | null;
+  @Field(() => PropertyGroupFilterInput, { nullable: true })
+  propertyGroup?: PropertyGroupFilterInput | null;
+  @Field(() => Boolean, { nullable: true })
+  filterTestAccounts?: boolean | null;
+}
+
+@ObjectType('PathsLink')
+export class PathsLink {
+  @Field(() => String, { description: '"<step>_<item>", step 1-based.' })
+  source!: string;
+  @Field(() => String)
+  target!: string;
+  @Field(() => Int)
+  value!: number;
+  @Field(() => Float, { description: 'Milliseconds.' })
+  average_conversion_time!: number;
+}
+
+@ObjectType('PathsResult')
+export class PathsResult {
+  @Field(() => [PathsLink])
+  results!: PathsLink[];
+  @Field(() => String)
+  hogql!: string;
+  @Field(() => String)
+  timezone!: string;
+}

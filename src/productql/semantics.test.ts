@@ -1,0 +1,232 @@
+/** Property semantics, timezones across DST, and typical query shapes, on a real DuckDB. */
+import { shutdownParser } from './index';
+import { createTestDb, P1A, P1B, type TestDb } from './testing';
+
+let db: TestDb;
+beforeAll(async () => {
+  db = await createTestDb();
+});
+afterAll(async () => {
+  db.close();
+  await shutdownParser();
+});
+
+const one = async (text: string, tz = 'Europe/Berlin'): Promise<unknown> => (await db.query(text, { timezone: tz })).results[0][0];
+const all = async (text: string, tz = 'Europe/Berlin'): Promise<unknown[][]> => (await db.query(text, { timezone: tz })).results;
+
+describe('property semantics', () => {
+  it.each([
+    // missing, empty string and JSON null all read as NULL
+    ["select countIf(properties.missing is null) from events", 6],
+    ["select countIf(properties.empty is null) from events", 6],
+    ["select countIf(properties.nul is null) from events", 6],
+    ["select countIf(properties.empty = '') from events", 0],
+    ["select countIf(properties.$browser is not null) from events", 3],
+    ["select countIf(properties.$browser = 'Chrome') from events", 2],
+    // NULL counts as "not equal"
+    ["select countIf(properties.$browser != 'Chrome') from events", 4],
+    ["select countIf(not(properties.$browser = 'Chrome')) from events", 4],
+    ["select countIf(properties.$browser not in ('Chrome', 'Safari')) from events", 3],
+    ["select countIf(properties.$browser not like 'Chr%') from events", 4],
+    ["select countIf(properties.$browser !~ '^C') from events", 4],
+    ["select countIf(properties.$browser =~ '^C') from events", 2],
+    ["select countIf(properties.$browser ilike 'chr%') from events", 2],
+    // numbers compare numerically, JSON numbers and numeric strings alike; non-numbers never match
+    ['select countIf(properties.price > 9) from events', 3],
+    ['select countIf(properties.price = 10) from events', 1],
+    ['select countIf(properties.price < 10) from events', 1],
+    ['select countIf(properties.price >= 100) from events', 1],
+    ['select countIf(properties.price between 9 and 11) from events', 2],
+    ['select sum(properties.price) from events', 119.5],
+    ["select countIf(properties.price = '10') from events", 1],
+  ])('%s → %j', async (text, expected) => {
+    expect(await one(text)).toBe(expected);
+  });
+
+  it('extracts strings, nested keys, odd keys and JSON text', async () => {
+    const r = await all(
+      "select properties.price, properties.nested.a.b, properties['nested']['a']['b'], properties.nested, properties['a.b'], properties['x/y'], properties.`$browser` from events order by timestamp limit 2",
+    );
+    expect(r[0]).toEqual(['10', 'deep', 'deep', '{"a":{"b":"deep"}}', null, null, 'Chrome']);
+    expect(r[1]).toEqual(['9.5', null, null, null, 'dotted', 'slashed', 'Safari']);
+  });
+
+  it('reports property columns as nullable strings', async () => {
+    const r = await db.query('select properties.$browser, count() over () as c, timestamp, toDate(timestamp), person_id from events limit 1');
+    expect(r.types).toEqual([
+      ['$browser', 'Nullable(String)'],
+      ['c', 'UInt64'],
+      ['timestamp', "DateTime64(6, 'Europe/Berlin')"],
+      ['toDate(timestamp)', 'Date'],
+      ['person_id', 'Nullable(UUID)'],
+    ]);
+  });
+
+  it('JSONExtract functions follow ClickHouse defaults', async () => {
+    const r = await all(
+      "select JSONExtractString(properties, 'missing'), JSONExtractFloat(properties, 'price'), JSONExtractString(properties, 'nested', 'a', 'b'), JSONHas(properties, 'nul'), JSONHas(properties, 'nope') from events order by timestamp limit 1",
+    );
+    expect(r[0]).toEqual(['', 10, 'deep', true, false]);
+  });
+});
+
+describe('timezones (Europe/Berlin, DST starts 2024-03-31 01:00 UTC)', () => {
+  it('buckets by local day across the change', async () => {
+    const r = await all('select toStartOfDay(timestamp) as d, count() from events group by d order by d');
+    expect(r).toEqual([
+      ['2024-03-30T00:00:00+01:00', 1],
+      ['2024-03-31T00:00:00+01:00', 2],
+      ['2024-04-01T00:00:00+02:00', 3],
+    ]);
+    const utc = await all('select toStartOfDay(timestamp) as d, count() from events group by d order by d', 'UTC');
+    expect(utc).toEqual([
+      ['2024-03-30T00:00:00+00:00', 2],
+      ['2024-03-31T00:00:00+00:00', 2],
+      ['2024-04-01T00:00:00+00:00', 2],
+    ]);
+  });
+
+  it('dates, hours, weeks and months are local', async () => {
+    const r = await all(
+      'select timestamp, toDate(timestamp), toStartOfHour(timestamp), toStartOfWeek(timestamp), toStartOfWeek(timestamp, 1), toStartOfMonth(timestamp), toHour(timestamp) from events order by timestamp',
+    );
+    expect(r.map((x) => x[0])).toEqual([
+      '2024-03-30T23:30:00+01:00',
+      '2024-03-31T00:30:00+01:00',
+      '2024-03-31T23:30:00+02:00',
+      '2024-04-01T00:30:00+02:00',
+      '2024-04-01T12:00:00+02:00',
+      '2024-04-01T13:00:00+02:00',
+    ]);
+    expect(r.map((x) => x[1])).toEqual(['2024-03-30', '2024-03-31', '2024-03-31', '2024-04-01', '2024-04-01', '2024-04-01']);
+    expect(r[1][2]).toBe('2024-03-31T00:00:00+01:00');
+    expect(r[2][2]).toBe('2024-03-31T23:00:00+02:00');
+    expect(r.map((x) => x[3])).toEqual(['2024-03-24', '2024-03-31', '2024-03-31', '2024-03-31', '2024-03-31', '2024-03-31']);
+    expect(r.map((x) => x[4])).toEqual(['2024-03-25', '2024-03-25', '2024-03-25', '2024-04-01', '2024-04-01', '2024-04-01']);
+    expect(r.map((x) => x[5])).toEqual(['2024-03-01', '2024-03-01', '2024-03-01', '2024-04-01', '2024-04-01', '2024-04-01']);
+    expect(r.map((x) => x[6])).toEqual([23, 0, 23, 0, 12, 13]);
+  });
+
+  it('hour buckets stay distinct when the clocks go back', async () => {
+    // 2024-10-27 00:30 and 01:30 UTC are both 02:30 local (CEST then CET).
+    const r = await all(
+      "select toStartOfHour(toDateTime('2024-10-27T00:30:00Z')), toStartOfHour(toDateTime('2024-10-27T01:30:00Z'))",
+    );
+    expect(r[0]).toEqual(['2024-10-27T02:00:00+02:00', '2024-10-27T02:00:00+01:00']);
+  });
+
+  it('string datetimes are local; day arithmetic is calendar-aware', async () => {
+    expect(await one("select count() from events where timestamp >= '2024-03-31'")).toBe(5);
+    expect(await one("select count() from events where timestamp >= '2024-03-31'", 'UTC')).toBe(4);
+    expect(await one("select count() from events where timestamp >= toDateTime('2024-03-31T00:00:00Z')")).toBe(4);
+    const r = await all(
+      "select toDateTime('2024-03-30 12:00:00') + interval 1 day, toDateTime('2024-03-30 12:00:00') + interval 24 hour, dateAdd('day', 1, toDateTime('2024-03-30 12:00:00')), dateDiff('day', toDateTime('2024-03-30 23:30:00'), toDateTime('2024-03-31 00:30:00')), dateDiff('hour', toDateTime('2024-03-31 00:00:00'), toDateTime('2024-03-31 12:00:00'))",
+    );
+    expect(r[0]).toEqual(['2024-03-31T12:00:00+02:00', '2024-03-31T13:00:00+02:00', '2024-03-31T12:00:00+02:00', 1, 11]);
+  });
+
+  it('other zones work too', async () => {
+    const r = await all("select toStartOfDay(toDateTime('2024-03-10T12:00:00Z')), toStartOfHour(toDateTime('2024-03-10T12:40:00Z'))", 'Asia/Kolkata');
+    expect(r[0]).toEqual(['2024-03-10T00:00:00+05:30', '2024-03-10T18:00:00+05:30']);
+  });
+});
+
+describe('typical query shapes', () => {
+  it('aggregation by day with breakdown', async () => {
+    const r = await all(
+      "select toStartOfDay(timestamp) as day, properties.$browser as browser, count() as c from events where event = '$pageview' group by day, browser order by day, browser",
+    );
+    expect(r).toEqual([
+      ['2024-03-30T00:00:00+01:00', 'Chrome', 1],
+      ['2024-03-31T00:00:00+01:00', 'Chrome', 1],
+      ['2024-03-31T00:00:00+01:00', 'Safari', 1],
+      ['2024-04-01T00:00:00+02:00', null, 2],
+    ]);
+  });
+
+  it('breakdown by person property through overrides and the lazy persons join', async () => {
+    const r = await all('select person.properties.plan as plan, count() as c, uniq(person_id) from events group by plan order by plan nulls last');
+    expect(r).toEqual([
+      ['free', 2, 1],
+      ['pro', 3, 1],
+      [null, 1, 0],
+    ]);
+    expect(await one("select count() from events where person_id = '" + P1A + "'")).toBe(3);
+  });
+
+  it('explicit person joins', async () => {
+    const r = await all(
+      "select p.properties.email, count() from events e inner join persons p on p.id = e.person_id group by p.properties.email order by 1",
+    );
+    expect(r).toEqual([
+      ['a@p1.com', 3],
+      ['b@p1.com', 2],
+    ]);
+    const pdi = await all('select pdi.distinct_id, pdi.person.properties.email, pdi.person_id from person_distinct_ids pdi order by 1');
+    expect(pdi).toEqual([
+      ['user1', 'a@p1.com', P1A],
+      ['user2', 'b@p1.com', P1B],
+      ['user3', 'a@p1.com', P1A],
+    ]);
+  });
+
+  it('window functions', async () => {
+    const r = await all(
+      'select distinct_id, event, row_number() over (partition by distinct_id order by timestamp) as rn, lagInFrame(event) over w as prev, count() over (partition by distinct_id) as n from events window w as (partition by distinct_id order by timestamp) order by distinct_id, rn',
+    );
+    expect(r).toEqual([
+      ['anon', '$pageview', 1, null, 1],
+      ['user1', '$pageview', 1, null, 2],
+      ['user1', '$pageview', 2, '$pageview', 2],
+      ['user2', '$pageview', 1, null, 2],
+      ['user2', 'signup', 2, '$pageview', 2],
+      ['user3', '$pageview', 1, null, 1],
+    ]);
+  });
+
+  it('CTEs, subqueries, IN, HAVING and UNION ALL', async () => {
+    expect(await one("with pv as (select distinct_id from events where event = '$pageview') select count(distinct distinct_id) from pv")).toBe(4);
+    expect(await one('select count() from (select distinct_id, count() as c from events group by distinct_id) where c > 1')).toBe(2);
+    expect(await one("select count() from events where distinct_id in (select distinct_id from events where event = 'signup')")).toBe(2);
+    expect(await all('select distinct_id, count() as c from events group by distinct_id having c > 1 order by distinct_id')).toEqual([
+      ['user1', 2],
+      ['user2', 2],
+    ]);
+    expect(await all("select event from events where event = 'signup' union all select 'x' as event")).toEqual([['signup'], ['x']]);
+  });
+
+  it('arrays, lambdas, conditionals and strings', async () => {
+    const r = await all(
+      "select arrayMap(x -> x * 2, [1, 2, 3]), arrayFilter(x -> x > 1, [1, 2, 3]), has(['a', 'b'], 'a'), splitByChar(',', 'a,b'), if(1 > 2, 'y', 'n'), multiIf(1 > 2, 'a', 2 > 1, 'b', 'c'), case when 1 = 1 then 'one' else 'other' end, concat('a', 'b'), lower('AB'), length('abc'), coalesce(NULL, 'z'), ifNull(properties.missing, 'd'), round(1.2345, 2) from events limit 1",
+    );
+    expect(r[0]).toEqual([[2, 4, 6], [2, 3], true, ['a', 'b'], 'n', 'b', 'one', 'ab', 'ab', 3, 'z', 'd', 1.23]);
+  });
+
+  it('quantiles and groupArray', async () => {
+    const r = await all("select quantile(0.5)(properties.price), median(properties.price), groupArray(properties.$browser) from events where event = '$pageview'");
+    expect(r[0][0]).toBe(10);
+    expect(r[0][1]).toBe(10);
+    expect((r[0][2] as string[]).sort()).toEqual(['Chrome', 'Chrome', 'Safari']);
+  });
+
+  it('query_log is readable per project', async () => {
+    expect(await all("select id, kind, query.kind, duration_ms, is_cached from query_log")).toEqual([['q1', 'HogQLQuery', 'HogQLQuery', 12.5, false]]);
+  });
+
+  it('variables are bound values', async () => {
+    const r = await db.query('select count() from events where event = {variables.ev} and timestamp >= {variables.since}', {
+      variables: { ev: '$pageview', since: '2024-03-31' },
+    });
+    expect(r.results).toEqual([[4]]);
+  });
+
+  it('default limit and hasMore', async () => {
+    const r = await db.query('select event from events', { limit: 4 });
+    expect(r.results).toHaveLength(4);
+    expect(r.hasMore).toBe(true);
+    const r2 = await db.query('select event from events', { limit: 4, offset: 4 });
+    expect(r2.results).toHaveLength(2);
+    expect(r2.hasMore).toBe(false);
+    expect(r2.offset).toBe(4);
+  });
+});

@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import type { Project } from '../store/entities';
+
+/** Keys that change how a result is shown or labelled, never what it is: left out of the cache key. */
+const DISPLAY_ONLY_KEYS = new Set(['name', 'custom_name', 'tags', 'response', 'explain', 'modifiers', 'displayName']);
+
+/** The node with display-only keys removed at every depth, object keys sorted (a stable JSON text). */
+export function normalizeNode(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalizeNode);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (DISPLAY_ONLY_KEYS.has(k) || v === undefined) continue;
+      out[k] = normalizeNode(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * `cache_<md5>` of the normalized node and what else changes its answer: the project, its timezone and week
+ * start. The project's data version is not in the key: it is stored with the entry, so a result computed before
+ * new events arrived is found, and reported, as stale.
+ */
+export function cacheKey(project: Pick<Project, 'id' | 'timezone' | 'week_start_day'>, node: unknown): string {
+  const text = JSON.stringify({
+    node: normalizeNode(node),
+    project: project.id,
+    timezone: project.timezone,
+    week_start_day: project.week_start_day,
+    version: 1,
+  });
+  return 'cache_' + createHash('md5').update(text).digest('hex');
+}

@@ -1,0 +1,170 @@
+/**
+ * Calendar-mode retention computed in the engine: cohort memberships (actor, cohort period, breakdown value) and
+ * returning (actor, period) pairs are aggregated, joined on the actor and counted per (cohort, value, offset), so
+ * only a small grid comes back. Period indexes are calendar distances from `date_from` in the project timezone.
+ */
+import { ast, type Expr, type Query } from '../../productql';
+
+export interface RetentionSqlInput {
+  type: 'retention_recurring' | 'retention_first_time' | 'retention_first_ever_occurrence';
+  period: 'hour' | 'day' | 'week' | 'month';
+  weekStart: number;
+  /** Local wall-clock start of the range, `YYYY-MM-DD HH:MM:SS`. */
+  fromLocal: string;
+  toLocal: string;
+  total: number;
+  minOccurrences: number;
+  cumulative: boolean;
+  actor: Expr;
+  actorPresent: Expr;
+  global?: Expr;
+  targetFull: Expr;
+  targetName: Expr;
+  returning: Expr;
+  breakdown?: Expr;
+  /**
+   * Period starts as bound datetime constants (project-local wall clock), first = `date_from`. The period index of
+   * an event is computed from them with plain comparisons or, when every period has the same length in seconds
+   * (`uniformSeconds`: no DST change inside an hour/day/week range), by arithmetic — both avoid a timezone
+   * conversion per event, which cost 1.5 s of 2.8 s at 10M events.
+   */
+  periodStarts?: Expr[];
+  uniformSeconds?: number | null;
+}
+
+const f = (x: string) => ast.field(x);
+const c = (v: string | number | boolean | null) => ast.constant(v);
+
+export function periodIndexExpr(period: RetentionSqlInput['period'], fromLocal: string, weekStart: number, ts: Expr = f('timestamp')): Expr {
+  const from = ast.call('toDateTime', [c(fromLocal)]);
+  switch (period) {
+    case 'hour':
+    case 'day':
+    case 'month':
+      return ast.call('dateDiff', [c(period), from, ts]);
+    case 'week':
+      return ast.call('intDiv', [
+        ast.arithmetic('-', ast.call('toStartOfWeek', [ts, c(weekStart === 1 ? 1 : 0)]), ast.call('toDate', [c(fromLocal.slice(0, 10))])),
+        c(7),
+      ]);
+  }
+}
+
+function fastPeriodIndex(inp: RetentionSqlInput): Expr | undefined {
+  const ts = f('timestamp');
+  if (inp.uniformSeconds)
+    return ast.call('floor', [ast.arithmetic('/', ast.arithmetic('-', ts, ast.call('toDateTime', [c(inp.fromLocal)])), c(inp.uniformSeconds))]);
+  if (!inp.periodStarts || inp.periodStarts.length > 64) return undefined;
+  // Events before date_from only matter through min(ts) (first-time lookups), so 0 for them is harmless.
+  return inp.periodStarts
+    .slice(1)
+    .map((b) => ast.call('if', [ast.compare('>=', ts, b), c(1), c(0)]) as Expr)
+    .reduce((a, b) => ast.arithmetic('+', a, b), c(0) as Expr);
+}
+
+/** Rows: `kind` ('size' | 'return' | 'max'), cohort, value, k, n. */
+export function retentionGridQuery(inp: RetentionSqlInput): Query {
+  const ts = f('timestamp');
+  const inRange = ast.and(ast.compare('>=', ts, ast.call('toDateTime', [c(inp.fromLocal)])), ast.compare('<', ts, ast.call('toDateTime', [c(inp.toLocal)])));
+  const beforeTo = ast.compare('<', ts, ast.call('toDateTime', [c(inp.toLocal)]));
+  const firstTime = inp.type !== 'retention_recurring';
+  const anchorCond = inp.type === 'retention_first_ever_occurrence' ? inp.targetName : inp.targetFull;
+  const flag = (e: Expr) => ast.call('if', [e, c(true), c(false)]);
+  const ctes = [
+    ast.cte(
+      'e',
+      ast.select({
+        select: [
+          // Non-null: keeps the join on actor a hash join (see fast-ordered.ts).
+          ast.alias('actor', ast.call('assumeNotNull', [inp.actor])),
+          ast.alias('ts', ts),
+          ast.alias('p', fastPeriodIndex(inp) ?? periodIndexExpr(inp.period, inp.fromLocal, inp.weekStart)),
+          ast.alias('in_range', flag(inRange)),
+          ast.alias('t', flag(inp.targetFull)),
+          ast.alias('tn', flag(inp.targetName)),
+          ast.alias('r', flag(inp.returning)),
+          ast.alias('bd', inp.breakdown ?? c('')),
+        ],
+        from: 'events',
+        where: ast.and(
+          inp.global,
+          inp.actorPresent,
+          firstTime ? ast.or(ast.and(inRange, ast.or(inp.targetFull, inp.returning)), ast.and(beforeTo, anchorCond)) : ast.and(inRange, ast.or(inp.targetFull, inp.returning)),
+        ),
+      }),
+    ),
+  ];
+  let starts: Query;
+  if (!firstTime) {
+    starts = ast.select({
+      select: [f('actor'), ast.alias('cohort', f('p')), ast.alias('value', ast.call('argMin', [f('bd'), f('ts')]))],
+      from: 'e',
+      where: ast.and(f('t'), f('in_range')),
+      groupBy: [f('actor'), f('p')],
+    });
+  } else {
+    const anchorFlag = inp.type === 'retention_first_ever_occurrence' ? f('tn') : f('t');
+    starts = ast.select({
+      select: [f('actor'), ast.alias('cohort', ast.call('argMin', [f('p'), f('ts')])), ast.alias('value', ast.call('argMin', [f('bd'), f('ts')]))],
+      from: 'e',
+      where: anchorFlag,
+      groupBy: [f('actor')],
+      having: ast.and(
+        ast.compare('>=', ast.call('min', [f('ts')]), ast.call('toDateTime', [c(inp.fromLocal)])),
+        // first-ever occurrence: the very first event must itself match the target filters.
+        inp.type === 'retention_first_ever_occurrence' ? ast.call('argMin', [f('t'), f('ts')]) : undefined,
+      ),
+    });
+  }
+  ctes.push(ast.cte('starts', starts));
+  ctes.push(
+    ast.cte(
+      'returns',
+      ast.select({
+        select: [f('actor'), f('p')],
+        from: 'e',
+        where: ast.and(f('r'), f('in_range')),
+        groupBy: [f('actor'), f('p')],
+        having: ast.compare('>=', ast.call('count', []), c(inp.minOccurrences)),
+      }),
+    ),
+  );
+  ctes.push(
+    ast.cte(
+      'pairs',
+      ast.select({
+        select: [f('s.actor'), f('s.cohort'), f('s.value'), ast.alias('k', ast.arithmetic('-', f('r.p'), f('s.cohort')))],
+        from: ast.joins(ast.joinExpr('starts', { alias: 's' }), ast.joinExpr('returns', { alias: 'r', type: 'INNER JOIN', on: ast.eq(f('s.actor'), f('r.actor')) })),
+        where: ast.and(ast.compare('>', f('r.p'), f('s.cohort')), ast.compare('<', ast.arithmetic('-', f('r.p'), f('s.cohort')), c(inp.total))),
+      }),
+    ),
+  );
+  const sizes = ast.select({
+    select: [ast.alias('kind', c('size')), f('cohort'), f('value'), ast.alias('k', c(0)), ast.alias('n', ast.call('count', []))],
+    from: 'starts',
+    groupBy: [f('cohort'), f('value')],
+  });
+  const returns = inp.cumulative
+    ? ast.select({
+        select: [ast.alias('kind', c('max')), f('cohort'), f('value'), ast.alias('k', f('mk')), ast.alias('n', ast.call('count', []))],
+        from: ast.select({
+          select: [f('cohort'), f('value'), ast.alias('mk', ast.call('max', [f('k')]))],
+          from: 'pairs',
+          groupBy: [f('actor'), f('cohort'), f('value')],
+        }),
+        groupBy: [f('cohort'), f('value'), f('mk')],
+      })
+    : ast.select({
+        select: [ast.alias('kind', c('return')), f('cohort'), f('value'), f('k'), ast.alias('n', ast.call('count', []))],
+        from: 'pairs',
+        groupBy: [f('cohort'), f('value'), f('k')],
+      });
+  return {
+    ...ast.select({
+      select: [f('kind'), f('cohort'), f('value'), f('k'), f('n')],
+      from: ast.unionAll(sizes, returns),
+      orderBy: [ast.order(f('kind')), ast.order(f('cohort')), ast.order(f('value')), ast.order(f('k'))],
+    }),
+    ctes,
+  };
+}
