@@ -13,6 +13,8 @@ describe('loadConfig defaults', () => {
       bootstrapKey: undefined,
       bodyLimitBytes: 20 * 1024 * 1024,
       queryTimeoutMs: 60_000,
+      queryConcurrency: 3,
+      asyncResultTtlMs: 600_000,
       graphqlMaxDepth: 12,
       graphqlMaxCost: 5000,
     });
@@ -32,6 +34,8 @@ describe('loadConfig defaults', () => {
         QUARRY_BOOTSTRAP_KEY: KEY32,
         QUARRY_BODY_LIMIT_BYTES: '2048',
         QUARRY_QUERY_TIMEOUT_MS: '100',
+        QUARRY_QUERY_CONCURRENCY: '5',
+        QUARRY_ASYNC_RESULT_TTL_MS: '5000',
         QUARRY_GRAPHQL_MAX_DEPTH: '2',
         QUARRY_GRAPHQL_MAX_COST: '10',
       }),
@@ -43,6 +47,8 @@ describe('loadConfig defaults', () => {
       bootstrapKey: KEY32,
       bodyLimitBytes: 2048,
       queryTimeoutMs: 100,
+      queryConcurrency: 5,
+      asyncResultTtlMs: 5000,
       graphqlMaxDepth: 2,
       graphqlMaxCost: 10,
     });

@@ -35,6 +35,12 @@ export const createSecretKeyInput = z
     scopes: scopeList.refine((s) => s.every((x) => SECRET_KEY_SCOPES.includes(x)), {
       message: `Project secret API keys may only hold: ${SECRET_KEY_SCOPES.join(', ')}.`,
     }),
+    /** Endpoint variables the key always runs with (e.g. `{customer_id: "acme"}`); they override the caller's. */
+    fixed_variables: z
+      .record(z.string().regex(/^[$A-Za-z_][\w$.-]{0,199}$/, 'Not a valid variable name.'), z.unknown())
+      .refine((v) => Object.keys(v).length <= 50, { message: 'At most 50 fixed variables.' })
+      .nullable()
+      .default(null),
   })
   .strict();
 
@@ -59,6 +65,8 @@ export interface SecretKeyView {
   created_by: number | null;
   created_at: string;
   last_used_at: string | null;
+  /** Endpoint variables forced on every run through this key; null = none. */
+  fixed_variables?: Record<string, unknown> | null;
   value?: string;
 }
 
@@ -84,6 +92,7 @@ const secretView = (k: ProjectSecretApiKey, value?: string): SecretKeyView => ({
   created_by: k.created_by_id,
   created_at: k.created_at.toISOString(),
   last_used_at: iso(k.last_used_at),
+  fixed_variables: k.fixed_variables ?? null,
   ...(value ? { value } : {}),
 });
 
@@ -181,6 +190,7 @@ export class KeyService {
       secure_value: hashKey(value),
       mask_value: maskKey(value),
       scopes: body.scopes,
+      fixed_variables: body.fixed_variables,
       created_by_id: principal.kind === 'personal' ? principal.userId : null,
       last_used_at: null,
       revoked_at: null,

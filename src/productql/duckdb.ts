@@ -104,7 +104,8 @@ class DuckDBDialect implements Dialect {
           if (HAS_OFFSET.test(s) && /\d[T ]\d/.test(s)) return `timezone('UTC', CAST(${p.sql} AS TIMESTAMPTZ))`;
           return this.utc(`CAST(${p.sql} AS TIMESTAMP)`, h);
         }
-        return this.utc(`TRY_CAST(${p.sql} AS TIMESTAMP)`, h);
+        // a string carrying its own offset (Z, +02:00) is an instant; without one it is project-local time
+        return `CASE WHEN regexp_matches(${p.sql}, '\\d[T ]\\d.*(Z|[+-]\\d\\d(:?\\d\\d)?)$') THEN timezone('UTC', TRY_CAST(${p.sql} AS TIMESTAMPTZ)) ELSE ${this.utc(`TRY_CAST(${p.sql} AS TIMESTAMP)`, h)} END`;
       default:
         return h.error(`Cannot use a ${p.type} value as a datetime`, node);
     }

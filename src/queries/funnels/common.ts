@@ -1,10 +1,9 @@
 /**
- * Private helpers shared by the funnels, retention and paths runners: project-timezone calendar maths, the insight
- * date range (PostHog's QueryDateRange rounding), interval buckets, a minimal property-filter → ProductQL
- * translation, series-node matching and breakdown expressions.
- *
- * Why private: the shared insight machinery (src/queries/insights) did not exist when these runners were written.
- * Everything here is deliberately small; once the shared module lands the runners should switch to it.
+ * Helpers shared by the funnels, retention and paths runners on top of the shared insight machinery
+ * (src/queries/insights: property filters, breakdown specs, QueryDateRange): series-node conditions, the
+ * funnel/retention breakdown value (`ifNull(toString(prop), '')`, not the trends null sentinel), the actor, and the
+ * epoch-ms calendar helpers retention uses for its period-aligned range (PostHog's QueryDateRangeWithIntervals,
+ * whose rules differ from QueryDateRange's).
  */
 import { validationError } from '../../errors';
 import { ast, type Expr } from '../../productql';

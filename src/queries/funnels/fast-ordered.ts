@@ -16,7 +16,7 @@ import { ast, type Expr, type Query } from '../../productql';
 /**
  * Rows of steps k and k+1 at the same time: the step-k row sorts first, so it pairs with the later-step event of the
  * same timestamp (as the per-actor evaluation, which orders equal times by step). The caller guarantees that no
- * event matches two adjacent steps (distinct, non-null event names), so no event can pair with itself; this avoids
+ * event matches two steps (distinct, non-null event names), so no event can pair with itself or be reused; this avoids
  * a tie-break on uuid, which cost a third of the query time.
  */
 

@@ -107,6 +107,28 @@ describe('ordered funnels', () => {
     expect(counts(r)).toEqual([2, 1]);
   });
 
+  it('person-property filters and group aggregation', async () => {
+    const pid = await h.load({
+      persons: [
+        { distinct_ids: ['a'], properties: { plan: 'pro' } },
+        { distinct_ids: ['b'], properties: { plan: 'free' } },
+      ],
+      events: [
+        ev('a', 'pv', '2024-01-02T10:00:00Z', { $group_0: 'acme' }),
+        ev('a', 'signup', '2024-01-02T10:05:00Z', { $group_0: 'acme' }),
+        ev('b', 'pv', '2024-01-02T10:00:00Z', { $group_0: 'acme' }),
+        ev('b', 'signup', '2024-01-02T10:01:00Z', { $group_0: 'beta' }),
+      ],
+    });
+    const base = { kind: 'FunnelsQuery', dateRange: RANGE, series: [E('pv'), E('signup')] };
+    const pro = await h.run(funnelsRunner, { ...base, properties: [{ type: 'person', key: 'plan', operator: 'exact', value: 'pro' }] }, pid);
+    expect(counts(pro)).toEqual([1, 1]);
+    // By group: acme entered (pv) and converted (a's signup); beta only has a signup.
+    const byGroup = await h.run(funnelsRunner, { ...base, aggregation_group_type_index: 0 }, pid);
+    expect(counts(byGroup)).toEqual([1, 1]);
+    expect(byGroup.results[1].average_conversion_time).toBe(300);
+  });
+
   it('an empty funnel returns []', async () => {
     const r = await funnel([ev('a', 'signup', '2024-01-02T10:00:00Z')], { series: [E('pv'), E('signup')] });
     expect(r.results).toEqual([]);

@@ -51,14 +51,14 @@ const ACTOR_SEP = '\u0002';
  */
 export async function runPerActorItems(
   ctx: RunnerContext,
-  parts: { actor: Expr; item: Expr; where: Expr },
+  parts: { actor: Expr; item: Expr; where?: Expr; from?: Query },
 ): Promise<{ actors: Map<string, string[]>; hogql: string }> {
   const query = ast.select({
     select: [
       ast.alias('bucket', ast.call('substring', [parts.actor, ast.constant(1), ast.constant(3)])),
       ast.alias('evs', ast.call('groupArray', [ast.call('concat', [parts.actor, ast.constant(ACTOR_SEP), parts.item])])),
     ],
-    from: 'events',
+    from: parts.from ?? 'events',
     where: parts.where,
     groupBy: [ast.field('bucket')],
     orderBy: [ast.order(ast.field('bucket'))],
@@ -76,3 +76,7 @@ export async function runPerActorItems(
     }
   return { actors, hogql };
 }
+
+/** Milliseconds since the epoch as an integer (cheaper to print and parse than float seconds). */
+export const epochMsExpr = (ts: Expr = ast.field('timestamp')): Expr =>
+  ast.call('toInt', [ast.call('round', [ast.arithmetic('*', ast.arithmetic('-', ts, ast.call('toDateTime', [ast.constant(0)])), ast.constant(1000))])]);

@@ -5,7 +5,7 @@ import { actorExpr, breakdownExprs, entityExpr, eventNameExpr, median, propertie
 import { bucketKey, bucketKeyFromValue, bucketStartExpr, globalFilterExpr, instantToLocal, QueryDateRange, startOfInterval, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
-import { runPerActorItems } from '../funnels/run-paged';
+import { epochMsExpr, runPerActorItems } from '../funnels/run-paged';
 import { runInsightQuery } from '../insights';
 import { funnelsQuerySchema, type FunnelsQueryNode } from '../funnels/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
@@ -104,7 +104,7 @@ function buildQueryParts(node: FunnelsQueryNode, ctx: RunnerContext, range: Quer
           }),
         );
   const item = ast.call('concat', [
-    toStr(ast.arithmetic('-', ast.field('timestamp'), ast.call('toDateTime', [ast.constant(0)]))),
+    toStr(epochMsExpr()),
     ast.constant('|'),
     toStr(mask(stepConds)),
     ast.constant('|'),
@@ -131,7 +131,7 @@ function parseEvents(list: unknown): FunnelEvent[] {
     const a = s.indexOf('|');
     const b = s.indexOf('|', a + 1);
     const c = s.indexOf('|', b + 1);
-    out.push({ ts: Math.round(Number(s.slice(0, a)) * 1000), steps: Number(s.slice(a + 1, b)), excl: Number(s.slice(b + 1, c)), bd: s.slice(c + 1) });
+    out.push({ ts: Number(s.slice(0, a)), steps: Number(s.slice(a + 1, b)), excl: Number(s.slice(b + 1, c)), bd: s.slice(c + 1) });
   }
   // Time order; on equal times the event matching the earlier step first.
   out.sort((x, y) => x.ts - y.ts || lowest(x.steps) - lowest(y.steps));
@@ -277,8 +277,9 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     (!withBreakdown || (bdCount === 1 && (attributionType === 'first_touch' || attributionType === 'last_touch'))) &&
     !(ff.exclusions ?? []).length &&
     !cfg.optional.some(Boolean) &&
-    // No event may match two adjacent steps (see fast-ordered.ts on ties).
-    node.series.every((s, i) => s.kind === 'EventsNode' && !!s.event && (i === 0 || stepEvent(node.series[i - 1]) !== s.event));
+    // No event may match two steps (see fast-ordered.ts on ties): distinct, named events.
+    node.series.every((s) => s.kind === 'EventsNode' && !!s.event) &&
+    new Set(node.series.map(stepEvent)).size === n;
   if (fast) {
     const custom = ff.funnelAggregateByHogQL ? toStr(parseExprSync(ff.funnelAggregateByHogQL)) : null;
     const actor = custom ?? actorExpr(node.aggregation_group_type_index);

@@ -61,7 +61,7 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
     const buckets = range.buckets();
     const actor = actorExpr(groupIndex);
     const b = bucketStartExpr(interval, range.weekStartDay);
-    // Group actors have no creation time here: their first activity counts as creation.
+    // Group actors have no creation time here: they are never "new" (first activity is resurrecting).
     const created =
       groupIndex === null
         ? ast.call('min', [bucketStartExpr(interval, range.weekStartDay, ast.field('person', 'created_at'))])

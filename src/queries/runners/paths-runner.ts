@@ -1,8 +1,8 @@
 import { validationError } from '../../errors';
-import { ast, initParser, type Expr } from '../../productql';
+import { ast, initParser, type Expr, type Query } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
 import { toStr } from '../funnels/common';
-import { runPerActorItems } from '../funnels/run-paged';
+import { epochMsExpr, runPerActorItems } from '../funnels/run-paged';
 import { globalFilterExpr, QueryDateRange } from '../insights';
 import { pathLinks, personPaths, type PathEvent, type PathsOptions } from '../paths/compute';
 import { pathsQuerySchema, type PathsQueryNode } from '../paths/schema';
@@ -24,32 +24,60 @@ export const groupingRegex = (pattern: string): string =>
     .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
     .join('.*');
 
+/** `replaceRegexpAll(url, '(.)/$', '\\1')` without a regex per event: one trailing `/` off, `/` itself kept. */
+function stripTrailingSlashExpr(url: Expr): Expr {
+  const len = ast.call('length', [url]);
+  return ast.call('if', [
+    ast.and(ast.call('endsWith', [url, ast.constant('/')]), ast.compare('>', len, ast.constant(1))),
+    ast.call('substring', [url, ast.constant(1), ast.arithmetic('-', len, ast.constant(1))]),
+    url,
+  ]);
+}
+
 function cleaningRules(list: unknown[] | null | undefined): CleaningRule[] {
   const rules = (list ?? []).filter((r): r is CleaningRule => !!r && typeof r === 'object' && typeof (r as CleaningRule).regex === 'string');
   return [...rules].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
 }
 
-function pathItemExpr(node: PathsQueryNode, ctx: RunnerContext): Expr {
+/**
+ * The path item in three levels, so that no expression is evaluated twice per event: raw fields (one JSON
+ * extraction each) → item with cleaning rules → item with groupings (which reads it once per pattern).
+ */
+function pathItemQuery(node: PathsQueryNode, ctx: RunnerContext, where: Expr): { from: Query; item: Expr } {
   const pf = node.pathsFilter;
   const types = pf.includeEventTypes ?? [];
-  const event = ast.field('event');
-  const other: Expr = types.includes('hogql') && pf.pathsHogQLExpression ? toStr(parseExprSync(pf.pathsHogQLExpression)) : event;
+  const f = ast.field;
+  const raw = ast.select({
+    select: [
+      ast.alias('actor', toStr(f('person_id'))),
+      ast.alias('ms', epochMsExpr()),
+      f('event'),
+      ast.alias('url', ast.call('ifNull', [f('properties', '$current_url'), ast.constant('')])),
+      ast.alias('screen', ast.call('ifNull', [f('properties', '$screen_name'), ast.constant('')])),
+      ...(types.includes('hogql') && pf.pathsHogQLExpression ? [ast.alias('hx', toStr(parseExprSync(pf.pathsHogQLExpression)))] : []),
+    ],
+    from: 'events',
+    where,
+  });
+  const event = f('event');
   let item: Expr = ast.call('multiIf', [
     ast.eq(event, ast.constant('$pageview')),
-    ast.call('replaceRegexpAll', [ast.call('ifNull', [ast.field('properties', '$current_url'), ast.constant('')]), ast.constant('(.)/$'), ast.constant('\\1')]),
+    stripTrailingSlashExpr(f('url')),
     ast.eq(event, ast.constant('$screen')),
-    ast.call('ifNull', [ast.field('properties', '$screen_name'), ast.constant('')]),
-    ast.call('ifNull', [other, ast.constant('')]),
+    f('screen'),
+    types.includes('hogql') && pf.pathsHogQLExpression ? f('hx') : event,
   ]);
   const rules = [...(pf.pathReplacements ? cleaningRules(ctx.project.path_cleaning_filters) : []), ...cleaningRules(pf.localPathCleaningFilters)];
   for (const r of rules) item = ast.call('replaceRegexpAll', [item, ast.constant(r.regex!), ast.constant(r.alias ?? '')]);
+  const cleaned = ast.select({ select: [f('actor'), f('ms'), ast.alias('item0', item)], from: raw, where: ast.compare('!=', f('actor'), ast.constant('')) });
+  let grouped: Expr = f('item0');
   const groupings = pf.pathGroupings ?? [];
   if (groupings.length) {
     const args: Expr[] = [];
-    for (const g of groupings) args.push(ast.call('match', [item, ast.constant(groupingRegex(g))]), ast.constant(g));
-    item = ast.call('multiIf', [...args, item]);
+    for (const g of groupings) args.push(ast.call('match', [f('item0'), ast.constant(groupingRegex(g))]), ast.constant(g));
+    grouped = ast.call('multiIf', [...args, f('item0')]);
   }
-  return item;
+  return { from: cleaned, item: ast.call('concat', [toStr(f('ms')), ast.constant('|'), grouped]) };
 }
 
 function includeExpr(node: PathsQueryNode): Expr | undefined {
@@ -70,17 +98,8 @@ export async function runPaths(node: PathsQueryNode, ctx: RunnerContext): Promis
   const pf = node.pathsFilter;
   const tz = ctx.project.timezone;
   const range = new QueryDateRange({ dateRange: node.dateRange, interval: 'day', timezone: tz, weekStartDay: ctx.project.week_start_day ?? 0 });
-  const actor = toStr(ast.field('person_id'));
-  const item = ast.call('concat', [
-    toStr(ast.arithmetic('-', ast.field('timestamp'), ast.call('toDateTime', [ast.constant(0)]))),
-    ast.constant('|'),
-    pathItemExpr(node, ctx),
-  ]);
-  const { actors, hogql } = await runPerActorItems(ctx, {
-    actor,
-    item,
-    where: ast.and(range.whereExpr(), globalFilterExpr(node, ctx), includeExpr(node), ast.compare('!=', actor, ast.constant(''))),
-  });
+  const { from, item } = pathItemQuery(node, ctx, ast.and(range.whereExpr(), globalFilterExpr(node, ctx), includeExpr(node)));
+  const { actors, hogql } = await runPerActorItems(ctx, { actor: ast.field('actor'), item, from });
 
   const opts: PathsOptions = {
     stepLimit: pf.stepLimit ?? 5,
@@ -98,7 +117,7 @@ export async function runPaths(node: PathsQueryNode, ctx: RunnerContext): Promis
       const evs: PathEvent[] = list.map((raw) => {
         const s = String(raw);
         const i = s.indexOf('|');
-        return { ts: Math.round(Number(s.slice(0, i)) * 1000), item: s.slice(i + 1) };
+        return { ts: Number(s.slice(0, i)), item: s.slice(i + 1) };
       });
       for (const p of personPaths(evs, opts)) all.push(p);
     }

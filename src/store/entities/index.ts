@@ -1,8 +1,23 @@
+import { Endpoint } from './endpoint';
+import { EndpointVersion } from './endpoint-version';
 import { PersonalApiKey } from './personal-api-key';
+import { Insight } from './insight';
+import { ActivityLog } from './activity-log';
 import { Project } from './project';
 import { ProjectSecretApiKey } from './project-secret-api-key';
 import { User } from './user';
 
 export { PersonalApiKey, Project, ProjectSecretApiKey, User };
+export { Insight, ActivityLog };
+export { Endpoint, EndpointVersion };
 
-export const ENTITIES = [User, Project, PersonalApiKey, ProjectSecretApiKey];
+export const ENTITIES = [
+  User,
+  Project,
+  PersonalApiKey,
+  ProjectSecretApiKey,
+  Insight,
+  ActivityLog,
+  Endpoint,
+  EndpointVersion,
+];

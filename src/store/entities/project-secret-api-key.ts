@@ -26,6 +26,10 @@ export class ProjectSecretApiKey {
   @Column({ type: 'integer', nullable: true })
   created_by_id!: number | null;
 
+  /** Endpoint variables this key always runs with; they override whatever the caller sends. */
+  @Column({ ...jsonColumn, nullable: true })
+  fixed_variables!: Record<string, unknown> | null;
+
   @CreateDateColumn({ type: 'datetime' })
   created_at!: Date;
 

@@ -1,5 +1,12 @@
 import { Initial1764100000001 } from './0001-initial';
 import { ProjectSettings1764100000002 } from './0002-project-settings';
+import { Insights1764100000003 } from './0003-insights';
+import { Endpoints1764100000004 } from './0004-endpoints';
 
 /** Every migration, oldest first. A later issue appends its own; never edit a released one. */
-export const MIGRATIONS = [Initial1764100000001, ProjectSettings1764100000002];
+export const MIGRATIONS = [
+  Initial1764100000001,
+  ProjectSettings1764100000002,
+  Insights1764100000003,
+  Endpoints1764100000004,
+];

@@ -1,0 +1,57 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { ActivityChange, ActivityLog } from '../store/entities/activity-log';
+
+/** The user fields PostHog shows for a creator, a modifier or the author of an activity (UserBasic). */
+export interface UserBasic {
+  id: number;
+  first_name: string;
+  last_name: string;
+  email: string;
+}
+
+/** An activity entry as `GET …/insights/<id>/activity/` returns it (PostHog's ActivityLog serializer). */
+export interface ActivityView {
+  id: number;
+  user: UserBasic | null;
+  activity: string;
+  scope: string;
+  item_id: string;
+  detail: ActivityLog['detail'];
+  created_at: string;
+  is_system: boolean;
+  unread: boolean;
+}
+
+/** The insight fields whose changes are logged (before/after), in display order. */
+export const TRACKED_FIELDS = ['name', 'derived_name', 'description', 'query', 'tags', 'favorited', 'saved', 'deleted', 'order'] as const;
+export type TrackedField = (typeof TRACKED_FIELDS)[number];
+
+/** The changes between two states of an item: one entry per tracked field whose value differs. */
+export function diffFields(
+  type: string,
+  before: Partial<Record<TrackedField, unknown>> | null,
+  after: Partial<Record<TrackedField, unknown>>,
+): ActivityChange[] {
+  const changes: ActivityChange[] = [];
+  for (const field of TRACKED_FIELDS) {
+    if (!(field in after)) continue;
+    const b = before ? (before[field] ?? null) : null;
+    const a = after[field] ?? null;
+    if (before && isDeepStrictEqual(b, a)) continue;
+    if (!before && (a === null || (Array.isArray(a) && a.length === 0))) continue;
+    changes.push({ type, action: before ? 'changed' : 'created', field, before: b, after: a });
+  }
+  return changes;
+}
+
+export const activityView = (a: ActivityLog, users: Map<number, UserBasic>): ActivityView => ({
+  id: a.id,
+  user: a.user_id !== null ? (users.get(a.user_id) ?? null) : null,
+  activity: a.activity,
+  scope: a.scope,
+  item_id: a.item_id,
+  detail: a.detail,
+  created_at: a.created_at.toISOString(),
+  is_system: a.user_id === null,
+  unread: false,
+});

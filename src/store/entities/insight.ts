@@ -1,0 +1,84 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { jsonColumn } from '../json-column';
+
+/** A saved insight: a named query node of a project, plus the cache fields of its last result. */
+@Entity('insights')
+@Index(['project_id', 'short_id'], { unique: true })
+export class Insight {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  project_id!: number;
+
+  /** 8 alphanumerics, unique per project; PostHog's UI URLs use it (`/insights/<short_id>`). */
+  @Column({ type: 'text' })
+  short_id!: string;
+
+  @Column({ type: 'text', nullable: true })
+  name!: string | null;
+
+  /** The auto-generated title, shown when `name` is empty. */
+  @Column({ type: 'text', nullable: true })
+  derived_name!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  description!: string | null;
+
+  /** The node as the client sent it (validated), e.g. `{kind: 'InsightVizNode', source: {kind: 'TrendsQuery', …}}`. */
+  @Column(jsonColumn)
+  query!: Record<string, unknown>;
+
+  /** `query.kind`, kept for the `kind` list filter. */
+  @Column({ type: 'text' })
+  query_kind!: string;
+
+  /** `query.source.kind` of a wrapper node (InsightVizNode, DataVisualizationNode, DataTableNode); else null. */
+  @Column({ type: 'text', nullable: true })
+  source_kind!: string | null;
+
+  @Column({ ...jsonColumn, default: '[]' })
+  tags!: string[];
+
+  @Column({ type: 'boolean', default: false })
+  favorited!: boolean;
+
+  @Column({ type: 'boolean', default: true })
+  saved!: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  deleted!: boolean;
+
+  @Column({ type: 'integer', nullable: true })
+  order!: number | null;
+
+  @Column({ type: 'datetime' })
+  created_at!: Date;
+
+  @Column({ type: 'integer', nullable: true })
+  created_by_id!: number | null;
+
+  /** Bumped by every save. */
+  @Column({ type: 'datetime' })
+  updated_at!: Date;
+
+  /** Bumped only when a material field (name, description, query) changes. */
+  @Column({ type: 'datetime' })
+  last_modified_at!: Date;
+
+  @Column({ type: 'integer', nullable: true })
+  last_modified_by_id!: number | null;
+
+  /** Cache key of the last result seen for this insight (PostHog's `filters_hash`). */
+  @Column({ type: 'text', nullable: true })
+  cache_key!: string | null;
+
+  @Column({ type: 'datetime', nullable: true })
+  last_refresh!: Date | null;
+
+  @Column({ type: 'datetime', nullable: true })
+  cache_target_age!: Date | null;
+
+  @Column({ type: 'datetime', nullable: true })
+  next_allowed_client_refresh!: Date | null;
+}
