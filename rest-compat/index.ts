@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../src/services';
 import { registerEventRoutes } from './events';
+import { registerInsightRoutes } from './insights';
 import { registerKeyRoutes } from './keys';
 import { registerProjectRoutes } from './projects';
 import { registerQueryRoutes } from './query';
@@ -11,4 +12,5 @@ export function registerRestRoutes(app: FastifyInstance, services: Services): vo
   registerKeyRoutes(app, services);
   registerQueryRoutes(app, services);
   registerEventRoutes(app, services);
+  registerInsightRoutes(app, services);
 }

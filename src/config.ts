@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { rateRules, type RateFamily, type RateRule } from './auth/rate-limiter';
 
 /** Typed, validated configuration. Every field is read from the environment (QUARRY_*) with a default. */
 export interface Config {
@@ -24,6 +25,12 @@ export interface Config {
   queryConcurrency: number;
   /** How long an async query's status and results stay available after it ends, in ms. Default 600,000. */
   asyncResultTtlMs: number;
+  /**
+   * Rate limits per route family, per key and per project (burst per minute, sustained per hour). Default
+   * PostHog's figures; QUARRY_RATE_LIMITS (JSON) overrides families; QUARRY_RATE_LIMIT_ENABLED=false turns
+   * them off (load tests).
+   */
+  rateLimits: Record<RateFamily, RateRule> | null;
   /** Maximum GraphQL operation depth. Default 12. */
   graphqlMaxDepth: number;
   /** Maximum GraphQL operation cost (fields counted, lists weighted). Default 5,000. */
@@ -65,6 +72,17 @@ const envSchema = z.object({
   QUARRY_QUERY_TIMEOUT_MS: intFrom('QUARRY_QUERY_TIMEOUT_MS', 60_000, 100, 3_600_000),
   QUARRY_QUERY_CONCURRENCY: intFrom('QUARRY_QUERY_CONCURRENCY', 3, 1, 64),
   QUARRY_ASYNC_RESULT_TTL_MS: intFrom('QUARRY_ASYNC_RESULT_TTL_MS', 600_000, 1000, 7 * 86_400_000),
+  QUARRY_RATE_LIMIT_ENABLED: z.enum(['true', 'false', '1', '0']).default('true'),
+  QUARRY_RATE_LIMITS: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      try {
+        rateRules(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: `QUARRY_RATE_LIMITS must be JSON like {"query": {"burst": 60, "sustained": 600}}: ${(e as Error).message.split('\n')[0]}` });
+      }
+    }),
   QUARRY_GRAPHQL_MAX_DEPTH: intFrom('QUARRY_GRAPHQL_MAX_DEPTH', 12, 2, 100),
   QUARRY_GRAPHQL_MAX_COST: intFrom('QUARRY_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
 });
@@ -89,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     queryTimeoutMs: e.QUARRY_QUERY_TIMEOUT_MS,
     queryConcurrency: e.QUARRY_QUERY_CONCURRENCY,
     asyncResultTtlMs: e.QUARRY_ASYNC_RESULT_TTL_MS,
+    rateLimits: ['true', '1'].includes(e.QUARRY_RATE_LIMIT_ENABLED) ? rateRules(e.QUARRY_RATE_LIMITS) : null,
     graphqlMaxDepth: e.QUARRY_GRAPHQL_MAX_DEPTH,
     graphqlMaxCost: e.QUARRY_GRAPHQL_MAX_COST,
     ...overrides,

@@ -6,6 +6,7 @@ import type { Config } from './config';
 import { DuckDbEngine } from './engines/duckdb/duckdb-engine';
 import { EventService } from './ingest/event-service';
 import { Ingestor } from './ingest/ingestor';
+import { InsightService } from './insights/insight-service';
 import { shutdownParser } from './productql';
 import { ProjectService } from './projects/project-service';
 import { QueryLog } from './queries/query-log';
@@ -23,6 +24,7 @@ export interface Services {
   keys: KeyService;
   events: EventService;
   queries: QueryService;
+  insights: InsightService;
   /** Closes everything, newest first. */
   close(): Promise<void>;
 }
@@ -64,6 +66,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       keys: new KeyService(store, projects),
       events: new EventService(projects, ingestor, engine),
       queries,
+      insights: new InsightService(store, projects, queries),
       close,
     };
   } catch (e) {

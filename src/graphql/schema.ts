@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
 import { InsightsResolver } from './resolvers/insights-resolver';
+import { InsightResolver } from './resolvers/insight-resolver';
 import { FunnelsResolver } from './resolvers/funnels-resolver';
 import { RetentionResolver } from './resolvers/retention-resolver';
 import { PathsResolver } from './resolvers/paths-resolver';
@@ -17,6 +18,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   KeyResolver,
   QueryResolver,
   InsightsResolver,
+  InsightResolver,
   FunnelsResolver,
   RetentionResolver,
   PathsResolver,

@@ -129,7 +129,7 @@ interface TableSource {
 }
 
 type CteInfo =
-  | { kind: 'subquery'; sqlName: string; columns: Map<string, ColumnInfo>; order: string[] }
+  | { kind: 'subquery'; sqlName: string; columns: Map<string, ColumnInfo>; order: string[]; body?: string }
   | { kind: 'column'; expr: Expr };
 
 class Scope {
@@ -321,8 +321,13 @@ export class Compiler {
       const sqlName = `__cte_${c.name}_${++this.aliasCounter}`;
       const body = this.compileQuery(c.expr, scope);
       const columns = new Map(body.columns.map((col) => [col.name, { type: col.type, nullable: col.nullable, chType: col.chType }]));
-      scope.ctes.set(c.name, { kind: 'subquery', sqlName, columns, order: body.columns.map((x) => x.name) });
-      withParts.push(`${this.q(sqlName)} AS (${body.sql})`);
+      const order = body.columns.map((x) => x.name);
+      // Dialects without WITH-subqueries (ClickHouse 18.16) get the body inlined at each reference instead.
+      if (this.dialect.inlineCtes) scope.ctes.set(c.name, { kind: 'subquery', sqlName, columns, order, body: body.sql });
+      else {
+        scope.ctes.set(c.name, { kind: 'subquery', sqlName, columns, order });
+        withParts.push(`${this.q(sqlName)} AS (${body.sql})`);
+      }
     }
 
     if (q.array_join_op || q.array_join_list?.length) this.err('ARRAY JOIN is not supported; use arrayJoin() in the select list', q);
@@ -469,7 +474,7 @@ export class Compiler {
           needs: { personId: false, personFields: [] },
         };
         this.addTable(scope, src, item);
-        return () => `${this.q(cte.sqlName)} AS ${this.q(src.sqlAlias)}`;
+        return () => `${cte.body !== undefined ? `(${cte.body})` : this.q(cte.sqlName)} AS ${this.q(src.sqlAlias)}`;
       }
       const vt = Object.prototype.hasOwnProperty.call(VIRTUAL_TABLES, chain[0]) ? VIRTUAL_TABLES[chain[0]] : undefined;
       if (vt) {

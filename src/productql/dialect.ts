@@ -55,6 +55,11 @@ export interface TableNeeds {
 
 export interface Dialect {
   readonly name: 'duckdb' | 'clickhouse';
+  /**
+   * When true, the compiler prints each CTE reference as the CTE's body in parentheses instead of a `WITH`
+   * clause (for engines without `WITH name AS (SELECT ...)`, like ClickHouse 18.16). Default false.
+   */
+  readonly inlineCtes?: boolean;
   quoteIdent(name: string): string;
   /** Placeholder text for the 1-based i-th bound value. */
   placeholder(i: number): string;

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { throttled } from '../errors';
+import type { Principal } from './principal';
+
+/**
+ * Route families and their limits, PostHog's documented figures: default CRUD 480/min and 4800/h; analytics
+ * (insights, persons) 240/min and 1200/h; the query API and endpoint runs 240/min and 2400/h.
+ */
+export const RATE_FAMILIES = ['default', 'analytics', 'query', 'endpoint_run'] as const;
+export type RateFamily = (typeof RATE_FAMILIES)[number];
+
+export interface RateRule {
+  /** Requests per minute. */
+  burst: number;
+  /** Requests per hour. */
+  sustained: number;
+}
+
+export const DEFAULT_RATE_RULES: Record<RateFamily, RateRule> = {
+  default: { burst: 480, sustained: 4800 },
+  analytics: { burst: 240, sustained: 1200 },
+  query: { burst: 240, sustained: 2400 },
+  endpoint_run: { burst: 240, sustained: 2400 },
+};
+
+const ruleSchema = z.object({ burst: z.number().int().min(1), sustained: z.number().int().min(1) }).strict();
+export const rateRulesOverride = z.record(z.enum(RATE_FAMILIES), ruleSchema);
+
+/** Parses QUARRY_RATE_LIMITS (JSON, e.g. `{"query": {"burst": 60, "sustained": 600}}`) over the defaults. */
+export function rateRules(json: string | undefined): Record<RateFamily, RateRule> {
+  if (!json) return { ...DEFAULT_RATE_RULES };
+  return { ...DEFAULT_RATE_RULES, ...rateRulesOverride.parse(JSON.parse(json)) };
+}
+
+interface Window {
+  start: number;
+  count: number;
+}
+
+/**
+ * Fixed-window counters per key and per project, burst (minute) and sustained (hour). A request is counted
+ * in every bucket it belongs to only when all of them admit it, so a refused request costs nothing. Buckets
+ * are kept per key id (never the key) and per project, so one tenant's keys cannot together exceed the
+ * project's budget either.
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, Window>();
+  private lastSweep = Date.now();
+
+  constructor(
+    private readonly rules: Record<RateFamily, RateRule>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts one request of `principal` in `family` (for `projectId` when project-nested); throws 429 when over. */
+  check(principal: Principal, family: RateFamily, projectId?: number): void {
+    const rule = this.rules[family];
+    const t = this.now();
+    this.sweep(t);
+    const subjects = [`k:${principal.keyId}`];
+    const pid = projectId ?? (principal.kind === 'project_secret' ? principal.projectId : undefined);
+    if (pid !== undefined) subjects.push(`p:${pid}`);
+    const buckets: [string, number, number][] = [];
+    for (const s of subjects) {
+      buckets.push([`${family}|${s}|m`, 60_000, rule.burst], [`${family}|${s}|h`, 3_600_000, rule.sustained]);
+    }
+    let wait = 0;
+    for (const [key, span, max] of buckets) {
+      const w = this.window(key, span, t);
+      if (w.count >= max) wait = Math.max(wait, Math.ceil((w.start + span - t) / 1000));
+    }
+    if (wait > 0) throw throttled(Math.max(1, wait));
+    for (const [key, span] of buckets) this.window(key, span, t).count++;
+  }
+
+  private window(key: string, span: number, t: number): Window {
+    let w = this.windows.get(key);
+    const start = t - (t % span);
+    if (!w || w.start !== start) {
+      w = { start, count: 0 };
+      this.windows.set(key, w);
+    }
+    return w;
+  }
+
+  /** Drops windows that ended, so memory stays bounded by the keys active in the last hour. */
+  private sweep(t: number): void {
+    if (t - this.lastSweep < 60_000) return;
+    this.lastSweep = t;
+    for (const [k, w] of this.windows) if (w.start + (k.endsWith('|h') ? 3_600_000 : 60_000) <= t) this.windows.delete(k);
+  }
+}

@@ -1,0 +1,592 @@
+import { randomInt } from 'node:crypto';
+import { In, type Repository } from 'typeorm';
+import { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { isUserError, notFound, parseError, validationError } from '../errors';
+import type { Page, Paged } from '../pagination';
+import type { ProjectService } from '../projects/project-service';
+import { REFRESH_MODES, type QueryService, type RefreshMode } from '../queries/query-service';
+import { ActivityLog, Insight, type Project } from '../store/entities';
+import type { Store } from '../store/store';
+import { parseInput } from '../validation';
+import { activityView, diffFields, type ActivityView, type TrackedField, type UserBasic } from './activity';
+import { deriveName, executableNode, INSIGHT_TYPE_KINDS, validateInsightQuery } from './insight-query';
+
+const SHORT_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const MAX_SEARCH_LENGTH = 1000;
+
+const text400 = z.string().max(400, 'Ensure this field has no more than 400 characters.').nullable();
+
+/** Writable fields of an insight. Unknown and read-only fields are ignored, as DRF does (clients echo a GET back). */
+const insightBody = z.object({
+  name: text400.optional(),
+  derived_name: text400.optional(),
+  description: text400.optional(),
+  query: z.unknown().optional(),
+  tags: z
+    .array(z.string().trim().min(1, 'A tag may not be blank.').max(255, 'Ensure this field has no more than 255 characters.'))
+    .max(100, 'An insight has at most 100 tags.')
+    .optional(),
+  favorited: z.boolean().optional(),
+  saved: z.boolean().optional(),
+  deleted: z.boolean().optional(),
+  order: z.number().int().min(-2147483648).max(2147483647).nullable().optional(),
+  // Quarry has neither legacy filters nor dashboards: the empty forms PostHog clients send are accepted.
+  filters: z
+    .record(z.string(), z.unknown())
+    .refine((f) => Object.keys(f).length === 0, 'Legacy filters are not supported: send a query instead.')
+    .optional(),
+  dashboards: z
+    .array(z.number().int())
+    .refine((d) => d.length === 0, 'Dashboard not found')
+    .optional(),
+});
+type InsightBody = z.output<typeof insightBody>;
+
+/** Fields of a result as the insight carries them, from the query envelope. */
+const RESULT_EXTRAS = ['hasMore', 'columns', 'types', 'hogql', 'resolved_date_range', 'timings'] as const;
+
+/** PostHog's Insight record. */
+export interface InsightView {
+  id: number;
+  short_id: string;
+  name: string | null;
+  derived_name: string | null;
+  description: string | null;
+  query: Record<string, unknown>;
+  filters: Record<string, never>;
+  order: number | null;
+  deleted: boolean;
+  dashboards: number[];
+  dashboard_tiles: unknown[];
+  result?: unknown;
+  last_refresh?: string | null;
+  cache_target_age?: string | null;
+  next_allowed_client_refresh?: string | null;
+  is_cached?: boolean;
+  query_status?: unknown;
+  timezone?: string;
+  hasMore?: unknown;
+  columns?: unknown;
+  types?: unknown;
+  hogql?: unknown;
+  resolved_date_range?: unknown;
+  created_at: string;
+  created_by: UserBasic | null;
+  updated_at: string;
+  last_modified_at: string;
+  last_modified_by: UserBasic | null;
+  tags: string[];
+  favorited: boolean;
+  saved: boolean;
+  is_sample: boolean;
+  effective_restriction_level: number;
+  effective_privilege_level: number;
+  user_access_level: string;
+  alerts: unknown[];
+  last_viewed_at: null;
+  filters_hash: string | null;
+  search_match_type?: 'exact';
+}
+
+export interface ResultOptions {
+  /** How the result is obtained; default `force_cache` (cached result or none, never computes), as PostHog. */
+  refresh?: RefreshMode;
+  /** The async query's id (async modes), for polling `GET …/query/<id>/`. */
+  clientQueryId?: string;
+  signal?: AbortSignal;
+  /** Light objects without result fields (`basic=true`). */
+  basic?: boolean;
+}
+
+/** The list filters (REST query-string forms are accepted: `"true"`, JSON arrays as text). */
+export interface InsightFilters {
+  search?: unknown;
+  saved?: unknown;
+  favorited?: unknown;
+  short_id?: unknown;
+  created_by?: unknown;
+  user?: unknown;
+  kind?: unknown;
+  insight?: unknown;
+  tags?: unknown;
+  order?: unknown;
+}
+
+export interface ActivityPage {
+  results: ActivityView[];
+  total_count: number;
+  page: number;
+  limit: number;
+  has_next: boolean;
+}
+
+const ORDER_FIELDS: Record<string, (i: Insight) => string | number | null> = {
+  id: (i) => i.id,
+  short_id: (i) => i.short_id,
+  name: (i) => i.name?.toLowerCase() ?? null,
+  derived_name: (i) => i.derived_name?.toLowerCase() ?? null,
+  order: (i) => i.order,
+  favorited: (i) => (i.favorited ? 1 : 0),
+  created_at: (i) => i.created_at.getTime(),
+  updated_at: (i) => i.updated_at.getTime(),
+  last_modified_at: (i) => i.last_modified_at.getTime(),
+  last_refresh: (i) => i.last_refresh?.getTime() ?? null,
+  created_by: (i) => i.created_by_id,
+};
+
+/** `refresh` of list/retrieve: a mode name, or the legacy booleans (`true` = force_blocking). */
+export function parseRefresh(v: unknown): RefreshMode {
+  if (v === undefined || v === null || v === '' || v === false || v === 'false') return 'force_cache';
+  if (v === true || v === 'true' || v === '1') return 'force_blocking';
+  if (typeof v === 'string' && (REFRESH_MODES as readonly string[]).includes(v)) return v as RefreshMode;
+  throw validationError(`refresh must be one of: ${REFRESH_MODES.join(', ')} (or true/false).`, 'refresh');
+}
+
+/** A query-string boolean; undefined when absent. */
+function parseBool(v: unknown, attr: string): boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'boolean') return v;
+  const s = String(v).toLowerCase();
+  if (['true', '1', 'yes', 'on', 't', 'y'].includes(s)) return true;
+  if (['false', '0', 'no', 'off', 'f', 'n'].includes(s)) return false;
+  throw validationError('Must be a valid boolean.', attr);
+}
+
+/** A list parameter: a JSON array as text (PostHog), a comma-free single value, or an array. */
+function parseList(v: unknown, attr: string): unknown[] | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (Array.isArray(v)) return v;
+  if (typeof v === 'string' && v.trim().startsWith('[')) {
+    try {
+      const parsed = JSON.parse(v) as unknown;
+      if (Array.isArray(parsed)) return parsed;
+    } catch {
+      // reported below
+    }
+    throw validationError('Must be a JSON array.', attr);
+  }
+  return [v];
+}
+
+/**
+ * Saved insights: a named query node of a project, run by the query service (same executor and cache as the
+ * query operation), with soft delete and an activity log. Scopes: `insight:read` for reading (results included),
+ * `insight:write` for changes.
+ */
+export class InsightService {
+  constructor(
+    private readonly store: Store,
+    private readonly projects: ProjectService,
+    private readonly queries: QueryService,
+  ) {}
+
+  private get insights() {
+    return this.store.db.getRepository(Insight);
+  }
+  private get activityLog() {
+    return this.store.db.getRepository(ActivityLog);
+  }
+
+  /** `GET …/insights/`: live insights of the project, filtered and ordered, with results per `refresh`. */
+  async list(principal: Principal, projectId: number, filters: InsightFilters, page: Page, opts: ResultOptions = {}): Promise<Paged<InsightView>> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    const refresh = opts.refresh ?? 'force_cache';
+    const match = this.matcher(principal, filters);
+    const order = this.ordering(filters);
+    const all = (await this.insights.find({ where: { project_id: project.id, deleted: false } })).filter(match.test);
+    all.sort((a, b) => match.rank(a) - match.rank(b) || order(a, b));
+    const slice = all.slice(page.offset, page.offset + page.limit);
+    const users = await this.users(slice.flatMap((i) => [i.created_by_id, i.last_modified_by_id]));
+    const results: InsightView[] = [];
+    for (const i of slice) {
+      const view = this.view(i, users);
+      if (match.searching) view.search_match_type = 'exact';
+      if (!opts.basic) {
+        try {
+          Object.assign(view, await this.result(principal, project, i, { ...opts, refresh }));
+        } catch (e) {
+          // one broken insight must not fail the whole list: it shows the error instead of a result
+          if (!isUserError(e)) throw e;
+          Object.assign(view, emptyResult(project), {
+            query_status: { complete: true, error: true, error_message: e.message, error_code: e.code },
+          });
+        }
+      }
+      results.push(view);
+    }
+    return { count: all.length, results };
+  }
+
+  /** `GET …/insights/<id>/`: `id` is the numeric id or the short_id (a numeric string is tried as id first). */
+  async get(principal: Principal, projectId: number, ref: string | number, opts: ResultOptions = {}): Promise<InsightView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    const insight = await this.find(project.id, ref, false);
+    return this.fullView(principal, project, insight, opts);
+  }
+
+  /** `POST …/insights/` (201). */
+  async create(principal: Principal, projectId: number, input: unknown): Promise<InsightView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:write' });
+    const body = parseBody(input);
+    const kinds = validateInsightQuery(body.query, (n) => this.queries.validateNode(n));
+    const query = body.query as Record<string, unknown>;
+    const userId = userOf(principal);
+    const now = new Date();
+    const saved = await this.store.db.transaction(async (m) => {
+      const repo = m.getRepository(Insight);
+      const insight = repo.create({
+        project_id: project.id,
+        short_id: await this.newShortId(project.id),
+        name: body.name ?? null,
+        derived_name: body.derived_name ?? deriveName(query),
+        description: body.description ?? null,
+        query,
+        query_kind: kinds.queryKind,
+        source_kind: kinds.sourceKind,
+        tags: normalizeTags(body.tags ?? []),
+        favorited: body.favorited ?? false,
+        saved: body.saved ?? true,
+        deleted: body.deleted ?? false,
+        order: body.order ?? null,
+        created_at: now,
+        created_by_id: userId,
+        updated_at: now,
+        last_modified_at: now,
+        last_modified_by_id: userId,
+        cache_key: null,
+        last_refresh: null,
+        cache_target_age: null,
+        next_allowed_client_refresh: null,
+      });
+      const row = await repo.save(insight);
+      await this.record(m.getRepository(ActivityLog), row, 'created', userId, diffFields('Insight', null, tracked(row)), now);
+      return row;
+    });
+    return this.fullView(principal, project, saved, {});
+  }
+
+  /**
+   * `PATCH` (partial) and `PUT` (`query` required, absent fields kept, as DRF with no other required field) of
+   * `…/insights/<id>/`. `{"deleted": true}` soft-deletes; a deleted insight is reachable only by a body with
+   * `"deleted": false`, which restores it (other fields in that body apply too).
+   */
+  async update(principal: Principal, projectId: number, ref: string | number, input: unknown, opts: { partial: boolean }): Promise<InsightView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:write' });
+    const body = parseBody(input);
+    const restoring = body.deleted === false;
+    const insight = await this.find(project.id, ref, restoring);
+    if (!opts.partial || body.query !== undefined) {
+      const kinds = validateInsightQuery(body.query, (n) => this.queries.validateNode(n));
+      insight.query_kind = kinds.queryKind;
+      insight.source_kind = kinds.sourceKind;
+    }
+    const saved = await this.applyChanges(principal, insight, body);
+    return this.fullView(principal, project, saved, {});
+  }
+
+  /** `DELETE …/insights/<id>/`: soft delete (the insight can be restored with PATCH `{"deleted": false}`). */
+  async delete(principal: Principal, projectId: number, ref: string | number): Promise<void> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:write' });
+    const insight = await this.find(project.id, ref, false);
+    await this.applyChanges(principal, insight, { deleted: true });
+  }
+
+  /**
+   * `GET …/insights/<id>/activity/` (one live insight) or `GET …/insights/activity/` (`ref` null: the whole
+   * project, deleted insights included). Newest first; `page` is 1-based, `limit` defaults to 10, as PostHog.
+   */
+  async activity(principal: Principal, projectId: number, ref: string | number | null, paging: { limit?: unknown; page?: unknown }): Promise<ActivityPage> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    const { limit, page } = parseInput(activityPaging, paging);
+    const where: Record<string, unknown> = { project_id: project.id, scope: 'Insight' };
+    if (ref !== null) where.item_id = String((await this.find(project.id, ref, false)).id);
+    const [rows, total] = await this.activityLog.findAndCount({ where, order: { id: 'DESC' }, skip: (page - 1) * limit, take: limit });
+    const users = await this.users(rows.map((r) => r.user_id));
+    return { results: rows.map((r) => activityView(r, users)), total_count: total, page, limit, has_next: page * limit < total };
+  }
+
+  private async applyChanges(principal: Principal, insight: Insight, body: InsightBody): Promise<Insight> {
+    const userId = userOf(principal);
+    const before = tracked(insight);
+    const wasDeleted = insight.deleted;
+    const now = new Date();
+    if (body.name !== undefined) insight.name = body.name;
+    if (body.derived_name !== undefined) insight.derived_name = body.derived_name;
+    if (body.description !== undefined) insight.description = body.description;
+    if (body.query !== undefined) {
+      // an auto-generated title follows the query; one the client chose stays
+      if (body.derived_name === undefined && insight.derived_name === deriveName(insight.query)) {
+        insight.derived_name = deriveName(body.query as Record<string, unknown>);
+      }
+      insight.query = body.query as Record<string, unknown>;
+    }
+    if (body.tags !== undefined) insight.tags = normalizeTags(body.tags);
+    if (body.favorited !== undefined) insight.favorited = body.favorited;
+    if (body.order !== undefined) insight.order = body.order;
+    if (body.deleted !== undefined) insight.deleted = body.deleted;
+    const deleting = !wasDeleted && insight.deleted;
+    const restoring = wasDeleted && !insight.deleted;
+    // `saved` is deprecated in PostHog: any edit (not a delete or restore) saves the insight
+    if (body.saved !== undefined) insight.saved = body.saved;
+    else if (!deleting && !restoring) insight.saved = true;
+    const changes = diffFields('Insight', before, tracked(insight));
+    if (changes.length === 0) return insight;
+    if (changes.some((c) => MATERIAL_FIELDS.has(c.field as TrackedField))) {
+      insight.last_modified_at = now;
+      insight.last_modified_by_id = userId;
+    }
+    insight.updated_at = now;
+    const activity = deleting ? 'deleted' : restoring ? 'restored' : 'updated';
+    return this.store.db.transaction(async (m) => {
+      const row = await m.getRepository(Insight).save(insight);
+      await this.record(m.getRepository(ActivityLog), row, activity, userId, changes, now);
+      return row;
+    });
+  }
+
+  private async record(
+    repo: Repository<ActivityLog>,
+    insight: Insight,
+    activity: string,
+    userId: number | null,
+    changes: ReturnType<typeof diffFields>,
+    at: Date,
+  ): Promise<void> {
+    await repo.save(
+      repo.create({
+        project_id: insight.project_id,
+        scope: 'Insight',
+        item_id: String(insight.id),
+        activity,
+        user_id: userId,
+        detail: { id: String(insight.id), name: insight.name ?? insight.derived_name, short_id: insight.short_id, type: null, changes, trigger: null },
+        created_at: at,
+      }),
+    );
+  }
+
+  /** A live (or, when `includeDeleted`, any) insight of the project by id or short_id; else 404. */
+  private async find(projectId: number, ref: string | number, includeDeleted: boolean): Promise<Insight> {
+    const s = String(ref);
+    let found: Insight | null = null;
+    if (/^\d{1,15}$/.test(s)) found = await this.insights.findOneBy({ project_id: projectId, id: Number(s) });
+    if (!found || (found.deleted && !includeDeleted)) {
+      const byShort = await this.insights.findOneBy({ project_id: projectId, short_id: s });
+      if (byShort) found = byShort;
+    }
+    if (!found || (found.deleted && !includeDeleted)) throw notFound();
+    return found;
+  }
+
+  private async fullView(principal: Principal, project: Project, insight: Insight, opts: ResultOptions): Promise<InsightView> {
+    const users = await this.users([insight.created_by_id, insight.last_modified_by_id]);
+    const view = this.view(insight, users);
+    if (opts.basic) return view;
+    return Object.assign(view, await this.result(principal, project, insight, opts));
+  }
+
+  /**
+   * The insight's result through the query service (same executor and cache as `POST …/query/`). The insight's
+   * own cache fields follow the last result seen.
+   */
+  private async result(principal: Principal, project: Project, insight: Insight, opts: ResultOptions): Promise<Partial<InsightView>> {
+    const out = await this.queries.execute(principal, project, executableNode(insight.query), {
+      refresh: opts.refresh ?? 'force_cache',
+      clientQueryId: opts.clientQueryId,
+      signal: opts.signal,
+      insightId: insight.id,
+      name: `insight:${insight.short_id}`,
+    });
+    const b = out.body;
+    const fields: Partial<InsightView> = {
+      ...emptyResult(project),
+      result: b.results ?? null,
+      last_refresh: (b.last_refresh as string | undefined) ?? null,
+      cache_target_age: (b.cache_target_age as string | undefined) ?? null,
+      next_allowed_client_refresh: (b.next_allowed_client_refresh as string | undefined) ?? null,
+      is_cached: (b.is_cached as boolean | undefined) ?? false,
+      query_status: b.query_status ?? null,
+      timezone: (b.timezone as string | undefined) ?? project.timezone,
+      filters_hash: (b.cache_key as string | undefined) ?? insight.cache_key,
+    };
+    for (const k of RESULT_EXTRAS) if (b[k] !== undefined) (fields as Record<string, unknown>)[k] = b[k];
+    if (fields.last_refresh && fields.last_refresh !== insight.last_refresh?.toISOString()) {
+      insight.cache_key = (b.cache_key as string | undefined) ?? null;
+      insight.last_refresh = new Date(fields.last_refresh);
+      insight.cache_target_age = fields.cache_target_age ? new Date(fields.cache_target_age) : null;
+      insight.next_allowed_client_refresh = fields.next_allowed_client_refresh ? new Date(fields.next_allowed_client_refresh) : null;
+      await this.insights.update(
+        { id: insight.id },
+        {
+          cache_key: insight.cache_key,
+          last_refresh: insight.last_refresh,
+          cache_target_age: insight.cache_target_age,
+          next_allowed_client_refresh: insight.next_allowed_client_refresh,
+        },
+      );
+    }
+    return fields;
+  }
+
+  private view(i: Insight, users: Map<number, UserBasic>): InsightView {
+    return {
+      id: i.id,
+      short_id: i.short_id,
+      name: i.name,
+      derived_name: i.derived_name,
+      description: i.description,
+      query: i.query,
+      filters: {},
+      order: i.order,
+      deleted: i.deleted,
+      dashboards: [],
+      dashboard_tiles: [],
+      created_at: i.created_at.toISOString(),
+      created_by: i.created_by_id !== null ? (users.get(i.created_by_id) ?? null) : null,
+      updated_at: i.updated_at.toISOString(),
+      last_modified_at: i.last_modified_at.toISOString(),
+      last_modified_by: i.last_modified_by_id !== null ? (users.get(i.last_modified_by_id) ?? null) : null,
+      tags: i.tags,
+      favorited: i.favorited,
+      saved: i.saved,
+      is_sample: false,
+      effective_restriction_level: 21,
+      effective_privilege_level: 37,
+      user_access_level: 'editor',
+      alerts: [],
+      last_viewed_at: null,
+      filters_hash: i.cache_key,
+    };
+  }
+
+  private async users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
+    const wanted = [...new Set(ids.filter((x): x is number => x !== null))];
+    const rows = wanted.length ? await this.store.users.findBy({ id: In(wanted) }) : [];
+    return new Map(rows.map((u) => [u.id, { id: u.id, first_name: u.name, last_name: '', email: u.email }]));
+  }
+
+  private async newShortId(projectId: number): Promise<string> {
+    for (;;) {
+      let id = '';
+      for (let k = 0; k < 8; k++) id += SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)];
+      if (!(await this.insights.existsBy({ project_id: projectId, short_id: id }))) return id;
+    }
+  }
+
+  /** The list filters as a predicate, plus a relevance rank (exact name matches first when searching). */
+  private matcher(principal: Principal, f: InsightFilters): { test: (i: Insight) => boolean; rank: (i: Insight) => number; searching: boolean } {
+    const tests: ((i: Insight) => boolean)[] = [];
+    let rank = (_: Insight) => 0;
+    const search = f.search === undefined || f.search === null ? '' : String(f.search).trim().toLowerCase();
+    if (search.length > MAX_SEARCH_LENGTH) throw validationError(`Ensure this field has no more than ${MAX_SEARCH_LENGTH} characters.`, 'search');
+    if (search) {
+      tests.push((i) =>
+        [i.name, i.derived_name, i.description, ...i.tags].some((t) => typeof t === 'string' && t.toLowerCase().includes(search)),
+      );
+      rank = (i) => {
+        const n = (i.name ?? i.derived_name ?? '').toLowerCase();
+        return n === search ? 0 : n.startsWith(search) ? 1 : n.includes(search) ? 2 : 3;
+      };
+    }
+    const saved = parseBool(f.saved, 'saved');
+    if (saved !== undefined) tests.push((i) => i.saved === saved);
+    // PostHog: the mere presence of `favorited` selects favorites; Quarry also reads an explicit false/0.
+    if (f.favorited !== undefined && f.favorited !== null) {
+      const fav = f.favorited === '' ? true : parseBool(f.favorited, 'favorited');
+      tests.push((i) => i.favorited === fav);
+    }
+    if (f.short_id !== undefined && f.short_id !== null && f.short_id !== '') tests.push((i) => i.short_id === String(f.short_id));
+    const createdBy = parseList(f.created_by, 'created_by');
+    if (createdBy) {
+      const ids = createdBy.map((x) => {
+        const n = typeof x === 'number' ? x : Number(x);
+        if (!Number.isSafeInteger(n)) throw validationError('created_by must be a user id or a JSON array of user ids.', 'created_by');
+        return n;
+      });
+      tests.push((i) => i.created_by_id !== null && ids.includes(i.created_by_id));
+    }
+    if (f.user !== undefined && f.user !== null && parseBool(f.user === '' ? true : f.user, 'user')) {
+      const me = userOf(principal);
+      tests.push((i) => i.created_by_id === me);
+    }
+    const kinds = parseList(f.kind, 'kind')?.map(String);
+    if (kinds) tests.push((i) => kinds.includes(i.query_kind) || (i.source_kind !== null && kinds.includes(i.source_kind)));
+    if (f.insight !== undefined && f.insight !== null && f.insight !== '') {
+      const type = String(f.insight).toUpperCase();
+      const selected = INSIGHT_TYPE_KINDS[type];
+      if (!selected) throw validationError(`insight must be one of: ${Object.keys(INSIGHT_TYPE_KINDS).join(', ')}.`, 'insight');
+      tests.push((i) => (type === 'JSON' ? false : selected.includes(i.source_kind ?? i.query_kind)));
+    }
+    const tags = parseList(f.tags, 'tags')?.map(String);
+    if (tags) tests.push((i) => i.tags.some((t) => tags.includes(t)));
+    return { test: (i) => tests.every((t) => t(i)), rank, searching: search !== '' };
+  }
+
+  /** `order`: a field, `-` for descending; nulls last. Default: `order`, then most recently modified. */
+  private ordering(f: InsightFilters): (a: Insight, b: Insight) => number {
+    const keys: [string, 1 | -1][] = [];
+    if (f.order !== undefined && f.order !== null && f.order !== '') {
+      for (const part of String(f.order).split(',')) {
+        const desc = part.startsWith('-');
+        const field = desc ? part.slice(1) : part;
+        if (!ORDER_FIELDS[field]) throw validationError(`Cannot order by "${field}". Fields: ${Object.keys(ORDER_FIELDS).join(', ')}.`, 'order');
+        keys.push([field, desc ? -1 : 1]);
+      }
+    } else keys.push(['order', 1], ['last_modified_at', -1]);
+    keys.push(['id', -1]);
+    return (a, b) => {
+      for (const [field, dir] of keys) {
+        const va = ORDER_FIELDS[field](a);
+        const vb = ORDER_FIELDS[field](b);
+        if (va === vb) continue;
+        if (va === null) return 1;
+        if (vb === null) return -1;
+        return (va < vb ? -1 : 1) * dir;
+      }
+      return 0;
+    };
+  }
+}
+
+const MATERIAL_FIELDS = new Set<TrackedField>(['name', 'description', 'query']);
+
+const activityPaging = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(10),
+  page: z.coerce.number().int().min(1).default(1),
+});
+
+function parseBody(input: unknown): InsightBody {
+  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw parseError('The request body must be a JSON object.');
+  }
+  return parseInput(insightBody, input);
+}
+
+const userOf = (p: Principal): number | null => (p.kind === 'personal' ? p.userId : null);
+
+/** Trimmed, without duplicates, in the order given. */
+const normalizeTags = (tags: string[]): string[] => [...new Set(tags.map((t) => t.trim()))];
+
+const tracked = (i: Insight): Record<TrackedField, unknown> => ({
+  name: i.name,
+  derived_name: i.derived_name,
+  description: i.description,
+  query: i.query,
+  tags: i.tags,
+  favorited: i.favorited,
+  saved: i.saved,
+  deleted: i.deleted,
+  order: i.order,
+});
+
+/** The result fields of an insight with no result. */
+const emptyResult = (project: Project): Partial<InsightView> => ({
+  result: null,
+  last_refresh: null,
+  cache_target_age: null,
+  next_allowed_client_refresh: null,
+  is_cached: false,
+  query_status: null,
+  timezone: project.timezone,
+});
