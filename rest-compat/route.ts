@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Principal } from '../src/auth/principal';
+import type { RateFamily } from '../src/auth/rate-limiter';
 import { projectNotFound, UserError } from '../src/errors';
 import type { Page, Paged } from '../src/pagination';
 import type { Services } from '../src/services';
@@ -41,6 +42,7 @@ export function apiRoute(
   path: string,
   handler: (r: RestRequest) => Promise<RestResult>,
 ): void {
+  const family = rateFamilyOf(path);
   const paths = path.startsWith('/projects/:projectId')
     ? [path, path.replace('/projects/:projectId', '/environments/:projectId')]
     : [path];
@@ -50,6 +52,8 @@ export function apiRoute(
       url: `/api${p}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const principal = await services.auth.authenticate(request.headers.authorization);
+        const params = (request.params ?? {}) as Record<string, string>;
+        services.rateLimiter?.check(principal, family, /^\d{1,15}$/.test(params.projectId ?? '') ? Number(params.projectId) : undefined);
         if (request.body !== undefined && !isJson(request.headers['content-type'])) {
           throw new UserError(
             415,
@@ -107,3 +111,11 @@ export function listBody<T>(request: FastifyRequest, page: Page, paged: Paged<T>
 }
 
 const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
+
+/** The rate-limit family of a route, from its path (PostHog's throttle classes). */
+export function rateFamilyOf(path: string): RateFamily {
+  if (/\/query(\/|$)/.test(path)) return 'query';
+  if (/\/endpoints\/:[^/]+\/run$/.test(path)) return 'endpoint_run';
+  if (/\/(insights|persons)(\/|$)/.test(path)) return 'analytics';
+  return 'default';
+}

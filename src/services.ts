@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator';
 import { KeyService } from './auth/key-service';
+import { RateLimiter } from './auth/rate-limiter';
 import type { Config } from './config';
 import { DuckDbEngine } from './engines/duckdb/duckdb-engine';
 import { EventService } from './ingest/event-service';
@@ -20,6 +21,8 @@ export interface Services {
   engine: DuckDbEngine;
   ingestor: Ingestor;
   auth: Authenticator;
+  /** Null when rate limiting is turned off. */
+  rateLimiter: RateLimiter | null;
   projects: ProjectService;
   keys: KeyService;
   events: EventService;
@@ -62,6 +65,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       engine,
       ingestor,
       auth: new Authenticator(store),
+      rateLimiter: config.rateLimits ? new RateLimiter(config.rateLimits) : null,
       projects,
       keys: new KeyService(store, projects),
       events: new EventService(projects, ingestor, engine),

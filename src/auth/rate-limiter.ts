@@ -24,7 +24,7 @@ export const DEFAULT_RATE_RULES: Record<RateFamily, RateRule> = {
 };
 
 const ruleSchema = z.object({ burst: z.number().int().min(1), sustained: z.number().int().min(1) }).strict();
-export const rateRulesOverride = z.record(z.enum(RATE_FAMILIES), ruleSchema);
+export const rateRulesOverride = z.partialRecord(z.enum(RATE_FAMILIES), ruleSchema);
 
 /** Parses QUARRY_RATE_LIMITS (JSON, e.g. `{"query": {"burst": 60, "sustained": 600}}`) over the defaults. */
 export function rateRules(json: string | undefined): Record<RateFamily, RateRule> {

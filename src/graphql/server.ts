@@ -10,6 +10,7 @@ import type { Services } from '../services';
 import type { GraphQLContext } from './context';
 import { prefersHtml, registerGraphiQL, sendGraphiQLPage } from './graphiql';
 import { costPlugin, depthRule } from './limits';
+import { rateLimitPlugin } from './rate-limit-plugin';
 import { graphqlSchema } from './schema';
 
 /**
@@ -24,7 +25,7 @@ export async function registerGraphQL(app: FastifyInstance, services: Services, 
     introspection: true,
     includeStacktraceInErrorResponses: false,
     validationRules: [depthRule(config.graphqlMaxDepth)],
-    plugins: [ApolloServerPluginLandingPageDisabled(), fastifyApolloDrainPlugin(app), costPlugin(schema, config.graphqlMaxCost), statusPlugin],
+    plugins: [ApolloServerPluginLandingPageDisabled(), fastifyApolloDrainPlugin(app), costPlugin(schema, config.graphqlMaxCost), rateLimitPlugin, statusPlugin],
     formatError: (formatted, error) => formatError(formatted, error, app),
   });
   await apollo.start();

@@ -35,6 +35,8 @@ export async function startServer(opts: { env?: Record<string, string>; dataDir?
     QUARRY_DATA_DIR: dataDir,
     QUARRY_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     QUARRY_BOOTSTRAP_KEY: TEST_KEY,
+    // hundreds of requests per test on one key: rate limits are tested on their own (rate-limits.test.ts)
+    QUARRY_RATE_LIMIT_ENABLED: 'false',
     ...opts.env,
   });
   const server = await start(config, createLogger(config.logLevel));

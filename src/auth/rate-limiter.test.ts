@@ -1,0 +1,56 @@
+import { rateFamilyOf } from '../../rest-compat/route';
+import { DEFAULT_RATE_RULES, RateLimiter, rateRules } from './rate-limiter';
+import type { Principal } from './principal';
+
+const key = (keyId: string): Principal => ({ kind: 'personal', keyId, userId: 1, scopes: ['*'], projectIds: null });
+const secret: Principal = { kind: 'project_secret', keyId: 's1', projectId: 7, scopes: ['endpoint:read'] };
+
+describe('RateLimiter', () => {
+  it('refuses over the burst until the minute window turns, without counting refusals', () => {
+    let t = 120_000;
+    const rl = new RateLimiter({ ...DEFAULT_RATE_RULES, default: { burst: 2, sustained: 10 } }, () => t);
+    rl.check(key('a'), 'default');
+    rl.check(key('a'), 'default');
+    expect(() => rl.check(key('a'), 'default')).toThrow(expect.objectContaining({ status: 429, retryAfter: 60 }));
+    t += 30_000;
+    expect(() => rl.check(key('a'), 'default')).toThrow(expect.objectContaining({ retryAfter: 30 }));
+    t += 30_000;
+    rl.check(key('a'), 'default'); // a new minute
+  });
+
+  it('enforces the sustained hourly budget across minutes', () => {
+    let t = 0;
+    const rl = new RateLimiter({ ...DEFAULT_RATE_RULES, query: { burst: 100, sustained: 3 } }, () => t);
+    for (let i = 0; i < 3; i++) {
+      rl.check(key('a'), 'query');
+      t += 60_000;
+    }
+    expect(() => rl.check(key('a'), 'query')).toThrow(expect.objectContaining({ status: 429, retryAfter: 3420 }));
+  });
+
+  it('counts a project across its keys, and a secret key against its own project', () => {
+    const rl = new RateLimiter({ ...DEFAULT_RATE_RULES, endpoint_run: { burst: 2, sustained: 100 } }, () => 0);
+    rl.check(key('a'), 'endpoint_run', 7);
+    rl.check(secret, 'endpoint_run');
+    expect(() => rl.check(key('b'), 'endpoint_run', 7)).toThrow(expect.objectContaining({ status: 429 }));
+    rl.check(key('b'), 'endpoint_run', 8); // another project is unaffected
+  });
+
+  it.each([
+    ['/projects/:projectId/query', 'query'],
+    ['/projects/:projectId/query/:queryId', 'query'],
+    ['/projects/:projectId/endpoints/:name/run', 'endpoint_run'],
+    ['/projects/:projectId/insights', 'analytics'],
+    ['/projects/:projectId/persons/:personId', 'analytics'],
+    ['/projects', 'default'],
+    ['/projects/:projectId/query_log', 'default'],
+  ])('route %s is in family %s', (path, family) => {
+    expect(rateFamilyOf(path)).toBe(family);
+  });
+
+  it('reads overrides over the defaults and rejects malformed ones', () => {
+    expect(rateRules('{"query": {"burst": 1, "sustained": 2}}').query).toEqual({ burst: 1, sustained: 2 });
+    expect(rateRules(undefined)).toEqual(DEFAULT_RATE_RULES);
+    expect(() => rateRules('{"nope": {"burst": 1, "sustained": 2}}')).toThrow();
+  });
+});
