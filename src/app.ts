@@ -59,6 +59,11 @@ export async function buildApp(config: Config, services: Services, logger: Logge
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
+  app.addHook('onResponse', async (request, reply) => {
+    services.metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', async (_request, reply) => reply.type(services.metrics.contentType).send(await services.metrics.text()));
+
   await registerGraphQL(app, services, config);
   registerRestRoutes(app, services);
   registerCaptureRoutes(app, {

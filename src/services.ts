@@ -5,12 +5,15 @@ import { KeyService } from './auth/key-service';
 import { RateLimiter } from './auth/rate-limiter';
 import type { Config } from './config';
 import { DuckDbEngine } from './engines/duckdb/duckdb-engine';
+import { EndpointService } from './endpoints/endpoint-service';
 import { EventService } from './ingest/event-service';
 import { Ingestor } from './ingest/ingestor';
 import { InsightService } from './insights/insight-service';
 import { shutdownParser } from './productql';
 import { ProjectService } from './projects/project-service';
+import { Metrics } from './metrics';
 import { QueryLog } from './queries/query-log';
+import { RUNNERS } from './queries/runners';
 import { QueryService } from './queries/query-service';
 import { Store } from './store/store';
 
@@ -18,6 +21,7 @@ import { Store } from './store/store';
 export interface Services {
   config: Config;
   store: Store;
+  metrics: Metrics;
   engine: DuckDbEngine;
   ingestor: Ingestor;
   auth: Authenticator;
@@ -28,6 +32,8 @@ export interface Services {
   events: EventService;
   queries: QueryService;
   insights: InsightService;
+  /** Published, versioned endpoints. */
+  endpoints: EndpointService;
   /** Closes everything, newest first. */
   close(): Promise<void>;
 }
@@ -52,16 +58,21 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
 
     const projects = new ProjectService(store);
     projects.onDelete(ingestor);
-    const queries = new QueryService(projects, engine, queryLog, {
-      timeoutMs: config.queryTimeoutMs,
-      concurrency: config.queryConcurrency,
-      asyncResultTtlMs: config.asyncResultTtlMs,
-    });
+    const metrics = new Metrics(() => ingestor.pendingEvents);
+    const queries = new QueryService(
+      projects,
+      engine,
+      queryLog,
+      { timeoutMs: config.queryTimeoutMs, concurrency: config.queryConcurrency, asyncResultTtlMs: config.asyncResultTtlMs },
+      RUNNERS,
+      metrics,
+    );
     closers.push(async () => queries.close());
     projects.onDelete({ deleteProject: async (id) => queries.cache.dropProject(id) });
     return {
       config,
       store,
+      metrics,
       engine,
       ingestor,
       auth: new Authenticator(store),
@@ -71,6 +82,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       events: new EventService(projects, ingestor, engine),
       queries,
       insights: new InsightService(store, projects, queries),
+      endpoints: new EndpointService(store, projects, queries, engine, config),
       close,
     };
   } catch (e) {

@@ -5,6 +5,7 @@ import { isUserError, notFound, UserError, validationError } from '../errors';
 import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import type { Project } from '../store/entities';
+import type { Metrics } from '../metrics';
 import { zodToUserError } from '../validation';
 import { AsyncQueries, type QueryStatus } from './async-queries';
 import { cacheKey } from './cache-key';
@@ -85,6 +86,7 @@ export class QueryService {
     private readonly log: QueryLog,
     private readonly options: QueryServiceOptions,
     runners: QueryRunner[] = RUNNERS,
+    private readonly metrics?: Metrics,
   ) {
     for (const r of runners) for (const k of r.kinds) this.runners.set(k, r);
     this.slots = new ProjectSlots(options.concurrency);
@@ -271,6 +273,8 @@ export class QueryService {
     r: { duration_ms: number; cached: boolean; response?: Record<string, unknown>; error?: string; queryId: string | null },
   ): void {
     const results = r.response?.results;
+    const status = r.error ? (r.error === 'cancelled' ? 'cancelled' : 'error') : 'ok';
+    this.metrics?.observeQuery(base.kind, r.cached, status, r.duration_ms / 1000, r.error);
     this.log.record({
       project_id: base.project.id,
       query_id: r.queryId,

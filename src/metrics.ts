@@ -1,0 +1,86 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics at GET /metrics: requests and latencies per route pattern (never raw URLs, so the label
+ * set stays bounded and holds no ids), queries by kind and cache outcome, the cache hit ratio, ingest lag and
+ * engine errors, plus the process defaults (memory, event-loop lag, GC).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'quarry_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'quarry_http_request_duration_seconds',
+    help: 'HTTP request duration by route pattern.',
+    labelNames: ['route'] as const,
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  private readonly queries = new Counter({
+    name: 'quarry_queries_total',
+    help: 'Query answers by kind, cache outcome (hit/miss) and status (ok/error/cancelled).',
+    labelNames: ['kind', 'cache', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly queryDuration = new Histogram({
+    name: 'quarry_query_duration_seconds',
+    help: 'Time to compute a query (cache misses) by kind.',
+    labelNames: ['kind'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  private readonly engineErrors = new Counter({
+    name: 'quarry_engine_errors_total',
+    help: 'Queries that failed inside the event engine (timeouts included), by error code.',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+  private hits = 0;
+  private lookups = 0;
+
+  constructor(ingestLag: () => number) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'quarry_process_' });
+    new Gauge({
+      name: 'quarry_ingest_lag_events',
+      help: 'Events acknowledged (durable) but not yet queryable.',
+      registers: [this.registry],
+      collect() {
+        this.set(ingestLag());
+      },
+    });
+    const self = this;
+    new Gauge({
+      name: 'quarry_query_cache_hit_ratio',
+      help: 'Share of query answers served from the result cache since start.',
+      registers: [this.registry],
+      collect() {
+        this.set(self.lookups ? self.hits / self.lookups : 0);
+      },
+    });
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+    this.latency.observe({ route }, seconds);
+  }
+
+  observeQuery(kind: string, cached: boolean, status: 'ok' | 'error' | 'cancelled', seconds: number, errorCode?: string | null): void {
+    this.lookups++;
+    if (cached) this.hits++;
+    this.queries.inc({ kind, cache: cached ? 'hit' : 'miss', status });
+    if (!cached && status === 'ok') this.queryDuration.observe({ kind }, seconds);
+    if (errorCode && /^query_(timeout|error)$/.test(errorCode)) this.engineErrors.inc({ code: errorCode });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
