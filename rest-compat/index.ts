@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../src/services';
+import { registerEndpointRoutes } from './endpoints';
 import { registerEventRoutes } from './events';
 import { registerInsightRoutes } from './insights';
 import { registerKeyRoutes } from './keys';
@@ -12,5 +13,6 @@ export function registerRestRoutes(app: FastifyInstance, services: Services): vo
   registerKeyRoutes(app, services);
   registerQueryRoutes(app, services);
   registerEventRoutes(app, services);
+  registerEndpointRoutes(app, services);
   registerInsightRoutes(app, services);
 }

@@ -34,6 +34,16 @@ export async function buildApp(config: Config, services: Services, logger: Logge
 
   app.decorateRequest('principal', undefined);
 
+  // JSON as fastify parses it (prototype-poisoning safe), but an empty body is no body: clients that send
+  // `Content-Type: application/json` on every call, DELETE included, are common.
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    return defaultJson(request, text, done);
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -35,6 +35,34 @@ export interface Config {
   graphqlMaxDepth: number;
   /** Maximum GraphQL operation cost (fields counted, lists weighted). Default 5,000. */
   graphqlMaxCost: number;
+  /**
+   * The ClickHouse event engine, set only when QUARRY_EVENTS_ENGINE=clickhouse. Default unset: events live in the
+   * embedded DuckDB file under the data directory (QUARRY_EVENTS_ENGINE=duckdb).
+   */
+  clickhouse?: ClickHouseConfig;
+}
+
+/** Where the ClickHouse event engine is. Start fails with a clear error when a node does not answer. */
+export interface ClickHouseConfig {
+  /**
+   * HTTP URL of the node queries go to (QUARRY_CLICKHOUSE_URL). Default http://127.0.0.1:8123. A comma-separated
+   * list names every node of a cluster: the first gets the queries, all get the schema and deletes (ClickHouse
+   * 18.16 runs ON CLUSTER DDL only through ZooKeeper, so Quarry visits each node itself).
+   */
+  url: string;
+  /** Every node, first one first (from the same variable). */
+  nodeUrls: string[];
+  /** QUARRY_CLICKHOUSE_USER. Default `default`. */
+  user: string;
+  /** QUARRY_CLICKHOUSE_PASSWORD. Default empty. */
+  password: string;
+  /** QUARRY_CLICKHOUSE_DATABASE: created when missing. Default `quarry`. */
+  database: string;
+  /**
+   * QUARRY_CLICKHOUSE_CLUSTER: a cluster from the servers' `remote_servers`. When set, tables are sharded
+   * (`<table>_local` on each node behind a Distributed `<table>`). Default unset: one node, plain MergeTree tables.
+   */
+  cluster?: string;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -85,6 +113,24 @@ const envSchema = z.object({
     }),
   QUARRY_GRAPHQL_MAX_DEPTH: intFrom('QUARRY_GRAPHQL_MAX_DEPTH', 12, 2, 100),
   QUARRY_GRAPHQL_MAX_COST: intFrom('QUARRY_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
+  QUARRY_EVENTS_ENGINE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['duckdb', 'clickhouse']).default('duckdb')),
+  QUARRY_CLICKHOUSE_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .default('http://127.0.0.1:8123')
+      .refine((v) => v.split(',').every((u) => /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(u.trim())), 'QUARRY_CLICKHOUSE_URL must be http(s) URLs, comma-separated'),
+  ),
+  QUARRY_CLICKHOUSE_USER: z.preprocess((v) => (v === '' ? undefined : v), z.string().default('default')),
+  QUARRY_CLICKHOUSE_PASSWORD: z.string().default(''),
+  QUARRY_CLICKHOUSE_DATABASE: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'QUARRY_CLICKHOUSE_DATABASE must be a plain identifier').default('quarry'),
+  ),
+  QUARRY_CLICKHOUSE_CLUSTER: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'QUARRY_CLICKHOUSE_CLUSTER must be a plain name').optional(),
+  ),
 });
 
 export class ConfigError extends Error {}
@@ -110,6 +156,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimits: ['true', '1'].includes(e.QUARRY_RATE_LIMIT_ENABLED) ? rateRules(e.QUARRY_RATE_LIMITS) : null,
     graphqlMaxDepth: e.QUARRY_GRAPHQL_MAX_DEPTH,
     graphqlMaxCost: e.QUARRY_GRAPHQL_MAX_COST,
+    ...(e.QUARRY_EVENTS_ENGINE === 'clickhouse'
+      ? {
+          clickhouse: {
+            url: e.QUARRY_CLICKHOUSE_URL.split(',')[0].trim(),
+            nodeUrls: e.QUARRY_CLICKHOUSE_URL.split(',').map((u) => u.trim()),
+            user: e.QUARRY_CLICKHOUSE_USER,
+            password: e.QUARRY_CLICKHOUSE_PASSWORD,
+            database: e.QUARRY_CLICKHOUSE_DATABASE,
+            ...(e.QUARRY_CLICKHOUSE_CLUSTER ? { cluster: e.QUARRY_CLICKHOUSE_CLUSTER } : {}),
+          },
+        }
+      : {}),
     ...overrides,
   };
 }

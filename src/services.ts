@@ -4,6 +4,7 @@ import { Authenticator } from './auth/authenticator';
 import { KeyService } from './auth/key-service';
 import { RateLimiter } from './auth/rate-limiter';
 import type { Config } from './config';
+import { openClickHouseForServices } from './engines/clickhouse/compat';
 import { DuckDbEngine } from './engines/duckdb/duckdb-engine';
 import { EndpointService } from './endpoints/endpoint-service';
 import { EventService } from './ingest/event-service';
@@ -48,7 +49,10 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     closers.push(async () => shutdownParser()); // the parser's worker thread would keep the process alive
     const store = await Store.open(config.dataDir);
     closers.push(() => store.close());
-    const engine = await DuckDbEngine.open(path.join(config.dataDir, 'events.duckdb'), { logger });
+    // QUARRY_EVENTS_ENGINE=clickhouse: ClickHouse behind the same surface (fails here, clearly, when unreachable).
+    const engine = config.clickhouse
+      ? await openClickHouseForServices(config.clickhouse, logger)
+      : await DuckDbEngine.open(path.join(config.dataDir, 'events.duckdb'), { logger });
     closers.push(() => engine.close());
     const ingestor = await Ingestor.open({ dataDir: config.dataDir, engine, logger });
     closers.push(() => ingestor.close());

@@ -65,7 +65,7 @@ export interface SecretKeyView {
   created_by: number | null;
   created_at: string;
   last_used_at: string | null;
-  /** Endpoint variables forced on every run through this key; null = none. */
+  /** Endpoint variables forced on every run through this key; absent when the key has none. */
   fixed_variables?: Record<string, unknown> | null;
   value?: string;
 }
@@ -92,7 +92,7 @@ const secretView = (k: ProjectSecretApiKey, value?: string): SecretKeyView => ({
   created_by: k.created_by_id,
   created_at: k.created_at.toISOString(),
   last_used_at: iso(k.last_used_at),
-  fixed_variables: k.fixed_variables ?? null,
+  ...(k.fixed_variables ? { fixed_variables: k.fixed_variables } : {}),
   ...(value ? { value } : {}),
 });
 

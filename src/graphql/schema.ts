@@ -5,6 +5,7 @@ import { InsightResolver } from './resolvers/insight-resolver';
 import { FunnelsResolver } from './resolvers/funnels-resolver';
 import { RetentionResolver } from './resolvers/retention-resolver';
 import { PathsResolver } from './resolvers/paths-resolver';
+import { EndpointResolver } from './resolvers/endpoint-resolver';
 import { KeyResolver } from './resolvers/key-resolver';
 import { ProjectResolver } from './resolvers/project-resolver';
 import { QueryResolver } from './resolvers/query-resolver';
@@ -22,6 +23,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   FunnelsResolver,
   RetentionResolver,
   PathsResolver,
+  EndpointResolver,
 ];
 
 let schema: GraphQLSchema | undefined;

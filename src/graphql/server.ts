@@ -24,6 +24,8 @@ export async function registerGraphQL(app: FastifyInstance, services: Services, 
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // our own SIGTERM handler drains HTTP and the ingest log; Apollo's would re-kill the process midway
+    stopOnTerminationSignals: false,
     validationRules: [depthRule(config.graphqlMaxDepth)],
     plugins: [ApolloServerPluginLandingPageDisabled(), fastifyApolloDrainPlugin(app), costPlugin(schema, config.graphqlMaxCost), rateLimitPlugin, statusPlugin],
     formatError: (formatted, error) => formatError(formatted, error, app),

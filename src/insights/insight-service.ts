@@ -64,6 +64,8 @@ export interface InsightView {
   cache_target_age?: string | null;
   next_allowed_client_refresh?: string | null;
   is_cached?: boolean;
+  /** The result's cache key (the same as the query operation's for the same node); `filters_hash` in PostHog. */
+  cache_key?: string | null;
   query_status?: unknown;
   timezone?: string;
   hasMore?: unknown;
@@ -408,6 +410,7 @@ export class InsightService {
       is_cached: (b.is_cached as boolean | undefined) ?? false,
       query_status: b.query_status ?? null,
       timezone: (b.timezone as string | undefined) ?? project.timezone,
+      cache_key: (b.cache_key as string | undefined) ?? null,
       filters_hash: (b.cache_key as string | undefined) ?? insight.cache_key,
     };
     for (const k of RESULT_EXTRAS) if (b[k] !== undefined) (fields as Record<string, unknown>)[k] = b[k];
@@ -587,6 +590,7 @@ const emptyResult = (project: Project): Partial<InsightView> => ({
   cache_target_age: null,
   next_allowed_client_refresh: null,
   is_cached: false,
+  cache_key: null,
   query_status: null,
   timezone: project.timezone,
 });

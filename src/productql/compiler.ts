@@ -139,6 +139,8 @@ class Scope {
   readonly inProgress = new Set<string>();
   readonly lambdaArgs = new Set<string>();
   windows = new Set<string>();
+  /** The select list, for dialects that print `GROUP BY 1` / `ORDER BY 1` as the expression itself. */
+  selectList?: Expr[];
   constructor(
     readonly parent: Scope | undefined,
     readonly isLambda = false,
@@ -338,15 +340,26 @@ export class Compiler {
     const from = q.select_from ? this.compileFrom(q.select_from, scope) : undefined;
 
     for (const e of q.select) if (e && e.node === 'Alias') scope.selectAliases.set(e.alias, e.expr);
+    scope.selectList = q.select;
     if (q.window_exprs) scope.windows = new Set(Object.keys(q.window_exprs));
 
     const columns: OutputColumn[] = [];
     const selectSql: string[] = [];
+    // Dialects that refuse two select items with one alias (ClickHouse) get `<name>__dup<n>` for repeats; callers
+    // name result columns from `columns`, and alias references are inlined, so the engine-side name is free.
+    const used = new Set<string>();
+    const alias = (name: string): string => {
+      if (!this.dialect.uniqueSelectNames) return this.q(name);
+      let n = name;
+      for (let i = 2; used.has(n); i++) n = `${name}__dup${i}`;
+      used.add(n);
+      return this.q(n);
+    };
     for (const e of q.select) {
       if (e && e.node === 'Field' && e.chain[e.chain.length - 1] === '*') {
         for (const c of this.expandStar(e, scope)) {
           columns.push(c.col);
-          selectSql.push(`${c.sql} AS ${this.q(c.col.name)}`);
+          selectSql.push(`${c.sql} AS ${alias(c.col.name)}`);
         }
         continue;
       }
@@ -354,7 +367,7 @@ export class Compiler {
       if (e && e.node === 'Alias') this.checkUserName(e.alias, e);
       const p = this.expr(e, scope);
       columns.push({ name, type: p.type, nullable: p.nullable, ...(p.chType ? { chType: p.chType } : {}) });
-      selectSql.push(`${p.sql} AS ${this.q(name)}`);
+      selectSql.push(`${p.sql} AS ${alias(name)}`);
     }
 
     const where = [q.prewhere, q.where].filter((x): x is Expr => !!x).map((x) => this.expr(x, scope).sql);
@@ -391,7 +404,14 @@ export class Compiler {
 
   private positionalOrExpr(e: Expr, scope: Scope): string {
     // `GROUP BY 1` / `ORDER BY 2` are positional, as in ClickHouse; a validated integer is printed as is.
-    if (e.node === 'Constant' && typeof e.value === 'number' && Number.isSafeInteger(e.value) && e.value > 0) return String(e.value);
+    if (e.node === 'Constant' && typeof e.value === 'number' && Number.isSafeInteger(e.value) && e.value > 0) {
+      if (!this.dialect.positionalAsExpression || !scope.selectList) return String(e.value);
+      // Engines without positional GROUP BY/ORDER BY (ClickHouse 18.16 would group by the constant) get the item.
+      const item = scope.selectList[e.value - 1];
+      if (!item) this.err(`Position ${e.value} is not in the select list`, e);
+      if (item.node === 'Field' && item.chain[item.chain.length - 1] === '*') this.err('Positions cannot refer to *', e);
+      return this.expr(item.node === 'Alias' ? item.expr : item, scope).sql;
+    }
     return this.expr(e, scope).sql;
   }
 
@@ -430,7 +450,8 @@ export class Compiler {
         if (first) this.err('The first table cannot have a join constraint', item);
         if (item.constraint.constraint_type !== 'ON') this.err('JOIN ... USING is not supported; use ON', item.constraint);
         if (joinKw === 'CROSS JOIN') this.err('CROSS JOIN cannot have a join constraint', item.constraint);
-        const on = this.expr(item.constraint.expr, scope).sql;
+        const onPrinted = this.expr(item.constraint.expr, scope);
+        const on = onPrinted.joinSql ?? onPrinted.sql;
         constraint = () => ` ON ${on}`;
       } else if (!first && joinKw !== 'CROSS JOIN') {
         this.err(`${joinKw} needs an ON constraint`, item);

@@ -25,6 +25,11 @@ export interface Printed {
   list?: Printed[];
   /** Right side of IN is an array value (`x IN {array}`): printed as list containment. */
   arrayIn?: boolean;
+  /**
+   * The same condition spelled for `JOIN ... ON`, when the engine accepts only plain equalities there (ClickHouse
+   * refuses the `ifNull(a = b, 0)` a nullable comparison otherwise prints as). Unset: `sql` is used.
+   */
+  joinSql?: string;
 }
 
 export interface FunctionCall {
@@ -60,6 +65,10 @@ export interface Dialect {
    * clause (for engines without `WITH name AS (SELECT ...)`, like ClickHouse 18.16). Default false.
    */
   readonly inlineCtes?: boolean;
+  /** When true, a repeated output name within one select list is aliased `<name>__dup<n>` in the SQL. Default false. */
+  readonly uniqueSelectNames?: boolean;
+  /** When true, `GROUP BY 1` / `ORDER BY 2` are printed as the select item's expression. Default false (kept as is). */
+  readonly positionalAsExpression?: boolean;
   quoteIdent(name: string): string;
   /** Placeholder text for the 1-based i-th bound value. */
   placeholder(i: number): string;

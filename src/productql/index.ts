@@ -300,6 +300,8 @@ function jsonValue(v: unknown): unknown {
 
 function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unknown {
   if (v === null || v === undefined) return null;
+  // Engines without a boolean type (ClickHouse 18.16) return UInt8 0/1 for boolean expressions.
+  if (col?.type === 'bool' && typeof v === 'number') return v !== 0;
   if (col?.type === 'datetime') {
     const d = toDate(v);
     return d ? formatDateTimeInTimezone(d, tz) : jsonValue(v);

@@ -34,10 +34,13 @@ describe('malformed JSON → 400 parse_error', () => {
     await healthy(srv);
   });
 
-  it('empty body with a JSON content type', async () => {
+  it('empty body with a JSON content type is no body: a POST misses its fields, a DELETE works', async () => {
     const r = await srv.api('POST', '/api/projects/', '', undefined, { 'content-type': 'application/json' });
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ type: 'invalid_request', code: 'parse_error', attr: null });
+    expect(r.body).toMatchObject({ type: 'validation_error' });
+    const created = await srv.api('POST', '/api/projects/', { name: 'to delete' });
+    const d = await srv.api('DELETE', `/api/projects/${created.body.id}/`, '', undefined, { 'content-type': 'application/json' });
+    expect(d.status).toBe(204);
     await healthy(srv);
   });
 

@@ -1,4 +1,3 @@
-import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { parseRefresh } from '../../insights/insight-service';
 import { parsePage } from '../../pagination';
@@ -81,6 +80,3 @@ export class InsightResolver {
     return activityPageOf(await ctx.services.insights.activity(ctx.principal, projectId, id, { limit: limit ?? undefined, page: page ?? undefined }));
   }
 }
-
-// GraphQLJSON is re-exported for callers building inputs by hand
-export { GraphQLJSON };

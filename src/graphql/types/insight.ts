@@ -192,7 +192,7 @@ export const insightOf = (v: InsightView): InsightType => ({
   lastRefresh: v.last_refresh ?? undefined,
   nextAllowedClientRefresh: v.next_allowed_client_refresh ?? undefined,
   cacheTargetAge: v.cache_target_age ?? undefined,
-  cacheKey: v.filters_hash ?? undefined,
+  cacheKey: v.cache_key ?? v.filters_hash ?? undefined,
   timezone: v.timezone,
 });
 

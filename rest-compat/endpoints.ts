@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CONTENT_TYPES, rowStream, streamFormatOf } from '../src/endpoints/stream';
+import { parsePage } from '../src/pagination';
+import type { Services } from '../src/services';
+import { apiRoute, listBody, projectIdParam, respond } from './route';
+
+const origin = (r: FastifyRequest) => `${r.protocol}://${r.host}`;
+
+/** PostHog's Endpoints routes (reference §1.3), under /projects/<id>/ and /environments/<id>/. */
+export function registerEndpointRoutes(app: FastifyInstance, s: Services): void {
+  const base = '/projects/:projectId/endpoints';
+  apiRoute(app, s, 'GET', base, async (r) => {
+    const page = parsePage(r.query);
+    const out = await s.endpoints.list(r.principal, projectIdParam(r.params), r.query, page, { origin: origin(r.request) });
+    return listBody(r.request, page, out);
+  });
+  apiRoute(app, s, 'POST', base, async (r) =>
+    respond(201, await s.endpoints.create(r.principal, projectIdParam(r.params), r.body, { origin: origin(r.request) })),
+  );
+  apiRoute(app, s, 'POST', `${base}/bulk_update_tags`, async () =>
+    respond(405, { detail: 'Bulk tag updates are not supported for endpoints.' }),
+  );
+  apiRoute(app, s, 'GET', `${base}/:name`, (r) =>
+    s.endpoints.get(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
+  );
+  apiRoute(app, s, ['PATCH', 'PUT'], `${base}/:name`, (r) =>
+    s.endpoints.update(r.principal, projectIdParam(r.params), r.params.name, r.body ?? {}, r.query.version, { origin: origin(r.request) }),
+  );
+  apiRoute(app, s, 'DELETE', `${base}/:name`, async (r) => {
+    await s.endpoints.delete(r.principal, projectIdParam(r.params), r.params.name);
+    return respond(204);
+  });
+  apiRoute(app, s, 'GET', `${base}/:name/versions`, async (r) => {
+    const page = parsePage(r.query);
+    const out = await s.endpoints.listVersions(r.principal, projectIdParam(r.params), r.params.name, page, { origin: origin(r.request) });
+    return listBody(r.request, page, out);
+  });
+  apiRoute(app, s, 'GET', `${base}/:name/openapi.json`, (r) =>
+    s.endpoints.openapi(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
+  );
+  apiRoute(app, s, ['GET', 'POST'], `${base}/:name/run`, async (r) => {
+    const body = r.request.method === 'GET' ? {} : (r.body ?? {});
+    const out = await s.endpoints.run(r.principal, projectIdParam(r.params), r.params.name, body, r.query, r.signal);
+    const format = streamFormatOf(r.request.headers.accept);
+    if (format) {
+      return respond(200, rowStream(format, out.body.columns, out.body.results), {
+        ...out.headers,
+        'content-type': CONTENT_TYPES[format],
+        'x-endpoint-version': String(out.body.endpoint_version),
+        'x-has-more': String(out.body.hasMore),
+        'x-execution-id': String(out.body.execution_id),
+      });
+    }
+    return respond(200, out.body, out.headers);
+  });
+}

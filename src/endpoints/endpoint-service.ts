@@ -1,0 +1,849 @@
+/**
+ * Endpoints: named, published, versioned queries of a project, run with typed variables by API keys (PostHog's
+ * Endpoints product, reference §1). One service for REST and GraphQL; neither face holds logic.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { requireProjectAccess } from '../auth/access';
+import type { Principal } from '../auth/principal';
+import type { Config } from '../config';
+import type { EventEngineBase } from '../engines/engine';
+import { isUserError, notFound, UserError, validationError } from '../errors';
+import type { Page, Paged } from '../pagination';
+import { compileProductQL, parseSelect, shapeResult, type Query } from '../productql';
+import type { ProjectService } from '../projects/project-service';
+import { cacheKey } from '../queries/cache-key';
+import type { QueryService } from '../queries/query-service';
+import { Endpoint, EndpointVersion, type Project } from '../store/entities';
+import type { EndpointColumn, EndpointVariable } from '../store/entities/endpoint-version';
+import type { Store } from '../store/store';
+import { parseInput } from '../validation';
+import { columnsOfResponse, columnTypeOf, diffColumns } from './columns';
+import {
+  applyMagic,
+  checkDeclarations,
+  checkPlaceholders,
+  expandLists,
+  magicDeclarations,
+  magicVariables,
+  placeholderNames,
+  resolveValues,
+  sampleValue,
+  variableDeclarationsSchema,
+  type MagicVariables,
+} from './variables';
+
+/** PostHog's endpoint names: a letter, then letters, digits, `_` or `-`; 1 to 128 characters. */
+export const ENDPOINT_NAME_RE = /^[a-zA-Z][a-zA-Z0-9_-]{0,127}$/;
+/** The only cache TTLs PostHog accepts (15 min … 7 days). */
+export const FRESHNESS_SECONDS = [900, 1800, 3600, 21600, 43200, 86400, 604800] as const;
+export const DEFAULT_FRESHNESS_SECONDS = 86400;
+/** `last_executed_at` is written at most this often per endpoint (PostHog's granularity). */
+const LAST_EXECUTED_GRANULARITY_MS = 30 * 60_000;
+const PRODUCTQL_KINDS = new Set(['ProductQLQuery', 'HogQLQuery']);
+const MATERIALIZATION_REASON = 'Materialization is not supported by Quarry: endpoints run inline, cached for data_freshness_seconds.';
+
+const freshnessSchema = z
+  .number()
+  .refine((n) => (FRESHNESS_SECONDS as readonly number[]).includes(n), {
+    message: `Data freshness must be one of: [${FRESHNESS_SECONDS.join(', ')}] seconds (15 minutes, 30 minutes, 1 hour, 6 hours, 12 hours, 24 hours, 7 days).`,
+  })
+  .nullable();
+
+/** PostHog's `EndpointRequest` plus Quarry's `variables` declarations. Unknown keys are a 400. */
+export const endpointRequestSchema = z
+  .object({
+    name: z.string().optional(),
+    description: z.string().max(10_000).nullable().optional(),
+    query: z.object({ kind: z.string() }).passthrough().optional(),
+    variables: variableDeclarationsSchema.nullable().optional(),
+    data_freshness_seconds: freshnessSchema.optional(),
+    is_active: z.boolean().optional(),
+    tags: z.array(z.string().min(1).max(100)).max(50).optional(),
+    derived_from_insight: z.string().max(12).nullable().optional(),
+    is_materialized: z.boolean().nullable().optional(),
+    optional_breakdown_properties: z.array(z.string()).nullable().optional(),
+    bucket_overrides: z.record(z.string(), z.string()).nullable().optional(),
+    version: z.number().int().min(1).nullable().optional(),
+    deleted: z.boolean().nullable().optional(),
+  })
+  .strict();
+export type EndpointRequest = z.infer<typeof endpointRequestSchema>;
+
+/** `EndpointRunRequest` (pydantic `extra="forbid"`) plus Quarry's `result_format`. */
+export const runRequestSchema = z
+  .object({
+    variables: z.record(z.string(), z.unknown()).nullable().optional(),
+    version: z.unknown().optional(),
+    limit: z.unknown().optional(),
+    offset: z.unknown().optional(),
+    refresh: z.enum(['cache', 'force', 'direct']).optional(),
+    client_query_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,128}$/, 'client_query_id may hold 1 to 128 letters, digits, _ and -.')
+      .nullable()
+      .optional(),
+    debug: z.boolean().nullable().optional(),
+    result_format: z.enum(['arrays', 'objects']).optional(),
+    filters_override: z.unknown().optional(),
+    query_override: z.unknown().optional(),
+  })
+  .strict();
+export type RunRequest = z.infer<typeof runRequestSchema>;
+
+/** PostHog's non-standard `{"error": ...}` bodies (bad integer params, missing versions). */
+export class EndpointBareError extends UserError {
+  constructor(
+    status: number,
+    readonly bareBody: Record<string, unknown>,
+  ) {
+    super(status, status === 404 ? 'invalid_request' : 'validation_error', status === 404 ? 'not_found' : 'invalid_input', String(bareBody.error));
+  }
+  override toBody(): any {
+    return this.bareBody;
+  }
+}
+
+export interface UserBasic {
+  id: number;
+  uuid: string | null;
+  distinct_id: string | null;
+  first_name: string;
+  last_name: string;
+  email: string;
+}
+
+export interface EndpointView {
+  id: string;
+  name: string;
+  description: string;
+  query: Record<string, unknown>;
+  is_active: boolean;
+  data_freshness_seconds: number;
+  endpoint_path: string;
+  url: string;
+  ui_url: string;
+  created_at: string;
+  updated_at: string;
+  created_by: UserBasic | null;
+  is_materialized: boolean;
+  current_version: number;
+  current_version_id: string;
+  versions_count: number;
+  derived_from_insight: string | null;
+  last_executed_at: string | null;
+  materialization: Record<string, unknown>;
+  bucket_overrides: null;
+  columns: EndpointColumn[];
+  tags: string[];
+  optional_breakdown_properties: string[];
+  /** Quarry: the variables a run accepts (declared, and for insights PostHog's magic ones). */
+  variables: EndpointVariable[];
+}
+
+export interface EndpointVersionView extends EndpointView {
+  version: number;
+  version_id: string;
+  endpoint_is_active: boolean;
+  version_created_at: string;
+  version_updated_at: string;
+  version_created_by: UserBasic | null;
+  /** Quarry: how this version's columns differ from the previous version's (null for version 1). */
+  column_changes: EndpointVersion['column_changes'];
+}
+
+export interface RunOutcome {
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+  /** Typed result columns: from the response (ProductQL) or the version (insight kinds). */
+  columns: EndpointColumn[];
+}
+
+export interface ViewOptions {
+  /** Scheme and host for absolute URLs (`url`, OpenAPI `servers`). */
+  origin?: string;
+}
+
+interface Resolved {
+  project: Project;
+  endpoint: Endpoint;
+}
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+/** JSON with sorted keys: PostHog compares queries this way to decide on a new version. */
+export function stableJson(v: unknown): string {
+  const norm = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(norm);
+    if (x && typeof x === 'object') {
+      const o: Record<string, unknown> = {};
+      for (const k of Object.keys(x).sort()) if ((x as Record<string, unknown>)[k] !== undefined) o[k] = norm((x as Record<string, unknown>)[k]);
+      return o;
+    }
+    return x;
+  };
+  return JSON.stringify(norm(v));
+}
+
+/** Declarations from PostHog's in-query variables (`{uuid: {code_name, value}}`), typed by their value. */
+function declarationsFromQueryVariables(vars: unknown): EndpointVariable[] {
+  if (!vars || typeof vars !== 'object') return [];
+  const out: EndpointVariable[] = [];
+  for (const v of Object.values(vars as Record<string, unknown>)) {
+    if (!v || typeof v !== 'object' || typeof (v as { code_name?: unknown }).code_name !== 'string') continue;
+    const { code_name, value } = v as { code_name: string; value?: unknown };
+    const type: EndpointVariable['type'] =
+      typeof value === 'number' ? 'Number' : typeof value === 'boolean' ? 'Boolean' : Array.isArray(value) ? 'List' : 'String';
+    out.push({ name: code_name, type, ...(value !== undefined && value !== null ? { default: value } : {}) });
+  }
+  return out;
+}
+
+export class EndpointService {
+  constructor(
+    private readonly store: Store,
+    private readonly projects: ProjectService,
+    private readonly queries: QueryService,
+    private readonly engine: EventEngineBase,
+    private readonly config: Pick<Config, 'host' | 'port'>,
+  ) {}
+
+  private get endpoints() {
+    return this.store.db.getRepository(Endpoint);
+  }
+  private get versions() {
+    return this.store.db.getRepository(EndpointVersion);
+  }
+
+  // -------------------------------------------------------------------------------------------- reads
+
+  async list(principal: Principal, projectId: number, filters: Record<string, unknown>, page: Page, opts: ViewOptions = {}): Promise<Paged<EndpointView>> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'endpoint:read' });
+    const qb = this.endpoints
+      .createQueryBuilder('e')
+      .where('e.project_id = :pid AND e.deleted = 0', { pid: project.id })
+      .orderBy('e.created_at', 'DESC')
+      .addOrderBy('e.rowid', 'DESC');
+    if (filters.is_active !== undefined) {
+      const v = String(filters.is_active).toLowerCase();
+      if (!['true', 'false', '1', '0'].includes(v)) throw validationError('Must be a valid boolean.', 'is_active');
+      qb.andWhere('e.is_active = :a', { a: v === 'true' || v === '1' ? 1 : 0 });
+    }
+    if (filters.created_by !== undefined) {
+      const id = Number(filters.created_by);
+      if (!Number.isSafeInteger(id)) throw validationError('A valid integer is required.', 'created_by');
+      qb.andWhere('e.created_by_id = :c', { c: id });
+    }
+    const [rows, count] = await qb.skip(page.offset).take(page.limit).getManyAndCount();
+    const results: EndpointView[] = [];
+    for (const e of rows) results.push(await this.view(project, e, await this.currentVersion(e), opts));
+    return { count, results };
+  }
+
+  /** `GET …/endpoints/<name>/`, or the version view with `version`. */
+  async get(principal: Principal, projectId: number, name: string, version: unknown, opts: ViewOptions = {}): Promise<EndpointView> {
+    const { project, endpoint } = await this.resolve(principal, projectId, name, 'endpoint:read');
+    if (version === undefined || version === null || version === '') return this.view(project, endpoint, await this.currentVersion(endpoint), opts);
+    const n = parseIntParam(version, 'version', 1, true);
+    const v = await this.versions.findOneBy({ endpoint_id: endpoint.id, version: n });
+    if (!v) throw new EndpointBareError(404, { error: `Version ${n} not found` });
+    return this.versionView(project, endpoint, v, opts);
+  }
+
+  async listVersions(principal: Principal, projectId: number, name: string, page: Page, opts: ViewOptions = {}): Promise<Paged<EndpointVersionView>> {
+    const { project, endpoint } = await this.resolve(principal, projectId, name, 'endpoint:read');
+    const [rows, count] = await this.versions.findAndCount({
+      where: { endpoint_id: endpoint.id },
+      order: { version: 'DESC' },
+      skip: page.offset,
+      take: page.limit,
+    });
+    const results: EndpointVersionView[] = [];
+    for (const v of rows) results.push(await this.versionView(project, endpoint, v, opts));
+    return { count, results };
+  }
+
+  /** The per-endpoint OpenAPI 3.0.3 document (`?version=N`). */
+  async openapi(principal: Principal, projectId: number, name: string, version: unknown, opts: ViewOptions = {}): Promise<Record<string, unknown>> {
+    const { project, endpoint } = await this.resolve(principal, projectId, name, 'endpoint:read');
+    let v: EndpointVersion | null;
+    if (version === undefined || version === null || version === '') v = await this.currentVersion(endpoint);
+    else {
+      const n = parseIntParam(version, 'version', 1, true);
+      v = await this.versions.findOneBy({ endpoint_id: endpoint.id, version: n });
+      if (!v) throw new EndpointBareError(404, { error: `Version ${n} not found` });
+    }
+    const { openapiDocument } = await import('./openapi');
+    return openapiDocument({
+      projectId: project.id,
+      endpoint,
+      version: v,
+      variables: this.declarationsOf(v),
+      origin: this.origin(opts),
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------- writes
+
+  async create(principal: Principal, projectId: number, input: unknown, opts: ViewOptions = {}): Promise<EndpointView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'endpoint:write' });
+    const body = parseInput(endpointRequestSchema, input);
+    if (body.name === undefined) throw validationError('This field is required.', 'name', 'required');
+    if (body.query === undefined) throw validationError('This field is required.', 'query', 'required');
+    if (body.version !== undefined && body.version !== null) throw validationError('A new endpoint has no version to target.', 'version');
+    this.checkUnsupported(body);
+    await this.checkName(project.id, body.name);
+    const prepared = await this.prepare(principal, project, body.query, body.variables ?? undefined, true);
+    const now = new Date();
+    const userId = principal.kind === 'personal' ? principal.userId : null;
+    const endpoint = this.endpoints.create({
+      id: randomUUID(),
+      project_id: project.id,
+      name: body.name,
+      is_active: body.is_active ?? true,
+      current_version: 1,
+      tags: body.tags ?? [],
+      derived_from_insight: body.derived_from_insight ?? null,
+      created_by_id: userId,
+      updated_by_id: userId,
+      created_at: now,
+      updated_at: now,
+      last_executed_at: null,
+      deleted: false,
+      deleted_at: null,
+    });
+    const version = this.versions.create({
+      id: randomUUID(),
+      endpoint_id: endpoint.id,
+      version: 1,
+      query: body.query,
+      variables: prepared.variables,
+      columns: prepared.columns,
+      column_changes: null,
+      description: body.description ?? '',
+      data_freshness_seconds: body.data_freshness_seconds ?? DEFAULT_FRESHNESS_SECONDS,
+      is_active: true,
+      created_by_id: userId,
+      created_at: now,
+      updated_at: now,
+      last_executed_at: null,
+    });
+    try {
+      await this.store.db.transaction(async (m) => {
+        await m.save(endpoint);
+        await m.save(version);
+      });
+    } catch (e) {
+      if (String((e as Error).message).includes('UNIQUE')) throw duplicateName();
+      throw e;
+    }
+    return this.view(project, endpoint, version, opts);
+  }
+
+  /**
+   * PATCH/PUT. A changed query (or changed variable declarations) creates version N+1, inheriting the previous
+   * version's variables, description and freshness unless the body gives them. With a target version (body
+   * `version`, else `?version=`), settings and `is_active` apply to that version only.
+   */
+  async update(
+    principal: Principal,
+    projectId: number,
+    name: string,
+    input: unknown,
+    queryVersion?: unknown,
+    opts: ViewOptions = {},
+  ): Promise<EndpointView | { success: true }> {
+    const { project, endpoint } = await this.resolve(principal, projectId, name, 'endpoint:write', true);
+    const body = parseInput(endpointRequestSchema, input);
+    if (body.deleted === true) {
+      await this.softDelete(endpoint);
+      return { success: true };
+    }
+    this.checkUnsupported(body);
+    const userId = principal.kind === 'personal' ? principal.userId : null;
+    const now = new Date();
+    const current = await this.currentVersion(endpoint);
+
+    let targetN: number | undefined;
+    if (body.version !== undefined && body.version !== null) targetN = body.version;
+    else if (queryVersion !== undefined && queryVersion !== null && queryVersion !== '') targetN = parseIntParam(queryVersion, 'version', 1, true);
+    let target: EndpointVersion | null = null;
+    if (targetN !== undefined) {
+      target = await this.versions.findOneBy({ endpoint_id: endpoint.id, version: targetN });
+      if (!target) throw validationError(`Version ${targetN} not found.`, 'version');
+    }
+    const base = target ?? current;
+    const queryChanged = body.query !== undefined && stableJson(body.query) !== stableJson(base.query);
+    const varsChanged =
+      body.variables !== undefined && body.variables !== null && stableJson(body.variables) !== stableJson(base.variables);
+    if (target && queryChanged) {
+      throw validationError('Cannot change query when targeting a specific version. Query changes create a new version.', 'query');
+    }
+    if (target && varsChanged) {
+      throw validationError('Cannot change variables when targeting a specific version. Variable changes create a new version.', 'variables');
+    }
+
+    if (body.name !== undefined && body.name !== endpoint.name) {
+      await this.checkName(project.id, body.name);
+      endpoint.name = body.name;
+    }
+    if (body.tags !== undefined) endpoint.tags = body.tags;
+    if (body.derived_from_insight !== undefined) endpoint.derived_from_insight = body.derived_from_insight;
+    endpoint.updated_at = now;
+    endpoint.updated_by_id = userId;
+
+    let newVersion: EndpointVersion | null = null;
+    if (queryChanged || varsChanged) {
+      const query = body.query ?? current.query;
+      const explicitVars = body.variables ?? undefined;
+      const prepared = await this.prepare(principal, project, query, explicitVars ?? current.variables, explicitVars !== undefined);
+      newVersion = this.versions.create({
+        id: randomUUID(),
+        endpoint_id: endpoint.id,
+        version: endpoint.current_version + 1,
+        query,
+        variables: prepared.variables,
+        columns: prepared.columns,
+        column_changes: diffColumns(current.columns, prepared.columns),
+        description: body.description ?? current.description,
+        data_freshness_seconds: body.data_freshness_seconds ?? current.data_freshness_seconds,
+        is_active: true,
+        created_by_id: userId,
+        created_at: now,
+        updated_at: now,
+        last_executed_at: null,
+      });
+      endpoint.current_version = newVersion.version;
+      if (body.is_active !== undefined) endpoint.is_active = body.is_active;
+    } else {
+      const v = base;
+      if (body.description !== undefined) v.description = body.description ?? '';
+      if (body.data_freshness_seconds !== undefined) v.data_freshness_seconds = body.data_freshness_seconds ?? DEFAULT_FRESHNESS_SECONDS;
+      if (body.is_active !== undefined) {
+        if (target) v.is_active = body.is_active;
+        else endpoint.is_active = body.is_active;
+      }
+      v.updated_at = now;
+    }
+    try {
+      await this.store.db.transaction(async (m) => {
+        await m.save(endpoint);
+        if (newVersion) await m.save(newVersion);
+        else await m.save(base);
+      });
+    } catch (e) {
+      if (String((e as Error).message).includes('UNIQUE')) throw duplicateName();
+      throw e;
+    }
+    if (target) return this.versionView(project, endpoint, target, opts);
+    return this.view(project, endpoint, newVersion ?? current, opts);
+  }
+
+  async delete(principal: Principal, projectId: number, name: string): Promise<void> {
+    const { endpoint } = await this.resolve(principal, projectId, name, 'endpoint:write', true);
+    await this.softDelete(endpoint);
+  }
+
+  // -------------------------------------------------------------------------------------------- run
+
+  /**
+   * `GET|POST …/endpoints/<name>/run`. `query` holds the query-string `version`/`limit`/`offset`; the body wins.
+   * Project secret keys may call this and nothing else; their fixed variables override the caller's.
+   */
+  async run(
+    principal: Principal,
+    projectId: number,
+    name: string,
+    input: unknown,
+    query: Record<string, unknown> = {},
+    signal?: AbortSignal,
+  ): Promise<RunOutcome> {
+    requireProjectAccess(principal, projectId, { scope: 'endpoint:read', allowSecretKey: true });
+    const project = await this.projects.find(projectId);
+    const endpoint = await this.endpoints.findOneBy({ project_id: project.id, name, deleted: false });
+    if (!endpoint || !endpoint.is_active) throw notFound();
+    const body = parseInput(runRequestSchema, input ?? {});
+    const headers: Record<string, string> = {};
+
+    const pick = (k: 'version' | 'limit' | 'offset') => (body[k] !== undefined && body[k] !== null ? body[k] : query[k]);
+    const rawVersion = pick('version');
+    const versionN = rawVersion === undefined || rawVersion === '' ? undefined : parseIntParam(rawVersion, 'version', 1);
+    const rawLimit = pick('limit');
+    const limit = rawLimit === undefined || rawLimit === '' ? undefined : parseIntParam(rawLimit, 'limit', 1);
+    const rawOffset = pick('offset');
+    const offset = rawOffset === undefined || rawOffset === '' ? undefined : parseIntParam(rawOffset, 'offset', 0);
+    if (offset !== undefined && limit === undefined) throw new EndpointBareError(400, { error: 'offset requires limit to be set' });
+
+    let version: EndpointVersion | null;
+    if (versionN === undefined) version = await this.currentVersion(endpoint);
+    else {
+      version = await this.versions.findOneBy({ endpoint_id: endpoint.id, version: versionN });
+      if (!version) {
+        throw new EndpointBareError(404, {
+          error: `Version ${versionN} not found for endpoint '${endpoint.name}'`,
+          current_version: endpoint.current_version,
+        });
+      }
+    }
+    if (!version.is_active) throw validationError(`Version ${version.version} is inactive and cannot be executed.`, 'version');
+
+    const isSql = PRODUCTQL_KINDS.has(String(version.query.kind));
+    if (body.refresh === 'direct') throw validationError('refresh=direct is only valid for materialized endpoints.', 'refresh');
+    if (body.query_override !== undefined) throw validationError('query_override is not allowed.', 'query_override');
+    if (body.filters_override !== undefined && body.filters_override !== null && isSql) {
+      throw validationError('Not allowed for HogQL endpoints. Use variables instead.', 'filters_override');
+    }
+
+    const fixed = await this.fixedVariables(principal);
+    const declared = this.declarationsOf(version);
+    const declaredNames = new Set(declared.map((d) => d.name));
+    const notDeclared = Object.keys(fixed).filter((k) => !declaredNames.has(k));
+    if (notDeclared.length) {
+      // A key pinned to a customer must never run an endpoint that cannot filter by that customer.
+      throw new UserError(
+        403,
+        'authentication_error',
+        'permission_denied',
+        `This API key fixes variable(s) ${notDeclared.join(', ')}, which endpoint '${endpoint.name}' does not declare.`,
+      );
+    }
+    const values = resolveValues(declared, body.variables ?? {}, fixed);
+
+    let node: Record<string, unknown>;
+    let magic: MagicVariables | null = null;
+    if (isSql) {
+      const lists = new Set(declared.filter((d) => d.type === 'List').map((d) => d.name));
+      let text = String(version.query.query);
+      let bound = values;
+      if (lists.size) {
+        const { printHogQL } = await import('../productql');
+        const expanded = expandLists(await parseSelect(text), values, lists);
+        text = printHogQL(expanded.query);
+        bound = expanded.values;
+      }
+      node = { ...version.query, query: text, variables: bound };
+      delete node.limit;
+      delete node.offset;
+      if (limit !== undefined) node.limit = limit;
+      if (offset !== undefined) node.offset = offset;
+    } else {
+      magic = this.magicOf(version.query);
+      const given: Record<string, unknown> = {};
+      for (const d of declared) if (values[d.name] !== null && values[d.name] !== undefined) given[d.name] = values[d.name];
+      node = applyMagic(version.query, magic, given);
+      if (body.filters_override) {
+        node = applyFiltersOverride(node, body.filters_override);
+        headers['X-PostHog-Warn'] = 'filters_override is deprecated and will be removed. Use variables instead.';
+      }
+    }
+
+    // The executor caches on the node (which holds the bound variables); freshness is the version's.
+    const validated = this.queries.validateNode(node as { kind: string }).node;
+    const key = cacheKey(project, validated);
+    const ttlMs = version.data_freshness_seconds * 1000;
+    const entry = this.queries.cache.get(key);
+    const useCache = body.refresh !== 'force' && entry !== undefined && Date.now() - entry.lastRefresh.getTime() < ttlMs;
+    const execOpts = { clientQueryId: body.client_query_id ?? undefined, name: `endpoint:${endpoint.name}`, signal };
+    let out;
+    try {
+      out = await this.queries.execute(principal, project, node, { ...execOpts, refresh: useCache ? 'force_cache' : 'force_blocking' });
+      if (useCache && out.body.results === null && out.body.is_cached === false) {
+        out = await this.queries.execute(principal, project, node, { ...execOpts, refresh: 'force_blocking' });
+      }
+    } catch (e) {
+      throw endpointError(e);
+    }
+    const r = out.body;
+
+    let results = (r.results ?? null) as unknown;
+    let hasMore = Boolean(r.hasMore);
+    if (!isSql && Array.isArray(results) && (limit !== undefined || offset !== undefined)) {
+      const all = results;
+      const start = offset ?? 0;
+      results = all.slice(start, limit === undefined ? undefined : start + limit);
+      hasMore = limit !== undefined && start + limit < all.length;
+    } else if (!isSql) hasMore = false;
+    const columns = Array.isArray(r.columns) ? (r.columns as string[]) : version.columns.map((c) => c.name);
+    if (body.result_format === 'objects' && Array.isArray(results)) {
+      results = results.map((row) => (Array.isArray(row) && isSql ? Object.fromEntries(columns.map((c, i) => [c, row[i]])) : row));
+    }
+
+    const lastRefresh = typeof r.last_refresh === 'string' ? new Date(r.last_refresh) : new Date();
+    const response: Record<string, unknown> = { results };
+    if (isSql || Array.isArray(r.columns)) response.columns = columns;
+    if (r.types !== undefined) response.types = r.types;
+    response.hasMore = hasMore;
+    if (isSql) {
+      response.limit = r.limit;
+      response.offset = r.offset;
+    }
+    const dropped = new Set(['results', 'columns', 'types', 'hasMore', 'limit', 'offset', 'query', 'productql', 'hogql', 'explain', 'cache_key', 'timings', 'calculation_trigger', 'modifiers', 'resolved_date_range']);
+    for (const [k, v] of Object.entries(r)) if (!dropped.has(k)) response[k] = v;
+    response.cache_target_age = new Date(lastRefresh.getTime() + ttlMs).toISOString();
+    if (body.debug) {
+      response.cache_key = r.cache_key;
+      response.timings = r.timings ?? null;
+      if (principal.kind === 'personal') response.hogql = r.hogql ?? undefined;
+    }
+    response.name = endpoint.name;
+    response.execution_id = randomUUID();
+    response.endpoint_version = version.version;
+    response.endpoint_version_created_at = version.created_at.toISOString();
+    await this.touchExecuted(endpoint, version);
+    return { body: response, headers, columns: isSql ? columnsOfResponse(r) : version.columns };
+  }
+
+  // -------------------------------------------------------------------------------------------- helpers
+
+  /** The variables a version's runs accept: its declarations, and for insights PostHog's magic ones. */
+  declarationsOf(v: EndpointVersion): EndpointVariable[] {
+    if (PRODUCTQL_KINDS.has(String(v.query.kind))) return v.variables;
+    const magic = magicDeclarations(this.magicOf(v.query));
+    const overrides = new Map(v.variables.map((d) => [d.name, d]));
+    return magic.map((m) => (overrides.has(m.name) ? { ...m, ...overrides.get(m.name)! } : m));
+  }
+
+  private magicOf(query: Record<string, unknown>): MagicVariables {
+    return magicVariables(query, (candidate) => {
+      try {
+        this.queries.validateNode(candidate as { kind: string });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /** Validates a query and its variable declarations; computes the result columns. */
+  private async prepare(
+    principal: Principal,
+    project: Project,
+    query: Record<string, unknown>,
+    declared: EndpointVariable[] | undefined,
+    explicit: boolean,
+  ): Promise<{ variables: EndpointVariable[]; columns: EndpointColumn[] }> {
+    const validated = this.queries.validateNode(query as { kind: string }).node as Record<string, unknown>;
+    if (PRODUCTQL_KINDS.has(String(query.kind))) {
+      let vars = declared ?? declarationsFromQueryVariables(query.variables);
+      checkDeclarations(vars);
+      let ast: Query;
+      try {
+        ast = await parseSelect(String(query.query));
+      } catch (e) {
+        if (isUserError(e)) throw new UserError(400, 'validation_error', e.code, `Invalid HogQL query: ${e.message}`, { attr: 'query', span: e.span });
+        throw e;
+      }
+      const used = placeholderNames(ast);
+      if (!explicit) vars = vars.filter((v) => used.has(v.name)); // inherited declarations of removed placeholders are dropped
+      checkPlaceholders(used, vars);
+      return { variables: vars, columns: await this.sqlColumns(project, ast, vars) };
+    }
+    // Insight kinds: only the magic variables exist; declarations may give them defaults, `required` or descriptions.
+    const vars = declared ?? [];
+    const magic = magicDeclarations(this.magicOf(query));
+    const magicNames = new Set(magic.map((m) => m.name));
+    const kept = explicit ? vars : vars.filter((v) => magicNames.has(v.name));
+    checkDeclarations(kept, () => true);
+    const bad = kept.filter((v) => !magicNames.has(v.name)).map((v) => v.name);
+    if (bad.length) {
+      throw validationError(
+        `${query.kind} endpoints only take the variables ${[...magicNames].join(', ') || '(none)'}; not: ${bad.join(', ')}.`,
+        'variables',
+      );
+    }
+    let out;
+    try {
+      out = await this.queries.execute(principal, project, validated, { refresh: 'blocking', name: 'endpoint:columns' });
+    } catch (e) {
+      throw endpointError(e);
+    }
+    return { variables: kept, columns: columnsOfResponse(out.body) };
+  }
+
+  /** Result columns of a ProductQL query: compiled with sample values and run with LIMIT 0. */
+  private async sqlColumns(project: Project, ast: Query, vars: EndpointVariable[]): Promise<EndpointColumn[]> {
+    const samples = Object.fromEntries(vars.map((v) => [v.name, sampleValue(v)]));
+    const lists = new Set(vars.filter((v) => v.type === 'List').map((v) => v.name));
+    const expanded = expandLists(ast, samples, lists);
+    let compiled;
+    try {
+      compiled = await compileProductQL({
+        query: expanded.query,
+        projectId: project.id,
+        timezone: project.timezone,
+        variables: expanded.values,
+        dialect: this.engine.dialect,
+      });
+    } catch (e) {
+      if (isUserError(e)) throw new UserError(e.status, e.type, e.code, e.message, { attr: 'query', span: e.span });
+      throw e;
+    }
+    let engineTypes: string[] | undefined;
+    try {
+      const res = await this.engine.query(`SELECT * FROM (${compiled.sql}) AS endpoint_columns LIMIT 0`, compiled.params, { timeoutMs: 10_000 });
+      engineTypes = res.types;
+    } catch (e) {
+      if (isUserError(e)) throw new UserError(400, 'validation_error', e.code, e.message, { attr: 'query' });
+      throw e;
+    }
+    const shaped = shapeResult([], compiled, engineTypes);
+    return shaped.types.map(([name, t]) => ({ name, type: columnTypeOf(t) }));
+  }
+
+  private async fixedVariables(principal: Principal): Promise<Record<string, unknown>> {
+    if (principal.kind !== 'project_secret') return {};
+    const key = await this.store.secretKeys.findOneBy({ id: principal.keyId });
+    return key?.fixed_variables ?? {};
+  }
+
+  private async touchExecuted(endpoint: Endpoint, version: EndpointVersion): Promise<void> {
+    const now = new Date();
+    const stale = (d: Date | null) => !d || now.getTime() - d.getTime() >= LAST_EXECUTED_GRANULARITY_MS;
+    if (stale(endpoint.last_executed_at)) await this.endpoints.update(endpoint.id, { last_executed_at: now });
+    if (stale(version.last_executed_at)) await this.versions.update(version.id, { last_executed_at: now });
+  }
+
+  private async resolve(principal: Principal, projectId: number, name: string, scope: 'endpoint:read' | 'endpoint:write', _write = false): Promise<Resolved> {
+    const project = await this.projects.projectFor(principal, projectId, { scope });
+    const endpoint = await this.endpoints.findOneBy({ project_id: project.id, name, deleted: false });
+    if (!endpoint) throw notFound();
+    return { project, endpoint };
+  }
+
+  private async currentVersion(e: Endpoint): Promise<EndpointVersion> {
+    const v = await this.versions.findOneBy({ endpoint_id: e.id, version: e.current_version });
+    if (!v) throw new Error(`endpoint ${e.id} lacks its current version ${e.current_version}`);
+    return v;
+  }
+
+  private async checkName(projectId: number, name: string): Promise<void> {
+    if (!ENDPOINT_NAME_RE.test(name)) {
+      throw validationError(
+        `Invalid name '${name}'. Must start with a letter, followed by letters, numbers, hyphens or underscores, and be at most 128 characters.`,
+        'name',
+      );
+    }
+    if (await this.endpoints.existsBy({ project_id: projectId, name, deleted: false })) throw duplicateName();
+  }
+
+  private checkUnsupported(body: EndpointRequest): void {
+    if (body.is_materialized === true) throw validationError(`Cannot materialize endpoint. Reason: ${MATERIALIZATION_REASON}`, 'is_materialized');
+    if (body.optional_breakdown_properties?.length) {
+      throw validationError('optional_breakdown_properties only applies to materialized endpoints, which Quarry does not have.', 'optional_breakdown_properties');
+    }
+    if (body.bucket_overrides && Object.keys(body.bucket_overrides).length) {
+      throw validationError('bucket_overrides only applies to materialized endpoints, which Quarry does not have.', 'bucket_overrides');
+    }
+  }
+
+  private async softDelete(endpoint: Endpoint): Promise<void> {
+    await this.endpoints.update(endpoint.id, { deleted: true, deleted_at: new Date(), is_active: false });
+  }
+
+  private origin(opts: ViewOptions): string {
+    return opts.origin ?? `http://${this.config.host}:${this.config.port}`;
+  }
+
+  private async user(id: number | null): Promise<UserBasic | null> {
+    if (id === null) return null;
+    const u = await this.store.users.findOneBy({ id });
+    if (!u) return null;
+    const [first, ...rest] = u.name.split(' ');
+    return { id: u.id, uuid: null, distinct_id: null, first_name: first ?? '', last_name: rest.join(' '), email: u.email };
+  }
+
+  private async view(project: Project, e: Endpoint, v: EndpointVersion, opts: ViewOptions): Promise<EndpointView> {
+    const path = `/api/environments/${project.id}/endpoints/${e.name}/run`;
+    const origin = this.origin(opts);
+    return {
+      id: e.id,
+      name: e.name,
+      description: v.description,
+      query: v.query,
+      is_active: e.is_active,
+      data_freshness_seconds: v.data_freshness_seconds,
+      endpoint_path: path,
+      url: origin + path,
+      ui_url: `${origin}/project/${project.id}/endpoints/${e.name}`,
+      created_at: e.created_at.toISOString(),
+      updated_at: e.updated_at.toISOString(),
+      created_by: await this.user(e.created_by_id),
+      is_materialized: false,
+      current_version: e.current_version,
+      current_version_id: (await this.versions.findOneBy({ endpoint_id: e.id, version: e.current_version }))?.id ?? v.id,
+      versions_count: await this.versions.countBy({ endpoint_id: e.id }),
+      derived_from_insight: e.derived_from_insight,
+      last_executed_at: iso(e.last_executed_at),
+      materialization: { name: e.name, enabled: false, ready: false, can_materialize: false, reason: MATERIALIZATION_REASON },
+      bucket_overrides: null,
+      columns: v.columns,
+      tags: e.tags,
+      optional_breakdown_properties: [],
+      variables: this.declarationsOf(v),
+    };
+  }
+
+  private async versionView(project: Project, e: Endpoint, v: EndpointVersion, opts: ViewOptions): Promise<EndpointVersionView> {
+    const base = await this.view(project, e, v, opts);
+    return {
+      ...base,
+      is_active: v.is_active,
+      last_executed_at: iso(v.last_executed_at),
+      version: v.version,
+      version_id: v.id,
+      endpoint_is_active: e.is_active,
+      version_created_at: v.created_at.toISOString(),
+      version_updated_at: v.updated_at.toISOString(),
+      version_created_by: await this.user(v.created_by_id),
+      column_changes: v.column_changes,
+    };
+  }
+}
+
+const duplicateName = () => validationError('An endpoint with this name already exists for this team.', 'name');
+
+/**
+ * An integer parameter (`version`, `limit`, `offset`) from the body or the query string. A bad one is PostHog's
+ * non-standard `{"error": "Invalid <name> parameter: x"}` on /run; `attrStyle` gives the retrieve shape instead.
+ */
+function parseIntParam(raw: unknown, name: string, min: number, attrStyle = false): number {
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    if (attrStyle) throw validationError(`Must be an integer, got: ${String(raw)}`, name);
+    throw new EndpointBareError(400, { error: `Invalid ${name} parameter: ${typeof raw === 'string' ? raw : JSON.stringify(raw)}` });
+  }
+  return n;
+}
+
+/** Cost guardrails are 400s on /run (PostHog maps query timeouts and memory limits this way). */
+function endpointError(e: unknown): unknown {
+  if (isUserError(e) && (e.code === 'query_timeout' || e.code === 'query_memory_limit') && e.status !== 400) {
+    return new UserError(400, 'server_error', e.code, e.message, { attr: e.attr });
+  }
+  return e;
+}
+
+/** The deprecated `filters_override` of insight endpoints: date range and extra property filters. */
+function applyFiltersOverride(node: Record<string, unknown>, raw: unknown): Record<string, unknown> {
+  const f = parseInput(
+    z
+      .object({
+        date_from: z.string().nullable().optional(),
+        date_to: z.string().nullable().optional(),
+        properties: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
+      })
+      .passthrough(),
+    raw,
+  );
+  const out = { ...node };
+  if (f.date_from || f.date_to) {
+    out.dateRange = { ...((out.dateRange as object | null) ?? {}), ...(f.date_from ? { date_from: f.date_from } : {}), ...(f.date_to ? { date_to: f.date_to } : {}) };
+  }
+  if (f.properties?.length) {
+    const props = out.properties as unknown;
+    if (Array.isArray(props)) out.properties = [...props, ...f.properties];
+    else if (props && typeof props === 'object') out.properties = { type: 'AND', values: [props, { type: 'AND', values: f.properties }] };
+    else out.properties = f.properties;
+  }
+  return out;
+}

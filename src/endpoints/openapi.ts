@@ -1,0 +1,231 @@
+/**
+ * The per-endpoint OpenAPI 3.0.3 document (PostHog's `openapi.py`, reference §1.7), typed further than
+ * PostHog's: `variables` from the declarations, `columns` as an enum of the real names, and a row schema with one
+ * typed property per result column for `result_format: "objects"`.
+ */
+import type { Endpoint, EndpointVersion } from '../store/entities';
+import type { EndpointVariable } from '../store/entities/endpoint-version';
+import { isRequired } from './variables';
+
+type Schema = Record<string, unknown>;
+
+export interface OpenApiInput {
+  projectId: number;
+  endpoint: Endpoint;
+  version: EndpointVersion;
+  variables: EndpointVariable[];
+  origin: string;
+}
+
+const variableSchema = (v: EndpointVariable): Schema => {
+  let s: Schema;
+  switch (v.type) {
+    case 'Number':
+      s = { type: 'number' };
+      break;
+    case 'Boolean':
+      s = { type: 'boolean' };
+      break;
+    case 'List':
+      s = { type: 'array', items: { type: 'string' } };
+      break;
+    case 'Date':
+      s = { type: 'string', format: 'date' };
+      break;
+    default:
+      s = { type: 'string' };
+  }
+  s.description = v.description ?? `Variable: ${v.name}`;
+  if (v.default !== undefined && v.default !== null) s.example = v.default;
+  s.nullable = true;
+  return s;
+};
+
+/** A result column type as a JSON schema. Every cell may be null. */
+export const columnSchema = (type: string): Schema => {
+  switch (type) {
+    case 'integer':
+      return { type: 'integer', nullable: true };
+    case 'float':
+      return { type: 'number', nullable: true };
+    case 'string':
+      return { type: 'string', nullable: true };
+    case 'datetime':
+      return { type: 'string', format: 'date-time', nullable: true };
+    case 'date':
+      return { type: 'string', format: 'date', nullable: true };
+    case 'boolean':
+      return { type: 'boolean', nullable: true };
+    case 'array':
+      return { type: 'array', items: {}, nullable: true };
+    case 'json':
+      return { type: 'object', additionalProperties: true, nullable: true };
+    default:
+      return { nullable: true };
+  }
+};
+
+const errorBody: Schema = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', example: 'validation_error' },
+    code: { type: 'string', example: 'invalid_input' },
+    detail: { type: 'string' },
+    attr: { type: 'string', nullable: true },
+  },
+  required: ['type', 'code', 'detail', 'attr'],
+};
+
+export function openapiDocument(input: OpenApiInput): Record<string, unknown> {
+  const { endpoint, version, variables } = input;
+  const name = endpoint.name;
+  const columns = version.columns;
+  const required = variables.filter(isRequired).map((v) => v.name);
+
+  // No `default` keywords on request fields: generators (openapi-typescript) make such fields required.
+  const runRequest: Schema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      ...(variables.length ? { variables: { $ref: '#/components/schemas/Variables' } } : {}),
+      client_query_id: { type: 'string', description: 'Tags the query; usable with the query API.' },
+      refresh: {
+        type: 'string',
+        enum: ['cache', 'force'],
+        description: 'cache (the default): serve a cached result if fresh; force: always recompute.',
+      },
+      version: {
+        type: 'integer',
+        minimum: 1,
+        description: `Pins a version (1-${endpoint.current_version}). Defaults to the latest.`,
+      },
+      limit: { type: 'integer', minimum: 1, description: 'Row cap.' },
+      offset: { type: 'integer', minimum: 0, description: 'Rows to skip; requires limit.' },
+      debug: { type: 'boolean', description: 'Adds cache_key, timings and the printed query. Default false.' },
+      result_format: {
+        type: 'string',
+        enum: ['arrays', 'objects'],
+        description: 'arrays (the default): each row is an array in `columns` order; objects: each row is an object (see Row).',
+      },
+    },
+    ...(required.length ? { required: ['variables'] } : {}),
+  };
+
+  const envelope: Schema = {
+    hasMore: { type: 'boolean' },
+    is_cached: { type: 'boolean' },
+    last_refresh: { type: 'string', format: 'date-time' },
+    next_allowed_client_refresh: { type: 'string', format: 'date-time' },
+    cache_target_age: { type: 'string', format: 'date-time' },
+    timezone: { type: 'string' },
+    name: { type: 'string', enum: [name] },
+    execution_id: { type: 'string' },
+    endpoint_version: { type: 'integer' },
+    endpoint_version_created_at: { type: 'string', format: 'date-time' },
+  };
+  const columnNames: Schema = columns.length
+    ? { type: 'array', items: { type: 'string', enum: columns.map((c) => c.name) } }
+    : { type: 'array', items: { type: 'string' } };
+  const rowSchema: Schema = {
+    type: 'object',
+    description: 'One result row as an object (result_format: "objects").',
+    properties: Object.fromEntries(columns.map((c) => [c.name, columnSchema(c.type)])),
+    required: columns.map((c) => c.name),
+    additionalProperties: false,
+  };
+  if (!columns.length) delete rowSchema.required;
+
+  const schemas: Schema = {
+    EndpointRunRequest: runRequest,
+    RunResult: {
+      type: 'object',
+      description: 'result_format "arrays" (the default): each row is an array of cells in `columns` order.',
+      properties: {
+        results: { type: 'array', items: { type: 'array', items: {} } },
+        columns: columnNames,
+        types: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+        ...envelope,
+      },
+      required: ['results', 'hasMore', 'name', 'execution_id', 'endpoint_version'],
+    },
+    RunResultObjects: {
+      type: 'object',
+      description: 'result_format "objects": each row is a Row.',
+      properties: {
+        results: { type: 'array', items: { $ref: '#/components/schemas/Row' } },
+        columns: columnNames,
+        ...envelope,
+      },
+      required: ['results', 'hasMore', 'name', 'execution_id', 'endpoint_version'],
+    },
+    Row: rowSchema,
+    Error: errorBody,
+    BareError: {
+      type: 'object',
+      description: 'PostHog\'s non-standard body for bad integer parameters and missing versions.',
+      properties: { error: { type: 'string' }, current_version: { type: 'integer' } },
+      required: ['error'],
+    },
+  };
+  if (variables.length) {
+    schemas.Variables = {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(variables.map((v) => [v.name, variableSchema(v)])),
+      ...(required.length ? { required } : {}),
+    };
+  }
+
+  const errorResponse = (description: string, bare = false) => ({
+    description,
+    content: {
+      'application/json': {
+        schema: bare
+          ? { oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/BareError' }] }
+          : { $ref: '#/components/schemas/Error' },
+      },
+    },
+  });
+
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: name,
+      description: version.description || `PostHog Endpoint: ${name}`,
+      version: String(version.version),
+    },
+    servers: [{ url: input.origin }],
+    paths: {
+      [`/api/projects/${input.projectId}/endpoints/${name}/run`]: {
+        post: {
+          operationId: 'run_' + name.replace(/-/g, '_'),
+          summary: `Execute ${name}`,
+          security: [{ PersonalAPIKey: [] }],
+          requestBody: {
+            required: required.length > 0,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/EndpointRunRequest' } } },
+          },
+          responses: {
+            '200': {
+              description: 'The rows of the query.',
+              content: {
+                'application/json': {
+                  schema: { oneOf: [{ $ref: '#/components/schemas/RunResult' }, { $ref: '#/components/schemas/RunResultObjects' }] },
+                },
+              },
+            },
+            '400': errorResponse('Invalid request: unknown, missing or mistyped variables, inactive version, query error.', true),
+            '401': errorResponse('Authentication required.'),
+            '403': errorResponse('The key may not run this endpoint.'),
+            '404': errorResponse('Endpoint not found, or the pinned version does not exist.', true),
+            '429': errorResponse('Too many requests.'),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { PersonalAPIKey: { type: 'http', scheme: 'bearer' } },
+      schemas,
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { parseSelectSync, initParser, printHogQL } from '../productql';
+import { columnsOfResponse, columnTypeOf, diffColumns } from './columns';
+import { csvCell, rowStream } from './stream';
+import { applyMagic, checkPlaceholders, expandLists, isRequired, magicVariables, placeholderNames, resolveValues } from './variables';
+import type { EndpointVariable } from '../store/entities/endpoint-version';
+
+beforeAll(() => initParser());
+
+describe('placeholders', () => {
+  it('finds {variables.x} and refuses other placeholders', () => {
+    expect([...placeholderNames(parseSelectSync('SELECT {variables.a} FROM events WHERE event = {variables.b} AND 1 = {variables.a}'))]).toEqual(['a', 'b']);
+    expect(() => placeholderNames(parseSelectSync('SELECT {x}'))).toThrow(/only use \{variables/);
+  });
+
+  it.each([
+    [['a'], [], /undefined variable\(s\): a/],
+    [[], ['a'], /declared but not used in the query: a/],
+  ])('placeholders %j vs declarations %j', (used, declared, msg) => {
+    expect(() => checkPlaceholders(new Set(used), declared.map((name) => ({ name, type: 'String' as const })))).toThrow(msg);
+  });
+
+  it('expands lists into one bound placeholder per item', () => {
+    const q = parseSelectSync('SELECT has({variables.l}, event) FROM events WHERE event IN {variables.l}');
+    const out = expandLists(q, { l: ['a', 'b'] }, new Set(['l']));
+    expect(printHogQL(out.query)).toContain('IN ({variables.l__item0}, {variables.l__item1})');
+    expect(printHogQL(out.query)).toContain('has([{variables.l__item0}, {variables.l__item1}], event)');
+    expect(out.values).toEqual({ l__item0: 'a', l__item1: 'b' });
+    expect(printHogQL(expandLists(q, { l: [] }, new Set(['l'])).query)).toContain('IN (NULL,)');
+  });
+});
+
+describe('run values', () => {
+  const decl: EndpointVariable[] = [
+    { name: 's', type: 'String', required: true },
+    { name: 'n', type: 'Number', default: 3 },
+    { name: 'b', type: 'Boolean', required: false },
+    { name: 'd', type: 'Date', default: '2024-01-01' },
+    { name: 'l', type: 'List', default: [] },
+  ];
+
+  it('applies defaults, nulls optional ones, lets fixed values win', () => {
+    expect(resolveValues(decl, { s: 'x' }, {})).toEqual({ s: 'x', n: 3, b: null, d: '2024-01-01', l: [] });
+    expect(resolveValues(decl, { s: 'x', n: 9 }, { s: 'fixed' })).toMatchObject({ s: 'fixed', n: 9 });
+    expect(resolveValues(decl, {}, { s: 'fixed' }).s).toBe('fixed');
+  });
+
+  it.each([
+    [{ s: 'x', zz: 1 }, /Unknown variable\(s\): zz/],
+    [{}, /Required variable\(s\) 's' not provided/],
+    [{ s: 1 }, /'s' must be a string/],
+    [{ s: 'x', n: '1' }, /'n' must be a number/],
+    [{ s: 'x', b: 'true' }, /'b' must be a boolean/],
+    [{ s: 'x', d: '01/02/2024' }, /'d' must be a date/],
+    [{ s: 'x', l: [{}] }, /'l' must be a list/],
+  ])('%j → 400', (given, msg) => {
+    expect(() => resolveValues(decl, given, {})).toThrow(msg);
+  });
+
+  it('is required by default only without a default', () => {
+    expect(isRequired({ name: 'a', type: 'String' })).toBe(true);
+    expect(isRequired({ name: 'a', type: 'String', default: 'x' })).toBe(false);
+    expect(isRequired({ name: 'a', type: 'String', required: false })).toBe(false);
+  });
+});
+
+describe('magic variables of insights', () => {
+  const node = { kind: 'TrendsQuery', series: [], breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' }, properties: [{ type: 'event', key: 'a', value: 1 }] };
+  const m = magicVariables(node, () => true);
+
+  it('offers dates and the single breakdown property', () => {
+    expect(m).toEqual({ dates: true, breakdown: { property: '$browser', type: 'event', groupTypeIndex: undefined } });
+    expect(magicVariables({ ...node, breakdownFilter: { breakdown: 'x', breakdown_type: 'hogql' } }, () => true).breakdown).toBeNull();
+  });
+
+  it('turns values into filters and a date range, as data', () => {
+    expect(applyMagic(node, m, { $browser: 'Chrome', date_from: '-3d' })).toMatchObject({
+      dateRange: { date_from: '-3d' },
+      properties: [{ type: 'event', key: 'a', value: 1 }, { type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }],
+    });
+    expect(applyMagic({ ...node, properties: null }, m, { $browser: '' }).properties).toEqual([{ type: 'event', key: '$browser', operator: 'is_not_set' }]);
+  });
+});
+
+describe('columns', () => {
+  it.each([
+    ['Nullable(Int64)', 'integer'],
+    ['UInt8', 'integer'],
+    ['Float64', 'float'],
+    ['Decimal(10, 2)', 'float'],
+    ["DateTime64(6, 'UTC')", 'datetime'],
+    ['Date', 'date'],
+    ['Bool', 'boolean'],
+    ['Array(String)', 'array'],
+    ['Map(String, String)', 'json'],
+    ['Nullable(String)', 'string'],
+    ['Nullable(Nothing)', 'unknown'],
+  ])('%s → %s', (ch, t) => expect(columnTypeOf(ch)).toBe(t));
+
+  it('infers insight columns from result objects and diffs versions', () => {
+    const cols = columnsOfResponse({ results: [{ count: 1, label: 'a', data: [1] }, { count: 1.5, label: 'b', data: [], extra: null }] });
+    expect(cols).toEqual([
+      { name: 'count', type: 'float' },
+      { name: 'label', type: 'string' },
+      { name: 'data', type: 'array' },
+      { name: 'extra', type: 'unknown' },
+    ]);
+    expect(diffColumns([{ name: 'a', type: 'integer' }, { name: 'b', type: 'string' }], [{ name: 'a', type: 'float' }, { name: 'c', type: 'date' }])).toEqual({
+      added: [{ name: 'c', type: 'date' }],
+      removed: [{ name: 'b', type: 'string' }],
+      retyped: [{ name: 'a', from: 'integer', to: 'float' }],
+    });
+  });
+});
+
+describe('csv', () => {
+  it.each([
+    [null, ''],
+    ['a,b', '"a,b"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['line\nbreak', '"line\nbreak"'],
+    [{ a: 1 }, '"{""a"":1}"'],
+    [3.5, '3.5'],
+  ])('%j → %s', (v, out) => expect(csvCell(v)).toBe(out));
+
+  it('streams a header and rows', async () => {
+    let text = '';
+    for await (const chunk of rowStream('csv', ['a', 'b'], [[1, 'x'], [2, null]])) text += chunk;
+    expect(text).toBe('a,b\r\n1,x\r\n2,\r\n');
+  });
+});

@@ -1,0 +1,203 @@
+/** The ClickHouse engine against a real server started from a temp dir on a loopback port. */
+import { UserError } from '../../errors';
+import type { WriteBatch } from '../duckdb/duckdb-engine';
+import { ClickHouseEngine, sanitizeClickHouseMessage } from './clickhouse-engine';
+import { nodeSchema } from './schema';
+import { describeClickHouse, startSingle, type TestServer } from './test-server';
+
+const U = (n: number) => `30000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const P = (n: number) => `40000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+const ev = (n: number, person: string | null, ts = Date.UTC(2024, 0, 1, 0, 0, n), project = 1) => ({
+  project_id: project,
+  uuid: U(n),
+  event: 'e',
+  distinct_id: `d${n}`,
+  person_id: person,
+  timestamp: ts,
+  properties: JSON.stringify({ n }),
+  session_id: null,
+  elements_chain: null,
+  created_at: ts,
+});
+
+describe('schema and messages (no server)', () => {
+  it('creates sharded local tables behind Distributed tables when a cluster is named', () => {
+    const ddl = nodeSchema('quarry', 'c1');
+    expect(ddl.some((s) => s.includes('`events_local`') && s.includes('PARTITION BY toYYYYMM(timestamp)'))).toBe(true);
+    expect(ddl.some((s) => /`events` AS `quarry`\.`events_local` ENGINE = Distributed\(`c1`, `quarry`, `events_local`, cityHash64\(distinct_id\)\)/.test(s))).toBe(true);
+    expect(nodeSchema('quarry').some((s) => s.includes('Distributed'))).toBe(false);
+  });
+
+  it('strips echoed SQL from server messages', () => {
+    expect(
+      sanitizeClickHouseMessage(
+        "Code: 62, e.displayText() = DB::Exception: Syntax error: failed at position 12 (line 1, col 12): FROM `events` AS `e` WHERE `e`.`project_id` = 2. Expected one of: token, e.what() = DB::Exception",
+      ),
+    ).toBe('Syntax error: failed at position 12 (line 1, col 12). Expected one of: token');
+    expect(sanitizeClickHouseMessage('Code: 179, e.displayText() = DB::Exception: Different expressions with the same alias x:\nfoo AS x\nand\nbar AS x, e.what() = DB::Exception')).toBe(
+      'Different expressions with the same alias x:',
+    );
+  });
+
+  it('fails to open with a clear message when ClickHouse is unreachable', async () => {
+    await expect(ClickHouseEngine.open({ url: 'http://127.0.0.1:1', requestTimeoutMs: 2000 })).rejects.toThrow(/ClickHouse is unreachable at http:\/\/127\.0\.0\.1:1/);
+  });
+});
+
+describeClickHouse('ClickHouse engine', () => {
+  let server: TestServer;
+  let engine: ClickHouseEngine;
+  beforeAll(async () => {
+    server = await startSingle();
+    engine = await ClickHouseEngine.open({ url: server.url, database: 'engine_test' });
+  });
+  afterAll(async () => {
+    await engine?.close();
+    await server?.stop();
+  });
+
+  it('opens twice on the same database (migrations are idempotent)', async () => {
+    const again = await ClickHouseEngine.open({ url: server.url, database: 'engine_test' });
+    expect((await again.query('SELECT count() FROM quarry_schema', [])).rows).toEqual([[1]]);
+    await again.close();
+  });
+
+  it('maps result types to JSON values like DuckDB (64-bit integers as numbers)', async () => {
+    const r = await engine.query(
+      "SELECT toUInt64(5) AS a, toInt64(-7) AS b, [toUInt64(1), toUInt64(2)] AS c, toUInt64(18446744073709551615) AS d, 1.5 AS e, NULL AS f, toDate('2024-01-02') AS g, ? AS h",
+      ["it's"],
+    );
+    expect(r.columns).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+    expect(r.types).toEqual(['UInt64', 'Int64', 'Array(UInt64)', 'UInt64', 'Float64', 'Nullable(Nothing)', 'Date', 'String']);
+    expect(r.rows).toEqual([[5, -7, [1, 2], '18446744073709551615', 1.5, null, '2024-01-02', "it's"]]);
+  });
+
+  it('turns server errors into 400 query_error without SQL', async () => {
+    const e = await engine.query('SELECT nope FROM events WHERE project_id = 12345', []).catch((x) => x);
+    expect(e).toBeInstanceOf(UserError);
+    expect(e.status).toBe(400);
+    expect(e.code).toBe('query_error');
+    expect(e.message).not.toContain('12345');
+  });
+
+  it('cancels a slow query on timeout and kills it on the server', async () => {
+    const t0 = Date.now();
+    const e = await engine.query('SELECT count() FROM system.numbers WHERE number % 7 = 3', [], { timeoutMs: 300 }).catch((x) => x);
+    expect(e).toBeInstanceOf(UserError);
+    expect(e.code).toBe('query_timeout');
+    expect(Date.now() - t0).toBeLessThan(3000);
+    // KILL QUERY ran: nothing of ours is still executing.
+    for (let i = 0; i < 50; i++) {
+      const r = await engine.query("SELECT count() FROM system.processes WHERE query LIKE '%number % 7 = 3%' AND query NOT LIKE '%system.processes%'", []);
+      if (r.rows[0][0] === 0) return;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error('query still running after timeout');
+  });
+
+  it('cancels on abort', async () => {
+    const ctl = new AbortController();
+    const p = engine.query('SELECT count() FROM system.numbers WHERE number % 7 = 3', [], { signal: ctl.signal });
+    setTimeout(() => ctl.abort(), 200);
+    await expect(p).rejects.toMatchObject({ code: 'query_timeout' });
+  });
+
+  it('writes batches: events, persons upserts and deletes, distinct ids, overrides, checkpoint', async () => {
+    const batch: WriteBatch = {
+      events: [ev(1, P(1), Date.UTC(2024, 0, 1, 0, 0, 0) + 123), ev(2, P(2)), ev(3, null)],
+      newPersons: [
+        { project_id: 1, id: P(1), created_at: Date.UTC(2024, 0, 1), properties: { plan: 'free' }, is_identified: false, version: 0 },
+        { project_id: 1, id: P(2), created_at: Date.UTC(2024, 0, 1), properties: { plan: 'pro' }, is_identified: true, version: 0 },
+      ],
+      newDistinctIds: [
+        { project_id: 1, distinct_id: 'd1', person_id: P(1), version: 0 },
+        { project_id: 1, distinct_id: 'd2', person_id: P(2), version: 0 },
+      ],
+      checkpoint: 10,
+    };
+    await engine.writeBatch(batch);
+    expect(await engine.getCheckpoint()).toBe(10);
+    expect(engine.dataVersion(1)).toBeGreaterThan(0);
+    // Upsert person 1, merge person 2 into person 1.
+    await engine.writeBatch({
+      events: [],
+      persons: [{ project_id: 1, id: P(1), created_at: Date.UTC(2024, 0, 1), properties: { plan: 'enterprise' }, is_identified: true, version: 1 }],
+      deletedPersons: [{ project_id: 1, id: P(2) }],
+      distinctIds: [{ project_id: 1, distinct_id: 'd2', person_id: P(1), version: 1 }],
+      overrides: [{ project_id: 1, old_person_id: P(2), override_person_id: P(1), version: 1 }],
+      checkpoint: 11,
+    });
+    expect(await engine.getCheckpoint()).toBe(11);
+    const persons = await engine.query(
+      'SELECT toString(id), properties, is_identified, version FROM persons FINAL WHERE project_id = 1 AND is_deleted = 0 ORDER BY id',
+      [],
+    );
+    expect(persons.rows).toEqual([[P(1), '{"plan":"enterprise"}', 1, 1]]);
+    const dids = await engine.query('SELECT distinct_id, toString(person_id) FROM person_distinct_ids FINAL WHERE project_id = 1 AND is_deleted = 0 ORDER BY distinct_id', []);
+    expect(dids.rows).toEqual([
+      ['d1', P(1)],
+      ['d2', P(1)],
+    ]);
+    const evs = await engine.query('SELECT toString(uuid), toUInt32(timestamp), timestamp_ms FROM events WHERE project_id = 1 ORDER BY uuid', []);
+    expect(evs.rows[0]).toEqual([U(1), Date.UTC(2024, 0, 1) / 1000, 123]);
+  });
+
+  it('a retried batch collapses duplicate events when parts merge', async () => {
+    const b: WriteBatch = { events: [ev(50, null, Date.UTC(2024, 1, 1), 5)], checkpoint: 12 };
+    await engine.writeBatch(b);
+    await engine.writeBatch(b);
+    await engine.exec('OPTIMIZE TABLE events FINAL');
+    expect((await engine.query('SELECT count() FROM events WHERE project_id = 5', [])).rows).toEqual([[1]]);
+  });
+
+  it('deletes a person with its distinct ids, overrides and (optionally) events', async () => {
+    await engine.writeBatch({
+      events: [ev(20, P(20), undefined, 3), ev(21, P(21), undefined, 3), ev(22, P(22), undefined, 3)],
+      newPersons: [P(20), P(22)].map((id) => ({ project_id: 3, id, created_at: 0, properties: {}, is_identified: false, version: 0 })),
+      newDistinctIds: [{ project_id: 3, distinct_id: 'x20', person_id: P(20), version: 0 }],
+      overrides: [{ project_id: 3, old_person_id: P(21), override_person_id: P(20), version: 0 }],
+    });
+    await engine.deletePerson(3, P(20), true);
+    const left = await engine.query('SELECT toString(person_id) FROM events WHERE project_id = 3 ORDER BY uuid', []);
+    expect(left.rows).toEqual([[P(22)]]);
+    const live = async (t: string) => (await engine.query(`SELECT count() FROM ${t} FINAL WHERE project_id = 3 AND is_deleted = 0`, [])).rows[0][0];
+    expect(await live('persons')).toBe(1);
+    expect(await live('person_distinct_ids')).toBe(0);
+    expect(await live('person_overrides')).toBe(0);
+  });
+
+  it('deletes a project', async () => {
+    await engine.writeBatch({ events: [ev(30, null, undefined, 4)], newPersons: [{ project_id: 4, id: P(30), created_at: 0, properties: {}, is_identified: false, version: 0 }] });
+    const before = engine.dataVersion(4);
+    await engine.deleteProject(4);
+    expect(engine.dataVersion(4)).toBeGreaterThan(before);
+    expect((await engine.query('SELECT count() FROM events WHERE project_id = 4', [])).rows).toEqual([[0]]);
+    expect((await engine.query('SELECT count() FROM persons WHERE project_id = 4', [])).rows).toEqual([[0]]);
+  });
+});
+
+describeClickHouse('ClickHouse engine while the server is down', () => {
+  it('reports I/O errors (retried by the Ingestor, never set aside as bad data) and recovers', async () => {
+    const server = await startSingle();
+    try {
+      const engine = await ClickHouseEngine.open({ url: server.url, database: 'down_test', requestTimeoutMs: 3000 });
+      const { execFile } = await import('node:child_process');
+      const dir = server.dir;
+      // Stop the server (by PID), keep its data dir, then start it again on the same port.
+      await new Promise<void>((res, rej) => execFile('bash', ['.ci/clickhouse', 'stop', String(server.pids[0])], (e) => (e ? rej(e) : res())));
+      const err = await engine.writeBatch({ events: [ev(60, null)], checkpoint: 1 }).catch((e) => e);
+      expect(String(err.message)).toMatch(/I\/O/);
+      const port = new URL(server.url).port;
+      const pid = await new Promise<string>((res, rej) =>
+        execFile('bash', ['.ci/clickhouse', 'start-single', port, dir], (e, out) => (e ? rej(e) : res(out.trim()))),
+      );
+      server.pids[0] = Number(pid);
+      await engine.writeBatch({ events: [ev(60, null)], checkpoint: 1 });
+      expect(await engine.getCheckpoint()).toBe(1);
+      await engine.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});

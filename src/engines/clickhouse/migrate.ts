@@ -1,0 +1,152 @@
+/**
+ * `quarry migrate-events --to clickhouse`: copies a DuckDB event store into ClickHouse, project by project, with
+ * progress and a per-project count check at the end.
+ *
+ * - Run it with the server stopped (DuckDB lets one process open the file).
+ * - Events go in batches through the same writeBatch path ingestion uses; identity rows (persons, distinct ids,
+ *   overrides) are copied with their versions. The ingest checkpoint is copied too, so switching
+ *   QUARRY_EVENTS_ENGINE afterwards neither replays nor skips the durable log.
+ * - Re-running is safe: rows are replaced by key, and events collapse by uuid (schema.ts); the check counts
+ *   distinct uuids.
+ * - The query log is diagnostics and is not copied.
+ */
+import type { DuckDbEngine, WriteBatch } from '../duckdb/duckdb-engine';
+import type { ClickHouseEngine } from './clickhouse-engine';
+
+export interface MigrateProgress {
+  projectId: number;
+  events: number;
+  totalEvents: number;
+}
+
+export interface ProjectCheck {
+  projectId: number;
+  table: 'events' | 'persons' | 'person_distinct_ids' | 'person_overrides';
+  source: number;
+  target: number;
+}
+
+export interface MigrateResult {
+  projects: number[];
+  events: number;
+  checks: ProjectCheck[];
+  /** True when every count matched. */
+  ok: boolean;
+}
+
+const obj = (v: unknown): Record<string, unknown> => {
+  if (typeof v === 'string') {
+    try {
+      return JSON.parse(v) as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  }
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+};
+
+export async function migrateEventsToClickHouse(
+  source: DuckDbEngine,
+  target: ClickHouseEngine,
+  opts: { batchSize?: number; onProgress?: (p: MigrateProgress) => void } = {},
+): Promise<MigrateResult> {
+  const batchSize = opts.batchSize ?? 50_000;
+  const projects = (
+    await source.query(
+      `SELECT DISTINCT project_id FROM (SELECT project_id FROM events UNION ALL SELECT project_id FROM persons
+         UNION ALL SELECT project_id FROM person_distinct_ids UNION ALL SELECT project_id FROM person_overrides) ORDER BY 1`,
+      [],
+    )
+  ).rows.map((r) => Number(r[0]));
+  let copied = 0;
+  for (const projectId of projects) {
+    const [persons, dids, overrides] = await Promise.all([
+      source.query('SELECT id::VARCHAR, epoch_ms(created_at), properties, is_identified, version FROM persons WHERE project_id = $1', [projectId]),
+      source.query('SELECT distinct_id, person_id::VARCHAR, version FROM person_distinct_ids WHERE project_id = $1', [projectId]),
+      source.query('SELECT old_person_id::VARCHAR, override_person_id::VARCHAR, version FROM person_overrides WHERE project_id = $1', [projectId]),
+    ]);
+    await target.writeBatch({
+      events: [],
+      persons: persons.rows.map((r) => ({
+        project_id: projectId,
+        id: String(r[0]),
+        created_at: Number(r[1]),
+        properties: obj(r[2]),
+        is_identified: Boolean(r[3]),
+        version: Number(r[4]),
+      })),
+      distinctIds: dids.rows.map((r) => ({ project_id: projectId, distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]) })),
+      overrides: overrides.rows.map((r) => ({ project_id: projectId, old_person_id: String(r[0]), override_person_id: String(r[1]), version: Number(r[2]) })),
+    });
+    const total = Number((await source.query('SELECT count(*) FROM events WHERE project_id = $1', [projectId])).rows[0][0]);
+    let done = 0;
+    opts.onProgress?.({ projectId, events: 0, totalEvents: total });
+    // Keyset pagination on (timestamp, uuid): stable and linear, whatever the table size.
+    let after: [number, string] | null = null;
+    for (;;) {
+      const page: { rows: unknown[][] } = await source.query(
+        `SELECT uuid::VARCHAR, event, distinct_id, person_id::VARCHAR, epoch_ms(timestamp), CAST(properties AS VARCHAR), "$session_id",
+                elements_chain, epoch_ms(created_at), epoch_us(timestamp)
+           FROM events WHERE project_id = $1 ${after ? 'AND (epoch_us(timestamp), uuid::VARCHAR) > ($2, $3)' : ''}
+           ORDER BY epoch_us(timestamp), uuid::VARCHAR LIMIT ${batchSize}`,
+        after ? [projectId, after[0], after[1]] : [projectId],
+      );
+      if (page.rows.length === 0) break;
+      const batch: WriteBatch = {
+        events: page.rows.map((r) => ({
+          project_id: projectId,
+          uuid: String(r[0]),
+          event: String(r[1]),
+          distinct_id: String(r[2]),
+          person_id: r[3] === null ? null : String(r[3]),
+          timestamp: Number(r[4]),
+          properties: String(r[5]),
+          session_id: r[6] === null ? null : String(r[6]),
+          elements_chain: r[7] === null ? null : String(r[7]),
+          created_at: Number(r[8]),
+        })),
+      };
+      await target.writeBatch(batch);
+      done += page.rows.length;
+      copied += page.rows.length;
+      const last = page.rows[page.rows.length - 1];
+      after = [Number(last[9]), String(last[0])];
+      opts.onProgress?.({ projectId, events: done, totalEvents: total });
+    }
+  }
+  const checkpoint = Number((await source.query('SELECT coalesce(max(applied_seq), 0) FROM ingest_checkpoint', [])).rows[0][0]);
+  if (checkpoint > (await target.getCheckpoint())) await target.writeBatch({ events: [], checkpoint });
+
+  const checks: ProjectCheck[] = [];
+  for (const projectId of projects) {
+    const src = async (sql: string) => Number((await source.query(sql, [projectId])).rows[0][0]);
+    const dst = async (sql: string) => Number((await target.query(sql.replace('$1', String(projectId)), [])).rows[0][0]);
+    checks.push(
+      {
+        projectId,
+        table: 'events',
+        source: await src('SELECT count(DISTINCT uuid) FROM events WHERE project_id = $1'),
+        target: await dst('SELECT uniqExact(uuid) FROM events WHERE project_id = $1'),
+      },
+      {
+        projectId,
+        table: 'persons',
+        source: await src('SELECT count(*) FROM persons WHERE project_id = $1'),
+        target: await dst('SELECT count() FROM persons FINAL WHERE project_id = $1 AND is_deleted = 0'),
+      },
+      {
+        projectId,
+        table: 'person_distinct_ids',
+        source: await src('SELECT count(*) FROM person_distinct_ids WHERE project_id = $1'),
+        target: await dst('SELECT count() FROM person_distinct_ids FINAL WHERE project_id = $1 AND is_deleted = 0'),
+      },
+      {
+        projectId,
+        table: 'person_overrides',
+        source: await src('SELECT count(*) FROM person_overrides WHERE project_id = $1'),
+        target: await dst('SELECT count() FROM person_overrides FINAL WHERE project_id = $1 AND is_deleted = 0'),
+      },
+    );
+  }
+  return { projects, events: copied, checks, ok: checks.every((c) => c.source === c.target) };
+}

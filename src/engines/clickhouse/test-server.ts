@@ -1,0 +1,89 @@
+/**
+ * Test support: starts ClickHouse servers through `.ci/clickhouse` on loopback ports, in temp dirs, and stops
+ * them by PID. When the server binary is missing, tests are skipped locally and fail in CI (CI=true), so a CI
+ * machine without ClickHouse can never pass by skipping.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const SCRIPT = path.resolve(__dirname, '../../../.ci/clickhouse');
+
+function binaryPresent(): boolean {
+  try {
+    execFileSync('bash', [SCRIPT, 'binary'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when ClickHouse tests should run. Throws in CI when the binary is missing. */
+export function clickhouseAvailable(): boolean {
+  const present = binaryPresent();
+  if (!present && (process.env.CI === 'true' || process.env.QUARRY_TEST_CLICKHOUSE === 'required'))
+    throw new Error('clickhouse-server is not installed, but CI=true requires the ClickHouse tests to run (.ci/clickhouse install)');
+  return present;
+}
+
+/** `describe` when ClickHouse is available, `describe.skip` locally without it (and an error in CI). */
+export const describeClickHouse: jest.Describe = (clickhouseAvailable() ? describe : describe.skip) as jest.Describe;
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** A base port with `span` consecutive free ports after it (checked, then used right away). */
+async function freePorts(span: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20000 + Math.floor(Math.random() * 20000);
+    let ok = true;
+    for (let i = 0; i < span && ok; i++) ok = await portFree(base + i);
+    if (ok) return base;
+  }
+  throw new Error('no free loopback ports for ClickHouse');
+}
+
+export interface TestServer {
+  /** HTTP URL of the first (or only) node. */
+  url: string;
+  /** HTTP URLs of every node. */
+  urls: string[];
+  cluster?: string;
+  dir: string;
+  pids: number[];
+  stop(): Promise<void>;
+}
+
+async function stopPids(pids: number[], dir: string): Promise<void> {
+  if (pids.length) await run('bash', [SCRIPT, 'stop', ...pids.map(String)]);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** One server on a free loopback port, data in a temp dir. */
+export async function startSingle(): Promise<TestServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ch-'));
+  const port = await freePorts(3);
+  const { stdout } = await run('bash', [SCRIPT, 'start-single', String(port), dir]);
+  const pids = [Number(stdout.trim())];
+  const url = `http://127.0.0.1:${port}`;
+  return { url, urls: [url], dir, pids, stop: () => stopPids(pids, dir) };
+}
+
+/** Two shards (two processes) with the cluster `quarry_test`. */
+export async function startCluster(): Promise<TestServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-chc-'));
+  const base = await freePorts(13);
+  const { stdout } = await run('bash', [SCRIPT, 'start-cluster', String(base), dir]);
+  const pids = stdout.trim().split(/\s+/).map(Number);
+  const urls = [`http://127.0.0.1:${base}`, `http://127.0.0.1:${base + 10}`];
+  return { url: urls[0], urls, cluster: 'quarry_test', dir, pids, stop: () => stopPids(pids, dir) };
+}

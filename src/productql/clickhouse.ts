@@ -1,0 +1,709 @@
+/**
+ * The ClickHouse dialect of the ProductQL printer. Resolution and safety (project guard placement, table and
+ * function allow-lists, LIMIT default and clamp) are the shared compiler's; this file only changes spelling.
+ *
+ * Targets ClickHouse 18.16 (Debian's package) and current releases alike, so it avoids what 18.16 lacks:
+ * - no server-side query parameters: bound values are spliced as escaped literals (clickhouse-literals.ts)
+ *   after compilation; the printer returns no params. Placeholders are sentinels (`\u0001n\u0001`) that can
+ *   never come from the query text (identifiers escape control characters, strings are never spliced raw);
+ * - no `WITH name AS (subquery)`: CTE bodies are inlined (`Dialect.inlineCtes`);
+ * - no `JSONExtract*`: properties are read with `visitParamExtractRaw/String` (top-level-key semantics, see
+ *   {@link ClickHouseDialect.jsonProperty});
+ * - no sub-second DateTime: every datetime value is an `Int64` of epoch milliseconds (UTC). Stored datetime
+ *   columns are `DateTime` + a `<name>_ms UInt16` column; the guarded table reference exposes
+ *   `toInt64(toUInt32(x)) * 1000 + x_ms` under the original name, so ordering and display keep milliseconds.
+ *   Calendar functions convert to `DateTime(<project tz>)`, work there (DST-exact), and convert back;
+ * - no window functions, no more than one JOIN per SELECT, no INTERSECT/EXCEPT: such queries are refused
+ *   (window functions at print time, the others by the engine as a 400 `query_error`);
+ * - no Bool type: booleans are UInt8 (0/1) and shaped back to true/false by `shapeResult`.
+ */
+import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
+import { chIdent, chLiteral } from './clickhouse-literals';
+import type { Dialect, FunctionCall, Helpers, Printed, TableNeeds } from './dialect';
+import { dialectPrinter, registerPrinter, type Printer } from './index';
+import type { PType } from './schema';
+
+const q = chIdent;
+const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> = {}): Printed => ({ sql, type, nullable, ...extra });
+
+const isNum = (p: Printed): boolean => p.type === 'int' || p.type === 'float' || p.type === 'bool';
+const isStrLike = (p: Printed): boolean => p.type === 'string' || p.type === 'json';
+/** A numeric view of any value: strings that are not numbers become NULL (never an error). */
+const num = (p: Printed): string => (isStrLike(p) ? `toFloat64OrNull(${p.sql})` : p.sql);
+const numType = (p: Printed): PType => (p.type === 'int' ? 'int' : p.type === 'unknown' ? 'unknown' : 'float');
+
+const HAS_OFFSET = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
+const UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'];
+const SUB_DAY_MS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000 };
+const CH_UNIT: Record<string, string> = {
+  second: 'Second',
+  minute: 'Minute',
+  hour: 'Hour',
+  day: 'Day',
+  week: 'Week',
+  month: 'Month',
+  quarter: 'Quarter',
+  year: 'Year',
+};
+
+function validTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function unitOf(p: Printed, h: Helpers, node: NodeBase): string {
+  const raw = typeof p.constValue === 'string' ? p.constValue.toLowerCase().replace(/s$/, '') : undefined;
+  if (!p.isConst || !raw || !UNITS.includes(raw)) h.error(`Unit must be one of ${UNITS.join(', ')}`, node);
+  return raw;
+}
+
+/** Datetime columns per engine table: stored as `DateTime` + `<name>_ms`, exposed as epoch-ms Int64. */
+export const CH_TABLE_COLUMNS: Record<string, { name: string; datetime?: boolean }[]> = {
+  events: [
+    { name: 'uuid' },
+    { name: 'event' },
+    { name: 'distinct_id' },
+    { name: 'person_id' },
+    { name: 'timestamp', datetime: true },
+    { name: 'properties' },
+    { name: '$session_id' },
+    { name: 'elements_chain' },
+    { name: 'created_at', datetime: true },
+  ],
+  persons: [{ name: 'id' }, { name: 'created_at', datetime: true }, { name: 'properties' }, { name: 'is_identified' }, { name: 'version' }],
+  person_distinct_ids: [{ name: 'distinct_id' }, { name: 'person_id' }, { name: 'version' }],
+  person_overrides: [{ name: 'old_person_id' }, { name: 'override_person_id' }, { name: 'version' }],
+  query_log: [
+    { name: 'id' },
+    { name: 'query_id' },
+    { name: 'event_time', datetime: true },
+    { name: 'principal' },
+    { name: 'kind' },
+    { name: 'name' },
+    { name: 'query_hash' },
+    { name: 'query' },
+    { name: 'duration_ms' },
+    { name: 'result_rows' },
+    { name: 'result_bytes' },
+    { name: 'is_cached' },
+    { name: 'status' },
+    { name: 'error_code' },
+  ],
+};
+
+/** Tables whose rows are replaced by newer versions (ReplacingMergeTree + `is_deleted`): read with FINAL. */
+const REPLACING = new Set(['persons', 'person_distinct_ids', 'person_overrides']);
+
+/** Sentinel placeholders, replaced by escaped literals after compilation. */
+const MARK = '\u0001';
+
+export class ClickHouseDialect implements Dialect {
+  readonly name = 'clickhouse' as const;
+  readonly inlineCtes = true;
+  readonly uniqueSelectNames = true;
+  readonly positionalAsExpression = true;
+  quoteIdent = chIdent;
+  placeholder = (i: number): string => `${MARK}${i}${MARK}`;
+
+  constant(value: ConstantValue, bigNumber: boolean, h: Helpers): Printed {
+    const c = { isConst: true, constValue: value };
+    if (value === null) return P('NULL', 'null', true, c);
+    if (typeof value === 'boolean') return P(h.param(value), 'bool', false, c);
+    if (typeof value === 'number') {
+      if (Number.isSafeInteger(value)) return P(h.param(value), 'int', false, c);
+      if (!Number.isInteger(value)) return P(h.param(value), 'float', false, c);
+      return P(`toFloat64(${h.param(String(value))})`, 'float', false, c);
+    }
+    if (bigNumber) return P(`toFloat64(${h.param(value)})`, 'float', false, { isConst: true, constValue: Number(value) });
+    return P(h.param(value), 'string', false, c);
+  }
+
+  // ---------------------------------------------------------------------------------------- time helpers
+  /** Epoch ms → DateTime in the project (or given) timezone, for calendar work. */
+  private local(ms: string, h: Helpers, tz?: string): string {
+    return `toDateTime(intDiv(${ms}, 1000), ${tz ?? h.tz()})`;
+  }
+  /** DateTime → epoch ms. */
+  private ms(dt: string): string {
+    return `(toInt64(toUInt32(${dt})) * 1000)`;
+  }
+  /** Any value as epoch ms (Int64). */
+  private dt(p: Printed, h: Helpers, node: NodeBase): string {
+    switch (p.type) {
+      case 'datetime':
+        return p.sql;
+      case 'date':
+        return this.ms(`toDateTime(${p.sql}, ${h.tz()})`);
+      case 'int':
+      case 'float':
+        return `toInt64(${p.sql} * 1000)`;
+      case 'null':
+        return 'CAST(NULL AS Nullable(Int64))';
+      case 'string':
+      case 'json':
+      case 'unknown':
+        if (p.isConst && typeof p.constValue === 'string') {
+          const s = p.constValue.trim();
+          if (HAS_OFFSET.test(s) && /\d[T ]\d/.test(s)) {
+            const t = Date.parse(s);
+            if (Number.isNaN(t)) h.error(`Cannot parse ${JSON.stringify(s.slice(0, 40))} as a datetime`, node);
+            return `toInt64(${h.param(t)})`;
+          }
+          if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return this.ms(`toDateTime(toDate(${p.sql}), ${h.tz()})`);
+          return this.ms(`parseDateTimeBestEffort(${p.sql}, ${h.tz()})`);
+        }
+        return this.ms(`parseDateTimeBestEffortOrNull(${p.sql}, ${h.tz()})`);
+      default:
+        return h.error(`Cannot use a ${p.type} value as a datetime`, node);
+    }
+  }
+  private asDate(p: Printed, h: Helpers, node: NodeBase, tz?: string): string {
+    if (p.type === 'date') return p.sql;
+    if (isStrLike(p) && !(p.isConst && /\d[T ]\d/.test(String(p.constValue)))) return `toDateOrNull(${p.sql})`;
+    return `toDate(${this.local(this.dt(p, h, node), h, tz)})`;
+  }
+
+  // ---------------------------------------------------------------------------------------- properties
+  /**
+   * `base.k1.k2`: a string, NULL for missing, JSON null and ''. ClickHouse 18.16 has only the `visitParam*`
+   * functions, which match a key's first `"key":` occurrence in the text (JSON as Quarry writes it: compact,
+   * keys JSON-escaped). Nested keys extract the raw object first, then the key inside it.
+   */
+  jsonProperty(base: string, keys: (string | number)[], h: Helpers): Printed {
+    let raw = base;
+    for (const k of keys) raw = `visitParamExtractRaw(${raw}, ${h.param(JSON.stringify(String(k)).slice(1, -1))})`;
+    // Strings are unquoted/unescaped; numbers, objects and arrays are their JSON text; null and '' are NULL.
+    const sql = `nullIf(if(substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), if(${raw} = 'null', '', ${raw})), '')`;
+    return P(sql, 'string', true, { json: { base, keys } });
+  }
+  jsonAsText(base: string): string {
+    return base;
+  }
+  jsonPropertyDynamic(_base: string, _key: Printed, h: Helpers): Printed {
+    return h.error('Property keys must be constants on ClickHouse');
+  }
+
+  // ---------------------------------------------------------------------------------------- operators
+  private coerce(l: Printed, r: Printed, h: Helpers, node: NodeBase): [string, string] {
+    if (l.type === 'null' || r.type === 'null') return [l.sql, r.sql];
+    if (l.type === 'datetime' || r.type === 'datetime') {
+      if (l.type === r.type) return [l.sql, r.sql];
+      return l.type === 'datetime' ? [l.sql, this.dt(r, h, node)] : [this.dt(l, h, node), r.sql];
+    }
+    if (l.type === 'date' || r.type === 'date') {
+      if (l.type === r.type) return [l.sql, r.sql];
+      return l.type === 'date' ? [l.sql, this.asDate(r, h, node)] : [this.asDate(l, h, node), r.sql];
+    }
+    if (isNum(l) && isStrLike(r)) return [l.sql, num(r)];
+    if (isStrLike(l) && isNum(r)) return [num(l), r.sql];
+    if (l.type === 'uuid' && r.type !== 'uuid') return [`toString(${l.sql})`, `lower(${r.sql})`];
+    if (r.type === 'uuid' && l.type !== 'uuid') return [`lower(${l.sql})`, `toString(${r.sql})`];
+    return [l.sql, r.sql];
+  }
+
+  compare(op: CompareOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed {
+    if (op === '==' || op === '!=') {
+      const isNull = (p: Printed) => p.type === 'null';
+      if (isNull(r) || isNull(l)) {
+        const other = isNull(r) ? l : r;
+        if (isNull(other)) return P(op === '==' ? '1' : '0', 'bool', false);
+        return P(`${op === '==' ? 'isNull' : 'isNotNull'}(${other.sql})`, 'bool', false);
+      }
+    }
+    const negative = op === '!=' || op === 'not like' || op === 'not ilike' || op === 'not in' || op === '!~' || op === '!~*';
+    let sql: string;
+    let joinSql: string | undefined;
+    if (op === 'in' || op === 'not in') {
+      if (r.arrayIn) sql = `${op === 'not in' ? 'NOT ' : ''}has(${r.sql}, ${l.sql})`;
+      else if (r.list) {
+        let left = l.sql;
+        const items = r.list.map((it) => {
+          const [a, b] = this.coerce(l, it, h, node);
+          left = a;
+          return b;
+        });
+        sql = `${left} ${op === 'in' ? 'IN' : 'NOT IN'} (${items.join(', ')})`;
+      } else sql = `${l.sql} ${op === 'in' ? 'IN' : 'NOT IN'} ${r.sql}`;
+    } else if (op === '=~' || op === '!~' || op === '=~*' || op === '!~*') {
+      const re = op.endsWith('*') ? `match(${l.sql}, concat('(?i)', ${r.sql}))` : `match(${l.sql}, ${r.sql})`;
+      sql = op.startsWith('!') ? `NOT ${re}` : re;
+    } else if (op === 'like' || op === 'not like') {
+      const left = isStrLike(l) || l.type === 'unknown' ? l.sql : `toString(${l.sql})`;
+      sql = `${left} ${op === 'like' ? 'LIKE' : 'NOT LIKE'} ${r.sql}`;
+    } else if (op === 'ilike' || op === 'not ilike') {
+      const left = isStrLike(l) || l.type === 'unknown' ? l.sql : `toString(${l.sql})`;
+      sql = `lowerUTF8(${left}) ${op === 'ilike' ? 'LIKE' : 'NOT LIKE'} lowerUTF8(${r.sql})`;
+    } else {
+      const [a, b] = this.coerce(l, r, h, node);
+      sql = `${a} ${op === '==' ? '=' : op === '!=' ? '!=' : op} ${b}`;
+      // In JOIN ... ON a NULL comparison already excludes the row, so the plain equality means the same thing.
+      // Both keys are wrapped in identity(): ClickHouse 18.16 corrupts memory (and can crash) when a query selects
+      // a right-hand join key column that has the same name as the left one; a key expression avoids that path.
+      if (op === '==') joinSql = `identity(${a}) = identity(${b})`;
+    }
+    const nullable = l.nullable || r.nullable;
+    if (!nullable) return P(`(${sql})`, 'bool', false, joinSql ? { joinSql } : {});
+    return P(`ifNull(${sql}, ${negative ? '1' : '0'})`, 'bool', false, joinSql ? { joinSql } : {});
+  }
+
+  between(x: Printed, lo: Printed, hi: Printed, negated: boolean, h: Helpers): Printed {
+    const node = {};
+    const [a, b] = this.coerce(x, lo, h, node);
+    const [a2, c] = this.coerce(x, hi, h, node);
+    const sql = negated ? `(${a} < ${b} OR ${a2} > ${c})` : `(${a} >= ${b} AND ${a2} <= ${c})`;
+    const nullable = x.nullable || lo.nullable || hi.nullable;
+    return nullable ? P(`ifNull(${sql}, ${negated ? '1' : '0'})`, 'bool', false) : P(sql, 'bool', false);
+  }
+
+  arithmetic(op: ArithmeticOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed {
+    const nullable = l.nullable || r.nullable;
+    if (r.type === 'interval' && (op === '+' || op === '-')) {
+      const unit = r.intervalUnit ?? 'second';
+      const fn = op === '+' ? 'plus' : 'minus';
+      if (l.type === 'date') return P(`toDate(${fn}(${l.sql}, toInterval${CH_UNIT[unit]}(${r.sql})))`, 'date', nullable);
+      const base = this.dt(l, h, node);
+      if (SUB_DAY_MS[unit]) return P(`(${base} ${op} ${r.sql} * ${SUB_DAY_MS[unit]})`, 'datetime', nullable);
+      // Calendar units move the local wall clock (DST-aware); the sub-second part is kept.
+      return P(
+        `(${this.ms(`${fn}(${this.local(base, h)}, toInterval${CH_UNIT[unit]}(${r.sql}))`)} + (${base} % 1000))`,
+        'datetime',
+        nullable,
+      );
+    }
+    if (l.type === 'interval' && op === '+' && r.type !== 'interval') return this.arithmetic(op, r, l, h, node);
+    if (l.type === 'interval' || r.type === 'interval') return h.error('Interval arithmetic needs a datetime or date on the left', node);
+    if (l.type === 'datetime' && r.type === 'datetime' && op === '-') return P(`((${l.sql} - ${r.sql}) / 1000)`, 'float', nullable);
+    if (l.type === 'date' && isNum(r) && (op === '+' || op === '-')) return P(`(${l.sql} ${op} ${r.sql})`, 'date', nullable);
+    if (l.type === 'date' && r.type === 'date' && op === '-') return P(`toInt64(${l.sql} - ${r.sql})`, 'int', nullable);
+    const type: PType =
+      l.type === 'unknown' || r.type === 'unknown'
+        ? 'unknown'
+        : op === '/' || l.type === 'float' || r.type === 'float' || isStrLike(l) || isStrLike(r)
+          ? 'float'
+          : 'int';
+    const fn = { '+': 'plus', '-': 'minus', '*': 'multiply', '/': 'divide', '%': 'modulo' }[op];
+    return P(`${fn}(${num(l)}, ${num(r)})`, type, nullable || isStrLike(l) || isStrLike(r));
+  }
+
+  lambda(args: string[], body: Printed): Printed {
+    return P(`${args.length === 1 ? q(args[0]) : `(${args.map(q).join(', ')})`} -> ${body.sql}`, 'unknown', true);
+  }
+
+  arrayAccess(arr: Printed, index: Printed): Printed {
+    return P(`arrayElement(${arr.sql}, ${index.sql})`, 'unknown', true);
+  }
+
+  // ---------------------------------------------------------------------------------------- tables
+  private baseTable(table: string, alias: string, projectParam: string): string {
+    const a = q(alias);
+    const cols = (CH_TABLE_COLUMNS[table] ?? []).map((c) =>
+      c.datetime
+        ? `(toInt64(toUInt32(${a}.${q(c.name)})) * 1000 + ${a}.${q(`${c.name}_ms`)}) AS ${q(c.name)}`
+        : `${a}.${q(c.name)} AS ${q(c.name)}`,
+    );
+    if (cols.length === 0) throw new Error(`no ClickHouse column list for table ${table}`);
+    const final = REPLACING.has(table) ? ' FINAL' : '';
+    const live = REPLACING.has(table) ? ` AND ${a}.${q('is_deleted')} = 0` : '';
+    return `SELECT ${cols.join(', ')} FROM ${q(table)} AS ${a}${final} WHERE ${a}.${q('project_id')} = ${projectParam}${live}`;
+  }
+
+  /**
+   * ClickHouse 18.16 allows one JOIN per SELECT, so the lazy joins nest: events ⋈ overrides gives
+   * `__person_id`, then that ⋈ persons gives `__person_<field>`. Every engine table inside is guarded by the same
+   * bound project id.
+   */
+  guardedTable(table: string, alias: string, projectParam: string, needs: TableNeeds): string {
+    const a = q(alias);
+    let sql = this.baseTable(table, alias, projectParam);
+    const isEvents = table === 'events';
+    const needPersonId = needs.personId || (isEvents && needs.personFields.length > 0);
+    if (isEvents && needPersonId) {
+      sql =
+        `SELECT ${q('__b')}.*, coalesce(${q('__override')}.${q('override_person_id')}, ${q('__b')}.${q('person_id')}) AS ${q('__person_id')}` +
+        ` FROM (${sql}) AS ${q('__b')} LEFT JOIN (${this.baseTable('person_overrides', '__o', projectParam)}) AS ${q('__override')}` +
+        ` ON ${q('__override')}.${q('old_person_id')} = ${q('__b')}.${q('person_id')}`;
+    } else if (needs.personId) {
+      sql = `SELECT ${q('__b')}.*, ${q('__b')}.${q('person_id')} AS ${q('__person_id')} FROM (${sql}) AS ${q('__b')}`;
+    }
+    if (needs.personFields.length) {
+      const key = isEvents ? q('__person_id') : q('person_id');
+      const fields = needs.personFields.map((f) => `${q('__person')}.${q(f)} AS ${q(`__person_${f}`)}`);
+      sql =
+        `SELECT ${q('__c')}.*, ${fields.join(', ')} FROM (${sql}) AS ${q('__c')}` +
+        ` LEFT JOIN (${this.baseTable('persons', '__p', projectParam)}) AS ${q('__person')} ON ${q('__person')}.${q('id')} = ${q('__c')}.${key}`;
+    }
+    return `(${sql}) AS ${a}`;
+  }
+
+  lazyColumn(alias: string, name: string): string {
+    return `${q(alias)}.${q(`__${name}`)}`;
+  }
+
+  // ---------------------------------------------------------------------------------------- functions
+  call(fn: FunctionCall, h: Helpers): Printed {
+    const a = fn.args;
+    const n = fn.node;
+    const s = (i: number) => a[i].sql;
+    const anyNull = a.some((x) => x.nullable);
+    if (fn.sig.kind === 'window') return h.error(`Window functions are not available on ClickHouse (function "${fn.sig.name}")`, n);
+    const agg = (name: string, args: string[], type: PType, nullable: boolean, extra?: string, chType?: string): Printed => {
+      const conds = [extra, fn.filter].filter((x): x is string => !!x);
+      const base = fn.distinct ? `${name}Distinct` : name;
+      const sql = conds.length ? `${base}If(${[...args, conds.join(' AND ')].join(', ')})` : `${base}(${args.join(', ')})`;
+      return P(sql, type, nullable, chType ? { chType } : {});
+    };
+    const simple = (name: string, type: PType, nullable = anyNull): Printed => P(`${name}(${a.map((x) => x.sql).join(', ')})`, type, nullable);
+    const interval = (unit: string, count: string): Printed => P(`toInt64(${count})`, 'interval', false, { intervalUnit: unit });
+    const tzArg = (i: number): string | undefined => {
+      if (a.length <= i) return undefined;
+      const t = a[i];
+      if (!t.isConst || typeof t.constValue !== 'string' || !validTimezone(t.constValue)) h.error('Timezone must be a valid IANA timezone name', n);
+      return t.sql;
+    };
+    const dtArg = (i: number) => this.dt(a[i], h, n);
+    const localArg = (i: number, tz?: string) => (a[i].type === 'date' ? `toDateTime(${s(i)}, ${tz ?? h.tz()})` : this.local(dtArg(i), h, tz));
+    const uniqArg = () => (a.length === 1 ? s(0) : a.map((x) => x.sql).join(', '));
+
+    switch (fn.sig.name) {
+      // ---------------- aggregates
+      case 'count':
+        if (a.length === 0) return fn.filter ? P(`countIf(${fn.filter})`, 'int', false, { chType: 'UInt64' }) : P('count()', 'int', false, { chType: 'UInt64' });
+        if (fn.distinct)
+          return P(`ifNull(${fn.filter ? `uniqExactIf(${s(0)}, ${fn.filter})` : `uniqExact(${s(0)})`}, 0)`, 'int', false, { chType: 'UInt64' });
+        return P(`ifNull(${agg('count', [s(0)], 'int', false).sql}, 0)`, 'int', false, { chType: 'UInt64' });
+      case 'countIf':
+        return P(`countIf(${[s(0), fn.filter].filter(Boolean).join(' AND ')})`, 'int', false, { chType: 'UInt64' });
+      case 'uniq':
+      case 'uniqExact':
+        return P(`ifNull(${fn.filter ? `uniqExactIf(${uniqArg()}, ${fn.filter})` : `uniqExact(${uniqArg()})`}, 0)`, 'int', false, { chType: 'UInt64' });
+      case 'uniqIf':
+      case 'uniqExactIf':
+        return P(`ifNull(uniqExactIf(${s(0)}, ${[s(1), fn.filter].filter(Boolean).join(' AND ')}), 0)`, 'int', false, { chType: 'UInt64' });
+      case 'sum':
+        return agg('sum', [num(a[0])], numType(a[0]), true);
+      case 'sumIf':
+        return agg('sum', [num(a[0])], numType(a[0]), true, s(1));
+      case 'avg':
+        return agg('avg', [num(a[0])], 'float', true);
+      case 'avgIf':
+        return agg('avg', [num(a[0])], 'float', true, s(1));
+      case 'min':
+      case 'max':
+        return agg(fn.sig.name, [s(0)], a[0].type, true);
+      case 'minIf':
+      case 'maxIf':
+        return agg(fn.sig.name.slice(0, 3), [s(0)], a[0].type, true, s(1));
+      case 'any':
+        return agg('any', [s(0)], a[0].type, true);
+      case 'anyIf':
+        return agg('any', [s(0)], a[0].type, true, s(1));
+      case 'argMax':
+      case 'argMin':
+        return agg(fn.sig.name, [s(0), s(1)], a[0].type, true);
+      case 'median':
+        return agg('median', [num(a[0])], 'float', true);
+      case 'stddevPop':
+      case 'stddevSamp':
+      case 'varPop':
+      case 'varSamp':
+        return agg(fn.sig.name, [num(a[0])], 'float', true);
+      case 'quantile': {
+        const p = fn.params[0];
+        if (typeof p.constValue !== 'number' || p.constValue < 0 || p.constValue > 1) h.error('quantile level must be a number between 0 and 1', n);
+        return P(`quantile(${p.sql})(${num(a[0])})`, 'float', true);
+      }
+      case 'quantiles': {
+        for (const p of fn.params)
+          if (typeof p.constValue !== 'number' || p.constValue < 0 || p.constValue > 1) h.error('quantile levels must be numbers between 0 and 1', n);
+        return P(`quantiles(${fn.params.map((p) => p.sql).join(', ')})(${num(a[0])})`, 'array', false);
+      }
+      case 'groupArray':
+        return agg('groupArray', [s(0)], 'array', false);
+      case 'groupUniqArray':
+        return agg('groupUniqArray', [s(0)], 'array', false);
+
+      // ---------------- dates
+      case 'now':
+        return P(this.ms('now()'), 'datetime', false);
+      case 'today':
+        return P(`toDate(now(), ${h.tz()})`, 'date', false);
+      case 'yesterday':
+        return P(`(toDate(now(), ${h.tz()}) - 1)`, 'date', false);
+      case 'toDateTime':
+        tzArg(1);
+        return P(dtArg(0), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
+      case 'toDate': {
+        const tz = tzArg(1);
+        if (a[0].type === 'date') return a[0];
+        if (isStrLike(a[0])) return P(this.asDate(a[0], h, n), 'date', a[0].nullable || !a[0].isConst);
+        return P(`toDate(${localArg(0, tz)})`, 'date', a[0].nullable);
+      }
+      case 'toTimeZone':
+        tzArg(1);
+        return P(dtArg(0), 'datetime', a[0].nullable);
+      case 'toStartOfMinute':
+      case 'toStartOfFiveMinutes':
+      case 'toStartOfFifteenMinutes':
+      case 'toStartOfHour': {
+        const f = fn.sig.name === 'toStartOfFiveMinutes' ? 'toStartOfFiveMinute' : fn.sig.name;
+        return P(this.ms(`${f}(${localArg(0)})`), 'datetime', a[0].nullable);
+      }
+      case 'toStartOfDay':
+        return P(this.ms(`toStartOfDay(${localArg(0)})`), 'datetime', a[0].nullable);
+      case 'toStartOfWeek': {
+        let mode = 0;
+        if (a.length > 1) {
+          if (!a[1].isConst || typeof a[1].constValue !== 'number') h.error('toStartOfWeek mode must be a constant number', n);
+          mode = a[1].constValue;
+        }
+        const d = `toDate(${localArg(0)})`;
+        // Mode 0: weeks start on Sunday; odd modes: Monday (toMonday exists in every release).
+        const sql = mode % 2 === 1 ? `toMonday(${d})` : `(${d} - (toDayOfWeek(${d}) % 7))`;
+        return P(sql, 'date', a[0].nullable);
+      }
+      case 'toStartOfMonth':
+      case 'toStartOfQuarter':
+      case 'toStartOfYear':
+        return P(`${fn.sig.name}(toDate(${localArg(0)}))`, 'date', a[0].nullable);
+      case 'toYear':
+      case 'toMonth':
+      case 'toDayOfMonth':
+      case 'toDayOfWeek':
+      case 'toHour':
+      case 'toMinute':
+        return P(`toInt64(${fn.sig.name}(${localArg(0)}))`, 'int', a[0].nullable);
+      case 'toUnixTimestamp':
+        return P(`intDiv(${dtArg(0)}, 1000)`, 'int', a[0].nullable);
+      case 'fromUnixTimestamp':
+        return P(`toInt64(${num(a[0])} * 1000)`, 'datetime', a[0].nullable);
+      case 'toIntervalSecond':
+      case 'toIntervalMinute':
+      case 'toIntervalHour':
+      case 'toIntervalDay':
+      case 'toIntervalWeek':
+      case 'toIntervalMonth':
+      case 'toIntervalQuarter':
+      case 'toIntervalYear':
+        return interval(fn.sig.name.slice('toInterval'.length).toLowerCase(), s(0));
+      case 'dateAdd':
+      case 'date_add':
+      case 'dateSub':
+      case 'date_sub': {
+        const unit = unitOf(a[0], h, n);
+        const op = fn.sig.name.toLowerCase().includes('add') ? '+' : '-';
+        return this.arithmetic(op, a[2], interval(unit, a[1].sql), h, n);
+      }
+      case 'dateDiff':
+      case 'date_diff': {
+        const unit = unitOf(a[0], h, n);
+        const x = dtArg(1);
+        const y = dtArg(2);
+        if (SUB_DAY_MS[unit]) {
+          // Boundaries crossed, as DuckDB's date_diff counts them.
+          const u = SUB_DAY_MS[unit];
+          return P(`toInt64(intDiv(${y}, ${u}) - intDiv(${x}, ${u}) - if(${y} < 0 AND ${y} % ${u} != 0, 1, 0) + if(${x} < 0 AND ${x} % ${u} != 0, 1, 0))`, 'int', a[1].nullable || a[2].nullable);
+        }
+        const rel: Record<string, string> = { day: 'toRelativeDayNum', week: 'toRelativeWeekNum', month: 'toRelativeMonthNum', year: 'toRelativeYearNum', quarter: 'toRelativeQuarterNum' };
+        const f = rel[unit];
+        return P(`(toInt64(${f}(${this.local(y, h)})) - toInt64(${f}(${this.local(x, h)})))`, 'int', a[1].nullable || a[2].nullable);
+      }
+
+      // ---------------- conditionals
+      case 'if': {
+        const type = a[1].type === 'null' ? a[2].type : a[1].type;
+        return P(`if(${s(0)}, ${s(1)}, ${s(2)})`, type, a[1].nullable || a[2].nullable);
+      }
+      case 'multiIf': {
+        if (a.length % 2 !== 1) h.error('multiIf needs condition/value pairs and a default value', n);
+        const vals = a.filter((_, i) => i % 2 === 1 || i === a.length - 1);
+        return P(`multiIf(${a.map((x) => x.sql).join(', ')})`, vals.find((v) => v.type !== 'null')?.type ?? 'null', vals.some((v) => v.nullable));
+      }
+      case '_caseWithExpression': {
+        if (a.length % 2 !== 0) h.error('CASE needs WHEN/THEN pairs and an ELSE value', n);
+        const parts: string[] = [];
+        for (let i = 1; i + 1 < a.length; i += 2) parts.push(`${s(0)} = ${s(i)}`, s(i + 1));
+        parts.push(s(a.length - 1));
+        const vals = a.filter((_, i) => (i > 0 && i % 2 === 0) || i === a.length - 1);
+        return P(`multiIf(${parts.join(', ')})`, vals.find((v) => v.type !== 'null')?.type ?? 'null', vals.some((v) => v.nullable));
+      }
+      case 'coalesce':
+      case 'ifNull':
+        return P(`coalesce(${a.map((x) => x.sql).join(', ')})`, a.find((x) => x.type !== 'null')?.type ?? 'null', a.every((x) => x.nullable));
+      case 'nullIf':
+        return P(`nullIf(${s(0)}, ${s(1)})`, a[0].type, true);
+      case 'isNull':
+        return P(`isNull(${s(0)})`, 'bool', false);
+      case 'isNotNull':
+        return P(`isNotNull(${s(0)})`, 'bool', false);
+      case 'assumeNotNull':
+        return { ...a[0], nullable: false };
+
+      // ---------------- strings
+      case 'lower':
+        return simple('lowerUTF8', 'string');
+      case 'upper':
+        return simple('upperUTF8', 'string');
+      case 'trim':
+        return P(`replaceRegexpAll(${s(0)}, '^\\\\s+|\\\\s+$', '')`, 'string', anyNull);
+      case 'reverse':
+        return simple('reverseUTF8', 'string');
+      case 'length':
+        return P(`toInt64(lengthUTF8(${s(0)}))`, 'int', anyNull);
+      case 'empty':
+        return P(`(lengthUTF8(${s(0)}) = 0)`, 'bool', anyNull);
+      case 'notEmpty':
+        return P(`(lengthUTF8(${s(0)}) > 0)`, 'bool', anyNull);
+      case 'concat':
+        return P(`concat(${a.map((x) => (isStrLike(x) || x.type === 'null' ? `ifNull(${x.sql}, '')` : `ifNull(toString(${x.sql}), '')`)).join(', ')}${a.length === 1 ? ", ''" : ''})`, 'string', false);
+      case 'substring':
+        return simple('substringUTF8', 'string');
+      case 'replaceAll':
+      case 'replace':
+        return simple('replaceAll', 'string');
+      case 'replaceRegexpAll':
+      case 'replaceRegexpOne':
+        return simple(fn.sig.name, 'string');
+      case 'position':
+        return P(`toInt64(positionUTF8(${s(0)}, ${s(1)}))`, 'int', anyNull);
+      case 'startsWith':
+        return P(`(substring(${s(0)}, 1, length(${s(1)})) = ${s(1)})`, 'bool', anyNull);
+      case 'endsWith':
+        return P(`(length(${s(0)}) >= length(${s(1)}) AND substring(${s(0)}, length(${s(0)}) - length(${s(1)}) + 1) = ${s(1)})`, 'bool', anyNull);
+      case 'like':
+        return P(`(${s(0)} LIKE ${s(1)})`, 'bool', anyNull);
+      case 'ilike':
+        return P(`(lowerUTF8(${s(0)}) LIKE lowerUTF8(${s(1)}))`, 'bool', anyNull);
+      case 'notLike':
+        return P(`(${s(0)} NOT LIKE ${s(1)})`, 'bool', anyNull);
+      case 'notILike':
+        return P(`(lowerUTF8(${s(0)}) NOT LIKE lowerUTF8(${s(1)}))`, 'bool', anyNull);
+      case 'match':
+        return simple('match', 'bool');
+      case 'extract':
+        return simple('extract', 'string');
+      case 'splitByChar':
+      case 'splitByString':
+        return simple(fn.sig.name, 'array');
+
+      // ---------------- conversions and maths
+      case 'toString':
+        if (a[0].type === 'datetime') return P(`toString(${this.local(s(0), h)})`, 'string', a[0].nullable);
+        if (a[0].type === 'date' || a[0].type === 'uuid' || isNum(a[0])) return P(`toString(${s(0)})`, 'string', a[0].nullable);
+        return P(isStrLike(a[0]) ? s(0) : `toString(${s(0)})`, 'string', a[0].nullable);
+      case 'toInt':
+      case 'toInt64':
+      case 'toInt32':
+        if (a[0].type === 'bool') return P(`toInt64(${s(0)})`, 'int', a[0].nullable);
+        if (a[0].type === 'datetime') return P(`intDiv(${s(0)}, 1000)`, 'int', a[0].nullable);
+        if (isNum(a[0])) return P(`toInt64(trunc(${s(0)}))`, 'int', a[0].nullable);
+        return P(`toInt64OrNull(toString(trunc(toFloat64OrNull(${s(0)}))))`, 'int', true);
+      case 'toFloat':
+      case 'toFloat64':
+        return P(isNum(a[0]) ? `toFloat64(${s(0)})` : `toFloat64OrNull(${s(0)})`, 'float', true);
+      case 'toUUID':
+        return P(`toUUID(${s(0)})`, 'uuid', true);
+      case 'toBool':
+        return P(isNum(a[0]) ? `(${s(0)} != 0)` : `multiIf(lower(${s(0)}) IN ('true', '1', 't', 'yes', 'y'), 1, lower(${s(0)}) IN ('false', '0', 'f', 'no', 'n'), 0, NULL)`, 'bool', true);
+      case 'round':
+        return P(a.length === 1 ? `round(${num(a[0])})` : `round(${num(a[0])}, ${s(1)})`, 'float', anyNull);
+      case 'floor':
+      case 'ceil':
+      case 'abs':
+        return P(`${fn.sig.name}(${num(a[0])})`, numType(a[0]), anyNull);
+      case 'sqrt':
+      case 'exp':
+      case 'log2':
+      case 'log10':
+        return P(`${fn.sig.name}(${num(a[0])})`, 'float', anyNull);
+      case 'log':
+        return P(`log(${num(a[0])})`, 'float', anyNull);
+      case 'pow':
+      case 'power':
+        return P(`pow(${num(a[0])}, ${num(a[1])})`, 'float', anyNull);
+      case 'intDiv':
+        return P(`intDiv(${num(a[0])}, ${num(a[1])})`, 'int', anyNull);
+      case 'modulo':
+        return P(`modulo(${num(a[0])}, ${num(a[1])})`, numType(a[0]), anyNull);
+      case 'plus':
+      case 'minus':
+      case 'multiply':
+      case 'divide': {
+        const op = ({ plus: '+', minus: '-', multiply: '*', divide: '/' } as const)[fn.sig.name as 'plus'];
+        return this.arithmetic(op, a[0], a[1], h, n);
+      }
+      case 'greatest':
+      case 'least':
+        return simple(fn.sig.name, a[0].type);
+
+      // ---------------- arrays
+      case 'has':
+        return P(`has(${s(0)}, ${s(1)})`, 'bool', a[0].nullable);
+      case 'indexOf':
+        return P(`toInt64(indexOf(${s(0)}, ${s(1)}))`, 'int', false);
+      case 'arrayElement':
+        return P(`arrayElement(${s(0)}, ${s(1)})`, 'unknown', true);
+      case 'arrayMap':
+      case 'arrayFilter':
+        return P(`${fn.sig.name}(${s(0)}, ${s(1)})`, 'array', a[1].nullable);
+      case 'arrayExists':
+        return P(`arrayExists(${s(0)}, ${s(1)})`, 'bool', a[1].nullable);
+      case 'arrayJoin':
+        return P(`arrayJoin(${s(0)})`, 'unknown', true);
+      case 'array':
+        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false);
+      case 'tuple':
+        return P(`tuple(${a.map((x) => x.sql).join(', ')})`, 'unknown', false);
+
+      // ---------------- JSON (ClickHouse semantics: defaults instead of NULL), top-level keys via visitParam
+      case 'JSONExtractString':
+      case 'JSONExtractInt':
+      case 'JSONExtractFloat':
+      case 'JSONExtractBool':
+      case 'JSONExtractRaw':
+      case 'JSONHas': {
+        const keys = a.slice(1);
+        if (!keys.every((k) => k.isConst && typeof k.constValue === 'string'))
+          h.error(`${fn.sig.name} on ClickHouse takes constant string keys`, n);
+        let raw = s(0);
+        for (const k of keys) raw = `visitParamExtractRaw(${raw}, ${h.param(JSON.stringify(k.constValue as string).slice(1, -1))})`;
+        if (fn.sig.name === 'JSONExtractRaw') return P(raw, 'string', false);
+        if (fn.sig.name === 'JSONHas') return P(`(${raw} != '')`, 'bool', false);
+        const str = `if(substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), if(${raw} = 'null', '', ${raw}))`;
+        if (fn.sig.name === 'JSONExtractString') return P(`if(substring(${raw}, 1, 1) = '"', ${str}, '')`, 'string', false);
+        if (fn.sig.name === 'JSONExtractInt') return P(`ifNull(toInt64OrNull(${str}), 0)`, 'int', false);
+        if (fn.sig.name === 'JSONExtractFloat') return P(`ifNull(toFloat64OrNull(${str}), 0)`, 'float', false);
+        return P(`(${str} = 'true')`, 'bool', false);
+      }
+
+      default:
+        return h.error(`Function "${fn.sig.name}" is not available on ClickHouse`, n);
+    }
+  }
+}
+
+export const clickhouseDialect = new ClickHouseDialect();
+
+const compilePrinter = dialectPrinter(clickhouseDialect);
+
+/**
+ * The ClickHouse printer: the shared compiler with the ClickHouse dialect, then every bound value spliced in
+ * as an escaped literal. Returns `params: []`.
+ */
+export const clickhousePrinter: Printer = {
+  print(query, ctx) {
+    const out = compilePrinter.print(query, ctx);
+    const sql = out.sql.replace(/\u0001(\d+)\u0001/g, (_m, d: string) => {
+      const i = Number(d) - 1;
+      if (i < 0 || i >= out.params.length) throw new Error('placeholder out of range');
+      return chLiteral(out.params[i]);
+    });
+    if (sql.includes(MARK)) throw new Error('unresolved placeholder in ClickHouse SQL');
+    return { ...out, sql, params: [] };
+  },
+};
+
+registerPrinter('clickhouse', clickhousePrinter);
