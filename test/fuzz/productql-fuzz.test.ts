@@ -31,20 +31,21 @@ const LITERALS = ["'P2_SEC'", "'%SECRET%'", "'Chrome'", "'user1'", '1', '2', '0'
 const table = fc.constantFrom(...TABLES);
 const literal = fc.constantFrom(...LITERALS);
 
-/** A scalar expression over table `t` (alias `a`), a few levels deep. */
-const expr = (t: (typeof TABLES)[number]): fc.Arbitrary<string> =>
-  fc.letrec<{ e: string }>((tie) => ({
-    e: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
-      fc.constantFrom(...FIELDS[t].map((f) => `a.${f}`)),
-      literal,
-      fc.tuple(tie('e'), fc.constantFrom('=', '!=', '<', '>', 'like', 'ilike', '=~'), tie('e')).map(([l, op, r]) => `(${l} ${op} ${r})`),
-      fc.tuple(fc.constantFrom('lower', 'upper', 'toString', 'length', 'coalesce', 'ifNull', 'concat'), tie('e')).map(
-        ([f, x]) => (f === 'coalesce' || f === 'ifNull' || f === 'concat' ? `${f}(${x}, 'x')` : `${f}(${x})`),
-      ),
-      fc.tuple(tie('e'), tie('e')).map(([x, y]) => `if(${x} = ${y}, ${x}, ${y})`),
-    ),
-  })).e;
+/**
+ * A scalar expression over table `t` (alias `a`), at most two levels deep: the WebAssembly parser is slow on
+ * deeply nested calls (seconds at ten levels), which the parser's own limits already refuse.
+ */
+const expr = (t: (typeof TABLES)[number]): fc.Arbitrary<string> => {
+  const term = fc.oneof(fc.constantFrom(...FIELDS[t].map((f) => `a.${f}`)), literal);
+  const cmp = fc.tuple(term, fc.constantFrom('=', '!=', '<', '>', 'like', 'ilike', '=~'), term).map(([l, op, r]) => `(${l} ${op} ${r})`);
+  return fc.oneof(
+    term,
+    cmp,
+    fc.tuple(fc.constantFrom('lower', 'upper', 'toString', 'length'), term).map(([f, x]) => `${f}(${x})`),
+    fc.tuple(fc.constantFrom('coalesce', 'ifNull', 'concat'), term).map(([f, x]) => `${f}(${x}, 'x')`),
+    fc.tuple(cmp, term, term).map(([c, x, y]) => `if(${c}, ${x}, ${y})`),
+  );
+};
 
 const selectFrom = (depth: number): fc.Arbitrary<string> =>
   table.chain((t) =>
@@ -104,10 +105,10 @@ async function check(text: string): Promise<void> {
 
 describe('ProductQL guard under fuzzing', () => {
   it('never leaks another project (7,000 valid queries)', async () => {
-    await fc.assert(fc.asyncProperty(query, check), { numRuns: 7000, seed: 20261125 });
+    await fc.assert(fc.asyncProperty(query, check), { numRuns: Number(process.env.FUZZ_RUNS ?? 7000), seed: 20261125 });
   }, 600_000);
 
   it('never crashes on near-valid queries (3,000 mutated queries)', async () => {
-    await fc.assert(fc.asyncProperty(nearValid, check), { numRuns: 3000, seed: 4242 });
+    await fc.assert(fc.asyncProperty(nearValid, check), { numRuns: Math.round(Number(process.env.FUZZ_RUNS ?? 7000) * 3 / 7), seed: 4242 });
   }, 600_000);
 });
