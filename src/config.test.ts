@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_RATE_RULES } from './auth/rate-limiter';
 import { ConfigError, loadConfig } from './config';
 
 const KEY32 = 'phx_' + 'a'.repeat(28);
@@ -15,6 +16,7 @@ describe('loadConfig defaults', () => {
       queryTimeoutMs: 60_000,
       queryConcurrency: 3,
       asyncResultTtlMs: 600_000,
+      rateLimits: DEFAULT_RATE_RULES,
       graphqlMaxDepth: 12,
       graphqlMaxCost: 5000,
     });
@@ -36,6 +38,7 @@ describe('loadConfig defaults', () => {
         QUARRY_QUERY_TIMEOUT_MS: '100',
         QUARRY_QUERY_CONCURRENCY: '5',
         QUARRY_ASYNC_RESULT_TTL_MS: '5000',
+        QUARRY_RATE_LIMIT_ENABLED: 'false',
         QUARRY_GRAPHQL_MAX_DEPTH: '2',
         QUARRY_GRAPHQL_MAX_COST: '10',
       }),
@@ -49,6 +52,7 @@ describe('loadConfig defaults', () => {
       queryTimeoutMs: 100,
       queryConcurrency: 5,
       asyncResultTtlMs: 5000,
+      rateLimits: null,
       graphqlMaxDepth: 2,
       graphqlMaxCost: 10,
     });

@@ -6,6 +6,7 @@ import { demoCommand } from './cli/demo-command';
 import { importCommand } from './cli/import-command';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DataDirBusyError, readServerLock } from './data-dir-lock';
+import { migrateEventsCommand } from './engines/clickhouse/migrate';
 import { isUserError } from './errors';
 import { createLogger } from './logger';
 import { startServer } from './server';
@@ -22,6 +23,7 @@ const USAGE = `Usage: quarry <command> [options]   (through npm: npm run quarry 
   keys revoke KEY_ID
   import --project N --events FILE [--persons FILE] [--key KEY]
   demo [--events N] [--project ID] [--seed N] [--key KEY]
+  migrate-events --to clickhouse          copy the DuckDB event store into ClickHouse (QUARRY_CLICKHOUSE_*)
 
 Configuration comes from QUARRY_* environment variables (see README).`;
 
@@ -39,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
       return importCommand(config, argv.slice(1));
     case 'demo':
       return demoCommand(config, argv.slice(1));
+    case 'migrate-events':
+      return migrateEventsCommand(config, argv.slice(1));
     case undefined:
     case 'help':
     case '--help':

@@ -256,7 +256,11 @@ const HEX3 = Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, '
 
 const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
 
+const CANONICAL_UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 function normalizeUuid(v: unknown): string | null {
+  // SDKs send canonical lowercase uuids: kept as is (no copies) on the per-event hot path.
+  if (typeof v === 'string' && v.length === 36 && CANONICAL_UUID_RE.test(v)) return v;
   if (typeof v !== 'string' || !UUID_RE.test(v)) return null;
   const h = v.replace(/-/g, '').toLowerCase();
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
@@ -276,9 +280,27 @@ export function replaceLoneSurrogates(json: string): string {
   );
 }
 
+const SHALLOW_DEPTH = 8;
+
+/** Whether `v` (at depth `d`) nests no deeper than {@link SHALLOW_DEPTH}; recursion depth is bounded by it. */
+function depthWithin(v: object, d: number): boolean {
+  if (d > SHALLOW_DEPTH) return false;
+  if (Array.isArray(v)) {
+    for (const c of v) if (typeof c === 'object' && c !== null && !depthWithin(c, d + 1)) return false;
+  } else {
+    for (const k in v) {
+      const c = (v as Record<string, unknown>)[k];
+      if (typeof c === 'object' && c !== null && !depthWithin(c, d + 1)) return false;
+    }
+  }
+  return true;
+}
+
 /** Depth of nested objects/arrays, computed without recursion; stops once `limit` is passed. */
 export function nestingDepthExceeds(value: unknown, limit: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
+  // Almost every event is a few levels deep: checked recursively (bounded depth, no allocation) first.
+  if (limit >= SHALLOW_DEPTH && depthWithin(value, 1)) return false;
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length) {
     const [v, d] = stack.pop()!;

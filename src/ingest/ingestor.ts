@@ -89,17 +89,36 @@ class RecentSet {
     }
   }
   addAll(batch: Map<number, Set<string>>): void {
-    for (const [p, set] of batch) for (const u of set) this.add(p, u);
+    for (const [p, set] of batch) {
+      let s = this.cur.get(p);
+      for (const u of set) {
+        if (!s) this.cur.set(p, (s = new Set()));
+        s.add(u);
+        if (++this.size >= this.capacity / 2) {
+          this.prev = this.cur;
+          this.cur = new Map();
+          this.size = 0;
+          s = undefined;
+        }
+      }
+    }
   }
-}
-
-/** Within-batch seen set, merged into the recent set only after the batch commits. */
-function seenIn(batch: Map<number, Set<string>>, project: number, uuid: string): boolean {
-  let s = batch.get(project);
-  if (!s) batch.set(project, (s = new Set()));
-  if (s.has(uuid)) return true;
-  s.add(uuid);
-  return false;
+  /**
+   * A duplicate test for one project bound to the current generations (valid until the next add): one Map lookup
+   * per batch instead of two per event. Also records the uuid in `seen` (the batch's own set) when it is new.
+   */
+  checker(project: number, seen: Map<number, Set<string>>): (uuid: string) => boolean {
+    const c = this.cur.get(project);
+    const p = this.prev.get(project);
+    let s = seen.get(project);
+    if (!s) seen.set(project, (s = new Set()));
+    const own = s;
+    return (uuid) => {
+      if (c?.has(uuid) || p?.has(uuid) || own.has(uuid)) return true;
+      own.add(uuid);
+      return false;
+    };
+  }
 }
 
 class Mutex {
@@ -338,8 +357,9 @@ export class Ingestor {
     try {
       for (const rec of records) {
         const ident = this.identity.get(rec.projectId);
+        const isDup = this.recent.checker(rec.projectId, seen);
         for (const ev of rec.events) {
-          if (!ev.uuidGenerated && (this.recent.has(rec.projectId, ev.uuid) || seenIn(seen, rec.projectId, ev.uuid))) {
+          if (!ev.uuidGenerated && isDup(ev.uuid)) {
             dups++;
             continue;
           }
@@ -399,8 +419,9 @@ export class Ingestor {
         const seen = new Map<number, Set<string>>();
         const events: EventInsert[] = [];
         let dups = 0;
+        const isDup = this.recent.checker(projectId, seen);
         for (const ev of parsed) {
-          if (!ev.uuidGenerated && (this.recent.has(projectId, ev.uuid) || seenIn(seen, projectId, ev.uuid))) {
+          if (!ev.uuidGenerated && isDup(ev.uuid)) {
             dups++;
             continue;
           }

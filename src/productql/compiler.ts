@@ -345,11 +345,17 @@ export class Compiler {
 
     const columns: OutputColumn[] = [];
     const selectSql: string[] = [];
-    // Dialects that refuse two select items with one alias (ClickHouse) get `<name>__dup<n>` for repeats; callers
-    // name result columns from `columns`, and alias references are inlined, so the engine-side name is free.
+    // Dialects that refuse two select items with one alias (ClickHouse) get `<name>__dup<n>` for repeats, and at the
+    // top level positional names `__c<i>` (there an alias would shadow a same-named column anywhere in the SELECT);
+    // callers name result columns from `columns`, and alias references are inlined, so the engine-side name is free.
     const used = new Set<string>();
     const alias = (name: string): string => {
       if (!this.dialect.uniqueSelectNames) return this.q(name);
+      if (parent === undefined) {
+        const positional = `__c${used.size}`;
+        used.add(positional);
+        return this.q(positional);
+      }
       let n = name;
       for (let i = 2; used.has(n); i++) n = `${name}__dup${i}`;
       used.add(n);
@@ -370,9 +376,9 @@ export class Compiler {
       selectSql.push(`${p.sql} AS ${alias(name)}`);
     }
 
-    const where = [q.prewhere, q.where].filter((x): x is Expr => !!x).map((x) => this.expr(x, scope).sql);
-    const groupBy = (q.group_by ?? []).map((x) => this.positionalOrExpr(x, scope));
-    const having = q.having ? this.expr(q.having, scope).sql : undefined;
+    const where = [q.prewhere, q.where].filter((x): x is Expr => !!x).map((x) => this.filterSql(this.expr(x, scope)));
+    const groupBy = (q.group_by ?? []).map((x) => this.positionalOrExpr(x, scope, true));
+    const having = q.having ? this.filterSql(this.expr(q.having, scope)) : undefined;
     const qualify = q.qualify ? this.expr(q.qualify, scope).sql : undefined;
     const orderBy = (q.order_by ?? []).map((o) => this.orderExpr(o, scope, true));
     const windows = Object.entries(q.window_exprs ?? {}).map(([name, w]) => `${this.q(name)} AS (${this.windowSpec(w, scope)})`);
@@ -390,6 +396,11 @@ export class Compiler {
     return { sql, columns };
   }
 
+  /** A condition in a filter position (WHERE, HAVING, ON), where NULL means false. */
+  private filterSql(p: Printed): string {
+    return p.filterSql ?? p.sql;
+  }
+
   /** User-chosen names that could collide with the printer's own (`__...`) are refused. */
   private checkUserName(name: string, node: NodeBase): void {
     if (typeof name !== 'string' || name.length === 0) this.err('Empty name', node);
@@ -402,7 +413,7 @@ export class Compiler {
     return printHogQLExpr(e);
   }
 
-  private positionalOrExpr(e: Expr, scope: Scope): string {
+  private positionalOrExpr(e: Expr, scope: Scope, groupKey = false): string {
     // `GROUP BY 1` / `ORDER BY 2` are positional, as in ClickHouse; a validated integer is printed as is.
     if (e.node === 'Constant' && typeof e.value === 'number' && Number.isSafeInteger(e.value) && e.value > 0) {
       if (!this.dialect.positionalAsExpression || !scope.selectList) return String(e.value);
@@ -412,7 +423,8 @@ export class Compiler {
       if (item.node === 'Field' && item.chain[item.chain.length - 1] === '*') this.err('Positions cannot refer to *', e);
       return this.expr(item.node === 'Alias' ? item.expr : item, scope).sql;
     }
-    return this.expr(e, scope).sql;
+    const p = this.expr(e, scope);
+    return (groupKey && p.groupSql) || p.sql;
   }
 
   private orderExpr(o: OrderExpr, scope: Scope, positional: boolean): string {
@@ -451,7 +463,7 @@ export class Compiler {
         if (item.constraint.constraint_type !== 'ON') this.err('JOIN ... USING is not supported; use ON', item.constraint);
         if (joinKw === 'CROSS JOIN') this.err('CROSS JOIN cannot have a join constraint', item.constraint);
         const onPrinted = this.expr(item.constraint.expr, scope);
-        const on = onPrinted.joinSql ?? onPrinted.sql;
+        const on = onPrinted.joinSql ?? this.filterSql(onPrinted);
         constraint = () => ` ON ${on}`;
       } else if (!first && joinKw !== 'CROSS JOIN') {
         this.err(`${joinKw} needs an ON constraint`, item);
@@ -675,10 +687,14 @@ export class Compiler {
       case 'Or': {
         if (!Array.isArray(e.exprs) || e.exprs.length === 0) this.err(`Empty ${e.node}`, e);
         const parts = e.exprs.map((x) => this.expr(x, scope));
+        const op = e.node === 'And' ? ' AND ' : ' OR ';
+        // NULL and false filter alike through AND/OR, so the parts' filter spellings compose.
+        const filterSql = parts.some((p) => p.filterSql) ? `(${parts.map((p) => p.filterSql ?? p.sql).join(op)})` : undefined;
         return {
-          sql: `(${parts.map((p) => p.sql).join(e.node === 'And' ? ' AND ' : ' OR ')})`,
+          sql: `(${parts.map((p) => p.sql).join(op)})`,
           type: 'bool',
           nullable: parts.some((p) => p.nullable),
+          ...(filterSql ? { filterSql } : {}),
         };
       }
       case 'Not': {

@@ -30,6 +30,18 @@ export interface Printed {
    * refuses the `ifNull(a = b, 0)` a nullable comparison otherwise prints as). Unset: `sql` is used.
    */
   joinSql?: string;
+  /**
+   * The same condition for a filter position (a WHERE/HAVING conjunct, a JOIN ... ON condition), where NULL counts
+   * as false: a nullable `coalesce(a = b, false)` may be printed plain there, so engines can push it into scans and
+   * hash joins. Only valid through AND/OR, never under NOT. Unset: `sql` is used.
+   */
+  filterSql?: string;
+  /**
+   * A cheaper GROUP BY key with the same groups, of which `sql` is a function (e.g. the local DATE under
+   * toStartOfDay's datetime): engines that match select items against sub-expressions of the keys then compute
+   * `sql` once per group. Unset: `sql` is used.
+   */
+  groupSql?: string;
 }
 
 export interface FunctionCall {
@@ -65,7 +77,11 @@ export interface Dialect {
    * clause (for engines without `WITH name AS (SELECT ...)`, like ClickHouse 18.16). Default false.
    */
   readonly inlineCtes?: boolean;
-  /** When true, a repeated output name within one select list is aliased `<name>__dup<n>` in the SQL. Default false. */
+  /**
+   * When true, a repeated output name within one select list is aliased `<name>__dup<n>` in the SQL, and the
+   * outermost select list gets positional aliases `__c0, __c1, ...` (result column names come from the compiled
+   * columns, not from the engine). Default false.
+   */
   readonly uniqueSelectNames?: boolean;
   /** When true, `GROUP BY 1` / `ORDER BY 2` are printed as the select item's expression. Default false (kept as is). */
   readonly positionalAsExpression?: boolean;

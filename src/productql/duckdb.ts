@@ -9,7 +9,8 @@
  * comparisons against stored columns stay plain (zone maps still prune). Calendar work happens on local
  * wall-clock time: `local(x) = timezone(tz, timezone('UTC', x))`, and back with
  * `utc(l) = timezone('UTC', timezone(tz, l))`, both DST-exact through ICU and independent of the session
- * TimeZone setting. Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
+ * TimeZone setting (printed in cheaper equal forms, and not at all in UTC projects: see the time helpers).
+ * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import type { Dialect, FunctionCall, Helpers, Printed, TableNeeds } from './dialect';
@@ -41,6 +42,10 @@ const INTERVAL_UNITS: Record<string, string> = {
 const SUB_DAY = new Set(['second', 'minute', 'hour']);
 
 const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> = {}): Printed => ({ sql, type, nullable, ...extra });
+
+/** Zones whose offset is zero at every instant (tzdata links to Etc/UTC); local time there is UTC itself. */
+const UTC_ZONES = new Set(['utc', 'etc/utc', 'gmt', 'etc/gmt', 'uct', 'etc/uct', 'universal', 'etc/universal', 'zulu', 'etc/zulu']);
+export const isUtcZone = (tz: string): boolean => UTC_ZONES.has(tz.toLowerCase());
 
 function validTimezone(tz: string): boolean {
   try {
@@ -78,10 +83,21 @@ class DuckDBDialect implements Dialect {
   }
 
   // ---------------------------------------------------------------------------------------- time helpers
+  // Per-row conversions dominate simple queries (each ICU call costs about as much as scanning the row), so:
+  // in a UTC project local time *is* the stored value and nothing is printed; elsewhere the UTC legs go through
+  // epoch microseconds (plain arithmetic: `make_timestamptz(epoch_us(x))` is `timezone('UTC', x)` for every
+  // finite x, and `make_timestamp(epoch_us(t))` is `timezone('UTC', t)`), leaving one ICU call per direction.
   private local(sql: string, h: Helpers, tz?: string): string {
-    return `timezone(${tz ?? h.tz()}, timezone('UTC', ${sql}))`;
+    if (tz === undefined && isUtcZone(h.timezone)) return sql;
+    return `timezone(${tz ?? h.tz()}, make_timestamptz(epoch_us(${sql})))`;
   }
   private utc(localSql: string, h: Helpers): string {
+    if (isUtcZone(h.timezone)) return localSql;
+    return `make_timestamp(epoch_us(timezone(${h.tz()}, ${localSql})))`;
+  }
+  /** `utc()` for a bound constant: folded once at planning, so the ICU form (which keeps ±infinity) costs nothing. */
+  private utcConst(localSql: string, h: Helpers): string {
+    if (isUtcZone(h.timezone)) return localSql;
     return `timezone('UTC', timezone(${h.tz()}, ${localSql}))`;
   }
   /** Any value as a naive-UTC datetime. */
@@ -90,7 +106,7 @@ class DuckDBDialect implements Dialect {
       case 'datetime':
         return p.sql;
       case 'date':
-        return this.utc(`CAST(${p.sql} AS TIMESTAMP)`, h);
+        return (p.isConst ? this.utcConst : this.utc).call(this, `CAST(${p.sql} AS TIMESTAMP)`, h);
       case 'int':
       case 'float':
         return `timezone('UTC', to_timestamp(${p.sql}))`;
@@ -102,7 +118,7 @@ class DuckDBDialect implements Dialect {
         if (p.isConst && typeof p.constValue === 'string') {
           const s = p.constValue.trim();
           if (HAS_OFFSET.test(s) && /\d[T ]\d/.test(s)) return `timezone('UTC', CAST(${p.sql} AS TIMESTAMPTZ))`;
-          return this.utc(`CAST(${p.sql} AS TIMESTAMP)`, h);
+          return this.utcConst(`CAST(${p.sql} AS TIMESTAMP)`, h);
         }
         // a string carrying its own offset (Z, +02:00) is an instant; without one it is project-local time
         return `CASE WHEN regexp_matches(${p.sql}, '\\d[T ]\\d.*(Z|[+-]\\d\\d(:?\\d\\d)?)$') THEN timezone('UTC', TRY_CAST(${p.sql} AS TIMESTAMPTZ)) ELSE ${this.utc(`TRY_CAST(${p.sql} AS TIMESTAMP)`, h)} END`;
@@ -124,6 +140,12 @@ class DuckDBDialect implements Dialect {
   // ---------------------------------------------------------------------------------------- properties
   jsonProperty(base: string, keys: (string | number)[], h: Helpers): Printed {
     return P(`nullif(json_extract_string(${base}, ${h.param(jsonPointer(keys))}), '')`, 'string', true, { json: { base, keys } });
+  }
+  /** A property read exactly as {@link jsonProperty} printed it, without the nullif; anything else unchanged. */
+  private bareJson(p: Printed, h: Helpers): Printed {
+    if (p.type !== 'string' || !p.json || p.json.keys.length === 0) return p;
+    const raw = `json_extract_string(${p.json.base}, ${h.param(jsonPointer(p.json.keys))})`;
+    return p.sql === `nullif(${raw}, '')` ? { ...p, sql: raw } : p;
   }
   jsonAsText(base: string): string {
     return `CAST(${base} AS VARCHAR)`;
@@ -169,6 +191,13 @@ class DuckDBDialect implements Dialect {
         return P(`(${other.sql} IS ${op === '==' ? '' : 'NOT '}NULL)`, 'bool', false);
       }
     }
+    // `properties.x = 'v'` (or IN a list) with non-empty string constants: '' and NULL compare alike there (both never
+    // match, both are kept by `!=` once coalesced), so the nullif is dropped; DuckDB would extract the JSON twice for it.
+    const nonEmptyStr = (p: Printed) => p.type === 'string' && p.isConst && typeof p.constValue === 'string' && p.constValue !== '';
+    if (op === '==' || op === '!=') {
+      if (nonEmptyStr(r)) l = this.bareJson(l, h);
+      else if (nonEmptyStr(l)) r = this.bareJson(r, h);
+    } else if ((op === 'in' || op === 'not in') && r.list && r.list.every(nonEmptyStr)) l = this.bareJson(l, h);
     const negative = op === '!=' || op === 'not like' || op === 'not ilike' || op === 'not in' || op === '!~' || op === '!~*';
     let sql: string;
     if (op === 'in' || op === 'not in') {
@@ -196,7 +225,8 @@ class DuckDBDialect implements Dialect {
     const nullable = l.nullable || r.nullable;
     // HogQL: nullable `a = b` is ifNull(equals(a, b), 0); negations are ifNull(..., 1).
     if (!nullable) return P(`(${sql})`, 'bool', false);
-    return P(`coalesce(${sql}, ${negative ? 'true' : 'false'})`, 'bool', false);
+    // Where NULL is falsy anyway (WHERE, ON) the plain comparison means the same and keeps hash joins/pushdown.
+    return P(`coalesce(${sql}, ${negative ? 'true' : 'false'})`, 'bool', false, negative ? {} : { filterSql: `(${sql})` });
   }
 
   between(x: Printed, lo: Printed, hi: Printed, negated: boolean, h: Helpers): Printed {
@@ -205,7 +235,8 @@ class DuckDBDialect implements Dialect {
     const [, c] = this.coerce(x, hi, h, node);
     const sql = `${a} ${negated ? 'NOT ' : ''}BETWEEN ${b} AND ${c}`;
     const nullable = x.nullable || lo.nullable || hi.nullable;
-    return nullable ? P(`coalesce(${sql}, ${negated ? 'true' : 'false'})`, 'bool', false) : P(`(${sql})`, 'bool', false);
+    if (!nullable) return P(`(${sql})`, 'bool', false);
+    return P(`coalesce(${sql}, ${negated ? 'true' : 'false'})`, 'bool', false, negated ? {} : { filterSql: `(${sql})` });
   }
 
   arithmetic(op: ArithmeticOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed {
@@ -428,8 +459,12 @@ class DuckDBDialect implements Dialect {
         if (fn.sig.name === 'toStartOfFifteenMinutes') start = `time_bucket(INTERVAL 15 MINUTE, ${l})`;
         return P(`(${x} - (${l} - ${start}))`, 'datetime', a[0].nullable);
       }
-      case 'toStartOfDay':
-        return P(this.utc(`date_trunc('day', ${this.loc(a[0], h, n)})`, h), 'datetime', a[0].nullable);
+      case 'toStartOfDay': {
+        // Grouped by the local DATE (cheaper to hash, and the conversion back to UTC then runs once per group);
+        // the datetime is a function of it, so DuckDB matches the select item against that group key.
+        const day = `CAST(${this.loc(a[0], h, n)} AS DATE)`;
+        return P(this.utc(`CAST(${day} AS TIMESTAMP)`, h), 'datetime', a[0].nullable, { groupSql: day });
+      }
       case 'toStartOfWeek': {
         let mode = 0;
         if (a.length > 1) {

@@ -22,6 +22,7 @@ import { duckdbDialect } from './duckdb';
 import { printHogQL } from './hogql';
 import { parseExpr, parseSelect, parseSelectSync } from './parser';
 import type { PType } from './schema';
+import { zonedFormatter } from '../projects/timezone';
 
 export * as ast from './ast';
 export type { Query, Expr } from './ast';
@@ -234,22 +235,8 @@ function reportedType(col: OutputColumn, tz: string, engineType?: string): strin
   return col.nullable && !base.startsWith('Array(') ? `Nullable(${base})` : base;
 }
 
-const fmtCache = new Map<string, Intl.DateTimeFormat>();
 function partsIn(date: Date, tz: string): Record<string, number> {
-  let f = fmtCache.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    fmtCache.set(tz, f);
-  }
+  const f = zonedFormatter(tz);
   const out: Record<string, number> = {};
   for (const p of f.formatToParts(date)) if (p.type !== 'literal') out[p.type] = Number(p.value);
   return out;

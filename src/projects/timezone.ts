@@ -11,3 +11,27 @@ export function canonicalTimezone(tz: string): string | undefined {
     return undefined;
   }
 }
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * A cached formatter giving the wall-clock fields (year … second, 24-hour) of an instant in `tz`: the one
+ * place date math turns instants into local time.
+ */
+export function zonedFormatter(tz: string): Intl.DateTimeFormat {
+  let f = formatters.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(tz, f);
+  }
+  return f;
+}

@@ -121,12 +121,14 @@ export class ClickHouseCompat {
       const [, what, cond, tail, limit, offset] = m;
       if (!/^(project_id|kind|status|is_cached|query_hash|error_code|event_time) (=|>=|<) \$\d+( AND (project_id|kind|status|is_cached|query_hash|error_code|event_time) (=|>=|<) \$\d+)*$/.test(cond))
         throw new Error(`ClickHouse compat: unsupported query_log condition: ${cond}`);
-      const where = bindDollar(cond.replace(/\bevent_time\b/g, ms('event_time')), params);
-      if (what === 'count(*)') return this.engine.query(`SELECT count() FROM query_log WHERE ${where}`, [], options);
+      const evTime = ms('__ql.event_time');
+      const where = bindDollar(cond.replace(/\b(project_id|kind|status|is_cached|query_hash|error_code)\b/g, '__ql.$1').replace(/\bevent_time\b/g, evTime), params);
+      if (what === 'count(*)') return this.engine.query(`SELECT count() FROM query_log AS __ql WHERE ${where}`, [], options);
       const cols = what.split(',').map((c) => c.trim());
-      const select = cols.map((c) => (c === 'event_time' ? `${ms('event_time')} AS event_time` : c));
+      // Positional aliases: an alias named like a column would shadow that column in WHERE (ClickHouse 18.16).
+      const select = cols.map((c, i) => `${c === 'event_time' ? evTime : `__ql.${c}`} AS __c${i}`);
       const r = await this.engine.query(
-        `SELECT ${select.join(', ')} FROM query_log WHERE ${where}${tail ? ` ORDER BY ${ms('event_time')} DESC, id LIMIT ${limit} OFFSET ${offset}` : ''}`,
+        `SELECT ${select.join(', ')} FROM query_log AS __ql WHERE ${where}${tail ? ` ORDER BY ${evTime} DESC, __ql.id LIMIT ${limit} OFFSET ${offset}` : ''}`,
         [],
         options,
       );

@@ -3,7 +3,11 @@ import '../../productql/clickhouse';
 import { compileProductQL, shapeResult, shutdownParser } from '../../productql/index';
 import { DuckDbEngine } from '../duckdb/duckdb-engine';
 import { ClickHouseEngine } from './clickhouse-engine';
-import { migrateEventsToClickHouse, type MigrateProgress } from './migrate';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../config';
+import { migrateEventsCommand, migrateEventsToClickHouse, type MigrateProgress } from './migrate';
 import { describeClickHouse, startSingle, type TestServer } from './test-server';
 
 const P = (n: number) => `50000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -57,6 +61,28 @@ describeClickHouse('migrate-events --to clickhouse', () => {
     expect(await ch.getCheckpoint()).toBe(42);
     const again = await migrateEventsToClickHouse(duck, ch, { batchSize: 100 });
     expect(again.ok).toBe(true);
+  });
+
+  it('runs as a command on the data directory, checking every project', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-migrate-'));
+    try {
+      const file = await DuckDbEngine.open(path.join(dataDir, 'events.duckdb'));
+      await file.writeBatch({ events: [{ project_id: 9, uuid: U(900), event: 'x', distinct_id: 'd', person_id: null, timestamp: Date.UTC(2024, 0, 1), properties: '{}', session_id: null, elements_chain: null, created_at: Date.UTC(2024, 0, 1) }] });
+      await file.close();
+      const config = loadConfig({ QUARRY_DATA_DIR: dataDir, QUARRY_EVENTS_ENGINE: 'clickhouse', QUARRY_CLICKHOUSE_URL: server.url, QUARRY_CLICKHOUSE_DATABASE: 'from_cli' });
+      const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+      const err = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+      try {
+        expect(await migrateEventsCommand(config, ['--to', 'duckdb'])).toBe(1);
+        expect(await migrateEventsCommand(config, ['--to', 'clickhouse'])).toBe(0);
+        expect(log.mock.calls.map((c) => c[0])).toContain('9\tevents\tduckdb=1\tclickhouse=1\tok');
+      } finally {
+        log.mockRestore();
+        err.mockRestore();
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('answers ProductQL the same on both engines afterwards', async () => {

@@ -6,8 +6,8 @@
  * - Events go in batches through the same writeBatch path ingestion uses; identity rows (persons, distinct ids,
  *   overrides) are copied with their versions. The ingest checkpoint is copied too, so switching
  *   QUARRY_EVENTS_ENGINE afterwards neither replays nor skips the durable log.
- * - Re-running is safe: rows are replaced by key, and events collapse by uuid (schema.ts); the check counts
- *   distinct uuids.
+ * - Re-running is safe: a project that already has rows in ClickHouse is deleted there first and copied again
+ *   (events only collapse by uuid when parts merge, so copying over them would count twice until then).
  * - The query log is diagnostics and is not copied.
  */
 import type { DuckDbEngine, WriteBatch } from '../duckdb/duckdb-engine';
@@ -60,6 +60,11 @@ export async function migrateEventsToClickHouse(
   ).rows.map((r) => Number(r[0]));
   let copied = 0;
   for (const projectId of projects) {
+    const existing = await target.query(
+      `SELECT (SELECT count() FROM events WHERE project_id = ${projectId}) + (SELECT count() FROM persons WHERE project_id = ${projectId})`,
+      [],
+    );
+    if (Number(existing.rows[0][0]) > 0) await target.deleteProject(projectId);
     const [persons, dids, overrides] = await Promise.all([
       source.query('SELECT id::VARCHAR, epoch_ms(created_at), properties, is_identified, version FROM persons WHERE project_id = $1', [projectId]),
       source.query('SELECT distinct_id, person_id::VARCHAR, version FROM person_distinct_ids WHERE project_id = $1', [projectId]),
@@ -149,4 +154,55 @@ export async function migrateEventsToClickHouse(
     );
   }
   return { projects, events: copied, checks, ok: checks.every((c) => c.source === c.target) };
+}
+
+export const MIGRATE_EVENTS_USAGE =
+  'quarry migrate-events --to clickhouse   (server stopped; ClickHouse from QUARRY_CLICKHOUSE_*; copies <data dir>/events.duckdb)';
+
+/**
+ * `quarry migrate-events --to clickhouse`: the CLI face of {@link migrateEventsToClickHouse}. Prints progress to
+ * stderr and a per-project check table; exits 0 when every count matched, 2 otherwise, 1 on bad usage.
+ */
+export async function migrateEventsCommand(config: import('../../config').Config, args: string[]): Promise<number> {
+  const { parseArgs } = await import('node:util');
+  const { values } = parseArgs({ args, options: { to: { type: 'string' }, 'batch-size': { type: 'string' } } });
+  if (values.to !== 'clickhouse') {
+    console.error(`Usage: ${MIGRATE_EVENTS_USAGE}`);
+    return 1;
+  }
+  const path = await import('node:path');
+  const { DuckDbEngine } = await import('../duckdb/duckdb-engine');
+  const { ClickHouseEngine } = await import('./clickhouse-engine');
+  const ch = config.clickhouse ?? {
+    url: 'http://127.0.0.1:8123',
+    nodeUrls: ['http://127.0.0.1:8123'],
+    user: 'default',
+    password: '',
+    database: 'quarry',
+  };
+  const duck = await DuckDbEngine.open(path.join(config.dataDir, 'events.duckdb'));
+  try {
+    const target = await ClickHouseEngine.open({
+      url: ch.url,
+      nodeUrls: ch.nodeUrls,
+      username: ch.user,
+      password: ch.password,
+      database: ch.database,
+      cluster: ch.cluster,
+    });
+    try {
+      const r = await migrateEventsToClickHouse(duck, target, {
+        batchSize: values['batch-size'] ? Number(values['batch-size']) : undefined,
+        onProgress: (p) => console.error(`project ${p.projectId}: ${p.events}/${p.totalEvents} events`),
+      });
+      for (const c of r.checks)
+        console.log(`${c.projectId}\t${c.table}\tduckdb=${c.source}\tclickhouse=${c.target}\t${c.source === c.target ? 'ok' : 'MISMATCH'}`);
+      console.error(r.ok ? `Copied ${r.events} events of ${r.projects.length} projects; all counts match.` : 'Counts differ: see MISMATCH lines.');
+      return r.ok ? 0 : 2;
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await duck.close();
+  }
 }

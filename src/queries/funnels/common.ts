@@ -8,6 +8,7 @@
 import { validationError } from '../../errors';
 import { ast, type Expr } from '../../productql';
 import { breakdownSpecs, breakdownStringExpr, propertiesToExpr, type BreakdownFilter, type PropertiesInput } from '../insights';
+import { zonedFormatter } from '../../projects/timezone';
 
 // ------------------------------------------------------------------------------------------------ timezone
 
@@ -21,24 +22,7 @@ export interface LocalParts {
   ms: number;
 }
 
-const fmtCache = new Map<string, Intl.DateTimeFormat>();
-function formatter(tz: string): Intl.DateTimeFormat {
-  let f = fmtCache.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    fmtCache.set(tz, f);
-  }
-  return f;
-}
+const formatter = zonedFormatter;
 
 /** Wall-clock parts of an instant in `tz`. */
 export function localParts(ms: number, tz: string): LocalParts {

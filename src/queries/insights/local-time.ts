@@ -1,3 +1,4 @@
+import { zonedFormatter } from '../../projects/timezone';
 /**
  * Wall-clock time in the project's timezone, as plain numbers.
  *
@@ -13,24 +14,7 @@ export type LocalTime = number;
 const MS_HOUR = 3_600_000;
 const MS_DAY = 86_400_000;
 
-const fmtCache = new Map<string, Intl.DateTimeFormat>();
-function formatter(tz: string): Intl.DateTimeFormat {
-  let f = fmtCache.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    fmtCache.set(tz, f);
-  }
-  return f;
-}
+const formatter = zonedFormatter;
 
 /** The wall-clock time in `tz` of an instant. */
 export function instantToLocal(instant: Date | number, tz: string): LocalTime {
