@@ -5,7 +5,8 @@
  *   --events N          dataset size (default 1,000,000; the reference figures use 10,000,000)
  *   --persons N         persons (default 50,000)
  *   --seed N            generator seed (default 42)
- *   --only a,b          subset of: reference, import, capture, queries (default: all)
+ *   --only a,b          subset of: reference, import, capture, queries, cached (default: all)
+ *   --cached-seconds S  seconds per route of the cached-answer latency bench (default 10, 50 clients)
  *   --runs N            timed runs per query after a warm-up (default 5)
  *   --capture-seconds S capture duration (default 15)
  *   --clients N         concurrent capture clients (default 32)
@@ -23,8 +24,9 @@ import { runReferenceSql, type QueryTiming } from './reference-sql';
 import { benchImport, type ImportBenchResult } from './import';
 import { benchCapture, type CaptureBenchResult } from './capture';
 import { benchQueries, type QueriesBenchResult } from './queries';
+import { benchCached, type CachedLatency } from './cached';
 
-const ALL = ['reference', 'import', 'capture', 'queries'] as const;
+const ALL = ['reference', 'import', 'capture', 'queries', 'cached'] as const;
 type BenchName = (typeof ALL)[number];
 
 interface Results {
@@ -36,6 +38,7 @@ interface Results {
   import?: ImportBenchResult | { skipped: string };
   capture?: CaptureBenchResult | { skipped: string };
   queries?: QueriesBenchResult | { skipped: string };
+  cached?: CachedLatency[];
   errors: { bench: string; message: string }[];
 }
 
@@ -71,6 +74,7 @@ async function main(): Promise<number> {
       batch: { type: 'string' },
       'import-chunk': { type: 'string' },
       'queries-load': { type: 'string' },
+      'cached-seconds': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -156,6 +160,9 @@ async function main(): Promise<number> {
     if (load !== undefined && load !== 'capture' && load !== 'copy') throw new Error('--queries-load must be capture or copy');
     results.queries = await benchQueries(spec, { start, days, runs, reference: results.reference, load });
   });
+  await attempt('cached', async () => {
+    results.cached = await benchCached({ clients: 50, seconds: intArg(values['cached-seconds'], 10, 'cached-seconds') });
+  });
   results.finishedAt = new Date().toISOString();
   save();
 
@@ -182,6 +189,16 @@ async function main(): Promise<number> {
     else out.push(table(['metric', 'value'], rowsOf(r as never)));
     out.push('');
   };
+  if (results.cached) {
+    out.push('Cached answers through HTTP (50 concurrent clients; targets p50 < 2 ms, p99 < 10 ms)');
+    out.push(
+      table(
+        ['route', 'requests', 'req/s', 'errors', 'p50 ms', 'p99 ms'],
+        results.cached.map((c) => [c.route, fmt(c.requests), fmt(c.requestsPerSecond), c.errors, fmt(c.p50Ms, 2), fmt(c.p99Ms, 2)]),
+      ),
+    );
+    out.push('');
+  }
   sectionFor('Import through the Ingestor (NDJSON.gz file → import())', results.import, (r: ImportBenchResult) => [
     ['events imported', fmt(r.events)],
     ['rows per import() call', fmt(r.chunkRows)],

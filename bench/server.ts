@@ -34,7 +34,10 @@ function rssOf(pid: number): number | null {
   }
 }
 
-export async function startBenchServer(dataDir: string, opts: { startTimeoutMs?: number } = {}): Promise<BenchServer> {
+export async function startBenchServer(
+  dataDir: string,
+  opts: { startTimeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<BenchServer> {
   // QUARRY_BENCH_SERVER_MAIN: another entry with the same CLI contract (used to try the harness itself).
   const main = process.env.QUARRY_BENCH_SERVER_MAIN ?? path.resolve(__dirname, '..', 'src', 'main.js');
   if (!fs.existsSync(main)) throw new Error(`${main} not found: run \`npm run build\` first`);
@@ -47,6 +50,9 @@ export async function startBenchServer(dataDir: string, opts: { startTimeoutMs?:
       QUARRY_DATA_DIR: dataDir,
       QUARRY_BOOTSTRAP_KEY: BENCH_BOOTSTRAP_KEY,
       QUARRY_LOG_LEVEL: 'warn',
+      // load benchmarks measure throughput; the per-key limits would throttle them by design
+      QUARRY_RATE_LIMIT_ENABLED: 'false',
+      ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
