@@ -5,7 +5,7 @@
  *   --events N          dataset size (default 1,000,000; the reference figures use 10,000,000)
  *   --persons N         persons (default 50,000)
  *   --seed N            generator seed (default 42)
- *   --only a,b          subset of: reference, import, capture, queries, cached (default: all)
+ *   --only a,b          subset of: reference, import, capture, queries, cached, compile (default: all)
  *   --cached-seconds S  seconds per route of the cached-answer latency bench (default 10, 50 clients)
  *   --runs N            timed runs per query after a warm-up (default 5)
  *   --capture-seconds S capture duration (default 15)
@@ -25,8 +25,9 @@ import { benchImport, type ImportBenchResult } from './import';
 import { benchCapture, type CaptureBenchResult } from './capture';
 import { benchQueries, type QueriesBenchResult } from './queries';
 import { benchCached, type CachedLatency } from './cached';
+import { benchCompile, type CompileTiming } from './compile';
 
-const ALL = ['reference', 'import', 'capture', 'queries', 'cached'] as const;
+const ALL = ['reference', 'import', 'capture', 'queries', 'cached', 'compile'] as const;
 type BenchName = (typeof ALL)[number];
 
 interface Results {
@@ -39,6 +40,7 @@ interface Results {
   capture?: CaptureBenchResult | { skipped: string };
   queries?: QueriesBenchResult | { skipped: string };
   cached?: CachedLatency[];
+  compile?: CompileTiming[];
   errors: { bench: string; message: string }[];
 }
 
@@ -160,6 +162,9 @@ async function main(): Promise<number> {
     if (load !== undefined && load !== 'capture' && load !== 'copy') throw new Error('--queries-load must be capture or copy');
     results.queries = await benchQueries(spec, { start, days, runs, reference: results.reference, load });
   });
+  await attempt('compile', async () => {
+    results.compile = await benchCompile();
+  });
   await attempt('cached', async () => {
     results.cached = await benchCached({ clients: 50, seconds: intArg(values['cached-seconds'], 10, 'cached-seconds') });
   });
@@ -189,6 +194,16 @@ async function main(): Promise<number> {
     else out.push(table(['metric', 'value'], rowsOf(r as never)));
     out.push('');
   };
+  if (results.compile) {
+    out.push('ProductQL parse + resolve + print, in process (targets: p50 < 2 ms with the parse cache, < 15 ms without)');
+    out.push(
+      table(
+        ['query', 'cached p50', 'cached p99', 'uncached p50', 'uncached p99'],
+        results.compile.map((c) => [c.query, fmt(c.warmP50Ms, 2), fmt(c.warmP99Ms, 2), fmt(c.coldP50Ms, 2), fmt(c.coldP99Ms, 2)]),
+      ),
+    );
+    out.push('');
+  }
   if (results.cached) {
     out.push('Cached answers through HTTP (50 concurrent clients; targets p50 < 2 ms, p99 < 10 ms)');
     out.push(
