@@ -5,6 +5,7 @@ import {
   MAX_EVENT_BYTES,
   SINGLE_EVENT_ROUTE_MAX_BYTES,
   isIllegalDistinctId,
+  nestingDepthExceeds,
   normalizeEvent,
   parseCaptureRequest,
   parseTimestamp,
@@ -131,6 +132,30 @@ describe('body shapes and encodings', () => {
       '{"api_key":"phc_test","event":"e","distinct_id":"u","properties":' + '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_001);
     const e2 = errorOf(() => parseCaptureRequest(req({ body: Buffer.from(deepObj) })));
     expect(e2.status).toBe(400);
+  });
+
+  // The shallow (recursive, depth ≤ 8) fast path must agree with the iterative check around its own bound and the limit.
+  it.each([
+    [1, false],
+    [8, false],
+    [9, false],
+    [64, false],
+    [65, true],
+  ])('properties nested %i levels deep: exceeds 64 = %s', (levels, exceeds) => {
+    const nested = (n: number, arrays: boolean): unknown => {
+      let v: unknown = 1;
+      for (let i = 1; i < n; i++) v = arrays ? [v] : { k: v };
+      return arrays ? [v] : { k: v };
+    };
+    expect(nestingDepthExceeds(nested(levels, false), 64)).toBe(exceeds);
+    expect(nestingDepthExceeds(nested(levels, true), 64)).toBe(exceeds);
+    expect(nestingDepthExceeds({ a: 1, b: [2, { c: 3 }], d: nested(Math.max(1, levels - 1), false) }, 64)).toBe(levels > 1 && exceeds);
+  });
+
+  it('keeps a canonical uuid as given and lowercases/dashes others', () => {
+    const u = '0190a0a0-0000-7000-8000-00000000000a';
+    expect(normalizeEvent(ev({ uuid: u }), { now: NOW }).uuid).toBe(u);
+    expect(normalizeEvent(ev({ uuid: '0190A0A000007000800000000000000A' }), { now: NOW }).uuid).toBe(u);
   });
 
   it('a one-event error rejects the whole request', () => {

@@ -60,11 +60,24 @@ export async function migrateEventsToClickHouse(
   ).rows.map((r) => Number(r[0]));
   let copied = 0;
   for (const projectId of projects) {
-    const existing = await target.query(
-      `SELECT (SELECT count() FROM events WHERE project_id = ${projectId}) + (SELECT count() FROM persons WHERE project_id = ${projectId})`,
-      [],
-    );
-    if (Number(existing.rows[0][0]) > 0) await target.deleteProject(projectId);
+    const existingRows = async () =>
+      Number(
+        (
+          await target.query(
+            `SELECT (SELECT count() FROM events WHERE project_id = ${projectId}) + (SELECT count() FROM persons WHERE project_id = ${projectId})`,
+            [],
+          )
+        ).rows[0][0],
+      );
+    if ((await existingRows()) > 0) {
+      await target.deleteProject(projectId);
+      // Copying over rows a mutation has not removed yet would count them twice: wait until none is visible.
+      const deadline = Date.now() + 120_000;
+      while ((await existingRows()) > 0) {
+        if (Date.now() > deadline) throw new Error(`project ${projectId}: ClickHouse still holds rows after the delete`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
     const [persons, dids, overrides] = await Promise.all([
       source.query('SELECT id::VARCHAR, epoch_ms(created_at), properties, is_identified, version FROM persons WHERE project_id = $1', [projectId]),
       source.query('SELECT distinct_id, person_id::VARCHAR, version FROM person_distinct_ids WHERE project_id = $1', [projectId]),
