@@ -1,6 +1,7 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Ctx, Field, Float, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { parsePage } from '../../pagination';
+import type { QueryStatus } from '../../queries/async-queries';
 import type { GraphQLContext } from '../context';
 
 @ObjectType('ProductQLColumn')
@@ -71,15 +72,15 @@ class QueryStatusType {
   results!: unknown;
 }
 
-const statusOf = (s: Record<string, unknown>): QueryStatusType => ({
-  id: s.id as string,
-  complete: s.complete as boolean,
-  error: s.error as boolean,
-  errorMessage: (s.error_message as string | null) ?? null,
-  errorCode: (s.error_code as string | null) ?? null,
-  startTime: s.start_time as string,
-  endTime: (s.end_time as string | null) ?? null,
-  results: s.results ?? null,
+const statusOf = (s: QueryStatus): QueryStatusType => ({
+  id: s.id,
+  complete: s.complete,
+  error: s.error,
+  errorMessage: s.error_message,
+  errorCode: s.error_code,
+  startTime: s.start_time,
+  endTime: s.end_time,
+  results: s.results,
 });
 
 @ObjectType('QueryLogEntry', { description: 'One execution (or cache answer) of a query.' })
@@ -180,7 +181,7 @@ export class QueryResolver {
       refresh: 'force_async',
       ...(clientQueryId ? { client_query_id: clientQueryId } : {}),
     });
-    return statusOf(out.query_status as Record<string, unknown>);
+    return statusOf(out.query_status as QueryStatus);
   }
 
   @Query(() => QueryStatusType, { description: 'The status (and, once complete, the answer) of an async query.' })
@@ -190,7 +191,7 @@ export class QueryResolver {
     @Arg('id') id: string,
   ): Promise<QueryStatusType> {
     const out = await ctx.services.queries.status(ctx.principal, projectId, id);
-    return statusOf(out.body.query_status as Record<string, unknown>);
+    return statusOf(out.body.query_status);
   }
 
   @Mutation(() => Boolean, { description: 'Cancels a running async query; its engine work stops.' })
