@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 let buildDir: string;
@@ -285,6 +286,67 @@ describe('serve', () => {
       const r = spawnSync(process.execPath, [MAIN, 'serve'], { env: cleanEnv({ QUARRY_DATA_DIR: dataDir, QUARRY_PORT: '0' }), encoding: 'utf8', timeout: 20_000 });
       expect(r.status).toBe(1);
       expect(r.stderr).toContain(`A Quarry server (pid ${s.child.pid}`);
+    } finally {
+      await stop(s);
+    }
+  });
+});
+
+describe('import and demo', () => {
+  const KEY = 'phx_cli_import_key_0123456789abcdefghijklmnopq';
+  const query = async (url: string, sql: string) => {
+    const r = await fetch(`${url}/api/projects/1/query/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: { kind: 'ProductQLQuery', query: sql }, refresh: 'force_blocking' }),
+    });
+    return ((await r.json()) as { results: unknown[][] }).results;
+  };
+
+  it('imports NDJSON (persons, then gzipped events) directly, reporting bad lines by number', async () => {
+    const dataDir = tmpDir();
+    const persons = path.join(dataDir, '..', `persons-${path.basename(dataDir)}.ndjson`);
+    const events = path.join(dataDir, '..', `events-${path.basename(dataDir)}.ndjson.gz`);
+    made.push(persons, events);
+    fs.writeFileSync(persons, JSON.stringify({ distinct_ids: ['alice'], properties: { plan: 'pro' }, created_at: '2024-01-01T00:00:00Z' }) + '\n');
+    const lines = [
+      ...Array.from({ length: 25 }, (_, i) => JSON.stringify({ event: 'e', distinct_id: i % 2 ? 'alice' : 'bob', timestamp: '2024-01-02T00:00:00Z' })),
+      '{not json',
+      JSON.stringify({ event: 'e', distinct_id: 'bob', timestamp: 'not a time' }),
+    ];
+    fs.writeFileSync(events, gzipSync(lines.join('\n') + '\n'));
+    const r = spawnSync(process.execPath, [MAIN, 'import', '--project', '1', '--persons', persons, '--events', events], {
+      env: cleanEnv({ QUARRY_DATA_DIR: dataDir, QUARRY_BOOTSTRAP_KEY: KEY }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(2); // some lines were rejected
+    expect(r.stdout).toContain('imported 1 persons and 0 events');
+    expect(r.stdout).toContain('imported 0 persons and 25 events');
+    expect(r.stdout).toMatch(/line 26 \(parse\)/);
+    expect(r.stdout).toMatch(/line 27 \(event\)/);
+    const s = await serve(dataDir);
+    try {
+      expect(await query(s.url, "SELECT count(), countIf(person.properties.plan = 'pro') FROM events")).toEqual([[25, 12]]);
+    } finally {
+      await stop(s);
+    }
+  });
+
+  it('demo writes through the running server with a key, and refuses without one', async () => {
+    const dataDir = tmpDir();
+    fs.mkdirSync(dataDir, { recursive: true });
+    const first = spawnSync(process.execPath, [MAIN, 'projects', 'list'], { env: cleanEnv({ QUARRY_DATA_DIR: dataDir, QUARRY_BOOTSTRAP_KEY: KEY }), encoding: 'utf8' });
+    expect(first.status).toBe(0);
+    const s = await serve(dataDir);
+    try {
+      const refused = await quarryAsync(dataDir, 'demo', '--events', '100');
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('needs a key with event:write');
+      const ok = spawnSync(process.execPath, [MAIN, 'demo', '--events', '3000', '--key', KEY], { env: cleanEnv({ QUARRY_DATA_DIR: dataDir }), encoding: 'utf8', timeout: 60_000 });
+      expect(ok.status).toBe(0);
+      expect(ok.stdout).toMatch(/Demo data: \d+ persons and 3000 events in project 1/);
+      expect(await query(s.url, 'SELECT count() FROM events')).toEqual([[3000]]);
     } finally {
       await stop(s);
     }
