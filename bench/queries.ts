@@ -88,8 +88,9 @@ function summarizeNormalized(rows: unknown[][]): unknown {
   return { rows: rows.length, first: rows.slice(0, 3), last: rows[rows.length - 1], sumOfLastColumn: total };
 }
 
-async function runQuery(server: BenchServer, query: string, refresh: string | null) {
-  const body: Record<string, unknown> = { query: { kind: 'ProductQLQuery', query } };
+/** POSTs a query node (a string is a ProductQLQuery) to /api/projects/1/query/. */
+export async function runQuery(server: BenchServer, query: string | Record<string, unknown>, refresh: string | null) {
+  const body: Record<string, unknown> = { query: typeof query === 'string' ? { kind: 'ProductQLQuery', query } : query };
   if (refresh) body.refresh = refresh;
   return server.api('POST', '/api/projects/1/query/', body);
 }
@@ -137,10 +138,23 @@ async function loadThroughCapture(server: BenchServer, spec: DatasetSpec, refres
   }
 }
 
-export async function benchQueries(
-  spec: DatasetSpec,
-  opts: RangeSpec & { runs: number; reference?: QueryTiming[]; load?: 'capture' | 'copy' },
-): Promise<QueriesBenchResult | { skipped: string }> {
+/** A started query server holding the dataset (see {@link openQueryServer}). */
+export interface QueryServer {
+  server: BenchServer;
+  dataDir: string;
+  load: 'capture' | 'copy';
+  loadSeconds: number | null;
+  /** `force_blocking`, or null when the server does not accept a `refresh` parameter. */
+  refresh: string | null;
+}
+
+/**
+ * Starts a server on the dataset's cached data directory (.bench-data/<dataset>.<load>.server/), loading the data
+ * first when the directory is not loaded yet (copy of the reference DuckDB file, or capture through /batch/), and
+ * probes the query route. Returns `{skipped}` (server already stopped) while the route does not exist. The caller
+ * stops `server`.
+ */
+export async function openQueryServer(spec: DatasetSpec, opts: { load?: 'capture' | 'copy' } = {}): Promise<QueryServer | { skipped: string }> {
   const load = opts.load ?? (spec.events > 2_000_000 ? 'copy' : 'capture');
   const dataDir = path.join(BENCH_DIR, `${datasetName(spec)}.${load}.server`);
   const marker = path.join(dataDir, 'bench-loaded.json');
@@ -158,7 +172,10 @@ export async function benchQueries(
     // Probe the route and the refresh parameter.
     let refresh: string | null = 'force_blocking';
     let probe = await runQuery(server, 'SELECT 1', refresh);
-    if (probe.status === 404) return { skipped: 'POST /api/projects/1/query/ answered 404: the query route is not wired yet' };
+    if (probe.status === 404) {
+      await server.stop().catch(() => undefined);
+      return { skipped: 'POST /api/projects/1/query/ answered 404: the query route is not wired yet' };
+    }
     if (probe.status === 400) {
       refresh = null;
       probe = await runQuery(server, 'SELECT 1', refresh);
@@ -172,7 +189,21 @@ export async function benchQueries(
       loadSeconds = (Date.now() - t) / 1000;
       fs.writeFileSync(marker, JSON.stringify({ ...spec, load, loadedAt: new Date().toISOString(), loadSeconds }) + '\n');
     }
+    return { server, dataDir, load, loadSeconds, refresh };
+  } catch (e) {
+    await server.stop().catch(() => undefined);
+    throw e;
+  }
+}
 
+export async function benchQueries(
+  spec: DatasetSpec,
+  opts: RangeSpec & { runs: number; reference?: QueryTiming[]; load?: 'capture' | 'copy' },
+): Promise<QueriesBenchResult | { skipped: string }> {
+  const opened = await openQueryServer(spec, { load: opts.load });
+  if ('skipped' in opened) return opened;
+  const { server, dataDir, load, loadSeconds, refresh } = opened;
+  try {
     // The reference SQL for the same question is timed interleaved with the API runs (same machine state), when the
     // reference database exists.
     const refFile = path.join(BENCH_DIR, `${datasetName(spec)}.duckdb`);

@@ -5,14 +5,14 @@
  *   --events N          dataset size (default 1,000,000; the reference figures use 10,000,000)
  *   --persons N         persons (default 50,000)
  *   --seed N            generator seed (default 42)
- *   --only a,b          subset of: reference, import, capture, queries, cached, compile (default: all)
+ *   --only a,b          subset of: reference, import, capture, queries, insights, cached, compile (default: all)
  *   --cached-seconds S  seconds per route of the cached-answer latency bench (default 10, 50 clients)
  *   --runs N            timed runs per query after a warm-up (default 5)
  *   --capture-seconds S capture duration (default 15)
  *   --clients N         concurrent capture clients (default 32)
  *   --batch N           events per /batch request (default 100)
  *   --import-chunk N    rows per Ingestor.import() call (default 10,000, as the import command)
- *   --queries-load M    how the query server gets the data: capture (through /batch/; default up to 2M events)
+ *   --queries-load M    how the query server (queries, insights) gets the data: capture (through /batch/; default up to 2M events)
  *                       or copy (the reference DuckDB file; default above 2M)
  */
 import fs from 'node:fs';
@@ -24,10 +24,11 @@ import { runReferenceSql, type QueryTiming } from './reference-sql';
 import { benchImport, type ImportBenchResult } from './import';
 import { benchCapture, type CaptureBenchResult } from './capture';
 import { benchQueries, type QueriesBenchResult } from './queries';
+import { benchInsights, type InsightsBenchResult } from './insights';
 import { benchCached, type CachedLatency } from './cached';
 import { benchCompile, type CompileTiming } from './compile';
 
-const ALL = ['reference', 'import', 'capture', 'queries', 'cached', 'compile'] as const;
+const ALL = ['reference', 'import', 'capture', 'queries', 'insights', 'cached', 'compile'] as const;
 type BenchName = (typeof ALL)[number];
 
 interface Results {
@@ -39,6 +40,7 @@ interface Results {
   import?: ImportBenchResult | { skipped: string };
   capture?: CaptureBenchResult | { skipped: string };
   queries?: QueriesBenchResult | { skipped: string };
+  insights?: InsightsBenchResult | { skipped: string };
   cached?: CachedLatency[];
   compile?: CompileTiming[];
   errors: { bench: string; message: string }[];
@@ -162,6 +164,11 @@ async function main(): Promise<number> {
     if (load !== undefined && load !== 'capture' && load !== 'copy') throw new Error('--queries-load must be capture or copy');
     results.queries = await benchQueries(spec, { start, days, runs, reference: results.reference, load });
   });
+  await attempt('insights', async () => {
+    const load = values['queries-load'];
+    if (load !== undefined && load !== 'capture' && load !== 'copy') throw new Error('--queries-load must be capture or copy');
+    results.insights = await benchInsights(spec, { start, days, runs, load });
+  });
   await attempt('compile', async () => {
     results.compile = await benchCompile();
   });
@@ -245,6 +252,28 @@ async function main(): Promise<number> {
       `${fmt(q.medianMs, 1)} ms${q.referenceMs !== undefined ? ` (reference ${fmt(q.referenceMs, 1)} ms, ×${fmt(q.medianMs / Math.max(q.referenceMs, 0.1), 1)})` : ''}${q.matchesReference === false ? ' ANSWER DIFFERS' : ''}`,
     ]),
   );
+  if (results.insights) {
+    const r = results.insights;
+    out.push(
+      `Insights end to end (POST /api/projects/1/query/, refresh ${'skipped' in r ? '-' : (r.refresh ?? 'none')}; data loaded by ${'skipped' in r ? '-' : r.load}) vs hand-written DuckDB SQL on the reference file (median of ${runs} after warm-up, alternating)`,
+    );
+    if ('skipped' in r) out.push(`  skipped: ${r.skipped}`);
+    else
+      out.push(
+        table(
+          ['query', 'Quarry ms', 'hand-written ms', 'ratio', 'SQL', 'answer'],
+          r.queries.map((q) => [
+            q.label,
+            fmt(q.medianMs, 1),
+            fmt(q.sqlMedianMs, 1),
+            Number.isFinite(q.ratio) ? `×${fmt(q.ratio, 2)}` : '-',
+            q.sqlSource,
+            q.check.ok === true ? 'ok' : q.check.ok === false ? `MISMATCH: ${q.check.detail}` : `n/a: ${q.check.detail}`,
+          ]),
+        ),
+      );
+    out.push('');
+  }
   for (const e of results.errors) out.push(`ERROR in ${e.bench}: ${e.message.split('\n')[0]}`);
   out.push(`Results: ${path.relative(process.cwd(), path.join(BENCH_DIR, 'results.json'))}`);
   console.log(out.join('\n'));

@@ -17,9 +17,11 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
   apiRoute(app, s, 'POST', base, async (r) =>
     respond(201, await s.endpoints.create(r.principal, projectIdParam(r.params), r.body, { origin: origin(r.request) })),
   );
-  apiRoute(app, s, 'POST', `${base}/bulk_update_tags`, async () =>
-    respond(405, { detail: 'Bulk tag updates are not supported for endpoints.' }),
-  );
+  apiRoute(app, s, 'POST', `${base}/bulk_update_tags`, async (r) => {
+    // the refusal comes after the same checks as any endpoint write: nothing answers before authorization
+    await s.projects.projectFor(r.principal, projectIdParam(r.params), { scope: 'endpoint:write' });
+    return respond(405, { detail: 'Bulk tag updates are not supported for endpoints.' });
+  });
   apiRoute(app, s, 'GET', `${base}/:name`, (r) =>
     s.endpoints.get(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
   );
