@@ -5,7 +5,7 @@
  *   --events N          dataset size (default 1,000,000; the reference figures use 10,000,000)
  *   --persons N         persons (default 50,000)
  *   --seed N            generator seed (default 42)
- *   --only a,b          subset of: reference, import, capture, queries, insights, cached, compile (default: all)
+ *   --only a,b          subset of: reference, import, capture, queries, insights, cached, compile, endpoint (default: all)
  *   --cached-seconds S  seconds per route of the cached-answer latency bench (default 10, 50 clients)
  *   --runs N            timed runs per query after a warm-up (default 5)
  *   --capture-seconds S capture duration (default 15)
@@ -27,8 +27,9 @@ import { benchQueries, type QueriesBenchResult } from './queries';
 import { benchInsights, type InsightsBenchResult } from './insights';
 import { benchCached, type CachedLatency } from './cached';
 import { benchCompile, type CompileTiming } from './compile';
+import { benchEndpointRun, type EndpointRunTiming } from './endpoint-run';
 
-const ALL = ['reference', 'import', 'capture', 'queries', 'insights', 'cached', 'compile'] as const;
+const ALL = ['reference', 'import', 'capture', 'queries', 'insights', 'cached', 'compile', 'endpoint'] as const;
 type BenchName = (typeof ALL)[number];
 
 interface Results {
@@ -43,6 +44,7 @@ interface Results {
   insights?: InsightsBenchResult | { skipped: string };
   cached?: CachedLatency[];
   compile?: CompileTiming[];
+  endpoint?: EndpointRunTiming | { skipped: string };
   errors: { bench: string; message: string }[];
 }
 
@@ -169,6 +171,10 @@ async function main(): Promise<number> {
     if (load !== undefined && load !== 'capture' && load !== 'copy') throw new Error('--queries-load must be capture or copy');
     results.insights = await benchInsights(spec, { start, days, runs, load });
   });
+  await attempt('endpoint', async () => {
+    const load = values['queries-load'];
+    results.endpoint = await benchEndpointRun(spec, { runs, load: load === 'capture' || load === 'copy' ? load : undefined });
+  });
   await attempt('compile', async () => {
     results.compile = await benchCompile();
   });
@@ -201,6 +207,17 @@ async function main(): Promise<number> {
     else out.push(table(['metric', 'value'], rowsOf(r as never)));
     out.push('');
   };
+  if (results.endpoint && !('skipped' in results.endpoint)) {
+    const r = results.endpoint;
+    out.push('Uncached ProductQL endpoint run vs the same query through the query operation (target ≤ 1.1×)');
+    out.push(table(['metric', 'value'], [
+      ['query operation (force_blocking) median ms', fmt(r.queryOperationMs, 1)],
+      ['endpoint run (refresh: force) median ms', fmt(r.endpointRunMs, 1)],
+      ['ratio', `×${r.ratio}`],
+      ['same rows', r.sameRows ? 'yes' : 'NO'],
+    ]));
+    out.push('');
+  }
   if (results.compile) {
     out.push('ProductQL parse + resolve + print, in process (targets: p50 < 2 ms with the parse cache, < 15 ms without)');
     out.push(
