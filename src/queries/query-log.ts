@@ -37,7 +37,8 @@ export const queryLogFilters = z
   })
   .strip();
 
-const COLUMNS = [
+/** The query_log table's columns, in insert order (the ClickHouse engine reads the same list). */
+export const QUERY_LOG_COLUMNS = [
   'project_id',
   'id',
   'query_id',
@@ -106,7 +107,7 @@ export class QueryLog {
           return `(${values.map((_, j) => `$${start + j + 1}`).join(', ')})`;
         });
         await this.engine
-          .exec(`INSERT INTO query_log (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params)
+          .exec(`INSERT INTO query_log (${QUERY_LOG_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params)
           .catch(() => undefined); // the log is diagnostics: losing a batch must not fail queries
       }
     });
@@ -133,12 +134,12 @@ export class QueryLog {
     const cond = where.join(' AND ');
     const count = await this.engine.query(`SELECT count(*) FROM query_log WHERE ${cond}`, params);
     const rows = await this.engine.query(
-      `SELECT ${COLUMNS.join(', ')} FROM query_log WHERE ${cond} ORDER BY event_time DESC, id LIMIT ${page.limit} OFFSET ${page.offset}`,
+      `SELECT ${QUERY_LOG_COLUMNS.join(', ')} FROM query_log WHERE ${cond} ORDER BY event_time DESC, id LIMIT ${page.limit} OFFSET ${page.offset}`,
       params,
     );
     return {
       count: Number(count.rows[0][0]),
-      results: rows.rows.map((r) => Object.fromEntries(COLUMNS.map((c, i) => [c, r[i]])) as unknown as QueryLogEntry),
+      results: rows.rows.map((r) => Object.fromEntries(QUERY_LOG_COLUMNS.map((c, i) => [c, r[i]])) as unknown as QueryLogEntry),
     };
   }
 

@@ -16,27 +16,11 @@ import type { ClickHouseConfig } from '../../config';
 import type { DuckDbEngine, EngineLogger, WriteBatch } from '../duckdb/duckdb-engine';
 import type { QueryOptions, QueryResult } from '../engine';
 import { ClickHouseEngine } from './clickhouse-engine';
+import { QUERY_LOG_COLUMNS } from '../../queries/query-log';
 
 const ms = (col: string) => `(toInt64(toUInt32(${col})) * 1000 + ${col}_ms)`;
 const norm = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 
-const QUERY_LOG_COLUMNS = [
-  'project_id',
-  'id',
-  'query_id',
-  'event_time',
-  'principal',
-  'kind',
-  'name',
-  'query_hash',
-  'query',
-  'duration_ms',
-  'result_rows',
-  'result_bytes',
-  'is_cached',
-  'status',
-  'error_code',
-];
 
 const parseJson = (v: unknown): unknown => {
   if (typeof v !== 'string') return v;
