@@ -1,6 +1,7 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { FunnelsQueryInput, FunnelsResult, inputToNode, type FunnelStep } from '../types/funnels-types';
+import { FunnelsQueryInput, FunnelsResult, type FunnelStep } from '../types/funnels-types';
+import { defaultSeriesKinds, inputToNode } from '../types/insights-inputs';
 
 type Item = Record<string, unknown>;
 
@@ -26,7 +27,7 @@ export class FunnelsResolver {
     @Arg('query', () => FunnelsQueryInput) query: FunnelsQueryInput,
   ): Promise<FunnelsResult> {
     const node = inputToNode('FunnelsQuery', query, (n) => {
-      n.series = ((n.series as Item[]) ?? []).map((s) => ({ ...s, kind: s.kind ?? 'EventsNode' }));
+      defaultSeriesKinds(n);
       const ff = n.funnelsFilter as Item | undefined;
       if (ff?.exclusions) ff.exclusions = (ff.exclusions as Item[]).map((e) => ({ ...e, kind: e.kind ?? 'EventsNode' }));
     });

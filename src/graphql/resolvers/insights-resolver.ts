@@ -1,6 +1,6 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { LifecycleQueryInput, StickinessQueryInput, TrendsQueryInput, insightInputToNode } from '../types/insights-inputs';
+import { LifecycleQueryInput, StickinessQueryInput, TrendsQueryInput, defaultSeriesKinds, inputToNode } from '../types/insights-inputs';
 import { LifecycleResult, StickinessResult, TrendsResult } from '../types/insights-results';
 
 type Item = Record<string, unknown>;
@@ -35,7 +35,7 @@ export class InsightsResolver {
     @Arg('projectId', () => Int) projectId: number,
     @Arg('query', () => TrendsQueryInput) query: TrendsQueryInput,
   ): Promise<TrendsResult> {
-    const r = (await ctx.services.queries.run(ctx.principal, projectId, { query: insightInputToNode('TrendsQuery', query) })) as Item;
+    const r = (await ctx.services.queries.run(ctx.principal, projectId, { query: inputToNode('TrendsQuery', query, defaultSeriesKinds) })) as Item;
     const results = (r.results as Item[]).map((it) => {
       const bv = it.breakdown_value;
       return {
@@ -61,7 +61,7 @@ export class InsightsResolver {
     @Arg('projectId', () => Int) projectId: number,
     @Arg('query', () => StickinessQueryInput) query: StickinessQueryInput,
   ): Promise<StickinessResult> {
-    const r = (await ctx.services.queries.run(ctx.principal, projectId, { query: insightInputToNode('StickinessQuery', query) })) as Item;
+    const r = (await ctx.services.queries.run(ctx.principal, projectId, { query: inputToNode('StickinessQuery', query, defaultSeriesKinds) })) as Item;
     const results = (r.results as Item[]).map((it) => ({
       label: String(it.label),
       data: it.data as number[],
@@ -81,7 +81,7 @@ export class InsightsResolver {
     @Arg('projectId', () => Int) projectId: number,
     @Arg('query', () => LifecycleQueryInput) query: LifecycleQueryInput,
   ): Promise<LifecycleResult> {
-    const r = (await ctx.services.queries.run(ctx.principal, projectId, { query: insightInputToNode('LifecycleQuery', query) })) as Item;
+    const r = (await ctx.services.queries.run(ctx.principal, projectId, { query: inputToNode('LifecycleQuery', query, defaultSeriesKinds) })) as Item;
     const results = (r.results as Item[]).map((it) => ({
       label: String(it.label),
       status: String(it.status),

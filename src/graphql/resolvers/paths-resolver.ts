@@ -1,6 +1,6 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { inputToNode } from '../types/funnels-types';
+import { inputToNode } from '../types/insights-inputs';
 import { PathsQueryInput, PathsResult, type PathsLink } from '../types/paths-types';
 
 type Item = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { inputToNode } from '../types/funnels-types';
+import { inputToNode } from '../types/insights-inputs';
 import { RetentionQueryInput, RetentionResult } from '../types/retention-types';
 
 type Item = Record<string, unknown>;

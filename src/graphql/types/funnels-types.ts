@@ -3,7 +3,7 @@
  * unset fields) is the query node the REST face sends to the same runner.
  */
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
-import { BreakdownFilterInput, InsightDateRangeInput, PropertyFilterInput, PropertyGroupFilterInput } from './insights-inputs';
+import { BreakdownFilterInput, InsightFiltersInput, PropertyFilterInput } from './insights-inputs';
 import { ResolvedDateRange } from './insights-results';
 
 @InputType('FunnelStepInput', { description: 'One funnel step: an event (null = all events) with optional filters.' })
@@ -65,19 +65,11 @@ export class FunnelsFilterInput {
 }
 
 @InputType('FunnelsQueryInput')
-export class FunnelsQueryInput {
+export class FunnelsQueryInput extends InsightFiltersInput {
   @Field(() => [FunnelStepInput])
   series!: FunnelStepInput[];
   @Field(() => String, { nullable: true, description: 'minute | hour | day (default) | week | month (trends viz buckets).' })
   interval?: string | null;
-  @Field(() => InsightDateRangeInput, { nullable: true })
-  dateRange?: InsightDateRangeInput | null;
-  @Field(() => [PropertyFilterInput], { nullable: true })
-  properties?: PropertyFilterInput[] | null;
-  @Field(() => PropertyGroupFilterInput, { nullable: true })
-  propertyGroup?: PropertyGroupFilterInput | null;
-  @Field(() => Boolean, { nullable: true })
-  filterTestAccounts?: boolean | null;
   @Field(() => Int, { nullable: true })
   aggregation_group_type_index?: number | null;
   @Field(() => BreakdownFilterInput, { nullable: true })
@@ -164,33 +156,4 @@ export class FunnelsResult {
   resolved_date_range!: ResolvedDateRange | null;
   @Field(() => String)
   timezone!: string;
-}
-
-/** Drops unset fields recursively and turns class instances into plain objects. */
-export function plainNode(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(plainNode);
-  if (v && typeof v === 'object') {
-    const o: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined && x !== null) o[k] = plainNode(x);
-    return o;
-  }
-  return v;
-}
-
-/** A GraphQL property group → PostHog's `{type, values}` (nested groups first). */
-function groupToNode(g: PropertyGroupFilterInput): Record<string, unknown> {
-  return { type: g.type, values: [...(g.groups ?? []).map(groupToNode), ...(g.values ?? [])] };
-}
-
-/** Input → query node: `kind` set, node kinds defaulted, the property group merged into `properties`. */
-export function inputToNode(kind: string, input: object, defaults: (node: Record<string, unknown>) => void = () => {}): Record<string, unknown> {
-  const { propertyGroup, ...rest } = input as { propertyGroup?: PropertyGroupFilterInput | null } & Record<string, unknown>;
-  const node = plainNode(rest) as Record<string, unknown>;
-  node.kind = kind;
-  if (propertyGroup) {
-    const g = plainNode(groupToNode(propertyGroup));
-    node.properties = node.properties ? { type: 'AND', values: [{ type: 'AND', values: node.properties }, g] } : g;
-  }
-  defaults(node);
-  return node;
 }

@@ -127,13 +127,9 @@ export class TrendsFilterInput {
   breakdown_histogram_bin_count?: number | null;
 }
 
-/** Fields every insight input has. */
-@InputType('InsightBaseInput')
-export class InsightBaseInput {
-  @Field(() => [EventsNodeInput])
-  series!: EventsNodeInput[];
-  @Field(() => String, { nullable: true, description: 'minute | hour | day (default) | week | month' })
-  interval?: string | null;
+/** The filter fields every insight kind's input has (PostHog's InsightsQueryBase). */
+@InputType('InsightFiltersInput')
+export class InsightFiltersInput {
   @Field(() => InsightDateRangeInput, { nullable: true })
   dateRange?: InsightDateRangeInput | null;
   @Field(() => [PropertyFilterInput], { nullable: true, description: 'Global filters (ANDed).' })
@@ -142,6 +138,15 @@ export class InsightBaseInput {
   propertyGroup?: PropertyGroupFilterInput | null;
   @Field(() => Boolean, { nullable: true, description: "Apply the project's test-account filters. Default false." })
   filterTestAccounts?: boolean | null;
+}
+
+/** The filters plus an event series and an interval: trends, stickiness and lifecycle. */
+@InputType('InsightBaseInput')
+export class InsightBaseInput extends InsightFiltersInput {
+  @Field(() => [EventsNodeInput])
+  series!: EventsNodeInput[];
+  @Field(() => String, { nullable: true, description: 'minute | hour | day (default) | week | month' })
+  interval?: string | null;
 }
 
 @InputType('TrendsQueryInput')
@@ -205,26 +210,38 @@ function groupToNode(g: PropertyGroupFilterInput): Record<string, unknown> {
   return { type: g.type, values: [...(g.groups ?? []).map(groupToNode), ...(g.values ?? [])] };
 }
 
-/** Drops unset (undefined) fields recursively and turns class instances into plain objects. */
+/** Drops unset (undefined or null) fields recursively and turns class instances into plain objects. */
 function plain(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plain);
   if (v && typeof v === 'object') {
     const o: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) o[k] = plain(x);
+    for (const [k, x] of Object.entries(v)) if (x !== undefined && x !== null) o[k] = plain(x);
     return o;
   }
   return v;
 }
 
-/** The query node of an insight input: `kind` added, series kinds defaulted, the property group mapped. */
-export function insightInputToNode(kind: string, input: InsightBaseInput): Record<string, unknown> {
-  const { propertyGroup, ...rest } = input as InsightBaseInput & Record<string, unknown>;
+/**
+ * The query node of an insight input, as the REST face would send it to the same runner: `kind` set, unset
+ * fields dropped, the property group merged into `properties`, then the kind's own defaults.
+ */
+export function inputToNode(
+  kind: string,
+  input: InsightFiltersInput,
+  defaults: (node: Record<string, unknown>) => void = () => {},
+): Record<string, unknown> {
+  const { propertyGroup, ...rest } = input as InsightFiltersInput & Record<string, unknown>;
   const node = plain(rest) as Record<string, unknown>;
   node.kind = kind;
-  node.series = (node.series as Record<string, unknown>[]).map((s) => ({ ...s, kind: s.kind ?? 'EventsNode' }));
   if (propertyGroup) {
-    if (node.properties) node.properties = { type: 'AND', values: [{ type: 'AND', values: node.properties }, plain(groupToNode(propertyGroup))] };
-    else node.properties = plain(groupToNode(propertyGroup));
+    const g = plain(groupToNode(propertyGroup));
+    node.properties = node.properties ? { type: 'AND', values: [{ type: 'AND', values: node.properties }, g] } : g;
   }
+  defaults(node);
   return node;
 }
+
+/** Series without a kind are EventsNodes (the only series kind Quarry answers). */
+export const defaultSeriesKinds = (node: Record<string, unknown>): void => {
+  node.series = ((node.series as Record<string, unknown>[]) ?? []).map((s) => ({ ...s, kind: s.kind ?? 'EventsNode' }));
+};

@@ -1,6 +1,6 @@
 /** Typed GraphQL input and result of PathsQuery (field names are PostHog's JSON keys). */
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
-import { InsightDateRangeInput, PropertyFilterInput, PropertyGroupFilterInput } from './insights-inputs';
+import { InsightFiltersInput } from './insights-inputs';
 
 @InputType('PathCleaningFilterInput')
 export class PathCleaningFilterInput {
@@ -41,17 +41,9 @@ export class PathsFilterInput {
 }
 
 @InputType('PathsQueryInput')
-export class PathsQueryInput {
+export class PathsQueryInput extends InsightFiltersInput {
   @Field(() => PathsFilterInput)
   pathsFilter!: PathsFilterInput;
-  @Field(() => InsightDateRangeInput, { nullable: true })
-  dateRange?: InsightDateRangeInput | null;
-  @Field(() => [PropertyFilterInput], { nullable: true })
-  properties?: PropertyFilterInput[] | null;
-  @Field(() => PropertyGroupFilterInput, { nullable: true })
-  propertyGroup?: PropertyGroupFilterInput | null;
-  @Field(() => Boolean, { nullable: true })
-  filterTestAccounts?: boolean | null;
 }
 
 @ObjectType('PathsLink')

@@ -1,6 +1,6 @@
 /** Typed GraphQL input and result of RetentionQuery (field names are PostHog's JSON keys). */
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
-import { BreakdownFilterInput, InsightDateRangeInput, PropertyFilterInput, PropertyGroupFilterInput } from './insights-inputs';
+import { BreakdownFilterInput, InsightFiltersInput, PropertyFilterInput } from './insights-inputs';
 
 @InputType('RetentionEntityInput', { description: 'An event (id = event name; null = all events) with optional filters.' })
 export class RetentionEntityInput {
@@ -37,17 +37,9 @@ export class RetentionFilterInput {
 }
 
 @InputType('RetentionQueryInput')
-export class RetentionQueryInput {
+export class RetentionQueryInput extends InsightFiltersInput {
   @Field(() => RetentionFilterInput)
   retentionFilter!: RetentionFilterInput;
-  @Field(() => InsightDateRangeInput, { nullable: true })
-  dateRange?: InsightDateRangeInput | null;
-  @Field(() => [PropertyFilterInput], { nullable: true })
-  properties?: PropertyFilterInput[] | null;
-  @Field(() => PropertyGroupFilterInput, { nullable: true })
-  propertyGroup?: PropertyGroupFilterInput | null;
-  @Field(() => Boolean, { nullable: true })
-  filterTestAccounts?: boolean | null;
   @Field(() => Int, { nullable: true })
   aggregation_group_type_index?: number | null;
   @Field(() => BreakdownFilterInput, { nullable: true })
