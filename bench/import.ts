@@ -1,9 +1,9 @@
 /**
- * Import throughput through the durable Ingestor: the dataset's NDJSON.gz streamed by the same reader the import
- * command uses (src/ingest/import-file.ts) into `Ingestor.import()` (identity + DuckDB appender), in a fresh data
- * directory. Reports events/s and the peak RSS of this process (which hosts DuckDB), then checks the stored data
- * against the reference database: event counts per name and the number of distinct persons once merges
- * (person_overrides) are applied.
+ * Import throughput through the durable Ingestor, in a fresh data directory: by default `Ingestor.importFile()`
+ * (DuckDB reads the NDJSON.gz in chunks, JS runs identity; src/ingest/native-import.ts), or with
+ * QUARRY_BENCH_IMPORT=rows the row-by-row path (import-file.ts → `Ingestor.import()`). Reports events/s and the
+ * peak RSS of this process (which hosts DuckDB), then checks the stored data against the reference database: event
+ * counts per name and the number of distinct persons once merges (person_overrides) are applied.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,6 +25,8 @@ export interface ImportBenchResult {
   peakRssMB: number;
   dbMB: number;
   chunkRows: number;
+  /** native: Ingestor.importFile (DuckDB reads the NDJSON); rows: importNdjsonFile → Ingestor.import. */
+  mode: 'native' | 'rows';
   checks: { name: string; ok: boolean; detail?: unknown }[];
 }
 
@@ -57,9 +59,12 @@ const num = (v: unknown) => (typeof v === 'bigint' ? Number(v) : Number(v));
 export async function benchImport(
   file: string,
   spec: DatasetSpec,
-  opts: { referenceDb?: string; range: RangeSpec; chunkRows?: number; keepDir?: boolean },
+  opts: { referenceDb?: string; range: RangeSpec; chunkRows?: number; keepDir?: boolean; mode?: 'native' | 'rows' },
 ): Promise<ImportBenchResult> {
   const chunkRows = opts.chunkRows ?? 10_000;
+  // native (default): Ingestor.importFile, DuckDB reads the file; rows: the chunked row-by-row path (import-file.ts
+  // → Ingestor.import), which the import command uses through a running server.
+  const mode = opts.mode ?? (process.env.QUARRY_BENCH_IMPORT === 'rows' ? 'rows' : 'native');
   const dataDir = path.join(BENCH_DIR, `import-${datasetName(spec)}-${process.pid}`);
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(dataDir, { recursive: true });
@@ -73,7 +78,10 @@ export async function benchImport(
     if (global.gc) global.gc();
     const rss = rssSampler();
     const t0 = process.hrtime.bigint();
-    const summary = await importNdjsonFile(file, (chunk) => ing.import(1, chunk), { chunkRows, progress: false });
+    const summary =
+      mode === 'rows'
+        ? await importNdjsonFile(file, (chunk) => ing.import(1, chunk), { chunkRows, progress: false })
+        : await ing.importFile(1, file, { chunkRows, progress: false });
     await ing.flush();
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const peakRssMB = rss.stop();
@@ -125,6 +133,7 @@ export async function benchImport(
       peakRssMB,
       dbMB,
       chunkRows,
+      mode,
       checks,
     };
   } finally {

@@ -106,6 +106,8 @@ export function insightCases(r: RangeSpec): InsightCase[] {
   const last30 = `timestamp >= ${ts(from30)} AND timestamp < ${ts(end)}`;
   const before30 = new Date(from30.getTime() - DAY);
   const d0 = `DATE '${day(from30)}'`;
+  const from7 = new Date(end.getTime() - 7 * DAY);
+  const last7 = `timestamp >= ${ts(from7)} AND timestamp < ${ts(end)}`;
   const dN = `DATE '${day(lastDay)}'`;
 
   return [
@@ -241,6 +243,51 @@ export function insightCases(r: RangeSpec): InsightCase[] {
           detail:
             `${cohorts.length} cohorts, ${rows.length} reference cells, week 0 cohort ${cohorts[0]?.[0] ?? '-'}` +
             (first ? `; ${differing.length} cells differ (first c${num(first[0])}+${num(first[1])}: ${cohorts[num(first[0])]?.[num(first[1])]} vs ${num(first[2])})` : ''),
+        };
+      },
+    },
+    {
+      id: 'paths',
+      label: 'Paths: top 50 edges, all events, last 7 days',
+      query: { kind: 'PathsQuery', dateRange: { date_from: day(from7), date_to: day(lastDay) }, pathsFilter: { stepLimit: 5, edgeLimit: 50 } },
+      sqlSource: 'hand-written',
+      // Item per event ($pageview: URL without one trailing slash; $screen: screen name; else the event), sessions split
+      // at gaps of 30 minutes, runs of one item collapsed to their last event, the first 5 items of each session, and
+      // the edges between consecutive items: count and mean time (ms). Equal timestamps are ordered by item, as the API does. (The API also prunes edges not reachable from
+      // a step-1 node among the 50 returned: none are at this size.)
+      sql: `WITH
+        ev AS (SELECT person_id AS actor, epoch_ms(timestamp) AS ms,
+                      CASE WHEN event = '$pageview' THEN (CASE WHEN ends_with(u, '/') AND length(u) > 1 THEN left(u, length(u) - 1) ELSE u END)
+                           WHEN event = '$screen' THEN coalesce(nullif(properties->>'$."$screen_name"', ''), '')
+                           ELSE event END AS item
+               FROM (SELECT *, coalesce(nullif(properties->>'$."$current_url"', ''), '') AS u FROM events
+                     WHERE project_id = 1 AND person_id IS NOT NULL AND ${last7})),
+        g AS (SELECT actor, ms, item, sum(CASE WHEN ms - prev_ms < 1800000 THEN 0 ELSE 1 END) OVER (PARTITION BY actor ORDER BY ms, item ROWS UNBOUNDED PRECEDING) AS sess
+              FROM (SELECT *, lag(ms) OVER (PARTITION BY actor ORDER BY ms, item) AS prev_ms FROM ev)),
+        c AS (SELECT actor, sess, ms, item FROM (SELECT *, lead(item) OVER (PARTITION BY actor, sess ORDER BY ms, item) AS next_item FROM g)
+              WHERE next_item IS NULL OR next_item <> item),
+        n AS (SELECT item, row_number() OVER w AS step, lead(item) OVER w AS next_item, lead(ms) OVER w - ms AS dt
+              FROM c WINDOW w AS (PARTITION BY actor, sess ORDER BY ms, item))
+        SELECT step || '_' || item AS source, (step + 1) || '_' || next_item AS target, count(*) AS value, avg(dt) AS average_conversion_time
+        FROM n WHERE step < 5 AND next_item IS NOT NULL
+        GROUP BY 1, 2 ORDER BY value DESC, source, target LIMIT 50`,
+      check: (body, rows) => {
+        const got = results(body).map((e) => `${String(e.source)} → ${String(e.target)}: ${num(e.value)}`);
+        // The API keeps only edges reachable from a step-1 node through the returned edges: prune alike.
+        const reach = new Set<string>();
+        const stack = rows.map((r) => String(r[0])).filter((s) => s.startsWith('1_'));
+        while (stack.length) {
+          const n = stack.pop()!;
+          if (reach.has(n)) continue;
+          reach.add(n);
+          for (const r of rows) if (String(r[0]) === n) stack.push(String(r[1]));
+        }
+        const want = rows.filter((r) => reach.has(String(r[0]))).map((r) => `${String(r[0])} → ${String(r[1])}: ${num(r[2])}`);
+        const missing = want.filter((w) => !got.includes(w));
+        const extra = got.filter((g) => !want.includes(g));
+        return {
+          ok: missing.length === 0 && extra.length === 0,
+          detail: `${got.length} edges vs ${want.length}` + (missing.length || extra.length ? `; differ: ${[...missing.map((m) => `-${m}`), ...extra.map((e) => `+${e}`)].slice(0, 3).join(', ')}` : ''),
         };
       },
     },

@@ -32,6 +32,13 @@ export interface QueriesBenchResult {
     medianMs: number;
     runsMs: number[];
     referenceMs?: number;
+    /**
+     * Median of the server's own total for the request (the `.` timing: validation to envelope, the engine's
+     * `execute` stage included) and of its `execute` stage: the HTTP round trip minus `serverMs` is what transport,
+     * authentication, JSON and the client cost.
+     */
+    serverMs?: number;
+    executeMs?: number;
     matchesReference?: boolean;
     answer: unknown;
   }[];
@@ -88,9 +95,13 @@ function summarizeNormalized(rows: unknown[][]): unknown {
   return { rows: rows.length, first: rows.slice(0, 3), last: rows[rows.length - 1], sumOfLastColumn: total };
 }
 
-/** POSTs a query node (a string is a ProductQLQuery) to /api/projects/1/query/. */
-export async function runQuery(server: BenchServer, query: string | Record<string, unknown>, refresh: string | null) {
-  const body: Record<string, unknown> = { query: typeof query === 'string' ? { kind: 'ProductQLQuery', query } : query };
+/**
+ * POSTs a query node (a string is a ProductQLQuery) to /api/projects/1/query/. With `timings`, the node asks for
+ * per-stage timings (display-only: same cache key, same work).
+ */
+export async function runQuery(server: BenchServer, query: string | Record<string, unknown>, refresh: string | null, timings = false) {
+  const node = typeof query === 'string' ? { kind: 'ProductQLQuery', query } : query;
+  const body: Record<string, unknown> = { query: timings ? { ...node, modifiers: { timings: true } } : node };
   if (refresh) body.refresh = refresh;
   return server.api('POST', '/api/projects/1/query/', body);
 }
@@ -219,6 +230,8 @@ export async function benchQueries(
       }
       const times: number[] = [];
       const refTimes: number[] = [];
+      const serverTimes: number[] = [];
+      const executeTimes: number[] = [];
       const sql = refSql.get(q.id);
       if (refConn && sql) await refConn.runAndReadAll(sql); // warm-up
       let last = first;
@@ -232,8 +245,13 @@ export async function benchQueries(
           refAnswer = summarize(rows);
         }
         const t = performance.now();
-        last = await runQuery(server, q.query, refresh);
+        last = await runQuery(server, q.query, refresh, true);
         times.push(performance.now() - t);
+        const stages = (last.body as { timings?: { k: string; t: number }[] | null }).timings ?? [];
+        for (const st of stages) {
+          if (st.k === '.') serverTimes.push(st.t * 1000);
+          if (st.k === './execute') executeTimes.push(st.t * 1000);
+        }
       }
       const rows = normalizeRows(((last.body as { results?: unknown[][] }).results ?? []) as unknown[][]);
       const answer = summarizeNormalized(rows);
@@ -244,6 +262,8 @@ export async function benchQueries(
         medianMs: Math.round(median(times) * 10) / 10,
         runsMs: times.map((x) => Math.round(x * 10) / 10),
         referenceMs: refTimes.length ? Math.round(median(refTimes) * 10) / 10 : ref?.medianMs,
+        serverMs: serverTimes.length ? Math.round(median(serverTimes) * 10) / 10 : undefined,
+        executeMs: executeTimes.length ? Math.round(median(executeTimes) * 10) / 10 : undefined,
         matchesReference: refAnswer !== undefined ? JSON.stringify(refAnswer) === JSON.stringify(answer) : undefined,
         answer,
       });

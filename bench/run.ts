@@ -5,8 +5,9 @@
  *   --events N          dataset size (default 1,000,000; the reference figures use 10,000,000)
  *   --persons N         persons (default 50,000)
  *   --seed N            generator seed (default 42)
- *   --only a,b          subset of: reference, import, capture, queries, insights, cached, compile, endpoint (default: all)
+ *   --only a,b          subset of: reference, import, capture, queries, insights, cached, compile, endpoint, soak, clickhouse (default: all)
  *   --cached-seconds S  seconds per route of the cached-answer latency bench (default 10, 50 clients)
+ *   --soak-seconds S    duration of the mixed-workload soak (default 600); --soak-clients N its clients (default 200)
  *   --runs N            timed runs per query after a warm-up (default 5)
  *   --capture-seconds S capture duration (default 15)
  *   --clients N         concurrent capture clients (default 32)
@@ -28,8 +29,10 @@ import { benchInsights, type InsightsBenchResult } from './insights';
 import { benchCached, type CachedLatency } from './cached';
 import { benchCompile, type CompileTiming } from './compile';
 import { benchEndpointRun, type EndpointRunTiming } from './endpoint-run';
+import { benchSoak, formatSoak, soakProblems, type SoakResult } from './soak';
+import { benchClickHouse, clickhouseReport, type ClickHouseBenchResult } from './clickhouse';
 
-const ALL = ['reference', 'import', 'capture', 'queries', 'insights', 'cached', 'compile', 'endpoint'] as const;
+const ALL = ['reference', 'import', 'capture', 'queries', 'insights', 'cached', 'compile', 'endpoint', 'soak', 'clickhouse'] as const;
 type BenchName = (typeof ALL)[number];
 
 interface Results {
@@ -45,6 +48,8 @@ interface Results {
   cached?: CachedLatency[];
   compile?: CompileTiming[];
   endpoint?: EndpointRunTiming | { skipped: string };
+  soak?: SoakResult;
+  clickhouse?: ClickHouseBenchResult | { skipped: string };
   errors: { bench: string; message: string }[];
 }
 
@@ -81,6 +86,8 @@ async function main(): Promise<number> {
       'import-chunk': { type: 'string' },
       'queries-load': { type: 'string' },
       'cached-seconds': { type: 'string' },
+      'soak-seconds': { type: 'string' },
+      'soak-clients': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -178,6 +185,14 @@ async function main(): Promise<number> {
   await attempt('compile', async () => {
     results.compile = await benchCompile();
   });
+  await attempt('soak', async () => {
+    results.soak = await benchSoak({ seconds: intArg(values['soak-seconds'], 600, 'soak-seconds'), clients: intArg(values['soak-clients'], 200, 'soak-clients') });
+    const problems = soakProblems(results.soak);
+    if (problems) throw new Error(problems);
+  });
+  await attempt('clickhouse', async () => {
+    results.clickhouse = await benchClickHouse(spec, { start, days, runs });
+  });
   await attempt('cached', async () => {
     results.cached = await benchCached({ clients: 50, seconds: intArg(values['cached-seconds'], 10, 'cached-seconds') });
   });
@@ -229,13 +244,17 @@ async function main(): Promise<number> {
     out.push('');
   }
   if (results.cached) {
-    out.push('Cached answers through HTTP (50 concurrent clients; targets p50 < 2 ms, p99 < 10 ms)');
+    out.push('Cached answers through HTTP (autocannon in its own process, 50 connections, whole-ms latencies; targets p50 < 2 ms, p99 < 10 ms)');
     out.push(
       table(
         ['route', 'requests', 'req/s', 'errors', 'p50 ms', 'p99 ms'],
         results.cached.map((c) => [c.route, fmt(c.requests), fmt(c.requestsPerSecond), c.errors, fmt(c.p50Ms, 2), fmt(c.p99Ms, 2)]),
       ),
     );
+    out.push('');
+  }
+  if (results.clickhouse) {
+    out.push('skipped' in results.clickhouse ? `ClickHouse: skipped: ${results.clickhouse.skipped}` : clickhouseReport(results.clickhouse, fmt, table));
     out.push('');
   }
   sectionFor('Import through the Ingestor (NDJSON.gz file → import())', results.import, (r: ImportBenchResult) => [
@@ -291,6 +310,7 @@ async function main(): Promise<number> {
       );
     out.push('');
   }
+  if (results.soak) out.push(formatSoak(results.soak, table, fmt), '');
   for (const e of results.errors) out.push(`ERROR in ${e.bench}: ${e.message.split('\n')[0]}`);
   out.push(`Results: ${path.relative(process.cwd(), path.join(BENCH_DIR, 'results.json'))}`);
   console.log(out.join('\n'));

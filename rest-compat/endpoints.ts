@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONTENT_TYPES, rowStream, streamFormatOf } from '../src/endpoints/stream';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
-import { apiRoute, listBody, projectIdParam, respond } from './route';
+import { apiRoute, JsonText, listBody, projectIdParam, respond } from './route';
 
 const origin = (r: FastifyRequest) => `${r.protocol}://${r.host}`;
 
@@ -41,8 +41,9 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
     s.endpoints.openapi(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
   );
   apiRoute(app, s, ['GET', 'POST'], `${base}/:name/run`, async (r) => {
-    const body = r.request.method === 'GET' ? {} : (r.body ?? {});
-    const out = await s.endpoints.run(r.principal, projectIdParam(r.params), r.params.name, body, r.query, r.signal);
+    const isGet = r.request.method === 'GET';
+    const body = isGet ? {} : (r.body ?? {});
+    const out = await s.endpoints.run(r.principal, projectIdParam(r.params), r.params.name, body, r.query, () => r.signal, isGet ? undefined : r.request.rawBody);
     const format = streamFormatOf(r.request.headers.accept);
     if (format) {
       return respond(200, rowStream(format, out.body.columns, out.body.results), {
@@ -53,6 +54,6 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
         'x-execution-id': String(out.body.execution_id),
       });
     }
-    return respond(200, out.body, out.headers);
+    return respond(200, out.json !== undefined ? new JsonText(out.json) : out.body, out.headers);
   });
 }

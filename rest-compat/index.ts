@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { registerBackupRoute } from '../src/backup/backup-route';
 import type { Services } from '../src/services';
 import { registerEndpointRoutes } from './endpoints';
 import { registerEventRoutes } from './events';
@@ -15,4 +16,5 @@ export function registerRestRoutes(app: FastifyInstance, services: Services): vo
   registerEventRoutes(app, services);
   registerEndpointRoutes(app, services);
   registerInsightRoutes(app, services);
+  registerBackupRoute(app, services);
 }

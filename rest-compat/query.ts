@@ -1,12 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
-import { apiRoute, listBody, projectIdParam, respond } from './route';
+import { apiRoute, JsonText, listBody, projectIdParam, respond } from './route';
 
 export function registerQueryRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'POST', '/projects/:projectId/query', async (r) => {
-    const out = await s.queries.request(r.principal, projectIdParam(r.params), r.body, r.signal);
-    return respond(out.status, out.body);
+    const projectId = projectIdParam(r.params);
+    // A repeated request whose answer is cached and fresh is recognized by its text (no validation, no signal).
+    const out =
+      (r.request.rawBody !== undefined ? await s.queries.cachedRequest(r.principal, projectId, r.body, r.request.rawBody) : undefined) ??
+      (await s.queries.request(r.principal, projectId, r.body, r.signal));
+    return respond(out.status, out.json !== undefined ? new JsonText(out.json) : out.body);
   });
   apiRoute(app, s, 'GET', '/projects/:projectId/query/:queryId', async (r) => {
     const out = await s.queries.status(r.principal, projectIdParam(r.params), r.params.queryId);

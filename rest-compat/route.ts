@@ -11,8 +11,45 @@ export interface RestRequest {
   query: Record<string, unknown>;
   body: unknown;
   request: FastifyRequest;
-  /** Aborted when the caller goes away before the response is sent: long work stops with it. */
-  signal: AbortSignal;
+  /**
+   * Aborted when the caller goes away before the response is sent: long work stops with it. Made on first read
+   * (a cached answer never needs one).
+   */
+  readonly signal: AbortSignal;
+}
+
+/** A {@link RestRequest}: a class, so a request costs one object (the signal getter lives on the prototype). */
+class Call implements RestRequest {
+  private abort: AbortController | undefined;
+
+  constructor(
+    readonly principal: Principal,
+    readonly params: Record<string, string>,
+    readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {}
+
+  get query(): Record<string, unknown> {
+    return (this.request.query ?? {}) as Record<string, unknown>;
+  }
+
+  get body(): unknown {
+    return this.request.body;
+  }
+
+  get signal(): AbortSignal {
+    if (this.abort === undefined) {
+      const controller = (this.abort = new AbortController());
+      const raw = this.reply.raw;
+      if (raw.destroyed && !raw.writableFinished) controller.abort();
+      else {
+        raw.once('close', () => {
+          if (!raw.writableFinished) controller.abort();
+        });
+      }
+    }
+    return this.abort.signal;
+  }
 }
 
 /** A response with an explicit status (and optional body and headers). */
@@ -22,6 +59,11 @@ export class RestResponse {
     readonly body?: unknown,
     readonly headers?: Record<string, string>,
   ) {}
+}
+
+/** A body that is already JSON text (a cached answer's envelope): sent as is, with the JSON content type. */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 /** What a handler returns: a body (sent with 200), or a {@link RestResponse}. */
@@ -63,23 +105,14 @@ export function apiRoute(
           );
         }
         request.principal = principal;
-        const abort = new AbortController();
-        reply.raw.once('close', () => {
-          if (!reply.raw.writableFinished) abort.abort();
-        });
-        const result = await handler({
-          signal: abort.signal,
-          principal,
-          params: (request.params ?? {}) as Record<string, string>,
-          query: (request.query ?? {}) as Record<string, unknown>,
-          body: request.body,
-          request,
-        });
+        const result = await handler(new Call(principal, params, request, reply));
         if (result instanceof RestResponse) {
           if (result.headers) reply.headers(result.headers);
           reply.code(result.status);
+          if (result.body instanceof JsonText) return reply.type(JSON_TYPE).send(result.body.text);
           return result.body === undefined ? reply.send() : reply.send(result.body);
         }
+        if (result instanceof JsonText) return reply.type(JSON_TYPE).send(result.text);
         return reply.send(result);
       },
     });
@@ -109,6 +142,9 @@ export function listBody<T>(request: FastifyRequest, page: Page, paged: Paged<T>
     results: paged.results,
   };
 }
+
+/** What fastify sets for a serialized object. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
 

@@ -7,13 +7,15 @@ import type { Config } from './config';
 import { internalErrorBody, isUserError, notFound, type ErrorBody } from './errors';
 import { registerGraphQL } from './graphql/server';
 import { registerCaptureRoutes } from './ingest/capture-routes';
-import { RequestLog } from './request-log';
+import { lazyChildLogger, RequestLog } from './request-log';
 import type { Services } from './services';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set once the request's credential has been checked. */
     principal?: Principal;
+    /** The JSON body's text as received (the query route recognizes a repeated request by it). */
+    rawBody?: string;
   }
 }
 
@@ -25,6 +27,9 @@ export async function buildApp(config: Config, services: Services, logger: Logge
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
     logController: new RequestLog(),
+    // A request's child logger (bound to its id) is built only when something logs through it: the request line
+    // itself is written by RequestLog on the root logger with the id as a field (same line, no child per request).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
@@ -33,6 +38,7 @@ export async function buildApp(config: Config, services: Services, logger: Logge
   });
 
   app.decorateRequest('principal', undefined);
+  app.decorateRequest('rawBody', undefined);
 
   // JSON as fastify parses it (prototype-poisoning safe), but an empty body is no body: clients that send
   // `Content-Type: application/json` on every call, DELETE included, are common.
@@ -41,11 +47,14 @@ export async function buildApp(config: Config, services: Services, logger: Logge
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
+    request.rawBody = text;
     return defaultJson(request, text, done);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are callback-style: an async hook costs a promise and a microtask hop per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   // While draining, tell keep-alive clients to go away, so shutdown does not wait for their idle timeout.
@@ -53,8 +62,9 @@ export async function buildApp(config: Config, services: Services, logger: Logge
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -69,8 +79,9 @@ export async function buildApp(config: Config, services: Services, logger: Logge
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     services.metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', async (_request, reply) => reply.type(services.metrics.contentType).send(await services.metrics.text()));
 
@@ -104,6 +115,21 @@ function errorResponse(error: unknown, request: FastifyRequest): { status: numbe
     }
     return { status, body: { type: 'invalid_request', code: 'invalid_request', detail: fe.message, attr: null } };
   }
+  if (isDiskFull(error)) {
+    request.log.error({ reqId: request.id, err: error }, 'disk full');
+    return {
+      status: 503,
+      retryAfter: 30,
+      body: { type: 'server_error', code: 'disk_full', detail: 'The data directory is out of space; nothing was written. Free space and retry.', attr: null },
+    };
+  }
   request.log.error({ reqId: request.id, err: error }, 'internal error');
   return { status: 500, body: internalErrorBody(request.id) };
+}
+
+/** SQLite (SQLITE_FULL) or the file system (ENOSPC) ran out of space: the write was refused, not half-done. */
+function isDiskFull(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || (typeof e?.message === 'string' && /SQLITE_FULL|database or disk is full|ENOSPC/.test(e.message));
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import { backupCommand, restoreCommand } from './cli/backup-command';
 import { CliError } from './cli/cli-error';
 import { demoCommand } from './cli/demo-command';
 import { importCommand } from './cli/import-command';
@@ -24,6 +25,9 @@ const USAGE = `Usage: quarry <command> [options]   (through npm: npm run quarry 
   import --project N --events FILE [--persons FILE] [--key KEY]
   demo [--events N] [--project ID] [--seed N] [--key KEY]
   migrate-events --to clickhouse          copy the DuckDB event store into ClickHouse (QUARRY_CLICKHOUSE_*)
+  backup DIR [--key KEY]                  consistent backup of the data dir, also while a server runs on it
+                                          (then through its API: KEY is a personal key with * and no project restriction)
+  restore DIR                             restore a backup into an empty data dir (no server running on it)
 
 Configuration comes from QUARRY_* environment variables (see README).`;
 
@@ -43,6 +47,10 @@ async function main(argv: string[]): Promise<number> {
       return demoCommand(config, argv.slice(1));
     case 'migrate-events':
       return migrateEventsCommand(config, argv.slice(1));
+    case 'backup':
+      return backupCommand(config, argv.slice(1));
+    case 'restore':
+      return restoreCommand(config, argv.slice(1));
     case undefined:
     case 'help':
     case '--help':
@@ -153,13 +161,16 @@ async function cliPrincipal(s: Services) {
   return { kind: 'personal' as const, keyId: 'cli', userId: user!.id, scopes: ['*'], projectIds: null };
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
+/** Runs the CLI with `argv` (without node and script) and sets the exit code; errors print as one line. */
+export function cli(argv: string[]): Promise<void> {
+  return main(argv).then(
     (code) => {
       process.exitCode = code;
     },
     (e: unknown) => {
       if (e instanceof ConfigError || e instanceof DataDirBusyError || e instanceof CliError) console.error(e.message);
+      // DuckDB's own file lock (another process holds events.duckdb): a refusal to explain, not a crash to debug.
+      else if (e instanceof Error && /^The event store .* is in use by another process/.test(e.message)) console.error(e.message);
       else if (String((e as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) console.error(`${(e as Error).message}\n\n${USAGE}`);
       else if (isUserError(e)) console.error(`Error: ${e.message}${e.attr ? ` (${e.attr})` : ''}`);
       else console.error(e);
@@ -167,3 +178,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) void cli(process.argv.slice(2));

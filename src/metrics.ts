@@ -63,15 +63,34 @@ export class Metrics {
     });
   }
 
+  // Label-bound children, looked up by one string: prom-client hashes a label object on every call otherwise.
+  // Bounded like the label sets themselves (route patterns, not URLs; query kinds are validated).
+  private readonly requestChildren = new Map<string, Map<string, Map<number, RequestChildren>>>();
+  private readonly queryChildren = new Map<string, ({ inc(): void } | undefined)[]>();
+
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status: String(status) });
-    this.latency.observe({ route }, seconds);
+    let byMethod = this.requestChildren.get(route);
+    if (byMethod === undefined) this.requestChildren.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let c = byStatus.get(status);
+    if (c === undefined) {
+      c = { count: this.requests.labels({ method, route, status: String(status) }), latency: this.latency.labels({ route }) };
+      byStatus.set(status, c);
+    }
+    c.count.inc();
+    c.latency.observe(seconds);
   }
 
   observeQuery(kind: string, cached: boolean, status: 'ok' | 'error' | 'cancelled', seconds: number, errorCode?: string | null): void {
     this.lookups++;
     if (cached) this.hits++;
-    this.queries.inc({ kind, cache: cached ? 'hit' : 'miss', status });
+    let byOutcome = this.queryChildren.get(kind);
+    if (byOutcome === undefined) this.queryChildren.set(kind, (byOutcome = []));
+    const i = (cached ? 3 : 0) + (status === 'ok' ? 0 : status === 'error' ? 1 : 2);
+    let c = byOutcome[i];
+    if (c === undefined) byOutcome[i] = c = this.queries.labels({ kind, cache: cached ? 'hit' : 'miss', status });
+    c.inc();
     if (!cached && status === 'ok') this.queryDuration.observe({ kind }, seconds);
     if (errorCode && /^query_(timeout|error)$/.test(errorCode)) this.engineErrors.inc({ code: errorCode });
   }
@@ -83,4 +102,9 @@ export class Metrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+interface RequestChildren {
+  count: { inc(): void };
+  latency: { observe(v: number): void };
 }

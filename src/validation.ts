@@ -17,6 +17,8 @@ export function zodToUserError(error: z.ZodError): UserError {
   } else if (issue.code === 'invalid_type' && issue.input === null) {
     detail = 'This field may not be null.';
     code = 'null';
+  } else if (issue.code === 'custom' && typeof issue.params?.code === 'string') {
+    code = issue.params.code; // a limit (src/limits.ts) names its own code
   }
   return validationError(detail, path.length ? path.join('__') : null, code);
 }

@@ -2,48 +2,80 @@ import { IsNull } from 'typeorm';
 import { authenticationFailed, notAuthenticated } from '../errors';
 import type { Store } from '../store/store';
 import { hashKey, SECRET_KEY_PREFIX } from './key-material';
+import { GenerationCache, watchMetadata } from './metadata-watch';
 import type { Principal } from './principal';
 
 /** How often `last_used_at` is written per key: often enough to be useful, rarely enough to cost nothing. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 /**
- * Turns an `Authorization: Bearer <key>` header into a {@link Principal}. Keys are looked up by hash on every
- * request, so a revocation takes effect on the next one.
+ * Turns an `Authorization: Bearer <key>` header into a {@link Principal}.
+ *
+ * Keys that authenticated are remembered in memory by their hash (never by value) so a request costs one sha256
+ * and a map lookup instead of a SQLite query. The memory is tied to the metadata store's generation counters
+ * (see metadata-watch.ts): any write to keys, users or projects — a revocation, a scope change, a project
+ * deletion — empties it before the write returns, so a revoked key is refused on the very next request. Unknown
+ * and revoked keys are never remembered: each attempt with one goes to the store.
  */
 export class Authenticator {
   private lastUsedWritten = new Map<string, number>();
+  private readonly known = new GenerationCache<Principal>('identity');
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    watchMetadata(store.db);
+  }
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const value = bearerToken(authorization);
     if (value === undefined) throw notAuthenticated();
     const secure = hashKey(value);
+    const cached = this.known.get(secure);
+    if (cached !== undefined) {
+      this.touch(cached);
+      return cached;
+    }
+    const gen = this.known.generation();
+    let known: Principal;
     if (value.startsWith(SECRET_KEY_PREFIX)) {
       const key = await this.store.secretKeys.findOneBy({ secure_value: secure, revoked_at: IsNull() });
       if (!key) throw authenticationFailed('Project secret API key found in request Authorization header is invalid.');
-      this.touch('s:' + key.id, () => this.store.secretKeys.update(key.id, { last_used_at: new Date() }));
-      return { kind: 'project_secret', keyId: key.id, projectId: key.project_id, scopes: key.scopes };
+      known = { kind: 'project_secret', keyId: key.id, projectId: key.project_id, scopes: key.scopes };
+    } else {
+      const key = await this.store.personalKeys.findOneBy({ secure_value: secure, revoked_at: IsNull() });
+      if (!key) throw authenticationFailed();
+      known = { kind: 'personal', keyId: key.id, userId: key.user_id, scopes: key.scopes, projectIds: key.scoped_teams };
     }
-    const key = await this.store.personalKeys.findOneBy({ secure_value: secure, revoked_at: IsNull() });
-    if (!key) throw authenticationFailed();
-    this.touch('p:' + key.id, () => this.store.personalKeys.update(key.id, { last_used_at: new Date() }));
-    return { kind: 'personal', keyId: key.id, userId: key.user_id, scopes: key.scopes, projectIds: key.scoped_teams };
+    this.known.set(secure, known, gen);
+    this.touch(known);
+    return known;
   }
 
-  private touch(id: string, write: () => Promise<unknown>): void {
+  /** Forgets every remembered key (tests; writes through TypeORM already do this). */
+  forgetAll(): void {
+    this.known.clear();
+  }
+
+  private touch(p: Principal): void {
+    const id = (p.kind === 'project_secret' ? 's:' : 'p:') + p.keyId;
     const now = Date.now();
     if (now - (this.lastUsedWritten.get(id) ?? 0) < LAST_USED_WRITE_INTERVAL_MS) return;
     this.lastUsedWritten.set(id, now);
-    write().catch(() => undefined); // a usage timestamp is not worth failing a request for
+    const write = p.kind === 'project_secret'
+      ? this.store.secretKeys.update(p.keyId, { last_used_at: new Date() })
+      : this.store.personalKeys.update(p.keyId, { last_used_at: new Date() });
+    write.catch(() => undefined); // a usage timestamp is not worth failing a request for
   }
 }
 
 /** The credential of a `Bearer` header; undefined when none was sent. A malformed header counts as a bad key. */
 export function bearerToken(authorization: string | undefined): string | undefined {
-  if (authorization === undefined || authorization.trim() === '') return undefined;
+  if (authorization === undefined) return undefined;
+  // the common spelling, without a match array: "Bearer <key>"
+  if (authorization.startsWith('Bearer ') && authorization.length > 7 && !WHITESPACE.test(authorization.slice(7))) return authorization.slice(7);
+  if (authorization.trim() === '') return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!m) throw authenticationFailed('Authorization header must be of the form "Bearer <key>".');
   return m[1];
 }
+
+const WHITESPACE = /\s/;

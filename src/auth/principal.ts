@@ -18,5 +18,13 @@ export type Principal =
 /** A short id for logs: kind and key id, never the key. */
 export function principalLabel(p: Principal | undefined): string | undefined {
   if (!p) return undefined;
-  return p.kind === 'personal' ? `user:${p.userId}/key:${p.keyId}` : `project:${p.projectId}/secret:${p.keyId}`;
+  // principals of known keys are shared between requests (see Authenticator): build the label once each
+  let label = labels.get(p);
+  if (label === undefined) {
+    label = p.kind === 'personal' ? `user:${p.userId}/key:${p.keyId}` : `project:${p.projectId}/secret:${p.keyId}`;
+    labels.set(p, label);
+  }
+  return label;
 }
+
+const labels = new WeakMap<Principal, string>();

@@ -57,28 +57,39 @@ export class RateLimiter {
     const rule = this.rules[family];
     const t = this.now();
     this.sweep(t);
-    const subjects = [`k:${principal.keyId}`];
+    // Allocation-free on the hot path: four windows looked up by two strings, checked, then counted.
+    const keyBase = `${family}|k:${principal.keyId}|`;
+    const km = this.window(keyBase + 'm', 60_000, t);
+    const kh = this.window(keyBase + 'h', 3_600_000, t);
     const pid = projectId ?? (principal.kind === 'project_secret' ? principal.projectId : undefined);
-    if (pid !== undefined) subjects.push(`p:${pid}`);
-    const buckets: [string, number, number][] = [];
-    for (const s of subjects) {
-      buckets.push([`${family}|${s}|m`, 60_000, rule.burst], [`${family}|${s}|h`, 3_600_000, rule.sustained]);
+    let pm: Window | undefined;
+    let ph: Window | undefined;
+    if (pid !== undefined) {
+      const projectBase = `${family}|p:${pid}|`;
+      pm = this.window(projectBase + 'm', 60_000, t);
+      ph = this.window(projectBase + 'h', 3_600_000, t);
     }
     let wait = 0;
-    for (const [key, span, max] of buckets) {
-      const w = this.window(key, span, t);
-      if (w.count >= max) wait = Math.max(wait, Math.ceil((w.start + span - t) / 1000));
-    }
+    if (km.count >= rule.burst) wait = Math.max(wait, Math.ceil((km.start + 60_000 - t) / 1000));
+    if (kh.count >= rule.sustained) wait = Math.max(wait, Math.ceil((kh.start + 3_600_000 - t) / 1000));
+    if (pm !== undefined && pm.count >= rule.burst) wait = Math.max(wait, Math.ceil((pm.start + 60_000 - t) / 1000));
+    if (ph !== undefined && ph.count >= rule.sustained) wait = Math.max(wait, Math.ceil((ph.start + 3_600_000 - t) / 1000));
     if (wait > 0) throw throttled(Math.max(1, wait));
-    for (const [key, span] of buckets) this.window(key, span, t).count++;
+    km.count++;
+    kh.count++;
+    if (pm !== undefined) pm.count++;
+    if (ph !== undefined) ph.count++;
   }
 
   private window(key: string, span: number, t: number): Window {
     let w = this.windows.get(key);
     const start = t - (t % span);
-    if (!w || w.start !== start) {
+    if (w === undefined) {
       w = { start, count: 0 };
       this.windows.set(key, w);
+    } else if (w.start !== start) {
+      w.start = start;
+      w.count = 0;
     }
     return w;
   }

@@ -3,7 +3,7 @@ import { isUserError } from '../errors';
 import { bootstrap } from '../store/bootstrap';
 import { CliError } from './cli-error';
 import { readServerLock } from '../data-dir-lock';
-import type { ImportSink } from '../ingest/import-file';
+import type { ImportChunk, ImportFileOptions, ImportSink } from '../ingest/import-file';
 import { createLogger } from '../logger';
 import { openServices, type Services } from '../services';
 
@@ -54,7 +54,10 @@ export async function openEventSink(config: Config, projectId: number, apiKey: s
   }
   return {
     target: config.dataDir,
-    send: (chunk) => services.ingestor.import(projectId, chunk),
+    // The whole file goes to the Ingestor's native bulk path (DuckDB reads the NDJSON itself).
+    send: Object.assign((chunk: ImportChunk) => services.ingestor.import(projectId, chunk), {
+      importFile: (file: string, o: ImportFileOptions) => services.ingestor.importFile(projectId, file, o),
+    }),
     close: () => services.close(),
   };
 }

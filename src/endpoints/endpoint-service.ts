@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { requireProjectAccess } from '../auth/access';
+import { GenerationCache, watchMetadata } from '../auth/metadata-watch';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { EventEngineBase } from '../engines/engine';
@@ -12,8 +13,7 @@ import { isUserError, notFound, UserError, validationError } from '../errors';
 import type { Page, Paged } from '../pagination';
 import { compileProductQL, parseSelect, shapeResult, type Query } from '../productql';
 import type { ProjectService } from '../projects/project-service';
-import { cacheKey } from '../queries/cache-key';
-import type { QueryService } from '../queries/query-service';
+import type { PreparedQuery, QueryService } from '../queries/query-service';
 import { Endpoint, EndpointVersion, type Project } from '../store/entities';
 import type { EndpointColumn, EndpointVariable } from '../store/entities/endpoint-version';
 import type { Store } from '../store/store';
@@ -154,6 +154,8 @@ export interface EndpointVersionView extends EndpointView {
 
 export interface RunOutcome {
   body: Record<string, unknown>;
+  /** `JSON.stringify(body)` when already made (cached answers): HTTP sends it as is. */
+  json?: string;
   headers: Record<string, string>;
   /** Typed result columns: from the response (ProductQL) or the version (insight kinds). */
   columns: EndpointColumn[];
@@ -200,13 +202,27 @@ function declarationsFromQueryVariables(vars: unknown): EndpointVariable[] {
 }
 
 export class EndpointService {
+  // What a run reads from the metadata store, kept in memory until the next write to endpoints, versions, keys or
+  // projects (generation counters: auth/metadata-watch.ts). Runs only: management reads go to the store.
+  private readonly endpointByName = new GenerationCache<Endpoint>('endpoints');
+  private readonly versionByNumber = new GenerationCache<EndpointVersion>('endpoints');
+  private readonly fixedByKey = new GenerationCache<Record<string, unknown>>('identity');
+  /** JSON heads of cached runs' responses, per kept envelope of the query answer (see {@link run}). */
+  private readonly runHeads = new WeakMap<object, Map<string, string>>();
+  /** Validated run bodies by their JSON text (see {@link runRequest}). */
+  private readonly runBodies = new Map<string, RunRequest>();
+  /** Per version object (a changed version is a new object): see {@link runMemo}. */
+  private readonly runMemos = new WeakMap<EndpointVersion, { project: Project; runs: Map<string, { node: Record<string, unknown>; prepared: PreparedQuery }> }>();
+
   constructor(
     private readonly store: Store,
     private readonly projects: ProjectService,
     private readonly queries: QueryService,
     private readonly engine: EventEngineBase,
     private readonly config: Pick<Config, 'host' | 'port'>,
-  ) {}
+  ) {
+    watchMetadata(store.db);
+  }
 
   private get endpoints() {
     return this.store.db.getRepository(Endpoint);
@@ -456,13 +472,15 @@ export class EndpointService {
     name: string,
     input: unknown,
     query: Record<string, unknown> = {},
-    signal?: AbortSignal,
+    signal?: AbortSignal | (() => AbortSignal),
+    /** The body's JSON text when known: a body text seen before is not validated again. */
+    inputText?: string,
   ): Promise<RunOutcome> {
     requireProjectAccess(principal, projectId, { scope: 'endpoint:read', allowSecretKey: true });
-    const project = await this.projects.find(projectId);
-    const endpoint = await this.endpoints.findOneBy({ project_id: project.id, name, deleted: false });
+    const project = await this.queries.findProject(projectId);
+    const endpoint = await this.liveEndpoint(project.id, name);
     if (!endpoint || !endpoint.is_active) throw notFound();
-    const body = parseInput(runRequestSchema, input ?? {});
+    const body = this.runRequest(input, inputText);
     const headers: Record<string, string> = {};
 
     const pick = (k: 'version' | 'limit' | 'offset') => (body[k] !== undefined && body[k] !== null ? body[k] : query[k]);
@@ -474,16 +492,17 @@ export class EndpointService {
     const offset = rawOffset === undefined || rawOffset === '' ? undefined : parseIntParam(rawOffset, 'offset', 0);
     if (offset !== undefined && limit === undefined) throw new EndpointBareError(400, { error: 'offset requires limit to be set' });
 
-    let version: EndpointVersion | null;
-    if (versionN === undefined) version = await this.currentVersion(endpoint);
+    let version: EndpointVersion;
+    if (versionN === undefined) version = (await this.runVersion(endpoint, endpoint.current_version))!;
     else {
-      version = await this.versions.findOneBy({ endpoint_id: endpoint.id, version: versionN });
-      if (!version) {
+      const found = await this.runVersion(endpoint, versionN);
+      if (!found) {
         throw new EndpointBareError(404, {
           error: `Version ${versionN} not found for endpoint '${endpoint.name}'`,
           current_version: endpoint.current_version,
         });
       }
+      version = found;
     }
     if (!version.is_active) throw validationError(`Version ${version.version} is inactive and cannot be executed.`, 'version');
 
@@ -509,46 +528,38 @@ export class EndpointService {
     }
     const values = resolveValues(declared, body.variables ?? {}, fixed);
 
+    // A run with the same version, values, limit and offset as an earlier one reuses that run's validated node and
+    // cache key (built for the same project settings); filters_override runs are built each time.
+    const memoKey = body.filters_override ? undefined : JSON.stringify([values, limit ?? null, offset ?? null]);
+    const memo = memoKey === undefined ? undefined : this.runMemo(version, project);
+    const known = memoKey === undefined ? undefined : memo!.get(memoKey);
     let node: Record<string, unknown>;
-    let magic: MagicVariables | null = null;
-    if (isSql) {
-      const lists = new Set(declared.filter((d) => d.type === 'List').map((d) => d.name));
-      let text = String(version.query.query);
-      let bound = values;
-      if (lists.size) {
-        const { printHogQL } = await import('../productql');
-        const expanded = expandLists(await parseSelect(text), values, lists);
-        text = printHogQL(expanded.query);
-        bound = expanded.values;
-      }
-      node = { ...version.query, query: text, variables: bound };
-      delete node.limit;
-      delete node.offset;
-      if (limit !== undefined) node.limit = limit;
-      if (offset !== undefined) node.offset = offset;
-    } else {
-      magic = this.magicOf(version.query);
-      const given: Record<string, unknown> = {};
-      for (const d of declared) if (values[d.name] !== null && values[d.name] !== undefined) given[d.name] = values[d.name];
-      node = applyMagic(version.query, magic, given);
-      if (body.filters_override) {
-        node = applyFiltersOverride(node, body.filters_override);
-        headers['X-PostHog-Warn'] = 'filters_override is deprecated and will be removed. Use variables instead.';
+    let prepared: PreparedQuery;
+    if (known !== undefined) ({ node, prepared } = known);
+    else {
+      node = await this.runNode(version, isSql, declared, values, limit, offset, body.filters_override, headers);
+      // The executor caches on the node (which holds the bound variables); freshness is the version's.
+      prepared = this.queries.prepare(project, node);
+      if (memoKey !== undefined) {
+        if (memo!.size >= MAX_RUN_MEMO) memo!.delete(memo!.keys().next().value as string);
+        memo!.set(memoKey, { node, prepared });
       }
     }
-
-    // The executor caches on the node (which holds the bound variables); freshness is the version's.
-    const validated = this.queries.validateNode(node as { kind: string }).node;
-    const key = cacheKey(project, validated);
+    const key = prepared.key;
     const ttlMs = version.data_freshness_seconds * 1000;
     const entry = this.queries.cache.get(key);
     const useCache = body.refresh !== 'force' && entry !== undefined && Date.now() - entry.lastRefresh.getTime() < ttlMs;
-    const execOpts = { clientQueryId: body.client_query_id ?? undefined, name: `endpoint:${endpoint.name}`, signal };
+    const execOpts = { clientQueryId: body.client_query_id ?? undefined, name: `endpoint:${endpoint.name}` };
+    // a cache hit needs no abort signal: it is made (by the caller's getter) only for a computation
+    const computeSignal = () => (typeof signal === 'function' ? signal() : signal);
     let out;
     try {
-      out = await this.queries.execute(principal, project, node, { ...execOpts, refresh: useCache ? 'force_cache' : 'force_blocking' });
+      // the remembered node only serves cache hits; a computation validates the node afresh (runners get their own)
+      out = useCache
+        ? await this.queries.execute(principal, project, node, { ...execOpts, prepared, refresh: 'force_cache' })
+        : await this.queries.execute(principal, project, node, { ...execOpts, signal: computeSignal(), refresh: 'force_blocking' });
       if (useCache && out.body.results === null && out.body.is_cached === false) {
-        out = await this.queries.execute(principal, project, node, { ...execOpts, refresh: 'force_blocking' });
+        out = await this.queries.execute(principal, project, node, { ...execOpts, signal: computeSignal(), refresh: 'force_blocking' });
       }
     } catch (e) {
       throw endpointError(e);
@@ -577,20 +588,36 @@ export class EndpointService {
       response.limit = r.limit;
       response.offset = r.offset;
     }
-    const dropped = new Set(['results', 'columns', 'types', 'hasMore', 'limit', 'offset', 'query', 'productql', 'hogql', 'explain', 'cache_key', 'timings', 'calculation_trigger', 'modifiers', 'resolved_date_range']);
-    for (const [k, v] of Object.entries(r)) if (!dropped.has(k)) response[k] = v;
+    for (const k in r) if (!DROPPED_FROM_RUN.has(k)) response[k] = r[k];
     response.cache_target_age = new Date(lastRefresh.getTime() + ttlMs).toISOString();
     if (body.debug) {
       response.cache_key = r.cache_key;
       response.timings = r.timings ?? null;
       if (principal.kind === 'personal') response.hogql = r.hogql ?? undefined;
     }
+    const executionId = randomUUID();
+    const versionCreatedAt = version.created_at.toISOString();
     response.name = endpoint.name;
-    response.execution_id = randomUUID();
+    response.execution_id = executionId;
     response.endpoint_version = version.version;
-    response.endpoint_version_created_at = version.created_at.toISOString();
+    response.endpoint_version_created_at = versionCreatedAt;
+    // A cached answer's response is the same but for its execution id: its JSON up to the name is kept per cache
+    // entry (and what shapes it), so a hit serializes four fields instead of the results.
+    let json: string | undefined;
+    if (out.servedFrom !== undefined && !body.debug && !RUN_TAIL_KEYS.some((k) => k in r)) {
+      let heads = this.runHeads.get(out.servedFrom);
+      if (heads === undefined) this.runHeads.set(out.servedFrom, (heads = new Map()));
+      const shape = `${version.id}|${ttlMs}|${body.result_format ?? ''}|${limit ?? ''}|${offset ?? ''}`;
+      let head = heads.get(shape);
+      if (head === undefined) {
+        const { name: _n, execution_id: _e, endpoint_version: _v, endpoint_version_created_at: _c, ...rest } = response;
+        head = JSON.stringify(rest).slice(0, -1);
+        if (heads.size < MAX_RUN_MEMO) heads.set(shape, head);
+      }
+      json = `${head},"name":${JSON.stringify(endpoint.name)},"execution_id":"${executionId}","endpoint_version":${version.version},"endpoint_version_created_at":"${versionCreatedAt}"}`;
+    }
     await this.touchExecuted(endpoint, version);
-    return { body: response, headers, columns: isSql ? columnsOfResponse(r) : version.columns };
+    return { body: response, json, headers, columns: isSql ? columnsOfResponse(r) : version.columns };
   }
 
   // -------------------------------------------------------------------------------------------- helpers
@@ -690,17 +717,108 @@ export class EndpointService {
     return shaped.types.map(([name, t]) => ({ name, type: columnTypeOf(t) }));
   }
 
+  /** The query node a run executes: the version's query with the bound values (and limit/offset, or the filters). */
+  private async runNode(
+    version: EndpointVersion,
+    isSql: boolean,
+    declared: EndpointVariable[],
+    values: Record<string, unknown>,
+    limit: number | undefined,
+    offset: number | undefined,
+    filtersOverride: unknown,
+    headers: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
+    if (isSql) {
+      const lists = new Set(declared.filter((d) => d.type === 'List').map((d) => d.name));
+      let text = String(version.query.query);
+      let bound = values;
+      if (lists.size) {
+        const { printHogQL } = await import('../productql');
+        const expanded = expandLists(await parseSelect(text), values, lists);
+        text = printHogQL(expanded.query);
+        bound = expanded.values;
+      }
+      const { limit: _limit, offset: _offset, ...stored } = version.query;
+      const node: Record<string, unknown> = { ...stored, query: text, variables: bound };
+      if (limit !== undefined) node.limit = limit;
+      if (offset !== undefined) node.offset = offset;
+      return node;
+    }
+    const magic = this.magicOf(version.query);
+    const given: Record<string, unknown> = {};
+    for (const d of declared) if (values[d.name] !== null && values[d.name] !== undefined) given[d.name] = values[d.name];
+    let node = applyMagic(version.query, magic, given);
+    if (filtersOverride) {
+      node = applyFiltersOverride(node, filtersOverride);
+      headers['X-PostHog-Warn'] = 'filters_override is deprecated and will be removed. Use variables instead.';
+    }
+    return node;
+  }
+
+  /** The validated run body; a body text seen before answers from memory (bodies are only read, never changed). */
+  private runRequest(input: unknown, inputText: string | undefined): RunRequest {
+    if (inputText === undefined || inputText.length > 16 * 1024) return parseInput(runRequestSchema, input ?? {});
+    const known = this.runBodies.get(inputText);
+    if (known !== undefined) return known;
+    const body = parseInput(runRequestSchema, input ?? {});
+    if (this.runBodies.size >= MAX_RUN_MEMO) this.runBodies.delete(this.runBodies.keys().next().value as string);
+    this.runBodies.set(inputText, body);
+    return body;
+  }
+
+  /** Nodes and cache keys of earlier runs of a version, for the project settings they were built with. */
+  private runMemo(version: EndpointVersion, project: Project): Map<string, { node: Record<string, unknown>; prepared: PreparedQuery }> {
+    let m = this.runMemos.get(version);
+    if (m === undefined || m.project !== project) this.runMemos.set(version, (m = { project, runs: new Map() }));
+    return m.runs;
+  }
+
   private async fixedVariables(principal: Principal): Promise<Record<string, unknown>> {
     if (principal.kind !== 'project_secret') return {};
+    const hit = this.fixedByKey.get(principal.keyId);
+    if (hit !== undefined) return hit;
+    const gen = this.fixedByKey.generation();
     const key = await this.store.secretKeys.findOneBy({ id: principal.keyId });
-    return key?.fixed_variables ?? {};
+    const fixed = key?.fixed_variables ?? {};
+    this.fixedByKey.set(principal.keyId, fixed, gen);
+    return fixed;
+  }
+
+  /** The live (not deleted) endpoint of that name; from memory while endpoints are not written (runs only). */
+  private async liveEndpoint(projectId: number, name: string): Promise<Endpoint | null> {
+    const k = `${projectId}\u0000${name}`;
+    const hit = this.endpointByName.get(k);
+    if (hit !== undefined) return hit;
+    const gen = this.endpointByName.generation();
+    const endpoint = await this.endpoints.findOneBy({ project_id: projectId, name, deleted: false });
+    if (endpoint) this.endpointByName.set(k, endpoint, gen);
+    return endpoint;
+  }
+
+  /** Version `n` of an endpoint (null when it has none); from memory while endpoints are not written (runs only). */
+  private async runVersion(endpoint: Endpoint, n: number): Promise<EndpointVersion | null> {
+    const k = `${endpoint.id}\u0000${n}`;
+    const hit = this.versionByNumber.get(k);
+    if (hit !== undefined) return hit;
+    const gen = this.versionByNumber.generation();
+    const v = await this.versions.findOneBy({ endpoint_id: endpoint.id, version: n });
+    if (!v && n === endpoint.current_version) throw new Error(`endpoint ${endpoint.id} lacks its current version ${n}`);
+    if (v) this.versionByNumber.set(k, v, gen);
+    return v;
   }
 
   private async touchExecuted(endpoint: Endpoint, version: EndpointVersion): Promise<void> {
     const now = new Date();
     const stale = (d: Date | null) => !d || now.getTime() - d.getTime() >= LAST_EXECUTED_GRANULARITY_MS;
-    if (stale(endpoint.last_executed_at)) await this.endpoints.update(endpoint.id, { last_executed_at: now });
-    if (stale(version.last_executed_at)) await this.versions.update(version.id, { last_executed_at: now });
+    // the objects may be the run caches' (such writes do not invalidate them): keep them current too
+    if (stale(endpoint.last_executed_at)) {
+      endpoint.last_executed_at = now;
+      await this.endpoints.update(endpoint.id, { last_executed_at: now });
+    }
+    if (stale(version.last_executed_at)) {
+      version.last_executed_at = now;
+      await this.versions.update(version.id, { last_executed_at: now });
+    }
   }
 
   private async resolve(principal: Principal, projectId: number, name: string, scope: 'endpoint:read' | 'endpoint:write', _write = false): Promise<Resolved> {
@@ -799,6 +917,15 @@ export class EndpointService {
     };
   }
 }
+
+/** Envelope keys of the query answer that a run's response leaves out (or sets itself). */
+const DROPPED_FROM_RUN = new Set(['results', 'columns', 'types', 'hasMore', 'limit', 'offset', 'query', 'productql', 'hogql', 'explain', 'cache_key', 'timings', 'calculation_trigger', 'modifiers', 'resolved_date_range']);
+
+/** The last keys of a run's response, set by the run itself. */
+const RUN_TAIL_KEYS = ['name', 'execution_id', 'endpoint_version', 'endpoint_version_created_at'];
+
+/** Remembered runs per version ({@link EndpointService.runMemo}). */
+const MAX_RUN_MEMO = 1000;
 
 const duplicateName = () => validationError('An endpoint with this name already exists for this team.', 'name');
 

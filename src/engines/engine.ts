@@ -58,3 +58,77 @@ export interface EventEngineBase {
   query(sql: string, params: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
   close(): Promise<void>;
 }
+
+// ------------------------------------------------------------------------------------------------------------
+// Internal statements. The services (ingest, query log, event service, migration) need a handful of fixed
+// statements besides printed ProductQL. Each engine implements them in its own SQL, so nothing above this
+// interface is spelled for one engine.
+
+/** A project's identity rows, as the Ingestor's identity store loads them. Datetimes are epoch ms. */
+export interface ProjectIdentity {
+  persons: { id: string; created_at: number; properties: Record<string, unknown>; is_identified: boolean; version: number }[];
+  distinctIds: { distinct_id: string; person_id: string; version: number }[];
+  overrides: { old_person_id: string; override_person_id: string; version: number }[];
+}
+
+/** One query-log row (the `query_log` table; same fields as the query log's entries). `event_time` is ISO 8601. */
+export interface QueryLogRecord {
+  project_id: number;
+  id: string;
+  query_id: string | null;
+  event_time: string;
+  principal: string | null;
+  kind: string;
+  name: string | null;
+  query_hash: string;
+  query: unknown;
+  duration_ms: number;
+  result_rows: number | null;
+  result_bytes: number | null;
+  is_cached: boolean;
+  status: string;
+  error_code: string | null;
+}
+
+/** Query-log filters; every one set must match. `since` is inclusive, `until` exclusive. */
+export interface QueryLogFilter {
+  kind?: string;
+  status?: string;
+  is_cached?: boolean;
+  query_hash?: string;
+  error_code?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** Live row counts of one project (distinct event uuids: ClickHouse may hold a retried batch twice until merges). */
+export interface ProjectCounts {
+  events: number;
+  persons: number;
+  person_distinct_ids: number;
+  person_overrides: number;
+}
+
+export interface InternalStatements {
+  /** The durable-log sequence number whose events are all stored (0 when none). */
+  getCheckpoint(): Promise<number>;
+  /** Every live person, distinct id and override of a project. */
+  loadIdentity(projectId: number): Promise<ProjectIdentity>;
+  /** `[project_id, uuid]` of events created at or after `since` (ingest de-duplication after a restart), at most `limit`. */
+  recentEventUuids(since: Date, limit: number): Promise<[number, string][]>;
+  /** True when the project has a live person with this id (any letter case). */
+  personExists(projectId: number, personId: string): Promise<boolean>;
+  /** Appends query-log rows (one statement per call; callers batch). */
+  appendQueryLog(rows: readonly QueryLogRecord[]): Promise<void>;
+  /** A project's query log, newest first (ties by id), with the total matching count. */
+  listQueryLog(projectId: number, filter: QueryLogFilter, page: { limit: number; offset: number }): Promise<{ count: number; rows: QueryLogRecord[] }>;
+  /** Row counts of one project (migration checks, diagnostics). */
+  projectCounts(projectId: number): Promise<ProjectCounts>;
+  /** Deletes every event, person, distinct id and override of a project. */
+  deleteProject(projectId: number): Promise<void>;
+  /** Deletes a person, their distinct ids and overrides pointing at them; with `deleteEvents`, their events. */
+  deletePerson(projectId: number, personId: string, deleteEvents: boolean): Promise<void>;
+}
+
+/** An event engine with its internal statements: what DuckDbEngine and ClickHouseEngine both are. */
+export type EventEngine = EventEngineBase & InternalStatements;

@@ -126,7 +126,14 @@ export class ProjectIdentity {
     return this.byDistinctId.get(distinctId);
   }
 
+  /**
+   * Called whenever a distinct id is (re)mapped to a person. Bulk import records these changes, with the
+   * position of the row that caused them, to give every other row its person in SQL.
+   */
+  onAttach: ((distinctId: string, personId: string) => void) | null = null;
+
   private attach(p: PersonState, distinctId: string): void {
+    this.onAttach?.(distinctId, p.id);
     p.distinctIds.add(distinctId);
     this.byDistinctId.set(distinctId, p);
     this.distinctVersion.set(distinctId, (this.distinctVersion.get(distinctId) ?? -1) + 1);

@@ -24,7 +24,13 @@ export interface ImportSinkResult {
   duplicates?: number;
 }
 
-export type ImportSink = (chunk: ImportChunk) => Promise<ImportSinkResult>;
+export type ImportSink = ((chunk: ImportChunk) => Promise<ImportSinkResult>) & {
+  /**
+   * When present, the whole file is handed over instead of being parsed here and sent in chunks: the local
+   * Ingestor's native bulk path ({@link Ingestor.importFile}: DuckDB reads the NDJSON itself).
+   */
+  importFile?: (file: string, opts: ImportFileOptions) => Promise<ImportFileSummary>;
+};
 
 export interface ImportFileOptions {
   /** Rows per sink call. Default 10,000. */
@@ -53,11 +59,13 @@ export interface ImportFileSummary {
   rowsPerSecond: number;
 }
 
-function isPerson(o: Record<string, unknown>): boolean {
+/** Whether an import line is a person (else an event). */
+export function isPerson(o: Record<string, unknown>): boolean {
   return o.type === 'person' || (Array.isArray(o.distinct_ids) && o.event === undefined);
 }
 
-async function openInput(file: string): Promise<{ stream: Readable; raw: fs.ReadStream; size: number }> {
+/** `gunzipChunkBytes`: size of the decompressed pieces (zlib's default is 16 KiB; bulk readers want fewer, larger ones). */
+export async function openInput(file: string, gunzipChunkBytes?: number): Promise<{ stream: Readable; raw: fs.ReadStream; size: number }> {
   const size = (await fs.promises.stat(file)).size;
   const fh = await fs.promises.open(file, 'r');
   const head = Buffer.alloc(2);
@@ -65,10 +73,41 @@ async function openInput(file: string): Promise<{ stream: Readable; raw: fs.Read
   await fh.close();
   const raw = fs.createReadStream(file, { highWaterMark: 1 << 20 });
   const gz = file.endsWith('.gz') || (head[0] === 0x1f && head[1] === 0x8b);
-  return { stream: gz ? raw.pipe(createGunzip()) : raw, raw, size };
+  return { stream: gz ? raw.pipe(createGunzip(gunzipChunkBytes ? { chunkSize: gunzipChunkBytes } : {})) : raw, raw, size };
+}
+
+/** The import progress bar on stderr (or nothing when `show` is false). */
+export function importProgress(size: number, show: boolean): { update(bytesRead: number, rows: number, errors: number): void; stop(rows: number, errors: number): void } {
+  const started = Date.now();
+  const bar = show
+    ? new cliProgress.SingleBar(
+        {
+          format: 'import |{bar}| {percentage}% | {rows} rows | {rate} rows/s | ETA {eta_formatted} | {errors} errors',
+          stream: process.stderr,
+          hideCursor: true,
+          // Asked for explicitly without a terminal (logs, CI): a plain line every 2 s and at the end.
+          noTTYOutput: !process.stderr.isTTY,
+          notTTYSchedule: 2000,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
+  bar?.start(size, 0, { rows: 0, rate: 0, errors: 0 });
+  return {
+    update(bytesRead, rows, errors) {
+      if (!bar) return;
+      const secs = Math.max(0.001, (Date.now() - started) / 1000);
+      bar.update(bytesRead, { rows, rate: Math.round(rows / secs), errors });
+    },
+    stop(rows, errors) {
+      bar?.update(size, { rows, errors });
+      bar?.stop();
+    },
+  };
 }
 
 export async function importNdjsonFile(file: string, sink: ImportSink, opts: ImportFileOptions = {}): Promise<ImportFileSummary> {
+  if (typeof sink.importFile === 'function') return sink.importFile(file, opts);
   const chunkRows = opts.chunkRows ?? 10_000;
   const maxErrors = opts.maxErrors ?? 10_000;
   const started = Date.now();

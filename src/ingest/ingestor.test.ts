@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
 import { normalizeEvent } from './capture-payload';
-import { Ingestor } from './ingestor';
+import { Ingestor, slimForApply } from './ingestor';
 
 let dir: string;
 let engine: DuckDbEngine;
@@ -101,4 +101,19 @@ it('deletePerson and deleteProject also reset the identity cache', async () => {
   await ing.deleteProject(1);
   expect(await count(`SELECT count(*) FROM events WHERE project_id = 1`)).toBe(0);
   expect(await count(`SELECT count(*) FROM events WHERE project_id = 2`)).toBe(1);
+});
+
+it('slimForApply keeps the properties text, the extracted columns and only the identity keys as objects', () => {
+  const e = ev({ distinct_id: 'u', properties: { $session_id: 's1', $elements_chain: 'a:b', $browser: 'x', $set: { a: 1 }, alias: 'al', big: { deep: [1, 2] } } });
+  const json = e.propertiesJson;
+  slimForApply(e);
+  expect(e).toMatchObject({ session_id: 's1', elements_chain: 'a:b', properties: { $set: { a: 1 }, alias: 'al' }, propertiesJson: json });
+  expect(Object.keys(e.properties).sort()).toEqual(['$set', 'alias']);
+  const plain = ev({ distinct_id: 'u', properties: { $session_id: 7 } });
+  slimForApply(plain);
+  expect(plain).toMatchObject({ session_id: null, elements_chain: null, properties: {} });
+  // Already slim (from a parse worker): left alone.
+  const before = { ...plain };
+  slimForApply(plain);
+  expect(plain).toEqual(before);
 });

@@ -213,6 +213,18 @@ export class Wal {
           cur.size += buf.length;
           cur.seg.lastSeq = group[group.length - 1].record.seq;
         } catch (e) {
+          // A failed write (ENOSPC, EIO) may have left part of the group in the file. Cut it off, or the next
+          // group would follow a torn line, and replay, which stops at the first bad line, would drop every
+          // record after it. If the cut fails too, the next group starts a new segment.
+          const cur = this.current;
+          if (cur) {
+            try {
+              await cur.fh.truncate(cur.size);
+            } catch {
+              this.current = null;
+              await cur.fh.close().catch(() => undefined);
+            }
+          }
           for (const p of group) p.reject(e as Error);
           continue;
         }

@@ -330,7 +330,7 @@ export const windowFunction = (
   ...(typeof over === 'string' ? { over_identifier: over } : { over_expr: { node: 'WindowExpr', ...over } }),
 });
 
-export type JoinType = 'INNER JOIN' | 'LEFT JOIN' | 'RIGHT JOIN' | 'FULL OUTER JOIN' | 'CROSS JOIN';
+export type JoinType = 'INNER JOIN' | 'LEFT JOIN' | 'RIGHT JOIN' | 'FULL OUTER JOIN' | 'CROSS JOIN' | 'ASOF JOIN' | 'ASOF LEFT JOIN';
 
 /** A FROM/JOIN item. `table` is a table name (`'events'`), a field, or a subquery. */
 export const joinExpr = (

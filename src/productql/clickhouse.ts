@@ -19,7 +19,7 @@
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
-import type { Dialect, FunctionCall, Helpers, Printed, TableNeeds } from './dialect';
+import type { Dialect, FunctionCall, Helpers, Printed, TableNeeds, TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -98,6 +98,9 @@ export const CH_TABLE_COLUMNS: Record<string, { name: string; datetime?: boolean
 /** Tables whose rows are replaced by newer versions (ReplacingMergeTree + `is_deleted`): read with FINAL. */
 const REPLACING = new Set(['persons', 'person_distinct_ids', 'person_overrides']);
 
+/** A reference to a table's `event` column, as the compiler prints it (quoted alias, quoted name). */
+const EVENT_COL = /^(`(?:[^`\\]|\\.)*`)\.`event`$/;
+
 /** Sentinel placeholders, replaced by escaped literals after compilation. */
 const MARK = '\u0001';
 
@@ -106,6 +109,9 @@ export class ClickHouseDialect implements Dialect {
   readonly inlineCtes = true;
   readonly uniqueSelectNames = true;
   readonly positionalAsExpression = true;
+  readonly groupByAlias = true;
+  readonly crossJoinNonEqui = true;
+  readonly renameJoinedColumns = true;
   quoteIdent = chIdent;
   placeholder = (i: number): string => `${MARK}${i}${MARK}`;
 
@@ -154,6 +160,9 @@ export class ClickHouseDialect implements Dialect {
             return `toInt64(${h.param(t)})`;
           }
           if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return this.ms(`toDateTime(toDate(${p.sql}), ${h.tz()})`);
+          // DateTime has whole seconds: parse without the fraction and add its milliseconds (as DuckDB keeps them).
+          const frac = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2})\.(\d+)$/.exec(s);
+          if (frac) return `(${this.ms(`parseDateTimeBestEffort(${h.param(frac[1])}, ${h.tz()})`)} + ${Number(`${frac[2]}00`.slice(0, 3))})`;
           return this.ms(`parseDateTimeBestEffort(${p.sql}, ${h.tz()})`);
         }
         return this.ms(`parseDateTimeBestEffortOrNull(${p.sql}, ${h.tz()})`);
@@ -174,10 +183,18 @@ export class ClickHouseDialect implements Dialect {
    * keys JSON-escaped). Nested keys extract the raw object first, then the key inside it.
    */
   jsonProperty(base: string, keys: (string | number)[], h: Helpers): Printed {
+    let parent = base;
     let raw = base;
-    for (const k of keys) raw = `visitParamExtractRaw(${raw}, ${h.param(JSON.stringify(String(k)).slice(1, -1))})`;
-    // Strings are unquoted/unescaped; numbers, objects and arrays are their JSON text; null and '' are NULL.
-    const sql = `nullIf(if(substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), if(${raw} = 'null', '', ${raw})), '')`;
+    for (const k of keys) {
+      parent = raw;
+      raw = `visitParamExtractRaw(${raw}, ${h.param(JSON.stringify(String(k)).slice(1, -1))})`;
+    }
+    const last = keys.length ? h.param(JSON.stringify(String(keys[keys.length - 1])).slice(1, -1)) : '';
+    // Strings are unquoted/unescaped (read straight from the parent: the same first occurrence of the key as
+    // visitParamExtractRaw finds); numbers, objects and arrays are their JSON text; null and '' are NULL.
+    const sql = keys.length
+      ? `nullIf(if(substring(${raw}, 1, 1) = '"', visitParamExtractString(${parent}, ${last}), if(${raw} = 'null', '', ${raw})), '')`
+      : `nullIf(${raw}, '')`;
     return P(sql, 'string', true, { json: { base, keys } });
   }
   jsonAsText(base: string): string {
@@ -217,6 +234,7 @@ export class ClickHouseDialect implements Dialect {
     const negative = op === '!=' || op === 'not like' || op === 'not ilike' || op === 'not in' || op === '!~' || op === '!~*';
     let sql: string;
     let joinSql: string | undefined;
+    let timeBounds: TimeBound[] | undefined;
     if (op === 'in' || op === 'not in') {
       if (r.arrayIn) sql = `${op === 'not in' ? 'NOT ' : ''}has(${r.sql}, ${l.sql})`;
       else if (r.list) {
@@ -227,6 +245,8 @@ export class ClickHouseDialect implements Dialect {
           return b;
         });
         sql = `${left} ${op === 'in' ? 'IN' : 'NOT IN'} (${items.join(', ')})`;
+        const ev = op === 'in' && r.list.every((it) => it.isConst && it.type === 'string') ? EVENT_COL.exec(l.sql) : null;
+        if (ev) timeBounds = [{ aliasSql: ev[1], column: 'event', op: 'in', value: `(${items.join(', ')})` }];
       } else sql = `${l.sql} ${op === 'in' ? 'IN' : 'NOT IN'} ${r.sql}`;
     } else if (op === '=~' || op === '!~' || op === '=~*' || op === '!~*') {
       const re = op.endsWith('*') ? `match(${l.sql}, concat('(?i)', ${r.sql}))` : `match(${l.sql}, ${r.sql})`;
@@ -240,14 +260,45 @@ export class ClickHouseDialect implements Dialect {
     } else {
       const [a, b] = this.coerce(l, r, h, node);
       sql = `${a} ${op === '==' ? '=' : op === '!=' ? '!=' : op} ${b}`;
+      timeBounds = this.timeBound(op, l, r, a, b);
+      // `event = '<name>'`: repeated inside the guarded reference too (`event` is in the primary key).
+      const ev = op === '==' && !timeBounds ? (r.isConst && r.type === 'string' ? EVENT_COL.exec(l.sql) : l.isConst && l.type === 'string' ? EVENT_COL.exec(r.sql) : null) : null;
+      if (ev) timeBounds = [{ aliasSql: ev[1], column: 'event', op: '=', value: EVENT_COL.test(l.sql) ? b : a }];
       // In JOIN ... ON a NULL comparison already excludes the row, so the plain equality means the same thing.
       // Both keys are wrapped in identity(): ClickHouse 18.16 corrupts memory (and can crash) when a query selects
       // a right-hand join key column that has the same name as the left one; a key expression avoids that path.
       if (op === '==') joinSql = `identity(${a}) = identity(${b})`;
     }
     const nullable = l.nullable || r.nullable;
-    if (!nullable) return P(`(${sql})`, 'bool', false, joinSql ? { joinSql } : {});
-    return P(`ifNull(${sql}, ${negative ? '1' : '0'})`, 'bool', false, joinSql ? { joinSql } : {});
+    const extra: Partial<Printed> = { ...(joinSql ? { joinSql } : {}), ...(timeBounds ? { timeBounds } : {}) };
+    if (!nullable) return P(`(${sql})`, 'bool', false, extra);
+    return P(`ifNull(${sql}, ${negative ? '1' : '0'})`, 'bool', false, extra);
+  }
+
+  /**
+   * `<alias>.timestamp <op> <constant>` (either way round): the same bound on the stored whole-second column, which
+   * the guarded events reference repeats next to the project guard so ClickHouse prunes partitions and key ranges
+   * (the epoch-ms expression the outer query compares cannot use the key). `t_ms >= X` implies `t_s >= floor(X/1000)`,
+   * `t_ms <= X` implies `t_s <= floor(X/1000)`: the bound never drops a row the comparison keeps.
+   */
+  private timeBound(op: CompareOp, l: Printed, r: Printed, lSql: string, rSql: string): TimeBound[] | undefined {
+    const col = /^(`(?:[^`\\]|\\.)*`)\.`timestamp`$/;
+    const flip: Partial<Record<CompareOp, CompareOp>> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==' };
+    // Constant: a bound value, or an expression without column references (columns are always quoted; bound
+    // strings are still placeholders here, so a backquote can only come from an identifier).
+    const constant = (p: Printed) => p.isConst || !p.sql.includes('`');
+    let m = l.type === 'datetime' && constant(r) ? col.exec(l.sql) : null;
+    let value = rSql;
+    let o: CompareOp | undefined = op;
+    if (!m && r.type === 'datetime' && constant(l)) {
+      m = col.exec(r.sql);
+      value = lSql;
+      o = flip[op];
+    }
+    if (!m || !o) return undefined;
+    const bound: TimeBound['op'] | undefined = o === '>' || o === '>=' ? '>=' : o === '<' || o === '<=' ? '<=' : o === '==' ? '=' : undefined;
+    if (!bound) return undefined;
+    return [{ aliasSql: m[1], op: bound, value: `toDateTime(intDiv(${value}, 1000), 'UTC')` }];
   }
 
   between(x: Printed, lo: Printed, hi: Printed, negated: boolean, h: Helpers): Printed {
@@ -298,7 +349,7 @@ export class ClickHouseDialect implements Dialect {
   }
 
   // ---------------------------------------------------------------------------------------- tables
-  private baseTable(table: string, alias: string, projectParam: string): string {
+  private baseTable(table: string, alias: string, projectParam: string, bounds: TimeBound[] = []): string {
     const a = q(alias);
     const cols = (CH_TABLE_COLUMNS[table] ?? []).map((c) =>
       c.datetime
@@ -308,6 +359,23 @@ export class ClickHouseDialect implements Dialect {
     if (cols.length === 0) throw new Error(`no ClickHouse column list for table ${table}`);
     const final = REPLACING.has(table) ? ' FINAL' : '';
     const live = REPLACING.has(table) ? ` AND ${a}.${q('is_deleted')} = 0` : '';
+    if (table === 'events' && bounds.length) {
+      // Inside this SELECT the epoch-ms alias `timestamp` shadows the stored column (18.16's alias rules), so the
+      // stored-column bounds go one level down, where ClickHouse applies them to the partition and primary key.
+      // Both spellings: `timestamp` prunes partitions (minmax), `toDate(timestamp)` the primary key (18.16 does not
+      // derive the key range from the raw column through the monotonic toDate).
+      // The inner SELECT keeps the usual guard shape (`FROM t AS a WHERE a.project_id = ...`).
+      const c = (name: string) => `${a}.${q(name)}`;
+      const where = [
+        `${c('project_id')} = ${projectParam}`,
+        ...bounds.flatMap((b) =>
+          b.column === 'event'
+            ? [`${c('event')} ${b.op === 'in' ? 'IN' : '='} ${b.value}`]
+            : [`${c('timestamp')} ${b.op} ${b.value}`, `toDate(${c('timestamp')}) ${b.op} toDate(${b.value})`],
+        ),
+      ];
+      return `SELECT ${cols.join(', ')} FROM (SELECT * FROM ${q(table)} AS ${a} WHERE ${where.join(' AND ')}) AS ${a}`;
+    }
     return `SELECT ${cols.join(', ')} FROM ${q(table)} AS ${a}${final} WHERE ${a}.${q('project_id')} = ${projectParam}${live}`;
   }
 
@@ -318,7 +386,7 @@ export class ClickHouseDialect implements Dialect {
    */
   guardedTable(table: string, alias: string, projectParam: string, needs: TableNeeds): string {
     const a = q(alias);
-    let sql = this.baseTable(table, alias, projectParam);
+    let sql = this.baseTable(table, alias, projectParam, needs.timeBounds);
     const isEvents = table === 'events';
     const needPersonId = needs.personId || (isEvents && needs.personFields.length > 0);
     if (isEvents && needPersonId) {
@@ -349,7 +417,7 @@ export class ClickHouseDialect implements Dialect {
     const n = fn.node;
     const s = (i: number) => a[i].sql;
     const anyNull = a.some((x) => x.nullable);
-    if (fn.sig.kind === 'window') return h.error(`Window functions are not available on ClickHouse (function "${fn.sig.name}")`, n);
+    if (fn.sig.kind === 'window' || fn.over) return h.error(`Window functions are not available on ClickHouse (function "${fn.sig.name}" with OVER)`, n);
     const agg = (name: string, args: string[], type: PType, nullable: boolean, extra?: string, chType?: string): Printed => {
       const conds = [extra, fn.filter].filter((x): x is string => !!x);
       const base = fn.distinct ? `${name}Distinct` : name;
@@ -557,10 +625,23 @@ export class ClickHouseDialect implements Dialect {
         return P(`(lengthUTF8(${s(0)}) = 0)`, 'bool', anyNull);
       case 'notEmpty':
         return P(`(lengthUTF8(${s(0)}) > 0)`, 'bool', anyNull);
-      case 'concat':
-        return P(`concat(${a.map((x) => (isStrLike(x) || x.type === 'null' ? `ifNull(${x.sql}, '')` : `ifNull(toString(${x.sql}), '')`)).join(', ')}${a.length === 1 ? ", ''" : ''})`, 'string', false);
-      case 'substring':
-        return simple('substringUTF8', 'string');
+      case 'concat': {
+        // A datetime reads as DuckDB casts it: the naive UTC wall clock, with the fraction only when there is one.
+        const text = (x: Printed) =>
+          x.type === 'datetime'
+            ? `concat(toString(toDateTime(intDiv(${x.sql}, 1000), 'UTC')), if(${x.sql} % 1000 = 0, '', concat('.', replaceRegexpOne(substring(toString(1000 + ${x.sql} % 1000), 2), '0+$', ''))))`
+            : `toString(${x.sql})`;
+        return P(`concat(${a.map((x) => (isStrLike(x) || x.type === 'null' ? `ifNull(${x.sql}, '')` : `ifNull(${text(x)}, '')`)).join(', ')}${a.length === 1 ? ", ''" : ''})`, 'string', false);
+      }
+      case 'substring': {
+        // 18.16's substringUTF8 takes exactly three arguments, all constant: other calls slice the string's
+        // characters as an array (same 1-based semantics).
+        const constant = (x: Printed) => x.isConst && typeof x.constValue === 'number' && Number.isInteger(x.constValue) && x.constValue >= 1;
+        if (a.length === 3 && constant(a[1]) && constant(a[2])) return P(`substringUTF8(${s(0)}, ${s(1)}, ${s(2)})`, 'string', anyNull);
+        const chars = `extractAll(${s(0)}, '(?s).')`;
+        const slice = a.length > 2 ? `arraySlice(${chars}, ${num(a[1])}, greatest(${num(a[2])}, 0))` : `arraySlice(${chars}, ${num(a[1])})`;
+        return P(`arrayStringConcat(${slice})`, 'string', anyNull);
+      }
       case 'replaceAll':
       case 'replace':
         return simple('replaceAll', 'string');

@@ -33,6 +33,7 @@ import type {
 import type { Dialect, Helpers, Printed, TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { lookupFunction } from './functions';
+import { regexError } from '../limits';
 import { printHogQLExpr } from './hogql';
 import { MAX_AST_DEPTH } from './parser';
 import { VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
@@ -125,6 +126,8 @@ interface TableSource {
   virtual?: VirtualTable;
   columns?: Map<string, ColumnInfo>;
   columnOrder?: string[];
+  /** SQL names of columns renamed by {@link Compiler.joinedSource}; unset: the column names. */
+  columnSql?: Map<string, string>;
   needs: TableNeeds;
 }
 
@@ -138,6 +141,8 @@ class Scope {
   readonly selectAliases = new Map<string, Expr>();
   readonly inProgress = new Set<string>();
   readonly lambdaArgs = new Set<string>();
+  /** Conditions of inner joins printed as CROSS JOIN (Dialect.crossJoinNonEqui): part of this SELECT's WHERE. */
+  readonly joinWhere: string[] = [];
   windows = new Set<string>();
   /** The select list, for dialects that print `GROUP BY 1` / `ORDER BY 1` as the expression itself. */
   selectList?: Expr[];
@@ -175,6 +180,15 @@ const JOIN_TYPES: Record<string, string> = {
   ',': 'CROSS JOIN',
   'LEFT SEMI JOIN': 'SEMI JOIN',
   'LEFT ANTI JOIN': 'ANTI JOIN',
+  // ON = equalities plus one inequality; the match is the nearest row on the inequality's side (DuckDB only here).
+  'ASOF JOIN': 'ASOF JOIN',
+  'ASOF INNER JOIN': 'ASOF JOIN',
+  'ASOF LEFT JOIN': 'ASOF LEFT JOIN',
+  'ASOF LEFT OUTER JOIN': 'ASOF LEFT JOIN',
+  // (the parser's spelling of `ASOF LEFT JOIN` / `ASOF INNER JOIN`)
+  'LEFT ASOF JOIN': 'ASOF LEFT JOIN',
+  'LEFT OUTER ASOF JOIN': 'ASOF LEFT JOIN',
+  'INNER ASOF JOIN': 'ASOF JOIN',
 };
 
 /** Own-property lookup: keys come from the query, and `toString`/`constructor` must not hit Object.prototype. */
@@ -182,6 +196,9 @@ const own = <V>(obj: Record<string, V>, key: string): V | undefined =>
   Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
 
 const LAMBDA_FUNCS = new Set(['arrayMap', 'arrayFilter', 'arrayExists']);
+/** Operators and functions whose pattern (right side, second argument) is an RE2 regex: checked by src/limits.ts. */
+const REGEX_OPS = new Set<string>(['=~', '!~', '=~*', '!~*']);
+const REGEX_FUNCS = new Set(['match', 'extract', 'replaceRegexpAll', 'replaceRegexpOne']);
 
 const CMP_FUNCS: Record<string, CompareOperation['op']> = {
   equals: '==',
@@ -361,6 +378,8 @@ export class Compiler {
       used.add(n);
       return this.q(n);
     };
+    // Dialects with groupByAlias: a GROUP BY key equal to a select item is printed as that item's alias.
+    const selectAliasOf = new Map<string, string>();
     for (const e of q.select) {
       if (e && e.node === 'Field' && e.chain[e.chain.length - 1] === '*') {
         for (const c of this.expandStar(e, scope)) {
@@ -373,11 +392,19 @@ export class Compiler {
       if (e && e.node === 'Alias') this.checkUserName(e.alias, e);
       const p = this.expr(e, scope);
       columns.push({ name, type: p.type, nullable: p.nullable, ...(p.chType ? { chType: p.chType } : {}) });
-      selectSql.push(`${p.sql} AS ${alias(name)}`);
+      const as = alias(name);
+      selectSql.push(`${p.sql} AS ${as}`);
+      if (this.dialect.groupByAlias && !selectAliasOf.has(p.sql)) selectAliasOf.set(p.sql, as);
     }
 
-    const where = [q.prewhere, q.where].filter((x): x is Expr => !!x).map((x) => this.filterSql(this.expr(x, scope)));
-    const groupBy = (q.group_by ?? []).map((x) => this.positionalOrExpr(x, scope, true));
+    const wherePrinted = [q.prewhere, q.where].filter((x): x is Expr => !!x).map((x) => this.expr(x, scope));
+    // Timestamp bounds of the WHERE go to the events table they are on (the FROM clause is printed after this).
+    for (const b of wherePrinted.flatMap((p) => p.timeBounds ?? [])) {
+      const t = scope.tables.find((x) => x.virtual?.table === 'events' && this.q(x.sqlAlias) === b.aliasSql);
+      if (t) (t.needs.timeBounds ??= []).push(b);
+    }
+    const where = [...wherePrinted.map((p) => this.filterSql(p)), ...scope.joinWhere];
+    const groupBy = (q.group_by ?? []).map((x) => this.positionalOrExpr(x, scope, true)).map((g) => selectAliasOf.get(g) ?? g);
     const having = q.having ? this.filterSql(this.expr(q.having, scope)) : undefined;
     const qualify = q.qualify ? this.expr(q.qualify, scope).sql : undefined;
     const orderBy = (q.order_by ?? []).map((o) => this.orderExpr(o, scope, true));
@@ -452,10 +479,11 @@ export class Compiler {
           .trim();
         joinKw = own(JOIN_TYPES, raw) ?? '';
         if (!joinKw) this.err(`Unsupported join type: ${String(item.join_type)}`, item);
+        if (joinKw.startsWith('ASOF') && this.dialect.name !== 'duckdb') this.err(`${joinKw} is not available on this engine`, item);
       }
       if (item.table_args?.length) this.err('Table functions are not allowed', item);
       if (item.sample) this.err('SAMPLE is not supported', item);
-      const table = this.tableSource(item, scope);
+      const table = this.tableSource(item, scope, !first);
       const tableSql = table;
       let constraint: (() => string) | undefined;
       if (item.constraint) {
@@ -463,8 +491,14 @@ export class Compiler {
         if (item.constraint.constraint_type !== 'ON') this.err('JOIN ... USING is not supported; use ON', item.constraint);
         if (joinKw === 'CROSS JOIN') this.err('CROSS JOIN cannot have a join constraint', item.constraint);
         const onPrinted = this.expr(item.constraint.expr, scope);
-        const on = onPrinted.joinSql ?? this.filterSql(onPrinted);
-        constraint = () => ` ON ${on}`;
+        if (this.dialect.crossJoinNonEqui && !onPrinted.joinSql && joinKw === 'JOIN') {
+          // An inner join on a condition without equalities is the filtered cross product: the engine needs that form.
+          joinKw = 'CROSS JOIN';
+          scope.joinWhere.push(this.filterSql(onPrinted));
+        } else {
+          const on = onPrinted.joinSql ?? this.filterSql(onPrinted);
+          constraint = () => ` ON ${on}`;
+        }
       } else if (!first && joinKw !== 'CROSS JOIN') {
         this.err(`${joinKw} needs an ON constraint`, item);
       }
@@ -477,7 +511,21 @@ export class Compiler {
     return () => pieces.map((p) => p()).join('');
   }
 
-  private tableSource(item: JoinExpr, scope: Scope): () => string {
+  /**
+   * Dialects with renameJoinedColumns: the columns of a joined (not first) subquery or CTE get unique names
+   * (`__j<n>_<name>`) through a wrapping SELECT, and references to them use those names. ClickHouse 18.16 renames a
+   * right-hand column named like a left-hand one to `<alias>.<name>` and then fails on it ("No such name in
+   * Block::erase()"). Returns the FROM text for `body AS alias`.
+   */
+  private joinedSource(src: TableSource, body: string, joined: boolean): string {
+    const order = src.columnOrder ?? [];
+    if (!joined || !this.dialect.renameJoinedColumns || order.length === 0 || new Set(order).size !== order.length) return `${body} AS ${this.q(src.sqlAlias)}`;
+    const n = ++this.aliasCounter;
+    src.columnSql = new Map(order.map((c) => [c, `__j${n}_${c}`]));
+    return `(SELECT ${order.map((c) => `${this.q(c)} AS ${this.q(src.columnSql!.get(c)!)}`).join(', ')} FROM ${body}) AS ${this.q(src.sqlAlias)}`;
+  }
+
+  private tableSource(item: JoinExpr, scope: Scope, joined = false): () => string {
     const t = item.table;
     if (item.alias !== undefined && item.alias !== null) this.checkUserName(item.alias, item);
     if (t && (t.node === 'SelectQuery' || t.node === 'SelectSetQuery')) {
@@ -491,7 +539,8 @@ export class Compiler {
         needs: { personId: false, personFields: [] },
       };
       this.addTable(scope, src, item);
-      return () => `(${sub.sql}) AS ${this.q(src.sqlAlias)}`;
+      const from = this.joinedSource(src, `(${sub.sql})`, joined);
+      return () => from;
     }
     if (!t || t.node !== 'Field') this.err('Expected a table name or subquery', item);
     const chain = t.chain.map(String);
@@ -507,7 +556,8 @@ export class Compiler {
           needs: { personId: false, personFields: [] },
         };
         this.addTable(scope, src, item);
-        return () => `${cte.body !== undefined ? `(${cte.body})` : this.q(cte.sqlName)} AS ${this.q(src.sqlAlias)}`;
+        const from = this.joinedSource(src, cte.body !== undefined ? `(${cte.body})` : this.q(cte.sqlName), joined);
+        return () => from;
       }
       const vt = Object.prototype.hasOwnProperty.call(VIRTUAL_TABLES, chain[0]) ? VIRTUAL_TABLES[chain[0]] : undefined;
       if (vt) {
@@ -607,7 +657,7 @@ export class Compiler {
     if (!t.virtual) {
       const c = t.columns?.get(name);
       if (!c) this.err(`Unknown field "${name}" on ${t.name}`, node);
-      const p: Printed = { sql: `${a}.${this.q(name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}) };
+      const p: Printed = { sql: `${a}.${this.q(t.columnSql?.get(name) ?? name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}) };
       return rest.length === 1 ? p : this.extendJson(p, rest.slice(1), node);
     }
     const def = Object.prototype.hasOwnProperty.call(t.virtual.fields, name) ? t.virtual.fields[name] : undefined;
@@ -627,7 +677,11 @@ export class Compiler {
       case 'person_id':
         if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on person_id`, node);
         t.needs.personId = true;
-        return { sql: this.dialect.lazyColumn(t.sqlAlias, 'person_id'), type: 'uuid', nullable: true };
+        {
+          const sql = this.dialect.lazyColumn(t.sqlAlias, 'person_id');
+          const test = this.dialect.lazyPersonIdNullTest?.(t.sqlAlias);
+          return { sql, type: 'uuid', nullable: true, ...(test ? { nullTest: { of: sql, sql: test } } : {}) };
+        }
       case 'person': {
         if (rest.length === 1) this.err('"person" is a table: use person.id, person.properties.<key>, person.created_at, ...', node);
         const pf = rest[1];
@@ -690,11 +744,16 @@ export class Compiler {
         const op = e.node === 'And' ? ' AND ' : ' OR ';
         // NULL and false filter alike through AND/OR, so the parts' filter spellings compose.
         const filterSql = parts.some((p) => p.filterSql) ? `(${parts.map((p) => p.filterSql ?? p.sql).join(op)})` : undefined;
+        // A conjunction of join equalities stays one in JOIN ... ON (dialects that accept only equalities there).
+        const joinSql = e.node === 'And' && parts.some((p) => p.joinSql) ? `(${parts.map((p) => p.joinSql ?? p.filterSql ?? p.sql).join(op)})` : undefined;
+        const timeBounds = e.node === 'And' ? parts.flatMap((p) => p.timeBounds ?? []) : [];
         return {
+          ...(timeBounds.length ? { timeBounds } : {}),
           sql: `(${parts.map((p) => p.sql).join(op)})`,
           type: 'bool',
           nullable: parts.some((p) => p.nullable),
           ...(filterSql ? { filterSql } : {}),
+          ...(joinSql ? { joinSql } : {}),
         };
       }
       case 'Not': {
@@ -803,12 +862,20 @@ export class Compiler {
       r = { sql: `(${sub.sql})`, type: sub.columns[0]?.type ?? 'unknown', nullable: true };
     } else {
       r = this.expr(e.right, scope);
+      if (REGEX_OPS.has(e.op)) this.checkRegex(r, e.right);
       if (e.op === 'in' || e.op === 'not in') {
         if (r.type === 'array') r = { ...r, arrayIn: true };
         else r = { ...r, sql: `(${r.sql})` };
       }
     }
     return this.dialect.compare(e.op, l, r, this.h, e);
+  }
+
+  /** A constant pattern (literal or variable) RE2 would refuse, or one over the length limit, is a 400 before execution. */
+  private checkRegex(p: Printed | undefined, node: NodeBase | undefined): void {
+    if (!p?.isConst || typeof p.constValue !== 'string') return;
+    const e = regexError(p.constValue, null);
+    if (e) throw productqlError(e.message, node, e.code);
   }
 
   private lambda(args: string[], body: Expr, scope: Scope, node: NodeBase): Printed {
@@ -850,6 +917,7 @@ export class Compiler {
       a && a.node === 'Lambda' && i === 0 && LAMBDA_FUNCS.has(sig.name) ? this.lambda(a.args, a.expr, scope, a) : this.expr(a, scope),
     );
     if (LAMBDA_FUNCS.has(sig.name) && args[0]?.node !== 'Lambda') this.err(`The first argument of ${sig.name} must be a lambda`, c);
+    if (REGEX_FUNCS.has(sig.name)) this.checkRegex(printedArgs[1], args[1]);
     const printedParams = params.map((p) => {
       const x = this.expr(p, scope);
       if (!x.isConst) this.err(`Parameters of "${sig.name}" must be constants`, p);
@@ -870,7 +938,7 @@ export class Compiler {
       this.err(`Wrong number of parameters for "${sig.name}"`, w);
     const printedArgs = args.map((a) => this.expr(a, scope));
     const printedParams = params.map((p) => this.expr(p, scope));
-    const inner = this.dialect.call({ sig, node: w, args: printedArgs, raw: args, params: printedParams, distinct: false }, this.h);
+    const inner = this.dialect.call({ sig, node: w, args: printedArgs, raw: args, params: printedParams, distinct: false, over: true }, this.h);
     let over: string;
     if (w.over_identifier) {
       let found = false;

@@ -42,6 +42,18 @@ export interface Printed {
    * `sql` once per group. Unset: `sql` is used.
    */
   groupSql?: string;
+  /**
+   * Bounds on a table's `timestamp` that hold wherever this condition is true: set by a dialect on comparisons of
+   * `timestamp` with a constant, carried through AND only. The compiler hands the bounds of WHERE conditions to
+   * the table they are on ({@link TableNeeds.timeBounds}).
+   */
+  timeBounds?: TimeBound[];
+  /**
+   * A cheaper expression that is NULL exactly when `sql` is, for `IS [NOT] NULL` tests (e.g. the stored
+   * `events.person_id` under the override-resolved person id: an override only ever maps a non-null id to a
+   * non-null id). Valid only for this very `sql` (`of`), so a Printed copied with another `sql` cannot misuse it.
+   */
+  nullTest?: { of: string; sql: string };
 }
 
 export interface FunctionCall {
@@ -53,6 +65,8 @@ export interface FunctionCall {
   distinct: boolean;
   /** Printed FILTER (WHERE ...) condition. */
   filter?: string;
+  /** True when the call has an OVER clause (a window function, or an aggregate used as one). */
+  over?: boolean;
 }
 
 export interface Helpers {
@@ -68,6 +82,24 @@ export interface Helpers {
 export interface TableNeeds {
   personId: boolean;
   personFields: string[];
+  /**
+   * Bounds on the events table's `timestamp` implied by the WHERE clause of the SELECT that reads the table (see
+   * {@link Printed.timeBounds}); a dialect may repeat them inside the guarded reference so the engine prunes by its
+   * sort/partition key. Unset: none.
+   */
+  timeBounds?: TimeBound[];
+}
+
+/**
+ * `<table>.<column> <op> <value>` (column `timestamp` unless set; `event` for event-name filters), with the value
+ * printed by the dialect (e.g. whole seconds for ClickHouse; for `in`, a parenthesized list).
+ */
+export interface TimeBound {
+  /** The quoted table alias the bound is on. */
+  aliasSql: string;
+  column?: 'timestamp' | 'event';
+  op: '>=' | '<=' | '=' | 'in';
+  value: string;
 }
 
 export interface Dialect {
@@ -85,6 +117,22 @@ export interface Dialect {
   readonly uniqueSelectNames?: boolean;
   /** When true, `GROUP BY 1` / `ORDER BY 2` are printed as the select item's expression. Default false (kept as is). */
   readonly positionalAsExpression?: boolean;
+  /**
+   * When true, a GROUP BY key whose SQL equals a select item's is printed as that item's alias. ClickHouse 18.16
+   * matches GROUP BY keys to select expressions by their text, and an `IN (subquery)` inside gets a new name at
+   * each occurrence, so the repeated expression would not match ("not under aggregate function"). Default false.
+   */
+  readonly groupByAlias?: boolean;
+  /**
+   * When true, an inner JOIN whose ON condition has no equality is printed as CROSS JOIN with the condition in
+   * WHERE (ClickHouse 18.16 accepts only equalities in ON). Same rows. Default false.
+   */
+  readonly crossJoinNonEqui?: boolean;
+  /**
+   * When true, the columns of a joined subquery or CTE are renamed uniquely in the SQL (see the compiler's
+   * joinedSource): ClickHouse 18.16 fails on right-hand columns named like left-hand ones. Default false.
+   */
+  readonly renameJoinedColumns?: boolean;
   quoteIdent(name: string): string;
   /** Placeholder text for the 1-based i-th bound value. */
   placeholder(i: number): string;
@@ -108,4 +156,9 @@ export interface Dialect {
   guardedTable(table: string, alias: string, projectParam: string, needs: TableNeeds): string;
   /** SQL of a lazily joined column as seen from outside the guarded reference. */
   lazyColumn(alias: string, name: 'person_id' | `person_${string}`): string;
+  /**
+   * Optional: an expression, visible outside the guarded reference, that is NULL exactly when the lazily joined
+   * `person_id` is (the stored column), so null tests need not wait for the override join and can prune scans.
+   */
+  lazyPersonIdNullTest?(alias: string): string;
 }

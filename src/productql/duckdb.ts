@@ -24,6 +24,9 @@ const isStrLike = (p: Printed): boolean => p.type === 'string' || p.type === 'js
 const num = (p: Printed): string => (isStrLike(p) ? `TRY_CAST(${p.sql} AS DOUBLE)` : p.sql);
 const numType = (p: Printed): PType => (p.type === 'int' ? 'int' : p.type === 'unknown' ? 'unknown' : 'float');
 
+/** What to test for NULL: the cheaper equivalent when the value carries one for its very SQL (see Printed.nullTest). */
+const nullTestSql = (p: Printed): string => (p.nullTest && p.nullTest.of === p.sql ? p.nullTest.sql : p.sql);
+
 const jsonPointer = (keys: (string | number)[]): string =>
   keys.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 
@@ -188,7 +191,7 @@ class DuckDBDialect implements Dialect {
       if (isNull(r) || isNull(l)) {
         const other = isNull(r) ? l : r;
         if (isNull(other)) return P(op === '==' ? 'true' : 'false', 'bool', false);
-        return P(`(${other.sql} IS ${op === '==' ? '' : 'NOT '}NULL)`, 'bool', false);
+        return P(`(${nullTestSql(other)} IS ${op === '==' ? '' : 'NOT '}NULL)`, 'bool', false);
       }
     }
     // `properties.x = 'v'` (or IN a list) with non-empty string constants: '' and NULL compare alike there (both never
@@ -300,6 +303,11 @@ class DuckDBDialect implements Dialect {
 
   lazyColumn(alias: string, name: string): string {
     return `${q(alias)}.${q(`__${name}`)}`;
+  }
+
+  /** The stored person_id (selected by `alias.*`): NULL exactly when the override-resolved one is. */
+  lazyPersonIdNullTest(alias: string): string {
+    return `${q(alias)}.${q('person_id')}`;
   }
 
   // ---------------------------------------------------------------------------------------- functions
@@ -547,9 +555,9 @@ class DuckDBDialect implements Dialect {
       case 'nullIf':
         return P(`nullif(${s(0)}, ${s(1)})`, a[0].type, true);
       case 'isNull':
-        return P(`(${s(0)} IS NULL)`, 'bool', false);
+        return P(`(${nullTestSql(a[0])} IS NULL)`, 'bool', false);
       case 'isNotNull':
-        return P(`(${s(0)} IS NOT NULL)`, 'bool', false);
+        return P(`(${nullTestSql(a[0])} IS NOT NULL)`, 'bool', false);
       case 'assumeNotNull':
         return { ...a[0], nullable: false };
 

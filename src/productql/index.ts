@@ -100,13 +100,18 @@ export interface CompiledProductQL {
   timezone: string;
 }
 
+/** Zones already known to be valid: building an Intl.DateTimeFormat costs ~0.15 ms, and compile runs per query. */
+const validTimezones = new Set<string>();
+
 function checkTimezone(tz: string): void {
+  if (validTimezones.has(tz)) return;
   try {
     if (typeof tz !== 'string' || !tz) throw new Error('empty');
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
   } catch {
     throw new UserError(400, 'validation_error', 'invalid_timezone', `Unknown timezone "${String(tz)}"`);
   }
+  validTimezones.add(tz);
 }
 
 /** Parses (if text), resolves and prints a ProductQL query for one project. Throws UserError (400) on bad input. */

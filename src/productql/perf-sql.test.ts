@@ -5,6 +5,7 @@
  * loop (8.9 s instead of 6 ms at 1M events), and nullif() around a property made DuckDB extract it twice.
  */
 import { compileProductQL, shutdownParser } from './index';
+import './clickhouse'; // registers the ClickHouse printer (ASOF JOIN refusal below)
 import { createTestDb, type TestDb } from './testing';
 
 let db: TestDb;
@@ -54,6 +55,21 @@ describe('printed shapes', () => {
     expect(sql).toContain(`coalesce(nullif(json_extract_string("events"."properties", $1), '') = $3, false)`);
     expect(sql).toContain(`coalesce(json_extract_string("events"."properties", $1) IN ($4, $5), false)`);
     expect(sql).toContain(`coalesce(nullif(json_extract_string("events"."properties", $1), '') < $6, false)`);
+  });
+
+  it('null tests on person_id read the stored column (an override never maps a person to none), values the resolved one', async () => {
+    const sql = await sqlOf('select person_id, isNull(person_id), person_id = NULL from events where isNotNull(person_id) and person_id IS NOT NULL');
+    expect(sql).toContain('SELECT "events"."__person_id" AS "person_id", ("events"."person_id" IS NULL) AS "isNull(person_id)", ("events"."person_id" IS NULL) AS');
+    expect(sql).toContain('WHERE (("events"."person_id" IS NOT NULL) AND ("events"."person_id" IS NOT NULL))');
+    // anything computed from person_id keeps the resolved value
+    expect(await sqlOf('select isNull(toString(person_id)) from events')).toContain('(CAST("events"."__person_id" AS VARCHAR) IS NULL)');
+  });
+
+  it('ASOF JOIN prints on DuckDB and is refused on ClickHouse', async () => {
+    const q = 'select a.event, b.event from events a asof left join events b on a.person_id = b.person_id and a.timestamp < b.timestamp';
+    expect(await sqlOf(q)).toMatch(/ASOF LEFT JOIN \(SELECT/);
+    expect(await sqlOf(q.replace('asof left join', 'asof join'))).toMatch(/ASOF JOIN \(SELECT/);
+    await expect(compileProductQL({ query: q, projectId: 1, timezone: 'UTC', dialect: 'clickhouse' })).rejects.toThrow(/ASOF LEFT JOIN is not available/);
   });
 
   it('does not add a person join to queries that do not use person_id', async () => {
@@ -124,6 +140,22 @@ describe('semantics kept', () => {
     expect(await one('select count() from events e left join persons p on p.id = e.person_id where p.id is null')).toBe(1);
     expect(await one('select count() from events e join persons p on not(p.id = e.person_id)')).toBe(7);
     expect(await one("select count() from events e join persons p on p.id = e.person_id and e.$session_id = 's1'")).toBe(2);
+  });
+
+  it('null tests on the stored person_id agree with the override-resolved person_id (merged persons included)', async () => {
+    const byStored = await all('select countIf(isNull(person_id)), countIf(isNotNull(person_id)) from events');
+    const byResolved = await all('select countIf(isNull(toString(person_id))), countIf(isNotNull(toString(person_id))) from events');
+    expect(byStored).toEqual(byResolved);
+    expect(await one('select count() from events e join persons p on p.id = e.person_id where isNotNull(e.person_id)')).toBe(5);
+  });
+
+  it('ASOF JOIN: the nearest later row of the same person, none when there is none', async () => {
+    const rows = await all(
+      'select a.timestamp, b.timestamp from events a asof left join events b on a.person_id = b.person_id and a.timestamp < b.timestamp where isNotNull(a.person_id) order by a.timestamp',
+      'UTC',
+    );
+    for (const [a, b] of rows) if (b !== null) expect(String(b) > String(a)).toBe(true);
+    expect(rows.some(([, b]) => b === null)).toBe(true);
   });
 
   it('the epoch forms equal the ICU forms at every instant, across DST, in odd zones, and under any session TimeZone', async () => {

@@ -1,13 +1,17 @@
-/** Property semantics, timezones across DST, and typical query shapes, on a real DuckDB. */
+/**
+ * Property semantics, timezones across DST, and typical query shapes, on a real DuckDB; semantics.clickhouse.test.ts
+ * runs this file on ClickHouse with the same expected results.
+ */
 import { shutdownParser } from './index';
 import { createTestDb, P1A, P1B, type TestDb } from './testing';
+import { testEngine } from '../engines/clickhouse/test-engine';
 
 let db: TestDb;
 beforeAll(async () => {
   db = await createTestDb();
 });
 afterAll(async () => {
-  db.close();
+  await db?.close();
   await shutdownParser();
 });
 
@@ -52,10 +56,12 @@ describe('property semantics', () => {
   });
 
   it('reports property columns as nullable strings', async () => {
-    const r = await db.query('select properties.$browser, count() over () as c, timestamp, toDate(timestamp), person_id from events limit 1');
+    // ClickHouse 18.16 has no window functions (a 400, see "window functions"): there the window column is left out.
+    const windowed = testEngine() === 'duckdb';
+    const r = await db.query(`select properties.$browser, ${windowed ? 'count() over () as c, ' : ''}timestamp, toDate(timestamp), person_id from events limit 1`);
     expect(r.types).toEqual([
       ['$browser', 'Nullable(String)'],
-      ['c', 'UInt64'],
+      ...(windowed ? [['c', 'UInt64']] : []),
       ['timestamp', "DateTime64(6, 'Europe/Berlin')"],
       ['toDate(timestamp)', 'Date'],
       ['person_id', 'Nullable(UUID)'],
@@ -171,6 +177,12 @@ describe('typical query shapes', () => {
   });
 
   it('window functions', async () => {
+    if (testEngine() === 'clickhouse') {
+      // ClickHouse 18.16 has none: refused at print time with a 400 that says so (README: known limits).
+      await expect(all('select row_number() over (order by timestamp) from events')).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/Window functions are not available/) });
+      await expect(all('select count() over (partition by distinct_id) from events')).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/Window functions are not available/) });
+      return;
+    }
     const r = await all(
       'select distinct_id, event, row_number() over (partition by distinct_id order by timestamp) as rn, lagInFrame(event) over w as prev, count() over (partition by distinct_id) as n from events window w as (partition by distinct_id order by timestamp) order by distinct_id, rn',
     );

@@ -5,6 +5,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DUCKDB_SCHEMA } from '../engines/duckdb/schema';
+import { testEngine } from '../engines/clickhouse/test-engine';
 import { compileProductQL, shapeResult, type CompileProductQLInput, type CompiledProductQL, type ShapedResult } from './index';
 
 export const P1A = '00000000-0000-4000-8000-00000000a001';
@@ -71,10 +72,30 @@ export interface TestDb {
   conn: DuckDBConnection;
   run(sql: string, params?: unknown[]): Promise<{ rows: unknown[][]; types: string[]; columns: string[] }>;
   query(text: string | CompileProductQLInput['query'], opts?: Partial<CompileProductQLInput>): Promise<ShapedResult & { compiled: CompiledProductQL }>;
-  close(): void;
+  /** DuckDB closes synchronously; ClickHouse (parametrized suites) stops its server: await it. */
+  close(): void | Promise<void>;
 }
 
+/** The test data set in an in-memory DuckDB, or (suites run through runSuiteOnClickHouse) in a fresh ClickHouse. */
 export async function createTestDb(): Promise<TestDb> {
+  if (testEngine() === 'clickhouse') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { startTestServer, createClickHouseTestDb } = require('../engines/clickhouse/testing') as typeof import('../engines/clickhouse/testing');
+    const server = await startTestServer();
+    const db = await createClickHouseTestDb({ url: server.url, nodeUrls: server.urls, cluster: server.cluster, database: 'semantics' }).catch(async (e) => {
+      await server.stop();
+      throw e;
+    });
+    return {
+      conn: undefined as unknown as DuckDBConnection,
+      run: (sql, params = []) => db.engine.query(sql, params),
+      query: db.query,
+      async close() {
+        await db.close();
+        await server.stop();
+      },
+    };
+  }
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   for (const ddl of DUCKDB_SCHEMA) await conn.run(ddl);

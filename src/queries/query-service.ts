@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { requireProjectAccess, type AccessRule } from '../auth/access';
+import { GenerationCache } from '../auth/metadata-watch';
 import { principalLabel, type Principal } from '../auth/principal';
 import type { EventEngineBase } from '../engines/engine';
 import { isUserError, notFound, UserError, validationError } from '../errors';
@@ -58,10 +60,29 @@ export interface QueryServiceOptions {
 export interface QueryOutcome {
   status: 200 | 202;
   body: Record<string, unknown>;
+  /**
+   * `JSON.stringify(body)`, when already known: a cached answer keeps its serialized envelope, so serving it again
+   * costs no serialization. HTTP faces send it as is; others use `body`.
+   */
+  json?: string;
+  /**
+   * The kept envelope this answer was copied from: the same object for every plain hit on one cache entry, until
+   * it is recomputed. Callers may key data they derive from the answer by it (WeakMap).
+   */
+  servedFrom?: object;
+}
+
+/** A node validated for a project, with its runner and cache key ({@link QueryService.prepare}). */
+export interface PreparedQuery {
+  runner: QueryRunner;
+  node: unknown;
+  key: string;
 }
 
 export interface ExecuteOptions {
   refresh: RefreshMode;
+  /** The node already validated and keyed by {@link QueryService.prepare} (for the same project and node). */
+  prepared?: PreparedQuery;
   clientQueryId?: string;
   name?: string;
   signal?: AbortSignal;
@@ -78,6 +99,10 @@ export class QueryService {
   private readonly runners = new Map<string, QueryRunner>();
   readonly cache = new ResultCache();
   readonly slots: ProjectSlots;
+  /** Projects by id, dropped by any write to the projects table (see auth/metadata-watch.ts). */
+  private readonly projectCache = new GenerationCache<Project, number>('projects', 10_000);
+  /** Body texts seen by {@link cachedRequest}, validated and keyed; valid while the project object is the same. */
+  private readonly recognized = new Map<number, Map<string, RecognizedRequest>>();
   readonly async: AsyncQueries;
 
   constructor(
@@ -100,32 +125,80 @@ export class QueryService {
 
   /** `POST /api/projects/<id>/query/` (scope `query:read`). */
   async request(principal: Principal, projectId: number, body: unknown, signal?: AbortSignal): Promise<QueryOutcome> {
-    const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
-    const parsed = queryRequestSchema.safeParse(body, { reportInput: true });
-    if (!parsed.success) throw zodToUserError(parsed.error);
-    const req = parsed.data;
-    let refresh: RefreshMode;
-    if (req.refresh === true) refresh = 'force_blocking';
-    else if (req.refresh === false || req.refresh === undefined) refresh = req.async ? 'async' : 'blocking';
-    else refresh = req.refresh === 'force_cache' ? 'blocking' : req.refresh; // the query API never answers a bare miss
+    const project = await this.projectFor(principal, projectId, { scope: 'query:read' });
+    const { req, refresh } = parseQueryRequest(body);
     return this.execute(principal, project, req.query, { refresh, clientQueryId: req.client_query_id, name: req.name, signal });
+  }
+
+  /**
+   * {@link request} for a request whose answer is in the cache and fresh, recognized by its body text: the
+   * validation and cache key of a body text seen before are remembered (per project settings), so a repeated
+   * request costs a map lookup. Returns undefined — the caller then makes the full {@link request} — when the
+   * answer must be computed (or refreshed), or the body is new and invalid (the full request reports why). The
+   * scope and project checks run every time.
+   */
+  async cachedRequest(principal: Principal, projectId: number, body: unknown, bodyText: string): Promise<QueryOutcome | undefined> {
+    if (bodyText.length > MAX_RECOGNIZED_BODY_CHARS) return undefined;
+    const project = await this.projectFor(principal, projectId, { scope: 'query:read' });
+    let texts = this.recognized.get(projectId);
+    if (texts === undefined) {
+      if (this.recognized.size >= MAX_RECOGNIZED) this.recognized.clear(); // bounded over projects too
+      this.recognized.set(projectId, (texts = new Map()));
+    }
+    let r = texts.get(bodyText);
+    if (r === undefined || r.project !== project) {
+      try {
+        const { req, refresh } = parseQueryRequest(body);
+        r = { project, refresh, clientQueryId: req.client_query_id, name: req.name, rawNode: req.query, prepared: this.prepare(project, req.query) };
+      } catch {
+        return undefined;
+      }
+      if (texts.size >= MAX_RECOGNIZED) texts.delete(texts.keys().next().value as string);
+      texts.set(bodyText, r);
+    }
+    let lazy: boolean;
+    if (r.refresh === 'blocking' || r.refresh === 'async' || r.refresh === 'async_except_on_cache_miss') lazy = false;
+    else if (r.refresh === 'lazy_async') lazy = true;
+    else return undefined;
+    const entry = this.cache.get(r.prepared.key);
+    if (entry === undefined || !this.isFresh(entry, r.prepared.node, lazy)) return undefined;
+    return this.execute(principal, project, r.rawNode, { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared: r.prepared });
+  }
+
+  /**
+   * {@link ProjectService.projectFor} (scope, visibility, existence; same errors), answered from memory while the
+   * projects table has not been written since the project was read.
+   */
+  async projectFor(principal: Principal, projectId: number, rule: AccessRule): Promise<Project> {
+    requireProjectAccess(principal, projectId, rule);
+    return this.findProject(projectId);
+  }
+
+  /** {@link ProjectService.find}, from memory while the projects table has not been written since. */
+  async findProject(projectId: number): Promise<Project> {
+    const hit = this.projectCache.get(projectId);
+    if (hit !== undefined) return hit;
+    const gen = this.projectCache.generation();
+    const project = await this.projects.find(projectId);
+    this.projectCache.set(projectId, project, gen);
+    return project;
   }
 
   /** Runs a query node for a project the caller may already query (insights and endpoints come here too). */
   async execute(principal: Principal, project: Project, rawNode: unknown, opts: ExecuteOptions): Promise<QueryOutcome> {
     const timings = new Timings();
-    const { runner, node } = timings.measureSync('validate', () => this.validateNode(rawNode as { kind: string }));
-    const key = cacheKey(project, node);
+    const { runner, node, key } = opts.prepared ?? timings.measureSync('validate', () => this.prepare(project, rawNode));
     const lazy = opts.refresh === 'lazy_async';
     const entry = this.cache.get(key);
     const fresh = entry !== undefined && this.isFresh(entry, node, lazy);
+    if (fresh && opts.refresh !== 'force_blocking' && opts.refresh !== 'force_async') {
+      // the common case, without the closures below: a fresh answer for a mode that takes it
+      return this.fromCache(entry, { project, principal, kind: (node as { kind: string }).kind, name: opts.name ?? null, key, node }, opts, null, timings);
+    }
     const kind = (node as { kind: string }).kind;
     const logBase = { project, principal, kind, name: opts.name ?? null, key, node };
 
-    const fromCache = (e: CacheEntry, queryStatus: QueryStatus | null = null): QueryOutcome => {
-      this.record(logBase, { duration_ms: 0, cached: true, response: e.response, queryId: opts.clientQueryId ?? null });
-      return { status: 200, body: this.envelope(e, node, key, project, true, queryStatus, wantsTimings(node) ? timings : undefined) };
-    };
+    const fromCache = (e: CacheEntry, queryStatus: QueryStatus | null = null): QueryOutcome => this.fromCache(e, logBase, opts, queryStatus, timings);
     const startAsync = (): QueryStatus =>
       this.async.start(
         project.id,
@@ -158,6 +231,29 @@ export class QueryService {
     }
     const computed = await this.compute(runner, node, key, project, principal, timings, opts.signal, logBase, undefined, opts.clientQueryId);
     return { status: 200, body: this.envelope(computed, node, key, project, false, null, wantsTimings(node) ? timings : undefined) };
+  }
+
+  /** An answer from the cache entry `e`, recorded in the query log. */
+  private fromCache(e: CacheEntry, logBase: LogBase, opts: ExecuteOptions, queryStatus: QueryStatus | null, timings: Timings): QueryOutcome {
+    this.record(logBase, { duration_ms: 0, cached: true, response: e.response, queryId: opts.clientQueryId ?? null });
+    const { node, key, project } = logBase;
+    if (queryStatus === null && !wantsTimings(node)) {
+      // The envelope of a plain cache hit depends only on the entry (its key fixes the project, timezone and the
+      // node's freshness settings): build and serialize it once per entry.
+      let served = e.served;
+      if (served === undefined) {
+        const envelope = this.envelope(e, node, key, project, true, null, undefined);
+        served = e.served = { body: envelope, json: JSON.stringify(envelope) };
+      }
+      return { status: 200, body: { ...served.body }, json: served.json, servedFrom: served };
+    }
+    return { status: 200, body: this.envelope(e, node, key, project, true, queryStatus, wantsTimings(node) ? timings : undefined) };
+  }
+
+  /** Validates a node ({@link validateNode}) and computes its cache key for the project. */
+  prepare(project: Project, rawNode: unknown): PreparedQuery {
+    const { runner, node } = this.validateNode(rawNode as { kind: string });
+    return { runner, node, key: cacheKey(project, node) };
   }
 
   /** Picks the runner for `node.kind` and validates the node with its schema (errors point into `query__…`). */
@@ -291,6 +387,33 @@ export class QueryService {
       error_code: r.error && r.error !== 'cancelled' ? r.error : null,
     });
   }
+}
+
+/** Bodies longer than this are not remembered by {@link QueryService.cachedRequest}. */
+const MAX_RECOGNIZED_BODY_CHARS = 16 * 1024;
+/** How many body texts {@link QueryService.cachedRequest} remembers per project (oldest forgotten first). */
+const MAX_RECOGNIZED = 1000;
+
+interface RecognizedRequest {
+  /** The project object the key was computed for (a changed project is a new object: see projectFor). */
+  project: Project;
+  refresh: RefreshMode;
+  clientQueryId?: string;
+  name?: string;
+  rawNode: unknown;
+  prepared: PreparedQuery;
+}
+
+/** Validates the request envelope and maps its `refresh`/`async` to a mode (400 on bad input). */
+function parseQueryRequest(body: unknown): { req: QueryRequest; refresh: RefreshMode } {
+  const parsed = queryRequestSchema.safeParse(body, { reportInput: true });
+  if (!parsed.success) throw zodToUserError(parsed.error);
+  const req = parsed.data;
+  let refresh: RefreshMode;
+  if (req.refresh === true) refresh = 'force_blocking';
+  else if (req.refresh === false || req.refresh === undefined) refresh = req.async ? 'async' : 'blocking';
+  else refresh = req.refresh === 'force_cache' ? 'blocking' : req.refresh; // the query API never answers a bare miss
+  return { req, refresh };
 }
 
 interface LogBase {

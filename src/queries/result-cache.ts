@@ -4,6 +4,8 @@ export interface CacheEntry {
   response: Record<string, unknown>;
   lastRefresh: Date;
   dataVersion: number;
+  /** The envelope of a plain cache hit and its JSON, built on the first hit (see QueryService.execute). */
+  served?: { body: Record<string, unknown>; json: string };
 }
 
 /**
@@ -28,8 +30,10 @@ export class ResultCache {
   }
 
   set(key: string, entry: CacheEntry): void {
-    const bytes = JSON.stringify(entry.response).length;
-    if (bytes > this.maxBytes / 4) return; // one huge answer must not evict everything else
+    const length = JSON.stringify(entry.response).length;
+    if (length > this.maxBytes / 4) return; // one huge answer must not evict everything else
+    // twice: room for the serialized envelope a cache hit keeps (`served`)
+    const bytes = 2 * length;
     this.delete(key);
     this.entries.set(key, { ...entry, bytes });
     this.bytes += bytes;

@@ -240,6 +240,8 @@ const TABLE: Row[] = [
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/openapi.json', scope: 'endpoint:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/run', scope: 'endpoint:read', ok: 200, secretAllowed: true },
   { method: 'POST', pattern: '/api/projects/:projectId/endpoints/:name/run', scope: 'endpoint:read', ok: 200, secretAllowed: true, body: () => ({}) },
+  // backups: the whole data dir, so only an instance administrator (a personal key with * and no project restriction)
+  { method: 'POST', pattern: '/api/backups', scope: '*', ok: 201 },
 ];
 
 /** Every (method, pattern) the table covers, both prefixes. */

@@ -14,9 +14,9 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { UserError } from '../../errors';
-import { bindPositional, chString } from '../../productql/clickhouse-literals';
+import { bindPositional, chLiteral, chString } from '../../productql/clickhouse-literals';
 import type { EngineLogger, WriteBatch } from '../duckdb/duckdb-engine';
-import type { ColumnType, EventEngineBase, QueryOptions, QueryResult } from '../engine';
+import type { ColumnType, EventEngine, ProjectCounts, ProjectIdentity, QueryLogFilter, QueryLogRecord, QueryOptions, QueryResult } from '../engine';
 import { CLICKHOUSE_SCHEMA_VERSION, DATA_TABLES, localTable, nodeSchema, primarySchema } from './schema';
 
 export interface ClickHouseEngineOptions {
@@ -95,6 +95,21 @@ function connectionError(url: string, e: unknown): Error {
   return new Error(`ClickHouse I/O error: cannot reach ${url} (${(e as Error)?.message ?? String(e)})`);
 }
 
+/**
+ * A query while ClickHouse does not answer: 503 with Retry-After in the standard error body, instead of a generic
+ * internal error (the URL and cause are logged, not shown). The message keeps "I/O error": the Ingestor reads
+ * through query() too and must retry such failures, never set records aside as bad data.
+ */
+function unavailableError(): UserError {
+  return new UserError(
+    503,
+    'server_error',
+    'service_unavailable',
+    'The event store is unavailable (ClickHouse I/O error: the server does not answer). Retry later.',
+    { retryAfter: 5 },
+  );
+}
+
 /** The server's message without the echoed query or stack (`e.displayText() = DB::Exception: ...`). */
 export function sanitizeClickHouseMessage(message: string): string {
   let m = message.replace(/^Code: \d+, e\.displayText\(\) = (DB::Exception: )?/, '').replace(/, e\.what\(\) = .*$/s, '');
@@ -113,10 +128,32 @@ function nextRowVersion(): number {
   return lastVersion;
 }
 
+/** A `DateTime` column `x` with its `x_ms` companion, as epoch milliseconds (Int64). */
+const msExpr = (col: string): string => `(toInt64(toUInt32(${col})) * 1000 + ${col}_ms)`;
+
+const jsonValue = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+};
+const jsonObject = (v: unknown): Record<string, unknown> => {
+  const o = jsonValue(v);
+  return o && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>) : {};
+};
+
+/** query_log fields in the order QueryLogRecord lists them. */
+const QUERY_LOG_FIELDS = [
+  'project_id', 'id', 'query_id', 'event_time', 'principal', 'kind', 'name', 'query_hash', 'query', 'duration_ms',
+  'result_rows', 'result_bytes', 'is_cached', 'status', 'error_code',
+] as const;
+
 const secondsOf = (ms: number): number => Math.floor(ms / 1000);
 const msOf = (ms: number): number => ((Math.trunc(ms) % 1000) + 1000) % 1000;
 
-export class ClickHouseEngine implements EventEngineBase {
+export class ClickHouseEngine implements EventEngine {
   readonly dialect = 'clickhouse' as const;
   private readonly versions = new Map<number, number>();
   private closed = false;
@@ -176,7 +213,7 @@ export class ClickHouseEngine implements EventEngineBase {
   /**
    * Runs printed SQL. `params` bind `?` placeholders client-side (escaped literals; ProductQL output has none).
    * Server errors become `query_error` (400) without the SQL; timeout/abort kill the query and become
-   * `query_timeout` (504); an unreachable server is an internal error.
+   * `query_timeout` (504); an unreachable server is `service_unavailable` (503, Retry-After).
    */
   async query(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): Promise<QueryResult> {
     if (this.closed) throw new Error('engine is closed');
@@ -213,7 +250,7 @@ export class ClickHouseEngine implements EventEngineBase {
       if (/Timeout exceeded|TIMEOUT_EXCEEDED/.test(msg)) throw interruptedError('timeout', timeoutMs);
       if (isConnectionError(e)) {
         this.opts.logger?.error({ err: msg }, 'clickhouse unreachable');
-        throw connectionError(this.opts.url, e);
+        throw unavailableError();
       }
       throw new UserError(400, 'validation_error', 'query_error', sanitizeClickHouseMessage(msg));
     } finally {
@@ -265,6 +302,118 @@ export class ClickHouseEngine implements EventEngineBase {
   async getCheckpoint(): Promise<number> {
     const r = await this.internal('SELECT max(applied_seq) FROM ingest_checkpoint');
     return Number(r.rows[0]?.[0] ?? 0);
+  }
+
+  // ---------------------------------------------------------------------------------- internal statements
+  // engine.ts InternalStatements in ClickHouse SQL. Replacing tables are read with FINAL and `is_deleted = 0`
+  // (schema.ts); datetimes are `x` (seconds) + `x_ms`.
+
+  /** Every live person, distinct id and override of a project (the Ingestor's identity loader). */
+  async loadIdentity(projectId: number): Promise<ProjectIdentity> {
+    const p = chLiteral(projectId);
+    const [persons, dids, overrides] = await Promise.all([
+      this.internal(`SELECT toString(id), ${msExpr('created_at')}, properties, is_identified, version FROM persons FINAL WHERE project_id = ${p} AND is_deleted = 0`),
+      this.internal(`SELECT distinct_id, toString(person_id), version FROM person_distinct_ids FINAL WHERE project_id = ${p} AND is_deleted = 0`),
+      this.internal(`SELECT toString(old_person_id), toString(override_person_id), version FROM person_overrides FINAL WHERE project_id = ${p} AND is_deleted = 0`),
+    ]);
+    return {
+      persons: persons.rows.map((r) => ({ id: String(r[0]), created_at: Number(r[1]), properties: jsonObject(r[2]), is_identified: Number(r[3]) === 1, version: Number(r[4]) })),
+      distinctIds: dids.rows.map((r) => ({ distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]) })),
+      overrides: overrides.rows.map((r) => ({ old_person_id: String(r[0]), override_person_id: String(r[1]), version: Number(r[2]) })),
+    };
+  }
+
+  /** `[project_id, uuid]` of events created at or after `since`, at most `limit`. */
+  async recentEventUuids(since: Date, limit: number): Promise<[number, string][]> {
+    const t = since.getTime();
+    // The seconds column first (prunes by partition and index where it can), then the exact millisecond bound.
+    const r = await this.internal(
+      `SELECT project_id, toString(uuid) FROM events WHERE created_at >= toDateTime(${Math.floor(t / 1000)}, 'UTC') AND ${msExpr('created_at')} >= ${t} LIMIT ${Math.max(0, Math.floor(limit))}`,
+    );
+    return r.rows.map((x) => [Number(x[0]), String(x[1])]);
+  }
+
+  /** True when the project has a live person with this id (any letter case). */
+  async personExists(projectId: number, personId: string): Promise<boolean> {
+    if (!/^[0-9a-f]{8}-?([0-9a-f]{4}-?){3}[0-9a-f]{12}$/i.test(personId)) return false;
+    const id = personId.toLowerCase().replace(/^(.{8})-?(.{4})-?(.{4})-?(.{4})-?(.{12})$/, '$1-$2-$3-$4-$5');
+    const r = await this.internal(`SELECT 1 FROM persons FINAL WHERE project_id = ${chLiteral(projectId)} AND id = toUUID(${chString(id)}) AND is_deleted = 0 LIMIT 1`);
+    return r.rows.length > 0;
+  }
+
+  /** Appends query-log rows in one INSERT (on a cluster: through the Distributed table). */
+  async appendQueryLog(rows: readonly QueryLogRecord[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.insert(
+      'query_log',
+      rows.map((r) => {
+        const t = Date.parse(r.event_time);
+        return {
+          project_id: r.project_id,
+          id: r.id,
+          query_id: r.query_id,
+          event_time: secondsOf(t),
+          event_time_ms: msOf(t),
+          principal: r.principal,
+          kind: r.kind,
+          name: r.name,
+          query_hash: r.query_hash,
+          query: JSON.stringify(r.query ?? null),
+          duration_ms: r.duration_ms,
+          result_rows: r.result_rows,
+          result_bytes: r.result_bytes,
+          is_cached: r.is_cached ? 1 : 0,
+          status: r.status,
+          error_code: r.error_code,
+        };
+      }),
+    );
+  }
+
+  /** A project's query log, newest first (ties by id), with the total matching count. */
+  async listQueryLog(projectId: number, filter: QueryLogFilter, page: { limit: number; offset: number }): Promise<{ count: number; rows: QueryLogRecord[] }> {
+    // Table-qualified columns and positional aliases: on 18.16 an alias named like a column would shadow it in WHERE.
+    const evTime = msExpr('__ql.event_time');
+    const where = [`__ql.project_id = ${chLiteral(projectId)}`];
+    const eq = (col: string, v: unknown) => where.push(`__ql.${col} = ${chLiteral(v)}`);
+    if (filter.kind !== undefined) eq('kind', filter.kind);
+    if (filter.status !== undefined) eq('status', filter.status);
+    if (filter.is_cached !== undefined) eq('is_cached', filter.is_cached ? 1 : 0);
+    if (filter.query_hash !== undefined) eq('query_hash', filter.query_hash);
+    if (filter.error_code !== undefined) eq('error_code', filter.error_code);
+    if (filter.since) where.push(`${evTime} >= ${filter.since.getTime()}`);
+    if (filter.until) where.push(`${evTime} < ${filter.until.getTime()}`);
+    const cond = where.join(' AND ');
+    const cols = QUERY_LOG_FIELDS;
+    const select = cols.map((c, i) => `${c === 'event_time' ? evTime : `__ql.${c}`} AS __c${i}`);
+    const limit = Math.max(0, Math.floor(page.limit));
+    const offset = Math.max(0, Math.floor(page.offset));
+    const [count, rows] = await Promise.all([
+      this.internal(`SELECT count() FROM query_log AS __ql WHERE ${cond}`),
+      this.internal(`SELECT ${select.join(', ')} FROM query_log AS __ql WHERE ${cond} ORDER BY ${evTime} DESC, __ql.id LIMIT ${limit} OFFSET ${offset}`),
+    ]);
+    return {
+      count: Number(count.rows[0][0]),
+      rows: rows.rows.map(
+        (r) =>
+          Object.fromEntries(
+            cols.map((c, i) => [c, c === 'event_time' ? new Date(Number(r[i])).toISOString() : c === 'is_cached' ? Number(r[i]) === 1 : c === 'query' ? jsonValue(r[i]) : r[i]]),
+          ) as unknown as QueryLogRecord,
+      ),
+    };
+  }
+
+  /** Live row counts of one project (events: distinct uuids, so a retried batch not yet merged counts once). */
+  async projectCounts(projectId: number): Promise<ProjectCounts> {
+    const p = chLiteral(projectId);
+    const one = async (sql: string) => Number((await this.internal(sql)).rows[0][0]);
+    const [events, persons, dids, overrides] = await Promise.all([
+      one(`SELECT uniqExact(uuid) FROM events WHERE project_id = ${p}`),
+      one(`SELECT count() FROM persons FINAL WHERE project_id = ${p} AND is_deleted = 0`),
+      one(`SELECT count() FROM person_distinct_ids FINAL WHERE project_id = ${p} AND is_deleted = 0`),
+      one(`SELECT count() FROM person_overrides FINAL WHERE project_id = ${p} AND is_deleted = 0`),
+    ]);
+    return { events, persons, person_distinct_ids: dids, person_overrides: overrides };
   }
 
   /**

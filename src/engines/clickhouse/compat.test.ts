@@ -1,66 +1,151 @@
-/** The DuckDB-spelled internal statements of the Ingestor, query log and event service, answered by ClickHouse. */
+/**
+ * The internal statements (engine.ts InternalStatements) give the same answers on DuckDB and ClickHouse, and the
+ * ingest bridge routes src/ingest's DuckDB-spelled reads to them.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDbEngine, type WriteBatch } from '../duckdb/duckdb-engine';
+import type { EventEngine, QueryLogRecord } from '../engine';
 import { ClickHouseEngine } from './clickhouse-engine';
 import { ClickHouseCompat } from './compat';
-import { describeClickHouse, startSingle, type TestServer } from './test-server';
+import { clickhouseAvailable, startSingle, type TestServer } from './test-server';
 
 const P = (n: number) => `70000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const NOW = Date.now();
 
-describeClickHouse('ClickHouseCompat', () => {
+const BATCH: WriteBatch = {
+  events: [
+    { project_id: 1, uuid: P(100), event: 'e', distinct_id: 'd1', person_id: P(1), timestamp: NOW, properties: '{}', session_id: null, elements_chain: null, created_at: NOW },
+    { project_id: 1, uuid: P(101), event: 'e', distinct_id: 'd1', person_id: P(1), timestamp: NOW, properties: '{}', session_id: null, elements_chain: null, created_at: NOW - 3_600_000 },
+    { project_id: 2, uuid: P(102), event: 'e', distinct_id: 'd9', person_id: null, timestamp: NOW, properties: '{}', session_id: null, elements_chain: null, created_at: NOW },
+  ],
+  newPersons: [{ project_id: 1, id: P(1), created_at: Date.UTC(2024, 0, 1, 0, 0, 0) + 5, properties: { a: 1 }, is_identified: true, version: 3 }],
+  newDistinctIds: [{ project_id: 1, distinct_id: 'd1', person_id: P(1), version: 2 }],
+  overrides: [{ project_id: 1, old_person_id: P(2), override_person_id: P(1), version: 1 }],
+};
+
+const logRow = (id: string, t: string, over: Partial<QueryLogRecord> = {}): QueryLogRecord => ({
+  project_id: 1,
+  id,
+  query_id: null,
+  event_time: t,
+  principal: 'key:1',
+  kind: 'HogQLQuery',
+  name: null,
+  query_hash: 'h',
+  query: { q: "it's" },
+  duration_ms: 1.5,
+  result_rows: 2,
+  result_bytes: 10,
+  is_cached: true,
+  status: 'ok',
+  error_code: null,
+  ...over,
+});
+
+const engines = clickhouseAvailable() ? (['duckdb', 'clickhouse'] as const) : (['duckdb'] as const);
+
+describe.each(engines)('internal statements on %s', (kind) => {
+  let engine: EventEngine & { writeBatch(b: WriteBatch): Promise<void>; close(): Promise<void> };
+  let server: TestServer | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    if (kind === 'clickhouse') {
+      server = await startSingle();
+      engine = await ClickHouseEngine.open({ url: server.url, database: 'internal' });
+    } else {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-internal-'));
+      engine = await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
+    }
+    await engine.writeBatch({ ...BATCH, checkpoint: 42 });
+  });
+  afterAll(async () => {
+    await engine?.close();
+    await server?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('checkpoint, identity, recent uuids, person lookup and counts', async () => {
+    expect(await engine.getCheckpoint()).toBe(42);
+    expect(await engine.loadIdentity(1)).toEqual({
+      persons: [{ id: P(1), created_at: Date.UTC(2024, 0, 1) + 5, properties: { a: 1 }, is_identified: true, version: 3 }],
+      distinctIds: [{ distinct_id: 'd1', person_id: P(1), version: 2 }],
+      overrides: [{ old_person_id: P(2), override_person_id: P(1), version: 1 }],
+    });
+    expect(await engine.loadIdentity(3)).toEqual({ persons: [], distinctIds: [], overrides: [] });
+    const recent = await engine.recentEventUuids(new Date(NOW - 60_000), 100);
+    expect(recent.sort()).toEqual([
+      [1, P(100)],
+      [2, P(102)],
+    ]);
+    expect(await engine.recentEventUuids(new Date(NOW - 60_000), 1)).toHaveLength(1);
+    expect(await engine.personExists(1, P(1).toUpperCase())).toBe(true);
+    expect(await engine.personExists(2, P(1))).toBe(false);
+    expect(await engine.personExists(1, 'not-a-uuid')).toBe(false);
+    expect(await engine.projectCounts(1)).toEqual({ events: 2, persons: 1, person_distinct_ids: 1, person_overrides: 1 });
+  });
+
+  it('writes and lists the query log (filters, order, paging)', async () => {
+    await engine.appendQueryLog([
+      logRow('a', '2024-05-01T00:00:00.123Z'),
+      logRow('b', '2024-05-02T00:00:00.000Z'),
+      logRow('c', '2024-05-03T00:00:00.000Z', { is_cached: false, status: 'error', error_code: 'query_error', query: null }),
+      logRow('x', '2024-05-03T00:00:00.000Z', { project_id: 2 }),
+    ]);
+    const all = await engine.listQueryLog(1, {}, { limit: 10, offset: 0 });
+    expect(all.count).toBe(3);
+    expect(all.rows.map((r) => r.id)).toEqual(['c', 'b', 'a']);
+    const cached = await engine.listQueryLog(1, { is_cached: true, since: new Date('2024-05-01T00:00:00.100Z') }, { limit: 10, offset: 0 });
+    expect(cached.count).toBe(2);
+    expect(cached.rows.map((r) => [r.id, new Date(r.event_time).toISOString(), r.query, r.is_cached])).toEqual([
+      ['b', '2024-05-02T00:00:00.000Z', { q: "it's" }, true],
+      ['a', '2024-05-01T00:00:00.123Z', { q: "it's" }, true],
+    ]);
+    expect((await engine.listQueryLog(1, { until: new Date('2024-05-01T00:00:00.123Z') }, { limit: 10, offset: 0 })).count).toBe(0);
+    const errors = await engine.listQueryLog(1, { status: 'error', error_code: 'query_error', kind: 'HogQLQuery' }, { limit: 10, offset: 0 });
+    expect(errors.rows).toEqual([expect.objectContaining({ id: 'c', project_id: 1, is_cached: false, status: 'error', query: null, duration_ms: 1.5, result_rows: 2 })]);
+    const page2 = await engine.listQueryLog(1, {}, { limit: 1, offset: 1 });
+    expect(page2).toMatchObject({ count: 3, rows: [{ id: 'b' }] });
+  });
+});
+
+(clickhouseAvailable() ? describe : describe.skip)('the ingest bridge on ClickHouse', () => {
   let server: TestServer;
   let compat: ClickHouseCompat;
   beforeAll(async () => {
     server = await startSingle();
     compat = new ClickHouseCompat(await ClickHouseEngine.open({ url: server.url, database: 'compat' }));
-    await compat.writeBatch({
-      events: [{ project_id: 1, uuid: P(100), event: 'e', distinct_id: 'd1', person_id: P(1), timestamp: Date.now(), properties: '{}', session_id: null, elements_chain: null, created_at: Date.now() }],
-      newPersons: [{ project_id: 1, id: P(1), created_at: Date.UTC(2024, 0, 1, 0, 0, 0) + 5, properties: { a: 1 }, is_identified: true, version: 3 }],
-      newDistinctIds: [{ project_id: 1, distinct_id: 'd1', person_id: P(1), version: 2 }],
-      overrides: [{ project_id: 1, old_person_id: P(2), override_person_id: P(1), version: 1 }],
-    });
+    await compat.writeBatch(BATCH);
   });
   afterAll(async () => {
     await compat?.close();
     await server?.stop();
   });
 
-  it('answers the Ingestor identity loader and recent-uuid statements', async () => {
+  it('routes the Ingestor identity loader and recent-uuid reads to the engine methods', async () => {
     const persons = await compat.query('SELECT id::VARCHAR, epoch_ms(created_at), properties, is_identified, version FROM persons WHERE project_id = $1', [1]);
     expect(persons.rows).toEqual([[P(1), Date.UTC(2024, 0, 1) + 5, { a: 1 }, true, 3]]);
     expect((await compat.query('SELECT distinct_id, person_id::VARCHAR, version FROM person_distinct_ids WHERE project_id = $1', [1])).rows).toEqual([['d1', P(1), 2]]);
     expect(
       (await compat.query('SELECT old_person_id::VARCHAR, override_person_id::VARCHAR, version FROM person_overrides WHERE project_id = $1', [1])).rows,
     ).toEqual([[P(2), P(1), 1]]);
-    const recent = await compat.query('SELECT project_id, uuid::VARCHAR FROM events WHERE created_at >= $1 LIMIT 500000', [new Date(Date.now() - 60_000)]);
-    expect(recent.rows).toEqual([[1, P(100)]]);
+    const recent = await compat.query('SELECT project_id, uuid::VARCHAR FROM events WHERE created_at >= $1 LIMIT 500000', [new Date(NOW - 60_000)]);
+    expect(recent.rows.sort()).toEqual([
+      [1, P(100)],
+      [2, P(102)],
+    ]);
   });
 
-  it('answers the event service person lookup', async () => {
+  it('routes the event service person lookup', async () => {
     const q = 'SELECT 1 FROM persons WHERE project_id = $1 AND id = $2::UUID LIMIT 1';
     expect((await compat.query(q, [1, P(1).toUpperCase()])).rows).toEqual([[1]]);
     expect((await compat.query(q, [2, P(1)])).rows).toEqual([]);
   });
 
-  it('writes and lists the query log', async () => {
-    const row = (id: string, t: Date) => [1, id, null, t, 'key:1', 'HogQLQuery', null, 'h', JSON.stringify({ q: "it's" }), 1.5, 2, 10, true, 'ok', null];
-    const params = [...row('a', new Date('2024-05-01T00:00:00.123Z')), ...row('b', new Date('2024-05-02T00:00:00Z'))];
-    const tuples = [0, 15].map((o) => `(${Array.from({ length: 15 }, (_, j) => `$${o + j + 1}`).join(', ')})`);
-    await compat.exec(
-      `INSERT INTO query_log (project_id, id, query_id, event_time, principal, kind, name, query_hash, query, duration_ms, result_rows, result_bytes, is_cached, status, error_code) VALUES ${tuples.join(', ')}`,
-      params,
-    );
-    const cond = 'project_id = $1 AND is_cached = $2 AND event_time >= $3';
-    const p = [1, true, new Date('2024-05-01T00:00:00.100Z')];
-    expect((await compat.query(`SELECT count(*) FROM query_log WHERE ${cond}`, p)).rows).toEqual([[2]]);
-    const rows = await compat.query(`SELECT id, event_time, query, is_cached FROM query_log WHERE ${cond} ORDER BY event_time DESC, id LIMIT 10 OFFSET 0`, p);
-    expect(rows.rows).toEqual([
-      ['b', '2024-05-02T00:00:00.000Z', { q: "it's" }, true],
-      ['a', '2024-05-01T00:00:00.123Z', { q: "it's" }, true],
-    ]);
-  });
-
-  it('refuses internal statements it does not know, and passes ProductQL output through', async () => {
+  it('refuses internal statements it does not know, and passes ClickHouse SQL through', async () => {
     await expect(compat.query('SELECT * FROM events WHERE uuid = $1', ['x'])).rejects.toThrow(/unsupported internal statement/);
-    await expect(compat.exec('DELETE FROM events WHERE project_id = $1', [1])).rejects.toThrow(/unsupported internal statement/);
+    await expect(compat.exec('DELETE FROM events WHERE project_id = $1')).rejects.toThrow(/unsupported internal statement/);
     expect((await compat.query("SELECT '$1' AS x", [])).rows).toEqual([['$1']]);
   });
 });

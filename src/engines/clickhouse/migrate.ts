@@ -135,36 +135,12 @@ export async function migrateEventsToClickHouse(
   const checkpoint = Number((await source.query('SELECT coalesce(max(applied_seq), 0) FROM ingest_checkpoint', [])).rows[0][0]);
   if (checkpoint > (await target.getCheckpoint())) await target.writeBatch({ events: [], checkpoint });
 
+  // Both engines count the same way (engine.ts projectCounts: distinct event uuids, live identity rows).
   const checks: ProjectCheck[] = [];
+  const tables = ['events', 'persons', 'person_distinct_ids', 'person_overrides'] as const;
   for (const projectId of projects) {
-    const src = async (sql: string) => Number((await source.query(sql, [projectId])).rows[0][0]);
-    const dst = async (sql: string) => Number((await target.query(sql.replace('$1', String(projectId)), [])).rows[0][0]);
-    checks.push(
-      {
-        projectId,
-        table: 'events',
-        source: await src('SELECT count(DISTINCT uuid) FROM events WHERE project_id = $1'),
-        target: await dst('SELECT uniqExact(uuid) FROM events WHERE project_id = $1'),
-      },
-      {
-        projectId,
-        table: 'persons',
-        source: await src('SELECT count(*) FROM persons WHERE project_id = $1'),
-        target: await dst('SELECT count() FROM persons FINAL WHERE project_id = $1 AND is_deleted = 0'),
-      },
-      {
-        projectId,
-        table: 'person_distinct_ids',
-        source: await src('SELECT count(*) FROM person_distinct_ids WHERE project_id = $1'),
-        target: await dst('SELECT count() FROM person_distinct_ids FINAL WHERE project_id = $1 AND is_deleted = 0'),
-      },
-      {
-        projectId,
-        table: 'person_overrides',
-        source: await src('SELECT count(*) FROM person_overrides WHERE project_id = $1'),
-        target: await dst('SELECT count() FROM person_overrides FINAL WHERE project_id = $1 AND is_deleted = 0'),
-      },
-    );
+    const [src, dst] = await Promise.all([source.projectCounts(projectId), target.projectCounts(projectId)]);
+    for (const table of tables) checks.push({ projectId, table, source: src[table], target: dst[table] });
   }
   return { projects, events: copied, checks, ok: checks.every((c) => c.source === c.target) };
 }

@@ -6,6 +6,9 @@ import '../../productql/clickhouse';
 import { compileProductQL, shapeResult, type CompileProductQLInput, type CompiledProductQL, type ShapedResult } from '../../productql/index';
 import { EVENTS, OVERRIDES, P1A, PDIS, PERSONS, SECRET } from '../../productql/testing';
 import { ClickHouseEngine, type ClickHouseEngineOptions } from './clickhouse-engine';
+import type { DuckDbEngine } from '../duckdb/duckdb-engine';
+import { servicesEngine } from './compat';
+import { startCluster, startSingle, type TestServer } from './test-server';
 
 const utcMs = (s: string): number => Date.parse(s.replace(' ', 'T') + 'Z');
 
@@ -51,6 +54,40 @@ export async function createClickHouseTestDb(options: ClickHouseEngineOptions): 
     },
     close: () => engine.close(),
   };
+}
+
+/** A single node, or two shards with QUARRY_TEST_CLICKHOUSE_CLUSTER=1 (the parametrized suites' ClickHouse). */
+export const startTestServer = (): Promise<TestServer> => (process.env.QUARRY_TEST_CLICKHOUSE_CLUSTER === '1' ? startCluster() : startSingle());
+
+export interface ClickHouseForTests {
+  engine: ClickHouseEngine;
+  server: TestServer;
+  /** The engine in the shape the Ingestor is typed against. */
+  forIngestor: DuckDbEngine;
+  close(): Promise<void>;
+}
+
+/**
+ * A ClickHouse server (single node; two shards with QUARRY_TEST_CLICKHOUSE_CLUSTER=1) started for one test file,
+ * with Quarry's schema in `database`. `close()` stops the server by PID and removes its temp dir.
+ */
+export async function openClickHouseForTests(database = 'quarry_test'): Promise<ClickHouseForTests> {
+  const server = await startTestServer();
+  try {
+    const engine = await ClickHouseEngine.open({ url: server.url, nodeUrls: server.urls, cluster: server.cluster, database });
+    return {
+      engine,
+      server,
+      forIngestor: servicesEngine(engine),
+      async close() {
+        await engine.close();
+        await server.stop();
+      },
+    };
+  } catch (e) {
+    await server.stop();
+    throw e;
+  }
 }
 
 /** Queries run on both engines (and on a cluster) with identical results required. [query, timezone, expected results (or undefined: only equality across engines)] */

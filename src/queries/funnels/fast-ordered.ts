@@ -39,6 +39,11 @@ export interface FastFunnelInput {
    * period with the actors (counted once per period, at their furthest start) reaching `from` and `to`.
    */
   trends?: { bucket: Expr; from: number; to: number };
+  /**
+   * Steps viz only (ignored with `trends`): find the candidate starts with ASOF joins instead of window passes
+   * (engines with ASOF JOIN: DuckDB). Same answer, see {@link asofStarts}.
+   */
+  asof?: boolean;
 }
 
 const f = (name: string) => ast.field(name);
@@ -66,6 +71,7 @@ export function fastOrderedFunnelQuery(inp: FastFunnelInput): Query {
       }),
     ),
   ];
+  if (inp.asof && !inp.trends) return finish(inp, ctes, asofStarts(inp, ctes));
   // Last step: its own time is its chain.
   ctes.push(
     ast.cte(
@@ -120,12 +126,96 @@ export function fastOrderedFunnelQuery(inp: FastFunnelInput): Query {
       ),
     );
   }
+  return finish(inp, ctes, 'p0');
+}
+
+/**
+ * The starts worth evaluating, by ASOF joins (rows: actor, c0..c{n-1}), for the steps viz.
+ *
+ * A start's greedy chain depends only on its first step-1 event (c1 = the first step-1 event at or after it; then
+ * each c_k = the first step-k event at or after c_{k-1}). All starts sharing a c1 share the chain, and the latest of
+ * them reaches at least as far inside the window and wins the per-actor tie-break (equal reach and reach time: the
+ * later start). That latest start is the latest step-0 event at or before c1, so the candidates are: for each
+ * step-1 event, the latest step-0 event at or before it (ASOF JOIN), grouped by that start with c1 = the earliest
+ * such step-1 event — which is the start's own greedy c1, as no step-0 event lies between the start and it — then
+ * c2.. by ASOF LEFT JOINs to the first later event of each step. Starts without a step-1 event after them reach
+ * step 0 only: one row per actor stands for them (no times: with reach 0 they are never read; only the step-0
+ * count and, with a breakdown, the actor's value use the row).
+ */
+function asofStarts(inp: FastFunnelInput, ctes: ast.CTE[]): Query {
+  const n = inp.stepConds.length;
+  // Each step's events straight from the table (plain filters the scan can apply; native timestamps, converted to
+  // seconds only on the few chained rows).
+  for (let k = 0; k < n; k++)
+    ctes.push(
+      ast.cte(
+        `e${k}`,
+        ast.select({
+          select: [ast.alias('actor', ast.call('assumeNotNull', [inp.actor])), ast.alias('ts', f('timestamp'))],
+          from: 'events',
+          where: ast.and(inp.where, inp.stepConds[k], inp.actorPresent),
+        }),
+      ),
+    );
+  const on = (a: string, b: string, ineq: Expr): Expr => ast.and(ast.eq(ast.field(a, 'actor'), ast.field(b, 'actor')), ineq);
+  ctes.push(
+    ast.cte(
+      'ch1',
+      ast.select({
+        select: [ast.alias('actor', ast.field('b', 'actor')), ast.alias('c0', ast.field('a', 'ts')), ast.alias('c1', ast.call('min', [ast.field('b', 'ts')]))],
+        from: ast.joins(
+          ast.joinExpr('e1', { alias: 'b' }),
+          ast.joinExpr('e0', { alias: 'a', type: 'ASOF JOIN', on: on('b', 'a', ast.compare('>=', ast.field('b', 'ts'), ast.field('a', 'ts'))) }),
+        ),
+        groupBy: [c(1), c(2)],
+      }),
+    ),
+  );
+  for (let k = 2; k < n; k++) {
+    ctes.push(
+      ast.cte(
+        `ch${k}`,
+        ast.select({
+          select: [
+            ast.field('a', 'actor'),
+            ...Array.from({ length: k }, (_, j) => ast.field('a', col(j))),
+            ast.alias(col(k), ast.field('b', 'ts')),
+          ],
+          from: ast.joins(
+            ast.joinExpr(`ch${k - 1}`, { alias: 'a' }),
+            ast.joinExpr(`e${k}`, { alias: 'b', type: 'ASOF LEFT JOIN', on: on('a', 'b', ast.compare('<=', ast.field('a', col(k - 1)), ast.field('b', 'ts'))) }),
+          ),
+        }),
+      ),
+    );
+  }
+  // Seconds since the epoch, as the window-pass form's chain times.
+  const secs = (e: Expr): Expr => ast.arithmetic('-', e, ast.call('toDateTime', [c(0)]));
+  // (qualified: an unqualified `c0` here would be the alias being defined)
+  const chained = ast.select({
+    select: [ast.field('ch', 'actor'), ...Array.from({ length: n }, (_, j) => ast.alias(col(j), secs(ast.field('ch', col(j)))))],
+    from: `ch${n - 1}`,
+    fromAlias: 'ch',
+  });
+  // Actors with a step-0 event but no start reaching step 1 still count at step 0 (their times are never read).
+  const stepZeroOnly = ast.select({
+    select: [f('actor'), ...Array.from({ length: n }, (_, j) => ast.alias(col(j), c(null)))],
+    from: 'e0',
+    groupBy: [f('actor')],
+  });
+  return ast.unionAll(chained, stepZeroOnly);
+}
+
+/** From the starts (`p0` or a query; rows: actor[, bucket], c0..c{n-1}) to the final answer. */
+function finish(inp: FastFunnelInput, ctes: ast.CTE[], startRows: string | Query): Query {
+  const n = inp.stepConds.length;
   // Per start: steps reached inside the window (chain times increase, so counting is enough).
   const within = (j: number) => ast.call('if', [ast.compare('<=', f(col(j)), ast.arithmetic('+', f('c0'), c(inp.windowSeconds))), c(1), c(0)]);
   const reach = Array.from({ length: n - 1 }, (_, i) => within(i + 1) as Expr).reduce((a, b) => ast.arithmetic('+', a, b), c(0) as Expr);
   const starts = ast.select({
     select: [f('actor'), ...(inp.trends ? [f('bucket')] : []), ...Array.from({ length: n }, (_, j) => f(col(j))), ast.alias('reach', reach)],
-    from: 'p0',
+    from: startRows,
+    ...(typeof startRows === 'string' ? {} : { fromAlias: 'st' }),
   });
   if (inp.trends) {
     // Per entrance period, each start is credited like the UDF's state machine: a newer start that reaches step j

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIMIT_CODES, MAX_FUNNEL_EXCLUSIONS, MAX_FUNNEL_STEPS, maxItems } from '../../limits';
 import { actionsNodeSchema, anyPropertyFilterSchema, breakdownFilterSchema, eventsNodeSchema, insightBaseShape, intervalSchema } from '../insights';
 
 export const funnelExclusionSchema = z
@@ -24,7 +25,7 @@ export const funnelsFilterSchema = z
     funnelOrderType: z.enum(['ordered', 'strict', 'unordered']).nullable().optional(),
     funnelWindowInterval: z.number().int().min(1).nullable().optional(),
     funnelWindowIntervalUnit: z.enum(['second', 'minute', 'hour', 'day', 'week', 'month']).nullable().optional(),
-    exclusions: z.array(funnelExclusionSchema).nullable().optional(),
+    exclusions: z.array(funnelExclusionSchema).superRefine(maxItems(MAX_FUNNEL_EXCLUSIONS, LIMIT_CODES.tooManyExclusions, 'funnel exclusions')).nullable().optional(),
     breakdownAttributionType: z.enum(['first_touch', 'last_touch', 'all_events', 'step']).nullable().optional(),
     breakdownAttributionValue: z.number().int().nullable().optional(),
     funnelFromStep: z.number().int().nullable().optional(),
@@ -46,7 +47,10 @@ export const funnelsFilterSchema = z
 export const funnelsQuerySchema = z
   .object({
     kind: z.literal('FunnelsQuery'),
-    series: z.array(z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema])).min(1),
+    series: z
+      .array(z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema]))
+      .min(1)
+      .superRefine(maxItems(MAX_FUNNEL_STEPS, LIMIT_CODES.tooManySteps, 'funnel steps')),
     interval: intervalSchema.nullish(),
     breakdownFilter: breakdownFilterSchema.nullable().optional(),
     funnelsFilter: funnelsFilterSchema.nullable().optional(),

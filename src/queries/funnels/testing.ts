@@ -3,13 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDbEngine } from '../../engines/duckdb/duckdb-engine';
+import type { EventEngineBase } from '../../engines/engine';
+import { testEngine, type TestEngineKind } from '../../engines/clickhouse/test-engine';
 import { Ingestor } from '../../ingest/ingestor';
 import type { Project } from '../../store/entities';
 import type { QueryRunner } from '../runner';
 import { Timings } from '../timings';
 
 export interface Harness {
-  engine: DuckDbEngine;
+  /** Which engine this is (see src/engines/clickhouse/test-engine.ts: suites run on both). */
+  kind: TestEngineKind;
+  engine: EventEngineBase;
   ingestor: Ingestor;
   /** Imports into a fresh project id; returns it. */
   load(data: { persons?: unknown[]; events?: unknown[] }): Promise<number>;
@@ -21,9 +25,14 @@ let nextProject = 100;
 
 export async function openHarness(): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-insights-'));
-  const engine = await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
-  const ingestor = await Ingestor.open({ dataDir: dir, engine, flushIntervalMs: 50, fsync: false });
+  const kind = testEngine();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ch = kind === 'clickhouse' ? await (require('../../engines/clickhouse/testing') as typeof import('../../engines/clickhouse/testing')).openClickHouseForTests() : null;
+  const duck = ch ? null : await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
+  const engine: EventEngineBase = ch ? ch.engine : duck!;
+  const ingestor = await Ingestor.open({ dataDir: dir, engine: ch ? ch.forIngestor : duck!, flushIntervalMs: 50, fsync: false });
   return {
+    kind,
     engine,
     ingestor,
     async load(data) {
@@ -55,7 +64,7 @@ export async function openHarness(): Promise<Harness> {
     },
     async close() {
       await ingestor.close();
-      await engine.close();
+      await (ch ? ch.close() : engine.close());
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

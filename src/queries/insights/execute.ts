@@ -34,11 +34,13 @@ export async function runInsightQuery(ctx: RunnerContext, query: Query, stage = 
     ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs }),
   );
   const names = compiled.columnNames;
+  // Datetimes as ISO text on every engine (ClickHouse returns them as epoch-ms numbers, DuckDB as ISO text).
+  const datetime = compiled.columns.map((c) => c.type === 'datetime');
   const rows = (result.rows as unknown[][]).slice(0, compiled.limit).map((r) => {
     const o: Record<string, unknown> = {};
     names.forEach((n, i) => {
       const v = r[i];
-      o[n] = typeof v === 'bigint' ? Number(v) : v;
+      o[n] = typeof v === 'bigint' ? Number(v) : datetime[i] && typeof v === 'number' ? new Date(v).toISOString() : v;
     });
     return o;
   });

@@ -46,6 +46,22 @@ export function personOrDistinctActorExpr(groupTypeIndex?: number | null, table?
   ]);
 }
 
+/**
+ * {@link personOrDistinctActorExpr} without a group type, as two disjoint parts: events with a person (actor
+ * `person_id`) and personless events (actor `distinct_id`). The two actor sets cannot overlap (the combined
+ * expression prefixes distinct ids), so a distinct count over both is the sum of the parts' distinct counts, and
+ * per-actor aggregates are the union of the parts'. Each part keys on a stored column instead of a text built per
+ * row, and `isNull(person_id)` prints as a test on the stored column, which lets the engine skip whole blocks
+ * without personless events (in practice the second part reads almost nothing).
+ */
+export function personActorParts(table?: string): { actor: Expr; where: Expr }[] {
+  const f = (...chain: string[]): Expr => ast.field(...(table ? [table, ...chain] : chain));
+  return [
+    { actor: f('person_id'), where: ast.call('isNotNull', [f('person_id')]) },
+    { actor: f('distinct_id'), where: ast.call('isNull', [f('person_id')]) },
+  ];
+}
+
 /** Condition excluding events without an actor (personless events, or empty `$group_N`). */
 export function actorPresentExpr(groupTypeIndex?: number | null, table?: string): Expr {
   return ast.call('isNotNull', [actorExpr(groupTypeIndex, table)]);

@@ -6,6 +6,16 @@
  * for every insight kind; kind schemas are `z.object({...insightBaseShape, ...}).strict()`.
  */
 import { z } from 'zod';
+import {
+  checkRegexValue,
+  LIMIT_CODES,
+  limitIssue,
+  MAX_BREAKDOWN_LIMIT,
+  MAX_BREAKDOWN_LIST,
+  MAX_BREAKDOWNS,
+  MAX_SERIES,
+  maxItems,
+} from '../../limits';
 import { INTERVALS, type IntervalType } from './interval';
 
 // ---------------------------------------------------------------------------------------------- primitives
@@ -55,6 +65,11 @@ const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 /** A filter value: a scalar or a list of scalars. */
 export const propertyValueSchema = z.union([scalar, z.array(scalar)]);
 
+/** `regex`/`not_regex` values must be patterns RE2 compiles, within the length limit (400 before execution). */
+const regexValues = (f: { operator?: string | null; value?: unknown }, ctx: z.RefinementCtx) => {
+  if (f.operator === 'regex' || f.operator === 'not_regex') checkRegexValue(f.value, ctx, ['value']);
+};
+
 const keyed = <T extends string>(type: T, extra: z.ZodRawShape = {}) =>
   z
     .object({
@@ -65,7 +80,8 @@ const keyed = <T extends string>(type: T, extra: z.ZodRawShape = {}) =>
       label: z.string().nullish(),
       ...extra,
     })
-    .strict();
+    .strict()
+    .superRefine(regexValues);
 
 export const eventPropertyFilterSchema = keyed('event');
 export const personPropertyFilterSchema = keyed('person');
@@ -194,6 +210,12 @@ export const dataWarehouseNodeSchema = z
 export const seriesNodeSchema = z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema, dataWarehouseNodeSchema]);
 export type SeriesNode = z.infer<typeof seriesNodeSchema>;
 
+/** `series` of trends/stickiness/lifecycle: 1 to {@link MAX_SERIES} nodes (`too_many_series` past it). */
+export const seriesListSchema = z
+  .array(seriesNodeSchema)
+  .min(1, 'At least one series is required.')
+  .superRefine(maxItems(MAX_SERIES, LIMIT_CODES.tooManySeries, 'series'));
+
 // ---------------------------------------------------------------------------------------------- breakdown, compare
 
 /** Every breakdown_type value PostHog accepts (Quarry answers event, person, hogql, event_metadata). */
@@ -226,13 +248,26 @@ export const breakdownSchema = z
 export const breakdownFilterSchema = z
   .object({
     breakdown_type: breakdownTypeSchema.nullish(),
-    breakdown: z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]).nullish(),
-    breakdown_limit: z.number().int().positive().nullish(),
+    breakdown: z
+      .union([
+        z.string(),
+        z.number(),
+        z.array(z.union([z.string(), z.number()])).superRefine(maxItems(MAX_BREAKDOWN_LIST, LIMIT_CODES.tooManyBreakdowns, 'breakdown values')),
+      ])
+      .nullish(),
+    breakdown_limit: z
+      .number()
+      .int()
+      .nullish()
+      .superRefine((v, ctx) => {
+        if (v !== null && v !== undefined && (v < 1 || v > MAX_BREAKDOWN_LIMIT))
+          limitIssue(ctx, LIMIT_CODES.breakdownLimit, `breakdown_limit must be between 1 and ${MAX_BREAKDOWN_LIMIT}, got ${v}.`);
+      }),
     breakdown_normalize_url: z.boolean().nullish(),
     breakdown_group_type_index: z.number().int().nullish(),
     breakdown_histogram_bin_count: z.number().int().positive().nullish(),
     breakdown_hide_other_aggregation: z.boolean().nullish(),
-    breakdowns: z.array(breakdownSchema).max(3).nullish(),
+    breakdowns: z.array(breakdownSchema).superRefine(maxItems(MAX_BREAKDOWNS, LIMIT_CODES.tooManyBreakdowns, 'breakdowns')).nullish(),
   })
   .strict();
 export type BreakdownFilter = z.infer<typeof breakdownFilterSchema>;
@@ -319,7 +354,7 @@ export const trendsQuerySchema = z
   .object({
     kind: z.literal('TrendsQuery'),
     ...insightBaseShape,
-    series: z.array(seriesNodeSchema).min(1, 'At least one series is required.'),
+    series: seriesListSchema,
     interval: intervalSchema.nullish(),
     breakdownFilter: breakdownFilterSchema.nullish(),
     compareFilter: compareFilterSchema.nullish(),
@@ -354,7 +389,7 @@ export const stickinessQuerySchema = z
   .object({
     kind: z.literal('StickinessQuery'),
     ...stickinessBase,
-    series: z.array(seriesNodeSchema).min(1, 'At least one series is required.'),
+    series: seriesListSchema,
     interval: intervalSchema.nullish(),
     intervalCount: z.number().int().positive().nullish(),
     stickinessFilter: stickinessFilterSchema.nullish(),
@@ -383,7 +418,7 @@ export const lifecycleQuerySchema = z
   .object({
     kind: z.literal('LifecycleQuery'),
     ...insightBaseShape,
-    series: z.array(seriesNodeSchema).min(1, 'At least one series is required.'),
+    series: seriesListSchema,
     interval: intervalSchema.nullish(),
     lifecycleFilter: lifecycleFilterSchema.nullish(),
     customAggregationTarget: z.boolean().nullish(),

@@ -6,13 +6,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDbEngine } from '../../engines/duckdb/duckdb-engine';
+import type { EventEngineBase } from '../../engines/engine';
+import { testEngine, type TestEngineKind } from '../../engines/clickhouse/test-engine';
 import { Ingestor } from '../../ingest/ingestor';
 import type { Project } from '../../store/entities';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { Timings } from '../timings';
 
 export interface InsightTestDb {
-  engine: DuckDbEngine;
+  /** Which engine this is (see src/engines/clickhouse/test-engine.ts: suites run on both). */
+  kind: TestEngineKind;
+  engine: EventEngineBase;
   ingestor: Ingestor;
   /** Imports persons and events into `projectId` and flushes. */
   load(projectId: number, input: { persons?: unknown[]; events?: unknown[] }): Promise<void>;
@@ -25,8 +29,12 @@ export interface InsightTestDb {
 
 export async function createInsightTestDb(): Promise<InsightTestDb> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-insights-'));
-  const engine = await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
-  const ingestor = await Ingestor.open({ dataDir: dir, engine, flushIntervalMs: 50, fsync: false });
+  const kind = testEngine();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ch = kind === 'clickhouse' ? await (require('../../engines/clickhouse/testing') as typeof import('../../engines/clickhouse/testing')).openClickHouseForTests() : null;
+  const duck = ch ? null : await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
+  const engine: EventEngineBase = ch ? ch.engine : duck!;
+  const ingestor = await Ingestor.open({ dataDir: dir, engine: ch ? ch.forIngestor : duck!, flushIntervalMs: 50, fsync: false });
   const ctx = (projectId: number, project: Partial<Project> = {}): RunnerContext => ({
     project: {
       id: projectId,
@@ -45,6 +53,7 @@ export async function createInsightTestDb(): Promise<InsightTestDb> {
     timeoutMs: 30_000,
   });
   return {
+    kind,
     engine,
     ingestor,
     async load(projectId, input) {
@@ -60,7 +69,7 @@ export async function createInsightTestDb(): Promise<InsightTestDb> {
     },
     async close() {
       await ingestor.close();
-      await engine.close();
+      await (ch ? ch.close() : engine.close());
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

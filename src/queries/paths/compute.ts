@@ -84,9 +84,17 @@ function cutPath(path: PathEvent[], o: PathsOptions): PathEvent[] | null {
   return path.slice(0, n);
 }
 
+/** One edge: traversals and the sum of their times (ms). */
+export interface PathEdge {
+  source: string;
+  target: string;
+  value: number;
+  total: number;
+}
+
 /** Edges from all paths, sorted, weight-filtered, limited and pruned to those reachable from a `1_` node. */
 export function pathLinks(paths: PathEvent[][], o: PathsOptions): PathLink[] {
-  const edges = new Map<string, { source: string; target: string; value: number; total: number }>();
+  const edges = new Map<string, PathEdge>();
   for (const p of paths) {
     for (let i = 1; i < p.length; i++) {
       const source = `${i}_${p[i - 1].item}`;
@@ -98,7 +106,12 @@ export function pathLinks(paths: PathEvent[][], o: PathsOptions): PathLink[] {
       e.total += p[i].ts - p[i - 1].ts;
     }
   }
-  let list = [...edges.values()];
+  return edgeLinks([...edges.values()], o);
+}
+
+/** Counted edges (each source/target pair once) → the sorted, weight-filtered, limited, pruned links. */
+export function edgeLinks(edges: PathEdge[], o: PathsOptions): PathLink[] {
+  let list = edges;
   if (o.minEdgeWeight !== null && o.minEdgeWeight !== undefined) list = list.filter((e) => e.value >= o.minEdgeWeight!);
   if (o.maxEdgeWeight !== null && o.maxEdgeWeight !== undefined) list = list.filter((e) => e.value <= o.maxEdgeWeight!);
   list.sort((a, b) => b.value - a.value || cmp(a.source, b.source) || cmp(a.target, b.target));

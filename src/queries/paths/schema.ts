@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { checkRegexValue } from '../../limits';
 import { insightBaseShape } from '../insights';
 
 export const pathCleaningFilterSchema = z
   .object({ alias: z.string().nullish(), regex: z.string().nullish(), order: z.number().nullish() })
-  .strict();
+  .strict()
+  .superRefine((f, ctx) => checkRegexValue(f.regex, ctx, ['regex']));
 
 export const pathsFilterSchema = z
   .object({

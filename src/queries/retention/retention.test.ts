@@ -242,6 +242,10 @@ describe('the SQL grid agrees with the per-actor evaluation', () => {
     ['Month', { period: 'Month', totalIntervals: 2 }, { dateRange: { date_from: '2023-12-01', date_to: '2024-01-31' } }],
     ['Day across DST (Berlin)', { period: 'Day' }, { dateRange: { date_from: '2024-03-27', date_to: '2024-04-03' } }, 'Europe/Berlin'],
     ['Hour across DST (Berlin)', { period: 'Hour', totalIntervals: 24 }, { dateRange: { date_from: '2024-03-30T12:00:00', date_to: '2024-03-31T12:00:00' } }, 'Europe/Berlin'],
+    // (first-time cohorts: the period of the actor's first anchor event, computed from min(timestamp), and the value of
+    // that event; anchors before date_from drop the actor)
+    ['first_ever by browser, signup returns', { retentionType: 'retention_first_ever_occurrence', targetEntity: pro, returningEntity: { id: 'signup', type: 'events' } }, { breakdownFilter: { breakdown: '$browser' } }],
+    ['first_time Day by browser, limit 2', { retentionType: 'retention_first_time' }, { breakdownFilter: { breakdown: '$browser', breakdown_limit: 2 } }],
     ['Week, first_time (New York)', { period: 'Week', retentionType: 'retention_first_time', totalIntervals: 3 }, { dateRange: { date_from: '2024-03-17', date_to: '2024-04-05' } }, 'America/New_York'],
   ])('%s', async (_n, rf, extra, tz = 'UTC') => {
     const node = retentionRunner.schema.parse({

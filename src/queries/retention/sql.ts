@@ -50,8 +50,7 @@ export function periodIndexExpr(period: RetentionSqlInput['period'], fromLocal: 
   }
 }
 
-function fastPeriodIndex(inp: RetentionSqlInput): Expr | undefined {
-  const ts = f('timestamp');
+function fastPeriodIndex(inp: RetentionSqlInput, ts: Expr = f('timestamp')): Expr | undefined {
   if (inp.uniformSeconds)
     return ast.call('floor', [ast.arithmetic('/', ast.arithmetic('-', ts, ast.call('toDateTime', [c(inp.fromLocal)])), c(inp.uniformSeconds))]);
   if (!inp.periodStarts || inp.periodStarts.length > 64) return undefined;
@@ -69,63 +68,53 @@ export function retentionGridQuery(inp: RetentionSqlInput): Query {
   const beforeTo = ast.compare('<', ts, ast.call('toDateTime', [c(inp.toLocal)]));
   const firstTime = inp.type !== 'retention_recurring';
   const anchorCond = inp.type === 'retention_first_ever_occurrence' ? inp.targetName : inp.targetFull;
-  const flag = (e: Expr) => ast.call('if', [e, c(true), c(false)]);
-  const ctes = [
-    ast.cte(
-      'e',
-      ast.select({
-        select: [
-          // Non-null: keeps the join on actor a hash join (see fast-ordered.ts).
-          ast.alias('actor', ast.call('assumeNotNull', [inp.actor])),
-          ast.alias('ts', ts),
-          ast.alias('p', fastPeriodIndex(inp) ?? periodIndexExpr(inp.period, inp.fromLocal, inp.weekStart)),
-          ast.alias('in_range', flag(inRange)),
-          ast.alias('t', flag(inp.targetFull)),
-          ast.alias('tn', flag(inp.targetName)),
-          ast.alias('r', flag(inp.returning)),
-          ast.alias('bd', inp.breakdown ?? c('')),
-        ],
-        from: 'events',
-        where: ast.and(
-          inp.global,
-          inp.actorPresent,
-          firstTime ? ast.or(ast.and(inRange, ast.or(inp.targetFull, inp.returning)), ast.and(beforeTo, anchorCond)) : ast.and(inRange, ast.or(inp.targetFull, inp.returning)),
-        ),
-      }),
-    ),
-  ];
+  const actor = ast.alias('actor', ast.call('assumeNotNull', [inp.actor])); // non-null: keeps the join on actor a hash join (see fast-ordered.ts)
+  const periodOf = (t: Expr): Expr => fastPeriodIndex(inp, t) ?? periodIndexExpr(inp.period, inp.fromLocal, inp.weekStart, t);
+  // Cohort starts and returns each read the table with their own filter (no shared CTE of every event in range:
+  // materializing it cost more memory and time than reading twice).
   let starts: Query;
   if (!firstTime) {
     starts = ast.select({
-      select: [f('actor'), ast.alias('cohort', f('p')), ast.alias('value', ast.call('argMin', [f('bd'), f('ts')]))],
-      from: 'e',
-      where: ast.and(f('t'), f('in_range')),
-      groupBy: [f('actor'), f('p')],
+      select: [actor, ast.alias('cohort', periodOf(ts)), ast.alias('value', inp.breakdown ? ast.call('argMin', [inp.breakdown, ts]) : c(''))],
+      from: 'events',
+      where: ast.and(inp.global, inp.actorPresent, inRange, inp.targetFull),
+      groupBy: [c(1), c(2)],
     });
   } else {
-    const anchorFlag = inp.type === 'retention_first_ever_occurrence' ? f('tn') : f('t');
-    starts = ast.select({
-      select: [f('actor'), ast.alias('cohort', ast.call('argMin', [f('p'), f('ts')])), ast.alias('value', ast.call('argMin', [f('bd'), f('ts')]))],
-      from: 'e',
-      where: anchorFlag,
-      groupBy: [f('actor')],
-      having: ast.and(
-        ast.compare('>=', ast.call('min', [f('ts')]), ast.call('toDateTime', [c(inp.fromLocal)])),
+    // The actor's first-ever anchor event (before date_to): its period is computed once per actor, from min(ts).
+    const first = ast.select({
+      select: [
+        actor,
+        ast.alias('first_ts', ast.call('min', [ts])),
+        ast.alias('value', inp.breakdown ? ast.call('argMin', [inp.breakdown, ts]) : c('')),
         // first-ever occurrence: the very first event must itself match the target filters.
-        inp.type === 'retention_first_ever_occurrence' ? ast.call('argMin', [f('t'), f('ts')]) : undefined,
+        ...(inp.type === 'retention_first_ever_occurrence' ? [ast.alias('first_matches', ast.call('argMin', [ast.call('if', [inp.targetFull, c(true), c(false)]), ts]))] : []),
+      ],
+      from: 'events',
+      where: ast.and(inp.global, inp.actorPresent, beforeTo, anchorCond),
+      groupBy: [c(1)],
+    });
+    starts = ast.select({
+      select: [ast.field('x', 'actor'), ast.alias('cohort', periodOf(ast.field('x', 'first_ts'))), ast.field('x', 'value')],
+      from: first,
+      fromAlias: 'x',
+      where: ast.and(
+        ast.compare('>=', ast.field('x', 'first_ts'), ast.call('toDateTime', [c(inp.fromLocal)])),
+        inp.type === 'retention_first_ever_occurrence' ? ast.field('x', 'first_matches') : undefined,
       ),
     });
   }
-  ctes.push(ast.cte('starts', starts));
+  const ctes = [ast.cte('starts', starts)];
   ctes.push(
     ast.cte(
       'returns',
       ast.select({
-        select: [f('actor'), f('p')],
-        from: 'e',
-        where: ast.and(f('r'), f('in_range')),
-        groupBy: [f('actor'), f('p')],
-        having: ast.compare('>=', ast.call('count', []), c(inp.minOccurrences)),
+        select: [actor, ast.alias('p', periodOf(ts))],
+        from: 'events',
+        where: ast.and(inp.global, inp.actorPresent, inRange, inp.returning),
+        groupBy: [c(1), c(2)],
+        // (every group has at least one event: no count to keep for the default of 1)
+        ...(inp.minOccurrences > 1 ? { having: ast.compare('>=', ast.call('count', []), c(inp.minOccurrences)) } : {}),
       }),
     ),
   );

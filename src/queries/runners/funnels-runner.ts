@@ -239,6 +239,8 @@ function stepObject(
 export interface FunnelRunOptions {
   /** Skip the SQL-only ordered-funnel path and use the general per-actor evaluation. */
   forceGeneral?: boolean;
+  /** SQL-only ordered funnel: use the window-pass form even where ASOF joins are available (tests compare both). */
+  forceWindowPasses?: boolean;
 }
 
 export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opts: FunnelRunOptions = {}): Promise<Record<string, unknown>> {
@@ -271,6 +273,8 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   const attributionType = ff.breakdownAttributionType ?? 'first_touch';
   const fast =
     !opts.forceGeneral &&
+    // window functions (and ASOF joins): DuckDB only (ClickHouse 18.16 has neither)
+    ctx.engine.dialect === 'duckdb' &&
     order === 'ordered' &&
     (viz === 'steps' || (viz === 'trends' && !withBreakdown)) &&
     n >= 2 &&
@@ -299,6 +303,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
         : undefined,
       trends:
         viz === 'trends' ? { bucket: bucketStartExpr(interval, weekStart), from: ff.funnelFromStep ?? 0, to: ff.funnelToStep ?? n - 1 } : undefined,
+      asof: ctx.engine.dialect === 'duckdb' && !opts.forceWindowPasses,
     });
     const { rows, hogql } = await runInsightQuery(ctx, q);
     if (viz === 'trends') {

@@ -94,3 +94,34 @@ it('no data → four zero series', async () => {
   const r = await lifecycle({ series: [{ kind: 'EventsNode', event: 'nope' }] });
   expect(r.results.map((x: any) => x.count)).toEqual([0, 0, 0, 0]);
 });
+
+it('month interval: a gap month is dormant, the month after it resurrecting, consecutive months returning', async () => {
+  // (day/week/month buckets find the previous/next active interval with lag/lead on DuckDB: pins that a neighbour two
+  // months away is not "the previous month", and that creation months count as new)
+  const pv = (d: string, ts: string) => ({ event: '$pageview', distinct_id: d, timestamp: ts, properties: {} });
+  await db.load(2, {
+    persons: [
+      { distinct_ids: ['q1'], created_at: '2023-11-15T00:00:00Z' },
+      { distinct_ids: ['q2'], created_at: '2024-02-10T00:00:00Z' },
+    ],
+    events: [
+      pv('q1', '2023-12-20T10:00:00Z'),
+      pv('q1', '2024-01-10T10:00:00Z'),
+      pv('q1', '2024-03-05T10:00:00Z'),
+      pv('q1', '2024-04-01T00:00:00Z'),
+      pv('q2', '2024-02-11T10:00:00Z'),
+      pv('q2', '2024-02-20T10:00:00Z'),
+    ],
+  });
+  const r = await db.run(lifecycleRunner, { kind: 'LifecycleQuery', series: [PV], interval: 'month', dateRange: { date_from: '2024-01-01', date_to: '2024-04-30' } }, 2);
+  const by = Object.fromEntries(r.results.map((x: any) => [x.status, x.data]));
+  expect(by).toEqual({ new: [0, 1, 0, 0], returning: [1, 0, 0, 1], resurrecting: [0, 0, 1, 0], dormant: [0, -1, -1, 0] });
+  // the same activity by hour (neighbours by self-join there): q2's two February hours are far apart
+  const h = await db.run(
+    lifecycleRunner,
+    { kind: 'LifecycleQuery', series: [PV], interval: 'hour', dateRange: { date_from: '2024-02-20T09:00:00', date_to: '2024-02-20T11:00:00' } },
+    2,
+  );
+  const byH = Object.fromEntries(h.results.map((x: any) => [x.status, x.data]));
+  expect(byH).toEqual({ new: [0, 0, 0], returning: [0, 0, 0], resurrecting: [0, 1, 0], dormant: [0, 0, -1] });
+});

@@ -1,6 +1,6 @@
 /**
  * LifecycleQuery (reference §7). Per actor and active interval, looking at the actor's activity in the
- * previous and next interval (a self-join, no window functions):
+ * previous and next interval (lag/lead over the actor's active intervals on DuckDB; a self-join elsewhere):
  * - the interval of the person's `created_at` → new;
  * - else directly after the previous active interval (and not the first one) → returning;
  * - else → resurrecting;
@@ -20,6 +20,7 @@ import {
   earliestTimestamp,
   ensureFilterParser,
   globalFilterExpr,
+  isSubDay,
   lifecycleQuerySchema,
   requireEventsNode,
   runInsightQuery,
@@ -61,14 +62,12 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
     const buckets = range.buckets();
     const actor = actorExpr(groupIndex);
     const b = bucketStartExpr(interval, range.weekStartDay);
-    // Group actors have no creation time here: they are never "new" (first activity is resurrecting).
-    const created =
-      groupIndex === null
-        ? ast.call('min', [bucketStartExpr(interval, range.weekStartDay, ast.field('person', 'created_at'))])
-        : ast.constant(null);
 
+    // Distinct (actor, interval) pairs first. On the window path the person's creation interval is looked up
+    // afterwards, once per pair rather than once per event (persons joined to every event cost as much as the rest
+    // of the query).
     const activity = ast.select({
-      select: [ast.alias('actor', actor), ast.alias('b', b), ast.alias('created_b', created), ast.alias('one', ast.constant(1))],
+      select: [ast.alias('actor', actor), ast.alias('b', b)],
       from: 'events',
       where: ast.and(
         range.whereExpr(ast.field('timestamp'), {
@@ -82,52 +81,101 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
       ),
       groupBy: [ast.constant(1), ast.constant(2)],
     });
-    // Neighbours by self-join rather than window functions (portable to engines without them). `one` marks a
-    // matched row: an unmatched LEFT JOIN gives NULL (DuckDB) or the default 0 (ClickHouse), never 1.
     const a = (f: string): Expr => ast.field('a', f);
-    const p = (f: string): Expr => ast.field('p', f);
-    const n = (f: string): Expr => ast.field('n', f);
-    const matched = (t: (f: string) => Expr): Expr => ast.compare('==', ast.call('ifNull', [t('one'), ast.constant(0)]), ast.constant(1));
-    const active = ast.select({
-      select: [
-        ast.alias('bucket', a('b')),
-        ast.alias(
-          'status',
-          ast.call('multiIf', [
-            ast.compare('==', a('b'), a('created_b')),
-            ast.constant('new'),
-            matched(p),
-            ast.constant('returning'),
-            ast.constant('resurrecting'),
-          ]),
+    // Group actors have no creation time here: they are never "new" (first activity is resurrecting). Persons: the
+    // creation interval of every `persons` row with the actor's id (as the lazy person join of events reads it).
+    const createdJoin =
+      groupIndex === null
+        ? ast.joinExpr(
+            ast.select({
+              select: [ast.alias('id', ast.field('pp', 'id')), ast.alias('created_b', ast.call('min', [bucketStartExpr(interval, range.weekStartDay, ast.field('pp', 'created_at'))]))],
+              from: 'persons',
+              fromAlias: 'pp',
+              groupBy: [ast.constant(1)],
+            }),
+            { alias: 'pc', type: 'LEFT JOIN', on: ast.compare('==', ast.field('pc', 'id'), a('actor')) },
+          )
+        : null;
+    const createdB: Expr = groupIndex === null ? ast.field('pc', 'created_b') : ast.constant(null);
+    const statusOf = (previousActive: Expr): Expr =>
+      ast.call('multiIf', [ast.compare('==', a('b'), createdB), ast.constant('new'), previousActive, ast.constant('returning'), ast.constant('resurrecting')]);
+
+    let ctes: ast.CTE[];
+    let active: ast.SelectQuery;
+    let dormant: ast.SelectQuery;
+    if (!isSubDay(interval) && ctx.engine.dialect === 'duckdb') {
+      // Day/week/month buckets are calendar dates one interval apart, so the actor's previous/next active interval
+      // (lag/lead over its sorted distinct intervals) is `b − 1`/`b + 1` exactly when there was activity there.
+      const over = { node: 'WindowExpr' as const, partition_by: [ast.field('actor')], order_by: [ast.order(ast.field('b'))] };
+      const win = (name: 'lag' | 'lead'): Expr => ({ node: 'WindowFunction', name, exprs: [ast.field('b')], over_expr: over });
+      ctes = [
+        ast.cte('activity', activity),
+        ast.cte('nb', ast.select({ select: [ast.field('actor'), ast.field('b'), ast.alias('prev_b', win('lag')), ast.alias('next_b', win('lead'))], from: 'activity' })),
+      ];
+      const prevActive = ast.compare('==', a('prev_b'), shift(a('b'), interval, '-'));
+      active = ast.select({
+        select: [ast.alias('bucket', a('b')), ast.alias('status', statusOf(prevActive))],
+        from: createdJoin ? ast.joins(ast.joinExpr('nb', { alias: 'a' }), createdJoin) : ast.joinExpr('nb', { alias: 'a' }),
+      });
+      dormant = ast.select({
+        select: [ast.alias('bucket', shift(a('b'), interval, '+')), ast.alias('status', ast.constant('dormant'))],
+        from: 'nb',
+        fromAlias: 'a',
+        where: ast.not(ast.call('ifNull', [ast.compare('==', a('next_b'), shift(a('b'), interval, '+')), ast.constant(false)])),
+      });
+    } else {
+      // Neighbours by self-join (engines without window functions; sub-day buckets, which DST can space unevenly).
+      // `one` marks a matched row: an unmatched LEFT JOIN gives NULL (DuckDB) or the default 0 (ClickHouse), never 1.
+      const p = (f: string): Expr => ast.field('p', f);
+      const n = (f: string): Expr => ast.field('n', f);
+      const matched = (t: (f: string) => Expr): Expr => ast.compare('==', ast.call('ifNull', [t('one'), ast.constant(0)]), ast.constant(1));
+      // The creation interval comes from the lazy person join of events here (one JOIN per SELECT on ClickHouse).
+      const created =
+        groupIndex === null
+          ? ast.call('min', [bucketStartExpr(interval, range.weekStartDay, ast.field('person', 'created_at'))])
+          : ast.constant(null);
+      ctes = [
+        ast.cte(
+          'activity',
+          { ...activity, select: [...activity.select, ast.alias('created_b', created), ast.alias('one', ast.constant(1))] },
         ),
-        ast.alias('actor', a('actor')),
-      ],
-      from: ast.joins(
-        ast.joinExpr('activity', { alias: 'a' }),
-        ast.joinExpr('activity', {
-          alias: 'p',
-          type: 'LEFT JOIN',
-          on: ast.and(ast.compare('==', p('actor'), a('actor')), ast.compare('==', p('b'), shift(a('b'), interval, '-'))),
-        }),
-      ),
-    });
-    const dormant = ast.select({
-      select: [ast.alias('bucket', shift(a('b'), interval, '+')), ast.alias('status', ast.constant('dormant')), ast.alias('actor', a('actor'))],
-      from: ast.joins(
-        ast.joinExpr('activity', { alias: 'a' }),
-        ast.joinExpr('activity', {
-          alias: 'n',
-          type: 'LEFT JOIN',
-          on: ast.and(ast.compare('==', n('actor'), a('actor')), ast.compare('==', n('b'), shift(a('b'), interval, '+'))),
-        }),
-      ),
-      where: ast.not(matched(n)),
-    });
+      ];
+      active = ast.select({
+        select: [
+          ast.alias('bucket', a('b')),
+          ast.alias(
+            'status',
+            ast.call('multiIf', [ast.compare('==', a('b'), a('created_b')), ast.constant('new'), matched(p), ast.constant('returning'), ast.constant('resurrecting')]),
+          ),
+        ],
+        from: ast.joins(
+          ast.joinExpr('activity', { alias: 'a' }),
+          ast.joinExpr('activity', {
+            alias: 'p',
+            type: 'LEFT JOIN',
+            on: ast.and(ast.compare('==', p('actor'), a('actor')), ast.compare('==', p('b'), shift(a('b'), interval, '-'))),
+          }),
+        ),
+      });
+      dormant = ast.select({
+        select: [ast.alias('bucket', shift(a('b'), interval, '+')), ast.alias('status', ast.constant('dormant'))],
+        from: ast.joins(
+          ast.joinExpr('activity', { alias: 'a' }),
+          ast.joinExpr('activity', {
+            alias: 'n',
+            type: 'LEFT JOIN',
+            on: ast.and(ast.compare('==', n('actor'), a('actor')), ast.compare('==', n('b'), shift(a('b'), interval, '+'))),
+          }),
+        ),
+        where: ast.not(matched(n)),
+      });
+    }
+    // One row per (actor, bucket): an actor has one status per active interval, and a dormant mark only where it
+    // was not active; so counting rows counts distinct actors.
     const z = (f: string): Expr => ast.field('z', f);
     const q = ast.select({
-      ctes: [ast.cte('activity', activity)],
-      select: [ast.alias('bucket', z('bucket')), ast.alias('status', z('status')), ast.alias('actors', ast.call('uniq', [z('actor')]))],
+      ctes,
+      select: [ast.alias('bucket', z('bucket')), ast.alias('status', z('status')), ast.alias('actors', ast.call('count', []))],
       from: ast.unionAll(active, dormant),
       fromAlias: 'z',
       where: ast.and(

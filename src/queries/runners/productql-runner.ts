@@ -1,3 +1,4 @@
+import { assertResultSize } from '../../limits';
 import { compileProductQL, shapeResult } from '../../productql';
 import type { QueryRunner } from '../runner';
 import { productqlQuerySchema, variableValues, type ProductQLQueryNode } from '../schema/productql-query';
@@ -22,6 +23,7 @@ export const productqlRunner: QueryRunner<ProductQLQueryNode> = {
     const result = await ctx.timings.measure('execute', () =>
       ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs }),
     );
+    assertResultSize(result.rows);
     const shaped = ctx.timings.measureSync('shape', () => shapeResult(result.rows, compiled));
     const explainAllowed = node.explain === true && ctx.principal.kind === 'personal';
     return {

@@ -12,7 +12,7 @@ import type { QueryRunner, RunnerContext } from '../runner';
 import {
   QueryDateRange,
   actorExpr,
-  personOrDistinctActorExpr,
+  personActorParts,
   bucketStartExpr,
   earliestTimestamp,
   ensureFilterParser,
@@ -32,7 +32,7 @@ import {
   type StickinessQuery,
 } from '../insights';
 
-/** The actor of a stickiness series: person, `$group_N` for unique_group, or the math_hogql expression. */
+/** The actor of a stickiness series other than persons: `$group_N` for unique_group, or the math_hogql expression. */
 function stickinessActor(s: EventsNode, attr: string): Expr {
   if (s.math === 'unique_group') {
     if (s.math_group_type_index === null || s.math_group_type_index === undefined)
@@ -43,7 +43,7 @@ function stickinessActor(s: EventsNode, attr: string): Expr {
     if (!s.math_hogql) throw validationError('math "hogql" needs math_hogql.', `${attr}__math_hogql`);
     return parseExprSync(s.math_hogql);
   }
-  return personOrDistinctActorExpr(null);
+  throw new Error('person actors are split by personActorParts');
 }
 
 /** `1 day`, `2 days`, `3 weeks or more`. */
@@ -65,7 +65,6 @@ async function computeSeries(
   const k = node.intervalCount ?? 1;
   const buckets = range.buckets().length;
   const n = Math.max(1, Math.ceil(buckets / k));
-  const actor = stickinessActor(s, attr);
   const bucketExpr =
     k === 1
       ? bucketStartExpr(interval, range.weekStartDay)
@@ -73,32 +72,42 @@ async function computeSeries(
           ast.call('dateDiff', [ast.constant(interval), ast.field('timestamp'), ast.call('toDateTime', [ast.constant(sqlLocal(range.dateTo))])]),
           ast.constant(k),
         ]);
-  const inner = ast.select({
-    select: [ast.alias('actor', actor), ast.alias('b', bucketExpr), ast.alias('c', ast.call('count', []))],
-    from: 'events',
-    where: ast.and(
-      range.whereExpr(),
-      seriesFilterExpr(s, { timezone: ctx.project.timezone, attr }),
-      global,
-      ast.call('isNotNull', [actor]),
-      s.math === 'unique_group' ? ast.compare('!=', actor, ast.constant('')) : undefined,
-    ),
-    groupBy: [ast.constant(1), ast.constant(2)],
-  });
+  const where = ast.and(range.whereExpr(), seriesFilterExpr(s, { timezone: ctx.project.timezone, attr }), global);
   const crit = node.stickinessFilter?.stickinessCriteria;
-  const critExpr = crit
-    ? ast.compare(crit.operator === 'gte' ? '>=' : crit.operator === 'lte' ? '<=' : '==', ast.field('x', 'c'), ast.constant(crit.value))
-    : undefined;
-  const perActor = ast.select({
-    select: [ast.alias('actor', ast.field('x', 'actor')), ast.alias('n', ast.call('count', []))],
-    from: inner,
-    fromAlias: 'x',
-    where: critExpr,
-    groupBy: [ast.constant(1)],
-  });
+  /** One row (`n`) per actor: the number of its active intervals, or of those meeting the criteria. */
+  const perActor = (actor: Expr, actorWhere: Expr | undefined): ast.SelectQuery => {
+    if (!crit)
+      return ast.select({
+        select: [ast.alias('n', ast.call('uniq', [bucketExpr]))],
+        from: 'events',
+        where: ast.and(where, actorWhere),
+        groupBy: [actor],
+      });
+    const inner = ast.select({
+      select: [ast.alias('actor', actor), ast.alias('b', bucketExpr), ast.alias('c', ast.call('count', []))],
+      from: 'events',
+      where: ast.and(where, actorWhere),
+      groupBy: [ast.constant(1), ast.constant(2)],
+    });
+    return ast.select({
+      select: [ast.alias('n', ast.call('count', []))],
+      from: inner,
+      fromAlias: 'x',
+      where: ast.compare(crit.operator === 'gte' ? '>=' : crit.operator === 'lte' ? '<=' : '==', ast.field('x', 'c'), ast.constant(crit.value)),
+      groupBy: [ast.field('x', 'actor')],
+    });
+  };
+  // Persons: one part keyed on person_id and one on the distinct id of personless events (disjoint actor sets; see
+  // personActorParts), instead of grouping on a text key built per row.
+  let parts: ast.SelectQuery[];
+  if (s.math === 'unique_group' || s.math === 'hogql') {
+    const actor = stickinessActor(s, attr);
+    const present = ast.and(ast.call('isNotNull', [actor]), s.math === 'unique_group' ? ast.compare('!=', actor, ast.constant('')) : undefined);
+    parts = [perActor(actor, present)];
+  } else parts = personActorParts().map((p) => perActor(p.actor, p.where));
   const q = ast.select({
     select: [ast.alias('n', ast.field('y', 'n')), ast.alias('actors', ast.call('count', []))],
-    from: perActor,
+    from: parts.length === 1 ? parts[0] : ast.unionAll(...parts),
     fromAlias: 'y',
     groupBy: [ast.constant(1)],
   });

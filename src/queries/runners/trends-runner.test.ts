@@ -186,6 +186,31 @@ describe('math', () => {
     expect(r.results[0].data).toEqual([2]);
   });
 
+  it('dau sums persons and personless distinct ids per bucket, per breakdown value and as a total value', async () => {
+    // (counted as two disjoint parts: distinct person ids + distinct ids of personless events)
+    const anon = (d: string, ts: string, browser: string) => ({ event: 'e', distinct_id: d, timestamp: ts, properties: { $process_person_profile: false, $browser: browser } });
+    await db.load(8, {
+      events: [
+        { event: 'e', distinct_id: 'known', timestamp: '2024-01-02T10:00:00Z', properties: { $browser: 'Chrome' } },
+        { event: 'e', distinct_id: 'known', timestamp: '2024-01-03T10:00:00Z', properties: { $browser: 'Chrome' } },
+        anon('anon', '2024-01-02T11:00:00Z', 'Chrome'),
+        anon('anon', '2024-01-02T12:00:00Z', 'Safari'),
+        anon('anon2', '2024-01-02T13:00:00Z', 'Chrome'),
+        anon('anon2', '2024-01-03T13:00:00Z', 'Chrome'),
+      ],
+    });
+    const q = (node: Record<string, unknown>) =>
+      db.run(trendsRunner, { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'e', math: 'dau' }], dateRange: { date_from: '2024-01-02', date_to: '2024-01-03' }, ...node }, 8);
+    expect((await q({})).results[0].data).toEqual([3, 2]);
+    const bd = await q({ breakdownFilter: { breakdown: '$browser' } });
+    expect(bd.results.map((x: any) => [x.breakdown_value, x.data])).toEqual([
+      ['Chrome', [3, 2]],
+      ['Safari', [1, 0]],
+    ]);
+    expect((await q({ trendsFilter: { display: 'BoldNumber' } })).results[0].aggregated_value).toBe(3);
+    expect((await q({ interval: 'week' })).results[0].data).toEqual([3]);
+  });
+
   it('first_time_for_user counts each person once, at their first-ever event', async () => {
     const r = await trends({ series: [{ ...PV, math: 'first_time_for_user' }] });
     // u1 and u3 were first seen in December; u2 first on Jan 2.

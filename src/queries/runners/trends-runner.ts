@@ -12,6 +12,7 @@ import {
   QueryDateRange,
   aggregationExpr,
   personOrDistinctActorExpr,
+  personActorParts,
   breakdownLabel,
   breakdownSpecs,
   breakdownValueExpr,
@@ -269,6 +270,27 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
     });
     fill(await run(nb ? sqlBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit) : q));
+  } else if (math === 'dau' && (s.math_group_type_index ?? env.groupIndex) === null) {
+    // Distinct persons + distinct ids of personless events, summed per group: the two actor sets are disjoint
+    // (personActorParts), so this equals uniq(personOrDistinctActorExpr) without building a text key per row.
+    const nk = (d.totalValue ? 0 : 1) + nb;
+    const parts = personActorParts().map((p) =>
+      ast.select({
+        select: [...(d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay))]), ...bcols, ast.alias('value', ast.call('uniq', [p.actor]))],
+        from: 'events',
+        where: ast.and(seriesWhere(env, s, math, range, undefined, attr), p.where),
+        ...(nk ? { groupBy: positions(nk) } : {}),
+      }),
+    );
+    const q = ast.select({
+      select: [...(d.totalValue ? [] : [ast.alias('bucket', ast.field('u', 'bucket'))]), ...bRefs('u'), ast.alias('value', ast.call('sum', [ast.field('u', 'value')]))],
+      from: ast.unionAll(...parts),
+      fromAlias: 'u',
+      ...(nk ? { groupBy: positions(nk) } : {}),
+    });
+    const rows = await run(nb ? sqlBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
+    if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
+    fill(rows);
   } else {
     const agg = aggregationExpr(s, math, { groupTypeIndex: env.groupIndex, attr });
     const q = ast.select({

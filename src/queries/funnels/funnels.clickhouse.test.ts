@@ -1,0 +1,4 @@
+/** funnels.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('funnels.test.ts', () => require('./funnels.test'));

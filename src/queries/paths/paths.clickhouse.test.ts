@@ -1,0 +1,4 @@
+/** paths.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('paths.test.ts', () => require('./paths.test'));

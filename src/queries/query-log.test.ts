@@ -1,0 +1,66 @@
+import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
+import { QueryLog } from './query-log';
+
+/** The DuckDB write path sends a batch as one JSON parameter: every field must come back as it went in. */
+describe('QueryLog on DuckDB', () => {
+  let engine: DuckDbEngine;
+  let log: QueryLog;
+  beforeAll(async () => {
+    engine = await DuckDbEngine.open(':memory:');
+    log = new QueryLog(engine, 60_000);
+  });
+  afterAll(async () => {
+    await log.close();
+    await engine.close();
+  });
+
+  const base = {
+    project_id: 7,
+    query_id: null,
+    principal: 'user:1/key:k',
+    kind: 'ProductQLQuery',
+    name: null,
+    query_hash: 'cache_abc',
+    duration_ms: 0,
+    result_rows: null,
+    result_bytes: null,
+    is_cached: true,
+    status: 'ok' as const,
+    error_code: null,
+  };
+
+  it('round-trips awkward values: quotes, unicode, nulls, fractions, times, the query node', async () => {
+    const when = new Date('2026-01-02T03:04:05.678Z');
+    const node = { kind: 'ProductQLQuery', query: `SELECT '"\\\\ é 🎉\n' AS x`, variables: { a: [1, null, true] } };
+    log.record({ ...base, query: node, query_id: 'q-1', name: 'n "quoted"', duration_ms: 12.345, result_rows: 3, is_cached: false, event_time: when });
+    log.record({ ...base, query: null, status: 'error', error_code: 'query_error', event_time: new Date(when.getTime() + 1) });
+    const page = await log.list(7, {}, { limit: 10, offset: 0 });
+    expect(page.count).toBe(2);
+    const [second, first] = page.results;
+    expect(first).toMatchObject({
+      project_id: 7,
+      query_id: 'q-1',
+      principal: 'user:1/key:k',
+      kind: 'ProductQLQuery',
+      name: 'n "quoted"',
+      query_hash: 'cache_abc',
+      duration_ms: 12.345,
+      result_rows: 3,
+      result_bytes: null,
+      is_cached: false,
+      status: 'ok',
+      error_code: null,
+    });
+    expect(new Date(first.event_time as unknown as string).getTime()).toBe(when.getTime());
+    const q = typeof first.query === 'string' ? JSON.parse(first.query) : first.query;
+    expect(q).toEqual(node);
+    expect(first.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second).toMatchObject({ status: 'error', error_code: 'query_error', is_cached: true, name: null, query_id: null });
+  });
+
+  it('writes a full buffer without waiting for the interval', async () => {
+    for (let i = 0; i < 2500; i++) log.record({ ...base, project_id: 8, query: { kind: 'ProductQLQuery', query: 'SELECT 1' } });
+    const page = await log.list(8, {}, { limit: 1, offset: 0 });
+    expect(page.count).toBe(2500);
+  });
+});

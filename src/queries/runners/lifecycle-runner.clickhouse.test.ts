@@ -1,0 +1,4 @@
+/** lifecycle-runner.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('lifecycle-runner.test.ts', () => require('./lifecycle-runner.test'));

@@ -1,0 +1,4 @@
+/** stickiness-runner.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('stickiness-runner.test.ts', () => require('./stickiness-runner.test'));

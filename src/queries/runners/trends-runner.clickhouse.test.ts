@@ -1,0 +1,4 @@
+/** trends-runner.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('trends-runner.test.ts', () => require('./trends-runner.test'));

@@ -1,0 +1,384 @@
+/**
+ * Authorization matrix over EVERY GraphQL query and mutation × the credentials of the REST matrix
+ * (auth-matrix-all.test.ts) × own/other project. The operation list is read from the live schema (introspection of
+ * the running server), so a new operation without a row fails the completeness test by name.
+ *
+ * Each row gives the scope the operation requires, whether project secret keys may call it, and its arguments
+ * against fixtures made in beforeAll; the operation text (variables typed from the schema, `{ __typename }` as the
+ * selection of object results) is generated. Destructive rows get a fresh object per cell.
+ */
+import type { ApiResponse, TestServer } from '../helpers/server';
+import { startServer } from '../helpers/server';
+
+let srv: TestServer;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Fixtures (as in the REST matrix)
+
+interface Target {
+  project: number;
+  restrictedKey: string;
+  secretKey: string;
+  captureToken: string;
+  insightId: number;
+  endpointName: string;
+  queryId: string;
+  personalKeyId: string;
+  secretKeyId: string;
+}
+
+let shared: Target;
+let otherProject: number;
+let otherSecretKey: string;
+let revokedKey: string;
+const BAD_KEY_VALUE = 'phx_' + 'Z'.repeat(43);
+
+const keyCache = new Map<string, string>();
+async function personalKey(scopes: string[], scopedTeams: number[] | null = null): Promise<string> {
+  const id = JSON.stringify([scopes, scopedTeams]);
+  let v = keyCache.get(id);
+  if (!v) {
+    const r = await srv.api('POST', '/api/personal_api_keys/', { label: 'matrix-gql', scopes, scoped_teams: scopedTeams });
+    if (r.status !== 201) throw new Error(`cannot mint key ${id}: ${r.status} ${r.text}`);
+    v = r.body.value as string;
+    keyCache.set(id, v);
+  }
+  return v;
+}
+
+let seq = 0;
+const uniq = (p: string) => `${p}_${++seq}_${Math.random().toString(36).slice(2, 8)}`;
+const SQL = { kind: 'ProductQLQuery', query: 'SELECT count() FROM events' };
+
+async function ok<T = any>(p: Promise<ApiResponse>, status: number, what: string): Promise<T> {
+  const r = await p;
+  if (r.status !== status) throw new Error(`fixture ${what}: ${r.status} ${r.text}`);
+  return r.body as T;
+}
+
+async function newProject(): Promise<Pick<Target, 'project' | 'restrictedKey' | 'secretKey' | 'captureToken' | 'secretKeyId'>> {
+  const p = await ok(srv.api('POST', '/api/projects/', { name: uniq('gmatrix') }), 201, 'project');
+  const restrictedKey = (await ok(srv.api('POST', '/api/personal_api_keys/', { label: 'r', scopes: ['*'], scoped_teams: [p.id] }), 201, 'restricted key')).value;
+  const secret = await ok(srv.api('POST', `/api/projects/${p.id}/project_secret_api_keys/`, { label: 's', scopes: ['endpoint:read'] }), 201, 'secret key');
+  const captureToken = (await srv.server.services.projects.find(p.id)).api_token;
+  return { project: p.id, restrictedKey, secretKey: secret.value, captureToken, secretKeyId: secret.id };
+}
+const newInsight = async (project: number) =>
+  (await ok(srv.api('POST', `/api/projects/${project}/insights/`, { name: uniq('i'), query: SQL }), 201, 'insight')).id as number;
+async function newEndpoint(project: number): Promise<string> {
+  const name = uniq('ep');
+  await ok(srv.api('POST', `/api/projects/${project}/endpoints/`, { name, query: SQL }), 201, 'endpoint');
+  return name;
+}
+async function newQuery(project: number): Promise<string> {
+  const r = await srv.api('POST', `/api/projects/${project}/query/`, {
+    query: { kind: 'ProductQLQuery', query: `SELECT count() FROM events WHERE event = '${uniq('q')}'` },
+    refresh: 'force_async',
+    client_query_id: uniq('qid'),
+  });
+  if (r.status !== 202 && r.status !== 200) throw new Error(`fixture query: ${r.status} ${r.text}`);
+  const id = r.body.query_status.id as string;
+  await srv.server.services.queries.async.wait(id);
+  return id;
+}
+const newPersonalKeyId = async () => (await ok(srv.api('POST', '/api/personal_api_keys/', { label: 'victim', scopes: ['query:read'] }), 201, 'victim key')).id as string;
+const newSecretKeyId = async (project: number) =>
+  (await ok(srv.api('POST', `/api/projects/${project}/project_secret_api_keys/`, { label: 'victim', scopes: ['endpoint:read'] }), 201, 'victim secret')).id as string;
+
+type Fresh = 'project' | 'insight' | 'endpoint' | 'query' | 'personalKey' | 'secretKey';
+async function freshTarget(kind: Fresh | undefined): Promise<Target> {
+  const t = { ...shared };
+  switch (kind) {
+    case undefined:
+      return shared;
+    case 'project':
+      return { ...t, ...(await newProject()) };
+    case 'insight':
+      return { ...t, insightId: await newInsight(t.project) };
+    case 'endpoint':
+      return { ...t, endpointName: await newEndpoint(t.project) };
+    case 'query':
+      return { ...t, queryId: await newQuery(t.project) };
+    case 'personalKey':
+      return { ...t, personalKeyId: await newPersonalKeyId() };
+    case 'secretKey':
+      return { ...t, secretKeyId: await newSecretKeyId(t.project) };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The table: one row per operation of the schema
+
+interface Row {
+  type: 'Query' | 'Mutation';
+  field: string;
+  /** Scope the operation requires; null = any valid credential (viewer). */
+  scope: string | null;
+  /** The project the operation acts on comes from its arguments (projectId, or id of a project operation). */
+  projectArg?: boolean;
+  /** Project secret keys may call it (on their own project). */
+  secretAllowed?: boolean;
+  /** Not about one project, but project-restricted keys may call it (listing projects). */
+  restrictedAllowed?: boolean;
+  args?: (t: Target) => Record<string, unknown>;
+  fresh?: Fresh;
+  /** Other answers that still prove authorization passed (cancel of an already finished query). */
+  okAlso?: { code: string; detail: string }[];
+}
+
+const ev = { kind: 'EventsNode', event: '$pageview' };
+const inProject = (extra: (t: Target) => Record<string, unknown> = () => ({})) => (t: Target) => ({ projectId: t.project, ...extra(t) });
+
+const TABLE: Row[] = [
+  // projects and keys
+  { type: 'Query', field: 'projects', scope: 'project:read', restrictedAllowed: true },
+  { type: 'Query', field: 'project', scope: 'project:read', projectArg: true, args: (t) => ({ id: t.project }) },
+  { type: 'Mutation', field: 'createProject', scope: 'project:write', args: () => ({ input: { name: uniq('made') } }) },
+  { type: 'Mutation', field: 'updateProject', scope: 'project:write', projectArg: true, args: (t) => ({ id: t.project, input: { name: 'renamed' } }) },
+  { type: 'Mutation', field: 'deleteProject', scope: 'project:write', projectArg: true, fresh: 'project', args: (t) => ({ id: t.project }) },
+  { type: 'Query', field: 'personalApiKeys', scope: 'personal_api_key:read' },
+  { type: 'Mutation', field: 'createPersonalApiKey', scope: 'personal_api_key:write', args: () => ({ input: { scopes: ['personal_api_key:read'] } }) },
+  { type: 'Mutation', field: 'revokePersonalApiKey', scope: 'personal_api_key:write', fresh: 'personalKey', args: (t) => ({ id: t.personalKeyId }) },
+  { type: 'Query', field: 'projectSecretApiKeys', scope: 'project:read', projectArg: true, args: inProject() },
+  { type: 'Mutation', field: 'createProjectSecretApiKey', scope: 'project:write', projectArg: true, args: inProject(() => ({ input: { scopes: ['endpoint:read'] } })) },
+  { type: 'Mutation', field: 'revokeProjectSecretApiKey', scope: 'project:write', projectArg: true, fresh: 'secretKey', args: inProject((t) => ({ id: t.secretKeyId })) },
+  { type: 'Query', field: 'viewer', scope: null },
+  // queries
+  { type: 'Query', field: 'query', scope: 'query:read', projectArg: true, args: inProject(() => ({ query: SQL })) },
+  { type: 'Query', field: 'productql', scope: 'query:read', projectArg: true, args: inProject(() => ({ sql: 'SELECT 1' })) },
+  { type: 'Query', field: 'trends', scope: 'query:read', projectArg: true, args: inProject(() => ({ query: { series: [ev] } })) },
+  { type: 'Query', field: 'stickiness', scope: 'query:read', projectArg: true, args: inProject(() => ({ query: { series: [ev] } })) },
+  { type: 'Query', field: 'lifecycle', scope: 'query:read', projectArg: true, args: inProject(() => ({ query: { series: [ev] } })) },
+  { type: 'Query', field: 'funnels', scope: 'query:read', projectArg: true, args: inProject(() => ({ query: { series: [ev, ev] } })) },
+  { type: 'Query', field: 'retention', scope: 'query:read', projectArg: true, args: inProject(() => ({ query: { retentionFilter: {} } })) },
+  { type: 'Query', field: 'paths', scope: 'query:read', projectArg: true, args: inProject(() => ({ query: { pathsFilter: {} } })) },
+  { type: 'Query', field: 'queryLog', scope: 'query:read', projectArg: true, args: inProject() },
+  { type: 'Query', field: 'queryStatus', scope: 'query:read', projectArg: true, args: inProject((t) => ({ id: t.queryId })) },
+  { type: 'Mutation', field: 'submitQuery', scope: 'query:read', projectArg: true, args: inProject(() => ({ query: SQL })) },
+  {
+    type: 'Mutation',
+    field: 'cancelQuery',
+    scope: 'query:read',
+    projectArg: true,
+    fresh: 'query',
+    args: inProject((t) => ({ id: t.queryId })),
+    // the fixture query has finished by the time the cell runs: "not found", past the auth check
+    okAlso: [{ code: 'not_found', detail: 'Query not found.' }],
+  },
+  // insights
+  { type: 'Query', field: 'insights', scope: 'insight:read', projectArg: true, args: inProject() },
+  { type: 'Query', field: 'insight', scope: 'insight:read', projectArg: true, args: inProject((t) => ({ id: String(t.insightId) })) },
+  { type: 'Query', field: 'insightActivity', scope: 'insight:read', projectArg: true, args: inProject((t) => ({ id: String(t.insightId) })) },
+  { type: 'Mutation', field: 'createInsight', scope: 'insight:write', projectArg: true, args: inProject(() => ({ input: { name: uniq('i'), query: SQL } })) },
+  { type: 'Mutation', field: 'updateInsight', scope: 'insight:write', projectArg: true, args: inProject((t) => ({ id: String(t.insightId), input: { description: 'patched' } })) },
+  { type: 'Mutation', field: 'deleteInsight', scope: 'insight:write', projectArg: true, fresh: 'insight', args: inProject((t) => ({ id: String(t.insightId) })) },
+  // endpoints
+  { type: 'Query', field: 'endpoints', scope: 'endpoint:read', projectArg: true, args: inProject() },
+  { type: 'Query', field: 'endpoint', scope: 'endpoint:read', projectArg: true, args: inProject((t) => ({ name: t.endpointName })) },
+  { type: 'Query', field: 'runEndpoint', scope: 'endpoint:read', projectArg: true, secretAllowed: true, args: inProject((t) => ({ name: t.endpointName })) },
+  { type: 'Mutation', field: 'createEndpoint', scope: 'endpoint:write', projectArg: true, args: inProject(() => ({ input: { name: uniq('ep'), query: SQL } })) },
+  { type: 'Mutation', field: 'updateEndpoint', scope: 'endpoint:write', projectArg: true, args: inProject((t) => ({ name: t.endpointName, input: { description: 'patched' } })) },
+  { type: 'Mutation', field: 'deleteEndpoint', scope: 'endpoint:write', projectArg: true, fresh: 'endpoint', args: inProject((t) => ({ name: t.endpointName })) },
+];
+
+const rowKey = (r: { type: string; field: string }) => `${r.type}.${r.field}`;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The live schema, and the operation text generated from it
+
+interface TypeRef {
+  kind: string;
+  name: string | null;
+  ofType: TypeRef | null;
+}
+interface SchemaField {
+  name: string;
+  args: { name: string; type: TypeRef }[];
+  type: TypeRef;
+}
+let FIELDS: Map<string, SchemaField>;
+
+const TYPE_REF = 'kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } }';
+async function introspect(): Promise<Map<string, SchemaField>> {
+  const fields = `fields { name args { name type { ${TYPE_REF} } } type { ${TYPE_REF} } }`;
+  const r = await srv.api('POST', '/graphql', { query: `{ __schema { queryType { ${fields} } mutationType { ${fields} } } }` });
+  if (r.status !== 200) throw new Error(`introspection: ${r.status} ${r.text}`);
+  const out = new Map<string, SchemaField>();
+  for (const f of r.body.data.__schema.queryType.fields as SchemaField[]) out.set(`Query.${f.name}`, f);
+  for (const f of r.body.data.__schema.mutationType.fields as SchemaField[]) out.set(`Mutation.${f.name}`, f);
+  return out;
+}
+
+const typeText = (t: TypeRef): string => (t.kind === 'NON_NULL' ? `${typeText(t.ofType!)}!` : t.kind === 'LIST' ? `[${typeText(t.ofType!)}]` : t.name!);
+const namedKind = (t: TypeRef): string => (t.ofType ? namedKind(t.ofType) : t.kind);
+
+/** `query Op($a: T!, …) { field(a: $a) { __typename } }` from the schema's argument and result types. */
+function operationOf(row: Row, values: Record<string, unknown>): string {
+  const f = FIELDS.get(rowKey(row));
+  if (!f) throw new Error(`${rowKey(row)} is not in the schema`);
+  const used = f.args.filter((a) => a.name in values);
+  for (const a of f.args) if (a.type.kind === 'NON_NULL' && !(a.name in values)) throw new Error(`${rowKey(row)}: required argument ${a.name} has no value`);
+  const vars = used.map((a) => `$${a.name}: ${typeText(a.type)}`).join(', ');
+  const call = used.length ? `(${used.map((a) => `${a.name}: $${a.name}`).join(', ')})` : '';
+  const selection = ['OBJECT', 'INTERFACE', 'UNION'].includes(namedKind(f.type)) ? ' { __typename }' : '';
+  return `${row.type === 'Query' ? 'query' : 'mutation'} Matrix${vars ? `(${vars})` : ''} { ${f.name}${call}${selection} }`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Credentials and expected outcomes (the rules of src/auth/access.ts, as in the REST matrix)
+
+const CREDS = [
+  'none',
+  'bad',
+  'revoked',
+  'captureToken',
+  'exactScope',
+  'otherObjectScope',
+  'writeForRead',
+  'restrictedOwn',
+  'restrictedOther',
+  'secretOwn',
+  'secretOther',
+] as const;
+type Cred = (typeof CREDS)[number];
+
+const otherObjectScope = (scope: string) => (scope.startsWith('project:') ? 'query:write' : 'project:write');
+const writeOf = (scope: string) => scope.replace(/:read$/, ':write');
+
+async function authorization(cred: Cred, row: Row, t: Target): Promise<string | null> {
+  switch (cred) {
+    case 'none':
+      return null;
+    case 'bad':
+      return `Bearer ${BAD_KEY_VALUE}`;
+    case 'revoked':
+      return `Bearer ${revokedKey}`;
+    case 'captureToken':
+      return `Bearer ${t.captureToken}`;
+    case 'exactScope':
+      return `Bearer ${await personalKey(row.scope ? [row.scope] : ['query:read'])}`;
+    case 'otherObjectScope':
+      return `Bearer ${await personalKey([otherObjectScope(row.scope ?? 'project:read')])}`;
+    case 'writeForRead':
+      return `Bearer ${await personalKey([writeOf(row.scope ?? '')])}`;
+    case 'restrictedOwn':
+      return `Bearer ${t.restrictedKey}`;
+    case 'restrictedOther':
+      return `Bearer ${await personalKey(['*'], [otherProject])}`;
+    case 'secretOwn':
+      return `Bearer ${t.secretKey}`;
+    case 'secretOther':
+      return `Bearer ${otherSecretKey}`;
+  }
+}
+
+interface Outcome {
+  status: number;
+  code: string;
+  detail: string;
+}
+const OK = 'ok' as const;
+const NOT_AUTHENTICATED: Outcome = { status: 401, code: 'not_authenticated', detail: 'Authentication credentials were not provided.' };
+const BAD_KEY: Outcome = { status: 401, code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.' };
+const PROJECT_NOT_FOUND: Outcome = { status: 404, code: 'not_found', detail: 'Project not found.' };
+const RESTRICTED_OFF_PROJECT: Outcome = { status: 403, code: 'permission_denied', detail: 'API keys with scoped projects are only supported on project-based endpoints.' };
+const SECRET_REFUSED: Outcome = { status: 403, code: 'permission_denied', detail: 'This action does not support project secret API key access.' };
+const missing = (scope: string): Outcome => ({ status: 403, code: 'permission_denied', detail: `API key missing required scope '${scope}'` });
+
+function expected(row: Row, cred: Cred): Outcome | typeof OK | null {
+  switch (cred) {
+    case 'none':
+      return NOT_AUTHENTICATED;
+    case 'bad':
+    case 'revoked':
+    case 'captureToken':
+      return BAD_KEY;
+    case 'exactScope':
+      return OK;
+    case 'otherObjectScope':
+      return row.scope === null ? OK : missing(row.scope);
+    case 'writeForRead':
+      return row.scope?.endsWith(':read') ? OK : null;
+    case 'restrictedOwn':
+      return row.scope === null || row.projectArg || row.restrictedAllowed ? OK : RESTRICTED_OFF_PROJECT;
+    case 'restrictedOther':
+      if (row.scope === null) return OK;
+      if (row.projectArg) return PROJECT_NOT_FOUND;
+      return row.restrictedAllowed ? OK : RESTRICTED_OFF_PROJECT;
+    case 'secretOwn':
+      return row.scope === null || row.secretAllowed ? OK : SECRET_REFUSED;
+    case 'secretOther':
+      if (row.scope === null) return OK;
+      return row.secretAllowed ? PROJECT_NOT_FOUND : SECRET_REFUSED;
+  }
+}
+
+type Cell = [name: string, row: Row, cred: Cred, want: Outcome | typeof OK];
+const CELLS: Cell[] = TABLE.flatMap((row) =>
+  CREDS.flatMap((cred): Cell[] => {
+    const want = expected(row, cred);
+    if (want === null) return [];
+    return [[`${rowKey(row)} with ${cred} → ${want === OK ? 'ok' : `${want.status} ${want.code}`}`, row, cred, want]];
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------------------------
+
+beforeAll(async () => {
+  srv = await startServer();
+  FIELDS = await introspect();
+  otherProject = (await ok(srv.api('POST', '/api/projects/', { name: 'other' }), 201, 'other project')).id;
+  otherSecretKey = (await ok(srv.api('POST', `/api/projects/${otherProject}/project_secret_api_keys/`, { scopes: ['endpoint:read'] }), 201, 'other secret')).value;
+  const revoked = await ok(srv.api('POST', '/api/personal_api_keys/', { label: 'revoked', scopes: ['*'] }), 201, 'revoked key');
+  revokedKey = revoked.value;
+  await ok(srv.api('DELETE', `/api/personal_api_keys/${revoked.id}/`), 204, 'revoke');
+  const p = await newProject();
+  shared = {
+    ...p,
+    insightId: await newInsight(p.project),
+    endpointName: await newEndpoint(p.project),
+    queryId: await newQuery(p.project),
+    personalKeyId: await newPersonalKeyId(),
+  };
+}, 60_000);
+
+afterAll(async () => {
+  await srv?.close();
+});
+
+describe('auth matrix over every GraphQL operation', () => {
+  it('every query and mutation of the live schema has a row (and every row is an operation)', () => {
+    expect(FIELDS.size).toBeGreaterThan(30); // introspection found the schema
+    const covered = new Set(TABLE.map(rowKey));
+    expect({ operationsWithoutRow: [...FIELDS.keys()].filter((k) => !covered.has(k)) }).toEqual({ operationsWithoutRow: [] });
+    expect({ rowsWithoutOperation: [...covered].filter((k) => !FIELDS.has(k)) }).toEqual({ rowsWithoutOperation: [] });
+    expect(covered.size).toBe(TABLE.length); // no operation twice
+    // the check bites: a table missing a row names exactly that operation
+    const partial = new Set(TABLE.slice(1).map(rowKey));
+    expect([...FIELDS.keys()].filter((k) => !partial.has(k))).toEqual([rowKey(TABLE[0])]);
+  });
+
+  it('every row gets the credential set, and its generated operation is valid', async () => {
+    expect(CELLS.length).toBeGreaterThan(TABLE.length * 9);
+    for (const row of TABLE) {
+      const text = operationOf(row, row.args?.(shared) ?? {});
+      expect(text).toMatch(new RegExp(`^(query|mutation) Matrix.* \\{ ${row.field}`));
+    }
+  });
+
+  it.each(CELLS)('%s', async (_name, row, cred, want) => {
+    const t = await freshTarget(row.fresh);
+    const auth = await authorization(cred, row, t);
+    const values = row.args?.(t) ?? {};
+    const res = await srv.api('POST', '/graphql', { query: operationOf(row, values), variables: values }, null, auth ? { authorization: auth } : {});
+    const error = res.body?.errors?.[0];
+    if (want === OK) {
+      const alsoOk = !!error && (row.okAlso?.some((o) => o.code === error.extensions?.code && o.detail === error.message) ?? false);
+      expect({ status: res.status, error: alsoOk ? 'ok-also' : (error ?? null) }).toEqual({ status: alsoOk ? res.status : 200, error: alsoOk ? 'ok-also' : null });
+      expect(res.body.data?.[row.field] ?? (alsoOk ? 'ok-also' : null)).not.toBeNull();
+      return;
+    }
+    expect({ status: res.status, code: error?.extensions?.code, detail: error?.message }).toEqual(want);
+    expect(res.body.data?.[row.field] ?? null).toBeNull();
+  });
+});

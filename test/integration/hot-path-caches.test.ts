@@ -1,0 +1,247 @@
+/**
+ * The request hot path keeps keys, projects and endpoints in memory (auth/metadata-watch.ts). Every test here
+ * first makes the cache hold the row (a successful request), then changes the row, then expects the very next
+ * request to see the change: a revoked key is refused at once, a narrowed scope applies at once, a deleted project
+ * takes its secret keys with it, a changed timezone changes the answer, a changed endpoint runs its new query.
+ */
+import { startServer, type TestServer } from '../helpers/server';
+
+let srv: TestServer;
+
+beforeAll(async () => {
+  srv = await startServer();
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+const SELECT_ONE = { query: { kind: 'ProductQLQuery', query: 'SELECT 1 AS one' } };
+
+async function personalKey(scopes: string[], scopedTeams: number[] | null = null): Promise<{ id: string; value: string }> {
+  const r = await srv.api('POST', '/api/personal_api_keys/', { scopes, scoped_teams: scopedTeams });
+  expect(r.status).toBe(201);
+  return r.body;
+}
+
+async function newProject(name: string): Promise<number> {
+  const r = await srv.api('POST', '/api/projects/', { name });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+describe('authentication cache', () => {
+  it('refuses a revoked personal key on the next request (REST and GraphQL)', async () => {
+    const k = await personalKey(['query:read', 'project:read']);
+    for (let i = 0; i < 3; i++) expect((await srv.api('POST', '/api/projects/1/query/', SELECT_ONE, k.value)).status).toBe(200);
+    expect((await srv.api('DELETE', `/api/personal_api_keys/${k.id}/`)).status).toBe(204);
+    const after = await srv.api('POST', '/api/projects/1/query/', SELECT_ONE, k.value);
+    expect(after.status).toBe(401);
+    expect(after.body.code).toBe('authentication_failed');
+    const gql = await srv.api('POST', '/graphql', { query: '{ viewer { principalType } }' }, k.value);
+    expect(JSON.stringify(gql.body)).toMatch(/authentication_failed|UNAUTHENTICATED/);
+  });
+
+  it('refuses a key that revoked itself, at once', async () => {
+    const k = await personalKey(['personal_api_key:write', 'project:read']);
+    expect((await srv.api('GET', '/api/projects/', undefined, k.value)).status).toBe(200);
+    expect((await srv.api('DELETE', `/api/personal_api_keys/${k.id}/`, undefined, k.value)).status).toBe(204);
+    expect((await srv.api('GET', '/api/projects/', undefined, k.value)).status).toBe(401);
+  });
+
+  it('rotation: the new key works at once, the revoked old one is refused at once', async () => {
+    const old = await personalKey(['query:read']);
+    expect((await srv.api('POST', '/api/projects/1/query/', SELECT_ONE, old.value)).status).toBe(200);
+    const fresh = await personalKey(['query:read']);
+    expect((await srv.api('DELETE', `/api/personal_api_keys/${old.id}/`)).status).toBe(204);
+    expect((await srv.api('POST', '/api/projects/1/query/', SELECT_ONE, old.value)).status).toBe(401);
+    expect((await srv.api('POST', '/api/projects/1/query/', SELECT_ONE, fresh.value)).status).toBe(200);
+  });
+
+  it('refuses a revoked project secret key on the next endpoint run', async () => {
+    const name = `cache_secret_${Date.now()}`;
+    expect(
+      (await srv.api('POST', '/api/environments/1/endpoints/', { name, query: { kind: 'ProductQLQuery', query: 'SELECT 1 AS one' } })).status,
+    ).toBe(201);
+    const secret = (await srv.api('POST', '/api/projects/1/project_secret_api_keys/', { scopes: ['endpoint:read'] })).body;
+    expect((await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {}, secret.value)).status).toBe(200);
+    expect((await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {}, secret.value)).status).toBe(200);
+    expect((await srv.api('DELETE', `/api/projects/1/project_secret_api_keys/${secret.id}/`)).status).toBe(204);
+    const after = await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {}, secret.value);
+    expect(after.status).toBe(401);
+  });
+
+  it('applies a scope change made in the store on the next request', async () => {
+    const k = await personalKey(['query:read', 'project:read']);
+    expect((await srv.api('POST', '/api/projects/1/query/', SELECT_ONE, k.value)).status).toBe(200);
+    await srv.server.services.store.personalKeys.update(k.id, { scopes: ['project:read'] });
+    const after = await srv.api('POST', '/api/projects/1/query/', SELECT_ONE, k.value);
+    expect(after.status).toBe(403);
+    expect(after.body.code).toBe('permission_denied');
+    await srv.server.services.store.personalKeys.update(k.id, { scoped_teams: [999_999] });
+    expect((await srv.api('GET', '/api/projects/1/', undefined, k.value)).status).toBe(404);
+  });
+
+  it("refuses a deleted project's secret keys at once (they go with the project)", async () => {
+    const pid = await newProject('doomed');
+    const name = 'doomed_endpoint';
+    expect(
+      (await srv.api('POST', `/api/environments/${pid}/endpoints/`, { name, query: { kind: 'ProductQLQuery', query: 'SELECT 1 AS one' } })).status,
+    ).toBe(201);
+    const secret = (await srv.api('POST', `/api/projects/${pid}/project_secret_api_keys/`, { scopes: ['endpoint:read'] })).body;
+    expect((await srv.api('POST', `/api/environments/${pid}/endpoints/${name}/run`, {}, secret.value)).status).toBe(200);
+    expect((await srv.api('DELETE', `/api/projects/${pid}/`)).status).toBe(204);
+    const after = await srv.api('POST', `/api/environments/${pid}/endpoints/${name}/run`, {}, secret.value);
+    expect(after.status).toBe(401);
+  });
+
+  it('never remembers a bad key: it keeps failing, and a garbage header keeps being refused', async () => {
+    for (let i = 0; i < 3; i++) {
+      expect((await srv.api('POST', '/api/projects/1/query/', SELECT_ONE, 'phx_not_a_real_key_at_all_0000000000000000000')).status).toBe(401);
+    }
+    expect((await srv.api('POST', '/api/projects/1/query/', SELECT_ONE, null, { authorization: 'Basic abc' })).status).toBe(401);
+  });
+});
+
+describe('project cache', () => {
+  it('answers with the new timezone right after the project changes it', async () => {
+    const pid = await newProject('tz');
+    const q = { query: { kind: 'ProductQLQuery', query: 'SELECT 2 AS two' } };
+    const before = await srv.api('POST', `/api/projects/${pid}/query/`, q);
+    expect(before.body.timezone).toBe('UTC');
+    expect((await srv.api('PATCH', `/api/projects/${pid}/`, { timezone: 'Europe/Berlin' })).status).toBe(200);
+    const after = await srv.api('POST', `/api/projects/${pid}/query/`, q);
+    expect(after.body.timezone).toBe('Europe/Berlin');
+    expect(after.body.cache_key).not.toBe(before.body.cache_key);
+    expect(after.body.is_cached).toBe(false);
+  });
+
+  it('a deleted project is not found at once', async () => {
+    const pid = await newProject('gone');
+    expect((await srv.api('POST', `/api/projects/${pid}/query/`, SELECT_ONE)).status).toBe(200);
+    expect((await srv.api('DELETE', `/api/projects/${pid}/`)).status).toBe(204);
+    expect((await srv.api('POST', `/api/projects/${pid}/query/`, SELECT_ONE)).status).toBe(404);
+  });
+});
+
+describe('endpoint run cache', () => {
+  it('runs the new version right after an update, and 404s right after a delete', async () => {
+    const name = `cache_ep_${Date.now()}`;
+    expect(
+      (await srv.api('POST', '/api/environments/1/endpoints/', { name, query: { kind: 'ProductQLQuery', query: 'SELECT 1 AS v' } })).status,
+    ).toBe(201);
+    const first = await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {});
+    expect(first.body.results).toEqual([[1]]);
+    expect(first.body.endpoint_version).toBe(1);
+    expect((await srv.api('PATCH', `/api/environments/1/endpoints/${name}/`, { query: { kind: 'ProductQLQuery', query: 'SELECT 2 AS v' } })).status).toBe(200);
+    const second = await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {});
+    expect(second.body.results).toEqual([[2]]);
+    expect(second.body.endpoint_version).toBe(2);
+    expect((await srv.api('PATCH', `/api/environments/1/endpoints/${name}/`, { is_active: false })).status).toBe(200);
+    expect((await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {})).status).toBe(404);
+    expect((await srv.api('PATCH', `/api/environments/1/endpoints/${name}/`, { is_active: true })).status).toBe(200);
+    expect((await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {})).status).toBe(200);
+    expect((await srv.api('DELETE', `/api/environments/1/endpoints/${name}/`)).status).toBe(204);
+    expect((await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {})).status).toBe(404);
+  });
+
+  it("applies a secret key's changed fixed variables on the next run", async () => {
+    const name = `cache_fixed_${Date.now()}`;
+    expect(
+      (
+        await srv.api('POST', '/api/environments/1/endpoints/', {
+          name,
+          query: { kind: 'ProductQLQuery', query: 'SELECT {variables.who} AS who' },
+          variables: [{ name: 'who', type: 'String', default: 'nobody' }],
+        })
+      ).status,
+    ).toBe(201);
+    const secret = (await srv.api('POST', '/api/projects/1/project_secret_api_keys/', { scopes: ['endpoint:read'], fixed_variables: { who: 'acme' } })).body;
+    expect((await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, { variables: { who: 'evil' } }, secret.value)).body.results).toEqual([['acme']]);
+    await srv.server.services.store.secretKeys.update(secret.id, { fixed_variables: { who: 'globex' } });
+    expect((await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, { variables: { who: 'evil' } }, secret.value)).body.results).toEqual([['globex']]);
+  });
+});
+
+describe('cached answer serialization', () => {
+  it('serves a cache hit with the same body as a freshly built envelope, twice', async () => {
+    const q = { query: { kind: 'ProductQLQuery', query: 'SELECT 3 AS three' } };
+    const miss = await srv.api('POST', '/api/projects/1/query/', q);
+    const hit1 = await srv.api('POST', '/api/projects/1/query/', q);
+    const hit2 = await srv.api('POST', '/api/projects/1/query/', q);
+    expect(miss.body.is_cached).toBe(false);
+    expect(hit1.body.is_cached).toBe(true);
+    expect(hit1.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(hit2.text).toBe(hit1.text);
+    expect({ ...hit1.body, is_cached: false }).toEqual(miss.body);
+    // modifiers.timings asks for a per-request envelope: not the kept one
+    const timed = await srv.api('POST', '/api/projects/1/query/', { query: { ...q.query, modifiers: { timings: true } } });
+    expect(timed.body.is_cached).toBe(true);
+    expect(Array.isArray(timed.body.timings)).toBe(true);
+  });
+});
+
+describe('repeated request bodies', () => {
+  it('recognizes a repeated body only for modes that accept a cached answer, and logs every answer', async () => {
+    const pid = await newProject('repeat');
+    const text = JSON.stringify({ query: { kind: 'ProductQLQuery', query: 'SELECT 4 AS four' }, client_query_id: 'rep-1' });
+    const forced = JSON.stringify({ query: { kind: 'ProductQLQuery', query: 'SELECT 4 AS four' }, refresh: 'force_blocking' });
+    const send = async (body: string) => (await srv.api('POST', `/api/projects/${pid}/query/`, body)).body;
+    expect((await send(text)).is_cached).toBe(false);
+    expect((await send(text)).is_cached).toBe(true);
+    expect((await send(text)).is_cached).toBe(true);
+    expect((await send(forced)).is_cached).toBe(false);
+    expect((await send(forced)).is_cached).toBe(false);
+    const log = await srv.api('GET', `/api/projects/${pid}/query_log/?limit=100`);
+    expect(log.body.count).toBe(5);
+    const cached = log.body.results.filter((e: { is_cached: boolean }) => e.is_cached);
+    expect(cached).toHaveLength(2);
+    expect(cached.every((e: { query_id: string | null }) => e.query_id === 'rep-1')).toBe(true);
+  });
+
+  it('still refuses a repeated body once the key lost its scope', async () => {
+    const k = await personalKey(['query:read']);
+    const body = { query: { kind: 'ProductQLQuery', query: 'SELECT 5 AS five' } };
+    expect((await srv.api('POST', '/api/projects/1/query/', body, k.value)).status).toBe(200);
+    expect((await srv.api('POST', '/api/projects/1/query/', body, k.value)).body.is_cached).toBe(true);
+    await srv.server.services.store.personalKeys.update(k.id, { scopes: ['insight:read'] });
+    expect((await srv.api('POST', '/api/projects/1/query/', body, k.value)).status).toBe(403);
+  });
+});
+
+describe('cached endpoint run serialization', () => {
+  it('answers a hit with the same fields, in the same order, as a freshly built response (fresh execution id each time)', async () => {
+    const name = `cache_json_${Date.now()}`;
+    expect(
+      (
+        await srv.api('POST', '/api/environments/1/endpoints/', {
+          name,
+          query: { kind: 'ProductQLQuery', query: 'SELECT {variables.who} AS who, 2 AS n' },
+          variables: [{ name: 'who', type: 'String', default: 'a "quoted" ünïcode' }],
+        })
+      ).status,
+    ).toBe(201);
+    const run = (body: unknown) => srv.api('POST', `/api/environments/1/endpoints/${name}/run`, body);
+    const miss = await run({});
+    const hit1 = await run({});
+    const hit2 = await run({});
+    expect(miss.body.is_cached).toBe(false);
+    expect(hit1.body.is_cached).toBe(true);
+    expect(Object.keys(hit1.body)).toEqual(Object.keys(miss.body));
+    expect(Object.keys(hit2.body)).toEqual(Object.keys(hit1.body));
+    expect(hit1.body.execution_id).not.toBe(hit2.body.execution_id);
+    const strip = (b: Record<string, unknown>) => ({ ...b, execution_id: null, is_cached: null });
+    expect(strip(hit1.body)).toEqual(strip(miss.body));
+    expect(strip(hit2.body)).toEqual(strip(hit1.body));
+    expect(hit1.body.results).toEqual([['a "quoted" ünïcode', 2]]);
+    expect(hit1.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    // other shapes of the same cached answer
+    const objects = await run({ result_format: 'objects' });
+    expect(objects.body.is_cached).toBe(true);
+    expect(objects.body.results).toEqual([{ who: 'a "quoted" ünïcode', n: 2 }]);
+    const debug = await run({ debug: true });
+    expect(typeof debug.body.cache_key).toBe('string');
+    const csv = await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {}, undefined, { accept: 'text/csv' });
+    expect(csv.status).toBe(200);
+    expect(csv.text).toContain('ünïcode');
+  });
+});
