@@ -23,7 +23,6 @@ import {
   applyMagic,
   checkDeclarations,
   checkPlaceholders,
-  expandLists,
   magicDeclarations,
   magicVariables,
   placeholderNames,
@@ -690,15 +689,13 @@ export class EndpointService {
   /** Result columns of a ProductQL query: compiled with sample values and run with LIMIT 0. */
   private async sqlColumns(project: Project, ast: Query, vars: EndpointVariable[]): Promise<EndpointColumn[]> {
     const samples = Object.fromEntries(vars.map((v) => [v.name, sampleValue(v)]));
-    const lists = new Set(vars.filter((v) => v.type === 'List').map((v) => v.name));
-    const expanded = expandLists(ast, samples, lists);
     let compiled;
     try {
       compiled = await compileProductQL({
-        query: expanded.query,
+        query: ast,
         projectId: project.id,
         timezone: project.timezone,
-        variables: expanded.values,
+        variables: samples,
         dialect: this.engine.dialect,
       });
     } catch (e) {
@@ -729,17 +726,9 @@ export class EndpointService {
     headers: Record<string, string>,
   ): Promise<Record<string, unknown>> {
     if (isSql) {
-      const lists = new Set(declared.filter((d) => d.type === 'List').map((d) => d.name));
-      let text = String(version.query.query);
-      let bound = values;
-      if (lists.size) {
-        const { printHogQL } = await import('../productql');
-        const expanded = expandLists(await parseSelect(text), values, lists);
-        text = printHogQL(expanded.query);
-        bound = expanded.values;
-      }
+      // List values are bound by the printer itself (a tuple right of IN, an array elsewhere).
       const { limit: _limit, offset: _offset, ...stored } = version.query;
-      const node: Record<string, unknown> = { ...stored, query: text, variables: bound };
+      const node: Record<string, unknown> = { ...stored, query: String(version.query.query), variables: values };
       if (limit !== undefined) node.limit = limit;
       if (offset !== undefined) node.offset = offset;
       return node;

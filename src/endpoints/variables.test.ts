@@ -1,7 +1,7 @@
-import { parseSelectSync, initParser, printHogQL } from '../productql';
+import { parseSelectSync, initParser } from '../productql';
 import { columnsOfResponse, columnTypeOf, diffColumns } from './columns';
 import { csvCell, rowStream } from './stream';
-import { applyMagic, checkPlaceholders, expandLists, isRequired, magicVariables, placeholderNames, resolveValues } from './variables';
+import { applyMagic, checkPlaceholders, isRequired, magicVariables, placeholderNames, resolveValues } from './variables';
 import type { EndpointVariable } from '../store/entities/endpoint-version';
 
 beforeAll(() => initParser());
@@ -17,15 +17,6 @@ describe('placeholders', () => {
     [[], ['a'], /declared but not used in the query: a/],
   ])('placeholders %j vs declarations %j', (used, declared, msg) => {
     expect(() => checkPlaceholders(new Set(used), declared.map((name) => ({ name, type: 'String' as const })))).toThrow(msg);
-  });
-
-  it('expands lists into one bound placeholder per item', () => {
-    const q = parseSelectSync('SELECT has({variables.l}, event) FROM events WHERE event IN {variables.l}');
-    const out = expandLists(q, { l: ['a', 'b'] }, new Set(['l']));
-    expect(printHogQL(out.query)).toContain('IN ({variables.l__item0}, {variables.l__item1})');
-    expect(printHogQL(out.query)).toContain('has([{variables.l__item0}, {variables.l__item1}], event)');
-    expect(out.values).toEqual({ l__item0: 'a', l__item1: 'b' });
-    expect(printHogQL(expandLists(q, { l: [] }, new Set(['l'])).query)).toContain('IN (NULL,)');
   });
 });
 

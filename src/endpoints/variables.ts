@@ -130,35 +130,6 @@ export function checkPlaceholders(used: Set<string>, declared: EndpointVariable[
   }
 }
 
-/** The bound name of item `i` of a List variable. */
-export const listItemName = (name: string, i: number): string => `${name}__item${i}`;
-
-/**
- * Rewrites `{variables.x}` of List variables into one placeholder per item: a tuple on the right of IN, an array
- * elsewhere (an empty list is `(NULL)` / `[]`). Returns the new AST and the bound values of the items.
- */
-export function expandLists(query: Query, values: Record<string, unknown>, lists: Set<string>): { query: Query; values: Record<string, unknown> } {
-  if (!lists.size) return { query, values };
-  const out: Record<string, unknown> = { ...values };
-  const copy = JSON.parse(JSON.stringify(query)) as Query;
-  walk(copy, (n, parent, key) => {
-    if (n.node !== 'Placeholder') return;
-    const chain = placeholderChain(n);
-    if (!chain || chain[0] !== 'variables' || !lists.has(chain[1])) return;
-    const items = (values[chain[1]] as unknown[] | null) ?? [];
-    delete out[chain[1]];
-    const exprs = items.map((v, i) => {
-      out[listItemName(chain[1], i)] = v;
-      return { node: 'Placeholder', expr: { node: 'Field', chain: ['variables', listItemName(chain[1], i)] } };
-    });
-    const inRight = parent?.node === 'CompareOperation' && key === 'right' && /^(not )?in$/.test(String(parent.op));
-    for (const k of Object.keys(n)) delete n[k];
-    if (inRight) Object.assign(n, { node: 'Tuple', exprs: exprs.length ? exprs : [{ node: 'Constant', value: null }] });
-    else Object.assign(n, { node: 'Array', exprs });
-  });
-  return { query: copy, values: out };
-}
-
 // ------------------------------------------------------------------------------------------------ run values
 
 /**

@@ -49,7 +49,7 @@ export interface CompileOptions {
   projectId: number;
   /** IANA timezone of the project; buckets and displayed datetimes use it. */
   timezone: string;
-  /** `{variables.name}` values. Each is bound as one scalar value. */
+  /** `{variables.name}` values. A scalar is bound as one value; a list as a tuple (right of IN) or an array of bound items. */
   variables?: Record<string, unknown>;
   /** `{name}` values (HogQL `values`). Each is bound as one scalar value. */
   values?: Record<string, unknown>;
@@ -735,8 +735,10 @@ export class Compiler {
         // An alias nested inside an expression (HogQL allows `f(x AS y)`): the name is visible, the value is x.
         this.checkUserName(e.alias, e);
         return this.expr(e.expr, scope);
-      case 'Placeholder':
-        return this.placeholder(e.expr, e);
+      case 'Placeholder': {
+        const list = this.listPlaceholder(e, 'Array');
+        return list ? this.exprInner(list, scope) : this.placeholder(e.expr, e);
+      }
       case 'And':
       case 'Or': {
         if (!Array.isArray(e.exprs) || e.exprs.length === 0) this.err(`Empty ${e.node}`, e);
@@ -837,6 +839,24 @@ export class Compiler {
     return this.err(`Placeholder {${chain.join('.')}} is not supported here`, node);
   }
 
+  /**
+   * A variable bound to a list, as a Tuple (right of IN; an empty list is `(NULL)`, which matches nothing) or an
+   * Array (elsewhere) of its items, each bound as its own value. Null when the placeholder is not a list.
+   */
+  private listPlaceholder(e: Expr, as: 'Tuple' | 'Array'): Expr | null {
+    if (e.node !== 'Placeholder') return null;
+    const v = this.placeholderValue(e.expr, e);
+    if (!Array.isArray(v)) return null;
+    const name = e.expr?.node === 'Field' ? e.expr.chain.join('.') : '?';
+    const items = v.map((x) => {
+      if (x === null || typeof x === 'string' || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x)))
+        return { node: 'Constant', value: x } as Expr;
+      throw productqlError(`Items of list variable "${name}" must be strings, numbers, booleans or null`, e, 'productql_invalid_variable');
+    });
+    if (as === 'Tuple' && !items.length) items.push({ node: 'Constant', value: null } as Expr);
+    return { node: as, exprs: items } as Expr;
+  }
+
   private placeholder(e: Expr, node: NodeBase): Printed {
     let v = this.placeholderValue(e, node);
     if (v === undefined) v = null;
@@ -852,6 +872,10 @@ export class Compiler {
     if (!ops.includes(e.op)) this.err(`Unknown operator ${String(e.op)}`, e);
     const l = this.expr(e.left, scope);
     let r: Printed;
+    if (e.op === 'in' || e.op === 'not in') {
+      const list = e.right && this.listPlaceholder(e.right, 'Tuple');
+      if (list) e = { ...e, right: list };
+    }
     if ((e.op === 'in' || e.op === 'not in') && e.right && (e.right.node === 'Tuple' || (e.right.node === 'Call' && e.right.name === 'tuple'))) {
       const items = e.right.node === 'Tuple' ? e.right.exprs : e.right.args;
       if (!items.length) this.err('IN needs at least one value', e.right);
