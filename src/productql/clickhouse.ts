@@ -101,6 +101,9 @@ const REPLACING = new Set(['persons', 'person_distinct_ids', 'person_overrides']
 /** A reference to a table's `event` column, as the compiler prints it (quoted alias, quoted name). */
 const EVENT_COL = /^(`(?:[^`\\]|\\.)*`)\.`event`$/;
 
+/** Aggregates `arrayReduce` may name (a constant): nothing that reads outside its arguments. */
+const ARRAY_REDUCE_AGGREGATES = new Set(['min', 'max', 'sum', 'argMin', 'argMax']);
+
 /** Sentinel placeholders, replaced by escaped literals after compilation. */
 const MARK = '\u0001';
 
@@ -729,7 +732,25 @@ export class ClickHouseDialect implements Dialect {
         return P(`arrayElement(${s(0)}, ${s(1)})`, 'unknown', true);
       case 'arrayMap':
       case 'arrayFilter':
-        return P(`${fn.sig.name}(${s(0)}, ${s(1)})`, 'array', a[1].nullable);
+        // Several arrays of equal length: the lambda takes one argument per array (18.16 lambdas see only those).
+        return P(`${fn.sig.name}(${a.map((x) => x.sql).join(', ')})`, 'array', a.slice(1).some((x) => x.nullable));
+      case 'arraySort':
+      case 'arrayReverseSort':
+      case 'arrayCumSum':
+      case 'arrayCumSumNonNegative':
+      case 'arrayPopFront':
+      case 'arrayPopBack':
+      case 'arrayEnumerate':
+      case 'arrayPushFront':
+      case 'arrayPushBack':
+      case 'arrayConcat':
+        return P(`${fn.sig.name}(${a.map((x) => x.sql).join(', ')})`, 'array', false);
+      case 'arrayReduce': {
+        const agg = a[0];
+        if (!agg.isConst || typeof agg.constValue !== 'string' || !ARRAY_REDUCE_AGGREGATES.has(agg.constValue))
+          h.error(`arrayReduce takes a constant aggregate name: ${[...ARRAY_REDUCE_AGGREGATES].join(', ')}`, n);
+        return P(`arrayReduce(${a.map((x) => x.sql).join(', ')})`, 'unknown', true);
+      }
       case 'arrayExists':
         return P(`arrayExists(${s(0)}, ${s(1)})`, 'bool', a[1].nullable);
       case 'arrayJoin':

@@ -663,9 +663,10 @@ class DuckDBDialect implements Dialect {
       case 'arrayElement':
         return P(`${s(0)}[${s(1)}]`, 'unknown', true);
       case 'arrayMap':
-        return P(`list_transform(${s(1)}, ${s(0)})`, 'array', a[1].nullable);
       case 'arrayFilter':
-        return P(`list_filter(${s(1)}, ${s(0)})`, 'array', a[1].nullable);
+        // (several arrays: ClickHouse only; a DuckDB lambda's second argument would be the element index)
+        if (a.length > 2) return h.error(`${fn.sig.name} over several arrays is only available on ClickHouse`, n);
+        return P(`${fn.sig.name === 'arrayMap' ? 'list_transform' : 'list_filter'}(${s(1)}, ${s(0)})`, 'array', a[1].nullable);
       case 'arrayExists':
         return P(`(length(list_filter(${s(1)}, ${s(0)})) > 0)`, 'bool', a[1].nullable);
       case 'arrayJoin':

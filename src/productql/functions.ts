@@ -94,9 +94,34 @@ add('scalar', 2, 100, ['and', 'or']);
 add('scalar', 1, 1, ['not']);
 
 // Arrays and tuples
-add('scalar', 2, 2, ['has', 'indexOf', 'arrayElement', 'arrayMap', 'arrayFilter', 'arrayExists']);
+add('scalar', 2, 2, ['has', 'indexOf', 'arrayElement', 'arrayExists']);
+// arrayMap/arrayFilter over several arrays (`arrayMap((x, y) -> x + y, a, b)`) only print on ClickHouse; DuckDB refuses
+// more than one array.
+add('scalar', 2, 11, ['arrayMap', 'arrayFilter']);
 add('scalar', 1, 1, ['arrayJoin']);
 add('scalar', 0, 100, ['array', 'tuple']);
+
+/**
+ * ClickHouse-only array functions (the funnels runner's ClickHouse path uses them; ClickHouse 18.16 lambdas cannot
+ * capture columns, so per-actor work is elementwise over arrays, shifted arrays and running sums). DuckDB refuses them
+ * ("not available on this engine"). `arrayReduce` takes a constant aggregate name from a short list.
+ */
+export const CLICKHOUSE_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
+  'arraySort',
+  'arrayReverseSort',
+  'arrayCumSum',
+  'arrayCumSumNonNegative',
+  'arrayPushFront',
+  'arrayPushBack',
+  'arrayPopFront',
+  'arrayPopBack',
+  'arrayConcat',
+  'arrayEnumerate',
+  'arrayReduce',
+]);
+add('scalar', 1, 1, ['arraySort', 'arrayReverseSort', 'arrayCumSum', 'arrayCumSumNonNegative', 'arrayPopFront', 'arrayPopBack', 'arrayEnumerate']);
+add('scalar', 2, 2, ['arrayPushFront', 'arrayPushBack']);
+add('scalar', 2, 10, ['arrayConcat', 'arrayReduce']);
 
 // JSON
 add('scalar', 1, 20, ['JSONExtractString', 'JSONExtractInt', 'JSONExtractFloat', 'JSONExtractBool', 'JSONExtractRaw', 'JSONLength']);

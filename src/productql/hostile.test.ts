@@ -314,8 +314,20 @@ describe('hostile corpus', () => {
     expect(c.sql).not.toContain('OR');
     const r = await db.run(c.sql, c.params);
     expect(Number(r.rows[0][0])).toBe(0);
-    await expect(
-      compileProductQL({ query: 'select {variables.v}', projectId: 1, timezone: 'UTC', dialect: 'duckdb', variables: { v: [1, 2] } }),
-    ).rejects.toMatchObject({ status: 400, code: 'productql_invalid_variable' });
+    // A list binds each item as its own value: an item can no more change the query than a scalar can.
+    const list = await compileProductQL({
+      query: 'select count() from events where event in {variables.v}',
+      projectId: 1,
+      timezone: 'UTC',
+      dialect: 'duckdb',
+      variables: { v: [evil, 'b'] },
+    });
+    expect([list.params, list.sql.includes('OR')]).toEqual([expect.arrayContaining([evil, 'b']), false]);
+    expect(Number((await db.run(list.sql, list.params)).rows[0][0])).toBe(0);
+    for (const v of [{ sql: 'x' }, [[1]], [{ a: 1 }]]) {
+      await expect(
+        compileProductQL({ query: 'select {variables.v}', projectId: 1, timezone: 'UTC', dialect: 'duckdb', variables: { v } }),
+      ).rejects.toMatchObject({ status: 400, code: 'productql_invalid_variable' });
+    }
   });
 });

@@ -291,7 +291,10 @@ function finish(inp: FastFunnelInput, ctes: ast.CTE[], startRows: string | Query
   const stepAggregates = (): Expr[] => out;
   for (let k = 0; k < n; k++) out.push(ast.alias(`count_${k}`, ast.call('countIf', [ast.compare('>=', f('max_reach'), c(k))])));
   for (let k = 1; k < n; k++) {
-    const d = ast.call('if', [ast.compare('>=', f('max_reach'), c(k)), ast.arithmetic('-', f(`b${k}`), f(`b${k - 1}`)), c(null)]);
+    // Chain times are float seconds since the epoch (~1.7e9, so ~1e-7 s of float error); events carry whole
+    // milliseconds, so rounding the difference to 3 decimals gives the exact conversion time (0.1, not 0.0999999).
+    const diff = ast.call('round', [ast.arithmetic('-', f(`b${k}`), f(`b${k - 1}`)), c(3)]);
+    const d = ast.call('if', [ast.compare('>=', f('max_reach'), c(k)), diff, c(null)]);
     out.push(ast.alias(`avg_${k}`, ast.call('avg', [d])), ast.alias(`median_${k}`, ast.call('median', [d])));
   }
   if (!inp.breakdown) return { ...ast.select({ select: out, from: perActor }), ctes };

@@ -466,3 +466,89 @@ describe('the SQL-only ordered path agrees with the per-actor evaluation', () =>
     );
   });
 });
+
+describe('ordered funnel semantics the SQL paths must keep (ClickHouse: per-actor arrays of millisecond keys)', () => {
+  const ms = (s: string) => `2024-01-02T10:00:${s}Z`;
+  async function both(events: ReturnType<typeof ev>[], q: Record<string, unknown>) {
+    const ids = [...new Set(events.map((e) => e.distinct_id))];
+    const pid = await h.load({ persons: persons(...ids), events });
+    const node = funnelsRunner.schema.parse({ kind: 'FunnelsQuery', dateRange: RANGE, ...q });
+    const captured: any = {};
+    await h.run({ ...funnelsRunner, run: async (_n: unknown, ctx: unknown) => Object.assign(captured, { ctx }) } as any, node, pid);
+    const fast: any = await runFunnels(node, captured.ctx);
+    const general: any = await runFunnels(node, captured.ctx, { forceGeneral: true });
+    // The SQL path is taken on both engines (ClickHouse: arrays, DuckDB: ASOF joins).
+    expect(fast.hogql).not.toEqual(general.hogql);
+    // ClickHouse works in integer milliseconds, DuckDB's SQL path rounds its float-second differences to whole
+    // milliseconds: both identical to the per-actor evaluation (0.1, not 0.0999999).
+    expect(fast.results).toEqual(general.results);
+    const flat = (r: any) => (Array.isArray(r.results[0]) ? r.results.flat() : r.results);
+    const strip = (r: any) => flat(r).map(({ average_conversion_time: _a, median_conversion_time: _m, ...rest }: any) => rest);
+    expect(strip(fast)).toEqual(strip(general));
+    flat(general).forEach((x: any, i: number) => {
+      for (const k of ['average_conversion_time', 'median_conversion_time'])
+        if (x[k] === null) expect(flat(fast)[i][k]).toBeNull();
+        else expect(flat(fast)[i][k]).toBeCloseTo(x[k], 6);
+    });
+    return fast;
+  }
+
+  it.each([
+    ['sub-second order inside one second: signup 100 ms before the pageview does not convert', [ev('a', 'pv', ms('00.900')), ev('a', 'signup', ms('00.100'))], [1, 0], null],
+    ['sub-second order inside one second: signup 1 ms after converts, 0.001 s', [ev('a', 'pv', ms('00.100')), ev('a', 'signup', ms('00.101'))], [1, 1], 0.001],
+    ['equal timestamps: the later step may share the time of the earlier one', [ev('a', 'signup', ms('05.250')), ev('a', 'pv', ms('05.250'))], [1, 1], 0],
+  ])('%s', async (_n, events, expected, time) => {
+    const r = await both(events, { series: [E('pv'), E('signup')] });
+    expect(counts(r)).toEqual(expected);
+    expect(r.results[1].average_conversion_time).toBe(time);
+    expect(r.results[1].median_conversion_time).toBe(time);
+  });
+
+  it.each([
+    ['exactly at the window end (to the millisecond) converts', '2024-01-02T10:00:10.250Z', [1, 1, 1]],
+    ['one millisecond after the window end does not', '2024-01-02T10:00:10.251Z', [1, 1, 0]],
+  ])('window boundary in milliseconds: %s', async (_n, buyAt, expected) => {
+    const r = await both([ev('a', 'pv', '2024-01-02T10:00:00.250Z'), ev('a', 'signup', '2024-01-02T10:00:03.000Z'), ev('a', 'buy', buyAt)], {
+      series: [E('pv'), E('signup'), E('buy')],
+      funnelsFilter: { funnelWindowInterval: 10, funnelWindowIntervalUnit: 'second' },
+    });
+    expect(counts(r)).toEqual(expected);
+  });
+
+  it('the latest entry before a conversion wins; an expired earlier entry and a later retry do not change the times', async () => {
+    const r = await both(
+      [
+        ev('a', 'pv', '2024-01-02T08:00:00Z'),
+        ev('a', 'pv', '2024-01-02T10:00:00Z'),
+        ev('a', 'pv', '2024-01-02T10:30:00Z'),
+        ev('a', 'signup', '2024-01-02T10:45:00Z'),
+        ev('a', 'signup', '2024-01-02T10:50:00Z'),
+        ev('a', 'buy', '2024-01-02T11:20:00Z'),
+        ev('a', 'pv', '2024-01-02T12:00:00Z'),
+        ev('b', 'signup', '2024-01-02T09:00:00Z'),
+        ev('b', 'pv', '2024-01-02T09:30:00Z'),
+        ev('b', 'buy', '2024-01-02T09:40:00Z'),
+      ],
+      { series: [E('pv'), E('signup'), E('buy')], funnelsFilter: { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'hour' } },
+    );
+    expect(counts(r)).toEqual([2, 1, 1]);
+    expect(r.results[1].average_conversion_time).toBe(900);
+    expect(r.results[2].average_conversion_time).toBe(2100);
+  });
+
+  it('first/last touch with several values per actor, in a project timezone', async () => {
+    const events = [
+      ev('a', 'pv', '2024-01-02T10:00:00.500Z', { $browser: 'Chrome' }),
+      ev('a', 'signup', '2024-01-02T10:00:00.600Z', { $browser: 'Safari' }),
+      ev('b', 'pv', '2024-01-02T10:00:00Z'),
+      ev('b', 'signup', '2024-01-02T10:00:01Z', { $browser: 'Edge' }),
+      ev('c', 'pv', '2024-01-02T10:00:00Z', { $browser: 'Chrome' }),
+    ];
+    for (const attribution of ['first_touch', 'last_touch'])
+      await both(events, {
+        series: [E('pv'), E('signup')],
+        breakdownFilter: { breakdown: '$browser', breakdown_limit: 1 },
+        funnelsFilter: { breakdownAttributionType: attribution },
+      });
+  });
+});

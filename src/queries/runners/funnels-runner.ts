@@ -5,7 +5,8 @@ import { actorExpr, breakdownExprs, entityExpr, eventNameExpr, median, propertie
 import { bucketKey, bucketKeyFromValue, bucketStartExpr, globalFilterExpr, instantToLocal, QueryDateRange, startOfInterval, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
-import { epochMsExpr, runPerActorItems } from '../funnels/run-paged';
+import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged';
+import { clickhouseOrderedFunnelQuery } from '../funnels/clickhouse-ordered';
 import { runInsightQuery } from '../insights';
 import { funnelsQuerySchema, type FunnelsQueryNode } from '../funnels/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
@@ -338,6 +339,20 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     return { ...base, hogql, results: stepsOf(row, null) };
   }
 
+  // ClickHouse: the same cases as the SQL-only path, steps viz only, evaluated per actor over arrays in the engine.
+  const clickhouseFast =
+    !opts.forceGeneral &&
+    ctx.engine.dialect === 'clickhouse' &&
+    order === 'ordered' &&
+    viz === 'steps' &&
+    n >= 2 &&
+    (!withBreakdown || (bdCount === 1 && (attributionType === 'first_touch' || attributionType === 'last_touch'))) &&
+    !(ff.exclusions ?? []).length &&
+    !cfg.optional.some(Boolean) &&
+    node.series.every((s) => s.kind === 'EventsNode' && !!s.event) &&
+    new Set(node.series.map(stepEvent)).size === n;
+  if (clickhouseFast) return runClickHouseFunnel(node, ctx, range, cfg, { base, bdCount, attribution: attributionType as 'first_touch' | 'last_touch' });
+
   const { actors, hogql } = await runPerActorItems(ctx, buildQueryParts(node, ctx, range));
 
   const attribution = ff.breakdownAttributionType ?? 'first_touch';
@@ -468,6 +483,76 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     return { ...base, results: stepsFor(results, null) };
   }
   return { ...base, results: orderValues.map((v) => stepsFor(groups.get(v)!, v)) };
+}
+
+/**
+ * The ClickHouse SQL path (clickhouse-ordered.ts): one row per breakdown value with per-step counts and conversion
+ * times in milliseconds; ranking, "Other" and averages/medians here, as the per-actor path computes them.
+ */
+async function runClickHouseFunnel(
+  node: FunnelsQueryNode,
+  ctx: RunnerContext,
+  range: QueryDateRange,
+  cfg: FunnelConfig,
+  o: { base: Record<string, unknown>; bdCount: number; attribution: 'first_touch' | 'last_touch' },
+): Promise<Record<string, unknown>> {
+  const ff = node.funnelsFilter ?? {};
+  const tz = ctx.project.timezone;
+  const n = node.series.length;
+  const custom = ff.funnelAggregateByHogQL ? toStr(parseExprSync(ff.funnelAggregateByHogQL)) : null;
+  const actor = custom ?? actorExpr(node.aggregation_group_type_index);
+  const withBreakdown = o.bdCount > 0;
+  const q = clickhouseOrderedFunnelQuery({
+    stepConds: node.series.map((s) => entityExpr(s, tz)),
+    // `event IN (steps)` (implied by the step conditions; every step is a named event): the printer repeats it inside
+    // the guarded events reference, where `event` is in the primary key.
+    where: ast.and(
+      range.whereExpr(),
+      globalFilterExpr(node, ctx),
+      ast.compare('in', ast.field('event'), ast.tuple(node.series.map((s) => ast.constant(stepEvent(s)!)))),
+    ),
+    actor,
+    actorPresent: custom ? ast.compare('!=', custom, ast.constant('')) : ast.call('isNotNull', [actor]),
+    windowMs: cfg.windowMs,
+    breakdown: withBreakdown ? { expr: breakdownExprs(node.breakdownFilter)[0], attribution: o.attribution } : undefined,
+  });
+  const { rows, hogql } = await runAllRows(ctx, q);
+  const groups = rows.map((r) => ({
+    value: withBreakdown ? String(r[0]) : '',
+    counts: Array.from({ length: n }, (_, k) => Number(r[(withBreakdown ? 1 : 0) + k])),
+    ms: Array.from({ length: n - 1 }, (_, k) => ((r[(withBreakdown ? 1 : 0) + n + k] as unknown[]) ?? []).map(Number)),
+  }));
+  const stepsOf = (g: (typeof groups)[number], value: string | null) =>
+    node.series.map((s, i) => {
+      const times = i > 0 ? g.ms[i - 1].map((x) => x / 1000) : [];
+      return stepObject(s, i, 'ordered', g.counts[i], times.length ? times.reduce((a, b) => a + b, 0) / times.length : null, times.length ? median(times) : null, value, o.bdCount);
+    });
+  if (!withBreakdown) {
+    const g = groups[0];
+    if (!g || !g.counts[0]) return { ...o.base, hogql, results: [] };
+    return { ...o.base, hogql, results: stepsOf(g, null) };
+  }
+  // Rank by last-step count, then earlier steps, then value; past the limit merge into "Other".
+  const ranked = groups.filter((g) => g.counts[0] > 0).sort((x, y) => {
+    for (let i = n - 1; i >= 0; i--) if (x.counts[i] !== y.counts[i]) return y.counts[i] - x.counts[i];
+    return x.value < y.value ? -1 : x.value > y.value ? 1 : 0;
+  });
+  const limit = node.breakdownFilter?.breakdown_limit ?? 25;
+  const out = ranked.slice(0, limit);
+  const rest = ranked.slice(limit);
+  if (rest.length) {
+    // (a kept value spelled "Other" takes the rest, as in the per-actor path)
+    const into = out.find((g) => g.value === OTHER);
+    const merged = [...(into ? [into] : []), ...rest];
+    const other = {
+      value: OTHER,
+      counts: Array.from({ length: n }, (_, k) => merged.reduce((a, g) => a + g.counts[k], 0)),
+      ms: Array.from({ length: n - 1 }, (_, k) => merged.flatMap((g) => g.ms[k])),
+    };
+    if (into) out[out.indexOf(into)] = other;
+    else out.push(other);
+  }
+  return { ...o.base, hogql, results: out.map((g) => stepsOf(g, g.value)) };
 }
 
 /** FunnelsQuery: steps, trends and time-to-convert over ordered, strict and unordered funnels. */
