@@ -80,6 +80,17 @@ export interface SoakResult {
     slopeSecondHalfMBPerMin: number | null;
   };
   /**
+   * Where RSS goes, from the server's /metrics every 10 s: the V8 heap in use after GC pressure (a JS leak shows
+   * here) and the event engine's own memory (DuckDB's buffer manager: cached blocks of a growing table, bounded
+   * by its memory limit). [second, MB] samples; slopes in MB/min over the second half.
+   */
+  memory: {
+    heapUsed: [number, number][];
+    engine: [number, number][];
+    heapSlopeSecondHalfMBPerMin: number | null;
+    engineSlopeSecondHalfMBPerMin: number | null;
+  };
+  /**
    * The load generator's own event-loop delay (p99 / max ms): when it is small, the latencies above are the
    * server's; when it is large, the generator was starved (a busy machine) and the figures are not.
    */
@@ -261,6 +272,22 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
       if (r !== null) rss.push([(Date.now() - t0) / 1000, Math.round(r * 10) / 10]);
     }, 1000);
     sampler.unref();
+    const heapUsed: [number, number][] = [];
+    const engineMem: [number, number][] = [];
+    const memSampler = setInterval(() => {
+      const at = (Date.now() - t0) / 1000;
+      fetch(`${server.url}/metrics`, { signal: AbortSignal.timeout(5_000) })
+        .then((r) => r.text())
+        .then((m) => {
+          const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(m)?.[1]);
+          const heap = read('quarry_process_nodejs_heap_size_used_bytes');
+          const engine = read('quarry_engine_memory_bytes');
+          if (Number.isFinite(heap)) heapUsed.push([at, Math.round(heap / 1024 / 102.4) / 10]);
+          if (Number.isFinite(engine)) engineMem.push([at, Math.round(engine / 1024 / 102.4) / 10]);
+        })
+        .catch(() => undefined);
+    }, 10_000);
+    memSampler.unref();
     const progress = setInterval(() => {
       const now = Date.now();
       let errs = 0;
@@ -401,6 +428,7 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
     await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
     const elapsed = (Date.now() - t0) / 1000;
     clearInterval(sampler);
+    clearInterval(memSampler);
     clearInterval(progress);
     loopDelay.disable();
 
@@ -475,6 +503,12 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
         maxMB: rss.length ? Math.max(...rss.map((r) => r[1])) : null,
         slopeMBPerMin: slope(after10),
         slopeSecondHalfMBPerMin: slope(secondHalf),
+      },
+      memory: {
+        heapUsed,
+        engine: engineMem,
+        heapSlopeSecondHalfMBPerMin: slope(heapUsed.filter(([t]) => t >= elapsed * 0.5)),
+        engineSlopeSecondHalfMBPerMin: slope(engineMem.filter(([t]) => t >= elapsed * 0.5)),
       },
       generatorLoopDelay: { p99Ms: Math.round(loopDelay.percentile(99) / 1e5) / 10, maxMs: Math.round(loopDelay.max / 1e5) / 10 },
       serverLoopDelay,
@@ -580,6 +614,14 @@ export function formatSoak(
         ['server RSS after setup', mb(r.rss.baselineMB)],
         ['server RSS first / last / max (1 s samples)', `${mb(r.rss.firstMB)} / ${mb(r.rss.lastMB)} / ${mb(r.rss.maxMB)}`],
         ['RSS slope after the first 10% / over the second half', `${r.rss.slopeMBPerMin ?? 'n/a'} / ${r.rss.slopeSecondHalfMBPerMin ?? 'n/a'} MB/min`],
+        [
+          'JS heap used first / last, slope over the second half',
+          r.memory.heapUsed.length ? `${mb(r.memory.heapUsed[0][1])} / ${mb(r.memory.heapUsed.at(-1)![1])}, ${r.memory.heapSlopeSecondHalfMBPerMin ?? 'n/a'} MB/min` : 'n/a',
+        ],
+        [
+          'engine memory first / last, slope over the second half',
+          r.memory.engine.length ? `${mb(r.memory.engine[0][1])} / ${mb(r.memory.engine.at(-1)![1])}, ${r.memory.engineSlopeSecondHalfMBPerMin ?? 'n/a'} MB/min` : 'n/a',
+        ],
         ['load generator event-loop delay p99 / max', `${fmt(r.generatorLoopDelay.p99Ms, 1)} / ${fmt(r.generatorLoopDelay.maxMs, 1)} ms`],
         ['server event-loop delay p99 / max (since its start)', r.serverLoopDelay ? `${fmt(r.serverLoopDelay.p99Ms, 1)} / ${fmt(r.serverLoopDelay.maxMs, 1)} ms` : 'n/a'],
         ['data dir at the end', `${fmt(r.dataDirMB)} MB`],
