@@ -19,7 +19,7 @@
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
-import type { Dialect, FunctionCall, Helpers, Printed, TableNeeds, TimeBound } from './dialect';
+import { unitOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -33,7 +33,6 @@ const num = (p: Printed): string => (isStrLike(p) ? `toFloat64OrNull(${p.sql})` 
 const numType = (p: Printed): PType => (p.type === 'int' ? 'int' : p.type === 'unknown' ? 'unknown' : 'float');
 
 const HAS_OFFSET = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
-const UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'];
 const SUB_DAY_MS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000 };
 const CH_UNIT: Record<string, string> = {
   second: 'Second',
@@ -53,12 +52,6 @@ function validTimezone(tz: string): boolean {
   } catch {
     return false;
   }
-}
-
-function unitOf(p: Printed, h: Helpers, node: NodeBase): string {
-  const raw = typeof p.constValue === 'string' ? p.constValue.toLowerCase().replace(/s$/, '') : undefined;
-  if (!p.isConst || !raw || !UNITS.includes(raw)) h.error(`Unit must be one of ${UNITS.join(', ')}`, node);
-  return raw;
 }
 
 /** Datetime columns per engine table: stored as `DateTime` + `<name>_ms`, exposed as epoch-ms Int64. */
@@ -313,6 +306,10 @@ export class ClickHouseDialect implements Dialect {
     return nullable ? P(`ifNull(${sql}, ${negated ? '1' : '0'})`, 'bool', false) : P(sql, 'bool', false);
   }
 
+  interval(unit: IntervalUnit, count: Printed): Printed {
+    return P(`toInt64(${count.sql})`, 'interval', false, { intervalUnit: unit });
+  }
+
   arithmetic(op: ArithmeticOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed {
     const nullable = l.nullable || r.nullable;
     if (r.type === 'interval' && (op === '+' || op === '-')) {
@@ -428,7 +425,6 @@ export class ClickHouseDialect implements Dialect {
       return P(sql, type, nullable, chType ? { chType } : {});
     };
     const simple = (name: string, type: PType, nullable = anyNull): Printed => P(`${name}(${a.map((x) => x.sql).join(', ')})`, type, nullable);
-    const interval = (unit: string, count: string): Printed => P(`toInt64(${count})`, 'interval', false, { intervalUnit: unit });
     const tzArg = (i: number): string | undefined => {
       if (a.length <= i) return undefined;
       const t = a[i];
@@ -551,23 +547,6 @@ export class ClickHouseDialect implements Dialect {
         return P(`intDiv(${dtArg(0)}, 1000)`, 'int', a[0].nullable);
       case 'fromUnixTimestamp':
         return P(`toInt64(${num(a[0])} * 1000)`, 'datetime', a[0].nullable);
-      case 'toIntervalSecond':
-      case 'toIntervalMinute':
-      case 'toIntervalHour':
-      case 'toIntervalDay':
-      case 'toIntervalWeek':
-      case 'toIntervalMonth':
-      case 'toIntervalQuarter':
-      case 'toIntervalYear':
-        return interval(fn.sig.name.slice('toInterval'.length).toLowerCase(), s(0));
-      case 'dateAdd':
-      case 'date_add':
-      case 'dateSub':
-      case 'date_sub': {
-        const unit = unitOf(a[0], h, n);
-        const op = fn.sig.name.toLowerCase().includes('add') ? '+' : '-';
-        return this.arithmetic(op, a[2], interval(unit, a[1].sql), h, n);
-      }
       case 'dateDiff':
       case 'date_diff': {
         const unit = unitOf(a[0], h, n);

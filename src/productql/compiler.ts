@@ -30,7 +30,7 @@ import type {
   WindowFrameExpr,
   WindowFunction,
 } from './ast';
-import type { Dialect, Helpers, Printed, TableNeeds } from './dialect';
+import { unitOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { lookupFunction } from './functions';
 import { regexError } from '../limits';
@@ -198,6 +198,8 @@ const own = <V>(obj: Record<string, V>, key: string): V | undefined =>
 const LAMBDA_FUNCS = new Set(['arrayMap', 'arrayFilter', 'arrayExists']);
 /** Operators and functions whose pattern (right side, second argument) is an RE2 regex: checked by src/limits.ts. */
 const REGEX_OPS = new Set<string>(['=~', '!~', '=~*', '!~*']);
+/** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
+const DATE_SHIFT = new Set(['dateAdd', 'date_add', 'dateSub', 'date_sub']);
 const REGEX_FUNCS = new Set(['match', 'extract', 'replaceRegexpAll', 'replaceRegexpOne']);
 
 const CMP_FUNCS: Record<string, CompareOperation['op']> = {
@@ -948,6 +950,12 @@ export class Compiler {
       return x;
     });
     const filter = c.filter_expr ? this.expr(c.filter_expr, scope).sql : undefined;
+    // Interval constructors and dateAdd/dateSub are datetime arithmetic, whatever the engine.
+    if (sig.name.startsWith('toInterval')) return this.dialect.interval(sig.name.slice('toInterval'.length).toLowerCase() as IntervalUnit, printedArgs[0]);
+    if (DATE_SHIFT.has(sig.name)) {
+      const op = sig.name.toLowerCase().includes('add') ? '+' : '-';
+      return this.dialect.arithmetic(op, printedArgs[2], this.dialect.interval(unitOf(printedArgs[0], this.h, c), printedArgs[1]), this.h, c);
+    }
     return this.dialect.call({ sig, node: c, args: printedArgs, raw: args, params: printedParams, distinct: !!c.distinct, filter }, this.h);
   }
 

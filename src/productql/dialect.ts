@@ -78,6 +78,18 @@ export interface Helpers {
   error(message: string, node?: NodeBase | null): never;
 }
 
+/** Interval units of `toInterval<Unit>`, `dateAdd`/`dateSub` and `dateDiff`. */
+export const INTERVAL_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+export type IntervalUnit = (typeof INTERVAL_UNITS)[number];
+
+/** Unit name from a constant argument ('day', 'DAY', 'days'). */
+export function unitOf(p: Printed, h: Helpers, node: NodeBase): IntervalUnit {
+  const raw = typeof p.constValue === 'string' ? p.constValue.toLowerCase().replace(/s$/, '') : undefined;
+  const u = INTERVAL_UNITS.find((x) => x === raw);
+  if (!p.isConst || !u) return h.error(`Unit must be one of ${INTERVAL_UNITS.join(', ')}`, node);
+  return u;
+}
+
 /** Lazily joined columns a guarded table reference must expose (`__person_id`, `__person_properties`, ...). */
 export interface TableNeeds {
   personId: boolean;
@@ -146,6 +158,8 @@ export interface Dialect {
   compare(op: CompareOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed;
   between(x: Printed, lo: Printed, hi: Printed, negated: boolean, h: Helpers): Printed;
   arithmetic(op: ArithmeticOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed;
+  /** `count` units as an interval value (type 'interval' with its `intervalUnit`), for datetime arithmetic. */
+  interval(unit: IntervalUnit, count: Printed): Printed;
   call(fn: FunctionCall, h: Helpers): Printed;
   lambda(args: string[], body: Printed): Printed;
   arrayAccess(arr: Printed, index: Printed, h: Helpers): Printed;

@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import type { Dialect, FunctionCall, Helpers, Printed, TableNeeds } from './dialect';
+import { unitOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import type { PType } from './schema';
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
@@ -32,16 +32,6 @@ const jsonPointer = (keys: (string | number)[]): string =>
 
 const HAS_OFFSET = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
 
-const INTERVAL_UNITS: Record<string, string> = {
-  second: 'second',
-  minute: 'minute',
-  hour: 'hour',
-  day: 'day',
-  week: 'week',
-  month: 'month',
-  quarter: 'quarter',
-  year: 'year',
-};
 const SUB_DAY = new Set(['second', 'minute', 'hour']);
 
 const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> = {}): Printed => ({ sql, type, nullable, ...extra });
@@ -57,14 +47,6 @@ function validTimezone(tz: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Unit name from a constant argument ('day', 'DAY', 'days'). */
-function unitOf(p: Printed, h: Helpers, node: NodeBase): string {
-  const raw = typeof p.constValue === 'string' ? p.constValue.toLowerCase().replace(/s$/, '') : undefined;
-  const u = raw && Object.prototype.hasOwnProperty.call(INTERVAL_UNITS, raw) ? INTERVAL_UNITS[raw] : undefined;
-  if (!p.isConst || !u) h.error(`Unit must be one of ${Object.keys(INTERVAL_UNITS).join(', ')}`, node);
-  return u;
 }
 
 class DuckDBDialect implements Dialect {
@@ -242,6 +224,11 @@ class DuckDBDialect implements Dialect {
     return P(`coalesce(${sql}, ${negated ? 'true' : 'false'})`, 'bool', false, negated ? {} : { filterSql: `(${sql})` });
   }
 
+  interval(unit: IntervalUnit, count: Printed): Printed {
+    const c = `CAST(${count.sql} AS INTEGER)`;
+    return P(unit === 'quarter' ? `to_months(${c} * 3)` : `to_${unit}s(${c})`, 'interval', false, { intervalUnit: unit });
+  }
+
   arithmetic(op: ArithmeticOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed {
     const nullable = l.nullable || r.nullable;
     if (r.type === 'interval' && (op === '+' || op === '-')) {
@@ -324,11 +311,6 @@ class DuckDBDialect implements Dialect {
     const agg = (name: string, arg: string, type: PType, nullable: boolean, extra?: string, chType?: string): Printed =>
       P(`${name}(${d}${arg})${filterOf(extra)}`, type, nullable, chType ? { chType } : {});
     const simple = (name: string, type: PType, nullable = anyNull): Printed => P(`${name}(${a.map((x) => x.sql).join(', ')})`, type, nullable);
-    const interval = (unit: string, count: string): Printed => {
-      const c = `CAST(${count} AS INTEGER)`;
-      const sql = unit === 'quarter' ? `to_months(${c} * 3)` : `to_${unit}s(${c})`;
-      return P(sql, 'interval', false, { intervalUnit: unit });
-    };
     const tzArg = (i: number): string | undefined => {
       if (a.length <= i) return undefined;
       const t = a[i];
@@ -502,23 +484,6 @@ class DuckDBDialect implements Dialect {
         return P(`CAST(floor(epoch(${this.dt(a[0], h, n)})) AS BIGINT)`, 'int', a[0].nullable);
       case 'fromUnixTimestamp':
         return P(`timezone('UTC', to_timestamp(${num(a[0])}))`, 'datetime', a[0].nullable);
-      case 'toIntervalSecond':
-      case 'toIntervalMinute':
-      case 'toIntervalHour':
-      case 'toIntervalDay':
-      case 'toIntervalWeek':
-      case 'toIntervalMonth':
-      case 'toIntervalQuarter':
-      case 'toIntervalYear':
-        return interval(fn.sig.name.slice('toInterval'.length).toLowerCase(), s(0));
-      case 'dateAdd':
-      case 'date_add':
-      case 'dateSub':
-      case 'date_sub': {
-        const unit = unitOf(a[0], h, n);
-        const op = fn.sig.name.toLowerCase().includes('add') ? '+' : '-';
-        return this.arithmetic(op, a[2], interval(unit, a[1].sql), h, n);
-      }
       case 'dateDiff':
       case 'date_diff': {
         const unit = unitOf(a[0], h, n);
