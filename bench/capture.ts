@@ -6,6 +6,8 @@
  * events DuckDB holds afterwards (must equal the acknowledged count).
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { demoEvents } from '../src/ingest/demo-data';
@@ -31,6 +33,61 @@ export interface CaptureBenchResult {
   eventsStoredAfterRestart?: number | null;
   serverExitCode?: number | null;
   serverStderrTail?: string;
+  /**
+   * Load conditions of the timed window: load average at its end, CPU seconds of the load generator (this
+   * process) and of the server process, both per acknowledged event, and the server's CPU seconds per thread name.
+   */
+  conditions?: {
+    loadAverage: number[];
+    clientCpuSeconds: number;
+    serverCpuSeconds: number | null;
+    serverCpuUsPerEvent: number | null;
+    clientCpuUsPerEvent: number | null;
+    serverThreads: Record<string, number>;
+  };
+}
+
+const CLK_TCK = 100;
+
+/** user+system CPU seconds of a process (all threads) from /proc; null where unavailable. */
+function cpuOfProcess(pid: number): number | null {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / CLK_TCK;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds per thread (`main`, else `name#tid`) from /proc/<pid>/task. */
+function cpuByThread(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const f = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        // Node names all its threads (and DuckDB's) "node": the main thread is told apart by its id.
+        const name = tid === String(pid) ? 'main' : `${f.slice(f.indexOf('(') + 1, f.lastIndexOf(')'))}#${tid}`;
+        const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+        out[name] = (out[name] ?? 0) + (Number(rest[11]) + Number(rest[12])) / CLK_TCK;
+      } catch {
+        /* thread exited */
+      }
+    }
+  } catch {
+    /* no /proc */
+  }
+  return out;
+}
+
+function diffThreads(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(b)) {
+    const d = Math.round((v - (a[k] ?? 0)) * 100) / 100;
+    if (d > 0) out[k] = d;
+  }
+  return out;
 }
 
 function percentile(xs: number[], p: number): number {
@@ -72,18 +129,45 @@ export async function benchCapture(
     if (probe.status === 404)
       return { skipped: 'POST /batch/ answered 404: capture routes are not wired into the server yet (registerCaptureRoutes in src/app.ts)' };
 
-    const bodies: string[] = [];
+    // Bodies are built and encoded before the clock starts; requests go over keep-alive sockets (one per client)
+    // with plain http.request (no fetch/WHATWG streams layer): the load generator shares the 2 cores with the server.
+    const bodies: Buffer[] = [];
+    const sizes: number[] = [];
     let batch: unknown[] = [];
+    const push = () => {
+      bodies.push(Buffer.from(JSON.stringify({ api_key: token, batch }), 'utf8'));
+      sizes.push(batch.length);
+      batch = [];
+    };
     for (const e of demoEvents({ ...demoOptions(spec), events: poolEvents })) {
       batch.push({ event: e.event, distinct_id: e.distinct_id, timestamp: e.timestamp, properties: e.properties });
-      if (batch.length === opts.batchSize) {
-        bodies.push(JSON.stringify({ api_key: token, batch }));
-        batch = [];
-      }
+      if (batch.length === opts.batchSize) push();
     }
-    if (batch.length) bodies.push(JSON.stringify({ api_key: token, batch }));
-    const sizes = bodies.map((b) => (JSON.parse(b) as { batch: unknown[] }).batch.length);
-
+    if (batch.length) push();
+    const target = new URL(`${server.url}/batch/`);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: opts.clients, maxFreeSockets: opts.clients });
+    const post = (body: Buffer) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            agent,
+            host: target.hostname,
+            port: target.port,
+            path: target.pathname,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'content-length': body.length },
+            timeout: 60_000,
+          },
+          (res) => {
+            res.on('data', () => undefined);
+            res.on('end', () => resolve(res.statusCode ?? 0));
+            res.on('error', reject);
+          },
+        );
+        req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })));
+        req.on('error', reject);
+        req.end(body);
+      });
 
     process.stderr.write(`[bench] capture: ${opts.clients} clients × ${opts.batchSize} events/request for ${opts.seconds} s…\n`);
     const latencies: number[] = [];
@@ -93,6 +177,9 @@ export async function benchCapture(
     let acked = 0;
     let sent = 0;
     let next = 0;
+    const serverCpu0 = cpuOfProcess(server.child.pid!);
+    const serverThreads0 = cpuByThread(server.child.pid!);
+    const clientCpu0 = process.cpuUsage();
     const t0 = performance.now();
     const deadline = t0 + opts.seconds * 1000;
     const client = async () => {
@@ -101,20 +188,14 @@ export async function benchCapture(
         sent += sizes[i];
         const t = performance.now();
         try {
-          const res = await fetch(`${server.url}/batch/`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: bodies[i],
-            signal: AbortSignal.timeout(60_000),
-          });
-          await res.arrayBuffer();
+          const status = await post(bodies[i]);
           latencies.push(performance.now() - t);
-          if (res.status === 200) {
+          if (status === 200) {
             ok++;
             acked += sizes[i];
           } else {
             failed++;
-            failures[String(res.status)] = (failures[String(res.status)] ?? 0) + 1;
+            failures[String(status)] = (failures[String(status)] ?? 0) + 1;
           }
         } catch (e) {
           failed++;
@@ -124,7 +205,21 @@ export async function benchCapture(
       }
     };
     await Promise.all(Array.from({ length: opts.clients }, client));
+    agent.destroy();
+    const clientCpu = process.cpuUsage(clientCpu0);
+    const serverCpu1 = cpuOfProcess(server.child.pid!);
+    const serverThreads = diffThreads(serverThreads0, cpuByThread(server.child.pid!));
     const seconds = (performance.now() - t0) / 1000;
+    const conditions = {
+      loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100),
+      clientCpuSeconds: Math.round((clientCpu.user + clientCpu.system) / 1e4) / 100,
+      serverCpuSeconds: serverCpu0 !== null && serverCpu1 !== null ? Math.round((serverCpu1 - serverCpu0) * 100) / 100 : null,
+      serverCpuUsPerEvent:
+        serverCpu0 !== null && serverCpu1 !== null && acked > 0 ? Math.round(((serverCpu1 - serverCpu0) * 1e6) / acked * 10) / 10 : null,
+      clientCpuUsPerEvent: acked > 0 ? Math.round(((clientCpu.user + clientCpu.system) / acked) * 10) / 10 : null,
+      serverThreads,
+    };
+    process.stderr.write(`[bench] capture conditions: ${JSON.stringify(conditions)}\n`);
     const serverPeakRssMB = server.peakRssMB();
     const shutdownSeconds = await server.stop();
     stopped = true;
@@ -166,6 +261,7 @@ export async function benchCapture(
       eventsStored,
       ...(eventsStoredAfterRestart !== undefined ? { eventsStoredAfterRestart } : {}),
       serverExitCode,
+      conditions,
       ...(serverExitCode !== 0 || serverStderrTail ? { serverStderrTail } : {}),
     };
   } finally {

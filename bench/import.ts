@@ -6,6 +6,7 @@
  * counts per name and the number of distinct persons once merges (person_overrides) are applied.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbEngine } from '../src/engines/duckdb/duckdb-engine';
@@ -27,6 +28,10 @@ export interface ImportBenchResult {
   chunkRows: number;
   /** native: Ingestor.importFile (DuckDB reads the NDJSON); rows: importNdjsonFile → Ingestor.import. */
   mode: 'native' | 'rows';
+  /** CPU seconds of this process (which hosts DuckDB: all its threads) during the import. */
+  cpuSeconds: number;
+  /** Load average when the import ended (the machine is shared). */
+  loadAverage: number[];
   checks: { name: string; ok: boolean; detail?: unknown }[];
 }
 
@@ -77,14 +82,27 @@ export async function benchImport(
     process.stderr.write(`[bench] importing ${path.relative(process.cwd(), file)} through the Ingestor…\n`);
     if (global.gc) global.gc();
     const rss = rssSampler();
+    const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const summary =
       mode === 'rows'
         ? await importNdjsonFile(file, (chunk) => ing.import(1, chunk), { chunkRows, progress: false })
-        : await ing.importFile(1, file, { chunkRows, progress: false });
+        : await ing.importFile(1, file, {
+            chunkRows,
+            progress: false,
+            // QUARRY_BENCH_IMPORT_CHUNK_BYTES: decompressed bytes per native chunk (default: the importer's).
+            ...(process.env.QUARRY_BENCH_IMPORT_CHUNK_BYTES ? { chunkBytes: Number(process.env.QUARRY_BENCH_IMPORT_CHUNK_BYTES) } : {}),
+          });
     await ing.flush();
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const cpu = process.cpuUsage(cpu0);
+    const cpuSeconds = Math.round((cpu.user + cpu.system) / 1e4) / 100;
     const peakRssMB = rss.stop();
+    const loadAverage = os.loadavg().map((x) => Math.round(x * 100) / 100);
+    process.stderr.write(
+      `[bench] import: ${seconds.toFixed(1)} s wall, ${cpuSeconds} s CPU (all threads of this process; ` +
+        `${((cpuSeconds * 1e6) / Math.max(1, summary.imported.events)).toFixed(1)} µs/event), load average ${loadAverage.join(' ')}\n`,
+    );
     await engine.query('CHECKPOINT', []);
 
     const checks: ImportBenchResult['checks'] = [];
@@ -134,6 +152,8 @@ export async function benchImport(
       dbMB,
       chunkRows,
       mode,
+      cpuSeconds,
+      loadAverage,
       checks,
     };
   } finally {

@@ -4,8 +4,11 @@ import { Authenticator } from './auth/authenticator';
 import { KeyService } from './auth/key-service';
 import { RateLimiter } from './auth/rate-limiter';
 import type { Config } from './config';
-import { openClickHouseForServices } from './engines/clickhouse/compat';
+import { ClickHouseEngine } from './engines/clickhouse/clickhouse-engine';
+// Registers the ClickHouse ProductQL printer (queries against a ClickHouse engine are printed in its dialect).
+import './productql/clickhouse';
 import { DuckDbEngine } from './engines/duckdb/duckdb-engine';
+import type { EventEngine } from './engines/engine';
 import { EndpointService } from './endpoints/endpoint-service';
 import { EventService } from './ingest/event-service';
 import { Ingestor } from './ingest/ingestor';
@@ -23,7 +26,7 @@ export interface Services {
   config: Config;
   store: Store;
   metrics: Metrics;
-  engine: DuckDbEngine;
+  engine: EventEngine;
   ingestor: Ingestor;
   auth: Authenticator;
   /** Null when rate limiting is turned off. */
@@ -50,8 +53,8 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     const store = await Store.open(config.dataDir);
     closers.push(() => store.close());
     // QUARRY_EVENTS_ENGINE=clickhouse: ClickHouse behind the same surface (fails here, clearly, when unreachable).
-    const engine = config.clickhouse
-      ? await openClickHouseForServices(config.clickhouse, logger)
+    const engine: EventEngine = config.clickhouse
+      ? await openClickHouse(config.clickhouse, logger)
       : await DuckDbEngine.open(path.join(config.dataDir, 'events.duckdb'), { logger });
     closers.push(() => engine.close());
     const ingestor = await Ingestor.open({ dataDir: config.dataDir, engine, logger });
@@ -93,4 +96,22 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     await close();
     throw e;
   }
+}
+
+/**
+ * Opens ClickHouse from the config (throws a clear error when a node is unreachable). The services are typed
+ * against DuckDbEngine; ClickHouseEngine implements every member they call on it (engine.ts `EventEngine`; the
+ * DuckDB-only native import checks the dialect), hence the cast.
+ */
+async function openClickHouse(config: NonNullable<Config['clickhouse']>, logger: Logger): Promise<EventEngine> {
+  const engine = await ClickHouseEngine.open({
+    url: config.url,
+    nodeUrls: config.nodeUrls,
+    username: config.user,
+    password: config.password,
+    database: config.database,
+    cluster: config.cluster,
+    logger,
+  });
+  return engine;
 }

@@ -23,6 +23,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { validationError } from '../errors';
+import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
 import type { Services } from '../services';
 
 export const BACKUP_FORMAT = 'quarry-backup/1';
@@ -71,7 +72,8 @@ async function copyCompleteLines(from: string, to: string): Promise<{ bytes: num
 
 /** Snapshots the served data directory into `target` (new or empty). See the module comment for the guarantees. */
 export async function snapshotDataDir(services: Services, target: string): Promise<BackupManifest> {
-  if (services.config.clickhouse) {
+  const engine = services.engine;
+  if (!(engine instanceof DuckDbEngine)) {
     throw validationError(
       'Events live in ClickHouse (QUARRY_EVENTS_ENGINE=clickhouse): back them up with ClickHouse itself. quarry backup covers the embedded DuckDB event store.',
       null,
@@ -81,7 +83,7 @@ export async function snapshotDataDir(services: Services, target: string): Promi
   const started = performance.now();
   await ensureEmptyDir(target, 'Backup directory');
   try {
-    return await snapshotInto(services, target, started);
+    return await snapshotInto(services, engine, target, started);
   } catch (e) {
     // the directory was empty: leave it so, never a backup that looks complete but is not
     for (const entry of await fsp.readdir(target).catch(() => [] as string[])) await fsp.rm(path.join(target, entry), { recursive: true, force: true });
@@ -89,7 +91,7 @@ export async function snapshotDataDir(services: Services, target: string): Promi
   }
 }
 
-async function snapshotInto(services: Services, target: string, started: number): Promise<BackupManifest> {
+async function snapshotInto(services: Services, engine: DuckDbEngine, target: string, started: number): Promise<BackupManifest> {
   const dataDir = services.config.dataDir;
 
   // 1. The ingest log, first (see the module comment for why this order loses no acknowledged event).
@@ -109,7 +111,6 @@ async function snapshotInto(services: Services, target: string, started: number)
 
   // 2. The event store, by the engine itself under its write lock.
   const alias = `quarry_backup_${randomBytes(6).toString('hex')}`;
-  const engine = services.engine;
   const main = String((await engine.query('SELECT current_database()')).rows[0][0]);
   await engine.exec(`ATTACH ${lit(path.join(target, DUCKDB))} AS ${alias}`);
   let checkpoint: number;

@@ -109,7 +109,77 @@ export interface ProjectCounts {
   person_overrides: number;
 }
 
+// Writes from the durable ingest log, the same shape for every engine.
+
+/** An event ready to be appended: person id resolved, properties already serialized. */
+export interface EventInsert {
+  project_id: number;
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  person_id: string | null;
+  /** Epoch milliseconds (UTC). */
+  timestamp: number;
+  /** JSON text of the properties object. */
+  properties: string;
+  session_id: string | null;
+  elements_chain: string | null;
+  /** Epoch milliseconds (UTC). */
+  created_at: number;
+}
+
+export interface PersonUpsert {
+  project_id: number;
+  id: string;
+  /** Epoch milliseconds. */
+  created_at: number;
+  properties: Record<string, unknown>;
+  is_identified: boolean;
+  version: number;
+}
+
+export interface DistinctIdUpsert {
+  project_id: number;
+  distinct_id: string;
+  person_id: string;
+  version: number;
+}
+
+export interface OverrideUpsert {
+  project_id: number;
+  old_person_id: string;
+  override_person_id: string;
+  version: number;
+}
+
+/**
+ * Everything one ingest flush writes, applied in one transaction: either all of it (including the checkpoint)
+ * is in the database after a crash, or none of it is.
+ */
+export interface WriteBatch {
+  events: EventInsert[];
+  /** Persons to insert or replace (keyed by project_id, id). */
+  persons?: PersonUpsert[];
+  /** Persons known not to exist yet: appended without the replace step (cheaper). */
+  newPersons?: PersonUpsert[];
+  /** distinct ids known not to be mapped yet: appended without the replace step. */
+  newDistinctIds?: DistinctIdUpsert[];
+  /** Persons to delete (merged away). */
+  deletedPersons?: { project_id: number; id: string }[];
+  /** distinct id mappings to insert or replace (keyed by project_id, distinct_id). */
+  distinctIds?: DistinctIdUpsert[];
+  /** Overrides to insert or replace (keyed by project_id, old_person_id). */
+  overrides?: OverrideUpsert[];
+  /** When set, the durable log checkpoint is advanced to this sequence number in the same transaction. */
+  checkpoint?: number;
+}
+
 export interface InternalStatements {
+  /**
+   * Writes one batch from the durable ingest log (events, persons, distinct ids, overrides) and advances the
+   * checkpoint to `batch.checkpoint` in the same step, so a replay after a crash applies it exactly once.
+   */
+  writeBatch(batch: WriteBatch): Promise<void>;
   /** The durable-log sequence number whose events are all stored (0 when none). */
   getCheckpoint(): Promise<number>;
   /** Every live person, distinct id and override of a project. */

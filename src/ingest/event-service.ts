@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import type { EventEngineBase } from '../engines/engine';
+import type { InternalStatements } from '../engines/engine';
 import { notFound } from '../errors';
 import type { ProjectService } from '../projects/project-service';
 import { parseInput } from '../validation';
@@ -21,7 +21,7 @@ export class EventService {
   constructor(
     private readonly projects: ProjectService,
     private readonly ingestor: Ingestor,
-    private readonly engine: EventEngineBase,
+    private readonly engine: Pick<InternalStatements, 'personExists'>,
   ) {}
 
   /** Imports persons, then events, through the identity rules (scope `event:write`). */
@@ -35,11 +35,7 @@ export class EventService {
   async deletePerson(principal: Principal, projectId: number, personId: string, deleteEvents: boolean): Promise<void> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'event:write' });
     if (!z.uuid().safeParse(personId).success) throw notFound();
-    const found = await this.engine.query(
-      'SELECT 1 FROM persons WHERE project_id = $1 AND id = $2::UUID LIMIT 1',
-      [project.id, personId],
-    );
-    if (found.rows.length === 0) throw notFound();
+    if (!(await this.engine.personExists(project.id, personId))) throw notFound();
     await this.ingestor.deletePerson(project.id, personId, deleteEvents);
   }
 }

@@ -13,7 +13,8 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { DuckDbEngine, EngineLogger, EventInsert, WriteBatch } from '../engines/duckdb/duckdb-engine';
+import type { EventEngine, EventInsert, WriteBatch } from '../engines/engine';
+import { DuckDbEngine, type EngineLogger } from '../engines/duckdb/duckdb-engine';
 import { CaptureError, IDENTITY_KEYS, normalizeEvent, parseTimestamp, type ParsedEvent } from './capture-payload';
 import { IdentityStore, type IdentityLoader } from './identity';
 import { Wal, encodeRecord, type WalRecord } from './wal';
@@ -32,7 +33,7 @@ function isDataError(e: unknown): boolean {
 
 export interface IngestorOptions {
   dataDir: string;
-  engine: DuckDbEngine;
+  engine: EventEngine;
   logger?: EngineLogger;
   /** How often the flusher applies the log to DuckDB. Default 200 ms. */
   flushIntervalMs?: number;
@@ -173,41 +174,13 @@ export class Ingestor {
   private failures = 0;
 
   private constructor(
-    private readonly engine: DuckDbEngine,
+    private readonly engine: EventEngine,
     private readonly wal: Wal,
     private readonly opts: Required<Omit<IngestorOptions, 'logger' | 'engine' | 'dataDir'>>,
     private readonly logger?: EngineLogger,
   ) {
-    const loader: IdentityLoader = {
-      loadProject: async (projectId) => {
-        const [persons, dids, overrides] = await Promise.all([
-          engine.query(
-            'SELECT id::VARCHAR, epoch_ms(created_at), properties, is_identified, version FROM persons WHERE project_id = $1',
-            [projectId],
-          ),
-          engine.query('SELECT distinct_id, person_id::VARCHAR, version FROM person_distinct_ids WHERE project_id = $1', [projectId]),
-          engine.query(
-            'SELECT old_person_id::VARCHAR, override_person_id::VARCHAR, version FROM person_overrides WHERE project_id = $1',
-            [projectId],
-          ),
-        ]);
-        return {
-          persons: persons.rows.map((r) => ({
-            id: r[0] as string,
-            created_at: Number(r[1]),
-            properties: isObj(r[2]) ? (r[2] as Record<string, unknown>) : {},
-            is_identified: Boolean(r[3]),
-            version: Number(r[4]),
-          })),
-          distinctIds: dids.rows.map((r) => ({ distinct_id: r[0] as string, person_id: r[1] as string, version: Number(r[2]) })),
-          overrides: overrides.rows.map((r) => ({
-            old_person_id: r[0] as string,
-            override_person_id: r[1] as string,
-            version: Number(r[2]),
-          })),
-        };
-      },
-    };
+    // The engine's own statement (DuckDB or ClickHouse SQL): nothing here is spelled for one engine.
+    const loader: IdentityLoader = { loadProject: (projectId) => engine.loadIdentity(projectId) };
     this.identity = new IdentityStore(loader);
     this.recent = new RecentSet(opts.dedupCapacity);
   }
@@ -227,11 +200,7 @@ export class Ingestor {
     const checkpoint = await o.engine.getCheckpoint();
     ing.appliedSeq = checkpoint;
     const since = new Date(Date.now() - opts.dedupWindowMs);
-    const recent = await o.engine.query(
-      `SELECT project_id, uuid::VARCHAR FROM events WHERE created_at >= $1 LIMIT ${Math.floor(opts.dedupCapacity / 2)}`,
-      [since],
-    );
-    for (const r of recent.rows) ing.recent.add(r[0] as number, r[1] as string);
+    for (const [p, u] of await o.engine.recentEventUuids(since, Math.floor(opts.dedupCapacity / 2))) ing.recent.add(p, u);
     const replay = await wal.readAfter(checkpoint, (rec) => {
       ing.queue.push(rec);
       ing.queuedEvents += rec.events.length;
@@ -467,9 +436,8 @@ export class Ingestor {
    * and other engines, go through {@link import} in chunks of `chunkRows`. Same summary as importNdjsonFile.
    */
   importFile(projectId: number, file: string, opts: NativeImportOptions = {}): Promise<ImportFileSummary> {
-    const engine = this.engine as DuckDbEngine & { dialect?: string };
-    if (engine.dialect !== 'duckdb' || typeof engine.withWriter !== 'function')
-      return importNdjsonFile(file, (c) => this.import(projectId, c), opts);
+    const engine = this.engine;
+    if (!(engine instanceof DuckDbEngine)) return importNdjsonFile(file, (c) => this.import(projectId, c), opts);
     return importFileNative(
       {
         engine,

@@ -273,3 +273,55 @@ it('a truncated gzip file is reported as an error line, not thrown', async () =>
   expect(s.errors.at(-1)).toMatchObject({ kind: 'parse', message: expect.stringMatching(/not valid gzip/) });
   expect(s.imported.events).toBeGreaterThan(0);
 });
+
+// Across chunks: duplicates against stored events see every earlier chunk, a failed chunk leaves the store consistent
+// (earlier chunks stored, identity reloaded), and no staging table outlives the import.
+describe('across chunks', () => {
+  const stagingTables = (engine: DuckDbEngine) =>
+    engine.withWriter(async (w) =>
+      Number((await w.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE starts_with(table_name, 'imp_')`)).getRows()[0][0]),
+    );
+
+  it('a uuid repeated in a later chunk is a duplicate, once, and the staging tables are dropped', async () => {
+    const { engine, ing } = await store('pipelined');
+    const row = (i: number, u: number) =>
+      JSON.stringify({ event: 'p', distinct_id: `p-${i % 5}`, uuid: uuid(u), timestamp: iso(i), properties: { pad: 'y'.repeat(40) } });
+    // ~100 bytes a line, 1,000-byte chunks: the repeats of uuid 0..9 land several chunks after the originals.
+    const lines = [...Array.from({ length: 200 }, (_, i) => row(i, i)), ...Array.from({ length: 10 }, (_, i) => row(200 + i, i))];
+    const file = path.join(dir, 'pipelined.ndjson');
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    const before = nativeImportStats.nativeChunks;
+    const s = await ing.importFile(1, file, { progress: false, chunkBytes: 1000 });
+    expect(nativeImportStats.nativeChunks - before).toBeGreaterThan(5);
+    expect(s).toMatchObject({ lines: 210, imported: { events: 200 }, duplicates: 10, errorCount: 0 });
+    expect((await engine.query(`SELECT count(*), count(DISTINCT uuid), count(DISTINCT person_id) FROM events WHERE event = 'p'`, [])).rows).toEqual([
+      [200, 200, 5],
+    ]);
+    expect(await stagingTables(engine)).toBe(0);
+  });
+
+  it('a failure while applying a chunk leaves no staging table behind and the store consistent', async () => {
+    const { engine, ing } = await store('pipelined-fail');
+    const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ event: 'f', distinct_id: `f-${i % 3}`, uuid: uuid(1000 + i), timestamp: iso(i) }));
+    const file = path.join(dir, 'pipelined-fail.ndjson');
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    const spy = jest.spyOn(engine, 'writeBatch');
+    let calls = 0;
+    spy.mockImplementation(async function (this: DuckDbEngine, ...args: Parameters<DuckDbEngine['writeBatch']>) {
+      if (++calls === 3) throw new Error('IO Error: disk full (injected)');
+      return DuckDbEngine.prototype.writeBatch.apply(this, args);
+    });
+    try {
+      await expect(ing.importFile(1, file, { progress: false, chunkBytes: 2000 })).rejects.toThrow(/injected/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await stagingTables(engine)).toBe(0);
+    // The two chunks applied before the failure are stored with their persons; importing again completes the file.
+    const stored = Number((await engine.query(`SELECT count(*) FROM events WHERE event = 'f'`, [])).rows[0][0]);
+    expect(stored).toBeGreaterThan(0);
+    const again = await ing.importFile(1, file, { progress: false, chunkBytes: 2000 });
+    expect(again).toMatchObject({ imported: { events: 300 - stored }, duplicates: stored });
+    expect((await engine.query(`SELECT count(*), count(DISTINCT person_id) FROM events WHERE event = 'f'`, [])).rows).toEqual([[300, 3]]);
+  });
+});

@@ -107,7 +107,14 @@ function spawn(): Worker {
   return new Worker(code, { eval: true });
 }
 
-export function defaultParseWorkers(): number {
+/** Default parse workers: env `QUARRY_CAPTURE_PARSE_WORKERS` when set (0–16), else by CPU count (see the pool). */
+export function defaultParseWorkers(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.QUARRY_CAPTURE_PARSE_WORKERS;
+  if (v !== undefined && v.trim() !== '') {
+    const k = Number(v);
+    if (!Number.isInteger(k) || k < 0 || k > 16) throw new Error(`QUARRY_CAPTURE_PARSE_WORKERS must be an integer 0–16 (got ${JSON.stringify(v)})`);
+    return k;
+  }
   const n = os.cpus().length;
   return n < 4 ? 0 : Math.min(4, n - 2);
 }

@@ -6,8 +6,6 @@ import '../../productql/clickhouse';
 import { compileProductQL, shapeResult, type CompileProductQLInput, type CompiledProductQL, type ShapedResult } from '../../productql/index';
 import { EVENTS, OVERRIDES, P1A, PDIS, PERSONS, SECRET } from '../../productql/testing';
 import { ClickHouseEngine, type ClickHouseEngineOptions } from './clickhouse-engine';
-import type { DuckDbEngine } from '../duckdb/duckdb-engine';
-import { servicesEngine } from './compat';
 import { startCluster, startSingle, type TestServer } from './test-server';
 
 const utcMs = (s: string): number => Date.parse(s.replace(' ', 'T') + 'Z');
@@ -62,8 +60,6 @@ export const startTestServer = (): Promise<TestServer> => (process.env.QUARRY_TE
 export interface ClickHouseForTests {
   engine: ClickHouseEngine;
   server: TestServer;
-  /** The engine in the shape the Ingestor is typed against. */
-  forIngestor: DuckDbEngine;
   close(): Promise<void>;
 }
 
@@ -78,7 +74,6 @@ export async function openClickHouseForTests(database = 'quarry_test'): Promise<
     return {
       engine,
       server,
-      forIngestor: servicesEngine(engine),
       async close() {
         await engine.close();
         await server.stop();

@@ -9,7 +9,14 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { UserError } from '../../errors';
-import type { ColumnType, EventEngineBase, ProjectCounts, ProjectIdentity, QueryLogFilter, QueryLogRecord, QueryOptions, QueryResult } from '../engine';
+import type {
+  ColumnType,
+  DistinctIdUpsert,
+  EventInsert,
+  PersonUpsert,
+  WriteBatch,
+  EventEngineBase,
+  ProjectCounts, ProjectIdentity, QueryLogFilter, QueryLogRecord, QueryOptions, QueryResult } from '../engine';
 import { DUCKDB_SCHEMA } from './schema';
 
 /** query_log columns in insert order (as the query log writes them). */
@@ -25,68 +32,7 @@ export interface EngineLogger {
   error(obj: unknown, msg?: string): void;
 }
 
-/** An event ready to be appended: person id resolved, properties already serialized. */
-export interface EventInsert {
-  project_id: number;
-  uuid: string;
-  event: string;
-  distinct_id: string;
-  person_id: string | null;
-  /** Epoch milliseconds (UTC). */
-  timestamp: number;
-  /** JSON text of the properties object. */
-  properties: string;
-  session_id: string | null;
-  elements_chain: string | null;
-  /** Epoch milliseconds (UTC). */
-  created_at: number;
-}
-
-export interface PersonUpsert {
-  project_id: number;
-  id: string;
-  /** Epoch milliseconds. */
-  created_at: number;
-  properties: Record<string, unknown>;
-  is_identified: boolean;
-  version: number;
-}
-
-export interface DistinctIdUpsert {
-  project_id: number;
-  distinct_id: string;
-  person_id: string;
-  version: number;
-}
-
-export interface OverrideUpsert {
-  project_id: number;
-  old_person_id: string;
-  override_person_id: string;
-  version: number;
-}
-
-/**
- * Everything one ingest flush writes, applied in one transaction: either all of it (including the checkpoint)
- * is in the database after a crash, or none of it is.
- */
-export interface WriteBatch {
-  events: EventInsert[];
-  /** Persons to insert or replace (keyed by project_id, id). */
-  persons?: PersonUpsert[];
-  /** Persons known not to exist yet: appended without the replace step (cheaper). */
-  newPersons?: PersonUpsert[];
-  /** distinct ids known not to be mapped yet: appended without the replace step. */
-  newDistinctIds?: DistinctIdUpsert[];
-  /** Persons to delete (merged away). */
-  deletedPersons?: { project_id: number; id: string }[];
-  /** distinct id mappings to insert or replace (keyed by project_id, distinct_id). */
-  distinctIds?: DistinctIdUpsert[];
-  /** Overrides to insert or replace (keyed by project_id, old_person_id). */
-  overrides?: OverrideUpsert[];
-  /** When set, the durable log checkpoint is advanced to this sequence number in the same transaction. */
-  checkpoint?: number;
-}
+export type { DistinctIdUpsert, EventInsert, OverrideUpsert, PersonUpsert, WriteBatch } from '../engine';
 
 export interface DuckDbEngineOptions {
   /** Read connections kept for queries. Default 3. Writes use their own connection so reads never queue behind them. */

@@ -34,7 +34,7 @@ export async function createInsightTestDb(): Promise<InsightTestDb> {
   const ch = kind === 'clickhouse' ? await (require('../../engines/clickhouse/testing') as typeof import('../../engines/clickhouse/testing')).openClickHouseForTests() : null;
   const duck = ch ? null : await DuckDbEngine.open(path.join(dir, 'events.duckdb'));
   const engine: EventEngineBase = ch ? ch.engine : duck!;
-  const ingestor = await Ingestor.open({ dataDir: dir, engine: ch ? ch.forIngestor : duck!, flushIntervalMs: 50, fsync: false });
+  const ingestor = await Ingestor.open({ dataDir: dir, engine: ch ? ch.engine : duck!, flushIntervalMs: 50, fsync: false });
   const ctx = (projectId: number, project: Partial<Project> = {}): RunnerContext => ({
     project: {
       id: projectId,

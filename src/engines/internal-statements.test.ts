@@ -1,15 +1,14 @@
 /**
- * The internal statements (engine.ts InternalStatements) give the same answers on DuckDB and ClickHouse, and the
- * ingest bridge routes src/ingest's DuckDB-spelled reads to them.
+ * The internal statements (engine.ts InternalStatements) give the same answers on DuckDB and ClickHouse (src/ingest
+ * calls them directly; there is no dispatch of DuckDB-spelled reads any more).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DuckDbEngine, type WriteBatch } from '../duckdb/duckdb-engine';
-import type { EventEngine, QueryLogRecord } from '../engine';
-import { ClickHouseEngine } from './clickhouse-engine';
-import { ClickHouseCompat } from './compat';
-import { clickhouseAvailable, startSingle, type TestServer } from './test-server';
+import { DuckDbEngine, type WriteBatch } from './duckdb/duckdb-engine';
+import type { EventEngine, QueryLogRecord } from './engine';
+import { ClickHouseEngine } from './clickhouse/clickhouse-engine';
+import { clickhouseAvailable, startSingle, type TestServer } from './clickhouse/test-server';
 
 const P = (n: number) => `70000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const NOW = Date.now();
@@ -107,45 +106,5 @@ describe.each(engines)('internal statements on %s', (kind) => {
     expect(errors.rows).toEqual([expect.objectContaining({ id: 'c', project_id: 1, is_cached: false, status: 'error', query: null, duration_ms: 1.5, result_rows: 2 })]);
     const page2 = await engine.listQueryLog(1, {}, { limit: 1, offset: 1 });
     expect(page2).toMatchObject({ count: 3, rows: [{ id: 'b' }] });
-  });
-});
-
-(clickhouseAvailable() ? describe : describe.skip)('the ingest bridge on ClickHouse', () => {
-  let server: TestServer;
-  let compat: ClickHouseCompat;
-  beforeAll(async () => {
-    server = await startSingle();
-    compat = new ClickHouseCompat(await ClickHouseEngine.open({ url: server.url, database: 'compat' }));
-    await compat.writeBatch(BATCH);
-  });
-  afterAll(async () => {
-    await compat?.close();
-    await server?.stop();
-  });
-
-  it('routes the Ingestor identity loader and recent-uuid reads to the engine methods', async () => {
-    const persons = await compat.query('SELECT id::VARCHAR, epoch_ms(created_at), properties, is_identified, version FROM persons WHERE project_id = $1', [1]);
-    expect(persons.rows).toEqual([[P(1), Date.UTC(2024, 0, 1) + 5, { a: 1 }, true, 3]]);
-    expect((await compat.query('SELECT distinct_id, person_id::VARCHAR, version FROM person_distinct_ids WHERE project_id = $1', [1])).rows).toEqual([['d1', P(1), 2]]);
-    expect(
-      (await compat.query('SELECT old_person_id::VARCHAR, override_person_id::VARCHAR, version FROM person_overrides WHERE project_id = $1', [1])).rows,
-    ).toEqual([[P(2), P(1), 1]]);
-    const recent = await compat.query('SELECT project_id, uuid::VARCHAR FROM events WHERE created_at >= $1 LIMIT 500000', [new Date(NOW - 60_000)]);
-    expect(recent.rows.sort()).toEqual([
-      [1, P(100)],
-      [2, P(102)],
-    ]);
-  });
-
-  it('routes the event service person lookup', async () => {
-    const q = 'SELECT 1 FROM persons WHERE project_id = $1 AND id = $2::UUID LIMIT 1';
-    expect((await compat.query(q, [1, P(1).toUpperCase()])).rows).toEqual([[1]]);
-    expect((await compat.query(q, [2, P(1)])).rows).toEqual([]);
-  });
-
-  it('refuses internal statements it does not know, and passes ClickHouse SQL through', async () => {
-    await expect(compat.query('SELECT * FROM events WHERE uuid = $1', ['x'])).rejects.toThrow(/unsupported internal statement/);
-    await expect(compat.exec('DELETE FROM events WHERE project_id = $1')).rejects.toThrow(/unsupported internal statement/);
-    expect((await compat.query("SELECT '$1' AS x", [])).rows).toEqual([['$1']]);
   });
 });
