@@ -42,8 +42,17 @@ export class Metrics {
   private hits = 0;
   private lookups = 0;
 
-  constructor(ingestLag: () => number) {
+  constructor(ingestLag: () => number, engineMemory?: () => Promise<number>) {
     collectDefaultMetrics({ register: this.registry, prefix: 'quarry_process_' });
+    if (engineMemory)
+      new Gauge({
+        name: 'quarry_engine_memory_bytes',
+        help: "Memory held by the embedded event engine (DuckDB's buffer manager), bounded by QUARRY_DUCKDB_MEMORY_LIMIT.",
+        registers: [this.registry],
+        async collect() {
+          this.set(await engineMemory().catch(() => Number.NaN));
+        },
+      });
     new Gauge({
       name: 'quarry_ingest_lag_events',
       help: 'Events acknowledged (durable) but not yet queryable.',

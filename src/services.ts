@@ -65,7 +65,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
 
     const projects = new ProjectService(store);
     projects.onDelete(ingestor);
-    const metrics = new Metrics(() => ingestor.pendingEvents);
+    const metrics = new Metrics(() => ingestor.pendingEvents, engine.memoryBytes && (() => engine.memoryBytes!()));
     const queries = new QueryService(
       projects,
       engine,

@@ -57,6 +57,8 @@ export interface EventEngineBase {
   /** Runs printed SQL with bound values. `params` are positional, matching the printer's placeholders. */
   query(sql: string, params: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
   close(): Promise<void>;
+  /** Memory the engine holds in this process (bytes), for /metrics; absent for engines running elsewhere. */
+  memoryBytes?(): Promise<number>;
 }
 
 // ------------------------------------------------------------------------------------------------------------

@@ -28,6 +28,9 @@ describe('/metrics', () => {
     expect(metric(text, 'quarry_queries_total', 'kind="ProductQLQuery",cache="hit",status="ok"')).toBe(1);
     expect(metric(text, 'quarry_query_cache_hit_ratio')).toBe(0.5);
     expect(metric(text, 'quarry_ingest_lag_events')).toBe(0);
+    // DuckDB's own memory (read from duckdb_memory(); 0 for a store this small) under its 1 GB default limit
+    expect(metric(text, 'quarry_engine_memory_bytes')).toBeGreaterThanOrEqual(0);
+    expect(metric(text, 'quarry_engine_memory_bytes')).toBeLessThan(1024 ** 3);
     expect(text).toContain('quarry_http_request_duration_seconds_bucket');
     expect(text).toContain('quarry_process_nodejs_heap_size_used_bytes');
     // no ids or keys in labels: the route pattern, not the URL

@@ -258,6 +258,12 @@ export class DuckDbEngine implements EventEngineBase {
    * Runs SQL with positional parameters (`$1`… or `?`). Engine errors become `query_error` (400) with the SQL
    * text removed; timeout/abort interrupt the running statement and become `query_timeout` (504).
    */
+  /** DuckDB's buffer-manager memory (cached blocks, query state), bounded by its memory limit. */
+  async memoryBytes(): Promise<number> {
+    const r = await this.query('SELECT CAST(coalesce(sum(memory_usage_bytes), 0) AS BIGINT) FROM duckdb_memory()');
+    return Number(r.rows[0][0]);
+  }
+
   async query(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): Promise<QueryResult> {
     if (this.closed) throw new Error('engine is closed');
     const { signal, timeoutMs } = options;
