@@ -43,6 +43,27 @@ describe('DuckDbEngine', () => {
     expect(e.message).not.toMatch(/LINE 1|SELECT/);
   });
 
+  it('kept prepared statements: new values each run, a changed table and a failed run are seen', async () => {
+    await engine.exec('CREATE TABLE prep_t (project_id INTEGER, v VARCHAR)');
+    await engine.exec("INSERT INTO prep_t VALUES (1, 'a'), (2, 'b')");
+    const sql = 'SELECT * FROM prep_t WHERE project_id = $1 ORDER BY ALL';
+    // more runs than read connections, so every connection runs its kept statement again
+    for (let i = 0; i < 8; i++) expect((await engine.query(sql, [1 + (i % 2)])).rows).toEqual([[1 + (i % 2), i % 2 ? 'b' : 'a']]);
+    await engine.exec('ALTER TABLE prep_t ADD COLUMN w INTEGER DEFAULT 7');
+    await engine.exec("INSERT INTO prep_t VALUES (1, 'c', 8)");
+    for (let i = 0; i < 4; i++) {
+      const r = await engine.query(sql, [1]);
+      expect([r.columns, r.rows]).toEqual([['project_id', 'v', 'w'], [[1, 'a', 7], [1, 'c', 8]]]);
+    }
+    // a run that fails (a value of the wrong type) leaves the statement usable with good values
+    const bad = 'SELECT 100 / $1::INTEGER FROM prep_t WHERE project_id = 2';
+    expect((await engine.query(bad, [4])).rows).toEqual([[25]]);
+    await expect(engine.query(bad, ['x'])).rejects.toMatchObject({ code: 'query_error' });
+    expect((await engine.query(bad, [5])).rows).toEqual([[20]]);
+    await engine.exec('DROP TABLE prep_t');
+    await expect(engine.query(sql, [1])).rejects.toMatchObject({ code: 'query_error' });
+  });
+
   it('sanitizeEngineMessage drops echoed SQL', () => {
     expect(sanitizeEngineMessage('Parser Error: syntax error at or near "x"\n\nLINE 1: SELECT x x x\n ^')).toBe(
       'Parser Error: syntax error at or near "x"',
