@@ -19,6 +19,35 @@ const formatter = zonedFormatter;
 /** The wall-clock time in `tz` of an instant. */
 export function instantToLocal(instant: Date | number, tz: string): LocalTime {
   const ms = typeof instant === 'number' ? instant : instant.getTime();
+  return ms + offsetAt(ms, tz);
+}
+
+/**
+ * UTC offsets by 15-minute slot of time, per zone: `formatToParts` costs microseconds and an insight asks for
+ * hundreds of conversions (bucket labels, range edges). A slot whose first and last millisecond have the same
+ * offset has it throughout (zones change offset at most once in 15 minutes); a slot that holds a change is
+ * marked NaN and converted exactly each time.
+ */
+const SLOT_MS = 15 * 60_000;
+const offsets = new Map<string, Map<number, number>>();
+
+function offsetAt(ms: number, tz: string): number {
+  let byZone = offsets.get(tz);
+  if (!byZone) offsets.set(tz, (byZone = new Map()));
+  const slot = Math.floor(ms / SLOT_MS);
+  let off = byZone.get(slot);
+  if (off === undefined) {
+    if (byZone.size >= 100_000) byZone.clear();
+    const first = slot * SLOT_MS;
+    const a = exactLocal(first, tz) - first;
+    const b = exactLocal(first + SLOT_MS - 1, tz) - (first + SLOT_MS - 1);
+    off = a === b ? a : Number.NaN;
+    byZone.set(slot, off);
+  }
+  return Number.isNaN(off) ? exactLocal(ms, tz) - ms : off;
+}
+
+function exactLocal(ms: number, tz: string): LocalTime {
   const p: Record<string, number> = {};
   for (const part of formatter(tz).formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
   const frac = ((ms % 1000) + 1000) % 1000;
