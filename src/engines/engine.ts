@@ -73,6 +73,12 @@ export interface ProjectIdentity {
   overrides: { old_person_id: string; override_person_id: string; version: number }[];
 }
 
+/** The query_log table's columns, in insert order (every engine writes and reads this list). */
+export const QUERY_LOG_COLUMNS = [
+  'project_id', 'id', 'query_id', 'event_time', 'principal', 'kind', 'name', 'query_hash', 'query', 'duration_ms',
+  'result_rows', 'result_bytes', 'is_cached', 'status', 'error_code',
+] as const;
+
 /** One query-log row (the `query_log` table; same fields as the query log's entries). `event_time` is ISO 8601. */
 export interface QueryLogRecord {
   project_id: number;
