@@ -106,19 +106,18 @@ export function importProgress(size: number, show: boolean): { update(bytesRead:
   };
 }
 
-export async function importNdjsonFile(file: string, sink: ImportSink, opts: ImportFileOptions = {}): Promise<ImportFileSummary> {
-  if (typeof sink.importFile === 'function') return sink.importFile(file, opts);
-  const chunkRows = opts.chunkRows ?? 10_000;
-  const maxErrors = opts.maxErrors ?? 10_000;
-  const started = Date.now();
-  const { stream, raw, size } = await openInput(file);
+/**
+ * The summary of one file's import as it accumulates: every line error counted, the first `maxErrors` kept;
+ * `finish()` stamps the duration and rate (shared by the row path here and the native path).
+ */
+export function importTally(bytes: number, maxErrors: number, started: number) {
   const summary: ImportFileSummary = {
     lines: 0,
     imported: { persons: 0, events: 0 },
     duplicates: 0,
     errorCount: 0,
     errors: [],
-    bytes: size,
+    bytes,
     durationMs: 0,
     rowsPerSecond: 0,
   };
@@ -126,6 +125,21 @@ export async function importNdjsonFile(file: string, sink: ImportSink, opts: Imp
     summary.errorCount++;
     if (summary.errors.length < maxErrors) summary.errors.push(e);
   };
+  const finish = (): ImportFileSummary => {
+    summary.durationMs = Date.now() - started;
+    summary.rowsPerSecond = Math.round(summary.lines / Math.max(0.001, summary.durationMs / 1000));
+    return summary;
+  };
+  return { summary, addError, finish };
+}
+
+export async function importNdjsonFile(file: string, sink: ImportSink, opts: ImportFileOptions = {}): Promise<ImportFileSummary> {
+  if (typeof sink.importFile === 'function') return sink.importFile(file, opts);
+  const chunkRows = opts.chunkRows ?? 10_000;
+  const maxErrors = opts.maxErrors ?? 10_000;
+  const started = Date.now();
+  const { stream, raw, size } = await openInput(file);
+  const { summary, addError, finish } = importTally(size, maxErrors, started);
   const showProgress = opts.progress ?? Boolean(process.stderr.isTTY);
   const bar = showProgress
     ? new cliProgress.SingleBar(
@@ -216,7 +230,5 @@ export async function importNdjsonFile(file: string, sink: ImportSink, opts: Imp
     bar?.update(size, { rows: summary.lines, errors: summary.errorCount });
     bar?.stop();
   }
-  summary.durationMs = Date.now() - started;
-  summary.rowsPerSecond = Math.round(summary.lines / Math.max(0.001, summary.durationMs / 1000));
-  return summary;
+  return finish();
 }

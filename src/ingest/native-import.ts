@@ -36,6 +36,7 @@ import type { IdentityStore } from './identity';
 import {
   importNdjsonFile,
   importProgress,
+  importTally,
   isPerson,
   openInput,
   type ImportChunk,
@@ -555,20 +556,7 @@ export async function importFileNative(
   const started = Date.now();
   const maxErrors = opts.maxErrors ?? 10_000;
   const size = (await fsp.stat(file)).size;
-  const summary: ImportFileSummary = {
-    lines: 0,
-    imported: { persons: 0, events: 0 },
-    duplicates: 0,
-    errorCount: 0,
-    errors: [],
-    bytes: size,
-    durationMs: 0,
-    rowsPerSecond: 0,
-  };
-  const addError = (e: ImportLineError) => {
-    summary.errorCount++;
-    if (summary.errors.length < maxErrors) summary.errors.push(e);
-  };
+  const { summary, addError, finish } = importTally(size, maxErrors, started);
   const progress = importProgress(size, opts.progress ?? Boolean(process.stderr.isTTY));
   const tmpDir = await fsp.mkdtemp(path.join(deps.tmpDir, 'import-'));
   const restoreLimit = await lowerMemoryLimit(deps.engine, opts.memoryLimit ?? DEFAULT_IMPORT_MEMORY_LIMIT);
@@ -635,7 +623,5 @@ export async function importFileNative(
       recent.rows.map((r) => r[0] as string),
     );
   }
-  summary.durationMs = Date.now() - started;
-  summary.rowsPerSecond = Math.round(summary.lines / Math.max(0.001, summary.durationMs / 1000));
-  return summary;
+  return finish();
 }
