@@ -7,134 +7,28 @@
  * against fixtures made in beforeAll. Destructive rows (DELETE) get a fresh object per cell, so cells are
  * independent. auth-matrix.test.ts covers the foundation routes with more credential shapes and GraphQL.
  */
-import type { ApiResponse, TestServer } from '../helpers/server';
+import type { TestServer } from '../helpers/server';
 import { startServer } from '../helpers/server';
+import {
+  BAD_KEY,
+  CREDS,
+  type Cred,
+  type Fresh,
+  MatrixFixture,
+  missingScope,
+  NOT_AUTHENTICATED,
+  OK,
+  type Outcome,
+  PROJECT_NOT_FOUND,
+  RESTRICTED_OFF_PROJECT,
+  SECRET_REFUSED,
+  SQL,
+  type Target,
+} from '../helpers/auth-matrix-fixture';
 
 let srv: TestServer;
-
-// ---------------------------------------------------------------------------------------------------------------
-// Fixtures
-
-/** What a request acts on. Most rows share one; destructive rows get a fresh copy of the object they destroy. */
-interface Target {
-  project: number;
-  /** `*` restricted to `project`. */
-  restrictedKey: string;
-  /** `phs_…` of `project` with endpoint:read. */
-  secretKey: string;
-  /** `phc_…` of `project`. */
-  captureToken: string;
-  insightId: number;
-  endpointName: string;
-  personId: string;
-  queryId: string;
-  personalKeyId: string;
-  secretKeyId: string;
-}
-
-let shared: Target;
-let otherProject: number;
-let otherSecretKey: string;
-let revokedKey: string;
-const BAD_KEY_VALUE = 'phx_' + 'Z'.repeat(43);
-
-/** Personal keys by scopes (+ restriction), minted on first use with the bootstrap key. */
-const keyCache = new Map<string, string>();
-async function personalKey(scopes: string[], scopedTeams: number[] | null = null): Promise<string> {
-  const id = JSON.stringify([scopes, scopedTeams]);
-  let v = keyCache.get(id);
-  if (!v) {
-    const r = await srv.api('POST', '/api/personal_api_keys/', { label: 'matrix-all', scopes, scoped_teams: scopedTeams });
-    if (r.status !== 201) throw new Error(`cannot mint key ${id}: ${r.status} ${r.text}`);
-    v = r.body.value as string;
-    keyCache.set(id, v);
-  }
-  return v;
-}
-
-let seq = 0;
-const uniq = (p: string) => `${p}_${++seq}_${Math.random().toString(36).slice(2, 8)}`;
-
-const SQL = { kind: 'ProductQLQuery', query: 'SELECT count() FROM events' };
-
-async function ok<T = any>(p: Promise<ApiResponse>, status: number, what: string): Promise<T> {
-  const r = await p;
-  if (r.status !== status) throw new Error(`fixture ${what}: ${r.status} ${r.text}`);
-  return r.body as T;
-}
-
-async function newProject(): Promise<{ project: number; restrictedKey: string; secretKey: string; captureToken: string; secretKeyId: string }> {
-  const p = await ok(srv.api('POST', '/api/projects/', { name: uniq('matrix') }), 201, 'project');
-  const restrictedKey = (await ok(srv.api('POST', '/api/personal_api_keys/', { label: 'r', scopes: ['*'], scoped_teams: [p.id] }), 201, 'restricted key')).value;
-  const secret = await ok(srv.api('POST', `/api/projects/${p.id}/project_secret_api_keys/`, { label: 's', scopes: ['endpoint:read'] }), 201, 'secret key');
-  const captureToken = (await srv.server.services.projects.find(p.id)).api_token;
-  return { project: p.id, restrictedKey, secretKey: secret.value, captureToken, secretKeyId: secret.id };
-}
-
-const newInsight = async (project: number) =>
-  (await ok(srv.api('POST', `/api/projects/${project}/insights/`, { name: uniq('i'), query: SQL }), 201, 'insight')).id as number;
-
-async function newEndpoint(project: number): Promise<string> {
-  const name = uniq('ep');
-  await ok(srv.api('POST', `/api/projects/${project}/endpoints/`, { name, query: SQL }), 201, 'endpoint');
-  return name;
-}
-
-async function newPerson(project: number): Promise<string> {
-  const distinct = uniq('d');
-  await srv.server.services.ingestor.import(project, { events: [{ event: 'e', distinct_id: distinct, timestamp: '2024-01-01T00:00:00Z' }] });
-  const r = await ok(
-    srv.api('POST', `/api/projects/${project}/query/`, {
-      query: { kind: 'ProductQLQuery', query: `SELECT person_id FROM events WHERE distinct_id = '${distinct}' LIMIT 1` },
-      refresh: 'force_blocking',
-    }),
-    200,
-    'person',
-  );
-  return String(r.results[0][0]);
-}
-
-async function newQuery(project: number): Promise<string> {
-  const r = await srv.api('POST', `/api/projects/${project}/query/`, {
-    query: { kind: 'ProductQLQuery', query: `SELECT count() FROM events WHERE event = '${uniq('q')}'` },
-    refresh: 'force_async',
-    client_query_id: uniq('qid'),
-  });
-  if (r.status !== 202 && r.status !== 200) throw new Error(`fixture query: ${r.status} ${r.text}`);
-  const id = r.body.query_status.id as string;
-  await srv.server.services.queries.async.wait(id);
-  return id;
-}
-
-const newPersonalKeyId = async () => (await ok(srv.api('POST', '/api/personal_api_keys/', { label: 'victim', scopes: ['query:read'] }), 201, 'victim key')).id as string;
-
-async function newSecretKeyId(project: number): Promise<string> {
-  return (await ok(srv.api('POST', `/api/projects/${project}/project_secret_api_keys/`, { label: 'victim', scopes: ['endpoint:read'] }), 201, 'victim secret')).id;
-}
-
-type Fresh = 'project' | 'insight' | 'endpoint' | 'person' | 'query' | 'personalKey' | 'secretKey';
-
-async function freshTarget(kind: Fresh | undefined): Promise<Target> {
-  const t = { ...shared };
-  switch (kind) {
-    case undefined:
-      return shared;
-    case 'project':
-      return { ...t, ...(await newProject()) };
-    case 'insight':
-      return { ...t, insightId: await newInsight(t.project) };
-    case 'endpoint':
-      return { ...t, endpointName: await newEndpoint(t.project) };
-    case 'person':
-      return { ...t, personId: await newPerson(t.project) };
-    case 'query':
-      return { ...t, queryId: await newQuery(t.project) };
-    case 'personalKey':
-      return { ...t, personalKeyId: await newPersonalKeyId() };
-    case 'secretKey':
-      return { ...t, secretKeyId: await newSecretKeyId(t.project) };
-  }
-}
+let fx: MatrixFixture;
+const uniq = (p: string) => fx.uniq(p);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The table
@@ -273,65 +167,6 @@ function pathOf(r: Row, prefix: 'projects' | 'environments', t: Target): string 
 // ---------------------------------------------------------------------------------------------------------------
 // Credentials and the expected outcome of each cell
 
-const CREDS = [
-  'none',
-  'bad',
-  'revoked',
-  'captureToken',
-  'exactScope',
-  'otherObjectScope',
-  'writeForRead',
-  'restrictedOwn',
-  'restrictedOther',
-  'secretOwn',
-  'secretOther',
-] as const;
-type Cred = (typeof CREDS)[number];
-
-/** A scope on a different object than the row's (write, so "write implies read" cannot leak across objects). */
-const otherObjectScope = (scope: string) => (scope.startsWith('project:') ? 'query:write' : 'project:write');
-const writeOf = (scope: string) => scope.replace(/:read$/, ':write');
-
-async function authorization(cred: Cred, row: Row, t: Target): Promise<string | null> {
-  switch (cred) {
-    case 'none':
-      return null;
-    case 'bad':
-      return `Bearer ${BAD_KEY_VALUE}`;
-    case 'revoked':
-      return `Bearer ${revokedKey}`;
-    case 'captureToken':
-      return `Bearer ${t.captureToken}`;
-    case 'exactScope':
-      return `Bearer ${await personalKey([row.scope])}`;
-    case 'otherObjectScope':
-      return `Bearer ${await personalKey([otherObjectScope(row.scope)])}`;
-    case 'writeForRead':
-      return `Bearer ${await personalKey([writeOf(row.scope)])}`;
-    case 'restrictedOwn':
-      return `Bearer ${t.restrictedKey}`;
-    case 'restrictedOther':
-      return `Bearer ${await personalKey(['*'], [otherProject])}`;
-    case 'secretOwn':
-      return `Bearer ${t.secretKey}`;
-    case 'secretOther':
-      return `Bearer ${otherSecretKey}`;
-  }
-}
-
-interface Outcome {
-  status: number;
-  code?: string;
-  detail?: string;
-}
-const OK = 'ok' as const;
-const NOT_AUTHENTICATED: Outcome = { status: 401, code: 'not_authenticated', detail: 'Authentication credentials were not provided.' };
-const BAD_KEY: Outcome = { status: 401, code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.' };
-const PROJECT_NOT_FOUND: Outcome = { status: 404, code: 'not_found', detail: 'Project not found.' };
-const RESTRICTED_OFF_PROJECT: Outcome = { status: 403, code: 'permission_denied', detail: 'API keys with scoped projects are only supported on project-based endpoints.' };
-const SECRET_REFUSED: Outcome = { status: 403, code: 'permission_denied', detail: 'This action does not support project secret API key access.' };
-const missing = (scope: string): Outcome => ({ status: 403, code: 'permission_denied', detail: `API key missing required scope '${scope}'` });
-
 /** The rules of src/auth/access.ts, per cell. `ok` = authorized (the row's success status). */
 function expected(row: Row, cred: Cred): Outcome | typeof OK | null {
   const isNested = nested(row);
@@ -345,7 +180,7 @@ function expected(row: Row, cred: Cred): Outcome | typeof OK | null {
     case 'exactScope':
       return OK;
     case 'otherObjectScope':
-      return missing(row.scope);
+      return missingScope(row.scope);
     case 'writeForRead':
       return row.scope.endsWith(':read') ? OK : null; // only meaningful for read routes
     case 'restrictedOwn':
@@ -420,20 +255,8 @@ const CAPTURE_PATHS = ['/batch', '/capture', '/e', '/engage', '/i/v0/e', '/track
 
 beforeAll(async () => {
   srv = await startServer();
-  otherProject = (await ok(srv.api('POST', '/api/projects/', { name: 'other' }), 201, 'other project')).id;
-  otherSecretKey = (await ok(srv.api('POST', `/api/projects/${otherProject}/project_secret_api_keys/`, { scopes: ['endpoint:read'] }), 201, 'other secret')).value;
-  const revoked = await ok(srv.api('POST', '/api/personal_api_keys/', { label: 'revoked', scopes: ['*'] }), 201, 'revoked key');
-  revokedKey = revoked.value;
-  await ok(srv.api('DELETE', `/api/personal_api_keys/${revoked.id}/`), 204, 'revoke');
-  const p = await newProject();
-  shared = {
-    ...p,
-    insightId: await newInsight(p.project),
-    endpointName: await newEndpoint(p.project),
-    personId: await newPerson(p.project),
-    queryId: await newQuery(p.project),
-    personalKeyId: await newPersonalKeyId(),
-  };
+  fx = new MatrixFixture(srv, 'matrix');
+  await fx.setUp();
 }, 60_000);
 
 afterAll(async () => {
@@ -461,8 +284,8 @@ describe('auth matrix over every REST route', () => {
   });
 
   it.each(CELLS)('%s', async (_name, row, prefix, cred, want) => {
-    const t = await freshTarget(row.fresh);
-    const auth = await authorization(cred, row, t);
+    const t = await fx.target(row.fresh);
+    const auth = await fx.authorization(cred, row.scope, t);
     const headers: Record<string, string> = auth ? { authorization: auth } : {};
     const res = await srv.api(row.method, pathOf(row, prefix, t), row.body?.(t), null, headers);
     if (want === OK) {
@@ -483,13 +306,13 @@ describe('capture routes: only the public token, never an API key', () => {
   const event = { event: 'matrix-capture', distinct_id: 'cap' };
 
   it.each(CAPTURE_PATHS)('%s accepts the capture token', async (p) => {
-    const r = await send(p, p === '/batch' ? { api_key: shared.captureToken, batch: [event] } : { api_key: shared.captureToken, ...event });
+    const r = await send(p, p === '/batch' ? { api_key: fx.shared.captureToken, batch: [event] } : { api_key: fx.shared.captureToken, ...event });
     expect(r.status).toBe(200);
   });
 
   const REFUSALS = ['personal key as token', 'secret key as token', 'bearer personal key and no token'] as const;
   it.each(CAPTURE_PATHS.flatMap((p) => REFUSALS.map((what) => [p, what] as const)))('%s refuses a %s', async (p, what) => {
-    const token = what === 'personal key as token' ? srv.key : what === 'secret key as token' ? otherSecretKey : undefined;
+    const token = what === 'personal key as token' ? srv.key : what === 'secret key as token' ? fx.otherSecretKey : undefined;
     const tok = token === undefined ? {} : { api_key: token };
     const headers: Record<string, string> = token === undefined ? { authorization: `Bearer ${srv.key}` } : {};
     const r = await send(p, p === '/batch' ? { ...tok, batch: [event] } : { ...tok, ...event }, headers);

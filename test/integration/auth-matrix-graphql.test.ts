@@ -7,104 +7,28 @@
  * against fixtures made in beforeAll; the operation text (variables typed from the schema, `{ __typename }` as the
  * selection of object results) is generated. Destructive rows get a fresh object per cell.
  */
-import type { ApiResponse, TestServer } from '../helpers/server';
+import type { TestServer } from '../helpers/server';
 import { startServer } from '../helpers/server';
+import {
+  BAD_KEY,
+  CREDS,
+  type Cred,
+  type Fresh,
+  MatrixFixture,
+  missingScope,
+  NOT_AUTHENTICATED,
+  OK,
+  type Outcome,
+  PROJECT_NOT_FOUND,
+  RESTRICTED_OFF_PROJECT,
+  SECRET_REFUSED,
+  SQL,
+  type Target,
+} from '../helpers/auth-matrix-fixture';
 
 let srv: TestServer;
-
-// ---------------------------------------------------------------------------------------------------------------
-// Fixtures (as in the REST matrix)
-
-interface Target {
-  project: number;
-  restrictedKey: string;
-  secretKey: string;
-  captureToken: string;
-  insightId: number;
-  endpointName: string;
-  queryId: string;
-  personalKeyId: string;
-  secretKeyId: string;
-}
-
-let shared: Target;
-let otherProject: number;
-let otherSecretKey: string;
-let revokedKey: string;
-const BAD_KEY_VALUE = 'phx_' + 'Z'.repeat(43);
-
-const keyCache = new Map<string, string>();
-async function personalKey(scopes: string[], scopedTeams: number[] | null = null): Promise<string> {
-  const id = JSON.stringify([scopes, scopedTeams]);
-  let v = keyCache.get(id);
-  if (!v) {
-    const r = await srv.api('POST', '/api/personal_api_keys/', { label: 'matrix-gql', scopes, scoped_teams: scopedTeams });
-    if (r.status !== 201) throw new Error(`cannot mint key ${id}: ${r.status} ${r.text}`);
-    v = r.body.value as string;
-    keyCache.set(id, v);
-  }
-  return v;
-}
-
-let seq = 0;
-const uniq = (p: string) => `${p}_${++seq}_${Math.random().toString(36).slice(2, 8)}`;
-const SQL = { kind: 'ProductQLQuery', query: 'SELECT count() FROM events' };
-
-async function ok<T = any>(p: Promise<ApiResponse>, status: number, what: string): Promise<T> {
-  const r = await p;
-  if (r.status !== status) throw new Error(`fixture ${what}: ${r.status} ${r.text}`);
-  return r.body as T;
-}
-
-async function newProject(): Promise<Pick<Target, 'project' | 'restrictedKey' | 'secretKey' | 'captureToken' | 'secretKeyId'>> {
-  const p = await ok(srv.api('POST', '/api/projects/', { name: uniq('gmatrix') }), 201, 'project');
-  const restrictedKey = (await ok(srv.api('POST', '/api/personal_api_keys/', { label: 'r', scopes: ['*'], scoped_teams: [p.id] }), 201, 'restricted key')).value;
-  const secret = await ok(srv.api('POST', `/api/projects/${p.id}/project_secret_api_keys/`, { label: 's', scopes: ['endpoint:read'] }), 201, 'secret key');
-  const captureToken = (await srv.server.services.projects.find(p.id)).api_token;
-  return { project: p.id, restrictedKey, secretKey: secret.value, captureToken, secretKeyId: secret.id };
-}
-const newInsight = async (project: number) =>
-  (await ok(srv.api('POST', `/api/projects/${project}/insights/`, { name: uniq('i'), query: SQL }), 201, 'insight')).id as number;
-async function newEndpoint(project: number): Promise<string> {
-  const name = uniq('ep');
-  await ok(srv.api('POST', `/api/projects/${project}/endpoints/`, { name, query: SQL }), 201, 'endpoint');
-  return name;
-}
-async function newQuery(project: number): Promise<string> {
-  const r = await srv.api('POST', `/api/projects/${project}/query/`, {
-    query: { kind: 'ProductQLQuery', query: `SELECT count() FROM events WHERE event = '${uniq('q')}'` },
-    refresh: 'force_async',
-    client_query_id: uniq('qid'),
-  });
-  if (r.status !== 202 && r.status !== 200) throw new Error(`fixture query: ${r.status} ${r.text}`);
-  const id = r.body.query_status.id as string;
-  await srv.server.services.queries.async.wait(id);
-  return id;
-}
-const newPersonalKeyId = async () => (await ok(srv.api('POST', '/api/personal_api_keys/', { label: 'victim', scopes: ['query:read'] }), 201, 'victim key')).id as string;
-const newSecretKeyId = async (project: number) =>
-  (await ok(srv.api('POST', `/api/projects/${project}/project_secret_api_keys/`, { label: 'victim', scopes: ['endpoint:read'] }), 201, 'victim secret')).id as string;
-
-type Fresh = 'project' | 'insight' | 'endpoint' | 'query' | 'personalKey' | 'secretKey';
-async function freshTarget(kind: Fresh | undefined): Promise<Target> {
-  const t = { ...shared };
-  switch (kind) {
-    case undefined:
-      return shared;
-    case 'project':
-      return { ...t, ...(await newProject()) };
-    case 'insight':
-      return { ...t, insightId: await newInsight(t.project) };
-    case 'endpoint':
-      return { ...t, endpointName: await newEndpoint(t.project) };
-    case 'query':
-      return { ...t, queryId: await newQuery(t.project) };
-    case 'personalKey':
-      return { ...t, personalKeyId: await newPersonalKeyId() };
-    case 'secretKey':
-      return { ...t, secretKeyId: await newSecretKeyId(t.project) };
-  }
-}
+let fx: MatrixFixture;
+const uniq = (p: string) => fx.uniq(p);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The table: one row per operation of the schema
@@ -227,64 +151,6 @@ function operationOf(row: Row, values: Record<string, unknown>): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Credentials and expected outcomes (the rules of src/auth/access.ts, as in the REST matrix)
 
-const CREDS = [
-  'none',
-  'bad',
-  'revoked',
-  'captureToken',
-  'exactScope',
-  'otherObjectScope',
-  'writeForRead',
-  'restrictedOwn',
-  'restrictedOther',
-  'secretOwn',
-  'secretOther',
-] as const;
-type Cred = (typeof CREDS)[number];
-
-const otherObjectScope = (scope: string) => (scope.startsWith('project:') ? 'query:write' : 'project:write');
-const writeOf = (scope: string) => scope.replace(/:read$/, ':write');
-
-async function authorization(cred: Cred, row: Row, t: Target): Promise<string | null> {
-  switch (cred) {
-    case 'none':
-      return null;
-    case 'bad':
-      return `Bearer ${BAD_KEY_VALUE}`;
-    case 'revoked':
-      return `Bearer ${revokedKey}`;
-    case 'captureToken':
-      return `Bearer ${t.captureToken}`;
-    case 'exactScope':
-      return `Bearer ${await personalKey(row.scope ? [row.scope] : ['query:read'])}`;
-    case 'otherObjectScope':
-      return `Bearer ${await personalKey([otherObjectScope(row.scope ?? 'project:read')])}`;
-    case 'writeForRead':
-      return `Bearer ${await personalKey([writeOf(row.scope ?? '')])}`;
-    case 'restrictedOwn':
-      return `Bearer ${t.restrictedKey}`;
-    case 'restrictedOther':
-      return `Bearer ${await personalKey(['*'], [otherProject])}`;
-    case 'secretOwn':
-      return `Bearer ${t.secretKey}`;
-    case 'secretOther':
-      return `Bearer ${otherSecretKey}`;
-  }
-}
-
-interface Outcome {
-  status: number;
-  code: string;
-  detail: string;
-}
-const OK = 'ok' as const;
-const NOT_AUTHENTICATED: Outcome = { status: 401, code: 'not_authenticated', detail: 'Authentication credentials were not provided.' };
-const BAD_KEY: Outcome = { status: 401, code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.' };
-const PROJECT_NOT_FOUND: Outcome = { status: 404, code: 'not_found', detail: 'Project not found.' };
-const RESTRICTED_OFF_PROJECT: Outcome = { status: 403, code: 'permission_denied', detail: 'API keys with scoped projects are only supported on project-based endpoints.' };
-const SECRET_REFUSED: Outcome = { status: 403, code: 'permission_denied', detail: 'This action does not support project secret API key access.' };
-const missing = (scope: string): Outcome => ({ status: 403, code: 'permission_denied', detail: `API key missing required scope '${scope}'` });
-
 function expected(row: Row, cred: Cred): Outcome | typeof OK | null {
   switch (cred) {
     case 'none':
@@ -296,7 +162,7 @@ function expected(row: Row, cred: Cred): Outcome | typeof OK | null {
     case 'exactScope':
       return OK;
     case 'otherObjectScope':
-      return row.scope === null ? OK : missing(row.scope);
+      return row.scope === null ? OK : missingScope(row.scope);
     case 'writeForRead':
       return row.scope?.endsWith(':read') ? OK : null;
     case 'restrictedOwn':
@@ -327,19 +193,8 @@ const CELLS: Cell[] = TABLE.flatMap((row) =>
 beforeAll(async () => {
   srv = await startServer();
   FIELDS = await introspect();
-  otherProject = (await ok(srv.api('POST', '/api/projects/', { name: 'other' }), 201, 'other project')).id;
-  otherSecretKey = (await ok(srv.api('POST', `/api/projects/${otherProject}/project_secret_api_keys/`, { scopes: ['endpoint:read'] }), 201, 'other secret')).value;
-  const revoked = await ok(srv.api('POST', '/api/personal_api_keys/', { label: 'revoked', scopes: ['*'] }), 201, 'revoked key');
-  revokedKey = revoked.value;
-  await ok(srv.api('DELETE', `/api/personal_api_keys/${revoked.id}/`), 204, 'revoke');
-  const p = await newProject();
-  shared = {
-    ...p,
-    insightId: await newInsight(p.project),
-    endpointName: await newEndpoint(p.project),
-    queryId: await newQuery(p.project),
-    personalKeyId: await newPersonalKeyId(),
-  };
+  fx = new MatrixFixture(srv, 'gmatrix');
+  await fx.setUp();
 }, 60_000);
 
 afterAll(async () => {
@@ -361,14 +216,14 @@ describe('auth matrix over every GraphQL operation', () => {
   it('every row gets the credential set, and its generated operation is valid', async () => {
     expect(CELLS.length).toBeGreaterThan(TABLE.length * 9);
     for (const row of TABLE) {
-      const text = operationOf(row, row.args?.(shared) ?? {});
+      const text = operationOf(row, row.args?.(fx.shared) ?? {});
       expect(text).toMatch(new RegExp(`^(query|mutation) Matrix.* \\{ ${row.field}`));
     }
   });
 
   it.each(CELLS)('%s', async (_name, row, cred, want) => {
-    const t = await freshTarget(row.fresh);
-    const auth = await authorization(cred, row, t);
+    const t = await fx.target(row.fresh);
+    const auth = await fx.authorization(cred, row.scope ?? 'query:read', t);
     const values = row.args?.(t) ?? {};
     const res = await srv.api('POST', '/graphql', { query: operationOf(row, values), variables: values }, null, auth ? { authorization: auth } : {});
     const error = res.body?.errors?.[0];
