@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { canSeeProject, requireProjectAccess, requireScope, type AccessRule } from '../auth/access';
 import { newCaptureToken } from '../auth/key-material';
+import { checkRegexValue } from '../limits';
 import type { Principal } from '../auth/principal';
 import { projectNotFound } from '../errors';
 import { pageOf, type Page, type Paged } from '../pagination';
@@ -18,7 +19,16 @@ const projectFields = {
   name: z.string().trim().min(1).max(200),
   timezone,
   week_start_day: z.union([z.literal(0), z.literal(1)], { message: 'week_start_day must be 0 (Sunday) or 1 (Monday).' }),
-  test_account_filters: z.array(z.record(z.string(), z.unknown())).max(100),
+  // stored filters are applied leniently at query time (a malformed one is skipped), so a regex that could never run
+  // is refused here, where the user can see why
+  test_account_filters: z
+    .array(z.record(z.string(), z.unknown()))
+    .max(100)
+    .superRefine((filters, ctx) =>
+      filters.forEach((f, i) => {
+        if (f.operator === 'regex' || f.operator === 'not_regex') checkRegexValue(f.value, ctx, [i, 'value']);
+      }),
+    ),
   path_cleaning_filters: z.array(z.object({ alias: z.string(), regex: z.string() }).strict()).max(100),
 };
 

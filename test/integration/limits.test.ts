@@ -124,6 +124,22 @@ describe('limits answer 400 with code and attr', () => {
   });
 });
 
+describe("a project's test-account filters: a regex RE2 refuses is refused when saved", () => {
+  it('PATCH with a lookahead regex → 400 naming the filter; the stored filters are unchanged', async () => {
+    const before = (await srv.api('GET', '/api/projects/1/')).body.test_account_filters;
+    const r = await srv.api('PATCH', '/api/projects/1/', { test_account_filters: [{ key: 'email', type: 'person', operator: 'is_set' }, ...regexFilter('^(?=x)', 'not_regex')] });
+    expect({ status: r.status, code: r.body?.code, attr: r.body?.attr }).toEqual({ status: 400, code: 'invalid_regex', attr: 'test_account_filters__1__value' });
+    expect((await srv.api('GET', '/api/projects/1/')).body.test_account_filters).toEqual(before);
+  });
+
+  it('create with a too long regex → 400; a valid one is stored', async () => {
+    const bad = await srv.api('POST', '/api/projects/', { name: 'taf', test_account_filters: regexFilter('a'.repeat(MAX_REGEX_LENGTH + 1)) });
+    expect([bad.status, bad.body?.code]).toEqual([400, 'regex_too_long']);
+    const good = await srv.api('POST', '/api/projects/', { name: 'taf', test_account_filters: regexFilter('@example\\.com$', 'not_regex') });
+    expect([good.status, good.body?.test_account_filters]).toEqual([201, regexFilter('@example\\.com$', 'not_regex')]);
+  });
+});
+
 describe('ProductQL regex functions: 400 before execution', () => {
   const sql = (q: string, variables?: Record<string, unknown>) => query({ kind: 'ProductQLQuery', query: q, ...(variables ? { variables } : {}) });
 
