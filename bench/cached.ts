@@ -8,7 +8,8 @@
  * 2-core reference machine, one core each at best); autocannon records latencies in whole milliseconds, floored
  * (p50 = 1 means 1.000–1.999 ms). With 50 closed-loop connections the latency is about 50 / throughput (Little's
  * law): p50 < 2 ms takes more than 25,000 answers per second, about what one autocannon process can drive against
- * /healthz on that machine. Rate limits are off for bench servers (they would throttle a load test by design), and
+ * /healthz on that machine. Because the latencies depend on the machine's other load, each route also reports the
+ * server's CPU time per answer (all threads, from /proc), the figure to compare builds by. Rate limits are off for bench servers (they would throttle a load test by design), and
  * the log level is `warn` (no request lines). Each route gets a warm-up run that is not counted.
  */
 import { execFile } from 'node:child_process';
@@ -32,7 +33,27 @@ export interface CachedLatency {
   maxMs: number;
   /** Mean latency (fractional ms). */
   meanMs: number;
+  /**
+   * CPU time the server process spent (all its threads, user + system, from /proc) per answer during the counted
+   * run, in microseconds; null where /proc is unavailable. Unlike the latencies, it hardly depends on what else the
+   * machine is running: compare builds by it.
+   */
+  serverCpuUsPerRequest: number | null;
 }
+
+/** User + system CPU seconds of a process so far (/proc/<pid>/stat), null where unavailable. */
+function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: 100 on Linux everywhere that matters. */
+const CLOCK_TICKS = 100;
 
 interface AutocannonJson {
   latency: { p50: number; p99: number; max: number; average: number; totalCount: number };
@@ -71,7 +92,9 @@ async function hammer(
   const url = server.url + urlPath;
   const args = ['-m', 'POST', '-H', `authorization=Bearer ${server.key}`, '-H', 'content-type=application/json', '-b', body];
   if (opts.warmupSeconds > 0) await autocannon([...args, '-c', String(opts.clients), '-d', String(opts.warmupSeconds), url]);
+  const cpu0 = cpuSeconds(server.child.pid);
   const r = await autocannon([...args, '-c', String(opts.clients), '-d', String(opts.seconds), url]);
+  const cpu1 = cpuSeconds(server.child.pid);
   // The load generator does not read bodies: check one answer afterwards.
   const check = await server.api('POST', urlPath, JSON.parse(body));
   const cached = check.status === 200 && (check.body as { is_cached?: unknown }).is_cached === true;
@@ -87,6 +110,8 @@ async function hammer(
     p99Ms: r.latency.p99,
     maxMs: r.latency.max,
     meanMs: Math.round(r.latency.average * 100) / 100,
+    serverCpuUsPerRequest:
+      cpu0 !== null && cpu1 !== null && r.latency.totalCount > 0 ? Math.round(((cpu1 - cpu0) / r.latency.totalCount) * 1e7) / 10 : null,
   };
 }
 
@@ -113,10 +138,12 @@ export async function benchCached(opts: { clients: number; seconds: number; warm
     }
     const o = { clients: opts.clients, seconds: opts.seconds, warmupSeconds: opts.warmupSeconds ?? 2 };
     process.stderr.write(`[bench] cached answers: autocannon ${AUTOCANNON_VERSION}, ${o.clients} connections for ${o.seconds} s per route (+${o.warmupSeconds} s warm-up)…\n`);
-    return [
+    const out = [
       await hammer(server, 'POST /api/projects/1/query/ (cached ProductQL)', '/api/projects/1/query/', query, o),
       await hammer(server, 'POST …/endpoints/bench_cached/run (cached)', '/api/environments/1/endpoints/bench_cached/run', run, o),
     ];
+    for (const r of out) process.stderr.write(`[bench] ${r.route}: server CPU ${r.serverCpuUsPerRequest ?? '?'} µs per answer\n`);
+    return out;
   } finally {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

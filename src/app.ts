@@ -26,7 +26,7 @@ declare module 'fastify' {
 export async function buildApp(config: Config, services: Services, logger: Logger): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
-    logController: new RequestLog(),
+    logController: new RequestLog((method, route, status, seconds) => services.metrics.observeRequest(method, route, status, seconds)),
     // A request's child logger (bound to its id) is built only when something logs through it: the request line
     // itself is written by RequestLog on the root logger with the id as a field (same line, no child per request).
     childLoggerFactory: lazyChildLogger,
@@ -46,23 +46,24 @@ export async function buildApp(config: Config, services: Services, logger: Logge
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
-    if (text.trim() === '') return done(null, undefined);
+    // Text starting with a visible ASCII character (`{`, `[`, …) cannot trim to nothing: only other text is trimmed
+    // (a copy of the body) to find out.
+    const first = text.charCodeAt(0);
+    if (text.length === 0 || ((first <= 32 || first >= 127) && text.trim() === '')) return done(null, undefined);
     request.rawBody = text;
     return defaultJson(request, text, done);
   });
 
-  // Hooks on every request are callback-style: an async hook costs a promise and a microtask hop per request.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-
-  // While draining, tell keep-alive clients to go away, so shutdown does not wait for their idle timeout.
+  // One hook on every request, callback-style (an async hook costs a promise and a microtask hop per request):
+  // every answer fastify sends — errors and 404s included — passes onSend, so the request id is set there
+  // rather than in a second (onRequest) hook. Request metrics are observed by RequestLog, without a hook.
+  // While draining, keep-alive clients are told to go away, so shutdown does not wait for their idle timeout.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
@@ -79,10 +80,6 @@ export async function buildApp(config: Config, services: Services, logger: Logge
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  app.addHook('onResponse', (request, reply, done) => {
-    services.metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
   app.get('/metrics', async (_request, reply) => reply.type(services.metrics.contentType).send(await services.metrics.text()));
 
   await registerGraphQL(app, services, config);

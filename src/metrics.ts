@@ -7,25 +7,6 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: 'quarry_http_requests_total',
-    help: 'HTTP requests by method, route pattern and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-  private readonly latency = new Histogram({
-    name: 'quarry_http_request_duration_seconds',
-    help: 'HTTP request duration by route pattern.',
-    labelNames: ['route'] as const,
-    buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
-  private readonly queries = new Counter({
-    name: 'quarry_queries_total',
-    help: 'Query answers by kind, cache outcome (hit/miss) and status (ok/error/cancelled).',
-    labelNames: ['kind', 'cache', 'status'] as const,
-    registers: [this.registry],
-  });
   private readonly queryDuration = new Histogram({
     name: 'quarry_query_duration_seconds',
     help: 'Time to compute a query (cache misses) by kind.',
@@ -43,6 +24,14 @@ export class Metrics {
   private lookups = 0;
 
   constructor(ingestLag: () => number, engineMemory?: () => Promise<number>) {
+    this.requestCounts = new LabelledCounter(this.registry, 'quarry_http_requests_total', 'HTTP requests by method, route pattern and status.');
+    this.requestLatency = new LatencyHistogram(
+      this.registry,
+      'quarry_http_request_duration_seconds',
+      'HTTP request duration by route pattern.',
+      [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    );
+    this.queryCounts = new LabelledCounter(this.registry, 'quarry_queries_total', 'Query answers by kind, cache outcome (hit/miss) and status (ok/error/cancelled).');
     collectDefaultMetrics({ register: this.registry, prefix: 'quarry_process_' });
     if (engineMemory)
       new Gauge({
@@ -72,34 +61,38 @@ export class Metrics {
     });
   }
 
-  // Label-bound children, looked up by one string: prom-client hashes a label object on every call otherwise.
-  // Bounded like the label sets themselves (route patterns, not URLs; query kinds are validated).
-  private readonly requestChildren = new Map<string, Map<string, Map<number, RequestChildren>>>();
-  private readonly queryChildren = new Map<string, ({ inc(): void } | undefined)[]>();
+  // Request and query counts are plain numbers in maps keyed by their labels, handed to the registry only when
+  // /metrics is read (see LabelledCounter, LatencyHistogram): prom-client hashes a label object on every call,
+  // even through a label-bound child, which is a measurable share of a cached answer's cost.
+  private readonly requestCounts: LabelledCounter;
+  private readonly requestLatency: LatencyHistogram;
+  private readonly queryCounts: LabelledCounter;
+  private readonly requestKeys = new Map<string, Map<string, Map<number, RequestSlots>>>();
+  private readonly queryKeys = new Map<string, (CountSlot | undefined)[]>();
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    let byMethod = this.requestChildren.get(route);
-    if (byMethod === undefined) this.requestChildren.set(route, (byMethod = new Map()));
+    let byMethod = this.requestKeys.get(route);
+    if (byMethod === undefined) this.requestKeys.set(route, (byMethod = new Map()));
     let byStatus = byMethod.get(method);
     if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
     let c = byStatus.get(status);
     if (c === undefined) {
-      c = { count: this.requests.labels({ method, route, status: String(status) }), latency: this.latency.labels({ route }) };
+      c = { count: this.requestCounts.slot({ method, route, status: String(status) }), latency: this.requestLatency.series(route) };
       byStatus.set(status, c);
     }
-    c.count.inc();
+    c.count.value++;
     c.latency.observe(seconds);
   }
 
   observeQuery(kind: string, cached: boolean, status: 'ok' | 'error' | 'cancelled', seconds: number, errorCode?: string | null): void {
     this.lookups++;
     if (cached) this.hits++;
-    let byOutcome = this.queryChildren.get(kind);
-    if (byOutcome === undefined) this.queryChildren.set(kind, (byOutcome = []));
+    let byOutcome = this.queryKeys.get(kind);
+    if (byOutcome === undefined) this.queryKeys.set(kind, (byOutcome = []));
     const i = (cached ? 3 : 0) + (status === 'ok' ? 0 : status === 'error' ? 1 : 2);
     let c = byOutcome[i];
-    if (c === undefined) byOutcome[i] = c = this.queries.labels({ kind, cache: cached ? 'hit' : 'miss', status });
-    c.inc();
+    if (c === undefined) byOutcome[i] = c = this.queryCounts.slot({ kind, cache: cached ? 'hit' : 'miss', status });
+    c.value++;
     if (!cached && status === 'ok') this.queryDuration.observe({ kind }, seconds);
     if (errorCode && /^query_(timeout|error)$/.test(errorCode)) this.engineErrors.inc({ code: errorCode });
   }
@@ -113,7 +106,118 @@ export class Metrics {
   }
 }
 
-interface RequestChildren {
-  count: { inc(): void };
-  latency: { observe(v: number): void };
+interface RequestSlots {
+  count: CountSlot;
+  latency: HistogramSeries;
+}
+
+interface CountSlot {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The shape prom-client's Registry reads from a metric (`get()`), for the two hand-kept kinds below. */
+interface CollectedMetric {
+  name: string;
+  help: string;
+  type: 'counter' | 'histogram';
+  aggregator: 'sum';
+  values: { labels: Record<string, string | number>; value: number; metricName?: string }[];
+}
+
+/** A counter whose series are plain numbers ({@link CountSlot}), read by the registry at collection time. */
+class LabelledCounter {
+  private readonly slots: CountSlot[] = [];
+
+  constructor(
+    registry: Registry,
+    readonly name: string,
+    readonly help: string,
+  ) {
+    registry.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
+  }
+
+  /** A new series (callers keep it and bump `value`; each label set is asked for once). */
+  slot(labels: Record<string, string>): CountSlot {
+    const s = { labels, value: 0 };
+    this.slots.push(s);
+    return s;
+  }
+
+  get(): CollectedMetric {
+    return { name: this.name, help: this.help, type: 'counter', aggregator: 'sum', values: this.slots.map((s) => ({ labels: s.labels, value: s.value })) };
+  }
+
+  reset(): void {
+    for (const s of this.slots) s.value = 0;
+  }
+}
+
+/** One route's latency series: per-bucket counts (not cumulative until collected), sum and count. */
+class HistogramSeries {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+
+  constructor(
+    readonly route: string,
+    private readonly upper: readonly number[],
+  ) {
+    this.counts = new Array<number>(upper.length).fill(0);
+  }
+
+  observe(v: number): void {
+    this.sum += v;
+    this.count++;
+    const upper = this.upper;
+    for (let i = 0; i < upper.length; i++) {
+      if (v <= upper[i]) {
+        this.counts[i]++;
+        return;
+      }
+    }
+  }
+}
+
+/** A histogram by route, exposed as prom-client's would be (`_bucket` with `le`, `_sum`, `_count`). */
+class LatencyHistogram {
+  private readonly byRoute = new Map<string, HistogramSeries>();
+
+  constructor(
+    registry: Registry,
+    readonly name: string,
+    readonly help: string,
+    private readonly upper: readonly number[],
+  ) {
+    registry.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
+  }
+
+  series(route: string): HistogramSeries {
+    let s = this.byRoute.get(route);
+    if (s === undefined) this.byRoute.set(route, (s = new HistogramSeries(route, this.upper)));
+    return s;
+  }
+
+  get(): CollectedMetric {
+    const values: CollectedMetric['values'] = [];
+    for (const s of this.byRoute.values()) {
+      let acc = 0;
+      for (let i = 0; i < this.upper.length; i++) {
+        acc += s.counts[i];
+        values.push({ labels: { le: this.upper[i], route: s.route }, value: acc, metricName: `${this.name}_bucket` });
+      }
+      values.push({ labels: { le: '+Inf', route: s.route }, value: s.count, metricName: `${this.name}_bucket` });
+      values.push({ labels: { route: s.route }, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: { route: s.route }, value: s.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: 'histogram', aggregator: 'sum', values };
+  }
+
+  reset(): void {
+    for (const s of this.byRoute.values()) {
+      s.counts.fill(0);
+      s.sum = 0;
+      s.count = 0;
+    }
+  }
 }

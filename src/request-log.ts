@@ -11,9 +11,20 @@ import { principalLabel } from './auth/principal';
  * {@link lazyChildLogger}), and nothing at all is built when the level is above `info`.
  */
 export class RequestLog extends LogController {
+  /**
+   * @param observe Called for every completed request (before the line is written) with its route pattern
+   * (`unmatched` when no route matched), status and duration in seconds: the metrics' observer. Fastify calls
+   * {@link requestCompleted} for every response anyway, so observing here costs no `onResponse` hook (a hook is
+   * a hook runner, an iterator and a callback per request).
+   */
+  constructor(private readonly observe?: (method: string, route: string, status: number, seconds: number) => void) {
+    super();
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    this.observe?.(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     const log = request.server.log;
     if (error) {
       log.error(

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Recognizable prefixes, as PostHog's: personal keys, project secret keys, public capture tokens. */
 export const PERSONAL_KEY_PREFIX = 'phx_';
@@ -26,10 +26,11 @@ export const newCaptureToken = (): string => CAPTURE_TOKEN_PREFIX + randomToken(
 
 /**
  * Stored form of a key. Keys carry ~250 bits of entropy, so a fast hash is enough (as PostHog's
- * `sha256$…`); a slow KDF would only add latency to every request.
+ * `sha256$…`); a slow KDF would only add latency to every request. Every authenticated request hashes its key:
+ * the one-shot `crypto.hash` (UTF-8 in, hex out) costs a fraction of a `createHash` object's update and digest.
  */
 export function hashKey(value: string): string {
-  return 'sha256$' + createHash('sha256').update(value, 'utf8').digest('hex');
+  return 'sha256$' + hash('sha256', value, 'hex');
 }
 
 /** What listings show: the first 4 and last 4 characters. */

@@ -54,3 +54,26 @@ describe('RateLimiter', () => {
     expect(() => rateRules('{"nope": {"burst": 1, "sustained": 2}}')).toThrow();
   });
 });
+
+describe('RateLimiter memory', () => {
+  it('forgets keys and projects idle for an hour, and counts them afresh when they come back', () => {
+    let t = 0;
+    const rl = new RateLimiter({ ...DEFAULT_RATE_RULES, query: { burst: 1, sustained: 1 } }, () => t);
+    rl.check(key('a'), 'query', 1);
+    expect(() => rl.check(key('a'), 'query', 1)).toThrow(expect.objectContaining({ status: 429 }));
+    t = 3_600_000 + 60_000; // the hour has ended; the next check sweeps
+    rl.check(key('b'), 'query', 2);
+    const internals = rl as unknown as { byKey: Map<string, Map<string, unknown>>; byProject: Map<string, Map<number, unknown>> };
+    expect([...internals.byKey.get('query')!.keys()]).toEqual(['b']);
+    expect([...internals.byProject.get('query')!.keys()]).toEqual([2]);
+    rl.check(key('a'), 'query', 1);
+  });
+
+  it('keeps families apart for the same key', () => {
+    const rl = new RateLimiter({ ...DEFAULT_RATE_RULES, query: { burst: 1, sustained: 10 }, default: { burst: 1, sustained: 10 } }, () => 0);
+    rl.check(key('a'), 'query');
+    rl.check(key('a'), 'default');
+    expect(() => rl.check(key('a'), 'query')).toThrow(expect.objectContaining({ status: 429 }));
+    expect(() => rl.check(key('a'), 'default')).toThrow(expect.objectContaining({ status: 429 }));
+  });
+});

@@ -37,6 +37,12 @@ interface Window {
   count: number;
 }
 
+/** The minute and hour windows of one key or project in one family. */
+interface Buckets {
+  m: Window;
+  h: Window;
+}
+
 /**
  * Fixed-window counters per key and per project, burst (minute) and sustained (hour). A request is counted
  * in every bucket it belongs to only when all of them admit it, so a refused request costs nothing. Buckets
@@ -44,60 +50,71 @@ interface Window {
  * project's budget either.
  */
 export class RateLimiter {
-  private readonly windows = new Map<string, Window>();
-  private lastSweep = Date.now();
+  // Per family, by key id and by project id: looked up with values the request already holds (no key strings are
+  // built per request; every query and endpoint run passes here).
+  private readonly byKey = new Map<RateFamily, Map<string, Buckets>>();
+  private readonly byProject = new Map<RateFamily, Map<number, Buckets>>();
+  private lastSweep: number;
 
   constructor(
     private readonly rules: Record<RateFamily, RateRule>,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.lastSweep = now();
+  }
 
   /** Counts one request of `principal` in `family` (for `projectId` when project-nested); throws 429 when over. */
   check(principal: Principal, family: RateFamily, projectId?: number): void {
     const rule = this.rules[family];
     const t = this.now();
     this.sweep(t);
-    // Allocation-free on the hot path: four windows looked up by two strings, checked, then counted.
-    const keyBase = `${family}|k:${principal.keyId}|`;
-    const km = this.window(keyBase + 'm', 60_000, t);
-    const kh = this.window(keyBase + 'h', 3_600_000, t);
+    const k = bucketsOf(this.byKey, family, principal.keyId, t);
     const pid = projectId ?? (principal.kind === 'project_secret' ? principal.projectId : undefined);
-    let pm: Window | undefined;
-    let ph: Window | undefined;
-    if (pid !== undefined) {
-      const projectBase = `${family}|p:${pid}|`;
-      pm = this.window(projectBase + 'm', 60_000, t);
-      ph = this.window(projectBase + 'h', 3_600_000, t);
-    }
+    const p = pid === undefined ? undefined : bucketsOf(this.byProject, family, pid, t);
     let wait = 0;
-    if (km.count >= rule.burst) wait = Math.max(wait, Math.ceil((km.start + 60_000 - t) / 1000));
-    if (kh.count >= rule.sustained) wait = Math.max(wait, Math.ceil((kh.start + 3_600_000 - t) / 1000));
-    if (pm !== undefined && pm.count >= rule.burst) wait = Math.max(wait, Math.ceil((pm.start + 60_000 - t) / 1000));
-    if (ph !== undefined && ph.count >= rule.sustained) wait = Math.max(wait, Math.ceil((ph.start + 3_600_000 - t) / 1000));
+    if (k.m.count >= rule.burst) wait = Math.max(wait, Math.ceil((k.m.start + MINUTE - t) / 1000));
+    if (k.h.count >= rule.sustained) wait = Math.max(wait, Math.ceil((k.h.start + HOUR - t) / 1000));
+    if (p !== undefined && p.m.count >= rule.burst) wait = Math.max(wait, Math.ceil((p.m.start + MINUTE - t) / 1000));
+    if (p !== undefined && p.h.count >= rule.sustained) wait = Math.max(wait, Math.ceil((p.h.start + HOUR - t) / 1000));
     if (wait > 0) throw throttled(Math.max(1, wait));
-    km.count++;
-    kh.count++;
-    if (pm !== undefined) pm.count++;
-    if (ph !== undefined) ph.count++;
-  }
-
-  private window(key: string, span: number, t: number): Window {
-    let w = this.windows.get(key);
-    const start = t - (t % span);
-    if (w === undefined) {
-      w = { start, count: 0 };
-      this.windows.set(key, w);
-    } else if (w.start !== start) {
-      w.start = start;
-      w.count = 0;
+    k.m.count++;
+    k.h.count++;
+    if (p !== undefined) {
+      p.m.count++;
+      p.h.count++;
     }
-    return w;
   }
 
-  /** Drops windows that ended, so memory stays bounded by the keys active in the last hour. */
+  /** Drops buckets whose hour ended, so memory stays bounded by the keys and projects active in the last hour. */
   private sweep(t: number): void {
-    if (t - this.lastSweep < 60_000) return;
+    if (t - this.lastSweep < MINUTE) return;
     this.lastSweep = t;
-    for (const [k, w] of this.windows) if (w.start + (k.endsWith('|h') ? 3_600_000 : 60_000) <= t) this.windows.delete(k);
+    for (const families of [this.byKey, this.byProject] as Map<RateFamily, Map<unknown, Buckets>>[]) {
+      for (const buckets of families.values()) for (const [id, b] of buckets) if (b.h.start + HOUR <= t) buckets.delete(id);
+    }
   }
+}
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+/** The buckets of `id` in `family`, created on first use; windows that ended restart at the current one. */
+function bucketsOf<K>(families: Map<RateFamily, Map<K, Buckets>>, family: RateFamily, id: K, t: number): Buckets {
+  let buckets = families.get(family);
+  if (buckets === undefined) families.set(family, (buckets = new Map()));
+  let b = buckets.get(id);
+  const m = t - (t % MINUTE);
+  const h = t - (t % HOUR);
+  if (b === undefined) buckets.set(id, (b = { m: { start: m, count: 0 }, h: { start: h, count: 0 } }));
+  else {
+    if (b.m.start !== m) {
+      b.m.start = m;
+      b.m.count = 0;
+    }
+    if (b.h.start !== h) {
+      b.h.start = h;
+      b.h.count = 0;
+    }
+  }
+  return b;
 }

@@ -208,6 +208,8 @@ export class EndpointService {
   private readonly fixedByKey = new GenerationCache<Record<string, unknown>>('identity');
   /** JSON heads of cached runs' responses, per kept envelope of the query answer (see {@link run}). */
   private readonly runHeads = new WeakMap<object, Map<string, string>>();
+  /** Resolved variables per run body object (see {@link run}). */
+  private readonly runResolved = new WeakMap<RunRequest, { version: EndpointVersion; fixed: Record<string, unknown>; declared: EndpointVariable[]; values: Record<string, unknown>; valuesJson: string }>();
   /** Validated run bodies by their JSON text (see {@link runRequest}). */
   private readonly runBodies = new Map<string, RunRequest>();
   /** Per version object (a changed version is a new object): see {@link runMemo}. */
@@ -475,9 +477,10 @@ export class EndpointService {
     /** The body's JSON text when known: a body text seen before is not validated again. */
     inputText?: string,
   ): Promise<RunOutcome> {
-    requireProjectAccess(principal, projectId, { scope: 'endpoint:read', allowSecretKey: true });
-    const project = await this.queries.findProject(projectId);
-    const endpoint = await this.liveEndpoint(project.id, name);
+    requireProjectAccess(principal, projectId, ENDPOINT_RUN);
+    // Rows already in memory are used without an await: each await is a microtask hop, and a cached run has many.
+    const project = this.queries.projectInMemory(projectId) ?? (await this.queries.findProject(projectId));
+    const endpoint = this.endpointByName.get(endpointKey(project.id, name)) ?? (await this.liveEndpoint(project.id, name));
     if (!endpoint || !endpoint.is_active) throw notFound();
     const body = this.runRequest(input, inputText);
     const headers: Record<string, string> = {};
@@ -492,9 +495,10 @@ export class EndpointService {
     if (offset !== undefined && limit === undefined) throw new EndpointBareError(400, { error: 'offset requires limit to be set' });
 
     let version: EndpointVersion;
-    if (versionN === undefined) version = (await this.runVersion(endpoint, endpoint.current_version))!;
-    else {
-      const found = await this.runVersion(endpoint, versionN);
+    if (versionN === undefined) {
+      version = this.versionByNumber.get(versionKey(endpoint.id, endpoint.current_version)) ?? (await this.runVersion(endpoint, endpoint.current_version))!;
+    } else {
+      const found = this.versionByNumber.get(versionKey(endpoint.id, versionN)) ?? (await this.runVersion(endpoint, versionN));
       if (!found) {
         throw new EndpointBareError(404, {
           error: `Version ${versionN} not found for endpoint '${endpoint.name}'`,
@@ -512,24 +516,32 @@ export class EndpointService {
       throw validationError('Not allowed for HogQL endpoints. Use variables instead.', 'filters_override');
     }
 
-    const fixed = await this.fixedVariables(principal);
-    const declared = this.declarationsOf(version);
-    const declaredNames = new Set(declared.map((d) => d.name));
-    const notDeclared = Object.keys(fixed).filter((k) => !declaredNames.has(k));
-    if (notDeclared.length) {
-      // A key pinned to a customer must never run an endpoint that cannot filter by that customer.
-      throw new UserError(
-        403,
-        'authentication_error',
-        'permission_denied',
-        `This API key fixes variable(s) ${notDeclared.join(', ')}, which endpoint '${endpoint.name}' does not declare.`,
-      );
+    const fixed = principal.kind !== 'project_secret' ? NO_FIXED : (this.fixedByKey.get(principal.keyId) ?? (await this.fixedVariables(principal)));
+    // The variables of a body (a remembered body is one object per text) for a version and a key's fixed values
+    // (both objects replaced on any write): resolved and checked once, then reused.
+    let resolved = this.runResolved.get(body);
+    if (resolved === undefined || resolved.version !== version || resolved.fixed !== fixed) {
+      const declared = this.declarationsOf(version);
+      const declaredNames = new Set(declared.map((d) => d.name));
+      const notDeclared = Object.keys(fixed).filter((k) => !declaredNames.has(k));
+      if (notDeclared.length) {
+        // A key pinned to a customer must never run an endpoint that cannot filter by that customer.
+        throw new UserError(
+          403,
+          'authentication_error',
+          'permission_denied',
+          `This API key fixes variable(s) ${notDeclared.join(', ')}, which endpoint '${endpoint.name}' does not declare.`,
+        );
+      }
+      const values = resolveValues(declared, body.variables ?? {}, fixed);
+      resolved = { version, fixed, declared, values, valuesJson: JSON.stringify(values) };
+      this.runResolved.set(body, resolved);
     }
-    const values = resolveValues(declared, body.variables ?? {}, fixed);
+    const { declared, values } = resolved;
 
     // A run with the same version, values, limit and offset as an earlier one reuses that run's validated node and
     // cache key (built for the same project settings); filters_override runs are built each time.
-    const memoKey = body.filters_override ? undefined : JSON.stringify([values, limit ?? null, offset ?? null]);
+    const memoKey = body.filters_override ? undefined : `${resolved.valuesJson}|${limit ?? ''}|${offset ?? ''}`;
     const memo = memoKey === undefined ? undefined : this.runMemo(version, project);
     const known = memoKey === undefined ? undefined : memo!.get(memoKey);
     let node: Record<string, unknown>;
@@ -554,17 +566,67 @@ export class EndpointService {
     let out;
     try {
       // the remembered node only serves cache hits; a computation validates the node afresh (runners get their own)
-      out = useCache
-        ? await this.queries.execute(principal, project, node, { ...execOpts, prepared, refresh: 'force_cache' })
-        : await this.queries.execute(principal, project, node, { ...execOpts, signal: computeSignal(), refresh: 'force_blocking' });
-      if (useCache && out.body.results === null && out.body.is_cached === false) {
+      if (useCache) {
+        const now = this.queries.executeNow(principal, project, node, { ...execOpts, prepared, refresh: 'force_cache' });
+        out = now instanceof Promise ? await now : now;
+      } else out = await this.queries.execute(principal, project, node, { ...execOpts, signal: computeSignal(), refresh: 'force_blocking' });
+      // a bare miss of force_cache (a plain hit, with servedFrom, is not one: its body need not be read)
+      if (useCache && out.servedFrom === undefined && out.body.results === null && out.body.is_cached === false) {
         out = await this.queries.execute(principal, project, node, { ...execOpts, signal: computeSignal(), refresh: 'force_blocking' });
       }
     } catch (e) {
       throw endpointError(e);
     }
-    const r = out.body;
+    const executionId = randomUUID();
+    const versionCreatedAt = createdAtText(version);
+    const touched = this.touchExecuted(endpoint, version);
+    if (touched !== undefined) await touched;
+    // A cached answer's response is the same but for its execution id: its JSON up to the name is kept per cache
+    // entry (and what shapes it), so a hit serializes four fields instead of the results, and builds the response
+    // object only when a caller reads it (GraphQL, row streams; the JSON face never does).
+    const served = out.servedFrom as { body: Record<string, unknown> } | undefined;
+    const shape = served !== undefined && !body.debug ? `${version.id}|${ttlMs}|${body.result_format ?? ''}|${limit ?? ''}|${offset ?? ''}` : undefined;
+    const tail = () =>
+      `"name":${JSON.stringify(endpoint.name)},"execution_id":"${executionId}","endpoint_version":${version.version},"endpoint_version_created_at":"${versionCreatedAt}"}`;
+    const queryOut = out;
+    const build = () => this.runResponse(queryOut.body, { isSql, limit, offset, body, version, ttlMs, principal, endpoint, executionId, versionCreatedAt });
+    const columnsOf = (r: Record<string, unknown>) => (isSql ? columnsOfResponse(r) : version.columns);
+    const knownHead = shape !== undefined ? this.runHeads.get(served!)?.get(shape) : undefined;
+    if (knownHead !== undefined) return new LazyRunOutcome(`${knownHead},${tail()}`, headers, build, () => columnsOf(served!.body));
 
+    const response = build();
+    let json: string | undefined;
+    if (shape !== undefined && !RUN_TAIL_KEYS.some((k) => k in served!.body)) {
+      let heads = this.runHeads.get(served!);
+      if (heads === undefined) this.runHeads.set(served!, (heads = new Map()));
+      let head = heads.get(shape);
+      if (head === undefined) {
+        const { name: _n, execution_id: _e, endpoint_version: _v, endpoint_version_created_at: _c, ...rest } = response;
+        head = JSON.stringify(rest).slice(0, -1);
+        if (heads.size < MAX_RUN_MEMO) heads.set(shape, head);
+      }
+      json = `${head},${tail()}`;
+    }
+    return { body: response, json, headers, columns: columnsOf(out.body) };
+  }
+
+  /** The response of a run from the query answer `r` (see {@link run}). */
+  private runResponse(
+    r: Record<string, unknown>,
+    o: {
+      isSql: boolean;
+      limit: number | undefined;
+      offset: number | undefined;
+      body: RunRequest;
+      version: EndpointVersion;
+      ttlMs: number;
+      principal: Principal;
+      endpoint: Endpoint;
+      executionId: string;
+      versionCreatedAt: string;
+    },
+  ): Record<string, unknown> {
+    const { isSql, limit, offset, body, version, ttlMs, principal, endpoint } = o;
     let results = (r.results ?? null) as unknown;
     let hasMore = Boolean(r.hasMore);
     if (!isSql && Array.isArray(results) && (limit !== undefined || offset !== undefined)) {
@@ -594,29 +656,11 @@ export class EndpointService {
       response.timings = r.timings ?? null;
       if (principal.kind === 'personal') response.hogql = r.hogql ?? undefined;
     }
-    const executionId = randomUUID();
-    const versionCreatedAt = version.created_at.toISOString();
     response.name = endpoint.name;
-    response.execution_id = executionId;
+    response.execution_id = o.executionId;
     response.endpoint_version = version.version;
-    response.endpoint_version_created_at = versionCreatedAt;
-    // A cached answer's response is the same but for its execution id: its JSON up to the name is kept per cache
-    // entry (and what shapes it), so a hit serializes four fields instead of the results.
-    let json: string | undefined;
-    if (out.servedFrom !== undefined && !body.debug && !RUN_TAIL_KEYS.some((k) => k in r)) {
-      let heads = this.runHeads.get(out.servedFrom);
-      if (heads === undefined) this.runHeads.set(out.servedFrom, (heads = new Map()));
-      const shape = `${version.id}|${ttlMs}|${body.result_format ?? ''}|${limit ?? ''}|${offset ?? ''}`;
-      let head = heads.get(shape);
-      if (head === undefined) {
-        const { name: _n, execution_id: _e, endpoint_version: _v, endpoint_version_created_at: _c, ...rest } = response;
-        head = JSON.stringify(rest).slice(0, -1);
-        if (heads.size < MAX_RUN_MEMO) heads.set(shape, head);
-      }
-      json = `${head},"name":${JSON.stringify(endpoint.name)},"execution_id":"${executionId}","endpoint_version":${version.version},"endpoint_version_created_at":"${versionCreatedAt}"}`;
-    }
-    await this.touchExecuted(endpoint, version);
-    return { body: response, json, headers, columns: isSql ? columnsOfResponse(r) : version.columns };
+    response.endpoint_version_created_at = o.versionCreatedAt;
+    return response;
   }
 
   // -------------------------------------------------------------------------------------------- helpers
@@ -775,7 +819,7 @@ export class EndpointService {
 
   /** The live (not deleted) endpoint of that name; from memory while endpoints are not written (runs only). */
   private async liveEndpoint(projectId: number, name: string): Promise<Endpoint | null> {
-    const k = `${projectId}\u0000${name}`;
+    const k = endpointKey(projectId, name);
     const hit = this.endpointByName.get(k);
     if (hit !== undefined) return hit;
     const gen = this.endpointByName.generation();
@@ -786,7 +830,7 @@ export class EndpointService {
 
   /** Version `n` of an endpoint (null when it has none); from memory while endpoints are not written (runs only). */
   private async runVersion(endpoint: Endpoint, n: number): Promise<EndpointVersion | null> {
-    const k = `${endpoint.id}\u0000${n}`;
+    const k = versionKey(endpoint.id, n);
     const hit = this.versionByNumber.get(k);
     if (hit !== undefined) return hit;
     const gen = this.versionByNumber.generation();
@@ -796,9 +840,16 @@ export class EndpointService {
     return v;
   }
 
-  private async touchExecuted(endpoint: Endpoint, version: EndpointVersion): Promise<void> {
+  /** Writes the usage timestamps when due; undefined (nothing to wait for) when both are recent. */
+  private touchExecuted(endpoint: Endpoint, version: EndpointVersion): Promise<void> | undefined {
+    const now = Date.now();
+    const stale = (d: Date | null) => !d || now - d.getTime() >= LAST_EXECUTED_GRANULARITY_MS;
+    if (!stale(endpoint.last_executed_at) && !stale(version.last_executed_at)) return undefined;
+    return this.writeExecuted(endpoint, version, stale);
+  }
+
+  private async writeExecuted(endpoint: Endpoint, version: EndpointVersion, stale: (d: Date | null) => boolean): Promise<void> {
     const now = new Date();
-    const stale = (d: Date | null) => !d || now.getTime() - d.getTime() >= LAST_EXECUTED_GRANULARITY_MS;
     // the objects may be the run caches' (such writes do not invalidate them): keep them current too
     if (stale(endpoint.last_executed_at)) {
       endpoint.last_executed_at = now;
@@ -911,6 +962,42 @@ export class EndpointService {
 const DROPPED_FROM_RUN = new Set(['results', 'columns', 'types', 'hasMore', 'limit', 'offset', 'query', 'productql', 'hogql', 'explain', 'cache_key', 'timings', 'calculation_trigger', 'modifiers', 'resolved_date_range']);
 
 /** The last keys of a run's response, set by the run itself. */
+const ENDPOINT_RUN = { scope: 'endpoint:read', allowSecretKey: true } as const;
+/** The fixed variables of a personal key: none (one shared object, so runs can be recognized by identity). */
+const NO_FIXED: Record<string, unknown> = Object.freeze({});
+const createdAtTexts = new WeakMap<EndpointVersion, { at: Date; text: string }>();
+/** A version's `created_at` as ISO text, made once per version object (and again if the date is replaced). */
+function createdAtText(v: EndpointVersion): string {
+  const known = createdAtTexts.get(v);
+  if (known !== undefined && known.at === v.created_at) return known.text;
+  const text = v.created_at.toISOString();
+  createdAtTexts.set(v, { at: v.created_at, text });
+  return text;
+}
+const endpointKey = (projectId: number, name: string) => `${projectId}\u0000${name}`;
+const versionKey = (endpointId: string | number, n: number) => `${endpointId}\u0000${n}`;
+
+/** A cached run's outcome: the JSON is known, the response object and columns are built when first read. */
+class LazyRunOutcome implements RunOutcome {
+  private built: Record<string, unknown> | undefined;
+  private cols: EndpointColumn[] | undefined;
+
+  constructor(
+    readonly json: string,
+    readonly headers: Record<string, string>,
+    private readonly build: () => Record<string, unknown>,
+    private readonly columnsOf: () => EndpointColumn[],
+  ) {}
+
+  get body(): Record<string, unknown> {
+    return (this.built ??= this.build());
+  }
+
+  get columns(): EndpointColumn[] {
+    return (this.cols ??= this.columnsOf());
+  }
+}
+
 const RUN_TAIL_KEYS = ['name', 'execution_id', 'endpoint_version', 'endpoint_version_created_at'];
 
 /** Remembered runs per version ({@link EndpointService.runMemo}). */

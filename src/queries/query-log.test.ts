@@ -1,5 +1,5 @@
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
-import { QueryLog } from './query-log';
+import { isoNow, QueryLog } from './query-log';
 
 /** The DuckDB write path sends a batch as one JSON parameter: every field must come back as it went in. */
 describe('QueryLog on DuckDB', () => {
@@ -58,9 +58,33 @@ describe('QueryLog on DuckDB', () => {
     expect(second).toMatchObject({ status: 'error', error_code: 'query_error', is_cached: true, name: null, query_id: null });
   });
 
+  it('stamps an entry without event_time with the current time', async () => {
+    const before = Date.now();
+    log.record({ ...base, project_id: 9, query: null });
+    const after = Date.now();
+    const page = await log.list(9, {}, { limit: 1, offset: 0 });
+    const t = new Date(page.results[0].event_time as unknown as string).getTime();
+    expect(t).toBeGreaterThanOrEqual(before);
+    expect(t).toBeLessThanOrEqual(after);
+  });
+
   it('writes a full buffer without waiting for the interval', async () => {
     for (let i = 0; i < 2500; i++) log.record({ ...base, project_id: 8, query: { kind: 'ProductQLQuery', query: 'SELECT 1' } });
     const page = await log.list(8, {}, { limit: 1, offset: 0 });
     expect(page.count).toBe(2500);
+  });
+});
+
+describe('isoNow', () => {
+  it('is the current time as ISO 8601, the same text within one millisecond', () => {
+    for (let i = 0; i < 1000; i++) {
+      const before = Date.now();
+      const text = isoNow();
+      const after = Date.now();
+      expect(text).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      const t = Date.parse(text);
+      expect(t).toBeGreaterThanOrEqual(before);
+      expect(t).toBeLessThanOrEqual(after);
+    }
   });
 });

@@ -139,7 +139,9 @@ export class QueryService {
    */
   async cachedRequest(principal: Principal, projectId: number, body: unknown, bodyText: string): Promise<QueryOutcome | undefined> {
     if (bodyText.length > MAX_RECOGNIZED_BODY_CHARS) return undefined;
-    const project = await this.projectFor(principal, projectId, { scope: 'query:read' });
+    requireProjectAccess(principal, projectId, QUERY_READ);
+    // a remembered project is used without an await (each await is a microtask hop on the hot path)
+    const project = this.projectInMemory(projectId) ?? (await this.findProject(projectId));
     let texts = this.recognized.get(projectId);
     if (texts === undefined) {
       if (this.recognized.size >= MAX_RECOGNIZED) this.recognized.clear(); // bounded over projects too
@@ -162,7 +164,10 @@ export class QueryService {
     else return undefined;
     const entry = this.cache.get(r.prepared.key);
     if (entry === undefined || !this.isFresh(entry, r.prepared.node, lazy)) return undefined;
-    return this.execute(principal, project, r.rawNode, { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared: r.prepared });
+    // What execute() does for a fresh entry in these modes, without looking the entry up and judging it again.
+    const { node, key } = r.prepared;
+    const opts: ExecuteOptions = { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared: r.prepared };
+    return this.fromCache(entry, { project, principal, kind: (node as { kind: string }).kind, name: r.name ?? null, key, node }, opts, null, undefined);
   }
 
   /**
@@ -172,6 +177,11 @@ export class QueryService {
   async projectFor(principal: Principal, projectId: number, rule: AccessRule): Promise<Project> {
     requireProjectAccess(principal, projectId, rule);
     return this.findProject(projectId);
+  }
+
+  /** The project when {@link findProject} has it in memory (and it is still current), else undefined. */
+  projectInMemory(projectId: number): Project | undefined {
+    return this.projectCache.get(projectId);
   }
 
   /** {@link ProjectService.find}, from memory while the projects table has not been written since. */
@@ -186,8 +196,16 @@ export class QueryService {
 
   /** Runs a query node for a project the caller may already query (insights and endpoints come here too). */
   async execute(principal: Principal, project: Project, rawNode: unknown, opts: ExecuteOptions): Promise<QueryOutcome> {
-    const timings = new Timings();
-    const { runner, node, key } = opts.prepared ?? timings.measureSync('validate', () => this.prepare(project, rawNode));
+    return this.executeNow(principal, project, rawNode, opts);
+  }
+
+  /**
+   * {@link execute}, answering a fresh cache hit synchronously (a value, not a promise): callers on the hot path
+   * skip an await with `instanceof Promise`.
+   */
+  executeNow(principal: Principal, project: Project, rawNode: unknown, opts: ExecuteOptions): QueryOutcome | Promise<QueryOutcome> {
+    const timings = opts.prepared === undefined ? new Timings() : undefined;
+    const { runner, node, key } = opts.prepared ?? timings!.measureSync('validate', () => this.prepare(project, rawNode));
     const lazy = opts.refresh === 'lazy_async';
     const entry = this.cache.get(key);
     const fresh = entry !== undefined && this.isFresh(entry, node, lazy);
@@ -195,6 +213,23 @@ export class QueryService {
       // the common case, without the closures below: a fresh answer for a mode that takes it
       return this.fromCache(entry, { project, principal, kind: (node as { kind: string }).kind, name: opts.name ?? null, key, node }, opts, null, timings);
     }
+    if (opts.refresh === 'force_cache' && entry !== undefined) {
+      return this.fromCache(entry, { project, principal, kind: (node as { kind: string }).kind, name: opts.name ?? null, key, node }, opts, null, timings);
+    }
+    return this.executeSlow(principal, project, runner, node, key, entry, fresh, opts, timings ?? new Timings());
+  }
+
+  private async executeSlow(
+    principal: Principal,
+    project: Project,
+    runner: QueryRunner,
+    node: unknown,
+    key: string,
+    entry: CacheEntry | undefined,
+    fresh: boolean,
+    opts: ExecuteOptions,
+    timings: Timings,
+  ): Promise<QueryOutcome> {
     const kind = (node as { kind: string }).kind;
     const logBase = { project, principal, kind, name: opts.name ?? null, key, node };
 
@@ -215,14 +250,14 @@ export class QueryService {
         if (entry) return fromCache(entry);
         return { status: 200, body: { cache_key: key, is_cached: false, results: null, query_status: null, timezone: project.timezone } };
       case 'blocking':
-        if (fresh) return fromCache(entry);
+        if (fresh) return fromCache(entry!);
         break;
       case 'force_blocking':
         break;
       case 'async':
       case 'lazy_async':
       case 'async_except_on_cache_miss':
-        if (fresh) return fromCache(entry);
+        if (fresh) return fromCache(entry!);
         if (entry) return fromCache(entry, startAsync()); // stale: answer now, refresh behind
         if (opts.refresh === 'async_except_on_cache_miss') break;
         return { status: 202, body: { cache_key: key, query_status: startAsync() } };
@@ -234,8 +269,8 @@ export class QueryService {
   }
 
   /** An answer from the cache entry `e`, recorded in the query log. */
-  private fromCache(e: CacheEntry, logBase: LogBase, opts: ExecuteOptions, queryStatus: QueryStatus | null, timings: Timings): QueryOutcome {
-    this.record(logBase, { duration_ms: 0, cached: true, response: e.response, queryId: opts.clientQueryId ?? null });
+  private fromCache(e: CacheEntry, logBase: LogBase, opts: ExecuteOptions, queryStatus: QueryStatus | null, timings: Timings | undefined): QueryOutcome {
+    this.record(logBase, 0, true, e.response, undefined, opts.clientQueryId ?? null);
     const { node, key, project } = logBase;
     if (queryStatus === null && !wantsTimings(node)) {
       // The envelope of a plain cache hit depends only on the entry (its key fixes the project, timezone and the
@@ -245,9 +280,9 @@ export class QueryService {
         const envelope = this.envelope(e, node, key, project, true, null, undefined);
         served = e.served = { body: envelope, json: JSON.stringify(envelope) };
       }
-      return { status: 200, body: { ...served.body }, json: served.json, servedFrom: served };
+      return new ServedOutcome(served);
     }
-    return { status: 200, body: this.envelope(e, node, key, project, true, queryStatus, wantsTimings(node) ? timings : undefined) };
+    return { status: 200, body: this.envelope(e, node, key, project, true, queryStatus, wantsTimings(node) ? (timings ?? new Timings()) : undefined) };
   }
 
   /** Validates a node ({@link validateNode}) and computes its cache key for the project. */
@@ -327,16 +362,11 @@ export class QueryService {
       );
       const entry: CacheEntry = { projectId: project.id, response, lastRefresh: new Date(), dataVersion };
       timings.measureSync('cache', () => this.cache.set(key, entry));
-      this.record(logBase, { duration_ms: performance.now() - started, cached: false, response, queryId: queryId ?? null });
+      this.record(logBase, performance.now() - started, false, response, undefined, queryId ?? null);
       return entry;
     } catch (e) {
       const cancelled = signal?.aborted === true;
-      this.record(logBase, {
-        duration_ms: performance.now() - started,
-        cached: false,
-        error: cancelled ? 'cancelled' : isUserError(e) ? e.code : 'internal_error',
-        queryId: queryId ?? null,
-      });
+      this.record(logBase, performance.now() - started, false, undefined, cancelled ? 'cancelled' : isUserError(e) ? e.code : 'internal_error', queryId ?? null);
       throw e;
     }
   }
@@ -364,30 +394,56 @@ export class QueryService {
     };
   }
 
+  /** Counts an answer in the metrics and writes its query-log row (`error`: a code, or `cancelled`). */
   private record(
     base: LogBase,
-    r: { duration_ms: number; cached: boolean; response?: Record<string, unknown>; error?: string; queryId: string | null },
+    durationMs: number,
+    cached: boolean,
+    response: Record<string, unknown> | undefined,
+    error: string | undefined,
+    queryId: string | null,
   ): void {
-    const results = r.response?.results;
-    const status = r.error ? (r.error === 'cancelled' ? 'cancelled' : 'error') : 'ok';
-    this.metrics?.observeQuery(base.kind, r.cached, status, r.duration_ms / 1000, r.error);
+    const results = response?.results;
+    const status = error ? (error === 'cancelled' ? 'cancelled' : 'error') : 'ok';
+    this.metrics?.observeQuery(base.kind, cached, status, durationMs / 1000, error);
     this.log.record({
       project_id: base.project.id,
-      query_id: r.queryId,
+      query_id: queryId,
       principal: principalLabel(base.principal) ?? null,
       kind: base.kind,
       name: base.name,
       query_hash: base.key,
       query: base.node,
-      duration_ms: Math.round(r.duration_ms * 1000) / 1000,
+      duration_ms: Math.round(durationMs * 1000) / 1000,
       result_rows: Array.isArray(results) ? results.length : null,
       result_bytes: null,
-      is_cached: r.cached,
-      status: r.error ? (r.error === 'cancelled' ? 'cancelled' : 'error') : 'ok',
-      error_code: r.error && r.error !== 'cancelled' ? r.error : null,
+      is_cached: cached,
+      status,
+      error_code: error && error !== 'cancelled' ? error : null,
     });
   }
 }
+
+/**
+ * A plain cache hit: the kept envelope's JSON for HTTP faces, and `body` as a shallow copy made on first read
+ * (callers may change their body without touching the kept one; HTTP never reads it).
+ */
+class ServedOutcome implements QueryOutcome {
+  readonly status = 200 as const;
+  private copy: Record<string, unknown> | undefined;
+
+  constructor(readonly servedFrom: { body: Record<string, unknown>; json: string }) {}
+
+  get json(): string {
+    return this.servedFrom.json;
+  }
+
+  get body(): Record<string, unknown> {
+    return (this.copy ??= { ...this.servedFrom.body });
+  }
+}
+
+const QUERY_READ: AccessRule = { scope: 'query:read' };
 
 /** Bodies longer than this are not remembered by {@link QueryService.cachedRequest}. */
 const MAX_RECOGNIZED_BODY_CHARS = 16 * 1024;

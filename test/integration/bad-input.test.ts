@@ -44,6 +44,15 @@ describe('malformed JSON → 400 parse_error', () => {
     await healthy(srv);
   });
 
+  it.each([
+    ['spaces and newlines', ' \n\t\r '],
+    ['a no-break space and a BOM', '\u00a0\ufeff'],
+  ])('a body of only whitespace (%s) is no body too', async (_what, text) => {
+    const r = await srv.api('POST', '/api/projects/', text, undefined, { 'content-type': 'application/json' });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ type: 'validation_error' });
+  });
+
   it('JSON prototype pollution is refused, not applied', async () => {
     const r = await srv.api('POST', '/api/projects/', '{"name": "x", "__proto__": {"polluted": true}}');
     expect(r.status).toBe(400);
@@ -219,6 +228,23 @@ describe('odd headers and ids', () => {
   it('every response carries a request id', async () => {
     const r = await srv.api('GET', '/api/nope/');
     expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  // The id is set in the onSend hook (no onRequest hook): answers made by the error handler and the body parser too.
+  it.each<[string, () => Promise<Response>]>([
+    ['a 200', () => fetch(`${srv.url}/healthz`)],
+    ['a 401 (no key)', () => fetch(`${srv.url}/api/projects/`)],
+    ['a 400 (bad JSON)', () => fetch(`${srv.url}/api/projects/1/query/`, { method: 'POST', headers: { authorization: `Bearer ${srv.key}`, 'content-type': 'application/json' }, body: '{"query":' })],
+    ['a 415 (not JSON)', () => fetch(`${srv.url}/api/projects/1/query/`, { method: 'POST', headers: { authorization: `Bearer ${srv.key}`, 'content-type': 'text/plain' }, body: 'x' })],
+    ['a GraphQL answer', () => fetch(`${srv.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${srv.key}`, 'content-type': 'application/json' }, body: '{"query":"{ viewer { principalType } }"}' })],
+  ])('%s carries a request id, a new one each time', async (_what, send) => {
+    const a = await send();
+    const b = await send();
+    await a.arrayBuffer();
+    await b.arrayBuffer();
+    expect(a.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
   });
 });
 

@@ -243,5 +243,15 @@ describe('cached endpoint run serialization', () => {
     const csv = await srv.api('POST', `/api/environments/1/endpoints/${name}/run`, {}, undefined, { accept: 'text/csv' });
     expect(csv.status).toBe(200);
     expect(csv.text).toContain('ünïcode');
+    // GraphQL reads the response object and columns of a hit whose JSON is already known (built on first read)
+    const gql = await srv.api('POST', '/graphql', {
+      query: `{ runEndpoint(projectId: 1, name: "${name}") { columns { name type } rows isCached executionId cacheTargetAge lastRefresh } }`,
+    });
+    expect(gql.body.errors).toBeUndefined();
+    const ran = gql.body.data.runEndpoint;
+    expect(ran).toMatchObject({ rows: [['a "quoted" ünïcode', 2]], isCached: true, cacheTargetAge: hit2.body.cache_target_age, lastRefresh: hit2.body.last_refresh });
+    expect(ran.columns.map((c: { name: string }) => c.name)).toEqual(['who', 'n']);
+    expect(ran.executionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ran.executionId).not.toBe(hit2.body.execution_id);
   });
 });
