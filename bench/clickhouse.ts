@@ -30,8 +30,17 @@ import { median, type RangeSpec } from './reference-sql';
 import { startBenchServer, type BenchServer } from './server';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '..', '..');
+/** The checkout root: the nearest directory above the compiled bench holding `.ci/clickhouse` (any --outDir depth). */
+function findRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, '.ci', 'clickhouse'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '..', '..');
+  }
+}
+const ROOT = findRoot(__dirname);
 const SCRIPT = path.join(ROOT, '.ci', 'clickhouse');
+/** The compiled CLI next to this compiled bench (as bench/server.ts starts it). */
+const MAIN = path.resolve(__dirname, '..', 'src', 'main.js');
 const DAY = 86_400_000;
 const DATABASE = 'quarry';
 
@@ -154,7 +163,7 @@ async function ensureLoaded(spec: DatasetSpec, ch: ClickHouseServer, marker: str
   try {
     fs.copyFileSync(await ensureReferenceDb(spec), path.join(src, 'events.duckdb'));
     process.stderr.write(`[bench] clickhouse: loading ${spec.events.toLocaleString('en-US')} events with migrate-events…\n`);
-    await run(process.execPath, [path.join(ROOT, 'dist', 'src', 'main.js'), 'migrate-events', '--to', 'clickhouse', '--batch-size', '200000'], {
+    await run(process.execPath, [MAIN, 'migrate-events', '--to', 'clickhouse', '--batch-size', '200000'], {
       env: { ...process.env, QUARRY_DATA_DIR: src, QUARRY_EVENTS_ENGINE: 'clickhouse', QUARRY_CLICKHOUSE_URL: ch.url, QUARRY_CLICKHOUSE_DATABASE: DATABASE },
       maxBuffer: 64 * 1024 * 1024,
     });

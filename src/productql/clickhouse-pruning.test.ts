@@ -33,6 +33,21 @@ describeClickHouse('ClickHouse time filters prune by partition and primary key',
       }));
       await engine.writeBatch({ events });
     }
+    // Project 2: one distinct id whose events all have a person (outer-join null-test regression below).
+    await engine.writeBatch({
+      events: [0, 1].map((i) => ({
+        project_id: 2,
+        uuid: `51000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        event: '$pageview',
+        distinct_id: 'p2',
+        person_id: '51000000-0000-4000-8000-0000000000aa',
+        timestamp: START + i * 1000,
+        properties: '{}',
+        session_id: null,
+        elements_chain: null,
+        created_at: START,
+      })),
+    });
   });
   afterAll(async () => {
     await engine?.close();
@@ -58,7 +73,7 @@ describeClickHouse('ClickHouse time filters prune by partition and primary key',
     const q = "select count() from events where timestamp >= '2024-02-10' and timestamp < '2024-02-11'";
     const { rows, sql } = await run(q);
     expect(rows).toEqual([[2000]]);
-    expect(sql).toMatch(/FROM \(SELECT \* FROM `events` AS `events` WHERE `events`.`project_id` = 1 AND `events`.`timestamp` >= .* AND `events`.`timestamp` <= /);
+    expect(sql).toMatch(/FROM \(SELECT \*, `events`.`timestamp` AS `__timestamp_s` FROM `events` AS `events` WHERE `events`.`project_id` = 1 AND `events`.`timestamp` >= .* AND `events`.`timestamp` < /);
     const read = await readRows(sql);
     expect(read).toBeGreaterThanOrEqual(2000);
     expect(read).toBeLessThan(180_000 / 10);
@@ -85,6 +100,62 @@ describeClickHouse('ClickHouse time filters prune by partition and primary key',
     expect(await readRows(sql)).toBeLessThan(180_000 / 10);
   });
 
+  it('a bound that is exactly the condition replaces it; sub-second or other conditions stay outside', async () => {
+    // Whole-second constants: the stored-second bounds keep exactly the rows the epoch-ms comparison keeps.
+    const exact = await run("select count() from events where timestamp >= '2024-02-10' and timestamp < '2024-02-11' and event = '$pageview'");
+    expect(exact.rows).toEqual([[1000]]);
+    expect(exact.sql).not.toMatch(/\) AS `events` WHERE /);
+    // .999 upper bound (the insights' inclusive end of day) is exact too.
+    const inclusive = await run("select count() from events where timestamp >= '2024-02-10 00:00:00' and timestamp <= '2024-02-10 23:59:59.999'");
+    expect(inclusive.rows).toEqual([[2000]]);
+    expect(inclusive.sql).not.toMatch(/\) AS `events` WHERE /);
+    // A fraction the stored seconds cannot express keeps the comparison (events sit at .250).
+    const sub = await run("select count() from events where timestamp > '2024-01-06 00:00:00.250' and timestamp <= '2024-01-06 00:00:40.250'");
+    expect(sub.rows).toEqual([[1]]);
+    expect(sub.sql).toMatch(/\) AS `events` WHERE \(+`events`.`timestamp` > /);
+    // Under OR nothing is pushed, so nothing is dropped.
+    const or = await compileProductQL({ query: "select count() from events where timestamp >= '2024-02-10' or event = 'signup'", projectId: 1, timezone: 'UTC', dialect: 'clickhouse' });
+    expect((await engine.query(or.sql, [])).rows).toEqual([[50 * 2000 + 40 * 1000]]);
+  });
+
+  it('regression: a bound on the events side of an outer join never replaces the condition (null-extended rows)', async () => {
+    // No event has distinct id 'nobody': the LEFT JOIN yields one null-extended row, which the WHERE then removes.
+    const q = "select count() from (select 'nobody' as d) as a left join events as e on a.d = e.distinct_id where e.timestamp >= '2024-02-10' and e.event = '$pageview'";
+    const c = await compileProductQL({ query: q, projectId: 1, timezone: 'UTC', dialect: 'clickhouse' });
+    expect((await engine.query(c.sql, [])).rows).toEqual([[0]]);
+  });
+
+  it('regression: an IS NULL test on the events side of an outer join is not pushed into it', async () => {
+    // 'p2' matches two events, both with a person: no row is left after the WHERE. Pushed into the joined events,
+    // the test would leave no match, and the null-extended row would pass `isNull`.
+    const q = "select count() from (select 'p2' as d) as a left join events as e on a.d = e.distinct_id where isNull(e.person_id)";
+    const c = await compileProductQL({ query: q, projectId: 2, timezone: 'UTC', dialect: 'clickhouse' });
+    expect(c.sql).not.toMatch(/PREWHERE/);
+    expect((await engine.query(c.sql, [])).rows).toEqual([[0]]);
+    const notNull = await compileProductQL({ query: q.replace('isNull', 'isNotNull'), projectId: 2, timezone: 'UTC', dialect: 'clickhouse' });
+    expect((await engine.query(notNull.sql, [])).rows).toEqual([[2]]);
+  });
+
+  it('null tests of the person id read the stored column as a PREWHERE', async () => {
+    const nulls = await run("select count() from events where timestamp >= '2024-02-10' and timestamp < '2024-02-12' and isNull(person_id)");
+    expect(nulls.rows).toEqual([[4000]]);
+    expect(nulls.sql).toMatch(/PREWHERE isNull\(`events`.`person_id`\) WHERE `events`.`project_id` = 1/);
+    const persons = await run("select count(), uniq(distinct_id) from events where timestamp >= '2024-02-10' and timestamp < '2024-02-12' and person_id is not null");
+    expect(persons.rows).toEqual([[0, 0]]);
+    expect(persons.sql).toMatch(/PREWHERE isNotNull\(`events`.`person_id`\)/);
+  });
+
+  it('day buckets read the stored seconds (no epoch-ms round trip), in UTC and in the project timezone', async () => {
+    const q = "select toStartOfDay(timestamp) as day, count() from events where timestamp >= '2024-03-01' and timestamp < '2024-03-03' group by day order by day";
+    const utc = await run(q);
+    expect(utc.rows.map((r) => r[1])).toEqual([2000, 2000]);
+    expect(utc.sql).toMatch(/toStartOfDay\(`events`.`__timestamp_s`\)/);
+    const berlin = await run(q, 'Europe/Berlin');
+    // Berlin days run 23:00..23:00 UTC in March; each UTC day's events (00:00..22:13) fall in the same local day.
+    expect(berlin.rows.map((r) => r[1])).toEqual([2000, 2000]);
+    expect(berlin.sql).toMatch(/toStartOfDay\(toDateTime\(`events`.`__timestamp_s`, 'Europe\/Berlin'\)\)/);
+  });
+
   it('conditions that do not bound the range (OR, NOT, in the select list) add no bound', async () => {
     const or = await run("select count() from events where timestamp >= '2024-02-10' or timestamp < '2024-01-02'").catch((e: Error) => e);
     expect(or).toBeInstanceOf(Error); // no usable bound: the forced-index setting refuses it, proving none was added
@@ -94,7 +165,7 @@ describeClickHouse('ClickHouse time filters prune by partition and primary key',
       timezone: 'UTC',
       dialect: 'clickhouse',
     });
-    expect(r.sql).not.toMatch(/SELECT \* FROM `events`/);
+    expect(r.sql).toMatch(/FROM `events` AS `events` WHERE `events`.`project_id` = 1\)/);
     expect((await engine.query(r.sql, [])).rows).toEqual([[100_000, 100_000]]);
   });
 });

@@ -93,6 +93,31 @@ const REPLACING = new Set(['persons', 'person_distinct_ids', 'person_overrides']
 
 /** A reference to a table's `event` column, as the compiler prints it (quoted alias, quoted name). */
 const EVENT_COL = /^(`(?:[^`\\]|\\.)*`)\.`event`$/;
+/** The stored `person_id` of a guarded events reference (`lazyPersonIdNullTest`). */
+const PERSON_ID_COL = /^(`(?:[^`\\]|\\.)*`)\.`person_id`$/;
+
+/** Epoch ms a stored `DateTime` can hold (UInt32 seconds): exactness is only claimed inside it. */
+const MAX_DATETIME_MS = 4_294_967_295_000;
+
+/**
+ * The millisecond part (0..999) of the epoch-ms value `dt()` prints for a constant, when it is known at print time:
+ * zone-less text is parsed to whole seconds (plus its written fraction), text with an offset is converted here.
+ * Undefined when unknown, or when the year is outside what DateTime holds (then no exactness is claimed).
+ */
+function msRemainder(p: Printed): number | undefined {
+  if (p.type === 'datetime' || !p.isConst || typeof p.constValue !== 'string') return undefined;
+  const s = p.constValue.trim();
+  if (HAS_OFFSET.test(s) && /\d[T ]\d/.test(s)) {
+    const t = Date.parse(s);
+    return Number.isNaN(t) || t < 0 || t >= MAX_DATETIME_MS ? undefined : t % 1000;
+  }
+  const year = /^(\d{4})-\d{2}-\d{2}/.exec(s);
+  if (!year || Number(year[1]) < 1971 || Number(year[1]) > 2105) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return 0;
+  const frac = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2})\.(\d+)$/.exec(s);
+  if (frac) return Number(`${frac[2]}00`.slice(0, 3));
+  return 0;
+}
 
 /** Aggregates `arrayReduce` may name (a constant): nothing that reads outside its arguments. */
 const ARRAY_REDUCE_AGGREGATES = new Set(['min', 'max', 'sum', 'argMin', 'argMax']);
@@ -224,13 +249,14 @@ export class ClickHouseDialect implements Dialect {
       if (isNull(r) || isNull(l)) {
         const other = isNull(r) ? l : r;
         if (isNull(other)) return P(op === '==' ? '1' : '0', 'bool', false);
-        return P(`${op === '==' ? 'isNull' : 'isNotNull'}(${other.sql})`, 'bool', false);
+        return this.nullTest(other, op === '!=');
       }
     }
     const negative = op === '!=' || op === 'not like' || op === 'not ilike' || op === 'not in' || op === '!~' || op === '!~*';
     let sql: string;
     let joinSql: string | undefined;
     let timeBounds: TimeBound[] | undefined;
+    let residual: string | undefined;
     if (op === 'in' || op === 'not in') {
       if (r.arrayIn) sql = `${op === 'not in' ? 'NOT ' : ''}has(${r.sql}, ${l.sql})`;
       else if (r.list) {
@@ -242,7 +268,10 @@ export class ClickHouseDialect implements Dialect {
         });
         sql = `${left} ${op === 'in' ? 'IN' : 'NOT IN'} (${items.join(', ')})`;
         const ev = op === 'in' && r.list.every((it) => it.isConst && it.type === 'string') ? EVENT_COL.exec(l.sql) : null;
-        if (ev) timeBounds = [{ aliasSql: ev[1], column: 'event', op: 'in', value: `(${items.join(', ')})` }];
+        if (ev) {
+          timeBounds = [{ aliasSql: ev[1], column: 'event', op: 'in', value: `(${items.join(', ')})` }];
+          residual = '1';
+        }
       } else sql = `${l.sql} ${op === 'in' ? 'IN' : 'NOT IN'} ${r.sql}`;
     } else if (op === '=~' || op === '!~' || op === '=~*' || op === '!~*') {
       const re = op.endsWith('*') ? `match(${l.sql}, concat('(?i)', ${r.sql}))` : `match(${l.sql}, ${r.sql})`;
@@ -256,17 +285,23 @@ export class ClickHouseDialect implements Dialect {
     } else {
       const [a, b] = this.coerce(l, r, h, node);
       sql = `${a} ${op === '==' ? '=' : op === '!=' ? '!=' : op} ${b}`;
-      timeBounds = this.timeBound(op, l, r, a, b);
-      // `event = '<name>'`: repeated inside the guarded reference too (`event` is in the primary key).
+      const tb = this.timeBound(op, l, r, a, b);
+      timeBounds = tb?.bounds;
+      if (tb?.exact) residual = '1';
+      // `event = '<name>'`: repeated inside the guarded reference too (`event` is in the primary key); the stored
+      // column is the one compared, so the bound is the whole condition.
       const ev = op === '==' && !timeBounds ? (r.isConst && r.type === 'string' ? EVENT_COL.exec(l.sql) : l.isConst && l.type === 'string' ? EVENT_COL.exec(r.sql) : null) : null;
-      if (ev) timeBounds = [{ aliasSql: ev[1], column: 'event', op: '=', value: EVENT_COL.test(l.sql) ? b : a }];
+      if (ev) {
+        timeBounds = [{ aliasSql: ev[1], column: 'event', op: '=', value: EVENT_COL.test(l.sql) ? b : a }];
+        residual = '1';
+      }
       // In JOIN ... ON a NULL comparison already excludes the row, so the plain equality means the same thing.
       // Both keys are wrapped in identity(): ClickHouse 18.16 corrupts memory (and can crash) when a query selects
       // a right-hand join key column that has the same name as the left one; a key expression avoids that path.
       if (op === '==') joinSql = `identity(${a}) = identity(${b})`;
     }
     const nullable = l.nullable || r.nullable;
-    const extra: Partial<Printed> = { ...(joinSql ? { joinSql } : {}), ...(timeBounds ? { timeBounds } : {}) };
+    const extra: Partial<Printed> = { ...(joinSql ? { joinSql } : {}), ...(timeBounds ? { timeBounds } : {}), ...(timeBounds && residual ? { residual } : {}) };
     if (!nullable) return P(`(${sql})`, 'bool', false, extra);
     return P(`ifNull(${sql}, ${negative ? '1' : '0'})`, 'bool', false, extra);
   }
@@ -276,8 +311,12 @@ export class ClickHouseDialect implements Dialect {
    * the guarded events reference repeats next to the project guard so ClickHouse prunes partitions and key ranges
    * (the epoch-ms expression the outer query compares cannot use the key). `t_ms >= X` implies `t_s >= floor(X/1000)`,
    * `t_ms <= X` implies `t_s <= floor(X/1000)`: the bound never drops a row the comparison keeps.
+   *
+   * `exact`: the stored-second bound keeps exactly the rows the comparison keeps, because the constant's millisecond
+   * part is known: `t_ms >= X` with X on a whole second is `t_s >= X/1000`, `t_ms < X` is `t_s < X/1000`; with X at
+   * .999, `t_ms <= X` is `t_s <= floor(X/1000)` and `t_ms > X` is `t_s > floor(X/1000)` (t_ms = t_s·1000 + 0..999).
    */
-  private timeBound(op: CompareOp, l: Printed, r: Printed, lSql: string, rSql: string): TimeBound[] | undefined {
+  private timeBound(op: CompareOp, l: Printed, r: Printed, lSql: string, rSql: string): { bounds: TimeBound[]; exact: boolean } | undefined {
     const col = /^(`(?:[^`\\]|\\.)*`)\.`timestamp`$/;
     const flip: Partial<Record<CompareOp, CompareOp>> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==' };
     // Constant: a bound value, or an expression without column references (columns are always quoted; bound
@@ -292,9 +331,26 @@ export class ClickHouseDialect implements Dialect {
       o = flip[op];
     }
     if (!m || !o) return undefined;
-    const bound: TimeBound['op'] | undefined = o === '>' || o === '>=' ? '>=' : o === '<' || o === '<=' ? '<=' : o === '==' ? '=' : undefined;
+    const rem = msRemainder(value === rSql ? r : l);
+    let bound: TimeBound['op'] | undefined = o === '>' || o === '>=' ? '>=' : o === '<' || o === '<=' ? '<=' : o === '==' ? '=' : undefined;
     if (!bound) return undefined;
-    return [{ aliasSql: m[1], op: bound, value: `toDateTime(intDiv(${value}, 1000), 'UTC')` }];
+    let exact = false;
+    if ((o === '>=' && rem === 0) || (o === '<=' && rem === 999)) exact = true;
+    else if ((o === '>' && rem === 999) || (o === '<' && rem === 0)) [bound, exact] = [o, true];
+    return { bounds: [{ aliasSql: m[1], op: bound, value: `toDateTime(intDiv(${value}, 1000), 'UTC')` }], exact };
+  }
+
+  /**
+   * `isNull(x)` / `isNotNull(x)` (negated). On the override-resolved events person id this tests the stored column
+   * (NULL exactly when the resolved one is), and the test goes inside the guarded reference as a PREWHERE: a part of
+   * a query about personless events then reads one column of the others.
+   */
+  private nullTest(p: Printed, negated: boolean): Printed {
+    const stored = p.nullTest && p.nullTest.of === p.sql ? p.nullTest.sql : undefined;
+    const sql = `${negated ? 'isNotNull' : 'isNull'}(${stored ?? p.sql})`;
+    const m = stored ? PERSON_ID_COL.exec(stored) : null;
+    if (!m) return P(sql, 'bool', false);
+    return P(sql, 'bool', false, { timeBounds: [{ aliasSql: m[1], column: 'person_id', op: negated ? 'isNotNull' : 'isNull', value: '' }], residual: '1' });
   }
 
   between(x: Printed, lo: Printed, hi: Printed, negated: boolean, h: Helpers): Printed {
@@ -359,22 +415,34 @@ export class ClickHouseDialect implements Dialect {
     if (cols.length === 0) throw new Error(`no ClickHouse column list for table ${table}`);
     const final = REPLACING.has(table) ? ' FINAL' : '';
     const live = REPLACING.has(table) ? ` AND ${a}.${q('is_deleted')} = 0` : '';
-    if (table === 'events' && bounds.length) {
+    if (table === 'events') {
       // Inside this SELECT the epoch-ms alias `timestamp` shadows the stored column (18.16's alias rules), so the
-      // stored-column bounds go one level down, where ClickHouse applies them to the partition and primary key.
-      // Both spellings: `timestamp` prunes partitions (minmax), `toDate(timestamp)` the primary key (18.16 does not
-      // derive the key range from the raw column through the monotonic toDate).
+      // stored column is read one level down: its bounds, which ClickHouse applies to the partition and primary key,
+      // and the stored value itself, exposed as `__timestamp_s` for calendar functions (see `storedSeconds`).
+      // Both spellings of a time bound: `timestamp` prunes partitions (minmax), `toDate(timestamp)` the primary key
+      // (18.16 does not derive the key range from the raw column through the monotonic toDate); `<`/`>` prune the key
+      // as `<=`/`>=` on the date.
+      // Null tests of the stored person id are a PREWHERE: ClickHouse reads the other columns only where it holds.
       // The inner SELECT keeps the usual guard shape (`FROM t AS a WHERE a.project_id = ...`).
       const c = (name: string) => `${a}.${q(name)}`;
+      const dateOp = (op: string) => (op === '<' ? '<=' : op === '>' ? '>=' : op);
       const where = [
         `${c('project_id')} = ${projectParam}`,
         ...bounds.flatMap((b) =>
           b.column === 'event'
             ? [`${c('event')} ${b.op === 'in' ? 'IN' : '='} ${b.value}`]
-            : [`${c('timestamp')} ${b.op} ${b.value}`, `toDate(${c('timestamp')}) ${b.op} toDate(${b.value})`],
+            : b.column === 'person_id'
+              ? []
+              : [`${c('timestamp')} ${b.op} ${b.value}`, `toDate(${c('timestamp')}) ${dateOp(b.op)} toDate(${b.value})`],
         ),
       ];
-      return `SELECT ${cols.join(', ')} FROM (SELECT * FROM ${q(table)} AS ${a} WHERE ${where.join(' AND ')}) AS ${a}`;
+      const nullTests = [...new Set(bounds.filter((b) => b.column === 'person_id').map((b) => `${b.op === 'isNull' ? 'isNull' : 'isNotNull'}(${c('person_id')})`))];
+      const prewhere = nullTests.length ? ` PREWHERE ${nullTests.join(' AND ')}` : '';
+      cols.push(`${a}.${q('__timestamp_s')} AS ${q('__timestamp_s')}`);
+      return (
+        `SELECT ${cols.join(', ')} FROM (SELECT *, ${c('timestamp')} AS ${q('__timestamp_s')} FROM ${q(table)} AS ${a}${prewhere}` +
+        ` WHERE ${where.join(' AND ')}) AS ${a}`
+      );
     }
     return `SELECT ${cols.join(', ')} FROM ${q(table)} AS ${a}${final} WHERE ${a}.${q('project_id')} = ${projectParam}${live}`;
   }
@@ -382,7 +450,9 @@ export class ClickHouseDialect implements Dialect {
   /**
    * ClickHouse 18.16 allows one JOIN per SELECT, so the lazy joins nest: events ⋈ overrides gives
    * `__person_id`, then that ⋈ persons gives `__person_<field>`. Every engine table inside is guarded by the same
-   * bound project id.
+   * bound project id. Both right-hand sides hold one row per join key (FINAL over a ReplacingMergeTree ordered by
+   * (project_id, key), live rows only; a cluster shards each by that key), so `ANY LEFT JOIN` gives the same rows as
+   * `ALL` while skipping the multi-match bookkeeping.
    */
   guardedTable(table: string, alias: string, projectParam: string, needs: TableNeeds): string {
     const a = q(alias);
@@ -392,7 +462,7 @@ export class ClickHouseDialect implements Dialect {
     if (isEvents && needPersonId) {
       sql =
         `SELECT ${q('__b')}.*, coalesce(${q('__override')}.${q('override_person_id')}, ${q('__b')}.${q('person_id')}) AS ${q('__person_id')}` +
-        ` FROM (${sql}) AS ${q('__b')} LEFT JOIN (${this.baseTable('person_overrides', '__o', projectParam)}) AS ${q('__override')}` +
+        ` FROM (${sql}) AS ${q('__b')} ANY LEFT JOIN (${this.baseTable('person_overrides', '__o', projectParam)}) AS ${q('__override')}` +
         ` ON ${q('__override')}.${q('old_person_id')} = ${q('__b')}.${q('person_id')}`;
     } else if (needs.personId) {
       sql = `SELECT ${q('__b')}.*, ${q('__b')}.${q('person_id')} AS ${q('__person_id')} FROM (${sql}) AS ${q('__b')}`;
@@ -402,13 +472,23 @@ export class ClickHouseDialect implements Dialect {
       const fields = needs.personFields.map((f) => `${q('__person')}.${q(f)} AS ${q(`__person_${f}`)}`);
       sql =
         `SELECT ${q('__c')}.*, ${fields.join(', ')} FROM (${sql}) AS ${q('__c')}` +
-        ` LEFT JOIN (${this.baseTable('persons', '__p', projectParam)}) AS ${q('__person')} ON ${q('__person')}.${q('id')} = ${q('__c')}.${key}`;
+        ` ANY LEFT JOIN (${this.baseTable('persons', '__p', projectParam)}) AS ${q('__person')} ON ${q('__person')}.${q('id')} = ${q('__c')}.${key}`;
     }
     return `(${sql}) AS ${a}`;
   }
 
   lazyColumn(alias: string, name: string): string {
     return `${q(alias)}.${q(`__${name}`)}`;
+  }
+
+  /** The stored person id (every level of the guarded reference selects it): NULL exactly when the resolved one is. */
+  lazyPersonIdNullTest(alias: string): string {
+    return `${q(alias)}.${q('person_id')}`;
+  }
+
+  /** events.timestamp: the stored whole-second DateTime the guarded reference exposes as `__timestamp_s`. */
+  storedSeconds(table: string, column: string, alias: string): string | undefined {
+    return table === 'events' && column === 'timestamp' ? `${q(alias)}.${q('__timestamp_s')}` : undefined;
   }
 
   // ---------------------------------------------------------------------------------------- functions
@@ -432,7 +512,14 @@ export class ClickHouseDialect implements Dialect {
       return t.sql;
     };
     const dtArg = (i: number) => this.dt(a[i], h, n);
-    const localArg = (i: number, tz?: string) => (a[i].type === 'date' ? `toDateTime(${s(i)}, ${tz ?? h.tz()})` : this.local(dtArg(i), h, tz));
+    const localArg = (i: number, tz?: string) => {
+      if (a[i].type === 'date') return `toDateTime(${s(i)}, ${tz ?? h.tz()})`;
+      // The stored whole-second DateTime, when the argument is an events timestamp (no epoch-ms round trip per row);
+      // it is a DateTime('UTC') already, so a UTC project needs no conversion at all.
+      const sec = a[i].seconds;
+      if (sec && sec.of === a[i].sql) return tz === undefined && h.timezone === 'UTC' ? sec.sql : `toDateTime(${sec.sql}, ${tz ?? h.tz()})`;
+      return this.local(dtArg(i), h, tz);
+    };
     const uniqArg = () => (a.length === 1 ? s(0) : a.map((x) => x.sql).join(', '));
 
     switch (fn.sig.name) {
@@ -586,9 +673,9 @@ export class ClickHouseDialect implements Dialect {
       case 'nullIf':
         return P(`nullIf(${s(0)}, ${s(1)})`, a[0].type, true);
       case 'isNull':
-        return P(`isNull(${s(0)})`, 'bool', false);
+        return this.nullTest(a[0], false);
       case 'isNotNull':
-        return P(`isNotNull(${s(0)})`, 'bool', false);
+        return this.nullTest(a[0], true);
       case 'assumeNotNull':
         return { ...a[0], nullable: false };
 

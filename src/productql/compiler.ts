@@ -401,11 +401,20 @@ export class Compiler {
 
     const wherePrinted = [q.prewhere, q.where].filter((x): x is Expr => !!x).map((x) => this.expr(x, scope));
     // Timestamp bounds of the WHERE go to the events table they are on (the FROM clause is printed after this).
-    for (const b of wherePrinted.flatMap((p) => p.timeBounds ?? [])) {
-      const t = scope.tables.find((x) => x.virtual?.table === 'events' && this.q(x.sqlAlias) === b.aliasSql);
-      if (t) (t.needs.timeBounds ??= []).push(b);
-    }
-    const where = [...wherePrinted.map((p) => this.filterSql(p)), ...scope.joinWhere];
+    // A condition whose bounds all went to the only table of this SELECT (no join can null-extend its rows) and that
+    // the dialect marks as implied by them (`residual`) is printed as that residual only.
+    const sole = scope.tables.length === 1 && scope.joinWhere.length === 0;
+    const whereSql = wherePrinted.map((p) => {
+      let all = !!p.timeBounds?.length;
+      for (const b of p.timeBounds ?? []) {
+        const t = scope.tables.find((x) => x.virtual?.table === 'events' && this.q(x.sqlAlias) === b.aliasSql);
+        // An `IS NULL` bound is true on null-extended rows: it may only go where no outer join can produce them.
+        if (t && (sole || b.op !== 'isNull')) (t.needs.timeBounds ??= []).push(b);
+        else all = false;
+      }
+      return all && p.residual !== undefined && sole ? p.residual : this.filterSql(p);
+    });
+    const where = [...whereSql.filter((w) => w !== '1'), ...scope.joinWhere];
     const groupBy = (q.group_by ?? []).map((x) => this.positionalOrExpr(x, scope, true)).map((g) => selectAliasOf.get(g) ?? g);
     const having = q.having ? this.filterSql(this.expr(q.having, scope)) : undefined;
     const qualify = q.qualify ? this.expr(q.qualify, scope).sql : undefined;
@@ -666,7 +675,9 @@ export class Compiler {
     if (!def) this.err(`Unknown field "${name}" on table ${t.virtual.name}. Available: ${Object.keys(t.virtual.fields).join(', ')}`, node);
     switch (def.kind) {
       case 'column': {
-        const p: Printed = { sql: `${a}.${this.q(def.column)}`, type: def.type, nullable: def.nullable };
+        const sql = `${a}.${this.q(def.column)}`;
+        const seconds = this.dialect.storedSeconds?.(t.virtual.table, def.column, t.sqlAlias);
+        const p: Printed = { sql, type: def.type, nullable: def.nullable, ...(seconds ? { seconds: { of: sql, sql: seconds } } : {}) };
         if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${name}`, node);
         return p;
       }
@@ -751,8 +762,12 @@ export class Compiler {
         // A conjunction of join equalities stays one in JOIN ... ON (dialects that accept only equalities there).
         const joinSql = e.node === 'And' && parts.some((p) => p.joinSql) ? `(${parts.map((p) => p.joinSql ?? p.filterSql ?? p.sql).join(op)})` : undefined;
         const timeBounds = e.node === 'And' ? parts.flatMap((p) => p.timeBounds ?? []) : [];
+        // What a conjunction still has to check once its parts' bounds are applied (see Printed.residual).
+        const kept = parts.filter((p) => p.residual !== '1').map((p) => p.residual ?? this.filterSql(p));
+        const residual = e.node === 'And' && parts.some((p) => p.residual !== undefined) ? (kept.length ? `(${kept.join(op)})` : '1') : undefined;
         return {
           ...(timeBounds.length ? { timeBounds } : {}),
+          ...(residual !== undefined ? { residual } : {}),
           sql: `(${parts.map((p) => p.sql).join(op)})`,
           type: 'bool',
           nullable: parts.some((p) => p.nullable),

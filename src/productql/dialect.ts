@@ -54,6 +54,19 @@ export interface Printed {
    * non-null id). Valid only for this very `sql` (`of`), so a Printed copied with another `sql` cannot misuse it.
    */
   nullTest?: { of: string; sql: string };
+  /**
+   * The same datetime as whole seconds in the engine's stored `DateTime` (ClickHouse: the guarded events reference
+   * exposes `timestamp` as epoch ms and the stored column as `__timestamp_s`): calendar functions (buckets) read it
+   * instead of converting the epoch-ms value per row. Valid only for this very `sql` (`of`), like `nullTest`.
+   */
+  seconds?: { of: string; sql: string };
+  /**
+   * Set with `timeBounds`: what this condition still has to check once every one of its bounds is applied inside the
+   * guarded table reference (`'1'`: nothing; the bounds are exactly the condition). The compiler prints it instead of
+   * the condition when all the bounds went to the only table of the SELECT (so no outer join can null-extend rows
+   * the bound removed); otherwise the full condition is printed and the bounds only prune. Carried through AND only.
+   */
+  residual?: string;
 }
 
 export interface FunctionCall {
@@ -109,8 +122,9 @@ export interface TableNeeds {
 export interface TimeBound {
   /** The quoted table alias the bound is on. */
   aliasSql: string;
-  column?: 'timestamp' | 'event';
-  op: '>=' | '<=' | '=' | 'in';
+  /** `person_id`: the stored column, with `isNull` / `isNotNull` (no value). */
+  column?: 'timestamp' | 'event' | 'person_id';
+  op: '>=' | '<=' | '>' | '<' | '=' | 'in' | 'isNull' | 'isNotNull';
   value: string;
 }
 
@@ -175,4 +189,9 @@ export interface Dialect {
    * `person_id` is (the stored column), so null tests need not wait for the override join and can prune scans.
    */
   lazyPersonIdNullTest?(alias: string): string;
+  /**
+   * Optional: for a datetime column of an engine table, an expression visible outside the guarded reference holding
+   * the same instant as the stored whole-second value (see {@link Printed.seconds}). Unset: none.
+   */
+  storedSeconds?(table: string, column: string, alias: string): string | undefined;
 }

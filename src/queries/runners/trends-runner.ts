@@ -54,6 +54,7 @@ import {
   type TrendsDefaults,
   type TrendsQuery,
 } from '../insights';
+import { clickhouseBreakdownLimit } from '../insights/clickhouse-breakdown-limit';
 
 type BreakdownValue = string | string[];
 
@@ -130,6 +131,8 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
   const { d } = env;
   const range = period.range;
   const attr = `series__${seriesIndex}`;
+  // ClickHouse (no materialized CTEs) folds the breakdown limit in one scan of the events.
+  const foldLimit = env.ctx.engine.dialect === 'clickhouse' ? clickhouseBreakdownLimit : sqlBreakdownLimit;
   const math = effectiveMath(s.math, d.interval);
   const plan = mathPlan(math);
   const buckets = range.buckets();
@@ -188,7 +191,7 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       ),
       groupBy: positions(1 + nb),
     });
-    fill(await run(nb ? sqlBreakdownLimit(q, nb, true, d.breakdownLimit) : q));
+    fill(await run(nb ? foldLimit(q, nb, true, d.breakdownLimit) : q));
   } else if (plan.kind === 'active_window' && d.totalValue) {
     // Total value: distinct actors in the last 7/30 days up to date_to.
     const lower = cal.addDays(cal.startOfDay(range.dateTo), -(plan.days - 1));
@@ -221,7 +224,7 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       fromAlias: 'x',
       ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
     });
-    fill(await run(nb ? sqlBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit) : q));
+    fill(await run(nb ? foldLimit(q, nb, !d.totalValue, d.breakdownLimit) : q));
   } else if (plan.kind === 'first_time' || cumulativeActors) {
     // Each actor once, at their first matching event (first ever for first_time math; first in range for cumulative DAU).
     const firstEver = plan.kind === 'first_time';
@@ -269,7 +272,7 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       where: outerWhere,
       ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
     });
-    fill(await run(nb ? sqlBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit) : q));
+    fill(await run(nb ? foldLimit(q, nb, !d.totalValue, d.breakdownLimit) : q));
   } else if (math === 'dau' && (s.math_group_type_index ?? env.groupIndex) === null) {
     // Distinct persons + distinct ids of personless events, summed per group: the two actor sets are disjoint
     // (personActorParts), so this equals uniq(personOrDistinctActorExpr) without building a text key per row.
@@ -288,7 +291,7 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       fromAlias: 'u',
       ...(nk ? { groupBy: positions(nk) } : {}),
     });
-    const rows = await run(nb ? sqlBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
+    const rows = await run(nb ? foldLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
     if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
     fill(rows);
   } else {
@@ -299,7 +302,7 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       where: seriesWhere(env, s, math, range, undefined, attr),
       ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
     });
-    const rows = await run(nb ? sqlBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
+    const rows = await run(nb ? foldLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
     if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
     fill(rows);
   }
