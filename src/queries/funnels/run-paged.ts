@@ -1,4 +1,5 @@
-import { ast, compileProductQL, MAX_LIMIT, type Expr, type Query } from '../../productql';
+import { ast, MAX_LIMIT, type Expr, type Query } from '../../productql';
+import { printInsightQuery } from '../insights/execute';
 import type { RunnerContext } from '../runner';
 
 export interface PagedRun {
@@ -19,16 +20,8 @@ export async function runAllRows(ctx: RunnerContext, query: Query, label = 'exec
   let hogql = '';
   let columns: string[] = [];
   for (;;) {
-    const compiled = await ctx.timings.measure('print', () =>
-      compileProductQL({
-        query,
-        projectId: ctx.project.id,
-        timezone: ctx.project.timezone,
-        limit: MAX_LIMIT,
-        offset,
-        dialect: ctx.engine.dialect,
-      }),
-    );
+    // (reused for an equal AST: printing a funnel or retention grid costs milliseconds of JS)
+    const { compiled } = await ctx.timings.measure('print', () => printInsightQuery(ctx, query, { limit: MAX_LIMIT, offset }));
     hogql ||= compiled.hogql;
     columns = compiled.columnNames;
     const res = await ctx.timings.measure(label, () =>

@@ -135,3 +135,24 @@ describe('compare: previous period', () => {
     expect(b[b.length - 1].key).toBe(last);
   });
 });
+
+describe('buckets are computed once per range', () => {
+  it('repeated calls return equal lists; mutating one does not change the next', () => {
+    const r = range({ date_from: '-7d' });
+    const a = r.buckets();
+    a.pop();
+    const b = r.buckets();
+    expect(b).toHaveLength(8);
+    expect(b).toEqual(range({ date_from: '-7d' }).buckets());
+    expect(Object.isFrozen(b[0])).toBe(true);
+  });
+
+  it('regression: a compare period built from a range whose buckets were already listed has its own buckets', () => {
+    const current = range({ date_from: '-7d' });
+    expect(current.buckets()[0].key).toBe('2024-01-01');
+    const prev = previousPeriodRange(current, { compare: true });
+    expect(prev.buckets()[0].key).toBe('2023-12-25');
+    expect(prev.buckets()).toHaveLength(8);
+    expect(current.buckets()[0].key).toBe('2024-01-01');
+  });
+});

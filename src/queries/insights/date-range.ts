@@ -166,6 +166,9 @@ export interface QueryDateRangeOptions {
   attr?: string;
 }
 
+/** Buckets per range, kept outside the instance so {@link QueryDateRange.fromBounds}' copy does not inherit them. */
+const bucketsOf = new WeakMap<QueryDateRange, Bucket[]>();
+
 /** A resolved date range: bounds (local), WHERE expression and buckets. Immutable. */
 export class QueryDateRange {
   readonly interval: IntervalType;
@@ -253,8 +256,18 @@ export class QueryDateRange {
     return startOfInterval(this.dateTo, this.interval, this.weekStartDay);
   }
 
-  /** Every bucket from startOf(date_from) to startOf(date_to), inclusive. */
+  /**
+   * Every bucket from startOf(date_from) to startOf(date_to), inclusive. Computed once per range (runners ask several
+   * times per query and labelling costs more than the rest of a small insight's JS); each call returns a new array of
+   * the same frozen buckets.
+   */
   buckets(): Bucket[] {
+    let cached = bucketsOf.get(this);
+    if (!cached) bucketsOf.set(this, (cached = this.computeBuckets().map((b) => Object.freeze(b))));
+    return cached.slice();
+  }
+
+  private computeBuckets(): Bucket[] {
     const out: Bucket[] = [];
     const last = this.bucketTo;
     const push = (t: LocalTime): void => {

@@ -1,7 +1,7 @@
 /**
  * Runs a ProductQL AST built by an insight runner through the one printer and the engine, recording timings.
  */
-import { compileProductQL, type Query } from '../../productql';
+import { compileProductQL, type CompiledProductQL, type Query } from '../../productql';
 import { printHogQL } from '../../productql/hogql';
 import type { RunnerContext } from '../runner';
 
@@ -17,19 +17,71 @@ export interface InsightRows {
 export const INSIGHT_ROW_LIMIT = 50_000;
 
 /**
+ * Printed insight queries by dialect, project, timezone and AST. A runner rebuilds the same AST each time an insight
+ * is asked (the date range, filters and values are in it), and printing costs 0.3–1.5 ms of JS per query — a
+ * noticeable share of a small insight, more than the engine needs for one at small sizes. The printer is a pure
+ * function of these inputs, so a hit is exactly what printing again would produce. Bounded; oldest entries go first.
+ */
+const printed = new Map<string, { compiled: CompiledProductQL; hogql?: string }>();
+const PRINTED_CACHE_ENTRIES = 500;
+
+/**
+ * A cache key for an AST: its JSON, with the values JSON cannot tell apart tagged (undefined, non-finite numbers,
+ * -0) so that distinct ASTs never share a key. Null (do not cache) for anything but plain objects, arrays and
+ * primitives.
+ */
+export function astCacheKey(query: Query): string | null {
+  try {
+    return JSON.stringify(query, function (this: Record<string, unknown>, k: string, v: unknown) {
+      const original = this[k];
+      if (original === undefined) return { '\u0000': 'undefined' };
+      if (typeof original === 'number') return Number.isFinite(original) && !Object.is(original, -0) ? original : { '\u0000': String(Object.is(original, -0) ? '-0' : original) };
+      if (typeof original === 'bigint' || typeof original === 'function' || typeof original === 'symbol') throw new Error('not cacheable');
+      if (original !== null && typeof original === 'object') {
+        const proto = Object.getPrototypeOf(original);
+        if (!Array.isArray(original) && proto !== Object.prototype && proto !== null) throw new Error('not cacheable');
+      }
+      return v;
+    });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Prints `query` for the project with the insight row limit (or `limit`/`offset`), reusing an earlier print of an
+ * equal AST for the same dialect, project and timezone (DuckDB). The result is shared: callers must not modify it.
+ */
+export async function printInsightQuery(
+  ctx: RunnerContext,
+  query: Query,
+  page: { limit?: number; offset?: number } = {},
+): Promise<{ compiled: CompiledProductQL; hogql(): string }> {
+  const limit = page.limit ?? INSIGHT_ROW_LIMIT;
+  const offset = page.offset;
+  // (DuckDB only: the ClickHouse printer is being reworked and its prints are cheap next to a ClickHouse round trip)
+  const ast = ctx.engine.dialect === 'duckdb' ? astCacheKey(query) : null;
+  const key = ast === null ? null : `${ctx.engine.dialect}\u0001${ctx.project.id}\u0001${ctx.project.timezone}\u0001${limit}\u0001${offset ?? ''}\u0001${ast}`;
+  let entry = key === null ? undefined : printed.get(key);
+  if (entry) printed.delete(key!); // re-inserted below: the map's order is recency
+  else
+    entry = {
+      compiled: await compileProductQL({ query, projectId: ctx.project.id, timezone: ctx.project.timezone, limit, offset, dialect: ctx.engine.dialect }),
+    };
+  if (key !== null) {
+    while (printed.size >= PRINTED_CACHE_ENTRIES) printed.delete(printed.keys().next().value as string);
+    printed.set(key, entry);
+  }
+  const e = entry;
+  return { compiled: e.compiled, hogql: () => (e.hogql ??= printHogQL(query)) };
+}
+
+/**
  * Prints `query` for the project (project guard, bound values) and runs it. BIGINT/HUGEINT values come back as JS
  * numbers; datetimes stay as the engine returns them (runners bucket via text keys, not Date objects).
  */
 export async function runInsightQuery(ctx: RunnerContext, query: Query, stage = 'execute'): Promise<InsightRows> {
-  const compiled = await ctx.timings.measure('print', () =>
-    compileProductQL({
-      query,
-      projectId: ctx.project.id,
-      timezone: ctx.project.timezone,
-      limit: INSIGHT_ROW_LIMIT,
-      dialect: ctx.engine.dialect,
-    }),
-  );
+  const { compiled, hogql } = await ctx.timings.measure('print', () => printInsightQuery(ctx, query));
   const result = await ctx.timings.measure(stage, () =>
     ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs }),
   );
@@ -44,7 +96,7 @@ export async function runInsightQuery(ctx: RunnerContext, query: Query, stage = 
     });
     return o;
   });
-  return { rows, hogql: printHogQL(query), truncated: result.rows.length > compiled.limit };
+  return { rows, hogql: hogql(), truncated: result.rows.length > compiled.limit };
 }
 
 /** A number from an engine value (bigint, decimal text, null → 0). */

@@ -68,6 +68,45 @@ describe('recurring (default)', () => {
   });
 });
 
+describe('regression: integer period indexes (DuckDB) at period edges', () => {
+  // On DuckDB a uniform period's index is intDiv(dateDiff('second', from, ts), seconds): events at a period start,
+  // a millisecond before one and a millisecond after one must land where the float form and the per-actor path put them.
+  const edges = [
+    ev('a', '$pageview', '2024-01-01T00:00:00.000Z'),
+    ev('a', '$pageview', '2024-01-01T23:59:59.999Z'),
+    ev('a', '$pageview', '2024-01-02T00:00:00.000Z'),
+    ev('b', '$pageview', '2024-01-02T23:59:59.999Z'),
+    ev('b', '$pageview', '2024-01-03T00:00:00.001Z'),
+    ev('b', '$pageview', '2024-01-07T23:59:59.999Z'),
+  ];
+  it('Day periods', async () => {
+    const r = await retention(edges, { retentionType: 'retention_recurring' });
+    expect(grid(r)).toEqual([
+      [1, 1, 0, 0, 0, 0, 0],
+      [2, 1, 0, 0, 0, 1, 0],
+      [1, 0, 0, 0, 1, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [1, 0, 0, 0, 0, 0, 0],
+    ]);
+    if (h.kind === 'duckdb') expect(r.hogql).toContain("intDiv(dateDiff('second'");
+  });
+  it('Week periods (first-time cohorts), weeks starting on Monday', async () => {
+    const r = await retention(
+      [...edges, ev('c', '$pageview', '2024-01-07T23:59:59.999Z'), ev('c', '$pageview', '2024-01-08T00:00:00.000Z'), ev('c', '$pageview', '2024-01-15T00:00:00.000Z')],
+      { period: 'Week', totalIntervals: 3, retentionType: 'retention_first_time' },
+      { dateRange: { date_from: '2024-01-01', date_to: '2024-01-21' } },
+      { week_start_day: 1 },
+    );
+    expect(grid(r)).toEqual([
+      [3, 1, 1],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+  });
+});
+
 describe('first-time cohorts', () => {
   const events = [
     ev('a', '$pageview', '2023-12-30T10:00:00Z'),

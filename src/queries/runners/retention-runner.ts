@@ -149,6 +149,8 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
       breakdown: bds.length ? bdExpr : undefined,
       periodStarts: buckets.map((b) => dateConst(b, tz)),
       uniformSeconds: uniformPeriodSeconds(buckets, to, interval),
+      // (DuckDB: integer period indexes; `from` not before 1970, see RetentionSqlInput.integerSeconds)
+      integerSeconds: ctx.engine.dialect === 'duckdb' && from >= 0,
     });
     const res = await runAllRows(ctx, grid);
     hogql = res.hogql;
