@@ -117,7 +117,12 @@ export async function benchCapture(
   const poolEvents = Math.min(opts.poolEvents ?? 200_000, maxEvents);
   const dataDir = path.join(BENCH_DIR, `capture-${process.pid}`);
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const server = await startBenchServer(dataDir);
+  // QUARRY_BENCH_CAPTURE_NODE_OPTIONS: NODE_OPTIONS for the server only (e.g. `--max-semi-space-size=64`).
+  const serverNodeOptions = process.env.QUARRY_BENCH_CAPTURE_NODE_OPTIONS;
+  const server = await startBenchServer(dataDir, serverNodeOptions ? { env: { NODE_OPTIONS: serverNodeOptions } } : {}).catch((e: unknown) => {
+    fs.rmSync(dataDir, { recursive: true, force: true }); // a server that never started leaves no data dir behind
+    throw e;
+  });
   let stopped = false;
   try {
     const project = await server.api('GET', '/api/projects/1/');

@@ -251,6 +251,17 @@ describe('field rules', () => {
     expect(a < b).toBe(true);
   });
 
+  it('uuidv7: version 7, RFC variant, the timestamp in the first 48 bits, unique and ordered within a millisecond', () => {
+    const t = Date.parse('2025-06-01T12:34:56.789Z');
+    const ids = Array.from({ length: 3000 }, (_, i) => uuidv7(t + Math.floor(i / 1000)));
+    for (const u of ids) expect(u).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(ids[0].replace(/-/g, '').slice(0, 12), 16)).toBe(t);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    // The random tail varies (62 random bits per id).
+    expect(new Set(ids.map((u) => u.slice(19))).size).toBe(ids.length);
+  });
+
   it.each([
     ['anonymous', true],
     ['Anonymous', true],

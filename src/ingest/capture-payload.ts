@@ -5,7 +5,7 @@
  * status and the plain-text body the route sends.
  */
 import { gunzipSync } from 'node:zlib';
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /** Decompressed body cap for the single-event routes (`/e`, `/capture`, `/i/v0/e`, `/track`, `/engage`). */
 export const SINGLE_EVENT_ROUTE_MAX_BYTES = 2 * 1024 * 1024;
@@ -50,17 +50,35 @@ export interface ParsedEvent {
   /** Epoch ms when the server received it. */
   created_at: number;
   /**
-   * Set when the event came from a parse worker: then `properties` holds only the identity-relevant keys
-   * ({@link IDENTITY_KEYS}) and these two carry the extracted columns; `propertiesJson` is always complete.
+   * The two extracted columns (`properties.$session_id` / `$elements_chain` when strings). Always set, so every
+   * event has one hidden class from the start: adding them later (when the event is queued) cost an allocation per
+   * event. After {@link slimProperties}, `properties` holds only the identity keys; `propertiesJson` stays complete.
    */
-  session_id?: string | null;
-  elements_chain?: string | null;
+  session_id: string | null;
+  elements_chain: string | null;
   /** The server generated the uuid (none was sent): it cannot be a duplicate, so dedup skips it. */
-  uuidGenerated?: boolean;
+  uuidGenerated: boolean;
 }
 
 /** The property keys identity reads; the only ones a parse worker sends back to the main thread as objects. */
 export const IDENTITY_KEYS = ['$set', '$set_once', '$unset', '$anon_distinct_id', 'alias', '$process_person_profile'] as const;
+
+const NO_PROPERTIES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/**
+ * The identity keys of `props` as a new object (a shared frozen empty object when it has none). What is kept of an
+ * event's properties as objects while it waits to be applied: the full trees would otherwise live until the next
+ * flush, long enough to be promoted to V8's old generation; the complete text is in `propertiesJson`.
+ */
+export function slimProperties(props: Record<string, unknown>): Record<string, unknown> {
+  let ident: Record<string, unknown> | null = null;
+  for (let i = 0; i < IDENTITY_KEYS.length; i++) {
+    const k = IDENTITY_KEYS[i];
+    const v = props[k];
+    if (v !== undefined) (ident ??= {})[k] = v;
+  }
+  return ident ?? NO_PROPERTIES;
+}
 
 export interface CaptureRequestParts {
   method: string;
@@ -184,22 +202,27 @@ function daysInMonth(y: number, m: number): number {
 const CANONICAL_ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
+/** The decimal value of v[a..b) (digits already checked by the caller's pattern). */
+function digitsAt(v: string, a: number, b: number): number {
+  let x = 0;
+  for (let i = a; i < b; i++) x = x * 10 + v.charCodeAt(i) - 48;
+  return x;
+}
+
 /** Parses an ISO-8601 / RFC 3339 timestamp (or epoch ms number) to epoch ms; null when unparseable. */
 export function parseTimestamp(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) && Math.abs(v) < 8.64e15 ? v : null;
   if (typeof v !== 'string') return null;
   // Fast path for the canonical form SDKs send (Date#toISOString): fixed offsets, no regex captures.
   if (v.length === 24 && CANONICAL_ISO_RE.test(v)) {
-    const n = (a: number, b: number) => {
-      let x = 0;
-      for (let i = a; i < b; i++) x = x * 10 + v.charCodeAt(i) - 48;
-      return x;
-    };
-    const y = n(0, 4);
-    const mo = n(5, 7);
-    const d = n(8, 10);
-    if (mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo) && n(11, 13) <= 23 && n(14, 16) <= 59 && n(17, 19) <= 59)
-      return Date.UTC(y, mo - 1, d, n(11, 13), n(14, 16), n(17, 19), n(20, 23));
+    const y = digitsAt(v, 0, 4);
+    const mo = digitsAt(v, 5, 7);
+    const d = digitsAt(v, 8, 10);
+    const h = digitsAt(v, 11, 13);
+    const mi = digitsAt(v, 14, 16);
+    const sec = digitsAt(v, 17, 19);
+    if (mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo) && h <= 23 && mi <= 59 && sec <= 59)
+      return Date.UTC(y, mo - 1, d, h, mi, sec, digitsAt(v, 20, 23));
     return null;
   }
   const s = v.trim();
@@ -235,24 +258,50 @@ function parseSentAt(v: unknown): number | undefined {
 
 let lastV7Ms = -1;
 let v7Seq = 0;
-let v7Prefix = '';
+/** Random bytes drawn in bulk (one randomFillSync per 2,048 uuids), 8 per uuid for its random tail. */
+const v7Random = Buffer.alloc(16384);
+let v7RandomPos = v7Random.length;
+/** The text of one uuid is written here and read back as one flat latin1 string (no concatenation garbage). */
+const v7Text = Buffer.from('00000000-0000-7000-8000-000000000000', 'latin1');
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+
+function hexInto(pos: number, value: number, digits: number): void {
+  for (let i = digits - 1; i >= 0; i--) {
+    v7Text[pos + i] = HEX[value & 15];
+    value >>>= 4;
+  }
+}
+
 /**
- * A UUID v7 (time-ordered: 48-bit ms timestamp, 12-bit in-ms counter, random tail). The random bits come from
- * crypto.randomUUID, which draws from a cached entropy pool (randomBytes per call was the top import cost).
+ * A UUID v7 (time-ordered: 48-bit ms timestamp, 4-bit version, 12-bit in-ms counter, 2-bit variant, 62 random
+ * bits). Random bytes come from crypto.randomFillSync in bulk; the text is written into a reused buffer and read
+ * as a single string: the previous version (randomUUID + slices + concatenation) allocated ~700 bytes per uuid,
+ * and capture generates one per event sent without a uuid.
  */
 export function uuidv7(now = Date.now()): string {
   if (now === lastV7Ms) v7Seq = (v7Seq + 1) & 0xfff;
   else {
     lastV7Ms = now;
     v7Seq = 0;
-    const ts = Math.max(0, Math.trunc(now)).toString(16).padStart(12, '0').slice(-12);
-    v7Prefix = `${ts.slice(0, 8)}-${ts.slice(8, 12)}-7`;
+    const ms = Math.max(0, Math.trunc(now)) % 2 ** 48;
+    hexInto(0, Math.floor(ms / 65536), 8); // top 32 bits
+    hexInto(9, ms % 65536, 4); // low 16 bits
   }
-  const r = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V in 8..b
-  return v7Prefix + HEX3[v7Seq] + r.slice(18);
+  hexInto(15, v7Seq, 3); // after the version digit '7' at 14
+  if (v7RandomPos + 8 > v7Random.length) {
+    randomFillSync(v7Random);
+    v7RandomPos = 0;
+  }
+  const r = v7Random;
+  const o = v7RandomPos;
+  v7RandomPos += 8;
+  // Variant 10 plus 2 random bits in the first digit of the fourth group, then 60 more random bits.
+  v7Text[19] = HEX[8 | (r[o] & 3)];
+  hexInto(20, ((r[o] >>> 4) << 8) | r[o + 1], 3);
+  hexInto(24, (r[o + 2] << 16) | (r[o + 3] << 8) | r[o + 4], 6);
+  hexInto(30, (r[o + 5] << 16) | (r[o + 6] << 8) | r[o + 7], 6);
+  return v7Text.toString('latin1', 0, 36);
 }
-
-const HEX3 = Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, '0'));
 
 const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
 
@@ -339,38 +388,42 @@ export interface NormalizeContext {
   index?: number;
 }
 
+/** The event's position for error messages (built only when one is thrown, not per event). */
+function at(ctx: NormalizeContext): string {
+  return ctx.index !== undefined ? ` (event ${ctx.index})` : '';
+}
+
 /**
  * Validates and normalizes one raw event. Throws CaptureError(400) for a missing name, missing distinct id,
  * non-object properties, bad uuid or unparseable timestamp; CaptureError(413) for an oversize event.
  */
 export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent {
-  const where = ctx.index !== undefined ? ` (event ${ctx.index})` : '';
-  if (!isPlainObject(raw)) throw new CaptureError(400, `invalid event${where}: an event must be a JSON object`);
+  if (!isPlainObject(raw)) throw new CaptureError(400, `invalid event${at(ctx)}: an event must be a JSON object`);
   const name = raw.event;
   if (typeof name !== 'string' || name.trim() === '')
-    throw new CaptureError(400, `event submitted without a name${where}`);
+    throw new CaptureError(400, `event submitted without a name${at(ctx)}`);
   if (name.length > MAX_EVENT_NAME_CHARS)
-    throw new CaptureError(400, `invalid event${where}: event name longer than ${MAX_EVENT_NAME_CHARS} characters`);
+    throw new CaptureError(400, `invalid event${at(ctx)}: event name longer than ${MAX_EVENT_NAME_CHARS} characters`);
   let props: Record<string, unknown>;
   if (raw.properties === undefined || raw.properties === null) props = {};
   // The raw object comes from our own JSON.parse, so it is used in place; copied only when merged below.
   else if (isPlainObject(raw.properties)) props = raw.properties;
-  else throw new CaptureError(400, `invalid event${where}: properties must be a JSON object`);
+  else throw new CaptureError(400, `invalid event${at(ctx)}: properties must be a JSON object`);
 
   const distinct = stringifyId(raw.distinct_id ?? raw.$distinct_id ?? props.distinct_id);
-  if (distinct === null) throw new CaptureError(400, `event submitted without a distinct_id${where}`);
+  if (distinct === null) throw new CaptureError(400, `event submitted without a distinct_id${at(ctx)}`);
 
   for (const key of ['$set', '$set_once'] as const) {
     const top = raw[key];
     if (top === undefined || top === null) continue;
-    if (!isPlainObject(top)) throw new CaptureError(400, `invalid event${where}: ${key} must be a JSON object`);
+    if (!isPlainObject(top)) throw new CaptureError(400, `invalid event${at(ctx)}: ${key} must be a JSON object`);
     const inner = props[key];
     if (props === raw.properties) props = { ...props };
     props[key] = isPlainObject(inner) ? { ...inner, ...top } : top;
   }
   for (const key of ['$set', '$set_once'] as const)
     if (props[key] !== undefined && props[key] !== null && !isPlainObject(props[key]))
-      throw new CaptureError(400, `invalid event${where}: properties.${key} must be a JSON object`);
+      throw new CaptureError(400, `invalid event${at(ctx)}: properties.${key} must be a JSON object`);
 
   let uuid: string;
   let uuidGenerated = false;
@@ -379,7 +432,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
     uuidGenerated = true;
   } else {
     const u = normalizeUuid(raw.uuid);
-    if (!u) throw new CaptureError(400, `invalid event${where}: uuid is not a valid UUID`);
+    if (!u) throw new CaptureError(400, `invalid event${at(ctx)}: uuid is not a valid UUID`);
     uuid = u;
   }
 
@@ -387,34 +440,45 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
   let timestamp: number;
   if (raw.timestamp !== undefined && raw.timestamp !== null && raw.timestamp !== '') {
     const t = parseTimestamp(raw.timestamp);
-    if (t === null) throw new CaptureError(400, `invalid event${where}: timestamp is not a valid ISO 8601 date-time`);
+    if (t === null) throw new CaptureError(400, `invalid event${at(ctx)}: timestamp is not a valid ISO 8601 date-time`);
     timestamp = !ctx.historical && ctx.sentAt !== undefined ? now - (ctx.sentAt - t) : t;
   } else if (raw.offset !== undefined && raw.offset !== null) {
     const off = Number(raw.offset);
-    if (!Number.isFinite(off)) throw new CaptureError(400, `invalid event${where}: offset must be a number of milliseconds`);
+    if (!Number.isFinite(off)) throw new CaptureError(400, `invalid event${at(ctx)}: offset must be a number of milliseconds`);
     timestamp = now - off;
   } else timestamp = now;
   if (!ctx.historical && timestamp > now + MAX_FUTURE_MS) timestamp = now;
   if (!Number.isFinite(timestamp) || timestamp < -62135596800000 || timestamp > 253402300799999)
-    throw new CaptureError(400, `invalid event${where}: timestamp out of range`);
+    throw new CaptureError(400, `invalid event${at(ctx)}: timestamp out of range`);
 
   if (nestingDepthExceeds(props, MAX_PROPERTIES_DEPTH))
-    throw new CaptureError(400, `invalid event${where}: properties nested deeper than ${MAX_PROPERTIES_DEPTH} levels`);
+    throw new CaptureError(400, `invalid event${at(ctx)}: properties nested deeper than ${MAX_PROPERTIES_DEPTH} levels`);
   let propertiesJson: string;
   try {
     propertiesJson = JSON.stringify(props);
   } catch {
-    throw new CaptureError(400, `invalid event${where}: properties cannot be serialized`);
+    throw new CaptureError(400, `invalid event${at(ctx)}: properties cannot be serialized`);
   }
   if (propertiesJson.includes('\\u')) propertiesJson = replaceLoneSurrogates(propertiesJson);
   if (propertiesJson.length > MAX_EVENT_BYTES)
     throw new CaptureError(
       413,
-      `maximum event size exceeded${where}: properties are ${propertiesJson.length} bytes, the limit is ${MAX_EVENT_BYTES}`,
+      `maximum event size exceeded${at(ctx)}: properties are ${propertiesJson.length} bytes, the limit is ${MAX_EVENT_BYTES}`,
     );
-  const out: ParsedEvent = { uuid, event: name, distinct_id: distinct, properties: props, propertiesJson, timestamp, created_at: now };
-  if (uuidGenerated) out.uuidGenerated = true;
-  return out;
+  const sid = props.$session_id;
+  const chain = props.$elements_chain;
+  return {
+    uuid,
+    event: name,
+    distinct_id: distinct,
+    properties: props,
+    propertiesJson,
+    timestamp,
+    created_at: now,
+    session_id: typeof sid === 'string' ? sid : null,
+    elements_chain: typeof chain === 'string' ? chain : null,
+    uuidGenerated,
+  };
 }
 
 const PERSONAL_KEY_PREFIXES = ['phx_', 'phs_'];
@@ -474,9 +538,12 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
     );
 
   const sentAt = parseSentAt(sentAtRaw) ?? parseSentAt(str(parts.query._)) ?? parseSentAt(str(parts.query.sent_at));
-  const events = rawEvents.map((raw, index) =>
-    normalizeEvent(raw, { now, sentAt, index: rawEvents.length > 1 ? index : undefined }),
-  );
+  const events: ParsedEvent[] = new Array(rawEvents.length);
+  const ctx: NormalizeContext = { now, sentAt, index: undefined };
+  for (let i = 0; i < rawEvents.length; i++) {
+    if (rawEvents.length > 1) ctx.index = i;
+    events[i] = normalizeEvent(rawEvents[i], ctx);
+  }
   const beacon = str(parts.query.beacon) === '1';
   return { token, events, historicalMigration, beacon };
 }

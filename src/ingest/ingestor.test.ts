@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
+import type { EventEngine, WriteBatch } from '../engines/engine';
 import { normalizeEvent } from './capture-payload';
 import { Ingestor, slimForApply } from './ingestor';
+import { Wal } from './wal';
 
 let dir: string;
 let engine: DuckDbEngine;
@@ -103,6 +105,60 @@ it('deletePerson and deleteProject also reset the identity cache', async () => {
   expect(await count(`SELECT count(*) FROM events WHERE project_id = 2`)).toBe(1);
 });
 
+it('captured properties reach DuckDB exactly (kept as log bytes while queued), escapes and non-ASCII included', async () => {
+  const props = { q: 'say "hi" \\ \n\t', u: 'München ユーザー 😀', lone: 'x\ud800y', n: [1, 2.5, null, true], o: { deep: { er: [] } } };
+  const e = ev({ distinct_id: 'ü', event: 'Über "quoted"', properties: props });
+  const expected = JSON.parse(e.propertiesJson);
+  await ing.capture(1, [e, ev({ distinct_id: 'u2', properties: { $session_id: 's', $elements_chain: 'a:b' } })]);
+  await ing.flush();
+  const r = await engine.query(`SELECT event, distinct_id, properties FROM events WHERE distinct_id = 'ü'`, []);
+  expect(r.rows).toEqual([['Über "quoted"', 'ü', expected]]);
+  expect(expected.lone).toBe('x\ufffdy');
+  const s = await engine.query(`SELECT "$session_id", elements_chain, properties FROM events WHERE distinct_id = 'u2'`, []);
+  expect(s.rows).toEqual([['s', 'a:b', { $session_id: 's', $elements_chain: 'a:b' }]]);
+});
+
+it('an engine other than DuckDB receives the properties as text (the log bytes are decoded for it)', async () => {
+  const batches: WriteBatch[] = [];
+  const fake = {
+    getCheckpoint: async () => 0,
+    recentEventUuids: async () => [],
+    loadIdentity: async () => ({ persons: [], distinctIds: [], overrides: [] }),
+    writeBatch: async (b: WriteBatch) => void batches.push(b),
+  } as unknown as EventEngine;
+  const other = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ingestor-other-'));
+  const ing2 = await Ingestor.open({ dataDir: other, engine: fake });
+  try {
+    const e = ev({ distinct_id: 'u', properties: { city: 'München 😀', q: 'a"b' } });
+    const text = e.propertiesJson;
+    await ing2.capture(1, [e]);
+    await ing2.flush();
+    const inserted = batches.flatMap((b) => b.events);
+    expect(inserted.map((x) => x.properties)).toEqual([text]);
+    expect(inserted[0]).not.toHaveProperty('propertiesBytes', expect.anything());
+  } finally {
+    await ing2.close();
+    fs.rmSync(other, { recursive: true, force: true });
+  }
+});
+
+it('the same event object captured twice: the second capture is refused, the log stays replayable', async () => {
+  const e = ev({ distinct_id: 'twice', uuid: randomUUID() });
+  await ing.capture(1, [e]);
+  await expect(ing.capture(1, [e])).rejects.toThrow(/can be logged once/);
+  await ing.capture(1, [ev({ distinct_id: 'after' })]);
+  await ing.close();
+  // Every line of the log parses (a bad line would end replay there), and the refused record took no number.
+  const w = await Wal.open(path.join(dir, 'ingest-log'));
+  const seqs: number[] = [];
+  const r = await w.readAfter(0, (rec) => seqs.push(rec.seq));
+  await w.close();
+  expect(r.tornBytes).toBe(0);
+  expect(seqs).toEqual([1, 2]);
+  ing = await Ingestor.open({ dataDir: dir, engine });
+  expect(await count('SELECT count(*) FROM events')).toBe(2);
+});
+
 it('slimForApply keeps the properties text, the extracted columns and only the identity keys as objects', () => {
   const e = ev({ distinct_id: 'u', properties: { $session_id: 's1', $elements_chain: 'a:b', $browser: 'x', $set: { a: 1 }, alias: 'al', big: { deep: [1, 2] } } });
   const json = e.propertiesJson;
@@ -112,8 +168,8 @@ it('slimForApply keeps the properties text, the extracted columns and only the i
   const plain = ev({ distinct_id: 'u', properties: { $session_id: 7 } });
   slimForApply(plain);
   expect(plain).toMatchObject({ session_id: null, elements_chain: null, properties: {} });
-  // Already slim (from a parse worker): left alone.
-  const before = { ...plain };
-  slimForApply(plain);
-  expect(plain).toEqual(before);
+  // Already slim (from a parse worker): unchanged.
+  const before = { ...e };
+  slimForApply(e);
+  expect(e).toEqual(before);
 });

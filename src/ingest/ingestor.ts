@@ -14,10 +14,11 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { EventEngine, EventInsert, WriteBatch } from '../engines/engine';
+import type { EventInsertBytes } from '../engines/duckdb/duckdb-engine';
 import { DuckDbEngine, type EngineLogger } from '../engines/duckdb/duckdb-engine';
-import { CaptureError, IDENTITY_KEYS, normalizeEvent, parseTimestamp, type ParsedEvent } from './capture-payload';
+import { CaptureError, normalizeEvent, parseTimestamp, slimProperties, type ParsedEvent } from './capture-payload';
 import { IdentityStore, type IdentityLoader } from './identity';
-import { Wal, encodeRecord, type WalRecord } from './wal';
+import { Wal, encodeRecord, propertiesText, type WalRecord } from './wal';
 import { importNdjsonFile, type ImportFileSummary } from './import-file';
 import { importFileNative, type NativeImportOptions } from './native-import';
 
@@ -135,8 +136,6 @@ class Mutex {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const NO_PROPERTIES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
-
 /**
  * Keeps of a captured event only what applying it needs: the properties JSON text (complete), the two extracted
  * columns, and as objects only the identity keys. The full property trees would otherwise live until the next
@@ -144,13 +143,7 @@ const NO_PROPERTIES: Record<string, unknown> = Object.freeze({}) as Record<strin
  * young-generation garbage (capture spent ~14% of its time in GC).
  */
 export function slimForApply(ev: ParsedEvent): void {
-  if (ev.session_id !== undefined) return; // parse workers already send the slim form
-  const p = ev.properties;
-  ev.session_id = typeof p.$session_id === 'string' ? p.$session_id : null;
-  ev.elements_chain = typeof p.$elements_chain === 'string' ? p.$elements_chain : null;
-  let ident: Record<string, unknown> | null = null;
-  for (const k of IDENTITY_KEYS) if (p[k] !== undefined) (ident ??= {})[k] = p[k];
-  ev.properties = ident ?? NO_PROPERTIES;
+  ev.properties = slimProperties(ev.properties);
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -195,7 +188,7 @@ export class Ingestor {
       dedupCapacity: o.dedupCapacity ?? 1_000_000,
       dedupWindowMs: o.dedupWindowMs ?? 15 * 60_000,
     };
-    const wal = await Wal.open(path.join(o.dataDir, 'ingest-log'), { fsync: opts.fsync });
+    const wal = await Wal.open(path.join(o.dataDir, 'ingest-log'), { fsync: opts.fsync, detachProperties: true });
     const ing = new Ingestor(o.engine, wal, opts, o.logger);
     const checkpoint = await o.engine.getCheckpoint();
     ing.appliedSeq = checkpoint;
@@ -293,7 +286,7 @@ export class Ingestor {
   private async reject(rec: WalRecord, err: Error): Promise<void> {
     const dir = path.join(this.wal.dir, 'rejected');
     await fsp.mkdir(dir, { recursive: true });
-    await fsp.writeFile(path.join(dir, `${rec.seq}.ndjson`), encodeRecord(rec));
+    await fsp.writeFile(path.join(dir, `${rec.seq}.ndjson`), rec.line ?? encodeRecord(rec));
     this.logger?.error({ seq: rec.seq, project_id: rec.projectId, events: rec.events.length, err: err.message }, 'ingest record rejected by the event store');
     await this.lock.run(() => this.engine.writeBatch({ events: [], checkpoint: rec.seq }));
     this.identity.invalidate();
@@ -303,8 +296,13 @@ export class Ingestor {
     this.stats.rejected += rec.events.length;
   }
 
-  private toInsert(projectId: number, ev: ParsedEvent, personId: string | null): EventInsert {
-    const p = ev.properties;
+  private toInsert(
+    projectId: number,
+    ev: ParsedEvent,
+    personId: string | null,
+    properties = ev.propertiesJson,
+    propertiesBytes?: Uint8Array,
+  ): EventInsertBytes {
     return {
       project_id: projectId,
       uuid: ev.uuid,
@@ -312,12 +310,24 @@ export class Ingestor {
       distinct_id: ev.distinct_id,
       person_id: personId,
       timestamp: ev.timestamp,
-      properties: ev.propertiesJson,
-      session_id: ev.session_id !== undefined ? ev.session_id : typeof p.$session_id === 'string' ? p.$session_id : null,
-      elements_chain:
-        ev.elements_chain !== undefined ? ev.elements_chain : typeof p.$elements_chain === 'string' ? p.$elements_chain : null,
+      properties,
+      propertiesBytes,
+      session_id: ev.session_id,
+      elements_chain: ev.elements_chain,
       created_at: ev.created_at,
     };
+  }
+
+  /**
+   * Event i of a logged record as an insert. Properties kept only in the record's log line go to DuckDB as those
+   * bytes (no string is made); other engines get the text.
+   */
+  private recordInsert(rec: WalRecord, i: number, personId: string | null): EventInsert {
+    const ev = rec.events[i];
+    if (!rec.props || !rec.line) return this.toInsert(rec.projectId, ev, personId);
+    if (this.engine instanceof DuckDbEngine)
+      return this.toInsert(rec.projectId, ev, personId, '', rec.line.subarray(rec.props[2 * i], rec.props[2 * i + 1]));
+    return this.toInsert(rec.projectId, ev, personId, propertiesText(rec, i));
   }
 
   private drainIdentity(batch: WriteBatch): void {
@@ -348,12 +358,14 @@ export class Ingestor {
       for (const rec of records) {
         const ident = this.identity.get(rec.projectId);
         const isDup = this.recent.checker(rec.projectId, seen);
-        for (const ev of rec.events) {
+        const evs = rec.events;
+        for (let i = 0; i < evs.length; i++) {
+          const ev = evs[i];
           if (!ev.uuidGenerated && isDup(ev.uuid)) {
             dups++;
             continue;
           }
-          events.push(this.toInsert(rec.projectId, ev, ident.processEvent(ev)));
+          events.push(this.recordInsert(rec, i, ident.processEvent(ev)));
         }
       }
       const batch: WriteBatch = { events, checkpoint: records[records.length - 1].seq };

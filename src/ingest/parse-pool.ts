@@ -9,7 +9,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { CaptureError, IDENTITY_KEYS, parseCaptureRequest, type CaptureRequestParts, type ParsedCapture, type ParsedEvent } from './capture-payload';
+import { CaptureError, parseCaptureRequest, slimProperties, type CaptureRequestParts, type ParsedCapture, type ParsedEvent } from './capture-payload';
 import { encodeEvents } from './wal';
 
 export interface CaptureWire {
@@ -25,6 +25,7 @@ export interface CaptureWire {
   sessionId: (string | null)[];
   elementsChain: (string | null)[];
   identity: (Record<string, unknown> | null)[];
+  uuidGenerated: boolean[];
   /** `encodeEvents(events)`: the events as the durable log stores them. */
   eventsJson: string;
 }
@@ -48,6 +49,7 @@ export function parseToWire(parts: CaptureRequestParts): CaptureWire {
     sessionId: new Array(n),
     elementsChain: new Array(n),
     identity: new Array(n),
+    uuidGenerated: new Array(n),
     eventsJson: encodeEvents(parsed.events),
   };
   parsed.events.forEach((e, i) => {
@@ -57,16 +59,11 @@ export function parseToWire(parts: CaptureRequestParts): CaptureWire {
     wire.timestamp[i] = e.timestamp;
     wire.createdAt[i] = e.created_at;
     wire.propertiesJson[i] = e.propertiesJson;
-    const p = e.properties;
-    wire.sessionId[i] = typeof p.$session_id === 'string' ? p.$session_id : null;
-    wire.elementsChain[i] = typeof p.$elements_chain === 'string' ? p.$elements_chain : null;
-    let ident: Record<string, unknown> | null = null;
-    for (const k of IDENTITY_KEYS)
-      if (p[k] !== undefined) {
-        ident ??= {};
-        ident[k] = p[k];
-      }
-    wire.identity[i] = ident;
+    wire.sessionId[i] = e.session_id;
+    wire.elementsChain[i] = e.elements_chain;
+    wire.uuidGenerated[i] = e.uuidGenerated;
+    const ident = slimProperties(e.properties);
+    wire.identity[i] = Object.keys(ident).length ? ident : null;
   });
   return wire;
 }
@@ -85,6 +82,7 @@ export function fromWire(w: CaptureWire): ParsedCapture & { eventsJson: string }
       created_at: w.createdAt[i],
       session_id: w.sessionId[i],
       elements_chain: w.elementsChain[i],
+      uuidGenerated: w.uuidGenerated[i],
     };
   return { token: w.token, beacon: w.beacon, historicalMigration: w.historicalMigration, events, eventsJson: w.eventsJson };
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
 import { normalizeEvent, type ParsedEvent } from './capture-payload';
 import { Ingestor } from './ingestor';
-import { Wal, decodeRecord, encodeRecord, type WalRecord } from './wal';
+import { Wal, decodeRecord, encodeRecord, encodeRecordBytes, propertiesText, type WalRecord } from './wal';
 
 const NOW = Date.parse('2025-01-01T00:00:00Z');
 const mk = (i: number, extra: Record<string, unknown> = {}): ParsedEvent =>
@@ -32,6 +32,54 @@ describe('wal', () => {
     const line = encodeRecord(r);
     expect(line.endsWith('\n')).toBe(true);
     expect(decodeRecord(line.trimEnd())).toEqual(r);
+  });
+
+  it.each([
+    ['plain ASCII', 'pageview', 'user-1', { a: 1 }],
+    ['quotes, backslashes and controls', 'say "hi"\\', 'tab\there\u0001', { s: 'q"uote\n\\' }],
+    ['non-ASCII and emoji', 'Übersicht 😀', 'ユーザー', { city: 'München', e: '😀', rtl: 'שלום' }],
+    ['lone surrogates', 'bad\ud800name', 'x\udc00', { s: 'lone \ud83d here' }],
+    ['U+2028 and DEL', 'a\u2028b', 'c\u007fd', { s: '\u2029' }],
+  ])('encodeRecordBytes is encodeRecord byte for byte (%s), with each properties text located', (_, event, distinct, props) => {
+    const events = [mk(1), normalizeEvent({ event, distinct_id: distinct, properties: props }, { now: NOW }), mk(2)];
+    const { line, props: at } = encodeRecordBytes(9, 4, events);
+    expect(line.equals(Buffer.from(encodeRecord({ seq: 9, projectId: 4, events }), 'utf8'))).toBe(true);
+    events.forEach((e, i) => expect(line.subarray(at[2 * i], at[2 * i + 1]).toString('utf8')).toBe(e.propertiesJson));
+    expect(decodeRecord(line.toString('utf8').trimEnd()).events.map((e) => e.properties)).toEqual(events.map((e) => JSON.parse(e.propertiesJson)));
+  });
+
+  it.each([0, 7, 10, 1735689600000, Number.MAX_SAFE_INTEGER, -1, -62135596800000, 1735689600000.5, 1e21])(
+    'encodeRecordBytes writes the timestamp %p as encodeRecord does',
+    (t) => {
+      const events = [{ ...mk(1), timestamp: t, created_at: t }];
+      expect(encodeRecordBytes(1, 1, events).line.toString('utf8')).toBe(encodeRecord({ seq: 1, projectId: 1, events }));
+    },
+  );
+
+  it('encodeRecordBytes: records larger than a slab and many records in a row stay intact', () => {
+    const big = normalizeEvent({ event: 'big', distinct_id: 'u', properties: { s: 'é'.repeat(900_000) } }, { now: NOW });
+    const lines: [Buffer, string][] = [];
+    for (let i = 0; i < 40; i++) {
+      const events = i % 7 === 3 ? [big, mk(i), big, big, big, big] : Array.from({ length: 50 }, (_, k) => mk(i * 100 + k));
+      lines.push([encodeRecordBytes(i, 1, events).line, encodeRecord({ seq: i, projectId: 1, events })]);
+    }
+    // Earlier lines are not overwritten by later records (they are slices of shared slabs).
+    for (const [line, text] of lines) expect(line.toString('utf8')).toBe(text);
+  });
+
+  it('detachProperties keeps the properties text only in the line; it is logged and read back the same', async () => {
+    const w = await Wal.open(dir, { detachProperties: true });
+    await w.readAfter(0, () => undefined);
+    const seen: WalRecord[] = [];
+    w.onDurable = (recs) => seen.push(...recs);
+    const events = [mk(1, { é: 'ü😀' }), mk(2)];
+    const texts = events.map((e) => e.propertiesJson);
+    await w.append(1, events);
+    expect(events.map((e) => e.propertiesJson)).toEqual(['', '']);
+    expect(seen[0].events.map((_, i) => propertiesText(seen[0], i))).toEqual(texts);
+    await w.close();
+    const back = await readAll(await Wal.open(dir));
+    expect(back[0].events.map((e) => e.propertiesJson)).toEqual(texts);
   });
 
   it('groups concurrent appends into few fsyncs and reports them in order', async () => {

@@ -19,6 +19,18 @@ export interface WalRecord {
   seq: number;
   projectId: number;
   events: ParsedEvent[];
+  /** The record's line exactly as written to the log (records appended by this process). */
+  line?: Buffer;
+  /**
+   * Set when the events' properties text lives only in {@link line} (their `propertiesJson` is then ''): event i's
+   * properties are the UTF-8 bytes `line[props[2i], props[2i + 1])`. See {@link WalOptions.detachProperties}.
+   */
+  props?: Uint32Array;
+}
+
+/** Event i's properties JSON text: from the record's line when detached, else the event's own string. */
+export function propertiesText(r: WalRecord, i: number): string {
+  return r.props && r.line ? r.line.toString('utf8', r.props[2 * i], r.props[2 * i + 1]) : r.events[i].propertiesJson;
 }
 
 export interface WalOptions {
@@ -26,6 +38,12 @@ export interface WalOptions {
   segmentBytes?: number;
   /** fdatasync after each group. Default true; turning it off loses acknowledged events on power loss. */
   fsync?: boolean;
+  /**
+   * Default false. When true, `append` keeps each event's properties only as bytes of the record's log line
+   * ({@link WalRecord.props}) and clears `propertiesJson`: queued events then hold no large strings on the V8 heap
+   * (they lived until the next flush, long enough to be copied by every young-generation GC and promoted).
+   */
+  detachProperties?: boolean;
 }
 
 interface Segment {
@@ -36,7 +54,7 @@ interface Segment {
 
 interface Pending {
   record: WalRecord;
-  line: string;
+  line: Buffer;
   resolve: () => void;
   reject: (e: Error) => void;
 }
@@ -58,6 +76,117 @@ export function encodeEvents(events: ParsedEvent[]): string {
   return s + ']';
 }
 
+/** JSON.stringify changes only strings holding these (quote, backslash, controls, surrogates); others are copied. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * Lines are encoded straight into slabs of this size and handed out as slices of them (no copy, no allocation
+ * per record). A slab is freed once no queued record's line points into it.
+ */
+const SLAB_BYTES = 4 << 20;
+let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+/** Start of the record being encoded (everything before it belongs to earlier records and is never written). */
+let recStart = 0;
+
+/**
+ * Buffer's own per-encoding writers (what `buf.write(s, offset, encoding)` dispatches to after normalizing its
+ * arguments, which cost more than the copy for the short strings written here).
+ */
+type RawWriters = { utf8Write(s: string, offset: number): number; latin1Write(s: string, offset: number): number };
+const w = (b: Buffer): RawWriters => b as unknown as RawWriters;
+
+/** Makes room for `bytes` more at `pos`; returns `pos`, rebased when the record moved to a new slab. */
+function room(pos: number, bytes: number): number {
+  if (pos + bytes <= slab.length) return pos;
+  const used = pos - recStart;
+  const next = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, (used + bytes) * 2));
+  slab.copy(next, 0, recStart, pos);
+  slab = next;
+  recStart = 0;
+  return used;
+}
+
+function putAscii(pos: number, s: string): number {
+  pos = room(pos, s.length);
+  return pos + w(slab).latin1Write(s, pos);
+}
+
+/** Writes `${n}`: digits in place for non-negative safe integers (epoch ms), else the number's string. */
+function putNumber(pos: number, n: number): number {
+  if (!(Number.isSafeInteger(n) && n >= 0)) return putAscii(pos, String(n));
+  let digits = 1;
+  for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
+  pos = room(pos, digits);
+  let x = n;
+  for (let i = pos + digits - 1; i >= pos; i--) {
+    const q = Math.floor(x / 10);
+    slab[i] = 48 + (x - q * 10);
+    x = q;
+  }
+  return pos + digits;
+}
+
+function putJsonString(pos: number, s: string): number {
+  if (NEEDS_ESCAPE.test(s)) {
+    const j = JSON.stringify(s);
+    pos = room(pos, j.length * 3);
+    return pos + w(slab).utf8Write(j, pos);
+  }
+  pos = room(pos, s.length * 3 + 2);
+  slab[pos++] = 0x22;
+  pos += w(slab).utf8Write(s, pos);
+  slab[pos++] = 0x22;
+  return pos;
+}
+
+/**
+ * Encodes one record as its log line in UTF-8, byte for byte `encodeRecord` (pinned by a test), written straight
+ * into a slab: no per-event template strings, no joined group text, no flattening copy. Also returns where each
+ * event's properties text sits in the line.
+ */
+export function encodeRecordBytes(seq: number, projectId: number, events: ParsedEvent[]): { line: Buffer; props: Uint32Array } {
+  const props = new Uint32Array(events.length * 2);
+  let pos = putAscii(recStart, `{"s":${seq},"p":${projectId},"e":[`);
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    pos = room(pos, 2);
+    if (i) slab[pos++] = 0x2c; // ,
+    slab[pos++] = 0x5b; // [
+    pos = putJsonString(pos, e.uuid);
+    pos = room(pos, 1);
+    slab[pos++] = 0x2c;
+    pos = putJsonString(pos, e.event);
+    pos = room(pos, 1);
+    slab[pos++] = 0x2c;
+    pos = putJsonString(pos, e.distinct_id);
+    pos = room(pos, 1);
+    slab[pos++] = 0x2c;
+    pos = putNumber(pos, e.timestamp);
+    pos = room(pos, 1);
+    slab[pos++] = 0x2c;
+    pos = putNumber(pos, e.created_at);
+    pos = room(pos, 1);
+    slab[pos++] = 0x2c;
+    const pj = e.propertiesJson;
+    // '' is what a detached event holds after it was logged: writing it would make an unparseable line, and
+    // replay stops at the first one (dropping every record after it). Logging an event twice is refused instead.
+    if (pj.length === 0) throw new Error(`event ${e.uuid} has no properties text (an event object can be logged once)`);
+    pos = room(pos, pj.length * 3 + 1);
+    props[2 * i] = pos - recStart;
+    pos += w(slab).utf8Write(pj, pos);
+    props[2 * i + 1] = pos - recStart;
+    slab[pos++] = 0x5d; // ]
+  }
+  pos = putAscii(pos, ']}\n');
+  const line = slab.subarray(recStart, pos);
+  recStart = pos;
+  if (slab.length - recStart < 64 * 1024) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    recStart = 0;
+  }
+  return { line, props };
+}
+
 /** Encodes one record as a log line (with trailing newline). `eventsJson` may be precomputed (parse workers). */
 export function encodeRecord(r: WalRecord, eventsJson?: string): string {
   return `{"s":${r.seq},"p":${r.projectId},"e":${eventsJson ?? encodeEvents(r.events)}}\n`;
@@ -70,15 +199,22 @@ export function decodeRecord(line: string): WalRecord {
   return {
     seq: o.s,
     projectId: o.p,
-    events: o.e.map(([uuid, event, distinct_id, timestamp, created_at, properties]) => ({
+    events: o.e.map(([uuid, event, distinct_id, timestamp, created_at, properties]) => {
+      if (typeof properties !== 'object' || properties === null) throw new Error('bad record');
+      return {
       uuid,
       event,
       distinct_id,
-      timestamp,
-      created_at,
       properties,
       propertiesJson: JSON.stringify(properties),
-    })),
+      timestamp,
+      created_at,
+      session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
+      elements_chain: typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
+      // Not recorded in the log: a replayed generated uuid goes through the duplicate check (it never matches).
+      uuidGenerated: false,
+      };
+    }),
   };
 }
 
@@ -93,6 +229,7 @@ export class Wal {
   private closed = false;
   private readonly segmentBytes: number;
   private readonly fsync: boolean;
+  private readonly detachProperties: boolean;
   private idleWaiters: (() => void)[] = [];
 
   private constructor(
@@ -101,6 +238,7 @@ export class Wal {
   ) {
     this.segmentBytes = opts.segmentBytes ?? 64 * 1024 * 1024;
     this.fsync = opts.fsync ?? true;
+    this.detachProperties = opts.detachProperties ?? false;
   }
 
   static async open(dir: string, opts: WalOptions = {}): Promise<Wal> {
@@ -168,12 +306,29 @@ export class Wal {
 
   /**
    * Appends one record; resolves once it is on disk (fdatasync). `eventsJson`, when given, must be
-   * `encodeEvents(events)` (computed off the main thread by the parse workers).
+   * `encodeEvents(events)` (computed off the main thread by the parse workers). The record takes the events over:
+   * with `detachProperties` their `propertiesJson` is cleared (the text stays in the record's line).
    */
   append(projectId: number, events: ParsedEvent[], eventsJson?: string): Promise<number> {
     if (this.closed) return Promise.reject(new Error('ingest log is closed'));
-    const record: WalRecord = { seq: this.nextSeq++, projectId, events };
-    const line = encodeRecord(record, eventsJson);
+    // The sequence number is taken only once the line is encoded: a refused record leaves no gap.
+    const record: WalRecord = { seq: this.nextSeq, projectId, events };
+    let line: Buffer;
+    try {
+      if (eventsJson !== undefined) line = Buffer.from(encodeRecord(record, eventsJson), 'utf8');
+      else {
+        const enc = encodeRecordBytes(record.seq, projectId, events);
+        line = enc.line;
+        if (this.detachProperties) {
+          record.props = enc.props;
+          for (const e of events) e.propertiesJson = '';
+        }
+      }
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+    this.nextSeq++;
+    record.line = line;
     return new Promise<number>((resolve, reject) => {
       this.pending.push({ record, line, resolve: () => resolve(record.seq), reject });
       if (!this.writing) void this.drain();
@@ -203,14 +358,20 @@ export class Wal {
         try {
           if (!this.current || this.current.size >= this.segmentBytes) await this.openSegment(group[0].record.seq);
           const cur = this.current!;
-          const buf = Buffer.from(group.map((p) => p.line).join(''), 'utf8');
-          let off = 0;
-          while (off < buf.length) {
-            const { bytesWritten } = await cur.fh.write(buf, off, buf.length - off);
-            off += bytesWritten;
+          const lines = group.map((p) => p.line);
+          let total = 0;
+          for (const l of lines) total += l.length;
+          // One writev for the group (libuv writes all of it, resuming after short writes); should it still
+          // come back short, the rest is written from a copy.
+          const { bytesWritten } = await cur.fh.writev(lines);
+          if (bytesWritten < total) {
+            const rest = Buffer.concat(lines).subarray(bytesWritten);
+            let off = 0;
+            while (off < rest.length) off += (await cur.fh.write(rest, off, rest.length - off)).bytesWritten;
           }
+          const bufLength = total;
           if (this.fsync) await cur.fh.datasync();
-          cur.size += buf.length;
+          cur.size += bufLength;
           cur.seg.lastSeq = group[group.length - 1].record.seq;
         } catch (e) {
           // A failed write (ENOSPC, EIO) may have left part of the group in the file. Cut it off, or the next

@@ -1,7 +1,7 @@
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
 import { isoNow, QueryLog } from './query-log';
 
-/** The DuckDB write path sends a batch as one JSON parameter: every field must come back as it went in. */
+/** The DuckDB write path appends a batch a data chunk at a time: every field must come back as it went in. */
 describe('QueryLog on DuckDB', () => {
   let engine: DuckDbEngine;
   let log: QueryLog;
@@ -56,6 +56,20 @@ describe('QueryLog on DuckDB', () => {
     expect(q).toEqual(node);
     expect(first.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(second).toMatchObject({ status: 'error', error_code: 'query_error', is_cached: true, name: null, query_id: null });
+  });
+
+  it('a lone surrogate becomes U+FFFD; counts past 2^31 and result bytes survive; one node shared by many rows', async () => {
+    const node = { kind: 'ProductQLQuery', query: "SELECT 'bad \ud800 half'" };
+    log.record({ ...base, project_id: 10, query: node, name: 'x\udc00y', result_rows: 3_000_000_000, result_bytes: 2 ** 40 });
+    for (let i = 0; i < 2100; i++) log.record({ ...base, project_id: 11, query: node, duration_ms: i }); // spans two chunks
+    const [row] = (await log.list(10, {}, { limit: 1, offset: 0 })).results;
+    expect(row).toMatchObject({ name: 'x\ufffdy', result_rows: 3_000_000_000, result_bytes: 2 ** 40 });
+    const q = typeof row.query === 'string' ? JSON.parse(row.query) : row.query;
+    expect(q).toEqual({ ...node, query: "SELECT 'bad \ufffd half'" });
+    const page = await log.list(11, {}, { limit: 2100, offset: 0 });
+    expect(page.count).toBe(2100);
+    expect(new Set(page.results.map((r) => r.duration_ms)).size).toBe(2100);
+    expect(page.results.every((r) => JSON.stringify(typeof r.query === 'string' ? JSON.parse(r.query) : r.query) === JSON.stringify(q))).toBe(true);
   });
 
   it('stamps an entry without event_time with the current time', async () => {

@@ -3,7 +3,7 @@
  * staged SQL runs inside the batch's transaction, and out-of-range timestamps are refused instead of wrapping.
  */
 import { randomUUID } from 'node:crypto';
-import { DuckDbEngine, type DistinctIdUpsert, type PersonUpsert } from './duckdb-engine';
+import { DuckDbEngine, type DistinctIdUpsert, type EventInsertBytes, type PersonUpsert } from './duckdb-engine';
 
 let engine: DuckDbEngine;
 beforeAll(async () => {
@@ -81,4 +81,42 @@ it('refuses an event timestamp beyond DuckDB range instead of wrapping it', asyn
   };
   await expect(engine.writeBatch({ events: [ev] })).rejects.toThrow(/out of range/);
   expect((await engine.query('SELECT count(*) FROM events WHERE project_id = 11', [])).rows).toEqual([[0]]);
+});
+
+it.each([
+  ['chunked', true],
+  ['by value', false],
+])('events with properties given as UTF-8 bytes land like their text, nulls and non-ASCII included (%s)', async (_, chunked) => {
+  const e = await DuckDbEngine.open(':memory:');
+  e.chunkedAppend = chunked;
+  try {
+    const line = Buffer.from('xx{"city":"München 😀","q":"a\\"b"}yy{"n":1}zz', 'utf8');
+    const first = line.indexOf('{');
+    const end1 = line.indexOf('yy');
+    const events: EventInsertBytes[] = Array.from({ length: 3000 }, (_, i) => ({
+      project_id: 3,
+      uuid: randomUUID(),
+      event: i % 2 ? 'ä-event' : 'e',
+      distinct_id: `d${i}`,
+      person_id: i % 3 ? randomUUID() : null,
+      timestamp: Date.UTC(2025, 0, 1) + i,
+      properties: i % 2 ? '{"as":"text"}' : '',
+      propertiesBytes: i % 2 ? undefined : i % 4 ? line.subarray(end1 + 2, line.indexOf('zz')) : line.subarray(first, end1),
+      session_id: i % 5 ? `s${i % 5}` : null,
+      elements_chain: i % 7 ? null : 'a:b',
+      created_at: Date.UTC(2025, 0, 2),
+    }));
+    await e.writeBatch({ events });
+    const r = await e.query(
+      `SELECT properties, count(*), count(person_id), count("$session_id"), count(elements_chain) FROM events GROUP BY ALL ORDER BY 2 DESC, 1`,
+      [],
+    );
+    expect(r.rows).toEqual([
+      [{ as: 'text' }, 1500, 1000, 1200, 214],
+      [{ city: 'München 😀', q: 'a"b' }, 750, 500, 600, 108],
+      [{ n: 1 }, 750, 500, 600, 107],
+    ]);
+  } finally {
+    await e.close();
+  }
 });
