@@ -59,6 +59,11 @@ export interface EventEngineBase {
   close(): Promise<void>;
   /** Memory the engine holds in this process (bytes), for /metrics; absent for engines running elsewhere. */
   memoryBytes?(): Promise<number>;
+  /**
+   * False when the project has no person overrides (no merge ever happened): the printer then reads the stored
+   * person_id without the overrides join. Engines that do not track it leave it out (the join is always printed).
+   */
+  hasPersonOverrides?(projectId: number): boolean;
 }
 
 // ------------------------------------------------------------------------------------------------------------

@@ -459,12 +459,12 @@ export class ClickHouseDialect implements Dialect {
     let sql = this.baseTable(table, alias, projectParam, needs.timeBounds);
     const isEvents = table === 'events';
     const needPersonId = needs.personId || (isEvents && needs.personFields.length > 0);
-    if (isEvents && needPersonId) {
+    if (isEvents && needPersonId && needs.personOverrides !== false) {
       sql =
         `SELECT ${q('__b')}.*, coalesce(${q('__override')}.${q('override_person_id')}, ${q('__b')}.${q('person_id')}) AS ${q('__person_id')}` +
         ` FROM (${sql}) AS ${q('__b')} ANY LEFT JOIN (${this.baseTable('person_overrides', '__o', projectParam)}) AS ${q('__override')}` +
         ` ON ${q('__override')}.${q('old_person_id')} = ${q('__b')}.${q('person_id')}`;
-    } else if (needs.personId) {
+    } else if (needPersonId) {
       sql = `SELECT ${q('__b')}.*, ${q('__b')}.${q('person_id')} AS ${q('__person_id')} FROM (${sql}) AS ${q('__b')}`;
     }
     if (needs.personFields.length) {

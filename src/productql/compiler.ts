@@ -57,6 +57,8 @@ export interface CompileOptions {
   limit?: number;
   /** Outer OFFSET when the query has none (default 0). */
   offset?: number;
+  /** False when the project has no person overrides (see {@link TableNeeds.personOverrides}). Default true. */
+  personOverrides?: boolean;
 }
 
 export interface OutputColumn {
@@ -575,7 +577,8 @@ export class Compiler {
         const name = item.alias ?? chain[0];
         const src: TableSource = { name, sqlAlias: name, virtual: vt, needs: { personId: false, personFields: [] } };
         this.addTable(scope, src, item);
-        return () => this.dialect.guardedTable(vt.table, src.sqlAlias, this.projectParam, src.needs);
+        return () =>
+          this.dialect.guardedTable(vt.table, src.sqlAlias, this.projectParam, this.opts.personOverrides === false ? { ...src.needs, personOverrides: false } : src.needs);
       }
     }
     return this.err(`Unknown table "${tname}". Available tables: ${Object.keys(VIRTUAL_TABLES).join(', ')}`, t);

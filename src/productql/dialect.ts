@@ -108,6 +108,11 @@ export interface TableNeeds {
   personId: boolean;
   personFields: string[];
   /**
+   * False when the project has no person overrides: the stored `person_id` is the resolved one and the overrides
+   * join is left out. Unset: the join is printed.
+   */
+  personOverrides?: false;
+  /**
    * Bounds on the events table's `timestamp` implied by the WHERE clause of the SELECT that reads the table (see
    * {@link Printed.timeBounds}); a dialect may repeat them inside the guarded reference so the engine prunes by its
    * sort/partition key. Unset: none.

@@ -268,9 +268,9 @@ class DuckDBDialect implements Dialect {
     const a = q(alias);
     const cols = [`${a}.*`];
     const joins: string[] = [];
-    const isEvents = table === 'events';
-    const personId = isEvents ? `coalesce(${q('__override')}.${q('override_person_id')}, ${a}.${q('person_id')})` : `${a}.${q('person_id')}`;
-    if (isEvents && (needs.personId || needs.personFields.length)) {
+    const overridden = table === 'events' && needs.personOverrides !== false;
+    const personId = overridden ? `coalesce(${q('__override')}.${q('override_person_id')}, ${a}.${q('person_id')})` : `${a}.${q('person_id')}`;
+    if (overridden && (needs.personId || needs.personFields.length)) {
       // Ingestion keeps one row per (project_id, old_person_id) and rewrites chains, so one hop is enough.
       joins.push(
         `LEFT JOIN (SELECT ${q('__o')}.* FROM ${q('person_overrides')} AS ${q('__o')} WHERE ${q('__o')}.${q('project_id')} = ${projectParam})` +

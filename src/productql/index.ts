@@ -79,6 +79,11 @@ export interface CompileProductQLInput {
   limit?: number;
   /** Outer OFFSET when the query has none. Default 0. */
   offset?: number;
+  /**
+   * False when the project has no person overrides (EventEngine.hasPersonOverrides): person_id is read as stored,
+   * without the overrides join. Default true.
+   */
+  personOverrides?: boolean;
   dialect: ProductQLDialect;
 }
 
@@ -144,6 +149,7 @@ export function compileProductQLSync(input: CompileProductQLInput): CompiledProd
     values: input.values,
     limit: input.limit,
     offset: input.offset,
+    personOverrides: input.personOverrides,
   });
   return {
     sql: out.sql,

@@ -4,6 +4,7 @@ import { alias, and, call, compare, constant, eq, field, joinExpr, joins, order,
 import { CLICKHOUSE_ONLY_FUNCTIONS, FUNCTIONS } from './functions';
 import { compileProductQL, parseProductQLExpr, setParseTimeout, shapeResult, shutdownParser, type CompileProductQLInput } from './index';
 import { bracketDepth } from './parser';
+import './clickhouse'; // registers the ClickHouse printer
 import { createTestDb, type TestDb } from './testing';
 
 const compile = (query: CompileProductQLInput['query'], opts: Partial<CompileProductQLInput> = {}) =>
@@ -55,6 +56,19 @@ describe('exact printed SQL', () => {
     const c = await compile(text);
     expect(c.sql).toBe(sql);
     expect(c.params).toEqual(params);
+  });
+
+  it('a project without person overrides reads the stored person_id: no overrides join (DuckDB and ClickHouse)', async () => {
+    const text = 'select person_id, person.properties.email from events';
+    const duck = await compile(text, { personOverrides: false });
+    expect(duck.sql).toBe(
+      `SELECT "events"."__person_id" AS "person_id", nullif(json_extract_string("events"."__person_properties", $1), '') AS "email" FROM (SELECT "events".*, "events"."person_id" AS "__person_id", "__person"."properties" AS "__person_properties" FROM "events" AS "events" LEFT JOIN (SELECT "__p".* FROM "persons" AS "__p" WHERE "__p"."project_id" = $2) AS "__person" ON "__person"."id" = "events"."person_id" WHERE "events"."project_id" = $2) AS "events" LIMIT 101`,
+    );
+    expect((await compile(text)).sql).toContain('person_overrides');
+    const ch = await compile(text, { personOverrides: false, dialect: 'clickhouse' });
+    expect(ch.sql).not.toContain('person_overrides');
+    expect(ch.sql).toContain('person_id` AS `__person_id`');
+    expect((await compile(text, { dialect: 'clickhouse' })).sql).toContain('person_overrides');
   });
 
   it('binds equal values once and numbers placeholders by first use', async () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UserError } from '../../errors';
+import { compileProductQL } from '../../productql';
 import { DuckDbEngine, sanitizeEngineMessage } from './duckdb-engine';
 
 let dir: string;
@@ -137,6 +138,45 @@ describe('DuckDbEngine', () => {
     expect((await engine.query('SELECT count(*) FROM person_overrides WHERE project_id = 9', [])).rows[0][0]).toBe(0);
     await engine.deleteProject(9);
     expect((await engine.query('SELECT count(*) FROM persons WHERE project_id = 9', [])).rows[0][0]).toBe(0);
+  });
+});
+
+describe('projects with person overrides', () => {
+  it('are known from the first merge on (and after reopening); queries read the stored person_id until then', async () => {
+    const file = path.join(dir, 'overrides.duckdb');
+    let e = await DuckDbEngine.open(file);
+    const persons = async (eng: DuckDbEngine) => {
+      const c = await compileProductQL({
+        query: 'SELECT count(DISTINCT person_id) FROM events',
+        projectId: 21,
+        timezone: 'UTC',
+        dialect: 'duckdb',
+        personOverrides: eng.hasPersonOverrides(21),
+      });
+      return { sql: c.sql, n: Number((await eng.query(c.sql, c.params)).rows[0][0]) };
+    };
+    const ev = (uuid: string, person: string, distinct: string) => ({
+      project_id: 21, uuid, event: 'e', distinct_id: distinct, person_id: person, timestamp: 1000, properties: '{}', session_id: null, elements_chain: null, created_at: 0,
+    });
+    try {
+      await e.writeBatch({
+        events: [ev('0190a0a0-0000-7000-8000-000000000011', P, 'a'), ev('0190a0a0-0000-7000-8000-000000000012', Q, 'b')],
+        overrides: [{ project_id: 22, old_person_id: P, override_person_id: Q, version: 1 }], // another project's merge
+      });
+      expect([e.hasPersonOverrides(21), e.hasPersonOverrides(22)]).toEqual([false, true]);
+      const before = await persons(e);
+      expect(before.n).toBe(2);
+      expect(before.sql).not.toContain('person_overrides');
+      await e.writeBatch({ events: [], overrides: [{ project_id: 21, old_person_id: P, override_person_id: Q, version: 1 }] });
+      expect(e.hasPersonOverrides(21)).toBe(true);
+      expect(await persons(e)).toEqual({ sql: expect.stringContaining('person_overrides'), n: 1 });
+      await e.close();
+      e = await DuckDbEngine.open(file);
+      expect([e.hasPersonOverrides(21), e.hasPersonOverrides(22), e.hasPersonOverrides(23)]).toEqual([true, true, false]);
+      expect((await persons(e)).n).toBe(1);
+    } finally {
+      await e.close();
+    }
   });
 });
 

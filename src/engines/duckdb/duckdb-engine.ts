@@ -258,7 +258,22 @@ export class DuckDbEngine implements EventEngineBase {
     }
     const writer = await instance.connect();
     for (const ddl of DUCKDB_SCHEMA) await writer.run(ddl);
-    return new DuckDbEngine(instance, writer, Math.max(1, opts.readConnections ?? 3), opts.logger);
+    const engine = new DuckDbEngine(instance, writer, Math.max(1, opts.readConnections ?? 3), opts.logger);
+    const merged = await writer.runAndReadAll('SELECT DISTINCT project_id FROM person_overrides');
+    for (const [projectId] of merged.getRows()) engine.overrideProjects.add(Number(projectId));
+    return engine;
+  }
+
+  /**
+   * Projects with at least one person-override row (a merge). Filled at open and by {@link writeBatch} before
+   * the commit that writes a project's first override, so a reader that can see an override row always sees the
+   * project here. Only grows: a project whose overrides were all deleted keeps the (then empty) join.
+   */
+  private readonly overrideProjects = new Set<number>();
+
+  /** False when no person of the project was ever merged: its events' stored person_id is the resolved one. */
+  hasPersonOverrides(projectId: number): boolean {
+    return this.overrideProjects.has(projectId);
   }
 
   private async acquire(): Promise<DuckDBConnection> {
@@ -453,6 +468,7 @@ export class DuckDbEngine implements EventEngineBase {
           await w.run('DELETE FROM stage_pdi');
         }
         if (batch.overrides?.length) {
+          for (const o of batch.overrides) this.overrideProjects.add(o.project_id);
           const a = await w.createAppender('stage_overrides', 'main', 'temp');
           for (const o of batch.overrides) {
             a.appendInteger(o.project_id);

@@ -61,12 +61,14 @@ export async function printInsightQuery(
   const offset = page.offset;
   // (DuckDB only: the ClickHouse printer is being reworked and its prints are cheap next to a ClickHouse round trip)
   const ast = ctx.engine.dialect === 'duckdb' ? astCacheKey(query) : null;
-  const key = ast === null ? null : `${ctx.engine.dialect}\u0001${ctx.project.id}\u0001${ctx.project.timezone}\u0001${limit}\u0001${offset ?? ''}\u0001${ast}`;
+  const personOverrides = ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true;
+  const key =
+    ast === null ? null : `${ctx.engine.dialect}\u0001${ctx.project.id}\u0001${ctx.project.timezone}\u0001${limit}\u0001${offset ?? ''}\u0001${personOverrides}\u0001${ast}`;
   let entry = key === null ? undefined : printed.get(key);
   if (entry) printed.delete(key!); // re-inserted below: the map's order is recency
   else
     entry = {
-      compiled: await compileProductQL({ query, projectId: ctx.project.id, timezone: ctx.project.timezone, limit, offset, dialect: ctx.engine.dialect }),
+      compiled: await compileProductQL({ query, projectId: ctx.project.id, timezone: ctx.project.timezone, limit, offset, personOverrides, dialect: ctx.engine.dialect }),
     };
   if (key !== null) {
     while (printed.size >= PRINTED_CACHE_ENTRIES) printed.delete(printed.keys().next().value as string);

@@ -17,6 +17,7 @@ export const productqlRunner: QueryRunner<ProductQLQueryNode> = {
         values: node.values,
         limit: node.limit,
         offset: node.offset,
+        personOverrides: ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true,
         dialect: ctx.engine.dialect,
       }),
     );
@@ -49,7 +50,7 @@ const compiledByInput = new Map<string, CompiledProductQL>();
 
 /**
  * {@link compileProductQL}, remembered by its whole input. A compilation is a pure function of that input (text,
- * project id, timezone, variables, values, limit, offset, dialect: the printer reads nothing else, binds every
+ * project id, timezone, variables, values, limit, offset, person overrides, dialect: the printer reads nothing else, binds every
  * literal and prints `now()` as SQL, never as a value), so a query asked again — a dashboard refresh, a
  * `force_blocking` rerun, an endpoint run with the same variables — skips resolving and printing. The compiled
  * object is only read afterwards (the engine takes its params as readonly). Errors are not remembered.
@@ -67,6 +68,7 @@ export async function compileMemo(input: CompileProductQLInput): Promise<Compile
     input.values ?? null,
     input.limit ?? null,
     input.offset ?? null,
+    input.personOverrides ?? true,
   ]);
   const hit = compiledByInput.get(key);
   if (hit !== undefined) return hit;
