@@ -8,6 +8,7 @@
  *   --only a,b          subset of: reference, import, capture, queries, insights, cached, compile, endpoint, soak, clickhouse (default: all)
  *   --cached-seconds S  seconds per route of the cached-answer latency bench (default 10, 50 clients)
  *   --soak-seconds S    duration of the mixed-workload soak (default 600); --soak-clients N its clients (default 200)
+ *   --soak-capture M    unique (default: new events) | bounded (re-sends stored events: fixed data size, so growth is a leak) | off
  *   --runs N            timed runs per query after a warm-up (default 5)
  *   --capture-seconds S capture duration (default 15)
  *   --clients N         concurrent capture clients (default 32)
@@ -88,6 +89,7 @@ async function main(): Promise<number> {
       'cached-seconds': { type: 'string' },
       'soak-seconds': { type: 'string' },
       'soak-clients': { type: 'string' },
+      'soak-capture': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -186,7 +188,9 @@ async function main(): Promise<number> {
     results.compile = await benchCompile();
   });
   await attempt('soak', async () => {
-    results.soak = await benchSoak({ seconds: intArg(values['soak-seconds'], 600, 'soak-seconds'), clients: intArg(values['soak-clients'], 200, 'soak-clients') });
+    const capture = values['soak-capture'] ?? 'unique';
+    if (capture !== 'unique' && capture !== 'bounded' && capture !== 'off') throw new Error('--soak-capture must be unique, bounded or off');
+    results.soak = await benchSoak({ seconds: intArg(values['soak-seconds'], 600, 'soak-seconds'), clients: intArg(values['soak-clients'], 200, 'soak-clients'), capture });
     const problems = soakProblems(results.soak);
     if (problems) throw new Error(problems);
   });

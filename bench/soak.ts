@@ -13,12 +13,23 @@
  *   insight CRUD the client's own insight, in a cycle create → update → list → delete             26%
  *
  * Reported: throughput, per-route count / errors / p50 / p99 / max (and the share answered from cache), the error
- * count (any non-2xx — 429 included —, socket error or timeout; must be 0; the first samples are kept), and the
- * server's RSS sampled every second from /proc (first / last / max, and a least-squares slope over the run after
- * its first 10%). Rate limits are OFF on the server (QUARRY_RATE_LIMIT_ENABLED=false): the per-key limits would
- * throttle 200 clients on one key by design. Bounded: stops after `seconds` (clients finish their request in
- * flight, each bounded by a 60 s timeout) or `maxRequests`, whichever first; then checks that every acknowledged
- * event was stored and stops the server (SIGTERM, timed).
+ * count (any non-2xx — 429 included —, socket error or timeout; must be 0; the first samples are kept), the server's
+ * CPU time per request, and the server's RSS sampled every second from /proc (first / last / max, and a
+ * least-squares slope over the run after its first 10%). Rate limits are OFF on the server
+ * (QUARRY_RATE_LIMIT_ENABLED=false): the per-key limits would throttle 200 clients on one key by design.
+ *
+ * Memory is split by component every 5 s (see SoakResult.memory) so the report says what grows. What was found
+ * (issue #11): the native memory that neither the JS heap nor DuckDB's reported memory explained was the V8 heap's
+ * committed size (V8 let it reach several times its live data under load; `serve` now caps the factor,
+ * QUARRY_HEAP_GROWTH_PERCENT), and the engine's memory is the rows written since DuckDB's last checkpoint — events
+ * and one query-log row per answer, cached ones included — which a checkpoint releases, so
+ * QUARRY_DUCKDB_CHECKPOINT_THRESHOLD bounds it (the first 10-minute run ended with a 255 MB data dir, just before
+ * the first checkpoint at the default 256MB). `capture: 'bounded'` (the data size stays fixed) and 'off' separate
+ * growth with the data from a leak.
+ *
+ * Bounded: stops after `seconds` (clients finish their request in flight, each bounded by a 60 s timeout) or
+ * `maxRequests`, whichever first; then checks that every acknowledged event was stored and stops the server
+ * (SIGTERM, timed).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,6 +47,17 @@ export interface SoakOptions {
   /** Per-request timeout. Default 60 s (the server's query timeout). */
   requestTimeoutMs?: number;
   seed?: number;
+  /**
+   * What the capture share sends. 'unique' (default): new events (the data grows all run long, as in production).
+   * 'bounded': events drawn from a fixed pool of `capturePool` uuids that were stored during setup, so every one is a
+   * duplicate the ingestor drops and the data size stays fixed: memory that still grows is a leak, not data.
+   * 'off': no capture requests at all (their share goes to the other routes).
+   */
+  capture?: 'unique' | 'bounded' | 'off';
+  /** Size of the 'bounded' uuid pool. Default 5,000. */
+  capturePool?: number;
+  /** Extra environment for the server (e.g. allocator or DuckDB settings under test). */
+  serverEnv?: Record<string, string>;
 }
 
 export interface SoakRoute {
@@ -61,6 +83,11 @@ export interface SoakResult {
   errors: number;
   errorSamples: { route: string; status: number | string; detail: string; atSecond: number }[];
   routes: SoakRoute[];
+  /**
+   * The server's CPU time during the load (user + system, /proc/<pid>/stat) and per request: on a shared machine
+   * wall-clock throughput is noisy, this is what compares two settings.
+   */
+  serverCpu: { seconds: number; msPerRequest: number } | null;
   eventsAcked: number;
   /** Acknowledged events of the run found in the store after it (must equal eventsAcked). */
   eventsStored: number | null;
@@ -80,16 +107,41 @@ export interface SoakResult {
     slopeSecondHalfMBPerMin: number | null;
   };
   /**
-   * Where RSS goes, from the server's /metrics every 10 s: the V8 heap in use after GC pressure (a JS leak shows
-   * here) and the event engine's own memory (DuckDB's buffer manager: cached blocks of a growing table, bounded
-   * by its memory limit). [second, MB] samples; slopes in MB/min over the second half.
+   * Where RSS goes, sampled every 5 s: /proc/<pid>/status (RSS split into anonymous and file-backed pages, threads)
+   * and the server's /metrics (V8 heap committed and in use, external memory — Buffers and ArrayBuffers —, and the
+   * event engine's own memory: DuckDB's buffer manager, bounded by its memory limit). `native` is what is left:
+   * anonymous RSS minus the V8 heap, external memory and the engine's memory (allocator caches and fragmentation,
+   * DuckDB allocations outside its buffer manager, thread stacks, code). Every 30 s /proc/<pid>/smaps splits the
+   * anonymous memory by allocator: glibc's main heap (brk), glibc's per-thread arenas (64 MB-aligned regions) and
+   * the other anonymous mappings (V8's heap, DuckDB's jemalloc, large allocations).
+   * [second, MB] samples; slopes in MB/min over the second half of the run.
    */
   memory: {
+    intervalMs: number;
+    series: Record<MemorySeries, [number, number][]>;
+    slopesSecondHalfMBPerMin: Record<MemorySeries, number | null>;
+    /** Components whose second-half slope exceeds 1 MB/min, largest first: what makes RSS grow. */
+    growing: { series: MemorySeries; mbPerMin: number }[];
+    /**
+     * Events acknowledged but not yet queryable (the server's quarry_ingest_lag_events), [second, events]: a backlog
+     * held in memory would show here.
+     */
+    ingestLag: [number, number][];
+    /**
+     * Falls of the engine's memory by more than a third between two samples (DuckDB checkpoints release the rows
+     * held since the previous one): [second, MB before, MB after].
+     */
+    engineReleases: [number, number, number][];
+    /** Server threads (first / last / max). */
+    threads: { first: number | null; last: number | null; max: number | null };
+    /** Kept for earlier readers of the results: the same as series.heapUsed / series.engine. */
     heapUsed: [number, number][];
     engine: [number, number][];
     heapSlopeSecondHalfMBPerMin: number | null;
     engineSlopeSecondHalfMBPerMin: number | null;
   };
+  /** The server's environment knobs of this run (capture mode, extra env), so runs can be compared. */
+  variant: { capture: string; serverEnv: Record<string, string> };
   /**
    * The load generator's own event-loop delay (p99 / max ms): when it is small, the latencies above are the
    * server's; when it is large, the generator was starved (a busy machine) and the figures are not.
@@ -102,6 +154,87 @@ export interface SoakResult {
   dataDirMB: number;
   shutdownSeconds: number;
   serverExitCode: number | null;
+}
+
+export type MemorySeries =
+  | 'rss'
+  | 'rssAnon'
+  | 'rssFile'
+  | 'heapTotal'
+  | 'heapUsed'
+  | 'external'
+  | 'engine'
+  | 'native'
+  | 'glibcMainHeap'
+  | 'glibcArenas'
+  | 'otherAnon';
+
+const MEMORY_SERIES: MemorySeries[] = ['rss', 'rssAnon', 'rssFile', 'heapTotal', 'heapUsed', 'external', 'engine', 'native', 'glibcMainHeap', 'glibcArenas', 'otherAnon'];
+
+/** VmRSS / RssAnon / RssFile / Threads of a process, MB (null where /proc is unavailable). */
+export function procStatus(pid: number): { rss: number; rssAnon: number; rssFile: number; threads: number } | null {
+  try {
+    const t = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(t)?.[1] ?? NaN) / 1024;
+    const threads = Number(/^Threads:\s+(\d+)/m.exec(t)?.[1] ?? NaN);
+    const r = { rss: kb('VmRSS'), rssAnon: kb('RssAnon'), rssFile: kb('RssFile') + kb('RssShmem'), threads };
+    return Number.isFinite(r.rss) ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+const ARENA = 64 * 2 ** 20; // glibc HEAP_MAX_SIZE on 64-bit: each thread arena is one 64 MB-aligned reservation
+
+/**
+ * Resident anonymous memory of a process by allocator, MB, from /proc/<pid>/smaps: glibc's main heap ([heap], brk),
+ * glibc's thread arenas (anonymous mappings starting on a 64 MB boundary whose reservation, with the PROT_NONE
+ * tail right after it, is 64 MB) and every other anonymous mapping.
+ */
+export function anonBreakdown(smaps: string): { glibcMainHeap: number; glibcArenas: number; otherAnon: number; arenaCount: number } {
+  const maps: { start: number; end: number; perms: string; name: string; rss: number }[] = [];
+  let cur: (typeof maps)[number] | null = null;
+  for (const line of smaps.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (head) {
+      cur = { start: parseInt(head[1], 16), end: parseInt(head[2], 16), perms: head[3], name: head[5].trim(), rss: 0 };
+      maps.push(cur);
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && cur) cur.rss = Number(rss[1]) / 1024;
+  }
+  let glibcMainHeap = 0;
+  let glibcArenas = 0;
+  let otherAnon = 0;
+  let arenaCount = 0;
+  for (let i = 0; i < maps.length; i++) {
+    const m = maps[i];
+    if (m.name === '[heap]') {
+      glibcMainHeap += m.rss;
+      continue;
+    }
+    if (m.name !== '' || m.perms[0] !== 'r') continue;
+    const next = maps[i + 1];
+    const reserved = next && next.start === m.end && next.name === '' && next.perms.startsWith('---') ? next.end - m.start : m.end - m.start;
+    if (m.start % ARENA === 0 && reserved === ARENA) {
+      glibcArenas += m.rss;
+      arenaCount++;
+    } else otherAnon += m.rss;
+  }
+  const r = (x: number) => Math.round(x * 10) / 10;
+  return { glibcMainHeap: r(glibcMainHeap), glibcArenas: r(glibcArenas), otherAnon: r(otherAnon), arenaCount };
+}
+
+/** User + system CPU seconds a process has used (null where /proc is unavailable). */
+export function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from 3 on; utime, stime are 14, 15
+    return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
 }
 
 function rssOf(pid: number): number | null {
@@ -239,18 +372,29 @@ const trendsNode = (event: string) => ({
 });
 const EVENTS = ['$pageview', 'signup', 'purchase', 'feature_used'];
 
+interface CaptureEvent {
+  event: string;
+  distinct_id: string;
+  uuid: string;
+  timestamp: string;
+  properties: Record<string, unknown>;
+}
+
 export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
   const seconds = opts.seconds;
   const clients = opts.clients;
   const preload = opts.preloadEvents ?? 20_000;
   const maxRequests = opts.maxRequests ?? 20_000_000;
   const timeoutMs = opts.requestTimeoutMs ?? 60_000;
+  const captureMode = opts.capture ?? 'unique';
+  const poolSize = captureMode === 'bounded' ? Math.max(10, opts.capturePool ?? 5000) : 0;
   const dataDir = path.join(BENCH_DIR, `soak-${process.pid}`);
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const server = await startBenchServer(dataDir, { env: { QUARRY_RATE_LIMIT_ENABLED: 'false', QUARRY_LOG_LEVEL: 'warn' } });
+  const server = await startBenchServer(dataDir, { env: { QUARRY_RATE_LIMIT_ENABLED: 'false', QUARRY_LOG_LEVEL: 'warn', ...opts.serverEnv } });
   const pid = server.child.pid!;
   try {
-    const setup = await soakSetup(server, preload);
+    const setup = await soakSetup(server, preload, poolSize);
+    const pool = setup.pool;
     const baselineMB = rssOf(pid);
     process.stderr.write(
       `[bench] soak: ${clients} clients for ${seconds} s (mixed workload; rate limits off), server pid ${pid}, RSS ${Math.round(baselineMB ?? 0)} MB after setup…\n`,
@@ -258,12 +402,14 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
 
     const stats = new Map<RouteKey, Samples>(Object.keys(ROUTES).map((k) => [k as RouteKey, new Samples()]));
     const errorSamples: SoakResult['errorSamples'] = [];
-    const acked: string[] = [];
+    /** Distinct acknowledged uuids (in 'bounded' mode the same pool events are acknowledged again and again). */
+    const acked = new Set<string>();
     let requests = 0;
     const rampMs = Math.min(10, seconds / 10) * 1000;
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const slowest: [string, number, number][] = [];
+    const cpu0 = cpuSecondsOf(pid);
     const t0 = Date.now();
     const deadline = t0 + seconds * 1000;
     const rss: [number, number][] = [];
@@ -272,21 +418,54 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
       if (r !== null) rss.push([(Date.now() - t0) / 1000, Math.round(r * 10) / 10]);
     }, 1000);
     sampler.unref();
-    const heapUsed: [number, number][] = [];
-    const engineMem: [number, number][] = [];
-    const memSampler = setInterval(() => {
-      const at = (Date.now() - t0) / 1000;
-      fetch(`${server.url}/metrics`, { signal: AbortSignal.timeout(5_000) })
-        .then((r) => r.text())
-        .then((m) => {
-          const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(m)?.[1]);
-          const heap = read('quarry_process_nodejs_heap_size_used_bytes');
-          const engine = read('quarry_engine_memory_bytes');
-          if (Number.isFinite(heap)) heapUsed.push([at, Math.round(heap / 1024 / 102.4) / 10]);
-          if (Number.isFinite(engine)) engineMem.push([at, Math.round(engine / 1024 / 102.4) / 10]);
-        })
-        .catch(() => undefined);
-    }, 10_000);
+    const series = Object.fromEntries(MEMORY_SERIES.map((k) => [k, [] as [number, number][]])) as Record<MemorySeries, [number, number][]>;
+    const threads: number[] = [];
+    const ingestLag: [number, number][] = [];
+    const mb = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10;
+    let memTick = 0;
+    const sampleMemory = async () => {
+      const at = Math.round((Date.now() - t0) / 100) / 10;
+      const tick = memTick++;
+      let m = '';
+      try {
+        m = await (await fetch(`${server.url}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+      } catch {
+        /* a busy server: this sample has /proc figures only */
+      }
+      const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(m)?.[1]);
+      const heapTotal = read('quarry_process_nodejs_heap_size_total_bytes');
+      const heapUsed = read('quarry_process_nodejs_heap_size_used_bytes');
+      const external = read('quarry_process_nodejs_external_memory_bytes');
+      const engine = read('quarry_engine_memory_bytes');
+      const lag = read('quarry_ingest_lag_events');
+      if (Number.isFinite(lag)) ingestLag.push([at, lag]);
+      const st = procStatus(pid);
+      const push = (k: MemorySeries, v: number) => {
+        if (Number.isFinite(v)) series[k].push([at, Math.round(v * 10) / 10]);
+      };
+      push('heapTotal', mb(heapTotal));
+      push('heapUsed', mb(heapUsed));
+      push('external', mb(external));
+      push('engine', mb(engine));
+      if (st) {
+        push('rss', st.rss);
+        push('rssAnon', st.rssAnon);
+        push('rssFile', st.rssFile);
+        if (Number.isFinite(st.threads)) threads.push(st.threads);
+        push('native', st.rssAnon - mb(heapTotal) - mb(external) - mb(engine));
+      }
+      if (tick % 6 === 0) {
+        try {
+          const b = anonBreakdown(await fs.promises.readFile(`/proc/${pid}/smaps`, 'utf8'));
+          push('glibcMainHeap', b.glibcMainHeap);
+          push('glibcArenas', b.glibcArenas);
+          push('otherAnon', b.otherAnon);
+        } catch {
+          /* no /proc */
+        }
+      }
+    };
+    const memSampler = setInterval(() => void sampleMemory(), 5_000);
     memSampler.unref();
     const progress = setInterval(() => {
       const now = Date.now();
@@ -355,14 +534,15 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
       // Clients join over the ramp (not all 200 connections in the same millisecond); all latencies count.
       await new Promise((r) => setTimeout(r, (c * rampMs) / clients));
       const rnd = mulberry32((opts.seed ?? 42) * 1000 + c);
-      const total = WEIGHTS.reduce((a, w) => a + w[1], 0);
+      const weights = captureMode === 'off' ? WEIGHTS.filter(([o]) => o !== 'capture') : WEIGHTS;
+      const total = weights.reduce((a, w) => a + w[1], 0);
       let insight: number | null = null;
       let crudStep = 0;
       let n = 0;
       while (Date.now() < deadline && requests < maxRequests) {
         let r = rnd() * total;
-        let op: Op = WEIGHTS[0][0];
-        for (const [o, w] of WEIGHTS) {
+        let op: Op = weights[0][0];
+        for (const [o, w] of weights) {
           if ((r -= w) < 0) {
             op = o;
             break;
@@ -372,15 +552,18 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
         switch (op) {
           case 'capture': {
             const now = Date.now();
-            const batch = Array.from({ length: 10 }, (_, i) => ({
-              event: EVENTS[(n + i) % EVENTS.length],
-              distinct_id: `soak-c${c}-u${Math.floor(rnd() * 50)}`,
-              uuid: uuid4(rnd),
-              timestamp: new Date(now - i).toISOString(),
-              properties: { $browser: i % 2 ? 'Chrome' : 'Firefox', plan: i % 3 ? 'free' : 'pro', client: c, n },
-            }));
+            const batch =
+              captureMode === 'bounded'
+                ? Array.from({ length: 10 }, () => pool[Math.floor(rnd() * pool.length)])
+                : Array.from({ length: 10 }, (_, i) => ({
+                    event: EVENTS[(n + i) % EVENTS.length],
+                    distinct_id: `soak-c${c}-u${Math.floor(rnd() * 50)}`,
+                    uuid: uuid4(rnd),
+                    timestamp: new Date(now - i).toISOString(),
+                    properties: { $browser: i % 2 ? 'Chrome' : 'Firefox', plan: i % 3 ? 'free' : 'pro', client: c, n },
+                  }));
             const res = await call('capture', 'POST', '/batch/', { api_key: setup.token1, batch }, 200, false);
-            if (res.ok) for (const e of batch) acked.push(e.uuid);
+            if (res.ok) for (const e of batch) acked.add(e.uuid);
             break;
           }
           case 'pql_cached':
@@ -427,6 +610,7 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
     };
     await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
     const elapsed = (Date.now() - t0) / 1000;
+    const cpu1 = cpuSecondsOf(pid);
     clearInterval(sampler);
     clearInterval(memSampler);
     clearInterval(progress);
@@ -435,7 +619,9 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
     // Every acknowledged event of the run must be stored (the flusher may need a moment to catch up).
     let eventsStored: number | null = null;
     let eventsDuplicated: number | null = null;
-    const expected = setup.preloaded1 + acked.length;
+    // Pool events were stored (and counted) during setup; acknowledging them again must not store them twice.
+    for (const e of pool) acked.delete(e.uuid);
+    const expected = setup.preloaded1 + pool.length + acked.size;
     for (let i = 0; i < 120; i++) {
       const r = await server.api('POST', '/api/projects/1/query/', {
         query: { kind: 'ProductQLQuery', query: 'SELECT count(), count(DISTINCT uuid) FROM events' },
@@ -443,7 +629,7 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
       });
       const row = (r.body as { results?: number[][] }).results?.[0];
       if (r.status === 200 && row) {
-        eventsStored = row[1] - setup.preloaded1;
+        eventsStored = row[1] - setup.preloaded1 - pool.length;
         eventsDuplicated = row[0] - row[1];
         if (row[0] >= expected) break;
       }
@@ -460,6 +646,7 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
     } catch {
       /* no /metrics */
     }
+    const slopes = Object.fromEntries(MEMORY_SERIES.map((k) => [k, slope(series[k].filter(([t]) => t >= elapsed * 0.5))])) as Record<MemorySeries, number | null>;
     const after10 = rss.filter(([t]) => t >= elapsed * 0.1);
     const secondHalf = rss.filter(([t]) => t >= elapsed * 0.5);
     const step = Math.max(1, Math.ceil(rss.length / 120));
@@ -491,7 +678,11 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
       errors,
       errorSamples,
       routes,
-      eventsAcked: acked.length,
+      serverCpu:
+        cpu0 === null || cpu1 === null
+          ? null
+          : { seconds: Math.round((cpu1 - cpu0) * 10) / 10, msPerRequest: requests ? Math.round(((cpu1 - cpu0) * 1000 * 100) / requests) / 100 : 0 },
+      eventsAcked: acked.size,
       eventsStored,
       eventsDuplicated,
       rss: {
@@ -505,11 +696,21 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
         slopeSecondHalfMBPerMin: slope(secondHalf),
       },
       memory: {
-        heapUsed,
-        engine: engineMem,
-        heapSlopeSecondHalfMBPerMin: slope(heapUsed.filter(([t]) => t >= elapsed * 0.5)),
-        engineSlopeSecondHalfMBPerMin: slope(engineMem.filter(([t]) => t >= elapsed * 0.5)),
+        intervalMs: 5000,
+        series,
+        slopesSecondHalfMBPerMin: slopes,
+        growing: MEMORY_SERIES.filter((k) => k !== 'rss' && (slopes[k] ?? 0) > 1)
+          .map((k) => ({ series: k, mbPerMin: slopes[k]! }))
+          .sort((a, b) => b.mbPerMin - a.mbPerMin),
+        ingestLag,
+        engineReleases: series.engine.flatMap((p, i, a) => (i > 0 && a[i - 1][1] > 8 && p[1] < (a[i - 1][1] * 2) / 3 ? [[p[0], a[i - 1][1], p[1]] as [number, number, number]] : [])),
+        threads: { first: threads[0] ?? null, last: threads.at(-1) ?? null, max: threads.length ? Math.max(...threads) : null },
+        heapUsed: series.heapUsed,
+        engine: series.engine,
+        heapSlopeSecondHalfMBPerMin: slopes.heapUsed,
+        engineSlopeSecondHalfMBPerMin: slopes.engine,
       },
+      variant: { capture: captureMode, serverEnv: opts.serverEnv ?? {} },
       generatorLoopDelay: { p99Ms: Math.round(loopDelay.percentile(99) / 1e5) / 10, maxMs: Math.round(loopDelay.max / 1e5) / 10 },
       serverLoopDelay,
       slowest,
@@ -527,7 +728,11 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
 }
 
 /** Project 2 with static data (its answers stay cached), endpoints on both projects, preloaded events. */
-async function soakSetup(server: BenchServer, preload: number): Promise<{ token1: string; project2: number; preloaded1: number }> {
+async function soakSetup(
+  server: BenchServer,
+  preload: number,
+  poolSize: number,
+): Promise<{ token1: string; project2: number; preloaded1: number; pool: CaptureEvent[] }> {
   const must = async (method: string, p: string, body: unknown, status: number) => {
     const r = await server.api(method, p, body);
     if (r.status !== status) throw new Error(`soak setup: ${method} ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
@@ -564,7 +769,28 @@ async function soakSetup(server: BenchServer, preload: number): Promise<{ token1
   await must('POST', `/api/projects/${project2}/query/`, { query: { kind: 'ProductQLQuery', query: PQL } }, 200);
   for (const e of EVENTS.slice(0, 2)) await must('POST', `/api/projects/${project2}/query/`, { query: trendsNode(e) }, 200);
   for (const e of EVENTS) await must('POST', `/api/environments/${project2}/endpoints/soak_by_event/run`, { variables: { event: e } }, 200);
-  return { token1, project2, preloaded1: preload };
+  // The 'bounded' capture pool: captured (so the ingestor knows the uuids) and stored before the run.
+  const pool: CaptureEvent[] = Array.from({ length: poolSize }, (_, i) => ({
+    event: EVENTS[i % EVENTS.length],
+    distinct_id: `pool-u${i % 500}`,
+    uuid: uuid4(rnd),
+    timestamp: new Date(now - (i % 3600) * 1000).toISOString(),
+    properties: { $browser: i % 2 ? 'Chrome' : 'Firefox', plan: i % 3 ? 'free' : 'pro', client: i % 200, n: i },
+  }));
+  for (let i = 0; i < pool.length; i += 500) {
+    const r = await fetch(`${server.url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: token1, batch: pool.slice(i, i + 500) }),
+    });
+    if (r.status !== 200) throw new Error(`soak setup: capturing the pool answered ${r.status}: ${(await r.text()).slice(0, 300)}`);
+  }
+  for (let i = 0; pool.length && i < 120; i++) {
+    const r = await must('POST', '/api/projects/1/query/', { query: { kind: 'ProductQLQuery', query: 'SELECT count() FROM events' }, refresh: 'force_blocking' }, 200);
+    if (Number(r.results?.[0]?.[0]) >= preload + pool.length) break;
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  return { token1, project2, preloaded1: preload, pool };
 }
 
 /** Why the run fails its targets (errors, lost events), or null. */
@@ -611,17 +837,10 @@ export function formatSoak(
       [
         ['errors (must be 0)', `${r.errors}${r.errors ? ` — first: ${r.errorSamples[0]?.route} → ${r.errorSamples[0]?.status} ${r.errorSamples[0]?.detail.slice(0, 120)}` : ''}`],
         ['events acknowledged / stored / duplicated', `${fmt(r.eventsAcked)} / ${r.eventsStored === null ? 'n/a' : fmt(r.eventsStored)} / ${r.eventsDuplicated ?? 'n/a'}`],
+        ['server CPU during the load (user + system), per request', r.serverCpu ? `${fmt(r.serverCpu.seconds, 1)} s, ${fmt(r.serverCpu.msPerRequest, 2)} ms` : 'n/a'],
         ['server RSS after setup', mb(r.rss.baselineMB)],
         ['server RSS first / last / max (1 s samples)', `${mb(r.rss.firstMB)} / ${mb(r.rss.lastMB)} / ${mb(r.rss.maxMB)}`],
         ['RSS slope after the first 10% / over the second half', `${r.rss.slopeMBPerMin ?? 'n/a'} / ${r.rss.slopeSecondHalfMBPerMin ?? 'n/a'} MB/min`],
-        [
-          'JS heap used first / last, slope over the second half',
-          r.memory.heapUsed.length ? `${mb(r.memory.heapUsed[0][1])} / ${mb(r.memory.heapUsed.at(-1)![1])}, ${r.memory.heapSlopeSecondHalfMBPerMin ?? 'n/a'} MB/min` : 'n/a',
-        ],
-        [
-          'engine memory first / last, slope over the second half',
-          r.memory.engine.length ? `${mb(r.memory.engine[0][1])} / ${mb(r.memory.engine.at(-1)![1])}, ${r.memory.engineSlopeSecondHalfMBPerMin ?? 'n/a'} MB/min` : 'n/a',
-        ],
         ['load generator event-loop delay p99 / max', `${fmt(r.generatorLoopDelay.p99Ms, 1)} / ${fmt(r.generatorLoopDelay.maxMs, 1)} ms`],
         ['server event-loop delay p99 / max (since its start)', r.serverLoopDelay ? `${fmt(r.serverLoopDelay.p99Ms, 1)} / ${fmt(r.serverLoopDelay.maxMs, 1)} ms` : 'n/a'],
         ['data dir at the end', `${fmt(r.dataDirMB)} MB`],
@@ -629,6 +848,35 @@ export function formatSoak(
       ],
     ),
   );
+  const mem = r.memory;
+  if (mem?.series) {
+    const label: Record<MemorySeries, string> = {
+      rss: 'RSS',
+      rssAnon: '  anonymous',
+      rssFile: '  file-backed + shared',
+      heapTotal: 'V8 heap committed',
+      heapUsed: 'V8 heap in use',
+      external: 'external (Buffers, ArrayBuffers)',
+      engine: "engine (DuckDB's buffer manager)",
+      native: 'native rest (anonymous − heap − external − engine)',
+      glibcMainHeap: 'smaps: glibc main heap (brk)',
+      glibcArenas: 'smaps: glibc thread arenas',
+      otherAnon: 'smaps: other anonymous (V8, jemalloc, mmap)',
+    };
+    out.push(`Server memory by component (5 s samples; smaps every 30 s), MB; variant: capture ${r.variant?.capture ?? 'unique'}${Object.keys(r.variant?.serverEnv ?? {}).length ? `, env ${JSON.stringify(r.variant.serverEnv)}` : ''}`);
+    out.push(
+      table(
+        ['component', 'first', 'last', 'max', 'slope 2nd half MB/min'],
+        MEMORY_SERIES.filter((k) => mem.series[k].length).map((k) => {
+          const v = mem.series[k];
+          return [label[k], fmt(v[0][1]), fmt(v.at(-1)![1]), fmt(Math.max(...v.map((x) => x[1]))), mem.slopesSecondHalfMBPerMin[k] ?? 'n/a'];
+        }),
+      ),
+    );
+    out.push(
+      `growing (> 1 MB/min over the second half): ${mem.growing.length ? mem.growing.map((g) => `${g.series} +${g.mbPerMin}`).join(', ') : 'nothing'}; engine memory released (checkpoints) ${mem.engineReleases?.length ? mem.engineReleases.map(([t, a, b]) => `at ${fmt(t)} s ${fmt(a)}→${fmt(b)} MB`).join(', ') : 'never'}; ingest lag max ${mem.ingestLag?.length ? fmt(Math.max(...mem.ingestLag.map((x) => x[1]))) : 'n/a'} events; threads ${mem.threads.first ?? '?'} → ${mem.threads.last ?? '?'} (max ${mem.threads.max ?? '?'})`,
+    );
+  }
   out.push(`slowest requests: ${r.slowest.slice(0, 3).map(([route, at, ms]) => `${route} started at ${at} s: ${fmt(ms)} ms`).join('; ')}`);
   return out.join('\n');
 }

@@ -17,6 +17,7 @@ describe('loadConfig defaults', () => {
       queryConcurrency: 3,
       asyncResultTtlMs: 600_000,
       rateLimits: DEFAULT_RATE_RULES,
+      heapGrowthPercent: 100,
       graphqlMaxDepth: 12,
       graphqlMaxCost: 5000,
     });
@@ -39,6 +40,7 @@ describe('loadConfig defaults', () => {
         QUARRY_QUERY_CONCURRENCY: '5',
         QUARRY_ASYNC_RESULT_TTL_MS: '5000',
         QUARRY_RATE_LIMIT_ENABLED: 'false',
+        QUARRY_HEAP_GROWTH_PERCENT: '0',
         QUARRY_GRAPHQL_MAX_DEPTH: '2',
         QUARRY_GRAPHQL_MAX_COST: '10',
       }),
@@ -53,6 +55,7 @@ describe('loadConfig defaults', () => {
       queryConcurrency: 5,
       asyncResultTtlMs: 5000,
       rateLimits: null,
+      heapGrowthPercent: 0,
       graphqlMaxDepth: 2,
       graphqlMaxCost: 10,
     });
@@ -81,6 +84,9 @@ describe('loadConfig rejects bad values, naming the variable', () => {
     ['QUARRY_QUERY_TIMEOUT_MS', '99', 'QUARRY_QUERY_TIMEOUT_MS must be an integer between 100 and 3600000'],
     ['QUARRY_GRAPHQL_MAX_DEPTH', '1', 'QUARRY_GRAPHQL_MAX_DEPTH must be an integer between 2 and 100'],
     ['QUARRY_GRAPHQL_MAX_COST', '9', 'QUARRY_GRAPHQL_MAX_COST must be an integer between 10 and 1000000'],
+    ['QUARRY_HEAP_GROWTH_PERCENT', '-5', 'QUARRY_HEAP_GROWTH_PERCENT must be an integer between 0 and 1000'],
+    ['QUARRY_HEAP_GROWTH_PERCENT', '1001', 'QUARRY_HEAP_GROWTH_PERCENT must be an integer between 0 and 1000'],
+    ['QUARRY_HEAP_GROWTH_PERCENT', 'lots', 'QUARRY_HEAP_GROWTH_PERCENT must be an integer between 0 and 1000'],
     ['QUARRY_LOG_LEVEL', 'verbose', 'QUARRY_LOG_LEVEL'],
     ['QUARRY_HOST', '', 'QUARRY_HOST'],
     ['QUARRY_BOOTSTRAP_KEY', 'short', 'QUARRY_BOOTSTRAP_KEY must be at least 32 characters'],

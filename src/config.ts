@@ -31,6 +31,15 @@ export interface Config {
    * them off (load tests).
    */
   rateLimits: Record<RateFamily, RateRule> | null;
+  /**
+   * How far V8 lets the JavaScript heap grow past the memory still in use after a full garbage collection before it
+   * collects again, in percent (QUARRY_HEAP_GROWTH_PERCENT; V8's `--heap-growing-percent`, applied by `serve` at
+   * start). Default 100: the heap is at most about twice its live data. 0 leaves it to V8, which under a sustained
+   * request load lets the heap reach several times its live data and keeps those pages (measured at 3,600 cached
+   * answers/s: 228 MB committed at 0, 135 MB at 100, the same CPU per request). Consequence of a lower value: more
+   * frequent full collections (more CPU per request).
+   */
+  heapGrowthPercent: number;
   /** Maximum GraphQL operation depth. Default 12. */
   graphqlMaxDepth: number;
   /** Maximum GraphQL operation cost (fields counted, lists weighted). Default 5,000. */
@@ -111,6 +120,7 @@ const envSchema = z.object({
         ctx.addIssue({ code: 'custom', message: `QUARRY_RATE_LIMITS must be JSON like {"query": {"burst": 60, "sustained": 600}}: ${(e as Error).message.split('\n')[0]}` });
       }
     }),
+  QUARRY_HEAP_GROWTH_PERCENT: intFrom('QUARRY_HEAP_GROWTH_PERCENT', 100, 0, 1000),
   QUARRY_GRAPHQL_MAX_DEPTH: intFrom('QUARRY_GRAPHQL_MAX_DEPTH', 12, 2, 100),
   QUARRY_GRAPHQL_MAX_COST: intFrom('QUARRY_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
   QUARRY_EVENTS_ENGINE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['duckdb', 'clickhouse']).default('duckdb')),
@@ -154,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     queryConcurrency: e.QUARRY_QUERY_CONCURRENCY,
     asyncResultTtlMs: e.QUARRY_ASYNC_RESULT_TTL_MS,
     rateLimits: ['true', '1'].includes(e.QUARRY_RATE_LIMIT_ENABLED) ? rateRules(e.QUARRY_RATE_LIMITS) : null,
+    heapGrowthPercent: e.QUARRY_HEAP_GROWTH_PERCENT,
     graphqlMaxDepth: e.QUARRY_GRAPHQL_MAX_DEPTH,
     graphqlMaxCost: e.QUARRY_GRAPHQL_MAX_COST,
     ...(e.QUARRY_EVENTS_ENGINE === 'clickhouse'

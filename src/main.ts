@@ -10,6 +10,7 @@ import { DataDirBusyError, readServerLock } from './data-dir-lock';
 import { migrateEventsCommand } from './engines/clickhouse/migrate';
 import { isUserError } from './errors';
 import { createLogger } from './logger';
+import { applyHeapGrowth } from './runtime-tuning';
 import { startServer } from './server';
 import { openServices, type Services } from './services';
 import { bootstrap } from './store/bootstrap';
@@ -64,6 +65,9 @@ async function main(argv: string[]): Promise<number> {
 
 async function serve(config: Config): Promise<number> {
   const logger = createLogger(config.logLevel);
+  // Before the server allocates anything: V8 reads the factor at each full collection.
+  const heapFlag = applyHeapGrowth(config.heapGrowthPercent);
+  if (heapFlag) logger.debug({ flag: heapFlag }, 'V8 heap growth set');
   const server = await startServer(config, logger);
   if (server.bootstrapKey) {
     // Printed once, on the first start of an empty store; only its hash is kept.

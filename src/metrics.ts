@@ -36,7 +36,7 @@ export class Metrics {
     if (engineMemory)
       new Gauge({
         name: 'quarry_engine_memory_bytes',
-        help: "Memory held by the embedded event engine (DuckDB's buffer manager), bounded by QUARRY_DUCKDB_MEMORY_LIMIT.",
+        help: "Memory held by the embedded event engine (DuckDB's buffer manager), bounded by QUARRY_DUCKDB_MEMORY_LIMIT; rows written since the last checkpoint are released by it (QUARRY_DUCKDB_CHECKPOINT_THRESHOLD).",
         registers: [this.registry],
         async collect() {
           this.set(await engineMemory().catch(() => Number.NaN));
