@@ -26,6 +26,11 @@ export interface Config {
   /** How long an async query's status and results stay available after it ends, in ms. Default 600,000. */
   asyncResultTtlMs: number;
   /**
+   * Days the query log keeps its rows (every answer, cache hits included, is one row); older rows are deleted
+   * hourly. 0 keeps them forever. Default 30.
+   */
+  queryLogRetentionDays: number;
+  /**
    * Rate limits per route family, per key and per project (burst per minute, sustained per hour). Default
    * PostHog's figures; QUARRY_RATE_LIMITS (JSON) overrides families; QUARRY_RATE_LIMIT_ENABLED=false turns
    * them off (load tests).
@@ -109,6 +114,7 @@ const envSchema = z.object({
   QUARRY_QUERY_TIMEOUT_MS: intFrom('QUARRY_QUERY_TIMEOUT_MS', 60_000, 100, 3_600_000),
   QUARRY_QUERY_CONCURRENCY: intFrom('QUARRY_QUERY_CONCURRENCY', 3, 1, 64),
   QUARRY_ASYNC_RESULT_TTL_MS: intFrom('QUARRY_ASYNC_RESULT_TTL_MS', 600_000, 1000, 7 * 86_400_000),
+  QUARRY_QUERY_LOG_RETENTION_DAYS: intFrom('QUARRY_QUERY_LOG_RETENTION_DAYS', 30, 0, 36_500),
   QUARRY_RATE_LIMIT_ENABLED: z.enum(['true', 'false', '1', '0']).default('true'),
   QUARRY_RATE_LIMITS: z
     .string()
@@ -163,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     queryTimeoutMs: e.QUARRY_QUERY_TIMEOUT_MS,
     queryConcurrency: e.QUARRY_QUERY_CONCURRENCY,
     asyncResultTtlMs: e.QUARRY_ASYNC_RESULT_TTL_MS,
+    queryLogRetentionDays: e.QUARRY_QUERY_LOG_RETENTION_DAYS,
     rateLimits: ['true', '1'].includes(e.QUARRY_RATE_LIMIT_ENABLED) ? rateRules(e.QUARRY_RATE_LIMITS) : null,
     heapGrowthPercent: e.QUARRY_HEAP_GROWTH_PERCENT,
     graphqlMaxDepth: e.QUARRY_GRAPHQL_MAX_DEPTH,

@@ -60,7 +60,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     const ingestor = await Ingestor.open({ dataDir: config.dataDir, engine, logger });
     closers.push(() => ingestor.close());
 
-    const queryLog = new QueryLog(engine);
+    const queryLog = new QueryLog(engine, { retentionDays: config.queryLogRetentionDays });
     closers.push(() => queryLog.close());
 
     const projects = new ProjectService(store);

@@ -203,6 +203,8 @@ export interface InternalStatements {
   personExists(projectId: number, personId: string): Promise<boolean>;
   /** Appends query-log rows (one statement per call; callers batch). */
   appendQueryLog(rows: readonly QueryLogRecord[]): Promise<void>;
+  /** Deletes the query-log rows (every project's) from before `before`. */
+  pruneQueryLog(before: Date): Promise<void>;
   /** A project's query log, newest first (ties by id), with the total matching count. */
   listQueryLog(projectId: number, filter: QueryLogFilter, page: { limit: number; offset: number }): Promise<{ count: number; rows: QueryLogRecord[] }>;
   /** Row counts of one project (migration checks, diagnostics). */

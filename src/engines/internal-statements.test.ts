@@ -107,4 +107,16 @@ describe.each(engines)('internal statements on %s', (kind) => {
     const page2 = await engine.listQueryLog(1, {}, { limit: 1, offset: 1 });
     expect(page2).toMatchObject({ count: 3, rows: [{ id: 'b' }] });
   });
+
+  it('prunes the query log before a time, every project', async () => {
+    const ids = async (p: number) => (await engine.listQueryLog(p, {}, { limit: 10, offset: 0 })).rows.map((r) => r.id);
+    await engine.pruneQueryLog(new Date('2024-05-02T00:00:00.000Z'));
+    expect([await ids(1), await ids(2)]).toEqual([['c', 'b'], ['x']]);
+    await engine.pruneQueryLog(new Date('2024-05-04T00:00:00.000Z'));
+    expect([await ids(1), await ids(2)]).toEqual([[], []]);
+  });
+
+  it('knows which projects have person overrides', () => {
+    expect([engine.hasPersonOverrides?.(1), engine.hasPersonOverrides?.(2)]).toEqual([true, false]);
+  });
 });

@@ -7,7 +7,7 @@ describe('QueryLog on DuckDB', () => {
   let log: QueryLog;
   beforeAll(async () => {
     engine = await DuckDbEngine.open(':memory:');
-    log = new QueryLog(engine, 60_000);
+    log = new QueryLog(engine, { flushIntervalMs: 60_000, retentionDays: 0 });
   });
   afterAll(async () => {
     await log.close();
@@ -70,6 +70,22 @@ describe('QueryLog on DuckDB', () => {
     expect(page.count).toBe(2100);
     expect(new Set(page.results.map((r) => r.duration_ms)).size).toBe(2100);
     expect(page.results.every((r) => JSON.stringify(typeof r.query === 'string' ? JSON.parse(r.query) : r.query) === JSON.stringify(q))).toBe(true);
+  });
+
+  it('prunes rows older than the retention, every project, and keeps the rest', async () => {
+    const pruning = new QueryLog(engine, { flushIntervalMs: 60_000, retentionDays: 7 });
+    try {
+      const now = new Date('2026-06-10T12:00:00Z');
+      const at = (daysAgo: number) => new Date(now.getTime() - daysAgo * 86_400_000);
+      for (const [project, daysAgo] of [[12, 8], [12, 6.9], [13, 30], [13, 0]] as const) pruning.record({ ...base, project_id: project, query: null, event_time: at(daysAgo) });
+      await pruning.flush();
+      await pruning.prune(now);
+      const left = async (p: number) => (await pruning.list(p, {}, { limit: 10, offset: 0 })).results.map((r) => new Date(r.event_time as unknown as string).getTime());
+      expect(await left(12)).toEqual([at(6.9).getTime()]);
+      expect(await left(13)).toEqual([at(0).getTime()]);
+    } finally {
+      await pruning.close();
+    }
   });
 
   it('stamps an entry without event_time with the current time', async () => {

@@ -37,6 +37,9 @@ export function isoNow(): string {
   return isoText;
 }
 
+/** How often rows past the retention are deleted. */
+const PRUNE_INTERVAL_MS = 3_600_000;
+
 /** Rows per INSERT; a buffer this full is written without waiting for the interval. */
 const FLUSH_CHUNK = 2000;
 
@@ -48,14 +51,34 @@ const FLUSH_CHUNK = 2000;
 export class QueryLog {
   private buffer: QueryLogRecord[] = [];
   private timer: NodeJS.Timeout;
+  private pruneTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  private readonly retentionDays: number;
 
+  /**
+   * @param options.flushIntervalMs how often the buffer is written (default 500 ms)
+   * @param options.retentionDays rows older than this are deleted, at start and hourly (default 30; 0 keeps all)
+   */
   constructor(
     private readonly engine: EventEngine,
-    flushIntervalMs = 500,
+    options: { flushIntervalMs?: number; retentionDays?: number } = {},
   ) {
-    this.timer = setInterval(() => void this.flush(), flushIntervalMs);
+    this.timer = setInterval(() => void this.flush(), options.flushIntervalMs ?? 500);
     this.timer.unref();
+    this.retentionDays = options.retentionDays ?? 30;
+    if (this.retentionDays > 0) {
+      void this.prune();
+      this.pruneTimer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS);
+      this.pruneTimer.unref();
+    }
+  }
+
+  /** Deletes the rows older than the retention (from `now`). A failure is left for the next round. */
+  prune(now = new Date()): Promise<void> {
+    if (this.retentionDays <= 0) return Promise.resolve();
+    const before = new Date(now.getTime() - this.retentionDays * 86_400_000);
+    this.writing = this.writing.then(() => this.engine.pruneQueryLog(before).catch(() => undefined));
+    return this.writing;
   }
 
   /**
@@ -118,6 +141,7 @@ export class QueryLog {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.pruneTimer);
     await this.flush();
   }
 }

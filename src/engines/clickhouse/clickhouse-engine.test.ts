@@ -1,5 +1,7 @@
 /** The ClickHouse engine against a real server started from a temp dir on a loopback port. */
 import { UserError } from '../../errors';
+import { compileProductQL } from '../../productql';
+import '../../productql/clickhouse'; // registers the ClickHouse printer
 import type { WriteBatch } from '../duckdb/duckdb-engine';
 import { ClickHouseEngine, sanitizeClickHouseMessage } from './clickhouse-engine';
 import { nodeSchema } from './schema';
@@ -141,6 +143,25 @@ describeClickHouse('ClickHouse engine', () => {
     ]);
     const evs = await engine.query('SELECT toString(uuid), toUInt32(timestamp), timestamp_ms FROM events WHERE project_id = 1 ORDER BY uuid', []);
     expect(evs.rows[0]).toEqual([U(1), Date.UTC(2024, 0, 1) / 1000, 123]);
+  });
+
+  it('knows the projects with person overrides from the first merge on, and after reopening; until then no overrides join', async () => {
+    await engine.writeBatch({ events: [ev(40, P(40), undefined, 7), ev(41, P(41), undefined, 7)] });
+    const persons = async (e: ClickHouseEngine) => {
+      const c = await compileProductQL({ query: 'SELECT count(DISTINCT person_id) FROM events', projectId: 7, timezone: 'UTC', dialect: 'clickhouse', personOverrides: e.hasPersonOverrides(7) });
+      return { join: c.sql.includes('person_overrides'), n: Number((await e.query(c.sql, c.params)).rows[0][0]) };
+    };
+    expect(engine.hasPersonOverrides(7)).toBe(false);
+    expect(await persons(engine)).toEqual({ join: false, n: 2 });
+    await engine.writeBatch({ events: [], overrides: [{ project_id: 7, old_person_id: P(40), override_person_id: P(41), version: 1 }] });
+    expect(engine.hasPersonOverrides(7)).toBe(true);
+    expect(await persons(engine)).toEqual({ join: true, n: 1 });
+    const again = await ClickHouseEngine.open({ url: server.url, database: 'engine_test' });
+    try {
+      expect([again.hasPersonOverrides(7), again.hasPersonOverrides(8)]).toEqual([true, false]);
+    } finally {
+      await again.close();
+    }
   });
 
   it('a retried batch collapses duplicate events when parts merge', async () => {

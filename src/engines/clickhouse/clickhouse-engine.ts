@@ -199,7 +199,19 @@ export class ClickHouseEngine implements EventEngine {
     const v = await engine.internal(`SELECT count() FROM quarry_schema WHERE version = ${CLICKHOUSE_SCHEMA_VERSION}`);
     if (Number(v.rows[0][0]) === 0)
       await engine.exec(`INSERT INTO quarry_schema VALUES (${CLICKHOUSE_SCHEMA_VERSION}, now())`);
+    for (const [projectId] of (await engine.internal('SELECT DISTINCT project_id FROM person_overrides')).rows) engine.overrideProjects.add(Number(projectId));
     return engine;
+  }
+
+  /**
+   * Projects with at least one person-override row (tombstones included), as DuckDbEngine keeps them: read at open,
+   * marked before a batch's overrides are inserted. Like the data versions, this assumes this server is the one
+   * writer of the database (`quarry migrate-events` runs while the server is stopped).
+   */
+  private readonly overrideProjects = new Set<number>();
+
+  hasPersonOverrides(projectId: number): boolean {
+    return this.overrideProjects.has(projectId);
   }
 
   dataVersion(projectId: number): number {
@@ -371,6 +383,13 @@ export class ClickHouseEngine implements EventEngine {
   }
 
   /** A project's query log, newest first (ties by id), with the total matching count. */
+  /** A mutation, so only when there is something to delete (the log is pruned hourly). */
+  async pruneQueryLog(before: Date): Promise<void> {
+    const where = `event_time < toDateTime(${Math.floor(before.getTime() / 1000)}, 'UTC')`;
+    const old = await this.internal(`SELECT count() FROM query_log WHERE ${where}`);
+    if (Number(old.rows[0][0]) > 0) await this.mutateDelete('query_log', where);
+  }
+
   async listQueryLog(projectId: number, filter: QueryLogFilter, page: { limit: number; offset: number }): Promise<{ count: number; rows: QueryLogRecord[] }> {
     // Table-qualified columns and positional aliases: on 18.16 an alias named like a column would shadow it in WHERE.
     const evTime = msExpr('__ql.event_time');
@@ -449,6 +468,7 @@ export class ClickHouseEngine implements EventEngine {
         _row_version: nextRowVersion(),
       })),
     );
+    for (const o of batch.overrides ?? []) this.overrideProjects.add(o.project_id);
     await this.insert(
       'person_overrides',
       (batch.overrides ?? []).map((o) => ({

@@ -610,6 +610,10 @@ export class DuckDbEngine implements EventEngineBase {
     });
   }
 
+  async pruneQueryLog(before: Date): Promise<void> {
+    await this.exec('DELETE FROM query_log WHERE event_time < $1', [before]);
+  }
+
   /** A project's query log, newest first, with the total matching count. */
   async listQueryLog(projectId: number, filter: QueryLogFilter, page: { limit: number; offset: number }): Promise<{ count: number; rows: QueryLogRecord[] }> {
     const where = ['project_id = $1'];
