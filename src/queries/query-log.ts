@@ -40,8 +40,14 @@ export function isoNow(): string {
 /** How often rows past the retention are deleted. */
 const PRUNE_INTERVAL_MS = 3_600_000;
 
-/** Rows per INSERT; a buffer this full is written without waiting for the interval. */
+/** A buffer this full is written without waiting for the interval. */
 const FLUSH_CHUNK = 2000;
+/**
+ * Rows per engine write. DuckDB's appender fills its chunks on the calling (event-loop) thread, so a write is cut
+ * into pieces of a few hundred rows with a turn of the loop between them (cached bench, 50 connections: p99 20 → 12 ms
+ * for the query operation, 26 → 14 ms for endpoint runs, against 2,000-row writes).
+ */
+const WRITE_ROWS = 256;
 
 /**
  * The query log lives in the event engine, so ProductQL can read it as the `query_log` table. Entries are
@@ -112,8 +118,9 @@ export class QueryLog {
     if (batch.length === 0) return this.writing;
     this.buffer = [];
     this.writing = this.writing.then(async () => {
-      for (let i = 0; i < batch.length; i += FLUSH_CHUNK) {
-        await this.engine.appendQueryLog(batch.slice(i, i + FLUSH_CHUNK)).catch(() => undefined); // the log is diagnostics: losing a batch must not fail queries
+      for (let i = 0; i < batch.length; i += WRITE_ROWS) {
+        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        await this.engine.appendQueryLog(batch.slice(i, i + WRITE_ROWS)).catch(() => undefined); // the log is diagnostics: losing a batch must not fail queries
       }
     });
     return this.writing;
