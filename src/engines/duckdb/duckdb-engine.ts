@@ -5,8 +5,9 @@ import {
   DuckDBInstance,
   DuckDBTimestampValue,
   DuckDBTypeId,
+  JSDuckDBValueConverter,
   type DuckDBPreparedStatement,
-  type DuckDBResultReader,
+  type DuckDBMaterializedResult,
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
@@ -326,12 +327,17 @@ export class DuckDbEngine implements EventEngineBase {
     const onAbort = () => interrupt('abort');
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const reader = await this.run(conn, sql, params);
+      const result = await this.run(conn, sql, params);
       if (interruptedBy) throw interruptedError(interruptedBy, timeoutMs, signal);
-      const types = reader.columnTypes();
+      const types = result.columnTypes();
       const converters = types.map(convertColumn);
-      const rows = reader.getRowsJS().map((r) => r.map((v, i) => converters[i](v)));
-      return { columns: reader.columnNames(), types: types.map(columnTypeName), rows };
+      // The result is materialized: its chunks are read synchronously (fetchChunk would cost a trip through the
+      // thread pool and back per chunk, plus one for the empty chunk that ends the result).
+      const rows: unknown[][] = [];
+      for (let c = 0, n = result.chunkCount; c < n; c++) {
+        for (const r of result.getChunk(c).convertRows(JSDuckDBValueConverter)) rows.push(r.map((v, i) => converters[i](v)));
+      }
+      return { columns: result.columnNames(), types: types.map(columnTypeName), rows };
     } catch (e) {
       if (e instanceof UserError) throw e;
       const msg = (e as Error)?.message ?? String(e);
@@ -353,10 +359,10 @@ export class DuckDbEngine implements EventEngineBase {
    * same text for the same query shape, values bound): preparing costs ~0.5–1 ms of a 17 ms query. A statement
    * that fails is dropped, so the next run prepares afresh; DuckDB rebinds a kept one when the catalog changes.
    */
-  private async run(conn: DuckDBConnection, sql: string, params: readonly unknown[]): Promise<DuckDBResultReader> {
+  private async run(conn: DuckDBConnection, sql: string, params: readonly unknown[]): Promise<DuckDBMaterializedResult> {
     // Only statements with bound values (every printed query binds its project): a statement without any may read
     // settings (`current_setting`), which a kept plan would not see change.
-    if (params.length === 0) return conn.runAndReadAll(sql);
+    if (params.length === 0) return conn.run(sql);
     let cache = this.prepared.get(conn);
     if (!cache) this.prepared.set(conn, (cache = new Map()));
     let stmt = cache.get(sql);
@@ -372,9 +378,9 @@ export class DuckDbEngine implements EventEngineBase {
     }
     try {
       stmt.bind(params.map(toParam));
-      const reader = await stmt.runAndReadAll();
+      const result = await stmt.run();
       cache.set(sql, stmt);
-      return reader;
+      return result;
     } catch (e) {
       stmt.destroySync();
       throw e;
