@@ -6,9 +6,9 @@ import { apiRoute, JsonText, listBody, projectIdParam, respond } from './route';
 export function registerQueryRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'POST', '/projects/:projectId/query', async (r) => {
     const projectId = projectIdParam(r.params);
-    // A repeated request whose answer is cached and fresh is recognized by its text (no validation, no signal).
+    // A repeated request is recognized by its text: no validation again, and no signal when the answer is cached.
     const out =
-      (r.request.rawBody !== undefined ? await s.queries.cachedRequest(r.principal, projectId, r.body, r.request.rawBody) : undefined) ??
+      (r.request.rawBody !== undefined ? await s.queries.cachedRequest(r.principal, projectId, r.body, r.request.rawBody, () => r.signal) : undefined) ??
       (await s.queries.request(r.principal, projectId, r.body, r.signal));
     return respond(out.status, out.json !== undefined ? new JsonText(out.json) : out.body);
   });

@@ -133,11 +133,18 @@ export class QueryService {
   /**
    * {@link request} for a request whose answer is in the cache and fresh, recognized by its body text: the
    * validation and cache key of a body text seen before are remembered (per project settings), so a repeated
-   * request costs a map lookup. Returns undefined — the caller then makes the full {@link request} — when the
-   * answer must be computed (or refreshed), or the body is new and invalid (the full request reports why). The
-   * scope and project checks run every time.
+   * request costs a map lookup. When the answer must be computed (or refreshed) and `signal` is given, the
+   * remembered validation is used for that too (the runner gets its own copy of the node); without `signal`, or
+   * when the body is new and invalid, returns undefined and the caller makes the full {@link request} (which
+   * reports why). The scope and project checks run every time.
    */
-  async cachedRequest(principal: Principal, projectId: number, body: unknown, bodyText: string): Promise<QueryOutcome | undefined> {
+  async cachedRequest(
+    principal: Principal,
+    projectId: number,
+    body: unknown,
+    bodyText: string,
+    signal?: () => AbortSignal,
+  ): Promise<QueryOutcome | undefined> {
     if (bodyText.length > MAX_RECOGNIZED_BODY_CHARS) return undefined;
     requireProjectAccess(principal, projectId, QUERY_READ);
     // a remembered project is used without an await (each await is a microtask hop on the hot path)
@@ -158,12 +165,15 @@ export class QueryService {
       if (texts.size >= MAX_RECOGNIZED) texts.delete(texts.keys().next().value as string);
       texts.set(bodyText, r);
     }
-    let lazy: boolean;
+    let lazy: boolean | undefined;
     if (r.refresh === 'blocking' || r.refresh === 'async' || r.refresh === 'async_except_on_cache_miss') lazy = false;
     else if (r.refresh === 'lazy_async') lazy = true;
-    else return undefined;
-    const entry = this.cache.get(r.prepared.key);
-    if (entry === undefined || !this.isFresh(entry, r.prepared.node, lazy)) return undefined;
+    const entry = lazy === undefined ? undefined : this.cache.get(r.prepared.key);
+    if (entry === undefined || !this.isFresh(entry, r.prepared.node, lazy!)) {
+      if (signal === undefined) return undefined;
+      const prepared = { ...r.prepared, node: structuredClone(r.prepared.node) };
+      return this.execute(principal, project, r.rawNode, { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared, signal: signal() });
+    }
     // What execute() does for a fresh entry in these modes, without looking the entry up and judging it again.
     const { node, key } = r.prepared;
     const opts: ExecuteOptions = { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared: r.prepared };
@@ -216,7 +226,7 @@ export class QueryService {
     if (opts.refresh === 'force_cache' && entry !== undefined) {
       return this.fromCache(entry, { project, principal, kind: (node as { kind: string }).kind, name: opts.name ?? null, key, node }, opts, null, timings);
     }
-    return this.executeSlow(principal, project, runner, node, key, entry, fresh, opts, timings ?? new Timings());
+    return this.executeSlow(principal, project, runner, node, key, entry, fresh, opts, timings ?? rememberedValidation());
   }
 
   private async executeSlow(
@@ -444,6 +454,13 @@ class ServedOutcome implements QueryOutcome {
 }
 
 const QUERY_READ: AccessRule = { scope: 'query:read' };
+
+/** Timings of a run whose node was validated earlier (a remembered body): its `validate` stage is the lookup. */
+function rememberedValidation(): Timings {
+  const t = new Timings();
+  t.measureSync('validate', () => undefined);
+  return t;
+}
 
 /** Bodies longer than this are not remembered by {@link QueryService.cachedRequest}. */
 const MAX_RECOGNIZED_BODY_CHARS = 16 * 1024;

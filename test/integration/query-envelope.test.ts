@@ -145,4 +145,20 @@ describe('query envelope', () => {
     const cancel = await gql(s, 'mutation { cancelQuery(projectId: 1, id: "nope") }');
     expect(cancel.body.errors[0].extensions.code).toBe('not_found');
   });
+
+  // last: it captures an event, which the counts above do not expect
+  it('a repeated force_blocking body is computed each time from its remembered validation, with its own node', async () => {
+    const body = { ...countQuery({ query: "SELECT count() FROM events WHERE event = 'recount'" }), refresh: 'force_blocking' };
+    const first = await s.api('POST', '/api/projects/1/query/', body);
+    expect([first.status, first.body.results, first.body.is_cached]).toEqual([200, [[0]], false]);
+    await capture([{ event: 'recount', distinct_id: 'r' }]);
+    const second = await s.api('POST', '/api/projects/1/query/', body);
+    expect([second.status, second.body.results, second.body.is_cached, second.body.cache_key]).toEqual([200, [[1]], false, first.body.cache_key]);
+    const timed = await s.api('POST', '/api/projects/1/query/', { ...body, query: { ...body.query, modifiers: { timings: true } } });
+    await s.api('POST', '/api/projects/1/query/', { ...body, query: { ...body.query, modifiers: { timings: true } } });
+    expect(timed.body.timings.map((t: { k: string }) => t.k)).toEqual(['./validate', './print', './execute', './shape', './cache', '.']);
+    // a body that became invalid for the project (another project's settings do not leak): still validated per project
+    const other = await s.api('POST', `/api/projects/${otherProject}/query/`, body);
+    expect([other.status, other.body.results]).toEqual([200, [[0]]]);
+  });
 });
