@@ -88,6 +88,31 @@ describe('QueryLog on DuckDB', () => {
     }
   });
 
+  it('a write that waits (engine busy) is followed by one write of all that was buffered meanwhile', async () => {
+    const calls: number[] = [];
+    let release!: () => void;
+    const busy = new Promise<void>((resolve) => (release = resolve));
+    const slow = Object.create(engine) as DuckDbEngine;
+    slow.appendQueryLog = async (rows) => {
+      calls.push(rows.length);
+      await busy;
+      return engine.appendQueryLog(rows);
+    };
+    const l = new QueryLog(slow, { flushIntervalMs: 60_000, retentionDays: 0 });
+    try {
+      l.record({ ...base, project_id: 14, query: null });
+      void l.flush(); // starts a write that waits
+      for (let i = 0; i < 4500; i++) l.record({ ...base, project_id: 14, query: null }); // past FLUSH_CHUNK twice
+      const all = l.flush();
+      release();
+      await all;
+      expect(calls).toEqual([1, 4500]);
+      expect((await l.list(14, {}, { limit: 1, offset: 0 })).count).toBe(4501);
+    } finally {
+      await l.close();
+    }
+  });
+
   it('stamps an entry without event_time with the current time', async () => {
     const before = Date.now();
     log.record({ ...base, project_id: 9, query: null });

@@ -43,13 +43,6 @@ const PRUNE_INTERVAL_MS = 3_600_000;
 /** A buffer this full is written without waiting for the interval. */
 const FLUSH_CHUNK = 2000;
 /**
- * Rows per engine write. DuckDB's appender fills its chunks on the calling (event-loop) thread, so a write is cut
- * into pieces of a few hundred rows with a turn of the loop between them (cached bench, 50 connections: p99 20 → 12 ms
- * for the query operation, 26 → 14 ms for endpoint runs, against 2,000-row writes).
- */
-const WRITE_ROWS = 256;
-
-/**
  * The query log lives in the event engine, so ProductQL can read it as the `query_log` table. Entries are
  * buffered and written in batches off the request path (DuckDB is slow at tiny transactions); a read flushes
  * first.
@@ -58,7 +51,8 @@ export class QueryLog {
   private buffer: QueryLogRecord[] = [];
   private timer: NodeJS.Timeout;
   private pruneTimer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
+  /** The write in progress: it takes whatever is buffered, again and again, until the buffer is empty. */
+  private draining: Promise<void> | undefined;
   private readonly retentionDays: number;
 
   /**
@@ -69,7 +63,9 @@ export class QueryLog {
     private readonly engine: EventEngine,
     options: { flushIntervalMs?: number; retentionDays?: number } = {},
   ) {
-    this.timer = setInterval(() => void this.flush(), options.flushIntervalMs ?? 500);
+    this.timer = setInterval(() => {
+      if (this.draining === undefined) void this.flush();
+    }, options.flushIntervalMs ?? 500);
     this.timer.unref();
     this.retentionDays = options.retentionDays ?? 30;
     if (this.retentionDays > 0) {
@@ -83,8 +79,7 @@ export class QueryLog {
   prune(now = new Date()): Promise<void> {
     if (this.retentionDays <= 0) return Promise.resolve();
     const before = new Date(now.getTime() - this.retentionDays * 86_400_000);
-    this.writing = this.writing.then(() => this.engine.pruneQueryLog(before).catch(() => undefined));
-    return this.writing;
+    return this.engine.pruneQueryLog(before).catch(() => undefined);
   }
 
   /**
@@ -110,20 +105,30 @@ export class QueryLog {
       status: entry.status,
       error_code: entry.error_code,
     });
-    if (this.buffer.length >= FLUSH_CHUNK) void this.flush();
+    if (this.buffer.length >= FLUSH_CHUNK && this.draining === undefined) void this.flush(); // a running write takes it next
   }
 
+  /**
+   * Writes what is buffered; resolves once every entry recorded before the call is written. One write runs at a
+   * time and takes the whole buffer, so a write that waits (for the engine's write lock, behind ingestion) is
+   * followed by one larger write instead of a queue of small ones: the log cannot fall behind by more than one
+   * buffer, and its memory is the buffer.
+   */
   flush(): Promise<void> {
-    const batch = this.buffer;
-    if (batch.length === 0) return this.writing;
-    this.buffer = [];
-    this.writing = this.writing.then(async () => {
-      for (let i = 0; i < batch.length; i += WRITE_ROWS) {
-        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        await this.engine.appendQueryLog(batch.slice(i, i + WRITE_ROWS)).catch(() => undefined); // the log is diagnostics: losing a batch must not fail queries
-      }
-    });
-    return this.writing;
+    if (this.draining !== undefined) return this.draining.then(() => this.flush());
+    if (this.buffer.length === 0) return Promise.resolve();
+    const d = (this.draining = this.drain().finally(() => {
+      if (this.draining === d) this.draining = undefined;
+    }));
+    return d;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer;
+      this.buffer = [];
+      await this.engine.appendQueryLog(batch).catch(() => undefined); // the log is diagnostics: losing a batch must not fail queries
+    }
   }
 
   /** A project's log, newest first, filtered. */

@@ -608,7 +608,12 @@ export class DuckDbEngine implements EventEngineBase {
       if (this.closed) throw new Error('engine is closed');
       const a = await this.writer.createAppender('query_log');
       try {
-        appendChunked(a, rows, fillQueryLogRow);
+        // The appender fills its chunks on the event-loop thread: a few hundred rows at a time, with a turn of the
+        // loop between (one 2,000-row fill held the loop ~10 ms: the p99 of cached answers), under one write lock.
+        for (let i = 0; i < rows.length; i += QUERY_LOG_PIECE_ROWS) {
+          if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          appendChunked(a, rows.slice(i, i + QUERY_LOG_PIECE_ROWS), fillQueryLogRow);
+        }
         a.flushSync();
       } finally {
         a.closeSync();
@@ -917,6 +922,7 @@ function fillQueryLogRow(v: RawVector[], i: number, r: QueryLogRecord): void {
   setString(v[14], i, r.error_code);
 }
 
+const QUERY_LOG_PIECE_ROWS = 256;
 const queryJsonTexts = new WeakMap<object, string>();
 
 function queryJsonText(query: unknown): string {
