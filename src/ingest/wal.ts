@@ -139,6 +139,13 @@ function putJsonString(pos: number, s: string): number {
   return pos;
 }
 
+/** A `,` at `pos` (room made first). */
+function putComma(pos: number): number {
+  pos = room(pos, 1);
+  slab[pos++] = 0x2c;
+  return pos;
+}
+
 /**
  * Encodes one record as its log line in UTF-8, byte for byte `encodeRecord` (pinned by a test), written straight
  * into a slab: no per-event template strings, no joined group text, no flattening copy. Also returns where each
@@ -153,20 +160,15 @@ export function encodeRecordBytes(seq: number, projectId: number, events: Parsed
     if (i) slab[pos++] = 0x2c; // ,
     slab[pos++] = 0x5b; // [
     pos = putJsonString(pos, e.uuid);
-    pos = room(pos, 1);
-    slab[pos++] = 0x2c;
+    pos = putComma(pos);
     pos = putJsonString(pos, e.event);
-    pos = room(pos, 1);
-    slab[pos++] = 0x2c;
+    pos = putComma(pos);
     pos = putJsonString(pos, e.distinct_id);
-    pos = room(pos, 1);
-    slab[pos++] = 0x2c;
+    pos = putComma(pos);
     pos = putNumber(pos, e.timestamp);
-    pos = room(pos, 1);
-    slab[pos++] = 0x2c;
+    pos = putComma(pos);
     pos = putNumber(pos, e.created_at);
-    pos = room(pos, 1);
-    slab[pos++] = 0x2c;
+    pos = putComma(pos);
     const pj = e.propertiesJson;
     // '' is what a detached event holds after it was logged: writing it would make an unparseable line, and
     // replay stops at the first one (dropping every record after it). Logging an event twice is refused instead.
