@@ -1,20 +1,10 @@
 import fc from 'fast-check';
+import { zonedFormatter } from '../../projects/timezone';
 import { instantToLocal } from './local-time';
 
-const formats = new Map<string, Intl.DateTimeFormat>();
 /** The wall clock of an instant straight from Intl (no offset remembered): what instantToLocal must equal. */
 function reference(ms: number, tz: string): number {
-  const f = formats.get(tz) ?? new Intl.DateTimeFormat('en-US', {
-    timeZone: tz,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
-  formats.set(tz, f);
+  const f = zonedFormatter(tz);
   const p: Record<string, number> = {};
   for (const part of f.formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
   return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) + (((ms % 1000) + 1000) % 1000);

@@ -272,12 +272,10 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
 
   // The common case runs entirely in SQL (see fast-ordered.ts); everything else is evaluated per actor.
   const attributionType = ff.breakdownAttributionType ?? 'first_touch';
-  const fast =
+  // The ordered cases answered in SQL alone (DuckDB: window functions / ASOF joins; ClickHouse: arrays per actor).
+  const sqlOnly =
     !opts.forceGeneral &&
-    // window functions (and ASOF joins): DuckDB only (ClickHouse 18.16 has neither)
-    ctx.engine.dialect === 'duckdb' &&
     order === 'ordered' &&
-    (viz === 'steps' || (viz === 'trends' && !withBreakdown)) &&
     n >= 2 &&
     (!withBreakdown || (bdCount === 1 && (attributionType === 'first_touch' || attributionType === 'last_touch'))) &&
     !(ff.exclusions ?? []).length &&
@@ -285,6 +283,8 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     // No event may match two steps (see fast-ordered.ts on ties): distinct, named events.
     node.series.every((s) => s.kind === 'EventsNode' && !!s.event) &&
     new Set(node.series.map(stepEvent)).size === n;
+  // ClickHouse 18.16 has neither window functions nor ASOF joins; its form covers the steps viz only.
+  const fast = sqlOnly && ctx.engine.dialect === 'duckdb' && (viz === 'steps' || (viz === 'trends' && !withBreakdown));
   if (fast) {
     const custom = ff.funnelAggregateByHogQL ? toStr(parseExprSync(ff.funnelAggregateByHogQL)) : null;
     const actor = custom ?? actorExpr(node.aggregation_group_type_index);
@@ -304,7 +304,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
         : undefined,
       trends:
         viz === 'trends' ? { bucket: bucketStartExpr(interval, weekStart), from: ff.funnelFromStep ?? 0, to: ff.funnelToStep ?? n - 1 } : undefined,
-      asof: ctx.engine.dialect === 'duckdb' && !opts.forceWindowPasses,
+      asof: !opts.forceWindowPasses,
     });
     const { rows, hogql } = await runInsightQuery(ctx, q);
     if (viz === 'trends') {
@@ -339,18 +339,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     return { ...base, hogql, results: stepsOf(row, null) };
   }
 
-  // ClickHouse: the same cases as the SQL-only path, steps viz only, evaluated per actor over arrays in the engine.
-  const clickhouseFast =
-    !opts.forceGeneral &&
-    ctx.engine.dialect === 'clickhouse' &&
-    order === 'ordered' &&
-    viz === 'steps' &&
-    n >= 2 &&
-    (!withBreakdown || (bdCount === 1 && (attributionType === 'first_touch' || attributionType === 'last_touch'))) &&
-    !(ff.exclusions ?? []).length &&
-    !cfg.optional.some(Boolean) &&
-    node.series.every((s) => s.kind === 'EventsNode' && !!s.event) &&
-    new Set(node.series.map(stepEvent)).size === n;
+  const clickhouseFast = sqlOnly && ctx.engine.dialect === 'clickhouse' && viz === 'steps';
   if (clickhouseFast) return runClickHouseFunnel(node, ctx, range, cfg, { base, bdCount, attribution: attributionType as 'first_touch' | 'last_touch' });
 
   const { actors, hogql } = await runPerActorItems(ctx, buildQueryParts(node, ctx, range));
