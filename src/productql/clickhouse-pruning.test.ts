@@ -145,6 +145,20 @@ describeClickHouse('ClickHouse time filters prune by partition and primary key',
     expect(persons.sql).toMatch(/PREWHERE isNotNull\(`events`.`person_id`\)/);
   });
 
+  it('without person overrides the guarded reference itself exposes the stored person id (no extra level)', async () => {
+    const q = 'select uniq(person_id), countIf(isNull(person_id)), count() from events';
+    const plain = await compileProductQL({ query: q, projectId: 2, timezone: 'UTC', dialect: 'clickhouse', personOverrides: false });
+    expect(plain.sql).not.toContain('__b');
+    expect(plain.sql).toContain('`events`.`person_id` AS `__person_id` FROM (SELECT *');
+    expect((await engine.query(plain.sql, [])).rows).toEqual([[1, 0, 2]]);
+    const withPerson = await compileProductQL({ query: `${q} where person.properties.email is null`, projectId: 2, timezone: 'UTC', dialect: 'clickhouse', personOverrides: false });
+    expect(withPerson.sql).not.toContain('person_overrides');
+    expect((await engine.query(withPerson.sql, [])).rows).toEqual([[1, 0, 2]]);
+    const merged = await compileProductQL({ query: q, projectId: 2, timezone: 'UTC', dialect: 'clickhouse' });
+    expect(merged.sql).toContain('person_overrides');
+    expect((await engine.query(merged.sql, [])).rows).toEqual([[1, 0, 2]]);
+  });
+
   it('day buckets read the stored seconds (no epoch-ms round trip), in UTC and in the project timezone', async () => {
     const q = "select toStartOfDay(timestamp) as day, count() from events where timestamp >= '2024-03-01' and timestamp < '2024-03-03' group by day order by day";
     const utc = await run(q);

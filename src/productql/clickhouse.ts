@@ -405,7 +405,8 @@ export class ClickHouseDialect implements Dialect {
   }
 
   // ---------------------------------------------------------------------------------------- tables
-  private baseTable(table: string, alias: string, projectParam: string, bounds: TimeBound[] = []): string {
+  /** `personId`: the events reference also exposes the stored `person_id` as `__person_id` (no overrides to apply). */
+  private baseTable(table: string, alias: string, projectParam: string, bounds: TimeBound[] = [], personId = false): string {
     const a = q(alias);
     const cols = (CH_TABLE_COLUMNS[table] ?? []).map((c) =>
       c.datetime
@@ -439,6 +440,7 @@ export class ClickHouseDialect implements Dialect {
       const nullTests = [...new Set(bounds.filter((b) => b.column === 'person_id').map((b) => `${b.op === 'isNull' ? 'isNull' : 'isNotNull'}(${c('person_id')})`))];
       const prewhere = nullTests.length ? ` PREWHERE ${nullTests.join(' AND ')}` : '';
       cols.push(`${a}.${q('__timestamp_s')} AS ${q('__timestamp_s')}`);
+      if (personId) cols.push(`${a}.${q('person_id')} AS ${q('__person_id')}`);
       return (
         `SELECT ${cols.join(', ')} FROM (SELECT *, ${c('timestamp')} AS ${q('__timestamp_s')} FROM ${q(table)} AS ${a}${prewhere}` +
         ` WHERE ${where.join(' AND ')}) AS ${a}`
@@ -456,15 +458,17 @@ export class ClickHouseDialect implements Dialect {
    */
   guardedTable(table: string, alias: string, projectParam: string, needs: TableNeeds): string {
     const a = q(alias);
-    let sql = this.baseTable(table, alias, projectParam, needs.timeBounds);
     const isEvents = table === 'events';
     const needPersonId = needs.personId || (isEvents && needs.personFields.length > 0);
-    if (isEvents && needPersonId && needs.personOverrides !== false) {
+    const overrides = isEvents && needPersonId && needs.personOverrides !== false;
+    // Without overrides the events' person id is the stored one: exposed by the same SELECT (one level less to run).
+    let sql = this.baseTable(table, alias, projectParam, needs.timeBounds, isEvents && needPersonId && !overrides);
+    if (overrides) {
       sql =
         `SELECT ${q('__b')}.*, coalesce(${q('__override')}.${q('override_person_id')}, ${q('__b')}.${q('person_id')}) AS ${q('__person_id')}` +
         ` FROM (${sql}) AS ${q('__b')} ANY LEFT JOIN (${this.baseTable('person_overrides', '__o', projectParam)}) AS ${q('__override')}` +
         ` ON ${q('__override')}.${q('old_person_id')} = ${q('__b')}.${q('person_id')}`;
-    } else if (needPersonId) {
+    } else if (needPersonId && !isEvents) {
       sql = `SELECT ${q('__b')}.*, ${q('__b')}.${q('person_id')} AS ${q('__person_id')} FROM (${sql}) AS ${q('__b')}`;
     }
     if (needs.personFields.length) {

@@ -85,17 +85,20 @@ export function asTextExpr(x: Expr): Expr {
   return ast.call('concat', [x, ast.constant('')]);
 }
 
-/** The value as text with `''` → NULL, URL-normalized when asked (trailing `/?#` stripped, empty → `/`). */
-export function breakdownStringExpr(spec: BreakdownSpec, table?: string): Expr {
-  const s = ast.call('nullIf', [asTextExpr(breakdownRawExpr(spec, table)), ast.constant('')]);
+/**
+ * The value as text with `''` → NULL, URL-normalized when asked (trailing `/?#` stripped, empty → `/`). `text`: the
+ * value's text when the caller already has it (default: {@link asTextExpr} of {@link breakdownRawExpr}).
+ */
+export function breakdownStringExpr(spec: BreakdownSpec, table?: string, text?: Expr): Expr {
+  const s = ast.call('nullIf', [text ?? asTextExpr(breakdownRawExpr(spec, table)), ast.constant('')]);
   if (!spec.normalizeUrl) return s;
   const stripped = ast.call('replaceRegexpAll', [s, ast.constant('[/?#]+$'), ast.constant('')]);
   return ast.call('if', [ast.call('isNull', [s]), s, ast.call('coalesce', [ast.call('nullIf', [stripped, ast.constant('')]), ast.constant('/')])]);
 }
 
-/** The breakdown column: text value with the null sentinel. */
-export function breakdownValueExpr(spec: BreakdownSpec, table?: string): Expr {
-  return ast.call('ifNull', [breakdownStringExpr(spec, table), ast.constant(BREAKDOWN_NULL)]);
+/** The breakdown column: text value with the null sentinel (`text`: as in {@link breakdownStringExpr}). */
+export function breakdownValueExpr(spec: BreakdownSpec, table?: string, text?: Expr): Expr {
+  return ast.call('ifNull', [breakdownStringExpr(spec, table, text), ast.constant(BREAKDOWN_NULL)]);
 }
 
 /** Python's repr of a float (`10.0`, `12.5`), as PostHog prints histogram bounds. */

@@ -19,7 +19,7 @@
  */
 import * as ast from '../../productql/ast';
 import type { Expr } from '../../productql/ast';
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from './breakdown';
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, breakdownValueExpr, type BreakdownSpec } from './breakdown';
 
 /** A column of the level below (always qualified: an unqualified name would find a select alias of the same name). */
 const f = (name: string): Expr => ast.field('t', name);
@@ -28,12 +28,58 @@ const call = (name: string, ...args: Expr[]): Expr => ast.call(name, args);
 const at = (arr: Expr, i: Expr): Expr => call('arrayElement', arr, i);
 
 /**
- * `q` selects `[bucket,] b0.., value` (grouped); returns a query selecting the same columns with values past the
- * top `limit` (by total) folded into Other.
+ * Event-property breakdowns of an additive aggregate (a count), keyed by the property's raw JSON text.
+ *
+ * On ClickHouse 18.16 `properties.k` prints as `visitParamExtractRaw` plus `visitParamExtractString` of the same
+ * key (strings unescaped, other JSON values as their text): two passes over every event's properties text. Grouping
+ * the events by the raw text alone (one pass) and turning each group's raw text into the value afterwards — on the
+ * few grouped rows, where the printer's conversion is spelled out on the raw text ({@link rawJsonText}) — gives the
+ * same values; raw texts that become the same value (`""`, `null` and a missing key are all the null value; an
+ * escaped and an unescaped spelling of one string) are summed again, which is exact for a count and only for an
+ * aggregate that sums like one. Null (not applicable) unless every breakdown is a plain event property.
  */
-export function clickhouseBreakdownLimit(q: ast.SelectQuery, nb: number, hasBucket: boolean, limit: number): ast.SelectQuery {
+export function clickhouseRawBreakdownKeys(specs: BreakdownSpec[]): { keys: Expr[]; values: Expr[] } | null {
+  if (!specs.length || specs.some((s) => s.type !== 'event' || s.histogramBinCount)) return null;
+  return {
+    keys: specs.map((s, i) => ast.alias(`k${i}`, call('JSONExtractRaw', ast.field('properties'), c(s.property)))),
+    values: specs.map((s, i) => breakdownValueExpr(s, undefined, rawJsonText(f(`k${i}`)))),
+  };
+}
+
+/**
+ * What `properties.<k>` is, given the key's raw JSON text `r` (`''` when missing): a string value unescaped (the raw
+ * text read back as the only key of an object, so JSON escapes are decoded exactly as for the whole properties
+ * text), `null` as `''`, any other value as its JSON text — the ClickHouse printer's `jsonProperty`.
+ */
+export function rawJsonText(r: Expr): Expr {
+  return call(
+    'if',
+    call('startsWith', r, c('"')),
+    call('JSONExtractString', call('concat', c('{"k":'), r, c('}')), c('k')),
+    call('if', ast.eq(r, c('null')), c(''), r),
+  );
+}
+
+/**
+ * `q` selects `[bucket,] b0.., value` (grouped); returns a query selecting the same columns with values past the
+ * top `limit` (by total) folded into Other. With `values`, `q` selects keys `k0..` instead of `b0..`, and `values[i]`
+ * (an expression of `t.k0..`) gives the value `b<i>` of a key; `value` is summed again per `[bucket,] b0..` before
+ * the ranking (see {@link clickhouseRawBreakdownKeys}).
+ */
+export function clickhouseBreakdownLimit(q: ast.SelectQuery, nb: number, hasBucket: boolean, limit: number, values?: Expr[]): ast.SelectQuery {
   const bs = Array.from({ length: nb }, (_, i) => `b${i}`);
   const positions = (n: number): Expr[] => Array.from({ length: n }, (_, i) => c(i + 1));
+  if (values && values.length !== nb) throw new Error('clickhouseBreakdownLimit: one value expression per breakdown');
+  // 0. keys → values (summed again where several keys give one value); the keys have their own names (`k<i>`), as an
+  // alias `b0` defined through a column `t.b0` would be cyclic for ClickHouse 18.16
+  const source = values
+    ? ast.select({
+        select: [...(hasBucket ? [ast.alias('bucket', f('bucket'))] : []), ...bs.map((b, i) => ast.alias(b, values[i])), ast.alias('value', call('sum', f('value')))],
+        from: q,
+        fromAlias: 't',
+        groupBy: positions((hasBucket ? 1 : 0) + nb),
+      })
+    : q;
   // 1. per value
   const perValue = ast.select({
     select: [
@@ -42,7 +88,7 @@ export function clickhouseBreakdownLimit(q: ast.SelectQuery, nb: number, hasBuck
       ...(hasBucket ? [ast.alias('bkts', call('groupArray', f('bucket')))] : []),
       ast.alias('vals', call('groupArray', ast.array([f('value')]))),
     ],
-    from: q,
+    from: source,
     fromAlias: 't',
     groupBy: positions(nb),
   });

@@ -1,14 +1,17 @@
+import * as productql from '../../productql';
+import '../../productql/clickhouse'; // registers the ClickHouse printer
 import * as ast from '../../productql/ast';
 import type { Project } from '../../store/entities';
 import type { RunnerContext } from '../runner';
 import { Timings } from '../timings';
 import { astCacheKey, runInsightQuery } from './execute';
 
-/** A DuckDB-dialect engine that records what it is asked and answers no rows. */
-function recordingCtx(project: Partial<Project> = {}) {
+/** An engine (DuckDB dialect unless told) that records what it is asked and answers no rows. */
+function recordingCtx(project: Partial<Project> = {}, engineOpts: { dialect?: 'duckdb' | 'clickhouse'; overrides?: () => boolean } = {}) {
   const calls: { sql: string; params: readonly unknown[] }[] = [];
   const engine = {
-    dialect: 'duckdb' as const,
+    dialect: engineOpts.dialect ?? 'duckdb',
+    ...(engineOpts.overrides ? { hasPersonOverrides: engineOpts.overrides } : {}),
     query: async (sql: string, params: readonly unknown[] = []) => {
       calls.push({ sql, params });
       return { columns: [], types: [], rows: [] };
@@ -84,5 +87,39 @@ describe('runInsightQuery: printed queries are reused per project, timezone and 
     const second = await runInsightQuery(a.ctx, daily('$pageview'));
     expect(first.hogql).toContain('$pageview');
     expect(second.hogql).toEqual(first.hogql);
+  });
+});
+
+describe('runInsightQuery on ClickHouse: printed queries are reused too', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('compiles an AST once per project, timezone and person-override state; values are spliced, so another event prints other SQL', async () => {
+    const compile = jest.spyOn(productql, 'compileProductQL');
+    let overrides = false;
+    const a = recordingCtx({ id: 7 }, { dialect: 'clickhouse', overrides: () => overrides });
+    await runInsightQuery(a.ctx, daily('$pageview'));
+    await runInsightQuery(a.ctx, daily('$pageview'));
+    expect(compile).toHaveBeenCalledTimes(1);
+    expect(a.calls[1]).toEqual(a.calls[0]);
+    expect(a.calls[0].params).toEqual([]);
+    expect(a.calls[0].sql).toContain("'$pageview'");
+
+    await runInsightQuery(a.ctx, daily('signup'));
+    expect(compile).toHaveBeenCalledTimes(2);
+    expect(a.calls[2].sql).toContain("'signup'");
+    expect(a.calls[2].sql).not.toContain("'$pageview'");
+
+    // The project's first merge: the same AST now needs the overrides join.
+    overrides = true;
+    await runInsightQuery(a.ctx, ast.select({ select: [ast.alias('n', ast.call('uniq', [ast.field('person_id')]))], from: 'events' }));
+    overrides = false;
+    await runInsightQuery(a.ctx, ast.select({ select: [ast.alias('n', ast.call('uniq', [ast.field('person_id')]))], from: 'events' }));
+    expect(a.calls[3].sql).toContain('person_overrides');
+    expect(a.calls[4].sql).not.toContain('person_overrides');
+
+    const berlin = recordingCtx({ id: 7, timezone: 'Europe/Berlin' }, { dialect: 'clickhouse' });
+    await runInsightQuery(berlin.ctx, daily('$pageview'));
+    expect(berlin.calls[0].sql).not.toEqual(a.calls[0].sql);
+    expect(berlin.calls[0].sql).toContain("'Europe/Berlin'");
   });
 });

@@ -50,7 +50,7 @@ export function astCacheKey(query: Query): string | null {
 
 /**
  * Prints `query` for the project with the insight row limit (or `limit`/`offset`), reusing an earlier print of an
- * equal AST for the same dialect, project and timezone (DuckDB). The result is shared: callers must not modify it.
+ * equal AST for the same dialect, project and timezone. The result is shared: callers must not modify it.
  */
 export async function printInsightQuery(
   ctx: RunnerContext,
@@ -59,8 +59,7 @@ export async function printInsightQuery(
 ): Promise<{ compiled: CompiledProductQL; hogql(): string }> {
   const limit = page.limit ?? INSIGHT_ROW_LIMIT;
   const offset = page.offset;
-  // (DuckDB only: the ClickHouse printer is being reworked and its prints are cheap next to a ClickHouse round trip)
-  const ast = ctx.engine.dialect === 'duckdb' ? astCacheKey(query) : null;
+  const ast = astCacheKey(query);
   const personOverrides = ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true;
   const key =
     ast === null ? null : `${ctx.engine.dialect}\u0001${ctx.project.id}\u0001${ctx.project.timezone}\u0001${limit}\u0001${offset ?? ''}\u0001${personOverrides}\u0001${ast}`;

@@ -211,6 +211,37 @@ describe('math', () => {
     expect((await q({ interval: 'week' })).results[0].data).toEqual([3]);
   });
 
+  it('dau asks for the distinct ids of personless events only when there are some (ClickHouse: one scan otherwise)', async () => {
+    const anon = (d: string, ts: string, event = 'e') => ({ event, distinct_id: d, timestamp: ts, properties: { $process_person_profile: false } });
+    await db.load(9, {
+      events: [
+        { event: 'e', distinct_id: 'p1', timestamp: '2024-01-02T10:00:00Z' },
+        { event: 'e', distinct_id: 'p2', timestamp: '2024-01-02T11:00:00Z' },
+        { event: 'e', distinct_id: 'p1', timestamp: '2024-01-04T10:00:00Z' },
+        anon('a0', '2024-01-03T10:00:00Z', 'other'),
+        anon('a1', '2024-01-04T11:00:00Z'),
+        anon('a1', '2024-01-04T12:00:00Z'),
+        anon('a2', '2024-01-05T12:00:00Z'),
+      ],
+    });
+    const q = (date_to: string, node: Record<string, unknown> = {}) =>
+      db.run(trendsRunner, { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'e', math: 'dau' }], dateRange: { date_from: '2024-01-02', date_to }, ...node }, 9);
+    const spy = jest.spyOn(db.engine, 'query');
+    try {
+      expect((await q('2024-01-03')).results[0].data).toEqual([2, 0]);
+      const personsOnly = spy.mock.calls.length;
+      spy.mockClear();
+      expect((await q('2024-01-05')).results[0].data).toEqual([2, 0, 2, 1]);
+      const withPersonless = spy.mock.calls.length;
+      expect((await q('2024-01-03', { trendsFilter: { display: 'BoldNumber' } })).results[0].aggregated_value).toBe(2);
+      expect((await q('2024-01-05', { trendsFilter: { display: 'BoldNumber' } })).results[0].aggregated_value).toBe(4);
+      expect((await q('2024-01-05', { interval: 'week' })).results[0].data).toEqual([4]);
+      if (db.kind === 'clickhouse') expect([personsOnly, withPersonless]).toEqual([1, 2]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('first_time_for_user counts each person once, at their first-ever event', async () => {
     const r = await trends({ series: [{ ...PV, math: 'first_time_for_user' }] });
     // u1 and u3 were first seen in December; u2 first on Jan 2.

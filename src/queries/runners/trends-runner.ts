@@ -54,7 +54,7 @@ import {
   type TrendsDefaults,
   type TrendsQuery,
 } from '../insights';
-import { clickhouseBreakdownLimit } from '../insights/clickhouse-breakdown-limit';
+import { clickhouseBreakdownLimit, clickhouseRawBreakdownKeys } from '../insights/clickhouse-breakdown-limit';
 
 type BreakdownValue = string | string[];
 
@@ -277,32 +277,65 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
     // Distinct persons + distinct ids of personless events, summed per group: the two actor sets are disjoint
     // (personActorParts), so this equals uniq(personOrDistinctActorExpr) without building a text key per row.
     const nk = (d.totalValue ? 0 : 1) + nb;
-    const parts = personActorParts().map((p) =>
-      ast.select({
-        select: [...(d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay))]), ...bcols, ast.alias('value', ast.call('uniq', [p.actor]))],
-        from: 'events',
-        where: ast.and(seriesWhere(env, s, math, range, undefined, attr), p.where),
+    if (nb === 0 && env.ctx.engine.dialect === 'clickhouse') {
+      // ClickHouse has no materialized CTEs: the two parts below would be two scans of the events, and the second one
+      // (personless events) reads the whole person id column to find its few rows (often none). One scan counts the
+      // distinct persons and the personless events per bucket; only when there are some does a second query count
+      // their distinct ids, added per bucket (the parts are disjoint; with ingestion running in between, the second
+      // statement may see events the first did not, as any two queries asked one after the other would).
+      const bucket = d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay))];
+      const [persons, personless] = personActorParts();
+      const rows = await run(
+        ast.select({
+          select: [...bucket, ast.alias('value', ast.call('uniq', [persons.actor])), ast.alias('personless', ast.call('countIf', [personless.where]))],
+          from: 'events',
+          where: seriesWhere(env, s, math, range, undefined, attr),
+          ...(nk ? { groupBy: positions(nk) } : {}),
+        }),
+      );
+      if (d.totalValue && rows.length === 0) lineFor(null);
+      fill(rows);
+      if (rows.some((r) => toNumber(r.personless) > 0))
+        fill(
+          await run(
+            ast.select({
+              select: [...bucket, ast.alias('value', ast.call('uniq', [personless.actor]))],
+              from: 'events',
+              where: ast.and(seriesWhere(env, s, math, range, undefined, attr), personless.where),
+              ...(nk ? { groupBy: positions(nk) } : {}),
+            }),
+          ),
+        );
+    } else {
+      const parts = personActorParts().map((p) =>
+        ast.select({
+          select: [...(d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay))]), ...bcols, ast.alias('value', ast.call('uniq', [p.actor]))],
+          from: 'events',
+          where: ast.and(seriesWhere(env, s, math, range, undefined, attr), p.where),
+          ...(nk ? { groupBy: positions(nk) } : {}),
+        }),
+      );
+      const q = ast.select({
+        select: [...(d.totalValue ? [] : [ast.alias('bucket', ast.field('u', 'bucket'))]), ...bRefs('u'), ast.alias('value', ast.call('sum', [ast.field('u', 'value')]))],
+        from: ast.unionAll(...parts),
+        fromAlias: 'u',
         ...(nk ? { groupBy: positions(nk) } : {}),
-      }),
-    );
-    const q = ast.select({
-      select: [...(d.totalValue ? [] : [ast.alias('bucket', ast.field('u', 'bucket'))]), ...bRefs('u'), ast.alias('value', ast.call('sum', [ast.field('u', 'value')]))],
-      from: ast.unionAll(...parts),
-      fromAlias: 'u',
-      ...(nk ? { groupBy: positions(nk) } : {}),
-    });
-    const rows = await run(nb ? foldLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
-    if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
-    fill(rows);
+      });
+      const rows = await run(nb ? foldLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
+      if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
+      fill(rows);
+    }
   } else {
     const agg = aggregationExpr(s, math, { groupTypeIndex: env.groupIndex, attr });
+    // ClickHouse, a count by event properties: grouped by the properties' raw JSON text, values made afterwards.
+    const raw = nb && math === 'total' && env.ctx.engine.dialect === 'clickhouse' ? clickhouseRawBreakdownKeys(env.specs) : null;
     const q = ast.select({
-      select: [...(d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay))]), ...bcols, ast.alias('value', agg)],
+      select: [...(d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay))]), ...(raw ? raw.keys : bcols), ast.alias('value', agg)],
       from: 'events',
       where: seriesWhere(env, s, math, range, undefined, attr),
       ...((d.totalValue ? 0 : 1) + nb ? { groupBy: positions((d.totalValue ? 0 : 1) + nb) } : {}),
     });
-    const rows = await run(nb ? foldLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
+    const rows = await run(raw ? clickhouseBreakdownLimit(q, nb, !d.totalValue, d.breakdownLimit, raw.values) : nb ? foldLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
     if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
     fill(rows);
   }
