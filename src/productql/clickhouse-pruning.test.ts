@@ -73,7 +73,7 @@ describeClickHouse('ClickHouse time filters prune by partition and primary key',
     const q = "select count() from events where timestamp >= '2024-02-10' and timestamp < '2024-02-11'";
     const { rows, sql } = await run(q);
     expect(rows).toEqual([[2000]]);
-    expect(sql).toMatch(/FROM \(SELECT \*, `events`.`timestamp` AS `__timestamp_s` FROM `events` AS `events` WHERE `events`.`project_id` = 1 AND `events`.`timestamp` >= .* AND `events`.`timestamp` < /);
+    expect(sql).toMatch(/FROM \(SELECT `events`.`timestamp` AS `__timestamp_s` FROM `events` AS `events` WHERE `events`.`project_id` = 1 AND `events`.`timestamp` >= .* AND `events`.`timestamp` < /);
     const read = await readRows(sql);
     expect(read).toBeGreaterThanOrEqual(2000);
     expect(read).toBeLessThan(180_000 / 10);
@@ -149,7 +149,7 @@ describeClickHouse('ClickHouse time filters prune by partition and primary key',
     const q = 'select uniq(person_id), countIf(isNull(person_id)), count() from events';
     const plain = await compileProductQL({ query: q, projectId: 2, timezone: 'UTC', dialect: 'clickhouse', personOverrides: false });
     expect(plain.sql).not.toContain('__b');
-    expect(plain.sql).toContain('`events`.`person_id` AS `__person_id` FROM (SELECT *');
+    expect(plain.sql).toContain('`events`.`person_id` AS `__person_id` FROM `events` AS `events` WHERE');
     expect((await engine.query(plain.sql, [])).rows).toEqual([[1, 0, 2]]);
     const withPerson = await compileProductQL({ query: `${q} where person.properties.email is null`, projectId: 2, timezone: 'UTC', dialect: 'clickhouse', personOverrides: false });
     expect(withPerson.sql).not.toContain('person_overrides');
@@ -157,6 +157,51 @@ describeClickHouse('ClickHouse time filters prune by partition and primary key',
     const merged = await compileProductQL({ query: q, projectId: 2, timezone: 'UTC', dialect: 'clickhouse' });
     expect(merged.sql).toContain('person_overrides');
     expect((await engine.query(merged.sql, [])).rows).toEqual([[1, 0, 2]]);
+  });
+
+  it('the guarded events reference is one SELECT of the columns read, unless an epoch-ms datetime is read', async () => {
+    const range = "timestamp >= '2024-02-10' and timestamp < '2024-02-12'";
+    const flat = async (query: string, columns: string[], rows: unknown[][]) => {
+      const r = await run(query);
+      expect(r.rows).toEqual(rows);
+      expect(r.sql).not.toContain('SELECT *');
+      const cols = [...columns.map((c) => `\`events\`.\`${c}\` AS \`${c}\`, `), '`events`.`timestamp` AS `__timestamp_s` FROM `events` AS `events`'].join('');
+      expect(r.sql).toContain(`(SELECT ${cols}`);
+    };
+    // The daily count: the event name and the range are bounds inside the reference; only the stored seconds are read.
+    await flat(`select toStartOfDay(timestamp) as d, count() from events where event = '$pageview' and ${range} group by d order by d`, [], [
+      [Date.UTC(2024, 1, 10), 1000],
+      [Date.UTC(2024, 1, 11), 1000],
+    ]);
+    await flat(`select count(), uniq(distinct_id) from events where ${range} and properties.i < 10`, ['distinct_id', 'properties'], [[20, 10]]);
+    await flat(`select event, count() from events where ${range} and isNull(person_id) group by event order by event`, ['event', 'person_id'], [
+      ['$pageview', 2000],
+      ['signup', 2000],
+    ]);
+    // Reading an epoch-ms datetime (selected, in a kept condition, or through *) keeps the two-level reference.
+    const nested = /FROM \(SELECT `events`.`uuid` AS `uuid`, .* FROM \(SELECT \*, `events`.`timestamp` AS `__timestamp_s` FROM `events` AS `events` WHERE `events`.`project_id` = 1 AND/;
+    const max = await run(`select max(timestamp), max(created_at) from events where ${range}`);
+    expect(max.rows).toEqual([[Date.UTC(2024, 1, 11) + 1999 * 40_000 + 250, Date.UTC(2024, 1, 11)]]);
+    expect(max.sql).toMatch(nested);
+    const created = await run(`select count() from events where ${range} and created_at >= '2024-02-11'`);
+    expect(created.rows).toEqual([[2000]]);
+    expect(created.sql).toMatch(nested);
+    const kept = await run(`select count() from events where ${range} and (timestamp < '2024-02-11' or event = 'signup')`);
+    expect(kept.rows).toEqual([[3000]]);
+    expect(kept.sql).toMatch(nested);
+    const star = await run(`select * from events where ${range} order by timestamp limit 1`);
+    expect(star.rows[0][3]).toBe(Date.UTC(2024, 1, 10) + 250);
+    expect(star.sql).toMatch(nested);
+    // A self-join: each reference exposes what its own alias reads (`a`'s range is kept outside, as a join is there).
+    const joinQuery = "select count() from events a join events b on a.uuid = b.uuid where a.timestamp >= '2024-02-10' and a.timestamp < '2024-02-12'";
+    const join = await compileProductQL({ query: joinQuery, projectId: 1, timezone: 'UTC', dialect: 'clickhouse' });
+    expect((await engine.query(join.sql, [])).rows).toEqual([[4000]]);
+    expect(join.sql).toContain('(SELECT `b`.`uuid` AS `uuid`, `b`.`timestamp` AS `__timestamp_s` FROM `events` AS `b` WHERE `b`.`project_id` = 1) AS `b`');
+    expect(join.sql).toContain('FROM (SELECT *, `a`.`timestamp` AS `__timestamp_s` FROM `events` AS `a`');
+    // With person overrides the stored person id is read by the overrides join, so the reference exposes it.
+    const merged = await compileProductQL({ query: 'select count(distinct person_id), count() from events', projectId: 2, timezone: 'UTC', dialect: 'clickhouse' });
+    expect(merged.sql).toContain('(SELECT `events`.`person_id` AS `person_id`, `events`.`timestamp` AS `__timestamp_s` FROM `events` AS `events` WHERE');
+    expect((await engine.query(merged.sql, [])).rows).toEqual([[1, 2]]);
   });
 
   it('day buckets read the stored seconds (no epoch-ms round trip), in UTC and in the project timezone', async () => {

@@ -145,6 +145,8 @@ class Scope {
   readonly lambdaArgs = new Set<string>();
   /** Conditions of inner joins printed as CROSS JOIN (Dialect.crossJoinNonEqui): part of this SELECT's WHERE. */
   readonly joinWhere: string[] = [];
+  /** SQL of the FROM clause other than guarded table references (JOIN ON conditions, subqueries, inlined CTEs). */
+  readonly fromTexts: string[] = [];
   windows = new Set<string>();
   /** The select list, for dialects that print `GROUP BY 1` / `ORDER BY 1` as the expression itself. */
   selectList?: Expr[];
@@ -423,6 +425,11 @@ export class Compiler {
     const orderBy = (q.order_by ?? []).map((o) => this.orderExpr(o, scope, true));
     const windows = Object.entries(q.window_exprs ?? {}).map(([name, w]) => `${this.q(name)} AS (${this.windowSpec(w, scope)})`);
 
+    // Every column of an engine table this SELECT reads is spelled `<alias>.<column>` somewhere in its text outside
+    // the guarded references (which are printed last): the dialect may expose only those (TableNeeds.columns).
+    const text = [withParts, selectSql, where, groupBy, having ?? '', qualify ?? '', orderBy, windows, scope.fromTexts, tail].flat().join('\n');
+    for (const t of scope.tables) if (t.virtual) t.needs.columns = this.readColumns(t, t.virtual, text);
+
     let sql = withParts.length ? `WITH ${withParts.join(', ')} ` : '';
     sql += `SELECT ${q.distinct ? 'DISTINCT ' : ''}${selectSql.join(', ')}`;
     if (from) sql += ` FROM ${from()}`;
@@ -434,6 +441,18 @@ export class Compiler {
     if (orderBy.length) sql += ` ORDER BY ${orderBy.join(', ')}`;
     sql += tail;
     return { sql, columns };
+  }
+
+  /**
+   * The stored columns of `vt` that `text` names through `t`'s alias: its plain and JSON columns, and `person_id`
+   * (the stored id, which lazy person columns and their null tests read). A superset of what is read: a nested query
+   * with a table of the same alias adds its own columns, which only costs the narrower reference.
+   */
+  private readColumns(t: TableSource, vt: VirtualTable, text: string): ReadonlySet<string> {
+    const a = `${this.q(t.sqlAlias)}.`;
+    const names = new Set<string>(['person_id']);
+    for (const def of Object.values(vt.fields)) if (def.kind === 'column' || def.kind === 'json') names.add(def.column);
+    return new Set([...names].filter((n) => text.includes(a + this.q(n))));
   }
 
   /** A condition in a filter position (WHERE, HAVING, ON), where NULL means false. */
@@ -510,6 +529,7 @@ export class Compiler {
           scope.joinWhere.push(this.filterSql(onPrinted));
         } else {
           const on = onPrinted.joinSql ?? this.filterSql(onPrinted);
+          scope.fromTexts.push(on);
           constraint = () => ` ON ${on}`;
         }
       } else if (!first && joinKw !== 'CROSS JOIN') {
@@ -553,6 +573,7 @@ export class Compiler {
       };
       this.addTable(scope, src, item);
       const from = this.joinedSource(src, `(${sub.sql})`, joined);
+      scope.fromTexts.push(from);
       return () => from;
     }
     if (!t || t.node !== 'Field') this.err('Expected a table name or subquery', item);
@@ -570,6 +591,7 @@ export class Compiler {
         };
         this.addTable(scope, src, item);
         const from = this.joinedSource(src, cte.body !== undefined ? `(${cte.body})` : this.q(cte.sqlName), joined);
+        scope.fromTexts.push(from);
         return () => from;
       }
       const vt = Object.prototype.hasOwnProperty.call(VIRTUAL_TABLES, chain[0]) ? VIRTUAL_TABLES[chain[0]] : undefined;

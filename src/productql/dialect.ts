@@ -118,6 +118,14 @@ export interface TableNeeds {
    * sort/partition key. Unset: none.
    */
   timeBounds?: TimeBound[];
+  /**
+   * The stored columns of the table that the printed query reads through this reference: each name the SQL of the
+   * SELECT that owns the reference (its select list, kept WHERE conditions, JOIN ON, GROUP BY, HAVING, ORDER BY and
+   * the queries nested in them) spells as `<alias>.<column>`. It may hold more than is read (never less), so a
+   * dialect may expose only these columns. A WHERE comparison replaced by {@link timeBounds} does not count. Unset:
+   * unknown, every column is exposed.
+   */
+  columns?: ReadonlySet<string>;
 }
 
 /**

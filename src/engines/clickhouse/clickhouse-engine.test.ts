@@ -98,6 +98,45 @@ describeClickHouse('ClickHouse engine', () => {
     throw new Error('query still running after timeout');
   });
 
+  it('sends queries as @clickhouse/client did: trailing semicolons and comments, session settings, database', async () => {
+    expect((await engine.query('SELECT 1 AS x;; ', [])).rows).toEqual([[1]]);
+    expect((await engine.query('SELECT 2 AS x -- a trailing comment', [])).rows).toEqual([[2]]);
+    expect((await engine.query('SELECT currentDatabase()', [])).rows).toEqual([['engine_test']]);
+    const names = "('join_use_nulls', 'join_default_strictness', 'max_query_size', 'max_execution_time')";
+    const r = await engine.query(`SELECT name, value FROM system.settings WHERE name IN ${names} ORDER BY name`, [], { timeoutMs: 4500 });
+    expect(r.rows).toEqual([
+      ['join_default_strictness', 'ALL'],
+      ['join_use_nulls', '1'],
+      ['max_execution_time', '6'],
+      ['max_query_size', '16777216'],
+    ]);
+  });
+
+  it('an error after the result started streaming is a 400 query_error, not a malformed response', async () => {
+    const e = await engine.query('SELECT throwIf(number = 3000000) AS x FROM system.numbers LIMIT 4000000', []).catch((x) => x);
+    expect(e).toBeInstanceOf(UserError);
+    expect(e.status).toBe(400);
+    expect(e.code).toBe('query_error');
+    expect(e.message).toMatch(/throwIf|Value passed to/i);
+  });
+
+  it('a server that stops answering within requestTimeoutMs is unavailable (503), and the query is killed', async () => {
+    const slow = await ClickHouseEngine.open({ url: server.url, database: 'engine_test', requestTimeoutMs: 300 });
+    try {
+      const e = await slow.query('SELECT count() FROM system.numbers WHERE number % 7 = 4', []).catch((x) => x);
+      expect(e).toBeInstanceOf(UserError);
+      expect(e.status).toBe(503);
+      for (let i = 0; i < 50; i++) {
+        const r = await engine.query("SELECT count() FROM system.processes WHERE query LIKE '%number % 7 = 4%' AND query NOT LIKE '%system.processes%'", []);
+        if (r.rows[0][0] === 0) return;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      throw new Error('query still running after the request timeout');
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('cancels on abort', async () => {
     const ctl = new AbortController();
     const p = engine.query('SELECT count() FROM system.numbers WHERE number % 7 = 3', [], { signal: ctl.signal });
