@@ -6,13 +6,19 @@
  * timestamps (UInt32), orders equal timestamps arbitrarily and gives no step times, so the funnel is evaluated per
  * actor over arrays, with the same greedy-chain rules as the DuckDB path (see fast-ordered.ts):
  *
- * - one GROUP BY actor collects `key = epoch_ms * 64 + step` for every step event, sorted descending: the order is
- *   time, then step (the per-actor evaluation orders equal times by step), in milliseconds;
+ * - one GROUP BY actor collects `key = epoch_ms * 64 + step` for the step events (the order of keys is time, then
+ *   step: the per-actor evaluation orders equal times by step), step-0/1 keys and later-step keys apart, with the
+ *   actor's first and last step-1 key. Everything after that GROUP BY runs in one stream on 18.16 (its result is a
+ *   single stream), so per-actor array work after it is kept small and the per-event work stays in the aggregation,
+ *   which runs on every thread;
  * - only starts that can reach step 1 matter (the latest step-0 event before a step-1 event, i.e. a step-0 key
- *   followed in time by a step-1 key among the step-0/1 keys): the others are dropped, so the chain work runs on a
- *   few keys per actor;
+ *   followed in time by a step-1 key among the step-0/1 keys): step-0 keys after the last step-1 key, or more than the
+ *   window before the first one, cannot be such a start with a step 1 inside the window (a start whose step 1 is out
+ *   of the window reaches step 0 only, as if it were absent), so they are dropped before the step-0/1 keys are sorted;
+ *   of the rest only the starts are kept, so the chain work runs on a few keys per actor;
  * - chains are built from the last step back: "the chain values of the first step-(k+1) event after me" is a
- *   backward fill over the (descending) array. 18.16 lambdas cannot read other columns, so the fill is elementwise:
+ *   backward fill over the (descending) array. 18.16 drops subquery columns that only a lambda reads (a lambda sees
+ *   its arrays and the aggregates of its own SELECT, no more), so the fill is elementwise:
  *   a running sum that resets at each step-(k+1) key (arrayCumSumNonNegative with a large negative term) and adds
  *   that key's value on the next element (the array shifted by one);
  * - per actor the start with the highest (reach, -time of reaching it, start time) wins, as in the per-actor
@@ -27,6 +33,11 @@ export interface ClickHouseFunnelInput {
   actor: Expr;
   actorPresent: Expr;
   windowMs: number;
+  /**
+   * `where` already keeps only events of some step (each step is an event name without property filters, and `where`
+   * holds `event IN (steps)`): the OR of the step conditions is not evaluated again per event. Default false.
+   */
+  whereSelectsSteps?: boolean;
   /** One breakdown string expression ('' when missing) with first/last-touch attribution. */
   breakdown?: { expr: Expr; attribution: 'first_touch' | 'last_touch' };
 }
@@ -65,10 +76,31 @@ export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query 
   // `timestamp` is epoch milliseconds (Int64) in the ClickHouse dialect: the key is plain integer arithmetic on it.
   const key = ast.arithmetic('+', ast.arithmetic('*', f('timestamp'), c(STEP_BASE)), stepCode);
   const bd = inp.breakdown;
+  // The aggregate's `If` conditions read the step code the key already computes (one multiIf per event).
+  const only = (cond: Expr): Expr => ({ node: 'Call', name: 'groupArray', args: [key], filter_expr: cond }) as Expr;
+  const step1Key = (name: 'min' | 'max'): Expr => ({ node: 'Call', name, args: [key], filter_expr: ast.eq(stepCode, c(1)) }) as Expr;
+  // Step-0/1 keys that can matter (see above), sorted: `lead` is the earliest step-0 key whose step 1 can be inside
+  // the window, key ≥ (ms of the first step-1 key − window) * 64; capped at 2^52 so the bound stays an exact Int64
+  // (keys are below 2^48). The filter reads the actor's aggregates inside a lambda of the aggregating SELECT (18.16
+  // drops subquery columns that only lambdas read, so they are not carried to a next level).
+  const lead = Math.min(inp.windowMs * STEP_BASE + 1, 2 ** 52);
+  const first1 = step1Key('min');
   const perActor = ast.select({
     select: [
       ast.alias('actor', inp.actor),
-      ast.alias('all_keys', call('arrayReverseSort', call('groupArray', key))),
+      ast.alias(
+        'e01',
+        call(
+          'arrayReverseSort',
+          call(
+            'arrayFilter',
+            lam(['x'], ast.and(ast.compare('>=', f('x'), ast.arithmetic('-', first1, c(lead))), ast.compare('<=', f('x'), step1Key('max')))),
+            only(ast.compare('<=', stepCode, c(1))),
+          ),
+        ),
+      ),
+      // Later-step keys before the first step-1 key follow no start's step 1.
+      ...(n > 2 ? [ast.alias('later', call('arrayFilter', lam(['x'], ast.compare('>', f('x'), first1)), only(ast.compare('>=', stepCode, c(2)))))] : []),
       ...(bd
         ? [
             ast.alias(
@@ -79,27 +111,22 @@ export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query 
         : []),
     ],
     from: 'events',
-    where: ast.and(inp.where, ast.or(...inp.stepConds), inp.actorPresent),
+    where: ast.and(inp.where, inp.whereSelectsSteps ? undefined : ast.or(...inp.stepConds), inp.actorPresent),
     groupBy: [f('actor')],
-    // Actors without a step-0 event are not in the funnel.
-    having: ast.compare('>', call('countIf', inp.stepConds[0]), c(0)),
+    // Actors without a step-0 event are not in the funnel (step codes are 0..n-1).
+    having: ast.eq(call('min', stepCode), c(0)),
   });
   const carry = bd ? [f('value')] : [];
-  // Step-0/1 keys; a step-0 key survives only when the next later one among them is a step-1 key.
-  const zeroOne = ast.select({
-    select: [f('actor'), ...carry, f('all_keys'), ast.alias('e01', call('arrayFilter', lam(['x'], ast.compare('<=', stepOf(f('x')), c(1))), f('all_keys')))],
-    from: perActor,
-  });
+  // A step-0 key survives only when the next later one among the step-0/1 keys is a step-1 key.
   const kept = call(
     'arrayFilter',
     lam(['x', 'p'], ast.or(ast.eq(stepOf(f('x')), c(1)), ast.eq(stepOf(f('p')), c(1)))),
     f('e01'),
     shifted(f('e01')),
   );
-  const later = call('arrayFilter', lam(['x'], ast.compare('>=', stepOf(f('x')), c(2))), f('all_keys'));
   let q: Query = ast.select({
-    select: [f('actor'), ...carry, ast.alias('d', n > 2 ? call('arrayReverseSort', call('arrayConcat', kept, later)) : kept)],
-    from: zeroOne,
+    select: [f('actor'), ...carry, ast.alias('d', n > 2 ? call('arrayReverseSort', call('arrayConcat', kept, f('later'))) : kept)],
+    from: perActor,
   });
   // Chains from the last step back: after the pass for step k, `v{j}` (j > k) holds, at step-k keys, the key of
   // step j on the greedy chain from that key.

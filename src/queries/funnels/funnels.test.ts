@@ -515,6 +515,35 @@ describe('ordered funnel semantics the SQL paths must keep (ClickHouse: per-acto
     expect(counts(r)).toEqual(expected);
   });
 
+  // ClickHouse drops step-0 keys that cannot start a conversion before sorting them (more than the window before the
+  // actor's first step 1, or after the last one); the bound is exact to the millisecond, with or without step filters.
+  it.each([
+    ['a start exactly the window before the first step 1 converts', '2024-01-02T09:59:50.000Z', false, [1, 1, 1]],
+    ['a start one millisecond earlier does not', '2024-01-02T09:59:49.999Z', false, [1, 0, 0]],
+    ['the same with a property filter on a step', '2024-01-02T09:59:50.000Z', true, [1, 1, 1]],
+    ['the same one millisecond earlier', '2024-01-02T09:59:49.999Z', true, [1, 0, 0]],
+  ])('step-0 keys out of reach are dropped: %s', async (_n, pvAt, filtered, expected) => {
+    const src = { src: 'ad' };
+    const r = await both(
+      [
+        ev('a', 'pv', pvAt),
+        ev('a', 'buy', '2024-01-02T09:59:55Z', src),
+        ev('a', 'signup', '2024-01-02T10:00:00Z', src),
+        ev('a', 'buy', '2024-01-02T10:00:00Z', src),
+        ev('a', 'signup', '2024-01-02T10:00:02Z', src),
+        ev('a', 'pv', '2024-01-02T10:00:05Z'),
+        ev('b', 'signup', '2024-01-02T10:00:00Z', src),
+        ev('b', 'buy', '2024-01-02T10:00:01Z', src),
+      ],
+      {
+        series: [E('pv'), E('signup', filtered ? { properties: [{ type: 'event', key: 'src', operator: 'exact', value: 'ad' }] } : {}), E('buy')],
+        funnelsFilter: { funnelWindowInterval: 10, funnelWindowIntervalUnit: 'second' },
+      },
+    );
+    expect(counts(r)).toEqual(expected);
+    if (expected[1]) expect(r.results[1].average_conversion_time).toBe(10);
+  });
+
   it('the latest entry before a conversion wins; an expired earlier entry and a later retry do not change the times', async () => {
     const r = await both(
       [

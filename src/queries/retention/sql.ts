@@ -59,6 +59,11 @@ export function periodIndexExpr(period: RetentionSqlInput['period'], fromLocal: 
   }
 }
 
+/** The period index of `ts` (0 = the period of `date_from`) as the grid queries compute it. */
+export function periodIndexOf(inp: RetentionSqlInput, ts: Expr): Expr {
+  return fastPeriodIndex(inp, ts) ?? periodIndexExpr(inp.period, inp.fromLocal, inp.weekStart, ts);
+}
+
 function fastPeriodIndex(inp: RetentionSqlInput, ts: Expr = f('timestamp')): Expr | undefined {
   if (inp.uniformSeconds && inp.integerSeconds)
     return ast.call('intDiv', [ast.call('dateDiff', [c('second'), ast.call('toDateTime', [c(inp.fromLocal)]), ts]), c(inp.uniformSeconds)]);
@@ -80,7 +85,7 @@ export function retentionGridQuery(inp: RetentionSqlInput): Query {
   const firstTime = inp.type !== 'retention_recurring';
   const anchorCond = inp.type === 'retention_first_ever_occurrence' ? inp.targetName : inp.targetFull;
   const actor = ast.alias('actor', ast.call('assumeNotNull', [inp.actor])); // non-null: keeps the join on actor a hash join (see fast-ordered.ts)
-  const periodOf = (t: Expr): Expr => fastPeriodIndex(inp, t) ?? periodIndexExpr(inp.period, inp.fromLocal, inp.weekStart, t);
+  const periodOf = (t: Expr): Expr => periodIndexOf(inp, t);
   // Cohort starts and returns each read the table with their own filter (no shared CTE of every event in range:
   // materializing it cost more memory and time than reading twice).
   let starts: Query;

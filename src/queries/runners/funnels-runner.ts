@@ -1,7 +1,7 @@
 import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
-import { actorExpr, breakdownExprs, entityExpr, eventNameExpr, median, propertiesExpr, toStr } from '../funnels/common';
+import { actorExpr, breakdownExprs, clickhouseActorKey, entityExpr, eventNameExpr, median, propertiesExpr, toStr } from '../funnels/common';
 import { bucketKey, bucketKeyFromValue, bucketStartExpr, globalFilterExpr, instantToLocal, QueryDateRange, startOfInterval, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
@@ -500,9 +500,11 @@ async function runClickHouseFunnel(
       globalFilterExpr(node, ctx),
       ast.compare('in', ast.field('event'), ast.tuple(node.series.map((s) => ast.constant(stepEvent(s)!)))),
     ),
-    actor,
+    actor: clickhouseActorKey(actor, !custom && (node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined)),
     actorPresent: custom ? ast.compare('!=', custom, ast.constant('')) : ast.call('isNotNull', [actor]),
     windowMs: cfg.windowMs,
+    // Steps without property filters are exactly `event IN (steps)`, which `where` holds.
+    whereSelectsSteps: node.series.every((s) => !s.properties?.length && !s.fixedProperties?.length),
     breakdown: withBreakdown ? { expr: breakdownExprs(node.breakdownFilter)[0], attribution: o.attribution } : undefined,
   });
   const { rows, hogql } = await runAllRows(ctx, q);

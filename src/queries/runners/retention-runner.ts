@@ -4,6 +4,7 @@ import {
   actorExpr,
   addInterval,
   breakdownExprs,
+  clickhouseActorKey,
   dateConst,
   fmtLocal,
   isoInTz,
@@ -15,7 +16,8 @@ import {
   type Interval,
 } from '../funnels/common';
 import { runAllRows } from '../funnels/run-paged';
-import { retentionGridQuery } from '../retention/sql';
+import { clickhouseRetentionGridQuery } from '../retention/clickhouse-grid';
+import { periodIndexOf, retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
 import { globalFilterExpr } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
@@ -69,6 +71,8 @@ interface ActorEvent {
 export interface RetentionRunOptions {
   /** Use the per-actor evaluation instead of the SQL grid (calendar mode). */
   forceGeneral?: boolean;
+  /** ClickHouse: the generic grid (starts joined to returns, sql.ts) even where the one-read form applies. */
+  forceJoinGrid?: boolean;
 }
 
 export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext, opts: RetentionRunOptions = {}): Promise<Record<string, unknown>> {
@@ -131,7 +135,7 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
 
   if (!windows && !opts.forceGeneral) {
     const actor = actorExpr(node.aggregation_group_type_index);
-    const grid = retentionGridQuery({
+    const gridInput: RetentionSqlInput = {
       type,
       period: interval as 'hour' | 'day' | 'week' | 'month',
       weekStart,
@@ -151,7 +155,25 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
       uniformSeconds: uniformPeriodSeconds(buckets, to, interval),
       // (DuckDB: integer period indexes; `from` not before 1970, see RetentionSqlInput.integerSeconds)
       integerSeconds: ctx.engine.dialect === 'duckdb' && from >= 0,
-    });
+    };
+    // ClickHouse, first-time cohorts, one occurrence, non-cumulative, no breakdown: one read of the events (clickhouse-grid.ts).
+    const grid =
+      ctx.engine.dialect === 'clickhouse' && type !== 'retention_recurring' && minOcc === 1 && !rf.cumulative && !bds.length && !opts.forceJoinGrid
+        ? clickhouseRetentionGridQuery({
+            type,
+            from: ast.call('toDateTime', [ast.constant(gridInput.fromLocal)]),
+            to: ast.call('toDateTime', [ast.constant(gridInput.toLocal)]),
+            fromAfterEpoch: from > 0,
+            total,
+            actor: clickhouseActorKey(actor, node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined),
+            actorPresent: gridInput.actorPresent,
+            global: gridInput.global,
+            targetFull,
+            targetName,
+            returning,
+            periodOf: (t) => periodIndexOf(gridInput, t),
+          })
+        : retentionGridQuery(gridInput);
     const res = await runAllRows(ctx, grid);
     hogql = res.hogql;
     for (const [kind, cohort, value, k, cnt] of res.rows as [string, number, string, number, number][]) {
