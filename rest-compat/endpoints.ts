@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONTENT_TYPES, rowStream, streamFormatOf } from '../src/endpoints/stream';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
-import { apiRoute, JsonText, listBody, projectIdParam, respond } from './route';
+import { apiRoute, JsonText, listBody, projectIdParam, respond, type RestRequest } from './route';
 
 const origin = (r: FastifyRequest) => `${r.protocol}://${r.host}`;
 
@@ -40,7 +40,15 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
   apiRoute(app, s, 'GET', `${base}/:name/openapi.json`, (r) =>
     s.endpoints.openapi(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
   );
-  apiRoute(app, s, ['GET', 'POST'], `${base}/:name/run`, async (r) => {
+  apiRoute(app, s, ['GET', 'POST'], `${base}/:name/run`, (r) => {
+    // a repeated JSON run of a cached answer comes back synchronously (see EndpointService.cachedRun)
+    if (r.request.method === 'POST' && r.request.rawBody !== undefined && !streamFormatOf(r.request.headers.accept)) {
+      const hit = s.endpoints.cachedRun(r.principal, projectIdParam(r.params), r.params.name, r.query, r.request.rawBody);
+      if (hit !== undefined) return respond(200, hit.json !== undefined ? new JsonText(hit.json) : hit.body, hit.headers);
+    }
+    return runEndpoint(r);
+  });
+  const runEndpoint = async (r: RestRequest) => {
     const isGet = r.request.method === 'GET';
     const body = isGet ? {} : (r.body ?? {});
     const out = await s.endpoints.run(r.principal, projectIdParam(r.params), r.params.name, body, r.query, () => r.signal, isGet ? undefined : r.request.rawBody);
@@ -55,5 +63,5 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
       });
     }
     return respond(200, out.json !== undefined ? new JsonText(out.json) : out.body, out.headers);
-  });
+  };
 }

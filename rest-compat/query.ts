@@ -4,13 +4,19 @@ import type { Services } from '../src/services';
 import { apiRoute, JsonText, listBody, projectIdParam, respond } from './route';
 
 export function registerQueryRoutes(app: FastifyInstance, s: Services): void {
-  apiRoute(app, s, 'POST', '/projects/:projectId/query', async (r) => {
+  apiRoute(app, s, 'POST', '/projects/:projectId/query', (r) => {
     const projectId = projectIdParam(r.params);
-    // A repeated request is recognized by its text: no validation again, and no signal when the answer is cached.
-    const out =
-      (r.request.rawBody !== undefined ? await s.queries.cachedRequest(r.principal, projectId, r.body, r.request.rawBody, () => r.signal) : undefined) ??
-      (await s.queries.request(r.principal, projectId, r.body, r.signal));
-    return respond(out.status, out.json !== undefined ? new JsonText(out.json) : out.body);
+    // A repeated request is recognized by its text: no validation again, and no signal when the answer is cached;
+    // a fresh cached answer to it comes back synchronously.
+    const raw = r.request.rawBody;
+    const hit = raw !== undefined ? s.queries.cachedAnswer(r.principal, projectId, raw) : undefined;
+    if (hit !== undefined) return respond(hit.status, hit.json !== undefined ? new JsonText(hit.json) : hit.body);
+    return (async () => {
+      const out =
+        (raw !== undefined ? await s.queries.cachedRequest(r.principal, projectId, r.body, raw, () => r.signal) : undefined) ??
+        (await s.queries.request(r.principal, projectId, r.body, r.signal));
+      return respond(out.status, out.json !== undefined ? new JsonText(out.json) : out.body);
+    })();
   });
   apiRoute(app, s, 'GET', '/projects/:projectId/query/:queryId', async (r) => {
     const out = await s.queries.status(r.principal, projectIdParam(r.params), r.params.queryId);

@@ -82,41 +82,56 @@ export function apiRoute(
   services: Services,
   method: HTTPMethods | HTTPMethods[],
   path: string,
-  handler: (r: RestRequest) => Promise<RestResult>,
+  handler: (r: RestRequest) => RestResult | Promise<RestResult>,
 ): void {
   const family = rateFamilyOf(path);
   const paths = path.startsWith('/projects/:projectId')
     ? [path, path.replace('/projects/:projectId', '/environments/:projectId')]
     : [path];
+  const run = (principal: Principal, request: FastifyRequest, reply: FastifyReply): RestResult | Promise<RestResult> => {
+    const params = (request.params ?? {}) as Record<string, string>;
+    services.rateLimiter?.check(principal, family, /^\d{1,15}$/.test(params.projectId ?? '') ? Number(params.projectId) : undefined);
+    if (request.body !== undefined && !isJson(request.headers['content-type'])) {
+      throw new UserError(
+        415,
+        'invalid_request',
+        'unsupported_media_type',
+        `Unsupported media type "${request.headers['content-type'] ?? ''}" in request.`,
+      );
+    }
+    request.principal = principal;
+    return handler(new Call(principal, params, request, reply));
+  };
   for (const p of paths) {
     app.route({
       method,
       url: `/api${p}`,
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const principal = await services.auth.authenticate(request.headers.authorization);
-        const params = (request.params ?? {}) as Record<string, string>;
-        services.rateLimiter?.check(principal, family, /^\d{1,15}$/.test(params.projectId ?? '') ? Number(params.projectId) : undefined);
-        if (request.body !== undefined && !isJson(request.headers['content-type'])) {
-          throw new UserError(
-            415,
-            'invalid_request',
-            'unsupported_media_type',
-            `Unsupported media type "${request.headers['content-type'] ?? ''}" in request.`,
-          );
+      // Synchronous while everything is in memory (a remembered key, a handler answering from the cache without a
+      // promise): each await is a microtask hop, and a cached answer would take several. Same checks, same order.
+      handler: (request: FastifyRequest, reply: FastifyReply) => {
+        const known = services.auth.remembered(request.headers.authorization);
+        if (known === undefined) {
+          return services.auth.authenticate(request.headers.authorization).then(async (principal) => send(reply, await run(principal, request, reply)));
         }
-        request.principal = principal;
-        const result = await handler(new Call(principal, params, request, reply));
-        if (result instanceof RestResponse) {
-          if (result.headers) reply.headers(result.headers);
-          reply.code(result.status);
-          if (result.body instanceof JsonText) return reply.type(JSON_TYPE).send(result.body.text);
-          return result.body === undefined ? reply.send() : reply.send(result.body);
-        }
-        if (result instanceof JsonText) return reply.type(JSON_TYPE).send(result.text);
-        return reply.send(result);
+        const result = run(known, request, reply);
+        if (result instanceof Promise) return result.then((r) => send(reply, r));
+        send(reply, result);
+        return undefined; // sent: fastify must not send again
       },
     });
   }
+}
+
+/** Sends what a handler returned (see {@link RestResult}). */
+function send(reply: FastifyReply, result: RestResult): FastifyReply {
+  if (result instanceof RestResponse) {
+    if (result.headers) reply.headers(result.headers);
+    reply.code(result.status);
+    if (result.body instanceof JsonText) return reply.type(JSON_TYPE).send(result.body.text);
+    return result.body === undefined ? reply.send() : reply.send(result.body);
+  }
+  if (result instanceof JsonText) return reply.type(JSON_TYPE).send(result.text);
+  return reply.send(result);
 }
 
 /** A numeric project id from the path; anything else is a project that does not exist. */

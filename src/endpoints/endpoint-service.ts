@@ -13,7 +13,7 @@ import { isUserError, notFound, UserError, validationError } from '../errors';
 import type { Page, Paged } from '../pagination';
 import { compileProductQL, parseSelect, shapeResult, type Query } from '../productql';
 import type { ProjectService } from '../projects/project-service';
-import type { PreparedQuery, QueryService } from '../queries/query-service';
+import type { PreparedQuery, QueryOutcome, QueryService } from '../queries/query-service';
 import { Endpoint, EndpointVersion, type Project } from '../store/entities';
 import type { EndpointColumn, EndpointVariable } from '../store/entities/endpoint-version';
 import type { Store } from '../store/store';
@@ -212,6 +212,8 @@ export class EndpointService {
   private readonly runResolved = new WeakMap<RunRequest, { version: EndpointVersion; fixed: Record<string, unknown>; declared: EndpointVariable[]; values: Record<string, unknown>; valuesJson: string }>();
   /** Validated run bodies by their JSON text (see {@link runRequest}). */
   private readonly runBodies = new Map<string, RunRequest>();
+  /** The last cached run served for a remembered body, and all it was built from (see {@link cachedRun}). */
+  private readonly fastRuns = new WeakMap<RunRequest, FastRun>();
   /** Per version object (a changed version is a new object): see {@link runMemo}. */
   private readonly runMemos = new WeakMap<EndpointVersion, { project: Project; runs: Map<string, { node: Record<string, unknown>; prepared: PreparedQuery }> }>();
 
@@ -478,6 +480,8 @@ export class EndpointService {
     inputText?: string,
   ): Promise<RunOutcome> {
     requireProjectAccess(principal, projectId, ENDPOINT_RUN);
+    const fast = inputText === undefined ? undefined : this.fastRun(principal, projectId, name, query, inputText);
+    if (fast !== undefined) return fast;
     // Rows already in memory are used without an await: each await is a microtask hop, and a cached run has many.
     const project = this.queries.projectInMemory(projectId) ?? (await this.queries.findProject(projectId));
     const endpoint = this.endpointByName.get(endpointKey(project.id, name)) ?? (await this.liveEndpoint(project.id, name));
@@ -592,7 +596,19 @@ export class EndpointService {
     const build = () => this.runResponse(queryOut.body, { isSql, limit, offset, body, version, ttlMs, principal, endpoint, executionId, versionCreatedAt });
     const columnsOf = (r: Record<string, unknown>) => (isSql ? columnsOfResponse(r) : version.columns);
     const knownHead = shape !== undefined ? this.runHeads.get(served!)?.get(shape) : undefined;
-    if (knownHead !== undefined) return new LazyRunOutcome(`${knownHead},${tail()}`, headers, build, () => columnsOf(served!.body));
+    // a plain hit of a remembered body: the next one may take the synchronous path (see cachedRun)
+    const remember = () => {
+      if (inputText === undefined || memoKey === undefined || !useCache) return;
+      this.fastRuns.set(body, {
+        principal, projectId, name, project, endpoint, version, versionN, fixed, node, prepared, ttlMs, shape: shape!, limit, offset, isSql,
+        execName: execOpts.name, clientQueryId: execOpts.clientQueryId,
+        qVersion: query.version, qLimit: query.limit, qOffset: query.offset,
+      });
+    };
+    if (knownHead !== undefined) {
+      remember();
+      return new LazyRunOutcome(`${knownHead},${tail()}`, headers, build, () => columnsOf(served!.body));
+    }
 
     const response = build();
     let json: string | undefined;
@@ -605,9 +621,57 @@ export class EndpointService {
         head = JSON.stringify(rest).slice(0, -1);
         if (heads.size < MAX_RUN_MEMO) heads.set(shape, head);
       }
+      if (heads.get(shape) === head) remember();
       json = `${head},${tail()}`;
     }
     return { body: response, json, headers, columns: columnsOf(out.body) };
+  }
+
+  /**
+   * {@link run} for a cached answer, synchronously (no promise, no microtask hop): a body text seen before, run by
+   * the same caller with the same query string as a run that was served from the cache, while the project, the
+   * endpoint, the version and the key's fixed variables are the same objects (any write to them makes new ones),
+   * the answer is still in the cache and within the version's freshness, and nothing is due to be written. Then
+   * every check of that run holds again and its answer is served as it was, with a new execution id. Undefined
+   * otherwise: the caller makes the full {@link run}. The scope and project checks run first, every time.
+   */
+  cachedRun(principal: Principal, projectId: number, name: string, query: Record<string, unknown>, inputText: string): RunOutcome | undefined {
+    requireProjectAccess(principal, projectId, ENDPOINT_RUN);
+    return this.fastRun(principal, projectId, name, query, inputText);
+  }
+
+  private fastRun(principal: Principal, projectId: number, name: string, query: Record<string, unknown>, inputText: string): RunOutcome | undefined {
+    const body = this.runBodies.get(inputText);
+    const f = body === undefined ? undefined : this.fastRuns.get(body);
+    if (f === undefined || f.principal !== principal || f.projectId !== projectId || f.name !== name) return undefined;
+    if (query.version !== f.qVersion || query.limit !== f.qLimit || query.offset !== f.qOffset) return undefined;
+    const project = this.queries.projectInMemory(projectId);
+    if (project !== f.project) return undefined;
+    const endpoint = this.endpointByName.get(endpointKey(project.id, name));
+    if (endpoint !== f.endpoint || !endpoint.is_active) return undefined;
+    const version = this.versionByNumber.get(versionKey(endpoint.id, f.versionN ?? endpoint.current_version));
+    if (version !== f.version || !version.is_active) return undefined;
+    if (principal.kind === 'project_secret' && this.fixedByKey.get(principal.keyId) !== f.fixed) return undefined;
+    const entry = this.queries.cache.get(f.prepared.key);
+    if (entry === undefined || Date.now() - entry.lastRefresh.getTime() >= f.ttlMs) return undefined;
+    const served = entry.served;
+    const head = served === undefined ? undefined : this.runHeads.get(served)?.get(f.shape);
+    if (head === undefined) return undefined;
+    const now = Date.now();
+    const due = (d: Date | null) => !d || now - d.getTime() >= LAST_EXECUTED_GRANULARITY_MS;
+    if (due(endpoint.last_executed_at) || due(version.last_executed_at)) return undefined; // run() writes them
+    // force_cache with an entry in the cache answers synchronously, from the entry's kept envelope
+    const out = this.queries.executeNow(principal, project, f.node, { clientQueryId: f.clientQueryId, name: f.execName, prepared: f.prepared, refresh: 'force_cache' }) as QueryOutcome;
+    const executionId = randomUUID();
+    const versionCreatedAt = createdAtText(version);
+    const json = `${head},"name":${JSON.stringify(endpoint.name)},"execution_id":"${executionId}","endpoint_version":${version.version},"endpoint_version_created_at":"${versionCreatedAt}"}`;
+    const { isSql, limit, offset, ttlMs } = f;
+    return new LazyRunOutcome(
+      json,
+      {},
+      () => this.runResponse(out.body, { isSql, limit, offset, body: body!, version, ttlMs, principal, endpoint, executionId, versionCreatedAt }),
+      () => (isSql ? columnsOfResponse(served!.body) : version.columns),
+    );
   }
 
   /** The response of a run from the query answer `r` (see {@link run}). */
@@ -978,6 +1042,31 @@ const endpointKey = (projectId: number, name: string) => `${projectId}\u0000${na
 const versionKey = (endpointId: string | number, n: number) => `${endpointId}\u0000${n}`;
 
 /** A cached run's outcome: the JSON is known, the response object and columns are built when first read. */
+/** What a cached run was served from ({@link EndpointService.cachedRun}): all of it must be the same again. */
+interface FastRun {
+  principal: Principal;
+  projectId: number;
+  name: string;
+  project: Project;
+  endpoint: Endpoint;
+  version: EndpointVersion;
+  /** The version asked for (undefined: the current one). */
+  versionN: number | undefined;
+  fixed: Record<string, unknown>;
+  node: Record<string, unknown>;
+  prepared: PreparedQuery;
+  ttlMs: number;
+  shape: string;
+  limit: number | undefined;
+  offset: number | undefined;
+  isSql: boolean;
+  execName: string;
+  clientQueryId: string | undefined;
+  qVersion: unknown;
+  qLimit: unknown;
+  qOffset: unknown;
+}
+
 class LazyRunOutcome implements RunOutcome {
   private built: Record<string, unknown> | undefined;
   private cols: EndpointColumn[] | undefined;

@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
-import { isoNow, QueryLog } from './query-log';
+import type { EventEngine, QueryLogRecord } from '../engines/engine';
+import { FLUSH_ROWS, QueryLog } from './query-log';
 
 /** The DuckDB write path appends a batch a data chunk at a time: every field must come back as it went in. */
 describe('QueryLog on DuckDB', () => {
@@ -93,24 +97,44 @@ describe('QueryLog on DuckDB', () => {
     let release!: () => void;
     const busy = new Promise<void>((resolve) => (release = resolve));
     const slow = Object.create(engine) as DuckDbEngine;
-    slow.appendQueryLog = async (rows) => {
-      calls.push(rows.length);
+    slow.appendQueryLogBatch = async (batch) => {
+      calls.push(batch.length);
       await busy;
-      return engine.appendQueryLog(rows);
+      return engine.appendQueryLogBatch(batch);
     };
     const l = new QueryLog(slow, { flushIntervalMs: 60_000, retentionDays: 0 });
     try {
       l.record({ ...base, project_id: 14, query: null });
       void l.flush(); // starts a write that waits
-      for (let i = 0; i < 4500; i++) l.record({ ...base, project_id: 14, query: null }); // past FLUSH_CHUNK twice
+      for (let i = 0; i < 2 * FLUSH_ROWS + 10; i++) l.record({ ...base, project_id: 14, query: null }); // past FLUSH_ROWS twice
       const all = l.flush();
       release();
       await all;
-      expect(calls).toEqual([1, 4500]);
-      expect((await l.list(14, {}, { limit: 1, offset: 0 })).count).toBe(4501);
+      expect(calls).toEqual([1, 2 * FLUSH_ROWS + 10]);
+      expect((await l.list(14, {}, { limit: 1, offset: 0 })).count).toBe(2 * FLUSH_ROWS + 11);
     } finally {
       await l.close();
     }
+  });
+
+  it('answers of one shape are rows of their own (own ids, times, durations); another project sees none of them', async () => {
+    const shape = { ...base, project_id: 15, query: { kind: 'ProductQLQuery', query: 'SELECT 1' }, result_rows: 1 };
+    const t0 = Date.parse('2026-03-01T00:00:00.000Z');
+    for (let i = 0; i < 5; i++) log.recordShape(shape, i / 4, t0 + i);
+    log.recordShape({ ...shape, project_id: 16 }, 0, t0);
+    const page = await log.list(15, {}, { limit: 10, offset: 0 }); // read right after the writes: sees them all
+    expect(page.count).toBe(5);
+    expect(new Set(page.results.map((r) => r.id)).size).toBe(5);
+    expect(page.results.map((r) => [new Date(r.event_time as unknown as string).getTime() - t0, r.duration_ms])).toEqual([
+      [4, 1],
+      [3, 0.75],
+      [2, 0.5],
+      [1, 0.25],
+      [0, 0],
+    ]);
+    expect(page.results.every((r) => r.project_id === 15 && r.result_rows === 1 && r.is_cached === true)).toBe(true);
+    expect((await log.list(16, {}, { limit: 10, offset: 0 })).count).toBe(1);
+    expect((await log.list(17, {}, { limit: 10, offset: 0 })).count).toBe(0);
   });
 
   it('stamps an entry without event_time with the current time', async () => {
@@ -124,22 +148,75 @@ describe('QueryLog on DuckDB', () => {
   });
 
   it('writes a full buffer without waiting for the interval', async () => {
-    for (let i = 0; i < 2500; i++) log.record({ ...base, project_id: 8, query: { kind: 'ProductQLQuery', query: 'SELECT 1' } });
-    const page = await log.list(8, {}, { limit: 1, offset: 0 });
-    expect(page.count).toBe(2500);
+    const written: number[] = [];
+    const spy = Object.create(engine) as DuckDbEngine;
+    spy.appendQueryLogBatch = (batch) => {
+      written.push(batch.length);
+      return engine.appendQueryLogBatch(batch);
+    };
+    const l = new QueryLog(spy, { flushIntervalMs: 60_000, retentionDays: 0 });
+    try {
+      for (let i = 0; i < FLUSH_ROWS - 1; i++) l.record({ ...base, project_id: 8, query: { kind: 'ProductQLQuery', query: 'SELECT 1' } });
+      expect(written).toEqual([]);
+      l.record({ ...base, project_id: 8, query: { kind: 'ProductQLQuery', query: 'SELECT 1' } });
+      expect(written).toEqual([FLUSH_ROWS]); // started by the row that filled the buffer
+      const page = await l.list(8, {}, { limit: 1, offset: 0 });
+      expect(page.count).toBe(FLUSH_ROWS);
+    } finally {
+      await l.close();
+    }
   });
 });
 
-describe('isoNow', () => {
-  it('is the current time as ISO 8601, the same text within one millisecond', () => {
-    for (let i = 0; i < 1000; i++) {
-      const before = Date.now();
-      const text = isoNow();
-      const after = Date.now();
-      expect(text).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-      const t = Date.parse(text);
-      expect(t).toBeGreaterThanOrEqual(before);
-      expect(t).toBeLessThanOrEqual(after);
+describe('QueryLog shutdown and other engines', () => {
+  const base = {
+    project_id: 1,
+    query_id: 'q',
+    principal: 'project:1/secret:s',
+    kind: 'TrendsQuery',
+    name: 'endpoint:x',
+    query_hash: 'cache_def',
+    query: { kind: 'TrendsQuery' },
+    result_rows: 2,
+    result_bytes: null,
+    is_cached: true,
+    status: 'ok' as const,
+    error_code: null,
+  };
+
+  it('close() writes what is buffered: the rows are in the file after a reopen', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-qlog-'));
+    try {
+      const file = path.join(dir, 'events.duckdb');
+      let engine = await DuckDbEngine.open(file);
+      const l = new QueryLog(engine, { flushIntervalMs: 60_000, retentionDays: 0 });
+      for (let i = 0; i < 3; i++) l.recordShape(base, 0);
+      await l.close();
+      await engine.close();
+      engine = await DuckDbEngine.open(file);
+      try {
+        const { count, rows } = await engine.listQueryLog(1, {}, { limit: 10, offset: 0 });
+        expect(count).toBe(3);
+        expect(rows[0]).toMatchObject({ query_id: 'q', principal: 'project:1/secret:s', name: 'endpoint:x', result_rows: 2, is_cached: true });
+      } finally {
+        await engine.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('an engine without a batch writer gets records, each with its own id and time', async () => {
+    const got: QueryLogRecord[] = [];
+    const fake = { appendQueryLog: async (rows: readonly QueryLogRecord[]) => void got.push(...rows), pruneQueryLog: async () => undefined };
+    const l = new QueryLog(fake as unknown as EventEngine, { flushIntervalMs: 60_000, retentionDays: 0 });
+    const t0 = Date.parse('2026-03-01T00:00:00.000Z');
+    l.recordShape(base, 1.5, t0);
+    l.recordShape(base, 0, t0 + 1);
+    await l.close();
+    expect(got).toHaveLength(2);
+    expect(got[0]).toEqual({ ...base, id: expect.stringMatching(/^[0-9a-f-]{36}$/), event_time: '2026-03-01T00:00:00.000Z', duration_ms: 1.5 });
+    expect(got[1].event_time).toBe('2026-03-01T00:00:00.001Z');
+    expect(got[0].id).not.toBe(got[1].id);
   });
 });

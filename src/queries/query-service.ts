@@ -12,7 +12,7 @@ import { zodToUserError } from '../validation';
 import { AsyncQueries, type QueryStatus } from './async-queries';
 import { cacheKey } from './cache-key';
 import { refreshFrequencyMs, staleAfterMs } from './freshness';
-import type { QueryLog, QueryLogEntry } from './query-log';
+import type { QueryLog, QueryLogEntry, QueryLogShape } from './query-log';
 import { ResultCache, type CacheEntry } from './result-cache';
 import { ProjectSlots } from './project-slots';
 import type { QueryRunner } from './runner';
@@ -104,6 +104,12 @@ export class QueryService {
   /** Body texts seen by {@link cachedRequest}, validated and keyed; valid while the project object is the same. */
   private readonly recognized = new Map<number, Map<string, RecognizedRequest>>();
   readonly async: AsyncQueries;
+  /**
+   * Query-log shapes of cache hits, per cache entry (gone with it) and caller, with what each was built from: the
+   * next hit on the entry by that caller with the same node object (a remembered request's) and ids logs the same
+   * shape, so it buffers three numbers.
+   */
+  private readonly hitShapes = new WeakMap<CacheEntry, Map<Principal, HitShape>>();
 
   constructor(
     private readonly projects: ProjectService,
@@ -165,15 +171,35 @@ export class QueryService {
       if (texts.size >= MAX_RECOGNIZED) texts.delete(texts.keys().next().value as string);
       texts.set(bodyText, r);
     }
+    const hit = this.freshAnswer(principal, project, r);
+    if (hit !== undefined) return hit;
+    if (signal === undefined) return undefined;
+    const prepared = { ...r.prepared, node: structuredClone(r.prepared.node) };
+    return this.execute(principal, project, r.rawNode, { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared, signal: signal() });
+  }
+
+  /**
+   * The answer to a request whose body text was seen before ({@link cachedRequest}), when the project and the
+   * request are remembered and the answer is in the cache and fresh: synchronously (no promise, no microtask hop).
+   * Otherwise undefined, and the caller makes {@link cachedRequest} or {@link request}. The scope and project checks
+   * run first, every time (same errors as {@link request}).
+   */
+  cachedAnswer(principal: Principal, projectId: number, bodyText: string): QueryOutcome | undefined {
+    requireProjectAccess(principal, projectId, QUERY_READ);
+    const project = this.projectInMemory(projectId);
+    if (project === undefined) return undefined;
+    const r = this.recognized.get(projectId)?.get(bodyText);
+    if (r === undefined || r.project !== project) return undefined;
+    return this.freshAnswer(principal, project, r);
+  }
+
+  /** A remembered request's fresh answer from the cache, as execute() gives it; undefined when it must be computed. */
+  private freshAnswer(principal: Principal, project: Project, r: RecognizedRequest): QueryOutcome | undefined {
     let lazy: boolean | undefined;
     if (r.refresh === 'blocking' || r.refresh === 'async' || r.refresh === 'async_except_on_cache_miss') lazy = false;
     else if (r.refresh === 'lazy_async') lazy = true;
     const entry = lazy === undefined ? undefined : this.cache.get(r.prepared.key);
-    if (entry === undefined || !this.isFresh(entry, r.prepared.node, lazy!)) {
-      if (signal === undefined) return undefined;
-      const prepared = { ...r.prepared, node: structuredClone(r.prepared.node) };
-      return this.execute(principal, project, r.rawNode, { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared, signal: signal() });
-    }
+    if (entry === undefined || !this.isFresh(entry, r.prepared.node, lazy!)) return undefined;
     // What execute() does for a fresh entry in these modes, without looking the entry up and judging it again.
     const { node, key } = r.prepared;
     const opts: ExecuteOptions = { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared: r.prepared };
@@ -280,7 +306,17 @@ export class QueryService {
 
   /** An answer from the cache entry `e`, recorded in the query log. */
   private fromCache(e: CacheEntry, logBase: LogBase, opts: ExecuteOptions, queryStatus: QueryStatus | null, timings: Timings | undefined): QueryOutcome {
-    this.record(logBase, 0, true, e.response, undefined, opts.clientQueryId ?? null);
+    const queryId = opts.clientQueryId ?? null;
+    let byCaller = this.hitShapes.get(e);
+    if (byCaller === undefined) this.hitShapes.set(e, (byCaller = new Map()));
+    let hit = byCaller.get(logBase.principal);
+    if (hit === undefined || hit.node !== logBase.node || hit.project !== logBase.project || hit.name !== logBase.name || hit.queryId !== queryId) {
+      if (byCaller.size >= MAX_HIT_SHAPES_PER_ENTRY) byCaller.clear();
+      hit = { node: logBase.node, project: logBase.project, name: logBase.name, queryId, shape: this.logShape(logBase, true, e.response, undefined, queryId) };
+      byCaller.set(logBase.principal, hit);
+    }
+    this.metrics?.observeQuery(logBase.kind, true, 'ok', 0, undefined);
+    this.log.recordShape(hit.shape, 0);
     const { node, key, project } = logBase;
     if (queryStatus === null && !wantsTimings(node)) {
       // The envelope of a plain cache hit depends only on the entry (its key fixes the project, timezone and the
@@ -362,6 +398,7 @@ export class QueryService {
     const started = performance.now();
     const dataVersion = this.engine.dataVersion(project.id);
     try {
+      if (readsQueryLog(node)) await this.log.flush(); // a reader of the log sees the answers it was just given
       const response = await this.slots.run(
         project.id,
         () => {
@@ -413,10 +450,21 @@ export class QueryService {
     error: string | undefined,
     queryId: string | null,
   ): void {
+    const shape = this.logShape(base, cached, response, error, queryId);
+    this.metrics?.observeQuery(base.kind, cached, shape.status as 'ok' | 'error' | 'cancelled', durationMs / 1000, error);
+    this.log.recordShape(shape, Math.round(durationMs * 1000) / 1000);
+  }
+
+  /** The query-log fields of an answer but its time and duration. */
+  private logShape(
+    base: LogBase,
+    cached: boolean,
+    response: Record<string, unknown> | undefined,
+    error: string | undefined,
+    queryId: string | null,
+  ): QueryLogShape {
     const results = response?.results;
-    const status = error ? (error === 'cancelled' ? 'cancelled' : 'error') : 'ok';
-    this.metrics?.observeQuery(base.kind, cached, status, durationMs / 1000, error);
-    this.log.record({
+    return {
       project_id: base.project.id,
       query_id: queryId,
       principal: principalLabel(base.principal) ?? null,
@@ -424,13 +472,12 @@ export class QueryService {
       name: base.name,
       query_hash: base.key,
       query: base.node,
-      duration_ms: Math.round(durationMs * 1000) / 1000,
       result_rows: Array.isArray(results) ? results.length : null,
       result_bytes: null,
       is_cached: cached,
-      status,
+      status: error ? (error === 'cancelled' ? 'cancelled' : 'error') : 'ok',
       error_code: error && error !== 'cancelled' ? error : null,
-    });
+    };
   }
 }
 
@@ -489,6 +536,17 @@ function parseQueryRequest(body: unknown): { req: QueryRequest; refresh: Refresh
   return { req, refresh };
 }
 
+/** Callers whose hit shapes one cache entry keeps (past this, it starts over). */
+const MAX_HIT_SHAPES_PER_ENTRY = 256;
+
+interface HitShape {
+  node: unknown;
+  project: Project;
+  name: string | null;
+  queryId: string | null;
+  shape: QueryLogShape;
+}
+
 interface LogBase {
   project: Project;
   principal: Principal;
@@ -496,6 +554,12 @@ interface LogBase {
   name: string | null;
   key: string;
   node: unknown;
+}
+
+/** A ProductQL node that may read the `query_log` table (the log's buffered rows are written before it runs). */
+function readsQueryLog(node: unknown): boolean {
+  const n = node as { kind?: unknown; query?: unknown };
+  return (n.kind === 'ProductQLQuery' || n.kind === 'HogQLQuery') && typeof n.query === 'string' && /query_log/i.test(n.query);
 }
 
 /** PostHog strips timings unless the query's modifiers ask for them. */

@@ -4,6 +4,7 @@
  * request to see the change: a revoked key is refused at once, a narrowed scope applies at once, a deleted project
  * takes its secret keys with it, a changed timezone changes the answer, a changed endpoint runs its new query.
  */
+import type { QueryLog } from '../../src/queries/query-log';
 import { startServer, type TestServer } from '../helpers/server';
 
 let srv: TestServer;
@@ -253,5 +254,127 @@ describe('cached endpoint run serialization', () => {
     expect(ran.columns.map((c: { name: string }) => c.name)).toEqual(['who', 'n']);
     expect(ran.executionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(ran.executionId).not.toBe(hit2.body.execution_id);
+  });
+});
+
+describe('synchronous cached answers (no promise on the hot path)', () => {
+  it('Authenticator.remembered: nothing until the key authenticated, then its principal; a missing header is refused; a revoked key is forgotten', async () => {
+    const auth = srv.server.services.auth;
+    const k = await personalKey(['query:read']);
+    expect(auth.remembered(`Bearer ${k.value}`)).toBeUndefined();
+    const principal = await auth.authenticate(`Bearer ${k.value}`);
+    expect(auth.remembered(`Bearer ${k.value}`)).toBe(principal);
+    expect(() => auth.remembered(undefined)).toThrow(expect.objectContaining({ code: 'not_authenticated' }));
+    expect(() => auth.remembered('Bearer two words')).toThrow(expect.objectContaining({ code: 'authentication_failed' }));
+    expect((await srv.api('DELETE', `/api/personal_api_keys/${k.id}/`)).status).toBe(204);
+    expect(auth.remembered(`Bearer ${k.value}`)).toBeUndefined();
+  });
+
+  it('QueryService.cachedAnswer: a remembered, fresh request is answered (and logged) at once; anything else is left to the full path', async () => {
+    const pid = await newProject('sync-query');
+    const queries = srv.server.services.queries;
+    const text = JSON.stringify({ query: { kind: 'ProductQLQuery', query: 'SELECT 6 AS six' }, client_query_id: 'sync-1' });
+    const principal = await srv.server.services.auth.authenticate(`Bearer ${srv.key}`);
+    expect(queries.cachedAnswer(principal, pid, text)).toBeUndefined(); // never seen
+    expect((await srv.api('POST', `/api/projects/${pid}/query/`, text)).body.is_cached).toBe(false);
+    const hit = queries.cachedAnswer(principal, pid, text);
+    expect(hit).not.toBeInstanceOf(Promise);
+    expect(hit?.status).toBe(200);
+    expect(JSON.parse(hit!.json!)).toMatchObject({ is_cached: true, results: [[6]], timezone: 'UTC' });
+    expect(queries.cachedAnswer(principal, pid, text.replace('6 AS', '7 AS'))).toBeUndefined();
+    const log = await srv.api('GET', `/api/projects/${pid}/query_log/?limit=10`);
+    expect(log.body.count).toBe(2);
+    expect(log.body.results[0]).toMatchObject({ is_cached: true, query_id: 'sync-1', status: 'ok', result_rows: 1 });
+    // the scope and the project are checked every time
+    const narrow = await personalKey(['project:read']);
+    const narrowed = await srv.server.services.auth.authenticate(`Bearer ${narrow.value}`);
+    expect(() => queries.cachedAnswer(narrowed, pid, text)).toThrow(expect.objectContaining({ code: 'permission_denied' }));
+    const elsewhere = await personalKey(['query:read'], [1]);
+    const restricted = await srv.server.services.auth.authenticate(`Bearer ${elsewhere.value}`);
+    expect(() => queries.cachedAnswer(restricted, pid, text)).toThrow(expect.objectContaining({ status: 404 }));
+  });
+
+  it('logs each caller of one cached request under its own principal', async () => {
+    const pid = await newProject('two-callers');
+    const other = await personalKey(['query:read']);
+    const body = { query: { kind: 'ProductQLQuery', query: 'SELECT 8 AS eight' } };
+    for (const key of [undefined, undefined, other.value, undefined, other.value]) {
+      expect((await srv.api('POST', `/api/projects/${pid}/query/`, body, key)).status).toBe(200);
+    }
+    const log = await srv.api('GET', `/api/projects/${pid}/query_log/?limit=10`);
+    const principals = log.body.results.map((e: { principal: string }) => e.principal).reverse();
+    expect(principals).toHaveLength(5);
+    const [me, , them] = principals;
+    expect(me).not.toBe(them);
+    expect(principals).toEqual([me, me, them, me, them]);
+    expect(log.body.results.filter((e: { is_cached: boolean }) => e.is_cached)).toHaveLength(4);
+  });
+
+  it('EndpointService.cachedRun: a repeated run is served as run() served it (new execution id, logged); another query string, caller or a changed endpoint goes the full way', async () => {
+    const name = `sync_run_${Date.now()}`;
+    expect(
+      (
+        await srv.api('POST', '/api/environments/1/endpoints/', {
+          name,
+          query: { kind: 'ProductQLQuery', query: 'SELECT arrayJoin([0, 1, 2]) AS n' },
+        })
+      ).status,
+    ).toEqual(201);
+    const endpoints = srv.server.services.endpoints;
+    const text = JSON.stringify({ variables: {} });
+    const principal = await srv.server.services.auth.authenticate(`Bearer ${srv.key}`);
+    const run = (query = '') => srv.api('POST', `/api/environments/1/endpoints/${name}/run${query}`, text);
+    expect((await run()).body.is_cached).toBe(false);
+    const viaHttp = await run(); // a hit through run(): remembered for the synchronous path
+    expect(viaHttp.body.is_cached).toBe(true);
+    const fast = endpoints.cachedRun(principal, 1, name, {}, text);
+    expect(fast).not.toBeInstanceOf(Promise);
+    const body = JSON.parse(fast!.json!);
+    expect(Object.keys(body)).toEqual(Object.keys(viaHttp.body));
+    expect({ ...body, execution_id: null }).toEqual({ ...viaHttp.body, execution_id: null });
+    expect(body.execution_id).not.toBe(viaHttp.body.execution_id);
+    expect(fast!.body).toEqual(body); // the object view (GraphQL, row streams) matches the JSON
+    expect(fast!.columns.map((c) => c.name)).toEqual(['n']);
+    // a different query string, caller or endpoint name is not the remembered run
+    expect(endpoints.cachedRun(principal, 1, name, { limit: '1' }, text)).toBeUndefined();
+    const limited = await run('?limit=1');
+    expect(limited.body.results).toEqual([[0]]);
+    const other = await personalKey(['endpoint:read']);
+    const otherPrincipal = await srv.server.services.auth.authenticate(`Bearer ${other.value}`);
+    expect(endpoints.cachedRun(otherPrincipal, 1, name, {}, text)).toBeUndefined();
+    // the scope and project checks run first, every time
+    const restricted = await srv.server.services.auth.authenticate(`Bearer ${(await personalKey(['endpoint:read'], [1])).value}`);
+    expect(() => endpoints.cachedRun(restricted, 999_999, name, {}, text)).toThrow(expect.objectContaining({ status: 404 }));
+    const noScope = await srv.server.services.auth.authenticate(`Bearer ${(await personalKey(['query:read'])).value}`);
+    expect(() => endpoints.cachedRun(noScope, 1, name, {}, text)).toThrow(expect.objectContaining({ code: 'permission_denied' }));
+    // an updated endpoint is a new object: the remembered run no longer applies
+    expect((await srv.api('PATCH', `/api/environments/1/endpoints/${name}/`, { description: 'changed' })).status).toBe(200);
+    expect(endpoints.cachedRun(principal, 1, name, {}, text)).toBeUndefined();
+    const runs = (await srv.api('GET', '/api/projects/1/query_log/?limit=100')).body.results.filter(
+      (e: { name: string | null }) => e.name === `endpoint:${name}`,
+    );
+    // miss, hit through run(), the synchronous hit, the ?limit=1 miss
+    expect(runs.map((e: { is_cached: boolean }) => e.is_cached).reverse()).toEqual([false, true, true, false]);
+  });
+});
+
+describe('query log reads', () => {
+  it('a ProductQL read of query_log sees the rows of the answers just given (buffered rows are written first)', async () => {
+    const pid = await newProject('reads-log');
+    // warm-up: the parser and the printer are ready, so the read below starts within milliseconds
+    expect((await srv.api('POST', `/api/projects/${pid}/query/`, { query: { kind: 'ProductQLQuery', query: 'SELECT count() FROM query_log' } })).status).toBe(200);
+    // rows buffered right now (the flush interval is far longer than the next request)
+    const log = (srv.server.services.queries as unknown as { log: QueryLog }).log;
+    for (let i = 0; i < 4; i++) {
+      log.record({ project_id: pid, query_id: null, principal: 'user:1/key:k', kind: 'TrendsQuery', name: null, query_hash: 'cache_x', query: null, duration_ms: 0, result_rows: null, result_bytes: null, is_cached: true, status: 'ok', error_code: null });
+    }
+    const r = await srv.api('POST', `/api/projects/${pid}/query/`, {
+      query: { kind: 'ProductQLQuery', query: 'SELECT kind, count() AS n FROM query_log GROUP BY kind ORDER BY kind' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.results).toEqual([
+      ['ProductQLQuery', 1],
+      ['TrendsQuery', 4],
+    ]);
   });
 });
