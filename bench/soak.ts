@@ -18,14 +18,22 @@
  * least-squares slope over the run after its first 10%). Rate limits are OFF on the server
  * (QUARRY_RATE_LIMIT_ENABLED=false): the per-key limits would throttle 200 clients on one key by design.
  *
- * Memory is split by component every 5 s (see SoakResult.memory) so the report says what grows. What was found
- * (issue #11): the native memory that neither the JS heap nor DuckDB's reported memory explained was the V8 heap's
- * committed size (V8 let it reach several times its live data under load; `serve` now caps the factor,
- * QUARRY_HEAP_GROWTH_PERCENT), and the engine's memory is the rows written since DuckDB's last checkpoint — events
- * and one query-log row per answer, cached ones included — which a checkpoint releases, so
- * QUARRY_DUCKDB_CHECKPOINT_THRESHOLD bounds it (the first 10-minute run ended with a 255 MB data dir, just before
- * the first checkpoint at the default 256MB). `capture: 'bounded'` (the data size stays fixed) and 'off' separate
- * growth with the data from a leak.
+ * Memory is split by component every 5 s (see SoakResult.memory) so the report says what grows, and the report ends
+ * with a plain verdict (rssVerdict: RSS p95 of the last quarter at most FLAT_MB_PER_MIN above the third quarter's).
+ * What was found (issue #11), with unique capture (the data grows all run long):
+ * - the V8 heap's committed size: V8 let it reach several times its live data under load; `serve` caps the factor
+ *   (QUARRY_HEAP_GROWTH_PERCENT);
+ * - the live heap itself: the ingestor's duplicate test kept the last 1,000,000 captured uuids as strings in Sets,
+ *   ~90 bytes each, filled at the ingest rate (heap snapshots two minutes apart: +59,000 strings, all retained by
+ *   Ingestor.recent); src/ingest/recent-uuids.ts keeps them as 20-byte keys in typed arrays allocated at start
+ *   (44 MB for 1,000,000, flat). The identity maps (persons and distinct ids of the projects seen) grow with the
+ *   number of persons, not of events: bounded in this workload (clients reuse 50 distinct ids each);
+ * - DuckDB's memory: the rows written since its last checkpoint (events, and one query-log row per answer, cached
+ *   ones included) are held uncompressed until the checkpoint; at the former 256MB threshold a 10-minute run never
+ *   checkpointed (a 255 MB data dir, +20 MB/min of engine memory). QUARRY_DUCKDB_CHECKPOINT_THRESHOLD (64MB) bounds
+ *   them; what a checkpoint writes stays cached as compressed blocks (about a third of that size) up to
+ *   QUARRY_DUCKDB_MEMORY_LIMIT, so that part follows the data file (SoakResult.data) until the limit.
+ * `capture: 'bounded'` (the data size stays fixed) and 'off' separate growth with the data from a leak.
  *
  * Bounded: stops after `seconds` (clients finish their request in flight, each bounded by a 60 s timeout) or
  * `maxRequests`, whichever first; then checks that every acknowledged event was stored and stops the server
@@ -106,6 +114,20 @@ export interface SoakResult {
     /** Same over the second half of the run. */
     slopeSecondHalfMBPerMin: number | null;
   };
+  /** Whether RSS is flat, judged by {@link rssVerdict}: the report's plain answer. */
+  rssVerdict: RssVerdict;
+  /**
+   * The same rule on RSS minus the engine's memory (5 s samples): whether everything but DuckDB's buffer manager —
+   * which is capped by QUARRY_DUCKDB_MEMORY_LIMIT and caches every block a checkpoint writes up to that cap, so it
+   * grows with the data until then — is flat. A leak in the server's own code shows here.
+   */
+  rssVerdictExceptEngine: RssVerdict;
+  /**
+   * The data directory while the load ran, sampled every 5 s: [second, MB] of the whole directory, its slope over the
+   * second half, and its files at the end (events.duckdb, its .wal, the ingest log, quarry.sqlite), so memory that
+   * levels off can be read against data that keeps growing.
+   */
+  data: { series: [number, number][]; slopeSecondHalfMBPerMin: number | null; filesMB: Record<string, number> };
   /**
    * Where RSS goes, sampled every 5 s: /proc/<pid>/status (RSS split into anonymous and file-backed pages, threads)
    * and the server's /metrics (V8 heap committed and in use, external memory — Buffers and ArrayBuffers —, and the
@@ -246,6 +268,20 @@ function rssOf(pid: number): number | null {
   }
 }
 
+/**
+ * The server's settings that differ from its defaults in this run: QUARRY_* and NODE_OPTIONS inherited from this
+ * process (startBenchServer passes its environment on) and the run's own serverEnv, minus what every bench server
+ * gets (port, data dir, key, log level, rate limits off).
+ */
+function serverEnvOf(extra: Record<string, string> | undefined): Record<string, string> {
+  const fixed = new Set(['QUARRY_HOST', 'QUARRY_PORT', 'QUARRY_DATA_DIR', 'QUARRY_BOOTSTRAP_KEY', 'QUARRY_LOG_LEVEL', 'QUARRY_RATE_LIMIT_ENABLED']);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...extra })) {
+    if (v !== undefined && (k.startsWith('QUARRY_') || k === 'NODE_OPTIONS') && !fixed.has(k)) env[k] = v;
+  }
+  return env;
+}
+
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -268,6 +304,55 @@ function uuid4(rnd: () => number): string {
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/**
+ * RSS is flat when it levels off: the 95th percentile of the RSS samples of the run's last quarter exceeds that of its
+ * third quarter by at most `thresholdMBPerMin` × the quarter's minutes. Percentiles per quarter, not a slope: DuckDB
+ * releases the rows held since its last checkpoint all at once, so the engine's memory is a sawtooth and a
+ * least-squares slope over a few teeth swings with their phase, while a leak raises every quarter's level. The 95th
+ * percentile ignores a single spike. A run shorter than {@link MIN_VERDICT_SECONDS} is too short to judge.
+ */
+export function rssVerdict(rss: [number, number][], seconds: number, thresholdMBPerMin = FLAT_MB_PER_MIN): RssVerdict {
+  const quarter = seconds / 4;
+  const p95 = (xs: number[]) => {
+    if (!xs.length) return null;
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)];
+  };
+  const quarterP95MB = [0, 1, 2, 3].map((q) => p95(rss.filter(([t]) => t >= q * quarter && (q === 3 ? t <= seconds + 60 : t < (q + 1) * quarter)).map(([, v]) => v)));
+  const [, , q3, q4] = quarterP95MB;
+  const lastQuarterMBPerMin = q3 === null || q4 === null || quarter <= 0 ? null : Math.round(((q4 - q3) / (quarter / 60)) * 100) / 100;
+  const judged = seconds >= MIN_VERDICT_SECONDS && lastQuarterMBPerMin !== null;
+  return {
+    flat: judged ? lastQuarterMBPerMin! <= thresholdMBPerMin : null,
+    quarterP95MB,
+    lastQuarterMBPerMin,
+    thresholdMBPerMin,
+    rule: `RSS p95 of the last quarter at most ${thresholdMBPerMin} MB/min above the third quarter's (runs of ${MIN_VERDICT_SECONDS} s or more)`,
+  };
+}
+
+/** RSS samples minus the engine's memory sampled at the same moment (both from the 5 s memory samples). */
+export function minusEngine(rss: [number, number][], engine: [number, number][]): [number, number][] {
+  const at = new Map(engine.map(([t, v]) => [t, v]));
+  return rss.flatMap(([t, v]) => (at.has(t) ? [[t, Math.round((v - at.get(t)!) * 10) / 10] as [number, number]] : []));
+}
+
+/** Growth of RSS (MB/min, last quarter over the third) above which the soak's RSS is not flat. */
+export const FLAT_MB_PER_MIN = 2;
+/** Shorter runs get no flat/not-flat verdict (a quarter of them is too short for the level to show). */
+export const MIN_VERDICT_SECONDS = 240;
+
+export interface RssVerdict {
+  /** true / false, or null when the run is too short to judge. */
+  flat: boolean | null;
+  /** 95th percentile of the 1 s RSS samples in each quarter of the run, MB. */
+  quarterP95MB: (number | null)[];
+  /** (4th − 3rd quarter p95) per minute of a quarter. */
+  lastQuarterMBPerMin: number | null;
+  thresholdMBPerMin: number;
+  rule: string;
 }
 
 function slope(points: [number, number][]): number | null {
@@ -299,6 +384,38 @@ function dirMB(dir: string): number {
     /* removed meanwhile */
   }
   return Math.round(n / 2 ** 20);
+}
+
+/** Sizes of the data directory's entries (a directory counts with everything in it), MB with one decimal. */
+function dataFilesMB(dir: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  try {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      const bytes = e.isDirectory() ? dirBytes(p) : fs.statSync(p).size;
+      out[e.name] = Math.round(bytes / 104857.6) / 10;
+    }
+  } catch {
+    /* removed meanwhile */
+  }
+  return out;
+}
+
+function dirBytes(dir: string): number {
+  let n = 0;
+  try {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      try {
+        n += e.isDirectory() ? dirBytes(p) : fs.statSync(p).size;
+      } catch {
+        /* a log segment released meanwhile */
+      }
+    }
+  } catch {
+    /* removed meanwhile */
+  }
+  return n;
 }
 
 /** Latencies of one route, in a growable Float64Array (a 10-minute run makes ~10⁶ samples). */
@@ -421,11 +538,13 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
     const series = Object.fromEntries(MEMORY_SERIES.map((k) => [k, [] as [number, number][]])) as Record<MemorySeries, [number, number][]>;
     const threads: number[] = [];
     const ingestLag: [number, number][] = [];
+    const dataSeries: [number, number][] = [];
     const mb = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10;
     let memTick = 0;
     const sampleMemory = async () => {
       const at = Math.round((Date.now() - t0) / 100) / 10;
       const tick = memTick++;
+      dataSeries.push([at, Math.round(dirBytes(dataDir) / 104857.6) / 10]);
       let m = '';
       try {
         m = await (await fetch(`${server.url}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
@@ -695,6 +814,9 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
         slopeMBPerMin: slope(after10),
         slopeSecondHalfMBPerMin: slope(secondHalf),
       },
+      rssVerdict: rssVerdict(rss, elapsed),
+      rssVerdictExceptEngine: rssVerdict(minusEngine(series.rss, series.engine), elapsed),
+      data: { series: dataSeries, slopeSecondHalfMBPerMin: slope(dataSeries.filter(([t]) => t >= elapsed * 0.5)), filesMB: dataFilesMB(dataDir) },
       memory: {
         intervalMs: 5000,
         series,
@@ -710,7 +832,7 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
         heapSlopeSecondHalfMBPerMin: slopes.heapUsed,
         engineSlopeSecondHalfMBPerMin: slopes.engine,
       },
-      variant: { capture: captureMode, serverEnv: opts.serverEnv ?? {} },
+      variant: { capture: captureMode, serverEnv: serverEnvOf(opts.serverEnv) },
       generatorLoopDelay: { p99Ms: Math.round(loopDelay.percentile(99) / 1e5) / 10, maxMs: Math.round(loopDelay.max / 1e5) / 10 },
       serverLoopDelay,
       slowest,
@@ -799,7 +921,22 @@ export function soakProblems(r: SoakResult): string | null {
   if (r.errors > 0) p.push(`${r.errors} errors (must be 0); first: ${JSON.stringify(r.errorSamples[0])}`);
   if (r.eventsStored !== r.eventsAcked) p.push(`${r.eventsAcked} events acknowledged but ${r.eventsStored ?? 'unknown'} stored`);
   if (r.eventsDuplicated) p.push(`${r.eventsDuplicated} events stored twice`);
+  if (r.rssVerdict?.flat === false) p.push(`RSS not flat: ${r.rssVerdict.lastQuarterMBPerMin} MB/min in the last quarter (at most ${r.rssVerdict.thresholdMBPerMin})`);
   return p.length ? `soak: ${p.join('; ')}` : null;
+}
+
+/** The plain answer: is RSS flat, by which rule, and what grows. */
+export function verdictLine(r: SoakResult): string {
+  const v = r.rssVerdict;
+  const growing = r.memory?.growing?.length ? r.memory.growing.map((g) => `${g.series} +${g.mbPerMin}`).join(', ') : 'no component above 1 MB/min';
+  const data = r.data?.slopeSecondHalfMBPerMin != null ? `; meanwhile the data dir grew ${r.data.slopeSecondHalfMBPerMin} MB/min` : '';
+  const head = v.flat === null ? `RSS flat: not judged (run shorter than ${MIN_VERDICT_SECONDS} s)` : v.flat ? 'RSS flat: YES' : 'RSS flat: NO';
+  const ex = r.rssVerdictExceptEngine;
+  const exText =
+    ex && ex.flat !== null
+      ? `; RSS minus DuckDB's memory (capped by QUARRY_DUCKDB_MEMORY_LIMIT): ${ex.flat ? 'flat' : 'NOT flat'}, ${ex.lastQuarterMBPerMin} MB/min`
+      : '';
+  return `${head} — last quarter ${v.lastQuarterMBPerMin ?? 'n/a'} MB/min over the third (rule: ${v.rule})${exText}; growing over the second half: ${growing}${data}`;
 }
 
 /** The soak section of the bench report. */
@@ -841,6 +978,17 @@ export function formatSoak(
         ['server RSS after setup', mb(r.rss.baselineMB)],
         ['server RSS first / last / max (1 s samples)', `${mb(r.rss.firstMB)} / ${mb(r.rss.lastMB)} / ${mb(r.rss.maxMB)}`],
         ['RSS slope after the first 10% / over the second half', `${r.rss.slopeMBPerMin ?? 'n/a'} / ${r.rss.slopeSecondHalfMBPerMin ?? 'n/a'} MB/min`],
+        ...(r.rssVerdict ? [['RSS p95 per quarter of the run', r.rssVerdict.quarterP95MB.map((v) => (v === null ? 'n/a' : fmt(v))).join(' / ') + ' MB'] as [string, string]] : []),
+        ...(r.data
+          ? [
+              [
+                'data dir: second-half slope; files at the end',
+                `${r.data.slopeSecondHalfMBPerMin ?? 'n/a'} MB/min; ${Object.entries(r.data.filesMB)
+                  .map(([f, v]) => `${f} ${fmt(v, 1)} MB`)
+                  .join(', ')}`,
+              ] as [string, string],
+            ]
+          : []),
         ['load generator event-loop delay p99 / max', `${fmt(r.generatorLoopDelay.p99Ms, 1)} / ${fmt(r.generatorLoopDelay.maxMs, 1)} ms`],
         ['server event-loop delay p99 / max (since its start)', r.serverLoopDelay ? `${fmt(r.serverLoopDelay.p99Ms, 1)} / ${fmt(r.serverLoopDelay.maxMs, 1)} ms` : 'n/a'],
         ['data dir at the end', `${fmt(r.dataDirMB)} MB`],
@@ -877,6 +1025,7 @@ export function formatSoak(
       `growing (> 1 MB/min over the second half): ${mem.growing.length ? mem.growing.map((g) => `${g.series} +${g.mbPerMin}`).join(', ') : 'nothing'}; engine memory released (checkpoints) ${mem.engineReleases?.length ? mem.engineReleases.map(([t, a, b]) => `at ${fmt(t)} s ${fmt(a)}→${fmt(b)} MB`).join(', ') : 'never'}; ingest lag max ${mem.ingestLag?.length ? fmt(Math.max(...mem.ingestLag.map((x) => x[1]))) : 'n/a'} events; threads ${mem.threads.first ?? '?'} → ${mem.threads.last ?? '?'} (max ${mem.threads.max ?? '?'})`,
     );
   }
+  if (r.rssVerdict) out.push(verdictLine(r));
   out.push(`slowest requests: ${r.slowest.slice(0, 3).map(([route, at, ms]) => `${route} started at ${at} s: ${fmt(ms)} ms`).join('; ')}`);
   return out.join('\n');
 }

@@ -19,6 +19,8 @@ describe('loadConfig defaults', () => {
       queryLogRetentionDays: 30,
       rateLimits: DEFAULT_RATE_RULES,
       heapGrowthPercent: 100,
+      duckdbMemoryLimit: '1GB',
+      duckdbCheckpointThreshold: '64MB',
       graphqlMaxDepth: 12,
       graphqlMaxCost: 5000,
     });
@@ -43,6 +45,8 @@ describe('loadConfig defaults', () => {
         QUARRY_QUERY_LOG_RETENTION_DAYS: '0',
         QUARRY_RATE_LIMIT_ENABLED: 'false',
         QUARRY_HEAP_GROWTH_PERCENT: '0',
+        QUARRY_DUCKDB_MEMORY_LIMIT: '512MiB',
+        QUARRY_DUCKDB_CHECKPOINT_THRESHOLD: ' 16 MB ',
         QUARRY_GRAPHQL_MAX_DEPTH: '2',
         QUARRY_GRAPHQL_MAX_COST: '10',
       }),
@@ -59,6 +63,8 @@ describe('loadConfig defaults', () => {
       queryLogRetentionDays: 0,
       rateLimits: null,
       heapGrowthPercent: 0,
+      duckdbMemoryLimit: '512MiB',
+      duckdbCheckpointThreshold: '16 MB',
       graphqlMaxDepth: 2,
       graphqlMaxCost: 10,
     });
@@ -90,6 +96,11 @@ describe('loadConfig rejects bad values, naming the variable', () => {
     ['QUARRY_HEAP_GROWTH_PERCENT', '-5', 'QUARRY_HEAP_GROWTH_PERCENT must be an integer between 0 and 1000'],
     ['QUARRY_HEAP_GROWTH_PERCENT', '1001', 'QUARRY_HEAP_GROWTH_PERCENT must be an integer between 0 and 1000'],
     ['QUARRY_HEAP_GROWTH_PERCENT', 'lots', 'QUARRY_HEAP_GROWTH_PERCENT must be an integer between 0 and 1000'],
+    ['QUARRY_DUCKDB_MEMORY_LIMIT', 'lots', "QUARRY_DUCKDB_MEMORY_LIMIT must be a size of at least 64MB, such as '1GB'"],
+    ['QUARRY_DUCKDB_MEMORY_LIMIT', '32MB', 'QUARRY_DUCKDB_MEMORY_LIMIT must be a size of at least 64MB'],
+    ['QUARRY_DUCKDB_MEMORY_LIMIT', '1 GB; SET x', 'QUARRY_DUCKDB_MEMORY_LIMIT must be a size'],
+    ['QUARRY_DUCKDB_CHECKPOINT_THRESHOLD', '100', "QUARRY_DUCKDB_CHECKPOINT_THRESHOLD must be a size of at least 1MB, such as '64MB'"],
+    ['QUARRY_DUCKDB_CHECKPOINT_THRESHOLD', '512KB', 'QUARRY_DUCKDB_CHECKPOINT_THRESHOLD must be a size of at least 1MB'],
     ['QUARRY_LOG_LEVEL', 'verbose', 'QUARRY_LOG_LEVEL'],
     ['QUARRY_HOST', '', 'QUARRY_HOST'],
     ['QUARRY_BOOTSTRAP_KEY', 'short', 'QUARRY_BOOTSTRAP_KEY must be at least 32 characters'],
@@ -105,6 +116,14 @@ describe('loadConfig rejects bad values, naming the variable', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toContain(`${name}: `);
     expect((error as Error).message).toContain(message);
+  });
+
+  it.each([
+    ['64MB', '64MB'],
+    ['1.5GB', '1.5GB'],
+    ['2GiB', '2GiB'],
+  ])('QUARRY_DUCKDB_MEMORY_LIMIT=%j is accepted as %j (the minimum is inclusive)', (value, expected) => {
+    expect(loadConfig({ QUARRY_DUCKDB_MEMORY_LIMIT: value }).duckdbMemoryLimit).toBe(expected);
   });
 
   it('reports every bad variable at once', () => {

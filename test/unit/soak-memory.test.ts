@@ -1,4 +1,4 @@
-import { anonBreakdown, cpuSecondsOf, procStatus } from '../../bench/soak';
+import { anonBreakdown, cpuSecondsOf, FLAT_MB_PER_MIN, minusEngine, procStatus, rssVerdict } from '../../bench/soak';
 
 const MB = 1024; // kB
 
@@ -34,5 +34,78 @@ describe('soak memory attribution', () => {
     expect(st.threads).toBeGreaterThanOrEqual(1);
     expect(cpuSecondsOf(process.pid)).toBeGreaterThan(0);
     expect(procStatus(2 ** 30)).toBeNull();
+  });
+});
+
+describe('soak RSS verdict', () => {
+  /** 1 s samples over `seconds` from a function of the second. */
+  const samples = (seconds: number, f: (t: number) => number): [number, number][] => Array.from({ length: seconds }, (_, t) => [t, f(t)]);
+
+  it('a straight line is not flat: the last quarter sits above the third by the slope', () => {
+    const v = rssVerdict(samples(600, (t) => 300 + (30 * t) / 60), 600);
+    expect(v.flat).toBe(false);
+    expect(v.lastQuarterMBPerMin).toBeCloseTo(30, 0);
+  });
+
+  it('growth that levels off in the second half is flat', () => {
+    const v = rssVerdict(samples(600, (t) => 300 + 150 * Math.min(1, t / 240)), 600);
+    expect(v.flat).toBe(true);
+    expect(v.quarterP95MB[0]).toBeLessThan(v.quarterP95MB[3]!);
+    expect(v.lastQuarterMBPerMin).toBe(0);
+  });
+
+  it('a sawtooth (memory released at each checkpoint) around a level is flat, whatever its phase', () => {
+    for (const phase of [0, 37, 80, 111]) {
+      const v = rssVerdict(samples(600, (t) => 400 + (((t + phase) % 150) / 150) * 60), 600);
+      expect(v.flat).toBe(true);
+    }
+  });
+
+  it('a sawtooth whose level rises is not flat', () => {
+    const v = rssVerdict(samples(600, (t) => 400 + ((t % 150) / 150) * 60 + (10 * t) / 60), 600);
+    expect(v.flat).toBe(false);
+  });
+
+  it('one spike in the last quarter does not decide it', () => {
+    const v = rssVerdict(samples(600, (t) => (t === 590 ? 900 : 420)), 600);
+    expect(v.flat).toBe(true);
+  });
+
+  it('judges against the stated threshold, and not at all on short runs', () => {
+    const line = (mbPerMin: number) => samples(600, (t) => 300 + (mbPerMin * t) / 60);
+    expect(rssVerdict(line(FLAT_MB_PER_MIN * 0.8), 600).flat).toBe(true);
+    expect(rssVerdict(line(FLAT_MB_PER_MIN * 1.5), 600).flat).toBe(false);
+    expect(rssVerdict(line(5), 600, 6).flat).toBe(true);
+    const short = rssVerdict(samples(120, (t) => 300 + t), 120);
+    expect(short.flat).toBeNull();
+    expect(short.lastQuarterMBPerMin).not.toBeNull();
+  });
+});
+
+describe('soak RSS minus the engine', () => {
+  it('subtracts the engine sample taken at the same moment and skips moments without one', () => {
+    expect(
+      minusEngine(
+        [
+          [5, 300],
+          [10, 320.5],
+          [15, 330],
+        ],
+        [
+          [5, 20],
+          [15, 45.2],
+        ],
+      ),
+    ).toEqual([
+      [5, 280],
+      [15, 284.8],
+    ]);
+  });
+
+  it('RSS that grows only by what the engine holds is flat once the engine is taken out', () => {
+    const engine: [number, number][] = Array.from({ length: 120 }, (_, i) => [i * 5, 20 + i * 0.5]);
+    const rss: [number, number][] = engine.map(([t, e]) => [t, 300 + e]);
+    expect(rssVerdict(rss, 600).flat).toBe(false);
+    expect(rssVerdict(minusEngine(rss, engine), 600).flat).toBe(true);
   });
 });
