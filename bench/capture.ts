@@ -42,6 +42,8 @@ export interface CaptureBenchResult {
     clientCpuSeconds: number;
     serverCpuSeconds: number | null;
     serverCpuUsPerEvent: number | null;
+    /** The server's main (event-loop) thread alone; the rest is DuckDB's, libuv's and V8's (GC) threads. */
+    serverMainCpuUsPerEvent: number | null;
     clientCpuUsPerEvent: number | null;
     serverThreads: Record<string, number>;
   };
@@ -221,6 +223,7 @@ export async function benchCapture(
       serverCpuSeconds: serverCpu0 !== null && serverCpu1 !== null ? Math.round((serverCpu1 - serverCpu0) * 100) / 100 : null,
       serverCpuUsPerEvent:
         serverCpu0 !== null && serverCpu1 !== null && acked > 0 ? Math.round(((serverCpu1 - serverCpu0) * 1e6) / acked * 10) / 10 : null,
+      serverMainCpuUsPerEvent: serverThreads.main !== undefined && acked > 0 ? Math.round(((serverThreads.main * 1e6) / acked) * 10) / 10 : null,
       clientCpuUsPerEvent: acked > 0 ? Math.round(((clientCpu.user + clientCpu.system) / acked) * 10) / 10 : null,
       serverThreads,
     };

@@ -300,7 +300,7 @@ export function uuidv7(now = Date.now()): string {
   hexInto(20, ((r[o] >>> 4) << 8) | r[o + 1], 3);
   hexInto(24, (r[o + 2] << 16) | (r[o + 3] << 8) | r[o + 4], 6);
   hexInto(30, (r[o + 5] << 16) | (r[o + 6] << 8) | r[o + 7], 6);
-  return v7Text.toString('latin1', 0, 36);
+  return (v7Text as unknown as { latin1Slice(start: number, end: number): string }).latin1Slice(0, 36);
 }
 
 const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
@@ -372,7 +372,7 @@ function stringifyId(v: unknown): string | null {
       return null;
     }
   }
-  s = s.replace(/\u0000/g, '\uFFFD');
+  if (s.indexOf('\u0000') >= 0) s = s.replace(/\u0000/g, '\uFFFD');
   if (s.trim() === '') return null;
   return s.length > MAX_DISTINCT_ID_CHARS ? s.slice(0, MAX_DISTINCT_ID_CHARS) : s;
 }
@@ -495,7 +495,8 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   const data = decodePayload(parts);
   let payload: unknown;
   try {
-    payload = JSON.parse(data.toString('utf8'));
+    // utf8Slice: toString's argument handling skipped (this decodes every request body).
+    payload = JSON.parse((data as unknown as { utf8Slice(start: number, end: number): string }).utf8Slice(0, data.length));
   } catch (e) {
     if (e instanceof RangeError) throw new CaptureError(400, 'failed to decode request: JSON nested too deeply');
     throw new CaptureError(400, `failed to decode request: invalid JSON (${(e as Error).message.slice(0, 200)})`);

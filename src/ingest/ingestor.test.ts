@@ -173,3 +173,80 @@ it('slimForApply keeps the properties text, the extracted columns and only the i
   slimForApply(e);
   expect(e).toEqual(before);
 });
+
+it('every column of a captured event reaches DuckDB as sent (events queued as log bytes), nulls included', async () => {
+  const uuid = randomUUID();
+  const a = ev({ distinct_id: 'd "q" ü', uuid, timestamp: '2024-02-03T04:05:06.789Z', properties: { $session_id: 'sé', $elements_chain: 'a"b' } });
+  const b = ev({ distinct_id: 'plain', properties: { $process_person_profile: false } });
+  const created = a.created_at;
+  await ing.capture(1, [a, b]);
+  await ing.flush();
+  const r = await engine.query(
+    `SELECT uuid::VARCHAR, event, distinct_id, person_id IS NULL, epoch_ms(timestamp), "$session_id", elements_chain, epoch_ms(created_at)
+     FROM events ORDER BY distinct_id`,
+    [],
+  );
+  expect(r.rows).toEqual([
+    [uuid, 'e', 'd "q" ü', false, Date.parse('2024-02-03T04:05:06.789Z'), 'sé', 'a"b', created],
+    [b.uuid, 'e', 'plain', true, b.timestamp, null, null, b.created_at],
+  ]);
+});
+
+it('a client uuid sent again (a retry) is stored once and counted as a duplicate', async () => {
+  const uuid = randomUUID();
+  await ing.capture(1, [ev({ distinct_id: 'u', uuid })]);
+  await ing.capture(1, [ev({ distinct_id: 'u', uuid }), ev({ distinct_id: 'u' })]);
+  await ing.flush();
+  await ing.capture(1, [ev({ distinct_id: 'u', uuid })]);
+  await ing.flush();
+  expect(await count('SELECT count(*) FROM events WHERE uuid = $1::UUID', [uuid])).toBe(1);
+  expect(await count('SELECT count(*) FROM events')).toBe(2);
+  expect(ing.stats.duplicates).toBe(2);
+});
+
+it('a captured record DuckDB refuses is set aside; records before and after it land', async () => {
+  await ing.capture(1, [ev({ distinct_id: 'before' })]);
+  await ing.flush();
+  await ing.capture(1, [{ ...ev({ distinct_id: 'bad' }), timestamp: 1e16 }]); // beyond DuckDB's TIMESTAMP range
+  await ing.capture(1, [ev({ distinct_id: 'after' })]);
+  for (let i = 0; i < 10 && ing.pendingEvents > 0; i++) await ing.flush().catch(() => undefined);
+  expect(ing.stats.rejected).toBe(1);
+  expect((await engine.query('SELECT list_sort(list(distinct_id)) FROM events', [])).rows).toEqual([[['after', 'before']]]);
+  const rejected = fs.readdirSync(path.join(dir, 'ingest-log', 'rejected'));
+  expect(rejected).toHaveLength(1);
+  expect(fs.readFileSync(path.join(dir, 'ingest-log', 'rejected', rejected[0]), 'utf8')).toContain('"bad"');
+});
+
+it('nulls land on the right rows across data chunks (person, session id, elements chain)', async () => {
+  // 5,000 events: more than two 2,048-row chunks, in records of 100 as capture sends them.
+  const all = Array.from({ length: 5000 }, (_, i) =>
+    ev({
+      distinct_id: `d${Math.floor(i / 3) % 37}`,
+      event: `n${i}`,
+      properties: {
+        ...(i % 3 === 0 ? { $process_person_profile: false } : {}),
+        ...(i % 5 === 0 ? { $session_id: `s${i}` } : {}),
+        ...(i % 7 === 0 ? { $elements_chain: `c${i}` } : {}),
+      },
+    }),
+  );
+  for (let k = 0; k < all.length; k += 100) await ing.capture(1, all.slice(k, k + 100));
+  await ing.flush();
+  const r = await engine.query(
+    `SELECT count(*) FILTER (WHERE (person_id IS NULL) <> (i % 3 = 0)),
+            count(*) FILTER (WHERE "$session_id" IS DISTINCT FROM CASE WHEN i % 5 = 0 THEN 's' || i END),
+            count(*) FILTER (WHERE elements_chain IS DISTINCT FROM CASE WHEN i % 7 = 0 THEN 'c' || i END),
+            count(*)
+     FROM (SELECT *, CAST(substr(event, 2) AS INTEGER) AS i FROM events)`,
+    [],
+  );
+  expect(r.rows).toEqual([[0, 0, 0, 5000]]);
+  // Each event carries its own distinct id's person (runs of one person and alternations alike).
+  const wrong = await engine.query(
+    `SELECT count(*) FROM events e JOIN person_distinct_ids d ON d.project_id = e.project_id AND d.distinct_id = e.distinct_id
+     WHERE e.person_id IS NOT NULL AND e.person_id <> d.person_id`,
+    [],
+  );
+  expect(wrong.rows).toEqual([[0]]);
+  expect(await count('SELECT count(DISTINCT person_id) FROM events')).toBe(37);
+});

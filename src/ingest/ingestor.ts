@@ -14,13 +14,30 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { EventEngine, EventInsert, WriteBatch } from '../engines/engine';
-import type { EventInsertBytes } from '../engines/duckdb/duckdb-engine';
+import type { EventSlice } from '../engines/duckdb/duckdb-engine';
 import { DuckDbEngine, type EngineLogger } from '../engines/duckdb/duckdb-engine';
 import { CaptureError, normalizeEvent, parseTimestamp, slimProperties, type ParsedEvent } from './capture-payload';
-import { IdentityStore, type IdentityLoader } from './identity';
-import { Wal, encodeRecord, propertiesText, type WalRecord } from './wal';
+import { IdentityStore, type IdentityEvent, type IdentityLoader } from './identity';
+import {
+  C_DISTINCT_ID,
+  C_FLAGS,
+  C_STRIDE,
+  C_UUID,
+  F_CREATE_ALIAS,
+  F_IDENTIFY,
+  F_MERGE_DANGEROUSLY,
+  F_UUID_GENERATED,
+  Wal,
+  compactEvent,
+  encodeRecord,
+  eventCount,
+  latin1Text,
+  utf8Text,
+  type WalRecord,
+} from './wal';
 import { importNdjsonFile, type ImportFileSummary } from './import-file';
 import { importFileNative, type NativeImportOptions } from './native-import';
+import { RecentUuids } from './recent-uuids';
 
 /**
  * Whether an apply error may be caused by the records themselves (a value DuckDB refuses). I/O and resource
@@ -73,58 +90,6 @@ export interface ImportResult {
   duplicates: number;
 }
 
-/** (project, uuid) set with two generations: bounded memory, the most recent keys retained. */
-class RecentSet {
-  private cur = new Map<number, Set<string>>();
-  private prev = new Map<number, Set<string>>();
-  private size = 0;
-  constructor(private readonly capacity: number) {}
-  has(project: number, uuid: string): boolean {
-    return this.cur.get(project)?.has(uuid) === true || this.prev.get(project)?.has(uuid) === true;
-  }
-  add(project: number, uuid: string): void {
-    let s = this.cur.get(project);
-    if (!s) this.cur.set(project, (s = new Set()));
-    s.add(uuid);
-    if (++this.size >= this.capacity / 2) {
-      this.prev = this.cur;
-      this.cur = new Map();
-      this.size = 0;
-    }
-  }
-  addAll(batch: Map<number, Set<string>>): void {
-    for (const [p, set] of batch) {
-      let s = this.cur.get(p);
-      for (const u of set) {
-        if (!s) this.cur.set(p, (s = new Set()));
-        s.add(u);
-        if (++this.size >= this.capacity / 2) {
-          this.prev = this.cur;
-          this.cur = new Map();
-          this.size = 0;
-          s = undefined;
-        }
-      }
-    }
-  }
-  /**
-   * A duplicate test for one project bound to the current generations (valid until the next add): one Map lookup
-   * per batch instead of two per event. Also records the uuid in `seen` (the batch's own set) when it is new.
-   */
-  checker(project: number, seen: Map<number, Set<string>>): (uuid: string) => boolean {
-    const c = this.cur.get(project);
-    const p = this.prev.get(project);
-    let s = seen.get(project);
-    if (!s) seen.set(project, (s = new Set()));
-    const own = s;
-    return (uuid) => {
-      if (c?.has(uuid) || p?.has(uuid) || own.has(uuid)) return true;
-      own.add(uuid);
-      return false;
-    };
-  }
-}
-
 class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
   run<T>(fn: () => Promise<T>): Promise<T> {
@@ -150,6 +115,23 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+const NO_IDENTITY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+/** One object reused for every compact event handed to identity (processEvent keeps none of its argument). */
+const scratchEvent: IdentityEvent = { event: '', distinct_id: '', properties: NO_IDENTITY, timestamp: 0 };
+
+/**
+ * A compact event as identity sees it. Identity reads the name only to recognise `$identify`, `$create_alias` and
+ * `$merge_dangerously` (flagged at encoding), so other names are not decoded.
+ */
+function identityEvent(distinctId: string, flags: number, props: Record<string, unknown> | undefined, timestamp: number): IdentityEvent {
+  scratchEvent.event =
+    flags & F_IDENTIFY ? '$identify' : flags & F_CREATE_ALIAS ? '$create_alias' : flags & F_MERGE_DANGEROUSLY ? '$merge_dangerously' : '';
+  scratchEvent.distinct_id = distinctId;
+  scratchEvent.properties = props ?? NO_IDENTITY;
+  scratchEvent.timestamp = timestamp;
+  return scratchEvent;
+}
+
 export class Ingestor {
   private readonly queue: WalRecord[] = [];
   private queuedEvents = 0;
@@ -158,7 +140,7 @@ export class Ingestor {
   private timer: NodeJS.Timeout | null = null;
   private readonly lock = new Mutex();
   private readonly identity: IdentityStore;
-  private readonly recent: RecentSet;
+  private readonly recent: RecentUuids;
   private closed = false;
   private appliedSeq = 0;
   private segmentsToRelease = false;
@@ -175,7 +157,7 @@ export class Ingestor {
     // The engine's own statement (DuckDB or ClickHouse SQL): nothing here is spelled for one engine.
     const loader: IdentityLoader = { loadProject: (projectId) => engine.loadIdentity(projectId) };
     this.identity = new IdentityStore(loader);
-    this.recent = new RecentSet(opts.dedupCapacity);
+    this.recent = new RecentUuids(opts.dedupCapacity);
   }
 
   /** Opens the log under `<dataDir>/ingest-log`, replays unapplied records into the engine, starts the flusher. */
@@ -188,7 +170,7 @@ export class Ingestor {
       dedupCapacity: o.dedupCapacity ?? 1_000_000,
       dedupWindowMs: o.dedupWindowMs ?? 15 * 60_000,
     };
-    const wal = await Wal.open(path.join(o.dataDir, 'ingest-log'), { fsync: opts.fsync, detachProperties: true });
+    const wal = await Wal.open(path.join(o.dataDir, 'ingest-log'), { fsync: opts.fsync, compact: true });
     const ing = new Ingestor(o.engine, wal, opts, o.logger);
     const checkpoint = await o.engine.getCheckpoint();
     ing.appliedSeq = checkpoint;
@@ -196,7 +178,7 @@ export class Ingestor {
     for (const [p, u] of await o.engine.recentEventUuids(since, Math.floor(opts.dedupCapacity / 2))) ing.recent.add(p, u);
     const replay = await wal.readAfter(checkpoint, (rec) => {
       ing.queue.push(rec);
-      ing.queuedEvents += rec.events.length;
+      ing.queuedEvents += eventCount(rec);
     });
     wal.ensureSeqAfter(checkpoint);
     if (replay.records || replay.tornBytes)
@@ -207,7 +189,7 @@ export class Ingestor {
     wal.onDurable = (recs) => {
       for (const r of recs) {
         ing.queue.push(r);
-        ing.queuedEvents += r.events.length;
+        ing.queuedEvents += eventCount(r);
       }
       if (ing.queuedEvents >= opts.maxBatchEvents) void ing.runApply();
     };
@@ -216,7 +198,10 @@ export class Ingestor {
     return ing;
   }
 
-  /** Durably logs the events; resolves after fsync (they reach DuckDB shortly after). */
+  /**
+   * Durably logs the events; resolves after fsync (they reach DuckDB shortly after). The log takes the events over:
+   * each can be logged once, and `events` is left empty (the queued record holds them as bytes).
+   */
   async capture(projectId: number, events: ParsedEvent[], eventsJson?: string): Promise<void> {
     if (this.closed) throw new Error('ingestor is closed');
     if (events.length === 0) return;
@@ -225,8 +210,10 @@ export class Ingestor {
       if (this.lastError) throw this.lastError;
     }
     for (const ev of events) slimForApply(ev);
+    const n = events.length;
+    // Nothing of `events` is used after the append: the log record holds the events (compactly) from here on.
     await this.wal.append(projectId, events, eventsJson);
-    this.stats.captured += events.length;
+    this.stats.captured += n;
   }
 
   /** Applies queued records to DuckDB until the queue is empty or an apply fails. */
@@ -243,9 +230,9 @@ export class Ingestor {
           while (
             k < this.queue.length &&
             k < max &&
-            (k === 0 || n + this.queue[k].events.length <= this.opts.maxBatchEvents)
+            (k === 0 || n + eventCount(this.queue[k]) <= this.opts.maxBatchEvents)
           ) {
-            n += this.queue[k].events.length;
+            n += eventCount(this.queue[k]);
             k++;
           }
           const records = this.queue.slice(0, k);
@@ -287,22 +274,16 @@ export class Ingestor {
     const dir = path.join(this.wal.dir, 'rejected');
     await fsp.mkdir(dir, { recursive: true });
     await fsp.writeFile(path.join(dir, `${rec.seq}.ndjson`), rec.line ?? encodeRecord(rec));
-    this.logger?.error({ seq: rec.seq, project_id: rec.projectId, events: rec.events.length, err: err.message }, 'ingest record rejected by the event store');
+    this.logger?.error({ seq: rec.seq, project_id: rec.projectId, events: eventCount(rec), err: err.message }, 'ingest record rejected by the event store');
     await this.lock.run(() => this.engine.writeBatch({ events: [], checkpoint: rec.seq }));
     this.identity.invalidate();
     this.queue.shift();
-    this.queuedEvents -= rec.events.length;
+    this.queuedEvents -= eventCount(rec);
     this.appliedSeq = rec.seq;
-    this.stats.rejected += rec.events.length;
+    this.stats.rejected += eventCount(rec);
   }
 
-  private toInsert(
-    projectId: number,
-    ev: ParsedEvent,
-    personId: string | null,
-    properties = ev.propertiesJson,
-    propertiesBytes?: Uint8Array,
-  ): EventInsertBytes {
+  private toInsert(projectId: number, ev: ParsedEvent, personId: string | null): EventInsert {
     return {
       project_id: projectId,
       uuid: ev.uuid,
@@ -310,24 +291,16 @@ export class Ingestor {
       distinct_id: ev.distinct_id,
       person_id: personId,
       timestamp: ev.timestamp,
-      properties,
-      propertiesBytes,
+      properties: ev.propertiesJson,
       session_id: ev.session_id,
       elements_chain: ev.elements_chain,
       created_at: ev.created_at,
     };
   }
 
-  /**
-   * Event i of a logged record as an insert. Properties kept only in the record's log line go to DuckDB as those
-   * bytes (no string is made); other engines get the text.
-   */
+  /** Event i of a logged record (object form) as an insert. */
   private recordInsert(rec: WalRecord, i: number, personId: string | null): EventInsert {
-    const ev = rec.events[i];
-    if (!rec.props || !rec.line) return this.toInsert(rec.projectId, ev, personId);
-    if (this.engine instanceof DuckDbEngine)
-      return this.toInsert(rec.projectId, ev, personId, '', rec.line.subarray(rec.props[2 * i], rec.props[2 * i + 1]));
-    return this.toInsert(rec.projectId, ev, personId, propertiesText(rec, i));
+    return this.toInsert(rec.projectId, rec.events[i], personId);
   }
 
   private drainIdentity(batch: WriteBatch): void {
@@ -353,11 +326,34 @@ export class Ingestor {
     for (const pid of new Set(records.map((r) => r.projectId))) await this.identity.ensureLoaded(pid);
     const seen = new Map<number, Set<string>>();
     const events: EventInsert[] = [];
+    const slices: EventSlice[] = [];
+    const duck = this.engine instanceof DuckDbEngine;
+    let applied = 0;
     let dups = 0;
     try {
       for (const rec of records) {
         const ident = this.identity.get(rec.projectId);
         const isDup = this.recent.checker(rec.projectId, seen);
+        const c = rec.compact;
+        if (c) {
+          const persons: (string | null)[] = new Array(c.n);
+          const rows: number[] = [];
+          for (let i = 0; i < c.n; i++) {
+            const o = i * C_STRIDE;
+            const flags = c.pos[o + C_FLAGS];
+            if (!(flags & F_UUID_GENERATED) && isDup(latin1Text(c.buf, c.pos[o + C_UUID], c.pos[o + C_UUID] + 36))) {
+              dups++;
+              continue;
+            }
+            const distinctId = utf8Text(c.buf, c.pos[o + C_DISTINCT_ID], c.pos[o + C_DISTINCT_ID + 1]);
+            persons[i] = ident.processEvent(identityEvent(distinctId, flags, c.identity?.[i], c.times[2 * i]));
+            rows.push(i);
+            if (!duck) events.push(this.toInsert(rec.projectId, compactEvent(c, i), persons[i]));
+          }
+          if (duck && rows.length) slices.push({ projectId: rec.projectId, events: c, rows, personIds: persons });
+          applied += rows.length;
+          continue;
+        }
         const evs = rec.events;
         for (let i = 0; i < evs.length; i++) {
           const ev = evs[i];
@@ -366,9 +362,11 @@ export class Ingestor {
             continue;
           }
           events.push(this.recordInsert(rec, i, ident.processEvent(ev)));
+          applied++;
         }
       }
-      const batch: WriteBatch = { events, checkpoint: records[records.length - 1].seq };
+      const batch: WriteBatch & { eventSlices?: EventSlice[] } = { events, checkpoint: records[records.length - 1].seq };
+      if (slices.length) batch.eventSlices = slices;
       this.drainIdentity(batch);
       await this.engine.writeBatch(batch);
     } catch (e) {
@@ -379,7 +377,7 @@ export class Ingestor {
     this.recent.addAll(seen);
     this.appliedSeq = records[records.length - 1].seq;
     this.segmentsToRelease = true;
-    this.stats.applied += events.length;
+    this.stats.applied += applied;
     this.stats.duplicates += dups;
     this.stats.batches++;
   }
@@ -484,8 +482,8 @@ export class Ingestor {
     return this.lock.run(async () => {
       for (let i = this.queue.length - 1; i >= 0; i--)
         if (this.queue[i].projectId === projectId) {
-          this.queuedEvents -= this.queue[i].events.length;
-          this.queue[i] = { ...this.queue[i], events: [] };
+          this.queuedEvents -= eventCount(this.queue[i]);
+          this.queue[i] = { ...this.queue[i], events: [], compact: undefined };
         }
       await this.engine.deleteProject(projectId);
       this.identity.invalidate(projectId);

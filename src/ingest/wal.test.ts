@@ -3,9 +3,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
-import { normalizeEvent, type ParsedEvent } from './capture-payload';
+import { normalizeEvent, slimProperties, type ParsedEvent } from './capture-payload';
 import { Ingestor } from './ingestor';
-import { Wal, decodeRecord, encodeRecord, encodeRecordBytes, propertiesText, type WalRecord } from './wal';
+import {
+  C_FLAGS,
+  C_STRIDE,
+  F_IDENTIFY,
+  Wal,
+  compactEvent,
+  decodeRecord,
+  encodeCompact,
+  encodeRecord,
+  encodeRecordBytes,
+  eventCount,
+  propertiesText,
+  type WalRecord,
+} from './wal';
 
 const NOW = Date.parse('2025-01-01T00:00:00Z');
 const mk = (i: number, extra: Record<string, unknown> = {}): ParsedEvent =>
@@ -67,19 +80,82 @@ describe('wal', () => {
     for (const [line, text] of lines) expect(line.toString('utf8')).toBe(text);
   });
 
-  it('detachProperties keeps the properties text only in the line; it is logged and read back the same', async () => {
-    const w = await Wal.open(dir, { detachProperties: true });
+  it('compact keeps the events only as bytes of the line; it is logged and read back the same', async () => {
+    const w = await Wal.open(dir, { compact: true });
     await w.readAfter(0, () => undefined);
     const seen: WalRecord[] = [];
     w.onDurable = (recs) => seen.push(...recs);
     const events = [mk(1, { é: 'ü😀' }), mk(2)];
+    const objects = [...events];
     const texts = events.map((e) => e.propertiesJson);
     await w.append(1, events);
-    expect(events.map((e) => e.propertiesJson)).toEqual(['', '']);
-    expect(seen[0].events.map((_, i) => propertiesText(seen[0], i))).toEqual(texts);
+    expect(objects.map((e) => e.propertiesJson)).toEqual(['', '']);
+    expect(events).toEqual([]); // the caller's array is emptied: nothing keeps the objects alive
+    expect(seen[0].events).toEqual([]);
+    expect(eventCount(seen[0])).toBe(2);
+    expect([0, 1].map((i) => propertiesText(seen[0], i))).toEqual(texts);
     await w.close();
     const back = await readAll(await Wal.open(dir));
     expect(back[0].events.map((e) => e.propertiesJson)).toEqual(texts);
+  });
+
+  it.each([
+    ['plain ASCII', 'pageview', 'user-1', { a: 1, $session_id: 's-1', $elements_chain: 'a:nth-child(1)' }],
+    ['quotes, backslashes and controls', 'say "hi"\\', 'tab\there\u0001', { $session_id: 'q"s\\', $elements_chain: 'x\ny' }],
+    ['non-ASCII and emoji', 'Übersicht 😀', 'ユーザー', { city: 'München', $session_id: 'sé😀' }],
+    ['lone surrogates', 'bad\ud800name', 'x\udc00', { s: 'lone \ud83d here', $session_id: 'a\udc00' }],
+    ['identity events', '$identify', 'u-9', { $anon_distinct_id: 'anon-1', $set: { plan: 'pro' } }],
+  ])('encodeCompact: every column of every event reads back as the event (%s)', (_, event, distinct, props) => {
+    const events = [mk(1), normalizeEvent({ event, distinct_id: distinct, properties: props }, { now: NOW }), mk(2)];
+    for (const e of events) e.properties = slimProperties(e.properties);
+    const expected = events.map((e) => ({ ...e }));
+    const { line, compact } = encodeCompact(5, 2, events);
+    // The line is the record's log line, byte for byte.
+    expect(line.equals(Buffer.from(encodeRecord({ seq: 5, projectId: 2, events }), 'utf8'))).toBe(true);
+    expect(compact.lineBytes).toBe(line.length);
+    // Strings as V8 encodes them in UTF-8 (a lone surrogate becomes U+FFFD), as DuckDB receives them.
+    const utf8 = (s: string | null) => (s === null ? null : Buffer.from(s, 'utf8').toString('utf8'));
+    expected.forEach((e, i) => {
+      const back = compactEvent(compact, i);
+      expect(back).toEqual({
+        ...e,
+        event: utf8(e.event),
+        distinct_id: utf8(e.distinct_id),
+        session_id: utf8(e.session_id),
+        elements_chain: utf8(e.elements_chain),
+        propertiesJson: utf8(e.propertiesJson),
+        properties: Object.keys(e.properties).length ? e.properties : {},
+      });
+    });
+    const flags = compact.pos[C_STRIDE + C_FLAGS];
+    expect((flags & F_IDENTIFY) !== 0).toBe(event === '$identify');
+    expect(compact.identity === null).toBe(event !== '$identify');
+  });
+
+  it('encodeCompact: offsets stay right when a record outgrows its slab and moves (line and side bytes)', () => {
+    const big = (i: number) =>
+      normalizeEvent({ event: `big "${i}"`, distinct_id: `ü${i}`, properties: { s: 'é'.repeat(700_000), $session_id: `s${i}` } }, { now: NOW });
+    for (let round = 0; round < 4; round++) {
+      const events = [mk(round), big(1), mk(round + 1), big(2), big(3), big(4), big(5), big(6)];
+      const expected = events.map((e) => ({ ...e }));
+      const { line, compact } = encodeCompact(round, 1, events);
+      expect(line.toString('utf8')).toBe(encodeRecord({ seq: round, projectId: 1, events: expected }));
+      expected.forEach((e, i) => {
+        const back = compactEvent(compact, i);
+        expect([back.event, back.distinct_id, back.session_id, back.propertiesJson, back.uuid]).toEqual([
+          e.event,
+          e.distinct_id,
+          e.session_id,
+          e.propertiesJson,
+          e.uuid,
+        ]);
+      });
+    }
+  });
+
+  it('encodeCompact refuses a uuid that is not canonical (it could not be stored as one)', () => {
+    const e = { ...mk(1), uuid: 'not-a-uuid' };
+    expect(() => encodeCompact(1, 1, [e])).toThrow(/not canonical/);
   });
 
   it('groups concurrent appends into few fsyncs and reports them in order', async () => {

@@ -22,15 +22,95 @@ export interface WalRecord {
   /** The record's line exactly as written to the log (records appended by this process). */
   line?: Buffer;
   /**
-   * Set when the events' properties text lives only in {@link line} (their `propertiesJson` is then ''): event i's
-   * properties are the UTF-8 bytes `line[props[2i], props[2i + 1])`. See {@link WalOptions.detachProperties}.
+   * Set for records appended with {@link WalOptions.compact}: the events kept as bytes and typed arrays instead of
+   * objects ({@link events} is then empty; {@link eventCount} counts either form).
    */
-  props?: Uint32Array;
+  compact?: CompactEvents;
 }
 
-/** Event i's properties JSON text: from the record's line when detached, else the event's own string. */
+/**
+ * A record's events without per-event JS objects: every string column is a byte range of `buf` (the record's log
+ * line followed by side bytes), numbers are in typed arrays. Queued events wait ~200 ms for the flusher, long
+ * enough to survive two young-generation GCs and be promoted; as objects (event, uuid, distinct id, session id:
+ * ~400 bytes per event) they were most of what every scavenge copied. Bytes in a Buffer are not scanned at all.
+ */
+export interface CompactEvents {
+  n: number;
+  /** The log line (`buf[0, lineBytes)`) followed by side bytes: raw UTF-8 of strings escaped in the line, session ids, element chains. */
+  buf: Buffer;
+  lineBytes: number;
+  /** {@link C_STRIDE} entries per event: byte offsets into `buf` at C_* and the event's F_* flags at C_FLAGS. */
+  pos: Uint32Array;
+  /** timestamp, created_at (epoch ms) per event. */
+  times: Float64Array;
+  /** The identity properties of event i (slimProperties), or null when no event of the record has any. */
+  identity: Record<string, unknown>[] | null;
+}
+
+/** Offsets in {@link CompactEvents.pos}: uuid text (36 bytes), then [start, end) of each string column, then flags. */
+export const C_UUID = 0;
+export const C_EVENT = 1;
+export const C_DISTINCT_ID = 3;
+export const C_PROPERTIES = 5;
+export const C_SESSION_ID = 7;
+export const C_ELEMENTS_CHAIN = 9;
+export const C_FLAGS = 11;
+export const C_STRIDE = 12;
+/** The server generated the uuid (dedup skips it). */
+export const F_UUID_GENERATED = 1;
+/** `$session_id` / `$elements_chain` are set (else null). */
+export const F_SESSION_ID = 2;
+export const F_ELEMENTS_CHAIN = 4;
+/** The event is `$identify` / `$create_alias` / `$merge_dangerously` (the names identity acts on). */
+export const F_IDENTIFY = 8;
+export const F_CREATE_ALIAS = 16;
+export const F_MERGE_DANGEROUSLY = 32;
+
+/** Number of events in a record, in either form. */
+export function eventCount(r: WalRecord): number {
+  return r.compact ? r.compact.n : r.events.length;
+}
+
+/** Buffer's own per-encoding readers (what `toString(encoding, start, end)` dispatches to after checking its arguments). */
+type RawReaders = { utf8Slice(start: number, end: number): string; latin1Slice(start: number, end: number): string };
+
+/** The text of bytes [start, end) of `b` (UTF-8), without toString's argument handling (this runs per event). */
+export function utf8Text(b: Buffer, start: number, end: number): string {
+  return (b as unknown as RawReaders).utf8Slice(start, end);
+}
+
+/** The text of bytes [start, end) of `b` read as latin1 (ASCII text: uuids). */
+export function latin1Text(b: Buffer, start: number, end: number): string {
+  return (b as unknown as RawReaders).latin1Slice(start, end);
+}
+
+/** The text of a compact string column of event i (`col` is one of C_EVENT, C_DISTINCT_ID, …). */
+export function compactText(c: CompactEvents, i: number, col: number): string {
+  const o = i * C_STRIDE + col;
+  return utf8Text(c.buf, c.pos[o], c.pos[o + 1]);
+}
+
+/** Event i of a compact record as a ParsedEvent (for engines other than DuckDB, and tests). */
+export function compactEvent(c: CompactEvents, i: number): ParsedEvent {
+  const flags = c.pos[i * C_STRIDE + C_FLAGS];
+  const u = c.pos[i * C_STRIDE + C_UUID];
+  return {
+    uuid: latin1Text(c.buf, u, u + 36),
+    event: compactText(c, i, C_EVENT),
+    distinct_id: compactText(c, i, C_DISTINCT_ID),
+    properties: c.identity?.[i] ?? {},
+    propertiesJson: compactText(c, i, C_PROPERTIES),
+    timestamp: c.times[2 * i],
+    created_at: c.times[2 * i + 1],
+    session_id: flags & F_SESSION_ID ? compactText(c, i, C_SESSION_ID) : null,
+    elements_chain: flags & F_ELEMENTS_CHAIN ? compactText(c, i, C_ELEMENTS_CHAIN) : null,
+    uuidGenerated: (flags & F_UUID_GENERATED) !== 0,
+  };
+}
+
+/** Event i's properties JSON text, in either form. */
 export function propertiesText(r: WalRecord, i: number): string {
-  return r.props && r.line ? r.line.toString('utf8', r.props[2 * i], r.props[2 * i + 1]) : r.events[i].propertiesJson;
+  return r.compact ? compactText(r.compact, i, C_PROPERTIES) : r.events[i].propertiesJson;
 }
 
 export interface WalOptions {
@@ -39,11 +119,11 @@ export interface WalOptions {
   /** fdatasync after each group. Default true; turning it off loses acknowledged events on power loss. */
   fsync?: boolean;
   /**
-   * Default false. When true, `append` keeps each event's properties only as bytes of the record's log line
-   * ({@link WalRecord.props}) and clears `propertiesJson`: queued events then hold no large strings on the V8 heap
-   * (they lived until the next flush, long enough to be copied by every young-generation GC and promoted).
+   * Default false. When true, `append` keeps the events only as {@link CompactEvents} (bytes of the record's log
+   * line plus typed arrays; `record.events` is empty) and clears each event's `propertiesJson`: queued events then
+   * hold almost nothing on the V8 heap for the young-generation GC to copy and promote.
    */
-  detachProperties?: boolean;
+  compact?: boolean;
 }
 
 interface Segment {
@@ -126,8 +206,12 @@ function putNumber(pos: number, n: number): number {
   return pos + digits;
 }
 
+/** Whether the last {@link putJsonString} had to escape its string (its bytes in the line are then not the text). */
+let escaped = false;
+
 function putJsonString(pos: number, s: string): number {
-  if (NEEDS_ESCAPE.test(s)) {
+  escaped = NEEDS_ESCAPE.test(s);
+  if (escaped) {
     const j = JSON.stringify(s);
     pos = room(pos, j.length * 3);
     return pos + w(slab).utf8Write(j, pos);
@@ -137,6 +221,12 @@ function putJsonString(pos: number, s: string): number {
   pos += w(slab).utf8Write(s, pos);
   slab[pos++] = 0x22;
   return pos;
+}
+
+/** Writes the raw UTF-8 of `s` (a side string of a compact record); returns the new position. */
+function putRaw(pos: number, s: string): number {
+  pos = room(pos, s.length * 3);
+  return pos + w(slab).utf8Write(s, pos);
 }
 
 /** A `,` at `pos` (room made first). */
@@ -152,18 +242,55 @@ function putComma(pos: number): number {
  * event's properties text sits in the line.
  */
 export function encodeRecordBytes(seq: number, projectId: number, events: ParsedEvent[]): { line: Buffer; props: Uint32Array } {
+  const { line, compact } = encodeCompact(seq, projectId, events);
   const props = new Uint32Array(events.length * 2);
-  let pos = putAscii(recStart, `{"s":${seq},"p":${projectId},"e":[`);
   for (let i = 0; i < events.length; i++) {
+    props[2 * i] = compact.pos[i * C_STRIDE + C_PROPERTIES];
+    props[2 * i + 1] = compact.pos[i * C_STRIDE + C_PROPERTIES + 1];
+  }
+  return { line, props };
+}
+
+const EMPTY_IDENTITY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+function hasKeys(o: Record<string, unknown>): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/**
+ * Encodes one record as its log line (see {@link encodeRecordBytes}) and its events as {@link CompactEvents}: the
+ * line's own bytes serve as the string columns where they are the text itself (no escape was needed); escaped
+ * strings, session ids and element chains are written as raw UTF-8 after the line, in the same slab.
+ * `events[i].properties` is taken as the event's identity properties (the caller slims them first).
+ */
+export function encodeCompact(seq: number, projectId: number, events: ParsedEvent[]): { line: Buffer; compact: CompactEvents } {
+  const n = events.length;
+  const at = new Uint32Array(n * C_STRIDE);
+  const times = new Float64Array(n * 2);
+  let identity: Record<string, unknown>[] | null = null;
+  let pos = putAscii(recStart, `{"s":${seq},"p":${projectId},"e":[`);
+  for (let i = 0; i < n; i++) {
     const e = events[i];
+    const o = i * C_STRIDE;
+    let flags = e.uuidGenerated ? F_UUID_GENERATED : 0;
     pos = room(pos, 2);
     if (i) slab[pos++] = 0x2c; // ,
     slab[pos++] = 0x5b; // [
+    at[o + C_UUID] = pos + 1 - recStart;
     pos = putJsonString(pos, e.uuid);
+    // A uuid is canonical (36 hex digits and dashes) by the time it is logged; anything else is not stored as one.
+    if (escaped || e.uuid.length !== 36) throw new Error(`event uuid is not canonical: ${e.uuid.slice(0, 40)}`);
     pos = putComma(pos);
+    at[o + C_EVENT] = pos + 1 - recStart;
     pos = putJsonString(pos, e.event);
+    if (escaped) flags |= ESCAPED_EVENT;
+    else at[o + C_EVENT + 1] = pos - 1 - recStart;
     pos = putComma(pos);
+    at[o + C_DISTINCT_ID] = pos + 1 - recStart;
     pos = putJsonString(pos, e.distinct_id);
+    if (escaped) flags |= ESCAPED_DISTINCT_ID;
+    else at[o + C_DISTINCT_ID + 1] = pos - 1 - recStart;
     pos = putComma(pos);
     pos = putNumber(pos, e.timestamp);
     pos = putComma(pos);
@@ -174,20 +301,62 @@ export function encodeRecordBytes(seq: number, projectId: number, events: Parsed
     // replay stops at the first one (dropping every record after it). Logging an event twice is refused instead.
     if (pj.length === 0) throw new Error(`event ${e.uuid} has no properties text (an event object can be logged once)`);
     pos = room(pos, pj.length * 3 + 1);
-    props[2 * i] = pos - recStart;
+    at[o + C_PROPERTIES] = pos - recStart;
     pos += w(slab).utf8Write(pj, pos);
-    props[2 * i + 1] = pos - recStart;
+    at[o + C_PROPERTIES + 1] = pos - recStart;
     slab[pos++] = 0x5d; // ]
+    times[2 * i] = e.timestamp;
+    times[2 * i + 1] = e.created_at;
+    if (e.session_id !== null) flags |= F_SESSION_ID;
+    if (e.elements_chain !== null) flags |= F_ELEMENTS_CHAIN;
+    if (e.event.charCodeAt(0) === 0x24 /* $ */)
+      flags |= e.event === '$identify' ? F_IDENTIFY : e.event === '$create_alias' ? F_CREATE_ALIAS : e.event === '$merge_dangerously' ? F_MERGE_DANGEROUSLY : 0;
+    at[o + C_FLAGS] = flags;
+    const ident = e.properties;
+    if (ident !== EMPTY_IDENTITY && hasKeys(ident)) (identity ??= new Array<Record<string, unknown>>(n).fill(EMPTY_IDENTITY))[i] = ident;
   }
   pos = putAscii(pos, ']}\n');
-  const line = slab.subarray(recStart, pos);
+  const lineBytes = pos - recStart;
+  // Side bytes: raw text of the strings the line holds escaped, and the two extracted columns.
+  for (let i = 0; i < n; i++) {
+    const e = events[i];
+    const o = i * C_STRIDE;
+    const flags = at[o + C_FLAGS];
+    if (flags & ESCAPED_EVENT) {
+      at[o + C_EVENT] = pos - recStart;
+      pos = putRaw(pos, e.event);
+      at[o + C_EVENT + 1] = pos - recStart;
+    }
+    if (flags & ESCAPED_DISTINCT_ID) {
+      at[o + C_DISTINCT_ID] = pos - recStart;
+      pos = putRaw(pos, e.distinct_id);
+      at[o + C_DISTINCT_ID + 1] = pos - recStart;
+    }
+    if (e.session_id !== null) {
+      at[o + C_SESSION_ID] = pos - recStart;
+      pos = putRaw(pos, e.session_id);
+      at[o + C_SESSION_ID + 1] = pos - recStart;
+    }
+    if (e.elements_chain !== null) {
+      at[o + C_ELEMENTS_CHAIN] = pos - recStart;
+      pos = putRaw(pos, e.elements_chain);
+      at[o + C_ELEMENTS_CHAIN + 1] = pos - recStart;
+    }
+    at[o + C_FLAGS] = flags & ~(ESCAPED_EVENT | ESCAPED_DISTINCT_ID);
+  }
+  const buf = slab.subarray(recStart, pos);
+  const line = buf.subarray(0, lineBytes);
   recStart = pos;
   if (slab.length - recStart < 64 * 1024) {
     slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
     recStart = 0;
   }
-  return { line, props };
+  return { line, compact: { n, buf, lineBytes, pos: at, times, identity } };
 }
+
+/** Encoder-internal flags: the string was escaped in the line, its raw text goes to the side bytes. */
+const ESCAPED_EVENT = 1 << 20;
+const ESCAPED_DISTINCT_ID = 1 << 21;
 
 /** Encodes one record as a log line (with trailing newline). `eventsJson` may be precomputed (parse workers). */
 export function encodeRecord(r: WalRecord, eventsJson?: string): string {
@@ -231,7 +400,7 @@ export class Wal {
   private closed = false;
   private readonly segmentBytes: number;
   private readonly fsync: boolean;
-  private readonly detachProperties: boolean;
+  private readonly compact: boolean;
   private idleWaiters: (() => void)[] = [];
 
   private constructor(
@@ -240,7 +409,7 @@ export class Wal {
   ) {
     this.segmentBytes = opts.segmentBytes ?? 64 * 1024 * 1024;
     this.fsync = opts.fsync ?? true;
-    this.detachProperties = opts.detachProperties ?? false;
+    this.compact = opts.compact ?? false;
   }
 
   static async open(dir: string, opts: WalOptions = {}): Promise<Wal> {
@@ -309,7 +478,8 @@ export class Wal {
   /**
    * Appends one record; resolves once it is on disk (fdatasync). `eventsJson`, when given, must be
    * `encodeEvents(events)` (computed off the main thread by the parse workers). The record takes the events over:
-   * with `detachProperties` their `propertiesJson` is cleared (the text stays in the record's line).
+   * with `compact` the record keeps them as {@link CompactEvents}, their `propertiesJson` is cleared and the
+   * `events` array itself is emptied.
    */
   append(projectId: number, events: ParsedEvent[], eventsJson?: string): Promise<number> {
     if (this.closed) return Promise.reject(new Error('ingest log is closed'));
@@ -318,14 +488,16 @@ export class Wal {
     let line: Buffer;
     try {
       if (eventsJson !== undefined) line = Buffer.from(encodeRecord(record, eventsJson), 'utf8');
-      else {
-        const enc = encodeRecordBytes(record.seq, projectId, events);
+      else if (this.compact) {
+        const enc = encodeCompact(record.seq, projectId, events);
         line = enc.line;
-        if (this.detachProperties) {
-          record.props = enc.props;
-          for (const e of events) e.propertiesJson = '';
-        }
-      }
+        record.compact = enc.compact;
+        record.events = [];
+        for (const e of events) e.propertiesJson = '';
+        // The caller's array is emptied too: a request handler holds it until the fsync, and whatever a young GC
+        // finds reachable then is copied (and eventually promoted); the record needs none of these objects.
+        events.length = 0;
+      } else line = encodeRecordBytes(record.seq, projectId, events).line;
     } catch (e) {
       return Promise.reject(e as Error);
     }

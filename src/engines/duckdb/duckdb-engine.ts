@@ -29,7 +29,21 @@ import type {
   QueryResult,
   WriteBatch,
 } from '../engine';
+import type { QueryLogBatch, QueryLogShape } from '../../queries/query-log';
 import { DUCKDB_SCHEMA } from './schema';
+import {
+  C_DISTINCT_ID,
+  C_ELEMENTS_CHAIN,
+  C_EVENT,
+  C_FLAGS,
+  C_PROPERTIES,
+  C_SESSION_ID,
+  C_STRIDE,
+  C_UUID,
+  F_ELEMENTS_CHAIN,
+  F_SESSION_ID,
+  type CompactEvents,
+} from '../../ingest/wal';
 
 /** Prepared statements kept per read connection (distinct query shapes; the oldest is dropped past this). */
 const PREPARED_PER_CONNECTION = 64;
@@ -49,6 +63,17 @@ export type { DistinctIdUpsert, EventInsert, OverrideUpsert, PersonUpsert, Write
  */
 export interface EventInsertBytes extends EventInsert {
   propertiesBytes?: Uint8Array;
+}
+
+/**
+ * Events of one logged record kept as bytes ({@link CompactEvents}): rows `rows` of it, with their person ids
+ * (indexed by event). Appended from the log line's bytes: no per-event object or string is made.
+ */
+export interface EventSlice {
+  projectId: number;
+  events: CompactEvents;
+  rows: readonly number[];
+  personIds: readonly (string | null)[];
 }
 
 /**
@@ -74,9 +99,11 @@ export interface DuckDbEngineOptions {
   memoryLimit?: string;
   /**
    * DuckDB `checkpoint_threshold`: WAL size that triggers an automatic checkpoint. Default: env
-   * `QUARRY_DUCKDB_CHECKPOINT_THRESHOLD`, else '256MB' (DuckDB: 16MB). A checkpoint rewrites the table's partly
-   * filled last row group, so checkpointing every 16 MB of ingest (~40k events) made the commit the largest ingest
-   * cost. Consequence: up to this much WAL is replayed when the database is opened after a crash.
+   * `QUARRY_DUCKDB_CHECKPOINT_THRESHOLD`, else '64MB' (DuckDB: 16MB). Rows written since the last checkpoint stay in
+   * DuckDB's memory uncompressed until it runs, so this bounds that part of the RSS (at 256MB a 10-minute capture soak
+   * never checkpointed and held ~270 MB). A checkpoint rewrites the table's partly filled last row group, so 16MB
+   * cost ~50% more CPU per appended event than 256MB; 64MB costs the same within the noise (see Config).
+   * Consequence: up to this much WAL is replayed when the database is opened after a crash.
    */
   checkpointThreshold?: string;
 }
@@ -246,7 +273,7 @@ export class DuckDbEngine implements EventEngineBase {
         checkpoint_threshold: sizeSetting(
           'checkpointThreshold',
           opts.checkpointThreshold ?? process.env.QUARRY_DUCKDB_CHECKPOINT_THRESHOLD,
-          '256MB',
+          '64MB',
         ),
       });
     } catch (e) {
@@ -492,12 +519,17 @@ export class DuckDbEngine implements EventEngineBase {
           await w.run('INSERT INTO person_overrides SELECT * FROM stage_overrides');
           await w.run('DELETE FROM stage_overrides');
         }
-        if (batch.events.length) {
+        const slices = (batch as WriteBatch & { eventSlices?: EventSlice[] }).eventSlices;
+        if (batch.events.length || slices?.length) {
           const a = await w.createAppender('events');
-          if (this.chunkedAppend) appendEventsChunked(a, batch.events);
-          else appendEventsByValue(a, batch.events);
-          a.flushSync();
-          a.closeSync();
+          try {
+            if (this.chunkedAppend) appendEventsChunked(a, batch.events);
+            else appendEventsByValue(a, batch.events);
+            if (slices?.length) appendEventSlices(a, slices);
+            a.flushSync();
+          } finally {
+            a.closeSync();
+          }
         }
         if (batch.checkpoint !== undefined) {
           await w.run('DELETE FROM ingest_checkpoint');
@@ -617,6 +649,44 @@ export class DuckDbEngine implements EventEngineBase {
         a.flushSync();
       } finally {
         a.closeSync();
+      }
+    });
+  }
+
+  /**
+   * Writes a buffered batch of query-log rows without filling a row value by value: the batch's few distinct shapes
+   * and its rows (shape number, time, duration: copied into the chunks' memory) go to two temporary tables of the
+   * writer connection through appenders, then one INSERT … SELECT joins them into `query_log` (each row getting a
+   * new random UUID) on DuckDB's threads. Filling every row's strings through the appender cost ~8 µs of the event
+   * loop per row; this costs under 1 µs there plus ~3 µs on DuckDB's threads (5,000-row batches, file database).
+   * Each batch is also a commit (milliseconds of CPU whatever its size): QueryLog writes one per interval.
+   */
+  async appendQueryLogBatch(batch: QueryLogBatch): Promise<void> {
+    if (batch.length === 0) return;
+    await this.writeLock.run(async () => {
+      if (this.closed) throw new Error('engine is closed');
+      const w = this.writer;
+      for (const sql of QUERY_LOG_STAGING) await w.run(sql);
+      try {
+        const shapes = await w.createAppender('query_log_shapes', 'main', 'temp');
+        try {
+          appendChunked(shapes, batch.shapes.map((shape, k) => ({ k, shape })), fillQueryLogShape);
+          shapes.flushSync();
+        } finally {
+          shapes.closeSync();
+        }
+        const rows = await w.createAppender('query_log_rows', 'main', 'temp');
+        try {
+          appendQueryLogRows(rows, batch);
+          rows.flushSync();
+        } finally {
+          rows.closeSync();
+        }
+        await w.run(QUERY_LOG_FROM_STAGING);
+      } finally {
+        // dropped, not just emptied: no batch sees another's leftovers, and their memory goes back at once
+        await w.run('DROP TABLE IF EXISTS temp.main.query_log_rows');
+        await w.run('DROP TABLE IF EXISTS temp.main.query_log_shapes');
       }
     });
   }
@@ -859,6 +929,145 @@ function appendEventsChunked(a: DuckDBAppender, events: EventInsert[]): void {
   }
 }
 
+/** Value of the lowercase hex digits b[a..e) appended to `acc` (exact up to 2^53), or -1 on a non-hex byte. */
+function hexBytes(b: Uint8Array, a: number, e: number, acc: number): number {
+  for (let i = a; i < e; i++) {
+    const c = b[i];
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (d < 0) return -1;
+    acc = acc * 16 + d;
+  }
+  return acc;
+}
+
+/** {@link writeUuid} from the 36 bytes of a canonical uuid's text at b[o]. */
+function writeUuidBytes(dv: DataView, i: number, b: Uint8Array, o: number): void {
+  let w0 = -1;
+  let w1 = -1;
+  let w2 = -1;
+  let w3 = -1;
+  if (o + 36 <= b.length && b[o + 8] === 45 && b[o + 13] === 45 && b[o + 18] === 45 && b[o + 23] === 45) {
+    w0 = hexBytes(b, o + 28, o + 36, 0);
+    const x = hexBytes(b, o + 19, o + 23, 0);
+    w1 = x < 0 ? -1 : hexBytes(b, o + 24, o + 28, x);
+    const y = hexBytes(b, o + 9, o + 13, 0);
+    w2 = y < 0 ? -1 : hexBytes(b, o + 14, o + 18, y);
+    w3 = hexBytes(b, o, o + 8, 0);
+  }
+  if (w0 < 0 || w1 < 0 || w2 < 0 || w3 < 0)
+    throw new Error(`Invalid Input Error: not a canonical UUID: ${Buffer.from(b.buffer, b.byteOffset + o, Math.min(40, b.length - o)).toString('latin1')}`);
+  const k = i * 16;
+  dv.setUint32(k, w0, true);
+  dv.setUint32(k + 4, w1, true);
+  dv.setUint32(k + 8, w2, true);
+  dv.setUint32(k + 12, (w3 ^ 0x80000000) >>> 0, true);
+}
+
+/**
+ * Assigns bytes [pos[o], pos[o + 1]) of a buffer (a view of `ab` at `base`) to a VARCHAR vector entry. Validity is
+ * not touched: a fresh chunk's rows are all valid, and nulls go through {@link NullMask}.
+ */
+function setBytes(v: RawVector, i: number, ab: ArrayBufferLike, base: number, pos: Uint32Array, o: number): void {
+  bindings.vector_assign_string_element_len(v.vector, i, new Uint8Array(ab, base + pos[o], pos[o + 1] - pos[o]));
+}
+
+/**
+ * Null rows of one vector of a fresh chunk, as bits cleared in its validity mask through 32-bit words. node-api's
+ * setItemValid does the same with BigInt arithmetic (several BigInt allocations per call once a column has a null:
+ * most events have no elements chain); the mask is the same little-endian uint64 array, flushed by the vector.
+ */
+class NullMask {
+  private words: Uint32Array | null = null;
+  constructor(private readonly v: RawVector) {}
+  setNull(i: number): void {
+    let m = this.words;
+    if (!m) {
+      const validity = this.v.validity as unknown as { data: BigUint64Array | null };
+      if (!validity.data) validity.data = new BigUint64Array(CHUNK_ROWS / 64);
+      m = this.words = new Uint32Array(validity.data.buffer, validity.data.byteOffset, validity.data.byteLength / 4);
+      m.fill(0xffffffff);
+    }
+    m[i >>> 5] &= ~(1 << (i & 31));
+  }
+}
+
+/**
+ * Appends the rows of compact records a data chunk at a time, like {@link appendEventsChunked}, but every value
+ * comes from the log line's bytes: uuids are parsed from their text in place, strings are copied into the vectors
+ * as UTF-8 slices of the line (written by V8's encoder, so valid UTF-8).
+ */
+function appendEventSlices(a: DuckDBAppender, slices: readonly EventSlice[]): void {
+  const types = Array.from({ length: a.columnCount }, (_, i) => a.columnType(i));
+  const expected = [DuckDBTypeId.INTEGER, DuckDBTypeId.UUID, , , DuckDBTypeId.UUID, DuckDBTypeId.TIMESTAMP, , , , DuckDBTypeId.TIMESTAMP];
+  if (types.length !== 10 || expected.some((t, i) => t !== undefined && types[i].typeId !== t))
+    throw new Error(`events table has columns ${types.join(', ')}; the ingest writer expects the schema.ts layout`);
+  const chunk = DuckDBDataChunk.create(types);
+  let total = 0;
+  for (const sl of slices) total += sl.rows.length;
+  let s = 0; // slice
+  let r = 0; // position in the slice's rows
+  for (let off = 0; off < total; off += CHUNK_ROWS) {
+    const rowCount = Math.min(CHUNK_ROWS, total - off);
+    chunk.reset();
+    chunk.rowCount = rowCount; // before the vectors are taken: they are sized by it
+    const v = types.map((_, k) => chunk.getColumnVector(k) as unknown as RawVector);
+    const projectIds = v[0].items as Int32Array;
+    const uuidView = viewOf(v[1]);
+    const personView = viewOf(v[4]);
+    const tsView = viewOf(v[5]);
+    const createdView = viewOf(v[9]);
+    // Rows are all valid unless marked null below (a mask DuckDB kept from an earlier chunk is reset first).
+    for (const x of v) (x.validity as unknown as { data: BigUint64Array | null }).data?.fill(0xffffffffffffffffn);
+    const personWords = new Uint32Array(personView.buffer, personView.byteOffset, rowCount * 4);
+    let lastPerson: string | null | undefined = null;
+    const noPerson = new NullMask(v[4]);
+    const noSession = new NullMask(v[7]);
+    const noChain = new NullMask(v[8]);
+    let n = 0;
+    while (n < rowCount) {
+      const sl = slices[s];
+      const c = sl.events;
+      const buf = c.buf;
+      const ab = buf.buffer;
+      const base = buf.byteOffset;
+      const pos = c.pos;
+      const end = Math.min(sl.rows.length, r + (rowCount - n));
+      for (; r < end; r++, n++) {
+        const e = sl.rows[r];
+        const o = e * C_STRIDE;
+        const flags = pos[o + C_FLAGS];
+        projectIds[n] = sl.projectId;
+        writeUuidBytes(uuidView, n, buf, pos[o + C_UUID]);
+        setBytes(v[2], n, ab, base, pos, o + C_EVENT);
+        setBytes(v[3], n, ab, base, pos, o + C_DISTINCT_ID);
+        const person = sl.personIds[e];
+        if (person === null || person === undefined) noPerson.setNull(n);
+        else if (person === lastPerson && n > 0) {
+          // Events come in runs of one person (a session): its 16 bytes are copied from the row before.
+          personWords[4 * n] = personWords[4 * n - 4];
+          personWords[4 * n + 1] = personWords[4 * n - 3];
+          personWords[4 * n + 2] = personWords[4 * n - 2];
+          personWords[4 * n + 3] = personWords[4 * n - 1];
+        } else writeUuid(personView, n, person);
+        lastPerson = person;
+        writeTimestamp(tsView, n, c.times[2 * e]);
+        setBytes(v[6], n, ab, base, pos, o + C_PROPERTIES);
+        if (flags & F_SESSION_ID) setBytes(v[7], n, ab, base, pos, o + C_SESSION_ID);
+        else noSession.setNull(n);
+        if (flags & F_ELEMENTS_CHAIN) setBytes(v[8], n, ab, base, pos, o + C_ELEMENTS_CHAIN);
+        else noChain.setNull(n);
+        writeTimestamp(createdView, n, c.times[2 * e + 1]);
+      }
+      if (r >= sl.rows.length) {
+        s++;
+        r = 0;
+      }
+    }
+    for (const x of v) x.flush();
+    a.appendDataChunk(chunk);
+  }
+}
+
 /** JSON text DuckDB accepts: lone UTF-16 surrogates (escaped by JSON.stringify) become U+FFFD. */
 export function jsonText(v: unknown): string {
   const s = JSON.stringify(v);
@@ -923,6 +1132,59 @@ function fillQueryLogRow(v: RawVector[], i: number, r: QueryLogRecord): void {
 }
 
 const QUERY_LOG_PIECE_ROWS = 256;
+
+/** The writer connection's staging tables of {@link DuckDbEngine.appendQueryLogBatch} (temporary: in memory), new per batch. */
+const QUERY_LOG_STAGING = [
+  `CREATE OR REPLACE TEMP TABLE query_log_shapes (
+    shape INTEGER NOT NULL, project_id INTEGER NOT NULL, query_id VARCHAR, principal VARCHAR, kind VARCHAR NOT NULL,
+    name VARCHAR, query_hash VARCHAR NOT NULL, query JSON, result_rows BIGINT, result_bytes BIGINT,
+    is_cached BOOLEAN NOT NULL, status VARCHAR NOT NULL, error_code VARCHAR)`,
+  'CREATE OR REPLACE TEMP TABLE query_log_rows (shape INTEGER NOT NULL, event_time TIMESTAMP NOT NULL, duration_ms DOUBLE NOT NULL)',
+];
+
+const QUERY_LOG_FROM_STAGING = `INSERT INTO query_log (${QUERY_LOG_COLUMNS.join(', ')})
+  SELECT s.project_id, uuid()::VARCHAR, s.query_id, r.event_time, s.principal, s.kind, s.name, s.query_hash, s.query,
+         r.duration_ms, s.result_rows, s.result_bytes, s.is_cached, s.status, s.error_code
+  FROM temp.main.query_log_rows AS r JOIN temp.main.query_log_shapes AS s ON s.shape = r.shape`;
+
+/** Shape `k` of a batch into the staging chunk (columns of `query_log_shapes`). */
+function fillQueryLogShape(v: RawVector[], i: number, { k, shape: s }: { k: number; shape: QueryLogShape }): void {
+  setInt(v[0], i, k);
+  setInt(v[1], i, s.project_id);
+  setString(v[2], i, s.query_id);
+  setString(v[3], i, s.principal);
+  setString(v[4], i, s.kind);
+  setString(v[5], i, s.name);
+  setString(v[6], i, s.query_hash);
+  setString(v[7], i, queryJsonText(s.query));
+  v[8].setItem(i, s.result_rows === null ? null : BigInt(s.result_rows));
+  v[9].setItem(i, s.result_bytes === null ? null : BigInt(s.result_bytes));
+  v[10].setItem(i, s.is_cached);
+  setString(v[11], i, s.status);
+  setString(v[12], i, s.error_code);
+}
+
+/** A batch's rows into `query_log_rows`: every column is fixed-width, copied into the chunks' memory. */
+function appendQueryLogRows(a: DuckDBAppender, batch: QueryLogBatch): void {
+  const types = Array.from({ length: a.columnCount }, (_, i) => a.columnType(i));
+  const chunk = DuckDBDataChunk.create(types);
+  for (let off = 0; off < batch.length; off += CHUNK_ROWS) {
+    const n = Math.min(CHUNK_ROWS, batch.length - off);
+    chunk.reset();
+    chunk.rowCount = n;
+    const v = types.map((_, k) => chunk.getColumnVector(k) as unknown as RawVector);
+    (v[0].items as Int32Array).set(batch.shape.subarray(off, off + n));
+    const time = viewOf(v[1]);
+    for (let i = 0; i < n; i++) writeTimestamp(time, i, batch.time[off + i]);
+    (v[2].items as unknown as Float64Array).set(batch.duration.subarray(off, off + n));
+    for (const x of v) {
+      // no value is null: a validity mask left from an earlier chunk is reset to all valid
+      (x.validity as unknown as { data: BigUint64Array | null }).data?.fill(0xffffffffffffffffn);
+      x.flush();
+    }
+    a.appendDataChunk(chunk);
+  }
+}
 const queryJsonTexts = new WeakMap<object, string>();
 
 function queryJsonText(query: unknown): string {
