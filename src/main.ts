@@ -10,7 +10,7 @@ import { DataDirBusyError, readServerLock } from './data-dir-lock';
 import { migrateEventsCommand } from './engines/clickhouse/migrate';
 import { isUserError } from './errors';
 import { createLogger } from './logger';
-import { applyHeapGrowth } from './runtime-tuning';
+import { applyHeapGrowth, applyScavenger } from './runtime-tuning';
 import { startServer } from './server';
 import { openServices, type Services } from './services';
 import { bootstrap } from './store/bootstrap';
@@ -68,6 +68,8 @@ async function serve(config: Config): Promise<number> {
   // Before the server allocates anything: V8 reads the factor at each full collection.
   const heapFlag = applyHeapGrowth(config.heapGrowthPercent);
   if (heapFlag) logger.debug({ flag: heapFlag }, 'V8 heap growth set');
+  const scavengeFlag = applyScavenger(config.parallelScavenge);
+  if (scavengeFlag) logger.debug({ flag: scavengeFlag }, 'V8 parallel scavenge off');
   const server = await startServer(config, logger);
   if (server.bootstrapKey) {
     // Printed once, on the first start of an empty store; only its hash is kept.

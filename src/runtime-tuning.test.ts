@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { applyHeapGrowth } from './runtime-tuning';
+import { applyHeapGrowth, applyScavenger } from './runtime-tuning';
 
 /**
  * A child process that applies `flag` at runtime (as `serve` does), holds ~40 MB of live objects and then churns
@@ -49,5 +49,29 @@ describe('applyHeapGrowth', () => {
     expect(tight.stderr).toBe('');
     expect(loose.stderr).toBe('');
     expect(tight.peakMB).toBeLessThan(loose.peakMB * 0.7);
+  });
+});
+
+describe('applyScavenger', () => {
+  const applied = (mode: 'auto' | 'on' | 'off', cpus: number) => {
+    const flags: string[] = [];
+    return { flag: applyScavenger(mode, cpus, (f) => flags.push(f)), flags };
+  };
+
+  it('auto: off below 4 CPUs, V8 left alone from 4', () => {
+    expect(applied('auto', 2)).toEqual({ flag: '--no-parallel-scavenge', flags: ['--no-parallel-scavenge'] });
+    expect(applied('auto', 4)).toEqual({ flag: null, flags: [] });
+  });
+
+  it('on and off whatever the CPUs', () => {
+    expect(applied('on', 2)).toEqual({ flag: null, flags: [] });
+    expect(applied('off', 16)).toEqual({ flag: '--no-parallel-scavenge', flags: ['--no-parallel-scavenge'] });
+  });
+
+  it('is a flag this V8 knows (set at runtime, no "unrecognized flag" warning)', () => {
+    const r = spawnSync(process.execPath, ['-e', "require('v8').setFlagsFromString('--no-parallel-scavenge'); const a = []; for (let i = 0; i < 1e6; i++) a[i % 1000] = { i }; console.log('ok')"], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('ok');
+    expect(r.stderr).toBe('');
   });
 });

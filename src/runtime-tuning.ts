@@ -1,3 +1,4 @@
+import os from 'node:os';
 import v8 from 'node:v8';
 
 /**
@@ -10,6 +11,21 @@ export function applyHeapGrowth(percent: number, setFlags: (flags: string) => vo
   if (!Number.isInteger(percent) || percent < 0) throw new Error(`heap growth percent must be a non-negative integer (got ${percent})`);
   if (percent === 0) return null;
   const flag = `--heap-growing-percent=${percent}`;
+  setFlags(flag);
+  return flag;
+}
+
+/**
+ * Turns V8's parallel scavenger off when asked, or for `auto` below 4 CPUs (`--no-parallel-scavenge`, read at each
+ * young-generation collection, so it takes effect when set at runtime). Returns the flag applied, or null.
+ */
+export function applyScavenger(
+  mode: 'auto' | 'on' | 'off',
+  cpus: number = os.availableParallelism(),
+  setFlags: (flags: string) => void = v8.setFlagsFromString,
+): string | null {
+  if (mode === 'on' || (mode === 'auto' && cpus >= 4)) return null;
+  const flag = '--no-parallel-scavenge';
   setFlags(flag);
   return flag;
 }
