@@ -877,24 +877,41 @@ function viewOf(v: RawVector): DataView {
   return new DataView(items.buffer, items.byteOffset, items.byteLength);
 }
 
+/** The events appender's column types, checked against the layout the ingest writers fill (schema.ts). */
+function eventsAppenderTypes(a: DuckDBAppender): DuckDBType[] {
+  const types = Array.from({ length: a.columnCount }, (_, i) => a.columnType(i));
+  const expected = [DuckDBTypeId.INTEGER, DuckDBTypeId.UUID, , , DuckDBTypeId.UUID, DuckDBTypeId.TIMESTAMP, , , , DuckDBTypeId.TIMESTAMP];
+  if (types.length !== 10 || expected.some((t, i) => t !== undefined && types[i].typeId !== t)) {
+    // The events table changed shape (e.g. new columns): the writers must be updated with it.
+    throw new Error(`events table has columns ${types.join(', ')}; the ingest writer expects the schema.ts layout`);
+  }
+  return types;
+}
+
+/**
+ * Appends `total` rows a data chunk (2,048 rows) at a time: `fill` writes rows `off … off + n - 1` into the chunk's
+ * vectors at indexes 0 … n - 1; the vectors are then flushed and the chunk appended.
+ */
+function appendInChunks(a: DuckDBAppender, types: DuckDBType[], total: number, fill: (v: RawVector[], off: number, n: number) => void): void {
+  const chunk = DuckDBDataChunk.create(types);
+  for (let off = 0; off < total; off += CHUNK_ROWS) {
+    const n = Math.min(CHUNK_ROWS, total - off);
+    chunk.reset();
+    chunk.rowCount = n; // before the vectors are taken: they are sized by it
+    const v = types.map((_, k) => chunk.getColumnVector(k) as unknown as RawVector);
+    fill(v, off, n);
+    for (const x of v) x.flush();
+    a.appendDataChunk(chunk);
+  }
+}
+
 /**
  * Appends events a data chunk (2,048 rows) at a time. Integer, UUID and timestamp columns are written straight
  * into the chunk's memory instead of one native call per value; strings still take one call each. Measured
  * 42% less CPU than value-by-value appending for the same rows (200k events: 682 vs 1,167 ms).
  */
 function appendEventsChunked(a: DuckDBAppender, events: EventInsert[]): void {
-  const types = Array.from({ length: a.columnCount }, (_, i) => a.columnType(i));
-  const expected = [DuckDBTypeId.INTEGER, DuckDBTypeId.UUID, , , DuckDBTypeId.UUID, DuckDBTypeId.TIMESTAMP, , , , DuckDBTypeId.TIMESTAMP];
-  if (types.length !== 10 || expected.some((t, i) => t !== undefined && types[i].typeId !== t)) {
-    // The events table changed shape (e.g. new columns): this writer must be updated with it.
-    throw new Error(`events table has columns ${types.join(', ')}; the ingest writer expects the schema.ts layout`);
-  }
-  const chunk = DuckDBDataChunk.create(types);
-  for (let off = 0; off < events.length; off += CHUNK_ROWS) {
-    const n = Math.min(CHUNK_ROWS, events.length - off);
-    chunk.reset();
-    chunk.rowCount = n;
-    const v = types.map((_, k) => chunk.getColumnVector(k) as unknown as RawVector);
+  appendInChunks(a, eventsAppenderTypes(a), events.length, (v, off, n) => {
     const projectIds = v[0].items as Int32Array;
     const uuidView = viewOf(v[1]);
     const personView = viewOf(v[4]);
@@ -924,9 +941,7 @@ function appendEventsChunked(a: DuckDBAppender, events: EventInsert[]): void {
       writeTimestamp(createdView, i, e.created_at);
       v[9].validity.setItemValid(i, true);
     }
-    for (const x of v) x.flush();
-    a.appendDataChunk(chunk);
-  }
+  });
 }
 
 /** Value of the lowercase hex digits b[a..e) appended to `acc` (exact up to 2^53), or -1 on a non-hex byte. */
@@ -997,20 +1012,11 @@ class NullMask {
  * as UTF-8 slices of the line (written by V8's encoder, so valid UTF-8).
  */
 function appendEventSlices(a: DuckDBAppender, slices: readonly EventSlice[]): void {
-  const types = Array.from({ length: a.columnCount }, (_, i) => a.columnType(i));
-  const expected = [DuckDBTypeId.INTEGER, DuckDBTypeId.UUID, , , DuckDBTypeId.UUID, DuckDBTypeId.TIMESTAMP, , , , DuckDBTypeId.TIMESTAMP];
-  if (types.length !== 10 || expected.some((t, i) => t !== undefined && types[i].typeId !== t))
-    throw new Error(`events table has columns ${types.join(', ')}; the ingest writer expects the schema.ts layout`);
-  const chunk = DuckDBDataChunk.create(types);
   let total = 0;
   for (const sl of slices) total += sl.rows.length;
   let s = 0; // slice
   let r = 0; // position in the slice's rows
-  for (let off = 0; off < total; off += CHUNK_ROWS) {
-    const rowCount = Math.min(CHUNK_ROWS, total - off);
-    chunk.reset();
-    chunk.rowCount = rowCount; // before the vectors are taken: they are sized by it
-    const v = types.map((_, k) => chunk.getColumnVector(k) as unknown as RawVector);
+  appendInChunks(a, eventsAppenderTypes(a), total, (v, _off, rowCount) => {
     const projectIds = v[0].items as Int32Array;
     const uuidView = viewOf(v[1]);
     const personView = viewOf(v[4]);
@@ -1063,9 +1069,7 @@ function appendEventSlices(a: DuckDBAppender, slices: readonly EventSlice[]): vo
         r = 0;
       }
     }
-    for (const x of v) x.flush();
-    a.appendDataChunk(chunk);
-  }
+  });
 }
 
 /** JSON text DuckDB accepts: lone UTF-16 surrogates (escaped by JSON.stringify) become U+FFFD. */
@@ -1085,16 +1089,9 @@ export function jsonText(v: unknown): string {
  */
 function appendChunked<T>(a: DuckDBAppender, rows: readonly T[], fill: (v: RawVector[], i: number, r: T) => void): void {
   const types = Array.from({ length: a.columnCount }, (_, i) => a.columnType(i));
-  const chunk = DuckDBDataChunk.create(types);
-  for (let off = 0; off < rows.length; off += CHUNK_ROWS) {
-    const n = Math.min(CHUNK_ROWS, rows.length - off);
-    chunk.reset();
-    chunk.rowCount = n;
-    const v = types.map((_, k) => chunk.getColumnVector(k) as unknown as RawVector);
+  appendInChunks(a, types, rows.length, (v, off, n) => {
     for (let i = 0; i < n; i++) fill(v, i, rows[off + i]);
-    for (const x of v) x.flush();
-    a.appendDataChunk(chunk);
-  }
+  });
 }
 
 function setInt(v: RawVector, i: number, x: number): void {
@@ -1167,23 +1164,14 @@ function fillQueryLogShape(v: RawVector[], i: number, { k, shape: s }: { k: numb
 /** A batch's rows into `query_log_rows`: every column is fixed-width, copied into the chunks' memory. */
 function appendQueryLogRows(a: DuckDBAppender, batch: QueryLogBatch): void {
   const types = Array.from({ length: a.columnCount }, (_, i) => a.columnType(i));
-  const chunk = DuckDBDataChunk.create(types);
-  for (let off = 0; off < batch.length; off += CHUNK_ROWS) {
-    const n = Math.min(CHUNK_ROWS, batch.length - off);
-    chunk.reset();
-    chunk.rowCount = n;
-    const v = types.map((_, k) => chunk.getColumnVector(k) as unknown as RawVector);
+  appendInChunks(a, types, batch.length, (v, off, n) => {
     (v[0].items as Int32Array).set(batch.shape.subarray(off, off + n));
     const time = viewOf(v[1]);
     for (let i = 0; i < n; i++) writeTimestamp(time, i, batch.time[off + i]);
     (v[2].items as unknown as Float64Array).set(batch.duration.subarray(off, off + n));
-    for (const x of v) {
-      // no value is null: a validity mask left from an earlier chunk is reset to all valid
-      (x.validity as unknown as { data: BigUint64Array | null }).data?.fill(0xffffffffffffffffn);
-      x.flush();
-    }
-    a.appendDataChunk(chunk);
-  }
+    // no value is null: a validity mask left from an earlier chunk is reset to all valid
+    for (const x of v) (x.validity as unknown as { data: BigUint64Array | null }).data?.fill(0xffffffffffffffffn);
+  });
 }
 const queryJsonTexts = new WeakMap<object, string>();
 
