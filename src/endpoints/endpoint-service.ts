@@ -1041,7 +1041,6 @@ function createdAtText(v: EndpointVersion): string {
 const endpointKey = (projectId: number, name: string) => `${projectId}\u0000${name}`;
 const versionKey = (endpointId: string | number, n: number) => `${endpointId}\u0000${n}`;
 
-/** A cached run's outcome: the JSON is known, the response object and columns are built when first read. */
 /** What a cached run was served from ({@link EndpointService.cachedRun}): all of it must be the same again. */
 interface FastRun {
   principal: Principal;
@@ -1067,6 +1066,7 @@ interface FastRun {
   qOffset: unknown;
 }
 
+/** A cached run's outcome: the JSON is known, the response object and columns are built when first read. */
 class LazyRunOutcome implements RunOutcome {
   private built: Record<string, unknown> | undefined;
   private cols: EndpointColumn[] | undefined;
