@@ -17,7 +17,7 @@ import {
 } from '../funnels/common';
 import { runAllRows } from '../funnels/run-paged';
 import { clickhouseRetentionGridQuery } from '../retention/clickhouse-grid';
-import { periodIndexOf, retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
+import { retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
 import { globalFilterExpr } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
@@ -160,18 +160,8 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
     const grid =
       ctx.engine.dialect === 'clickhouse' && type !== 'retention_recurring' && minOcc === 1 && !rf.cumulative && !bds.length && !opts.forceJoinGrid
         ? clickhouseRetentionGridQuery({
-            type,
-            from: ast.call('toDateTime', [ast.constant(gridInput.fromLocal)]),
-            to: ast.call('toDateTime', [ast.constant(gridInput.toLocal)]),
-            fromAfterEpoch: from > 0,
-            total,
+            ...gridInput,
             actor: clickhouseActorKey(actor, node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined),
-            actorPresent: gridInput.actorPresent,
-            global: gridInput.global,
-            targetFull,
-            targetName,
-            returning,
-            periodOf: (t) => periodIndexOf(gridInput, t),
           })
         : retentionGridQuery(gridInput);
     const res = await runAllRows(ctx, grid);
