@@ -14,8 +14,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { EventEngine, EventInsert, WriteBatch } from '../engines/engine';
-import type { EventSlice } from '../engines/duckdb/duckdb-engine';
-import { DuckDbEngine, type EngineLogger } from '../engines/duckdb/duckdb-engine';
+import { DuckDbEngine, type DuckDbWriteBatch, type EngineLogger, type EventSlice } from '../engines/duckdb/duckdb-engine';
 import { CaptureError, normalizeEvent, parseTimestamp, slimProperties, type ParsedEvent } from './capture-payload';
 import { IdentityStore, type IdentityEvent, type IdentityLoader } from './identity';
 import {
@@ -365,7 +364,7 @@ export class Ingestor {
           applied++;
         }
       }
-      const batch: WriteBatch & { eventSlices?: EventSlice[] } = { events, checkpoint: records[records.length - 1].seq };
+      const batch: DuckDbWriteBatch = { events, checkpoint: records[records.length - 1].seq };
       if (slices.length) batch.eventSlices = slices;
       this.drainIdentity(batch);
       await this.engine.writeBatch(batch);

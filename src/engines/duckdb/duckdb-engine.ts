@@ -76,6 +76,11 @@ export interface EventSlice {
   personIds: readonly (string | null)[];
 }
 
+/** A write batch that may also carry events as {@link EventSlice}s (appended after `events`). */
+export interface DuckDbWriteBatch extends WriteBatch {
+  eventSlices?: EventSlice[];
+}
+
 /**
  * The native binding node-api itself drives (its own pinned dependency, resolved from its directory so that it is
  * the same module instance). Strings are assigned to vectors with it directly: DuckDBVarCharVector.setItem caches
@@ -458,7 +463,7 @@ export class DuckDbEngine implements EventEngineBase {
    * first inside the same transaction (bulk import: `INSERT INTO events SELECT … FROM <temp table>`) and marks
    * its project as changed; it reads the identity tables as they were before this batch.
    */
-  writeBatch(batch: WriteBatch, staged?: { projectId: number; run: (w: DuckDBConnection) => Promise<void> }): Promise<void> {
+  writeBatch(batch: DuckDbWriteBatch, staged?: { projectId: number; run: (w: DuckDBConnection) => Promise<void> }): Promise<void> {
     return this.writeLock.run(async () => {
       if (this.closed) throw new Error('engine is closed');
       await this.ensureStages();
@@ -519,7 +524,7 @@ export class DuckDbEngine implements EventEngineBase {
           await w.run('INSERT INTO person_overrides SELECT * FROM stage_overrides');
           await w.run('DELETE FROM stage_overrides');
         }
-        const slices = (batch as WriteBatch & { eventSlices?: EventSlice[] }).eventSlices;
+        const slices = batch.eventSlices;
         if (batch.events.length || slices?.length) {
           const a = await w.createAppender('events');
           try {
