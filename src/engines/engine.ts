@@ -103,6 +103,24 @@ export interface QueryLogRecord {
   error_code: string | null;
 }
 
+/**
+ * What a query-log row shares with the other answers to the same request: every field but its id, time and
+ * duration. The cache hits of one request share one shape object, so a hit buffers three numbers, not a row.
+ */
+export type QueryLogShape = Omit<QueryLogRecord, 'id' | 'event_time' | 'duration_ms'>;
+
+/**
+ * Buffered query-log rows, by column: row `i` is `shapes[shape[i]]` answered at `time[i]` (epoch ms) in
+ * `duration[i]` ms. Rows have no id yet: the writer gives each a new random UUID.
+ */
+export interface QueryLogBatch {
+  readonly length: number;
+  readonly shapes: readonly QueryLogShape[];
+  readonly shape: Int32Array;
+  readonly time: Float64Array;
+  readonly duration: Float64Array;
+}
+
 /** Query-log filters; every one set must match. `since` is inclusive, `until` exclusive. */
 export interface QueryLogFilter {
   kind?: string;
@@ -203,6 +221,8 @@ export interface InternalStatements {
   personExists(projectId: number, personId: string): Promise<boolean>;
   /** Appends query-log rows (one statement per call; callers batch). */
   appendQueryLog(rows: readonly QueryLogRecord[]): Promise<void>;
+  /** Appends a buffered batch as it is, without a record object per row (engines that can; else appendQueryLog). */
+  appendQueryLogBatch?(batch: QueryLogBatch): Promise<void>;
   /** Deletes the query-log rows (every project's) from before `before`. */
   pruneQueryLog(before: Date): Promise<void>;
   /** A project's query log, newest first (ties by id), with the total matching count. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { EventEngine, QueryLogRecord } from '../engines/engine';
+import type { EventEngine, QueryLogBatch, QueryLogRecord, QueryLogShape } from '../engines/engine';
 import type { Page, Paged } from '../pagination';
 import { parseInput } from '../validation';
 
@@ -29,29 +29,6 @@ const PRUNE_INTERVAL_MS = 3_600_000;
 
 /** A buffer holding this many rows is written without waiting for the interval. */
 export const FLUSH_ROWS = 16_384;
-
-/**
- * What a query-log row shares with the other answers to the same request: every field but its id, time and
- * duration. The cache hits of one request share one shape object, so a hit buffers three numbers, not a row.
- */
-export type QueryLogShape = Omit<QueryLogRecord, 'id' | 'event_time' | 'duration_ms'>;
-
-/**
- * Buffered query-log rows, by column: row `i` is `shapes[shape[i]]` answered at `time[i]` (epoch ms) in
- * `duration[i]` ms. Rows have no id yet: the writer gives each a new random UUID.
- */
-export interface QueryLogBatch {
-  readonly length: number;
-  readonly shapes: readonly QueryLogShape[];
-  readonly shape: Int32Array;
-  readonly time: Float64Array;
-  readonly duration: Float64Array;
-}
-
-/** An engine that writes a {@link QueryLogBatch} as it is (without a record object per row). */
-export interface QueryLogBatchWriter {
-  appendQueryLogBatch(batch: QueryLogBatch): Promise<void>;
-}
 
 /** A growable {@link QueryLogBatch}; shapes are numbered by identity. */
 class RowBuffer implements QueryLogBatch {
@@ -97,7 +74,7 @@ class RowBuffer implements QueryLogBatch {
   }
 }
 
-/** The rows of a batch as records (for engines without {@link QueryLogBatchWriter}): ids made here. */
+/** The rows of a batch as records (for engines without `appendQueryLogBatch`): ids made here. */
 export function batchRecords(batch: QueryLogBatch, from = 0, to = batch.length): QueryLogRecord[] {
   const out: QueryLogRecord[] = [];
   for (let i = from; i < to; i++) {
@@ -219,8 +196,7 @@ export class QueryLog {
   }
 
   private async write(batch: QueryLogBatch): Promise<void> {
-    const writer = this.engine as Partial<QueryLogBatchWriter> & EventEngine;
-    if (typeof writer.appendQueryLogBatch === 'function') return writer.appendQueryLogBatch(batch);
+    if (this.engine.appendQueryLogBatch) return this.engine.appendQueryLogBatch(batch);
     for (let i = 0; i < batch.length; i += RECORD_PIECE_ROWS) {
       await this.engine.appendQueryLog(batchRecords(batch, i, Math.min(batch.length, i + RECORD_PIECE_ROWS)));
     }

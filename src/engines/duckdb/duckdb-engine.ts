@@ -24,12 +24,13 @@ import type {
   ProjectCounts,
   ProjectIdentity,
   QueryLogFilter,
+  QueryLogBatch,
   QueryLogRecord,
+  QueryLogShape,
   QueryOptions,
   QueryResult,
   WriteBatch,
 } from '../engine';
-import type { QueryLogBatch, QueryLogShape } from '../../queries/query-log';
 import { DUCKDB_SCHEMA } from './schema';
 import {
   C_DISTINCT_ID,
