@@ -434,7 +434,6 @@ export class ClickHouseEngine implements EventEngine {
     );
   }
 
-  /** A project's query log, newest first (ties by id), with the total matching count. */
   /** A mutation, so only when there is something to delete (the log is pruned hourly). */
   async pruneQueryLog(before: Date): Promise<void> {
     const where = `event_time < toDateTime(${Math.floor(before.getTime() / 1000)}, 'UTC')`;
@@ -442,6 +441,7 @@ export class ClickHouseEngine implements EventEngine {
     if (Number(old.rows[0][0]) > 0) await this.mutateDelete('query_log', where);
   }
 
+  /** A project's query log, newest first (ties by id), with the total matching count. */
   async listQueryLog(projectId: number, filter: QueryLogFilter, page: { limit: number; offset: number }): Promise<{ count: number; rows: QueryLogRecord[] }> {
     // Table-qualified columns and positional aliases: on 18.16 an alias named like a column would shadow it in WHERE.
     const evTime = msExpr('__ql.event_time');
