@@ -69,7 +69,8 @@ export interface Config {
    * so the threshold bounds that part of the RSS, and the WAL replayed at the next open after a crash. Measured
    * (600,000 to 1,200,000 events appended in batches of 5,000, CPU of append + checkpoints per event): 16MB costs
    * ~50% more than 256MB (each checkpoint rewrites the table's partly filled last row group), 64MB and 128MB the same
-   * as 256MB within the noise; at 256MB a 10-minute capture soak never checkpointed and held ~270 MB of rows.
+   * as 256MB within the noise appending to the engine (an in-process capture harness measured 64MB ~20% more CPU per
+   * event: the checkpoint's compression); at 256MB a 10-minute capture soak never checkpointed and held ~270 MB of rows.
    */
   duckdbCheckpointThreshold: string;
   /** Maximum GraphQL operation depth. Default 12. */

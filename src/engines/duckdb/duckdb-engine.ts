@@ -108,7 +108,8 @@ export interface DuckDbEngineOptions {
    * `QUARRY_DUCKDB_CHECKPOINT_THRESHOLD`, else '64MB' (DuckDB: 16MB). Rows written since the last checkpoint stay in
    * DuckDB's memory uncompressed until it runs, so this bounds that part of the RSS (at 256MB a 10-minute capture soak
    * never checkpointed and held ~270 MB). A checkpoint rewrites the table's partly filled last row group, so 16MB
-   * cost ~50% more CPU per appended event than 256MB; 64MB costs the same within the noise (see Config).
+   * cost ~50% more CPU per appended event than 256MB; 64MB the same within the noise at engine level, ~20% more in an
+   * in-process capture harness (see Config).
    * Consequence: up to this much WAL is replayed when the database is opened after a crash.
    */
   checkpointThreshold?: string;
