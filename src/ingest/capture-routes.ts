@@ -13,7 +13,7 @@ import type { Ingestor } from './ingestor';
 import { CaptureParsePool } from './parse-pool';
 
 export interface CaptureRouteDeps {
-  ingestor: Pick<Ingestor, 'capture'>;
+  ingestor: Pick<Ingestor, 'capture' | 'captureEncoded'>;
   /** Resolves a public project token (phc_…) to its project id; null when unknown. */
   resolveToken(token: string): Promise<number | null>;
   /**
@@ -101,7 +101,8 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
       if (projectId === null || projectId === undefined)
         return text(reply, 401, 'API key is not valid: no project has this token');
       try {
-        await deps.ingestor.capture(projectId, parsed.events, 'eventsJson' in parsed ? parsed.eventsJson : undefined);
+        if ('encoded' in parsed) await deps.ingestor.captureEncoded(projectId, parsed.encoded);
+        else await deps.ingestor.capture(projectId, parsed.events);
       } catch (e) {
         req.log.error({ err: e }, 'capture: ingest log write failed');
         return text(reply, 503, 'transient error, please retry');

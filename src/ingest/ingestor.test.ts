@@ -4,9 +4,9 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
 import type { EventEngine, WriteBatch } from '../engines/engine';
-import { normalizeEvent } from './capture-payload';
+import { normalizeEvent, type ParsedEvent } from './capture-payload';
 import { Ingestor, slimForApply } from './ingestor';
-import { Wal } from './wal';
+import { Wal, encodeEventsAhead } from './wal';
 
 let dir: string;
 let engine: DuckDbEngine;
@@ -249,4 +249,53 @@ it('nulls land on the right rows across data chunks (person, session id, element
   );
   expect(wrong.rows).toEqual([[0]]);
   expect(await count('SELECT count(DISTINCT person_id) FROM events')).toBe(37);
+});
+
+it('events encoded ahead (by a parse worker) are stored like captured ones, identity included, and replay after a restart', async () => {
+  const slim = (evs: ParsedEvent[]) => {
+    for (const e of evs) slimForApply(e);
+    return evs;
+  };
+  const u = randomUUID();
+  await ing.captureEncoded(1, encodeEventsAhead(slim([ev({ distinct_id: 'anon-w', uuid: u, properties: { $session_id: 'sw', a: 'ü' } })])));
+  await ing.captureEncoded(
+    1,
+    encodeEventsAhead(slim([ev({ event: '$identify', distinct_id: 'user-w', properties: { $anon_distinct_id: 'anon-w', $set: { plan: 'pro' } } })])),
+  );
+  await ing.flush();
+  expect((await engine.query(`SELECT "$session_id", properties.a FROM events WHERE uuid = $1::UUID`, [u])).rows).toEqual([['sw', 'ü']]);
+  expect(await count(`SELECT count(*) FROM persons`)).toBe(1);
+  expect(await count(`SELECT count(DISTINCT person_id) FROM events WHERE distinct_id IN ('anon-w', 'user-w')`)).toBe(1);
+  // Logged but never applied (the process stopped after the fsync): replayed from the log at the next start.
+  await ing.close();
+  const w = await Wal.open(path.join(dir, 'ingest-log'), { compact: true });
+  await w.readAfter(0, () => undefined);
+  w.ensureSeqAfter(await engine.getCheckpoint());
+  await w.appendEncoded(2, encodeEventsAhead(slim([ev({ distinct_id: 'late' })])));
+  await w.close();
+  expect(await count(`SELECT count(*) FROM events WHERE project_id = 2`)).toBe(0);
+  ing = await Ingestor.open({ dataDir: dir, engine });
+  expect(await count(`SELECT count(*) FROM events WHERE project_id = 2 AND distinct_id = 'late'`)).toBe(1);
+});
+
+it('a backlog is applied in transactions of at most 8,192 events by default (the event loop gets turns between them)', async () => {
+  const sizes: number[] = [];
+  const fake = {
+    getCheckpoint: async () => 0,
+    recentEventUuids: async () => [],
+    loadIdentity: async () => ({ persons: [], distinctIds: [], overrides: [] }),
+    writeBatch: async (b: WriteBatch) => void sizes.push(b.events.length),
+  } as unknown as EventEngine;
+  const other = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ingestor-backlog-'));
+  const ing2 = await Ingestor.open({ dataDir: other, engine: fake, flushIntervalMs: 60_000, fsync: false });
+  try {
+    await Promise.all(Array.from({ length: 20 }, (_, r) => ing2.capture(1, Array.from({ length: 1000 }, (_, i) => ev({ distinct_id: `d${r}-${i % 50}` })))));
+    await ing2.flush();
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(20_000);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(8192);
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+  } finally {
+    await ing2.close();
+    fs.rmSync(other, { recursive: true, force: true });
+  }
 });

@@ -1,94 +1,64 @@
 /**
  * Parses capture requests on worker threads, so the main thread (HTTP, durable log, identity, DuckDB appender)
- * is not also spending its time on gzip, JSON.parse, validation and serialization.
+ * is not also spending its time on gzip, JSON.parse, validation and the log encoding.
  *
- * A worker returns a compact wire form: per-event columns, the complete properties JSON text, the log encoding
- * of the events, and as objects only the properties identity reads ({@link IDENTITY_KEYS}). Cloning that is far
- * cheaper for the main thread than parsing the body itself.
+ * A worker does everything up to the log line: it parses, validates and encodes the events as the log stores them
+ * ({@link encodeEventsAhead}: the line's bytes plus typed arrays of offsets), and transfers those buffers back (no
+ * copy, no per-event objects to clone). The main thread only writes the record header and appends. Only the
+ * properties identity reads ({@link IDENTITY_KEYS}) cross as objects, and only for events that have any.
  */
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { CaptureError, parseCaptureRequest, slimProperties, type CaptureRequestParts, type ParsedCapture, type ParsedEvent } from './capture-payload';
-import { encodeEvents } from './wal';
+import { CaptureError, parseCaptureRequest, slimProperties, type CaptureRequestParts, type ParsedCapture } from './capture-payload';
+import { encodeEventsAhead, type EncodedEvents } from './wal';
 
-export interface CaptureWire {
+/** A request parsed off the main thread: its events already encoded for the log. */
+export interface ParsedAhead {
   token: string;
   beacon: boolean;
   historicalMigration: boolean;
-  uuid: string[];
-  event: string[];
-  distinctId: string[];
-  timestamp: number[];
-  createdAt: number[];
-  propertiesJson: string[];
-  sessionId: (string | null)[];
-  elementsChain: (string | null)[];
-  identity: (Record<string, unknown> | null)[];
-  uuidGenerated: boolean[];
-  /** `encodeEvents(events)`: the events as the durable log stores them. */
-  eventsJson: string;
+  encoded: EncodedEvents;
 }
 
-export type ParseReply = { id: number; ok: true; wire: CaptureWire } | { id: number; ok: false; status: number; message: string };
+export type ParseReply =
+  | ({ id: number; ok: true } & ParsedAhead)
+  | { id: number; ok: false; status: number; message: string };
 
-/** Runs in the worker: request parts → wire form. */
-export function parseToWire(parts: CaptureRequestParts): CaptureWire {
+/** Runs in the worker: request parts → events encoded for the log (throws CaptureError for 4xx). */
+export function parseAhead(parts: CaptureRequestParts): ParsedAhead {
   const parsed = parseCaptureRequest(parts);
-  const n = parsed.events.length;
-  const wire: CaptureWire = {
-    token: parsed.token,
-    beacon: parsed.beacon,
-    historicalMigration: parsed.historicalMigration,
-    uuid: new Array(n),
-    event: new Array(n),
-    distinctId: new Array(n),
-    timestamp: new Array(n),
-    createdAt: new Array(n),
-    propertiesJson: new Array(n),
-    sessionId: new Array(n),
-    elementsChain: new Array(n),
-    identity: new Array(n),
-    uuidGenerated: new Array(n),
-    eventsJson: encodeEvents(parsed.events),
-  };
-  parsed.events.forEach((e, i) => {
-    wire.uuid[i] = e.uuid;
-    wire.event[i] = e.event;
-    wire.distinctId[i] = e.distinct_id;
-    wire.timestamp[i] = e.timestamp;
-    wire.createdAt[i] = e.created_at;
-    wire.propertiesJson[i] = e.propertiesJson;
-    wire.sessionId[i] = e.session_id;
-    wire.elementsChain[i] = e.elements_chain;
-    wire.uuidGenerated[i] = e.uuidGenerated;
-    const ident = slimProperties(e.properties);
-    wire.identity[i] = Object.keys(ident).length ? ident : null;
-  });
-  return wire;
+  for (const e of parsed.events) e.properties = slimProperties(e.properties);
+  return { token: parsed.token, beacon: parsed.beacon, historicalMigration: parsed.historicalMigration, encoded: encodeEventsAhead(parsed.events) };
 }
 
-/** Main thread: wire form → parsed capture (events carry only identity properties as objects). */
-export function fromWire(w: CaptureWire): ParsedCapture & { eventsJson: string } {
-  const events: ParsedEvent[] = new Array(w.uuid.length);
-  for (let i = 0; i < events.length; i++)
-    events[i] = {
-      uuid: w.uuid[i],
-      event: w.event[i],
-      distinct_id: w.distinctId[i],
-      properties: w.identity[i] ?? {},
-      propertiesJson: w.propertiesJson[i],
-      timestamp: w.timestamp[i],
-      created_at: w.createdAt[i],
-      session_id: w.sessionId[i],
-      elements_chain: w.elementsChain[i],
-      uuidGenerated: w.uuidGenerated[i],
-    };
-  return { token: w.token, beacon: w.beacon, historicalMigration: w.historicalMigration, events, eventsJson: w.eventsJson };
+/** The buffers of a parsed request that move to the main thread instead of being copied. */
+export function transferList(p: ParsedAhead): ArrayBuffer[] {
+  return [p.encoded.raw.buffer as ArrayBuffer, p.encoded.pos.buffer as ArrayBuffer, p.encoded.times.buffer as ArrayBuffer];
 }
 
 /** Bodies smaller than this are parsed inline: a worker round trip costs more than parsing them. */
 const INLINE_BELOW_BYTES = 8 * 1024;
+/**
+ * A compressed body counts this many times its size against {@link INLINE_BELOW_BYTES}: the work is in the JSON it
+ * inflates to, and event JSON compresses ~5–10× (SDKs gzip their batches, so a 100-event batch is often < 8 kB).
+ */
+const COMPRESSED_WEIGHT = 8;
+
+/** Whether the body is compressed, by magic bytes, Content-Encoding or the `compression` parameter. */
+function isCompressed(parts: CaptureRequestParts): boolean {
+  const b = parts.body;
+  if (b && b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b) return true;
+  if ((parts.contentEncoding ?? '').toLowerCase().includes('gzip')) return true;
+  const c = parts.query.compression;
+  return typeof c === 'string' && c.toLowerCase().startsWith('gzip');
+}
+
+/** Whether a request is parsed on the calling thread: no body (GET) goes to a worker, a small one does not. */
+export function parsesInline(parts: CaptureRequestParts): boolean {
+  if (!parts.body) return false;
+  return parts.body.length * (isCompressed(parts) ? COMPRESSED_WEIGHT : 1) < INLINE_BELOW_BYTES;
+}
 
 function spawn(): Worker {
   const ext = path.extname(__filename);
@@ -105,21 +75,23 @@ function spawn(): Worker {
   return new Worker(code, { eval: true });
 }
 
-/** Default parse workers: env `QUARRY_CAPTURE_PARSE_WORKERS` when set (0–16), else by CPU count (see the pool). */
-export function defaultParseWorkers(env: NodeJS.ProcessEnv = process.env): number {
+/**
+ * Default parse workers: env `QUARRY_CAPTURE_PARSE_WORKERS` when set (0–16), else by CPU count: none on 1 CPU, 1 on
+ * 2–3 CPUs, else min(4, CPUs − 2) (see the pool).
+ */
+export function defaultParseWorkers(env: NodeJS.ProcessEnv = process.env, cpus: number = os.cpus().length): number {
   const v = env.QUARRY_CAPTURE_PARSE_WORKERS;
   if (v !== undefined && v.trim() !== '') {
     const k = Number(v);
     if (!Number.isInteger(k) || k < 0 || k > 16) throw new Error(`QUARRY_CAPTURE_PARSE_WORKERS must be an integer 0–16 (got ${JSON.stringify(v)})`);
     return k;
   }
-  const n = os.cpus().length;
-  return n < 4 ? 0 : Math.min(4, n - 2);
+  return cpus < 2 ? 0 : cpus < 4 ? 1 : Math.min(4, cpus - 2);
 }
 
 interface Slot {
   worker: Worker;
-  inflight: Map<number, { resolve: (w: CaptureWire) => void; reject: (e: Error) => void }>;
+  inflight: Map<number, { resolve: (p: ParsedAhead) => void; reject: (e: Error) => void }>;
 }
 
 export class CaptureParsePool {
@@ -128,9 +100,15 @@ export class CaptureParsePool {
   private closed = false;
 
   /**
-   * `size` workers; 0 parses everything inline. Default: 0 below 4 CPUs, else min(4, CPUs − 2). Measured on
-   * 2 cores: a worker lowers main-thread CPU per event (13.3 → 9.1 µs) but raises total CPU (20 → 26 µs:
-   * clone + worker overhead), so with 2 cores shared by DuckDB's threads, GC and clients, inline is faster.
+   * `size` workers; 0 parses everything inline. Default: {@link defaultParseWorkers}. Measured on 2 cores (capture
+   * bench, 32 clients × 100 events, interleaved with inline parsing, other load on the box): one worker takes the
+   * main thread from 10.7–13 to 6.4–9 µs per event, since only the encoded log bytes and offset arrays come back
+   * (transferred, not cloned); total CPU per event rose 10–16% (the hand-off itself measured ~0.5 µs per event in
+   * isolation; the rest is a second busy thread). The main thread is the serial part of capture (HTTP, the log,
+   * identity, the DuckDB appender): it was ~76% busy at 78k events/s, so requests queued behind it. With both cores
+   * saturated by other work, throughput came out about even (the extra CPU cancels the gain); 14 interleaved pairs
+   * averaged +10% events/s. (The earlier wire form, events as cloned strings re-encoded on the main thread, saved
+   * the main thread nothing and cost ~25% more CPU in total.)
    */
   constructor(readonly size: number = defaultParseWorkers()) {
     for (let i = 0; i < size; i++) this.slots.push(this.start());
@@ -144,7 +122,7 @@ export class CaptureParsePool {
       const p = slot.inflight.get(m.id);
       if (!p) return;
       slot.inflight.delete(m.id);
-      if (m.ok) p.resolve(m.wire);
+      if (m.ok) p.resolve({ token: m.token, beacon: m.beacon, historicalMigration: m.historicalMigration, encoded: m.encoded });
       else if (m.status >= 400 && m.status < 500) p.reject(new CaptureError(m.status as 400 | 401 | 413, m.message));
       else p.reject(new Error(m.message));
     });
@@ -161,18 +139,23 @@ export class CaptureParsePool {
     return slot;
   }
 
-  /** Parses a request (throws CaptureError for 4xx). */
-  async parse(parts: CaptureRequestParts): Promise<ParsedCapture & { eventsJson?: string }> {
-    const bodyLen = parts.body?.length ?? 0;
-    if (this.slots.length === 0 || this.closed || (bodyLen < INLINE_BELOW_BYTES && parts.body)) return parseCaptureRequest(parts);
+  /**
+   * Parses a request (throws CaptureError for 4xx): on a worker (events encoded for the log, {@link ParsedAhead}),
+   * or inline (events as objects) when there is no worker or the body is small.
+   */
+  async parse(parts: CaptureRequestParts): Promise<ParsedCapture | ParsedAhead> {
+    if (this.slots.length === 0 || this.closed || parsesInline(parts)) return parseCaptureRequest(parts);
     let slot = this.slots[0];
     for (const s of this.slots) if (s.inflight.size < slot.inflight.size) slot = s;
     const id = this.nextId++;
-    const wire = await new Promise<CaptureWire>((resolve, reject) => {
+    // A body that is the whole of its memory (fastify concatenates request bodies into a buffer of their own) is
+    // moved to the worker rather than copied; the route does not read it after parsing.
+    const body = parts.body;
+    const transfer = body && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && !(body.buffer instanceof SharedArrayBuffer) ? [body.buffer as ArrayBuffer] : [];
+    return new Promise<ParsedAhead>((resolve, reject) => {
       slot.inflight.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, parts: { ...parts, now: parts.now ?? Date.now() } });
+      slot.worker.postMessage({ id, parts: { ...parts, now: parts.now ?? Date.now() } }, transfer);
     });
-    return fromWire(wire);
   }
 
   async close(): Promise<void> {

@@ -11,8 +11,10 @@ import {
   F_IDENTIFY,
   Wal,
   compactEvent,
+  completeEncoded,
   decodeRecord,
   encodeCompact,
+  encodeEventsAhead,
   encodeRecord,
   encodeRecordBytes,
   eventCount,
@@ -130,6 +132,77 @@ describe('wal', () => {
     const flags = compact.pos[C_STRIDE + C_FLAGS];
     expect((flags & F_IDENTIFY) !== 0).toBe(event === '$identify');
     expect(compact.identity === null).toBe(event !== '$identify');
+  });
+
+  it.each([
+    ['plain ASCII', 'pageview', 'user-1', { a: 1, $session_id: 's-1', $elements_chain: 'a:nth-child(1)' }, 1],
+    ['quotes, backslashes and controls', 'say "hi"\\', 'tab\there\u0001', { $session_id: 'q"s\\', $elements_chain: 'x\ny' }, 42],
+    ['non-ASCII and emoji', 'Übersicht 😀', 'ユーザー', { city: 'München', $session_id: 'sé😀' }, 9_999_999_999_999_999],
+    ['identity events', '$identify', 'u-9', { $anon_distinct_id: 'anon-1', $set: { plan: 'pro' } }, 123_456],
+  ])(
+    'events encoded ahead (parse worker) and completed at append are encodeCompact byte for byte (%s)',
+    (_, event, distinct, props, seq) => {
+      const make = () => {
+        const events = [mk(1), normalizeEvent({ event, distinct_id: distinct, properties: props, uuid: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' }, { now: NOW }), mk(2)];
+        events[0].uuid = events[2].uuid = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c';
+        for (const e of events) {
+          e.properties = slimProperties(e.properties);
+          e.timestamp = e.created_at = NOW;
+        }
+        return events;
+      };
+      const same = make();
+      // Both encodings from events with the same content (each takes its events' texts).
+      const ahead = encodeEventsAhead(make());
+      const want = encodeCompact(seq, 77, same);
+      // The worker's buffers are standalone: they move to the main thread without a copy.
+      expect(ahead.raw.byteOffset).toBe(0);
+      expect(ahead.raw.byteLength).toBe(ahead.raw.buffer.byteLength);
+      const moved = structuredClone(ahead, { transfer: [ahead.raw.buffer, ahead.pos.buffer, ahead.times.buffer] });
+      expect(ahead.raw.byteLength).toBe(0); // transferred, not copied
+      const got = completeEncoded(seq, 77, moved);
+      expect(got.line.equals(want.line)).toBe(true);
+      expect(got.compact.lineBytes).toBe(got.line.length);
+      expect(got.compact.buf.equals(want.compact.buf)).toBe(true);
+      expect(Array.from(got.compact.pos)).toEqual(Array.from(want.compact.pos));
+      expect(Array.from(got.compact.times)).toEqual(Array.from(want.compact.times));
+      expect(got.compact.identity).toEqual(want.compact.identity);
+      for (let i = 0; i < 3; i++) expect(compactEvent(got.compact, i)).toEqual(compactEvent(want.compact, i));
+    },
+  );
+
+  it('completeEncoded refuses encoded events whose arrays do not match their count', () => {
+    const enc = encodeEventsAhead([mk(1), mk(2)]);
+    expect(() => completeEncoded(1, 1, { ...enc, n: 3 })).toThrow(/do not fit/);
+  });
+
+  it('appendEncoded: records encoded ahead are logged between ordinary ones, in order, and replay as written', async () => {
+    const w = await Wal.open(dir, { compact: true });
+    await w.readAfter(0, () => undefined);
+    const logged: WalRecord[] = [];
+    w.onDurable = (recs) => logged.push(...recs);
+    const batches = [0, 1, 2, 3].map((b) => [mk(10 * b), mk(10 * b + 1, { $session_id: `s${b}` })]);
+    const texts = batches.map((evs) => evs.map((e) => ({ ...e })));
+    const seqs = await Promise.all([
+      w.append(1, batches[0]),
+      w.appendEncoded(2, encodeEventsAhead(batches[1])),
+      w.appendEncoded(3, encodeEventsAhead(batches[2])),
+      w.append(4, batches[3]),
+    ]);
+    expect(seqs).toEqual([1, 2, 3, 4]);
+    expect(logged.map((r) => [r.seq, r.projectId, eventCount(r)])).toEqual([[1, 1, 2], [2, 2, 2], [3, 3, 2], [4, 4, 2]]);
+    // The queued (compact) form reads back as the events.
+    logged.forEach((r, b) => texts[b].forEach((e, i) => expect(compactEvent(r.compact!, i).propertiesJson).toBe(e.propertiesJson)));
+    await w.close();
+    const recs = await readAll(await Wal.open(dir));
+    expect(recs.map((r) => [r.seq, r.projectId])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4]]);
+    recs.forEach((r, b) =>
+      r.events.forEach((e, i) => {
+        expect(e.uuid).toBe(texts[b][i].uuid);
+        expect(e.propertiesJson).toBe(texts[b][i].propertiesJson);
+        expect(e.session_id).toBe(texts[b][i].session_id);
+      }),
+    );
   });
 
   it('encodeCompact: offsets stay right when a record outgrows its slab and moves (line and side bytes)', () => {

@@ -265,11 +265,103 @@ function hasKeys(o: Record<string, unknown>): boolean {
  * `events[i].properties` is taken as the event's identity properties (the caller slims them first).
  */
 export function encodeCompact(seq: number, projectId: number, events: ParsedEvent[]): { line: Buffer; compact: CompactEvents } {
+  return encodeWithPrefix(recordHeader(seq, projectId), events);
+}
+
+/** The start of a record's log line, before its events array. ASCII. */
+function recordHeader(seq: number, projectId: number): string {
+  return `{"s":${seq},"p":${projectId},"e":`;
+}
+
+/**
+ * Bytes reserved in front of an {@link EncodedEvents} body for the record header, which is only known at append time
+ * (the sequence number): `{"s":` + 16 digits + `,"p":` + 10 digits + `,"e":` is 41 bytes.
+ */
+export const HEADER_RESERVE = 48;
+
+/**
+ * A record's events encoded ahead of its append (by a parse worker): {@link HEADER_RESERVE} placeholder bytes, then
+ * the events array and the rest of the log line, then the side bytes, in a buffer of its own (transferable, no
+ * copy). Offsets in `pos` are relative to `raw`; {@link Wal.appendEncoded} writes the header into the reserve and
+ * rebases them.
+ */
+export interface EncodedEvents {
+  n: number;
+  raw: Uint8Array;
+  /** End of the log line in `raw` (after its newline). */
+  lineEnd: number;
+  pos: Uint32Array;
+  times: Float64Array;
+  identity: Record<string, unknown>[] | null;
+}
+
+/**
+ * Encodes events as {@link encodeCompact} does, without the header, into a buffer of their own (see
+ * {@link EncodedEvents}). Runs where the request is parsed; `events[i].properties` are the identity properties.
+ */
+export function encodeEventsAhead(events: ParsedEvent[]): EncodedEvents {
+  const { line, compact } = encodeWithPrefix(RESERVE_TEXT, events);
+  const raw = new Uint8Array(compact.buf.length);
+  raw.set(compact.buf);
+  return { n: compact.n, raw, lineEnd: line.length, pos: compact.pos, times: compact.times, identity: compact.identity };
+}
+
+const RESERVE_TEXT = ' '.repeat(HEADER_RESERVE);
+
+/** Moves every byte offset of a compact record `shift` bytes down (C_SESSION_ID / C_ELEMENTS_CHAIN only when set). */
+function rebase(pos: Uint32Array, n: number, shift: number): void {
+  for (let i = 0; i < n; i++) {
+    const o = i * C_STRIDE;
+    const flags = pos[o + C_FLAGS];
+    pos[o + C_UUID] -= shift;
+    pos[o + C_EVENT] -= shift;
+    pos[o + C_EVENT + 1] -= shift;
+    pos[o + C_DISTINCT_ID] -= shift;
+    pos[o + C_DISTINCT_ID + 1] -= shift;
+    pos[o + C_PROPERTIES] -= shift;
+    pos[o + C_PROPERTIES + 1] -= shift;
+    if (flags & F_SESSION_ID) {
+      pos[o + C_SESSION_ID] -= shift;
+      pos[o + C_SESSION_ID + 1] -= shift;
+    }
+    if (flags & F_ELEMENTS_CHAIN) {
+      pos[o + C_ELEMENTS_CHAIN] -= shift;
+      pos[o + C_ELEMENTS_CHAIN + 1] -= shift;
+    }
+  }
+}
+
+/**
+ * Turns events encoded ahead ({@link encodeEventsAhead}) into the record's line and compact events: the header is
+ * written at the end of the reserve, and every offset rebased to the line's first byte. Takes `enc` over.
+ */
+export function completeEncoded(seq: number, projectId: number, enc: EncodedEvents): { line: Buffer; compact: CompactEvents } {
+  const header = recordHeader(seq, projectId);
+  const shift = HEADER_RESERVE - header.length;
+  if (
+    shift < 0 ||
+    enc.lineEnd <= HEADER_RESERVE ||
+    enc.lineEnd > enc.raw.length ||
+    enc.pos.length !== enc.n * C_STRIDE ||
+    enc.times.length !== enc.n * 2
+  )
+    throw new Error('encoded events do not fit their record');
+  const all = Buffer.from(enc.raw.buffer, enc.raw.byteOffset, enc.raw.byteLength);
+  w(all).latin1Write(header, shift);
+  const buf = all.subarray(shift);
+  rebase(enc.pos, enc.n, shift);
+  const lineBytes = enc.lineEnd - shift;
+  return { line: buf.subarray(0, lineBytes), compact: { n: enc.n, buf, lineBytes, pos: enc.pos, times: enc.times, identity: enc.identity } };
+}
+
+function encodeWithPrefix(prefix: string, events: ParsedEvent[]): { line: Buffer; compact: CompactEvents } {
   const n = events.length;
   const at = new Uint32Array(n * C_STRIDE);
   const times = new Float64Array(n * 2);
   let identity: Record<string, unknown>[] | null = null;
-  let pos = putAscii(recStart, `{"s":${seq},"p":${projectId},"e":[`);
+  let pos = putAscii(recStart, prefix);
+  pos = room(pos, 1);
+  slab[pos++] = 0x5b; // [
   for (let i = 0; i < n; i++) {
     const e = events[i];
     const o = i * C_STRIDE;
@@ -358,9 +450,9 @@ export function encodeCompact(seq: number, projectId: number, events: ParsedEven
 const ESCAPED_EVENT = 1 << 20;
 const ESCAPED_DISTINCT_ID = 1 << 21;
 
-/** Encodes one record as a log line (with trailing newline). `eventsJson` may be precomputed (parse workers). */
-export function encodeRecord(r: WalRecord, eventsJson?: string): string {
-  return `{"s":${r.seq},"p":${r.projectId},"e":${eventsJson ?? encodeEvents(r.events)}}\n`;
+/** Encodes one record as a log line (with trailing newline). */
+export function encodeRecord(r: WalRecord): string {
+  return `{"s":${r.seq},"p":${r.projectId},"e":${encodeEvents(r.events)}}\n`;
 }
 
 /** Decodes one log line; throws when it is torn or corrupt. */
@@ -476,19 +568,17 @@ export class Wal {
   }
 
   /**
-   * Appends one record; resolves once it is on disk (fdatasync). `eventsJson`, when given, must be
-   * `encodeEvents(events)` (computed off the main thread by the parse workers). The record takes the events over:
+   * Appends one record; resolves once it is on disk (fdatasync). The record takes the events over:
    * with `compact` the record keeps them as {@link CompactEvents}, their `propertiesJson` is cleared and the
    * `events` array itself is emptied.
    */
-  append(projectId: number, events: ParsedEvent[], eventsJson?: string): Promise<number> {
+  append(projectId: number, events: ParsedEvent[]): Promise<number> {
     if (this.closed) return Promise.reject(new Error('ingest log is closed'));
     // The sequence number is taken only once the line is encoded: a refused record leaves no gap.
     const record: WalRecord = { seq: this.nextSeq, projectId, events };
     let line: Buffer;
     try {
-      if (eventsJson !== undefined) line = Buffer.from(encodeRecord(record, eventsJson), 'utf8');
-      else if (this.compact) {
+      if (this.compact) {
         const enc = encodeCompact(record.seq, projectId, events);
         line = enc.line;
         record.compact = enc.compact;
@@ -503,6 +593,27 @@ export class Wal {
     }
     this.nextSeq++;
     record.line = line;
+    return this.enqueue(record);
+  }
+
+  /**
+   * Appends one record of events encoded ahead ({@link encodeEventsAhead}, e.g. by a parse worker); resolves once it
+   * is on disk, like {@link append}. The record takes `enc` over (its buffer becomes the record's bytes).
+   */
+  appendEncoded(projectId: number, enc: EncodedEvents): Promise<number> {
+    if (this.closed) return Promise.reject(new Error('ingest log is closed'));
+    let done: { line: Buffer; compact: CompactEvents };
+    try {
+      done = completeEncoded(this.nextSeq, projectId, enc);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+    const record: WalRecord = { seq: this.nextSeq++, projectId, events: [], line: done.line, compact: done.compact };
+    return this.enqueue(record);
+  }
+
+  private enqueue(record: WalRecord): Promise<number> {
+    const line = record.line!;
     return new Promise<number>((resolve, reject) => {
       this.pending.push({ record, line, resolve: () => resolve(record.seq), reject });
       if (!this.writing) void this.drain();

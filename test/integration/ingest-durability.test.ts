@@ -11,10 +11,10 @@ import { startCaptureServer } from '../fixtures/ingest-server';
 
 const TOKEN = 'phc_test_project_1';
 
-function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+function startChild(dataDir: string, parseWorkers?: number): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [path.join(__dirname, '../fixtures/ingest-server-child.js'), dataDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, FLUSH_MS: '200' },
+    env: { ...process.env, FLUSH_MS: '200', ...(parseWorkers === undefined ? {} : { PARSE_WORKERS: String(parseWorkers) }) },
   });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -36,11 +36,18 @@ function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string
   });
 }
 
-it('every acknowledged event survives SIGKILL exactly once', async () => {
+// Bodies are ~15 kB: above the size parse workers take, so with one worker every request is parsed and encoded for
+// the log off the main thread (with none, on it).
+it.each([0, 1])('every acknowledged event survives SIGKILL exactly once (parse workers: %i)', async (parseWorkers) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-durable-'));
   try {
-    const { child, url } = await startChild(dir);
+    const { child, url } = await startChild(dir, parseWorkers);
     const acked = new Set<string>();
+    // One request first: a worker running from TypeScript sources takes a while to start (it transpiles them).
+    const warm = Array.from({ length: 50 }, (_, i) => ({ event: 'warm', distinct_id: 'w', uuid: randomUUID(), properties: { i, pad: 'p'.repeat(200) } }));
+    const w = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: TOKEN, batch: warm }) });
+    expect(w.status).toBe(200);
+    for (const e of warm) acked.add(e.uuid);
     let stop = false;
     let requests = 0;
     const clients = Array.from({ length: 16 }, async (_, c) => {
@@ -49,7 +56,7 @@ it('every acknowledged event survives SIGKILL exactly once', async () => {
           event: 'load',
           distinct_id: `c${c}-u${i % 5}`,
           uuid: randomUUID(),
-          properties: { c, i, $set: { n: i } },
+          properties: { c, i, $set: { n: i }, pad: 'p'.repeat(200) },
         }));
         try {
           const r = await fetch(`${url}/batch/`, {
