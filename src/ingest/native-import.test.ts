@@ -359,3 +359,53 @@ it('rows rebuilt in JS keep their file position for identity (person as of each 
   expect(got).toEqual(await partition(b));
   expect(new Set(got.map((x) => x[1])).size).toBeGreaterThan(1);
 });
+
+it('rows rebuilt in JS keep their raw values exactly (nulls, escapes, large numbers, nested values, odd keys)', async () => {
+  // These rows travel from DuckDB to JS as one JSON text; an explicit null reads as an absent key in both paths.
+  const L = [
+    { distinct_ids: ['odd-1', 'odd-2'], properties: { s: 'é "q" \\ \u2028 \t', n: 12345678901234567890, f: 0.1, e: 1e300, z: -0 }, created_at: '2023-01-01T00:00:00Z' },
+    '{"type":"person","distinct_ids":["odd-3"],"properties":{"__proto__":{"x":1},"a.b":[null,[],{}]},"is_identified":false}',
+    { event: 'odd', distinct_id: 98765432109876543210, uuid: uuid(3001), timestamp: iso(1), properties: { k: null, s: '\u0000x' } },
+    { event: 'odd', distinct_id: 'odd-1', uuid: uuid(3002), timestamp: iso(2), $set: { deep: { a: [1, 2, { b: null }] } }, properties: null },
+    { event: null, distinct_id: 'odd-2', distinct_ids: null, uuid: uuid(3003), timestamp: iso(3), offset: 5 },
+    { event: 'odd', distinct_id: 'odd-3', uuid: uuid(3004), timestamp: 1709251200123.9, properties: { $set_once: { first: 'x' } } },
+  ].map((o) => (typeof o === 'string' ? o : JSON.stringify(o)));
+  const file = path.join(dir, 'raw-values.ndjson');
+  fs.writeFileSync(file, L.join('\n') + '\n');
+  const { native, rows } = await both(file, 1 << 20);
+  expect(native.summary).toEqual(rows.summary);
+  expect(native.events).toEqual(rows.events);
+  expect(native.persons).toEqual(rows.persons);
+  expect(native.summary.imported.persons).toBe(2);
+});
+
+it('many distinct ids changing person inside one chunk: each row gets the person its distinct id had at that row', async () => {
+  // 200 anonymous ids each send events before and after being merged into one of 40 users, all in one chunk: the
+  // as-of lookup covers thousands of rows (more than DuckDB's nested-loop threshold for ASOF joins).
+  const L: string[] = [];
+  let n = 0;
+  const ev = (o: Record<string, unknown>) => L.push(JSON.stringify({ uuid: uuid(5000 + n), timestamp: iso(n++), ...o }));
+  for (let a = 0; a < 200; a++) for (let k = 0; k < 5; k++) ev({ event: 'before', distinct_id: `anon-m-${a}` });
+  for (let a = 0; a < 200; a++) ev({ event: '$identify', distinct_id: `user-m-${a % 40}`, properties: { $anon_distinct_id: `anon-m-${a}` } });
+  for (let a = 0; a < 200; a++) for (let k = 0; k < 5; k++) ev({ event: 'after', distinct_id: `anon-m-${a}` });
+  const file = path.join(dir, 'merges.ndjson');
+  fs.writeFileSync(file, L.join('\n') + '\n');
+  const { native, rows } = await both(file, 1 << 22);
+  expect(native.summary).toEqual(rows.summary);
+  expect(native.events).toEqual(rows.events);
+  expect(native.persons).toEqual(rows.persons);
+  expect(native.persons).toHaveLength(40);
+  const [a] = opened.slice(-2).map((o) => o.engine);
+  // Before its merge an anonymous id has its own person; after it, its user's (as written on the rows).
+  const r = await a.query(
+    `SELECT event, count(DISTINCT person_id) FROM events WHERE project_id = 1 AND event IN ('before', 'after') GROUP BY 1 ORDER BY 1`,
+    [],
+  );
+  expect(r.rows).toEqual([
+    ['after', 40],
+    ['before', 200],
+  ]);
+  // The import's planner setting does not outlive it.
+  const setting = await a.withWriter(async (w) => (await w.runAndReadAll(`SELECT current_setting('asof_loop_join_threshold')`)).getRows()[0][0]);
+  expect(Number(setting)).toBe(64);
+});
