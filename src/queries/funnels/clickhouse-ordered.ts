@@ -7,23 +7,26 @@
  * actor over arrays, with the same greedy-chain rules as the DuckDB path (see fast-ordered.ts):
  *
  * - one GROUP BY actor collects `key = epoch_ms * 64 + step` for the step events (the order of keys is time, then
- *   step: the per-actor evaluation orders equal times by step), step-0/1 keys and later-step keys apart, with the
- *   actor's first and last step-1 key. Everything after that GROUP BY runs in one stream on 18.16 (its result is a
- *   single stream), so per-actor array work after it is kept small and the per-event work stays in the aggregation,
- *   which runs on every thread;
- * - only starts that can reach step 1 matter (the latest step-0 event before a step-1 event, i.e. a step-0 key
- *   followed in time by a step-1 key among the step-0/1 keys): step-0 keys after the last step-1 key, or more than the
- *   window before the first one, cannot be such a start with a step 1 inside the window (a start whose step 1 is out
- *   of the window reaches step 0 only, as if it were absent), so they are dropped before the step-0/1 keys are sorted;
- *   of the rest only the starts are kept, so the chain work runs on a few keys per actor;
- * - chains are built from the last step back: "the chain values of the first step-(k+1) event after me" is a
- *   backward fill over the (descending) array. 18.16 drops subquery columns that only a lambda reads (a lambda sees
- *   its arrays and the aggregates of its own SELECT, no more), so the fill is elementwise:
- *   a running sum that resets at each step-(k+1) key (arrayCumSumNonNegative with a large negative term) and adds
- *   that key's value on the next element (the array shifted by one);
+ *   step: the per-actor evaluation orders equal times by step), step-0 keys and later-step keys apart. Everything
+ *   after that GROUP BY runs in one stream on 18.16 (its result is a single stream), while the aggregation runs on
+ *   every thread; so the aggregation holds only what must be per event (two `groupArrayIf`, no other aggregate: each
+ *   aggregate costs a call per event), and the per-actor array work after it is as little as possible;
+ * - only starts that can reach step 1 matter: the latest step-0 event before a step-1 event (a step-0 key whose next
+ *   key in time among the step-0/1 keys is a step-1 key; all earlier starts sharing that step 1 share its chain, and
+ *   the latest one reaches as far inside the window and wins the tie-break). One descending sort of the step-0/1 keys
+ *   gives each start and, as its predecessor in that order, its step-1 key;
+ * - later steps (only the few keys of steps 2+) by a small search per start: the first step-k key after the
+ *   step-(k-1) key;
  * - per actor the start with the highest (reach, -time of reaching it, start time) wins, as in the per-actor
- *   evaluation; conversion times are returned per step as arrays of milliseconds, and averages/medians are taken in
- *   JS exactly as the per-actor path does (ClickHouse's `median` samples).
+ *   evaluation (one Int64 score per start); conversion times are returned per step as arrays of milliseconds, and
+ *   averages/medians are taken in JS exactly as the per-actor path does (ClickHouse's `median` samples).
+ *
+ * 18.16 pitfalls this shape avoids (each one checked against the server):
+ * - a subquery column that only a lambda reads is dropped ("Unknown identifier"): every column a lambda captures is
+ *   also an argument of a non-lambda function in the same SELECT (`R` is read by the sort that lambdas of the same
+ *   SELECT capture it from);
+ * - a SELECT alias that only a lambda reads is recomputed inside the lambda, where lambda arguments of the same name
+ *   silently shadow its own: nothing here captures an alias, and nested lambdas use distinct argument names.
  */
 import { ast, type Expr, type Query } from '../../productql';
 
@@ -48,26 +51,11 @@ const lam = (args: string[], body: Expr) => ast.lambda(args, body);
 const call = (name: string, ...args: Expr[]) => ast.call(name, args);
 /** Keys carry the step in their low bits: key = epoch_ms * STEP_BASE + step (MAX_FUNNEL_STEPS = 15 < 64). */
 const STEP_BASE = 64;
-/** Larger than any key (keys < 2^48 until the year 6429): resets the running sum of a backward fill (a safe integer, bound as Int64). */
-const RESET = -(2 ** 52);
 
 const stepOf = (x: Expr): Expr => ast.arithmetic('%', x, c(STEP_BASE));
 const msOf = (x: Expr): Expr => call('intDiv', x, c(STEP_BASE));
 /** The array moved one place later: element i is element i-1 of `a` (0 first); same length, also when empty. */
 const shifted = (a: Expr): Expr => call('arrayPopBack', call('arrayPushFront', a, c(0)));
-
-/**
- * Backward fill over the descending key array `keys`: for each element, `values` of the nearest element before it in
- * the array (= after it in time) whose step is `mark`; 0 when there is none. Values must be positive.
- */
-function fill(keys: Expr, values: Expr, mark: number): Expr {
-  const body = ast.arithmetic(
-    '+',
-    call('if', ast.eq(stepOf(f('x')), c(mark)), c(RESET), c(0)),
-    call('if', ast.eq(stepOf(f('p')), c(mark)), f('v'), c(0)),
-  );
-  return call('arrayCumSumNonNegative', call('arrayMap', lam(['x', 'p', 'v'], body), keys, shifted(keys), shifted(values)));
-}
 
 export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query {
   const n = inp.stepConds.length;
@@ -78,29 +66,13 @@ export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query 
   const bd = inp.breakdown;
   // The aggregate's `If` conditions read the step code the key already computes (one multiIf per event).
   const only = (cond: Expr): Expr => ({ node: 'Call', name: 'groupArray', args: [key], filter_expr: cond }) as Expr;
-  const step1Key = (name: 'min' | 'max'): Expr => ({ node: 'Call', name, args: [key], filter_expr: ast.eq(stepCode, c(1)) }) as Expr;
-  // Step-0/1 keys that can matter (see above), sorted: `lead` is the earliest step-0 key whose step 1 can be inside
-  // the window, key ≥ (ms of the first step-1 key − window) * 64; capped at 2^52 so the bound stays an exact Int64
-  // (keys are below 2^48). The filter reads the actor's aggregates inside a lambda of the aggregating SELECT (18.16
-  // drops subquery columns that only lambdas read, so they are not carried to a next level).
-  const lead = Math.min(inp.windowMs * STEP_BASE + 1, 2 ** 52);
-  const first1 = step1Key('min');
+  // Per actor: its step-0 keys (P) and its keys of later steps (R, a few); no HAVING (an aggregate more per event):
+  // actors without a step-0 key are told apart below.
   const perActor = ast.select({
     select: [
       ast.alias('actor', inp.actor),
-      ast.alias(
-        'e01',
-        call(
-          'arrayReverseSort',
-          call(
-            'arrayFilter',
-            lam(['x'], ast.and(ast.compare('>=', f('x'), ast.arithmetic('-', first1, c(lead))), ast.compare('<=', f('x'), step1Key('max')))),
-            only(ast.compare('<=', stepCode, c(1))),
-          ),
-        ),
-      ),
-      // Later-step keys before the first step-1 key follow no start's step 1.
-      ...(n > 2 ? [ast.alias('later', call('arrayFilter', lam(['x'], ast.compare('>', f('x'), first1)), only(ast.compare('>=', stepCode, c(2)))))] : []),
+      ast.alias('P', only(ast.eq(stepCode, c(0)))),
+      ast.alias('R', only(ast.compare('>=', stepCode, c(1)))),
       ...(bd
         ? [
             ast.alias(
@@ -113,59 +85,63 @@ export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query 
     from: 'events',
     where: ast.and(inp.where, inp.whereSelectsSteps ? undefined : ast.or(...inp.stepConds), inp.actorPresent),
     groupBy: [f('actor')],
-    // Actors without a step-0 event are not in the funnel (step codes are 0..n-1).
-    having: ast.eq(call('min', stepCode), c(0)),
   });
   const carry = bd ? [f('value')] : [];
-  // A step-0 key survives only when the next later one among the step-0/1 keys is a step-1 key.
-  const kept = call(
-    'arrayFilter',
-    lam(['x', 'p'], ast.or(ast.eq(stepOf(f('x')), c(1)), ast.eq(stepOf(f('p')), c(1)))),
-    f('e01'),
-    shifted(f('e01')),
+  // Step-0 and step-1 keys, latest first. A start is a step-0 key right after a step-1 key in this order; that
+  // step-1 key is its c1. (`e` is written out where it is used: 18.16 computes the same expression once.)
+  const e = call(
+    'arrayReverseSort',
+    call('arrayConcat', f('P'), call('arrayFilter', lam(['x'], ast.eq(stepOf(f('x')), c(1))), f('R'))),
   );
-  let q: Query = ast.select({
-    select: [f('actor'), ...carry, ast.alias('d', n > 2 ? call('arrayReverseSort', call('arrayConcat', kept, f('later'))) : kept)],
+  // The steps of `e`, computed once (a modulo per key; the filters below then only compare).
+  const steps = call('arrayMap', lam(['x'], stepOf(f('x'))), e);
+  const isStart = ast.and(ast.eq(f('a'), c(0)), ast.eq(f('b'), c(1)));
+  const chainCols = Array.from({ length: n }, (_, j) => `c${j}`);
+  const chains: Expr[] = [
+    ast.alias('c0', call('arrayFilter', lam(['x', 'a', 'b'], isStart), e, steps, shifted(steps))),
+    ast.alias('c1', call('arrayFilter', lam(['x', 'a', 'b'], isStart), shifted(e), steps, shifted(steps))),
+  ];
+  // c_j: the first step-j key after c_{j-1} (0 when none, or when the chain already stopped). R is unsorted and
+  // small: the least matching key. The lambda captures R, which the sort in `e` also reads (see above).
+  for (let j = 2; j < n; j++) {
+    const [pa, ya] = [`p${j}`, `y${j}`];
+    const next = call('arrayReduce', c('min'), call('arrayFilter', lam([ya], ast.and(ast.eq(stepOf(f(ya)), c(j)), ast.compare('>', f(ya), f(pa)))), f('R')));
+    chains.push(ast.alias(`c${j}`, call('arrayMap', lam([pa], call('if', ast.compare('>', f(pa), c(0)), next, c(0))), f(`c${j - 1}`))));
+  }
+  const starts = ast.select({
+    select: [
+      ...carry,
+      // Whether the actor has a step-0 event at all (counted at step 0): arrayExists, as `notEmpty` prints for strings.
+      ast.alias('has0', call('arrayExists', lam(['z'], c(1)), f('P'))),
+      ...chains,
+    ],
     from: perActor,
   });
-  // Chains from the last step back: after the pass for step k, `v{j}` (j > k) holds, at step-k keys, the key of
-  // step j on the greedy chain from that key.
-  let have: number[] = [];
-  for (let k = n - 2; k >= 0; k--) {
-    const fills = [k + 1, ...have].map((j) => ast.alias(`v${j}_${k}`, fill(f('d'), j === k + 1 ? f('d') : f(`v${j}_${k + 1}`), k + 1)));
-    q = ast.select({ select: [f('actor'), ...carry, f('d'), ...fills], from: q });
-    have = [k + 1, ...have];
-  }
-  // Starts (step-0 keys) with their chains.
-  const onStarts = (col: Expr) => call('arrayFilter', lam(['y', 'x'], ast.eq(stepOf(f('x')), c(0))), col, f('d'));
-  const chainCols = Array.from({ length: n }, (_, j) => `c${j}`);
-  const starts = ast.select({
-    select: [f('actor'), ...carry, ...chainCols.map((name, j) => ast.alias(name, onStarts(j === 0 ? f('d') : f(`v${j}_0`))))],
-    from: q,
-  });
-  // Steps reached inside the window (chain times increase, so counting is enough).
+  // Steps reached inside the window (chain times increase, so counting is enough). In keys: a start has step 0, so
+  // ms(a) <= ms(a0) + window ⇔ a <= a0 + window * 64 + 63 (no division per element); capped so the bound stays an
+  // exact Int64 constant (keys are below 2^48).
+  const span = Math.min(inp.windowMs * STEP_BASE + STEP_BASE - 1, 2 ** 52);
+  const inWindow = (a0: Expr, aj: Expr): Expr => ast.and(ast.compare('>', aj, c(0)), ast.compare('<=', aj, ast.arithmetic('+', a0, c(span))));
+  const reachOf = (a: Expr[]): Expr =>
+    a.slice(1).map((aj) => call('if', inWindow(a[0], aj), c(1), c(0)) as Expr).reduce((x, y) => ast.arithmetic('+', x, y));
+  // The winning start: max (reach, -time of the furthest step reached, start). One Int64 per start instead of a tuple
+  // (18.16 compares tuples as generic values): reach * 2^49 - time of the furthest step reached (keys are below 2^48,
+  // so the reach decides first); ties go to the first maximum, and the starts are latest first (argMax keeps the first).
   const args = chainCols.map((_, j) => `a${j}`);
-  const inWindow = (j: number) =>
-    call('if', ast.and(ast.compare('>', f(args[j]), c(0)), ast.compare('<=', msOf(f(args[j])), ast.arithmetic('+', msOf(f(args[0])), c(inp.windowMs)))), c(1), c(0));
-  const reachBody = Array.from({ length: n - 1 }, (_, i) => inWindow(i + 1) as Expr).reduce((a, b) => ast.arithmetic('+', a, b));
-  const withReach = ast.select({
-    select: [f('actor'), ...carry, ...chainCols.map(f), ast.alias('reach', call('arrayMap', lam(args, reachBody), ...chainCols.map(f)))],
+  const a: Expr[] = args.map((x) => f(x));
+  const reachTime = a.slice(1).reduce<Expr>((t, aj) => call('greatest', t, call('if', inWindow(a[0], aj), aj, c(0))), a[0]);
+  const score = ast.arithmetic('-', ast.arithmetic('*', reachOf(a), c(2 ** 49)), reachTime);
+  const best = ast.select({
+    select: [...carry, f('has0'), ...chainCols.map(f), ast.alias('best', call('arrayReduce', c('argMax'), call('arrayEnumerate', f('c0')), call('arrayMap', lam(args, score), ...chainCols.map(f))))],
     from: starts,
   });
-  // The winning start: max (reach, -time of the furthest step, start).
-  const reachTime = call('multiIf', ...Array.from({ length: n - 1 }, (_, i) => [ast.eq(f('r'), c(i + 1)), f(args[i + 1])]).flat(), f(args[0]));
-  const rank = call('arrayMap', lam(['r', ...args], ast.tuple([f('r'), ast.arithmetic('-', c(0), reachTime), f(args[0])])), f('reach'), ...chainCols.map(f));
-  const best = ast.select({
-    select: [...carry, ...chainCols.map(f), f('reach'), ast.alias('best', call('arrayReduce', c('argMax'), call('arrayEnumerate', f('reach')), rank))],
-    from: withReach,
-  });
-  // Per actor: furthest step and step times (ms) of the winning start; an actor without any start reaching step 1
-  // has an empty list (best = 0 → reach 0).
+  // Per actor: furthest step (-1 without a step-0 event: in no step) and step times (ms) of the winning start; an
+  // actor without any start reaching step 1 has no start (best = 0: every time 0, reach 0).
   const at = (col: string) => call('arrayElement', f(col), f('best'));
   const actorRow = ast.select({
     select: [
       ...carry,
-      ast.alias('max_reach', call('ifNull', at('reach'), c(0))),
+      ast.alias('max_reach', call('if', f('has0'), reachOf(chainCols.map(at)), c(-1))),
       ...chainCols.map((name, j) => ast.alias(`t${j}`, msOf(at(name)))),
     ],
     from: best,

@@ -515,8 +515,9 @@ describe('ordered funnel semantics the SQL paths must keep (ClickHouse: per-acto
     expect(counts(r)).toEqual(expected);
   });
 
-  // ClickHouse drops step-0 keys that cannot start a conversion before sorting them (more than the window before the
-  // actor's first step 1, or after the last one); the bound is exact to the millisecond, with or without step filters.
+  // A start exactly the window before its step 1 converts, one millisecond earlier it does not (ClickHouse compares
+  // millisecond keys: key <= start + window * 64 + 63), with or without step filters; an actor with steps 1 and 2
+  // but no step 0 (b) is in no step.
   it.each([
     ['a start exactly the window before the first step 1 converts', '2024-01-02T09:59:50.000Z', false, [1, 1, 1]],
     ['a start one millisecond earlier does not', '2024-01-02T09:59:49.999Z', false, [1, 0, 0]],
@@ -563,6 +564,25 @@ describe('ordered funnel semantics the SQL paths must keep (ClickHouse: per-acto
     expect(counts(r)).toEqual([2, 1, 1]);
     expect(r.results[1].average_conversion_time).toBe(900);
     expect(r.results[2].average_conversion_time).toBe(2100);
+  });
+
+  it('two entries reaching the last step at the same event: the later entry wins; later steps alone are in no step', async () => {
+    const r = await both(
+      [
+        ev('a', 'pv', '2024-01-02T10:00:00Z'),
+        ev('a', 'signup', '2024-01-02T10:05:00Z'),
+        ev('a', 'pv', '2024-01-02T10:10:00Z'),
+        ev('a', 'signup', '2024-01-02T10:20:00Z'),
+        ev('a', 'buy', '2024-01-02T10:30:00Z'),
+        ev('a', 'buy', '2024-01-02T10:40:00Z'),
+        ev('c', 'signup', '2024-01-02T10:00:00Z'),
+        ev('c', 'buy', '2024-01-02T10:01:00Z'),
+      ],
+      { series: [E('pv'), E('signup'), E('buy')], funnelsFilter: { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'hour' } },
+    );
+    expect(counts(r)).toEqual([1, 1, 1]);
+    expect(r.results[1].average_conversion_time).toBe(600);
+    expect(r.results[2].average_conversion_time).toBe(600);
   });
 
   it('first/last touch with several values per actor, in a project timezone', async () => {
