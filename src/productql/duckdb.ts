@@ -609,6 +609,12 @@ class DuckDBDialect implements Dialect {
         return P(`(${num(a[0])} // ${num(a[1])})`, 'int', anyNull);
       case 'modulo':
         return P(`(${num(a[0])} % ${num(a[1])})`, numType(a[0]), anyNull);
+      case 'bitAnd':
+        return P(`(${num(a[0])} & ${num(a[1])})`, 'int', anyNull);
+      case 'bitOr':
+        return P(`(${num(a[0])} | ${num(a[1])})`, 'int', anyNull);
+      case 'bitXor':
+        return P(`xor(${num(a[0])}, ${num(a[1])})`, 'int', anyNull);
       case 'plus':
       case 'minus':
       case 'multiply':

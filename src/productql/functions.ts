@@ -86,6 +86,7 @@ add('scalar', 2, 2, ['position', 'startsWith', 'endsWith', 'like', 'ilike', 'not
 add('scalar', 1, 1, ['toString', 'toInt', 'toInt64', 'toInt32', 'toFloat', 'toFloat64', 'toUUID', 'toBool', 'floor', 'ceil', 'abs', 'sqrt', 'exp', 'log', 'log2', 'log10']);
 add('scalar', 1, 2, ['round']);
 add('scalar', 2, 2, ['pow', 'power', 'intDiv', 'modulo', 'plus', 'minus', 'multiply', 'divide']);
+add('scalar', 2, 2, ['bitAnd', 'bitOr', 'bitXor']);
 add('scalar', 2, 100, ['greatest', 'least']);
 
 // Operators spelled as functions

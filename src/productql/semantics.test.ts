@@ -214,6 +214,10 @@ describe('typical query shapes', () => {
     expect(r[0]).toEqual([[2, 4, 6], [2, 3], true, ['a', 'b'], 'n', 'b', 'one', 'ab', 'ab', 3, 'z', 'd', 1.23]);
   });
 
+  it('bit operations on integers', async () => {
+    expect(await all('select bitAnd(13, 6), bitOr(13, 6), bitXor(13, 6), bitAnd(-1, 255), bitAnd(NULL, 1) from events limit 1')).toEqual([[4, 15, 11, 255, null]]);
+  });
+
   it('quantiles and groupArray', async () => {
     const r = await all("select quantile(0.5)(properties.price), median(properties.price), groupArray(properties.$browser) from events where event = '$pageview'");
     expect(r[0][0]).toBe(10);
