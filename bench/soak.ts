@@ -31,8 +31,21 @@
  * - DuckDB's memory: the rows written since its last checkpoint (events, and one query-log row per answer, cached
  *   ones included) are held uncompressed until the checkpoint; at the former 256MB threshold a 10-minute run never
  *   checkpointed (a 255 MB data dir, +20 MB/min of engine memory). QUARRY_DUCKDB_CHECKPOINT_THRESHOLD (64MB) bounds
- *   them; what a checkpoint writes stays cached as compressed blocks (about a third of that size) up to
+ *   them; what a checkpoint writes stays cached as compressed blocks (about a fifth of that size) up to
  *   QUARRY_DUCKDB_MEMORY_LIMIT, so that part follows the data file (SoakResult.data) until the limit.
+ *   By duckdb_memory() tag (5 s samples, 10-minute runs): the engine is almost all IN_MEMORY_TABLE (rows not yet
+ *   checkpointed) until the first checkpoint — at a shared machine's ~130 req/s the 64MB WAL threshold was reached
+ *   only after ~7 minutes (81 MB held, then 14 MB of BASE_TABLE blocks, and a 24 s stall of the requests around that
+ *   checkpoint). So the engine's memory is a sawtooth as long as a quarter of the run, and the verdict depended on
+ *   where the drop fell. QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS (60 s) checkpoints at least once a minute: rows held
+ *   13–20 MB, BASE_TABLE (the cache) growing with the data (+2.5 MB/min at that rate), bounded by
+ *   QUARRY_DUCKDB_CACHE_LIMIT (evicted every 10 s above it, see src/engines/duckdb/cache-trim.ts) instead of the
+ *   memory limit.
+ * - memory outside DuckDB's accounting (`native rest`, mostly anonymous mappings): with the engine capped it still
+ *   grew +8.9 MB/min at ~300 req/s — DuckDB's allocator (jemalloc) keeps freed pages unless a task's peak passed
+ *   `allocator_flush_threshold` (128MB), and the project-1 queries' hash tables grow with the data. The engine now
+ *   sets 8MB and the allocator's background thread: −3.2 MB/min, RSS p95 per quarter 522 / 570 / 577 / 575 MB at
+ *   ~440 req/s (flat). MALLOC_ARENA_MAX=2 only moved glibc's growth from its arenas to its main heap.
  * `capture: 'bounded'` (the data size stays fixed) and 'off' separate growth with the data from a leak.
  *
  * Bounded: stops after `seconds` (clients finish their request in flight, each bounded by a 60 s timeout) or

@@ -73,6 +73,23 @@ export interface Config {
    * event: the checkpoint's compression); at 256MB a 10-minute capture soak never checkpointed and held ~270 MB of rows.
    */
   duckdbCheckpointThreshold: string;
+  /**
+   * Bound on DuckDB's cache of table blocks (QUARRY_DUCKDB_CACHE_LIMIT, a size, at least 0). Default 32MB. The memory
+   * limit bounds the cache and query working memory together, and DuckDB keeps every block it reads or a checkpoint
+   * writes until that limit is reached, so without this the RSS of a server whose data grows climbs to the memory
+   * limit. Every 10 s cached blocks above this size are evicted (least recently used first) while no query runs;
+   * queries may still use up to the memory limit while they run. Consequence of a lower value: a query whose data no
+   * longer stays cached reads it back from the file (from the OS page cache when there; measured on 10M events, a
+   * fully evicted cache costs a scan 5–20% more CPU). At or above the memory limit nothing is trimmed.
+   */
+  duckdbCacheLimit: string;
+  /**
+   * Longest time rows may wait for a checkpoint, in ms (QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS, 0 to 3,600,000; 0:
+   * only the WAL size triggers one). Default 60,000. Rows not yet checkpointed are held uncompressed in memory and
+   * replayed from the WAL after a crash; at a low write rate the 64MB WAL threshold alone holds them for many minutes.
+   * Each checkpoint costs ~0.1–0.5 s of CPU (it rewrites the tables' partly filled last row groups).
+   */
+  duckdbCheckpointIntervalMs: number;
   /** Maximum GraphQL operation depth. Default 12. */
   graphqlMaxDepth: number;
   /** Maximum GraphQL operation cost (fields counted, lists weighted). Default 5,000. */
@@ -181,6 +198,8 @@ const envSchema = z.object({
   QUARRY_PARALLEL_SCAVENGE: z.enum(['auto', 'on', 'off']).default('auto'),
   QUARRY_DUCKDB_MEMORY_LIMIT: sizeFrom('QUARRY_DUCKDB_MEMORY_LIMIT', '1GB', 64e6, '64MB'),
   QUARRY_DUCKDB_CHECKPOINT_THRESHOLD: sizeFrom('QUARRY_DUCKDB_CHECKPOINT_THRESHOLD', '64MB', 1e6, '1MB'),
+  QUARRY_DUCKDB_CACHE_LIMIT: sizeFrom('QUARRY_DUCKDB_CACHE_LIMIT', '32MB', 0, '0MB'),
+  QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS: intFrom('QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS', 60_000, 0, 3_600_000),
   QUARRY_GRAPHQL_MAX_DEPTH: intFrom('QUARRY_GRAPHQL_MAX_DEPTH', 12, 2, 100),
   QUARRY_GRAPHQL_MAX_COST: intFrom('QUARRY_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
   QUARRY_EVENTS_ENGINE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['duckdb', 'clickhouse']).default('duckdb')),
@@ -229,6 +248,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     parallelScavenge: e.QUARRY_PARALLEL_SCAVENGE,
     duckdbMemoryLimit: e.QUARRY_DUCKDB_MEMORY_LIMIT,
     duckdbCheckpointThreshold: e.QUARRY_DUCKDB_CHECKPOINT_THRESHOLD,
+    duckdbCacheLimit: e.QUARRY_DUCKDB_CACHE_LIMIT,
+    duckdbCheckpointIntervalMs: e.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS,
     graphqlMaxDepth: e.QUARRY_GRAPHQL_MAX_DEPTH,
     graphqlMaxCost: e.QUARRY_GRAPHQL_MAX_COST,
     ...(e.QUARRY_EVENTS_ENGINE === 'clickhouse'

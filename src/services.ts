@@ -55,7 +55,13 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     // QUARRY_EVENTS_ENGINE=clickhouse: ClickHouse behind the same surface (fails here, clearly, when unreachable).
     const engine: EventEngine = config.clickhouse
       ? await openClickHouse(config.clickhouse, logger)
-      : await DuckDbEngine.open(path.join(config.dataDir, 'events.duckdb'), { logger, memoryLimit: config.duckdbMemoryLimit, checkpointThreshold: config.duckdbCheckpointThreshold });
+      : await DuckDbEngine.open(path.join(config.dataDir, 'events.duckdb'), {
+          logger,
+          memoryLimit: config.duckdbMemoryLimit,
+          checkpointThreshold: config.duckdbCheckpointThreshold,
+          cacheLimit: config.duckdbCacheLimit,
+          checkpointIntervalMs: config.duckdbCheckpointIntervalMs,
+        });
     closers.push(() => engine.close());
     const ingestor = await Ingestor.open({ dataDir: config.dataDir, engine, logger });
     closers.push(() => ingestor.close());

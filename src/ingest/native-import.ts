@@ -597,10 +597,8 @@ async function lowerMemoryLimit(engine: DuckDbEngine, limit: string): Promise<()
   const cur = String((await engine.query(`SELECT current_setting('memory_limit')`, [])).rows[0][0]);
   const want = sizeBytes(limit);
   if (!(want > 0) || !(want < sizeBytes(cur))) return async () => undefined;
-  const set = (v: string) => engine.withWriter(async (w) => void (await w.run(`SET memory_limit = '${v.replace(/'/g, '')}'`)));
-  await set(limit);
-  // DuckDB shows the limit rounded to 0.1 MiB: the restored limit may be off by that much.
-  return () => set(cur.replace(/\s+/g, '')).catch(() => undefined);
+  await engine.setMemoryLimit(limit);
+  return () => engine.setMemoryLimit(null).catch(() => undefined);
 }
 
 /** Imports an NDJSON file (optionally gzip) natively; see the module comment. */

@@ -11,6 +11,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 
 import { UserError } from '../../errors';
@@ -31,6 +32,7 @@ import type {
   QueryResult,
   WriteBatch,
 } from '../engine';
+import { CacheTrimmer, memoryUsage, type CacheTrimResult, type CacheTrimSection, type DuckDbMemoryUsage } from './cache-trim';
 import { DUCKDB_SCHEMA } from './schema';
 import {
   C_DISTINCT_ID,
@@ -113,7 +115,28 @@ export interface DuckDbEngineOptions {
    * Consequence: up to this much WAL is replayed when the database is opened after a crash.
    */
   checkpointThreshold?: string;
+  /**
+   * Bound on DuckDB's cache of table blocks, below `memoryLimit` (see cache-trim.ts). Default: env
+   * `QUARRY_DUCKDB_CACHE_LIMIT`, else '32MB'. Query working memory and rows not yet checkpointed still may use up
+   * to `memoryLimit`; cached blocks above this are evicted at the next check (every `cacheTrimIntervalMs`), least
+   * recently used first, and read back from the file when needed again. At or above `memoryLimit` nothing is trimmed.
+   */
+  cacheLimit?: string;
+  /** How often the cache is checked against `cacheLimit`, in ms. Default 10,000; 0 never (trimCache() still works). */
+  cacheTrimIntervalMs?: number;
+  /**
+   * Checkpoints at least this often (ms) while rows were written since the last checkpoint, besides DuckDB's own
+   * checkpoint at `checkpointThreshold` of WAL. Default: env `QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS`, else 60,000; 0
+   * only by WAL size. Rows not yet checkpointed are held uncompressed in memory, so at a low write rate the WAL
+   * threshold alone holds them for many minutes (a sawtooth of tens of MB, minutes long); this bounds them by time
+   * too, and so the WAL replayed after a crash. Each checkpoint rewrites the tables' partly filled last row groups
+   * (~0.1–0.5 s of CPU), so once a minute costs well under 1% of a core.
+   */
+  checkpointIntervalMs?: number;
 }
+
+/** How long a cache trim waits for the reads in flight to end before it gives up until the next check. */
+const TRIM_MAX_WAIT_MS = 200;
 
 const SIZE_RE = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 
@@ -121,6 +144,14 @@ function sizeSetting(name: string, v: string | undefined, def: string): string {
   const s = (v ?? '').trim() || def;
   if (!SIZE_RE.test(s)) throw new Error(`${name} must be a size such as '2GB' (got ${JSON.stringify(s)})`);
   return s;
+}
+
+/** Bytes of a size accepted by {@link sizeSetting} (DuckDB's units: KB/MB/… are powers of 1000, KiB/MiB/… of 1024). */
+function sizeSettingBytes(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]?i?B)$/i.exec(s.trim())!;
+  const unit = m[2].toLowerCase();
+  const pow = ' kmgt'.indexOf(unit[0] === 'b' ? ' ' : unit[0]);
+  return Math.floor(Number(m[1]) * (unit.includes('i') ? 1024 : 1000) ** pow);
 }
 
 const MS_TO_US = 1000n;
@@ -261,6 +292,16 @@ export class DuckDbEngine implements EventEngineBase {
   private stagesReady = false;
   /** Events are appended as whole data chunks (fixed-width columns written in place); see appendEventsChunked. */
   chunkedAppend = process.env.QUARRY_DUCKDB_APPEND !== 'values';
+  /** Reads holding or waiting for a connection (see {@link exclusive}). */
+  private readsInFlight = 0;
+  /** Set while {@link exclusive} holds the engine: new reads wait for it to resolve. */
+  private gate: Promise<void> | null = null;
+  private onReadsDrained: (() => void) | null = null;
+  /** The configured `memory_limit`, and the one in force (a native import lowers it while it runs); trims restore the latter. */
+  private memoryLimit = '1GB';
+  private memoryLimitInForce = '1GB';
+  private cacheLimitBytes = Infinity;
+  private trimmer: CacheTrimmer | null = null;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -274,9 +315,27 @@ export class DuckDbEngine implements EventEngineBase {
     const opts: DuckDbEngineOptions =
       loggerOrOptions && 'info' in loggerOrOptions ? { logger: loggerOrOptions as EngineLogger } : ((loggerOrOptions ?? {}) as DuckDbEngineOptions);
     let instance: DuckDBInstance;
+    const memoryLimit = sizeSetting('memoryLimit', opts.memoryLimit ?? process.env.QUARRY_DUCKDB_MEMORY_LIMIT, '1GB');
+    const cacheLimit = sizeSetting('cacheLimit', opts.cacheLimit ?? process.env.QUARRY_DUCKDB_CACHE_LIMIT, '32MB');
+    const trimIntervalMs = opts.cacheTrimIntervalMs ?? 10_000;
+    const envInterval = process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS?.trim();
+    const checkpointIntervalMs = opts.checkpointIntervalMs ?? (envInterval ? Number(envInterval) : 60_000);
+    for (const [name, v] of [
+      ['cacheTrimIntervalMs', trimIntervalMs],
+      ['checkpointIntervalMs', checkpointIntervalMs],
+    ] as const) {
+      if (!Number.isInteger(v) || v < 0) throw new Error(`${name} must be a non-negative integer of milliseconds (got ${v})`);
+    }
     try {
       instance = await DuckDBInstance.create(file, {
-        memory_limit: sizeSetting('memoryLimit', opts.memoryLimit ?? process.env.QUARRY_DUCKDB_MEMORY_LIMIT, '1GB'),
+        memory_limit: memoryLimit,
+        // DuckDB's allocator (jemalloc) keeps the pages queries free for reuse, returning them only after a task whose
+        // peak passed this threshold (default 128MB). Queries over growing data free ever larger hash tables below it,
+        // so that memory, outside DuckDB's own accounting, grew with the data: +8.9 MB/min over a 10-minute soak at
+        // the defaults. Flushing from 8MB, with the allocator's background thread purging freed pages: −3.2 MB/min,
+        // RSS flat (bench/soak.ts header).
+        allocator_flush_threshold: '8MB',
+        allocator_background_threads: 'true',
         checkpoint_threshold: sizeSetting(
           'checkpointThreshold',
           opts.checkpointThreshold ?? process.env.QUARRY_DUCKDB_CHECKPOINT_THRESHOLD,
@@ -296,6 +355,17 @@ export class DuckDbEngine implements EventEngineBase {
     const engine = new DuckDbEngine(instance, writer, Math.max(1, opts.readConnections ?? 3), opts.logger);
     const merged = await writer.runAndReadAll('SELECT DISTINCT project_id FROM person_overrides');
     for (const [projectId] of merged.getRows()) engine.overrideProjects.add(Number(projectId));
+    engine.memoryLimit = engine.memoryLimitInForce = memoryLimit;
+    engine.cacheLimitBytes = sizeSettingBytes(cacheLimit);
+    if (engine.cacheLimitBytes < sizeSettingBytes(memoryLimit)) {
+      engine.trimmer = new CacheTrimmer(
+        engine.cacheLimitBytes,
+        { usage: () => engine.memoryUsage(), exclusive: (fn) => engine.exclusive(() => fn(engine.trimSection())) },
+        (e) => engine.logger?.warn({ err: (e as Error)?.message ?? String(e) }, 'duckdb cache trim failed'),
+      );
+      engine.trimmer.start(trimIntervalMs);
+    }
+    if (file !== ':memory:' && checkpointIntervalMs > 0) engine.startCheckpoints(`${file}.wal`, checkpointIntervalMs);
     return engine;
   }
 
@@ -312,6 +382,22 @@ export class DuckDbEngine implements EventEngineBase {
   }
 
   private async acquire(): Promise<DuckDBConnection> {
+    while (this.gate) await this.gate;
+    this.readsInFlight++;
+    try {
+      return await this.acquireConnection();
+    } catch (e) {
+      this.readDone();
+      throw e;
+    }
+  }
+
+  private readDone(): void {
+    this.readsInFlight--;
+    if (this.readsInFlight === 0) this.onReadsDrained?.();
+  }
+
+  private async acquireConnection(): Promise<DuckDBConnection> {
     const c = this.idle.pop();
     if (c) return c;
     if (this.created < this.maxReaders) {
@@ -330,6 +416,99 @@ export class DuckDbEngine implements EventEngineBase {
     const w = this.waiters.shift();
     if (w) w(c);
     else this.idle.push(c);
+    this.readDone();
+  }
+
+  /**
+   * Runs `fn` with the write lock held, no read in flight and new reads held back until it ends; returns null
+   * without running it when the reads in flight did not end within {@link TRIM_MAX_WAIT_MS} (or the engine is
+   * closed). Reads that were waiting for a connection before the gate closed count as in flight.
+   */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T | null> {
+    return this.writeLock.run(async () => {
+      if (this.closed) return null;
+      let open!: () => void;
+      this.gate = new Promise<void>((resolve) => (open = resolve));
+      try {
+        if (this.readsInFlight > 0) {
+          const drained = await new Promise<boolean>((resolve) => {
+            const timer = setTimeout(() => resolve(false), TRIM_MAX_WAIT_MS);
+            this.onReadsDrained = () => {
+              clearTimeout(timer);
+              resolve(true);
+            };
+          });
+          this.onReadsDrained = null;
+          if (!drained) return null;
+        }
+        return await fn();
+      } finally {
+        this.gate = null;
+        open();
+      }
+    });
+  }
+
+  /** DuckDB's memory by tag, read on a read connection. */
+  private async memoryUsage(): Promise<DuckDbMemoryUsage> {
+    return memoryUsage((await this.query('SELECT tag, memory_usage_bytes FROM duckdb_memory()')).rows);
+  }
+
+  /** The trimmer's operations on the writer connection (only inside {@link exclusive}). */
+  private trimSection(): CacheTrimSection {
+    return {
+      usage: async () => memoryUsage((await this.writer.runAndReadAll('SELECT tag, memory_usage_bytes FROM duckdb_memory()')).getRows()),
+      lowerAndRestore: async (bytes) => {
+        let lowered = true;
+        try {
+          await this.writer.run(`SET memory_limit = '${Math.max(1, Math.floor(bytes))}B'`);
+        } catch {
+          lowered = false; // DuckDB could not free enough: it keeps the limit it had
+        } finally {
+          // Raising the limit does not fail in practice; retried anyway, since a limit left lowered would cap queries.
+          for (let attempt = 1; ; attempt++) {
+            try {
+              await this.writer.run(`SET memory_limit = '${this.memoryLimitInForce}'`);
+              break;
+            } catch (e) {
+              if (attempt >= 3) throw e;
+            }
+          }
+        }
+        return lowered;
+      },
+    };
+  }
+
+  private checkpointTimer: NodeJS.Timeout | null = null;
+  private checkpointRunning: Promise<unknown> | null = null;
+
+  private startCheckpoints(wal: string, intervalMs: number): void {
+    this.checkpointTimer = setInterval(() => {
+      if (this.checkpointRunning) return;
+      this.checkpointRunning = this.checkpointIfWritten(wal)
+        .catch((e) => this.logger?.warn({ err: (e as Error)?.message ?? String(e) }, 'duckdb periodic checkpoint failed'))
+        .finally(() => (this.checkpointRunning = null));
+    }, intervalMs);
+    this.checkpointTimer.unref();
+  }
+
+  /** Checkpoints when the WAL holds anything (rows written since the last checkpoint). Returns whether it did. */
+  async checkpointIfWritten(wal: string): Promise<boolean> {
+    if ((fs.statSync(wal, { throwIfNoEntry: false })?.size ?? 0) === 0) return false;
+    return this.writeLock.run(async () => {
+      if (this.closed) return false;
+      await this.writer.run('CHECKPOINT');
+      return true;
+    });
+  }
+
+  /**
+   * Evicts DuckDB's cached table blocks above the cache limit now (the engine also does it every
+   * `cacheTrimIntervalMs`). Null when the cache limit is at or above the memory limit (no trimming).
+   */
+  async trimCache(): Promise<CacheTrimResult | null> {
+    return this.trimmer ? this.trimmer.trimOnce() : null;
   }
 
   /**
@@ -447,6 +626,19 @@ export class DuckDbEngine implements EventEngineBase {
     await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_overrides AS SELECT * FROM person_overrides LIMIT 0`);
     await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_deleted (project_id INTEGER, id UUID)`);
     this.stagesReady = true;
+  }
+
+  /**
+   * Sets DuckDB's `memory_limit` (a size DuckDB reads, e.g. '512MB'), or puts the configured one back (null). Cache
+   * trims restore the limit set here, so a lowered limit holds until it is put back.
+   */
+  setMemoryLimit(limit: string | null): Promise<void> {
+    const v = limit === null ? this.memoryLimit : sizeSetting('memoryLimit', limit, this.memoryLimit);
+    return this.writeLock.run(async () => {
+      if (this.closed) throw new Error('engine is closed');
+      await this.writer.run(`SET memory_limit = '${v}'`);
+      this.memoryLimitInForce = v;
+    });
   }
 
   /**
@@ -761,6 +953,9 @@ export class DuckDbEngine implements EventEngineBase {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.trimmer?.stop();
+    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
+    await this.checkpointRunning;
     await this.writeLock.run(async () => {
       this.closed = true;
     });

@@ -59,6 +59,9 @@ describe('DuckDB memory and checkpoint settings', () => {
     try {
       expect(await setting(e, 'memory_limit')).toBe(await rendered('memory_limit', '1GB'));
       expect(await setting(e, 'checkpoint_threshold')).toBe(await rendered('checkpoint_threshold', '64MB'));
+      // the allocator returns freed pages from 8MB peaks on, with its background thread (see DuckDbEngine.open)
+      expect(await setting(e, 'allocator_flush_threshold')).toBe(await rendered('allocator_flush_threshold', '8MB'));
+      expect(await setting(e, 'allocator_background_threads')).toBe('true');
     } finally {
       await e.close();
     }
@@ -106,5 +109,44 @@ describe('DuckDB memory and checkpoint settings', () => {
     } finally {
       await e.close();
     }
+  });
+});
+
+describe('DuckDB periodic checkpoint', () => {
+  const saved = process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS;
+  let dir: string;
+  beforeEach(() => {
+    delete process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS;
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-duck-ckpt-'));
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS;
+    else process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('checkpoints rows held since the last checkpoint (below the WAL threshold), and only when there are some', async () => {
+    const file = path.join(dir, 'a.duckdb');
+    const e = await DuckDbEngine.open(file, { checkpointIntervalMs: 0 });
+    const inMemoryMB = async () =>
+      Number((await e.readAll("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() WHERE tag = 'IN_MEMORY_TABLE'"))[0][0]) / 2 ** 20;
+    try {
+      for (let b = 0; b < 5; b++) await e.writeBatch({ events: events(2000, b * 2000) });
+      expect(fs.statSync(`${file}.wal`).size).toBeGreaterThan(0);
+      expect(await inMemoryMB()).toBeGreaterThan(1);
+      expect(await e.checkpointIfWritten(`${file}.wal`)).toBe(true);
+      expect(fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+      expect(await inMemoryMB()).toBeLessThan(1);
+      expect(await e.checkpointIfWritten(`${file}.wal`)).toBe(false);
+      expect(Number((await e.readAll('SELECT count(*) FROM events'))[0][0])).toBe(10_000);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('refuses an interval that is not a non-negative integer (option or QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS)', async () => {
+    await expect(DuckDbEngine.open(path.join(dir, 'b.duckdb'), { checkpointIntervalMs: -1 })).rejects.toThrow(/checkpointIntervalMs must be a non-negative integer/);
+    process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS = 'soon';
+    await expect(DuckDbEngine.open(path.join(dir, 'c.duckdb'))).rejects.toThrow(/checkpointIntervalMs must be a non-negative integer/);
   });
 });
