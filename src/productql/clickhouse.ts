@@ -829,6 +829,7 @@ export class ClickHouseDialect implements Dialect {
       case 'arrayReverseSort':
       case 'arrayCumSum':
       case 'arrayCumSumNonNegative':
+      case 'arrayDifference':
       case 'arrayPopFront':
       case 'arrayPopBack':
       case 'arrayEnumerate':

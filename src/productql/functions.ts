@@ -116,11 +116,12 @@ export const CLICKHOUSE_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
   'arrayPushBack',
   'arrayPopFront',
   'arrayPopBack',
+  'arrayDifference',
   'arrayConcat',
   'arrayEnumerate',
   'arrayReduce',
 ]);
-add('scalar', 1, 1, ['arraySort', 'arrayReverseSort', 'arrayCumSum', 'arrayCumSumNonNegative', 'arrayPopFront', 'arrayPopBack', 'arrayEnumerate']);
+add('scalar', 1, 1, ['arraySort', 'arrayReverseSort', 'arrayCumSum', 'arrayCumSumNonNegative', 'arrayDifference', 'arrayPopFront', 'arrayPopBack', 'arrayEnumerate']);
 add('scalar', 2, 2, ['arrayPushFront', 'arrayPushBack']);
 add('scalar', 2, 10, ['arrayConcat', 'arrayReduce']);
 

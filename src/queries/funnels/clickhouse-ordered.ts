@@ -55,8 +55,6 @@ const STEP_BASE = 64;
 /** The step in a key's low bits (bitAnd: cheaper than a modulo per element; keys are positive). */
 const stepOf = (x: Expr): Expr => call('bitAnd', x, c(STEP_BASE - 1));
 const msOf = (x: Expr): Expr => call('intDiv', x, c(STEP_BASE));
-/** The array moved one place later: element i is element i-1 of `a` (0 first); same length, also when empty. */
-const shifted = (a: Expr): Expr => call('arrayPopBack', call('arrayPushFront', a, c(0)));
 
 export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query {
   const n = inp.stepConds.length;
@@ -94,13 +92,16 @@ export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query 
     'arrayReverseSort',
     call('arrayConcat', f('P'), call('arrayFilter', lam(['x'], ast.eq(stepOf(f('x')), c(1))), f('R'))),
   );
-  // The steps of `e`, computed once (a modulo per key; the filters below then only compare).
-  const steps = call('arrayMap', lam(['x'], stepOf(f('x'))), e);
-  const isStart = ast.and(ast.eq(f('a'), c(0)), ast.eq(f('b'), c(1)));
+  // Step changes along `e` (keys' steps are 0 or 1): -1 exactly where a step-0 key follows a step-1 key, i.e. at a
+  // start; the previous key there is e[i] - (e[i] - e[i-1]). arrayDifference is one pass, where shifting an array
+  // (arrayPushFront, then arrayPopBack) copies it twice.
+  const turns = call('arrayDifference', call('arrayMap', lam(['x'], stepOf(f('x'))), e));
+  const isStart = ast.eq(f('d'), c(-1));
+  const previous = call('arrayMap', lam(['x', 'dx'], ast.arithmetic('-', f('x'), f('dx'))), e, call('arrayDifference', e));
   const chainCols = Array.from({ length: n }, (_, j) => `c${j}`);
   const chains: Expr[] = [
-    ast.alias('c0', call('arrayFilter', lam(['x', 'a', 'b'], isStart), e, steps, shifted(steps))),
-    ast.alias('c1', call('arrayFilter', lam(['x', 'a', 'b'], isStart), shifted(e), steps, shifted(steps))),
+    ast.alias('c0', call('arrayFilter', lam(['x', 'd'], isStart), e, turns)),
+    ast.alias('c1', call('arrayFilter', lam(['x', 'd'], isStart), previous, turns)),
   ];
   // c_j: the first step-j key after c_{j-1} (0 when none, or when the chain already stopped). R is unsorted and
   // small: the least matching key. The lambda captures R, which the sort in `e` also reads (see above).
