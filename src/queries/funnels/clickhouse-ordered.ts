@@ -97,11 +97,12 @@ export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query 
   // (arrayPushFront, then arrayPopBack) copies it twice.
   const turns = call('arrayDifference', call('arrayMap', lam(['x'], stepOf(f('x'))), e));
   const isStart = ast.eq(f('d'), c(-1));
-  const previous = call('arrayMap', lam(['x', 'dx'], ast.arithmetic('-', f('x'), f('dx'))), e, call('arrayDifference', e));
+  const atStarts = (a: Expr) => call('arrayFilter', lam(['x', 'd'], isStart), a, turns);
   const chainCols = Array.from({ length: n }, (_, j) => `c${j}`);
   const chains: Expr[] = [
-    ast.alias('c0', call('arrayFilter', lam(['x', 'd'], isStart), e, turns)),
-    ast.alias('c1', call('arrayFilter', lam(['x', 'd'], isStart), previous, turns)),
+    ast.alias('c0', atStarts(e)),
+    // Subtracted on the starts only (a few per actor), not along the whole array.
+    ast.alias('c1', call('arrayMap', lam(['x', 'dx'], ast.arithmetic('-', f('x'), f('dx'))), atStarts(e), atStarts(call('arrayDifference', e)))),
   ];
   // c_j: the first step-j key after c_{j-1} (0 when none, or when the chain already stopped). R is unsorted and
   // small: the least matching key. The lambda captures R, which the sort in `e` also reads (see above).
