@@ -11,12 +11,11 @@ describe('defaultParseWorkers', () => {
     expect(defaultParseWorkers({ QUARRY_CAPTURE_PARSE_WORKERS: ' 2 ' })).toBe(2);
   });
 
-  it('otherwise goes by CPU count: inline on 1 CPU, one worker on 2–3, else min(4, CPUs - 2)', () => {
-    const n = os.cpus().length;
-    const want = n < 2 ? 0 : n < 4 ? 1 : Math.min(4, n - 2);
+  it('otherwise goes by CPU count: inline on 1 CPU, else CPUs - 2, at least 2 and at most 4', () => {
+    const want = defaultParseWorkers({}, os.cpus().length);
     expect(defaultParseWorkers({})).toBe(want);
     expect(defaultParseWorkers({ QUARRY_CAPTURE_PARSE_WORKERS: '' })).toBe(want);
-    expect([1, 2, 3, 4, 5, 6, 8, 32].map((c) => defaultParseWorkers({}, c))).toEqual([0, 1, 1, 2, 3, 4, 4, 4]);
+    expect([1, 2, 3, 4, 5, 6, 8, 32].map((c) => defaultParseWorkers({}, c))).toEqual([0, 2, 2, 2, 3, 4, 4, 4]);
   });
 
   it.each(['-1', '17', '1.5', 'many'])('refuses QUARRY_CAPTURE_PARSE_WORKERS=%p', (v) => {
