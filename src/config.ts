@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { rateRules, type RateFamily, type RateRule } from './auth/rate-limiter';
+import { sizeBytes } from './engines/duckdb/size';
 
 /** Typed, validated configuration. Every field is read from the environment (QUARRY_*) with a default. */
 export interface Config {
@@ -139,14 +140,6 @@ const intFrom = (name: string, def: number, min: number, max: number) =>
       }
       return n;
     });
-
-const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
-
-/** Bytes of a DuckDB size setting ('1GB', '512MiB', '64 MB'), or null when it is not one. */
-export function sizeBytes(v: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.exec(v.trim());
-  return m ? Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()] : null;
-}
 
 /** A DuckDB size setting of at least `minBytes`, passed on as written (trimmed). */
 const sizeFrom = (name: string, def: string, minBytes: number, minText: string) =>

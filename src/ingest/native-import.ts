@@ -42,6 +42,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBDataChunk, DuckDBTimestampValue, DuckDBUUIDValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import type { DuckDbEngine, WriteBatch } from '../engines/duckdb/duckdb-engine';
+import { sizeBytes } from '../engines/duckdb/size';
 import { CaptureError, normalizeEvent, type ParsedEvent } from './capture-payload';
 import type { IdentityStore } from './identity';
 import {
@@ -69,14 +70,6 @@ export const DEFAULT_CHUNK_BYTES = 128 * 1024 * 1024;
 
 /** DuckDB memory limit while a native import runs (only ever lowered). See {@link NativeImportOptions.memoryLimit}. */
 export const DEFAULT_IMPORT_MEMORY_LIMIT = '512MB';
-
-const UNITS: Record<string, number> = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3, TIB: 1024 ** 4 };
-
-/** Bytes of a DuckDB size setting ('512MB', '953.6 MiB'); NaN when unreadable. */
-export function sizeBytes(v: string): number {
-  const m = /^\s*([\d.]+)\s*([KMGT]?i?B)\s*$/i.exec(v);
-  return m ? Number(m[1]) * (UNITS[m[2].toUpperCase()] ?? NaN) : NaN;
-}
 
 export interface NativeImportDeps {
   engine: DuckDbEngine;
@@ -596,7 +589,8 @@ async function appendNormalized(w: DuckDBConnection, rows: { pos: number; ev: Pa
 async function lowerMemoryLimit(engine: DuckDbEngine, limit: string): Promise<() => Promise<void>> {
   const cur = String((await engine.query(`SELECT current_setting('memory_limit')`, [])).rows[0][0]);
   const want = sizeBytes(limit);
-  if (!(want > 0) || !(want < sizeBytes(cur))) return async () => undefined;
+  const now = sizeBytes(cur);
+  if (want === null || now === null || !(want > 0 && want < now)) return async () => undefined;
   await engine.setMemoryLimit(limit);
   return () => engine.setMemoryLimit(null).catch(() => undefined);
 }

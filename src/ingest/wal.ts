@@ -452,7 +452,7 @@ const ESCAPED_DISTINCT_ID = 1 << 21;
 
 /** Encodes one record as a log line (with trailing newline). */
 export function encodeRecord(r: WalRecord): string {
-  return `{"s":${r.seq},"p":${r.projectId},"e":${encodeEvents(r.events)}}\n`;
+  return `${recordHeader(r.seq, r.projectId)}${encodeEvents(r.events)}}\n`;
 }
 
 /** Decodes one log line; throws when it is torn or corrupt. */

@@ -34,6 +34,7 @@ import type {
 } from '../engine';
 import { CacheTrimmer, memoryUsage, type CacheTrimResult, type CacheTrimSection, type DuckDbMemoryUsage } from './cache-trim';
 import { DUCKDB_SCHEMA } from './schema';
+import { sizeBytes } from './size';
 import {
   C_DISTINCT_ID,
   C_ELEMENTS_CHAIN,
@@ -138,20 +139,10 @@ export interface DuckDbEngineOptions {
 /** How long a cache trim waits for the reads in flight to end before it gives up until the next check. */
 const TRIM_MAX_WAIT_MS = 200;
 
-const SIZE_RE = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
-
 function sizeSetting(name: string, v: string | undefined, def: string): string {
   const s = (v ?? '').trim() || def;
-  if (!SIZE_RE.test(s)) throw new Error(`${name} must be a size such as '2GB' (got ${JSON.stringify(s)})`);
+  if (sizeBytes(s) === null) throw new Error(`${name} must be a size such as '2GB' (got ${JSON.stringify(s)})`);
   return s;
-}
-
-/** Bytes of a size accepted by {@link sizeSetting} (DuckDB's units: KB/MB/… are powers of 1000, KiB/MiB/… of 1024). */
-function sizeSettingBytes(s: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]?i?B)$/i.exec(s.trim())!;
-  const unit = m[2].toLowerCase();
-  const pow = ' kmgt'.indexOf(unit[0] === 'b' ? ' ' : unit[0]);
-  return Math.floor(Number(m[1]) * (unit.includes('i') ? 1024 : 1000) ** pow);
 }
 
 const MS_TO_US = 1000n;
@@ -356,8 +347,8 @@ export class DuckDbEngine implements EventEngineBase {
     const merged = await writer.runAndReadAll('SELECT DISTINCT project_id FROM person_overrides');
     for (const [projectId] of merged.getRows()) engine.overrideProjects.add(Number(projectId));
     engine.memoryLimit = engine.memoryLimitInForce = memoryLimit;
-    engine.cacheLimitBytes = sizeSettingBytes(cacheLimit);
-    if (engine.cacheLimitBytes < sizeSettingBytes(memoryLimit)) {
+    engine.cacheLimitBytes = sizeBytes(cacheLimit)!;
+    if (engine.cacheLimitBytes < sizeBytes(memoryLimit)!) {
       engine.trimmer = new CacheTrimmer(
         engine.cacheLimitBytes,
         { usage: () => engine.memoryUsage(), exclusive: (fn) => engine.exclusive(() => fn(engine.trimSection())) },
