@@ -695,8 +695,8 @@ export class ClickHouseDialect implements Dialect {
         return this.nullTest(a[0], true);
       case 'assumeNotNull':
         // ClickHouse's own function (as HogQL prints it): free, and it makes a Nullable key a plain one, which 18.16
-        // groups by a faster method. A NULL becomes the type's default here; the DuckDB printer keeps NULL. Quarry's
-        // runners use it only on rows already filtered to non-null actors.
+        // groups by a faster method. On a NULL its result is unspecified (whatever value is stored under the null);
+        // the DuckDB printer keeps NULL. Quarry's runners use it only on rows already filtered to non-null actors.
         return a[0].nullable ? P(`assumeNotNull(${s(0)})`, a[0].type, false) : a[0];
 
       // ---------------- strings
