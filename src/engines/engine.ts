@@ -21,6 +21,11 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /** Milliseconds before the query is cancelled with a `query_timeout` user error. */
   timeoutMs?: number;
+  /**
+   * Results the query reads as tables (the printer's materialized CTEs, CompiledProductQL.stages), computed first
+   * in order, visible to this query only. Only the ClickHouse printer produces them.
+   */
+  stages?: readonly { table: string; sql: string }[];
 }
 
 /** One event as stored. `person_id` is written at ingestion ("persons on events"); null for personless events. */

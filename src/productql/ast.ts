@@ -182,6 +182,11 @@ export interface CTE extends NodeBase {
   name: string;
   expr: Expr;
   cte_type: 'subquery' | 'column';
+  /**
+   * Set by Quarry's own query builders (the parser never sets it): the result is computed once, before the query,
+   * where the dialect supports it (Dialect.stagesCtes); elsewhere an ordinary CTE.
+   */
+  materialized?: boolean;
 }
 
 export interface LimitByExpr extends NodeBase {
@@ -390,7 +395,13 @@ export const select = (parts: SelectParts): SelectQuery => {
   };
 };
 
-export const cte = (name: string, expr: Query): CTE => ({ node: 'CTE', name, expr, cte_type: 'subquery' });
+export const cte = (name: string, expr: Query, o: { materialized?: boolean } = {}): CTE => ({
+  node: 'CTE',
+  name,
+  expr,
+  cte_type: 'subquery',
+  ...(o.materialized ? { materialized: true } : {}),
+});
 
 export const unionAll = (...queries: SelectQuery[]): SelectSetQuery => ({
   node: 'SelectSetQuery',

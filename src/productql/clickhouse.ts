@@ -128,6 +128,7 @@ const MARK = '\u0001';
 export class ClickHouseDialect implements Dialect {
   readonly name = 'clickhouse' as const;
   readonly inlineCtes = true;
+  readonly stagesCtes = true;
   readonly uniqueSelectNames = true;
   readonly positionalAsExpression = true;
   readonly groupByAlias = true;
@@ -890,13 +891,16 @@ const compilePrinter = dialectPrinter(clickhouseDialect);
 export const clickhousePrinter: Printer = {
   print(query, ctx) {
     const out = compilePrinter.print(query, ctx);
-    const sql = out.sql.replace(/\u0001(\d+)\u0001/g, (_m, d: string) => {
-      const i = Number(d) - 1;
-      if (i < 0 || i >= out.params.length) throw new Error('placeholder out of range');
-      return chLiteral(out.params[i]);
-    });
-    if (sql.includes(MARK)) throw new Error('unresolved placeholder in ClickHouse SQL');
-    return { ...out, sql, params: [] };
+    const splice = (text: string): string => {
+      const sql = text.replace(/\u0001(\d+)\u0001/g, (_m, d: string) => {
+        const i = Number(d) - 1;
+        if (i < 0 || i >= out.params.length) throw new Error('placeholder out of range');
+        return chLiteral(out.params[i]);
+      });
+      if (sql.includes(MARK)) throw new Error('unresolved placeholder in ClickHouse SQL');
+      return sql;
+    };
+    return { ...out, sql: splice(out.sql), stages: out.stages.map((s) => ({ table: s.table, sql: splice(s.sql) })), params: [] };
   },
 };
 

@@ -81,6 +81,16 @@ export interface CompileResult {
   limitDefaulted: boolean;
   /** The query as run: the original AST with the effective LIMIT/OFFSET. */
   query: Query;
+  /**
+   * Materialized CTEs (Dialect.stagesCtes), in dependency order: the engine computes each `sql` into a temporary
+   * table named `table` before running `sql`, which reads them by that name. Same `params` as the query.
+   */
+  stages: QueryStage[];
+}
+
+export interface QueryStage {
+  table: string;
+  sql: string;
 }
 
 const SENTINEL = '\u0000';
@@ -98,20 +108,23 @@ class Params {
     }
     return `${SENTINEL}${i}${SENTINEL}`;
   }
-  finalize(sql: string, dialect: Dialect): { sql: string; params: unknown[] } {
+  /** Numbers the placeholders in order of appearance across `sqls` (one list of values for all of them). */
+  finalize(sqls: string[], dialect: Dialect): { sqls: string[]; params: unknown[] } {
     const out: unknown[] = [];
     const renum = new Map<number, number>();
-    const text = sql.replace(/\u0000(\d+)\u0000/g, (_m, d: string) => {
-      const i = Number(d);
-      let j = renum.get(i);
-      if (j === undefined) {
-        out.push(this.values[i]);
-        j = out.length;
-        renum.set(i, j);
-      }
-      return dialect.placeholder(j);
-    });
-    return { sql: text, params: out };
+    const texts = sqls.map((sql) =>
+      sql.replace(/\u0000(\d+)\u0000/g, (_m, d: string) => {
+        const i = Number(d);
+        let j = renum.get(i);
+        if (j === undefined) {
+          out.push(this.values[i]);
+          j = out.length;
+          renum.set(i, j);
+        }
+        return dialect.placeholder(j);
+      }),
+    );
+    return { sqls: texts, params: out };
   }
 }
 
@@ -217,6 +230,8 @@ const CMP_FUNCS: Record<string, CompareOperation['op']> = {
 
 export class Compiler {
   private readonly params = new Params();
+  /** Materialized CTEs compiled so far (Dialect.stagesCtes), in the order they must run. */
+  private readonly stages: QueryStage[] = [];
   private readonly h: Helpers;
   private depth = 0;
   private aliasCounter = 0;
@@ -269,11 +284,13 @@ export class Compiler {
       const inner = this.compileSet({ ...query, limit: null, offset: null }, undefined);
       out = { sql: `SELECT * FROM (${inner.sql}) AS ${this.q('__set')}${tail}`, columns: inner.columns };
     }
-    const { sql, params } = this.params.finalize(out.sql, this.dialect);
+    const { sqls, params } = this.params.finalize([...this.stages.map((s) => s.sql), out.sql], this.dialect);
+    const stages = this.stages.map((s, i) => ({ table: s.table, sql: sqls[i] }));
+    const sql = sqls[sqls.length - 1];
     const effective: Query = { ...query, limit: { node: 'Constant', value: limit } };
     if (offset) effective.offset = { node: 'Constant', value: offset };
     else delete effective.offset;
-    return { sql, params, columns: out.columns, limit, fetchLimit, offset, limitDefaulted, query: effective };
+    return { sql, params, columns: out.columns, limit, fetchLimit, offset, limitDefaulted, query: effective, stages };
   }
 
   private intConstant(e: Expr, what: string): number {
@@ -347,8 +364,12 @@ export class Compiler {
       const body = this.compileQuery(c.expr, scope);
       const columns = new Map(body.columns.map((col) => [col.name, { type: col.type, nullable: col.nullable, chType: col.chType }]));
       const order = body.columns.map((x) => x.name);
+      if (c.materialized && this.dialect.stagesCtes) {
+        this.stages.push({ table: sqlName, sql: body.sql });
+        scope.ctes.set(c.name, { kind: 'subquery', sqlName, columns, order });
+      }
       // Dialects without WITH-subqueries (ClickHouse 18.16) get the body inlined at each reference instead.
-      if (this.dialect.inlineCtes) scope.ctes.set(c.name, { kind: 'subquery', sqlName, columns, order, body: body.sql });
+      else if (this.dialect.inlineCtes) scope.ctes.set(c.name, { kind: 'subquery', sqlName, columns, order, body: body.sql });
       else {
         scope.ctes.set(c.name, { kind: 'subquery', sqlName, columns, order });
         withParts.push(`${this.q(sqlName)} AS (${body.sql})`);

@@ -149,6 +149,12 @@ export interface Dialect {
    */
   readonly inlineCtes?: boolean;
   /**
+   * When true, a CTE marked `materialized` becomes a stage (CompileResult.stages): the engine computes its body
+   * into a temporary table before the query, and the query reads that table by name. On ClickHouse 18.16
+   * everything after a GROUP BY runs in one stream; a table read back runs on every thread. Default false.
+   */
+  readonly stagesCtes?: boolean;
+  /**
    * When true, a repeated output name within one select list is aliased `<name>__dup<n>` in the SQL, and the
    * outermost select list gets positional aliases `__c0, __c1, ...` (result column names come from the compiled
    * columns, not from the engine). Default false.

@@ -16,7 +16,7 @@
  */
 import { UserError } from '../errors';
 import type { Expr, Query } from './ast';
-import { Compiler, DEFAULT_LIMIT, MAX_LIMIT, type CompileOptions, type OutputColumn } from './compiler';
+import { Compiler, DEFAULT_LIMIT, MAX_LIMIT, type CompileOptions, type OutputColumn, type QueryStage } from './compiler';
 import type { Dialect } from './dialect';
 import { duckdbDialect } from './duckdb';
 import { printHogQL } from './hogql';
@@ -29,7 +29,7 @@ export type { Query, Expr } from './ast';
 export { initParser, parseSelect, parseExpr, parseSelectSync, parseExprSync, shutdownParser, setParseTimeout } from './parser';
 export { printHogQL, printHogQLExpr } from './hogql';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './compiler';
-export type { OutputColumn } from './compiler';
+export type { OutputColumn, QueryStage } from './compiler';
 
 export type ProductQLDialect = 'duckdb' | 'clickhouse';
 
@@ -52,6 +52,7 @@ interface CompiledMeta {
   offset: number;
   limitDefaulted: boolean;
   query: Query;
+  stages: QueryStage[];
 }
 
 export const dialectPrinter = (dialect: Dialect): Printer => ({
@@ -103,6 +104,8 @@ export interface CompiledProductQL {
   columnNames: string[];
   columns: OutputColumn[];
   timezone: string;
+  /** Materialized CTEs the engine computes before `sql` (ClickHouse only; empty elsewhere): pass to EventEngine.query. */
+  stages: QueryStage[];
 }
 
 /** Zones already known to be valid: building an Intl.DateTimeFormat costs ~0.15 ms, and compile runs per query. */
@@ -162,6 +165,7 @@ export function compileProductQLSync(input: CompileProductQLInput): CompiledProd
     columnNames: out.columns.map((c) => c.name),
     columns: out.columns,
     timezone: input.timezone,
+    stages: out.stages,
   };
 }
 

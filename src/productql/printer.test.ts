@@ -1,6 +1,6 @@
 /** Exact printed SQL, limits, variables, errors with spans, and AST builders. */
 import { UserError } from '../errors';
-import { alias, and, call, compare, constant, eq, field, joinExpr, joins, order, select, unionAll } from './ast';
+import { alias, and, call, compare, constant, cte, eq, field, joinExpr, joins, order, select, unionAll } from './ast';
 import { CLICKHOUSE_ONLY_FUNCTIONS, FUNCTIONS } from './functions';
 import { compileProductQL, parseProductQLExpr, setParseTimeout, shapeResult, shutdownParser, type CompileProductQLInput } from './index';
 import { bracketDepth } from './parser';
@@ -217,6 +217,43 @@ describe('function allow-list', () => {
     ['select arrayFilter((x, y) -> y > 0, [1], [2]) from events', /arrayFilter over several arrays is only available on ClickHouse/],
   ])('ClickHouse-only array functions are a clear 400 on DuckDB: %s', async (text, message) => {
     await expect(compile(text)).rejects.toThrow(message);
+  });
+});
+
+describe('materialized CTEs', () => {
+  const built = () =>
+    select({
+      ctes: [cte('per_event', select({ select: [field('event'), alias('c', call('count'))], from: 'events', where: eq(field('event'), constant('it\'s')), groupBy: [field('event')] }), { materialized: true })],
+      select: [alias('total', call('sum', [field('c')]))],
+      from: 'per_event',
+      where: compare('>', field('c'), constant(0)),
+    });
+
+  it('on DuckDB are ordinary CTEs (WITH), with no stages', async () => {
+    const out = await compile(built());
+    expect(out.stages).toEqual([]);
+    expect(out.sql).toMatch(/^WITH "__cte_per_event_1" AS \(SELECT .* FROM \(SELECT "events"\.\* FROM "events" AS "events" WHERE "events"\."project_id" = \$1\)/);
+  });
+
+  it('on ClickHouse become stages: the guarded body runs first into a table the query reads by name, values spliced in both', async () => {
+    const out = await compile(built(), { dialect: 'clickhouse' });
+    expect(out.stages).toHaveLength(1);
+    const [st] = out.stages;
+    expect(st.table).toBe('__cte_per_event_1');
+    expect(st.sql).toContain('`events`.`project_id` = 7');
+    expect(st.sql).toContain("'it\\'s'");
+    expect(out.sql).toContain('FROM `__cte_per_event_1` AS `per_event`');
+    expect(out.sql).not.toContain('`events`');
+    expect(out.sql).toContain('> 0');
+    for (const text of [st.sql, out.sql]) expect(text).not.toMatch(/[\u0000\u0001]/);
+    expect(out.params).toEqual([]);
+    // The ProductQL the response reports is the query as written (a CTE).
+    expect(out.hogql).toMatch(/^WITH per_event AS \(SELECT/);
+  });
+
+  it('text queries cannot ask for one (the parser never sets it): a CTE in ProductQL text is inlined on ClickHouse', async () => {
+    const out = await compile('WITH x AS (SELECT event FROM events) SELECT event FROM x', { dialect: 'clickhouse' });
+    expect(out.stages).toEqual([]);
   });
 });
 

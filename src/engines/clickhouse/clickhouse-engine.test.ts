@@ -112,6 +112,42 @@ describeClickHouse('ClickHouse engine', () => {
     ]);
   });
 
+  it('runs stages first into temporary tables the query reads, with the same database and settings, then drops them', async () => {
+    const stages = [
+      // The stage's SELECT sees the engine's database and session settings (join_use_nulls: a LEFT JOIN miss is NULL).
+      { table: '__s1', sql: "SELECT currentDatabase() AS db, r.y AS y FROM (SELECT 1 AS x) AS l LEFT JOIN (SELECT 2 AS x, 'b' AS y) AS r USING x" },
+      // A later stage reads an earlier one; its blocks are kept as they come (no squashing on insert).
+      { table: '__s2', sql: 'SELECT number AS n FROM system.numbers LIMIT 300000' },
+    ];
+    const r = await engine.query(
+      "SELECT (SELECT any(db) FROM __s1) AS db, (SELECT any(y) FROM __s1) AS y, count() AS n, uniqExact(blockNumber()) > 1 AS blocks, (SELECT value FROM system.settings WHERE name = 'join_use_nulls') AS jun FROM __s2",
+      [],
+      { stages, timeoutMs: 10_000 },
+    );
+    expect(r.rows).toEqual([['engine_test', null, 300000, 1, '1']]);
+    // Dropped afterwards: the tables were the session's, and the next query sees none of them.
+    expect((await engine.query("SELECT count() FROM system.tables WHERE is_temporary AND name IN ('__s1', '__s2')", [])).rows).toEqual([[0]]);
+    const again = await engine.query('SELECT count() FROM __s2', []).catch((x) => x);
+    expect(again).toMatchObject({ status: 400, code: 'query_error' });
+  });
+
+  it('a failing stage is a 400 query_error; a slow stage is killed on timeout', async () => {
+    const bad = await engine.query('SELECT * FROM __bad', [], { stages: [{ table: '__bad', sql: 'SELECT nope FROM events' }] }).catch((x) => x);
+    expect(bad).toMatchObject({ status: 400, code: 'query_error' });
+    const t0 = Date.now();
+    const slow = await engine
+      .query('SELECT * FROM __slow', [], { timeoutMs: 300, stages: [{ table: '__slow', sql: 'SELECT count() AS c FROM system.numbers WHERE number % 7 = 5' }] })
+      .catch((x) => x);
+    expect(slow).toMatchObject({ code: 'query_timeout' });
+    expect(Date.now() - t0).toBeLessThan(3000);
+    for (let i = 0; i < 50; i++) {
+      const r = await engine.query("SELECT count() FROM system.processes WHERE query LIKE '%number % 7 = 5%' AND query NOT LIKE '%system.processes%'", []);
+      if (r.rows[0][0] === 0) return;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error('stage still running after timeout');
+  });
+
   it('an error after the result started streaming is a 400 query_error, not a malformed response', async () => {
     const e = await engine.query('SELECT throwIf(number = 3000000) AS x FROM system.numbers LIMIT 4000000', []).catch((x) => x);
     expect(e).toBeInstanceOf(UserError);

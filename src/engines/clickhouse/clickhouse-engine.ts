@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { UserError } from '../../errors';
-import { bindPositional, chLiteral, chString } from '../../productql/clickhouse-literals';
+import { bindPositional, chIdent, chLiteral, chString } from '../../productql/clickhouse-literals';
 import type { EngineLogger, WriteBatch } from '../duckdb/duckdb-engine';
 import type { ColumnType, EventEngine, ProjectCounts, ProjectIdentity, QueryLogFilter, QueryLogRecord, QueryOptions, QueryResult } from '../engine';
 import { CLICKHOUSE_SCHEMA_VERSION, DATA_TABLES, localTable, nodeSchema, primarySchema } from './schema';
@@ -171,6 +171,11 @@ interface QueryEndpoint {
   /** `&`-prefixed URL parameters: database and the session settings. */
   fixed: string;
   headers: Record<string, string>;
+  /**
+   * The same database and settings as statements, for a query with stages: `CREATE TEMPORARY TABLE ... AS SELECT`
+   * runs its SELECT in the HTTP session's context, which URL parameters do not reach.
+   */
+  sessionSetup: string[];
 }
 
 function queryEndpoint(options: ClickHouseEngineOptions, database: string): QueryEndpoint {
@@ -180,7 +185,10 @@ function queryEndpoint(options: ClickHouseEngineOptions, database: string): Quer
   const settings = { ...BASE_SETTINGS, ...(options.cluster ? CLUSTER_SETTINGS : {}) };
   const fixed = new URLSearchParams([['database', database], ...Object.entries(settings).map(([k, v]) => [k, String(v)])]).toString();
   const auth = Buffer.from(`${options.username ?? 'default'}:${options.password ?? ''}`).toString('base64');
-  return { url: u.toString(), fixed: `&${fixed}`, headers: { Authorization: `Basic ${auth}`, 'Content-Type': 'text/plain; charset=utf-8' } };
+  // Stage tables keep the blocks their INSERT receives (no squashing), so they read back on every thread.
+  const set = { ...settings, min_insert_block_size_rows: 0, min_insert_block_size_bytes: 0 };
+  const sessionSetup = [`USE ${chIdent(database)}`, `SET ${Object.entries(set).map(([k, v]) => `${k} = ${/^\d+$/.test(String(v)) ? v : chLiteral(v)}`).join(', ')}`];
+  return { url: u.toString(), fixed: `&${fixed}`, headers: { Authorization: `Basic ${auth}`, 'Content-Type': 'text/plain; charset=utf-8' }, sessionSetup };
 }
 
 export class ClickHouseEngine implements EventEngine {
@@ -259,20 +267,27 @@ export class ClickHouseEngine implements EventEngine {
    * Runs printed SQL. `params` bind `?` placeholders client-side (escaped literals; ProductQL output has none).
    * Server errors become `query_error` (400) without the SQL; timeout/abort kill the query and become
    * `query_timeout` (504); an unreachable server is `service_unavailable` (503, Retry-After).
+   *
+   * `stages` (the printer's materialized CTEs) run first, in one HTTP session: each becomes a temporary Memory
+   * table that only this session sees, the query reads them, and they are dropped after it (the server also drops
+   * them when the session expires, should this process go away). The session keeps the blocks an INSERT receives
+   * as they come (no squashing), so the table reads back on every thread.
    */
   async query(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): Promise<QueryResult> {
     if (this.closed) throw new Error('engine is closed');
     const { signal, timeoutMs } = options;
     if (signal?.aborted) throw abortError(signal);
-    const text = bindPositional(sql, params);
+    const stages = options.stages ?? [];
     const queryId = randomUUID();
+    // The statement running now (KILL QUERY takes its id).
+    let current: string = queryId;
     const ctl = new AbortController();
     let why: 'timeout' | 'abort' | 'request' | null = null;
     const interrupt = (w: 'timeout' | 'abort' | 'request') => {
       if (why) return;
       why = w;
       ctl.abort();
-      void this.kill(queryId);
+      void this.kill(current);
     };
     const timer = timeoutMs && timeoutMs > 0 ? setTimeout(() => interrupt('timeout'), timeoutMs) : null;
     // The HTTP request timeout @clickhouse/client applied (requestTimeoutMs): a server that stops answering is
@@ -280,18 +295,30 @@ export class ClickHouseEngine implements EventEngine {
     const requestTimer = setTimeout(() => interrupt('request'), this.opts.requestTimeoutMs ?? 60_000);
     const onAbort = () => interrupt('abort');
     signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      // One POST with plain fetch (keep-alive): @clickhouse/client's per-request work (settings merge, URL object,
-      // stream wrappers, logging) cost ~1.5 ms per query on loopback. Same URL parameters, body and format as it sent.
-      const exec = timeoutMs && timeoutMs > 0 ? `&max_execution_time=${Math.ceil(timeoutMs / 1000) + 1}` : '';
-      const res = await fetch(`${this.endpoint.url}?query_id=${queryId}${this.endpoint.fixed}${exec}`, {
+    const exec = timeoutMs && timeoutMs > 0 ? `&max_execution_time=${Math.ceil(timeoutMs / 1000) + 1}` : '';
+    const session = stages.length ? `&session_id=${queryId}` : '';
+    // One POST with plain fetch (keep-alive): @clickhouse/client's per-request work (settings merge, URL object,
+    // stream wrappers, logging) cost ~1.5 ms per query on loopback. Same URL parameters, body and format as it sent.
+    const post = async (body: string, id: string): Promise<string> => {
+      current = id;
+      const res = await fetch(`${this.endpoint.url}?query_id=${id}${this.endpoint.fixed}${exec}${session}`, {
         method: 'POST',
         headers: this.endpoint.headers,
-        body: `${formatQuery(text)} \nFORMAT JSONCompact`,
+        body,
         signal: ctl.signal,
       });
       const raw = await res.text();
       if (res.status !== 200) throw new Error(serverErrorMessage(raw));
+      return raw;
+    };
+    try {
+      if (stages.length) {
+        for (const [i, st] of [...this.endpoint.sessionSetup, ...(exec ? [`SET max_execution_time = ${Math.ceil(timeoutMs! / 1000) + 1}`] : [])].entries())
+          await post(st, `${queryId}-setup${i}`);
+        for (const [i, st] of stages.entries())
+          await post(`CREATE TEMPORARY TABLE ${chIdent(st.table)} ENGINE = Memory AS ${formatQuery(bindPositional(st.sql, params))}`, `${queryId}-stage${i}`);
+      }
+      const raw = await post(`${formatQuery(bindPositional(sql, params))} \nFORMAT JSONCompact`, queryId);
       let body: { meta: { name: string; type: string }[]; data: unknown[][] };
       try {
         body = JSON.parse(raw) as typeof body;
@@ -320,6 +347,26 @@ export class ClickHouseEngine implements EventEngine {
       if (timer) clearTimeout(timer);
       clearTimeout(requestTimer);
       signal?.removeEventListener('abort', onAbort);
+      if (stages.length) await this.dropStages(session, stages);
+    }
+  }
+
+  /**
+   * Drops a query's stage tables (best effort: after a kill the session may still be busy; the server then drops
+   * them when the session expires).
+   */
+  private async dropStages(session: string, stages: readonly { table: string }[]): Promise<void> {
+    for (const st of stages) {
+      try {
+        const res = await fetch(`${this.endpoint.url}?${this.endpoint.fixed.slice(1)}${session}`, {
+          method: 'POST',
+          headers: this.endpoint.headers,
+          body: `DROP TEMPORARY TABLE IF EXISTS ${chIdent(st.table)}`,
+        });
+        await res.text();
+      } catch (e) {
+        this.opts.logger?.warn({ err: (e as Error).message }, 'dropping a stage table failed');
+      }
     }
   }
 

@@ -514,6 +514,8 @@ export class DuckDbEngine implements EventEngineBase {
 
   async query(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): Promise<QueryResult> {
     if (this.closed) throw new Error('engine is closed');
+    // (DuckDB's printer prints materialized CTEs as WITH: it never makes stages.)
+    if (options.stages?.length) throw new Error('DuckDB queries have no stages');
     const { signal, timeoutMs } = options;
     if (signal?.aborted) throw abortError(signal);
     const conn = await this.acquire();

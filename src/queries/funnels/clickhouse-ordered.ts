@@ -7,10 +7,12 @@
  * actor over arrays, with the same greedy-chain rules as the DuckDB path (see fast-ordered.ts):
  *
  * - one GROUP BY actor collects `key = epoch_ms * 64 + step` for the step events (the order of keys is time, then
- *   step: the per-actor evaluation orders equal times by step), step-0 keys and later-step keys apart. Everything
- *   after that GROUP BY runs in one stream on 18.16 (its result is a single stream), while the aggregation runs on
- *   every thread; so the aggregation holds only what must be per event (two `groupArrayIf`, no other aggregate: each
- *   aggregate costs a call per event), and the per-actor array work after it is as little as possible;
+ *   step: the per-actor evaluation orders equal times by step), step-0 keys and later-step keys apart. It holds
+ *   only what must be per event (two `groupArrayIf`, no other aggregate: each aggregate costs a call per event);
+ * - that GROUP BY is a stage (a materialized CTE: a temporary table on the server, see Dialect.stagesCtes). On
+ *   18.16 everything after a GROUP BY in the same query runs in one stream, and the per-actor array work below (a
+ *   sort of every actor's step-0/1 keys) took a third of the query on one core; read back from the table, it runs
+ *   on every thread;
  * - only starts that can reach step 1 matter: the latest step-0 event before a step-1 event (a step-0 key whose next
  *   key in time among the step-0/1 keys is a step-1 key; all earlier starts sharing that step 1 share its chain, and
  *   the latest one reaches as far inside the window and wins the tie-break). One descending sort of the step-0/1 keys
@@ -118,7 +120,7 @@ export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query 
       ast.alias('has0', call('arrayExists', lam(['z'], c(1)), f('P'))),
       ...chains,
     ],
-    from: perActor,
+    from: 'per_actor',
   });
   // Steps reached inside the window (chain times increase, so counting is enough). In keys: a start has step 0, so
   // ms(a) <= ms(a0) + window ⇔ a <= a0 + window * 64 + 63 (no division per element); capped so the bound stays an
@@ -160,6 +162,9 @@ export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query 
         filter_expr: ast.compare('>=', f('max_reach'), c(k)),
       } as Expr),
     );
-  if (!bd) return ast.select({ select: out, from: actorRow });
-  return ast.select({ select: [f('value'), ...out], from: actorRow, groupBy: [f('value')], orderBy: [ast.order(f('value'))] });
+  // The per-actor arrays are a stage: computed into a temporary table, which the array work then reads on every
+  // thread (inlined, it would run in the one stream after the GROUP BY).
+  const ctes = [ast.cte('per_actor', perActor, { materialized: true })];
+  if (!bd) return ast.select({ ctes, select: out, from: actorRow });
+  return ast.select({ ctes, select: [f('value'), ...out], from: actorRow, groupBy: [f('value')], orderBy: [ast.order(f('value'))] });
 }

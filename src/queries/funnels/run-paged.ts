@@ -25,7 +25,7 @@ export async function runAllRows(ctx: RunnerContext, query: Query, label = 'exec
     hogql ||= compiled.hogql;
     columns = compiled.columnNames;
     const res = await ctx.timings.measure(label, () =>
-      ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs }),
+      ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs, stages: compiled.stages }),
     );
     const page = res.rows.length > compiled.limit ? res.rows.slice(0, compiled.limit) : res.rows;
     for (const r of page) rows.push(r);

@@ -84,7 +84,7 @@ export async function printInsightQuery(
 export async function runInsightQuery(ctx: RunnerContext, query: Query, stage = 'execute'): Promise<InsightRows> {
   const { compiled, hogql } = await ctx.timings.measure('print', () => printInsightQuery(ctx, query));
   const result = await ctx.timings.measure(stage, () =>
-    ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs }),
+    ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs, stages: compiled.stages }),
   );
   const names = compiled.columnNames;
   // Datetimes as ISO text on every engine (ClickHouse returns them as epoch-ms numbers, DuckDB as ISO text).

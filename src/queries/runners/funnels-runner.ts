@@ -515,7 +515,9 @@ async function runClickHouseFunnel(
   }));
   const stepsOf = (g: (typeof groups)[number], value: string | null) =>
     node.series.map((s, i) => {
-      const times = i > 0 ? g.ms[i - 1].map((x) => x / 1000) : [];
+      // Summed in ascending order: the engine returns the times in no fixed order (its threads' order), and a float
+      // sum depends on it.
+      const times = i > 0 ? g.ms[i - 1].map((x) => x / 1000).sort((a, b) => a - b) : [];
       return stepObject(s, i, 'ordered', g.counts[i], times.length ? times.reduce((a, b) => a + b, 0) / times.length : null, times.length ? median(times) : null, value, o.bdCount);
     });
   if (!withBreakdown) {

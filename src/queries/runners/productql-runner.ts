@@ -22,7 +22,7 @@ export const productqlRunner: QueryRunner<ProductQLQueryNode> = {
       }),
     );
     const result = await ctx.timings.measure('execute', () =>
-      ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs }),
+      ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs, stages: compiled.stages }),
     );
     assertResultSize(result.rows);
     const shaped = ctx.timings.measureSync('shape', () => shapeResult(result.rows, compiled));
