@@ -50,6 +50,15 @@ describe('schema and messages (no server)', () => {
 describeClickHouse('ClickHouse engine', () => {
   let server: TestServer;
   let engine: ClickHouseEngine;
+  /** Waits (up to 5 s) until no query whose text contains `fragment` runs on the server: KILL QUERY took effect. */
+  const expectGone = async (fragment: string, message: string) => {
+    for (let i = 0; i < 50; i++) {
+      const r = await engine.query(`SELECT count() FROM system.processes WHERE query LIKE '%${fragment}%' AND query NOT LIKE '%system.processes%'`, []);
+      if (r.rows[0][0] === 0) return;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error(message);
+  };
   beforeAll(async () => {
     server = await startSingle();
     engine = await ClickHouseEngine.open({ url: server.url, database: 'engine_test' });
@@ -90,12 +99,7 @@ describeClickHouse('ClickHouse engine', () => {
     expect(e.code).toBe('query_timeout');
     expect(Date.now() - t0).toBeLessThan(3000);
     // KILL QUERY ran: nothing of ours is still executing.
-    for (let i = 0; i < 50; i++) {
-      const r = await engine.query("SELECT count() FROM system.processes WHERE query LIKE '%number % 7 = 3%' AND query NOT LIKE '%system.processes%'", []);
-      if (r.rows[0][0] === 0) return;
-      await new Promise((res) => setTimeout(res, 100));
-    }
-    throw new Error('query still running after timeout');
+    await expectGone('number % 7 = 3', 'query still running after timeout');
   });
 
   it('sends queries as @clickhouse/client did: trailing semicolons and comments, session settings, database', async () => {
@@ -140,12 +144,7 @@ describeClickHouse('ClickHouse engine', () => {
       .catch((x) => x);
     expect(slow).toMatchObject({ code: 'query_timeout' });
     expect(Date.now() - t0).toBeLessThan(3000);
-    for (let i = 0; i < 50; i++) {
-      const r = await engine.query("SELECT count() FROM system.processes WHERE query LIKE '%number % 7 = 5%' AND query NOT LIKE '%system.processes%'", []);
-      if (r.rows[0][0] === 0) return;
-      await new Promise((res) => setTimeout(res, 100));
-    }
-    throw new Error('stage still running after timeout');
+    await expectGone('number % 7 = 5', 'stage still running after timeout');
   });
 
   it('an error after the result started streaming is a 400 query_error, not a malformed response', async () => {
@@ -162,12 +161,7 @@ describeClickHouse('ClickHouse engine', () => {
       const e = await slow.query('SELECT count() FROM system.numbers WHERE number % 7 = 4', []).catch((x) => x);
       expect(e).toBeInstanceOf(UserError);
       expect(e.status).toBe(503);
-      for (let i = 0; i < 50; i++) {
-        const r = await engine.query("SELECT count() FROM system.processes WHERE query LIKE '%number % 7 = 4%' AND query NOT LIKE '%system.processes%'", []);
-        if (r.rows[0][0] === 0) return;
-        await new Promise((res) => setTimeout(res, 100));
-      }
-      throw new Error('query still running after the request timeout');
+      await expectGone('number % 7 = 4', 'query still running after the request timeout');
     } finally {
       await slow.close();
     }
