@@ -60,8 +60,13 @@ const msOf = (x: Expr): Expr => call('intDiv', x, c(STEP_BASE));
 
 export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query {
   const n = inp.stepConds.length;
-  // multiIf(s0, 0, s1, 1, ..., n-1): the events are filtered to step events, and no event matches two steps.
-  const stepCode = call('multiIf', ...inp.stepConds.slice(0, -1).flatMap((s, i) => [s, c(i)]), c(n - 1));
+  // s1 + 2 * s2 + ... + (n-1) * s(n-1): the events are filtered to step events, and no event matches two steps (the
+  // steps are distinct event names), so this is the step's index. Plain arithmetic on the 0/1 conditions: 18.16's
+  // multiIf cost about as much again per event as the whole key.
+  const stepCode = inp.stepConds
+    .slice(1)
+    .map((s, i) => (i === 0 ? s : ast.arithmetic('*', c(i + 1), s)))
+    .reduce((x, y) => ast.arithmetic('+', x, y));
   // `timestamp` is epoch milliseconds (Int64) in the ClickHouse dialect: the key is plain integer arithmetic on it.
   const key = ast.arithmetic('+', ast.arithmetic('*', f('timestamp'), c(STEP_BASE)), stepCode);
   const bd = inp.breakdown;
