@@ -25,6 +25,26 @@ describe('person properties', () => {
   });
 });
 
+describe('$set reports a change only when a value differs as JSON (the person row is rewritten then)', () => {
+  it.each<[string, unknown, unknown, boolean]>([
+    ['same string', 'a', 'a', false],
+    ['other string', 'a', 'b', true],
+    ['number vs string', 1, '1', true],
+    ['same number', 2.5, 2.5, false],
+    ['0 and -0 (same JSON)', 0, -0, false],
+    ['null vs null', null, null, false],
+    ['null vs object', null, {}, true],
+    ['same object, other key order', { x: 1, y: 2 }, { y: 2, x: 1 }, true],
+    ['equal nested object', { x: [1, { y: 'z' }] }, { x: [1, { y: 'z' }] }, false],
+    ['string vs its JSON text', '[1]', [1], true],
+    ['boolean', true, false, true],
+  ])('%s', (_n, before, after, changed) => {
+    const target: Record<string, unknown> = { k: before };
+    expect(applyPropertyUpdates(target, { $set: { k: after } })).toBe(changed);
+    expect(JSON.stringify(target.k)).toBe(JSON.stringify(after));
+  });
+});
+
 describe('identity', () => {
   it('creates a person on first event with created_at = event timestamp', () => {
     const id = fresh();

@@ -12,7 +12,7 @@ import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
 import { importNdjsonFile, type ImportFileSummary } from './import-file';
 import { Ingestor } from './ingestor';
 import { sizeBytes } from '../engines/duckdb/size';
-import { nativeImportStats } from './native-import';
+import { chunkCut, nativeImportStats, ROW_GROUP_ROWS } from './native-import';
 
 let dir: string;
 const opened: { engine: DuckDbEngine; ing: Ingestor }[] = [];
@@ -181,6 +181,35 @@ it('reads gzip, a last line without newline, and skips uuids already stored (als
   await ing.capture(1, [normalizeEvent({ event: 'gz', distinct_id: 'g-1', uuid: uuid(5) }, { now: Date.now() })]);
   await ing.flush();
   expect((await engine.query(`SELECT count(*) FROM events WHERE event = 'gz'`, [])).rows).toEqual([[300]]);
+});
+
+it('the recent-uuid set is told the last imported uuids, read from the last chunks only', async () => {
+  const d = path.join(dir, 'recent');
+  fs.mkdirSync(d, { recursive: true });
+  const engine = await DuckDbEngine.open(path.join(d, 'events.duckdb'));
+  // Half the capacity (40) is remembered: the last 20 uuids, which span the last chunks (~8 events each).
+  const ing = await Ingestor.open({ dataDir: d, engine, dedupCapacity: 40 });
+  opened.push({ engine, ing });
+  const lines = Array.from({ length: 100 }, (_, i) => JSON.stringify({ event: 'rc', distinct_id: `r-${i % 3}`, uuid: uuid(5000 + i), timestamp: iso(i) }));
+  const file = path.join(dir, 'recent.ndjson');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  const spy = jest.spyOn(engine, 'query');
+  try {
+    const s = await ing.importFile(1, file, { progress: false, chunkBytes: 800 });
+    expect(s).toMatchObject({ imported: { events: 100 }, duplicates: 0 });
+    // The uuids were read with a created_at bound later than the import's start (the earlier chunks are skipped).
+    const call = spy.mock.calls.find(([sql]) => sql.includes('ORDER BY rowid DESC'));
+    const rows = (await engine.query(`SELECT count(*) FROM events WHERE event = 'rc' AND created_at >= $1`, [call![1]![1]])).rows;
+    expect(Number(rows[0][0])).toBeGreaterThanOrEqual(20);
+    expect(Number(rows[0][0])).toBeLessThan(100);
+  } finally {
+    spy.mockRestore();
+  }
+  // Capture retries of the last 20 are duplicates.
+  const { normalizeEvent } = await import('./capture-payload');
+  await ing.capture(1, Array.from({ length: 20 }, (_, k) => normalizeEvent({ event: 'rc', distinct_id: 'r-1', uuid: uuid(5080 + k) }, { now: Date.now() })));
+  await ing.flush();
+  expect((await engine.query(`SELECT count(*) FROM events WHERE event = 'rc'`, [])).rows).toEqual([[100]]);
 });
 
 it('continues identity from earlier imports and captures (persons known before the chunk)', async () => {
@@ -399,4 +428,40 @@ it('many distinct ids changing person inside one chunk: each row gets the person
   // The import's planner setting does not outlive it.
   const setting = await a.withWriter(async (w) => (await w.runAndReadAll(`SELECT current_setting('asof_loop_join_threshold')`)).getRows()[0][0]);
   expect(Number(setting)).toBe(64);
+});
+
+describe('chunkCut (where a chunk file ends)', () => {
+  const lines = (n: number, width = 9) => Buffer.from(`${'x'.repeat(width)}\n`.repeat(n)); // 10 bytes a line
+  const G = ROW_GROUP_ROWS;
+  it.each([
+    // [case, piece lines, chunk bytes so far, chunk lines so far, chunkBytes, cut index or -1]
+    ['under both limits: the whole piece', 100, 0, 0, 1_000_000, -1],
+    ['the first line end at or past chunkBytes (long lines, no whole row group yet)', 100, 0, 0, 555, 559],
+    ['already past chunkBytes: the first line end', 100, 2000, 10, 1000, 9],
+    // One group is 10 G bytes; at 25 G a second group would still fit, a third would not: cut after two groups.
+    ['at a row group boundary once another group would pass chunkBytes', 2 * G + 50, 0, 0, 25 * G, 2 * G * 10 - 1],
+    // A chunk that already holds most of a group: the boundary comes G − 1,000 lines into the piece.
+    ['the boundary counts the lines already in the chunk', G, 10 * (G - 1000), G - 1000, 15 * G, 10_000 - 1],
+    ['a byte cut before the next boundary wins', 2 * G, 0, 0, 5 * G, 5 * G - 1],
+  ])('%s', (_case, n, bytes, had, chunkBytes, cut) => {
+    expect(chunkCut(lines(n as number), bytes as number, had as number, chunkBytes as number)).toBe(cut);
+  });
+});
+
+it('a file of events is inserted as whole row groups, and the import ends with a checkpoint', async () => {
+  const { engine, ing } = await store('row-groups');
+  const file = path.join(dir, 'row-groups.ndjson');
+  const n = 2 * ROW_GROUP_ROWS + 10;
+  fs.writeFileSync(file, Array.from({ length: n }, (_, i) => `{"event":"rg","distinct_id":"rg-${i % 7}"}`).join('\n') + '\n');
+  const lineBytes = fs.statSync(file).size / n;
+  // Room for one row group and a half: each chunk holds one whole group (the last one the rest).
+  const s = await ing.importFile(1, file, { progress: false, chunkBytes: Math.floor(1.5 * ROW_GROUP_ROWS * lineBytes) });
+  expect(s).toMatchObject({ lines: n, imported: { events: n }, errorCount: 0 });
+  const wal = path.join(dir, 'row-groups', 'events.duckdb.wal');
+  expect(fs.statSync(wal, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+  const groups = await engine.query(
+    `SELECT row_group_id, max(count) FROM pragma_storage_info('events') WHERE column_name = 'uuid' GROUP BY 1 ORDER BY 1`,
+    [],
+  );
+  expect(groups.rows.map((r) => Number(r[1]))).toEqual([ROW_GROUP_ROWS, ROW_GROUP_ROWS, 10]);
 });

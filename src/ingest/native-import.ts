@@ -3,10 +3,12 @@
  *
  * The row-by-row path (import-file.ts → Ingestor.import) spends ~25 µs of one core per event on gunzip, line
  * splitting, JSON.parse, validation, re-serialization and the appender. Here the file is cut into chunk files of
- * ~{@link DEFAULT_CHUNK_BYTES} (gunzip runs on libuv's thread pool, the main thread only counts newlines), and each
- * chunk is staged (1–2, needing only DuckDB's writer connection) and then applied (3–5, under the ingest lock,
- * strictly in file order). The next chunk is staged on DuckDB's threads while this one's identity pass runs here,
- * so both cores stay busy through the JS steps.
+ * ~{@link DEFAULT_CHUNK_BYTES}, at a multiple of DuckDB's row group size when the lines allow ({@link chunkCut}:
+ * gunzip runs on libuv's thread pool, the main thread only counts newlines), and each chunk is staged (1–2, needing
+ * only DuckDB's writer connection) and then applied (3–5, under the ingest lock, strictly in file order). The next
+ * chunk is staged on DuckDB's threads while this one's identity pass runs here, so both cores stay busy through the
+ * JS steps. The engine's periodic checkpoint and cache trim are held off meanwhile; the import checkpoints once at
+ * its end.
  *
  * 1–2. One statement: `read_json` parses the chunk (in parallel) with every key the importer reads typed as JSON,
  *    and validates and normalizes the rows that have the common shape (string event and distinct id, canonical or
@@ -23,12 +25,16 @@
  * 5. Every event gets its person by an ASOF join on those changes (the mapping of its distinct id as of its
  *    position), and is inserted with the identity rows in one transaction.
  *
- * Per event on the bench dataset (1M events, 2 cores under load, CPU of all threads): staging ~5.5 µs (read_json
- * ~0.8, property extraction ~0.6, checks and the temporary table the rest), insert ~2.9 µs (mostly compressing
- * the properties column), identity ~2.5 µs (JS), gunzip ~1.4 µs. Duplicates against stored events stay flat over a
- * 10M-event import (~50 ms a chunk): the join's min/max filter on the chunk's uuids prunes the stored row groups
- * when uuids are time-ordered (v7: ~2 ms a chunk against 5M stored); with random uuids it scans every stored uuid
- * of the project once per chunk (~130 ms of CPU per 250k-event chunk against 5M stored events).
+ * Per event on the bench dataset (1M events, 2 cores shared with other work, CPU of all threads; ~12.5 µs in
+ * all): staging ~4.4 µs (read_json ~0.5, extracting the properties it checks ~1.2, the checks ~0.9, keeping the
+ * properties in the temporary table ~0.7, the rest of the normalization and table ~1.1), insert ~2.6 µs (mostly
+ * compressing the properties column: FSST), the other statements ~1.3 µs (identity rows, duplicates, commit, the
+ * final checkpoint), gunzip ~1.3 µs, this thread ~2.2 µs (identity pass ~0.6, garbage collection ~0.5, identity
+ * rows through the appender ~0.4). The checks (regular expressions, casts) are not where the time goes: done
+ * without the regular expressions they cost ~3% less. Duplicates against stored events stay flat over a 10M-event
+ * import (~50 ms a chunk): the join's min/max filter on the chunk's uuids prunes the stored row groups when uuids
+ * are time-ordered (v7: ~2 ms a chunk against 5M stored); with random uuids it scans every stored uuid of the
+ * project once per chunk (~130 ms of CPU per 250k-event chunk against 5M stored events).
  *
  * A chunk DuckDB cannot read as plain NDJSON (malformed JSON, a non-object line, duplicate keys, blank lines,
  * a line over 16 MB, lone surrogates) is imported by the row-by-row path instead, with the same results.
@@ -205,7 +211,37 @@ FROM f`;
 /** Identity keys as the SQL `ident` array carries them (positions 0..4). */
 const IDENT_KEYS = ['$set', '$set_once', '$unset', '$anon_distinct_id', 'alias'] as const;
 
-/** Splits the decompressed input into chunk files of about `chunkBytes`, cut at line ends. Two files alternate. */
+/**
+ * DuckDB's row group size (rows). An insert of a whole number of row groups leaves no partly filled group behind; a
+ * partly filled one between full ones makes a later checkpoint merge it with the following groups, rewriting them
+ * all (measured: 4 inserts of 250,000 events, a checkpoint of ~1.1 s of CPU; of 245,760 events, ~6 ms).
+ */
+export const ROW_GROUP_ROWS = 122_880;
+
+/**
+ * Where to cut the chunk being written, as an index into `b` (the next piece of input) just past a line end, or -1
+ * to take all of `b`. The chunk holds `bytes` bytes and `lines` line ends so far. It is cut at a multiple of
+ * {@link ROW_GROUP_ROWS} lines once another row group at the chunk's average line length would pass `chunkBytes`
+ * (so that a chunk of events is inserted as whole row groups), and in any case at the first line end at or past
+ * `chunkBytes` (long lines).
+ */
+export function chunkCut(b: Buffer, bytes: number, lines: number, chunkBytes: number): number {
+  const byteCut = bytes + b.length >= chunkBytes ? b.indexOf(10, Math.max(0, chunkBytes - bytes - 1)) : -1;
+  const limit = byteCut >= 0 ? byteCut : b.length;
+  let k = lines;
+  for (let i = b.indexOf(10); i >= 0 && i < limit; i = b.indexOf(10, i + 1)) {
+    if (++k % ROW_GROUP_ROWS === 0) {
+      const size = bytes + i + 1;
+      if (size + size / (k / ROW_GROUP_ROWS) > chunkBytes) return i;
+    }
+  }
+  return byteCut;
+}
+
+/**
+ * Splits the decompressed input into chunk files of about `chunkBytes`, cut at line ends (see {@link chunkCut}). Two
+ * files alternate.
+ */
 async function* chunkFiles(file: string, tmpDir: string, chunkBytes: number): AsyncGenerator<ChunkFile> {
   // 1 MiB pieces: with zlib's 16 KiB ones, the per-piece overhead of reading and writing was ~1.3 s per 1M events.
   const { stream, raw } = await openInput(file, 1 << 20);
@@ -242,14 +278,14 @@ async function* chunkFiles(file: string, tmpDir: string, chunkBytes: number): As
     await open();
     for await (const piece of stream as AsyncIterable<Buffer>) {
       let b = piece;
-      // Cut at the first line end at or past the chunk size (a piece may hold several chunks' worth).
-      while (cur!.bytes + b.length >= chunkBytes) {
-        const nl = b.indexOf(10, Math.max(0, chunkBytes - cur!.bytes - 1));
-        if (nl < 0) break;
-        await write(b.subarray(0, nl + 1));
+      // A piece may hold several chunks' worth.
+      for (;;) {
+        const cut = chunkCut(b, cur!.bytes, cur!.lines, chunkBytes);
+        if (cut < 0) break;
+        await write(b.subarray(0, cut + 1));
         yield await close();
         await open();
-        b = b.subarray(nl + 1);
+        b = b.subarray(cut + 1);
       }
       await write(b);
     }
@@ -416,6 +452,9 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
     throw e;
   }
   startNext();
+  // Let the next chunk's staging reach DuckDB before the identity pass takes this thread: it gets there through a
+  // few promise turns (file, write lock), which otherwise waited for the whole pass (~0.3 s of DuckDB idle a chunk).
+  await new Promise<void>((resolve) => setImmediate(resolve));
 
   // 4: identity in file order, persons interleaved at their positions. Every distinct-id → person change is
   // recorded with the position of the row that made it; a distinct id known before the chunk gets its old
@@ -609,7 +648,11 @@ export async function importFileNative(
   const progress = importProgress(size, opts.progress ?? Boolean(process.stderr.isTTY));
   const tmpDir = await fsp.mkdtemp(path.join(deps.tmpDir, 'import-'));
   const restoreLimit = await lowerMemoryLimit(deps.engine, opts.memoryLimit ?? DEFAULT_IMPORT_MEMORY_LIMIT);
+  // No periodic checkpoint or cache trim between chunks; one checkpoint at the end instead.
+  const releaseMaintenance = deps.engine.holdMaintenance();
   const it = chunkFiles(file, tmpDir, opts.chunkBytes ?? DEFAULT_CHUNK_BYTES);
+  // When each chunk's events were stamped (created_at is at or after it) and how many it stored, for the recent uuids.
+  const landed: { at: number; events: number }[] = [];
   const tally = (c: ChunkFile, res: ChunkResult) => {
     nativeImportStats.nativeChunks++;
     summary.lines += c.lines;
@@ -620,6 +663,7 @@ export async function importFileNative(
   };
   const rowByRow = async (c: ChunkFile) => {
     nativeImportStats.fallbackChunks++;
+    const at = Date.now();
     const s = await importNdjsonFile(c.file, (chunk) => deps.importRows(projectId, chunk), {
       progress: false,
       chunkRows: opts.chunkRows,
@@ -629,6 +673,7 @@ export async function importFileNative(
     summary.imported.persons += s.imported.persons;
     summary.imported.events += s.imported.events;
     summary.duplicates += s.duplicates;
+    landed.push({ at, events: s.imported.events });
     for (const e of s.errors) addError({ ...e, line: e.line < 0 ? e.line : e.line + c.firstLine - 1 });
     summary.errorCount += s.errorCount - s.errors.length;
   };
@@ -637,9 +682,12 @@ export async function importFileNative(
   // chunks are applied strictly in file order under the ingest lock. The chunk files alternate between two names:
   // a chunk's file is written only once the chunk two before it is staged or imported row by row. (A failure of
   // a read ahead is seen when it is awaited; the catch only keeps it from being reported as unhandled meanwhile.)
+  // Reading further ahead (three files, zlib inflating 16 MiB ahead, writes not awaited one by one) measured the
+  // same: DuckDB was idle as long between chunks.
   const ahead = () => {
     const p = it.next();
     p.catch(() => undefined);
+    if (DEBUG) void p.then(() => mark('chunk file ready'), () => undefined);
     return p;
   };
   const tables = ['imp_n0', 'imp_n1'];
@@ -664,11 +712,20 @@ export async function importFileNative(
       const following = nextFile;
       nextFile = ahead();
       const startNext = () => {
+        if (!pending) mark('start next');
         pending ??= stageNext(following);
       };
-      if (s.ok) tally(s.c, await deps.locked(() => applyChunk(deps, projectId, s, startNext)));
+      if (s.ok) {
+        const res = await deps.locked(() => applyChunk(deps, projectId, s, startNext));
+        tally(s.c, res);
+        landed.push({ at: s.now, events: res.events });
+      }
       startNext();
       progress.update(s.c.bytesRead, summary.lines, summary.errorCount);
+    }
+    if (summary.imported.events > 0 || summary.imported.persons > 0) {
+      await deps.engine.checkpoint();
+      mark('checkpoint');
     }
   } catch (e) {
     const msg = (e as Error).message ?? '';
@@ -682,20 +739,33 @@ export async function importFileNative(
     await it.return(undefined).catch(() => undefined);
     progress.stop(summary.lines, summary.errorCount);
     await restoreLimit();
+    releaseMaintenance();
     await fsp.rm(tmpDir, { recursive: true, force: true });
+    mark('cleanup');
   }
   if (summary.imported.events > 0) {
     // Duplicates among imports are found against the table itself; the recent-uuid set serves capture retries.
-    // It is told the last imported uuids (up to 100k: reading and adding 500k cost ~1 s of the main thread).
+    // It is told the last imported uuids (up to 100k: reading and adding 500k cost ~1 s of the main thread), read
+    // from the last chunks that hold them only (created_at from the earliest of those on) and as one text: reading
+    // them from every event of the import, value by value, cost ~0.33 s of CPU after 1M events (now ~0.07 s).
+    const limit = Math.floor(Math.min(deps.rememberLimit, 100_000));
+    let since = started;
+    for (let i = landed.length - 1, n = 0; i >= 0; i--) {
+      n += landed[i].events;
+      if (n >= limit) {
+        since = Math.max(started, landed[i].at);
+        break;
+      }
+    }
     const recent = await deps.engine.query(
-      `SELECT uuid::VARCHAR FROM events WHERE project_id = $1 AND created_at >= $2 ORDER BY rowid DESC
-       LIMIT ${Math.floor(Math.min(deps.rememberLimit, 100_000))}`,
-      [projectId, new Date(started)],
+      `SELECT string_agg(u, ',' ORDER BY r DESC) FROM (
+         SELECT uuid::VARCHAR AS u, rowid AS r FROM events WHERE project_id = $1 AND created_at >= $2 ORDER BY rowid DESC LIMIT ${limit})`,
+      [projectId, new Date(since)],
     );
-    deps.rememberUuids(
-      projectId,
-      recent.rows.map((r) => r[0] as string),
-    );
+    const text = recent.rows[0]?.[0];
+    const uuids = typeof text === 'string' && text ? text.split(',') : [];
+    deps.rememberUuids(projectId, uuids);
+    mark(`recent uuids ${uuids.length}`);
   }
   return finish();
 }

@@ -82,6 +82,28 @@ describe('CacheTrimmer', () => {
     expect(refused.stats.refused).toBe(1);
   });
 
+  it('checks nothing on its timer while held (holds nest), and checks again once every hold is released', async () => {
+    const { hooks, state } = fakeHooks({ total: 180 * MB, cache: 100 * MB });
+    let checks = 0;
+    const counted: CacheTrimHooks = { ...hooks, usage: async () => (checks++, hooks.usage()) };
+    const t = new CacheTrimmer(64 * MB, counted);
+    const release = t.hold();
+    const inner = t.hold();
+    t.start(5);
+    try {
+      // Wait (by ticks seen, not by time) until the timer has skipped a few checks.
+      while (t.stats.held < 3) await new Promise((r) => setTimeout(r, 5));
+      expect(checks).toBe(0);
+      inner();
+      release();
+      release(); // a second release of the same hold changes nothing
+      while (t.stats.trims < 1) await new Promise((r) => setTimeout(r, 5));
+      expect(state.limits).toEqual([128 * MB]);
+    } finally {
+      await t.stop();
+    }
+  });
+
   it('rejects a limit that is not a byte count', () => {
     expect(() => new CacheTrimmer(Number.NaN, fakeHooks({ total: 0, cache: 0 }).hooks)).toThrow(/cache limit/);
   });

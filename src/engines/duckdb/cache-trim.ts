@@ -86,8 +86,10 @@ export interface CacheTrimResult {
 export class CacheTrimmer {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
-  /** Trims done and skipped since start (for logs and tests). */
-  readonly stats = { trims: 0, busy: 0, refused: 0, errors: 0 };
+  /** Holds taken by {@link hold} and not yet released: the timer skips its checks while any is held. */
+  private holds = 0;
+  /** Trims done and skipped since start (for logs and tests); `held`: timer checks skipped under a {@link hold}. */
+  readonly stats = { trims: 0, busy: 0, refused: 0, errors: 0, held: 0 };
 
   constructor(
     private readonly cacheLimit: number,
@@ -102,6 +104,10 @@ export class CacheTrimmer {
     if (this.timer || !(intervalMs > 0)) return;
     this.timer = setInterval(() => {
       if (this.running) return; // the previous check is still waiting for its turn
+      if (this.holds > 0) {
+        this.stats.held++;
+        return;
+      }
       this.running = this.trimOnce()
         .catch((e) => {
           this.stats.errors++;
@@ -110,6 +116,21 @@ export class CacheTrimmer {
         .finally(() => (this.running = null));
     }, intervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * Suspends the timer's checks until the returned function is called (holds nest; releasing twice is harmless).
+   * A bulk import takes one (through the engine): a trim would take the write lock between its chunks, and the
+   * import bounds DuckDB's memory itself meanwhile. {@link trimOnce} still works.
+   */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+    };
   }
 
   /** Stops the timer and waits for a trim in progress. */

@@ -144,6 +144,28 @@ describe('DuckDB periodic checkpoint', () => {
     }
   });
 
+  it('skips the periodic checkpoint while maintenance is held (bulk import), and resumes when released', async () => {
+    const file = path.join(dir, 'held.duckdb');
+    const e = await DuckDbEngine.open(file, { checkpointIntervalMs: 10 });
+    const walBytes = () => fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0;
+    const release = e.holdMaintenance();
+    try {
+      await e.writeBatch({ events: events(2000, 0) });
+      expect(walBytes()).toBeGreaterThan(0);
+      // Many intervals pass under the hold: the WAL stays (no periodic checkpoint took it).
+      for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(walBytes()).toBeGreaterThan(0);
+      release();
+      release(); // releasing twice is harmless
+      for (let i = 0; i < 500 && walBytes() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(walBytes()).toBe(0);
+      expect(Number((await e.readAll('SELECT count(*) FROM events'))[0][0])).toBe(2000);
+    } finally {
+      release();
+      await e.close();
+    }
+  });
+
   it('refuses an interval that is not a non-negative integer (option or QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS)', async () => {
     await expect(DuckDbEngine.open(path.join(dir, 'b.duckdb'), { checkpointIntervalMs: -1 })).rejects.toThrow(/checkpointIntervalMs must be a non-negative integer/);
     process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS = 'soon';
