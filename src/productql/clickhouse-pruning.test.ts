@@ -73,10 +73,34 @@ describeClickHouse('ClickHouse time filters prune by partition and primary key',
     const q = "select count() from events where timestamp >= '2024-02-10' and timestamp < '2024-02-11'";
     const { rows, sql } = await run(q);
     expect(rows).toEqual([[2000]]);
-    expect(sql).toMatch(/FROM \(SELECT `events`.`timestamp` AS `__timestamp_s` FROM `events` AS `events` WHERE `events`.`project_id` = 1 AND `events`.`timestamp` >= .* AND `events`.`timestamp` < /);
+    // Whole UTC days: the stored column's date alone is the bound (and prunes).
+    expect(sql).toMatch(/FROM \(SELECT `events`.`timestamp` AS `__timestamp_s` FROM `events` AS `events` WHERE `events`.`project_id` = 1 AND toDate\(`events`.`timestamp`\) >= .* AND toDate\(`events`.`timestamp`\) < .*\) AS `events` LIMIT/);
+    expect(sql).not.toMatch(/`events`.`timestamp` [<>]/);
     const read = await readRows(sql);
     expect(read).toBeGreaterThanOrEqual(2000);
     expect(read).toBeLessThan(180_000 / 10);
+  });
+
+  it('a bound on a UTC day boundary is the date alone; other bounds keep the stored seconds too', async () => {
+    const count = async (q: string, tz = 'UTC') => {
+      const c = await compileProductQL({ query: q, projectId: 1, timezone: tz, dialect: 'clickhouse' });
+      const r = await engine.query(`${c.sql} SETTINGS force_index_by_date = 1, force_primary_key = 1`, []);
+      return { n: r.rows[0][0], seconds: /`events`.`timestamp` [<>]/.test(c.sql), date: /toDate\(`events`.`timestamp`\) [<>]/.test(c.sql) };
+    };
+    // Events are at hh:mm:ss.250, 2,000 a day, every 40 s from midnight.
+    const day = (q: string) => `select count() from events where ${q}`;
+    for (const [q, n] of [
+      ["timestamp >= '2024-02-10 00:00:00' and timestamp <= '2024-02-10 23:59:59.999'", 2000],
+      ["timestamp > '2024-02-09 23:59:59.999' and timestamp < '2024-02-11'", 2000],
+      ["timestamp >= '2024-02-10T00:00:00Z' and timestamp < '2024-02-11T00:00:00+00:00'", 2000],
+      ["'2024-02-11' > timestamp and '2024-02-10' <= timestamp", 2000],
+    ] as const)
+      expect(await count(day(q))).toEqual({ n, seconds: false, date: true });
+    // Not on a day boundary, or a zone-less bound in another zone's project: the seconds are compared too.
+    expect(await count(day("timestamp >= '2024-02-10 00:00:40' and timestamp < '2024-02-11'"))).toEqual({ n: 1999, seconds: true, date: true });
+    expect(await count(day("timestamp >= '2024-02-10 00:00:00' and timestamp < '2024-02-10 23:59:59.999'"))).toEqual({ n: 2000, seconds: true, date: true });
+    expect(await count(day("timestamp >= '2024-02-10 01:00:00' and timestamp < '2024-02-11 01:00:00'"), 'Europe/London')).toEqual({ n: 2000, seconds: true, date: true });
+    expect(await count(day("timestamp >= '2024-02-10' and timestamp < '2024-02-11'"), 'Europe/Berlin')).toEqual({ n: 2000, seconds: true, date: true });
   });
 
   it('the bound keeps sub-second edges exact (ms column compared outside)', async () => {

@@ -119,6 +119,28 @@ function msRemainder(p: Printed): number | undefined {
   return 0;
 }
 
+const DAY_MS = 86_400_000;
+/** Time zones that are UTC: a zone-less datetime constant is read in the project's zone. */
+const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Etc/Universal', 'Universal', 'Zulu', 'Etc/Zulu']);
+
+/**
+ * The epoch ms of a datetime constant as `dt()` prints it (whole seconds plus the written milliseconds), when known
+ * at print time: text with an offset, or zone-less text in a UTC project. Undefined otherwise, or outside what
+ * DateTime holds.
+ */
+function utcEpochMs(p: Printed, tz: string): number | undefined {
+  if (p.type === 'datetime' || !p.isConst || typeof p.constValue !== 'string') return undefined;
+  const s = p.constValue.trim();
+  let t: number;
+  if (HAS_OFFSET.test(s) && /\d[T ]\d/.test(s)) t = Date.parse(s);
+  else {
+    const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?)?$/.exec(s);
+    if (!m || !UTC_ZONES.has(tz)) return undefined;
+    t = Date.parse(`${m[1]}T${m[2] ?? '00:00:00'}Z`) + (m[3] ? Number(`${m[3]}00`.slice(0, 3)) : 0);
+  }
+  return Number.isNaN(t) || t < 0 || t >= MAX_DATETIME_MS || t < Date.UTC(1971, 0, 1) || t >= Date.UTC(2106, 0, 1) ? undefined : t;
+}
+
 /** Aggregates `arrayReduce` may name (a constant): nothing that reads outside its arguments. */
 const ARRAY_REDUCE_AGGREGATES = new Set(['min', 'max', 'sum', 'argMin', 'argMax']);
 
@@ -286,7 +308,7 @@ export class ClickHouseDialect implements Dialect {
     } else {
       const [a, b] = this.coerce(l, r, h, node);
       sql = `${a} ${op === '==' ? '=' : op === '!=' ? '!=' : op} ${b}`;
-      const tb = this.timeBound(op, l, r, a, b);
+      const tb = this.timeBound(op, l, r, a, b, h.timezone);
       timeBounds = tb?.bounds;
       if (tb?.exact) residual = '1';
       // `event = '<name>'`: repeated inside the guarded reference too (`event` is in the primary key); the stored
@@ -317,7 +339,7 @@ export class ClickHouseDialect implements Dialect {
    * part is known: `t_ms >= X` with X on a whole second is `t_s >= X/1000`, `t_ms < X` is `t_s < X/1000`; with X at
    * .999, `t_ms <= X` is `t_s <= floor(X/1000)` and `t_ms > X` is `t_s > floor(X/1000)` (t_ms = t_s·1000 + 0..999).
    */
-  private timeBound(op: CompareOp, l: Printed, r: Printed, lSql: string, rSql: string): { bounds: TimeBound[]; exact: boolean } | undefined {
+  private timeBound(op: CompareOp, l: Printed, r: Printed, lSql: string, rSql: string, tz: string): { bounds: TimeBound[]; exact: boolean } | undefined {
     const col = /^(`(?:[^`\\]|\\.)*`)\.`timestamp`$/;
     const flip: Partial<Record<CompareOp, CompareOp>> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==' };
     // Constant: a bound value, or an expression without column references (columns are always quoted; bound
@@ -333,6 +355,12 @@ export class ClickHouseDialect implements Dialect {
     }
     if (!m || !o) return undefined;
     const rem = msRemainder(value === rSql ? r : l);
+    // On a UTC day boundary (`>=`/`<` midnight, `<=`/`>` 23:59:59.999, as insight date ranges in UTC are) the date of
+    // the stored column decides alone: the bound is then only `toDate(timestamp) <op> <date>`, one comparison a row
+    // less (the partition and the primary key prune on it as before).
+    const ms = utcEpochMs(value === rSql ? r : l, tz);
+    if (ms !== undefined && (o === '>=' || o === '<' ? ms % DAY_MS === 0 : (o === '<=' || o === '>') && (ms + 1) % DAY_MS === 0))
+      return { bounds: [{ aliasSql: m[1], op: o as '>=' | '<' | '<=' | '>', value: `toDateTime(intDiv(${value}, 1000), 'UTC')`, dateOnly: true }], exact: true };
     let bound: TimeBound['op'] | undefined = o === '>' || o === '>=' ? '>=' : o === '<' || o === '<=' ? '<=' : o === '==' ? '=' : undefined;
     if (!bound) return undefined;
     let exact = false;
@@ -438,7 +466,9 @@ export class ClickHouseDialect implements Dialect {
             ? [`${c('event')} ${b.op === 'in' ? 'IN' : '='} ${b.value}`]
             : b.column === 'person_id'
               ? []
-              : [`${c('timestamp')} ${b.op} ${b.value}`, `toDate(${c('timestamp')}) ${dateOp(b.op)} toDate(${b.value})`],
+              : b.dateOnly
+                ? [`toDate(${c('timestamp')}) ${b.op} toDate(${b.value})`]
+                : [`${c('timestamp')} ${b.op} ${b.value}`, `toDate(${c('timestamp')}) ${dateOp(b.op)} toDate(${b.value})`],
         ),
       ];
       const nullTests = [...new Set(bounds.filter((b) => b.column === 'person_id').map((b) => `${b.op === 'isNull' ? 'isNull' : 'isNotNull'}(${c('person_id')})`))];

@@ -139,6 +139,8 @@ export interface TimeBound {
   column?: 'timestamp' | 'event' | 'person_id';
   op: '>=' | '<=' | '>' | '<' | '=' | 'in' | 'isNull' | 'isNotNull';
   value: string;
+  /** A timestamp bound on a UTC day boundary: `toDate(timestamp) <op> toDate(value)` alone is exactly the bound. */
+  dateOnly?: boolean;
 }
 
 export interface Dialect {
