@@ -260,8 +260,14 @@ export function clickhouseActorKey(actor: Expr, isPerson: boolean): Expr {
 
 /** Median with linear interpolation (ClickHouse `median` on small samples). */
 export function median(xs: number[]): number | null {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
+  // (a typed array sorts numerically without a comparator: ~5x faster on the tens of thousands of times a large
+  // funnel has)
+  return medianOfSorted(Float64Array.from(xs).sort());
+}
+
+/** {@link median} of values already in ascending order. */
+export function medianOfSorted(s: ArrayLike<number>): number | null {
+  if (!s.length) return null;
   const pos = (s.length - 1) / 2;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);

@@ -1,7 +1,7 @@
 import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
-import { actorExpr, breakdownExprs, clickhouseActorKey, entityExpr, eventNameExpr, median, propertiesExpr, toStr } from '../funnels/common';
+import { actorExpr, breakdownExprs, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, toStr } from '../funnels/common';
 import { bucketKey, bucketKeyFromValue, bucketStartExpr, globalFilterExpr, instantToLocal, QueryDateRange, startOfInterval, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
@@ -517,8 +517,8 @@ async function runClickHouseFunnel(
     node.series.map((s, i) => {
       // Summed in ascending order: the engine returns the times in no fixed order (its threads' order), and a float
       // sum depends on it.
-      const times = i > 0 ? g.ms[i - 1].map((x) => x / 1000).sort((a, b) => a - b) : [];
-      return stepObject(s, i, 'ordered', g.counts[i], times.length ? times.reduce((a, b) => a + b, 0) / times.length : null, times.length ? median(times) : null, value, o.bdCount);
+      const times = i > 0 ? Float64Array.from(g.ms[i - 1], (x) => x / 1000).sort() : new Float64Array(0);
+      return stepObject(s, i, 'ordered', g.counts[i], times.length ? times.reduce((a, b) => a + b, 0) / times.length : null, medianOfSorted(times), value, o.bdCount);
     });
   if (!withBreakdown) {
     const g = groups[0];
