@@ -175,7 +175,7 @@ interface QueryEndpoint {
    * The same database and settings as statements, for a query with stages: `CREATE TEMPORARY TABLE ... AS SELECT`
    * runs its SELECT in the HTTP session's context, which URL parameters do not reach.
    */
-  sessionSetup: string[];
+  sessionSetup: { use: string; settings: string };
 }
 
 function queryEndpoint(options: ClickHouseEngineOptions, database: string): QueryEndpoint {
@@ -187,7 +187,7 @@ function queryEndpoint(options: ClickHouseEngineOptions, database: string): Quer
   const auth = Buffer.from(`${options.username ?? 'default'}:${options.password ?? ''}`).toString('base64');
   // Stage tables keep the blocks their INSERT receives (no squashing), so they read back on every thread.
   const set = { ...settings, min_insert_block_size_rows: 0, min_insert_block_size_bytes: 0 };
-  const sessionSetup = [`USE ${chIdent(database)}`, `SET ${Object.entries(set).map(([k, v]) => `${k} = ${/^\d+$/.test(String(v)) ? v : chLiteral(v)}`).join(', ')}`];
+  const sessionSetup = { use: `USE ${chIdent(database)}`, settings: Object.entries(set).map(([k, v]) => `${k} = ${/^\d+$/.test(String(v)) ? v : chLiteral(v)}`).join(', ') };
   return { url: u.toString(), fixed: `&${fixed}`, headers: { Authorization: `Basic ${auth}`, 'Content-Type': 'text/plain; charset=utf-8' }, sessionSetup };
 }
 
@@ -313,8 +313,9 @@ export class ClickHouseEngine implements EventEngine {
     };
     try {
       if (stages.length) {
-        for (const [i, st] of [...this.endpoint.sessionSetup, ...(exec ? [`SET max_execution_time = ${Math.ceil(timeoutMs! / 1000) + 1}`] : [])].entries())
-          await post(st, `${queryId}-setup${i}`);
+        const { use, settings } = this.endpoint.sessionSetup;
+        await post(use, `${queryId}-use`);
+        await post(`SET ${settings}${exec ? `, max_execution_time = ${Math.ceil(timeoutMs! / 1000) + 1}` : ''}`, `${queryId}-set`);
         for (const [i, st] of stages.entries())
           await post(`CREATE TEMPORARY TABLE ${chIdent(st.table)} ENGINE = Memory AS ${formatQuery(bindPositional(st.sql, params))}`, `${queryId}-stage${i}`);
       }
