@@ -295,7 +295,8 @@ export class ClickHouseEngine implements EventEngine {
     const requestTimer = setTimeout(() => interrupt('request'), this.opts.requestTimeoutMs ?? 60_000);
     const onAbort = () => interrupt('abort');
     signal?.addEventListener('abort', onAbort, { once: true });
-    const exec = timeoutMs && timeoutMs > 0 ? `&max_execution_time=${Math.ceil(timeoutMs / 1000) + 1}` : '';
+    const maxSeconds = timeoutMs && timeoutMs > 0 ? Math.ceil(timeoutMs / 1000) + 1 : 0;
+    const exec = maxSeconds ? `&max_execution_time=${maxSeconds}` : '';
     const session = stages.length ? `&session_id=${queryId}` : '';
     // One POST with plain fetch (keep-alive): @clickhouse/client's per-request work (settings merge, URL object,
     // stream wrappers, logging) cost ~1.5 ms per query on loopback. Same URL parameters, body and format as it sent.
@@ -315,7 +316,7 @@ export class ClickHouseEngine implements EventEngine {
       if (stages.length) {
         const { use, settings } = this.endpoint.sessionSetup;
         await post(use, `${queryId}-use`);
-        await post(`SET ${settings}${exec ? `, max_execution_time = ${Math.ceil(timeoutMs! / 1000) + 1}` : ''}`, `${queryId}-set`);
+        await post(`SET ${settings}${maxSeconds ? `, max_execution_time = ${maxSeconds}` : ''}`, `${queryId}-set`);
         for (const [i, st] of stages.entries())
           await post(`CREATE TEMPORARY TABLE ${chIdent(st.table)} ENGINE = Memory AS ${formatQuery(bindPositional(st.sql, params))}`, `${queryId}-stage${i}`);
       }
