@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { CacheTrimmer, memoryUsage, trimTarget, type CacheTrimHooks, type DuckDbMemoryUsage } from './cache-trim';
 import { DuckDbEngine } from './duckdb-engine';
+import { freshDirWithoutEnv } from '../../../test/helpers/fresh-dir';
 import type { EventInsert } from '../engine';
 
 const MB = 2 ** 20;
@@ -134,17 +135,7 @@ async function rendered(value: string): Promise<string> {
 }
 
 describe('DuckDbEngine cache limit', () => {
-  const saved = process.env.QUARRY_DUCKDB_CACHE_LIMIT;
-  let dir: string;
-  beforeEach(() => {
-    delete process.env.QUARRY_DUCKDB_CACHE_LIMIT;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-duck-cache-'));
-  });
-  afterEach(() => {
-    if (saved === undefined) delete process.env.QUARRY_DUCKDB_CACHE_LIMIT;
-    else process.env.QUARRY_DUCKDB_CACHE_LIMIT = saved;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const file = freshDirWithoutEnv('QUARRY_DUCKDB_CACHE_LIMIT', 'quarry-duck-cache-');
 
   const cacheMB = async (e: DuckDbEngine) =>
     Number((await e.readAll("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() WHERE tag = 'BASE_TABLE'"))[0][0]) / MB;
@@ -159,7 +150,7 @@ describe('DuckDbEngine cache limit', () => {
   }
 
   it('evicts cached table blocks above the cache limit and restores the memory limit; answers stay the same', async () => {
-    const e = await filled(path.join(dir, 'a.duckdb'), { cacheLimit: '4MB' });
+    const e = await filled(file('a.duckdb'), { cacheLimit: '4MB' });
     try {
       const before = await cacheMB(e);
       expect(before).toBeGreaterThan(4); // the test needs a cache above the limit
@@ -178,7 +169,7 @@ describe('DuckDbEngine cache limit', () => {
   });
 
   it('restores the memory limit in force, not the configured one (a native import lowers it while it runs)', async () => {
-    const e = await filled(path.join(dir, 'c.duckdb'), { cacheLimit: '4MB' });
+    const e = await filled(file('c.duckdb'), { cacheLimit: '4MB' });
     try {
       await e.setMemoryLimit('512MB');
       const r = await e.trimCache();
@@ -192,13 +183,13 @@ describe('DuckDbEngine cache limit', () => {
   });
 
   it('leaves a cache within its limit alone (default 32MB), and never trims at or above the memory limit', async () => {
-    const e = await filled(path.join(dir, 'b.duckdb'), {});
+    const e = await filled(file('b.duckdb'), {});
     try {
       expect((await e.trimCache())!.skipped).toBe('within_limit');
     } finally {
       await e.close();
     }
-    const off = await DuckDbEngine.open(path.join(dir, 'c.duckdb'), { memoryLimit: '100MB', cacheLimit: '100MB' });
+    const off = await DuckDbEngine.open(file('c.duckdb'), { memoryLimit: '100MB', cacheLimit: '100MB' });
     try {
       expect(await off.trimCache()).toBeNull();
     } finally {
@@ -208,17 +199,17 @@ describe('DuckDbEngine cache limit', () => {
 
   it('reads QUARRY_DUCKDB_CACHE_LIMIT; refuses a size it cannot read', async () => {
     process.env.QUARRY_DUCKDB_CACHE_LIMIT = '2MB';
-    const e = await filled(path.join(dir, 'd.duckdb'), {});
+    const e = await filled(file('d.duckdb'), {});
     try {
       expect((await e.trimCache())!.cacheAfter! / MB).toBeLessThanOrEqual(2);
     } finally {
       await e.close();
     }
-    await expect(DuckDbEngine.open(path.join(dir, 'e.duckdb'), { cacheLimit: 'lots' })).rejects.toThrow(/cacheLimit must be a size/);
+    await expect(DuckDbEngine.open(file('e.duckdb'), { cacheLimit: 'lots' })).rejects.toThrow(/cacheLimit must be a size/);
   });
 
   it('a trim among concurrent reads and writes: every read answers, nothing runs while the limit is lowered', async () => {
-    const e = await filled(path.join(dir, 'f.duckdb'), { cacheLimit: '2MB' });
+    const e = await filled(file('f.duckdb'), { cacheLimit: '2MB' });
     try {
       const expected = await e.readAll('SELECT count(*) FROM events WHERE project_id = 1');
       // Reads in flight whenever the limit is lowered (engine internals, observed through its trim section).

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbEngine } from './duckdb-engine';
+import { freshDirWithoutEnv } from '../../../test/helpers/fresh-dir';
 import type { EventInsert } from '../engine';
 
 /** DuckDB's own rendering of a size setting (e.g. '64MB' → '61.0 MiB'), to compare settings read back. */
@@ -113,20 +114,10 @@ describe('DuckDB memory and checkpoint settings', () => {
 });
 
 describe('DuckDB periodic checkpoint', () => {
-  const saved = process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS;
-  let dir: string;
-  beforeEach(() => {
-    delete process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-duck-ckpt-'));
-  });
-  afterEach(() => {
-    if (saved === undefined) delete process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS;
-    else process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS = saved;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const tmpFile = freshDirWithoutEnv('QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS', 'quarry-duck-ckpt-');
 
   it('checkpoints rows held since the last checkpoint (below the WAL threshold), and only when there are some', async () => {
-    const file = path.join(dir, 'a.duckdb');
+    const file = tmpFile('a.duckdb');
     const e = await DuckDbEngine.open(file, { checkpointIntervalMs: 0 });
     const inMemoryMB = async () =>
       Number((await e.readAll("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() WHERE tag = 'IN_MEMORY_TABLE'"))[0][0]) / 2 ** 20;
@@ -145,7 +136,7 @@ describe('DuckDB periodic checkpoint', () => {
   });
 
   it('skips the periodic checkpoint while maintenance is held (bulk import), and resumes when released', async () => {
-    const file = path.join(dir, 'held.duckdb');
+    const file = tmpFile('held.duckdb');
     const e = await DuckDbEngine.open(file, { checkpointIntervalMs: 10 });
     const walBytes = () => fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0;
     const release = e.holdMaintenance();
@@ -167,8 +158,8 @@ describe('DuckDB periodic checkpoint', () => {
   });
 
   it('refuses an interval that is not a non-negative integer (option or QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS)', async () => {
-    await expect(DuckDbEngine.open(path.join(dir, 'b.duckdb'), { checkpointIntervalMs: -1 })).rejects.toThrow(/checkpointIntervalMs must be a non-negative integer/);
+    await expect(DuckDbEngine.open(tmpFile('b.duckdb'), { checkpointIntervalMs: -1 })).rejects.toThrow(/checkpointIntervalMs must be a non-negative integer/);
     process.env.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS = 'soon';
-    await expect(DuckDbEngine.open(path.join(dir, 'c.duckdb'))).rejects.toThrow(/checkpointIntervalMs must be a non-negative integer/);
+    await expect(DuckDbEngine.open(tmpFile('c.duckdb'))).rejects.toThrow(/checkpointIntervalMs must be a non-negative integer/);
   });
 });
