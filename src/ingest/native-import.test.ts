@@ -138,13 +138,18 @@ async function both(file: string, chunkBytes: number): Promise<{ native: Snapsho
   return { native: await snapshot(a.engine, nativeSummary, 1), rows: await snapshot(b.engine, rowSummary, 1), nativeSummary };
 }
 
+/** The native import stored exactly what the row-by-row import stored: summary, events and persons. */
+function expectSame(native: Snapshot, rows: Snapshot): void {
+  expect(native.summary).toEqual(rows.summary);
+  expect(native.events).toEqual(rows.events);
+  expect(native.persons).toEqual(rows.persons);
+}
+
 it('stores the same events, persons and errors as the row-by-row import (chunks across identity changes)', async () => {
   const file = path.join(dir, 'mixed.ndjson');
   fs.writeFileSync(file, mixedLines().join('\n') + '\n');
   const { native, rows } = await both(file, 4096);
-  expect(native.summary).toEqual(rows.summary);
-  expect(native.events).toEqual(rows.events);
-  expect(native.persons).toEqual(rows.persons);
+  expectSame(native, rows);
   expect(native.summary.duplicates).toBe(1);
   expect(native.summary.errorCount).toBe(10);
   // Merges happened and personless events have no person.
@@ -159,9 +164,7 @@ it('falls back to the row-by-row path for chunks with malformed or blank lines, 
   const file = path.join(dir, 'broken.ndjson');
   fs.writeFileSync(file, L.join('\n') + '\n');
   const { native, rows } = await both(file, 8192);
-  expect(native.summary).toEqual(rows.summary);
-  expect(native.events).toEqual(rows.events);
-  expect(native.persons).toEqual(rows.persons);
+  expectSame(native, rows);
   expect(native.summary.errors.filter((e) => e.kind === 'parse').map((e) => e.line)).toEqual([31, 301]);
   expect(native.summary.lines).toBe(L.length - 1); // the blank line is not counted, as in the row-by-row path
 });
@@ -363,9 +366,7 @@ it('rows rebuilt in JS keep their file position for identity (person as of each 
   const file = path.join(dir, 'js-positions.ndjson');
   fs.writeFileSync(file, L.join('\n') + '\n');
   const { native, rows } = await both(file, 1 << 20);
-  expect(native.summary).toEqual(rows.summary);
-  expect(native.events).toEqual(rows.events);
-  expect(native.persons).toEqual(rows.persons);
+  expectSame(native, rows);
   expect(native.persons).toHaveLength(1); // anon-x, user-x and 77 end as one person
   // The person written on each row (before overrides) is the one its distinct id had at that row: the same
   // partition of rows into persons in both stores (ids are random, so rows are labelled by first appearance).
@@ -393,9 +394,7 @@ it('rows rebuilt in JS keep their raw values exactly (nulls, escapes, large numb
   const file = path.join(dir, 'raw-values.ndjson');
   fs.writeFileSync(file, L.join('\n') + '\n');
   const { native, rows } = await both(file, 1 << 20);
-  expect(native.summary).toEqual(rows.summary);
-  expect(native.events).toEqual(rows.events);
-  expect(native.persons).toEqual(rows.persons);
+  expectSame(native, rows);
   expect(native.summary.imported.persons).toBe(2);
 });
 
@@ -411,9 +410,7 @@ it('many distinct ids changing person inside one chunk: each row gets the person
   const file = path.join(dir, 'merges.ndjson');
   fs.writeFileSync(file, L.join('\n') + '\n');
   const { native, rows } = await both(file, 1 << 22);
-  expect(native.summary).toEqual(rows.summary);
-  expect(native.events).toEqual(rows.events);
-  expect(native.persons).toEqual(rows.persons);
+  expectSame(native, rows);
   expect(native.persons).toHaveLength(40);
   const [a] = opened.slice(-2).map((o) => o.engine);
   // Before its merge an anonymous id has its own person; after it, its user's (as written on the rows).
