@@ -118,14 +118,19 @@ it('captured properties reach DuckDB exactly (kept as log bytes while queued), e
   expect(s.rows).toEqual([['s', 'a:b', { $session_id: 's', $elements_chain: 'a:b' }]]);
 });
 
-it('an engine other than DuckDB receives the properties as text (the log bytes are decoded for it)', async () => {
-  const batches: WriteBatch[] = [];
-  const fake = {
+/** An engine that has stored nothing and hands every batch the Ingestor writes to `onBatch` (what it receives). */
+function recordingEngine(onBatch: (b: WriteBatch) => void): EventEngine {
+  return {
     getCheckpoint: async () => 0,
     recentEventUuids: async () => [],
     loadIdentity: async () => ({ persons: [], distinctIds: [], overrides: [] }),
-    writeBatch: async (b: WriteBatch) => void batches.push(b),
+    writeBatch: async (b: WriteBatch) => void onBatch(b),
   } as unknown as EventEngine;
+}
+
+it('an engine other than DuckDB receives the properties as text (the log bytes are decoded for it)', async () => {
+  const batches: WriteBatch[] = [];
+  const fake = recordingEngine((b) => batches.push(b));
   const other = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ingestor-other-'));
   const ing2 = await Ingestor.open({ dataDir: other, engine: fake });
   try {
@@ -280,12 +285,7 @@ it('events encoded ahead (by a parse worker) are stored like captured ones, iden
 
 it('a backlog is applied in transactions of at most 8,192 events by default (the event loop gets turns between them)', async () => {
   const sizes: number[] = [];
-  const fake = {
-    getCheckpoint: async () => 0,
-    recentEventUuids: async () => [],
-    loadIdentity: async () => ({ persons: [], distinctIds: [], overrides: [] }),
-    writeBatch: async (b: WriteBatch) => void sizes.push(b.events.length),
-  } as unknown as EventEngine;
+  const fake = recordingEngine((b) => sizes.push(b.events.length));
   const other = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ingestor-backlog-'));
   const ing2 = await Ingestor.open({ dataDir: other, engine: fake, flushIntervalMs: 60_000, fsync: false });
   try {
