@@ -5,7 +5,7 @@
  * ```ts
  * const compiled = await compileProductQL({ query: 'SELECT event, count() FROM events GROUP BY event', projectId: 2,
  *   timezone: 'Europe/Berlin', dialect: 'duckdb' });
- * const result = await engine.query(compiled.sql, compiled.params);
+ * const result = await engine.query(compiled.sql, compiled.params, { stages: compiled.stages });
  * const response = shapeResult(result.rows, compiled, result.types);
  * ```
  *

@@ -1,5 +1,5 @@
 import { ast, MAX_LIMIT, type Expr, type Query } from '../../productql';
-import { printInsightQuery } from '../insights/execute';
+import { executeCompiled, printInsightQuery } from '../insights/execute';
 import type { RunnerContext } from '../runner';
 
 export interface PagedRun {
@@ -24,9 +24,7 @@ export async function runAllRows(ctx: RunnerContext, query: Query, label = 'exec
     const { compiled } = await ctx.timings.measure('print', () => printInsightQuery(ctx, query, { limit: MAX_LIMIT, offset }));
     hogql ||= compiled.hogql;
     columns = compiled.columnNames;
-    const res = await ctx.timings.measure(label, () =>
-      ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs, stages: compiled.stages }),
-    );
+    const res = await executeCompiled(ctx, compiled, label);
     const page = res.rows.length > compiled.limit ? res.rows.slice(0, compiled.limit) : res.rows;
     for (const r of page) rows.push(r);
     if (res.rows.length <= compiled.limit) break;

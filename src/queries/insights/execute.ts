@@ -3,6 +3,7 @@
  */
 import { compileProductQL, type CompiledProductQL, type Query } from '../../productql';
 import { printHogQL } from '../../productql/hogql';
+import type { QueryResult } from '../../engines/engine';
 import type { RunnerContext } from '../runner';
 
 /** Rows as objects keyed by output column name, plus the ProductQL text of the query (PostHog's `hogql`). */
@@ -78,14 +79,20 @@ export async function printInsightQuery(
 }
 
 /**
+ * Runs printed ProductQL on the project's engine under the request's signal and time limit, with its stages (the
+ * printer's materialized CTEs), timed as `label`. Every runner executes compiled SQL through here.
+ */
+export function executeCompiled(ctx: RunnerContext, compiled: CompiledProductQL, label = 'execute'): Promise<QueryResult> {
+  return ctx.timings.measure(label, () => ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs, stages: compiled.stages }));
+}
+
+/**
  * Prints `query` for the project (project guard, bound values) and runs it. BIGINT/HUGEINT values come back as JS
  * numbers; datetimes stay as the engine returns them (runners bucket via text keys, not Date objects).
  */
 export async function runInsightQuery(ctx: RunnerContext, query: Query, stage = 'execute'): Promise<InsightRows> {
   const { compiled, hogql } = await ctx.timings.measure('print', () => printInsightQuery(ctx, query));
-  const result = await ctx.timings.measure(stage, () =>
-    ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs, stages: compiled.stages }),
-  );
+  const result = await executeCompiled(ctx, compiled, stage);
   const names = compiled.columnNames;
   // Datetimes as ISO text on every engine (ClickHouse returns them as epoch-ms numbers, DuckDB as ISO text).
   const datetime = compiled.columns.map((c) => c.type === 'datetime');

@@ -1,5 +1,6 @@
 import { assertResultSize } from '../../limits';
 import { compileProductQL, shapeResult, type CompileProductQLInput, type CompiledProductQL } from '../../productql';
+import { executeCompiled } from '../insights/execute';
 import type { QueryRunner } from '../runner';
 import { productqlQuerySchema, variableValues, type ProductQLQueryNode } from '../schema/productql-query';
 
@@ -21,9 +22,7 @@ export const productqlRunner: QueryRunner<ProductQLQueryNode> = {
         dialect: ctx.engine.dialect,
       }),
     );
-    const result = await ctx.timings.measure('execute', () =>
-      ctx.engine.query(compiled.sql, compiled.params, { signal: ctx.signal, timeoutMs: ctx.timeoutMs, stages: compiled.stages }),
-    );
+    const result = await executeCompiled(ctx, compiled);
     assertResultSize(result.rows);
     const shaped = ctx.timings.measureSync('shape', () => shapeResult(result.rows, compiled));
     const explainAllowed = node.explain === true && ctx.principal.kind === 'personal';
