@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import LZString from 'lz-string';
 import {
   BATCH_ROUTE_MAX_BYTES,
   CaptureError,
@@ -38,6 +39,14 @@ describe('body shapes and encodings', () => {
   const array = [{ event: 'e1', properties: { token: TOKEN, distinct_id: 'u1', a: 1 } }];
   const batch = { api_key: TOKEN, batch: [ev()] };
   const b64 = (v: unknown) => json(v).toString('base64');
+  const lz = (v: unknown) => LZString.compressToBase64(JSON.stringify(v));
+  // A batch whose lz64 text contains '+' (checked below), for the raw form-encoding case.
+  const lzPlus = (() => {
+    for (let i = 0; ; i++) {
+      const t = lz({ api_key: TOKEN, batch: [ev({ properties: { a: 1, n: i } })] });
+      if (t.includes('+')) return t;
+    }
+  })();
 
   it.each<[string, Partial<CaptureRequestParts>]>([
     ['single event JSON', { body: json(single), contentType: 'application/json' }],
@@ -70,6 +79,17 @@ describe('body shapes and encodings', () => {
         contentType: 'application/x-www-form-urlencoded',
       },
     ],
+    ['lz64 by compression=lz64', { body: Buffer.from(lz(batch)), query: { compression: 'lz64' } }],
+    ['lz64 by compression=lz-string', { body: Buffer.from(lz(batch)), query: { compression: 'lz-string' } }],
+    [
+      'form data= lz64, percent-encoded, with form compression',
+      { body: Buffer.from(`data=${encodeURIComponent(lz(batch))}&compression=lz64`), contentType: 'application/x-www-form-urlencoded' },
+    ],
+    [
+      // Sent without percent-encoding, the alphabet's '+' arrives as a space.
+      'form data= lz64 with raw + signs',
+      { body: Buffer.from(`data=${lzPlus}&compression=lz64`), contentType: 'application/x-www-form-urlencoded' },
+    ],
     ['GET ?data= base64', { method: 'GET', query: { data: b64(single) } }],
     ['GET ?data= plain JSON', { method: 'GET', query: { data: JSON.stringify(single) } }],
   ])('%s', (_name, parts) => {
@@ -85,7 +105,14 @@ describe('body shapes and encodings', () => {
     ['malformed JSON', { body: Buffer.from('{"event": ') }, 400, /failed to decode request: invalid JSON/],
     ['truncated gzip', { body: gzipSync(json(batch)).subarray(0, 20) }, 400, /invalid GZIP data/],
     ['garbage with gzip header', { body: Buffer.from('not gzip'), contentEncoding: 'gzip' }, 400, /invalid GZIP/],
-    ['lz64', { body: Buffer.from('N4Ig'), query: { compression: 'lz64' } }, 400, /lz64.*not supported/],
+    ['corrupt lz64', { body: Buffer.from('N4Ig'), query: { compression: 'lz64' } }, 400, /invalid lz64/],
+    ['truncated lz64', { body: Buffer.from(LZString.compressToBase64(JSON.stringify(batch)).slice(0, 30)), query: { compression: 'lz64' } }, 400, /invalid lz64/],
+    [
+      'lz64 bomb',
+      { body: Buffer.from(LZString.compressToBase64('a'.repeat(3_000_000))), query: { compression: 'lz64' }, maxBytes: SINGLE_EVENT_ROUTE_MAX_BYTES },
+      413,
+      /maximum event size exceeded/,
+    ],
     ['empty body', { body: Buffer.alloc(0) }, 400, /empty body/],
     ['empty batch', { body: json({ api_key: TOKEN, batch: [] }) }, 400, /empty batch/],
     ['batch not an array', { body: json({ api_key: TOKEN, batch: {} }) }, 400, /batch must be an array/],

@@ -6,6 +6,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { randomFillSync } from 'node:crypto';
+import { decompressLz64, Lz64TooLarge } from './lz64';
 
 /** Decompressed body cap for the single-event routes (`/e`, `/capture`, `/i/v0/e`, `/track`, `/engage`). */
 export const SINGLE_EVENT_ROUTE_MAX_BYTES = 2 * 1024 * 1024;
@@ -144,7 +145,7 @@ function isGzip(buf: Buffer): boolean {
 
 /**
  * Turns the request into the decompressed JSON text of the payload. Order: form `data=` / GET `data=` →
- * compression (param, header, magic bytes) → base64 → size cap.
+ * compression (lz64 by param; gzip by param, header or magic bytes) → base64 → size cap.
  */
 export function decodePayload(parts: CaptureRequestParts): Buffer {
   const { maxBytes } = parts;
@@ -170,11 +171,20 @@ export function decodePayload(parts: CaptureRequestParts): Buffer {
     fromForm = true;
   }
 
-  if (compression === 'lz64' || compression === 'lz-string')
-    throw new CaptureError(
-      400,
-      'failed to decode request: lz64 (lz-string) compression is not supported by this server; send gzip or uncompressed JSON',
-    );
+  if (compression === 'lz64' || compression === 'lz-string') {
+    // A form decoder turns the alphabet's '+' into a space, so spaces read as '+' (as PostHog's Python capture did).
+    let text: string | null;
+    try {
+      text = decompressLz64(data.toString('latin1').replace(/ /g, '+'), maxBytes);
+    } catch (e) {
+      if (e instanceof Lz64TooLarge) throw tooLarge(maxBytes);
+      throw e;
+    }
+    if (!text) throw new CaptureError(400, 'failed to decode request: invalid lz64 (lz-string) data');
+    data = Buffer.from(text, 'utf8');
+    if (data.length > maxBytes) throw tooLarge(maxBytes);
+    return data;
+  }
 
   const encoding = (parts.contentEncoding ?? '').toLowerCase().trim();
   if (compression === 'gzip' || compression === 'gzip-js' || encoding === 'gzip' || isGzip(data)) {

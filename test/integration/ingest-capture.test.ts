@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import LZString from 'lz-string';
 import { PostHog } from 'posthog-node';
 import { startCaptureServer, type CaptureServer } from '../fixtures/ingest-server';
 
@@ -155,6 +156,26 @@ describe.each([0, 1])('parseWorkers=%i', (parseWorkers) => {
       expect(r.status).toBe(200);
       await srv.ingestor.flush();
       expect(await rows('SELECT project_id FROM events WHERE uuid = $1::UUID', [uuid])).toEqual([[2]]);
+    });
+
+    it('lz64 (old posthog-js): a text/plain body and a form data= field, emoji intact', async () => {
+      const u1 = randomUUID();
+      const u2 = randomUUID();
+      const body = (uuid: string) =>
+        LZString.compressToBase64(JSON.stringify({ api_key: TOKEN, batch: [{ event: 'lz', uuid, properties: { distinct_id: 'lz', s: 'Ñ 🦔' } }] }));
+      const plain = await post('/batch/?compression=lz64', body(u1), { 'content-type': 'text/plain' });
+      expect(plain.status).toBe(200);
+      const form = await post('/batch/', `data=${encodeURIComponent(body(u2))}&compression=lz64`, {
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      expect(form.status).toBe(200);
+      const bad = await post('/batch/?compression=lz64', 'N4Ig', { 'content-type': 'text/plain' });
+      expect(bad.status).toBe(400);
+      expect(bad.text).toMatch(/invalid lz64/);
+      await srv.ingestor.flush();
+      expect(
+        await rows(`SELECT uuid::VARCHAR, properties->>'$.s' FROM events WHERE uuid IN ($1::UUID, $2::UUID) ORDER BY 1`, [u1, u2]),
+      ).toEqual([u1, u2].sort().map((u) => [u, 'Ñ 🦔']));
     });
 
     it('CORS preflight mirrors the origin', async () => {
