@@ -13,6 +13,7 @@ import { DuckDbEngine } from '../src/engines/duckdb/duckdb-engine';
 import { Ingestor } from '../src/ingest/ingestor';
 import { importNdjsonFile } from '../src/ingest/import-file';
 import { BENCH_DIR, datasetName, type DatasetSpec } from './dataset';
+import { appenderLoad, bulkLoad, type LoadTiming } from './import-reference';
 import type { RangeSpec } from './reference-sql';
 
 export interface ImportBenchResult {
@@ -33,6 +34,8 @@ export interface ImportBenchResult {
   /** Load average when the import ended (the machine is shared). */
   loadAverage: number[];
   checks: { name: string; ok: boolean; detail?: unknown }[];
+  /** The target's references on the same file in the same run (bench/import-reference.ts). */
+  reference?: { appender: LoadTiming; bulkLoad: LoadTiming };
 }
 
 /** Samples process RSS every `everyMs` until stopped; returns the peak in MB. */
@@ -143,6 +146,8 @@ export async function benchImport(
     ingestor = undefined;
     await engine.close();
     const dbMB = Math.round(dirSize(dataDir) / 1e6);
+    process.stderr.write(`[bench] import references: DuckDB appender fed from JS, DuckDB bulk load from the file…\n`);
+    const reference = { appender: await appenderLoad(file, dataDir), bulkLoad: await bulkLoad(file, dataDir) };
     return {
       file: path.relative(process.cwd(), file),
       events: summary.imported.events,
@@ -158,6 +163,7 @@ export async function benchImport(
       cpuSeconds,
       loadAverage,
       checks,
+      reference,
     };
   } finally {
     await ingestor?.close().catch(() => undefined);

@@ -269,6 +269,12 @@ async function main(): Promise<number> {
     ['events/s', fmt(r.eventsPerSecond)],
     ['peak RSS MB', fmt(r.peakRssMB)],
     ['DuckDB file MB', fmt(r.dbMB)],
+    ...(r.reference
+      ? ([
+          ['reference: DuckDB appender fed from JS, events/s', `${fmt(r.reference.appender.eventsPerSecond)} (Quarry ×${fmt(r.eventsPerSecond / r.reference.appender.eventsPerSecond, 2)})`],
+          ['reference: DuckDB bulk load from the file, events/s', `${fmt(r.reference.bulkLoad.eventsPerSecond)} (Quarry ×${fmt(r.eventsPerSecond / r.reference.bulkLoad.eventsPerSecond, 2)})`],
+        ] as [string, string][])
+      : []),
     ...r.checks.map((c): [string, string] => [`check: ${c.name}`, c.ok ? 'ok' : `MISMATCH ${JSON.stringify(c.detail)}`]),
   ]);
   sectionFor('Capture over HTTP (/batch/, loopback)', results.capture, (r: CaptureBenchResult) => [
