@@ -35,7 +35,7 @@ export interface ImportBenchResult {
   loadAverage: number[];
   checks: { name: string; ok: boolean; detail?: unknown }[];
   /** The target's references on the same file in the same run (bench/import-reference.ts). */
-  reference?: { appender: LoadTiming; bulkLoad: LoadTiming };
+  reference?: { appender: LoadTiming; appenderReferenceTable: LoadTiming; bulkLoad: LoadTiming };
 }
 
 /** Samples process RSS every `everyMs` until stopped; returns the peak in MB. */
@@ -147,7 +147,11 @@ export async function benchImport(
     await engine.close();
     const dbMB = Math.round(dirSize(dataDir) / 1e6);
     process.stderr.write(`[bench] import references: DuckDB appender fed from JS, DuckDB bulk load from the file…\n`);
-    const reference = { appender: await appenderLoad(file, dataDir), bulkLoad: await bulkLoad(file, dataDir) };
+    const reference = {
+      appender: await appenderLoad(file, dataDir, 'quarry'),
+      appenderReferenceTable: await appenderLoad(file, dataDir, 'reference'),
+      bulkLoad: await bulkLoad(file, dataDir),
+    };
     return {
       file: path.relative(process.cwd(), file),
       events: summary.imported.events,
