@@ -1,7 +1,9 @@
 /**
  * LifecycleQuery (reference §7). Per actor and active interval, looking at the actor's activity in the
  * previous and next interval (lag/lead over the actor's active intervals on DuckDB; a self-join elsewhere):
- * - the interval of the person's `created_at` → new;
+ * - the actor's first active interval (of the fetched window) when it is the interval of the person's `created_at` → new
+ *   (PostHog compares each active interval with the previous one, the first with the creation interval: a later
+ *   active interval that happens to be the creation interval, after activity before the creation, is not new);
  * - else directly after the previous active interval (and not the first one) → returning;
  * - else → resurrecting;
  * and the interval after an active interval without activity gets a (negative) dormant mark.
@@ -97,8 +99,14 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
           )
         : null;
     const createdB: Expr = groupIndex === null ? ast.field('pc', 'created_b') : ast.constant(null);
-    const statusOf = (previousActive: Expr): Expr =>
-      ast.call('multiIf', [ast.compare('==', a('b'), createdB), ast.constant('new'), previousActive, ast.constant('returning'), ast.constant('resurrecting')]);
+    const statusOf = (isFirst: Expr, previousActive: Expr): Expr =>
+      ast.call('multiIf', [
+        ast.and(isFirst, ast.compare('==', a('b'), createdB)),
+        ast.constant('new'),
+        previousActive,
+        ast.constant('returning'),
+        ast.constant('resurrecting'),
+      ]);
 
     let ctes: ast.CTE[];
     let active: ast.SelectQuery;
@@ -114,7 +122,7 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
       ];
       const prevActive = ast.compare('==', a('prev_b'), shift(a('b'), interval, '-'));
       active = ast.select({
-        select: [ast.alias('bucket', a('b')), ast.alias('status', statusOf(prevActive))],
+        select: [ast.alias('bucket', a('b')), ast.alias('status', statusOf(ast.call('isNull', [a('prev_b')]), prevActive))],
         from: createdJoin ? ast.joins(ast.joinExpr('nb', { alias: 'a' }), createdJoin) : ast.joinExpr('nb', { alias: 'a' }),
       });
       dormant = ast.select({
@@ -138,16 +146,14 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
         ast.cte(
           'activity',
           { ...activity, select: [...activity.select, ast.alias('created_b', created), ast.alias('one', ast.constant(1))] },
+          // read five times below: on ClickHouse a stage (computed once into a session table) instead of five scans
+          { materialized: true },
         ),
       ];
-      active = ast.select({
-        select: [
-          ast.alias('bucket', a('b')),
-          ast.alias(
-            'status',
-            ast.call('multiIf', [ast.compare('==', a('b'), a('created_b')), ast.constant('new'), matched(p), ast.constant('returning'), ast.constant('resurrecting')]),
-          ),
-        ],
+      // Whether the previous interval was active (self-join), then whether this is the actor's first active interval
+      // (join with the per-actor minimum): one JOIN per SELECT.
+      const withPrev = ast.select({
+        select: [ast.alias('actor', a('actor')), ast.alias('b', a('b')), ast.alias('created_b', a('created_b')), ast.alias('prev_active', matched(p))],
         from: ast.joins(
           ast.joinExpr('activity', { alias: 'a' }),
           ast.joinExpr('activity', {
@@ -155,6 +161,31 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
             type: 'LEFT JOIN',
             on: ast.and(ast.compare('==', p('actor'), a('actor')), ast.compare('==', p('b'), shift(a('b'), interval, '-'))),
           }),
+        ),
+      });
+      const x = (f: string): Expr => ast.field('x', f);
+      const firsts = ast.select({
+        select: [ast.alias('actor', ast.field('actor')), ast.alias('first_b', ast.call('min', [ast.field('b')]))],
+        from: 'activity',
+        groupBy: [ast.field('actor')],
+      });
+      active = ast.select({
+        select: [
+          ast.alias('bucket', x('b')),
+          ast.alias(
+            'status',
+            ast.call('multiIf', [
+              ast.and(ast.compare('==', x('b'), x('created_b')), ast.compare('==', x('b'), ast.field('f', 'first_b'))),
+              ast.constant('new'),
+              x('prev_active'),
+              ast.constant('returning'),
+              ast.constant('resurrecting'),
+            ]),
+          ),
+        ],
+        from: ast.joins(
+          ast.joinExpr(withPrev, { alias: 'x' }),
+          ast.joinExpr(firsts, { alias: 'f', type: 'INNER JOIN', on: ast.compare('==', ast.field('f', 'actor'), x('actor')) }),
         ),
       });
       dormant = ast.select({
@@ -196,7 +227,8 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
     const s0 = series[0];
     const label = seriesLabel(s0);
     const results = LIFECYCLE_STATUSES.map((status) => ({
-      action: { id: s0.event ?? null, name: s0.name ?? label, type: 'events', order: 0, math: 'total', custom_name: s0.custom_name ?? null },
+      // PostHog's lifecycle action object: exactly these keys; the name is the event (or "All events"), never the node's name.
+      action: { id: s0.event ?? null, name: label, type: 'events', order: 0, math: 'total' },
       data: data[status],
       count: data[status].reduce((a, v) => a + v, 0),
       labels: buckets.map((bk) => bk.label),

@@ -18,7 +18,7 @@ import {
 import { runAllRows } from '../funnels/run-paged';
 import { clickhouseRetentionGridQuery } from '../retention/clickhouse-grid';
 import { retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
-import { globalFilterExpr } from '../insights';
+import { globalFilterExpr, insightsNow } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 
@@ -36,7 +36,7 @@ function entityCondition(e: RetentionEntity | null | undefined, withProps: boole
 }
 
 /** PostHog's QueryDateRangeWithIntervals for retention: [from, to) in whole periods. */
-export function retentionRange(node: RetentionQueryNode, tz: string, weekStart: number, now = Date.now()): { from: number; to: number; buckets: number[] } {
+export function retentionRange(node: RetentionQueryNode, tz: string, weekStart: number, now = insightsNow().getTime()): { from: number; to: number; buckets: number[] } {
   const period = node.retentionFilter.period ?? 'Day';
   const interval = PERIOD_INTERVAL[period];
   const total = node.retentionFilter.totalIntervals ?? 7;

@@ -21,7 +21,6 @@ import {
   previousPeriodRange,
   requireEventsNode,
   runInsightQuery,
-  seriesAction,
   seriesFilterExpr,
   seriesLabel,
   sqlLocal,
@@ -159,7 +158,8 @@ export const stickinessRunner: QueryRunner<StickinessQuery> = {
         days: data.map((_, x) => x + 1),
         label: seriesLabel(j.s),
         labels: data.map((_, x) => stickinessLabel(x + 1, interval, cumulative)),
-        action: seriesAction(j.s, j.i),
+        // PostHog's stickiness action object (reference §6.2): order, type, name, id, custom_name.
+        action: { order: j.i, type: 'events', name: j.s.event ?? 'All events', id: j.s.event ?? null, custom_name: j.s.custom_name ?? null },
         filter: { insight: 'STICKINESS', interval, ...j.p.range.resolved() },
         ...(j.p.label ? { compare: true, compare_label: j.p.label } : {}),
       };
