@@ -10,10 +10,16 @@ import type { CompareFilter } from './schema';
 export const isCompare = (c: CompareFilter | null | undefined): boolean => !!c?.compare;
 
 /**
- * The previous period of `current`.
- * - No `compare_to`: `[date_from − (date_to − date_from), date_from]`, day-aligned for day+ intervals; for a day
- *   interval with a relative `-Nd` (N multiple of 7) `date_from` and no `date_to`, the start moves +1 day so that
- *   week-over-week lines up (PostHog's kludge).
+ * The previous period of `current`, as PostHog's `get_compare_period_dates` (posthog/utils.py, used by
+ * QueryPreviousPeriodDateRange) computes it.
+ * - No `compare_to`: `diff = date_to − date_from`; previous `date_from = date_from − diff`, aligned to 00:00 of its
+ *   day (hour interval: to `date_from`'s hour of that day); previous `date_to = previous date_from + diff`, extended
+ *   to 23:59:59.999999 (hour interval: to the end of its hour). Both periods have the same number of buckets. For a
+ *   day interval with a relative `-Nd` `date_from` (N a positive multiple of 7; a missing `date_from` counts as
+ *   `-7d`) and no relative `date_to`, the previous start moves +1 day so that week-over-week lines up (PostHog's
+ *   kludge: `-7d` is 8 days long).
+ * - Minute interval, and explicit dates (`explicitDate`, BoldNumber's exact range): the period just before, shifted by
+ *   the range's length, unaligned.
  * - `compare_to` (e.g. `-1w`): previous `date_from` = compare_to relative to the current `date_from`, same length.
  */
 export function previousPeriodRange(current: QueryDateRange, compare: CompareFilter, attr = 'compareFilter'): QueryDateRange {
@@ -25,25 +31,16 @@ export function previousPeriodRange(current: QueryDateRange, compare: CompareFil
     if (!subDay && !current.explicit) from = cal.startOfDay(from);
     return QueryDateRange.fromBounds(current, from, from + length, current.dateToEnd);
   }
-  let from = current.dateFrom - length;
-  let to = current.dateFrom;
-  let toEnd = false;
-  if (!subDay && !current.explicit) {
-    // Python's microsecond arithmetic lands 1µs after midnight; truncation gives the day itself.
-    from = cal.startOfDay(from + (current.dateToEnd ? 1 : 0));
-    to = cal.endOfDay(to);
-    toEnd = true;
-    const d = current.fromDelta;
-    if (
-      current.interval === 'day' &&
-      d &&
-      !d.months &&
-      !d.years &&
-      d.days !== undefined &&
-      d.days % 7 === 0 &&
-      current.toDelta === null
-    )
-      from = cal.addDays(from, 1);
+  if (current.interval === 'minute' || current.explicit) return QueryDateRange.fromBounds(current, current.dateFrom - length, current.dateFrom, false);
+  // Python works in microseconds: an end-of-period date_to is .999999, i.e. 0.999 ms after the millisecond we keep.
+  const diff = length + (current.dateToEnd ? 0.999 : 0);
+  const rawFrom = Math.floor(current.dateFrom - diff);
+  if (current.interval === 'hour') {
+    const from = cal.startOfDay(rawFrom) + (cal.startOfHour(current.dateFrom) - cal.startOfDay(current.dateFrom));
+    return QueryDateRange.fromBounds(current, from, cal.startOfHour(Math.floor(from + diff)) + cal.MS_HOUR - 1, true);
   }
-  return QueryDateRange.fromBounds(current, from, to, toEnd);
+  let from = cal.startOfDay(rawFrom);
+  const d = current.fromDelta;
+  if (current.interval === 'day' && d && d.days !== undefined && d.days > 0 && d.days % 7 === 0 && current.toDelta === null) from = cal.addDays(from, 1);
+  return QueryDateRange.fromBounds(current, from, cal.endOfDay(Math.floor(from + diff)), true);
 }

@@ -21,6 +21,10 @@ describe('bucket counts and bounds (UTC, now = 2024-01-08 12:00)', () => {
     ['-3m daily', { date_from: '-3m' }, 'day', 93, '2023-10-08', '2024-01-08'],
     ['-1y monthly = 13 months', { date_from: '-1y' }, 'month', 13, '2023-01-01', '2024-01-01'],
     ['-24h hourly = 25 hours', { date_from: '-24h' }, 'hour', 25, '2024-01-07 12:00:00', '2024-01-08 12:00:00'],
+    // PostHog QueryDateRange.date_from always_truncate: "truncate date_from to the start of the day, when looking at last N days by hour"
+    ['-7d hourly starts at midnight', { date_from: '-7d' }, 'hour', 7 * 24 + 13, '2024-01-01 00:00:00', '2024-01-08 12:00:00'],
+    ['-1d hourly starts at midnight', { date_from: '-1d' }, 'hour', 24 + 13, '2024-01-07 00:00:00', '2024-01-08 12:00:00'],
+    ['-90M by minute is not truncated', { date_from: '-90M' }, 'minute', 91, '2024-01-08 10:30:00', '2024-01-08 12:00:00'],
     ['absolute dates', { date_from: '2024-01-02', date_to: '2024-01-04' }, 'day', 3, '2024-01-02', '2024-01-04'],
     ['absolute datetime snaps to the day', { date_from: '2024-01-02T10:00:00', date_to: '2024-01-04T01:00:00' }, 'day', 3, '2024-01-02', '2024-01-04'],
     ['relative date_to', { date_from: '-14d', date_to: '-7d' }, 'day', 8, '2023-12-25', '2024-01-01'],
@@ -124,8 +128,13 @@ describe('compare: previous period', () => {
   it.each<[string, DateRangeInput, IntervalType, string | undefined, string, string]>([
     ['-7d day: week-over-week kludge (+1 day)', { date_from: '-7d' }, 'day', undefined, '2023-12-25', '2024-01-01'],
     ['-14d day: kludge too', { date_from: '-14d' }, 'day', undefined, '2023-12-11', '2023-12-25'],
-    ['-10d day: no kludge', { date_from: '-10d' }, 'day', undefined, '2023-12-18', '2023-12-29'],
-    ['absolute range', { date_from: '2024-01-05', date_to: '2024-01-06' }, 'day', undefined, '2024-01-03', '2024-01-05'],
+    // PostHog's get_compare_period_dates: previous date_to = previous date_from + (date_to − date_from), so both periods
+    // have as many buckets (test_trends_query_runner.py test_trends_query_compare: 15–19 Jan compares with 10–14 Jan).
+    ['-10d day: no kludge, 11 days like the current period', { date_from: '-10d' }, 'day', undefined, '2023-12-18', '2023-12-28'],
+    ['absolute range: same number of days', { date_from: '2024-01-05', date_to: '2024-01-06' }, 'day', undefined, '2024-01-03', '2024-01-04'],
+    ['missing date_from is -7d: kludge too', {}, 'day', undefined, '2023-12-25', '2024-01-01'],
+    ['dStart: no kludge (no days offset)', { date_from: 'dStart' }, 'day', undefined, '2024-01-07', '2024-01-07'],
+    ['-24h hourly: same hour, one day earlier, 25 hours', { date_from: '-24h' }, 'hour', undefined, '2024-01-06 12:00:00', '2024-01-07 12:00:00'],
     ['compare_to -1w', { date_from: '-7d' }, 'day', '-1w', '2023-12-25', '2024-01-01'],
     ['compare_to -1y', { date_from: '2024-01-01', date_to: '2024-01-03' }, 'day', '-1y', '2023-01-01', '2023-01-03'],
   ])('%s', (_n, dr, interval, compare_to, first, last) => {

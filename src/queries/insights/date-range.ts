@@ -5,6 +5,8 @@
  * Rules (reference §1.5):
  * - `date_from` missing → start of the day 7 days ago (`-7d`); `date_to` missing → now.
  * - Day/week/month intervals: `date_from` truncated to 00:00, `date_to` extended to 23:59:59.999999.
+ *   Hour: a relative `date_from` truncated to 00:00 of its day (`-7d` hourly starts at midnight), or to its hour for
+ *   `h` offsets (`-24h`); minute: not truncated.
  *   Hour/minute: relative (or missing) `date_to` extended to the end of the hour/minute; absolute left as is.
  * - WHERE lower bound: start of `date_from`'s interval (start of its day for week intervals).
  * - Buckets: every interval start from startOf(date_from) to startOf(date_to), inclusive (`-7d` daily = 8).
@@ -204,7 +206,8 @@ export class QueryDateRange {
       const e = o.earliest ? instantToLocal(o.earliest, o.timezone) : cal.startOfDay(this.nowLocal);
       from = { value: e, delta: null, position: null, end: false };
     } else if (fromText) from = parseDateString(fromText, this.nowLocal, o.timezone, `${attr}__date_from`);
-    else from = { value: cal.addDays(cal.startOfDay(this.nowLocal), -7), delta: null, position: null, end: false };
+    // (a missing date_from is PostHog's default `-7d`, delta included: compare's week kludge applies to it)
+    else from = { value: cal.addDays(cal.startOfDay(this.nowLocal), -7), delta: { days: 7 }, position: null, end: false };
     this.fromDelta = from.delta;
 
     const toText = o.dateRange?.date_to ?? null;
@@ -219,7 +222,15 @@ export class QueryDateRange {
       this.dateTo = to.value;
       this.dateToEnd = to.end;
     } else {
-      this.dateFrom = subDay ? from.value : cal.startOfDay(from.value);
+      // PostHog's always_truncate (QueryDateRange.date_from): a relative date_from with an hour interval starts at the
+      // start of its day ("last N days by hour"), or of its hour for an `h` offset; minute intervals are not truncated.
+      this.dateFrom = !subDay
+        ? cal.startOfDay(from.value)
+        : o.interval === 'hour' && from.delta !== null
+          ? from.delta.hours !== undefined
+            ? cal.startOfHour(from.value)
+            : cal.startOfDay(from.value)
+          : from.value;
       if (!subDay) {
         this.dateTo = cal.endOfDay(to.value);
         this.dateToEnd = true;

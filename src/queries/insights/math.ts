@@ -87,6 +87,12 @@ export function numericAggregate(kind: string, x: Expr): Expr {
   return ast.call('ifNull', [agg, ast.constant(0)]);
 }
 
+/** Property math over `$session_duration`: aggregated per session first (reference §1.3), not per event. */
+export const isSessionDurationMath = (s: EventsNode, math: MathType): boolean =>
+  s.math_property === '$session_duration' &&
+  ['event_properties', 'session_properties'].includes(s.math_property_type ?? 'event_properties') &&
+  (PROPERTY_MATH as readonly string[]).includes(math);
+
 /** How a series' math is computed. */
 export type MathPlan =
   | { kind: 'simple' }

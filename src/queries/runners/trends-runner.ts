@@ -31,6 +31,7 @@ import {
   breakdownRawExpr,
   isActorCountMath,
   isCompare,
+  isSessionDurationMath,
   isoWithOffset,
   mathFilterExpr,
   mathPlan,
@@ -166,8 +167,11 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
     // Distinct actors in a sliding window of `days` ending with each bucket: activity per (bucket, actor) joined
     // to the bucket list on `d + 1 interval − days <= b <= d`, so the engine returns one row per bucket and value.
     const lower = cal.addDays(range.whereFrom, -plan.days);
+    // The window ends with the bucket's first day (PostHog: `e.timestamp <= d.timestamp + 1 day`), so activity is per day
+    // for week buckets (MAU at a week interval): events later in the week belong to the next bucket's window.
+    const activityInterval = d.interval === 'week' ? 'day' : d.interval;
     const activity = ast.select({
-      select: [ast.alias('b', bucketStartExpr(d.interval, range.weekStartDay)), ...bcols, ast.alias('actor', actor)],
+      select: [ast.alias('b', bucketStartExpr(activityInterval, range.weekStartDay)), ...bcols, ast.alias('actor', actor)],
       from: 'events',
       where: ast.and(seriesWhere(env, s, math, range, { lower }, attr), ast.call('isNotNull', [actor])),
       groupBy: positions(nb + 2),
@@ -325,6 +329,37 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
       fill(rows);
     }
+  } else if (isSessionDurationMath(s, math)) {
+    // `$session_duration` (reference §1.3): one value per session — the session's length, from its first to its last
+    // event of any kind — per bucket and breakdown value, then aggregated over those sessions. Events without a
+    // session are left out.
+    const sid = ast.call('nullIf', [ast.field('$session_id'), ast.constant('')]);
+    const nk = (d.totalValue ? 0 : 1) + nb;
+    const where = ast.and(seriesWhere(env, s, math, range, undefined, attr), ast.call('isNotNull', [sid]));
+    const perSession = ast.select({
+      select: [...(d.totalValue ? [] : [ast.alias('bucket', bucketStartExpr(d.interval, range.weekStartDay))]), ...bcols, ast.alias('sid', sid)],
+      from: 'events',
+      where,
+      groupBy: positions(nk + 1),
+    });
+    const sessions = ast.select({
+      select: [ast.alias('sid', sid), ast.alias('duration', ast.call('dateDiff', [ast.constant('second'), ast.call('min', [ast.field('timestamp')]), ast.call('max', [ast.field('timestamp')])]))],
+      from: 'events',
+      where: ast.compare('in', sid, ast.select({ select: [sid], from: 'events', where })),
+      groupBy: [ast.constant(1)],
+    });
+    const q = ast.select({
+      select: [
+        ...(d.totalValue ? [] : [ast.alias('bucket', ast.field('x', 'bucket'))]),
+        ...bRefs('x'),
+        ast.alias('value', numericAggregate(math, ast.call('toFloat', [ast.field('s', 'duration')]))),
+      ],
+      from: ast.joins(ast.joinExpr(perSession, { alias: 'x' }), ast.joinExpr(sessions, { alias: 's', type: 'INNER JOIN', on: ast.compare('==', ast.field('x', 'sid'), ast.field('s', 'sid')) })),
+      ...(nk ? { groupBy: positions(nk) } : {}),
+    });
+    const rows = await run(nb ? foldLimit(q, nb, !d.totalValue, d.breakdownLimit) : q);
+    if (d.totalValue && nb === 0 && rows.length === 0) lineFor(null);
+    fill(rows);
   } else {
     const agg = aggregationExpr(s, math, { groupTypeIndex: env.groupIndex, attr });
     // ClickHouse, a count by event properties: grouped by the properties' raw JSON text, values made afterwards.
