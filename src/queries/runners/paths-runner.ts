@@ -3,7 +3,7 @@ import { ast, initParser, type Expr, type Query } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
 import { toStr } from '../funnels/common';
 import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged';
-import { globalFilterExpr, QueryDateRange } from '../insights';
+import { globalFilterExpr, personOrDistinctActorExpr, QueryDateRange } from '../insights';
 import { edgeLinks, pathLinks, personPaths, SESSION_GAP_MS, type PathEdge, type PathEvent, type PathsOptions } from '../paths/compute';
 import { pathsQuerySchema, type PathsQueryNode } from '../paths/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
@@ -47,7 +47,7 @@ function pathItemQuery(
   node: PathsQueryNode,
   ctx: RunnerContext,
   where: Expr,
-  inEngine = false,
+  inEngine: false | 'persons' | 'personless' = false,
 ): { from: Query; item: Expr; grouped: Expr } {
   const pf = node.pathsFilter;
   const types = pf.includeEventTypes ?? [];
@@ -55,9 +55,12 @@ function pathItemQuery(
   // In-engine paths keep the actor as the person id (cheaper to partition on than its text) and the milliseconds as
   // a whole-valued double (the same value as epochMsExpr without the integer cast).
   const ms = inEngine ? ast.call('round', [ast.arithmetic('*', ast.arithmetic('-', f('timestamp'), ast.call('toDateTime', [ast.constant(0)])), ast.constant(1000))]) : epochMsExpr();
+  // Personless events ($process_person_profile: false, stored without a person) are one actor per distinct id: PostHog
+  // gives them a person id derived from the distinct id. In-engine, they are a query of their own (`personless`), so
+  // the common case partitions on the stored person id alone.
   const raw = ast.select({
     select: [
-      ast.alias('actor', inEngine ? f('person_id') : toStr(f('person_id'))),
+      ast.alias('actor', !inEngine ? personOrDistinctActorExpr() : inEngine === 'personless' ? f('distinct_id') : f('person_id')),
       ast.alias('ms', ms),
       f('event'),
       // Each read only for the events whose item it is (a JSON extraction costs as much as the rest of the row).
@@ -66,7 +69,7 @@ function pathItemQuery(
       ...(types.includes('hogql') && pf.pathsHogQLExpression ? [ast.alias('hx', toStr(parseExprSync(pf.pathsHogQLExpression)))] : []),
     ],
     from: 'events',
-    where: inEngine ? ast.and(where, ast.call('isNotNull', [f('person_id')])) : where,
+    where: !inEngine ? where : ast.and(where, ast.call(inEngine === 'personless' ? 'isNull' : 'isNotNull', [f('person_id')])),
   });
   const event = f('event');
   let item: Expr = ast.call('multiIf', [
@@ -78,7 +81,7 @@ function pathItemQuery(
   ]);
   const rules = [...(pf.pathReplacements ? cleaningRules(ctx.project.path_cleaning_filters) : []), ...cleaningRules(pf.localPathCleaningFilters)];
   for (const r of rules) item = ast.call('replaceRegexpAll', [item, ast.constant(r.regex!), ast.constant(r.alias ?? '')]);
-  const cleaned = ast.select({ select: [f('actor'), f('ms'), ast.alias('item0', item)], from: raw, ...(inEngine ? {} : { where: ast.compare('!=', f('actor'), ast.constant('')) }) });
+  const cleaned = ast.select({ select: [f('actor'), f('ms'), ast.alias('item0', item)], from: raw });
   let grouped: Expr = f('item0');
   const groupings = pf.pathGroupings ?? [];
   if (groupings.length) {
@@ -190,7 +193,7 @@ export async function runPaths(node: PathsQueryNode, ctx: RunnerContext, opts: {
   const tz = ctx.project.timezone;
   const range = new QueryDateRange({ dateRange: node.dateRange, interval: 'day', timezone: tz, weekStartDay: ctx.project.week_start_day ?? 0 });
   const inEngine = !opts.forceGeneral && ctx.engine.dialect === 'duckdb' && !pf.startPoint && !pf.endPoint;
-  const { from, item, grouped } = pathItemQuery(node, ctx, ast.and(range.whereExpr(), globalFilterExpr(node, ctx), includeExpr(node)), inEngine);
+  const where = ast.and(range.whereExpr(), globalFilterExpr(node, ctx), includeExpr(node));
 
   const o: PathsOptions = {
     stepLimit: pf.stepLimit ?? 5,
@@ -203,11 +206,27 @@ export async function runPaths(node: PathsQueryNode, ctx: RunnerContext, opts: {
     excludeEvents: pf.excludeEvents,
   };
   if (inEngine) {
-    // The whole path computation in the engine (window functions): only the counted edges come back.
-    const { rows, hogql } = await runAllRows(ctx, pathEdgesQuery(from, grouped, o));
-    const edges: PathEdge[] = rows.map((r) => ({ source: String(r[0]), target: String(r[1]), value: Number(r[2]), total: Number(r[3]) }));
-    return { results: ctx.timings.measureSync('paths', () => edgeLinks(edges, o)), hogql };
+    // The whole path computation in the engine (window functions): only the counted edges come back. Persons and
+    // personless actors are disjoint, so the edge counts and times of the two queries add up.
+    const byKey = new Map<string, PathEdge>();
+    let hogql = '';
+    for (const part of ['persons', 'personless'] as const) {
+      const q = pathItemQuery(node, ctx, where, part);
+      const run = await runAllRows(ctx, pathEdgesQuery(q.from, q.grouped, o));
+      hogql ||= run.hogql;
+      for (const r of run.rows) {
+        const e: PathEdge = { source: String(r[0]), target: String(r[1]), value: Number(r[2]), total: Number(r[3]) };
+        const key = `${e.source}\u0000${e.target}`;
+        const seen = byKey.get(key);
+        if (seen) {
+          seen.value += e.value;
+          seen.total += e.total;
+        } else byKey.set(key, e);
+      }
+    }
+    return { results: ctx.timings.measureSync('paths', () => edgeLinks([...byKey.values()], o)), hogql };
   }
+  const { from, item } = pathItemQuery(node, ctx, where);
   const { actors, hogql } = await runPerActorItems(ctx, { actor: ast.field('actor'), item, from });
   const results = ctx.timings.measureSync('paths', () => {
     const all: PathEvent[][] = [];

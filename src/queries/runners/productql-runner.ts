@@ -1,17 +1,49 @@
+import { z } from 'zod';
+import { validationError } from '../../errors';
+import { productqlError } from '../../productql/errors';
 import { assertResultSize } from '../../limits';
-import { compileProductQL, shapeResult, type CompileProductQLInput, type CompiledProductQL } from '../../productql';
+import { ast, compileProductQL, parseSelect, shapeResult, type CompileProductQLInput, type CompiledProductQL, type Expr, type Query } from '../../productql';
 import { executeCompiled } from '../insights/execute';
-import type { QueryRunner } from '../runner';
-import { productqlQuerySchema, variableValues, type ProductQLQueryNode } from '../schema/productql-query';
+import { insightsNow, parseDateString } from '../insights/date-range';
+import { instantToLocal, sqlLocal } from '../insights/local-time';
+import { propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
+import { dateRangeSchema, propertiesSchema } from '../insights/schema';
+import type { QueryRunner, RunnerContext } from '../runner';
+import { productqlQuerySchema, variableValues } from '../schema/productql-query';
+
+/** PostHog's `HogQLFilters`: what `{filters}` in a HogQLQuery expands to (reference §8.3). */
+export const hogqlFiltersSchema = z
+  .object({
+    properties: propertiesSchema,
+    dateRange: dateRangeSchema.nullish(),
+    filterTestAccounts: z.boolean().nullish(),
+  })
+  .strict();
+
+/**
+ * The HogQLQuery node with the rest of PostHog's fields: `filters` (`{filters}`, `{filters.dateRange.from}`,
+ * `{filters.dateRange.to}`), `version` (schema migrations; nothing to migrate), `sendRawQuery` (only meaningful with
+ * `connectionId`) and `connectionId` (direct queries to an external source: refused when set, never ignored).
+ */
+export const hogqlQueryRunnerSchema = productqlQuerySchema.extend({
+  filters: hogqlFiltersSchema.nullish(),
+  version: z.number().nullish(),
+  sendRawQuery: z.boolean().nullish(),
+  connectionId: z.string().nullish(),
+});
+type HogQLQueryNode = z.infer<typeof hogqlQueryRunnerSchema>;
+type HogQLFilters = z.infer<typeof hogqlFiltersSchema>;
 
 /** Runs a ProductQL query: parse → resolve → print (with the project guard) → execute → shape. */
-export const productqlRunner: QueryRunner<ProductQLQueryNode> = {
+export const productqlRunner: QueryRunner<HogQLQueryNode> = {
   kinds: ['ProductQLQuery', 'HogQLQuery'],
-  schema: productqlQuerySchema,
+  schema: hogqlQueryRunnerSchema,
   async run(node, ctx) {
+    if (node.connectionId) throw validationError('Direct connections to external sources (connectionId) are not supported by this server', 'connectionId');
+    const query = FILTERS_PLACEHOLDER.test(node.query) ? await ctx.timings.measure('filters', () => withFilters(node.query, node.filters, ctx)) : node.query;
     const compiled = await ctx.timings.measure('print', () =>
       compileMemo({
-        query: node.query,
+        query,
         projectId: ctx.project.id,
         timezone: ctx.project.timezone,
         variables: variableValues(node.variables),
@@ -91,4 +123,105 @@ function plainJson(v: unknown, depth = 0): boolean {
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) return false;
   return Object.values(v as Record<string, unknown>).every((x) => plainJson(x, depth + 1));
+}
+
+/** Text that may hold a `{filters...}` placeholder (spaces allowed, as the grammar allows them). */
+const FILTERS_PLACEHOLDER = /\{\s*filters\b/;
+
+const isNode = (v: unknown): v is { node: string } & Record<string, unknown> => !!v && typeof v === 'object' && typeof (v as { node?: unknown }).node === 'string';
+
+/** `['filters', ...]` when `e` is a `{filters...}` placeholder, else null. */
+function filtersChain(e: unknown): string[] | null {
+  if (!isNode(e) || e.node !== 'Placeholder') return null;
+  const f = (e as { expr?: unknown }).expr;
+  if (!isNode(f) || f.node !== 'Field') return null;
+  const chain = ((f as { chain?: unknown[] }).chain ?? []).map(String);
+  return chain[0] === 'filters' ? chain : null;
+}
+
+/** The alias (or null) under which a SELECT reads the events table, or undefined when it does not. */
+function eventsTableOf(q: Record<string, unknown>): { alias: string | null } | undefined {
+  for (let j = q.select_from as Record<string, unknown> | null | undefined; j; j = j.next_join as Record<string, unknown> | null | undefined) {
+    const t = j.table as { node?: string; chain?: unknown[] } | undefined;
+    if (t?.node === 'Field' && t.chain?.length === 1 && t.chain[0] === 'events') return { alias: typeof j.alias === 'string' && j.alias ? j.alias : null };
+  }
+  return undefined;
+}
+
+/**
+ * PostHog's `replace_filters` (posthog/hogql/filters.py) for a HogQLQuery: `{filters}` becomes the node's `filters` as
+ * one condition on the events table of the SELECT it appears in — properties, `timestamp >= date_from` (none for
+ * "all"), `timestamp < date_to` (dates parsed as given: no rounding to the day, as `isoparse`/`relative_date_parse`
+ * do), and the project's test-account filters — or `true` when there are no filters. `{filters.dateRange.from}` and
+ * `{filters.dateRange.to}` are datetime constants; when unset, the comparison they appear in becomes `true`.
+ */
+export async function withFilters(text: string, filters: HogQLFilters | null | undefined, ctx: Pick<RunnerContext, 'project'>): Promise<Query> {
+  const parsed = await parseSelect(text);
+  const tz = ctx.project.timezone;
+  const nowLocal = instantToLocal(insightsNow(), tz);
+  const range = filters?.dateRange ?? undefined;
+  const bound = (which: 'from' | 'to'): string | null => {
+    const raw = which === 'from' ? range?.date_from : range?.date_to;
+    if (raw === null || raw === undefined || raw === '' || (which === 'from' && raw === 'all')) return null;
+    return sqlLocal(parseDateString(raw, nowLocal, tz, `filters.dateRange.date_${which}`).value);
+  };
+  const empty =
+    !filters ||
+    ((filters.properties === null || filters.properties === undefined || (Array.isArray(filters.properties) && filters.properties.length === 0)) &&
+      !range?.date_from &&
+      !range?.date_to &&
+      !filters.filterTestAccounts);
+  const selects: Record<string, unknown>[] = [];
+
+  const condition = (placeholder: unknown): Expr => {
+    if (empty) return ast.constant(true);
+    const q = selects[selects.length - 1];
+    const events = q ? eventsTableOf(q) : undefined;
+    if (!events) throw productqlError("Cannot use 'filters' placeholder in a SELECT clause that does not select from the events table.", placeholder as never);
+    const fctx = { table: events.alias ?? undefined, timezone: tz, attr: 'filters.properties' };
+    const ts = events.alias ? ast.field(events.alias, 'timestamp') : ast.field('timestamp');
+    const from = bound('from');
+    const to = bound('to');
+    const parts = [
+      propertiesToExpr(filters!.properties, fctx),
+      from !== null ? ast.compare('>=', ts, ast.constant(from)) : undefined,
+      to !== null ? ast.compare('<', ts, ast.constant(to)) : undefined,
+      testAccountFiltersExpr(ctx.project, filters!.filterTestAccounts, { ...fctx, attr: 'filters.filterTestAccounts' }),
+    ].filter((x): x is Expr => !!x);
+    return parts.length ? ast.and(...parts) : ast.constant(true);
+  };
+  const dateConstant = (chain: string[], placeholder: unknown): Expr | null => {
+    const which = chain.length === 3 && chain[1] === 'dateRange' ? (chain[2] === 'from' ? 'from' : chain[2] === 'to' ? 'to' : null) : null;
+    if (!which) throw productqlError(`Unknown filter field "{${chain.join('.')}}": use {filters}, {filters.dateRange.from} or {filters.dateRange.to}`, placeholder as never);
+    const v = bound(which);
+    return v === null ? null : ast.call('toDateTime', [ast.constant(v)]);
+  };
+
+  const visit = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(visit);
+    if (!v || typeof v !== 'object') return v;
+    const chain = filtersChain(v);
+    if (chain) {
+      if (chain.length === 1) return condition(v);
+      // an unset date outside a comparison reads as true, as in PostHog
+      return dateConstant(chain, v) ?? ast.constant(true);
+    }
+    const n = v as Record<string, unknown>;
+    if (n.node === 'CompareOperation') {
+      for (const side of [n.left, n.right]) {
+        const c = filtersChain(side);
+        if (c && c.length > 1 && dateConstant(c, side) === null) return ast.constant(true);
+      }
+    }
+    const isSelect = n.node === 'SelectQuery';
+    if (isSelect) selects.push(n);
+    try {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(n)) out[k] = visit(x);
+      return out;
+    } finally {
+      if (isSelect) selects.pop();
+    }
+  };
+  return visit(parsed) as Query;
 }
