@@ -213,6 +213,9 @@ const own = <V>(obj: Record<string, V>, key: string): V | undefined =>
   Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
 
 const LAMBDA_FUNCS = new Set(['arrayMap', 'arrayFilter', 'arrayExists']);
+
+/** A bare `*` (as in `count(*)`). */
+const isStar = (e: Expr | undefined): boolean => e?.node === 'Field' && Array.isArray(e.chain) && e.chain.length === 1 && e.chain[0] === '*';
 /** Operators and functions whose pattern (right side, second argument) is an RE2 regex: checked by src/limits.ts. */
 const REGEX_OPS = new Set<string>(['=~', '!~', '=~*', '!~*']);
 /** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
@@ -843,8 +846,12 @@ export class Compiler {
         }
         return this.dialect.arrayAccess(arr, this.expr(e.property, scope), this.h);
       }
-      case 'TupleAccess':
+      case 'TupleAccess': {
+        // `properties.arr.1`: on JSON, the same 1-based element as `properties.arr[1]`.
+        const t = this.expr(e.tuple, scope);
+        if ((t.json || t.type === 'json') && typeof e.index === 'number') return this.extendJson(t, [e.index], e);
         return this.err('Tuple access is not supported', e);
+      }
       case 'Tuple':
       case 'Array': {
         if (!Array.isArray(e.exprs)) this.err(`Malformed ${e.node}`, e);
@@ -979,8 +986,10 @@ export class Compiler {
     if (typeof c.name !== 'string') this.err('Malformed function call', c);
     const sig = lookupFunction(c.name);
     if (!sig) this.err(`Unknown function "${c.name}"`, c);
-    const args = c.args ?? [];
+    let args = c.args ?? [];
     if (!Array.isArray(args)) this.err('Malformed function call', c);
+    // count(*) is count(), as in HogQL and ClickHouse.
+    if (sig.name === 'count' && !c.distinct && args.length === 1 && isStar(args[0])) args = [];
     if (args.length < sig.min || args.length > sig.max)
       this.err(
         `Function "${sig.name}" takes ${sig.min === sig.max ? sig.min : `${sig.min} to ${sig.max}`} argument${sig.min === 1 && sig.max === 1 ? '' : 's'}, got ${args.length}`,

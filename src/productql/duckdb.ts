@@ -27,8 +27,12 @@ const numType = (p: Printed): PType => (p.type === 'int' ? 'int' : p.type === 'u
 /** What to test for NULL: the cheaper equivalent when the value carries one for its very SQL (see Printed.nullTest). */
 const nullTestSql = (p: Printed): string => (p.nullTest && p.nullTest.of === p.sql ? p.nullTest.sql : p.sql);
 
+/**
+ * A JSON pointer for a property chain. Numbers are array indexes counted from 1, as ClickHouse's JSONExtract* and
+ * HogQL's `properties.arr[1]` count them (the caller has checked they are positive integers).
+ */
 const jsonPointer = (keys: (string | number)[]): string =>
-  keys.map((k) => '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+  keys.map((k) => '/' + (typeof k === 'number' ? String(k - 1) : k.replace(/~/g, '~0').replace(/\//g, '~1'))).join('');
 
 const HAS_OFFSET = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
 
@@ -124,6 +128,8 @@ class DuckDBDialect implements Dialect {
 
   // ---------------------------------------------------------------------------------------- properties
   jsonProperty(base: string, keys: (string | number)[], h: Helpers): Printed {
+    for (const k of keys)
+      if (typeof k === 'number' && (!Number.isSafeInteger(k) || k < 1)) h.error('JSON array indexes must be positive integers (the first element is 1)');
     return P(`nullif(json_extract_string(${base}, ${h.param(jsonPointer(keys))}), '')`, 'string', true, { json: { base, keys } });
   }
   /** A property read exactly as {@link jsonProperty} printed it, without the nullif; anything else unchanged. */
@@ -326,7 +332,7 @@ class DuckDBDialect implements Dialect {
             keys.map((k) => {
               if (typeof k.constValue === 'number') {
                 if (!Number.isSafeInteger(k.constValue) || k.constValue < 1) h.error('JSON array indexes must be positive integers', n);
-                return k.constValue - 1;
+                return k.constValue;
               }
               return k.constValue as string;
             }),

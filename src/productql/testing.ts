@@ -32,7 +32,7 @@ const uuid = (): string => `10000000-0000-4000-8000-${String(++n).padStart(12, '
 export const EVENTS: Ev[] = [
   // Project 1, timezone tests use Europe/Berlin (DST starts 2024-03-31 01:00 UTC).
   { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'user1', person_id: P1A, ts: '2024-03-30 22:30:00', props: { $browser: 'Chrome', price: 10, marker: 'P1_MARKER', empty: '', nul: null, nested: { a: { b: 'deep' } } }, session: 's1' },
-  { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'user1', person_id: P1A, ts: '2024-03-30 23:30:00', props: { $browser: 'Safari', price: 9.5, 'a.b': 'dotted', 'x/y': 'slashed' }, session: 's1' },
+  { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'user1', person_id: P1A, ts: '2024-03-30 23:30:00', props: { $browser: 'Safari', price: 9.5, 'a.b': 'dotted', 'x/y': 'slashed', list: ['first', 'second', { k: 'third' }] }, session: 's1' },
   { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'user2', person_id: P1B, ts: '2024-03-31 21:30:00', props: { $browser: 'Chrome', price: '100' }, session: 's2' },
   { project: 1, uuid: uuid(), event: 'signup', distinct_id: 'user2', person_id: P1B, ts: '2024-03-31 22:30:00', props: { plan: 'pro', price: 'abc' }, session: 's2' },
   { project: 1, uuid: uuid(), event: '$pageview', distinct_id: 'user3', person_id: P1C, ts: '2024-04-01 10:00:00', props: {}, session: null },
