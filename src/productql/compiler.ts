@@ -446,7 +446,9 @@ export class Compiler {
     const groupBy = (q.group_by ?? []).map((x) => this.positionalOrExpr(x, scope, true)).map((g) => selectAliasOf.get(g) ?? g);
     const having = q.having ? this.filterSql(this.expr(q.having, scope)) : undefined;
     const qualify = q.qualify ? this.expr(q.qualify, scope).sql : undefined;
-    const orderBy = (q.order_by ?? []).map((o) => this.orderExpr(o, scope, true));
+    // A constant key (`ORDER BY 'a'`, or an alias of one) orders nothing: left out (DuckDB refuses a bound value there,
+    // and would read an integer as a position).
+    const orderBy = (q.order_by ?? []).map((o) => this.orderExpr(o, scope, true)).filter((o): o is string => o !== null);
     const windows = Object.entries(q.window_exprs ?? {}).map(([name, w]) => `${this.q(name)} AS (${this.windowSpec(w, scope)})`);
 
     // Every column of an engine table this SELECT reads is spelled `<alias>.<column>` somewhere in its text outside
@@ -510,9 +512,22 @@ export class Compiler {
     return (groupKey && p.groupSql) || p.sql;
   }
 
-  private orderExpr(o: OrderExpr, scope: Scope, positional: boolean): string {
+  /** One ORDER BY key; null for a constant key of a query's ORDER BY (`positional`), which orders nothing. */
+  private orderExpr(o: OrderExpr, scope: Scope, positional: true): string | null;
+  private orderExpr(o: OrderExpr, scope: Scope, positional: false): string;
+  private orderExpr(o: OrderExpr, scope: Scope, positional: boolean): string | null {
     if (!o || o.node !== 'OrderExpr') this.err('Malformed ORDER BY', o);
-    const s = positional ? this.positionalOrExpr(o.expr, scope) : this.expr(o.expr, scope).sql;
+    let s: string;
+    if (positional) {
+      const e = o.expr;
+      if (e?.node === 'Constant' && typeof e.value === 'number') s = this.positionalOrExpr(e, scope);
+      else {
+        // (DuckDB refuses a bound value here, and would read an integer an alias stands for as a position.)
+        const p = this.expr(e, scope);
+        if (p.isConst) return null;
+        s = p.sql;
+      }
+    } else s = this.expr(o.expr, scope).sql;
     return `${s} ${o.order === 'DESC' ? 'DESC' : 'ASC'}`;
   }
 

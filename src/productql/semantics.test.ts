@@ -77,6 +77,13 @@ describe('property semantics', () => {
     await expect(db.query('select properties.list[0] from events')).rejects.toThrow(/positive integers/);
   });
 
+  it('a constant ORDER BY key orders nothing (an alias of a string or number, or the value itself)', async () => {
+    const r = await all(
+      "select event, 'a' as x, 7 as y from events where event = 'signup' order by x, y, 'b', event desc limit 1",
+    );
+    expect(r).toEqual([['signup', 'a', 7]]);
+  });
+
   it('count(*) is count()', async () => {
     expect(await all("select count(*), count() from events where event = '$pageview'")).toEqual([[5, 5]]);
   });
