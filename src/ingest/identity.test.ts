@@ -62,6 +62,17 @@ describe('identity', () => {
     expect(id.persons.size).toBe(0);
   });
 
+  it("a personless event of a known distinct id gets that person, and changes nothing (PostHog's read-only person)", () => {
+    const id = fresh();
+    const pid = id.processEvent(ev('x', 'u1', { $set: { plan: 'free' } }));
+    const personless = { $process_person_profile: false };
+    expect(id.processEvent(ev('x', 'u1', { ...personless, $set: { plan: 'pro' } }))).toBe(pid);
+    expect(id.processEvent(ev('$identify', 'u2', { ...personless, $anon_distinct_id: 'u1' }))).toBeNull();
+    expect(id.persons.size).toBe(1);
+    expect(id.persons.get(pid!)!.properties).toEqual({ plan: 'free' });
+    expect(id.personFor('u2')).toBeUndefined();
+  });
+
   it('$identify with an anonymous id of a new person attaches the identified id', () => {
     const id = fresh();
     const anon = id.processEvent(ev('pageview', 'anon-1'));

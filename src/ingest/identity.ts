@@ -184,12 +184,14 @@ export class ProjectIdentity {
   }
 
   /**
-   * Runs identity for one event and returns the person id to store on it (null for personless events).
-   * Implements $identify / $create_alias / $merge_dangerously merges and $set/$set_once/$unset.
+   * Runs identity for one event and returns the person id to store on it. Implements $identify / $create_alias /
+   * $merge_dangerously merges and $set/$set_once/$unset. A personless event (`$process_person_profile: false`)
+   * changes nothing: it gets the person its distinct id already has, else none (PostHog's person state uses the
+   * existing person read-only, and a stand-in id derived from the distinct id only when there is none).
    */
   processEvent(ev: IdentityEvent): string | null {
     const props = ev.properties;
-    if (props.$process_person_profile === false) return null;
+    if (props.$process_person_profile === false) return this.personFor(ev.distinct_id)?.id ?? null;
     let mergeFrom: string | undefined;
     let dangerously = false;
     if (ev.event === '$identify' && typeof props.$anon_distinct_id === 'string') mergeFrom = props.$anon_distinct_id;

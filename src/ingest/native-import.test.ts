@@ -57,6 +57,15 @@ function mixedLines(): string[] {
     if (i % 33 === 3) j({ event: 'upd', distinct_id: `user-${i % 30}`, timestamp: iso(i), properties: { $set: { n: i }, $unset: ['plan'] } });
     if (i % 61 === 1) j({ event: 'ghost', distinct_id: `ghost-${i}`, timestamp: iso(i), properties: { $process_person_profile: false } });
     if (i % 47 === 2) j({ event: 'late', distinct_id: `alias-${i}`, timestamp: iso(i) });
+    // Personless events take the person their distinct id has by then, and change nothing (not even an $identify).
+    const pl = { $process_person_profile: false };
+    if (i % 29 === 4) j({ event: 'pl-known', distinct_id: `user-${i % 30}`, timestamp: iso(i), properties: { ...pl, $set: { ignored: true } } });
+    if (i % 97 === 9) {
+      j({ event: 'pl-before', distinct_id: `later-${i}`, timestamp: iso(i), properties: pl });
+      j({ event: 'pl-identify', distinct_id: `later-${i}`, timestamp: iso(i), properties: { ...pl, $anon_distinct_id: `user-${i % 30}` } });
+      j({ event: 'creates', distinct_id: `later-${i}`, timestamp: iso(i) });
+      j({ event: 'pl-after', distinct_id: `later-${i}`, timestamp: iso(i), properties: pl });
+    }
   }
   // Shapes the SQL fast path leaves to JS (valid, normalized by normalizeEvent).
   j({ event: 'num-id', distinct_id: 12345, uuid: uuid(1000), timestamp: iso(1) });
@@ -152,8 +161,16 @@ it('stores the same events, persons and errors as the row-by-row import (chunks 
   expectSame(native, rows);
   expect(native.summary.duplicates).toBe(1);
   expect(native.summary.errorCount).toBe(10);
-  // Merges happened and personless events have no person.
-  expect(native.events.filter((e) => e[1] === 'ghost').every((e) => e[7] === null)).toBe(true);
+  // Merges happened; personless events of unknown distinct ids have no person, those of known ones have theirs.
+  const personOf = (name: string) => native.events.filter((e) => e[1] === name).map((e) => e[7]);
+  expect(personOf('ghost').length).toBeGreaterThan(0);
+  expect(personOf('ghost').every((p) => p === null)).toBe(true);
+  expect(personOf('pl-before').every((p) => p === null)).toBe(true);
+  expect(personOf('pl-identify').every((p) => p === null)).toBe(true);
+  expect(personOf('pl-known').every((p) => p !== null)).toBe(true);
+  expect(personOf('pl-after')).toEqual(personOf('creates'));
+  expect(personOf('pl-after').every((p) => p !== null)).toBe(true);
+  expect(native.persons.some((p) => JSON.stringify(p).includes('ignored'))).toBe(false);
 });
 
 it('falls back to the row-by-row path for chunks with malformed or blank lines, with the right line numbers', async () => {

@@ -296,8 +296,12 @@ async function* chunkFiles(file: string, tmpDir: string, chunkBytes: number): As
   }
 }
 
-/** A row that can change identity: position, event (null without identity properties), distinct id, timestamp (ms), identity properties or null (IDENT_KEYS order). */
-type IdentRow = [number, string | null, string, number, unknown[] | null];
+/**
+ * A row the identity pass reads: position, event (null without identity properties), distinct id, timestamp (ms),
+ * identity properties or null (IDENT_KEYS order), personless (`$process_person_profile: false`: only looked at, for
+ * the person its distinct id already has).
+ */
+type IdentRow = [number, string | null, string, number, unknown[] | null, boolean];
 
 interface ChunkResult {
   persons: number;
@@ -429,18 +433,24 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
       );
       const events = await count(w, `SELECT count(*) FROM ${t} WHERE ok AND NOT dup`);
       mark('dedup');
-      // Each distinct id of the rows that get a person is named by its first row's position (`fp`): the identity
-      // pass sends back numbers and person ids only, and only for the distinct ids that occur here.
-      await w.run(`CREATE OR REPLACE TEMP TABLE imp_d AS SELECT d, min(rowid) AS fp FROM ${t} WHERE ok AND NOT dup AND NOT pppf GROUP BY d`);
-      // 4 (input): the rows that can change identity, in file order, as one JSON text: [pos, event, distinct id,
-      // timestamp ms, [$set, $set_once, $unset, $anon_distinct_id, alias] | null] each (the event only with identity
-      // properties: identify-like events always have them). One JSON.parse measured ~25% less CPU than reading the
+      // Each distinct id of the chunk is named by its first row's position (`fp`): the identity pass sends back
+      // numbers and person ids only, and only for the distinct ids that occur here. `fpn`: its first row that is not
+      // personless (the one that creates its person when it has none).
+      await w.run(
+        `CREATE OR REPLACE TEMP TABLE imp_d AS
+         SELECT d, min(rowid) AS fp, min(rowid) FILTER (WHERE NOT pppf) AS fpn FROM ${t} WHERE ok AND NOT dup GROUP BY d`,
+      );
+      // 4 (input): the rows that can change identity, and the first row of each distinct id (a personless one takes
+      // the person its distinct id has by then), in file order, as one JSON text: [pos, event, distinct id,
+      // timestamp ms, [$set, $set_once, $unset, $anon_distinct_id, alias] | null, personless] each (the event only
+      // with identity properties: identify-like events always have them). One JSON.parse measured ~25% less CPU than reading the
       // rows value by value and parsing each identity array (80k rows: ~140 vs ~190 ms). The text is at most about
       // the chunk's size, far below V8's string limit (~512 MiB) at the default chunk size.
       const identText = (
         await w.runAndReadAll(
-          `SELECT to_json(list(json_array(rowid, CASE WHEN ident IS NOT NULL THEN ev END, d, epoch_ms(ts), ident::JSON) ORDER BY rowid))::VARCHAR
-           FROM ${t} WHERE ok AND NOT dup AND NOT pppf AND (ident IS NOT NULL OR rowid IN (SELECT fp FROM imp_d))`,
+          `SELECT to_json(list(json_array(rowid, CASE WHEN ident IS NOT NULL THEN ev END, d, epoch_ms(ts), ident::JSON, pppf) ORDER BY rowid))::VARCHAR
+           FROM ${t} WHERE ok AND NOT dup
+             AND ((NOT pppf AND (ident IS NOT NULL OR rowid IN (SELECT fpn FROM imp_d WHERE fpn IS NOT NULL))) OR rowid IN (SELECT fp FROM imp_d))`,
         )
       ).getRows()[0][0] as string | null;
       const ident = (identText ? JSON.parse(identText) : []) as IdentRow[];
@@ -495,9 +505,10 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
         else personsOk++;
       }
       if (i === rows.length) break;
-      const [, event, d, timestamp, vals] = rows[i];
+      const [, event, d, timestamp, vals, personless] = rows[i];
       pos = rowPos;
       base(d);
+      if (personless) continue; // changes nothing: its person (if any) is the mapping recorded as of its position
       if (vals === null && ident.personFor(d)) continue; // the first row of a known distinct id changes nothing
       const properties: Record<string, unknown> = {};
       if (vals !== null)
@@ -531,18 +542,18 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
         );
         mark('history');
         // Most distinct ids have one mapping in the chunk: a plain join. Only those that changed person in the
-        // chunk (merges) need the as-of lookup. Personless rows match neither. DuckDB plans an ASOF join whose left
+        // chunk (merges) need the as-of lookup. Personless rows take the mapping as of their position too (none before their distinct id has a person). DuckDB plans an ASOF join whose left
         // side it estimates at ≤ 64 rows as a nested loop; its estimate for the merged rows is often that low when
         // they are tens of thousands (the loop then cost ~3 s of CPU on 250k events), so the loop is turned off.
         await w.run('SET asof_loop_join_threshold = 0');
         try {
           await w.run(
             `INSERT INTO events
-             WITH hf AS (SELECT fp, count(*) AS n, any_value(person)::UUID AS person FROM imp_h GROUP BY fp),
-                  hc AS (SELECT k.d, hf.fp, hf.n, hf.person FROM hf JOIN imp_d k ON k.fp = hf.fp),
-                  m AS (SELECT n.rowid AS pos, hc.fp FROM ${t} n JOIN hc ON hc.d = n.d WHERE hc.n > 1 AND n.ok AND NOT n.dup AND NOT n.pppf),
+             WITH hf AS (SELECT fp, count(*) AS n, any_value(person)::UUID AS person, min(pos) AS pos FROM imp_h GROUP BY fp),
+                  hc AS (SELECT k.d, hf.fp, hf.n, hf.person, hf.pos FROM hf JOIN imp_d k ON k.fp = hf.fp),
+                  m AS (SELECT n.rowid AS pos, hc.fp FROM ${t} n JOIN hc ON hc.d = n.d WHERE hc.n > 1 AND n.ok AND NOT n.dup),
                   mp AS (SELECT m.pos, h.person::UUID AS person FROM m ASOF JOIN imp_h h ON m.fp = h.fp AND m.pos >= h.pos)
-             SELECT $1::INTEGER, n.uuid, n.ev, n.d, CASE WHEN n.pppf THEN NULL WHEN hc.n = 1 THEN hc.person ELSE mp.person END, n.ts,
+             SELECT $1::INTEGER, n.uuid, n.ev, n.d, CASE WHEN hc.n = 1 THEN (CASE WHEN n.rowid >= hc.pos THEN hc.person END) ELSE mp.person END, n.ts,
                     coalesce(n.pj::JSON, n.props, '{}'::JSON), n.sid, n.ec, epoch_ms($2::BIGINT)
              FROM ${t} n LEFT JOIN hc ON hc.d = n.d LEFT JOIN mp ON mp.pos = n.rowid
              WHERE n.ok AND NOT n.dup`,
