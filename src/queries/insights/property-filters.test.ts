@@ -1,7 +1,7 @@
 import * as ast from '../../productql/ast';
 import { runInsightQuery } from './execute';
 import { ensureFilterParser, propertiesToExpr, propertyFilterToExpr, testAccountFiltersExpr } from './property-filters';
-import type { AnyPropertyFilter, PropertiesInput } from './schema';
+import { propertiesSchema, type AnyPropertyFilter, type PropertiesInput } from './schema';
 import { createInsightTestDb, type InsightTestDb } from './testing';
 
 /**
@@ -90,6 +90,15 @@ describe('groups', () => {
     ['event or person mixed', { type: 'OR', values: [ev('v', 'exact', '50%'), { type: 'person', key: 'plan', operator: 'exact', value: 'free' } as AnyPropertyFilter] }, 2],
   ])('%s', async (_n, props, expected) => {
     expect(await count(props)).toBe(expected);
+  });
+});
+
+describe('schema', () => {
+  it('a filter without type is an event property filter, operator exact (PostHog defaults)', async () => {
+    const parsed = propertiesSchema.parse([{ key: 'v', value: 'Chrome' }]);
+    expect(parsed).toEqual([{ key: 'v', value: 'Chrome', type: 'event' }]);
+    expect(await count(parsed)).toBe(1);
+    expect(propertiesSchema.safeParse([{ key: 'v', value: 'Chrome', type: 'nope' }]).success).toBe(false);
   });
 });
 

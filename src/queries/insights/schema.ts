@@ -104,18 +104,24 @@ export const hogqlPropertyFilterSchema = z
   .object({ type: z.literal('hogql'), key: z.string(), value: propertyValueSchema.nullish(), label: z.string().nullish() })
   .strict();
 
-/** Any single property filter. */
-export const anyPropertyFilterSchema = z.discriminatedUnion('type', [
-  eventPropertyFilterSchema,
-  personPropertyFilterSchema,
-  eventMetadataPropertyFilterSchema,
-  sessionPropertyFilterSchema,
-  featurePropertyFilterSchema,
-  elementPropertyFilterSchema,
-  groupPropertyFilterSchema,
-  cohortPropertyFilterSchema,
-  hogqlPropertyFilterSchema,
-]);
+/**
+ * Any single property filter. One without `type` is an event property filter: PostHog's EventPropertyFilter has
+ * `type: "event"` as its default, so `{"key": "$browser", "value": "Chrome"}` is accepted as one.
+ */
+export const anyPropertyFilterSchema = z.preprocess(
+  (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && !('type' in v) ? { ...v, type: 'event' } : v),
+  z.discriminatedUnion('type', [
+    eventPropertyFilterSchema,
+    personPropertyFilterSchema,
+    eventMetadataPropertyFilterSchema,
+    sessionPropertyFilterSchema,
+    featurePropertyFilterSchema,
+    elementPropertyFilterSchema,
+    groupPropertyFilterSchema,
+    cohortPropertyFilterSchema,
+    hogqlPropertyFilterSchema,
+  ]),
+);
 export type AnyPropertyFilter = z.infer<typeof anyPropertyFilterSchema>;
 
 /** `{type: 'AND'|'OR', values: [filter | group, ...]}` (nested groups allowed). */
