@@ -15,6 +15,7 @@ import { refreshFrequencyMs, staleAfterMs } from './freshness';
 import type { QueryLog, QueryLogEntry } from './query-log';
 import { ResultCache, type CacheEntry } from './result-cache';
 import { ProjectSlots } from './project-slots';
+import { applyQueryOverrides } from './overrides';
 import type { QueryRunner } from './runner';
 import { RUNNERS } from './runners';
 import { Timings } from './timings';
@@ -529,6 +530,8 @@ function parseQueryRequest(body: unknown): { req: QueryRequest; refresh: Refresh
   const parsed = queryRequestSchema.safeParse(body, { reportInput: true });
   if (!parsed.success) throw zodToUserError(parsed.error);
   const req = parsed.data;
+  if (req.filters_override != null || req.variables_override != null)
+    req.query = applyQueryOverrides(req.query, req.filters_override, req.variables_override) as QueryRequest['query'];
   let refresh: RefreshMode;
   if (req.refresh === true) refresh = 'force_blocking';
   else if (req.refresh === false || req.refresh === undefined) refresh = req.async ? 'async' : 'blocking';

@@ -161,4 +161,42 @@ describe('query envelope', () => {
     const other = await s.api('POST', `/api/projects/${otherProject}/query/`, body);
     expect([other.status, other.body.results]).toEqual([200, [[0]]]);
   });
+
+  // after the counts above too: it captures events
+  it('applies filters_override and variables_override (dashboard semantics) before running', async () => {
+    await capture([
+      { event: 'ovr', distinct_id: 'o1', properties: { $browser: 'Chrome' } },
+      { event: 'ovr', distinct_id: 'o2', properties: { $browser: 'Chrome' } },
+      { event: 'ovr', distinct_id: 'o3', properties: { $browser: 'Safari' } },
+    ]);
+    const post = async (body: Record<string, unknown>) => {
+      const r = await s.api('POST', '/api/projects/1/query/', body);
+      expect(r.status).toBe(200);
+      return r.body;
+    };
+    // HogQL: the override's properties reach {filters}
+    const hogql = { kind: 'HogQLQuery', query: "SELECT count() FROM events WHERE event = 'ovr' AND {filters}" };
+    expect((await post({ query: hogql })).results).toEqual([[3]]);
+    expect((await post({ query: hogql, filters_override: { properties: [{ key: '$browser', value: 'Chrome', type: 'event' }] } })).results).toEqual([[2]]);
+    expect((await post({ query: hogql, filters_override: { date_from: '2000-01-01', date_to: '2000-01-02' } })).results).toEqual([[0]]);
+    // Trends: properties ANDed with the node's own, the date range replaced
+    const trends = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'ovr' }], properties: [{ key: '$browser', operator: 'is_set', type: 'event' }] };
+    const total = (b: { results: { data: number[] }[] }) => b.results[0].data.reduce((a, x) => a + x, 0);
+    expect(total(await post({ query: trends }))).toBe(3);
+    expect(total(await post({ query: trends, filters_override: { properties: [{ key: '$browser', value: 'Safari' }] } }))).toBe(1);
+    expect((await post({ query: trends, filters_override: { date_from: '-30d' } })).results[0].days).toHaveLength(31);
+    // variables_override updates declared variables by id; others are ignored
+    const withVar = {
+      kind: 'HogQLQuery',
+      query: "SELECT count() FROM events WHERE event = 'ovr' AND properties.$browser = {variables.browser}",
+      variables: { 'var-1': { variableId: 'var-1', code_name: 'browser', value: 'Chrome' } },
+    };
+    expect((await post({ query: withVar })).results).toEqual([[2]]);
+    expect((await post({ query: withVar, variables_override: { 'var-1': { value: 'Safari' }, 'var-9': { value: 'x' } } })).results).toEqual([[1]]);
+    // bad shapes are 400s naming the field
+    const bad = await s.api('POST', '/api/projects/1/query/', { query: hogql, filters_override: { date_from: 5 } });
+    expect([bad.status, bad.body.attr]).toEqual([400, 'filters_override__date_from']);
+    const unknown = await s.api('POST', '/api/projects/1/query/', { query: hogql, filters_override: { nope: 1 } });
+    expect(unknown.status).toBe(400);
+  });
 });
