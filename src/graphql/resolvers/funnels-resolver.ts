@@ -7,7 +7,7 @@ type Item = Record<string, unknown>;
 
 const step = (s: Item): FunnelStep => ({
   action_id: s.action_id === null || s.action_id === undefined ? null : String(s.action_id),
-  name: String(s.name),
+  name: s.name === null || s.name === undefined ? null : String(s.name),
   custom_name: (s.custom_name as string | null) ?? null,
   order: Number(s.order),
   count: Number(s.count),

@@ -82,8 +82,8 @@ export class FunnelsQueryInput extends InsightFiltersInput {
 export class FunnelStep {
   @Field(() => String, { nullable: true, description: 'Event name (null for all events and unordered funnels).' })
   action_id!: string | null;
-  @Field(() => String)
-  name!: string;
+  @Field(() => String, { nullable: true, description: 'Step event name (null for an all-events step, as in PostHog).' })
+  name!: string | null;
   @Field(() => String, { nullable: true })
   custom_name!: string | null;
   @Field(() => Int)

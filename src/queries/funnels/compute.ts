@@ -26,6 +26,11 @@ export interface FunnelConfig {
   /** `sameAsPrevious[i]`: step i has the same definition as step i-1 (then it must be strictly later). */
   sameAsPrevious: boolean[];
   exclusions: { from: number; to: number }[];
+  /**
+   * Trends viz: fill {@link ActorResult.reachByEntry} with each entry's own sequence (see {@link entryReach}) instead
+   * of the shared steps state machine. Default false.
+   */
+  perEntry?: boolean;
 }
 
 export interface ActorResult {
@@ -43,13 +48,18 @@ interface State {
   entry: number;
   timings: (number | null)[];
   last: number;
+  /** The sequence met an exclusion; it still advances, carrying the flag. */
+  excluded?: boolean;
 }
 
 const has = (mask: number, i: number): boolean => (mask & (1 << i)) !== 0;
 
 /**
- * Evaluates one actor. Returns null when the actor is disqualified by an exclusion (PostHog drops such actors from
- * the funnel entirely) or never did step 0. `stepFilter(i, ev)` can refuse an event for a step (step attribution).
+ * Evaluates one actor. Returns null when the actor never did step 0, or when the sequence that reached the furthest
+ * step met an exclusion (PostHog's funnel UDF marks the excluded sequence — it keeps advancing — and drops the actor
+ * when its max-step sequence is excluded; a clean sequence reaching the same step replaces an excluded one:
+ * test_funnel_exclusion_multiple_possible_no_end_event1). `stepFilter(i, ev)` can refuse an event for a step (step
+ * attribution).
  */
 export function evaluateActor(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?: (step: number, ev: FunnelEvent) => boolean): ActorResult | null {
   if (cfg.order === 'unordered') return evaluateUnordered(events, cfg);
@@ -63,17 +73,26 @@ export function evaluateActor(events: FunnelEvent[], cfg: FunnelConfig, stepFilt
   };
 
   for (const ev of events) {
-    // Exclusions: the sequence that reached `from` but not yet `to`, inside the window, is broken → actor out.
+    // Exclusions: the sequence that reached `from` but not yet `to`, inside the window, is excluded.
     if (ev.excl) {
       for (let x = 0; x < cfg.exclusions.length; x++) {
         if (!has(ev.excl, x)) continue;
         const { from, to } = cfg.exclusions[x];
         const sf = entered[from];
-        if (!sf) continue;
+        if (!sf || sf.excluded) continue;
         const fromTs = sf.timings[from];
         const st = entered[to];
         const reachedTo = st !== null && st.entry === sf.entry;
-        if (!reachedTo && ev.ts - sf.entry <= cfg.windowMs && fromTs !== null && ev.ts > fromTs) return null;
+        if (!reachedTo && ev.ts - sf.entry <= cfg.windowMs && fromTs !== null && ev.ts > fromTs) {
+          for (let j = from; j < to; j++) {
+            const sj = entered[j];
+            if (sj && sj.entry === sf.entry) sj.excluded = true;
+          }
+          // The UDF also marks its max-step record when it stands at the excluded step, whatever its entry. That
+          // record is a copy, so the sequence itself stays clean unless it is the one marked above.
+          const b = best as { step: number; state: State } | null;
+          if (b && b.step >= from && b.step < to && !b.state.excluded) best = { step: b.step, state: { ...b.state, excluded: true } };
+        }
       }
     }
     for (let k = n - 1; k >= 0; k--) {
@@ -84,7 +103,7 @@ export function evaluateActor(events: FunnelEvent[], cfg: FunnelConfig, stepFilt
         timings[0] = ev.ts;
         entered[0] = { entry: ev.ts, timings, last: ev.ts };
         note(ev.ts, 0);
-        if (!best) best = { step: 0, state: entered[0] };
+        if (!best || (best.step === 0 && best.state.excluded)) best = { step: 0, state: entered[0] };
         continue;
       }
       // The previous state: step k-1, or (skipping optional steps) an earlier one; the latest entry wins.
@@ -102,16 +121,99 @@ export function evaluateActor(events: FunnelEvent[], cfg: FunnelConfig, stepFilt
       if (inWindow && !already && ordered) {
         const timings = [...prev.timings];
         timings[k] = ev.ts;
-        entered[k] = { entry: prev.entry, timings, last: ev.ts };
+        entered[k] = { entry: prev.entry, timings, last: ev.ts, excluded: prev.excluded };
         note(prev.entry, k);
-        if (!best || best.step < k) best = { step: k, state: entered[k]! };
+        if (!best || best.step < k || (best.step === k && best.state.excluded)) best = { step: k, state: entered[k]! };
       }
     }
     if (cfg.order === 'strict') for (let k = 0; k < n; k++) if (!has(ev.steps, k)) entered[k] = null;
   }
   if (!best) return null;
+  // (funnel trends count entries on their own, excluded ones left out there: see entryReach)
+  if (best.state.excluded && !cfg.perEntry) return null;
   const reached = best.state.timings.map((t, i) => i <= best!.step && t !== null);
-  return { maxStep: best.step, timings: best.state.timings.slice(0, best.step + 1), reached, reachByEntry };
+  return { maxStep: best.step, timings: best.state.timings.slice(0, best.step + 1), reached, reachByEntry: cfg.perEntry ? entryReach(events, cfg, stepFilter) : reachByEntry };
+}
+
+/**
+ * Funnel trends (ordered/strict): every step-0 event is an entry of its own that advances independently of the
+ * actor's other entries — a later entry does not take over an earlier entry's progress (PostHog's funnel trends UDF
+ * keeps a list of entered timestamps and advances each one on every event; the legacy SQL computed a chain per
+ * step-0 row). Per entry the furthest step reached inside the window from the entry: ordered takes the first event
+ * of each next step (strictly later for a step identical to the previous one); strict stops at the first event that
+ * neither completes the next step nor repeats the current one (the UDF clears the steps an event does not match).
+ */
+export function entryReach(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?: (step: number, ev: FunnelEvent) => boolean): Map<number, number> {
+  const n = cfg.numSteps;
+  const out = new Map<number, number>();
+  const ok = (k: number, ev: FunnelEvent): boolean => has(ev.steps, k) && (!stepFilter || stepFilter(k, ev));
+  if (cfg.order === 'ordered' && !cfg.exclusions.length) {
+    // Greedy chains by binary search in each step's event positions: O(steps · log events) per entry, where the scan
+    // below costs the events inside the window (heavy actors have thousands of entries in one window).
+    const positions: number[][] = Array.from({ length: n }, () => []);
+    events.forEach((ev, i) => {
+      for (let k = 0; k < n; k++) if (ok(k, ev)) positions[k].push(i);
+    });
+    const firstAfter = (list: number[], pos: number): number => {
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid] > pos) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    for (const i of positions[0]) {
+      const entry = events[i];
+      let reached = 0;
+      let pos = i;
+      let last = entry.ts;
+      for (let k = 1; k < n; k++) {
+        const list = positions[k];
+        let p = firstAfter(list, pos);
+        if (cfg.sameAsPrevious[k]) while (p < list.length && events[list[p]].ts <= last) p++;
+        if (p >= list.length) break;
+        const ev = events[list[p]];
+        if (ev.ts - entry.ts > cfg.windowMs) break;
+        reached = k;
+        pos = list[p];
+        last = ev.ts;
+      }
+      const prev = out.get(entry.ts);
+      if (prev === undefined || prev < reached) out.set(entry.ts, reached);
+    }
+    return out;
+  }
+  for (let i = 0; i < events.length; i++) {
+    const entry = events[i];
+    if (!ok(0, entry)) continue;
+    let reached = 0;
+    let last = entry.ts;
+    const at: number[] = [entry.ts];
+    let excluded = false;
+    for (let j = i + 1; j < events.length && !excluded && reached < n - 1; j++) {
+      const ev = events[j];
+      if (ev.ts - entry.ts > cfg.windowMs) break;
+      // An exclusion after the entry reached `from` and before it reached `to` leaves the entry out.
+      if (ev.excl)
+        for (let x = 0; x < cfg.exclusions.length; x++) {
+          const { from, to } = cfg.exclusions[x];
+          if (has(ev.excl, x) && reached >= from && reached < to && ev.ts > at[from]) excluded = true;
+        }
+      const k = reached + 1;
+      const advances = ok(k, ev) && (cfg.sameAsPrevious[k] ? ev.ts > last : ev.ts >= last);
+      if (advances) {
+        reached = k;
+        last = ev.ts;
+        at[k] = ev.ts;
+      } else if (cfg.order === 'strict' && !has(ev.steps, reached)) break;
+    }
+    if (excluded) continue;
+    const prev = out.get(entry.ts);
+    if (prev === undefined || prev < reached) out.set(entry.ts, reached);
+  }
+  return out;
 }
 
 function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig): ActorResult | null {

@@ -218,48 +218,12 @@ function finish(inp: FastFunnelInput, ctes: ast.CTE[], startRows: string | Query
     ...(typeof startRows === 'string' ? {} : { fromAlias: 'st' }),
   });
   if (inp.trends) {
-    // Per entrance period, each start is credited like the UDF's state machine: a newer start that reaches step j
-    // first takes over (the older sequence stops at j). u_k = time the start reached step k under that rule, from
-    // m_{k-1} = the earliest step-(k-1) time of any later start of the actor.
-    const following = {
-      node: 'WindowExpr' as const,
-      partition_by: [f('actor')],
-      order_by: [ast.order(f('c0'))],
-      frame_method: 'ROWS' as const,
-      frame_start: { node: 'WindowFrameExpr' as const, frame_type: 'FOLLOWING' as const, frame_value: 1 },
-      frame_end: { node: 'WindowFrameExpr' as const, frame_type: 'FOLLOWING' as const, frame_value: null },
-    };
-    const cols = [f('actor'), f('bucket'), ...Array.from({ length: n }, (_, j) => f(col(j)))];
-    let prev = 'p0';
-    const us: string[] = [];
-    for (let k = 1; k < n; k++) {
-      const earlier = k === 1 ? 'c0' : `u${k - 1}`;
-      const withMin = ast.select({
-        select: [
-          ...cols,
-          ...us.map((u) => f(u)),
-          ast.alias('m', { node: 'WindowFunction', name: 'min', exprs: [f(earlier)], over_expr: following }),
-        ],
-        from: prev,
-      });
-      const reached = ast.and(
-        k === 1 ? undefined : ast.call('isNotNull', [f(earlier)]),
-        ast.compare('<=', f(col(k)), ast.arithmetic('+', f('c0'), c(inp.windowSeconds))),
-        ast.or(ast.call('isNull', [f('m')]), ast.compare('<', f(col(k)), f('m'))),
-      );
-      ctes.push(
-        ast.cte(
-          `u${k}`,
-          ast.select({ select: [...cols, ...us.map((u) => f(u)), ast.alias(`u${k}`, ast.call('if', [reached, f(col(k)), c(null)]))], from: withMin }),
-        ),
-      );
-      us.push(`u${k}`);
-      prev = `u${k}`;
-    }
-    const udfReach = us.map((u) => ast.call('if', [ast.call('isNotNull', [f(u)]), c(1), c(0)]) as Expr).reduce((a, b) => ast.arithmetic('+', a, b), c(0) as Expr);
+    // Per entrance period: every start advances on its own greedy chain (PostHog's funnel trends keep each entry
+    // independently; a later start does not take over an earlier one's progress), and each actor counts once per
+    // period, at the furthest reach of its starts there.
     const perPeriod = ast.select({
-      select: [f('bucket'), ast.alias('max_reach', ast.call('max', [udfReach]))],
-      from: prev,
+      select: [f('bucket'), ast.alias('max_reach', ast.call('max', [f('reach')]))],
+      from: starts,
       groupBy: [f('actor'), f('bucket')],
     });
     return {

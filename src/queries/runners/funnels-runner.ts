@@ -2,7 +2,7 @@ import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
 import { actorExpr, breakdownExprs, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, toStr } from '../funnels/common';
-import { bucketKey, bucketKeyFromValue, bucketStartExpr, globalFilterExpr, instantToLocal, QueryDateRange, startOfInterval, type IntervalType } from '../insights';
+import { bucketKey, bucketKeyFromValue, bucketLabel, bucketStartExpr, earliestTimestamp, globalFilterExpr, instantToLocal, personOrDistinctActorExpr, QueryDateRange, startOfInterval, type Bucket, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
 import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged';
@@ -21,6 +21,10 @@ const UNIT_SECONDS: Record<string, number> = {
 };
 
 const SEP = '\u0001';
+
+/** FunnelMathType: `total` and the two first-time variants (see {@link firstTimeSteps}). */
+const FUNNEL_MATH = new Set(['total', 'first_time_for_user', 'first_time_for_user_with_filters']);
+const isFirstTime = (s: { math?: string | null }): boolean => s.math === 'first_time_for_user' || s.math === 'first_time_for_user_with_filters';
 const OTHER = 'Other';
 
 type Step = FunnelsQueryNode['series'][number];
@@ -46,7 +50,7 @@ function validate(node: FunnelsQueryNode): void {
   }
   for (const [i, st] of node.series.entries()) {
     if (st.kind !== 'EventsNode') throw validationError(`${st.kind} funnel steps are not supported by this server yet`, `series__${i}`);
-    if (st.math && st.math !== 'total')
+    if (st.math && !FUNNEL_MATH.has(st.math))
       throw validationError(`Funnel step math "${st.math}" is not supported by this server yet`, `series__${i}__math`);
   }
   const viz = ff.funnelVizType ?? 'steps';
@@ -59,16 +63,55 @@ function validate(node: FunnelsQueryNode): void {
     if (node.series[i].optionalInFunnel && JSON.stringify(node.series[i]) === JSON.stringify({ ...node.series[i + 1], optionalInFunnel: true }))
       throw validationError('An optional step cannot be identical to the following required step', 'series');
   }
-  if (ff.funnelFromStep !== undefined && ff.funnelFromStep !== null && (ff.funnelFromStep < 0 || ff.funnelFromStep > n - 2))
-    throw validationError('funnelFromStep is out of range', 'funnelsFilter__funnelFromStep');
-  if (ff.funnelToStep !== undefined && ff.funnelToStep !== null && (ff.funnelToStep < 1 || ff.funnelToStep > n - 1))
-    throw validationError('funnelToStep is out of range', 'funnelsFilter__funnelToStep');
-  if ((ff.funnelFromStep ?? 0) >= (ff.funnelToStep ?? n - 1)) throw validationError('funnelFromStep must be before funnelToStep', 'funnelsFilter');
+  // The step range is read by the trends and time-to-convert visualisations only (PostHog ignores it for steps, so a
+  // one-step funnel, test_funnel_with_single_step, is valid there).
+  if (viz !== 'steps') {
+    if (ff.funnelFromStep !== undefined && ff.funnelFromStep !== null && (ff.funnelFromStep < 0 || ff.funnelFromStep > n - 2))
+      throw validationError('funnelFromStep is out of range', 'funnelsFilter__funnelFromStep');
+    if (ff.funnelToStep !== undefined && ff.funnelToStep !== null && (ff.funnelToStep < 1 || ff.funnelToStep > n - 1))
+      throw validationError('funnelToStep is out of range', 'funnelsFilter__funnelToStep');
+    if ((ff.funnelFromStep ?? 0) >= (ff.funnelToStep ?? n - 1)) throw validationError('funnelFromStep must be before funnelToStep', 'funnelsFilter');
+  }
   if (ff.breakdownAttributionType === 'step') {
     const v = ff.breakdownAttributionValue ?? 0;
     if (v < 0 || v > n - 1) throw validationError('breakdownAttributionValue is out of range', 'funnelsFilter__breakdownAttributionValue');
   }
 }
+
+/**
+ * First-time steps (PostHog's funnel `_build_step_query` with FirstTimeForUserEventsQueryAlternator): a step with
+ * `first_time_for_user` matches only the actor's first-ever event of the step's event (before `date_from` too; the
+ * step's property filters must then hold on that event); `first_time_for_user_with_filters` the first-ever event
+ * matching the event and its filters. Per first-time step: actor → epoch ms of that first event (same actor key and
+ * time expression as the per-actor items).
+ */
+async function firstTimeSteps(node: FunnelsQueryNode, ctx: RunnerContext, range: QueryDateRange, actor: Expr): Promise<Map<number, Map<string, number>>> {
+  const tz = ctx.project.timezone;
+  const out = new Map<number, Map<string, number>>();
+  for (const [k, s] of node.series.entries()) {
+    if (!isFirstTime(s) || s.kind !== 'EventsNode') continue;
+    const cond = s.math === 'first_time_for_user_with_filters' ? entityExpr(s, tz) : eventNameExpr(s);
+    const q = ast.select({
+      select: [ast.alias('actor', actor), ast.alias('first_ms', epochMsExpr(ast.call('min', [ast.field('timestamp')])))],
+      from: 'events',
+      where: ast.and(cond, ast.compare('<=', ast.field('timestamp'), ast.constant(range.toSql())), ast.compare('!=', actor, ast.constant(''))),
+      groupBy: [ast.field('actor')],
+      orderBy: [ast.order(ast.field('actor'))],
+    });
+    const { rows } = await runAllRows(ctx, q, 'first_time');
+    out.set(k, new Map(rows.map((r) => [String(r[0]), Number(r[1])])));
+  }
+  return out;
+}
+
+/** PostHog's funnel result row limit without a breakdown limit (DEFAULT_RETURNED_ROWS). */
+const DEFAULT_RETURNED_ROWS = 100;
+
+/**
+ * Values past the breakdown limit are grouped as "Other" only for event, person and group breakdowns (funnel UDF
+ * `use_breakdown_limit`); other types (hogql) return the top 100 rows and drop the rest.
+ */
+const groupsRemainingValues = (node: FunnelsQueryNode): boolean => ['event', 'person', 'group'].includes(node.breakdownFilter?.breakdown_type ?? 'event');
 
 const stepEvent = (s: Step): string | null => (s.kind === 'EventsNode' ? (s.event ?? null) : null);
 const sameDefinition = (a: Step, b: Step): boolean =>
@@ -91,7 +134,9 @@ function buildQueryParts(node: FunnelsQueryNode, ctx: RunnerContext, range: Quer
       : conds
           .map((c, i) => ast.call('if', [c, ast.constant(2 ** i), ast.constant(0)]) as Expr)
           .reduce((a, b) => ast.arithmetic('+', a, b));
-  let actor: Expr = actorExpr(node.aggregation_group_type_index);
+  // Personless events (`$process_person_profile: false`, stored without a person) are one actor per distinct id, as
+  // PostHog gives them a person id derived from the distinct id (test_funnel_personless_events_are_supported).
+  let actor: Expr = personOrDistinctActorExpr(node.aggregation_group_type_index);
   if (ff.funnelAggregateByHogQL) actor = parseExprSync(ff.funnelAggregateByHogQL);
   const bds = breakdownExprs(node.breakdownFilter);
   const bdExpr: Expr =
@@ -190,6 +235,21 @@ const boxed = (v: string, n: number): string[] => (v === OTHER ? [OTHER] : n ===
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /**
+ * `days`/`labels` of funnel trends (PostHog FunnelTrends._format_single_summary): days are `%Y-%m-%d` of the period
+ * start (with ` %H:%M:%S` for hours), labels always HUMAN_READABLE_TIMESTAMP_FORMAT `%-d-%b-%Y` of the period start —
+ * not the trends labels (no week spans, no `Jan 2024` months, no hour in the label).
+ */
+function trendsAxes(buckets: Bucket[]): { days: string[]; labels: string[] } {
+  return { days: buckets.map((b) => b.key), labels: buckets.map((b) => bucketLabel(b.start, 'day')) };
+}
+
+/** Python's ordering of breakdown values (lists of strings compared element-wise by code point), as `sorted()` gives. */
+function compareBreakdownValues(a: string[], b: string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return a.length - b.length;
+}
+
+/**
  * instantToLocal with the UTC offset cached per 15-minute slot (offset changes happen on quarter-hour boundaries),
  * because Intl formatting per event dominated funnel trends.
  */
@@ -220,7 +280,8 @@ function stepObject(
   const unordered = order === 'unordered';
   const step: Record<string, unknown> = {
     action_id: unordered ? null : s.kind === 'ActionsNode' ? s.id : stepEvent(s),
-    name: unordered ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : s.kind === 'ActionsNode' ? (s.name ?? String(s.id)) : (stepEvent(s) ?? 'All events'),
+    // PostHog's _serialize_step: name = step.event for events, so null for an all-events step.
+    name: unordered ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : s.kind === 'ActionsNode' ? (s.name ?? String(s.id)) : stepEvent(s),
     custom_name: unordered ? null : (s.custom_name ?? null),
     order: i,
     people: [],
@@ -251,7 +312,11 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   const tz = ctx.project.timezone;
   const interval: IntervalType = node.interval ?? 'day';
   const weekStart = ctx.project.week_start_day ?? 0;
-  const range = new QueryDateRange({ dateRange: node.dateRange, interval, timezone: tz, weekStartDay: weekStart });
+  // `date_from: "all"` starts at the project's earliest event (reference §1.5: the team's earliest event timestamp),
+  // not today.
+  let earliest: Date | null = null;
+  if (node.dateRange?.date_from === 'all') earliest = await earliestTimestamp(ctx, undefined);
+  const range = new QueryDateRange({ dateRange: node.dateRange, interval, timezone: tz, weekStartDay: weekStart, earliest });
   const n = node.series.length;
   const order = ff.funnelOrderType ?? 'ordered';
   const viz = ff.funnelVizType ?? 'steps';
@@ -262,6 +327,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     optional: node.series.map((s) => !!s.optionalInFunnel),
     sameAsPrevious: node.series.map((s, i) => i > 0 && sameDefinition(s, node.series[i - 1])),
     exclusions: (ff.exclusions ?? []).map((e) => ({ from: e.funnelFromStep, to: e.funnelToStep })),
+    perEntry: viz === 'trends',
   };
   const bdCount = breakdownExprs(node.breakdownFilter).length;
   const withBreakdown = bdCount > 0;
@@ -273,16 +339,28 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   // The common case runs entirely in SQL (see fast-ordered.ts); everything else is evaluated per actor.
   const attributionType = ff.breakdownAttributionType ?? 'first_touch';
   // The ordered cases answered in SQL alone (DuckDB: window functions / ASOF joins; ClickHouse: arrays per actor).
-  const sqlOnly =
+  let sqlOnly =
     !opts.forceGeneral &&
     order === 'ordered' &&
     n >= 2 &&
-    (!withBreakdown || (bdCount === 1 && (attributionType === 'first_touch' || attributionType === 'last_touch'))) &&
+    (!withBreakdown || (bdCount === 1 && groupsRemainingValues(node) && (attributionType === 'first_touch' || attributionType === 'last_touch'))) &&
     !(ff.exclusions ?? []).length &&
     !cfg.optional.some(Boolean) &&
     // No event may match two steps (see fast-ordered.ts on ties): distinct, named events.
-    node.series.every((s) => s.kind === 'EventsNode' && !!s.event) &&
+    node.series.every((s) => s.kind === 'EventsNode' && !!s.event && !isFirstTime(s)) &&
     new Set(node.series.map(stepEvent)).size === n;
+  // The SQL-only paths key actors on the stored person id (a plain UUID key: see fast-ordered.ts/clickhouse-ordered.ts);
+  // personless step events (no person id) need the per-actor path's distinct-id actors. They are rare, and
+  // `isNull(person_id)` is a test on the stored column, so the check reads little.
+  if (sqlOnly && !ff.funnelAggregateByHogQL && (node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined)) {
+    const probe = ast.select({
+      select: [ast.alias('x', ast.constant(1))],
+      from: 'events',
+      where: ast.and(range.whereExpr(), globalFilterExpr(node, ctx), ast.or(...node.series.map((s) => entityExpr(s, tz))), ast.call('isNull', [ast.field('person_id')])),
+      limit: 1,
+    });
+    if ((await runInsightQuery(ctx, probe, 'personless')).rows.length) sqlOnly = false;
+  }
   // ClickHouse 18.16 has neither window functions nor ASOF joins; its form covers the steps viz only.
   const fast = sqlOnly && ctx.engine.dialect === 'duckdb' && (viz === 'steps' || (viz === 'trends' && !withBreakdown));
   if (fast) {
@@ -310,7 +388,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     if (viz === 'trends') {
       const buckets = range.buckets();
       const byKey = new Map(rows.map((r) => [bucketKeyFromValue(r.bucket, interval, tz), r]));
-      if (rows.length === 0) return { ...base, hogql, results: [] };
+      // Every period is returned, zero-filled, even when nobody entered (test_no_event_in_period).
       return {
         ...base,
         hogql,
@@ -322,8 +400,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
               const from = r ? Number(r.from_count) : 0;
               return from ? round2((Number(r!.to_count) / from) * 100) : 0;
             }),
-            days: buckets.map((b) => b.key),
-            labels: buckets.map((b) => b.label),
+            ...trendsAxes(buckets),
           },
         ],
       };
@@ -342,12 +419,22 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   const clickhouseFast = sqlOnly && ctx.engine.dialect === 'clickhouse' && viz === 'steps';
   if (clickhouseFast) return runClickHouseFunnel(node, ctx, range, cfg, { base, bdCount, attribution: attributionType as 'first_touch' | 'last_touch' });
 
-  const { actors, hogql } = await runPerActorItems(ctx, buildQueryParts(node, ctx, range));
+  const parts = buildQueryParts(node, ctx, range);
+  const firstTime = await firstTimeSteps(node, ctx, range, parts.actor);
+  const { actors, hogql } = await runPerActorItems(ctx, parts);
 
   const attribution = ff.breakdownAttributionType ?? 'first_touch';
   const attrStep = ff.breakdownAttributionValue ?? 0;
+  /** A first-time step keeps only the actor's first event of it. */
+  const keepFirstTimes = (key: string, events: FunnelEvent[]): FunnelEvent[] => {
+    for (const [k, firsts] of firstTime) {
+      const first = firsts.get(key);
+      for (const e of events) if (e.steps & (1 << k) && e.ts !== first) e.steps &= ~(1 << k);
+    }
+    return firstTime.size ? events.filter((e) => e.steps || e.excl || order === 'strict') : events;
+  };
   const perActor: Attributed[][] = ctx.timings.measureSync('funnel', () =>
-    [...actors.values()].map((list) => attribute(parseEvents(list), cfg, attribution, attrStep, withBreakdown)),
+    [...actors.entries()].map(([key, list]) => attribute(keepFirstTimes(key, parseEvents(list)), cfg, attribution, attrStep, withBreakdown)),
   );
 
   // Rank breakdown values by last-step count, then earlier steps; the rest become "Other".
@@ -362,14 +449,16 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     for (let i = n - 1; i >= 0; i--) if (x[1][i] !== y[1][i]) return y[1][i] - x[1][i];
     return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0;
   });
-  const limit = node.breakdownFilter?.breakdown_limit ?? 25;
+  const groupsRest = groupsRemainingValues(node);
+  const limit = groupsRest ? (node.breakdownFilter?.breakdown_limit ?? 25) : DEFAULT_RETURNED_ROWS;
   const kept = new Set(ranked.slice(0, limit).map((r) => r[0]));
-  const valueOf = (v: string): string => (withBreakdown && !kept.has(v) ? OTHER : v);
+  const valueOf = (v: string): string | null => (withBreakdown && !kept.has(v) ? (groupsRest ? OTHER : null) : v);
   const groups = new Map<string, ActorResult[]>();
   for (const list of perActor) {
     const seen = new Map<string, ActorResult>();
     for (const a of list) {
       const v = valueOf(a.value);
+      if (v === null) continue;
       const prev = seen.get(v);
       if (!prev || a.result.maxStep > prev.maxStep) seen.set(v, a.result);
     }
@@ -393,19 +482,25 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
       for (const r of g) {
         const a = r.timings[from];
         const b = r.timings[to];
-        if (r.maxStep >= to && a !== null && a !== undefined && b !== null && b !== undefined)
-          times.push(Math.floor(b / 1000) - Math.floor(a / 1000));
+        if (r.maxStep >= to && a !== null && a !== undefined && b !== null && b !== undefined) times.push((b - a) / 1000);
       }
     if (times.length === 0) return { ...base, results: { bins: [], average_conversion_time: null, median_conversion_time: null } };
+    // PostHog's histogram_params: from = floor(min), to = ceil(max), width = ceil((to - from) / bins) (60 s when 0),
+    // average rounded to 2 dp; bin_count + 1 bins starting at from.
     const binCount = ff.binCount ? Math.min(90, Math.max(1, ff.binCount)) : Math.min(60, Math.max(1, Math.ceil(Math.cbrt(times.length))));
-    const min = Math.min(...times);
-    const max = Math.max(...times);
-    const width = Math.ceil((max - min) / binCount) || 60;
+    let min = Infinity;
+    let max = -Infinity;
+    for (const t of times) {
+      if (t < min) min = t;
+      if (t > max) max = t;
+    }
+    const lo = Math.floor(min);
+    const width = Math.ceil((Math.ceil(max) - lo) / binCount) || 60;
     const bins: [number, number][] = [];
-    for (let i = 0; i <= binCount; i++) bins.push([min + i * width, 0]);
-    for (const t of times) bins[Math.min(binCount, Math.floor((t - min) / width))][1]++;
+    for (let i = 0; i <= binCount; i++) bins.push([lo + i * width, 0]);
+    for (const t of times) bins[Math.min(binCount, Math.floor((t - lo) / width))][1]++;
     const avg = times.reduce((a, b) => a + b, 0) / times.length;
-    return { ...base, results: { bins, average_conversion_time: avg, median_conversion_time: median(times) } };
+    return { ...base, results: { bins, average_conversion_time: round2(avg), median_conversion_time: median(times) } };
   }
 
   if (viz === 'trends') {
@@ -415,8 +510,10 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     const index = new Map(buckets.map((b, i) => [b.key, i]));
     const toLocal = localTimeCache(tz);
     const series: Record<string, unknown>[] = [];
-    const values = withBreakdown ? orderValues : [''];
-    if (!withBreakdown && !groups.has('')) return { ...base, results: [] };
+    // PostHog groups the period rows by breakdown value after `sorted(summary, key=breakdown_value)`: series come in
+    // breakdown-value order. Without a breakdown one zero-filled series is returned even when nobody entered.
+    const values = withBreakdown ? [...orderValues].sort((a, b) => compareBreakdownValues(boxed(a, bdCount), boxed(b, bdCount))) : [''];
+    const axes = trendsAxes(buckets);
     for (const v of values) {
       const fromCounts = new Array(buckets.length).fill(0);
       const toCounts = new Array(buckets.length).fill(0);
@@ -435,8 +532,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
       series.push({
         count: buckets.length,
         data: buckets.map((_, i) => (fromCounts[i] ? round2((toCounts[i] / fromCounts[i]) * 100) : 0)),
-        days: buckets.map((b) => b.key),
-        labels: buckets.map((b) => b.label),
+        ...axes,
         ...(withBreakdown ? { breakdown_value: boxed(v, bdCount) } : {}),
       });
     }
