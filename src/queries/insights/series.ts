@@ -1,12 +1,27 @@
 /**
  * Series nodes: which events a series matches, its label and the `action` object PostHog returns with results.
- * Only `EventsNode` is answerable; ActionsNode and data-warehouse nodes are a clear 400 (Quarry has neither).
+ * Only `EventsNode` is answerable. Quarry has no actions, so every ActionsNode names an action that does not exist:
+ * trends and stickiness drop such a series from their results (PostHog matches nothing for it, `1 = 2`, and leaves
+ * it out; reference §1.2), the other kinds answer a 400, as PostHog does. Data-warehouse nodes are a 400.
  */
 import * as ast from '../../productql/ast';
 import type { Expr } from '../../productql/ast';
 import { validationError } from '../../errors';
 import { propertiesToExpr, type FilterContext } from './property-filters';
 import type { EventsNode, SeriesNode } from './schema';
+
+/** An EventsNode that matches no event: stands for a series that is computed and then dropped. */
+export const NO_EVENTS: EventsNode = { kind: 'EventsNode', event: null, properties: [{ type: 'hogql', key: 'false' }] } as EventsNode;
+
+/**
+ * Trends/stickiness series: an EventsNode as is; an ActionsNode (an action that does not exist here) as
+ * {@link NO_EVENTS}, its index added to `dropped`; anything else a 400 (see {@link requireEventsNode}).
+ */
+export function eventsOrDropped(s: SeriesNode, i: number, dropped: Set<number>): EventsNode {
+  if (s.kind !== 'ActionsNode') return requireEventsNode(s, `series__${i}`);
+  dropped.add(i);
+  return NO_EVENTS;
+}
 
 /** Narrows a series to an EventsNode or throws a 400 naming it (`attr`, e.g. `series__0`). */
 export function requireEventsNode(s: SeriesNode, attr: string): EventsNode {

@@ -92,6 +92,12 @@ it('compare: items interleaved per series', async () => {
   expect(r.results[2].data[0]).toBe(1);
 });
 
+it('an ActionsNode (no action exists here) is dropped from the results; other series keep their order', async () => {
+  expect((await sticky({ series: [{ kind: 'ActionsNode', id: 7 }] })).results).toEqual([]);
+  const r = (await sticky({ series: [{ kind: 'ActionsNode', id: 7 }, PV] })).results as { action: { order: number } }[];
+  expect(r.map((x) => x.action.order)).toEqual([1]);
+});
+
 it('no data → zeros', async () => {
   const r = await sticky({ series: [{ kind: 'EventsNode', event: 'nope' }] });
   expect(r.results[0]).toMatchObject({ data: [0, 0, 0, 0, 0, 0, 0, 0], count: 0 });

@@ -19,7 +19,7 @@ import {
   globalFilterExpr,
   isCompare,
   previousPeriodRange,
-  requireEventsNode,
+  eventsOrDropped,
   runInsightQuery,
   seriesFilterExpr,
   seriesLabel,
@@ -128,7 +128,8 @@ export const stickinessRunner: QueryRunner<StickinessQuery> = {
     const interval = node.interval ?? 'day';
     if (interval === 'week' && (node.intervalCount ?? 1) > 1)
       throw validationError('Week intervals cannot have intervalCount > 1.', 'intervalCount');
-    const series = node.series.map((s, i) => requireEventsNode(s, `series__${i}`));
+    const dropped = new Set<number>();
+    const series = node.series.map((s, i) => eventsOrDropped(s, i, dropped));
     const global = globalFilterExpr(node, ctx);
     let earliest: Date | null = null;
     if (node.dateRange?.date_from === 'all')
@@ -164,6 +165,11 @@ export const stickinessRunner: QueryRunner<StickinessQuery> = {
         ...(j.p.label ? { compare: true, compare_label: j.p.label } : {}),
       };
     });
-    return { results, hogql: hogql[0] ?? '', modifiers: node.modifiers ?? {}, resolved_date_range: range.resolved() };
+    return {
+      results: results.filter((_, idx) => !dropped.has(jobs[idx].i)),
+      hogql: hogql[0] ?? '',
+      modifiers: node.modifiers ?? {},
+      resolved_date_range: range.resolved(),
+    };
   },
 };

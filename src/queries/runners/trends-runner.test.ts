@@ -487,8 +487,12 @@ describe('validation', () => {
     expect(zodToUserError(r.error!).attr?.split('__')[0]).toBe(path);
   });
 
-  it('ActionsNode → 400 naming the series', async () => {
-    await expect(trends({ series: [{ kind: 'ActionsNode', id: 1 }] })).rejects.toMatchObject({ status: 400, attr: 'series__0' });
+  it('an ActionsNode (no action exists here) is dropped from the results, as PostHog drops a non-existent action', async () => {
+    expect((await trends({ series: [{ kind: 'ActionsNode', id: 1 }] })).results).toEqual([]);
+    const mixed = (await trends({ series: [{ kind: 'ActionsNode', id: 1 }, PV] })).results as { action: { order: number }; label: string }[];
+    const alone = (await trends({ series: [PV] })).results as { data: number[] }[];
+    expect(mixed.map((r) => [r.action.order, r.label])).toEqual([[1, '$pageview']]);
+    expect((mixed[0] as unknown as { data: number[] }).data).toEqual(alone[0].data);
   });
 
   it('math property missing → 400', async () => {

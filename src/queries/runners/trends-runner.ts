@@ -40,7 +40,7 @@ import {
   previousPeriodRange,
   propertiesToExpr,
   rankBreakdownValues,
-  requireEventsNode,
+  eventsOrDropped,
   runInsightQuery,
   seriesAction,
   seriesFilterExpr,
@@ -534,7 +534,8 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
   async run(node, ctx) {
     await ensureFilterParser();
     const d = trendsDefaults(node);
-    const series = node.series.map((s, i) => requireEventsNode(s, `series__${i}`));
+    const dropped = new Set<number>();
+    const series = node.series.map((s, i) => eventsOrDropped(s, i, dropped));
     const specs = breakdownSpecs(node.breakdownFilter, node.trendsFilter?.breakdown_histogram_bin_count);
     const env: Env = {
       node,
@@ -588,6 +589,7 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
       const actionExtra = { days: currentBuckets.map((b) => isoWithOffset(b.start, ctx.project.timezone)) };
       if (!formulas.length) {
         series.forEach((s, i) => {
+          if (dropped.has(i)) return;
           for (const line of perSeries[i]) {
             const label =
               line.value === null ? seriesLabel(s) : series.length === 1 ? breakdownLabel(line.value) : `${seriesLabel(s)} - ${breakdownLabel(line.value)}`;
