@@ -18,7 +18,7 @@ import {
 import { runAllRows } from '../funnels/run-paged';
 import { clickhouseRetentionGridQuery } from '../retention/clickhouse-grid';
 import { retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
-import { globalFilterExpr, insightsNow } from '../insights';
+import { globalFilterExpr, insightsNow, personOrDistinctActorExpr } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 
@@ -122,7 +122,10 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   ]);
   const epoch = (c: Expr) => ast.call('min', [ast.call('if', [c, ast.arithmetic('-', ts, ast.call('toDateTime', [ast.constant(0)])), ast.constant(null)])]);
   const firstTime = type !== 'retention_recurring';
-  const actorStr = toStr(actorExpr(node.aggregation_group_type_index));
+  const byPerson = node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined;
+  // Personless events (no person id: `$process_person_profile: false` of a distinct id without a person) are one
+  // actor per distinct id, as PostHog gives them a person id derived from the distinct id.
+  const actorStr = byPerson ? personOrDistinctActorExpr() : toStr(actorExpr(node.aggregation_group_type_index));
   const n = buckets.length;
   // cohort rows: breakdown value → cohort index → [counts per interval]
   const table = new Map<string, number[][]>();
@@ -135,6 +138,7 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
 
   if (!windows && !opts.forceGeneral) {
     const actor = actorExpr(node.aggregation_group_type_index);
+    const global = globalFilterExpr(node, ctx);
     const gridInput: RetentionSqlInput = {
       type,
       period: interval as 'hour' | 'day' | 'week' | 'month',
@@ -146,7 +150,7 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
       cumulative: !!rf.cumulative,
       actor,
       actorPresent: ast.call('isNotNull', [actor]),
-      global: globalFilterExpr(node, ctx),
+      global,
       targetFull,
       targetName,
       returning,
@@ -166,7 +170,19 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
         : retentionGridQuery(gridInput);
     const res = await runAllRows(ctx, grid);
     hogql = res.hogql;
-    for (const [kind, cohort, value, k, cnt] of res.rows as [string, number, string, number, number][]) {
+    const rows = res.rows as [string, number, string, number, number][];
+    // The grid keys actors on the stored person id. Personless actors (distinct ids) are disjoint from persons, so
+    // their grid adds up; it runs only when the range has personless events (a probe on the stored column).
+    if (byPerson) {
+      const personless = ast.call('isNull', [ast.field('person_id')]);
+      const probe = ast.select({ select: [ast.alias('x', ast.constant(1))], from: 'events', where: ast.and(global, personless, beforeTo), limit: 1 });
+      if ((await runAllRows(ctx, probe)).rows.length) {
+        const distinct = ast.field('distinct_id');
+        const more = await runAllRows(ctx, retentionGridQuery({ ...gridInput, actor: distinct, actorPresent: personless }));
+        rows.push(...(more.rows as [string, number, string, number, number][]));
+      }
+    }
+    for (const [kind, cohort, value, k, cnt] of rows) {
       const c = Number(cohort);
       if (c < 0 || c >= n) continue;
       const row = rowFor(String(value ?? ''))[c];
