@@ -321,6 +321,9 @@ describe('test_trends.py: _create_events, now 2020-01-04T13:00:01Z', () => {
     expect(prev).toMatchObject({ label: 'sign up', compare: true, compare_label: 'previous' });
     expect(prev.days).toEqual(['2019-12-21', '2019-12-22', '2019-12-23', '2019-12-24', '2019-12-25', '2019-12-26', '2019-12-27', '2019-12-28']);
     expect(prev.data).toEqual([0, 0, 0, 1, 0, 0, 0, 0]);
+    // compared items are labelled by position (PostHog: labels[4] == "day 4", labels[5] == "day 5")
+    expect([cur.labels[4], cur.labels[5], prev.labels[4]]).toEqual(['day 4', 'day 5', 'day 4']);
+    expect(cur.labels).toHaveLength(8);
     // compare: false is the same as no compare
     const off = await trends(P_EVENTS, { series: [SIGN_UP], compareFilter: { compare: false } });
     expect(off.results).toHaveLength(1);

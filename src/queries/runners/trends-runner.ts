@@ -521,7 +521,10 @@ function shapeItem(env: Env, it: Item, buckets: Bucket[], label: string, action:
     d.display === 'ActionsLineGraphCumulative' && it.seriesIndex >= 0 ? (data.length ? data[data.length - 1] : 0) : data.reduce((a, b) => a + b, 0);
   return {
     data,
-    labels: buckets.map((b) => b.label),
+    // Compared periods are labelled by position, "<interval> <i>", on both items (PostHog's trends runner:
+    // "Modifications for when comparing to previous period"; test_trends.py asserts labels[4] == "day 4"); `days`
+    // keep each period's own dates.
+    labels: it.period.compareLabel ? buckets.map((_, i) => `${d.interval} ${i}`) : buckets.map((b) => b.label),
     days: buckets.map((b) => b.key),
     count,
     ...base,
