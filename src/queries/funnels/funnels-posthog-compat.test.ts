@@ -1323,6 +1323,14 @@ describe('test_funnel_trends.py (more)', () => {
     ]);
   });
 
+  it('a month interval reads events from date_from itself, not from the 1st of its month (steps and trends)', async () => {
+    const events = [ev('early', 'step one', '2020-05-02T00:00:00Z'), ev('early', 'step two', '2020-05-03T00:00:00Z'), ev('late', 'step one', '2020-05-20T00:00:00Z')];
+    const q = { series: three.slice(0, 2), interval: 'month', dateRange: { date_from: '2020-05-10', date_to: '2020-06-30' } };
+    expect(counts(await funnel(events, q))).toEqual([1, 0]);
+    const t = await funnel(events, { ...q, funnelsFilter: { funnelVizType: 'trends' } });
+    expect(t.results[0].data).toEqual([0, 0]);
+  });
+
   it('test_all_date_range: date_from "all" starts at the first event (frozen clock)', async () => {
     const restore = setInsightsClock(new Date('2021-05-20T13:01:01Z'));
     try {

@@ -160,7 +160,7 @@ function buildQueryParts(node: FunnelsQueryNode, ctx: RunnerContext, range: Quer
   ]);
   const actorStr = toStr(actor);
   const where = ast.and(
-    range.whereExpr(),
+    funnelRangeExpr(range),
     globalFilterExpr(node, ctx),
     // Strict funnels look at every event (any other event breaks the sequence).
     order === 'strict' ? undefined : ast.or(...stepConds, ...exclConds),
@@ -305,6 +305,15 @@ export interface FunnelRunOptions {
   forceWindowPasses?: boolean;
 }
 
+/**
+ * The funnel's time range: from date_from itself (PostHog's funnel event query reads from `date_range.date_from()`, the
+ * start of its day or hour), not from the start of its interval as trends do — a month interval does not widen the
+ * range to the 1st.
+ */
+function funnelRangeExpr(range: QueryDateRange): Expr {
+  return range.whereExpr(undefined, { lower: range.dateFrom });
+}
+
 export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opts: FunnelRunOptions = {}): Promise<Record<string, unknown>> {
   validate(node);
   await initParser();
@@ -356,7 +365,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     const probe = ast.select({
       select: [ast.alias('x', ast.constant(1))],
       from: 'events',
-      where: ast.and(range.whereExpr(), globalFilterExpr(node, ctx), ast.or(...node.series.map((s) => entityExpr(s, tz))), ast.call('isNull', [ast.field('person_id')])),
+      where: ast.and(funnelRangeExpr(range), globalFilterExpr(node, ctx), ast.or(...node.series.map((s) => entityExpr(s, tz))), ast.call('isNull', [ast.field('person_id')])),
       limit: 1,
     });
     if ((await runInsightQuery(ctx, probe, 'personless')).rows.length) sqlOnly = false;
@@ -368,7 +377,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     const actor = custom ?? actorExpr(node.aggregation_group_type_index);
     const q = fastOrderedFunnelQuery({
       stepConds: node.series.map((s) => entityExpr(s, tz)),
-      where: ast.and(range.whereExpr(), globalFilterExpr(node, ctx)),
+      where: ast.and(funnelRangeExpr(range), globalFilterExpr(node, ctx)),
       actor,
       actorPresent: custom ? ast.compare('!=', custom, ast.constant('')) : ast.call('isNotNull', [actor]),
       windowSeconds: cfg.windowMs / 1000,
@@ -592,7 +601,7 @@ async function runClickHouseFunnel(
     // `event IN (steps)` (implied by the step conditions; every step is a named event): the printer repeats it inside
     // the guarded events reference, where `event` is in the primary key.
     where: ast.and(
-      range.whereExpr(),
+      funnelRangeExpr(range),
       globalFilterExpr(node, ctx),
       ast.compare('in', ast.field('event'), ast.tuple(node.series.map((s) => ast.constant(stepEvent(s)!)))),
     ),
