@@ -143,6 +143,21 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
     expect(r.results[6].date).toBe('2020-07-19T00:00:00Z');
   });
 
+  /** test_hour_interval's counts; test_month_interval lays the same activity out by month. */
+  const HOUR_LAYOUT_COUNTS = pad([
+    [2, 2, 1, 0, 1, 2, 1, 0, 1, 0, 1],
+    [2, 1, 0, 1, 2, 1, 0, 1, 0, 1],
+    [1, 0, 1, 1, 0, 0, 1, 0, 0],
+    [0, 0, 0, 0, 0, 0, 0, 0],
+    [1, 1, 0, 0, 1, 0, 0],
+    [2, 1, 0, 1, 0, 1],
+    [1, 0, 0, 0, 1],
+    [0, 0, 0, 0],
+    [1, 0, 0],
+    [0, 0],
+    [1],
+  ]);
+
   it('test_hour_interval: date_to 16:13 → eleven hours 06:00..16:00', async () => {
     const hourEvents: [string, number][] = [
       ['person1', 6],
@@ -161,21 +176,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
     const r = await retention(pid, { dateRange: { date_to: _date(0, 0, 16, 13) }, retentionFilter: { period: 'Hour', totalIntervals: 11 } });
     expect(pluck(r, 'label')).toEqual(Array.from({ length: 11 }, (_, i) => `Hour ${i}`));
     expect(pluck(r, 'date')).toEqual(Array.from({ length: 11 }, (_, i) => `2020-06-10T${String(6 + i).padStart(2, '0')}:00:00Z`));
-    expect(counts(r)).toEqual(
-      pad([
-        [2, 2, 1, 0, 1, 2, 1, 0, 1, 0, 1],
-        [2, 1, 0, 1, 2, 1, 0, 1, 0, 1],
-        [1, 0, 1, 1, 0, 0, 1, 0, 0],
-        [0, 0, 0, 0, 0, 0, 0, 0],
-        [1, 1, 0, 0, 1, 0, 0],
-        [2, 1, 0, 1, 0, 1],
-        [1, 0, 0, 0, 1],
-        [0, 0, 0, 0],
-        [1, 0, 0],
-        [0, 0],
-        [1],
-      ]),
-    );
+    expect(counts(r)).toEqual(HOUR_LAYOUT_COUNTS);
   });
 
   it('test_month_interval: calendar months; `date` is the month start (reference §4.2/§4.3)', async () => {
@@ -188,21 +189,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
     const r = await retention(pid, { dateRange: { date_to: '2020-11-10' }, retentionFilter: { period: 'Month', totalIntervals: 11 } });
     expect(pluck(r, 'label')).toEqual(Array.from({ length: 11 }, (_, i) => `Month ${i}`));
     expect(pluck(r, 'date')).toEqual(Array.from({ length: 11 }, (_, i) => `2020-${String(1 + i).padStart(2, '0')}-01T00:00:00Z`));
-    expect(counts(r)).toEqual(
-      pad([
-        [2, 2, 1, 0, 1, 2, 1, 0, 1, 0, 1],
-        [2, 1, 0, 1, 2, 1, 0, 1, 0, 1],
-        [1, 0, 1, 1, 0, 0, 1, 0, 0],
-        [0, 0, 0, 0, 0, 0, 0, 0],
-        [1, 1, 0, 0, 1, 0, 0],
-        [2, 1, 0, 1, 0, 1],
-        [1, 0, 0, 0, 1],
-        [0, 0, 0, 0],
-        [1, 0, 0],
-        [0, 0],
-        [1],
-      ]),
-    );
+    expect(counts(r)).toEqual(HOUR_LAYOUT_COUNTS);
   });
 
   it('test_retention_multiple_events: $some_event cohorts, $pageview returns', async () => {
