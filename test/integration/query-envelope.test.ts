@@ -41,6 +41,17 @@ describe('query envelope', () => {
     expect(second.body).toMatchObject({ results: [[2]], is_cached: true, cache_key: first.body.cache_key, last_refresh: first.body.last_refresh });
   });
 
+  it("leaves hasMore/limit/offset out when the query has its own LIMIT (PostHog), keeps them for Quarry's paging", async () => {
+    const own = await s.api('POST', '/api/projects/1/query/', countQuery({ query: 'SELECT event FROM events LIMIT 1' }));
+    expect(own.status).toBe(200);
+    expect(own.body.results).toHaveLength(1);
+    for (const k of ['hasMore', 'limit', 'offset']) expect(own.body).not.toHaveProperty(k);
+    const paged = await s.api('POST', '/api/projects/1/query/', countQuery({ query: 'SELECT event FROM events', limit: 1 }));
+    expect(paged.body).toMatchObject({ hasMore: true, limit: 1, offset: 0 });
+    const typed = await gql(s, '{ productql(projectId: 1, sql: "SELECT event FROM events LIMIT 1") { rows hasMore limit offset } }');
+    expect(typed.body.data.productql).toMatchObject({ hasMore: false, limit: null, offset: null });
+  });
+
   it('misses after new events arrive', async () => {
     await s.api('POST', '/api/projects/1/query/', countQuery());
     await capture([{ event: '$pageview', distinct_id: 'c' }]);

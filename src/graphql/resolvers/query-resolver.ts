@@ -145,11 +145,11 @@ class ProductQLResultType extends QueryFreshness {
   @Field({ description: 'True when more rows exist past limit + offset.' })
   hasMore!: boolean;
 
-  @Field(() => Int)
-  limit!: number;
+  @Field(() => Int, { nullable: true, description: 'The default limit or the requested page size; null with the query\'s own LIMIT.' })
+  limit!: number | null;
 
-  @Field(() => Int)
-  offset!: number;
+  @Field(() => Int, { nullable: true, description: 'The requested offset; null with the query\'s own LIMIT.' })
+  offset!: number | null;
 
   @Field({ description: 'The query as run, printed back as normalized ProductQL.' })
   productql!: string;
@@ -251,14 +251,15 @@ export class QueryResolver {
   ): Promise<ProductQLResultType> {
     const r = (await ctx.services.queries.run(ctx.principal, projectId, {
       query: { kind: 'ProductQLQuery', query: sql, variables: variables ?? undefined, limit: limit ?? undefined, offset: offset ?? undefined },
-    })) as { columns: string[]; types: [string, string][]; results: unknown[][]; hasMore: boolean; limit: number; offset: number; productql: string };
+    })) as { columns: string[]; types: [string, string][]; results: unknown[][]; hasMore?: boolean; limit?: number; offset?: number; productql: string };
     return {
       ...freshnessOf(r as unknown as Record<string, unknown>),
       columns: r.types.map(([name, type]) => ({ name, type })),
       rows: r.results,
-      hasMore: r.hasMore,
-      limit: r.limit,
-      offset: r.offset,
+      // (absent with the query's own LIMIT: then no more rows are asked for, and limit/offset are null)
+      hasMore: r.hasMore ?? false,
+      limit: r.limit ?? null,
+      offset: r.offset ?? null,
       productql: r.productql,
     };
   }

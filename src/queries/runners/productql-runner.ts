@@ -58,13 +58,14 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
     assertResultSize(result.rows);
     const shaped = ctx.timings.measureSync('shape', () => shapeResult(result.rows, compiled));
     const explainAllowed = node.explain === true && ctx.principal.kind === 'personal';
+    // hasMore/limit/offset describe the default limit or Quarry's paging (node limit/offset); with the query's own
+    // LIMIT they are absent, as in PostHog (reference §8.3).
+    const paged = compiled.limitDefaulted || node.limit !== undefined || node.offset !== undefined;
     return {
       results: shaped.results,
       columns: shaped.columns,
       types: shaped.types,
-      hasMore: shaped.hasMore,
-      limit: shaped.limit,
-      offset: shaped.offset,
+      ...(paged ? { hasMore: shaped.hasMore, limit: shaped.limit, offset: shaped.offset } : {}),
       productql: compiled.hogql,
       hogql: compiled.hogql,
       query: node.query,
