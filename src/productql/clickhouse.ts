@@ -19,7 +19,7 @@
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
-import { unitOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { formatPieces, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -153,6 +153,7 @@ export class ClickHouseDialect implements Dialect {
   readonly stagesCtes = true;
   readonly uniqueSelectNames = true;
   readonly positionalAsExpression = true;
+  readonly nativeLimitBy = true;
   readonly groupByAlias = true;
   readonly crossJoinNonEqui = true;
   readonly renameJoinedColumns = true;
@@ -433,6 +434,11 @@ export class ClickHouseDialect implements Dialect {
     return P(`arrayElement(${arr.sql}, ${index.sql})`, 'unknown', true);
   }
 
+  /** The index is an integer the compiler checked (tupleElement needs a constant index). */
+  tupleElement(t: Printed, index: number): Printed {
+    return P(`tupleElement(${t.sql}, ${index})`, 'unknown', true);
+  }
+
   // ---------------------------------------------------------------------------------------- tables
   /**
    * `personId`: the events reference also exposes the stored `person_id` as `__person_id` (no overrides to apply).
@@ -560,7 +566,14 @@ export class ClickHouseDialect implements Dialect {
       return t.sql;
     };
     const dtArg = (i: number) => this.dt(a[i], h, n);
-    const localArg = (i: number, tz?: string) => {
+    /** The zone calendar work on argument i happens in: an explicit zone argument, else the value's own (toTimeZone). */
+    const zoneArg = (i: number, tz?: string): string | undefined => {
+      if (tz !== undefined) return tz;
+      const z = a[i] ? zoneOf(a[i]) : undefined;
+      return z === undefined || z === h.timezone ? undefined : h.param(z);
+    };
+    const localArg = (i: number, explicitTz?: string) => {
+      const tz = zoneArg(i, explicitTz);
       if (a[i].type === 'date') return `toDateTime(${s(i)}, ${tz ?? h.tz()})`;
       // The stored whole-second DateTime, when the argument is an events timestamp (no epoch-ms round trip per row);
       // it is a DateTime('UTC') already, so a UTC project needs no conversion at all.
@@ -644,9 +657,12 @@ export class ClickHouseDialect implements Dialect {
         if (isStrLike(a[0])) return P(this.asDate(a[0], h, n), 'date', a[0].nullable || !a[0].isConst);
         return P(`toDate(${localArg(0, tz)})`, 'date', a[0].nullable);
       }
-      case 'toTimeZone':
+      case 'toTimeZone': {
         tzArg(1);
-        return P(dtArg(0), 'datetime', a[0].nullable);
+        // The same instant, shown in the given zone (and read there by calendar functions and toString).
+        const zone = a[1].constValue as string;
+        return P(dtArg(0), 'datetime', a[0].nullable, { displayTz: zone, chType: `DateTime64(6, '${zone}')` });
+      }
       case 'toStartOfMinute':
       case 'toStartOfFiveMinutes':
       case 'toStartOfFifteenMinutes':
@@ -740,11 +756,13 @@ export class ClickHouseDialect implements Dialect {
       case 'reverse':
         return simple('reverseUTF8', 'string');
       case 'length':
-        return P(`toInt64(lengthUTF8(${s(0)}))`, 'int', anyNull);
       case 'empty':
-        return P(`(lengthUTF8(${s(0)}) = 0)`, 'bool', anyNull);
-      case 'notEmpty':
-        return P(`(lengthUTF8(${s(0)}) > 0)`, 'bool', anyNull);
+      case 'notEmpty': {
+        // Characters of a string; elements of an array.
+        const len = a[0].type === 'array' ? `length(${s(0)})` : `lengthUTF8(${s(0)})`;
+        if (fn.sig.name === 'length') return P(`toInt64(${len})`, 'int', anyNull);
+        return P(`(${len} ${fn.sig.name === 'empty' ? '=' : '>'} 0)`, 'bool', anyNull);
+      }
       case 'concat': {
         // A datetime reads as DuckDB casts it: the naive UTC wall clock, with the fraction only when there is one.
         const text = (x: Printed) =>
@@ -792,7 +810,7 @@ export class ClickHouseDialect implements Dialect {
 
       // ---------------- conversions and maths
       case 'toString':
-        if (a[0].type === 'datetime') return P(`toString(${this.local(s(0), h)})`, 'string', a[0].nullable);
+        if (a[0].type === 'datetime') return P(`toString(${this.local(s(0), h, zoneArg(0))})`, 'string', a[0].nullable);
         if (a[0].type === 'date' || a[0].type === 'uuid' || isNum(a[0])) return P(`toString(${s(0)})`, 'string', a[0].nullable);
         return P(isStrLike(a[0]) ? s(0) : `toString(${s(0)})`, 'string', a[0].nullable);
       case 'toInt':
@@ -880,8 +898,11 @@ export class ClickHouseDialect implements Dialect {
         return P(`arrayJoin(${s(0)})`, 'unknown', true);
       case 'array':
         return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false);
-      case 'tuple':
-        return P(`tuple(${a.map((x) => x.sql).join(', ')})`, 'unknown', false);
+      case 'tuple': {
+        if (a.length === 0) return h.error('A tuple needs at least one element', n);
+        const t = P(`tuple(${a.map((x) => x.sql).join(', ')})`, 'unknown', false, { tupleItems: a });
+        return { ...t, chType: typeNameOf(t, h.timezone) };
+      }
 
       // ---------------- JSON (ClickHouse semantics: defaults instead of NULL), top-level keys via visitParam
       case 'JSONExtractString':
@@ -903,6 +924,190 @@ export class ClickHouseDialect implements Dialect {
         if (fn.sig.name === 'JSONExtractFloat') return P(`ifNull(toFloat64OrNull(${str}), 0)`, 'float', false);
         return P(`(${str} = 'true')`, 'bool', false);
       }
+
+      // ---------------- HogQL parity: dates and times
+      case 'formatDateTime': {
+        const f = a[1];
+        if (!f.isConst || typeof f.constValue !== 'string') return h.error('formatDateTime takes a constant format string', n);
+        const explicit = tzArg(2);
+        const l = localArg(0, explicit);
+        // 18.16's formatDateTime lacks %G and %z: those are spelled here. It also formats in the server's zone unless
+        // it is given one, whatever the DateTime's own zone.
+        const zone = zoneArg(0, explicit) ?? h.tz();
+        const parts = formatPieces(f.constValue, 'YmdHMSyejuwpIV', h, n).map((piece) => {
+          if ('native' in piece) return `formatDateTime(${l}, ${h.param(piece.native)}, ${zone})`;
+          if (piece.code === 'G') return `toString(toISOYear(${l}))`;
+          const off = `(toInt64(toUInt32(toDateTime(toString(${l}), ${h.param('UTC')}))) - intDiv(${dtArg(0)}, 1000))`;
+          const two = (v: string) => `substring(toString(100 + ${v}), 2)`;
+          return `concat(if(${off} < 0, ${h.param('-')}, ${h.param('+')}), ${two(`intDiv(abs(${off}), 3600)`)}, ${two(`intDiv(abs(${off}) % 3600, 60)`)})`;
+        });
+        return P(parts.length === 1 ? parts[0] : `concat(${parts.join(', ')})`, 'string', a[0].nullable);
+      }
+      case 'dateTrunc':
+      case 'date_trunc': {
+        const unit = unitOf(a[0], h, n);
+        const v = a[1];
+        const explicit = a.length > 2 ? tzArg(2) : undefined;
+        if (v.type === 'date') {
+          if (SUB_DAY_MS[unit]) return P(this.dt(v, h, n), 'datetime', v.nullable);
+          const f = { day: '', week: 'toMonday', month: 'toStartOfMonth', quarter: 'toStartOfQuarter', year: 'toStartOfYear' }[unit as 'day'];
+          return P(f ? `${f}(${v.sql})` : v.sql, 'date', v.nullable);
+        }
+        const x = this.dt(v, h, n);
+        if (unit === 'second') return P(`(intDiv(${x}, 1000) * 1000)`, 'datetime', v.nullable);
+        const l = this.local(x, h, zoneArg(1, explicit));
+        const tz = zoneArg(1, explicit) ?? h.tz();
+        const f = { minute: 'toStartOfMinute', hour: 'toStartOfHour', day: 'toStartOfDay' }[unit as 'day'];
+        if (f) return P(this.ms(`${f}(${l})`), 'datetime', v.nullable);
+        const d = { week: 'toMonday', month: 'toStartOfMonth', quarter: 'toStartOfQuarter', year: 'toStartOfYear' }[unit as 'week'];
+        return P(this.ms(`toDateTime(${d}(toDate(${l})), ${tz})`), 'datetime', v.nullable);
+      }
+      case 'toStartOfInterval': {
+        const iv = a[1];
+        const cnt = iv.intervalCount;
+        if (iv.type !== 'interval' || !cnt?.isConst || typeof cnt.constValue !== 'number' || !Number.isSafeInteger(cnt.constValue) || cnt.constValue < 1)
+          return h.error('toStartOfInterval takes an interval with a constant positive count, such as INTERVAL 5 minute', n);
+        const k = cnt.constValue;
+        const unit = iv.intervalUnit as IntervalUnit;
+        const v = a[0];
+        const isDate = v.type === 'date';
+        if (isDate && SUB_DAY_MS[unit]) return h.error(`toStartOfInterval on a Date takes a unit of a day or more, not ${unit}`, n);
+        const x = isDate ? '' : dtArg(0);
+        const l = localArg(0);
+        const epoch = `toDate(${h.param('1970-01-01')})`;
+        const epochDate = (days: string) => `(${epoch} + ${days})`;
+        switch (unit) {
+          case 'second':
+          case 'minute': {
+            const ms = SUB_DAY_MS[unit] * k;
+            return P(`(intDiv(${x}, ${ms}) * ${ms})`, 'datetime', v.nullable);
+          }
+          case 'hour': {
+            // Hours counted from the local midnight, as ClickHouse does: back by the local time since the bucket start.
+            const wall = `(toInt64(toHour(${l})) * 3600 + toMinute(${l}) * 60 + toSecond(${l}))`;
+            return P(`((intDiv(${x}, 1000) - (${wall} - intDiv(${wall}, ${3600 * k}) * ${3600 * k})) * 1000)`, 'datetime', v.nullable);
+          }
+          case 'day': {
+            const d = epochDate(`intDiv(toRelativeDayNum(${l}), ${k}) * ${k}`);
+            return isDate ? P(d, 'date', v.nullable) : P(this.ms(`toDateTime(${d}, ${zoneArg(0) ?? h.tz()})`), 'datetime', v.nullable);
+          }
+          case 'week':
+            return P(epochDate(`(4 + intDiv(toRelativeDayNum(${l}) - 4, ${7 * k}) * ${7 * k})`), 'date', v.nullable);
+          case 'month':
+          case 'quarter': {
+            const m = unit === 'month' ? k : 3 * k;
+            const idx = `(intDiv((toInt64(toYear(${l})) - 1900) * 12 + toMonth(${l}) - 1, ${m}) * ${m})`;
+            // Month 840 after 1900-01 is 1970-01, where Date starts on 18.16.
+            return P(`addMonths(${epoch}, ${idx} - 840)`, 'date', v.nullable);
+          }
+          case 'year':
+            return P(`addYears(${epoch}, intDiv(toInt64(toYear(${l})), ${k}) * ${k} - 1970)`, 'date', v.nullable);
+        }
+        return h.error('Unknown interval unit', n);
+      }
+      case 'toTypeName':
+        // Computed when printing, from what the compiler knows of the value (never the engine's own representation).
+        return P(h.param(typeNameOf(a[0], h.timezone)), 'string', false);
+      case 'toDayOfYear':
+      case 'toISOWeek':
+      case 'toISOYear':
+      case 'toSecond':
+      case 'toQuarter':
+      case 'toYYYYMM':
+      case 'toYYYYMMDD':
+      case 'toYYYYMMDDhhmmss':
+      case 'toRelativeDayNum':
+      case 'toRelativeWeekNum':
+      case 'toRelativeMonthNum':
+      case 'toRelativeYearNum':
+        return P(`toInt64(${fn.sig.name}(${localArg(0)}))`, 'int', a[0].nullable);
+      case 'toMonday':
+        return P(`toMonday(toDate(${localArg(0)}))`, 'date', a[0].nullable);
+      case 'toStartOfTenMinutes':
+        return P(`(intDiv(${dtArg(0)}, 600000) * 600000)`, 'datetime', a[0].nullable);
+      case 'toStartOfSecond':
+        return P(`(intDiv(${dtArg(0)}, 1000) * 1000)`, 'datetime', a[0].nullable);
+      case 'toUnixTimestamp64Milli':
+        return P(`toInt64(${dtArg(0)})`, 'int', a[0].nullable);
+      case 'fromUnixTimestamp64Milli':
+        return P(`toInt64(${num(a[0])})`, 'datetime', a[0].nullable);
+      case 'toDateTime64':
+        tzArg(2);
+        if (a.length > 1 && (!a[1].isConst || typeof a[1].constValue !== 'number' || !Number.isInteger(a[1].constValue) || a[1].constValue < 0 || a[1].constValue > 9))
+          h.error('toDateTime64 precision must be a constant integer from 0 to 9', n);
+        return P(dtArg(0), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
+      case 'parseDateTimeBestEffort':
+      case 'parseDateTimeBestEffortOrNull':
+      case 'parseDateTimeBestEffortOrZero':
+      case 'toDateTimeOrNull': {
+        const tz = tzArg(1);
+        // Text is parsed leniently (NULL when it is not a datetime), with its own offset or else in the zone given.
+        const x = isStrLike(a[0]) ? this.ms(`parseDateTimeBestEffortOrNull(${s(0)}, ${tz ?? h.tz()})`) : dtArg(0);
+        if (fn.sig.name === 'parseDateTimeBestEffortOrZero') return P(`ifNull(${x}, toInt64(0))`, 'datetime', false);
+        return P(x, 'datetime', true);
+      }
+      case 'toDateOrNull':
+        return P(isStrLike(a[0]) ? `toDateOrNull(${s(0)})` : this.asDate(a[0], h, n), 'date', true);
+
+      // ---------------- HogQL parity: strings (18.16 has no left/right/trimLeft/trimRight)
+      case 'left':
+      case 'right': {
+        const chars = `extractAll(${s(0)}, ${h.param('(?s).')})`;
+        const k = `toInt64(${num(a[1])})`;
+        const slice =
+          fn.sig.name === 'left'
+            ? `arraySlice(${chars}, 1, if(${k} >= 0, ${k}, greatest(toInt64(length(${chars})) + ${k}, 0)))`
+            : `if(${k} >= 0, arraySlice(${chars}, -${k}), arraySlice(${chars}, 1 - ${k}))`;
+        return P(`arrayStringConcat(${slice})`, 'string', anyNull);
+      }
+      case 'positionUTF8':
+        return P(`toInt64(positionUTF8(${s(0)}, ${s(1)}))`, 'int', anyNull);
+      case 'positionCaseInsensitive':
+      case 'positionCaseInsensitiveUTF8':
+        return P(`toInt64(positionCaseInsensitiveUTF8(${s(0)}, ${s(1)}))`, 'int', anyNull);
+      case 'trimLeft':
+        return P(`replaceRegexpOne(${s(0)}, ${h.param('^ +')}, ${h.param('')})`, 'string', anyNull);
+      case 'trimRight':
+        return P(`replaceRegexpOne(${s(0)}, ${h.param(' +$')}, ${h.param('')})`, 'string', anyNull);
+      case 'lengthUTF8':
+      case 'lowerUTF8':
+      case 'upperUTF8':
+      case 'reverseUTF8':
+      case 'substringUTF8':
+        return this.call({ ...fn, sig: { ...fn.sig, name: fn.sig.name.slice(0, -4) } }, h);
+      case 'replaceOne':
+        if (a[1].isConst && a[1].constValue === '') return h.error('replaceOne: the pattern must not be empty', n);
+        return simple('replaceOne', 'string');
+
+      // ---------------- HogQL parity: conversions
+      case 'toIntOrNull':
+      case 'toInt64OrNull':
+      case 'toFloatOrNull':
+      case 'toFloat64OrNull':
+      case 'toIntOrZero':
+      case 'toFloatOrZero': {
+        const base = this.call({ ...fn, sig: { ...fn.sig, name: fn.sig.name.startsWith('toInt') ? 'toInt' : 'toFloat' } }, h);
+        return fn.sig.name.endsWith('OrZero') ? P(`ifNull(${base.sql}, 0)`, base.type, false) : { ...base, nullable: true };
+      }
+
+      // ---------------- HogQL parity: arrays
+      case 'arraySum':
+        return P(`arraySum(${s(0)})`, 'float', false);
+      case 'arrayStringConcat':
+        return P(`arrayStringConcat(${a.map((x) => x.sql).join(', ')})`, 'string', false);
+      case 'arrayDistinct':
+      case 'arrayReverse':
+      case 'arraySlice':
+        return P(`${fn.sig.name}(${a.map((x) => x.sql).join(', ')})`, 'array', anyNull);
+      case 'hasAny':
+      case 'hasAll':
+        return P(`${fn.sig.name}(${s(0)}, ${s(1)})`, 'bool', anyNull);
+      case 'arrayUniq':
+        return P(`arrayUniq(${s(0)})`, 'int', false, { chType: 'UInt32' });
+      case 'arrayCount':
+        return P(`arrayCount(${s(0)}, ${s(1)})`, 'int', a[1].nullable, { chType: 'UInt32' });
+      case 'arrayAll':
+        return P(`arrayAll(${s(0)}, ${s(1)})`, 'bool', a[1].nullable);
 
       default:
         return h.error(`Function "${fn.sig.name}" is not available on ClickHouse`, n);

@@ -30,7 +30,7 @@ import type {
   WindowFrameExpr,
   WindowFunction,
 } from './ast';
-import { unitOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { lookupFunction } from './functions';
 import { regexError } from '../limits';
@@ -212,7 +212,94 @@ const JOIN_TYPES: Record<string, string> = {
 const own = <V>(obj: Record<string, V>, key: string): V | undefined =>
   Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
 
-const LAMBDA_FUNCS = new Set(['arrayMap', 'arrayFilter', 'arrayExists']);
+const LAMBDA_FUNCS = new Set(['arrayMap', 'arrayFilter', 'arrayExists', 'arrayCount', 'arrayAll']);
+
+/** Functions whose datetime result keeps the zone of its value argument (index), or takes the zone argument's. */
+const ZONE_KEEPING: Record<string, { value: number; tzArg?: number }> = {
+  toStartOfMinute: { value: 0 },
+  toStartOfFiveMinutes: { value: 0 },
+  toStartOfTenMinutes: { value: 0 },
+  toStartOfFifteenMinutes: { value: 0 },
+  toStartOfHour: { value: 0 },
+  toStartOfDay: { value: 0 },
+  toStartOfSecond: { value: 0 },
+  toStartOfInterval: { value: 0 },
+  dateTrunc: { value: 1, tzArg: 2 },
+  date_trunc: { value: 1, tzArg: 2 },
+};
+
+/** `expr::Type` casts: ClickHouse/HogQL type names (the parser lowercases them) to the conversion function. */
+const CASTS: [RegExp, string][] = [
+  [/^u?int(8|16|32|64|128|256)?$/, 'toInt'],
+  [/^(float(32|64)?|double|decimal(\d+)?(\(.*\))?|numeric)$/, 'toFloat'],
+  [/^(string|text|varchar|fixedstring\(\d+\))$/, 'toString'],
+  [/^date(32)?$/, 'toDate'],
+  [/^datetime(64)?(\(.*\))?$/, 'toDateTime'],
+  [/^(bool|boolean)$/, 'toBool'],
+  [/^uuid$/, 'toUUID'],
+];
+const CAST_TYPES = 'Int*, UInt*, Float*, Decimal, String, Date, DateTime, DateTime64, Bool, UUID';
+
+/** The conversion function for a cast's type name: `Int64` → toInt64, `Float32` → toFloat, `DateTime64(3)` → toDateTime. */
+const castFunction = (typeName: unknown): string | undefined => {
+  const t = String(typeName).toLowerCase().replace(/\s+/g, '');
+  const own = CAST_NAMES.find((n) => n.toLowerCase() === `to${t}`);
+  if (own) return own;
+  return CASTS.find(([re]) => re.test(t))?.[1];
+};
+const CAST_NAMES = ['toInt64', 'toInt32', 'toFloat64', 'toString', 'toDate', 'toDateTime', 'toUUID', 'toBool'];
+
+/**
+ * `expr::Type` (the parser's TypeCast node) as a call of the type's conversion function, everywhere in the AST, so
+ * it compiles with that function's semantics and prints back (column names, the normalized query) as that call.
+ * Unknown types are left as they are and refused when compiled. Returns the same object when there is no cast.
+ */
+function rewriteCasts(x: unknown): unknown {
+  if (Array.isArray(x)) {
+    let changed = false;
+    const out = x.map((v) => {
+      const r = rewriteCasts(v);
+      if (r !== v) changed = true;
+      return r;
+    });
+    return changed ? out : x;
+  }
+  if (!x || typeof x !== 'object') return x;
+  const o = x as Record<string, unknown>;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    const r = rewriteCasts(v);
+    if (r !== v) changed = true;
+    out[k] = r;
+  }
+  if (o.node === 'TypeCast') {
+    const fn = castFunction(o.type_name);
+    if (fn) return { node: 'Call', name: fn, args: [out.expr], start: o.start, end: o.end };
+  }
+  return changed ? out : x;
+}
+
+/** Number of elements of a `Tuple(...)` type name (top-level commas), or undefined when it is not one. */
+function tupleSize(chType: string | undefined): number | undefined {
+  if (!chType || !chType.startsWith('Tuple(') || !chType.endsWith(')')) return undefined;
+  let depth = 0;
+  let n = 1;
+  for (const ch of chType.slice(6, -1)) {
+    if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === ',' && depth === 0) n++;
+  }
+  return n;
+}
+
+/** What an element of a tuple keeps when it is read back out (`t.2` is typed like the element was). */
+const pickTyping = (p: Printed): Partial<Printed> => ({
+  ...(p.chType ? { chType: p.chType } : {}),
+  ...(p.tupleItems ? { tupleItems: p.tupleItems } : {}),
+  ...(p.displayTz ? { displayTz: p.displayTz } : {}),
+  ...(p.intervalUnit ? { intervalUnit: p.intervalUnit } : {}),
+});
 
 /** A bare `*` (as in `count(*)`). */
 const isStar = (e: Expr | undefined): boolean => e?.node === 'Field' && Array.isArray(e.chain) && e.chain.length === 1 && e.chain[0] === '*';
@@ -269,6 +356,7 @@ export class Compiler {
   compile(query: Query): CompileResult {
     if (!query || (query.node !== 'SelectQuery' && query.node !== 'SelectSetQuery'))
       this.err('Only SELECT queries are allowed', query as NodeBase);
+    query = rewriteCasts(query) as Query;
     if (!Number.isSafeInteger(this.opts.projectId)) throw new Error('projectId must be an integer');
     this.projectParam = this.params.add(this.opts.projectId);
 
@@ -380,7 +468,6 @@ export class Compiler {
     }
 
     if (q.array_join_op || q.array_join_list?.length) this.err('ARRAY JOIN is not supported; use arrayJoin() in the select list', q);
-    if (q.limit_by) this.err('LIMIT BY is not supported', q.limit_by);
     if (q.limit_with_ties) this.err('LIMIT WITH TIES is not supported', q);
     if (!Array.isArray(q.select) || q.select.length === 0) this.err('SELECT needs at least one column', q);
 
@@ -450,10 +537,28 @@ export class Compiler {
     // and would read an integer as a position).
     const orderBy = (q.order_by ?? []).map((o) => this.orderExpr(o, scope, true)).filter((o): o is string => o !== null);
     const windows = Object.entries(q.window_exprs ?? {}).map(([name, w]) => `${this.q(name)} AS (${this.windowSpec(w, scope)})`);
+    // `LIMIT n [OFFSET m] BY exprs`: at most n rows (after the first m) per distinct value of exprs, in ORDER BY order.
+    let limitBy = '';
+    let limitByQualify: string | undefined;
+    if (q.limit_by) {
+      const lb = q.limit_by;
+      if (!Array.isArray(lb.exprs) || lb.exprs.length === 0) this.err('LIMIT BY needs at least one expression', lb);
+      const n = this.intConstant(lb.n, 'LIMIT BY');
+      const off = lb.offset_value ? this.intConstant(lb.offset_value, 'LIMIT BY OFFSET') : 0;
+      const by = lb.exprs.map((x) => this.expr(x, scope).sql).join(', ');
+      if (this.dialect.nativeLimitBy) {
+        if (off) this.err('LIMIT ... OFFSET ... BY is not available on this engine', lb);
+        limitBy = ` LIMIT ${n} BY ${by}`;
+      } else {
+        const rn = `row_number() OVER (PARTITION BY ${by}${orderBy.length ? ` ORDER BY ${orderBy.join(', ')}` : ''})`;
+        limitByQualify = off ? `${rn} BETWEEN ${off + 1} AND ${off + n}` : `${rn} <= ${n}`;
+      }
+    }
+    const qualifyAll = [qualify, limitByQualify].filter((x): x is string => !!x);
 
     // Every column of an engine table this SELECT reads is spelled `<alias>.<column>` somewhere in its text outside
     // the guarded references (which are printed last): the dialect may expose only those (TableNeeds.columns).
-    const text = [withParts, selectSql, where, groupBy, having ?? '', qualify ?? '', orderBy, windows, scope.fromTexts, tail].flat().join('\n');
+    const text = [withParts, selectSql, where, groupBy, having ?? '', qualifyAll, orderBy, limitBy, windows, scope.fromTexts, tail].flat().join('\n');
     for (const t of scope.tables) if (t.virtual) t.needs.columns = this.readColumns(t, t.virtual, text);
 
     let sql = withParts.length ? `WITH ${withParts.join(', ')} ` : '';
@@ -463,8 +568,9 @@ export class Compiler {
     if (groupBy.length) sql += ` GROUP BY ${groupBy.join(', ')}`;
     if (having) sql += ` HAVING ${having}`;
     if (windows.length) sql += ` WINDOW ${windows.join(', ')}`;
-    if (qualify) sql += ` QUALIFY ${qualify}`;
+    if (qualifyAll.length) sql += ` QUALIFY ${qualifyAll.length === 1 ? qualifyAll[0] : qualifyAll.map((x) => `(${x})`).join(' AND ')}`;
     if (orderBy.length) sql += ` ORDER BY ${orderBy.join(', ')}`;
+    sql += limitBy;
     sql += tail;
     return { sql, columns };
   }
@@ -865,7 +971,7 @@ export class Compiler {
         // `properties.arr.1`: on JSON, the same 1-based element as `properties.arr[1]`.
         const t = this.expr(e.tuple, scope);
         if ((t.json || t.type === 'json') && typeof e.index === 'number') return this.extendJson(t, [e.index], e);
-        return this.err('Tuple access is not supported', e);
+        return this.tupleElement(t, e.index, e);
       }
       case 'Tuple':
       case 'Array': {
@@ -894,9 +1000,28 @@ export class Compiler {
         const c = sub.columns[0];
         return { sql: `(${sub.sql})`, type: sub.columns.length === 1 && c ? c.type : 'unknown', nullable: true };
       }
-      default:
-        return this.err(`Unsupported expression: ${String((e as { node?: unknown }).node)}`, e);
+      default: {
+        // `expr::Type` (the parser's TypeCast node): the conversion function of that type, with its semantics.
+        const cast = e as unknown as NodeBase & { node?: unknown; expr?: Expr; type_name?: unknown };
+        if (cast.node === 'TypeCast' && cast.expr) {
+          const fn = castFunction(cast.type_name);
+          if (!fn) this.err(`Cannot cast to type ${JSON.stringify(String(cast.type_name))}: supported are ${CAST_TYPES}`, e);
+          return this.call({ node: 'Call', name: fn, args: [cast.expr], start: cast.start, end: cast.end } as Call, scope);
+        }
+        return this.err(`Unsupported expression: ${String(cast.node)}`, cast);
+      }
     }
+  }
+
+  /** `t.2` / `tupleElement(t, 2)`: 1-based, on a value the compiler knows is a tuple. */
+  private tupleElement(t: Printed, index: unknown, node: NodeBase): Printed {
+    const size = t.tupleItems?.length ?? tupleSize(t.chType);
+    if (size === undefined) return this.err('Tuple access (t.1) needs a tuple value, such as (a, b) or tuple(a, b)', node);
+    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 1 || index > size)
+      return this.err(`Tuple index out of range: ${String(index)} (the tuple has ${size} element${size === 1 ? '' : 's'}, the first is 1)`, node);
+    const out = this.dialect.tupleElement(t, index, this.h);
+    const item = t.tupleItems?.[index - 1];
+    return item ? { ...out, type: item.type, nullable: item.nullable, ...pickTyping(item) } : out;
   }
 
   private constant(v: unknown, big: boolean, node: NodeBase): Printed {
@@ -1036,12 +1161,26 @@ export class Compiler {
     });
     const filter = c.filter_expr ? this.expr(c.filter_expr, scope).sql : undefined;
     // Interval constructors and dateAdd/dateSub are datetime arithmetic, whatever the engine.
-    if (sig.name.startsWith('toInterval')) return this.dialect.interval(sig.name.slice('toInterval'.length).toLowerCase() as IntervalUnit, printedArgs[0]);
+    if (sig.name.startsWith('toInterval'))
+      return { ...this.dialect.interval(sig.name.slice('toInterval'.length).toLowerCase() as IntervalUnit, printedArgs[0]), intervalCount: printedArgs[0] };
+    if (sig.name === 'tupleElement') {
+      const i = printedArgs[1];
+      return this.tupleElement(printedArgs[0], i.isConst ? i.constValue : undefined, c);
+    }
     if (DATE_SHIFT.has(sig.name)) {
       const op = sig.name.toLowerCase().includes('add') ? '+' : '-';
       return this.dialect.arithmetic(op, printedArgs[2], this.dialect.interval(unitOf(printedArgs[0], this.h, c), printedArgs[1]), this.h, c);
     }
-    return this.dialect.call({ sig, node: c, args: printedArgs, raw: args, params: printedParams, distinct: !!c.distinct, filter }, this.h);
+    const out = this.dialect.call({ sig, node: c, args: printedArgs, raw: args, params: printedParams, distinct: !!c.distinct, filter }, this.h);
+    // A datetime bucket of a value shown in another zone (toTimeZone), or truncated in a given zone, is shown there too,
+    // as ClickHouse keeps the DateTime's zone through these functions.
+    const kept = own(ZONE_KEEPING, sig.name);
+    if (kept !== undefined && out.type === 'datetime' && !out.displayTz) {
+      const zoneArg = kept.tzArg !== undefined ? printedArgs[kept.tzArg] : undefined;
+      const zone = zoneArg?.isConst && typeof zoneArg.constValue === 'string' ? zoneArg.constValue : printedArgs[kept.value] && zoneOf(printedArgs[kept.value]);
+      if (zone && zone !== this.opts.timezone) return { ...out, displayTz: zone, chType: `DateTime64(6, '${zone}')` };
+    }
+    return out;
   }
 
   private windowFunction(w: WindowFunction, scope: Scope): Printed {

@@ -67,6 +67,53 @@ export interface Printed {
    * the bound removed); otherwise the full condition is printed and the bounds only prune. Carried through AND only.
    */
   residual?: string;
+  /** For tuples (`(a, b)`, `tuple(a, b)`): the printed elements, so `t.2` knows its element's type. */
+  tupleItems?: Printed[];
+  /** For intervals (`INTERVAL 5 minute`, `toIntervalMinute(5)`): the printed count. */
+  intervalCount?: Printed;
+  /**
+   * The IANA zone a datetime is shown in (`toTimeZone(ts, 'America/New_York')`): results display it there, and
+   * `toString` / `formatDateTime` / calendar parts read its wall clock there. Unset: the project timezone.
+   */
+  displayTz?: string;
+}
+
+/** ClickHouse's type name for the smallest integer type that holds a constant (as ClickHouse types literals). */
+function intLiteralType(v: number): string {
+  if (v >= 0) return v <= 0xff ? 'UInt8' : v <= 0xffff ? 'UInt16' : v <= 0xffffffff ? 'UInt32' : 'UInt64';
+  return v >= -0x80 ? 'Int8' : v >= -0x8000 ? 'Int16' : v >= -0x80000000 ? 'Int32' : 'Int64';
+}
+
+const BASE_TYPE_NAMES: Record<PType, string> = {
+  string: 'String',
+  int: 'Int64',
+  float: 'Float64',
+  bool: 'Bool',
+  datetime: 'DateTime64',
+  date: 'Date',
+  interval: 'IntervalSecond',
+  json: 'String',
+  uuid: 'UUID',
+  array: 'Array(String)',
+  null: 'Nullable(Nothing)',
+  unknown: 'String',
+};
+
+/**
+ * The ClickHouse type name of a printed value, as `toTypeName` reports it and as tuple columns are typed: literals
+ * take ClickHouse's literal types (`1` is UInt8, `'a'` String, `1.5` Float64), datetimes `DateTime64(6, '<zone>')`
+ * in the zone they are shown in, nullable values `Nullable(...)`.
+ */
+export function typeNameOf(p: Printed, timezone: string): string {
+  let base: string;
+  if (p.tupleItems) base = `Tuple(${p.tupleItems.map((x) => typeNameOf(x, timezone)).join(', ')})`;
+  else if (p.type === 'datetime') base = p.chType ?? `DateTime64(6, '${p.displayTz ?? timezone}')`;
+  else if (p.chType) base = p.chType;
+  else if (p.isConst && typeof p.constValue === 'number' && p.type === 'int') base = intLiteralType(p.constValue);
+  else if (p.type === 'interval') base = `Interval${(p.intervalUnit ?? 'second').replace(/^./, (c) => c.toUpperCase())}`;
+  else base = BASE_TYPE_NAMES[p.type];
+  if (base.startsWith('Nullable(') || base.startsWith('Array(') || base.startsWith('Tuple(') || p.type === 'null' || p.isConst) return base;
+  return p.nullable ? `Nullable(${base})` : base;
 }
 
 export interface FunctionCall {
@@ -162,6 +209,11 @@ export interface Dialect {
    * columns, not from the engine). Default false.
    */
   readonly uniqueSelectNames?: boolean;
+  /**
+   * When true, `LIMIT n BY exprs` is printed natively (ClickHouse; without an OFFSET, which 18.16 lacks). Otherwise
+   * it becomes a `QUALIFY row_number() OVER (PARTITION BY exprs ORDER BY <the query's ORDER BY>)` bound. Default false.
+   */
+  readonly nativeLimitBy?: boolean;
   /** When true, `GROUP BY 1` / `ORDER BY 2` are printed as the select item's expression. Default false (kept as is). */
   readonly positionalAsExpression?: boolean;
   /**
@@ -198,6 +250,8 @@ export interface Dialect {
   call(fn: FunctionCall, h: Helpers): Printed;
   lambda(args: string[], body: Printed): Printed;
   arrayAccess(arr: Printed, index: Printed, h: Helpers): Printed;
+  /** `t.<index>` on a tuple value (1-based; the compiler has checked the index is a positive integer in range). */
+  tupleElement(t: Printed, index: number, h: Helpers): Printed;
   /**
    * A guarded reference to an engine table: `(SELECT ... FROM <table> AS <alias> ... WHERE <alias>.project_id = ?)
    * AS <alias>`, exposing the lazily joined person columns named in `needs`.
@@ -215,4 +269,55 @@ export interface Dialect {
    * the same instant as the stored whole-second value (see {@link Printed.seconds}). Unset: none.
    */
   storedSeconds?(table: string, column: string, alias: string): string | undefined;
+}
+
+/** formatDateTime's format codes (ClickHouse's), each a one-character code after `%`. */
+export const FORMAT_CODES = 'YmdHMSFTDRyejuwpIGVz%';
+/** Codes that are spelled with others: `%F` is `%Y-%m-%d`, `%T` `%H:%M:%S`, `%D` `%m/%d/%y`, `%R` `%H:%M`. */
+const COMPOSITE_CODES: Record<string, string> = { F: '%Y-%m-%d', T: '%H:%M:%S', D: '%m/%d/%y', R: '%H:%M' };
+
+/** A piece of a formatDateTime pattern: text for the engine's own formatter (`native`), or one code it lacks. */
+export type FormatPiece = { native: string } | { code: string };
+
+/**
+ * Splits a constant formatDateTime pattern into runs the engine formats itself (codes in `native`, literal text with
+ * `%` written `%%`) and single codes the dialect spells (the rest). An unknown code or a trailing `%` is a 400.
+ */
+export function formatPieces(pattern: string, native: string, h: Helpers, node: NodeBase): FormatPiece[] {
+  let expanded = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch !== '%') {
+      expanded += ch;
+      continue;
+    }
+    const code = pattern[++i];
+    if (code === undefined || !FORMAT_CODES.includes(code))
+      h.error(`formatDateTime: unsupported format code "%${code ?? ''}" (supported: ${[...FORMAT_CODES].map((c) => `%${c}`).join(' ')})`, node);
+    expanded += COMPOSITE_CODES[code] ?? `%${code}`;
+  }
+  const out: FormatPiece[] = [];
+  let run = '';
+  for (let i = 0; i < expanded.length; i++) {
+    const ch = expanded[i];
+    if (ch !== '%') {
+      run += ch === '%' ? '%%' : ch;
+      continue;
+    }
+    const code = expanded[++i];
+    if (code === '%' || native.includes(code)) run += `%${code}`;
+    else {
+      if (run) out.push({ native: run });
+      run = '';
+      out.push({ code });
+    }
+  }
+  if (run || out.length === 0) out.push({ native: run });
+  return out;
+}
+
+/** The zone a datetime value is shown in: set by toTimeZone, or carried by its `DateTime64(6, '<zone>')` type. */
+export function zoneOf(p: Printed): string | undefined {
+  if (p.displayTz) return p.displayTz;
+  return p.type === 'datetime' && p.chType ? /^DateTime64\(\d, '([^']+)'\)$/.exec(p.chType)?.[1] : undefined;
 }

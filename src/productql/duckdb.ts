@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { unitOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { formatPieces, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import type { PType } from './schema';
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
@@ -84,6 +84,17 @@ class DuckDBDialect implements Dialect {
     if (isUtcZone(h.timezone)) return localSql;
     return `make_timestamp(epoch_us(timezone(${h.tz()}, ${localSql})))`;
   }
+  /** `utc()` in a given zone (bound SQL); the project zone when unset. */
+  private utcIn(localSql: string, h: Helpers, tz?: string): string {
+    if (tz === undefined) return this.utc(localSql, h);
+    return `make_timestamp(epoch_us(timezone(${tz}, ${localSql})))`;
+  }
+  /** The zone calendar functions read a value in: an explicit zone argument, else the value's own (toTimeZone). */
+  private zone(p: Printed, h: Helpers, tz?: string): string | undefined {
+    if (tz !== undefined) return tz;
+    const z = zoneOf(p);
+    return z === undefined || z === h.timezone ? undefined : h.param(z);
+  }
   /** `utc()` for a bound constant: folded once at planning, so the ICU form (which keeps ±infinity) costs nothing. */
   private utcConst(localSql: string, h: Helpers): string {
     if (isUtcZone(h.timezone)) return localSql;
@@ -117,7 +128,7 @@ class DuckDBDialect implements Dialect {
   }
   /** Local wall-clock value of a datetime (or a DATE as is) for calendar functions. */
   private loc(p: Printed, h: Helpers, node: NodeBase, tz?: string): string {
-    return p.type === 'date' ? p.sql : this.local(this.dt(p, h, node), h, tz);
+    return p.type === 'date' ? p.sql : this.local(this.dt(p, h, node), h, this.zone(p, h, tz));
   }
   private asDate(p: Printed, h: Helpers, node: NodeBase): string {
     if (p.type === 'date') return p.sql;
@@ -267,6 +278,11 @@ class DuckDBDialect implements Dialect {
 
   arrayAccess(arr: Printed, index: Printed): Printed {
     return P(`${arr.sql}[${index.sql}]`, 'unknown', true);
+  }
+
+  /** Tuples are structs with fields "1", "2", ... (see the `tuple` function); the index is a checked integer. */
+  tupleElement(t: Printed, index: number): Printed {
+    return P(`struct_extract_at(${t.sql}, ${index})`, 'unknown', true);
   }
 
   // ---------------------------------------------------------------------------------------- tables
@@ -437,10 +453,12 @@ class DuckDBDialect implements Dialect {
         if (isStrLike(a[0])) return P(this.asDate(a[0], h, n), 'date', a[0].nullable || !a[0].isConst);
         return P(`CAST(${this.loc(a[0], h, n, tz)} AS DATE)`, 'date', a[0].nullable);
       }
-      case 'toTimeZone':
+      case 'toTimeZone': {
         tzArg(1);
-        // Values are always shown in the project timezone; toTimeZone keeps the instant.
-        return P(this.dt(a[0], h, n), 'datetime', a[0].nullable);
+        // The same instant, shown in the given zone (and read there by calendar functions and toString).
+        const zone = a[1].constValue as string;
+        return P(this.dt(a[0], h, n), 'datetime', a[0].nullable, { displayTz: zone, chType: `DateTime64(6, '${zone}')` });
+      }
       case 'toStartOfMinute':
       case 'toStartOfFiveMinutes':
       case 'toStartOfFifteenMinutes':
@@ -459,7 +477,7 @@ class DuckDBDialect implements Dialect {
         // Grouped by the local DATE (cheaper to hash, and the conversion back to UTC then runs once per group);
         // the datetime is a function of it, so DuckDB matches the select item against that group key.
         const day = `CAST(${this.loc(a[0], h, n)} AS DATE)`;
-        return P(this.utc(`CAST(${day} AS TIMESTAMP)`, h), 'datetime', a[0].nullable, { groupSql: day });
+        return P(this.utcIn(`CAST(${day} AS TIMESTAMP)`, h, this.zone(a[0], h)), 'datetime', a[0].nullable, { groupSql: day });
       }
       case 'toStartOfWeek': {
         let mode = 0;
@@ -579,7 +597,7 @@ class DuckDBDialect implements Dialect {
 
       // ---------------- conversions and maths
       case 'toString':
-        if (a[0].type === 'datetime') return P(`strftime(${this.local(s(0), h)}, '%Y-%m-%d %H:%M:%S')`, 'string', a[0].nullable);
+        if (a[0].type === 'datetime') return P(`strftime(${this.local(s(0), h, this.zone(a[0], h))}, '%Y-%m-%d %H:%M:%S')`, 'string', a[0].nullable);
         if (a[0].type === 'date') return P(`strftime(${s(0)}, '%Y-%m-%d')`, 'string', a[0].nullable);
         return P(`CAST(${s(0)} AS VARCHAR)`, 'string', a[0].nullable);
       case 'toInt':
@@ -650,8 +668,12 @@ class DuckDBDialect implements Dialect {
         return P(`unnest(${s(0)})`, 'unknown', true);
       case 'array':
         return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false);
-      case 'tuple':
-        return P(`row(${a.map((x) => x.sql).join(', ')})`, 'unknown', false);
+      case 'tuple': {
+        // A struct with fields "1", "2", ...: results render it as a JSON array (shapeResult), `t.2` reads a field.
+        if (a.length === 0) return h.error('A tuple needs at least one element', n);
+        const t = P(`struct_pack(${a.map((x, i) => `${q(String(i + 1))} := ${x.sql}`).join(', ')})`, 'unknown', false, { tupleItems: a });
+        return { ...t, chType: typeNameOf(t, h.timezone) };
+      }
 
       // ---------------- JSON (ClickHouse semantics: defaults instead of NULL)
       case 'JSONExtractString':
@@ -668,6 +690,234 @@ class DuckDBDialect implements Dialect {
         return P(`(json_extract(${s(0)}, ${jsonPath(1)}) IS NOT NULL)`, 'bool', false);
       case 'JSONLength':
         return P(`coalesce(json_array_length(${s(0)}, ${jsonPath(1)}), 0)`, 'int', false);
+
+      // ---------------- HogQL parity: dates and times
+      case 'formatDateTime': {
+        const f = a[1];
+        if (!f.isConst || typeof f.constValue !== 'string') return h.error('formatDateTime takes a constant format string', n);
+        const tz = this.zone(a[0], h, tzArg(2));
+        const x = this.dt(a[0], h, n);
+        const l = this.local(x, h, tz);
+        const parts = formatPieces(f.constValue, 'YmdHMSyjuwpIGV', h, n).map((piece) => {
+          if ('native' in piece) return `strftime(${l}, ${h.param(piece.native)})`;
+          if (piece.code === 'e') return `lpad(CAST(day(${l}) AS VARCHAR), 2, ${h.param(' ')})`;
+          // %z: the zone's offset at that instant, +hhmm
+          const off = `CAST(epoch(${l}) - epoch(${x}) AS BIGINT)`;
+          const two = (v: string) => `lpad(CAST(${v} AS VARCHAR), 2, ${h.param('0')})`;
+          return `(CASE WHEN ${off} < 0 THEN ${h.param('-')} ELSE ${h.param('+')} END || ${two(`abs(${off}) // 3600`)} || ${two(`abs(${off}) % 3600 // 60`)})`;
+        });
+        return P(parts.length === 1 ? parts[0] : `(${parts.join(' || ')})`, 'string', a[0].nullable);
+      }
+      case 'dateTrunc':
+      case 'date_trunc': {
+        const unit = unitOf(a[0], h, n);
+        const v = a[1];
+        const tz = this.zone(v, h, tzArg(2));
+        if (v.type === 'date') {
+          if (SUB_DAY.has(unit)) return P(this.dt(v, h, n), 'datetime', v.nullable);
+          return P(`CAST(date_trunc('${unit}', ${v.sql}) AS DATE)`, 'date', v.nullable);
+        }
+        const x = this.dt(v, h, n);
+        if (unit === 'second') return P(`date_trunc('second', ${x})`, 'datetime', v.nullable);
+        const l = this.local(x, h, tz);
+        if (SUB_DAY.has(unit)) return P(`(${x} - (${l} - date_trunc('${unit}', ${l})))`, 'datetime', v.nullable);
+        return P(this.utcIn(`CAST(date_trunc('${unit}', ${l}) AS TIMESTAMP)`, h, tz), 'datetime', v.nullable);
+      }
+      case 'toStartOfInterval': {
+        const iv = a[1];
+        const cnt = iv.intervalCount;
+        if (iv.type !== 'interval' || !cnt?.isConst || typeof cnt.constValue !== 'number' || !Number.isSafeInteger(cnt.constValue) || cnt.constValue < 1)
+          return h.error('toStartOfInterval takes an interval with a constant positive count, such as INTERVAL 5 minute', n);
+        const k = cnt.constValue;
+        const unit = iv.intervalUnit as IntervalUnit;
+        const v = a[0];
+        const isDate = v.type === 'date';
+        if (isDate && SUB_DAY.has(unit)) return h.error(`toStartOfInterval on a Date takes a unit of a day or more, not ${unit}`, n);
+        const x = isDate ? '' : this.dt(v, h, n);
+        const l = isDate ? v.sql : this.local(x, h, this.zone(v, h));
+        const dn = `(CAST(${l} AS DATE) - make_date(1970, 1, 1))`;
+        const epochDate = (days: string) => `CAST(make_date(1970, 1, 1) + CAST(${days} AS INTEGER) AS DATE)`;
+        switch (unit) {
+          case 'second':
+          case 'minute': {
+            // Counted from the epoch, as ClickHouse does (zones have whole-minute offsets).
+            const us = (unit === 'second' ? 1_000_000 : 60_000_000) * k;
+            return P(`make_timestamp(epoch_us(${x}) // ${us} * ${us})`, 'datetime', v.nullable);
+          }
+          case 'hour': {
+            // Hours counted from the local midnight, as ClickHouse does.
+            const day = `date_trunc('day', ${l})`;
+            const start = `(${day} + to_seconds(CAST(epoch(${l}) - epoch(${day}) AS BIGINT) // ${3600 * k} * ${3600 * k}))`;
+            return P(`(${x} - (${l} - ${start}))`, 'datetime', v.nullable);
+          }
+          case 'day': {
+            const d = epochDate(`${dn} // ${k} * ${k}`);
+            return isDate ? P(d, 'date', v.nullable) : P(this.utcIn(`CAST(${d} AS TIMESTAMP)`, h, this.zone(v, h)), 'datetime', v.nullable);
+          }
+          case 'week':
+            // 1970-01-05 is the first Monday after the epoch.
+            return P(epochDate(`4 + (${dn} - 4) // ${7 * k} * ${7 * k}`), 'date', v.nullable);
+          case 'month':
+          case 'quarter': {
+            // Months counted from 1900-01 (ClickHouse's date table start).
+            const m = unit === 'month' ? k : 3 * k;
+            const idx = `((year(${l}) - 1900) * 12 + month(${l}) - 1) // ${m} * ${m}`;
+            return P(`make_date(CAST(1900 + ${idx} // 12 AS INTEGER), CAST(${idx} % 12 + 1 AS INTEGER), 1)`, 'date', v.nullable);
+          }
+          case 'year':
+            return P(`make_date(CAST(year(${l}) // ${k} * ${k} AS INTEGER), 1, 1)`, 'date', v.nullable);
+        }
+        return h.error('Unknown interval unit', n);
+      }
+      case 'toTypeName':
+        // Computed when printing, from what the compiler knows of the value (never the engine's own representation).
+        return P(h.param(typeNameOf(a[0], h.timezone)), 'string', false);
+      case 'toDayOfYear':
+      case 'toISOWeek':
+      case 'toISOYear':
+      case 'toSecond':
+      case 'toQuarter': {
+        const f = { toDayOfYear: 'dayofyear', toISOWeek: 'weekofyear', toISOYear: 'isoyear', toSecond: 'second', toQuarter: 'quarter' }[fn.sig.name]!;
+        return P(`${f}(${this.loc(a[0], h, n)})`, 'int', a[0].nullable);
+      }
+      case 'toYYYYMM':
+      case 'toYYYYMMDD':
+      case 'toYYYYMMDDhhmmss': {
+        const l = this.loc(a[0], h, n);
+        const fmt = { toYYYYMM: '%Y%m', toYYYYMMDD: '%Y%m%d', toYYYYMMDDhhmmss: '%Y%m%d%H%M%S' }[fn.sig.name]!;
+        return P(`CAST(strftime(${l}, ${h.param(fmt)}) AS BIGINT)`, 'int', a[0].nullable);
+      }
+      case 'toMonday':
+        return P(`CAST(date_trunc('week', ${this.loc(a[0], h, n)}) AS DATE)`, 'date', a[0].nullable);
+      case 'toStartOfTenMinutes': {
+        const x = this.dt(a[0], h, n);
+        const l = this.local(x, h);
+        return P(`(${x} - (${l} - time_bucket(INTERVAL 10 MINUTE, ${l})))`, 'datetime', a[0].nullable);
+      }
+      case 'toStartOfSecond':
+        return P(`date_trunc('second', ${this.dt(a[0], h, n)})`, 'datetime', a[0].nullable);
+      case 'toRelativeDayNum':
+      case 'toRelativeWeekNum':
+      case 'toRelativeMonthNum':
+      case 'toRelativeYearNum': {
+        const l = this.loc(a[0], h, n);
+        const dn = `(CAST(${l} AS DATE) - make_date(1970, 1, 1))`;
+        const sql = {
+          toRelativeDayNum: dn,
+          // ClickHouse: (day number + 8 - ISO day of week) / 7, weeks starting on Monday
+          toRelativeWeekNum: `((${dn} + 8 - isodow(${l})) // 7)`,
+          toRelativeMonthNum: `(year(${l}) * 12 + month(${l}))`,
+          toRelativeYearNum: `year(${l})`,
+        }[fn.sig.name]!;
+        return P(`CAST(${sql} AS BIGINT)`, 'int', a[0].nullable);
+      }
+      case 'toUnixTimestamp64Milli':
+        return P(`epoch_ms(${this.dt(a[0], h, n)})`, 'int', a[0].nullable);
+      case 'fromUnixTimestamp64Milli':
+        return P(`make_timestamp(CAST(${num(a[0])} AS BIGINT) * 1000)`, 'datetime', a[0].nullable);
+      case 'toDateTime64': {
+        tzArg(2);
+        if (a.length > 1 && (!a[1].isConst || typeof a[1].constValue !== 'number' || !Number.isInteger(a[1].constValue) || a[1].constValue < 0 || a[1].constValue > 9))
+          h.error('toDateTime64 precision must be a constant integer from 0 to 9', n);
+        return P(this.dt(a[0], h, n), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
+      }
+      case 'parseDateTimeBestEffort':
+      case 'parseDateTimeBestEffortOrNull':
+      case 'parseDateTimeBestEffortOrZero':
+      case 'toDateTimeOrNull': {
+        const tz = tzArg(1);
+        // Text is parsed leniently (NULL when it is not a datetime), with its own offset or else in the zone given.
+        let x: string;
+        if (!isStrLike(a[0])) x = this.dt(a[0], h, n);
+        else
+          x = `CASE WHEN regexp_matches(${s(0)}, ${h.param('\\d[T ]\\d.*(Z|[+-]\\d\\d(:?\\d\\d)?)$')}) THEN timezone('UTC', TRY_CAST(${s(0)} AS TIMESTAMPTZ)) ELSE ${this.utcIn(`TRY_CAST(${s(0)} AS TIMESTAMP)`, h, tz)} END`;
+        if (fn.sig.name === 'parseDateTimeBestEffortOrZero') return P(`coalesce(${x}, make_timestamp(0))`, 'datetime', false);
+        return P(x, 'datetime', true);
+      }
+      case 'toDateOrNull':
+        return P(isStrLike(a[0]) ? `TRY_CAST(${s(0)} AS DATE)` : this.asDate(a[0], h, n), 'date', true);
+
+      // ---------------- HogQL parity: strings
+      case 'left':
+      case 'right':
+        return P(`${fn.sig.name}(${s(0)}, CAST(${num(a[1])} AS BIGINT))`, 'string', anyNull);
+      case 'positionUTF8':
+        return simple('strpos', 'int');
+      case 'positionCaseInsensitive':
+      case 'positionCaseInsensitiveUTF8':
+        return P(`strpos(lower(${s(0)}), lower(${s(1)}))`, 'int', anyNull);
+      case 'trimLeft':
+        return simple('ltrim', 'string');
+      case 'trimRight':
+        return simple('rtrim', 'string');
+      case 'lengthUTF8':
+        return simple('length', 'int');
+      case 'lowerUTF8':
+      case 'upperUTF8':
+      case 'reverseUTF8':
+        return simple(fn.sig.name.slice(0, -4), 'string');
+      case 'substringUTF8':
+        return simple('substring', 'string');
+      case 'base64Encode':
+        return P(`to_base64(encode(${s(0)}))`, 'string', anyNull);
+      case 'base64Decode':
+        return P(`decode(from_base64(${s(0)}))`, 'string', anyNull);
+      case 'tryBase64Decode':
+        return P(`coalesce(TRY(decode(from_base64(${s(0)}))), '')`, 'string', anyNull);
+      case 'replaceOne': {
+        // ClickHouse refuses an empty pattern.
+        if (a[1].isConst && a[1].constValue === '') return h.error('replaceOne: the pattern must not be empty', n);
+        // The first occurrence only (an empty pattern replaces nothing), without regex semantics.
+        const at = `strpos(${s(0)}, ${s(1)})`;
+        return P(
+          `CASE WHEN length(${s(1)}) > 0 AND ${at} > 0 THEN substring(${s(0)}, 1, ${at} - 1) || ${s(2)} || substring(${s(0)}, ${at} + length(${s(1)})) ELSE ${s(0)} END`,
+          'string',
+          anyNull,
+        );
+      }
+
+      // ---------------- HogQL parity: conversions
+      case 'toIntOrNull':
+      case 'toInt64OrNull':
+      case 'toFloatOrNull':
+      case 'toFloat64OrNull':
+      case 'toIntOrZero':
+      case 'toFloatOrZero': {
+        const isInt = fn.sig.name.startsWith('toInt');
+        const base = this.call({ ...fn, sig: { ...fn.sig, name: isInt ? 'toInt' : 'toFloat' } }, h);
+        return fn.sig.name.endsWith('OrZero') ? P(`coalesce(${base.sql}, 0)`, base.type, false) : { ...base, nullable: true };
+      }
+
+      // ---------------- HogQL parity: arrays
+      case 'arraySum':
+        return P(`coalesce(list_sum(${s(0)}), 0)`, 'float', false);
+      case 'arrayStringConcat':
+        return P(`coalesce(array_to_string(${s(0)}, ${a.length > 1 ? s(1) : `''`}), '')`, 'string', false);
+      case 'arrayDistinct':
+        // First occurrences in order, without NULLs (list_distinct does not keep the order).
+        return P(`list_filter(${s(0)}, lambda __e, __i: __e IS NOT NULL AND list_position(${s(0)}, __e) = __i)`, 'array', a[0].nullable);
+      case 'arrayReverse':
+        return P(`list_reverse(${s(0)})`, 'array', a[0].nullable);
+      case 'hasAny':
+        return P(`list_has_any(${s(0)}, ${s(1)})`, 'bool', anyNull);
+      case 'hasAll':
+        return P(`list_has_all(${s(0)}, ${s(1)})`, 'bool', anyNull);
+      case 'arrayUniq':
+        return P(`coalesce(length(list_distinct(${s(0)})), 0)`, 'int', false, { chType: 'UInt32' });
+      case 'arraySlice': {
+        // ClickHouse: a 1-based offset (negative: from the end; 0: empty), an optional length (negative: stop that
+        // many elements before the end).
+        const len = `length(${s(0)})`;
+        const o = `CAST(${num(a[1])} AS BIGINT)`;
+        const b = `(CASE WHEN ${o} > 0 THEN ${o} WHEN ${o} < 0 THEN greatest(${len} + ${o} + 1, 1) END)`;
+        const l = a.length > 2 ? `CAST(${num(a[2])} AS BIGINT)` : undefined;
+        const e = l ? `(CASE WHEN ${l} >= 0 THEN ${b} + ${l} - 1 ELSE ${len} + ${l} END)` : len;
+        return P(`CASE WHEN ${o} = 0 THEN list_slice(${s(0)}, 1, 0) ELSE list_slice(${s(0)}, ${b}, ${e}) END`, 'array', anyNull);
+      }
+      case 'arrayCount':
+        return P(`length(list_filter(${s(1)}, ${s(0)}))`, 'int', a[1].nullable, { chType: 'UInt32' });
+      case 'arrayAll':
+        return P(`(length(list_filter(${s(1)}, ${s(0)})) = length(${s(1)}))`, 'bool', a[1].nullable);
 
       default:
         return h.error(`Function "${fn.sig.name}" is not available on this engine`, n);

@@ -107,6 +107,12 @@ add('scalar', 0, 100, ['array', 'tuple']);
  * capture columns, so per-actor work is elementwise over arrays, shifted arrays and running sums). DuckDB refuses them
  * ("not available on this engine"). `arrayReduce` takes a constant aggregate name from a short list.
  */
+/**
+ * Allow-listed functions that ClickHouse 18.16 lacks and that cannot be spelled with what it has: a clear 400 there
+ * ("not available on ClickHouse") rather than an engine error.
+ */
+export const DUCKDB_ONLY_FUNCTIONS: ReadonlySet<string> = new Set(['base64Encode', 'base64Decode', 'tryBase64Decode']);
+
 export const CLICKHOUSE_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
   'arraySort',
   'arrayReverseSort',
@@ -124,6 +130,47 @@ export const CLICKHOUSE_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
 add('scalar', 1, 1, ['arraySort', 'arrayReverseSort', 'arrayCumSum', 'arrayCumSumNonNegative', 'arrayDifference', 'arrayPopFront', 'arrayPopBack', 'arrayEnumerate']);
 add('scalar', 2, 2, ['arrayPushFront', 'arrayPushBack']);
 add('scalar', 2, 10, ['arrayConcat', 'arrayReduce']);
+
+// Added for HogQL parity (posthog/hogql/functions/mapping.py), ClickHouse semantics on every engine.
+// Dates and times
+add('scalar', 2, 3, ['formatDateTime', 'dateTrunc', 'date_trunc']);
+add('scalar', 2, 2, ['toStartOfInterval']);
+add('scalar', 1, 1, [
+  'toTypeName',
+  'toDayOfYear',
+  'toISOWeek',
+  'toISOYear',
+  'toSecond',
+  'toQuarter',
+  'toYYYYMM',
+  'toYYYYMMDD',
+  'toYYYYMMDDhhmmss',
+  'toMonday',
+  'toStartOfTenMinutes',
+  'toStartOfSecond',
+  'toRelativeDayNum',
+  'toRelativeWeekNum',
+  'toRelativeMonthNum',
+  'toRelativeYearNum',
+  'toUnixTimestamp64Milli',
+  'fromUnixTimestamp64Milli',
+]);
+add('scalar', 1, 3, ['toDateTime64']);
+add('scalar', 1, 2, ['parseDateTimeBestEffort', 'parseDateTimeBestEffortOrNull', 'parseDateTimeBestEffortOrZero', 'toDateOrNull', 'toDateTimeOrNull']);
+// Strings
+add('scalar', 2, 2, ['left', 'right', 'positionCaseInsensitive', 'positionUTF8', 'positionCaseInsensitiveUTF8']);
+add('scalar', 1, 1, ['trimLeft', 'trimRight', 'lengthUTF8', 'lowerUTF8', 'upperUTF8', 'reverseUTF8', 'base64Encode', 'base64Decode', 'tryBase64Decode']);
+add('scalar', 3, 3, ['replaceOne']);
+add('scalar', 2, 3, ['substringUTF8']);
+// Conversions
+add('scalar', 1, 1, ['toIntOrNull', 'toInt64OrNull', 'toFloatOrNull', 'toFloat64OrNull', 'toIntOrZero', 'toFloatOrZero']);
+// Arrays
+add('scalar', 1, 1, ['arraySum', 'arrayDistinct', 'arrayReverse', 'arrayUniq']);
+add('scalar', 1, 2, ['arrayStringConcat']);
+add('scalar', 2, 3, ['arraySlice']);
+add('scalar', 2, 2, ['arrayCount', 'arrayAll', 'hasAny', 'hasAll']);
+// Tuples: `tupleElement(t, 2)` is `t.2`.
+add('scalar', 2, 2, ['tupleElement']);
 
 // JSON
 add('scalar', 1, 20, ['JSONExtractString', 'JSONExtractInt', 'JSONExtractFloat', 'JSONExtractBool', 'JSONExtractRaw', 'JSONLength']);

@@ -90,7 +90,6 @@ const MUST_REJECT: string[] = [
   'select * from events where true or project_id = 2',
   'select * from events sample 0.1',
   'select * from events array join [1] as a',
-  'select event from events limit 1 by distinct_id',
   'select {filters}',
   'select {variables.missing}',
   "select dateDiff('day; drop table events', timestamp, now()) from events",
@@ -131,6 +130,7 @@ const MUST_REJECT: string[] = [
 
 /** Legitimate (or at least syntactically fine) SELECTs: may run, but must never see project 2. */
 const MAY_RUN: string[] = [
+  'select event from events order by timestamp limit 1 by distinct_id',
   'select * from events',
   "select properties from events where properties.marker = 'P2_SECRET'",
   'select * from events e1 join events e2 on e1.distinct_id = e2.distinct_id',

@@ -300,14 +300,30 @@ function jsonValue(v: unknown): unknown {
   return v;
 }
 
+/**
+ * A tuple as PostHog renders ClickHouse tuples: a JSON array. ClickHouse returns arrays already; DuckDB returns the
+ * struct the printer builds, whose fields are named "1", "2", ... (nested tuples alike).
+ */
+function tupleValue(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(tupleValue);
+  if (v && typeof v === 'object' && !(v instanceof Date)) {
+    const keys = Object.keys(v);
+    if (keys.length > 0 && keys.every((k, i) => k === String(i + 1))) return Object.values(v).map(tupleValue);
+  }
+  return jsonValue(v);
+}
+
 function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unknown {
   if (v === null || v === undefined) return null;
   // Engines without a boolean type (ClickHouse 18.16) return UInt8 0/1 for boolean expressions.
   if (col?.type === 'bool' && typeof v === 'number') return v !== 0;
   if (col?.type === 'datetime') {
     const d = toDate(v);
-    return d ? formatDateTimeInTimezone(d, tz) : jsonValue(v);
+    // A value converted with toTimeZone(x, zone) is typed DateTime64(6, '<zone>') and shown there.
+    const zone = col.chType ? /^DateTime64\(\d, '([^']+)'\)$/.exec(col.chType)?.[1] : undefined;
+    return d ? formatDateTimeInTimezone(d, zone ?? tz) : jsonValue(v);
   }
+  if (col?.chType?.startsWith('Tuple(')) return tupleValue(v);
   if (col?.type === 'date') {
     if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return v;
     const d = toDate(v);

@@ -1,0 +1,4 @@
+/** functions-hogql.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('functions-hogql.test.ts', () => require('./functions-hogql.test'));
