@@ -174,9 +174,9 @@ it('kill -9 during capture + metadata writes + queries loses no acknowledged wri
   srv = await startChildServer({ dataDir });
   expect((await srv.api('GET', '/healthz')).status).toBe(200);
 
-  // Events: every acknowledged uuid exactly once (ProductQL LIMIT clamps at 50,000; the run stays far below).
+  // Events: every acknowledged uuid exactly once (pages hold at most 50,000 rows; the run stays far below).
   const stored = await srv.api('POST', '/api/projects/1/query/', {
-    query: { kind: 'HogQLQuery', query: "SELECT toString(uuid) FROM events WHERE event LIKE 'crash_%' LIMIT 50000" },
+    query: { kind: 'HogQLQuery', query: "SELECT toString(uuid) FROM events WHERE event LIKE 'crash_%'", limit: 50000 },
     refresh: 'force_blocking',
   });
   expect(stored.status).toBe(200);
