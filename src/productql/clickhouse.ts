@@ -511,7 +511,12 @@ export class ClickHouseDialect implements Dialect {
     const overrides = isEvents && needPersonId && needs.personOverrides !== false;
     // Without overrides the events' person id is the stored one: exposed by the same SELECT (one level less to run).
     // The overrides join reads the stored `person_id` of the events reference.
-    const columns = needs.columns && overrides ? new Set([...needs.columns, 'person_id']) : needs.columns;
+    const pdiPerson = needs.pdiPersonFields ?? [];
+    const pdi = isEvents && (!!needs.pdiFields?.length || pdiPerson.length > 0);
+    // The lazy joins read the stored `person_id` (overrides) and `distinct_id` (pdi) of the events reference.
+    const session = isEvents && needs.session?.fields.length ? needs.session : undefined;
+    const keys = [...(overrides ? ['person_id'] : []), ...(pdi ? ['distinct_id'] : []), ...(session ? ['$session_id'] : [])];
+    const columns = needs.columns && keys.length ? new Set([...needs.columns, ...keys]) : needs.columns;
     let sql = this.baseTable(table, alias, projectParam, needs.timeBounds, isEvents && needPersonId && !overrides, columns);
     if (overrides) {
       sql =
@@ -528,7 +533,34 @@ export class ClickHouseDialect implements Dialect {
         `SELECT ${q('__c')}.*, ${fields.join(', ')} FROM (${sql}) AS ${q('__c')}` +
         ` ANY LEFT JOIN (${this.baseTable('persons', '__p', projectParam)}) AS ${q('__person')} ON ${q('__person')}.${q('id')} = ${q('__c')}.${key}`;
     }
+    if (pdi) {
+      // events.pdi, then its person: one more level each. The right-hand columns get unique names (`__pdi_<column>`),
+      // as 18.16 fails on right-hand columns named like left-hand ones.
+      const pdiCols = [...new Set([...(needs.pdiFields ?? []), ...(pdiPerson.length ? ['person_id'] : [])])];
+      sql = this.lazyJoin(sql, '__e', '__pdi', this.baseTable('person_distinct_ids', '__d', projectParam), pdiCols, 'distinct_id', q('distinct_id'));
+      if (pdiPerson.length)
+        sql = this.lazyJoin(sql, '__f', '__pdiperson', this.baseTable('persons', '__pp', projectParam), pdiPerson, 'id', q('__pdi_person_id'));
+    }
+    // events.session: the compiled sessions query (its own events reference is guarded), one row per session id.
+    if (session) sql = this.lazyJoin(sql, '__g', '__session', session.sql, session.fields, 'session_id', q('$session_id'));
     return `(${sql}) AS ${a}`;
+  }
+
+  /**
+   * `left` (a SELECT) with the columns `cols` of `right` (a SELECT) added as `<prefix>_<column>`, joined on
+   * `right.<key> = left.<leftKey>` (one row per key on the right, or none: then NULL). The key is matched under a
+   * name of its own (`<prefix>key`): 18.16 fills a right-hand ON key column of a row without a match from the
+   * left-hand key (or its default) rather than with NULL.
+   */
+  private lazyJoin(left: string, leftAlias: string, prefix: string, right: string, cols: string[], key: string, leftKey: string): string {
+    const r = q(prefix);
+    const named = (c: string) => q(`${prefix}_${c}`);
+    const k = q(`${prefix}key`);
+    return (
+      `SELECT ${q(leftAlias)}.*, ${cols.map((c) => `${r}.${named(c)} AS ${named(c)}`).join(', ')} FROM (${left}) AS ${q(leftAlias)}` +
+      ` ANY LEFT JOIN (SELECT ${q(key)} AS ${k}, ${cols.map((c) => `${q(c)} AS ${named(c)}`).join(', ')} FROM (${right})) AS ${r}` +
+      ` ON ${r}.${k} = ${q(leftAlias)}.${leftKey}`
+    );
   }
 
   lazyColumn(alias: string, name: string): string {

@@ -36,7 +36,7 @@ import { lookupFunction } from './functions';
 import { regexError } from '../limits';
 import { printHogQLExpr } from './hogql';
 import { MAX_AST_DEPTH } from './parser';
-import { VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
+import { SESSIONS_QUERY, SESSION_FIELDS, VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
 
 /** Default LIMIT of the outer query when none is given. */
 export const DEFAULT_LIMIT = 100;
@@ -325,6 +325,8 @@ export class Compiler {
   private readonly h: Helpers;
   private depth = 0;
   private aliasCounter = 0;
+  /** The sessions query, compiled once per query (FROM sessions, events.session.*). */
+  private sessionsOut?: QueryOut;
   private projectParam = '';
 
   constructor(
@@ -507,7 +509,15 @@ export class Compiler {
       }
       const name = e && e.node === 'Alias' ? e.alias : this.columnName(e);
       if (e && e.node === 'Alias') this.checkUserName(e.alias, e);
-      const p = this.expr(e, scope);
+      // Inside its own definition an alias is not itself: `argMax(person_id, version) AS person_id` reads the column.
+      const selfAlias = e && e.node === 'Alias' && !scope.inProgress.has(e.alias) ? e.alias : undefined;
+      if (selfAlias !== undefined) scope.inProgress.add(selfAlias);
+      let p: Printed;
+      try {
+        p = this.expr(e, scope);
+      } finally {
+        if (selfAlias !== undefined) scope.inProgress.delete(selfAlias);
+      }
       columns.push({ name, type: p.type, nullable: p.nullable, ...(p.chType ? { chType: p.chType } : {}) });
       const as = alias(name);
       selectSql.push(`${p.sql} AS ${as}`);
@@ -748,7 +758,30 @@ export class Compiler {
           this.dialect.guardedTable(vt.table, src.sqlAlias, this.projectParam, this.opts.personOverrides === false ? { ...src.needs, personOverrides: false } : src.needs);
       }
     }
-    return this.err(`Unknown table "${tname}". Available tables: ${Object.keys(VIRTUAL_TABLES).join(', ')}`, t);
+    if (chain.length === 1 && chain[0] === 'sessions') {
+      const sub = this.sessions();
+      const name = item.alias ?? 'sessions';
+      const src: TableSource = {
+        name,
+        sqlAlias: name,
+        columns: new Map(sub.columns.map((c) => [c.name, { type: c.type, nullable: c.nullable, chType: c.chType }])),
+        columnOrder: sub.columns.map((c) => c.name),
+        needs: { personId: false, personFields: [] },
+      };
+      this.addTable(scope, src, item);
+      const from = this.joinedSource(src, `(${sub.sql})`, joined);
+      scope.fromTexts.push(from);
+      return () => from;
+    }
+    return this.err(`Unknown table "${tname}". Available tables: ${[...Object.keys(VIRTUAL_TABLES), 'sessions'].join(', ')}`, t);
+  }
+
+  /**
+   * The sessions table (schema.ts SESSIONS_QUERY), compiled in a scope of its own: a query's CTE named `events` does
+   * not reach it, and its events reference is guarded like every other.
+   */
+  private sessions(): QueryOut {
+    return (this.sessionsOut ??= this.compileQuery(SESSIONS_QUERY, new Scope(undefined)));
   }
 
   private addTable(scope: Scope, src: TableSource, node: NodeBase): void {
@@ -866,21 +899,59 @@ export class Compiler {
           return { sql, type: 'uuid', nullable: true, ...(test ? { nullTest: { of: sql, sql: test } } : {}) };
         }
       case 'person': {
-        if (rest.length === 1) this.err('"person" is a table: use person.id, person.properties.<key>, person.created_at, ...', node);
-        const pf = rest[1];
-        const pdef = Object.prototype.hasOwnProperty.call(VIRTUAL_TABLES.persons.fields, pf) ? VIRTUAL_TABLES.persons.fields[pf] : undefined;
-        if (!pdef || (pdef.kind !== 'column' && pdef.kind !== 'json'))
-          this.err(`Unknown field "${pf}" on persons. Available: ${Object.keys(VIRTUAL_TABLES.persons.fields).join(', ')}`, node);
-        if (!t.needs.personFields.includes(pdef.column)) t.needs.personFields.push(pdef.column);
-        const sql = this.dialect.lazyColumn(t.sqlAlias, `person_${pdef.column}`);
-        if (pdef.kind === 'json') {
-          if (rest.length === 2) return { sql: this.dialect.jsonAsText(sql), type: 'json', nullable: true, json: { base: sql, keys: [] } };
-          return this.dialect.jsonProperty(sql, rest.slice(2), this.h);
-        }
-        if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on person.${pf}`, node);
-        return { sql, type: pdef.type, nullable: true };
+        if (rest.length === 1) this.err(`"${name}" is a table: use ${name}.id, ${name}.properties.<key>, ${name}.created_at, ...`, node);
+        // poe.id is the event's person id itself (see schema.ts), set even when no persons row exists.
+        if (def.poe && rest[1] === 'id') return this.tableField(t, ['person_id', ...rest.slice(2)], node);
+        return this.lazyPersonField(t, rest.slice(1), t.needs.personFields, 'person', `${name}.`, node);
       }
+      case 'pdi': {
+        if (rest.length === 1) this.err('"pdi" is a table: use pdi.distinct_id, pdi.person_id, pdi.person.<field>', node);
+        const pf = rest[1];
+        if (pf === 'person') {
+          if (rest.length === 2) this.err('"pdi.person" is a table: use pdi.person.id, pdi.person.properties.<key>, ...', node);
+          return this.lazyPersonField(t, rest.slice(2), (t.needs.pdiPersonFields ??= []), 'pdiperson', 'pdi.person.', node);
+        }
+        const pdef = own(VIRTUAL_TABLES.person_distinct_ids.fields, pf);
+        if (!pdef || pdef.kind !== 'column') return this.err(`Unknown field "${pf}" on pdi. Available: distinct_id, person_id, person`, node);
+        if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on pdi.${pf}`, node);
+        const fields = (t.needs.pdiFields ??= []);
+        if (!fields.includes(pdef.column)) fields.push(pdef.column);
+        return { sql: this.dialect.lazyColumn(t.sqlAlias, `pdi_${pdef.column}`), type: pdef.type, nullable: true };
+      }
+      case 'session': {
+        if (rest.length === 1) this.err('"session" is a table: use session.session_id, session.$session_duration, ...', node);
+        const sf = rest[1];
+        const col = own(SESSION_FIELDS, sf) ? this.sessions().columns.find((c) => c.name === sf) : undefined;
+        if (!col) return this.err(`Unknown field "${sf}" on sessions. Available: ${Object.keys(SESSION_FIELDS).join(', ')}`, node);
+        if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on session.${sf}`, node);
+        const needs = (t.needs.session ??= { sql: this.sessions().sql, fields: [] });
+        if (!needs.fields.includes(sf)) needs.fields.push(sf);
+        // A row without a session (no `$session_id`, or another project's) reads NULL.
+        return { sql: this.dialect.lazyColumn(t.sqlAlias, `session_${sf}`), type: col.type, nullable: true, ...(col.chType ? { chType: col.chType } : {}) };
+      }
+      case 'const':
+        if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${name}`, node);
+        return { ...this.dialect.constant(def.value, false, this.h), type: def.type, nullable: false };
     }
+  }
+
+  /**
+   * `<person>.<field>[.<key>...]` of a lazily joined persons row: records the column in `needs` and reads the
+   * column the guarded reference exposes as `__<prefix>_<column>`.
+   */
+  private lazyPersonField(t: TableSource, rest: string[], needs: string[], prefix: 'person' | 'pdiperson', label: string, node: NodeBase): Printed {
+    const pf = rest[0];
+    const pdef = own(VIRTUAL_TABLES.persons.fields, pf);
+    if (!pdef || (pdef.kind !== 'column' && pdef.kind !== 'json'))
+      return this.err(`Unknown field "${pf}" on persons. Available: ${Object.keys(VIRTUAL_TABLES.persons.fields).join(', ')}`, node);
+    if (!needs.includes(pdef.column)) needs.push(pdef.column);
+    const sql = this.dialect.lazyColumn(t.sqlAlias, `${prefix}_${pdef.column}`);
+    if (pdef.kind === 'json') {
+      if (rest.length === 1) return { sql: this.dialect.jsonAsText(sql), type: 'json', nullable: true, json: { base: sql, keys: [] } };
+      return this.dialect.jsonProperty(sql, rest.slice(1), this.h);
+    }
+    if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${label}${pf}`, node);
+    return { sql, type: pdef.type, nullable: true };
   }
 
   private extendJson(p: Printed, keys: (string | number)[], node: NodeBase): Printed {

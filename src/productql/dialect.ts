@@ -154,6 +154,18 @@ export function unitOf(p: Printed, h: Helpers, node: NodeBase): IntervalUnit {
 export interface TableNeeds {
   personId: boolean;
   personFields: string[];
+  /** person_distinct_ids columns of the row of the table's `distinct_id` (events.pdi), exposed as `__pdi_<column>`. */
+  pdiFields?: string[];
+  /**
+   * persons columns of the person of that person_distinct_ids row (events.pdi.person), exposed as
+   * `__pdiperson_<column>`.
+   */
+  pdiPersonFields?: string[];
+  /**
+   * The sessions row of the table's `$session_id` (events.session): `sql` is the compiled sessions SELECT (one row
+   * per `session_id`), `fields` its columns to expose as `__session_<field>`.
+   */
+  session?: { sql: string; fields: string[] };
   /**
    * False when the project has no person overrides: the stored `person_id` is the resolved one and the overrides
    * join is left out. Unset: the join is printed.
@@ -258,7 +270,7 @@ export interface Dialect {
    */
   guardedTable(table: string, alias: string, projectParam: string, needs: TableNeeds): string;
   /** SQL of a lazily joined column as seen from outside the guarded reference. */
-  lazyColumn(alias: string, name: 'person_id' | `person_${string}`): string;
+  lazyColumn(alias: string, name: 'person_id' | `person_${string}` | `pdi_${string}` | `pdiperson_${string}` | `session_${string}`): string;
   /**
    * Optional: an expression, visible outside the guarded reference, that is NULL exactly when the lazily joined
    * `person_id` is (the stored column), so null tests need not wait for the override join and can prune scans.

@@ -307,6 +307,27 @@ class DuckDBDialect implements Dialect {
       );
       for (const f of needs.personFields) cols.push(`${q('__person')}.${q(f)} AS ${q(`__person_${f}`)}`);
     }
+    // events.pdi: the mapping of the row's distinct id (one per distinct id), and through it its person.
+    const pdiPerson = needs.pdiPersonFields ?? [];
+    if (needs.pdiFields?.length || pdiPerson.length) {
+      joins.push(
+        `LEFT JOIN (SELECT ${q('__d')}.* FROM ${q('person_distinct_ids')} AS ${q('__d')} WHERE ${q('__d')}.${q('project_id')} = ${projectParam})` +
+          ` AS ${q('__pdi')} ON ${q('__pdi')}.${q('distinct_id')} = ${a}.${q('distinct_id')}`,
+      );
+      for (const f of needs.pdiFields ?? []) cols.push(`${q('__pdi')}.${q(f)} AS ${q(`__pdi_${f}`)}`);
+    }
+    if (pdiPerson.length) {
+      joins.push(
+        `LEFT JOIN (SELECT ${q('__pp')}.* FROM ${q('persons')} AS ${q('__pp')} WHERE ${q('__pp')}.${q('project_id')} = ${projectParam})` +
+          ` AS ${q('__pdiperson')} ON ${q('__pdiperson')}.${q('id')} = ${q('__pdi')}.${q('person_id')}`,
+      );
+      for (const f of pdiPerson) cols.push(`${q('__pdiperson')}.${q(f)} AS ${q(`__pdiperson_${f}`)}`);
+    }
+    // events.session: the compiled sessions query (its own events reference is guarded), one row per session id.
+    if (needs.session?.fields.length) {
+      joins.push(`LEFT JOIN (${needs.session.sql}) AS ${q('__session')} ON ${q('__session')}.${q('session_id')} = ${a}.${q('$session_id')}`);
+      for (const f of needs.session.fields) cols.push(`${q('__session')}.${q(f)} AS ${q(`__session_${f}`)}`);
+    }
     return `(SELECT ${cols.join(', ')} FROM ${q(table)} AS ${a}${joins.map((j) => ' ' + j).join('')} WHERE ${a}.${q('project_id')} = ${projectParam}) AS ${a}`;
   }
 

@@ -126,6 +126,17 @@ const MUST_REJECT: string[] = [
   'select {variables.__proto__}',
   'select * from events e1 join events e2 using (event)',
   'select properties.$browser from events e1 join events e2 on 1 = 1',
+  'select pdi from events',
+  'select pdi.version from events',
+  'select pdi.person.version from events',
+  'select poe.version from events',
+  'select e.pdi.__person_id from events e',
+  'select r.project_id from raw_persons r',
+  'select * from raw_person_overrides',
+  'select session from events',
+  'select session.project_id from events',
+  'select project_id from sessions',
+  'select s.team_id from sessions s',
 ];
 
 /** Legitimate (or at least syntactically fine) SELECTs: may run, but must never see project 2. */
@@ -241,6 +252,28 @@ const MAY_RUN: string[] = [
   'select person.properties.marker, count() from events group by 1 order by 2 desc',
   "select events.person.properties.plan from events where events.person.properties.plan = 'P2_SECRET'",
   'select p.distinct_id from person_distinct_ids p where p.person.properties.marker is not null',
+  // Lazy joins on events: pdi (and its person) and poe, keyed by ids project 2 shares.
+  'select event, pdi.distinct_id, pdi.person_id, pdi.person.properties, pdi.person.id from events',
+  "select pdi.person.properties.marker, count() from events where pdi.person.properties.email != 'x' group by 1",
+  'select e.pdi.person.properties.marker, e.poe.properties.marker, poe.id, poe.created_at from events e',
+  'select poe.properties, count() from events group by poe.properties',
+  'select e1.pdi.person.properties from events e1 join events e2 on e1.uuid = e2.uuid',
+  'select x.m from (select pdi.person.properties.marker as m from events) x',
+  // raw_persons / raw_person_distinct_ids: the same guarded rows as persons / person_distinct_ids.
+  'select * from raw_persons',
+  'select * from raw_person_distinct_ids',
+  'select r.person.properties, r.version, r.is_deleted from raw_person_distinct_ids r',
+  'select id, argMax(properties, version) from raw_persons group by id having argMax(is_deleted, version) = 0',
+  'select e.event, r.properties.marker from events e join raw_persons r on r.id = e.person_id',
+  // sessions (aggregated from the project's events) and events.session: project 2 writes into session id s1 too.
+  'select * from sessions',
+  'select session.session_id, session.distinct_id, session.$entry_current_url, session.$pageview_count from events',
+  'select s.* from events e join sessions s on s.session_id = e.$session_id',
+  "with events as (select 2 as project_id, 'x' as `$session_id`) select * from sessions",
+  'select session_id, distinct_id from sessions where session_id in (select $session_id from events)',
+  'select session.$session_duration, pdi.person.properties, poe.properties, person.properties from events',
+  'select x.d from (select session.distinct_id as d from events) x',
+  'select distinct_id, count() from sessions group by distinct_id',
 ];
 
 const internalLiterals = new Set(["'UTC'", "''", "'/'", "'~'", "'~0'", "'~1'", "'$'", "'g'", "'i'", "'%Y-%m-%d %H:%M:%S'", "'%Y-%m-%d'", ...['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'].map((u) => `'${u}'`)]);

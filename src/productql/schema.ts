@@ -1,9 +1,29 @@
 /**
- * ProductQL's virtual tables: what a query may name. Anything not listed here (project_id, version, the
- * person_overrides table, engine catalogs) is unreachable, because the resolver only prints what it finds here.
+ * ProductQL's virtual tables: what a query may name. Anything not listed here (project_id, the person_overrides
+ * table, engine catalogs) is unreachable, because the resolver only prints what it finds here.
+ *
+ * Lazily joined tables on events (each printed inside the guarded events reference, itself guarded by project):
+ * - `person`: the persons row of the event's person id after merges (person_overrides applied);
+ * - `poe` ("persons on events"): PostHog stores the person's id, properties and created_at on each event at ingestion
+ *   and `poe.*` reads those copies. Quarry stores only the person id on events and keeps current person properties,
+ *   so `poe.*` reads the same as `person.*`, except `poe.id`, which is the event's person id itself (`person_id`,
+ *   after merges) even when no persons row exists, as PostHog's `poe.id` is the stored column;
+ * - `pdi`: the person_distinct_ids row of the event's distinct id (`pdi.distinct_id`, `pdi.person_id`), and through
+ *   it that person (`pdi.person.*`: joined on the mapping's person id);
+ * - `session`: the sessions row of the event's `$session_id` (events without a session id have none).
+ *
+ * `sessions` is computed from events ({@link SESSIONS_QUERY}: the project's events grouped by `$session_id`, events
+ * without one left out): PostHog keeps a pre-aggregated sessions table keyed by session id; Quarry aggregates the
+ * project's events when a query reads it, through the same compiler, so its events reference is guarded like any.
+ *
+ * `raw_persons` / `raw_person_distinct_ids`: PostHog exposes every version of a row there. Quarry stores one row per
+ * person / distinct id (a newer write replaces the row, a deleted person is removed), so they read the same rows as
+ * `persons` / `person_distinct_ids`, plus `version` and `is_deleted` (always false).
  */
 
 /** Value kinds the resolver tracks to pick casts and comparisons; reported as ClickHouse type names. */
+import { alias, and, call, compare, constant, eq, field, not, or, select, tuple, type Expr, type SelectQuery } from './ast';
+
 export type PType =
   | 'string'
   | 'int'
@@ -25,8 +45,14 @@ export type FieldDef =
   | { kind: 'json'; column: string }
   /** events.person_id: the ingestion-time person, redirected through person_overrides. */
   | { kind: 'person_id' }
-  /** A lazily joined persons row (events.person, person_distinct_ids.person). */
-  | { kind: 'person' };
+  /** A lazily joined persons row (events.person, person_distinct_ids.person); `poe`: events.poe (see above). */
+  | { kind: 'person'; poe?: boolean }
+  /** events.pdi: the lazily joined person_distinct_ids row of the event's distinct id. */
+  | { kind: 'pdi' }
+  /** events.session: the lazily joined sessions row of the event's `$session_id`. */
+  | { kind: 'session' }
+  /** A constant (raw_persons.is_deleted). */
+  | { kind: 'const'; value: boolean; type: PType };
 
 export interface VirtualTable {
   name: string;
@@ -50,6 +76,9 @@ export const EVENTS: VirtualTable = {
     properties: { kind: 'json', column: 'properties' },
     person_id: { kind: 'person_id' },
     person: { kind: 'person' },
+    poe: { kind: 'person', poe: true },
+    pdi: { kind: 'pdi' },
+    session: { kind: 'session' },
     $session_id: col('$session_id', 'string', true),
     created_at: col('created_at', 'datetime'),
     elements_chain: col('elements_chain', 'string', true),
@@ -80,6 +109,20 @@ export const PERSON_DISTINCT_IDS: VirtualTable = {
   star: ['distinct_id', 'person_id'],
 };
 
+export const RAW_PERSONS: VirtualTable = {
+  name: 'raw_persons',
+  table: 'persons',
+  fields: { ...PERSONS.fields, version: col('version', 'int'), is_deleted: { kind: 'const', value: false, type: 'bool' } },
+  star: [...PERSONS.star, 'version', 'is_deleted'],
+};
+
+export const RAW_PERSON_DISTINCT_IDS: VirtualTable = {
+  name: 'raw_person_distinct_ids',
+  table: 'person_distinct_ids',
+  fields: { ...PERSON_DISTINCT_IDS.fields, version: col('version', 'int'), is_deleted: { kind: 'const', value: false, type: 'bool' } },
+  star: [...PERSON_DISTINCT_IDS.star, 'version', 'is_deleted'],
+};
+
 /** What ran: one row per query execution or cache answer (written by the query executor). */
 export const QUERY_LOG: VirtualTable = {
   name: 'query_log',
@@ -107,5 +150,56 @@ export const VIRTUAL_TABLES: Record<string, VirtualTable> = {
   events: EVENTS,
   persons: PERSONS,
   person_distinct_ids: PERSON_DISTINCT_IDS,
+  raw_persons: RAW_PERSONS,
+  raw_person_distinct_ids: RAW_PERSON_DISTINCT_IDS,
   query_log: QUERY_LOG,
 };
+
+// ------------------------------------------------------------------------------------------------ sessions
+
+const ts = field('timestamp');
+const url = field('properties', '$current_url');
+const countOf = (...events: string[]): Expr =>
+  call('countIf', [events.length === 1 ? eq(field('event'), constant(events[0])) : compare('in', field('event'), tuple(events.map((e) => constant(e))))]);
+/** The path of a URL: without scheme and host, query string and fragment (`https://a.com/b?c#d` → `/b`). */
+const pathOf = (u: Expr): Expr =>
+  call('replaceRegexpOne', [call('replaceRegexpOne', [u, constant('[?#].*$'), constant('')]), constant('^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*'), constant('')]);
+const duration = call('dateDiff', [constant('second'), call('min', [ts]), call('max', [ts])]);
+/** Pageviews, screens and autocaptures: PostHog v2's `page_screen_autocapture_count_up_to`, uncapped. */
+const interactions = countOf('$pageview', '$screen', '$autocapture');
+/** The first event's value of a property, NULL when that event has none (argMin alone would skip to a later one). */
+const firstValue = (key: string): Expr => call('nullIf', [call('argMin', [call('ifNull', [field('properties', key), constant('')]), ts]), constant('')]);
+
+/**
+ * The sessions table's fields (PostHog's sessions v2), in `*` order, as aggregates over one session's events:
+ * - `$session_duration`: whole seconds between the first and the last event (`dateDiff('second', start, end)`);
+ * - `$entry_current_url` / `$exit_current_url`: the `$current_url` of the first / last event that has one; the
+ *   pathnames are their paths;
+ * - `$entry_referring_domain`: the first event's `$referring_domain`;
+ * - `$is_bounce` (v2): NULL without any pageview, screen or autocapture; otherwise true when there is at most one of
+ *   them and the session lasted less than 10 seconds.
+ */
+export const SESSION_FIELDS: Record<string, Expr> = {
+  session_id: field('$session_id'),
+  distinct_id: call('argMin', [field('distinct_id'), ts]),
+  $start_timestamp: call('min', [ts]),
+  $end_timestamp: call('max', [ts]),
+  $session_duration: duration,
+  $pageview_count: countOf('$pageview'),
+  $autocapture_count: countOf('$autocapture'),
+  $screen_count: countOf('$screen'),
+  $entry_current_url: call('argMin', [url, ts]),
+  $exit_current_url: call('argMax', [url, ts]),
+  $entry_pathname: pathOf(call('argMin', [url, ts])),
+  $exit_pathname: pathOf(call('argMax', [url, ts])),
+  $entry_referring_domain: firstValue('$referring_domain'),
+  $is_bounce: call('if', [eq(interactions, constant(0)), constant(null), not(or(compare('>', interactions, constant(1)), compare('>=', duration, constant(10))))]),
+};
+
+/** The `sessions` table: one row per session id of the project's events. */
+export const SESSIONS_QUERY: SelectQuery = select({
+  select: Object.entries(SESSION_FIELDS).map(([name, expr]) => alias(name, expr)),
+  from: 'events',
+  where: and(compare('!=', field('$session_id'), constant(null)), compare('!=', field('$session_id'), constant(''))),
+  groupBy: [field('$session_id')],
+});

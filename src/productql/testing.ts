@@ -6,6 +6,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DUCKDB_SCHEMA } from '../engines/duckdb/schema';
 import { testEngine } from '../engines/clickhouse/test-engine';
+import type { EventInsert } from '../engines/engine';
 import { compileProductQL, shapeResult, type CompileProductQLInput, type CompiledProductQL, type ShapedResult } from './index';
 
 export const P1A = '00000000-0000-4000-8000-00000000a001';
@@ -72,6 +73,8 @@ export interface TestDb {
   conn: DuckDBConnection;
   run(sql: string, params?: unknown[]): Promise<{ rows: unknown[][]; types: string[]; columns: string[] }>;
   query(text: string | CompileProductQLInput['query'], opts?: Partial<CompileProductQLInput>): Promise<ShapedResult & { compiled: CompiledProductQL }>;
+  /** Adds events (a suite's own data, e.g. under another project id) through the engine's write path or SQL. */
+  addEvents(events: EventInsert[]): Promise<void>;
   /** DuckDB closes synchronously; ClickHouse (parametrized suites) stops its server: await it. */
   close(): void | Promise<void>;
 }
@@ -90,6 +93,7 @@ export async function createTestDb(): Promise<TestDb> {
       conn: undefined as unknown as DuckDBConnection,
       run: (sql, params = []) => db.engine.query(sql, params),
       query: db.query,
+      addEvents: (events) => db.engine.writeBatch({ events }),
       async close() {
         await db.close();
         await server.stop();
@@ -122,9 +126,18 @@ export async function createTestDb(): Promise<TestDb> {
       columns: reader.columnNames(),
     };
   };
+  const ts = (ms: number): string => `TIMESTAMP ${lit(new Date(ms).toISOString().replace('T', ' ').replace('Z', ''))}`;
   return {
     conn,
     run,
+    async addEvents(events) {
+      if (!events.length) return;
+      const rows = events.map(
+        (e) =>
+          `(${e.project_id}, ${lit(e.uuid)}, ${lit(e.event)}, ${lit(e.distinct_id)}, ${e.person_id ? lit(e.person_id) : 'NULL'}, ${ts(e.timestamp)}, ${lit(e.properties)}, ${e.session_id === null ? 'NULL' : lit(e.session_id)}, ${e.elements_chain === null ? 'NULL' : lit(e.elements_chain)}, ${ts(e.created_at)})`,
+      );
+      await conn.run(`INSERT INTO events VALUES ${rows.join(', ')}`);
+    },
     async query(text, opts = {}) {
       const compiled = await compileProductQL({ query: text, projectId: 1, timezone: 'Europe/Berlin', dialect: 'duckdb', ...opts });
       const r = await run(compiled.sql, compiled.params);

@@ -175,7 +175,13 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
     // their grid adds up; it runs only when the range has personless events (a probe on the stored column).
     if (byPerson) {
       const personless = ast.call('isNull', [ast.field('person_id')]);
-      const probe = ast.select({ select: [ast.alias('x', ast.constant(1))], from: 'events', where: ast.and(global, personless, beforeTo), limit: 1 });
+      // (a personless actor is in the result only through an event in range: target or return)
+      const probe = ast.select({
+        select: [ast.alias('x', ast.constant(1))],
+        from: 'events',
+        where: ast.and(global, personless, inRange, ast.or(targetFull, returning)),
+        limit: 1,
+      });
       if ((await runAllRows(ctx, probe)).rows.length) {
         const distinct = ast.field('distinct_id');
         const more = await runAllRows(ctx, retentionGridQuery({ ...gridInput, actor: distinct, actorPresent: personless }));

@@ -1,0 +1,4 @@
+/** lazy-tables.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('lazy-tables.test.ts', () => require('./lazy-tables.test'));
