@@ -22,6 +22,11 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
     await s.projects.projectFor(r.principal, projectIdParam(r.params), { scope: 'endpoint:write' });
     return respond(405, { detail: 'Bulk tag updates are not supported for endpoints.' });
   });
+  // POST actions that only read (PostHog's endpoint read scope)
+  apiRoute(app, s, 'POST', `${base}/last_execution_times`, (r) => s.endpoints.lastExecutionTimes(r.principal, projectIdParam(r.params), r.body));
+  apiRoute(app, s, 'GET', `${base}/:name/materialization_status`, (r) =>
+    s.endpoints.materializationStatus(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
+  );
   apiRoute(app, s, 'GET', `${base}/:name`, (r) =>
     s.endpoints.get(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
   );

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ActivityPage, ResultOptions } from '../src/insights/insight-service';
-import { parseRefresh } from '../src/insights/insight-service';
+import { basicView, parseRefresh } from '../src/insights/insight-service';
+import { validationError } from '../src/errors';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
 import { apiRoute, listBody, projectIdParam, respond, type RestRequest } from './route';
@@ -14,8 +15,24 @@ const resultOptions = (r: RestRequest): ResultOptions => {
     clientQueryId: typeof q.client_query_id === 'string' ? q.client_query_id : undefined,
     signal: r.signal,
     basic,
+    filtersOverride: jsonParam(q.filters_override, 'filters_override'),
+    variablesOverride: jsonParam(q.variables_override, 'variables_override'),
   };
 };
+
+/** A JSON object sent as a query-string parameter (PostHog's `filters_override`, `variables_override`). */
+function jsonParam(v: unknown, attr: string): unknown {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw validationError('Must be a JSON object.', attr);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(v);
+  } catch {
+    throw validationError('Must be a JSON object.', attr);
+  }
+  if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw validationError('Must be a JSON object.', attr);
+  return parsed ?? undefined;
+}
 
 /** PostHog's activity envelope: `{results, next, previous, total_count}` with 1-based `page` links. */
 function activityBody(request: FastifyRequest, a: ActivityPage) {
@@ -35,22 +52,30 @@ function activityBody(request: FastifyRequest, a: ActivityPage) {
 
 /**
  * Saved insights (PostHog's `/api/projects/<id>/insights/`, also under `/api/environments/<id>/`). `<id>` is the
- * numeric id or the short_id. DELETE soft-deletes (204), where PostHog answers 405 and wants PATCH `deleted`.
+ * numeric id or the short_id. DELETE answers 405 as PostHog's (soft delete is PATCH `{"deleted": true}`); GraphQL's
+ * deleteInsight soft-deletes.
  */
 export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/insights';
   apiRoute(app, s, 'GET', base, async (r) => {
     const page = parsePage(r.query);
     const opts = resultOptions(r);
-    return listBody(r.request, page, await s.insights.list(r.principal, projectIdParam(r.params), r.query, page, opts));
+    const out = await s.insights.list(r.principal, projectIdParam(r.params), r.query, page, opts);
+    return opts.basic ? listBody(r.request, page, { count: out.count, results: out.results.map(basicView) }) : listBody(r.request, page, out);
   });
   apiRoute(app, s, 'POST', base, async (r) => respond(201, await s.insights.create(r.principal, projectIdParam(r.params), r.body)));
+  apiRoute(app, s, 'POST', `${base}/cancel`, async (r) => {
+    await s.insights.cancel(r.principal, projectIdParam(r.params), r.body);
+    return respond(201);
+  });
   apiRoute(app, s, 'GET', `${base}/activity`, async (r) =>
     activityBody(r.request, await s.insights.activity(r.principal, projectIdParam(r.params), null, r.query)),
   );
-  apiRoute(app, s, 'GET', `${base}/:insightId`, (r) =>
-    s.insights.get(r.principal, projectIdParam(r.params), r.params.insightId, resultOptions(r)),
-  );
+  apiRoute(app, s, 'GET', `${base}/:insightId`, async (r) => {
+    const opts = resultOptions(r);
+    const view = await s.insights.get(r.principal, projectIdParam(r.params), r.params.insightId, opts);
+    return opts.basic ? basicView(view) : view;
+  });
   apiRoute(app, s, 'PATCH', `${base}/:insightId`, (r) =>
     s.insights.update(r.principal, projectIdParam(r.params), r.params.insightId, r.body, { partial: true }),
   );
@@ -58,8 +83,10 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
     s.insights.update(r.principal, projectIdParam(r.params), r.params.insightId, r.body, { partial: false }),
   );
   apiRoute(app, s, 'DELETE', `${base}/:insightId`, async (r) => {
-    await s.insights.delete(r.principal, projectIdParam(r.params), r.params.insightId);
-    return respond(204);
+    // PostHog forbids hard deletes of insights (ForbidDestroyModel): 405 with an empty body, after the same
+    // authentication and scope checks as any write, whether or not the insight exists. Clients PATCH `deleted`.
+    await s.projects.projectFor(r.principal, projectIdParam(r.params), { scope: 'insight:write' });
+    return respond(405);
   });
   apiRoute(app, s, 'GET', `${base}/:insightId/activity`, async (r) =>
     activityBody(r.request, await s.insights.activity(r.principal, projectIdParam(r.params), r.params.insightId, r.query)),

@@ -1,14 +1,23 @@
 import type { FastifyInstance } from 'fastify';
-import { parsePage } from '../src/pagination';
+import { parsePage, type Paged } from '../src/pagination';
 import type { Services } from '../src/services';
 import { apiRoute, listBody, projectIdParam, respond } from './route';
+
+/**
+ * PostHog's key serializers always have `value`: the key itself in the response that created it, null in every
+ * other (`get_key_value` returns the value kept on the object just created, else None).
+ */
+const withValue = <T extends { value?: string }>(k: T): T & { value: string | null } => ({ ...k, value: k.value ?? null });
+const pageWithValue = <T extends { value?: string }>(p: Paged<T>): Paged<T & { value: string | null }> => ({ count: p.count, results: p.results.map(withValue) });
 
 export function registerKeyRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'GET', '/personal_api_keys', async (r) => {
     const page = parsePage(r.query);
-    return listBody(r.request, page, await s.keys.listPersonal(r.principal, page));
+    return listBody(r.request, page, pageWithValue(await s.keys.listPersonal(r.principal, page)));
   });
   apiRoute(app, s, 'POST', '/personal_api_keys', async (r) => respond(201, await s.keys.createPersonal(r.principal, r.body)));
+  apiRoute(app, s, 'GET', '/personal_api_keys/:keyId', async (r) => withValue(await s.keys.getPersonal(r.principal, r.params.keyId)));
+  apiRoute(app, s, ['PATCH', 'PUT'], '/personal_api_keys/:keyId', async (r) => withValue(await s.keys.updatePersonal(r.principal, r.params.keyId, r.body)));
   apiRoute(app, s, 'DELETE', '/personal_api_keys/:keyId', async (r) => {
     await s.keys.revokePersonal(r.principal, r.params.keyId);
     return respond(204);
@@ -16,7 +25,7 @@ export function registerKeyRoutes(app: FastifyInstance, s: Services): void {
 
   apiRoute(app, s, 'GET', '/projects/:projectId/project_secret_api_keys', async (r) => {
     const page = parsePage(r.query);
-    return listBody(r.request, page, await s.keys.listSecret(r.principal, projectIdParam(r.params), page));
+    return listBody(r.request, page, pageWithValue(await s.keys.listSecret(r.principal, projectIdParam(r.params), page)));
   });
   apiRoute(app, s, 'POST', '/projects/:projectId/project_secret_api_keys', async (r) =>
     respond(201, await s.keys.createSecret(r.principal, projectIdParam(r.params), r.body)),

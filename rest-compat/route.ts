@@ -90,6 +90,13 @@ export function apiRoute(
     : [path];
   const run = (principal: Principal, request: FastifyRequest, reply: FastifyReply): RestResult | Promise<RestResult> => {
     const params = (request.params ?? {}) as Record<string, string>;
+    if (params.projectId === CURRENT_PROJECT) {
+      // PostHog's `@current`: the caller's current project, then the route as if its id had been given
+      return services.projects.currentFor(principal).then((id) => {
+        params.projectId = String(id);
+        return run(principal, request, reply);
+      });
+    }
     services.rateLimiter?.check(principal, family, /^\d{1,15}$/.test(params.projectId ?? '') ? Number(params.projectId) : undefined);
     if (request.body !== undefined && !isJson(request.headers['content-type'])) {
       throw new UserError(
@@ -109,6 +116,14 @@ export function apiRoute(
       // Synchronous while everything is in memory (a remembered key, a handler answering from the cache without a
       // promise): each await is a microtask hop, and a cached answer would take several. Same checks, same order.
       handler: (request: FastifyRequest, reply: FastifyReply) => {
+        if (request.headers.authorization === undefined) {
+          const sent = keyOutsideHeader(request);
+          if (sent !== undefined) {
+            return services.auth
+              .authenticatePersonalKey(sent.value, sent.source)
+              .then(async (principal) => send(reply, await run(principal, request, reply)));
+          }
+        }
         const known = services.auth.remembered(request.headers.authorization);
         if (known === undefined) {
           return services.auth.authenticate(request.headers.authorization).then(async (principal) => send(reply, await run(principal, request, reply)));
@@ -122,6 +137,28 @@ export function apiRoute(
   }
 }
 
+/**
+ * A personal key sent without an Authorization header, as PostHog reads it (reference §3.1): `personal_api_key` in a
+ * JSON body, else in the query string; only the first one found is tried. It is a credential, not input: it is taken
+ * out of the body (whose raw text is then not reused for cached answers, so the key is kept nowhere).
+ */
+function keyOutsideHeader(request: FastifyRequest): { value: string; source: 'body' | 'query string' } | undefined {
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, 'personal_api_key')) {
+    const value = body.personal_api_key;
+    delete body.personal_api_key;
+    request.rawBody = undefined;
+    return { value: typeof value === 'string' ? value : '', source: 'body' };
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  const q = query?.personal_api_key;
+  if (q !== undefined) {
+    delete query!.personal_api_key;
+    return { value: typeof q === 'string' ? q : '', source: 'query string' };
+  }
+  return undefined;
+}
+
 /** Sends what a handler returned (see {@link RestResult}). */
 function send(reply: FastifyReply, result: RestResult): FastifyReply {
   if (result instanceof RestResponse) {
@@ -133,6 +170,9 @@ function send(reply: FastifyReply, result: RestResult): FastifyReply {
   if (result instanceof JsonText) return reply.type(JSON_TYPE).send(result.text);
   return reply.send(result);
 }
+
+/** The project id PostHog accepts for "the caller's current project" (reference §0). */
+const CURRENT_PROJECT = '@current';
 
 /** A numeric project id from the path; anything else is a project that does not exist. */
 export function projectIdParam(params: Record<string, string>): number {
@@ -167,6 +207,7 @@ const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?
 export function rateFamilyOf(path: string): RateFamily {
   if (/\/query(\/|$)/.test(path)) return 'query';
   if (/\/endpoints\/:[^/]+\/run$/.test(path)) return 'endpoint_run';
-  if (/\/(insights|persons)(\/|$)/.test(path)) return 'analytics';
+  // PostHog's ClickHouse throttle classes: insights, persons and the events API
+  if (/\/(insights|persons|events)(\/|$)/.test(path)) return 'analytics';
   return 'default';
 }

@@ -38,6 +38,27 @@ export class Authenticator {
   }
 
   /**
+   * A personal key sent as PostHog also reads it (reference §3.1): `personal_api_key` in the request body or the
+   * query string, tried only when no Authorization header was sent. Only personal keys travel that way; anything
+   * else there is an invalid personal key, named after where it was found.
+   */
+  async authenticatePersonalKey(value: string, source: 'body' | 'query string'): Promise<Principal> {
+    const invalid = () => authenticationFailed(`Personal API key found in request ${source} is invalid.`);
+    if (value === '' || value.startsWith(SECRET_KEY_PREFIX) || /\s/.test(value)) throw invalid();
+    const secure = hashKey(value);
+    const cached = this.known.get(secure);
+    if (cached !== undefined) {
+      this.touch(cached);
+      return cached;
+    }
+    try {
+      return await this.lookup(value, secure);
+    } catch (e) {
+      throw isAuthFailure(e) ? invalid() : e;
+    }
+  }
+
+  /**
    * {@link authenticate} answered from memory, synchronously (no promise: the hot path skips a microtask hop): the
    * principal of a remembered key, or undefined when the key must be looked up (then call {@link authenticate}).
    * A missing or malformed header throws as {@link authenticate} does.
@@ -60,7 +81,9 @@ export class Authenticator {
     } else {
       const key = await this.store.personalKeys.findOneBy({ secure_value: secure, revoked_at: IsNull() });
       if (!key) throw authenticationFailed();
-      known = { kind: 'personal', keyId: key.id, userId: key.user_id, scopes: key.scopes, projectIds: key.scoped_teams };
+      // PostHog restricts a key only when scoped_teams is non-empty: an empty list (what its UI sends) is every project
+      const projectIds = key.scoped_teams !== null && key.scoped_teams.length > 0 ? key.scoped_teams : null;
+      known = { kind: 'personal', keyId: key.id, userId: key.user_id, scopes: key.scopes, projectIds };
     }
     this.known.set(secure, known, gen);
     this.touch(known);
@@ -83,6 +106,8 @@ export class Authenticator {
     write.catch(() => undefined); // a usage timestamp is not worth failing a request for
   }
 }
+
+const isAuthFailure = (e: unknown): boolean => (e as { code?: unknown } | null)?.code === 'authentication_failed';
 
 /** The credential of a `Bearer` header; undefined when none was sent. A malformed header counts as a bad key. */
 export function bearerToken(authorization: string | undefined): string | undefined {

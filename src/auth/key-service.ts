@@ -26,7 +26,28 @@ export const createPersonalKeyInput = z
     label: z.string().max(100).default(''),
     scopes: scopeList,
     scoped_teams: z.array(z.number().int().positive()).max(1000).nullable().default(null),
+    // PostHog's clients send `scoped_organizations: []` with every new key. Quarry has one organization, so a key
+    // can only be unrestricted there: an empty list or null; a named organization is not one Quarry has.
+    scoped_organizations: z
+      .array(z.string())
+      .max(0, 'Quarry has a single organization: scoped_organizations must be empty.')
+      .nullable()
+      .optional(),
   })
+  .strict();
+
+/** PATCH/PUT of a personal key: its label, scopes and restrictions (PostHog's writable fields). */
+export const updatePersonalKeyInput = z
+  .object({
+    label: z.string().max(100),
+    scopes: scopeList,
+    scoped_teams: z.array(z.number().int().positive()).max(1000).nullable(),
+    scoped_organizations: z
+      .array(z.string())
+      .max(0, 'Quarry has a single organization: scoped_organizations must be empty.')
+      .nullable(),
+  })
+  .partial()
   .strict();
 
 export const createSecretKeyInput = z
@@ -50,9 +71,14 @@ export interface PersonalKeyView {
   mask_value: string;
   scopes: string[];
   scoped_teams: number[] | null;
+  /** Null, or the empty list a creating request sent: Quarry has one organization (PostHog's field). */
+  scoped_organizations?: string[] | null;
+  user_id?: number;
   created_at: string;
   last_used_at: string | null;
-  /** The key itself: present only in the response that created it. */
+  /** Quarry keys are not rolled: always null (PostHog's field). */
+  last_rolled_at?: null;
+  /** The key itself: present only in the response that created it (REST shows null elsewhere, as PostHog). */
   value?: string;
 }
 
@@ -65,6 +91,7 @@ export interface SecretKeyView {
   created_by: number | null;
   created_at: string;
   last_used_at: string | null;
+  last_rolled_at?: null;
   /** Endpoint variables forced on every run through this key; absent when the key has none. */
   fixed_variables?: Record<string, unknown> | null;
   value?: string;
@@ -78,8 +105,11 @@ const personalView = (k: PersonalApiKey, value?: string): PersonalKeyView => ({
   mask_value: k.mask_value,
   scopes: k.scopes,
   scoped_teams: k.scoped_teams,
+  scoped_organizations: null,
+  user_id: k.user_id,
   created_at: k.created_at.toISOString(),
   last_used_at: iso(k.last_used_at),
+  last_rolled_at: null,
   ...(value ? { value } : {}),
 });
 
@@ -92,6 +122,7 @@ const secretView = (k: ProjectSecretApiKey, value?: string): SecretKeyView => ({
   created_by: k.created_by_id,
   created_at: k.created_at.toISOString(),
   last_used_at: iso(k.last_used_at),
+  last_rolled_at: null,
   ...(k.fixed_variables ? { fixed_variables: k.fixed_variables } : {}),
   ...(value ? { value } : {}),
 });
@@ -115,22 +146,58 @@ export class KeyService {
     return pageOf(keys.map((k) => personalView(k)), page);
   }
 
+  /** `GET /api/personal_api_keys/<id>/`: one of the caller's own live keys (never its value). */
+  async getPersonal(principal: Principal, id: string): Promise<PersonalKeyView> {
+    requireScope(principal, { scope: 'personal_api_key:read' });
+    return personalView(await this.ownKey(principal, id));
+  }
+
+  /** `PATCH`/`PUT /api/personal_api_keys/<id>/`: label, scopes, scoped_teams of one of the caller's own keys. */
+  async updatePersonal(principal: Principal, id: string, input: unknown): Promise<PersonalKeyView> {
+    requireScope(principal, { scope: 'personal_api_key:write' });
+    const key = await this.ownKey(principal, id);
+    const body = parseInput(updatePersonalKeyInput, input ?? {});
+    if (body.scopes) this.checkGrantable(principal, body.scopes);
+    if (body.scoped_teams) await this.checkProjects(body.scoped_teams);
+    if (body.label !== undefined) key.label = body.label;
+    if (body.scopes !== undefined) key.scopes = body.scopes;
+    if (body.scoped_teams !== undefined) key.scoped_teams = body.scoped_teams;
+    // a TypeORM write: remembered principals are forgotten before it returns (metadata-watch), so it applies at once
+    return personalView(await this.store.personalKeys.save(key));
+  }
+
+  private async ownKey(principal: Principal, id: string): Promise<PersonalApiKey> {
+    const userId = (principal as Extract<Principal, { kind: 'personal' }>).userId;
+    const key = await this.store.personalKeys.findOneBy({ id, revoked_at: IsNull() });
+    if (!key || key.user_id !== userId) throw notFound();
+    return key;
+  }
+
+  /** A key cannot grant a scope stronger than its own. */
+  private checkGrantable(principal: Principal, scopes: string[]): void {
+    const p = principal as Extract<Principal, { kind: 'personal' }>;
+    for (const s of scopes) {
+      if (s === '*' ? !p.scopes.includes('*') : !hasScope(p.scopes, s as Scope)) {
+        throw permissionDenied(`A key cannot grant the scope '${s}', which it does not hold itself.`);
+      }
+    }
+  }
+
+  private async checkProjects(ids: number[]): Promise<void> {
+    for (const id of ids) {
+      if (!(await this.store.projects.existsBy({ id }))) throw validationError(`Project ${id} does not exist.`, 'scoped_teams');
+    }
+  }
+
   async createPersonal(principal: Principal, input: unknown): Promise<PersonalKeyView> {
     requireScope(principal, { scope: 'personal_api_key:write' });
     const p = principal as Extract<Principal, { kind: 'personal' }>;
     const body = parseInput(createPersonalKeyInput, input);
     // A key cannot mint a key stronger than itself.
-    for (const s of body.scopes) {
-      if (s === '*' ? !p.scopes.includes('*') : !hasScope(p.scopes, s as Scope)) {
-        throw permissionDenied(`A key cannot grant the scope '${s}', which it does not hold itself.`);
-      }
-    }
-    if (body.scoped_teams) {
-      for (const id of body.scoped_teams) {
-        if (!(await this.store.projects.existsBy({ id }))) throw validationError(`Project ${id} does not exist.`, 'scoped_teams');
-      }
-    }
-    return this.issuePersonal(p.userId, body);
+    this.checkGrantable(principal, body.scopes);
+    if (body.scoped_teams) await this.checkProjects(body.scoped_teams);
+    const view = await this.issuePersonal(p.userId, body);
+    return body.scoped_organizations ? { ...view, scoped_organizations: body.scoped_organizations } : view;
   }
 
   /** Creates a personal key without a principal: bootstrap and the CLI. `value` defaults to a random key. */

@@ -42,6 +42,9 @@ describe('RateLimiter', () => {
     ['/projects/:projectId/endpoints/:name/run', 'endpoint_run'],
     ['/projects/:projectId/insights', 'analytics'],
     ['/projects/:projectId/persons/:personId', 'analytics'],
+    ['/projects/:projectId/persons', 'analytics'],
+    ['/projects/:projectId/events', 'analytics'],
+    ['/projects/:projectId/events/:eventId', 'analytics'],
     ['/projects', 'default'],
     ['/projects/:projectId/query_log', 'default'],
   ])('route %s is in family %s', (path, family) => {

@@ -34,6 +34,11 @@ describe('isValidScope', () => {
     },
   );
 
+  it.each(['dashboard:read', 'person:write', 'feature_flag:read', 'cohort:write'])('accepts PostHog scope %s (granting nothing here)', (s) => {
+    expect(isValidScope(s)).toBe(true);
+    expect(hasScope([s], 'insight:read')).toBe(false);
+  });
+
   it('lists * and a read and write scope per object', () => {
     expect(ALL_SCOPES).toHaveLength(1 + SCOPE_OBJECTS.length * 2);
     expect(new Set(ALL_SCOPES).size).toBe(ALL_SCOPES.length);

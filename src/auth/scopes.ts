@@ -1,8 +1,8 @@
 /**
  * Scopes are `<object>:<read|write>`; write implies read; `*` grants everything.
- * Objects: project, query, insight, endpoint, event (capture/import), personal_api_key.
+ * Objects: project, query, insight, endpoint, event (capture/import), person (the persons API), personal_api_key.
  */
-export const SCOPE_OBJECTS = ['project', 'query', 'insight', 'endpoint', 'event', 'personal_api_key'] as const;
+export const SCOPE_OBJECTS = ['project', 'query', 'insight', 'endpoint', 'event', 'person', 'personal_api_key'] as const;
 export type ScopeObject = (typeof SCOPE_OBJECTS)[number];
 export type Scope = `${ScopeObject}:${'read' | 'write'}` | '*';
 
@@ -11,8 +11,34 @@ export const ALL_SCOPES: readonly string[] = ['*', ...SCOPE_OBJECTS.flatMap((o) 
 /** The only scopes a project secret API key may hold. */
 export const SECRET_KEY_SCOPES: readonly string[] = ['endpoint:read'];
 
+/**
+ * PostHog's public scope objects (reference §3.2, `posthog/scopes.py`) that Quarry has no routes for. A key
+ * created by a PostHog client or script may name them (e.g. `dashboard:read`, `feature_flag:write`), so they are valid
+ * and stored; they grant nothing here. PostHog's internal objects (`internal_run`, …) stay invalid, as there.
+ */
+export const POSTHOG_ONLY_SCOPE_OBJECTS: readonly string[] = [
+  'action', 'access_control', 'account', 'activity_log', 'alert', 'annotation', 'approvals', 'batch_export',
+  'batch_import', 'billing', 'business_knowledge', 'canvas', 'cohort', 'comment', 'conversation', 'customer_analytics',
+  'customer_task', 'customer_journey', 'customer_profile_config', 'data_catalog', 'data_catalog_approval', 'dashboard',
+  'event_filter', 'dashboard_template', 'dataset', 'early_access_feature', 'engineering_analytics', 'error_tracking',
+  'evaluation', 'element', 'event_definition', 'experiment', 'experiment_holdout', 'experiment_saved_metric', 'export',
+  'external_data_schema', 'external_data_source', 'feature_flag', 'file_system', 'file_system_shortcut', 'group',
+  'health_issue', 'heatmap', 'hog_flow', 'hog_function', 'ingestion_warning', 'insight_variable', 'integration',
+  'legal_document', 'link', 'live_debugger', 'llm_analytics', 'ai_observability_clusters', 'llm_gateway',
+  'llm_playground', 'llm_prompt', 'llm_provider_key', 'llm_skill', 'logs', 'loop', 'marketing_analytics',
+  'mcp_analytics', 'metrics', 'notebook', 'organization', 'organization_integration', 'organization_member',
+  'plugin', 'product_enablement', 'product_tour', 'property_definition', 'query_performance', 'replay_scanner',
+  'review_hog', 'revenue_analytics', 'session_recording', 'session_recording_playlist', 'sharing_configuration',
+  'signal_scout', 'stamphog', 'streamlit_app', 'subscription', 'survey', 'tagger', 'ticket', 'task', 'toolbar',
+  'tracing', 'field_note', 'uploaded_media', 'usage_metric', 'user', 'user_interview', 'vision_action', 'vision_alert',
+  'visual_review', 'warehouse_objects', 'warehouse_table', 'warehouse_view', 'web_analytics', 'webhook',
+  'wizard_session', 'batch_import_support',
+];
+
+const POSTHOG_ONLY_SCOPES = new Set(POSTHOG_ONLY_SCOPE_OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`]));
+
 export function isValidScope(s: string): s is Scope {
-  return ALL_SCOPES.includes(s);
+  return ALL_SCOPES.includes(s) || POSTHOG_ONLY_SCOPES.has(s);
 }
 
 /** True when `granted` satisfies `required` (write implies read, `*` implies all). */

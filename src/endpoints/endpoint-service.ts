@@ -32,6 +32,9 @@ import {
   type MagicVariables,
 } from './variables';
 
+/** Body of `POST …/endpoints/last_execution_times/`. */
+const lastExecutionTimesSchema = z.object({ names: z.array(z.string().max(128)).max(1000) }).strict();
+
 /** PostHog's endpoint names: a letter, then letters, digits, `_` or `-`; 1 to 128 characters. */
 export const ENDPOINT_NAME_RE = /^[a-zA-Z][a-zA-Z0-9_-]{0,127}$/;
 /** The only cache TTLs PostHog accepts (15 min … 7 days). */
@@ -280,6 +283,53 @@ export class EndpointService {
     const results: EndpointVersionView[] = [];
     for (const v of rows) results.push(await this.versionView(project, endpoint, v, opts));
     return { count, results };
+  }
+
+  /**
+   * `GET …/endpoints/<name>/materialization_status/` (`?version=N`): the `materialization` object of the endpoint
+   * (or of that version). Quarry runs every endpoint inline, so it is never enabled and says why.
+   */
+  async materializationStatus(principal: Principal, projectId: number, name: string, version: unknown, opts: ViewOptions = {}): Promise<Record<string, unknown>> {
+    return (await this.get(principal, projectId, name, version, opts)).materialization;
+  }
+
+  /**
+   * `POST …/endpoints/last_execution_times/` with `{"names": [...]}`: when each named live endpoint last ran
+   * through an API key (30-minute granularity, as `last_executed_at`), in PostHog's query-status wrapper. Names that
+   * never ran, or that name no endpoint, have no row; an empty list gives `results: null`.
+   */
+  async lastExecutionTimes(principal: Principal, projectId: number, input: unknown): Promise<{ query_status: Record<string, unknown> }> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'endpoint:read' });
+    const { names } = parseInput(lastExecutionTimesSchema, input ?? {});
+    for (const n of names) if (!ENDPOINT_NAME_RE.test(n)) throw validationError(`Invalid endpoint name: ${n}`, 'names');
+    let results: [string, string][] | null = null;
+    if (names.length > 0) {
+      const rows = await this.endpoints
+        .createQueryBuilder('e')
+        .where('e.project_id = :pid AND e.deleted = 0 AND e.last_executed_at IS NOT NULL AND e.name IN (:...names)', { pid: project.id, names })
+        .orderBy('e.name', 'ASC')
+        .getMany();
+      results = rows.map((e) => [e.name, e.last_executed_at!.toISOString().replace(/\.\d+Z$/, '+00:00')]);
+    }
+    const now = new Date().toISOString();
+    return {
+      query_status: {
+        id: '',
+        query_async: false,
+        team_id: project.id,
+        insight_id: null,
+        dashboard_id: null,
+        error: false,
+        complete: true,
+        error_message: null,
+        results,
+        start_time: now,
+        end_time: now,
+        expiration_time: null,
+        query_progress: null,
+        labels: [],
+      },
+    };
   }
 
   /** The per-endpoint OpenAPI 3.0.3 document (`?version=N`). */

@@ -10,6 +10,9 @@ import { ActivityLog, Insight, type Project } from '../store/entities';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { activityView, diffFields, type ActivityView, type TrackedField, type UserBasic } from './activity';
+import { parseDateString } from '../queries/insights/date-range';
+import { instantToLocal, localToInstant } from '../queries/insights/local-time';
+import { applyQueryOverrides } from '../queries/overrides';
 import { deriveName, executableNode, INSIGHT_TYPE_KINDS, validateInsightQuery } from './insight-query';
 
 const SHORT_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -91,14 +94,63 @@ export interface InsightView {
   search_match_type?: 'exact';
 }
 
+/** The fields of PostHog's InsightBasicSerializer (`basic=true`): light objects, no result, no cache fields. */
+const BASIC_FIELDS = [
+  'id',
+  'short_id',
+  'name',
+  'derived_name',
+  'favorited',
+  'filters',
+  'query',
+  'dashboards',
+  'dashboard_tiles',
+  'description',
+  'last_refresh',
+  'refreshing',
+  'saved',
+  'tags',
+  'updated_at',
+  'created_by',
+  'created_at',
+  'last_modified_at',
+  'user_access_level',
+] as const;
+
+export type InsightBasicView = Pick<InsightView, Exclude<(typeof BASIC_FIELDS)[number], 'last_refresh' | 'refreshing'>> & {
+  last_refresh: string | null;
+  /** Legacy; Quarry computes no result in the background for a saved insight: always false. */
+  refreshing: false;
+  search_match_type?: 'exact';
+};
+
+/**
+ * `basic=true` over REST: PostHog's light insight object, from the view the service gives for `basic` (no result;
+ * `last_refresh` as stored from the last result seen).
+ */
+export function basicView(full: InsightView): InsightBasicView {
+  const all: Record<string, unknown> = { ...full, last_refresh: full.last_refresh ?? null, refreshing: false };
+  const out: Record<string, unknown> = {};
+  for (const k of BASIC_FIELDS) out[k] = all[k];
+  if (full.search_match_type !== undefined) out.search_match_type = full.search_match_type;
+  return out as InsightBasicView;
+}
+
 export interface ResultOptions {
   /** How the result is obtained; default `force_cache` (cached result or none, never computes), as PostHog. */
   refresh?: RefreshMode;
   /** The async query's id (async modes), for polling `GET …/query/<id>/`. */
   clientQueryId?: string;
   signal?: AbortSignal;
-  /** Light objects without result fields (`basic=true`). */
+  /** Light objects without result fields (`basic=true`); REST trims them to PostHog's basic fields ({@link basicView}). */
   basic?: boolean;
+  /**
+   * PostHog's `filters_override` of retrieve (a DashboardFilter: dates replaced, properties ANDed, …), applied to the
+   * insight's query as the query API applies it; default none.
+   */
+  filtersOverride?: unknown;
+  /** PostHog's `variables_override` of retrieve (`{variableId: {value}}`) for SQL insights; default none. */
+  variablesOverride?: unknown;
 }
 
 /** The list filters (REST query-string forms are accepted: `"true"`, JSON arrays as text). */
@@ -113,6 +165,13 @@ export interface InsightFilters {
   insight?: unknown;
   tags?: unknown;
   order?: unknown;
+  date_from?: unknown;
+  date_to?: unknown;
+  created_date_from?: unknown;
+  created_date_to?: unknown;
+  last_viewed_date_from?: unknown;
+  last_viewed_date_to?: unknown;
+  dashboards?: unknown;
 }
 
 export interface ActivityPage {
@@ -124,6 +183,8 @@ export interface ActivityPage {
 }
 
 const ORDER_FIELDS: Record<string, (i: Insight) => string | number | null> = {
+  // Quarry records no views: every insight has last_viewed_at null (PostHog orders nulls last)
+  last_viewed_at: () => null,
   id: (i) => i.id,
   short_id: (i) => i.short_id,
   name: (i) => i.name?.toLowerCase() ?? null,
@@ -143,6 +204,12 @@ export function parseRefresh(v: unknown): RefreshMode {
   if (v === true || v === 'true' || v === '1') return 'force_blocking';
   if (typeof v === 'string' && (REFRESH_MODES as readonly string[]).includes(v)) return v as RefreshMode;
   throw validationError(`refresh must be one of: ${REFRESH_MODES.join(', ')} (or true/false).`, 'refresh');
+}
+
+/** A list date bound as PostHog's relative_date_parse reads it (`-7d`, `-1mStart`, `2024-01-01`, ISO), project tz. */
+function parseListDate(text: string, tz: string, attr: string): Date {
+  const parsed = parseDateString(text, instantToLocal(new Date(), tz), tz, attr);
+  return localToInstant(parsed.value, tz);
 }
 
 /** A query-string boolean; undefined when absent. */
@@ -194,7 +261,7 @@ export class InsightService {
   async list(principal: Principal, projectId: number, filters: InsightFilters, page: Page, opts: ResultOptions = {}): Promise<Paged<InsightView>> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
     const refresh = opts.refresh ?? 'force_cache';
-    const match = this.matcher(principal, filters);
+    const match = this.matcher(principal, filters, project.timezone);
     const order = this.ordering(filters);
     const all = (await this.insights.find({ where: { project_id: project.id, deleted: false } })).filter(match.test);
     all.sort((a, b) => match.rank(a) - match.rank(b) || order(a, b));
@@ -204,7 +271,8 @@ export class InsightService {
     for (const i of slice) {
       const view = this.view(i, users);
       if (match.searching) view.search_match_type = 'exact';
-      if (!opts.basic) {
+      if (opts.basic) view.last_refresh = i.last_refresh?.toISOString() ?? null;
+      else {
         try {
           Object.assign(view, await this.result(principal, project, i, { ...opts, refresh }));
         } catch (e) {
@@ -285,6 +353,17 @@ export class InsightService {
     }
     const saved = await this.applyChanges(principal, insight, body);
     return this.fullView(principal, project, saved, {});
+  }
+
+  /**
+   * `POST …/insights/cancel/` with `{"client_query_id": "…"}`: stops that query of the project if it is still running
+   * (an insight's async refresh, say). As PostHog, it answers the same whether or not anything was running.
+   */
+  async cancel(principal: Principal, projectId: number, input: unknown): Promise<void> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    const id = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>).client_query_id : undefined;
+    if (typeof id !== 'string' || id === '') throw validationError('Field is required.', 'client_query_id');
+    await this.queries.async.cancel(project.id, id);
   }
 
   /** `DELETE …/insights/<id>/`: soft delete (the insight can be restored with PATCH `{"deleted": false}`). */
@@ -384,7 +463,7 @@ export class InsightService {
   private async fullView(principal: Principal, project: Project, insight: Insight, opts: ResultOptions): Promise<InsightView> {
     const users = await this.users([insight.created_by_id, insight.last_modified_by_id]);
     const view = this.view(insight, users);
-    if (opts.basic) return view;
+    if (opts.basic) return Object.assign(view, { last_refresh: insight.last_refresh?.toISOString() ?? null });
     return Object.assign(view, await this.result(principal, project, insight, opts));
   }
 
@@ -393,7 +472,10 @@ export class InsightService {
    * own cache fields follow the last result seen.
    */
   private async result(principal: Principal, project: Project, insight: Insight, opts: ResultOptions): Promise<Partial<InsightView>> {
-    const out = await this.queries.execute(principal, project, executableNode(insight.query), {
+    const overridden = opts.filtersOverride != null || opts.variablesOverride != null;
+    const node = executableNode(insight.query) as Record<string, unknown> & { kind: string };
+    const runnable = overridden ? applyQueryOverrides(node, opts.filtersOverride, opts.variablesOverride) : node;
+    const out = await this.queries.execute(principal, project, runnable, {
       refresh: opts.refresh ?? 'force_cache',
       clientQueryId: opts.clientQueryId,
       signal: opts.signal,
@@ -414,7 +496,9 @@ export class InsightService {
       filters_hash: (b.cache_key as string | undefined) ?? insight.cache_key,
     };
     for (const k of RESULT_EXTRAS) if (b[k] !== undefined) (fields as Record<string, unknown>)[k] = b[k];
-    if (fields.last_refresh && fields.last_refresh !== insight.last_refresh?.toISOString()) {
+    // the insight's own cache fields describe its saved query: an answer under overrides (a dashboard's filters,
+    // variables) is a different query, shown but not remembered as the insight's
+    if (!overridden && fields.last_refresh && fields.last_refresh !== insight.last_refresh?.toISOString()) {
       insight.cache_key = (b.cache_key as string | undefined) ?? null;
       insight.last_refresh = new Date(fields.last_refresh);
       insight.cache_target_age = fields.cache_target_age ? new Date(fields.cache_target_age) : null;
@@ -478,7 +562,7 @@ export class InsightService {
   }
 
   /** The list filters as a predicate, plus a relevance rank (exact name matches first when searching). */
-  private matcher(principal: Principal, f: InsightFilters): { test: (i: Insight) => boolean; rank: (i: Insight) => number; searching: boolean } {
+  private matcher(principal: Principal, f: InsightFilters, tz: string): { test: (i: Insight) => boolean; rank: (i: Insight) => number; searching: boolean } {
     const tests: ((i: Insight) => boolean)[] = [];
     let rank = (_: Insight) => 0;
     const search = f.search === undefined || f.search === null ? '' : String(f.search).trim().toLowerCase();
@@ -523,6 +607,28 @@ export class InsightService {
     }
     const tags = parseList(f.tags, 'tags')?.map(String);
     if (tags) tests.push((i) => i.tags.some((t) => tags.includes(t)));
+    // PostHog's date filters: strictly after `*_from` and before `*_to`, relative (-7d) or absolute, in the project's
+    // timezone (relative_date_parse). Quarry records no views, so a last-viewed bound matches nothing.
+    const bounds: [keyof InsightFilters, (i: Insight) => Date | null, 1 | -1][] = [
+      ['date_from', (i) => i.last_modified_at, 1],
+      ['date_to', (i) => i.last_modified_at, -1],
+      ['created_date_from', (i) => i.created_at, 1],
+      ['created_date_to', (i) => i.created_at, -1],
+      ['last_viewed_date_from', () => null, 1],
+      ['last_viewed_date_to', () => null, -1],
+    ];
+    for (const [param, field, dir] of bounds) {
+      const raw = f[param];
+      if (raw === undefined || raw === null || raw === '') continue;
+      const at = parseListDate(String(raw), tz, param).getTime();
+      tests.push((i) => {
+        const v = field(i)?.getTime();
+        return v !== undefined && (dir === 1 ? v > at : v < at);
+      });
+    }
+    // insights on every listed dashboard: Quarry has no dashboards, so a non-empty list matches nothing
+    const dashboards = parseList(f.dashboards, 'dashboards');
+    if (dashboards && dashboards.length > 0) tests.push(() => false);
     return { test: (i) => tests.every((t) => t(i)), rank, searching: search !== '' };
   }
 
@@ -583,9 +689,17 @@ const tracked = (i: Insight): Record<TrackedField, unknown> => ({
   order: i.order,
 });
 
-/** The result fields of an insight with no result. */
+/**
+ * The result fields of an insight with no result. PostHog's serializer always has them (null until a result
+ * exists), so a client can read `hasMore` or `columns` without checking for the key.
+ */
 const emptyResult = (project: Project): Partial<InsightView> => ({
   result: null,
+  hasMore: null,
+  columns: null,
+  types: null,
+  hogql: null,
+  resolved_date_range: null,
   last_refresh: null,
   cache_target_age: null,
   next_allowed_client_refresh: null,

@@ -10,15 +10,29 @@ import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { canonicalTimezone } from './timezone';
 
+/** DRF's ChoiceField refusal, which PostHog's team serializer gives for `timezone` and `week_start_day`. */
+const invalidChoice = (ctx: z.RefinementCtx, value: unknown) =>
+  ctx.addIssue({ code: 'custom', message: `"${String(value)}" is not a valid choice.`, params: { code: 'invalid_choice' } });
+
 const timezone = z
   .string()
-  .refine((tz) => canonicalTimezone(tz) !== undefined, { message: 'Not a valid IANA timezone name.' })
+  .superRefine((tz, ctx) => {
+    if (canonicalTimezone(tz) === undefined) invalidChoice(ctx, tz);
+  })
   .transform((tz) => canonicalTimezone(tz)!);
+
+/** 0 (Sunday) or 1 (Monday), also as text as DRF's ChoiceField reads it; anything else is an invalid choice. */
+const weekStartDay = z
+  .union([z.number(), z.string()])
+  .superRefine((v, ctx) => {
+    if (String(v) !== '0' && String(v) !== '1') invalidChoice(ctx, v);
+  })
+  .transform((v) => Number(v) as 0 | 1);
 
 const projectFields = {
   name: z.string().trim().min(1).max(200),
   timezone,
-  week_start_day: z.union([z.literal(0), z.literal(1)], { message: 'week_start_day must be 0 (Sunday) or 1 (Monday).' }),
+  week_start_day: weekStartDay,
   // stored filters are applied leniently at query time (a malformed one is skipped), so a regex that could never run
   // is refused here, where the user can see why
   test_account_filters: z
@@ -102,6 +116,17 @@ export class ProjectService {
   async visibleTo(principal: Principal): Promise<ProjectView[]> {
     const all = await this.store.projects.find({ order: { id: 'ASC' } });
     return all.filter((p) => canSeeProject(principal, p.id)).map(projectView);
+  }
+
+  /**
+   * The project PostHog's `@current` names: a secret key's own project; for a personal key, the first project (by
+   * id) it may reach, as Quarry's users have no "current project" setting. None → 404 Project not found.
+   */
+  async currentFor(principal: Principal): Promise<number> {
+    if (principal.kind === 'project_secret') return principal.projectId;
+    const first = (await this.visibleTo(principal))[0];
+    if (!first) throw projectNotFound();
+    return first.id;
   }
 
   async get(principal: Principal, id: number): Promise<ProjectView> {

@@ -73,6 +73,9 @@ const TABLE: Row[] = [
     ok: 201,
     body: () => ({ label: 'm', scopes: ['personal_api_key:read'] }),
   },
+  { method: 'GET', pattern: '/api/personal_api_keys/:keyId', scope: 'personal_api_key:read', ok: 200 },
+  { method: 'PATCH', pattern: '/api/personal_api_keys/:keyId', scope: 'personal_api_key:write', ok: 200, body: () => ({ label: 'patched' }) },
+  { method: 'PUT', pattern: '/api/personal_api_keys/:keyId', scope: 'personal_api_key:write', ok: 200, body: () => ({ label: 'put' }) },
   { method: 'DELETE', pattern: '/api/personal_api_keys/:keyId', scope: 'personal_api_key:write', ok: 204, fresh: 'personalKey' },
   { method: 'GET', pattern: '/api/projects/:projectId/project_secret_api_keys', scope: 'project:read', ok: 200 },
   {
@@ -104,15 +107,27 @@ const TABLE: Row[] = [
     ok: 200,
     body: () => ({ events: [{ event: 'imported', distinct_id: 'matrix', timestamp: '2024-01-02T00:00:00Z' }] }),
   },
-  { method: 'DELETE', pattern: '/api/projects/:projectId/persons/:personId', scope: 'event:write', ok: 204, fresh: 'person' },
+  { method: 'GET', pattern: '/api/projects/:projectId/events', scope: 'query:read', ok: 200 },
+  {
+    method: 'GET',
+    pattern: '/api/projects/:projectId/events/:eventId',
+    scope: 'query:read',
+    ok: 200,
+    okAlso: [{ status: 404, detail: 'Not found.' }],
+  },
+  { method: 'GET', pattern: '/api/projects/:projectId/persons', scope: 'person:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/persons/:personId', scope: 'person:read', ok: 200 },
+  { method: 'DELETE', pattern: '/api/projects/:projectId/persons/:personId', scope: 'event:write', ok: 202, fresh: 'person' },
   // insights
   { method: 'GET', pattern: '/api/projects/:projectId/insights', scope: 'insight:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights', scope: 'insight:write', ok: 201, body: () => ({ name: uniq('i'), query: SQL }) },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/activity', scope: 'insight:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/insights/cancel', scope: 'insight:read', ok: 201, body: () => ({ client_query_id: 'matrix-nothing-running' }) },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:read', ok: 200 },
   { method: 'PATCH', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 200, body: () => ({ description: 'patched' }) },
   { method: 'PUT', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 200, body: () => ({ name: 'put', query: SQL }) },
-  { method: 'DELETE', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 204, fresh: 'insight' },
+  // PostHog forbids hard deletes of insights: 405, once authorized (soft delete is PATCH deleted:true)
+  { method: 'DELETE', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 405, fresh: 'insight' },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/:insightId/activity', scope: 'insight:read', ok: 200 },
   // endpoints
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints', scope: 'endpoint:read', ok: 200 },
@@ -131,6 +146,8 @@ const TABLE: Row[] = [
   { method: 'PUT', pattern: '/api/projects/:projectId/endpoints/:name', scope: 'endpoint:write', ok: 200, body: () => ({ description: 'put' }) },
   { method: 'DELETE', pattern: '/api/projects/:projectId/endpoints/:name', scope: 'endpoint:write', ok: 204, fresh: 'endpoint' },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/versions', scope: 'endpoint:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/materialization_status', scope: 'endpoint:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/endpoints/last_execution_times', scope: 'endpoint:read', ok: 200, body: () => ({ names: [] }) },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/openapi.json', scope: 'endpoint:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/run', scope: 'endpoint:read', ok: 200, secretAllowed: true },
   { method: 'POST', pattern: '/api/projects/:projectId/endpoints/:name/run', scope: 'endpoint:read', ok: 200, secretAllowed: true, body: () => ({}) },
@@ -155,6 +172,8 @@ function pathOf(r: Row, prefix: 'projects' | 'environments', t: Target): string 
     personId: t.personId,
     insightId: String(t.insightId),
     name: t.endpointName,
+    // no fixture event: a 404 past the authorization checks proves them (okAlso)
+    eventId: '00000000-0000-4000-8000-000000000000',
   };
   let p = r.pattern.replace(/:(\w+)/g, (_m, k: string) => {
     if (!(k in values)) throw new Error(`no fixture for :${k} in ${r.pattern}`);

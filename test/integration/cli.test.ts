@@ -125,8 +125,8 @@ describe('metadata commands on a data dir', () => {
 
   const FAILURES: [string, string[], RegExp][] = [
     ['no name', ['projects', 'create'], /^Error: This field is required\. \(name\)$/m],
-    ['bad timezone', ['projects', 'create', '--name', 'Y', '--timezone', 'Mars/Base'], /^Error: Not a valid IANA timezone name\. \(timezone\)$/m],
-    ['bad week start', ['projects', 'create', '--name', 'Y', '--week-start', '3'], /week_start_day must be 0 \(Sunday\) or 1 \(Monday\)\. \(week_start_day\)/],
+    ['bad timezone', ['projects', 'create', '--name', 'Y', '--timezone', 'Mars/Base'], /^Error: "Mars\/Base" is not a valid choice\. \(timezone\)$/m],
+    ['bad week start', ['projects', 'create', '--name', 'Y', '--week-start', '3'], /"3" is not a valid choice\. \(week_start_day\)/],
     // Regression: parseArgs errors are not UserErrors, so main() printed them with console.error(e): a stack trace.
     ['regression: unknown option', ['projects', 'create', '--name', 'Y', '--colour', 'red'], /Unknown option '--colour'/],
     ['unknown subcommand', ['projects', 'frobnicate'], /^Usage: quarry projects list/m],

@@ -79,8 +79,9 @@ describe('mutations', () => {
 
   it.each<[string, Record<string, unknown>, string, string | null]>([
     ['missing name', {}, 'required', 'name'],
-    ['bad timezone', { name: 'x', timezone: 'Nowhere/Land' }, 'invalid_input', 'timezone'],
-    ['bad week start', { name: 'x', weekStartDay: 3 }, 'invalid_input', 'week_start_day'],
+    // the same service as REST: DRF's ChoiceField code, as PostHog's team serializer (test_team.py)
+    ['bad timezone', { name: 'x', timezone: 'Nowhere/Land' }, 'invalid_choice', 'timezone'],
+    ['bad week start', { name: 'x', weekStartDay: 3 }, 'invalid_choice', 'week_start_day'],
   ])('createProject validation: %s → 400 with extensions.code', async (_name, input, code, attr) => {
     const r = await gql(srv, 'mutation($input: ProjectInput!) { createProject(input: $input) { id } }', { input });
     expect(r.status).toBe(400);

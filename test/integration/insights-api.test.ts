@@ -274,20 +274,24 @@ describe('list', () => {
 });
 
 describe('soft delete and restore', () => {
-  it('DELETE (204) and PATCH deleted:true hide the insight everywhere; PATCH deleted:false restores it', async () => {
-    for (const how of ['DELETE', 'PATCH'] as const) {
+  // PostHog answers a DELETE of an insight 405 with an empty body (ForbidDestroyModel; reference §2.1 and §4.1,
+  // test_insight.py test_hard_delete_is_forbidden): PATCH deleted:true is the delete
+  it('DELETE is 405 and deletes nothing; PATCH deleted:true hides the insight everywhere; PATCH deleted:false restores it', async () => {
+    const kept = await create({ name: 'not hard-deletable' });
+    const refused = await s.api('DELETE', `${BASE}${kept.id}/`);
+    expect([refused.status, refused.text]).toEqual([405, '']);
+    expect((await s.api('GET', `${BASE}${kept.id}/`)).status).toBe(200);
+    for (const how of ['PATCH'] as const) {
       const i = await create({ name: `doomed ${how}` });
-      const d = how === 'DELETE' ? await s.api('DELETE', `${BASE}${i.id}/`) : await s.api('PATCH', `${BASE}${i.id}/`, { deleted: true });
-      expect(d.status).toBe(how === 'DELETE' ? 204 : 200);
-      if (how === 'DELETE') expect(d.text).toBe('');
-      else expect(d.body.deleted).toBe(true);
+      const d = await s.api('PATCH', `${BASE}${i.id}/`, { deleted: true });
+      expect(d.status).toBe(200);
+      expect(d.body.deleted).toBe(true);
       for (const [m, path, body] of [
         ['GET', `${BASE}${i.id}/`, undefined],
         ['GET', `${BASE}${i.short_id}/`, undefined],
         ['GET', `${BASE}${i.id}/activity/`, undefined],
         ['PATCH', `${BASE}${i.id}/`, { name: 'zombie' }],
         ['PUT', `${BASE}${i.id}/`, { query: trends() }],
-        ['DELETE', `${BASE}${i.id}/`, undefined],
       ] as const) {
         expect([m, path, (await s.api(m, path, body)).status]).toEqual([m, path, 404]);
       }
@@ -547,7 +551,7 @@ describe('PostHog-style script (plain fetch, as in PostHog docs)', () => {
     expect(delRes.status).toBe(200);
     expect((await fetch(`${POSTHOG_HOST}/api/projects/${PROJECT_ID}/insights/${insight.id}/`, { headers })).status).toBe(404);
 
-    // Quarry also accepts the HTTP DELETE method (soft delete, 204)
+    // the HTTP DELETE method is refused as PostHog refuses it (405, empty body)
     const other = (await (
       await fetch(`${POSTHOG_HOST}/api/environments/${PROJECT_ID}/insights/`, { method: 'POST', headers, body: JSON.stringify({ query: sql() }) })
     ).json()) as { id: number };
@@ -555,6 +559,6 @@ describe('PostHog-style script (plain fetch, as in PostHog docs)', () => {
       method: 'DELETE',
       headers: { Authorization: `Bearer ${API_KEY}` },
     });
-    expect(del.status).toBe(204);
+    expect(del.status).toBe(405);
   });
 });

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { notFound } from '../errors';
+import type { Page, Paged } from '../pagination';
+import type { QueryService } from '../queries/query-service';
+import type { Project } from '../store/entities';
+import { parseInput } from '../validation';
+import type { ProjectService } from './project-service';
+
+/** PostHog's person record (PersonSerializer), with the merges of identity already applied. */
+export interface PersonView {
+  /** The person's UUID (PostHog's current person API answers the UUID as `id` too). */
+  id: string;
+  uuid: string;
+  /** The first of the project's display properties the person has (email, name, username), else a distinct id. */
+  name: string;
+  distinct_ids: string[];
+  properties: Record<string, unknown>;
+  is_identified: boolean;
+  created_at: string;
+}
+
+/** PostHog's PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES (team.person_display_name_properties unset). */
+const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName'] as const;
+
+const listFilters = z.object({
+  distinct_id: z.string().max(400).optional(),
+  search: z.string().max(1000).optional(),
+});
+
+/**
+ * A project's persons for `GET …/persons/` and `GET …/persons/<uuid>/` (scope `person:read`), read through
+ * ProductQL's `persons` and `person_distinct_ids` tables, so they show identity merges exactly as queries see them
+ * (the merged-away person is gone, its distinct ids belong to the surviving one). Values are bound, never spliced.
+ */
+export class PersonReader {
+  constructor(
+    private readonly projects: ProjectService,
+    private readonly queries: QueryService,
+  ) {}
+
+  /**
+   * Newest first (created_at, then id). `distinct_id` selects the person owning that distinct id; `search` matches
+   * the email or name property (case-insensitive substring), a distinct id or the UUID exactly, as PostHog's search.
+   */
+  async list(principal: Principal, projectId: number, query: Record<string, unknown>, page: Page): Promise<Paged<PersonView>> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });
+    const f = parseInput(listFilters, { distinct_id: query.distinct_id, search: query.search });
+    const where: string[] = [];
+    const vars: Record<string, unknown> = {};
+    if (f.distinct_id !== undefined) {
+      where.push('id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id = {variables.did})');
+      vars.did = f.distinct_id;
+    }
+    if (f.search !== undefined && f.search.trim() !== '') {
+      const term = f.search.trim();
+      where.push(
+        '(ilike(toString(properties.email), {variables.pattern}) OR ilike(toString(properties.name), {variables.pattern})' +
+          ' OR toString(id) = {variables.term} OR id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id = {variables.term}))',
+      );
+      vars.pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      vars.term = term;
+    }
+    const cond = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+    const [count] = (await this.run(principal, project, `SELECT count() FROM persons${cond}`, vars))[0] as [number];
+    const rows = await this.run(
+      principal,
+      project,
+      `SELECT toString(id), created_at, properties, is_identified FROM persons${cond} ORDER BY created_at DESC, toString(id) LIMIT ${page.limit} OFFSET ${page.offset}`,
+      vars,
+    );
+    return { count: Number(count), results: await this.withDistinctIds(principal, project, rows) };
+  }
+
+  /** One person by UUID (any letter case); a malformed or unknown id, or another project's person, is a 404. */
+  async get(principal: Principal, projectId: number, personId: string): Promise<PersonView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });
+    if (!z.uuid().safeParse(personId).success) throw notFound();
+    const rows = await this.run(
+      principal,
+      project,
+      'SELECT toString(id), created_at, properties, is_identified FROM persons WHERE toString(id) = {variables.pid} LIMIT 1',
+      { pid: personId.toLowerCase() },
+    );
+    const [person] = await this.withDistinctIds(principal, project, rows);
+    if (!person) throw notFound();
+    return person;
+  }
+
+  private async withDistinctIds(principal: Principal, project: Project, rows: unknown[][]): Promise<PersonView[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => String(r[0]));
+    const pairs = await this.run(
+      principal,
+      project,
+      'SELECT toString(person_id), distinct_id FROM person_distinct_ids WHERE toString(person_id) IN {variables.ids} ORDER BY distinct_id LIMIT 50000',
+      { ids },
+    );
+    const byPerson = new Map<string, string[]>();
+    for (const [pid, did] of pairs) {
+      const list = byPerson.get(String(pid)) ?? [];
+      list.push(String(did));
+      byPerson.set(String(pid), list);
+    }
+    return rows.map(([id, createdAt, props, identified]) => {
+      const properties = parseProperties(props);
+      const distinctIds = byPerson.get(String(id)) ?? [];
+      return {
+        id: String(id),
+        uuid: String(id),
+        name: displayName(properties, distinctIds, String(id)),
+        distinct_ids: distinctIds,
+        properties,
+        is_identified: identified === true || identified === 1 || identified === 'true',
+        created_at: drfDateTime(createdAt),
+      };
+    });
+  }
+
+  private async run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>): Promise<unknown[][]> {
+    const variables = Object.fromEntries(Object.entries(values).map(([code, value]) => [code, { variableId: code, code_name: code, value }]));
+    const out = await this.queries.execute(principal, project, { kind: 'HogQLQuery', query: sql, variables }, { refresh: 'force_blocking', name: 'persons' });
+    return (out.body.results ?? []) as unknown[][];
+  }
+}
+
+function parseProperties(v: unknown): Record<string, unknown> {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  if (typeof v !== 'string' || v === '') return {};
+  try {
+    const parsed = JSON.parse(v) as unknown;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** PostHog's get_person_name: the first display property set, else the first distinct id, else the UUID. */
+function displayName(properties: Record<string, unknown>, distinctIds: string[], id: string): string {
+  for (const k of DISPLAY_NAME_PROPERTIES) {
+    const v = properties[k];
+    if (v !== undefined && v !== null && v !== '') return String(v);
+  }
+  return distinctIds[0] ?? id;
+}
+
+/** DRF's rendering of an aware datetime: ISO 8601 in UTC with `Z`, microseconds only when there are any. */
+export function drfDateTime(v: unknown): string {
+  const text = String(v);
+  const m = /^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?(Z|[+-]00:?00)?$/.exec(text);
+  if (m) {
+    const frac = m[3] && /[1-9]/.test(m[3]) ? `.${m[3].padEnd(6, '0')}` : '';
+    return `${m[1]}T${m[2]}${frac}Z`;
+  }
+  const d = new Date(text);
+  if (Number.isNaN(d.getTime())) return text;
+  const iso = d.toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : `${iso.slice(0, -1)}000Z`;
+}
