@@ -5,8 +5,11 @@ import type { NodeBase } from './ast';
 export const spanOf = (n: NodeBase | null | undefined): SourceSpan | undefined =>
   n && typeof n.start === 'number' && typeof n.end === 'number' ? { start: n.start, end: n.end } : undefined;
 
-/** A query the caller can fix: unknown table/field/function, wrong arity, unsupported construct, ... (HTTP 400). */
-export const productqlError = (message: string, node?: NodeBase | SourceSpan | null, code = 'productql_query_error'): UserError => {
+/**
+ * A query the caller can fix: unknown table/field/function, wrong arity, unsupported construct, ... (HTTP 400). The
+ * codes are PostHog's (`hogql_query_error`, `hogql_syntax_error`): clients of its query API match on them.
+ */
+export const productqlError = (message: string, node?: NodeBase | SourceSpan | null, code = 'hogql_query_error'): UserError => {
   const span = node && 'start' in node && typeof node.start === 'number' && typeof node.end === 'number'
     ? { start: node.start, end: node.end }
     : undefined;
@@ -14,4 +17,4 @@ export const productqlError = (message: string, node?: NodeBase | SourceSpan | n
 };
 
 export const syntaxError = (message: string, span: SourceSpan): UserError =>
-  new UserError(400, 'validation_error', 'productql_syntax_error', `Syntax error: ${message}`, { span });
+  new UserError(400, 'validation_error', 'hogql_syntax_error', `Syntax error: ${message}`, { span });

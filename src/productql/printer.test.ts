@@ -122,16 +122,16 @@ describe('errors', () => {
   };
 
   it.each([
-    ['select * from foo', 'productql_query_error', 14, 17, /Unknown table "foo"/],
-    ['select foo from events', 'productql_query_error', 7, 10, /Unknown field "foo"/],
-    ['select foo(1) from events', 'productql_query_error', 7, 13, /Unknown function "foo"/],
-    ['select count(1, 2) from events', 'productql_query_error', 7, 18, /takes 0 to 1 arguments, got 2/],
-    ['select toStartOfDay() from events', 'productql_query_error', 7, 21, /takes 1 argument, got 0/],
-    ['select person.nope from events', 'productql_query_error', 7, 18, /Unknown field "nope" on persons/],
-    ['select event from events where', 'productql_syntax_error', 30, 30, /Syntax error/],
+    ['select * from foo', 'hogql_query_error', 14, 17, /Unknown table "foo"/],
+    ['select foo from events', 'hogql_query_error', 7, 10, /Unknown field "foo"/],
+    ['select foo(1) from events', 'hogql_query_error', 7, 13, /Unknown function "foo"/],
+    ['select count(1, 2) from events', 'hogql_query_error', 7, 18, /takes 0 to 1 arguments, got 2/],
+    ['select toStartOfDay() from events', 'hogql_query_error', 7, 21, /takes 1 argument, got 0/],
+    ['select person.nope from events', 'hogql_query_error', 7, 18, /Unknown field "nope" on persons/],
+    ['select event from events where', 'hogql_syntax_error', 30, 30, /Syntax error/],
     ['select {variables.plan}', 'productql_missing_variable', 7, 23, /variable "plan"/],
-    ['select properties from events e join persons p on 1 = 1', 'productql_query_error', 7, 17, /ambiguous/],
-    ['select row_number() from events', 'productql_query_error', 7, 19, /needs an OVER clause/],
+    ['select properties from events e join persons p on 1 = 1', 'hogql_query_error', 7, 17, /ambiguous/],
+    ['select row_number() from events', 'hogql_query_error', 7, 19, /needs an OVER clause/],
   ])('%s', async (text, code, start, end, message) => {
     const e = await fails(text);
     expect(e.status).toBe(400);
