@@ -117,7 +117,7 @@ const TABLE: Row[] = [
   },
   { method: 'GET', pattern: '/api/projects/:projectId/persons', scope: 'person:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/persons/:personId', scope: 'person:read', ok: 200 },
-  { method: 'DELETE', pattern: '/api/projects/:projectId/persons/:personId', scope: 'event:write', ok: 202, fresh: 'person' },
+  { method: 'DELETE', pattern: '/api/projects/:projectId/persons/:personId', scope: 'person:write', ok: 202, fresh: 'person' },
   // insights
   { method: 'GET', pattern: '/api/projects/:projectId/insights', scope: 'insight:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights', scope: 'insight:write', ok: 201, body: () => ({ name: uniq('i'), query: SQL }) },
