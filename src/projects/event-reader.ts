@@ -4,6 +4,7 @@ import { notFound, validationError } from '../errors';
 import type { QueryService } from '../queries/query-service';
 import type { Project } from '../store/entities';
 import { parseInput } from '../validation';
+import { parseProperties } from './person-reader';
 import type { ProjectService } from './project-service';
 
 /** PostHog's event record of the events API (ClickhouseEventSerializer). */
@@ -110,22 +111,11 @@ function boundTime(v: string, attr: string): string {
   return micro && /[1-9]/.test(micro) ? `${base}.${micro}` : base;
 }
 
-function json(v: unknown): Record<string, unknown> {
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  if (typeof v !== 'string' || v === '') return {};
-  try {
-    const parsed = JSON.parse(v) as unknown;
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 function eventView(row: unknown[]): EventView {
   const [uuid, event, distinctId, properties, timestamp, elementsChain, personId, personProperties, identified] = row;
   let person: EventView['person'] = null;
   if (personId !== null && personId !== undefined && personId !== '') {
-    const all = json(personProperties);
+    const all = parseProperties(personProperties);
     const props: Record<string, unknown> = {};
     for (const k of PERSON_PROPERTIES) if (all[k] !== undefined) props[k] = all[k];
     person = { is_identified: identified === true || identified === 1 || identified === 'true', distinct_ids: [String(distinctId)], properties: props };
@@ -133,7 +123,7 @@ function eventView(row: unknown[]): EventView {
   return {
     id: String(uuid),
     distinct_id: String(distinctId),
-    properties: json(properties),
+    properties: parseProperties(properties),
     event: String(event),
     timestamp: String(timestamp),
     person,

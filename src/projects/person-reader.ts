@@ -124,7 +124,8 @@ export class PersonReader {
   }
 }
 
-function parseProperties(v: unknown): Record<string, unknown> {
+/** A properties value as read back (an object, or its JSON text): the object, `{}` when it is not one. */
+export function parseProperties(v: unknown): Record<string, unknown> {
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
   if (typeof v !== 'string' || v === '') return {};
   try {
