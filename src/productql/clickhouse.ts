@@ -19,7 +19,7 @@
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
-import { formatPieces, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -995,15 +995,8 @@ export class ClickHouseDialect implements Dialect {
         return P(this.ms(`toDateTime(${d}(toDate(${l})), ${tz})`), 'datetime', v.nullable);
       }
       case 'toStartOfInterval': {
-        const iv = a[1];
-        const cnt = iv.intervalCount;
-        if (iv.type !== 'interval' || !cnt?.isConst || typeof cnt.constValue !== 'number' || !Number.isSafeInteger(cnt.constValue) || cnt.constValue < 1)
-          return h.error('toStartOfInterval takes an interval with a constant positive count, such as INTERVAL 5 minute', n);
-        const k = cnt.constValue;
-        const unit = iv.intervalUnit as IntervalUnit;
+        const { k, unit, isDate } = startOfIntervalArgs(a, h, n, (u) => !!SUB_DAY_MS[u]);
         const v = a[0];
-        const isDate = v.type === 'date';
-        if (isDate && SUB_DAY_MS[unit]) return h.error(`toStartOfInterval on a Date takes a unit of a day or more, not ${unit}`, n);
         const x = isDate ? '' : dtArg(0);
         const l = localArg(0);
         const epoch = `toDate(${h.param('1970-01-01')})`;

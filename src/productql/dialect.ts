@@ -150,6 +150,21 @@ export function unitOf(p: Printed, h: Helpers, node: NodeBase): IntervalUnit {
   return u;
 }
 
+/**
+ * `toStartOfInterval(value, INTERVAL k unit)`: the interval's constant positive count and unit, and whether the value
+ * is a Date (a Date takes a unit of a day or more); a 400 otherwise.
+ */
+export function startOfIntervalArgs(a: Printed[], h: Helpers, node: NodeBase, subDay: (u: IntervalUnit) => boolean): { k: number; unit: IntervalUnit; isDate: boolean } {
+  const iv = a[1];
+  const cnt = iv.intervalCount;
+  if (iv.type !== 'interval' || !cnt?.isConst || typeof cnt.constValue !== 'number' || !Number.isSafeInteger(cnt.constValue) || cnt.constValue < 1)
+    return h.error('toStartOfInterval takes an interval with a constant positive count, such as INTERVAL 5 minute', node);
+  const unit = iv.intervalUnit as IntervalUnit;
+  const isDate = a[0].type === 'date';
+  if (isDate && subDay(unit)) return h.error(`toStartOfInterval on a Date takes a unit of a day or more, not ${unit}`, node);
+  return { k: cnt.constValue, unit, isDate };
+}
+
 /** Lazily joined columns a guarded table reference must expose (`__person_id`, `__person_properties`, ...). */
 export interface TableNeeds {
   personId: boolean;

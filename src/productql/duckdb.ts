@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { formatPieces, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import type { PType } from './schema';
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
@@ -745,15 +745,8 @@ class DuckDBDialect implements Dialect {
         return P(this.utcIn(`CAST(date_trunc('${unit}', ${l}) AS TIMESTAMP)`, h, tz), 'datetime', v.nullable);
       }
       case 'toStartOfInterval': {
-        const iv = a[1];
-        const cnt = iv.intervalCount;
-        if (iv.type !== 'interval' || !cnt?.isConst || typeof cnt.constValue !== 'number' || !Number.isSafeInteger(cnt.constValue) || cnt.constValue < 1)
-          return h.error('toStartOfInterval takes an interval with a constant positive count, such as INTERVAL 5 minute', n);
-        const k = cnt.constValue;
-        const unit = iv.intervalUnit as IntervalUnit;
+        const { k, unit, isDate } = startOfIntervalArgs(a, h, n, (u) => SUB_DAY.has(u));
         const v = a[0];
-        const isDate = v.type === 'date';
-        if (isDate && SUB_DAY.has(unit)) return h.error(`toStartOfInterval on a Date takes a unit of a day or more, not ${unit}`, n);
         const x = isDate ? '' : this.dt(v, h, n);
         const l = isDate ? v.sql : this.local(x, h, this.zone(v, h));
         const dn = `(CAST(${l} AS DATE) - make_date(1970, 1, 1))`;
