@@ -713,23 +713,26 @@ export class Compiler {
     return `(SELECT ${order.map((c) => `${this.q(c)} AS ${this.q(src.columnSql!.get(c)!)}`).join(', ')} FROM ${body}) AS ${this.q(src.sqlAlias)}`;
   }
 
+  /** Registers a compiled subquery (a FROM subquery, or the sessions table) as table `name`; returns its FROM text thunk. */
+  private subquerySource(sub: QueryOut, name: string, scope: Scope, item: JoinExpr, joined: boolean): () => string {
+    const src: TableSource = {
+      name,
+      sqlAlias: name,
+      columns: new Map(sub.columns.map((c) => [c.name, { type: c.type, nullable: c.nullable, chType: c.chType }])),
+      columnOrder: sub.columns.map((c) => c.name),
+      needs: { personId: false, personFields: [] },
+    };
+    this.addTable(scope, src, item);
+    const from = this.joinedSource(src, `(${sub.sql})`, joined);
+    scope.fromTexts.push(from);
+    return () => from;
+  }
+
   private tableSource(item: JoinExpr, scope: Scope, joined = false): () => string {
     const t = item.table;
     if (item.alias !== undefined && item.alias !== null) this.checkUserName(item.alias, item);
     if (t && (t.node === 'SelectQuery' || t.node === 'SelectSetQuery')) {
-      const sub = this.compileQuery(t, scope);
-      const name = item.alias ?? `__sub${++this.aliasCounter}`;
-      const src: TableSource = {
-        name,
-        sqlAlias: item.alias ? name : name,
-        columns: new Map(sub.columns.map((c) => [c.name, { type: c.type, nullable: c.nullable, chType: c.chType }])),
-        columnOrder: sub.columns.map((c) => c.name),
-        needs: { personId: false, personFields: [] },
-      };
-      this.addTable(scope, src, item);
-      const from = this.joinedSource(src, `(${sub.sql})`, joined);
-      scope.fromTexts.push(from);
-      return () => from;
+      return this.subquerySource(this.compileQuery(t, scope), item.alias ?? `__sub${++this.aliasCounter}`, scope, item, joined);
     }
     if (!t || t.node !== 'Field') this.err('Expected a table name or subquery', item);
     const chain = t.chain.map(String);
@@ -759,19 +762,7 @@ export class Compiler {
       }
     }
     if (chain.length === 1 && chain[0] === 'sessions') {
-      const sub = this.sessions();
-      const name = item.alias ?? 'sessions';
-      const src: TableSource = {
-        name,
-        sqlAlias: name,
-        columns: new Map(sub.columns.map((c) => [c.name, { type: c.type, nullable: c.nullable, chType: c.chType }])),
-        columnOrder: sub.columns.map((c) => c.name),
-        needs: { personId: false, personFields: [] },
-      };
-      this.addTable(scope, src, item);
-      const from = this.joinedSource(src, `(${sub.sql})`, joined);
-      scope.fromTexts.push(from);
-      return () => from;
+      return this.subquerySource(this.sessions(), item.alias ?? 'sessions', scope, item, joined);
     }
     return this.err(`Unknown table "${tname}". Available tables: ${[...Object.keys(VIRTUAL_TABLES), 'sessions'].join(', ')}`, t);
   }
