@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { registerBackupRoute } from '../src/backup/backup-route';
 import type { Services } from '../src/services';
+import { registerActionRoutes } from './actions';
+import { registerCohortRoutes } from './cohorts';
 import { registerEndpointRoutes } from './endpoints';
 import { registerEventRoutes } from './events';
 import { registerInsightRoutes } from './insights';
@@ -16,5 +18,7 @@ export function registerRestRoutes(app: FastifyInstance, services: Services): vo
   registerEventRoutes(app, services);
   registerEndpointRoutes(app, services);
   registerInsightRoutes(app, services);
+  registerActionRoutes(app, services);
+  registerCohortRoutes(app, services);
   registerBackupRoute(app, services);
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { ActionService } from './actions/action-service';
 import { Authenticator } from './auth/authenticator';
 import { KeyService } from './auth/key-service';
 import { RateLimiter } from './auth/rate-limiter';
@@ -18,6 +19,7 @@ import { ProjectService } from './projects/project-service';
 import { Metrics } from './metrics';
 import { QueryLog } from './queries/query-log';
 import { RUNNERS } from './queries/runners';
+import { CohortLoader, CohortService, withCohortRunners } from './cohorts';
 import { QueryService } from './queries/query-service';
 import { Store } from './store/store';
 
@@ -38,6 +40,10 @@ export interface Services {
   insights: InsightService;
   /** Published, versioned endpoints. */
   endpoints: EndpointService;
+  /** Saved person groups (cohort filters and breakdowns read them). */
+  cohorts: CohortService;
+  /** Saved actions (ActionsNode series read them). */
+  actions: ActionService;
   /** Closes everything, newest first. */
   close(): Promise<void>;
 }
@@ -77,7 +83,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       engine,
       queryLog,
       { timeoutMs: config.queryTimeoutMs, concurrency: config.queryConcurrency, asyncResultTtlMs: config.asyncResultTtlMs },
-      RUNNERS,
+      withCohortRunners(RUNNERS, new CohortLoader(store)),
       metrics,
     );
     closers.push(async () => queries.close());
@@ -96,6 +102,8 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       queries,
       insights: new InsightService(store, projects, queries),
       endpoints: new EndpointService(store, projects, queries, engine, config),
+      cohorts: new CohortService(store, projects, queries, engine, config.queryTimeoutMs),
+      actions: new ActionService(store, projects, engine, (id) => queries.cache.dropProject(id)),
       close,
     };
   } catch (e) {

@@ -16,6 +16,8 @@ export interface Target {
   /** `phc_…` of `project`. */
   captureToken: string;
   insightId: number;
+  cohortId: number;
+  actionId: number;
   endpointName: string;
   personId: string;
   queryId: string;
@@ -94,6 +96,8 @@ export class MatrixFixture {
     this.shared = {
       ...p,
       insightId: await this.newInsight(p.project),
+      cohortId: await this.newCohort(p.project),
+      actionId: await this.newAction(p.project),
       endpointName: await this.newEndpoint(p.project),
       personId: await this.newPerson(p.project),
       queryId: await this.newQuery(p.project),
@@ -177,8 +181,16 @@ export class MatrixFixture {
     return { project: p.id, restrictedKey, secretKey: secret.value, captureToken, secretKeyId: secret.id };
   }
 
+  private async newAction(project: number): Promise<number> {
+    return (await this.ok(this.srv.api('POST', `/api/projects/${project}/actions/`, { name: this.uniq('a'), steps: [{ event: 'x' }] }), 201, 'action')).id;
+  }
+
   private async newInsight(project: number): Promise<number> {
     return (await this.ok(this.srv.api('POST', `/api/projects/${project}/insights/`, { name: this.uniq('i'), query: SQL }), 201, 'insight')).id;
+  }
+
+  private async newCohort(project: number): Promise<number> {
+    return (await this.ok(this.srv.api('POST', `/api/projects/${project}/cohorts/`, { name: this.uniq('c'), groups: [] }), 201, 'cohort')).id;
   }
 
   private async newEndpoint(project: number): Promise<string> {

@@ -129,6 +129,39 @@ const TABLE: Row[] = [
   // PostHog forbids hard deletes of insights: 405, once authorized (soft delete is PATCH deleted:true)
   { method: 'DELETE', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 405, fresh: 'insight' },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/:insightId/activity', scope: 'insight:read', ok: 200 },
+  // cohorts
+  { method: 'GET', pattern: '/api/projects/:projectId/cohorts', scope: 'cohort:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/cohorts', scope: 'cohort:write', ok: 201, body: () => ({ name: uniq('c'), groups: [] }) },
+  { method: 'GET', pattern: '/api/projects/:projectId/cohorts/:cohortId', scope: 'cohort:read', ok: 200 },
+  { method: 'PATCH', pattern: '/api/projects/:projectId/cohorts/:cohortId', scope: 'cohort:write', ok: 200, body: () => ({ description: 'patched' }) },
+  { method: 'PUT', pattern: '/api/projects/:projectId/cohorts/:cohortId', scope: 'cohort:write', ok: 200, body: () => ({ name: 'put' }) },
+  // PostHog forbids hard deletes of cohorts: 405, once authorized (soft delete is PATCH deleted:true)
+  { method: 'DELETE', pattern: '/api/projects/:projectId/cohorts/:cohortId', scope: 'cohort:write', ok: 405 },
+  // the shared cohort is dynamic: a 400 past the authorization checks proves them (okAlso)
+  {
+    method: 'PATCH',
+    pattern: '/api/projects/:projectId/cohorts/:cohortId/add_persons_to_static_cohort',
+    scope: 'cohort:write',
+    ok: 200,
+    okAlso: [{ status: 400, detail: 'Can only add users to static cohorts' }],
+    body: () => ({ person_ids: ['00000000-0000-4000-8000-000000000000'] }),
+  },
+  {
+    method: 'PATCH',
+    pattern: '/api/projects/:projectId/cohorts/:cohortId/remove_person_from_static_cohort',
+    scope: 'cohort:write',
+    ok: 200,
+    okAlso: [{ status: 400, detail: 'Can only remove users from static cohorts' }],
+    body: () => ({ person_id: '00000000-0000-4000-8000-000000000000' }),
+  },
+  // actions
+  { method: 'GET', pattern: '/api/projects/:projectId/actions', scope: 'action:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/actions', scope: 'action:write', ok: 201, body: () => ({ name: uniq('a') }) },
+  { method: 'GET', pattern: '/api/projects/:projectId/actions/:actionId', scope: 'action:read', ok: 200 },
+  { method: 'PATCH', pattern: '/api/projects/:projectId/actions/:actionId', scope: 'action:write', ok: 200, body: () => ({ description: 'patched' }) },
+  { method: 'PUT', pattern: '/api/projects/:projectId/actions/:actionId', scope: 'action:write', ok: 200, body: () => ({ description: 'put' }) },
+  // PostHog forbids hard deletes of actions: 405, once authorized (soft delete is PATCH deleted:true)
+  { method: 'DELETE', pattern: '/api/projects/:projectId/actions/:actionId', scope: 'action:write', ok: 405 },
   // endpoints
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints', scope: 'endpoint:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/endpoints', scope: 'endpoint:write', ok: 201, body: () => ({ name: uniq('ep'), query: SQL }) },
@@ -171,6 +204,8 @@ function pathOf(r: Row, prefix: 'projects' | 'environments', t: Target): string 
     queryId: t.queryId,
     personId: t.personId,
     insightId: String(t.insightId),
+    cohortId: String(t.cohortId),
+    actionId: String(t.actionId),
     name: t.endpointName,
     // no fixture event: a 404 past the authorization checks proves them (okAlso)
     eventId: '00000000-0000-4000-8000-000000000000',

@@ -46,7 +46,7 @@ export function breakdownSpecs(f: BreakdownFilter | null | undefined, trendsBinC
   }
   if (f.breakdown === null || f.breakdown === undefined || f.breakdown === '') return [];
   if (Array.isArray(f.breakdown)) {
-    if (f.breakdown_type === 'cohort') throw validationError('Cohort breakdowns are not supported.', `${attr}__breakdown_type`);
+    if (f.breakdown_type === 'cohort') throw validationError('Cohort breakdowns are supported in trends only.', `${attr}__breakdown_type`);
     if (f.breakdown.length === 0) return [];
     if (f.breakdown.length > 1) throw validationError('A list breakdown is only valid for cohorts; use `breakdowns` for several properties.', `${attr}__breakdown`);
   }
@@ -59,6 +59,30 @@ export function breakdownSpecs(f: BreakdownFilter | null | undefined, trendsBinC
       histogramBinCount: f.breakdown_histogram_bin_count ?? trendsBinCount ?? null,
     },
   ];
+}
+
+/** One value of a cohort breakdown: a cohort id, or `'all'` (all users). */
+export type CohortBreakdownValue = number | 'all';
+
+/**
+ * The values of `breakdown_type: 'cohort'` (`breakdown: [id, …, 'all']`, or a single id / `'all'`), in the given
+ * order, duplicates dropped; null when the filter is not a cohort breakdown. A value that is neither a cohort id nor
+ * `'all'`, or a cohort breakdown combined with `breakdowns`, is a 400.
+ */
+export function cohortBreakdownValues(f: BreakdownFilter | null | undefined, attr = 'breakdownFilter'): CohortBreakdownValue[] | null {
+  if (!f || f.breakdown_type !== 'cohort') return null;
+  if (f.breakdowns && f.breakdowns.length) throw validationError('A cohort breakdown cannot be combined with `breakdowns`.', `${attr}__breakdowns`);
+  const raw = f.breakdown === null || f.breakdown === undefined ? [] : Array.isArray(f.breakdown) ? f.breakdown : [f.breakdown];
+  if (raw.length === 0) throw validationError('A cohort breakdown needs a list of cohort ids (or "all").', `${attr}__breakdown`);
+  const out: CohortBreakdownValue[] = [];
+  for (const v of raw) {
+    const t = typeof v === 'string' ? v.trim() : v;
+    const value: CohortBreakdownValue | null =
+      t === 'all' || t === 0 || t === '0' ? 'all' : typeof t === 'number' ? (Number.isSafeInteger(t) && t > 0 ? t : null) : /^\d+$/.test(t) ? Number(t) : null;
+    if (value === null) throw validationError(`"${String(v)}" is not a cohort id (or "all").`, `${attr}__breakdown`);
+    if (!out.includes(value)) out.push(value);
+  }
+  return out;
 }
 
 /** The raw (nullable) value of a breakdown: `properties.k`, `person.properties.k`, a column, or parsed ProductQL. */

@@ -20,6 +20,8 @@ import type { AnyPropertyFilter, PropertiesInput, PropertyGroupFilter } from './
 import { parseDateString } from './date-range';
 import { asTextExpr } from './breakdown';
 import { instantToLocal, sqlLocal } from './local-time';
+import { cohortInScope, cohortNotFoundMessage } from '../../cohorts/cohort-scope';
+import { cohortIdOf } from '../../cohorts/cohort-definition';
 
 /** Loads the ProductQL parser (needed by `hogql` filters, breakdowns and math). Idempotent. */
 export const ensureFilterParser = (): Promise<void> => initParser();
@@ -32,6 +34,13 @@ export interface FilterContext {
   timezone?: string;
   /** Attribute for validation errors. Default `properties`. */
   attr?: string;
+  /**
+   * The filtered rows are persons themselves (the `persons` table: a cohort's count), not events: person
+   * properties are read as `properties.k` and the person id as `id`. Default false (events, via their person).
+   */
+  personTable?: boolean;
+  /** Cohorts being expanded (outermost first), to refuse a cohort that refers back to itself. Default none. */
+  cohortPath?: number[];
 }
 
 const prefixed = (ctx: FilterContext, ...chain: (string | number)[]): Expr =>
@@ -46,7 +55,7 @@ export function propertyField(f: { type: string; key: string }, ctx: FilterConte
     case 'feature':
       return prefixed(ctx, 'properties', `$feature/${f.key}`);
     case 'person':
-      return prefixed(ctx, 'person', 'properties', f.key);
+      return ctx.personTable ? prefixed(ctx, 'properties', f.key) : prefixed(ctx, 'person', 'properties', f.key);
     case 'event_metadata': {
       const cols: Record<string, string> = {
         distinct_id: 'distinct_id',
@@ -132,7 +141,7 @@ const NEGATIVE = new Set(['is_not', 'not_icontains', 'not_regex', 'not_in']);
 /** One property filter as a boolean expression. */
 export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = {}): Expr {
   if (f.type === 'hogql') return parseExprSync(f.key);
-  if (f.type === 'cohort') throw validationError('Cohort filters are not supported.', ctx.attr ?? 'properties');
+  if (f.type === 'cohort') return cohortFilterExpr(f, ctx);
   if (f.type === 'group' || f.type === 'session' || f.type === 'element')
     throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');
   const x = propertyField(f, ctx);
@@ -164,6 +173,37 @@ export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = 
   const parts = values.map((v) => scalarCondition(x, op, v, ctx));
   return NEGATIVE.has(op) ? ast.and(...parts) : ast.or(...parts);
 }
+
+/**
+ * `{type: 'cohort', key: 'id', value: <id>, operator: 'in' | 'not_in'}`: the event's person (or, on the persons
+ * table, the person) belongs to the cohort. A dynamic cohort is its person-property definition read through the
+ * same person join as person-property filters (PostHog evaluates membership on current person properties); a
+ * static one is its list of person ids; nested cohort references expand recursively. The cohort must be one the
+ * running query's project has (loaded by the cohort-aware runner): anything else is PostHog's 400.
+ */
+function cohortFilterExpr(f: { value: unknown; operator?: string | null }, ctx: FilterContext): Expr {
+  const attr = ctx.attr ?? 'properties';
+  const id = cohortIdOf(f.value);
+  const cohort = id === null ? undefined : cohortInScope(id);
+  if (!cohort) throw validationError(cohortNotFoundMessage(f.value), attr);
+  const op = f.operator ?? 'in';
+  if (op !== 'in' && op !== 'not_in' && op !== 'exact' && op !== 'is_not')
+    throw validationError(`Operator "${op}" is not valid for a cohort filter (in, not_in).`, attr);
+  const path = ctx.cohortPath ?? [];
+  if (path.includes(cohort.id)) throw validationError(`Cohort ${cohort.id} refers to itself through its criteria.`, attr);
+  let member: Expr;
+  if (cohort.isStatic) {
+    const pid = ast.call('concat', [prefixed(ctx, ctx.personTable ? 'id' : 'person_id'), ast.constant('')]);
+    member = cohort.personIds.length ? ast.compare('in', pid, ast.tuple(cohort.personIds.map((p) => ast.constant(p)))) : ast.constant(false);
+  } else {
+    const inner = cohort.group ? propertyGroupToExpr(cohort.group, { ...ctx, cohortPath: [...path, cohort.id] }) : undefined;
+    // a dynamic cohort without criteria matches no one (an empty property group would be TRUE)
+    member = inner && cohort.group && hasCriteria(cohort.group) ? inner : ast.constant(false);
+  }
+  return op === 'not_in' || op === 'is_not' ? ast.not(member) : member;
+}
+
+const hasCriteria = (g: PropertyGroupFilter): boolean => g.values.some((v) => !isGroup(v) || hasCriteria(v));
 
 const isGroup = (x: unknown): x is PropertyGroupFilter =>
   !!x && typeof x === 'object' && ((x as { type?: string }).type === 'AND' || (x as { type?: string }).type === 'OR');

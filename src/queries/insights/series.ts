@@ -1,59 +1,106 @@
 /**
  * Series nodes: which events a series matches, its label and the `action` object PostHog returns with results.
- * Only `EventsNode` is answerable. Quarry has no actions, so every ActionsNode names an action that does not exist:
- * trends and stickiness drop such a series from their results (PostHog matches nothing for it, `1 = 2`, and leaves
- * it out; reference §1.2), the other kinds answer a 400, as PostHog does. Data-warehouse nodes are a 400.
+ * `EventsNode` as is; an `ActionsNode` is resolved against the project's live actions ({@link resolveSeries}) into a
+ * {@link ResolvedSeries} that carries the action: its condition is the action's (the OR of its steps, see
+ * src/actions/matching.ts) AND the node's own properties, its label the action's name. An action that does not exist
+ * in the project (or is deleted): trends and stickiness drop the series from their results (PostHog matches nothing
+ * for it, `1 = 2`, and leaves it out; reference §1.2), the other kinds answer a 400, as PostHog does. Data-warehouse
+ * nodes are a 400.
  */
 import * as ast from '../../productql/ast';
 import type { Expr } from '../../productql/ast';
 import { validationError } from '../../errors';
+import { actionToExpr, type ActionDef } from '../../actions/matching';
+import { actionSourceFor } from '../../actions/registry';
+import type { RunnerContext } from '../runner';
 import { propertiesToExpr, type FilterContext } from './property-filters';
 import type { EventsNode, SeriesNode } from './schema';
+
+/** A series as runners use it: an EventsNode, or an ActionsNode's fields with its action (`event` then null). */
+export type ResolvedSeries = EventsNode & { action?: ActionDef };
 
 /** An EventsNode that matches no event: stands for a series that is computed and then dropped. */
 export const NO_EVENTS: EventsNode = { kind: 'EventsNode', event: null, properties: [{ type: 'hogql', key: 'false' }] } as EventsNode;
 
-/**
- * Trends/stickiness series: an EventsNode as is; an ActionsNode (an action that does not exist here) as
- * {@link NO_EVENTS}, its index added to `dropped`; anything else a 400 (see {@link requireEventsNode}).
- */
-export function eventsOrDropped(s: SeriesNode, i: number, dropped: Set<number>): EventsNode {
-  if (s.kind !== 'ActionsNode') return requireEventsNode(s, `series__${i}`);
-  dropped.add(i);
-  return NO_EVENTS;
+/** The live actions of the project named by the ActionsNodes among `nodes` (none when no action source is registered). */
+export async function actionsOf(ctx: RunnerContext, nodes: readonly { kind?: string; id?: unknown }[]): Promise<Map<number, ActionDef>> {
+  const ids = [...new Set(nodes.filter((n) => n.kind === 'ActionsNode').map((n) => n.id as number))];
+  const source = actionSourceFor(ctx.engine);
+  if (!ids.length || !source) return new Map();
+  return source.liveActions(ctx.project.id, ids);
 }
 
-/** Narrows a series to an EventsNode or throws a 400 naming it (`attr`, e.g. `series__0`). */
+/** An ActionsNode with its action, as a series; a missing action is a 400 naming `attr`. */
+export function actionSeries(s: { kind: 'ActionsNode'; id: number } & Omit<EventsNode, 'kind' | 'event'>, actions: Map<number, ActionDef>, attr: string): ResolvedSeries {
+  const action = actions.get(s.id);
+  if (!action) throw validationError(`Action ${s.id} does not exist.`, attr, 'action_not_found');
+  const { kind: _kind, id: _id, ...rest } = s;
+  return { ...rest, kind: 'EventsNode', event: null, action };
+}
+
+/**
+ * The series of a query, ActionsNodes resolved. `missing: 'drop'` (trends, stickiness): a missing action's series
+ * becomes {@link NO_EVENTS} and its index goes to `dropped`; `'error'` (lifecycle): a 400 on `series__<i>`.
+ */
+export async function resolveSeries(
+  series: readonly SeriesNode[],
+  ctx: RunnerContext,
+  missing: 'drop' | 'error',
+  dropped: Set<number> = new Set(),
+): Promise<ResolvedSeries[]> {
+  const actions = await actionsOf(ctx, series);
+  return series.map((s, i) => {
+    if (s.kind !== 'ActionsNode') return requireEventsNode(s, `series__${i}`);
+    if (missing === 'drop' && !actions.has(s.id)) {
+      dropped.add(i);
+      return NO_EVENTS;
+    }
+    return actionSeries(s, actions, `series__${i}`);
+  });
+}
+
+/** Narrows a series to an EventsNode or throws a 400 naming it (`attr`, e.g. `series__0`). ActionsNodes go through {@link resolveSeries}. */
 export function requireEventsNode(s: SeriesNode, attr: string): EventsNode {
   if (s.kind === 'EventsNode') return s;
-  if (s.kind === 'ActionsNode') throw validationError('ActionsNode series are not supported: Quarry has no actions. Use an EventsNode.', attr, 'unsupported_series');
+  if (s.kind === 'ActionsNode') throw validationError('ActionsNode series must be resolved against the project first.', attr, 'unsupported_series');
   throw validationError(`${s.kind} series are not supported: Quarry has no data warehouse. Use an EventsNode.`, attr, 'unsupported_series');
 }
 
-/** `event = '<name>'` (bound), or undefined for all events (`event: null`). */
-export function eventMatchExpr(s: EventsNode, ctx: FilterContext = {}): Expr | undefined {
+/** `event = '<name>'` (bound), the action's condition for an action series, or undefined for all events (`event: null`). */
+export function eventMatchExpr(s: ResolvedSeries, ctx: FilterContext = {}): Expr | undefined {
+  if (s.action) return actionToExpr(s.action, ctx);
   if (s.event === null || s.event === undefined) return undefined;
   return ast.compare('==', ast.field(...(ctx.table ? [ctx.table, 'event'] : ['event'])), ast.constant(s.event));
 }
 
-/** Event match AND the series' `properties` AND `fixedProperties`; undefined when nothing filters. */
-export function seriesFilterExpr(s: EventsNode, ctx: FilterContext = {}): Expr | undefined {
+/** Event (or action) match AND the series' `properties` AND `fixedProperties`; undefined when nothing filters. */
+export function seriesFilterExpr(s: ResolvedSeries, ctx: FilterContext = {}): Expr | undefined {
   const parts = [eventMatchExpr(s, ctx), propertiesToExpr(s.properties, ctx), propertiesToExpr(s.fixedProperties, ctx)].filter(
     (x): x is Expr => !!x,
   );
   return parts.length ? ast.and(...parts) : undefined;
 }
 
-/** The series label: the event name, or `All events`. (`custom_name` is display-only and goes to `action`.) */
-export const seriesLabel = (s: EventsNode): string => s.event ?? 'All events';
+/** The name of an action series (an unnamed action by its id). */
+const actionName = (a: ActionDef): string => a.name ?? String(a.id);
+
+/** The series label: the action's name, the event name, or `All events`. (`custom_name` is display-only and goes to `action`.) */
+export const seriesLabel = (s: ResolvedSeries): string => (s.action ? actionName(s.action) : (s.event ?? 'All events'));
+
+/** PostHog's `id`/`type`/`name` of a series' `action` object: the action id and `actions`, or the event and `events`. */
+export function seriesIdentity(s: ResolvedSeries): { id: string | number | null; type: 'events' | 'actions'; name: string } {
+  if (s.action) return { id: s.action.id, type: 'actions', name: actionName(s.action) };
+  return { id: s.event ?? null, type: 'events', name: s.name ?? s.event ?? 'All events' };
+}
 
 /** PostHog's `action` object of a series result. */
-export function seriesAction(s: EventsNode, order: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function seriesAction(s: ResolvedSeries, order: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const { id, type, name } = seriesIdentity(s);
   return {
-    id: s.event ?? null,
-    type: 'events',
+    id,
+    type,
     order,
-    name: s.name ?? s.event ?? 'All events',
+    name,
     custom_name: s.custom_name ?? null,
     math: s.math ?? 'total',
     math_property: s.math_property ?? null,

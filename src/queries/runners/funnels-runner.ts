@@ -10,6 +10,8 @@ import { clickhouseOrderedFunnelQuery } from '../funnels/clickhouse-ordered';
 import { runInsightQuery } from '../insights';
 import { funnelsQuerySchema, type FunnelsQueryNode } from '../funnels/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
+import { actionToExpr, type ActionDef } from '../../actions/matching';
+import { actionsOf } from '../insights/series';
 
 const UNIT_SECONDS: Record<string, number> = {
   second: 1,
@@ -28,6 +30,39 @@ const isFirstTime = (s: { math?: string | null }): boolean => s.math === 'first_
 const OTHER = 'Other';
 
 type Step = FunnelsQueryNode['series'][number];
+
+/** The action an ActionsNode step or exclusion was resolved to ({@link withActions}); undefined for events. */
+const actionOf = (s: object): ActionDef | undefined => (s as { action?: ActionDef }).action;
+
+/**
+ * The node with every ActionsNode step and exclusion carrying its live action (`action`), so the step conditions and
+ * the step objects read it. An action that does not exist in the project (or is deleted) is a 400, as in PostHog.
+ */
+async function withActions(node: FunnelsQueryNode, ctx: RunnerContext): Promise<FunnelsQueryNode> {
+  const exclusions = node.funnelsFilter?.exclusions ?? [];
+  const actions = await actionsOf(ctx, [...node.series, ...exclusions.map((e) => ({ kind: e.kind, id: Number(e.id) }))]);
+  if (!actions.size && !node.series.some((s) => s.kind === 'ActionsNode') && !exclusions.some((e) => e.kind === 'ActionsNode')) return node;
+  const resolve = <T extends { kind: string; id?: unknown }>(s: T, attr: string): T => {
+    if (s.kind !== 'ActionsNode') return s;
+    const action = actions.get(Number(s.id));
+    if (!action) throw validationError(`Action ${String(s.id)} does not exist.`, attr, 'action_not_found');
+    return { ...s, action };
+  };
+  return {
+    ...node,
+    series: node.series.map((s, i) => resolve(s, `series__${i}`)),
+    ...(node.funnelsFilter
+      ? { funnelsFilter: { ...node.funnelsFilter, exclusions: node.funnelsFilter.exclusions?.map((e, i) => resolve(e, `funnelsFilter__exclusions__${i}`)) } }
+      : {}),
+  };
+}
+
+/** A step's (or exclusion's) condition: the event or the action, AND its properties and fixed properties. */
+function stepExpr(s: { kind?: string; event?: string | null; properties?: unknown; fixedProperties?: unknown }, tz: string): Expr {
+  const action = actionOf(s);
+  if (!action) return entityExpr(s, tz);
+  return ast.and(actionToExpr(action, { timezone: tz }), propertiesExpr(s.properties, tz), propertiesExpr(s.fixedProperties, tz));
+}
 
 /** Validation PostHog does before running (400s). */
 function validate(node: FunnelsQueryNode): void {
@@ -49,7 +84,6 @@ function validate(node: FunnelsQueryNode): void {
     }
   }
   for (const [i, st] of node.series.entries()) {
-    if (st.kind !== 'EventsNode') throw validationError(`${st.kind} funnel steps are not supported by this server yet`, `series__${i}`);
     if (st.math && !FUNNEL_MATH.has(st.math))
       throw validationError(`Funnel step math "${st.math}" is not supported by this server yet`, `series__${i}__math`);
   }
@@ -89,8 +123,9 @@ async function firstTimeSteps(node: FunnelsQueryNode, ctx: RunnerContext, range:
   const tz = ctx.project.timezone;
   const out = new Map<number, Map<string, number>>();
   for (const [k, s] of node.series.entries()) {
-    if (!isFirstTime(s) || s.kind !== 'EventsNode') continue;
-    const cond = s.math === 'first_time_for_user_with_filters' ? entityExpr(s, tz) : eventNameExpr(s);
+    if (!isFirstTime(s)) continue;
+    const action = actionOf(s);
+    const cond = s.math === 'first_time_for_user_with_filters' ? stepExpr(s, tz) : action ? actionToExpr(action, { timezone: tz }) : eventNameExpr(s);
     const q = ast.select({
       select: [ast.alias('actor', actor), ast.alias('first_ms', epochMsExpr(ast.call('min', [ast.field('timestamp')])))],
       from: 'events',
@@ -124,9 +159,9 @@ function buildQueryParts(node: FunnelsQueryNode, ctx: RunnerContext, range: Quer
   const ff = node.funnelsFilter ?? {};
   const tz = ctx.project.timezone;
   const order = ff.funnelOrderType ?? 'ordered';
-  const stepConds = node.series.map((s) => entityExpr(s, tz));
+  const stepConds = node.series.map((s) => stepExpr(s, tz));
   const exclConds = (ff.exclusions ?? []).map((e) =>
-    ast.and(eventNameExpr(e), propertiesExpr(e.properties, tz), propertiesExpr(e.fixedProperties, tz)),
+    stepExpr(e, tz),
   );
   const mask = (conds: Expr[]): Expr =>
     conds.length === 0
@@ -281,7 +316,7 @@ function stepObject(
   const step: Record<string, unknown> = {
     action_id: unordered ? null : s.kind === 'ActionsNode' ? s.id : stepEvent(s),
     // PostHog's _serialize_step: name = step.event for events, so null for an all-events step.
-    name: unordered ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : s.kind === 'ActionsNode' ? (s.name ?? String(s.id)) : stepEvent(s),
+    name: unordered ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : s.kind === 'ActionsNode' ? (actionOf(s)?.name ?? s.name ?? String(s.id)) : stepEvent(s),
     custom_name: unordered ? null : (s.custom_name ?? null),
     order: i,
     people: [],
@@ -316,6 +351,7 @@ function funnelRangeExpr(range: QueryDateRange): Expr {
 
 export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opts: FunnelRunOptions = {}): Promise<Record<string, unknown>> {
   validate(node);
+  node = await withActions(node, ctx);
   await initParser();
   const ff = node.funnelsFilter ?? {};
   const tz = ctx.project.timezone;
@@ -365,7 +401,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     const probe = ast.select({
       select: [ast.alias('x', ast.constant(1))],
       from: 'events',
-      where: ast.and(funnelRangeExpr(range), globalFilterExpr(node, ctx), ast.or(...node.series.map((s) => entityExpr(s, tz))), ast.call('isNull', [ast.field('person_id')])),
+      where: ast.and(funnelRangeExpr(range), globalFilterExpr(node, ctx), ast.or(...node.series.map((s) => stepExpr(s, tz))), ast.call('isNull', [ast.field('person_id')])),
       limit: 1,
     });
     if ((await runInsightQuery(ctx, probe, 'personless')).rows.length) sqlOnly = false;
@@ -376,7 +412,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     const custom = ff.funnelAggregateByHogQL ? toStr(parseExprSync(ff.funnelAggregateByHogQL)) : null;
     const actor = custom ?? actorExpr(node.aggregation_group_type_index);
     const q = fastOrderedFunnelQuery({
-      stepConds: node.series.map((s) => entityExpr(s, tz)),
+      stepConds: node.series.map((s) => stepExpr(s, tz)),
       where: ast.and(funnelRangeExpr(range), globalFilterExpr(node, ctx)),
       actor,
       actorPresent: custom ? ast.compare('!=', custom, ast.constant('')) : ast.call('isNotNull', [actor]),
@@ -597,7 +633,7 @@ async function runClickHouseFunnel(
   const actor = custom ?? actorExpr(node.aggregation_group_type_index);
   const withBreakdown = o.bdCount > 0;
   const q = clickhouseOrderedFunnelQuery({
-    stepConds: node.series.map((s) => entityExpr(s, tz)),
+    stepConds: node.series.map((s) => stepExpr(s, tz)),
     // `event IN (steps)` (implied by the step conditions; every step is a named event): the printer repeats it inside
     // the guarded events reference, where `event` is in the primary key.
     where: ast.and(

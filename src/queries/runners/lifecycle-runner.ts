@@ -24,7 +24,7 @@ import {
   globalFilterExpr,
   isSubDay,
   lifecycleQuerySchema,
-  requireEventsNode,
+  resolveSeries,
   runInsightQuery,
   seriesFilterExpr,
   seriesLabel,
@@ -45,7 +45,7 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
   async run(node, ctx) {
     await ensureFilterParser();
     const interval = node.interval ?? 'day';
-    const series = node.series.map((s, i) => requireEventsNode(s, `series__${i}`));
+    const series = await resolveSeries(node.series, ctx, 'error');
     const tz = ctx.project.timezone;
     const groupIndex = node.aggregation_group_type_index ?? null;
     const eventFilter = ast.and(
@@ -227,8 +227,11 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
     const s0 = series[0];
     const label = seriesLabel(s0);
     const results = LIFECYCLE_STATUSES.map((status) => ({
-      // PostHog's lifecycle action object: exactly these keys; the name is the event (or "All events"), never the node's name.
-      action: { id: s0.event ?? null, name: label, type: 'events', order: 0, math: 'total' },
+      // PostHog's lifecycle action object: exactly these keys; the name is the event (or "All events"), never the node's
+      // name; for an action, its name, the id stringified (reference §7.2).
+      action: s0.action
+        ? { id: String(s0.action.id), name: label, type: 'actions', order: 0, math: 'total' }
+        : { id: s0.event ?? null, name: label, type: 'events', order: 0, math: 'total' },
       data: data[status],
       count: data[status].reduce((a, v) => a + v, 0),
       labels: buckets.map((bk) => bk.label),

@@ -19,9 +19,10 @@ import {
   globalFilterExpr,
   isCompare,
   previousPeriodRange,
-  eventsOrDropped,
+  resolveSeries,
   runInsightQuery,
   seriesFilterExpr,
+  seriesIdentity,
   seriesLabel,
   sqlLocal,
   stickinessQuerySchema,
@@ -129,7 +130,7 @@ export const stickinessRunner: QueryRunner<StickinessQuery> = {
     if (interval === 'week' && (node.intervalCount ?? 1) > 1)
       throw validationError('Week intervals cannot have intervalCount > 1.', 'intervalCount');
     const dropped = new Set<number>();
-    const series = node.series.map((s, i) => eventsOrDropped(s, i, dropped));
+    const series = await resolveSeries(node.series, ctx, 'drop', dropped);
     const global = globalFilterExpr(node, ctx);
     let earliest: Date | null = null;
     if (node.dateRange?.date_from === 'all')
@@ -160,7 +161,9 @@ export const stickinessRunner: QueryRunner<StickinessQuery> = {
         label: seriesLabel(j.s),
         labels: data.map((_, x) => stickinessLabel(x + 1, interval, cumulative)),
         // PostHog's stickiness action object (reference §6.2): order, type, name, id, custom_name.
-        action: { order: j.i, type: 'events', name: j.s.event ?? 'All events', id: j.s.event ?? null, custom_name: j.s.custom_name ?? null },
+        action: j.s.action
+          ? { order: j.i, ...seriesIdentity(j.s), custom_name: j.s.custom_name ?? null }
+          : { order: j.i, type: 'events', name: j.s.event ?? 'All events', id: j.s.event ?? null, custom_name: j.s.custom_name ?? null },
         filter: { insight: 'STICKINESS', interval, ...j.p.range.resolved() },
         ...(j.p.label ? { compare: true, compare_label: j.p.label } : {}),
       };

@@ -40,7 +40,8 @@ import {
   previousPeriodRange,
   propertiesToExpr,
   rankBreakdownValues,
-  eventsOrDropped,
+  eventMatchExpr,
+  resolveSeries,
   runInsightQuery,
   seriesAction,
   seriesFilterExpr,
@@ -252,7 +253,7 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
       where: firstEver
         ? ast.and(
             checkFirst ? undefined : seriesProps,
-            s.event !== null && s.event !== undefined ? ast.compare('==', ast.field('event'), ast.constant(s.event)) : undefined,
+            eventMatchExpr(s, { timezone: env.ctx.project.timezone, attr }),
             env.global,
             ast.call('isNotNull', [actor]),
             ast.compare('<=', ast.field('timestamp'), ast.constant(range.toSql())),
@@ -538,7 +539,7 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
     await ensureFilterParser();
     const d = trendsDefaults(node);
     const dropped = new Set<number>();
-    const series = node.series.map((s, i) => eventsOrDropped(s, i, dropped));
+    const series = await resolveSeries(node.series, ctx, 'drop', dropped);
     const specs = breakdownSpecs(node.breakdownFilter, node.trendsFilter?.breakdown_histogram_bin_count);
     const env: Env = {
       node,

@@ -6,10 +6,14 @@ import { ActivityLog } from './activity-log';
 import { Project } from './project';
 import { ProjectSecretApiKey } from './project-secret-api-key';
 import { User } from './user';
+import { Action } from './action';
+import { Cohort } from './cohort';
 
 export { PersonalApiKey, Project, ProjectSecretApiKey, User };
 export { Insight, ActivityLog };
 export { Endpoint, EndpointVersion };
+export { Action };
+export { Cohort };
 
 export const ENTITIES = [
   User,
@@ -20,4 +24,6 @@ export const ENTITIES = [
   ActivityLog,
   Endpoint,
   EndpointVersion,
+  Action,
+  Cohort,
 ];

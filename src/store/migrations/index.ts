@@ -2,6 +2,8 @@ import { Initial1764100000001 } from './0001-initial';
 import { ProjectSettings1764100000002 } from './0002-project-settings';
 import { Insights1764100000003 } from './0003-insights';
 import { Endpoints1764100000004 } from './0004-endpoints';
+import { Actions1764100000005 } from './0005-actions';
+import { Cohorts1764100000006 } from './0006-cohorts';
 
 /** Every migration, oldest first. A later issue appends its own; never edit a released one. */
 export const MIGRATIONS = [
@@ -9,4 +11,6 @@ export const MIGRATIONS = [
   ProjectSettings1764100000002,
   Insights1764100000003,
   Endpoints1764100000004,
+  Actions1764100000005,
+  Cohorts1764100000006,
 ];

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { parsePage } from '../src/pagination';
+import type { Services } from '../src/services';
+import { apiRoute, listBody, projectIdParam, respond } from './route';
+
+/**
+ * Actions (PostHog's `/api/projects/<id>/actions/`, also under `/api/environments/<id>/`). DELETE answers 405 as
+ * PostHog's (ForbidDestroyModel): an action is soft-deleted by PATCH `{"deleted": true}`.
+ */
+export function registerActionRoutes(app: FastifyInstance, s: Services): void {
+  const base = '/projects/:projectId/actions';
+  apiRoute(app, s, 'GET', base, async (r) => {
+    const page = parsePage(r.query);
+    return listBody(r.request, page, await s.actions.list(r.principal, projectIdParam(r.params), page));
+  });
+  apiRoute(app, s, 'POST', base, async (r) => respond(201, await s.actions.create(r.principal, projectIdParam(r.params), r.body)));
+  apiRoute(app, s, 'GET', `${base}/:actionId`, (r) => s.actions.get(r.principal, projectIdParam(r.params), r.params.actionId));
+  apiRoute(app, s, ['PATCH', 'PUT'], `${base}/:actionId`, (r) => s.actions.update(r.principal, projectIdParam(r.params), r.params.actionId, r.body));
+  apiRoute(app, s, 'DELETE', `${base}/:actionId`, async (r) => {
+    // same authentication and scope checks as any write, whether or not the action exists
+    await s.projects.projectFor(r.principal, projectIdParam(r.params), { scope: 'action:write' });
+    return respond(405);
+  });
+}

@@ -1,0 +1,264 @@
+import { In } from 'typeorm';
+import { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { checkRegexValue } from '../limits';
+import { notFound, parseError, validationError } from '../errors';
+import type { Page, Paged } from '../pagination';
+import type { ProjectService } from '../projects/project-service';
+import type { UserBasic } from '../insights/activity';
+import { anyPropertyFilterSchema } from '../queries/insights/schema';
+import { Action } from '../store/entities';
+import type { ActionStep } from '../store/entities/action';
+import type { Store } from '../store/store';
+import { parseInput } from '../validation';
+import type { ActionDef } from './matching';
+import { registerActionSource, type ActionSource } from './registry';
+
+const MATCHING = ['contains', 'regex', 'exact'] as const;
+const matchingSchema = z.enum(MATCHING, { message: `Must be one of: ${MATCHING.join(', ')}.` }).nullish();
+const optText = z.string().nullish();
+
+/**
+ * One step (PostHog's ActionStepJSONSerializer): every field optional, unknown keys ignored. Property filters are
+ * validated as series filters and stored as sent.
+ */
+const stepSchema = z
+  .object({
+    event: optText,
+    properties: z
+      .array(z.record(z.string(), z.unknown()))
+      .nullish()
+      .superRefine((props, ctx) => {
+        for (const [i, p] of (props ?? []).entries()) {
+          const r = anyPropertyFilterSchema.safeParse(p);
+          if (!r.success) {
+            const issue = r.error.issues[0];
+            ctx.addIssue({ code: 'custom', message: issue.message, path: [i, ...issue.path.map((x) => x as string | number)] });
+          }
+        }
+      }),
+    selector: optText,
+    tag_name: optText,
+    text: optText,
+    text_matching: matchingSchema,
+    href: optText,
+    href_matching: matchingSchema,
+    url: optText,
+    url_matching: matchingSchema,
+  })
+  .superRefine((s, ctx) => {
+    // a regex the engine could not compile is a 400 now rather than on every query of the action
+    if (s.url_matching === 'regex' && s.url) checkRegexValue(s.url, ctx, ['url']);
+  });
+
+const actionBody = z.object({
+  name: z.string().max(400, 'Ensure this field has no more than 400 characters.').nullish(),
+  description: z.string().nullish(),
+  tags: z
+    .array(z.string().trim().min(1, 'A tag may not be blank.').max(255, 'Ensure this field has no more than 255 characters.'))
+    .max(100, 'An action has at most 100 tags.')
+    .optional(),
+  post_to_slack: z.boolean().optional(),
+  slack_message_format: z.string().max(1200, 'Ensure this field has no more than 1200 characters.').nullish(),
+  steps: z.array(stepSchema).max(100, 'An action has at most 100 steps.').nullish(),
+  deleted: z.boolean().optional(),
+  pinned_at: z.union([z.iso.datetime({ offset: true, local: true }), z.literal(''), z.null()]).optional(),
+});
+type ActionBody = z.output<typeof actionBody>;
+
+/** PostHog's ActionSerializer fields. */
+export interface ActionView {
+  id: number;
+  name: string | null;
+  description: string;
+  tags: string[];
+  post_to_slack: boolean;
+  slack_message_format: string;
+  steps: ActionStep[];
+  created_at: string;
+  created_by: UserBasic | null;
+  updated_at: string;
+  deleted: boolean;
+  is_calculating: false;
+  last_calculated_at: string;
+  team_id: number;
+  is_action: true;
+  bytecode_error: null;
+  pinned_at: string | null;
+  creation_context: null;
+  user_access_level: string;
+}
+
+/** A step as stored and shown: every field present, absent ones null; `url_matching` defaults to `contains`. */
+function normalizeStep(s: z.output<typeof stepSchema>): ActionStep {
+  return {
+    event: s.event ?? null,
+    properties: s.properties ?? [],
+    selector: s.selector ?? null,
+    tag_name: s.tag_name ?? null,
+    text: s.text ?? null,
+    text_matching: s.text_matching ?? null,
+    href: s.href ?? null,
+    href_matching: s.href_matching ?? null,
+    url: s.url ?? null,
+    url_matching: s.url_matching ?? 'contains',
+  };
+}
+
+function parseBody(input: unknown): ActionBody {
+  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw parseError('The request body must be a JSON object.');
+  }
+  return parseInput(actionBody, input);
+}
+
+const userOf = (p: Principal): number | null => (p.kind === 'personal' ? p.userId : null);
+const normalizeTags = (tags: string[]): string[] => [...new Set(tags.map((t) => t.trim()))];
+
+/** Live actions first by pin (most recent first), then by name, then by id. */
+function compareActions(a: Action, b: Action): number {
+  const pa = a.pinned_at?.getTime() ?? null;
+  const pb = b.pinned_at?.getTime() ?? null;
+  if (pa !== pb) return pa === null ? 1 : pb === null ? -1 : pb - pa;
+  const na = a.name ?? '';
+  const nb = b.name ?? '';
+  if (na !== nb) return na < nb ? -1 : 1;
+  return a.id - b.id;
+}
+
+/**
+ * Actions: saved event definitions of a project (PostHog's `/api/projects/<id>/actions/`), each an OR of steps, used
+ * by ActionsNode series. Scopes `action:read` / `action:write`; soft delete (`deleted: true`); a name is unique among
+ * the live actions of a project. It is also the source the query runners read actions from (see registry.ts); a
+ * change to an action drops the project's cached results, which may have been computed with the old definition.
+ */
+export class ActionService implements ActionSource {
+  constructor(
+    private readonly store: Store,
+    private readonly projects: ProjectService,
+    engine: object,
+    /** Called after every change to an action of the project (the services drop the project's cached results). */
+    private readonly onChange: (projectId: number) => void = () => {},
+  ) {
+    registerActionSource(engine, this);
+  }
+
+  private get actions() {
+    return this.store.db.getRepository(Action);
+  }
+
+  /** `GET …/actions/`: the live actions of the project. */
+  async list(principal: Principal, projectId: number, page: Page): Promise<Paged<ActionView>> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'action:read' });
+    const all = (await this.actions.find({ where: { project_id: project.id, deleted: false } })).sort(compareActions);
+    const slice = all.slice(page.offset, page.offset + page.limit);
+    const users = await this.users(slice.map((a) => a.created_by_id));
+    return { count: all.length, results: slice.map((a) => this.view(a, users)) };
+  }
+
+  /** `GET …/actions/<id>/` (a deleted action too, as PostHog: it can be restored). */
+  async get(principal: Principal, projectId: number, ref: string): Promise<ActionView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'action:read' });
+    const action = await this.find(project.id, ref);
+    return this.view(action, await this.users([action.created_by_id]));
+  }
+
+  /** `POST …/actions/` (201). */
+  async create(principal: Principal, projectId: number, input: unknown): Promise<ActionView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'action:write' });
+    const body = parseBody(input);
+    if (!body.deleted) await this.checkUniqueName(project.id, body.name, null);
+    const now = new Date();
+    const action = this.actions.create({
+      project_id: project.id,
+      name: body.name ?? null,
+      description: body.description ?? '',
+      steps: (body.steps ?? []).map(normalizeStep),
+      tags: normalizeTags(body.tags ?? []),
+      post_to_slack: body.post_to_slack ?? false,
+      slack_message_format: body.slack_message_format ?? '',
+      pinned_at: body.pinned_at ? new Date(body.pinned_at) : null,
+      deleted: body.deleted ?? false,
+      created_at: now,
+      created_by_id: userOf(principal),
+      updated_at: now,
+    });
+    const saved = await this.actions.save(action);
+    this.onChange(project.id);
+    return this.view(saved, await this.users([saved.created_by_id]));
+  }
+
+  /** `PATCH` / `PUT …/actions/<id>/`: the fields given change (steps are replaced as a whole); `deleted` soft-deletes or restores. */
+  async update(principal: Principal, projectId: number, ref: string, input: unknown): Promise<ActionView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'action:write' });
+    const body = parseBody(input);
+    const action = await this.find(project.id, ref);
+    const name = body.name !== undefined ? body.name : action.name;
+    const deleted = body.deleted ?? action.deleted;
+    // the name must stay unique among live actions: checked when it changes or the action comes back
+    if (!deleted && (body.name !== undefined || (action.deleted && body.deleted === false))) await this.checkUniqueName(project.id, name, action.id);
+    if (body.name !== undefined) action.name = body.name;
+    if (body.description !== undefined) action.description = body.description ?? '';
+    if (body.steps !== undefined) action.steps = (body.steps ?? []).map(normalizeStep);
+    if (body.tags !== undefined) action.tags = normalizeTags(body.tags);
+    if (body.post_to_slack !== undefined) action.post_to_slack = body.post_to_slack;
+    if (body.slack_message_format !== undefined) action.slack_message_format = body.slack_message_format ?? '';
+    if (body.pinned_at !== undefined) action.pinned_at = body.pinned_at ? new Date(body.pinned_at) : null;
+    action.deleted = deleted;
+    action.updated_at = new Date();
+    const saved = await this.actions.save(action);
+    this.onChange(project.id);
+    return this.view(saved, await this.users([saved.created_by_id]));
+  }
+
+  /** {@link ActionSource}: the live actions of the project among `ids` (never another project's). */
+  async liveActions(projectId: number, ids: number[]): Promise<Map<number, ActionDef>> {
+    const wanted = ids.filter((id) => Number.isSafeInteger(id));
+    if (!wanted.length) return new Map();
+    const rows = await this.actions.findBy({ project_id: projectId, deleted: false, id: In(wanted) });
+    return new Map(rows.map((a) => [a.id, { id: a.id, name: a.name, steps: a.steps }]));
+  }
+
+  private async find(projectId: number, ref: string): Promise<Action> {
+    const id = /^\d{1,15}$/.test(ref) ? Number(ref) : NaN;
+    const action = Number.isSafeInteger(id) ? await this.actions.findOneBy({ id, project_id: projectId }) : null;
+    if (!action) throw notFound();
+    return action;
+  }
+
+  private async checkUniqueName(projectId: number, name: string | null | undefined, self: number | null): Promise<void> {
+    if (!name) return;
+    const other = (await this.actions.findBy({ project_id: projectId, name, deleted: false })).find((a) => a.id !== self);
+    if (other) throw validationError(`This project already has an action with this name, ID ${other.id}`, 'name', 'unique');
+  }
+
+  private view(a: Action, users: Map<number, UserBasic>): ActionView {
+    return {
+      id: a.id,
+      name: a.name,
+      description: a.description,
+      tags: a.tags,
+      post_to_slack: a.post_to_slack,
+      slack_message_format: a.slack_message_format,
+      steps: a.steps,
+      created_at: a.created_at.toISOString(),
+      created_by: a.created_by_id !== null ? (users.get(a.created_by_id) ?? null) : null,
+      updated_at: a.updated_at.toISOString(),
+      deleted: a.deleted,
+      is_calculating: false,
+      last_calculated_at: a.updated_at.toISOString(),
+      team_id: a.project_id,
+      is_action: true,
+      bytecode_error: null,
+      pinned_at: a.pinned_at?.toISOString() ?? null,
+      creation_context: null,
+      user_access_level: 'editor',
+    };
+  }
+
+  private async users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
+    const wanted = [...new Set(ids.filter((x): x is number => x !== null))];
+    const rows = wanted.length ? await this.store.users.findBy({ id: In(wanted) }) : [];
+    return new Map(rows.map((u) => [u.id, { id: u.id, first_name: u.name, last_name: '', email: u.email }]));
+  }
+}

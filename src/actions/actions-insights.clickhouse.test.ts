@@ -1,0 +1,4 @@
+/** actions-insights.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('actions-insights.test.ts', () => require('./actions-insights.test'));

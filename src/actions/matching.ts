@@ -1,0 +1,76 @@
+/**
+ * An action's match condition as a ProductQL expression, as PostHog's `action_to_expr` builds it: the OR of its steps;
+ * a step is the AND of what it sets — `event = X` (a step without an event matches any event), the URL condition on
+ * `properties.$current_url` (`exact`: equal; `regex`: RE2 match; `contains`, the default: `like '%url%'`, case
+ * sensitive, `%`/`_` in the url act as wildcards as in PostHog) and its property filters (the series' semantics). A
+ * step that sets nothing matches every event, and so does an action without steps.
+ *
+ * Autocapture element conditions (`selector`, `tag_name`, `text`, `href`) match on PostHog's `elements_chain`, which
+ * Quarry's events do not carry: a step with one of them is a 400 (`unsupported_action_step`) rather than a silent
+ * mismatch.
+ */
+import * as ast from '../productql/ast';
+import type { Expr } from '../productql/ast';
+import { validationError } from '../errors';
+import { propertiesToExpr, type FilterContext } from '../queries/insights/property-filters';
+import { anyPropertyFilterSchema } from '../queries/insights/schema';
+import type { ActionStep } from '../store/entities/action';
+
+/** What a query needs of an action. */
+export interface ActionDef {
+  id: number;
+  name: string | null;
+  steps: ActionStep[];
+}
+
+/** The step fields that need `elements_chain` (PostHog tests `selector` for truthiness, the others for not-None). */
+export function elementConditionOf(step: ActionStep): string | null {
+  if (step.selector) return 'selector';
+  for (const k of ['tag_name', 'text', 'href'] as const) if (step[k] !== null && step[k] !== undefined) return k;
+  return null;
+}
+
+const fieldOf = (ctx: FilterContext, ...chain: string[]): Expr => ast.field(...(ctx.table ? [ctx.table, ...chain] : chain));
+
+function urlExpr(step: ActionStep, ctx: FilterContext): Expr | undefined {
+  if (!step.url) return undefined;
+  const url = fieldOf(ctx, 'properties', '$current_url');
+  switch (step.url_matching) {
+    case 'exact':
+      return ast.compare('==', url, ast.constant(step.url));
+    case 'regex':
+      return ast.compare('=~', url, ast.constant(step.url));
+    default:
+      return ast.compare('like', url, ast.constant(`%${step.url}%`));
+  }
+}
+
+/** One step's condition (`true` when it sets nothing). */
+export function stepToExpr(step: ActionStep, ctx: FilterContext): Expr {
+  const element = elementConditionOf(step);
+  if (element !== null)
+    throw validationError(
+      `Action steps matching autocapture elements (${element}) are not supported: Quarry's events carry no elements_chain. Match on the event, URL and properties instead.`,
+      ctx.attr ?? 'series',
+      'unsupported_action_step',
+    );
+  return ast.and(
+    step.event ? ast.compare('==', fieldOf(ctx, 'event'), ast.constant(step.event)) : undefined,
+    urlExpr(step, ctx),
+    step.properties?.length ? propertiesToExpr(stepProperties(step, ctx), ctx) : undefined,
+  );
+}
+
+/** A step's property filters as stored (as sent, e.g. without `type`), read as series filters read them (`type` defaults to event). */
+function stepProperties(step: ActionStep, ctx: FilterContext) {
+  const parsed = stepPropertiesSchema.safeParse(step.properties);
+  if (!parsed.success) throw validationError('The action has an invalid property filter.', ctx.attr ?? 'series');
+  return parsed.data;
+}
+const stepPropertiesSchema = anyPropertyFilterSchema.array();
+
+/** The action's condition: the OR of its steps; `true` for an action without steps (as PostHog). */
+export function actionToExpr(action: ActionDef, ctx: FilterContext = {}): Expr {
+  if (action.steps.length === 0) return ast.constant(true);
+  return ast.or(...action.steps.map((s) => stepToExpr(s, ctx)));
+}

@@ -1,0 +1,71 @@
+import { cohortBreakdownValues } from '../queries/insights/breakdown';
+import { cohortGroup, groupFromFilters, groupFromLegacyGroups, isEmptyGroup, referencedCohorts } from './cohort-definition';
+
+describe('cohort definitions', () => {
+  it('legacy groups: ORed groups of ANDed properties; untyped and event-typed properties are person properties', () => {
+    expect(groupFromLegacyGroups([{ properties: [{ key: 'name', value: 'Jane' }, { key: 'plan', value: 'paid', type: 'event' }] }, { properties: [{ key: 'x', value: 1, type: 'person', operator: 'gt' }] }])).toEqual({
+      type: 'OR',
+      values: [
+        { type: 'AND', values: [{ type: 'person', key: 'name', value: 'Jane' }, { type: 'person', key: 'plan', value: 'paid' }] },
+        { type: 'AND', values: [{ type: 'person', key: 'x', value: 1, operator: 'gt' }] },
+      ],
+    });
+  });
+
+  it('filters: nested groups, cohort references (negation → not_in), extra PostHog keys dropped', () => {
+    const g = groupFromFilters({
+      properties: {
+        type: 'AND',
+        values: [
+          { type: 'OR', values: [{ type: 'person', key: 'email', value: '@x.io', operator: 'icontains', negation: false, conditionHash: 'abc', bytecode: [] }] },
+          { type: 'cohort', key: 'id', value: 7, negation: true },
+          { type: 'cohort', key: 'id', value: '8', operator: 'in' },
+        ],
+      },
+    });
+    expect(g).toEqual({
+      type: 'AND',
+      values: [
+        { type: 'OR', values: [{ type: 'person', key: 'email', value: '@x.io', operator: 'icontains' }] },
+        { type: 'cohort', key: 'id', value: 7, operator: 'not_in' },
+        { type: 'cohort', key: 'id', value: 8, operator: 'in' },
+      ],
+    });
+    expect(referencedCohorts(g)).toEqual([7, 8]);
+  });
+
+  it('filters win over groups when they have properties; an empty definition is empty', () => {
+    expect(cohortGroup({ filters: { properties: { type: 'AND', values: [] } }, groups: [{ properties: [{ key: 'a', value: 'b' }] }] })).toEqual({ type: 'AND', values: [] });
+    expect(cohortGroup({ filters: null, groups: [{ properties: [{ key: 'a', value: 'b' }] }] }).type).toBe('OR');
+    expect(isEmptyGroup(cohortGroup({ filters: null, groups: [] }))).toBe(true);
+    expect(isEmptyGroup({ type: 'AND', values: [{ type: 'OR', values: [] }] })).toBe(true);
+  });
+
+  it.each([
+    [{ properties: { type: 'AND', values: [{ type: 'behavioral', key: 'x', value: 'performed_event' }] } }, /Behavioral/],
+    [{ properties: { type: 'AND', values: [{ type: 'person', key: 'x', value: 'y', negation: true }] } }, /Negated/],
+    [{ properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: 'abc' }] } }, /id of a cohort/],
+    [{ properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: 3, operator: 'exact' }] } }, /not valid for a cohort/],
+    [{ properties: [] }, /property group/],
+  ])('refuses %j', (filters, message) => {
+    expect(() => groupFromFilters(filters)).toThrow(message);
+  });
+});
+
+describe('cohort breakdown values', () => {
+  it.each([
+    [{ breakdown_type: 'cohort' as const, breakdown: [3, '4', 'all', 3] }, [3, 4, 'all']],
+    [{ breakdown_type: 'cohort' as const, breakdown: 5 }, [5]],
+    [{ breakdown_type: 'cohort' as const, breakdown: 'all' }, ['all']],
+    [{ breakdown_type: 'event' as const, breakdown: '$browser' }, null],
+  ])('%j → %j', (f, want) => {
+    expect(cohortBreakdownValues(f)).toEqual(want);
+  });
+
+  it.each([[{ breakdown_type: 'cohort' as const, breakdown: ['x'] }], [{ breakdown_type: 'cohort' as const, breakdown: [] }], [{ breakdown_type: 'cohort' as const, breakdown: [-1] }]])(
+    '%j is a 400',
+    (f) => {
+      expect(() => cohortBreakdownValues(f)).toThrow(expect.objectContaining({ status: 400 }));
+    },
+  );
+});

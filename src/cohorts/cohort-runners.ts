@@ -1,0 +1,90 @@
+/**
+ * Cohort support for every query runner, without the runners knowing about cohorts:
+ *
+ * - before a runner starts, every cohort the node names (`{type: 'cohort', key: 'id', value}` filters anywhere in
+ *   it, and cohort breakdown ids) is loaded from the query's project, with the cohorts those refer to; an id the
+ *   project does not have is PostHog's 400; the loaded cohorts are visible to the property-filter builder for the
+ *   run ({@link runWithCohorts});
+ * - a trends query with `breakdown_type: 'cohort'` runs as PostHog's trends runner does it: once per cohort (in the
+ *   order given) with the cohort as an extra filter (`all`: no filter), each series labelled `<label> - <cohort
+ *   name>` (`- all users`) with `breakdown_value` the cohort id (`'all'`).
+ */
+import { validationError } from '../errors';
+import { cohortBreakdownValues, type CohortBreakdownValue } from '../queries/insights/breakdown';
+import type { QueryRunner, RunnerContext } from '../queries/runner';
+import { cohortIdOf } from './cohort-definition';
+import type { CohortLoader } from './cohort-loader';
+import { cohortNotFoundMessage, runWithCohorts, type ResolvedCohort } from './cohort-scope';
+
+/** Cohort ids named by filters anywhere in a node (`value`s that are not ids are left to the filter builder). */
+export function cohortFilterIds(node: unknown): number[] {
+  const out = new Set<number>();
+  const walk = (x: unknown, depth: number) => {
+    if (depth > 64 || x === null || typeof x !== 'object') return;
+    if (Array.isArray(x)) return x.forEach((v) => walk(v, depth + 1));
+    const o = x as Record<string, unknown>;
+    if (o.type === 'cohort' && 'value' in o) {
+      const id = cohortIdOf(o.value);
+      if (id !== null) out.add(id);
+      else throw validationError(cohortNotFoundMessage(o.value), 'properties');
+    }
+    for (const v of Object.values(o)) walk(v, depth + 1);
+  };
+  walk(node, 0);
+  return [...out];
+}
+
+type Props = unknown[] | { type: 'AND' | 'OR'; values: unknown[] } | null | undefined;
+
+/** `properties` ANDed with one more filter, in the form it came in. */
+function withFilter(props: Props, filter: Record<string, unknown>): Props {
+  if (!props) return [filter];
+  if (Array.isArray(props)) return [...props, filter];
+  return { type: 'AND', values: [props, filter] };
+}
+
+async function runCohortBreakdown(
+  runner: QueryRunner,
+  node: Record<string, unknown> & { breakdownFilter?: Record<string, unknown> | null; properties?: Props },
+  ctx: RunnerContext,
+  values: CohortBreakdownValue[],
+  cohorts: ReadonlyMap<number, ResolvedCohort>,
+): Promise<Record<string, unknown>> {
+  const merged: Record<string, unknown>[] = [];
+  let first: Record<string, unknown> | null = null;
+  let hasMore = false;
+  for (const v of values) {
+    const { breakdownFilter: _drop, ...rest } = node;
+    const sub = v === 'all' ? rest : { ...rest, properties: withFilter(node.properties, { type: 'cohort', key: 'id', value: v, operator: 'in' }) };
+    const response = await runner.run(sub, ctx);
+    first ??= response;
+    if (response.hasMore === true) hasMore = true;
+    const name = v === 'all' ? 'all users' : (cohorts.get(v)?.name ?? String(v));
+    for (const item of (response.results as Record<string, unknown>[] | undefined) ?? []) {
+      merged.push({ ...item, label: `${String(item.label)} - ${name}`, breakdown_value: v });
+    }
+  }
+  return { ...(first ?? {}), results: merged, ...(first && 'hasMore' in first ? { hasMore } : {}) };
+}
+
+/** The runners, each loading the cohorts its node names first; trends also answer cohort breakdowns. */
+export function withCohortRunners(runners: QueryRunner[], loader: CohortLoader): QueryRunner[] {
+  return runners.map((runner) => ({
+    kinds: runner.kinds,
+    schema: runner.schema,
+    async run(node: any, ctx: RunnerContext): Promise<Record<string, unknown>> {
+      const isTrends = node?.kind === 'TrendsQuery';
+      const bf = node?.breakdownFilter as Parameters<typeof cohortBreakdownValues>[0];
+      // only trends answer cohort breakdowns; elsewhere the breakdown code answers its 400
+      const breakdown = isTrends ? cohortBreakdownValues(bf) : null;
+      const ids = cohortFilterIds(node);
+      const breakdownIds = (breakdown ?? []).filter((v): v is number => v !== 'all');
+      const wanted = [...ids, ...breakdownIds];
+      if (wanted.length === 0) return runner.run(node, ctx);
+      const cohorts = await loader.load(ctx.project.id, wanted);
+      for (const id of ids) if (!cohorts.has(id)) throw validationError(cohortNotFoundMessage(id), 'properties');
+      for (const id of breakdownIds) if (!cohorts.has(id)) throw validationError(cohortNotFoundMessage(id), 'breakdownFilter__breakdown');
+      return runWithCohorts(cohorts, () => (breakdown ? runCohortBreakdown(runner, node, ctx, breakdown, cohorts) : runner.run(node, ctx)));
+    },
+  }));
+}

@@ -1,0 +1,59 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { jsonColumn } from '../json-column';
+
+/** One step of an action (PostHog's ActionStepJSON): the action matches an event that matches any of its steps. */
+export interface ActionStep {
+  event: string | null;
+  properties: unknown[];
+  selector: string | null;
+  tag_name: string | null;
+  text: string | null;
+  text_matching: 'contains' | 'regex' | 'exact' | null;
+  href: string | null;
+  href_matching: 'contains' | 'regex' | 'exact' | null;
+  url: string | null;
+  url_matching: 'contains' | 'regex' | 'exact' | null;
+}
+
+/** A saved event definition of a project (PostHog's Action): an OR of steps, usable as an ActionsNode series. */
+@Entity('actions')
+export class Action {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  project_id!: number;
+
+  @Column({ type: 'text', nullable: true })
+  name!: string | null;
+
+  @Column({ type: 'text', default: '' })
+  description!: string;
+
+  @Column({ ...jsonColumn, default: '[]' })
+  steps!: ActionStep[];
+
+  @Column({ ...jsonColumn, default: '[]' })
+  tags!: string[];
+
+  @Column({ type: 'boolean', default: false })
+  post_to_slack!: boolean;
+
+  @Column({ type: 'text', default: '' })
+  slack_message_format!: string;
+
+  @Column({ type: 'datetime', nullable: true })
+  pinned_at!: Date | null;
+
+  @Column({ type: 'boolean', default: false })
+  deleted!: boolean;
+
+  @Column({ type: 'datetime' })
+  created_at!: Date;
+
+  @Column({ type: 'integer', nullable: true })
+  created_by_id!: number | null;
+
+  @Column({ type: 'datetime' })
+  updated_at!: Date;
+}

@@ -1,0 +1,189 @@
+/**
+ * The cohorts REST API (PostHog's posthog/api/test/test_cohort.py): CohortSerializer fields, create/retrieve/list/
+ * partial update, soft delete by PATCH and 405 on DELETE, validation of definitions (behavioral criteria refused,
+ * references must exist and not loop), scopes `cohort:read`/`cohort:write`, and tenancy (another project's cohort is
+ * a 404, exactly like a missing one).
+ */
+import { startServer, type TestServer } from '../helpers/server';
+
+let s: TestServer;
+let p: number;
+let other: number;
+const base = (project = p) => `/api/projects/${project}/cohorts/`;
+
+const FIELDS = [
+  'cohort_type',
+  'count',
+  'created_at',
+  'created_by',
+  'deleted',
+  'description',
+  'errors_calculating',
+  'experiment_set',
+  'filters',
+  'groups',
+  'id',
+  'is_calculating',
+  'is_static',
+  'last_calculation',
+  'last_error_at',
+  'name',
+  'query',
+];
+
+const JANE = { properties: { type: 'OR', values: [{ type: 'AND', values: [{ type: 'person', key: 'name', value: 'Jane', operator: 'exact' }] }] } };
+
+async function newKey(body: Record<string, unknown>): Promise<string> {
+  const r = await s.api('POST', '/api/personal_api_keys/', { label: 'cohorts', ...body });
+  expect(r.status).toBe(201);
+  return r.body.value;
+}
+
+beforeAll(async () => {
+  s = await startServer();
+  p = (await s.api('POST', '/api/projects/', { name: 'cohorts api' })).body.id;
+  other = (await s.api('POST', '/api/projects/', { name: 'cohorts api other' })).body.id;
+  await s.server.services.ingestor.import(p, {
+    persons: [
+      { distinct_ids: ['a'], properties: { name: 'Jane' } },
+      { distinct_ids: ['b'], properties: { name: 'John' } },
+    ],
+  });
+  await s.server.services.ingestor.flush();
+});
+afterAll(() => s.close());
+
+describe('CRUD (test_cohort.py)', () => {
+  it('test_creating_update_and_calculating: create answers 201 with the serializer fields and the count', async () => {
+    const r = await s.api('POST', base(), { name: 'whatever', filters: JANE });
+    expect(r.status).toBe(201);
+    expect(Object.keys(r.body).sort()).toEqual(FIELDS);
+    expect(r.body).toMatchObject({ name: 'whatever', description: '', filters: JANE, groups: [], deleted: false, is_static: false, is_calculating: false, count: 1, cohort_type: 'person_property' });
+    expect(r.body.created_by).toMatchObject({ id: expect.any(Number), email: expect.any(String) });
+
+    const u = await s.api('PATCH', `${base()}${r.body.id}/`, { name: 'whatever2', description: 'A great cohort!', groups: [{ properties: [{ key: 'name', value: 'John' }] }], filters: null });
+    expect(u.status).toBe(200);
+    expect(u.body).toMatchObject({ id: r.body.id, name: 'whatever2', description: 'A great cohort!', filters: null, count: 1 });
+    expect((await s.api('GET', `${base()}${r.body.id}/`)).body).toEqual(u.body);
+  });
+
+  it('lists live cohorts newest first with paging; PATCH deleted hides from the list, retrieve still works, restore', async () => {
+    const project = (await s.api('POST', '/api/projects/', { name: 'list' })).body.id;
+    const ids: number[] = [];
+    for (const name of ['one', 'two', 'three']) ids.push((await s.api('POST', base(project), { name, groups: [] })).body.id);
+    const page = await s.api('GET', `${base(project)}?limit=2`);
+    expect(page.status).toBe(200);
+    expect(page.body.count).toBe(3);
+    expect(page.body.results.map((c: any) => c.name)).toEqual(['three', 'two']);
+    expect(page.body.next).toContain('offset=2');
+    expect(page.body.results[0].count).toBe(0);
+
+    const del = await s.api('PATCH', `${base(project)}${ids[1]}/`, { deleted: true });
+    expect([del.status, del.body.deleted]).toEqual([200, true]);
+    expect((await s.api('GET', base(project))).body.results.map((c: any) => c.name)).toEqual(['three', 'one']);
+    expect((await s.api('GET', `${base(project)}${ids[1]}/`)).body.deleted).toBe(true);
+    await s.api('PATCH', `${base(project)}${ids[1]}/`, { deleted: false });
+    expect((await s.api('GET', base(project))).body.count).toBe(3);
+  });
+
+  it('DELETE answers 405 (soft delete is PATCH, as PostHog’s ForbidDestroyModel)', async () => {
+    const id = (await s.api('POST', base(), { name: 'x' })).body.id;
+    expect((await s.api('DELETE', `${base()}${id}/`)).status).toBe(405);
+    expect((await s.api('GET', `${base()}${id}/`)).status).toBe(200);
+  });
+
+  it('is served under /api/environments/ too', async () => {
+    const r = await s.api('GET', `/api/environments/${p}/cohorts/`);
+    expect(r.status).toBe(200);
+  });
+
+  it('static cohorts: created with persons, persons added and removed, no criteria allowed', async () => {
+    const persons = (await s.api('GET', `/api/projects/${p}/persons/`)).body.results.map((x: any) => x.uuid);
+    const c = await s.api('POST', base(), { name: 'static', is_static: true, _create_static_person_ids: [persons[0]] });
+    expect(c.status).toBe(201);
+    expect(c.body).toMatchObject({ is_static: true, count: 1, cohort_type: 'static' });
+    const add = await s.api('PATCH', `${base()}${c.body.id}/add_persons_to_static_cohort/`, { person_ids: persons });
+    expect(add.status).toBe(200);
+    expect((await s.api('GET', `${base()}${c.body.id}/`)).body.count).toBe(2);
+    await s.api('PATCH', `${base()}${c.body.id}/remove_person_from_static_cohort/`, { person_id: persons[0] });
+    expect((await s.api('GET', `${base()}${c.body.id}/`)).body.count).toBe(1);
+
+    const dynamic = (await s.api('POST', base(), { name: 'dyn', filters: JANE })).body.id;
+    const refused = await s.api('PATCH', `${base()}${dynamic}/add_persons_to_static_cohort/`, { person_ids: persons });
+    expect([refused.status, refused.body.detail]).toEqual([400, 'Can only add users to static cohorts']);
+    const flip = await s.api('PATCH', `${base()}${dynamic}/`, { is_static: true });
+    expect([flip.status, flip.body.attr]).toEqual([400, 'is_static']);
+    const withCriteria = await s.api('POST', base(), { name: 's', is_static: true, filters: JANE });
+    expect([withCriteria.status, withCriteria.body.attr]).toEqual([400, 'filters']);
+  });
+});
+
+describe('validation', () => {
+  it.each([
+    ['a behavioral criterion', { filters: { properties: { type: 'AND', values: [{ type: 'behavioral', key: '$pageview', value: 'performed_event', event_type: 'events', time_value: 30, time_interval: 'day' }] } } }, 'filters'],
+    ['a legacy action group', { groups: [{ action_id: 3, days: 7 }] }, 'groups'],
+    ['a malformed group', { filters: { properties: { type: 'XOR', values: [] } } }, 'filters'],
+    ['an unknown operator', { filters: { properties: { type: 'AND', values: [{ type: 'person', key: 'x', value: 'y', operator: 'sounds_like' }] } } }, 'filters'],
+    ['an event property criterion', { filters: { properties: { type: 'AND', values: [{ type: 'event', key: 'x', value: 'y' }] } } }, 'filters'],
+    ['a reference to a missing cohort', { filters: { properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: 987654 }] } } }, 'filters'],
+    ['a name that is not text', { name: 5 }, 'name'],
+    ['person ids on a dynamic cohort', { _create_static_person_ids: ['0189e2a4-0000-0000-0000-000000000000'] }, '_create_static_person_ids'],
+  ])('%s is a 400', async (_n, body, attr) => {
+    const r = await s.api('POST', base(), { name: 'bad', ...body });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ type: 'validation_error', attr });
+    expect(typeof r.body.detail).toBe('string');
+  });
+
+  it('a cohort may not refer to itself, directly or through another', async () => {
+    const a = (await s.api('POST', base(), { name: 'a', filters: JANE })).body.id;
+    const b = (await s.api('POST', base(), { name: 'b', filters: { properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: a }] } } })).body.id;
+    const direct = await s.api('PATCH', `${base()}${a}/`, { filters: { properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: a }] } } });
+    expect([direct.status, direct.body.attr]).toEqual([400, 'filters']);
+    const loop = await s.api('PATCH', `${base()}${a}/`, { filters: { properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: b }] } } });
+    expect(loop.status).toBe(400);
+    expect((await s.api('GET', `${base()}${b}/`)).body.count).toBe(1);
+  });
+
+  it('a reference to another project’s cohort is refused like a missing one', async () => {
+    const theirs = (await s.api('POST', base(other), { name: 'theirs', filters: JANE })).body.id;
+    const r = await s.api('POST', base(), { name: 'mine', filters: { properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: theirs }] } } });
+    expect([r.status, r.body.detail]).toEqual([400, `Could not find cohort with ID ${theirs}`]);
+  });
+});
+
+describe('scopes and tenancy', () => {
+  it('cohort:read reads, cohort:write writes; other scopes get 403', async () => {
+    const id = (await s.api('POST', base(), { name: 'scoped', filters: JANE })).body.id;
+    const reader = await newKey({ scopes: ['cohort:read'] });
+    expect((await s.api('GET', base(), undefined, reader)).status).toBe(200);
+    expect((await s.api('GET', `${base()}${id}/`, undefined, reader)).status).toBe(200);
+    const denied = await s.api('POST', base(), { name: 'no' }, reader);
+    expect([denied.status, denied.body.detail]).toEqual([403, "API key missing required scope 'cohort:write'"]);
+    expect((await s.api('PATCH', `${base()}${id}/`, { deleted: true }, reader)).status).toBe(403);
+    const insights = await newKey({ scopes: ['insight:write'] });
+    const none = await s.api('GET', base(), undefined, insights);
+    expect([none.status, none.body.detail]).toEqual([403, "API key missing required scope 'cohort:read'"]);
+    const writer = await newKey({ scopes: ['cohort:write'] });
+    expect((await s.api('POST', base(), { name: 'yes' }, writer)).status).toBe(201);
+  });
+
+  it('another project’s cohort is a 404 under this project, and a key scoped to one project sees no other', async () => {
+    const theirs = (await s.api('POST', base(other), { name: 'theirs' })).body.id;
+    expect((await s.api('GET', `${base()}${theirs}/`)).status).toBe(404);
+    expect((await s.api('PATCH', `${base()}${theirs}/`, { name: 'stolen' })).status).toBe(404);
+    expect((await s.api('GET', `${base(other)}${theirs}/`)).body.name).toBe('theirs');
+    expect((await s.api('GET', base())).body.results.map((c: any) => c.id)).not.toContain(theirs);
+
+    const key = await newKey({ scopes: ['cohort:write'], scoped_teams: [p] });
+    expect((await s.api('GET', base(other), undefined, key)).status).toBe(404);
+    expect((await s.api('GET', `${base(other)}${theirs}/`, undefined, key)).status).toBe(404);
+    expect((await s.api('POST', base(other), { name: 'x' }, key)).status).toBe(404);
+    expect((await s.api('GET', base(), undefined, key)).status).toBe(200);
+  });
+
+  it('a missing or malformed id is a 404', async () => {
+    expect((await s.api('GET', `${base()}999999/`)).status).toBe(404);
+    expect((await s.api('GET', `${base()}abc/`)).status).toBe(404);
+  });
+});
