@@ -69,6 +69,12 @@ export interface EventEngineBase {
    * person_id without the overrides join. Engines that do not track it leave it out (the join is always printed).
    */
   hasPersonOverrides?(projectId: number): boolean;
+  /**
+   * False when the project has never stored an event without a person (personless events of distinct ids without
+   * one): runners then skip their distinct-id actors' pass without asking the engine. Engines that do not track it
+   * leave it out (runners then check the range).
+   */
+  hasPersonlessEvents?(projectId: number): boolean;
 }
 
 // ------------------------------------------------------------------------------------------------------------

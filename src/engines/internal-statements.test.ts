@@ -119,4 +119,8 @@ describe.each(engines)('internal statements on %s', (kind) => {
   it('knows which projects have person overrides', () => {
     expect([engine.hasPersonOverrides?.(1), engine.hasPersonOverrides?.(2)]).toEqual([true, false]);
   });
+
+  it('knows which projects may hold events without a person', () => {
+    expect([engine.hasPersonlessEvents?.(1), engine.hasPersonlessEvents?.(2)]).toEqual([false, true]);
+  });
 });

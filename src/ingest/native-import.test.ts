@@ -196,6 +196,12 @@ it('reads gzip, a last line without newline, and skips uuids already stored (als
   const again = await ing.importFile(1, file, { progress: false });
   expect(again).toMatchObject({ imported: { events: 0 }, duplicates: 300 });
   expect((await engine.query(`SELECT count(*), count(DISTINCT person_id) FROM events WHERE event = 'gz'`, [])).rows).toEqual([[300, 7]]);
+  // no event without a person so far; a personless one of a new distinct id marks the project
+  expect(engine.hasPersonlessEvents(1)).toBe(false);
+  const ghost = path.join(dir, 'ghost.ndjson');
+  fs.writeFileSync(ghost, JSON.stringify({ event: 'ghost', distinct_id: 'ghost', timestamp: iso(1), properties: { $process_person_profile: false } }) + '\n');
+  expect((await ing.importFile(1, ghost, { progress: false })).imported.events).toBe(1);
+  expect(engine.hasPersonlessEvents(1)).toBe(true);
   // A capture retry of an imported event is recognized as a duplicate (the recent-uuid set knows it).
   const { normalizeEvent } = await import('./capture-payload');
   await ing.capture(1, [normalizeEvent({ event: 'gz', distinct_id: 'g-1', uuid: uuid(5) }, { now: Date.now() })]);

@@ -527,7 +527,9 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
   }
   mark(`identity pass, history ${hist.length}`);
 
-  // 5: persons on events by ASOF join; events and identity rows in one transaction.
+  // 5: persons on events by ASOF join; events and identity rows in one transaction. A distinct id whose first row here
+  // is personless may have no person by then: its rows may be stored without one.
+  if (rows.some((r) => r[5])) engine.notePersonless(projectId);
   const batch: WriteBatch = { events: [] };
   deps.drainIdentity(batch);
   try {

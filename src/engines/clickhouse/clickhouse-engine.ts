@@ -241,6 +241,8 @@ export class ClickHouseEngine implements EventEngine {
     if (Number(v.rows[0][0]) === 0)
       await engine.exec(`INSERT INTO quarry_schema VALUES (${CLICKHOUSE_SCHEMA_VERSION}, now())`);
     for (const [projectId] of (await engine.internal('SELECT DISTINCT project_id FROM person_overrides')).rows) engine.overrideProjects.add(Number(projectId));
+    for (const [projectId] of (await engine.internal('SELECT DISTINCT project_id FROM events WHERE isNull(person_id)')).rows)
+      engine.personlessProjects.add(Number(projectId));
     return engine;
   }
 
@@ -253,6 +255,13 @@ export class ClickHouseEngine implements EventEngine {
 
   hasPersonOverrides(projectId: number): boolean {
     return this.overrideProjects.has(projectId);
+  }
+
+  /** Projects that may hold events without a person, kept as DuckDbEngine keeps them (read at open, marked on write). */
+  private readonly personlessProjects = new Set<number>();
+
+  hasPersonlessEvents(projectId: number): boolean {
+    return this.personlessProjects.has(projectId);
   }
 
   dataVersion(projectId: number): number {
@@ -581,6 +590,7 @@ export class ClickHouseEngine implements EventEngine {
         _row_version: nextRowVersion(),
       })),
     );
+    for (const e of batch.events) if (e.person_id === null) this.personlessProjects.add(e.project_id);
     await this.insert(
       'events',
       batch.events.map((e) => ({

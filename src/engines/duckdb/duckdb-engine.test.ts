@@ -174,6 +174,13 @@ describe('projects with person overrides', () => {
       e = await DuckDbEngine.open(file);
       expect([e.hasPersonOverrides(21), e.hasPersonOverrides(22), e.hasPersonOverrides(23)]).toEqual([true, true, false]);
       expect((await persons(e)).n).toBe(1);
+      // events without a person: marked on write, known again after reopening
+      expect(e.hasPersonlessEvents(21)).toBe(false);
+      await e.writeBatch({ events: [{ ...ev('0190a0a0-0000-7000-8000-000000000013', P, 'c'), person_id: null }] });
+      expect(e.hasPersonlessEvents(21)).toBe(true);
+      await e.close();
+      e = await DuckDbEngine.open(file);
+      expect([e.hasPersonlessEvents(21), e.hasPersonlessEvents(22)]).toEqual([true, false]);
     } finally {
       await e.close();
     }

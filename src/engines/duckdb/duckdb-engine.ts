@@ -346,6 +346,8 @@ export class DuckDbEngine implements EventEngineBase {
     const engine = new DuckDbEngine(instance, writer, Math.max(1, opts.readConnections ?? 3), opts.logger);
     const merged = await writer.runAndReadAll('SELECT DISTINCT project_id FROM person_overrides');
     for (const [projectId] of merged.getRows()) engine.overrideProjects.add(Number(projectId));
+    const personless = await writer.runAndReadAll('SELECT DISTINCT project_id FROM events WHERE person_id IS NULL');
+    for (const [projectId] of personless.getRows()) engine.personlessProjects.add(Number(projectId));
     engine.memoryLimit = engine.memoryLimitInForce = memoryLimit;
     engine.cacheLimitBytes = sizeBytes(cacheLimit)!;
     if (engine.cacheLimitBytes < sizeBytes(memoryLimit)!) {
@@ -370,6 +372,21 @@ export class DuckDbEngine implements EventEngineBase {
   /** False when no person of the project was ever merged: its events' stored person_id is the resolved one. */
   hasPersonOverrides(projectId: number): boolean {
     return this.overrideProjects.has(projectId);
+  }
+
+  /**
+   * Projects that may hold events without a person: read at open, marked before a batch (or an import's insert, see
+   * {@link notePersonless}) that stores one. Only grows.
+   */
+  private readonly personlessProjects = new Set<number>();
+
+  hasPersonlessEvents(projectId: number): boolean {
+    return this.personlessProjects.has(projectId);
+  }
+
+  /** Marks a project as (possibly) holding events without a person: for writes that do not go through a batch's events. */
+  notePersonless(projectId: number): void {
+    this.personlessProjects.add(projectId);
   }
 
   private async acquire(): Promise<DuckDBConnection> {
@@ -743,6 +760,8 @@ export class DuckDbEngine implements EventEngineBase {
           await w.run('DELETE FROM stage_overrides');
         }
         const slices = batch.eventSlices;
+        for (const e of batch.events) if (e.person_id === null) this.personlessProjects.add(e.project_id);
+        for (const s of slices ?? []) if (s.personIds.includes(null)) this.personlessProjects.add(s.projectId);
         if (batch.events.length || slices?.length) {
           const a = await w.createAppender('events');
           try {

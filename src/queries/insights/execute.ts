@@ -90,6 +90,14 @@ export function executeCompiled(ctx: RunnerContext, compiled: CompiledProductQL,
  * Prints `query` for the project (project guard, bound values) and runs it. BIGINT/HUGEINT values come back as JS
  * numbers; datetimes stay as the engine returns them (runners bucket via text keys, not Date objects).
  */
+/**
+ * Whether the project may hold events without a person (EventEngine.hasPersonlessEvents; true when the engine does not
+ * track it): runners that key actors on the stored person id run their distinct-id actors' pass only then.
+ */
+export function mayHavePersonless(ctx: RunnerContext): boolean {
+  return ctx.engine.hasPersonlessEvents?.(ctx.project.id) ?? true;
+}
+
 export async function runInsightQuery(ctx: RunnerContext, query: Query, stage = 'execute'): Promise<InsightRows> {
   const { compiled, hogql } = await ctx.timings.measure('print', () => printInsightQuery(ctx, query));
   const result = await executeCompiled(ctx, compiled, stage);

@@ -7,7 +7,7 @@ import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } 
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
 import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged';
 import { clickhouseOrderedFunnelQuery } from '../funnels/clickhouse-ordered';
-import { runInsightQuery } from '../insights';
+import { mayHavePersonless, runInsightQuery } from '../insights';
 import { funnelsQuerySchema, type FunnelsQueryNode } from '../funnels/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { actionToExpr, type ActionDef } from '../../actions/matching';
@@ -397,7 +397,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   // The SQL-only paths key actors on the stored person id (a plain UUID key: see fast-ordered.ts/clickhouse-ordered.ts);
   // personless step events (no person id) need the per-actor path's distinct-id actors. They are rare, and
   // `isNull(person_id)` is a test on the stored column, so the check reads little.
-  if (sqlOnly && !ff.funnelAggregateByHogQL && (node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined)) {
+  if (sqlOnly && !ff.funnelAggregateByHogQL && (node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined) && mayHavePersonless(ctx)) {
     const probe = ast.select({
       select: [ast.alias('x', ast.constant(1))],
       from: 'events',

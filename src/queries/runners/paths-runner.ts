@@ -3,7 +3,7 @@ import { ast, initParser, type Expr, type Query } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
 import { toStr } from '../funnels/common';
 import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged';
-import { globalFilterExpr, personOrDistinctActorExpr, QueryDateRange } from '../insights';
+import { globalFilterExpr, mayHavePersonless, personOrDistinctActorExpr, QueryDateRange } from '../insights';
 import { edgeLinks, pathLinks, personPaths, SESSION_GAP_MS, type PathEdge, type PathEvent, type PathsOptions } from '../paths/compute';
 import { pathsQuerySchema, type PathsQueryNode } from '../paths/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
@@ -210,7 +210,7 @@ export async function runPaths(node: PathsQueryNode, ctx: RunnerContext, opts: {
     // personless actors are disjoint, so the edge counts and times of the two queries add up.
     const byKey = new Map<string, PathEdge>();
     let hogql = '';
-    for (const part of ['persons', 'personless'] as const) {
+    for (const part of mayHavePersonless(ctx) ? (['persons', 'personless'] as const) : (['persons'] as const)) {
       const q = pathItemQuery(node, ctx, where, part);
       const run = await runAllRows(ctx, pathEdgesQuery(q.from, q.grouped, o));
       hogql ||= run.hogql;

@@ -18,7 +18,7 @@ import {
 import { runAllRows } from '../funnels/run-paged';
 import { clickhouseRetentionGridQuery } from '../retention/clickhouse-grid';
 import { retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
-import { globalFilterExpr, insightsNow, personOrDistinctActorExpr } from '../insights';
+import { globalFilterExpr, insightsNow, mayHavePersonless, personOrDistinctActorExpr } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 
@@ -173,7 +173,7 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
     const rows = res.rows as [string, number, string, number, number][];
     // The grid keys actors on the stored person id. Personless actors (distinct ids) are disjoint from persons, so
     // their grid adds up; it runs only when the range has personless events (a probe on the stored column).
-    if (byPerson) {
+    if (byPerson && mayHavePersonless(ctx)) {
       const personless = ast.call('isNull', [ast.field('person_id')]);
       // (a personless actor is in the result only through an event in range: target or return)
       const probe = ast.select({
