@@ -18,6 +18,7 @@ import { trendsRunner } from '../queries/runners/trends-runner';
 import { stickinessRunner } from '../queries/runners/stickiness-runner';
 import { lifecycleRunner } from '../queries/runners/lifecycle-runner';
 import { funnelsRunner } from '../queries/runners/funnels-runner';
+import { retentionRunner } from '../queries/runners/retention-runner';
 import type { ActionStep } from '../store/entities/action';
 import type { ActionDef } from './matching';
 import { registerActionSource } from './registry';
@@ -184,6 +185,26 @@ describe('stickiness', () => {
   it('a missing action is dropped; the others keep their order', async () => {
     const r = await sticky({ series: [A(42), A(4)] });
     expect(r.results.map((x: any) => [x.label, x.action.order, x.data])).toEqual([['Signup pages', 1, [2, 0, 0, 0, 0, 0, 0, 0]]]);
+  });
+});
+
+describe('retention', () => {
+  const retention = (rf: Record<string, unknown>, project = 1) =>
+    db.run(retentionRunner, { kind: 'RetentionQuery', dateRange: { date_to: '2024-01-07' }, retentionFilter: { totalIntervals: 7, ...rf } }, project);
+  const grid = (r: any) => r.results.map((x: any) => x.values.map((v: any) => v.count));
+
+  it('action entities ({type: "actions", id}) read as their steps: the same grid as the events they stand for', async () => {
+    const big = [{ key: 'amount', value: 5, operator: 'gt', type: 'event' }];
+    const byActions = await retention({ targetEntity: { id: 1, type: 'actions' }, returningEntity: { id: 8, type: 'actions' } });
+    const byEvents = await retention({ targetEntity: { id: 'sign up', type: 'events' }, returningEntity: { id: 'purchase', type: 'events', properties: big } });
+    expect(grid(byActions)).toEqual(grid(byEvents));
+    expect(grid(byActions).map((row: number[]) => row[0])).toEqual([1, 1, 0, 1, 1, 0, 0]);
+    expect(grid(byActions)[0][4]).toBe(1); // u1 signed up Jan 1, bought for 10 on Jan 5
+  });
+
+  it('a missing (or other-project) action is a 400 naming the entity', async () => {
+    await expect(retention({ targetEntity: { id: 99, type: 'actions' } })).rejects.toMatchObject({ status: 400, code: 'action_not_found', attr: 'retentionFilter__targetEntity' });
+    await expect(retention({ returningEntity: { id: 10, type: 'actions' } })).rejects.toMatchObject({ status: 400, attr: 'retentionFilter__returningEntity' });
   });
 });
 

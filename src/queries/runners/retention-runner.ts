@@ -18,7 +18,8 @@ import {
 import { runAllRows } from '../funnels/run-paged';
 import { clickhouseRetentionGridQuery } from '../retention/clickhouse-grid';
 import { retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
-import { globalFilterExpr, insightsNow, mayHavePersonless, personOrDistinctActorExpr } from '../insights';
+import { actionToExpr, type ActionDef } from '../../actions/matching';
+import { actionsOf, globalFilterExpr, insightsNow, mayHavePersonless, personOrDistinctActorExpr } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 
@@ -28,10 +29,26 @@ const PERIOD_INTERVAL: Record<string, Interval> = { Hour: 'hour', Day: 'day', We
 /** 24-hour-window mode: fixed-size units from the anchor. */
 const WINDOW_MS: Record<string, number> = { Hour: 3600_000, Day: 86400_000, Week: 7 * 86400_000, Month: 30 * 86400_000 };
 
-function entityCondition(e: RetentionEntity | null | undefined, withProps: boolean, tz: string): Expr | undefined {
-  const entity = e ?? { id: '$pageview', type: 'events' };
-  if (entity.type === 'actions' || entity.kind === 'ActionsNode') throw validationError('Actions are not supported by this server yet', 'retentionFilter');
-  const name = entity.id === null || entity.id === undefined ? undefined : ast.eq(ast.field('event'), ast.constant(String(entity.id)));
+const isAction = (e: RetentionEntity | null | undefined): boolean => !!e && (e.type === 'actions' || e.kind === 'ActionsNode');
+
+/**
+ * An entity's condition: its event (or, for `{type: 'actions', id}`, its action: the OR of the action's steps) AND,
+ * `withProps`, its properties. `actions` holds the live actions the query names; a missing one is a 400 on `attr`.
+ */
+function entityCondition(
+  e: RetentionEntity | null | undefined,
+  withProps: boolean,
+  tz: string,
+  actions: Map<number, ActionDef>,
+  attr: string,
+): Expr | undefined {
+  const entity: RetentionEntity = e ?? { id: '$pageview', type: 'events' };
+  let name: Expr | undefined;
+  if (isAction(entity)) {
+    const action = actions.get(Number(entity.id));
+    if (!action) throw validationError(`Action ${String(entity.id)} does not exist.`, attr, 'action_not_found');
+    name = actionToExpr(action, { timezone: tz, attr });
+  } else name = entity.id === null || entity.id === undefined ? undefined : ast.eq(ast.field('event'), ast.constant(String(entity.id)));
   return withProps ? ast.and(name, propertiesExpr(entity.properties, tz)) : name ?? ast.constant(true);
 }
 
@@ -92,9 +109,14 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   const minOcc = rf.minimumOccurrences ?? 1;
   const { from, to, buckets } = retentionRange(node, tz, weekStart);
 
-  const targetFull = entityCondition(rf.targetEntity, true, tz) ?? ast.constant(true);
-  const targetName = entityCondition(rf.targetEntity, false, tz) ?? ast.constant(true);
-  const returning = entityCondition(rf.returningEntity, true, tz) ?? ast.constant(true);
+  const actions = await actionsOf(
+    ctx,
+    [rf.targetEntity, rf.returningEntity].filter(isAction).map((e) => ({ kind: 'ActionsNode', id: Number(e!.id) })),
+  );
+  const target = 'retentionFilter__targetEntity';
+  const targetFull = entityCondition(rf.targetEntity, true, tz, actions, target) ?? ast.constant(true);
+  const targetName = entityCondition(rf.targetEntity, false, tz, actions, target) ?? ast.constant(true);
+  const returning = entityCondition(rf.returningEntity, true, tz, actions, 'retentionFilter__returningEntity') ?? ast.constant(true);
   const ts = ast.field('timestamp');
   const inRange = ast.and(ast.compare('>=', ts, dateConst(from, tz)), ast.compare('<', ts, dateConst(to, tz)));
   const beforeTo = ast.compare('<', ts, dateConst(to, tz));
