@@ -78,11 +78,13 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     const projects = new ProjectService(store);
     projects.onDelete(ingestor);
     const metrics = new Metrics(() => ingestor.pendingEvents, engine.memoryBytes && (() => engine.memoryBytes!()));
-    const queries = new QueryService(
+    // A change to an action drops the project's cached results (computed with the old definition).
+    const actions = new ActionService(store, projects, (id) => queries.cache.dropProject(id));
+    const queries: QueryService = new QueryService(
       projects,
       engine,
       queryLog,
-      { timeoutMs: config.queryTimeoutMs, concurrency: config.queryConcurrency, asyncResultTtlMs: config.asyncResultTtlMs },
+      { timeoutMs: config.queryTimeoutMs, concurrency: config.queryConcurrency, asyncResultTtlMs: config.asyncResultTtlMs, actions },
       withCohortRunners(RUNNERS, new CohortLoader(store)),
       metrics,
     );
@@ -103,7 +105,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       insights: new InsightService(store, projects, queries),
       endpoints: new EndpointService(store, projects, queries, engine, config),
       cohorts: new CohortService(store, projects, queries, engine, config.queryTimeoutMs),
-      actions: new ActionService(store, projects, engine, (id) => queries.cache.dropProject(id)),
+      actions,
       close,
     };
   } catch (e) {

@@ -11,8 +11,7 @@ import { Action } from '../store/entities';
 import type { ActionStep } from '../store/entities/action';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
-import type { ActionDef } from './matching';
-import { registerActionSource, type ActionSource } from './registry';
+import type { ActionDef, ActionSource } from './matching';
 
 const MATCHING = ['contains', 'regex', 'exact'] as const;
 const matchingSchema = z.enum(MATCHING, { message: `Must be one of: ${MATCHING.join(', ')}.` }).nullish();
@@ -129,19 +128,16 @@ function compareActions(a: Action, b: Action): number {
 /**
  * Actions: saved event definitions of a project (PostHog's `/api/projects/<id>/actions/`), each an OR of steps, used
  * by ActionsNode series. Scopes `action:read` / `action:write`; soft delete (`deleted: true`); a name is unique among
- * the live actions of a project. It is also the source the query runners read actions from (see registry.ts); a
+ * the live actions of a project. It is also the source the query runners read actions from (RunnerContext.actions); a
  * change to an action drops the project's cached results, which may have been computed with the old definition.
  */
 export class ActionService implements ActionSource {
   constructor(
     private readonly store: Store,
     private readonly projects: ProjectService,
-    engine: object,
     /** Called after every change to an action of the project (the services drop the project's cached results). */
     private readonly onChange: (projectId: number) => void = () => {},
-  ) {
-    registerActionSource(engine, this);
-  }
+  ) {}
 
   private get actions() {
     return this.store.db.getRepository(Action);

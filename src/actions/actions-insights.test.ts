@@ -1,7 +1,7 @@
 /**
  * ActionsNode series in trends, stickiness, lifecycle and funnels (PostHog's test_trends.py test_action_filtering /
  * test_trends_per_day with actions, funnels with action steps, lifecycle with an action). The actions come from an
- * in-memory source registered for the test engine, as the action service registers itself for the server's.
+ * in-memory source on the runner context (RunnerContext.actions), where the server puts its action service.
  * actions-insights.clickhouse.test.ts runs this file on ClickHouse with the same expectations.
  *
  * Project 1 (UTC), now = Mon 2024-01-08 12:00, -7d = Jan 1..8. Persons u1, u3 created 2023-12-01, u2 created Jan 2.
@@ -21,7 +21,6 @@ import { funnelsRunner } from '../queries/runners/funnels-runner';
 import { retentionRunner } from '../queries/runners/retention-runner';
 import type { ActionStep } from '../store/entities/action';
 import type { ActionDef } from './matching';
-import { registerActionSource } from './registry';
 
 const step = (s: Partial<ActionStep>): ActionStep => ({
   event: null,
@@ -57,9 +56,9 @@ let db: InsightTestDb;
 let restore: () => void;
 beforeAll(async () => {
   db = await createInsightTestDb();
-  registerActionSource(db.engine, {
+  db.actions = {
     liveActions: async (projectId, ids) => new Map((ACTIONS[projectId] ?? []).filter((a) => ids.includes(a.id)).map((a) => [a.id, a])),
-  });
+  };
   restore = setInsightsClock(new Date('2024-01-08T12:00:00Z'));
   const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
   const url = (path: string) => ({ $current_url: `https://app.example.com${path}` });

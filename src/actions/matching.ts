@@ -70,6 +70,12 @@ function stepProperties(step: ActionStep, ctx: FilterContext) {
 const stepPropertiesSchema = anyPropertyFilterSchema.array();
 
 /** The action's condition: the OR of its steps; `true` for an action without steps (as PostHog). */
+/** Where runners read a project's saved actions from (the action service; see RunnerContext.actions). */
+export interface ActionSource {
+  /** The live (not deleted) actions of `projectId` among `ids`; ids of other projects or deleted actions are absent. */
+  liveActions(projectId: number, ids: number[]): Promise<Map<number, ActionDef>>;
+}
+
 export function actionToExpr(action: ActionDef, ctx: FilterContext = {}): Expr {
   if (action.steps.length === 0) return ast.constant(true);
   return ast.or(...action.steps.map((s) => stepToExpr(s, ctx)));

@@ -15,6 +15,7 @@ import { refreshFrequencyMs, staleAfterMs } from './freshness';
 import type { QueryLog, QueryLogEntry } from './query-log';
 import { ResultCache, type CacheEntry } from './result-cache';
 import { ProjectSlots } from './project-slots';
+import type { ActionSource } from '../actions/matching';
 import { applyQueryOverrides } from './overrides';
 import type { QueryRunner } from './runner';
 import { RUNNERS } from './runners';
@@ -55,6 +56,8 @@ export interface QueryServiceOptions {
   concurrency: number;
   /** How long async statuses and results are kept after they end. */
   asyncResultTtlMs: number;
+  /** The saved actions runners read (RunnerContext.actions). */
+  actions?: ActionSource;
 }
 
 /** The outcome of a query request: 200 with an answer, or 202 while an async query runs. */
@@ -404,7 +407,7 @@ export class QueryService {
         project.id,
         () => {
           pickedUp?.();
-          return runner.run(node, { project, principal, engine: this.engine, timings, signal, timeoutMs: this.options.timeoutMs });
+          return runner.run(node, { project, principal, engine: this.engine, timings, signal, timeoutMs: this.options.timeoutMs, actions: this.options.actions });
         },
         signal,
       );

@@ -1,3 +1,4 @@
+import type { ActionSource } from '../actions/matching';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import type { EventEngineBase } from '../engines/engine';
@@ -13,6 +14,8 @@ export interface RunnerContext {
   /** Aborting stops the engine work. */
   signal?: AbortSignal;
   timeoutMs: number;
+  /** The project's saved actions (ActionsNode series, action entities); absent: no action exists. */
+  actions?: ActionSource;
 }
 
 /** One query kind: its node schema (mirroring PostHog's) and how to answer it. */

@@ -11,7 +11,6 @@ import * as ast from '../../productql/ast';
 import type { Expr } from '../../productql/ast';
 import { validationError } from '../../errors';
 import { actionToExpr, type ActionDef } from '../../actions/matching';
-import { actionSourceFor } from '../../actions/registry';
 import type { RunnerContext } from '../runner';
 import { propertiesToExpr, type FilterContext } from './property-filters';
 import type { EventsNode, SeriesNode } from './schema';
@@ -25,7 +24,7 @@ export const NO_EVENTS: EventsNode = { kind: 'EventsNode', event: null, properti
 /** The live actions of the project named by the ActionsNodes among `nodes` (none when no action source is registered). */
 export async function actionsOf(ctx: RunnerContext, nodes: readonly { kind?: string; id?: unknown }[]): Promise<Map<number, ActionDef>> {
   const ids = [...new Set(nodes.filter((n) => n.kind === 'ActionsNode').map((n) => n.id as number))];
-  const source = actionSourceFor(ctx.engine);
+  const source = ctx.actions;
   if (!ids.length || !source) return new Map();
   return source.liveActions(ctx.project.id, ids);
 }

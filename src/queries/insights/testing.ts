@@ -10,6 +10,7 @@ import type { EventEngineBase } from '../../engines/engine';
 import { testEngine, type TestEngineKind } from '../../engines/clickhouse/test-engine';
 import { Ingestor } from '../../ingest/ingestor';
 import type { Project } from '../../store/entities';
+import type { ActionSource } from '../../actions/matching';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { Timings } from '../timings';
 
@@ -22,6 +23,8 @@ export interface InsightTestDb {
   load(projectId: number, input: { persons?: unknown[]; events?: unknown[] }): Promise<void>;
   /** A context for `projectId` (timezone, week start, test-account filters overridable). */
   ctx(projectId: number, project?: Partial<Project>): RunnerContext;
+  /** The saved actions runners see (RunnerContext.actions); none by default. */
+  actions?: ActionSource;
   /** Validates `node` with the runner's schema (throws on error) and runs it. */
   run(runner: QueryRunner, node: unknown, projectId?: number, project?: Partial<Project>): Promise<any>;
   close(): Promise<void>;
@@ -51,8 +54,9 @@ export async function createInsightTestDb(): Promise<InsightTestDb> {
     engine,
     timings: new Timings(),
     timeoutMs: 30_000,
+    actions: db.actions,
   });
-  return {
+  const db: InsightTestDb = {
     kind,
     engine,
     ingestor,
@@ -73,4 +77,5 @@ export async function createInsightTestDb(): Promise<InsightTestDb> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+  return db;
 }
