@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
-import { apiRoute, listBody, projectIdParam, respond } from './route';
+import { apiRoute, forbidDestroy, listBody, projectIdParam, respond } from './route';
 
 /**
  * Actions (PostHog's `/api/projects/<id>/actions/`, also under `/api/environments/<id>/`). DELETE answers 405 as
@@ -16,9 +16,5 @@ export function registerActionRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'POST', base, async (r) => respond(201, await s.actions.create(r.principal, projectIdParam(r.params), r.body)));
   apiRoute(app, s, 'GET', `${base}/:actionId`, (r) => s.actions.get(r.principal, projectIdParam(r.params), r.params.actionId));
   apiRoute(app, s, ['PATCH', 'PUT'], `${base}/:actionId`, (r) => s.actions.update(r.principal, projectIdParam(r.params), r.params.actionId, r.body));
-  apiRoute(app, s, 'DELETE', `${base}/:actionId`, async (r) => {
-    // same authentication and scope checks as any write, whether or not the action exists
-    await s.projects.projectFor(r.principal, projectIdParam(r.params), { scope: 'action:write' });
-    return respond(405);
-  });
+  forbidDestroy(app, s, `${base}/:actionId`, 'action:write');
 }

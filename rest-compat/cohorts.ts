@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
-import { apiRoute, listBody, projectIdParam, respond } from './route';
+import { apiRoute, forbidDestroy, listBody, projectIdParam, respond } from './route';
 
 /**
  * Cohorts (PostHog's `/api/projects/<id>/cohorts/`, also under `/api/environments/<id>/`): list, create, retrieve,
@@ -23,8 +23,5 @@ export function registerCohortRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'PATCH', `${base}/:cohortId/remove_person_from_static_cohort`, (r) =>
     s.cohorts.removePerson(r.principal, projectIdParam(r.params), r.params.cohortId, r.body),
   );
-  apiRoute(app, s, 'DELETE', `${base}/:cohortId`, async (r) => {
-    await s.projects.projectFor(r.principal, projectIdParam(r.params), { scope: 'cohort:write' });
-    return respond(405);
-  });
+  forbidDestroy(app, s, `${base}/:cohortId`, 'cohort:write');
 }

@@ -4,7 +4,7 @@ import { basicView, parseRefresh } from '../src/insights/insight-service';
 import { validationError } from '../src/errors';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
-import { apiRoute, listBody, projectIdParam, respond, type RestRequest } from './route';
+import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRequest } from './route';
 
 /** `refresh`, `client_query_id` and `basic` of list/retrieve. */
 const resultOptions = (r: RestRequest): ResultOptions => {
@@ -82,12 +82,7 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'PUT', `${base}/:insightId`, (r) =>
     s.insights.update(r.principal, projectIdParam(r.params), r.params.insightId, r.body, { partial: false }),
   );
-  apiRoute(app, s, 'DELETE', `${base}/:insightId`, async (r) => {
-    // PostHog forbids hard deletes of insights (ForbidDestroyModel): 405 with an empty body, after the same
-    // authentication and scope checks as any write, whether or not the insight exists. Clients PATCH `deleted`.
-    await s.projects.projectFor(r.principal, projectIdParam(r.params), { scope: 'insight:write' });
-    return respond(405);
-  });
+  forbidDestroy(app, s, `${base}/:insightId`, 'insight:write');
   apiRoute(app, s, 'GET', `${base}/:insightId/activity`, async (r) =>
     activityBody(r.request, await s.insights.activity(r.principal, projectIdParam(r.params), r.params.insightId, r.query)),
   );

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Principal } from '../src/auth/principal';
 import type { RateFamily } from '../src/auth/rate-limiter';
+import type { Scope } from '../src/auth/scopes';
 import { projectNotFound, UserError } from '../src/errors';
 import type { Page, Paged } from '../src/pagination';
 import type { Services } from '../src/services';
@@ -71,6 +72,18 @@ export type RestResult = unknown;
 
 export const respond = (status: number, body?: unknown, headers?: Record<string, string>) =>
   new RestResponse(status, body, headers);
+
+/**
+ * DELETE on a saved object PostHog soft-deletes (its ForbidDestroyModel: insights, actions, cohorts): 405 with an
+ * empty body, after the same authentication and scope checks as any write, whether or not the object exists.
+ * Clients PATCH `{"deleted": true}` instead.
+ */
+export function forbidDestroy(app: FastifyInstance, services: Services, path: string, scope: Scope): void {
+  apiRoute(app, services, 'DELETE', path, async (r) => {
+    await services.projects.projectFor(r.principal, projectIdParam(r.params), { scope });
+    return respond(405);
+  });
+}
 
 /**
  * Registers an authenticated REST route under /api. Paths under `/projects/:projectId` are also served under
