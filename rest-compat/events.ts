@@ -1,23 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { parsePage } from '../src/pagination';
-import { EventReader } from '../src/projects/event-reader';
-import { PersonReader } from '../src/projects/person-reader';
 import type { Services } from '../src/services';
 import { apiRoute, listBody, projectIdParam, respond } from './route';
 
 export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   // PostHog's persons API (read side), scope person:read
-  const persons = new PersonReader(s.projects, s.queries);
   apiRoute(app, s, 'GET', '/projects/:projectId/persons', async (r) => {
     const page = parsePage(r.query);
-    return listBody(r.request, page, await persons.list(r.principal, projectIdParam(r.params), r.query, page));
+    return listBody(r.request, page, await s.persons.list(r.principal, projectIdParam(r.params), r.query, page));
   });
-  apiRoute(app, s, 'GET', '/projects/:projectId/persons/:personId', (r) => persons.get(r.principal, projectIdParam(r.params), r.params.personId));
+  apiRoute(app, s, 'GET', '/projects/:projectId/persons/:personId', (r) => s.persons.get(r.principal, projectIdParam(r.params), r.params.personId));
 
   // PostHog's events API (read side), scope query:read: `{next, results}`, `next` pages by `before`
-  const events = new EventReader(s.projects, s.queries);
   apiRoute(app, s, 'GET', '/projects/:projectId/events', async (r) => {
-    const out = await events.list(r.principal, projectIdParam(r.params), r.query);
+    const out = await s.eventLog.list(r.principal, projectIdParam(r.params), r.query);
     let next: string | null = null;
     if (out.nextBefore !== null) {
       const url = new URL(r.request.url, `${r.request.protocol}://${r.request.host}`);
@@ -27,7 +23,7 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
     }
     return { next, results: out.results };
   });
-  apiRoute(app, s, 'GET', '/projects/:projectId/events/:eventId', (r) => events.get(r.principal, projectIdParam(r.params), r.params.eventId));
+  apiRoute(app, s, 'GET', '/projects/:projectId/events/:eventId', (r) => s.eventLog.get(r.principal, projectIdParam(r.params), r.params.eventId));
   apiRoute(app, s, 'POST', '/projects/:projectId/import', (r) => s.events.import(r.principal, projectIdParam(r.params), r.body));
   apiRoute(app, s, 'DELETE', '/projects/:projectId/persons/:personId', async (r) => {
     const deleteEvents = ['true', '1'].includes(String(r.query.delete_events ?? '').toLowerCase());

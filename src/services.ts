@@ -15,6 +15,8 @@ import { EventService } from './ingest/event-service';
 import { Ingestor } from './ingest/ingestor';
 import { InsightService } from './insights/insight-service';
 import { shutdownParser } from './productql';
+import { EventReader } from './projects/event-reader';
+import { PersonReader } from './projects/person-reader';
 import { ProjectService } from './projects/project-service';
 import { Metrics } from './metrics';
 import { QueryLog } from './queries/query-log';
@@ -40,6 +42,10 @@ export interface Services {
   insights: InsightService;
   /** Published, versioned endpoints. */
   endpoints: EndpointService;
+  /** The persons API (read side): persons with their distinct ids, read through ProductQL. */
+  persons: PersonReader;
+  /** The events API (read side): newest events first, paged by `before`. */
+  eventLog: EventReader;
   /** Saved person groups (cohort filters and breakdowns read them). */
   cohorts: CohortService;
   /** Saved actions (ActionsNode series read them). */
@@ -104,6 +110,8 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       queries,
       insights: new InsightService(store, projects, queries),
       endpoints: new EndpointService(store, projects, queries, engine, config),
+      persons: new PersonReader(projects, queries),
+      eventLog: new EventReader(projects, queries),
       cohorts: new CohortService(store, projects, queries, engine, config.queryTimeoutMs),
       actions,
       close,
