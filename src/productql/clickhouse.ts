@@ -1030,9 +1030,6 @@ export class ClickHouseDialect implements Dialect {
         }
         return h.error('Unknown interval unit', n);
       }
-      case 'toTypeName':
-        // Computed when printing, from what the compiler knows of the value (never the engine's own representation).
-        return P(h.param(typeNameOf(a[0], h.timezone)), 'string', false);
       case 'toDayOfYear':
       case 'toISOWeek':
       case 'toISOYear':

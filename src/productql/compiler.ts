@@ -30,7 +30,7 @@ import type {
   WindowFrameExpr,
   WindowFunction,
 } from './ast';
-import { unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { typeNameOf, unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { lookupFunction } from './functions';
 import { regexError } from '../limits';
@@ -1216,6 +1216,8 @@ export class Compiler {
     );
     if (LAMBDA_FUNCS.has(sig.name) && args[0]?.node !== 'Lambda') this.err(`The first argument of ${sig.name} must be a lambda`, c);
     if (REGEX_FUNCS.has(sig.name)) this.checkRegex(printedArgs[1], args[1]);
+    // Computed from what the compiler knows of the value, for every engine (never the engine's own representation).
+    if (sig.name === 'toTypeName') return { sql: this.h.param(typeNameOf(printedArgs[0], this.h.timezone)), type: 'string', nullable: false };
     const printedParams = params.map((p) => {
       const x = this.expr(p, scope);
       if (!x.isConst) this.err(`Parameters of "${sig.name}" must be constants`, p);
