@@ -19,9 +19,9 @@ import type { EventsNode, SeriesNode } from './schema';
 export type ResolvedSeries = EventsNode & { action?: ActionDef };
 
 /** An EventsNode that matches no event: stands for a series that is computed and then dropped. */
-export const NO_EVENTS: EventsNode = { kind: 'EventsNode', event: null, properties: [{ type: 'hogql', key: 'false' }] } as EventsNode;
+const NO_EVENTS: EventsNode = { kind: 'EventsNode', event: null, properties: [{ type: 'hogql', key: 'false' }] } as EventsNode;
 
-/** The live actions of the project named by the ActionsNodes among `nodes` (none when no action source is registered). */
+/** The live actions of the project named by the ActionsNodes among `nodes` (none without RunnerContext.actions). */
 export async function actionsOf(ctx: RunnerContext, nodes: readonly { kind?: string; id?: unknown }[]): Promise<Map<number, ActionDef>> {
   const ids = [...new Set(nodes.filter((n) => n.kind === 'ActionsNode').map((n) => n.id as number))];
   const source = ctx.actions;
@@ -30,7 +30,7 @@ export async function actionsOf(ctx: RunnerContext, nodes: readonly { kind?: str
 }
 
 /** An ActionsNode with its action, as a series; a missing action is a 400 naming `attr`. */
-export function actionSeries(s: { kind: 'ActionsNode'; id: number } & Omit<EventsNode, 'kind' | 'event'>, actions: Map<number, ActionDef>, attr: string): ResolvedSeries {
+function actionSeries(s: { kind: 'ActionsNode'; id: number } & Omit<EventsNode, 'kind' | 'event'>, actions: Map<number, ActionDef>, attr: string): ResolvedSeries {
   const action = actions.get(s.id);
   if (!action) throw validationError(`Action ${s.id} does not exist.`, attr, 'action_not_found');
   const { kind: _kind, id: _id, ...rest } = s;
