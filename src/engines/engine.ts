@@ -180,6 +180,26 @@ export interface PersonUpsert {
   version: number;
 }
 
+/** A group (`$groupidentify`): keyed by (project_id, group_type_index, group_key); a newer write replaces the row. */
+export interface GroupUpsert {
+  project_id: number;
+  group_type_index: number;
+  group_key: string;
+  /** Epoch milliseconds (the timestamp of the event that first created the group). */
+  created_at: number;
+  properties: Record<string, unknown>;
+  version: number;
+}
+
+/** A project's group type name → index (0–4), keyed by (project_id, group_type_index). */
+export interface GroupTypeUpsert {
+  project_id: number;
+  group_type: string;
+  group_type_index: number;
+  name_singular: string | null;
+  name_plural: string | null;
+}
+
 export interface DistinctIdUpsert {
   project_id: number;
   distinct_id: string;
@@ -212,6 +232,10 @@ export interface WriteBatch {
   distinctIds?: DistinctIdUpsert[];
   /** Overrides to insert or replace (keyed by project_id, old_person_id). */
   overrides?: OverrideUpsert[];
+  /** Groups to insert or replace (keyed by project_id, group_type_index, group_key). */
+  groups?: GroupUpsert[];
+  /** Group types to insert or replace (keyed by project_id, group_type_index). */
+  groupTypes?: GroupTypeUpsert[];
   /** When set, the durable log checkpoint is advanced to this sequence number in the same transaction. */
   checkpoint?: number;
 }

@@ -66,6 +66,22 @@ const TABLES: TableDef[] = [
     shardKey: 'cityHash64(toString(old_person_id))',
   },
   {
+    name: 'group_type_mapping',
+    columns: `project_id Int32, group_type String, group_type_index Int32, name_singular Nullable(String),
+      name_plural Nullable(String), is_deleted UInt8, _row_version UInt64`,
+    engine: 'ReplacingMergeTree(_row_version)',
+    order: '(project_id, group_type_index)',
+    shardKey: 'project_id',
+  },
+  {
+    name: 'groups',
+    columns: `project_id Int32, group_type_index Int32, group_key String, created_at DateTime('UTC'), created_at_ms UInt16,
+      properties String, version Int64, is_deleted UInt8, _row_version UInt64`,
+    engine: 'ReplacingMergeTree(_row_version)',
+    order: '(project_id, group_type_index, group_key)',
+    shardKey: 'cityHash64(group_key)',
+  },
+  {
     name: 'query_log',
     columns: `project_id Int32, id String, query_id Nullable(String), event_time DateTime('UTC'), event_time_ms UInt16,
       principal Nullable(String), kind String, name Nullable(String), query_hash String, query Nullable(String),

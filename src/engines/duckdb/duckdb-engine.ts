@@ -797,7 +797,7 @@ export class DuckDbEngine implements EventEngineBase {
       const w = this.writer;
       await w.run('BEGIN TRANSACTION');
       try {
-        for (const t of ['events', 'persons', 'person_distinct_ids', 'person_overrides'])
+        for (const t of ['events', 'persons', 'person_distinct_ids', 'person_overrides', 'groups', 'group_type_mapping'])
           await w.run(`DELETE FROM ${t} WHERE project_id = $1`, [projectId]);
         await w.run('COMMIT');
         this.bump(projectId);

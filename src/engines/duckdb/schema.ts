@@ -44,6 +44,24 @@ export const DUCKDB_SCHEMA: readonly string[] = [
     override_person_id UUID NOT NULL,
     version BIGINT NOT NULL DEFAULT 0
   )`,
+  // Groups (PostHog's "group analytics"): a project names up to five group types (group_type_mapping, index 0–4,
+  // assigned in order of first sight at ingestion); events carry their groups' keys as properties.$group_<index>
+  // (set at ingestion from properties.$groups); `$groupidentify` upserts the group row with its properties.
+  `CREATE TABLE IF NOT EXISTS group_type_mapping (
+    project_id INTEGER NOT NULL,
+    group_type VARCHAR NOT NULL,
+    group_type_index INTEGER NOT NULL,
+    name_singular VARCHAR,
+    name_plural VARCHAR
+  )`,
+  `CREATE TABLE IF NOT EXISTS groups (
+    project_id INTEGER NOT NULL,
+    group_type_index INTEGER NOT NULL,
+    group_key VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    properties JSON NOT NULL,
+    version BIGINT NOT NULL DEFAULT 0
+  )`,
   // Ingest bookkeeping: the highest write-ahead-log sequence number whose events are in this database. Written
   // in the same transaction as the events, so replay after a crash applies exactly the unapplied records.
   `CREATE TABLE IF NOT EXISTS ingest_checkpoint (

@@ -142,8 +142,9 @@ const NEGATIVE = new Set(['is_not', 'not_icontains', 'not_regex', 'not_in']);
 export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = {}): Expr {
   if (f.type === 'hogql') return parseExprSync(f.key);
   if (f.type === 'cohort') return cohortFilterExpr(f, ctx);
-  if (f.type === 'group' || f.type === 'session' || f.type === 'element')
-    throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');
+  if (f.type === 'group') throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');
+  if (f.type === 'session') throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');
+  if (f.type === 'element') throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');
   const x = propertyField(f, ctx);
   const op = f.operator ?? 'exact';
   const value = f.value;
