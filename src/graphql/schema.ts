@@ -10,6 +10,8 @@ import { KeyResolver } from './resolvers/key-resolver';
 import { ProjectResolver } from './resolvers/project-resolver';
 import { QueryResolver } from './resolvers/query-resolver';
 import { ViewerResolver } from './resolvers/viewer-resolver';
+import { ActionResolver } from './resolvers/action-resolver';
+import { CohortResolver } from './resolvers/cohort-resolver';
 
 /** Every resolver class; a later capability appends its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -24,6 +26,8 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   RetentionResolver,
   PathsResolver,
   EndpointResolver,
+  ActionResolver,
+  CohortResolver,
 ];
 
 let schema: GraphQLSchema | undefined;

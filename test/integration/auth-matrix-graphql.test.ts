@@ -96,6 +96,28 @@ const TABLE: Row[] = [
   { type: 'Mutation', field: 'createInsight', scope: 'insight:write', projectArg: true, args: inProject(() => ({ input: { name: uniq('i'), query: SQL } })) },
   { type: 'Mutation', field: 'updateInsight', scope: 'insight:write', projectArg: true, args: inProject((t) => ({ id: String(t.insightId), input: { description: 'patched' } })) },
   { type: 'Mutation', field: 'deleteInsight', scope: 'insight:write', projectArg: true, fresh: 'insight', args: inProject((t) => ({ id: String(t.insightId) })) },
+  // actions and cohorts
+  { type: 'Query', field: 'actions', scope: 'action:read', projectArg: true, args: inProject() },
+  { type: 'Query', field: 'action', scope: 'action:read', projectArg: true, args: inProject((t) => ({ id: String(t.actionId) })) },
+  { type: 'Mutation', field: 'createAction', scope: 'action:write', projectArg: true, args: inProject(() => ({ input: { name: uniq('a'), steps: [{ event: 'x' }] } })) },
+  { type: 'Mutation', field: 'updateAction', scope: 'action:write', projectArg: true, args: inProject((t) => ({ id: String(t.actionId), input: { description: 'patched' } })) },
+  { type: 'Query', field: 'cohorts', scope: 'cohort:read', projectArg: true, args: inProject() },
+  { type: 'Query', field: 'cohort', scope: 'cohort:read', projectArg: true, args: inProject((t) => ({ id: String(t.cohortId) })) },
+  { type: 'Mutation', field: 'createCohort', scope: 'cohort:write', projectArg: true, args: inProject(() => ({ input: { name: uniq('c'), groups: [] } })) },
+  { type: 'Mutation', field: 'updateCohort', scope: 'cohort:write', projectArg: true, args: inProject((t) => ({ id: String(t.cohortId), input: { description: 'patched' } })) },
+  // the fixture cohort is dynamic: refused past the auth check
+  ...(['addPersonsToCohort', 'removePersonFromCohort'] as const).map(
+    (field): Row => ({
+      type: 'Mutation',
+      field,
+      scope: 'cohort:write',
+      projectArg: true,
+      args: inProject((t) =>
+        field === 'addPersonsToCohort' ? { id: String(t.cohortId), personIds: [t.personId] } : { id: String(t.cohortId), personId: t.personId },
+      ),
+      okAlso: [{ code: 'invalid_input', detail: `Can only ${field === 'addPersonsToCohort' ? 'add users to' : 'remove users from'} static cohorts` }],
+    }),
+  ),
   // endpoints
   { type: 'Query', field: 'endpoints', scope: 'endpoint:read', projectArg: true, args: inProject() },
   { type: 'Query', field: 'endpoint', scope: 'endpoint:read', projectArg: true, args: inProject((t) => ({ name: t.endpointName })) },
