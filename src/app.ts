@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { registerRestRoutes } from '../rest-compat';
+import { trackApiMethods } from '../rest-compat/method-table';
 import type { Principal } from './auth/principal';
 import type { Config } from './config';
 import { internalErrorBody, isUserError, notFound, type ErrorBody } from './errors';
@@ -74,8 +75,10 @@ export async function buildApp(config: Config, services: Services, logger: Logge
     reply.code(status).send(body);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(notFound('Endpoint not found.').toBody());
+  const methodNotAllowed = trackApiMethods(app, services);
+  app.setNotFoundHandler(async (request, reply) => {
+    if (await methodNotAllowed(request, reply)) return reply;
+    return reply.code(404).send(notFound('Endpoint not found.').toBody());
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -168,11 +168,29 @@ describe('unknown routes → 404 not_found', () => {
     ['PUT', '/api/projects/1/'],
     ['DELETE', '/api/projects/'],
     ['PATCH', '/api/personal_api_keys/'],
-  ])('a known path with an unsupported method: %s %s → 404 or 405, standard body', async (method, path) => {
-    const r = await srv.api(method, path, method === 'DELETE' ? undefined : {});
-    expect([404, 405]).toContain(r.status);
-    expect(r.body).toMatchObject({ type: 'invalid_request', attr: null });
+    ['PUT', '/api/projects/1/query/'],
+    ['GET', '/api/environments/1/query'],
+  ])("a known path with an unsupported method: %s %s → 405 method_not_allowed with Allow, as DRF's", async (method, path) => {
+    const r = await srv.api(method, path, method === 'DELETE' || method === 'GET' ? undefined : {});
+    expect(r.status).toBe(405);
+    expect(r.body).toEqual({ type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null });
+    expect(r.headers.get('allow')).toMatch(/^(GET|POST|PUT|PATCH|DELETE|HEAD)(, (GET|POST|PUT|PATCH|DELETE|HEAD))*$/);
+    expect(r.headers.get('allow')).not.toContain(method);
     await healthy(srv);
+  });
+
+  it('the Allow header lists the methods the path is served with', async () => {
+    const r = await srv.api('DELETE', '/api/projects/1/query/');
+    expect(r.headers.get('allow')).toBe('POST');
+    const list = await srv.api('PUT', '/api/projects/1/insights/');
+    expect(list.headers.get('allow')).toBe('GET, POST, HEAD');
+  });
+
+  it('authentication comes first on a known path (DRF: 401 before 405), so the method list needs a key', async () => {
+    const r = await srv.api('PUT', '/api/projects/1/query/', {}, null);
+    expect(r.status).toBe(401);
+    expect(r.body).toMatchObject({ type: 'authentication_error', code: 'not_authenticated' });
+    expect(r.headers.get('allow')).toBeNull();
   });
 });
 
