@@ -34,6 +34,13 @@ function jsonParam(v: unknown, attr: string): unknown {
   return parsed ?? undefined;
 }
 
+/** PostHog's `format_paginated_url`: this request's absolute URL with `offset` moved to the next page. */
+function nextPageUrl(request: FastifyRequest, offset: number): string {
+  const url = new URL(request.url, `${request.protocol}://${request.host}`);
+  url.searchParams.set('offset', String(offset));
+  return url.toString();
+}
+
 /** PostHog's activity envelope: `{results, next, previous, total_count}` with 1-based `page` links. */
 function activityBody(request: FastifyRequest, a: ActivityPage) {
   const link = (page: number) => {
@@ -68,6 +75,15 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
     await s.insights.cancel(r.principal, projectIdParam(r.params), r.body);
     return respond(201);
   });
+  // the legacy filter routes; `next` (trends only) pages breakdown values, as PostHog's
+  for (const endpoint of ['trend', 'funnel'] as const) {
+    apiRoute(app, s, ['GET', 'POST'], `${base}/${endpoint}`, async (r) => {
+      const body = r.request.method === 'POST' ? r.body : undefined;
+      const answer = await s.insights.legacyResult(r.principal, projectIdParam(r.params), endpoint, r.query, body, r.signal);
+      if (answer.nextOffset === undefined) return answer.body;
+      return { ...answer.body, next: answer.nextOffset === null ? null : nextPageUrl(r.request, answer.nextOffset) };
+    });
+  }
   apiRoute(app, s, 'GET', `${base}/activity`, async (r) =>
     activityBody(r.request, await s.insights.activity(r.principal, projectIdParam(r.params), null, r.query)),
   );

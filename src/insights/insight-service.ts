@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { In, type Repository } from 'typeorm';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { isUserError, notFound, parseError, validationError } from '../errors';
+import { isUserError, notFound, parseError, UserError, validationError } from '../errors';
 import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import { REFRESH_MODES, type QueryService, type RefreshMode } from '../queries/query-service';
@@ -13,7 +14,18 @@ import { activityView, diffFields, type ActivityView, type TrackedField, type Us
 import { parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, localToInstant } from '../queries/insights/local-time';
 import { applyQueryOverrides } from '../queries/overrides';
-import { deriveName, executableNode, INSIGHT_TYPE_KINDS, validateInsightQuery } from './insight-query';
+import { deriveName, executableNode, INSIGHT_TYPE_KINDS, validateInsightQuery, type InsightQueryKinds } from './insight-query';
+import { cleanSavedFilters, filterToQuery, hasLegacyFilters, legacyInsightQuery, validateConverted } from './legacy-filters';
+import {
+  LEGACY_BREAKDOWN_LIMIT,
+  legacyOffset,
+  legacyRefresh,
+  legacyRequestFilter,
+  protectOldClients,
+  type LegacyAnswer,
+  type LegacyEndpoint,
+} from './legacy-results';
+import type { ActivityChange } from '../store/entities/activity-log';
 
 const SHORT_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const MAX_SEARCH_LENGTH = 1000;
@@ -34,11 +46,12 @@ const insightBody = z.object({
   saved: z.boolean().optional(),
   deleted: z.boolean().optional(),
   order: z.number().int().min(-2147483648).max(2147483647).nullable().optional(),
-  // Quarry has neither legacy filters nor dashboards: the empty forms PostHog clients send are accepted.
-  filters: z
-    .record(z.string(), z.unknown())
-    .refine((f) => Object.keys(f).length === 0, 'Legacy filters are not supported: send a query instead.')
-    .optional(),
+  /**
+   * Legacy filters (PostHog's `filter_to_query` converts them): an insight sent with `filters` and no `query` runs the
+   * query they convert to. With a `query`, the query wins and the filters are ignored. `{}` and null mean none.
+   */
+  filters: z.record(z.string(), z.unknown()).nullable().optional(),
+  // Quarry has no dashboards: the empty form PostHog clients send is accepted.
   dashboards: z
     .array(z.number().int())
     .refine((d) => d.length === 0, 'Dashboard not found')
@@ -57,7 +70,8 @@ export interface InsightView {
   derived_name: string | null;
   description: string | null;
   query: Record<string, unknown>;
-  filters: Record<string, never>;
+  /** The legacy filters of a filters-only insight, as saved; `{}` for an insight saved with a query (as PostHog). */
+  filters: Record<string, unknown>;
   order: number | null;
   deleted: boolean;
   dashboards: number[];
@@ -299,8 +313,7 @@ export class InsightService {
   async create(principal: Principal, projectId: number, input: unknown): Promise<InsightView> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:write' });
     const body = parseBody(input);
-    const kinds = validateInsightQuery(body.query, (n) => this.queries.validateNode(n));
-    const query = body.query as Record<string, unknown>;
+    const { query, filters, kinds } = this.querySource(body, null, true)!;
     const userId = userOf(principal);
     const now = new Date();
     const saved = await this.store.db.transaction(async (m) => {
@@ -312,6 +325,7 @@ export class InsightService {
         derived_name: body.derived_name ?? deriveName(query),
         description: body.description ?? null,
         query,
+        filters,
         query_kind: kinds.queryKind,
         source_kind: kinds.sourceKind,
         tags: normalizeTags(body.tags ?? []),
@@ -330,7 +344,7 @@ export class InsightService {
         next_allowed_client_refresh: null,
       });
       const row = await repo.save(insight);
-      await this.record(m.getRepository(ActivityLog), row, 'created', userId, diffFields('Insight', null, tracked(row)), now);
+      await this.record(m.getRepository(ActivityLog), row, 'created', userId, insightChanges(null, tracked(row)), now);
       return row;
     });
     return this.fullView(principal, project, saved, {});
@@ -346,13 +360,31 @@ export class InsightService {
     const body = parseBody(input);
     const restoring = body.deleted === false;
     const insight = await this.find(project.id, ref, restoring);
-    if (!opts.partial || body.query !== undefined) {
-      const kinds = validateInsightQuery(body.query, (n) => this.queries.validateNode(n));
-      insight.query_kind = kinds.queryKind;
-      insight.source_kind = kinds.sourceKind;
-    }
-    const saved = await this.applyChanges(principal, insight, body);
+    const source = this.querySource(body, insight, !opts.partial);
+    const saved = await this.applyChanges(principal, insight, body, source);
     return this.fullView(principal, project, saved, {});
+  }
+
+  /**
+   * What a body makes the insight run: its `query` (which wins, and clears saved filters), or its legacy `filters`
+   * converted (PostHog's `query_from_filters`) when it has no query and the insight is new, filters-only, or given
+   * `"query": null` or a full PUT; else undefined (unchanged). Filters sent to an insight that has a query are ignored:
+   * the query wins, as in PostHog (which keeps them, hidden, never to be used). `required` (create, PUT): a query or
+   * filters must be given.
+   */
+  private querySource(body: InsightBody, insight: Insight | null, required: boolean): QuerySource | undefined {
+    const validate = (n: { kind: string }) => this.queries.validateNode(n);
+    const queryGiven = body.query !== undefined && body.query !== null;
+    if (!queryGiven && hasLegacyFilters(body.filters) && (required || insight?.filters != null || body.query === null)) {
+      const filters = cleanSavedFilters(body.filters);
+      const query = legacyInsightQuery(filters, validate);
+      return { query, filters, kinds: validateInsightQuery(query, validate) };
+    }
+    if (queryGiven || required || body.query === null) {
+      const kinds = validateInsightQuery(body.query, validate);
+      return { query: body.query as Record<string, unknown>, filters: null, kinds };
+    }
+    return undefined;
   }
 
   /**
@@ -366,11 +398,69 @@ export class InsightService {
     await this.queries.async.cancel(project.id, id);
   }
 
+  /**
+   * Legacy `GET|POST …/insights/trend/` and `…/insights/funnel/` (scope `insight:read`): the legacy filter of the
+   * request (query string, JSON body over it) converted as a saved insight's filters are, run by the query service
+   * (same cache; `refresh` recalculates), answered in PostHog's legacy envelope.
+   */
+  async legacyResult(
+    principal: Principal,
+    projectId: number,
+    endpoint: LegacyEndpoint,
+    query: Record<string, unknown>,
+    body: unknown,
+    signal?: AbortSignal,
+  ): Promise<LegacyAnswer> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    const started = performance.now();
+    const filter = legacyRequestFilter(endpoint, query, body);
+    let source: Record<string, unknown> & { kind: string };
+    try {
+      source = filterToQuery(filter) as Record<string, unknown> & { kind: string };
+      if (Array.isArray(source.series) && source.series.length === 0) {
+        // no series: nothing to count. PostHog answers an empty result (its legacy funnel too: `if len(entities) == 0:
+        // return []`); Quarry's query schemas need a series.
+        const body = { result: [], timezone: project.timezone, is_cached: false, last_refresh: new Date().toISOString(), timings: [] };
+        return endpoint === 'trend' ? { body, nextOffset: null } : { body };
+      }
+      validateConverted({ kind: 'InsightVizNode', source }, (n) => this.queries.validateNode(n));
+    } catch (e) {
+      // the request's parameters are the filter: name them without the `filters` prefix of a saved insight's errors
+      if (!(e instanceof UserError) || !e.attr?.startsWith('filters')) throw e;
+      const attr = e.attr === 'filters' ? null : e.attr.slice('filters__'.length);
+      throw new UserError(e.status, e.type, e.code, e.message.replace(/^Invalid filters: /, ''), { attr, extra: e.extra });
+    }
+    const calcStart = performance.now();
+    const out = await this.queries.execute(principal, project, source, { refresh: legacyRefresh(filter), signal, name: `legacy:${endpoint}` });
+    const done = performance.now();
+    const b = out.body;
+    const raw = b.results ?? null;
+    const result = endpoint === 'funnel' ? protectOldClients(body, raw) : raw;
+    const answer: LegacyAnswer = {
+      body: {
+        result,
+        timezone: (b.timezone as string | undefined) ?? project.timezone,
+        is_cached: (b.is_cached as boolean | undefined) ?? false,
+        last_refresh: (b.last_refresh as string | undefined) ?? null,
+        // PostHog's HogQLTimings list: seconds, the calculation and the whole request
+        timings: [
+          { k: './calculate', t: (done - calcStart) / 1000 },
+          { k: '.', t: (done - started) / 1000 },
+        ],
+      },
+    };
+    if (endpoint === 'trend') {
+      const limit = ((source.breakdownFilter as { breakdown_limit?: number } | undefined)?.breakdown_limit) ?? LEGACY_BREAKDOWN_LIMIT;
+      answer.nextOffset = Array.isArray(result) && result.length >= limit ? legacyOffset(filter) + limit : null;
+    }
+    return answer;
+  }
+
   /** `DELETE …/insights/<id>/`: soft delete (the insight can be restored with PATCH `{"deleted": false}`). */
   async delete(principal: Principal, projectId: number, ref: string | number): Promise<void> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:write' });
     const insight = await this.find(project.id, ref, false);
-    await this.applyChanges(principal, insight, { deleted: true });
+    await this.applyChanges(principal, insight, { deleted: true }, undefined);
   }
 
   /**
@@ -387,7 +477,7 @@ export class InsightService {
     return { results: rows.map((r) => activityView(r, users)), total_count: total, page, limit, has_next: page * limit < total };
   }
 
-  private async applyChanges(principal: Principal, insight: Insight, body: InsightBody): Promise<Insight> {
+  private async applyChanges(principal: Principal, insight: Insight, body: InsightBody, source: QuerySource | undefined): Promise<Insight> {
     const userId = userOf(principal);
     const before = tracked(insight);
     const wasDeleted = insight.deleted;
@@ -395,12 +485,15 @@ export class InsightService {
     if (body.name !== undefined) insight.name = body.name;
     if (body.derived_name !== undefined) insight.derived_name = body.derived_name;
     if (body.description !== undefined) insight.description = body.description;
-    if (body.query !== undefined) {
+    if (source !== undefined) {
       // an auto-generated title follows the query; one the client chose stays
       if (body.derived_name === undefined && insight.derived_name === deriveName(insight.query)) {
-        insight.derived_name = deriveName(body.query as Record<string, unknown>);
+        insight.derived_name = deriveName(source.query);
       }
-      insight.query = body.query as Record<string, unknown>;
+      insight.query = source.query;
+      insight.filters = source.filters;
+      insight.query_kind = source.kinds.queryKind;
+      insight.source_kind = source.kinds.sourceKind;
     }
     if (body.tags !== undefined) insight.tags = normalizeTags(body.tags);
     if (body.favorited !== undefined) insight.favorited = body.favorited;
@@ -411,9 +504,9 @@ export class InsightService {
     // `saved` is deprecated in PostHog: any edit (not a delete or restore) saves the insight
     if (body.saved !== undefined) insight.saved = body.saved;
     else if (!deleting && !restoring) insight.saved = true;
-    const changes = diffFields('Insight', before, tracked(insight));
+    const changes = insightChanges(before, tracked(insight));
     if (changes.length === 0) return insight;
-    if (changes.some((c) => MATERIAL_FIELDS.has(c.field as TrackedField))) {
+    if (changes.some((c) => c.field !== null && MATERIAL_FIELDS.has(c.field))) {
       insight.last_modified_at = now;
       insight.last_modified_by_id = userId;
     }
@@ -431,7 +524,7 @@ export class InsightService {
     insight: Insight,
     activity: string,
     userId: number | null,
-    changes: ReturnType<typeof diffFields>,
+    changes: ActivityChange[],
     at: Date,
   ): Promise<void> {
     await repo.save(
@@ -524,7 +617,7 @@ export class InsightService {
       derived_name: i.derived_name,
       description: i.description,
       query: i.query,
-      filters: {},
+      filters: i.filters ?? {},
       order: i.order,
       deleted: i.deleted,
       dashboards: [],
@@ -658,7 +751,15 @@ export class InsightService {
   }
 }
 
-const MATERIAL_FIELDS = new Set<TrackedField>(['name', 'description', 'query']);
+/** Fields whose change bumps `last_modified_at` (PostHog: name, description, filters; Quarry's query is its filters). */
+const MATERIAL_FIELDS = new Set<string>(['name', 'description', 'query', 'filters']);
+
+/** The query an insight runs, the legacy filters it came from (null: a query insight), and its kinds. */
+interface QuerySource {
+  query: Record<string, unknown>;
+  filters: Record<string, unknown> | null;
+  kinds: InsightQueryKinds;
+}
 
 const activityPaging = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(10),
@@ -677,7 +778,19 @@ const userOf = (p: Principal): number | null => (p.kind === 'personal' ? p.userI
 /** Trimmed, without duplicates, in the order given. */
 const normalizeTags = (tags: string[]): string[] => [...new Set(tags.map((t) => t.trim()))];
 
-const tracked = (i: Insight): Record<TrackedField, unknown> => ({
+type Tracked = Record<TrackedField, unknown> & { filters: Record<string, unknown> | null };
+
+/** The logged changes between two states: the tracked fields, then the legacy filters (null: none). */
+function insightChanges(before: Tracked | null, after: Tracked): ActivityChange[] {
+  const changes = diffFields('Insight', before, after);
+  const b = before?.filters ?? null;
+  const a = after.filters ?? null;
+  if (before ? !isDeepStrictEqual(b, a) : a !== null) changes.push({ type: 'Insight', action: before ? 'changed' : 'created', field: 'filters', before: b, after: a });
+  return changes;
+}
+
+const tracked = (i: Insight): Tracked => ({
+  filters: i.filters ?? null,
   name: i.name,
   derived_name: i.derived_name,
   description: i.description,

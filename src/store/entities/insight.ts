@@ -29,6 +29,13 @@ export class Insight {
   @Column(jsonColumn)
   query!: Record<string, unknown>;
 
+  /**
+   * The legacy `filters` of an insight saved without a query, as the client sent them; `query` then holds the query
+   * they convert to (PostHog's `query_from_filters`). Null for an insight saved with a query.
+   */
+  @Column({ ...jsonColumn, nullable: true })
+  filters!: Record<string, unknown> | null;
+
   /** `query.kind`, kept for the `kind` list filter. */
   @Column({ type: 'text' })
   query_kind!: string;
@@ -62,7 +69,7 @@ export class Insight {
   @Column({ type: 'datetime' })
   updated_at!: Date;
 
-  /** Bumped only when a material field (name, description, query) changes. */
+  /** Bumped only when a material field (name, description, query, filters) changes. */
   @Column({ type: 'datetime' })
   last_modified_at!: Date;
 

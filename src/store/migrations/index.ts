@@ -4,6 +4,7 @@ import { Insights1764100000003 } from './0003-insights';
 import { Endpoints1764100000004 } from './0004-endpoints';
 import { Actions1764100000005 } from './0005-actions';
 import { Cohorts1764100000006 } from './0006-cohorts';
+import { InsightFilters1764100000007 } from './0007-insight-filters';
 
 /** Every migration, oldest first. A later issue appends its own; never edit a released one. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Endpoints1764100000004,
   Actions1764100000005,
   Cohorts1764100000006,
+  InsightFilters1764100000007,
 ];

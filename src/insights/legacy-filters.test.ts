@@ -1,0 +1,600 @@
+/**
+ * The legacy `filters` converter, after PostHog's `posthog/hogql_queries/legacy_compatibility/test/test_filter_to_query.py`
+ * (the expected nodes are PostHog's, with unset fields left out), and every converted query through the same schemas
+ * the query API validates with.
+ */
+import { UserError } from '../errors';
+import { zodToUserError } from '../validation';
+import { RUNNERS } from '../queries/runners';
+import { cleanGlobalProperties, cleanProperty, filterToQuery, legacyInsightQuery, parseLegacyValues } from './legacy-filters';
+
+const pageview = { kind: 'EventsNode', event: '$pageview', name: '$pageview' };
+
+/** The query service's validateNode (same runner schemas, same error addressing: `query__<path>`). */
+const validateNode = (node: { kind: string }) => {
+  const runner = RUNNERS.find((r) => r.kinds.includes(node.kind));
+  if (!runner) throw new Error(`no runner for ${node.kind}`);
+  const parsed = runner.schema.safeParse(node);
+  if (!parsed.success) {
+    const e = zodToUserError(parsed.error);
+    throw new UserError(e.status, e.type, e.code, e.message, { attr: e.attr ? `query__${e.attr}` : 'query' });
+  }
+  return parsed.data;
+};
+
+/**
+ * Converts and checks that the query API accepts the result (a case about other fields that has no series is checked
+ * with one: Quarry's trends-like nodes need at least one).
+ */
+const convert = (filters: Record<string, unknown>) => {
+  const q = filterToQuery(filters);
+  const withSeries = Array.isArray(q.series) && q.series.length === 0 ? { ...q, series: [pageview] } : q;
+  validateNode(withSeries as { kind: string });
+  return q;
+};
+
+const AND = (...values: unknown[]) => ({ type: 'AND', values: [{ type: 'AND', values }] });
+
+describe('filter_to_query: kinds', () => {
+  it.each([
+    [{}, 'TrendsQuery'],
+    [{ insight: 'TRENDS' }, 'TrendsQuery'],
+    [{ insight: 'SESSIONS' }, 'TrendsQuery'],
+    [{ insight: 'FUNNELS' }, 'FunnelsQuery'],
+    [{ insight: 'RETENTION' }, 'RetentionQuery'],
+    [{ insight: 'PATHS' }, 'PathsQuery'],
+    [{ insight: 'STICKINESS' }, 'StickinessQuery'],
+    [{ insight: 'LIFECYCLE' }, 'LifecycleQuery'],
+  ])('test_base_%s', (filter, kind) => {
+    expect(filterToQuery(filter).kind).toBe(kind);
+  });
+
+  it('an unknown insight type is a 400 on filters__insight', () => {
+    expect(() => filterToQuery({ insight: 'PIES' })).toThrow(expect.objectContaining({ status: 400, attr: 'filters__insight' }));
+  });
+
+  it('test_date_range_default / test_date_range_custom / explicit_date', () => {
+    expect(filterToQuery({}).dateRange).toBeUndefined();
+    expect(filterToQuery({ date_from: '-14d', date_to: '-7d' }).dateRange).toEqual({ date_from: '-14d', date_to: '-7d' });
+    expect(filterToQuery({ date_from: '2024-01-01', explicit_date: 'true' }).dateRange).toEqual({ date_from: '2024-01-01', explicitDate: true });
+    expect(filterToQuery({ date_from: '2024-01-01', explicit_date: 'false' }).dateRange).toEqual({ date_from: '2024-01-01', explicitDate: false });
+  });
+
+  it('test_interval_default / test_interval_custom (none for retention and paths)', () => {
+    expect(filterToQuery({}).interval).toBeUndefined();
+    expect(filterToQuery({ interval: 'hour' }).interval).toBe('hour');
+    expect(filterToQuery({ insight: 'RETENTION', interval: 'hour' }).interval).toBeUndefined();
+    expect(filterToQuery({ insight: 'PATHS', interval: 'hour' }).interval).toBeUndefined();
+  });
+});
+
+describe('filter_to_query: series', () => {
+  it('test_series_default', () => {
+    expect(filterToQuery({}).series).toEqual([]);
+  });
+
+  it('test_series_custom: actions first, events named after their event', () => {
+    const q = filterToQuery({
+      events: [{ id: '$pageview' }, { id: '$pageview', math: 'dau' }],
+      actions: [{ id: 1 }, { id: 1, math: 'dau' }],
+    });
+    expect(q.series).toEqual([
+      { kind: 'ActionsNode', id: 1 },
+      { kind: 'ActionsNode', id: 1, math: 'dau' },
+      pageview,
+      { ...pageview, math: 'dau' },
+    ]);
+  });
+
+  it('test_series_order: by order, where 0 and none sort first', () => {
+    const q = filterToQuery({
+      events: [
+        { id: '$pageview', order: 1 },
+        { id: '$pageview', math: 'dau', order: 2 },
+      ],
+      actions: [
+        { id: 1, order: 3 },
+        { id: 1, math: 'dau', order: 0 },
+      ],
+    });
+    expect(q.series).toEqual([{ kind: 'ActionsNode', id: 1, math: 'dau' }, pageview, { ...pageview, math: 'dau' }, { kind: 'ActionsNode', id: 1 }]);
+  });
+
+  it('test_series_math', () => {
+    const q = convert({
+      events: [
+        { id: '$pageview', math: 'dau' },
+        { id: '$pageview', math: 'median', math_property: '$math_prop' },
+        { id: '$pageview', math: 'avg_count_per_actor' },
+        { id: '$pageview', math: 'unique_group', math_group_type_index: 0 },
+        { id: '$pageview', math: 'hogql', math_hogql: 'avg(toInt(properties.$session_id)) + 1000' },
+      ],
+    });
+    expect(q.series).toEqual([
+      { ...pageview, math: 'dau' },
+      { ...pageview, math: 'median', math_property: '$math_prop' },
+      { ...pageview, math: 'avg_count_per_actor' },
+      { ...pageview, math: 'unique_group', math_group_type_index: 0 },
+      { ...pageview, math: 'hogql', math_hogql: 'avg(toInt(properties.$session_id)) + 1000' },
+    ]);
+  });
+
+  it('test_series_properties: every property type, cleaned', () => {
+    const q = convert({
+      events: [
+        { id: '$pageview', properties: [] },
+        { id: '$pageview', properties: [{ key: 'success', type: 'event', value: ['true'], operator: 'exact' }] },
+        { id: '$pageview', properties: [{ key: 'email', type: 'person', value: 'is_set', operator: 'is_set' }] },
+        { id: '$pageview', properties: [{ key: 'text', value: ['some text'], operator: 'exact', type: 'element' }] },
+        { id: '$pageview', properties: [{ key: '$session_duration', value: 1, operator: 'gt', type: 'session' }] },
+        { id: '$pageview', properties: [{ key: 'id', value: 2, type: 'cohort' }] },
+        { id: '$pageview', properties: [{ key: 'name', value: ['Hedgebox Inc.'], operator: 'exact', type: 'group', group_type_index: 2 }] },
+        { id: '$pageview', properties: [{ key: "dateDiff('minute', timestamp, now()) < 30", type: 'hogql', value: null }] },
+        {
+          id: '$pageview',
+          properties: [
+            { key: '$referring_domain', type: 'event', value: 'google', operator: 'icontains' },
+            { key: 'utm_source', type: 'event', value: 'is_not_set', operator: 'is_not_set' },
+          ],
+        },
+      ],
+    });
+    expect(q.series).toEqual([
+      pageview,
+      { ...pageview, properties: [{ key: 'success', type: 'event', value: ['true'], operator: 'exact' }] },
+      { ...pageview, properties: [{ key: 'email', type: 'person', value: 'is_set', operator: 'is_set' }] },
+      { ...pageview, properties: [{ key: 'text', value: ['some text'], operator: 'exact', type: 'element' }] },
+      { ...pageview, properties: [{ key: '$session_duration', value: 1, operator: 'gt', type: 'session' }] },
+      { ...pageview, properties: [{ key: 'id', value: 2, type: 'cohort' }] },
+      { ...pageview, properties: [{ key: 'name', value: ['Hedgebox Inc.'], operator: 'exact', type: 'group', group_type_index: 2 }] },
+      { ...pageview, properties: [{ key: "dateDiff('minute', timestamp, now()) < 30", type: 'hogql' }] },
+      {
+        ...pageview,
+        properties: [
+          { key: '$referring_domain', type: 'event', value: 'google', operator: 'icontains' },
+          { key: 'utm_source', type: 'event', value: 'is_not_set', operator: 'is_not_set' },
+        ],
+      },
+    ]);
+  });
+
+  it('series properties as a flat property group and in the old key__operator form', () => {
+    const group = filterToQuery({ events: [{ id: '$pageview', properties: { type: 'AND', values: [{ key: 'a', value: 'b' }] } }] });
+    expect(group.series).toEqual([{ ...pageview, properties: [{ key: 'a', value: 'b', type: 'event', operator: 'exact' }] }]);
+    const old = filterToQuery({ events: [{ id: '$pageview', properties: { utm_medium__icontains: 'email' } }] });
+    expect(old.series).toEqual([{ ...pageview, properties: [{ key: 'utm_medium', value: 'email', operator: 'icontains', type: 'event' }] }]);
+    expect(() => filterToQuery({ events: [{ id: '$pageview', properties: { type: 'AND', values: [{ type: 'OR', values: [] }] } }] })).toThrow(
+      expect.objectContaining({ attr: 'filters__events__0__properties' }),
+    );
+  });
+
+  it('events and actions as JSON text; template strings are dropped; all events; custom names; action ids as text', () => {
+    const q = convert({ events: '[{"id": null, "custom_name": "Anything"}, "{{template}}"]', actions: [{ id: '7', name: 'Signed up' }] });
+    expect(q.series).toEqual([
+      { kind: 'ActionsNode', id: 7, name: 'Signed up' },
+      { kind: 'EventsNode', name: 'All events', custom_name: 'Anything' },
+    ]);
+  });
+
+  it('stickiness keeps actor maths only (other maths become dau); lifecycle drops math and properties', () => {
+    const sticky = convert({ insight: 'STICKINESS', events: [{ id: '$pageview', math: 'sum', math_property: 'x' }, { id: '$pageview', math: 'weekly_active' }, { id: '$pageview' }] });
+    expect(sticky.series).toEqual([{ ...pageview, math: 'dau' }, { ...pageview, math: 'weekly_active' }, pageview]);
+    const lifecycle = convert({ insight: 'LIFECYCLE', events: [{ id: '$pageview', math: 'dau', properties: [{ key: 'a', value: 'b' }] }] });
+    expect(lifecycle.series).toEqual([pageview]);
+  });
+
+  it('funnel steps: the legacy math "total" is left out, first-time maths kept, properties kept', () => {
+    const q = convert({
+      insight: 'FUNNELS',
+      events: [
+        { id: '$pageview', math: 'total', order: 0, properties: [{ key: 'a', value: 'b' }] },
+        { id: 'signup', math: 'first_time_for_user', order: 1 },
+      ],
+    });
+    expect(q.series).toEqual([
+      { ...pageview, properties: [{ key: 'a', value: 'b', operator: 'exact', type: 'event' }] },
+      { kind: 'EventsNode', event: 'signup', name: 'signup', math: 'first_time_for_user' },
+    ]);
+  });
+
+  it('a series entry that is not an object is a 400 naming it', () => {
+    expect(() => filterToQuery({ events: [{ id: 'a' }, 5] })).toThrow(expect.objectContaining({ status: 400, attr: 'filters__events__1' }));
+    expect(() => filterToQuery({ events: 'not json' })).toThrow(expect.objectContaining({ status: 400, attr: 'filters__events' }));
+  });
+});
+
+describe('filter_to_query: global filters', () => {
+  it('test_sampling_factor / test_filter_test_accounts', () => {
+    expect(filterToQuery({ sampling_factor: 0.1 }).samplingFactor).toBe(0.1);
+    expect(filterToQuery({ sampling_factor: '0.1' }).samplingFactor).toBe(0.1);
+    expect(filterToQuery({ sampling_factor: 'lots' }).samplingFactor).toBeUndefined();
+    expect(filterToQuery({ filter_test_accounts: true }).filterTestAccounts).toBe(true);
+    expect(filterToQuery({ filter_test_accounts: 'false' }).filterTestAccounts).toBe(false);
+    expect(filterToQuery({}).filterTestAccounts).toBeUndefined();
+  });
+
+  it('test_properties_default / test_properties_list: a list becomes an AND group of an AND group', () => {
+    expect(filterToQuery({}).properties).toBeUndefined();
+    expect(filterToQuery({ properties: [] }).properties).toBeUndefined();
+    expect(filterToQuery({ properties: {} }).properties).toBeUndefined();
+    const q = convert({ properties: [{ key: '$browser', value: ['Chrome'], operator: 'exact', type: 'event' }] });
+    expect(q.properties).toEqual(AND({ key: '$browser', value: ['Chrome'], operator: 'exact', type: 'event' }));
+  });
+
+  it('test_properties_group: a flat group is wrapped, a nested one kept', () => {
+    const flat = { type: 'OR', values: [{ key: 'a', value: '1', type: 'person' }] };
+    expect(convert({ properties: flat }).properties).toEqual({ type: 'AND', values: [{ type: 'OR', values: [{ key: 'a', value: '1', type: 'person', operator: 'exact' }] }] });
+    const nested = { type: 'AND', values: [{ type: 'OR', values: [{ key: 'a', value: '1', type: 'event' }, {}] }, { type: 'AND', values: [] }] };
+    expect(convert({ properties: nested }).properties).toEqual({
+      type: 'AND',
+      values: [{ type: 'OR', values: [{ key: 'a', value: '1', type: 'event', operator: 'exact' }] }, { type: 'AND', values: [] }],
+    });
+  });
+
+  it('old style properties {"utm_medium__icontains": "email"}', () => {
+    expect(convert({ properties: { utm_medium__icontains: 'email' } }).properties).toEqual(
+      AND({ key: 'utm_medium', value: 'email', operator: 'icontains', type: 'event' }),
+    );
+    expect(convert({ properties: { plan: 'pro' } }).properties).toEqual(AND({ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }));
+  });
+
+  it.each([
+    ['type typo', { key: 'a', value: 'b', type: 'events' }, { key: 'a', value: 'b', type: 'event', operator: 'exact' }],
+    ['values typo', { key: 'a', values: ['b'], type: 'person', operator: 'exact' }, { key: 'a', value: ['b'], type: 'person', operator: 'exact' }],
+    ['precalculated cohort', { key: 'id', value: 3, type: 'precalculated-cohort' }, { key: 'id', value: 3, type: 'cohort' }],
+    ['static cohort with a wrong key and an operator', { key: 'cohort', value: 3, type: 'static-cohort', operator: 'exact' }, { key: 'id', value: 3, type: 'cohort' }],
+    ['hogql with an operator', { key: '1 = 1', type: 'hogql', operator: 'exact' }, { key: '1 = 1', type: 'hogql' }],
+    ['no operator', { key: 'a', value: 'b', type: 'person' }, { key: 'a', value: 'b', type: 'person', operator: 'exact' }],
+    ['None in values', { key: 'a', value: ['b', null], type: 'event', operator: 'exact' }, { key: 'a', value: ['b'], type: 'event', operator: 'exact' }],
+    ['None fields', { key: 'a', value: 'b', type: 'event', operator: 'exact', label: null }, { key: 'a', value: 'b', type: 'event', operator: 'exact' }],
+    ['no type', { key: 'a', value: 'b' }, { key: 'a', value: 'b', type: 'event', operator: 'exact' }],
+  ])('clean_property: %s', (_, input, expected) => {
+    expect(cleanProperty(input)).toEqual(expected);
+  });
+
+  it('properties that are neither a list nor a group are a 400', () => {
+    expect(() => cleanGlobalProperties('x')).toThrow(expect.objectContaining({ attr: 'filters__properties' }));
+    expect(() => cleanGlobalProperties({ a: 1, b: 2 })).toThrow(expect.objectContaining({ attr: 'filters__properties' }));
+    expect(() => filterToQuery({ properties: [5] })).toThrow(expect.objectContaining({ attr: 'filters__properties' }));
+  });
+});
+
+describe('filter_to_query: breakdown and compare', () => {
+  it('test_breakdown / test_breakdown_type_default / the events typo', () => {
+    expect(convert({ breakdown_type: 'event', breakdown: '$browser' }).breakdownFilter).toEqual({ breakdown_type: 'event', breakdown: '$browser' });
+    expect(convert({ breakdown: 'some_prop' }).breakdownFilter).toEqual({ breakdown_type: 'event', breakdown: 'some_prop' });
+    expect(convert({ breakdown_type: 'events', breakdown: 'x' }).breakdownFilter).toEqual({ breakdown_type: 'event', breakdown: 'x' });
+    expect(filterToQuery({}).breakdownFilter).toBeUndefined();
+  });
+
+  it('every breakdown field; histogram bins only for trends', () => {
+    const all = {
+      breakdown_type: 'group',
+      breakdown: 'industry',
+      breakdown_group_type_index: 0,
+      breakdown_normalize_url: true,
+      breakdown_hide_other_aggregation: true,
+      breakdown_histogram_bin_count: 10,
+      breakdown_limit: 5,
+    };
+    expect(convert(all).breakdownFilter).toEqual(all);
+    const { breakdown_histogram_bin_count: _, ...funnel } = all;
+    expect(convert({ insight: 'FUNNELS', events: [{ id: 'a' }], ...all }).breakdownFilter).toEqual(funnel);
+  });
+
+  it('cohort and multi-value breakdown lists (None values removed); other kinds have none', () => {
+    expect(convert({ breakdown_type: 'cohort', breakdown: [1, 'all', null] }).breakdownFilter).toEqual({ breakdown_type: 'cohort', breakdown: [1, 'all'] });
+    expect(convert({ insight: 'FUNNELS', events: [{ id: 'a' }], breakdown: ['$browser', '$os'] }).breakdownFilter).toEqual({
+      breakdown_type: 'event',
+      breakdown: ['$browser', '$os'],
+    });
+    expect(filterToQuery({ insight: 'STICKINESS', breakdown: 'x' }).breakdownFilter).toBeUndefined();
+    expect(filterToQuery({ insight: 'RETENTION', breakdown: 'x' }).breakdownFilter).toBeUndefined();
+  });
+
+  it('broken breakdown_type "undefined" without a string breakdown is dropped', () => {
+    expect(filterToQuery({ breakdown_type: 'undefined', breakdown: null }).breakdownFilter).toBeUndefined();
+  });
+
+  it('test_breakdown_converts_multi: trends keep up to three breakdowns; a funnel takes one', () => {
+    expect(convert({ breakdowns: [{ type: 'event', property: '$browser' }] }).breakdownFilter).toEqual({ breakdowns: [{ type: 'event', property: '$browser' }] });
+    const four = ['a', 'b', 'c', 'd'].map((property) => ({ property }));
+    expect(convert({ breakdowns: four }).breakdownFilter).toEqual({ breakdowns: four.slice(0, 3).map((b) => ({ type: 'event', ...b })) });
+    expect(convert({ insight: 'FUNNELS', events: [{ id: 'a' }], breakdowns: [{ type: 'person', property: 'plan' }] }).breakdownFilter).toEqual({
+      breakdown_type: 'person',
+      breakdown: 'plan',
+    });
+    expect(() => filterToQuery({ insight: 'FUNNELS', breakdowns: four })).toThrow(expect.objectContaining({ attr: 'filters__breakdowns' }));
+  });
+
+  it('test_compare: trends and stickiness', () => {
+    expect(convert({ compare: true, compare_to: '-4w' }).compareFilter).toEqual({ compare: true, compare_to: '-4w' });
+    expect(convert({ insight: 'STICKINESS', events: [{ id: 'a' }], compare: true }).compareFilter).toEqual({ compare: true });
+    expect(filterToQuery({ insight: 'FUNNELS', compare: true }).compareFilter).toBeUndefined();
+    expect(filterToQuery({}).compareFilter).toBeUndefined();
+  });
+
+  it('aggregation_group_type_index, except on stickiness', () => {
+    expect(filterToQuery({ aggregation_group_type_index: 2 }).aggregation_group_type_index).toBe(2);
+    expect(filterToQuery({ insight: 'STICKINESS', aggregation_group_type_index: 2 }).aggregation_group_type_index).toBeUndefined();
+  });
+});
+
+describe('filter_to_query: per-kind filters', () => {
+  it('test_trends_filter', () => {
+    const q = convert({
+      events: [{ id: 'a' }, { id: 'b' }],
+      smoothing_intervals: 2,
+      compare: true,
+      show_legend: true,
+      hidden_legend_keys: { '0': true, '1': false, Chrome: true },
+      aggregation_axis_format: 'duration_ms',
+      aggregation_axis_prefix: 'pre',
+      aggregation_axis_postfix: 'post',
+      formula: 'A + B',
+      shown_as: 'Volume',
+      display: 'ActionsAreaGraph',
+      show_values_on_series: true,
+      show_percent_stack_view: true,
+      decimal_places: 5,
+    });
+    expect(q.trendsFilter).toEqual({
+      smoothingIntervals: 2,
+      showLegend: true,
+      hiddenLegendIndexes: [0],
+      aggregationAxisFormat: 'duration_ms',
+      aggregationAxisPrefix: 'pre',
+      aggregationAxisPostfix: 'post',
+      formula: 'A + B',
+      display: 'ActionsAreaGraph',
+      showValuesOnSeries: true,
+      showPercentStackView: true,
+      decimalPlaces: 5,
+    });
+    expect(q.compareFilter).toEqual({ compare: true });
+  });
+
+  it('an unknown display is dropped (clean_display); no trendsFilter when nothing is set', () => {
+    expect(filterToQuery({ display: 'ActionsLineGraphNope' }).trendsFilter).toBeUndefined();
+    expect(filterToQuery({}).trendsFilter).toBeUndefined();
+  });
+
+  it('test_funnels_filter', () => {
+    const q = convert({
+      insight: 'FUNNELS',
+      events: [{ id: 'a' }, { id: 'b' }, { id: 'c' }],
+      funnel_viz_type: 'steps',
+      funnel_window_interval_unit: 'day',
+      funnel_window_interval: 7,
+      funnel_order_type: 'strict',
+      exclusions: [
+        { id: '$pageview', type: 'events', order: 0, name: '$pageview', funnel_from_step: 1, funnel_to_step: 2 },
+        { id: 3, type: 'actions', order: 0, name: 'Some action', funnel_from_step: 1, funnel_to_step: 2 },
+      ],
+      bin_count: 15,
+      funnel_from_step: 1,
+      funnel_to_step: 2,
+    });
+    expect(q.funnelsFilter).toEqual({
+      funnelVizType: 'steps',
+      funnelWindowIntervalUnit: 'day',
+      funnelWindowInterval: 7,
+      funnelOrderType: 'strict',
+      exclusions: [
+        { kind: 'EventsNode', event: '$pageview', name: '$pageview', funnelFromStep: 1, funnelToStep: 2 },
+        { kind: 'ActionsNode', id: 3, name: 'Some action', funnelFromStep: 1, funnelToStep: 2 },
+      ],
+      binCount: 15,
+      funnelFromStep: 1,
+      funnelToStep: 2,
+    });
+  });
+
+  it('funnel_window_days → a window in days; attribution, step reference, layout, hidden breakdowns, aggregation by HogQL', () => {
+    const q = convert({
+      insight: 'FUNNELS',
+      events: [{ id: 'a' }, { id: 'b' }],
+      funnel_window_days: 14,
+      breakdown_attribution_type: 'step',
+      breakdown_attribution_value: 1,
+      funnel_step_reference: 'previous',
+      layout: 'horizontal',
+      hidden_legend_keys: { Chrome: true, Safari: false, '0': true },
+      funnel_aggregate_by_hogql: 'person_id',
+    });
+    expect(q.funnelsFilter).toEqual({
+      funnelWindowInterval: 14,
+      funnelWindowIntervalUnit: 'day',
+      breakdownAttributionType: 'step',
+      breakdownAttributionValue: 1,
+      funnelStepReference: 'previous',
+      layout: 'horizontal',
+      hiddenLegendBreakdowns: ['Chrome'],
+      funnelAggregateByHogQL: 'person_id',
+      exclusions: [],
+    });
+    // an explicit interval wins over the old days
+    expect((filterToQuery({ insight: 'FUNNELS', funnel_window_days: 3, funnel_window_interval: 2, funnel_window_interval_unit: 'hour' }).funnelsFilter as any)).toMatchObject({
+      funnelWindowInterval: 2,
+      funnelWindowIntervalUnit: 'hour',
+    });
+    expect(filterToQuery({ insight: 'FUNNELS', exclusions: [] }).funnelsFilter).toBeUndefined();
+  });
+
+  it('test_retention_filter', () => {
+    const q = convert({
+      insight: 'RETENTION',
+      retention_type: 'retention_first_time',
+      retention_reference: 'previous',
+      total_intervals: 12,
+      returning_entity: { id: '$pageview', name: '$pageview', type: 'events' },
+      target_entity: { id: 1, name: 'Some action', type: 'actions', order: 0, properties: [] },
+      period: 'Week',
+      cumulative: true,
+    });
+    expect(q).toEqual({
+      kind: 'RetentionQuery',
+      retentionFilter: {
+        retentionType: 'retention_first_time',
+        retentionReference: 'previous',
+        totalIntervals: 12,
+        returningEntity: { id: '$pageview', name: '$pageview', type: 'events' },
+        targetEntity: { id: 1, name: 'Some action', type: 'actions', order: 0 },
+        period: 'Week',
+        cumulative: true,
+      },
+    });
+    expect(convert({ insight: 'RETENTION' })).toEqual({ kind: 'RetentionQuery', retentionFilter: {} });
+  });
+
+  it('test_paths_filter (with its funnel paths filter)', () => {
+    const q = convert({
+      insight: 'PATHS',
+      include_event_types: ['$pageview', 'hogql'],
+      start_point: 'http://localhost:8000/events',
+      end_point: 'http://localhost:8000/home',
+      paths_hogql_expression: 'event',
+      edge_limit: 50,
+      min_edge_weight: 10,
+      max_edge_weight: 20,
+      local_path_cleaning_filters: [{ alias: 'merchant', regex: '\\/merchant\\/\\d+\\/dashboard$' }],
+      path_replacements: true,
+      exclude_events: ['http://localhost:8000/events'],
+      step_limit: 5,
+      path_groupings: ['/merchant/*/payment'],
+      funnel_paths: 'funnel_path_between_steps',
+      funnel_filter: {
+        insight: 'FUNNELS',
+        events: [
+          { type: 'events', id: '$pageview', order: 0, name: '$pageview', math: 'total' },
+          { type: 'events', id: null, order: 1, math: 'total' },
+        ],
+        funnel_viz_type: 'steps',
+        exclusions: [],
+        filter_test_accounts: true,
+        funnel_step: 2,
+      },
+    });
+    expect(q.pathsFilter).toEqual({
+      includeEventTypes: ['$pageview', 'hogql'],
+      pathsHogQLExpression: 'event',
+      startPoint: 'http://localhost:8000/events',
+      endPoint: 'http://localhost:8000/home',
+      edgeLimit: 50,
+      minEdgeWeight: 10,
+      maxEdgeWeight: 20,
+      localPathCleaningFilters: [{ alias: 'merchant', regex: '\\/merchant\\/\\d+\\/dashboard$' }],
+      pathReplacements: true,
+      excludeEvents: ['http://localhost:8000/events'],
+      stepLimit: 5,
+      pathGroupings: ['/merchant/*/payment'],
+    });
+    expect(q.funnelPathsFilter).toEqual({
+      funnelPathType: 'funnel_path_between_steps',
+      funnelStep: 2,
+      funnelSource: {
+        kind: 'FunnelsQuery',
+        series: [pageview, { kind: 'EventsNode', name: 'All events' }],
+        filterTestAccounts: true,
+        funnelsFilter: { funnelVizType: 'steps', exclusions: [] },
+      },
+    });
+    expect(convert({ insight: 'PATHS' })).toEqual({ kind: 'PathsQuery', pathsFilter: {} });
+  });
+
+  it('test_stickiness_filter', () => {
+    const q = convert({
+      insight: 'STICKINESS',
+      events: [{ id: 'a' }, { id: 'b' }],
+      compare: true,
+      show_legend: true,
+      hidden_legend_keys: { '1': true },
+      show_values_on_series: true,
+      shown_as: 'Stickiness',
+      display: 'ActionsLineGraph',
+    });
+    expect(q.stickinessFilter).toEqual({ display: 'ActionsLineGraph', showLegend: true, hiddenLegendIndexes: [1], showValuesOnSeries: true });
+    expect(q.compareFilter).toEqual({ compare: true });
+  });
+
+  it('test_lifecycle_filter', () => {
+    const q = convert({
+      insight: 'LIFECYCLE',
+      events: [{ id: '$pageview' }],
+      shown_as: 'Lifecycle',
+      toggledLifecycles: ['new', 'dormant'],
+      show_values_on_series: true,
+      show_legend: true,
+    });
+    expect(q.lifecycleFilter).toEqual({ toggledLifecycles: ['new', 'dormant'], showValuesOnSeries: true, showLegend: true });
+  });
+});
+
+describe('a whole insight', () => {
+  it("test_insight.py's filters: the TrendsQuery PostHog runs", () => {
+    const q = convert({
+      events: [{ id: '$pageview', math: 'total' }],
+      properties: [{ key: '$browser', value: 'Mac OS X' }],
+      display: 'ActionsLineGraph',
+      date_from: '-7d',
+      interval: 'day',
+      filter_test_accounts: true,
+    });
+    expect(q).toEqual({
+      kind: 'TrendsQuery',
+      dateRange: { date_from: '-7d' },
+      interval: 'day',
+      series: [{ ...pageview, math: 'total' }],
+      filterTestAccounts: true,
+      properties: AND({ key: '$browser', value: 'Mac OS X', operator: 'exact', type: 'event' }),
+      trendsFilter: { display: 'ActionsLineGraph' },
+    });
+  });
+
+  it('query-string values: JSON lists and objects, numbers, booleans, breakdown lists', () => {
+    expect(
+      parseLegacyValues({
+        events: '[{"id":"$pageview"}]',
+        properties: '{"type":"AND","values":[]}',
+        breakdown: '[1,2]',
+        breakdown_limit: '5',
+        compare: 'true',
+        sampling_factor: '0.5',
+        date_from: '-7d',
+        interval: 'week',
+      }),
+    ).toEqual({
+      events: [{ id: '$pageview' }],
+      properties: { type: 'AND', values: [] },
+      breakdown: [1, 2],
+      breakdown_limit: 5,
+      compare: true,
+      sampling_factor: 0.5,
+      date_from: '-7d',
+      interval: 'week',
+    });
+    expect(parseLegacyValues({ breakdown: '$browser' }).breakdown).toBe('$browser');
+    expect(() => parseLegacyValues({ properties: '[{' })).toThrow(expect.objectContaining({ attr: 'filters__properties' }));
+  });
+
+  it('legacyInsightQuery wraps the node as PostHog\'s query_from_filters and validates it, errors on `filters`', () => {
+    expect(legacyInsightQuery({ events: [{ id: '$pageview' }] }, validateNode)).toEqual({
+      kind: 'InsightVizNode',
+      source: { kind: 'TrendsQuery', series: [pageview] },
+      full: true,
+    });
+    const fail = (f: unknown) => {
+      try {
+        legacyInsightQuery(f, validateNode);
+      } catch (e) {
+        return e as UserError;
+      }
+      throw new Error('expected a validation error');
+    };
+    expect(fail({ events: [{ id: '$pageview', math: 'sideways' }] })).toMatchObject({ status: 400, attr: 'filters', message: expect.stringContaining('series.0.math') });
+    expect(fail({ interval: 'fortnight', events: [{ id: 'a' }] })).toMatchObject({ status: 400, attr: 'filters', message: expect.stringContaining('interval') });
+    expect(fail({ insight: 'TRENDS' })).toMatchObject({ status: 400, attr: 'filters', message: expect.stringContaining('series') });
+    expect(fail([1])).toMatchObject({ status: 400, attr: 'filters' });
+  });
+});
+
