@@ -48,6 +48,8 @@ const stepSchema = z
   .superRefine((s, ctx) => {
     // a regex the engine could not compile is a 400 now rather than on every query of the action
     if (s.url_matching === 'regex' && s.url) checkRegexValue(s.url, ctx, ['url']);
+    if (s.text_matching === 'regex' && s.text) checkRegexValue(s.text, ctx, ['text']);
+    if (s.href_matching === 'regex' && s.href) checkRegexValue(s.href, ctx, ['href']);
   });
 
 const actionBody = z.object({

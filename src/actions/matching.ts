@@ -5,15 +5,15 @@
  * sensitive, `%`/`_` in the url act as wildcards as in PostHog) and its property filters (the series' semantics). A
  * step that sets nothing matches every event, and so does an action without steps.
  *
- * Autocapture element conditions (`selector`, `tag_name`, `text`, `href`) match on PostHog's `elements_chain`, which
- * Quarry's events do not carry: a step with one of them is a 400 (`unsupported_action_step`) rather than a silent
- * mismatch.
+ * Autocapture element conditions (`selector`, `tag_name`, `href` by `href_matching`, `text` by `text_matching`) match
+ * the event's `elements_chain` as PostHog's do (src/queries/insights/element-filters.ts).
  */
 import * as ast from '../productql/ast';
 import type { Expr } from '../productql/ast';
 import { validationError } from '../errors';
 import { propertiesToExpr, type FilterContext } from '../queries/insights/property-filters';
 import { anyPropertyFilterSchema } from '../queries/insights/schema';
+import { stepElementExprs } from '../queries/insights/element-filters';
 import type { ActionStep } from '../store/entities/action';
 
 /** What a query needs of an action. */
@@ -21,13 +21,6 @@ export interface ActionDef {
   id: number;
   name: string | null;
   steps: ActionStep[];
-}
-
-/** The step fields that need `elements_chain` (PostHog tests `selector` for truthiness, the others for not-None). */
-export function elementConditionOf(step: ActionStep): string | null {
-  if (step.selector) return 'selector';
-  for (const k of ['tag_name', 'text', 'href'] as const) if (step[k] !== null && step[k] !== undefined) return k;
-  return null;
 }
 
 const fieldOf = (ctx: FilterContext, ...chain: string[]): Expr => ast.field(...(ctx.table ? [ctx.table, ...chain] : chain));
@@ -47,15 +40,9 @@ function urlExpr(step: ActionStep, ctx: FilterContext): Expr | undefined {
 
 /** One step's condition (`true` when it sets nothing). */
 export function stepToExpr(step: ActionStep, ctx: FilterContext): Expr {
-  const element = elementConditionOf(step);
-  if (element !== null)
-    throw validationError(
-      `Action steps matching autocapture elements (${element}) are not supported: Quarry's events carry no elements_chain. Match on the event, URL and properties instead.`,
-      ctx.attr ?? 'series',
-      'unsupported_action_step',
-    );
   return ast.and(
     step.event ? ast.compare('==', fieldOf(ctx, 'event'), ast.constant(step.event)) : undefined,
+    ...stepElementExprs(step, { ...ctx, attr: ctx.attr ?? 'series' }),
     urlExpr(step, ctx),
     step.properties?.length ? propertiesToExpr(stepProperties(step, ctx), ctx) : undefined,
   );

@@ -7,6 +7,7 @@
 import { gunzipSync } from 'node:zlib';
 import { randomFillSync } from 'node:crypto';
 import { decompressLz64, Lz64TooLarge } from './lz64';
+import { takeElementsChain } from './elements-chain';
 
 /** Decompressed body cap for the single-event routes (`/e`, `/capture`, `/i/v0/e`, `/track`, `/engage`). */
 export const SINGLE_EVENT_ROUTE_MAX_BYTES = 2 * 1024 * 1024;
@@ -51,7 +52,9 @@ export interface ParsedEvent {
   /** Epoch ms when the server received it. */
   created_at: number;
   /**
-   * The two extracted columns (`properties.$session_id` / `$elements_chain` when strings). Always set, so every
+   * The two extracted columns: `properties.$session_id` when a string; the autocapture chain, from
+   * `properties.$elements_chain` or `$elements` (see elements-chain.ts; both keys are removed from the properties,
+   * as PostHog does). Always set, so every
    * event has one hidden class from the start: adding them later (when the event is queued) cost an allocation per
    * event. After {@link slimProperties}, `properties` holds only the identity keys; `propertiesJson` stays complete.
    */
@@ -461,6 +464,13 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
   if (!Number.isFinite(timestamp) || timestamp < -62135596800000 || timestamp > 253402300799999)
     throw new CaptureError(400, `invalid event${at(ctx)}: timestamp out of range`);
 
+  // Autocapture elements become the elements_chain column and leave the stored properties (as in PostHog).
+  let chain: string | null = null;
+  if (props.$elements_chain !== undefined || props.$elements !== undefined) {
+    if (props === raw.properties) props = { ...props };
+    chain = takeElementsChain(props);
+  }
+
   if (nestingDepthExceeds(props, MAX_PROPERTIES_DEPTH))
     throw new CaptureError(400, `invalid event${at(ctx)}: properties nested deeper than ${MAX_PROPERTIES_DEPTH} levels`);
   let propertiesJson: string;
@@ -470,13 +480,13 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
     throw new CaptureError(400, `invalid event${at(ctx)}: properties cannot be serialized`);
   }
   if (propertiesJson.includes('\\u')) propertiesJson = replaceLoneSurrogates(propertiesJson);
-  if (propertiesJson.length > MAX_EVENT_BYTES)
+  const eventBytes = propertiesJson.length + (chain === null ? 0 : chain.length);
+  if (eventBytes > MAX_EVENT_BYTES)
     throw new CaptureError(
       413,
-      `maximum event size exceeded${at(ctx)}: properties are ${propertiesJson.length} bytes, the limit is ${MAX_EVENT_BYTES}`,
+      `maximum event size exceeded${at(ctx)}: properties${chain === null ? '' : ' and elements'} are ${eventBytes} bytes, the limit is ${MAX_EVENT_BYTES}`,
     );
   const sid = props.$session_id;
-  const chain = props.$elements_chain;
   return {
     uuid,
     event: name,
@@ -486,7 +496,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
     timestamp,
     created_at: now,
     session_id: typeof sid === 'string' ? sid : null,
-    elements_chain: typeof chain === 'string' ? chain : null,
+    elements_chain: chain,
     uuidGenerated,
   };
 }

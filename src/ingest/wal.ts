@@ -145,13 +145,18 @@ function segmentName(seq: number): string {
   return `wal-${String(seq).padStart(16, '0')}.log`;
 }
 
-/** Encodes the events of a record as the JSON array text stored in the log (`[[uuid,event,…,{props}],…]`). */
+/**
+ * Encodes the events of a record as the JSON array text stored in the log (`[[uuid,event,…,{props}],…]`). An event
+ * with an elements chain has it as a 7th item: the chain is not in its properties (ingestion removes `$elements` /
+ * `$elements_chain` from them, as PostHog does), and replay must restore the column.
+ */
 export function encodeEvents(events: ParsedEvent[]): string {
   let s = '[';
   for (let i = 0; i < events.length; i++) {
     const e = events[i];
     if (i) s += ',';
-    s += `[${JSON.stringify(e.uuid)},${JSON.stringify(e.event)},${JSON.stringify(e.distinct_id)},${e.timestamp},${e.created_at},${e.propertiesJson}]`;
+    const chain = e.elements_chain === null ? '' : `,${JSON.stringify(e.elements_chain)}`;
+    s += `[${JSON.stringify(e.uuid)},${JSON.stringify(e.event)},${JSON.stringify(e.distinct_id)},${e.timestamp},${e.created_at},${e.propertiesJson}${chain}]`;
   }
   return s + ']';
 }
@@ -396,6 +401,11 @@ function encodeWithPrefix(prefix: string, events: ParsedEvent[]): { line: Buffer
     at[o + C_PROPERTIES] = pos - recStart;
     pos += w(slab).utf8Write(pj, pos);
     at[o + C_PROPERTIES + 1] = pos - recStart;
+    if (e.elements_chain !== null) {
+      pos = putComma(pos);
+      pos = putJsonString(pos, e.elements_chain);
+    }
+    pos = room(pos, 1);
     slab[pos++] = 0x5d; // ]
     times[2 * i] = e.timestamp;
     times[2 * i + 1] = e.created_at;
@@ -457,12 +467,12 @@ export function encodeRecord(r: WalRecord): string {
 
 /** Decodes one log line; throws when it is torn or corrupt. */
 export function decodeRecord(line: string): WalRecord {
-  const o = JSON.parse(line) as { s: number; p: number; e: [string, string, string, number, number, Record<string, unknown>][] };
+  const o = JSON.parse(line) as { s: number; p: number; e: [string, string, string, number, number, Record<string, unknown>, unknown?][] };
   if (typeof o.s !== 'number' || typeof o.p !== 'number' || !Array.isArray(o.e)) throw new Error('bad record');
   return {
     seq: o.s,
     projectId: o.p,
-    events: o.e.map(([uuid, event, distinct_id, timestamp, created_at, properties]) => {
+    events: o.e.map(([uuid, event, distinct_id, timestamp, created_at, properties, chain]) => {
       if (typeof properties !== 'object' || properties === null) throw new Error('bad record');
       return {
       uuid,
@@ -473,7 +483,8 @@ export function decodeRecord(line: string): WalRecord {
       timestamp,
       created_at,
       session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
-      elements_chain: typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
+      // the 7th item; logs written before chains left the properties have it there
+      elements_chain: typeof chain === 'string' ? chain : typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
       // Not recorded in the log: a replayed generated uuid goes through the duplicate check (it never matches).
       uuidGenerated: false,
       };

@@ -4,6 +4,7 @@ import { notFound, validationError } from '../errors';
 import type { QueryService } from '../queries/query-service';
 import type { Project } from '../store/entities';
 import { parseInput } from '../validation';
+import { chainToElements, type ElementView } from '../ingest/elements-chain';
 import { parseProperties } from './person-reader';
 import type { ProjectService } from './project-service';
 
@@ -17,7 +18,8 @@ export interface EventView {
   timestamp: string;
   /** The event's person, light: identified or not, the event's distinct id, the display properties; null without one. */
   person: { is_identified: boolean; distinct_ids: string[]; properties: Record<string, unknown> } | null;
-  elements: unknown[];
+  /** The elements_chain read back as PostHog's ElementSerializer shows it (innermost first). */
+  elements: ElementView[];
   elements_chain: string;
 }
 
@@ -127,7 +129,7 @@ function eventView(row: unknown[]): EventView {
     event: String(event),
     timestamp: String(timestamp),
     person,
-    elements: [],
+    elements: chainToElements(elementsChain === null || elementsChain === undefined ? '' : String(elementsChain)),
     elements_chain: elementsChain === null || elementsChain === undefined ? '' : String(elementsChain),
   };
 }

@@ -123,6 +123,8 @@ describe('CRUD', () => {
     ['bad url_matching', { name: 'v1', steps: [{ url: '/x', url_matching: 'startswith' }] }, 'steps__0__url_matching'],
     ['a step property without key', { name: 'v2', steps: [{ properties: [{ value: 'x' }] }] }, 'steps__0__properties__0__key'],
     ['an invalid url regex', { name: 'v3', steps: [{ url: '(', url_matching: 'regex' }] }, 'steps__0__url'],
+    ['an invalid text regex', { name: 'v5', steps: [{ text: '(', text_matching: 'regex' }] }, 'steps__0__text'],
+    ['an invalid href regex', { name: 'v6', steps: [{ href: '[', href_matching: 'regex' }] }, 'steps__0__href'],
     ['steps not a list', { name: 'v4', steps: 'x' }, 'steps'],
     ['name too long', { name: 'n'.repeat(401) }, 'name'],
   ])('400 with attr: %s', async (_n, body, attr) => {
@@ -248,9 +250,17 @@ describe('ActionsNode series through the query API', () => {
       [pv.id, 'Signup page', 'actions', 1],
       [su.id, 'Any signup', 'actions', 1],
     ]);
-    const click = await create({ name: 'Clicked', steps: [{ event: '$autocapture', selector: 'button' }] });
+    // Autocapture element conditions match elements_chain (PostHog's action_to_expr: selector_to_expr, text filter).
+    const ing = s.server.services.ingestor;
+    await ing.import(1, {
+      events: [
+        { event: '$autocapture', distinct_id: 'u2', timestamp: '2024-01-03T11:00:00Z', properties: { $elements: [{ tag_name: 'button', $el_text: 'Buy', nth_child: 1, nth_of_type: 1 }, { tag_name: 'div' }] } },
+        { event: '$autocapture', distinct_id: 'u2', timestamp: '2024-01-03T11:01:00Z', properties: { $elements: [{ tag_name: 'a', $el_text: 'Buy' }] } },
+      ],
+    });
+    await ing.flush();
+    const click = await create({ name: 'Clicked', steps: [{ event: '$autocapture', selector: 'div > button', text: 'buy', text_matching: 'contains' }] });
     const r = await trends([{ kind: 'ActionsNode', id: click.id }]);
-    expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ type: 'validation_error', code: 'unsupported_action_step', attr: 'series__0' });
+    expect([r.status, r.body.results[0].data]).toEqual([200, [0, 0, 1]]);
   });
 });

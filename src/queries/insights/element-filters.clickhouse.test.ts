@@ -1,0 +1,4 @@
+/** element-filters.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('element-filters.test.ts', () => require('./element-filters.test'));
