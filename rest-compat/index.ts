@@ -5,6 +5,7 @@ import { registerActionRoutes } from './actions';
 import { registerCohortRoutes } from './cohorts';
 import { registerEndpointRoutes } from './endpoints';
 import { registerEventRoutes } from './events';
+import { registerGroupRoutes } from './groups';
 import { registerInsightRoutes } from './insights';
 import { registerKeyRoutes } from './keys';
 import { registerProjectRoutes } from './projects';
@@ -20,5 +21,6 @@ export function registerRestRoutes(app: FastifyInstance, services: Services): vo
   registerInsightRoutes(app, services);
   registerActionRoutes(app, services);
   registerCohortRoutes(app, services);
+  registerGroupRoutes(app, services);
   registerBackupRoute(app, services);
 }

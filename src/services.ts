@@ -16,6 +16,7 @@ import { Ingestor } from './ingest/ingestor';
 import { InsightService } from './insights/insight-service';
 import { shutdownParser } from './productql';
 import { EventReader } from './projects/event-reader';
+import { GroupService } from './projects/group-service';
 import { PersonReader } from './projects/person-reader';
 import { ProjectService } from './projects/project-service';
 import { Metrics } from './metrics';
@@ -50,6 +51,8 @@ export interface Services {
   cohorts: CohortService;
   /** Saved actions (ActionsNode series read them). */
   actions: ActionService;
+  /** The groups API: group types and groups (group analytics). */
+  groups: GroupService;
   /** Closes everything, newest first. */
   close(): Promise<void>;
 }
@@ -114,6 +117,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       eventLog: new EventReader(projects, queries),
       cohorts: new CohortService(store, projects, queries, engine, config.queryTimeoutMs),
       actions,
+      groups: new GroupService(projects, engine, ingestor),
       close,
     };
   } catch (e) {

@@ -1,9 +1,9 @@
 /**
  * Scopes are `<object>:<read|write>`; write implies read; `*` grants everything.
  * Objects: project, query, insight, endpoint, event (capture/import), person (the persons API), personal_api_key,
- * action (saved actions), cohort (saved person groups).
+ * action (saved actions), cohort (saved person groups), group (group types and groups: the groups API).
  */
-export const SCOPE_OBJECTS = ['project', 'query', 'insight', 'endpoint', 'event', 'person', 'personal_api_key', 'action', 'cohort'] as const;
+export const SCOPE_OBJECTS = ['project', 'query', 'insight', 'endpoint', 'event', 'person', 'personal_api_key', 'action', 'cohort', 'group'] as const;
 export type ScopeObject = (typeof SCOPE_OBJECTS)[number];
 export type Scope = `${ScopeObject}:${'read' | 'write'}` | '*';
 
@@ -23,7 +23,7 @@ export const POSTHOG_ONLY_SCOPE_OBJECTS: readonly string[] = [
   'customer_task', 'customer_journey', 'customer_profile_config', 'data_catalog', 'data_catalog_approval', 'dashboard',
   'event_filter', 'dashboard_template', 'dataset', 'early_access_feature', 'engineering_analytics', 'error_tracking',
   'evaluation', 'element', 'event_definition', 'experiment', 'experiment_holdout', 'experiment_saved_metric', 'export',
-  'external_data_schema', 'external_data_source', 'feature_flag', 'file_system', 'file_system_shortcut', 'group',
+  'external_data_schema', 'external_data_source', 'feature_flag', 'file_system', 'file_system_shortcut',
   'health_issue', 'heatmap', 'hog_flow', 'hog_function', 'ingestion_warning', 'insight_variable', 'integration',
   'legal_document', 'link', 'live_debugger', 'llm_analytics', 'ai_observability_clusters', 'llm_gateway',
   'llm_playground', 'llm_prompt', 'llm_provider_key', 'llm_skill', 'logs', 'loop', 'marketing_analytics',

@@ -89,6 +89,39 @@ export interface ProjectIdentity {
   overrides: { old_person_id: string; override_person_id: string; version: number }[];
 }
 
+/** A project's group type (group_type_mapping row). */
+export interface GroupTypeRow {
+  group_type: string;
+  group_type_index: number;
+  name_singular: string | null;
+  name_plural: string | null;
+}
+
+/** A stored group. `created_at` is epoch ms. */
+export interface GroupRow {
+  group_type_index: number;
+  group_key: string;
+  created_at: number;
+  properties: Record<string, unknown>;
+  version: number;
+}
+
+/** A project's group types and groups, as the Ingestor's group store loads them. */
+export interface ProjectGroups {
+  types: GroupTypeRow[];
+  groups: GroupRow[];
+}
+
+/** Which groups of one type {@link InternalStatements.listGroups} returns. */
+export interface GroupFilter {
+  group_type_index: number;
+  /**
+   * Case-insensitive: the key equals it, or the properties' JSON text contains it (PostHog's
+   * `group_properties__icontains | group_key__iexact`).
+   */
+  search?: string;
+}
+
 /** The query_log table's columns, in insert order (every engine writes and reads this list). */
 export const QUERY_LOG_COLUMNS = [
   'project_id', 'id', 'query_id', 'event_time', 'principal', 'kind', 'name', 'query_hash', 'query', 'duration_ms',
@@ -250,6 +283,16 @@ export interface InternalStatements {
   getCheckpoint(): Promise<number>;
   /** Every live person, distinct id and override of a project. */
   loadIdentity(projectId: number): Promise<ProjectIdentity>;
+  /** Every group type and group of a project (the Ingestor's group store; groups are few next to persons). */
+  loadGroups(projectId: number): Promise<ProjectGroups>;
+  /** A project's group types, by index. */
+  listGroupTypes(projectId: number): Promise<GroupTypeRow[]>;
+  /** Groups of one type, newest `created_at` first (ties by key). */
+  listGroups(projectId: number, filter: GroupFilter, page: { limit: number; offset: number }): Promise<GroupRow[]>;
+  /** One group, or null. */
+  getGroup(projectId: number, groupTypeIndex: number, groupKey: string): Promise<GroupRow | null>;
+  /** Deletes a group type and every group of its index (the index becomes free for the next new type). */
+  deleteGroupType(projectId: number, groupTypeIndex: number): Promise<void>;
   /** `[project_id, uuid]` of events created at or after `since` (ingest de-duplication after a restart), at most `limit`. */
   recentEventUuids(since: Date, limit: number): Promise<[number, string][]>;
   /** True when the project has a live person with this id (any letter case). */
@@ -264,7 +307,7 @@ export interface InternalStatements {
   listQueryLog(projectId: number, filter: QueryLogFilter, page: { limit: number; offset: number }): Promise<{ count: number; rows: QueryLogRecord[] }>;
   /** Row counts of one project (migration checks, diagnostics). */
   projectCounts(projectId: number): Promise<ProjectCounts>;
-  /** Deletes every event, person, distinct id and override of a project. */
+  /** Deletes every event, person, distinct id, override, group and group type of a project. */
   deleteProject(projectId: number): Promise<void>;
   /** Deletes a person, their distinct ids and overrides pointing at them; with `deleteEvents`, their events. */
   deletePerson(projectId: number, personId: string, deleteEvents: boolean): Promise<void>;

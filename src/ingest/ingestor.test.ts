@@ -115,7 +115,8 @@ it('captured properties reach DuckDB exactly (kept as log bytes while queued), e
   expect(r.rows).toEqual([['Über "quoted"', 'ü', expected]]);
   expect(expected.lone).toBe('x\ufffdy');
   const s = await engine.query(`SELECT "$session_id", elements_chain, properties FROM events WHERE distinct_id = 'u2'`, []);
-  expect(s.rows).toEqual([['s', 'a:b', { $session_id: 's', $elements_chain: 'a:b' }]]);
+  // PostHog's ingestion deletes $elements_chain (and $elements) from the properties (plugin-server getElementsChain)
+  expect(s.rows).toEqual([['s', 'a:b', { $session_id: 's' }]]);
 });
 
 /** An engine that has stored nothing and hands every batch the Ingestor writes to `onBatch` (what it receives). */
@@ -124,6 +125,7 @@ function recordingEngine(onBatch: (b: WriteBatch) => void): EventEngine {
     getCheckpoint: async () => 0,
     recentEventUuids: async () => [],
     loadIdentity: async () => ({ persons: [], distinctIds: [], overrides: [] }),
+    loadGroups: async () => ({ types: [], groups: [] }),
     writeBatch: async (b: WriteBatch) => void onBatch(b),
   } as unknown as EventEngine;
 }
@@ -282,6 +284,25 @@ it('events encoded ahead (by a parse worker) are stored like captured ones, iden
   expect(await count(`SELECT count(*) FROM events WHERE project_id = 2`)).toBe(0);
   ing = await Ingestor.open({ dataDir: dir, engine });
   expect(await count(`SELECT count(*) FROM events WHERE project_id = 2 AND distinct_id = 'late'`)).toBe(1);
+});
+
+it('an elements chain (not in the properties) survives replay of the log after a restart, captured or encoded ahead', async () => {
+  await ing.close();
+  const w = await Wal.open(path.join(dir, 'ingest-log'), { compact: true });
+  await w.readAfter(0, () => undefined);
+  w.ensureSeqAfter(await engine.getCheckpoint());
+  const captured = ev({ distinct_id: 'c', properties: { $elements: [{ tag_name: 'a', $el_text: 'say "hi"' }] } });
+  const ahead = ev({ distinct_id: 'x', properties: { $elements_chain: 'div:nth-child="1"' } });
+  slimForApply(ahead);
+  await w.append(3, [captured]);
+  await w.appendEncoded(3, encodeEventsAhead([ahead]));
+  await w.close();
+  ing = await Ingestor.open({ dataDir: dir, engine });
+  const rows = (await engine.query(`SELECT distinct_id, elements_chain, properties FROM events WHERE project_id = 3 ORDER BY distinct_id`, [])).rows;
+  expect(rows).toEqual([
+    ['c', 'a:nth-child="0"nth-of-type="0"text="say \\"hi\\""', {}],
+    ['x', 'div:nth-child="1"', {}],
+  ]);
 });
 
 it('a backlog is applied in transactions of at most 8,192 events by default (the event loop gets turns between them)', async () => {

@@ -13,10 +13,12 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { EventEngine, EventInsert, WriteBatch } from '../engines/engine';
+import type { EventEngine, EventInsert, GroupTypeRow, WriteBatch } from '../engines/engine';
+import { validationError } from '../errors';
 import { DuckDbEngine, type DuckDbWriteBatch, type EngineLogger, type EventSlice } from '../engines/duckdb/duckdb-engine';
 import { CaptureError, normalizeEvent, parseTimestamp, slimProperties, type ParsedEvent } from './capture-payload';
 import { IdentityStore, type IdentityEvent, type IdentityLoader } from './identity';
+import { GroupStore, compactGroupCandidates, propertiesJsonText, type ProjectGroups } from './groups';
 import {
   C_DISTINCT_ID,
   C_FLAGS,
@@ -147,6 +149,7 @@ export class Ingestor {
   private timer: NodeJS.Timeout | null = null;
   private readonly lock = new Mutex();
   private readonly identity: IdentityStore;
+  private readonly groups: GroupStore;
   private readonly recent: RecentUuids;
   private closed = false;
   private appliedSeq = 0;
@@ -164,6 +167,7 @@ export class Ingestor {
     // The engine's own statement (DuckDB or ClickHouse SQL): nothing here is spelled for one engine.
     const loader: IdentityLoader = { loadProject: (projectId) => engine.loadIdentity(projectId) };
     this.identity = new IdentityStore(loader);
+    this.groups = new GroupStore({ loadGroups: (projectId) => engine.loadGroups(projectId) });
     this.recent = new RecentUuids(opts.dedupCapacity);
   }
 
@@ -297,7 +301,7 @@ export class Ingestor {
     await fsp.writeFile(path.join(dir, `${rec.seq}.ndjson`), rec.line ?? encodeRecord(rec));
     this.logger?.error({ seq: rec.seq, project_id: rec.projectId, events: eventCount(rec), err: err.message }, 'ingest record rejected by the event store');
     await this.lock.run(() => this.engine.writeBatch({ events: [], checkpoint: rec.seq }));
-    this.identity.invalidate();
+    this.invalidateState();
     this.queue.shift();
     this.queuedEvents -= eventCount(rec);
     this.appliedSeq = rec.seq;
@@ -324,6 +328,29 @@ export class Ingestor {
     return this.toInsert(rec.projectId, rec.events[i], personId);
   }
 
+  /** Forgets the in-memory identity and groups (of one project, or all): they are reloaded from the engine on next use. */
+  private invalidateState(projectId?: number): void {
+    this.identity.invalidate(projectId);
+    this.groups.invalidate(projectId);
+  }
+
+  /** Loads the identity and groups of a project (once). */
+  private async ensureLoaded(projectId: number): Promise<void> {
+    await this.identity.ensureLoaded(projectId);
+    await this.groups.ensureLoaded(projectId);
+  }
+
+  /**
+   * Groups of one event (groups.ts): false when the event is not to be stored. When it got `$group_N` properties,
+   * its properties text is made again.
+   */
+  private applyGroups(grp: ProjectGroups, ev: ParsedEvent): boolean {
+    const out = grp.processEvent(ev);
+    if (out === 'changed') ev.propertiesJson = propertiesJsonText(ev.properties);
+    return out !== 'drop';
+  }
+
+  /** Moves the identity and group changes of every loaded project into the batch (and logs ingestion warnings). */
   private drainIdentity(batch: WriteBatch): void {
     batch.persons = [];
     batch.newPersons = [];
@@ -341,10 +368,22 @@ export class Ingestor {
       for (const r of d.overrides) batch.overrides.push(r);
       for (const w of d.warnings) this.logger?.warn({ project_id: pid.projectId, ...w }, 'ingestion warning');
     }
+    batch.groups = [];
+    batch.groupTypes = [];
+    for (const pg of this.groups.loaded()) {
+      const d = pg.drain();
+      for (const r of d.groups) batch.groups.push(r);
+      for (const r of d.groupTypes) batch.groupTypes.push(r);
+      if (d.dropped)
+        this.logger?.warn(
+          { project_id: pg.projectId, type: 'invalid_event_when_process_person_profile_is_false', details: { event: '$groupidentify', count: d.dropped } },
+          'ingestion warning',
+        );
+    }
   }
 
   private async applyRecords(records: WalRecord[]): Promise<void> {
-    for (const pid of new Set(records.map((r) => r.projectId))) await this.identity.ensureLoaded(pid);
+    for (const pid of new Set(records.map((r) => r.projectId))) await this.ensureLoaded(pid);
     const seen = new Map<number, Set<string>>();
     const events: EventInsert[] = [];
     const slices: EventSlice[] = [];
@@ -354,25 +393,40 @@ export class Ingestor {
     try {
       for (const rec of records) {
         const ident = this.identity.get(rec.projectId);
+        const grp = this.groups.get(rec.projectId);
         const isDup = this.recent.checker(rec.projectId, seen);
         const c = rec.compact;
         if (c) {
           const persons: (string | null)[] = new Array(c.n);
           const rows: number[] = [];
+          // Events that may concern groups are parsed whole; one that got `$group_N` is inserted from its new text.
+          const candidates = compactGroupCandidates(c);
+          let nextCandidate = 0;
           for (let i = 0; i < c.n; i++) {
             const o = i * C_STRIDE;
             const flags = c.pos[o + C_FLAGS];
+            const candidate = candidates !== null && candidates[nextCandidate] === i;
+            if (candidate) nextCandidate++;
             if (!(flags & F_UUID_GENERATED) && isDup(latin1Text(c.buf, c.pos[o + C_UUID], c.pos[o + C_UUID] + 36))) {
               dups++;
               continue;
             }
+            let rewritten: ParsedEvent | null = null;
+            if (candidate) {
+              const ev = compactEvent(c, i);
+              const text = ev.propertiesJson;
+              ev.properties = JSON.parse(text) as Record<string, unknown>;
+              if (!this.applyGroups(grp, ev)) continue;
+              if (ev.propertiesJson !== text) rewritten = ev;
+            }
             const distinctId = utf8Text(c.buf, c.pos[o + C_DISTINCT_ID], c.pos[o + C_DISTINCT_ID + 1]);
             persons[i] = ident.processEvent(identityEvent(distinctId, flags, c.identity?.[i], c.times[2 * i]));
-            rows.push(i);
-            if (!duck) events.push(this.toInsert(rec.projectId, compactEvent(c, i), persons[i]));
+            applied++;
+            if (rewritten) events.push(this.toInsert(rec.projectId, rewritten, persons[i]));
+            else if (duck) rows.push(i);
+            else events.push(this.toInsert(rec.projectId, compactEvent(c, i), persons[i]));
           }
           if (duck && rows.length) slices.push({ projectId: rec.projectId, events: c, rows, personIds: persons });
-          applied += rows.length;
           continue;
         }
         const evs = rec.events;
@@ -382,6 +436,7 @@ export class Ingestor {
             dups++;
             continue;
           }
+          if (!this.applyGroups(grp, ev)) continue;
           events.push(this.recordInsert(rec, i, ident.processEvent(ev)));
           applied++;
         }
@@ -391,8 +446,8 @@ export class Ingestor {
       this.drainIdentity(batch);
       await this.engine.writeBatch(batch);
     } catch (e) {
-      // In-memory identity may now be ahead of the database: reload it from DuckDB on next use.
-      this.identity.invalidate();
+      // In-memory identity and groups may now be ahead of the database: reload them from the engine on next use.
+      this.invalidateState();
       throw e;
     }
     this.recent.addAll(seen);
@@ -428,7 +483,9 @@ export class Ingestor {
       }
     });
     return this.lock.run(async () => {
-      const ident = await this.identity.ensureLoaded(projectId);
+      await this.ensureLoaded(projectId);
+      const ident = this.identity.get(projectId);
+      const grp = this.groups.get(projectId);
       let personsOk = 0;
       try {
         for (const { index, row } of persons) {
@@ -446,6 +503,7 @@ export class Ingestor {
             dups++;
             continue;
           }
+          if (!this.applyGroups(grp, ev)) continue;
           events.push(this.toInsert(projectId, ev, ident.processEvent(ev)));
         }
         const batch: WriteBatch = { events };
@@ -455,7 +513,7 @@ export class Ingestor {
         this.stats.duplicates += dups;
         return { imported: { persons: personsOk, events: events.length }, errors: [...errors, ...eventErrors], duplicates: dups };
       } catch (e) {
-        this.identity.invalidate();
+        this.invalidateState();
         throw e;
       }
     });
@@ -473,6 +531,7 @@ export class Ingestor {
       {
         engine,
         identity: this.identity,
+        groups: this.groups,
         locked: (fn) => this.lock.run(fn),
         importRows: (p, chunk) => this.import(p, chunk),
         drainIdentity: (batch) => this.drainIdentity(batch),
@@ -507,7 +566,7 @@ export class Ingestor {
           this.queue[i] = { ...this.queue[i], events: [], compact: undefined };
         }
       await this.engine.deleteProject(projectId);
-      this.identity.invalidate(projectId);
+      this.invalidateState(projectId);
     });
   }
 
@@ -516,6 +575,40 @@ export class Ingestor {
     return this.lock.run(async () => {
       await this.engine.deletePerson(projectId, personId, deleteEvents);
       this.identity.invalidate(projectId);
+    });
+  }
+
+  /**
+   * Renames group types (PostHog's `update_metadata`): every index must be one of the project's group types, else a
+   * validation error names it and nothing changes. Serialized with the flusher, so the in-memory group types stay the stored ones.
+   */
+  updateGroupTypeNames(
+    projectId: number,
+    rows: { group_type_index: number; name_singular?: string | null; name_plural?: string | null }[],
+  ): Promise<void> {
+    return this.lock.run(async () => {
+      const types = new Map((await this.engine.listGroupTypes(projectId)).map((t) => [t.group_type_index, t]));
+      const updated = new Map<number, GroupTypeRow>();
+      for (const r of rows) {
+        const t = updated.get(r.group_type_index) ?? types.get(r.group_type_index);
+        if (!t) throw validationError(`Group type ${r.group_type_index} does not exist.`, 'group_type_index');
+        updated.set(r.group_type_index, {
+          ...t,
+          name_singular: r.name_singular === undefined ? t.name_singular : r.name_singular,
+          name_plural: r.name_plural === undefined ? t.name_plural : r.name_plural,
+        });
+      }
+      if (!updated.size) return;
+      await this.engine.writeBatch({ events: [], groupTypes: [...updated.values()].map((t) => ({ project_id: projectId, ...t })) });
+      this.groups.invalidate(projectId);
+    });
+  }
+
+  /** Deletes a group type and its groups; the index is free for the next new type (serialized with the flusher). */
+  deleteGroupType(projectId: number, groupTypeIndex: number): Promise<void> {
+    return this.lock.run(async () => {
+      await this.engine.deleteGroupType(projectId, groupTypeIndex);
+      this.groups.invalidate(projectId);
     });
   }
 

@@ -12,7 +12,7 @@ import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
 import { importNdjsonFile, type ImportFileSummary } from './import-file';
 import { Ingestor } from './ingestor';
 import { sizeBytes } from '../engines/duckdb/size';
-import { chunkCut, nativeImportStats, ROW_GROUP_ROWS } from './native-import';
+import { chunkCut, nativeImportStats, normalizeSql, ROW_GROUP_ROWS } from './native-import';
 
 let dir: string;
 const opened: { engine: DuckDbEngine; ing: Ingestor }[] = [];
@@ -484,4 +484,96 @@ it('a file of events is inserted as whole row groups, and the import ends with a
     [],
   );
   expect(groups.rows.map((r) => Number(r[1]))).toEqual([ROW_GROUP_ROWS, ROW_GROUP_ROWS, 10]);
+});
+
+it('rows with groups take the JS path: the same $group_N properties, group types and groups as the row-by-row import', async () => {
+  const L: string[] = [];
+  const j = (o: unknown) => L.push(JSON.stringify(o));
+  for (let i = 0; i < 300; i++) {
+    j({ event: '$pageview', distinct_id: `g-${i % 11}`, uuid: uuid(i), timestamp: iso(i), properties: { i } });
+    if (i % 9 === 1) j({ event: 'grouped', distinct_id: `g-${i % 11}`, uuid: uuid(5000 + i), timestamp: iso(i), properties: { $groups: { company: `c${i % 4}`, project: i } } });
+    if (i % 50 === 3)
+      j({ event: '$groupidentify', distinct_id: `$company_c${i % 4}`, uuid: uuid(6000 + i), timestamp: iso(i), properties: { $group_type: 'company', $group_key: `c${i % 4}`, $group_set: { n: i, [`k${i}`]: true } } });
+    if (i === 200) j({ event: 'six', distinct_id: 'g-1', uuid: uuid(7000), timestamp: iso(i), properties: { $groups: { a: 1, b: 2, c: 3, d: 4 } } });
+  }
+  // a personless $groupidentify is dropped; a duplicate changes no group
+  j({ event: '$groupidentify', distinct_id: 'g-1', uuid: uuid(8000), timestamp: iso(400), properties: { $process_person_profile: false, $group_type: 'company', $group_key: 'c0', $group_set: { dropped: true } } });
+  j({ event: '$groupidentify', distinct_id: '$company_c3', uuid: uuid(6003), timestamp: iso(401), properties: { $group_type: 'company', $group_key: 'c3', $group_set: { n: -1 } } });
+  const file = path.join(dir, 'groups.ndjson');
+  fs.writeFileSync(file, L.join('\n') + '\n');
+  const { native, rows } = await both(file, 6000);
+  expectSame(native, rows);
+  expect(native.summary.duplicates).toBe(1);
+  expect(native.summary.imported.events).toBe(L.length - 2);
+  const a = opened[opened.length - 2].engine;
+  const b = opened[opened.length - 1].engine;
+  const groups = await a.loadGroups(1);
+  expect(groups).toEqual(await b.loadGroups(1));
+  expect(groups.types.map((t) => t.group_type)).toEqual(['company', 'project', 'a', 'b', 'c']);
+  expect(groups.groups.find((g) => g.group_key === 'c3')).toMatchObject({ created_at: Date.parse(iso(3)), properties: { n: 203, k3: true, k103: true, k203: true } });
+  // the personless $groupidentify of c0 created nothing
+  expect(groups.groups.map((g) => g.group_key).sort()).toEqual(['c1', 'c3']);
+  const six = await a.query(`SELECT properties FROM events WHERE event = 'six'`, []);
+  expect(six.rows[0][0]).toMatchObject({ $group_2: '1', $group_3: '2', $group_4: '3' });
+  expect(six.rows[0][0]).not.toHaveProperty('$group_5');
+});
+
+it('the fast (SQL) path leaves to JS exactly the rows groups and autocapture elements need; plain rows stay fast', async () => {
+  const { engine } = await store('fast-predicate');
+  const lines = [
+    { event: '$pageview', distinct_id: 'u', properties: { $browser: 'Chrome', $session_id: 's', plan: 'pro', nested: { a: [1] } } },
+    { event: 'e', distinct_id: 'u', properties: { $groups: { company: 'acme' } } },
+    { event: '$groupidentify', distinct_id: 'u', properties: { $group_type: 'company', $group_key: 'acme' } },
+    // a plain chain stays fast (moved out of the properties in SQL); anything else about elements goes to JS
+    { event: '$autocapture', distinct_id: 'u', properties: { $elements_chain: 'a:nth-child="1"' } },
+    { event: '$autocapture', distinct_id: 'u', properties: { $elements: [{ tag_name: 'a' }] } },
+    { event: '$autocapture', distinct_id: 'u', properties: { $elements_chain: '' } },
+    { event: '$autocapture', distinct_id: 'u', properties: { $elements_chain: 5 } },
+    { event: 'e', distinct_id: 'u', properties: { note: 'mentions $groups in a value' } },
+    { event: 'e', distinct_id: 'u' },
+  ];
+  const file = path.join(dir, 'fast-predicate.ndjson');
+  fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const ok = await engine.withWriter(async (w) => {
+    await w.run(normalizeSql(file, 'imp_probe'), [Date.now()]);
+    const r = (await w.runAndReadAll('SELECT ok FROM imp_probe ORDER BY rowid')).getRows().map((x) => x[0]);
+    await w.run('DROP TABLE imp_probe');
+    return r;
+  });
+  expect(ok).toEqual([true, false, false, true, false, false, false, true, true]);
+});
+
+it('autocapture rows: the fast path stores what the row-by-row import stores (chain column, properties without it)', async () => {
+  const L: string[] = [];
+  const j = (o: unknown) => L.push(JSON.stringify(o));
+  const chain = (i: number) => `a.btn:nth-child="${i}"nth-of-type="1"text="Go ✓";div:nth-child="1"nth-of-type="1"`;
+  for (let i = 0; i < 200; i++) {
+    j({ event: '$pageview', distinct_id: `a-${i % 5}`, uuid: uuid(i), timestamp: iso(i), properties: { i } });
+    if (i % 3 === 0) j({ event: '$autocapture', distinct_id: `a-${i % 5}`, uuid: uuid(3000 + i), timestamp: iso(i), properties: { $event_type: 'click', $elements_chain: chain(i), i } });
+  }
+  j({ event: '$autocapture', distinct_id: 'a-1', uuid: uuid(4000), timestamp: iso(300), properties: { $elements: [{ tag_name: 'button', $el_text: 'Buy', nth_child: 2 }] } });
+  j({ event: '$autocapture', distinct_id: 'a-1', uuid: uuid(4001), timestamp: iso(301), properties: { $elements_chain: '', keep: 1 } });
+  j({ event: '$autocapture', distinct_id: 'a-1', uuid: uuid(4002), timestamp: iso(302), properties: { $elements_chain: 'x'.repeat(70_000) } });
+  j({ event: '$autocapture', distinct_id: 'a-1', uuid: uuid(4003), timestamp: iso(303), properties: { $elements_chain: 'a:;b:', $elements: [{ tag_name: 'a' }] } });
+  const file = path.join(dir, 'autocapture.ndjson');
+  fs.writeFileSync(file, L.join('\n') + '\n');
+  const { native, rows } = await both(file, 8000);
+  expectSame(native, rows);
+  const auto = native.events.filter((e) => e[1] === '$autocapture');
+  expect(auto.length).toBe(71);
+  expect(auto.every((e) => !('$elements_chain' in (e[4] as object)) && !('$elements' in (e[4] as object)))).toBe(true);
+  expect(auto.filter((e) => e[6] !== null).length).toBe(69);
+});
+
+it('autocapture rows (taken to JS) store the same elements_chain as the row-by-row import', async () => {
+  const lines = [
+    { event: '$autocapture', distinct_id: 'u', uuid: uuid(1), timestamp: iso(1), properties: { $elements_chain: 'a:nth-child="1"' } },
+    { event: '$autocapture', distinct_id: 'u', uuid: uuid(2), timestamp: iso(2), properties: { $elements: [{ tag_name: 'a', $el_text: 'x' }] } },
+    ...Array.from({ length: 50 }, (_, i) => ({ event: 'plain', distinct_id: 'u', uuid: uuid(10 + i), timestamp: iso(10 + i) })),
+  ];
+  const file = path.join(dir, 'autocapture.ndjson');
+  fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const { native, rows } = await both(file, 4096);
+  expectSame(native, rows);
+  expect(native.events.filter((e) => e[1] === '$autocapture').map((e) => e[6])).toEqual(['a:nth-child="1"', 'a:nth-child="0"nth-of-type="0"text="x"']);
 });

@@ -13,8 +13,9 @@
  * 1–2. One statement: `read_json` parses the chunk (in parallel) with every key the importer reads typed as JSON,
  *    and validates and normalizes the rows that have the common shape (string event and distinct id, canonical or
  *    absent uuid and timestamp, object properties, nothing exotic) into one temporary table: these are "fast"
- *    rows. Every other row — persons, numeric distinct ids, offsets, top-level `$set`, odd timestamps, anything
- *    invalid — keeps its raw values, is rebuilt as an object in JS and goes through the very functions the
+ *    rows. Every other row — persons, numeric distinct ids, offsets, top-level `$set`, odd timestamps, group
+ *    rows (`$groups`, `$groupidentify`: groups.ts, applied in file order once duplicates are known), autocapture
+ *    `$elements` and any `$elements_chain` but a plain one, anything invalid — keeps its raw values, is rebuilt as an object in JS and goes through the very functions the
  *    row-by-row path uses (`normalizeEvent`, `validateImportPerson`), so errors and normalization are the same,
  *    per line.
  * 3. Duplicates are removed: a uuid seen earlier in the file, or already stored for the project.
@@ -50,6 +51,9 @@ import { DuckDBDataChunk, DuckDBTimestampValue, DuckDBUUIDValue, type DuckDBConn
 import type { DuckDbEngine, WriteBatch } from '../engines/duckdb/duckdb-engine';
 import { sizeBytes } from '../engines/duckdb/size';
 import { CaptureError, normalizeEvent, type ParsedEvent } from './capture-payload';
+import { MAX_ELEMENTS_CHAIN_CHARS } from './elements-chain';
+import type { GroupStore } from './groups';
+import { propertiesJsonText } from './groups';
 import type { IdentityStore } from './identity';
 import {
   importNdjsonFile,
@@ -80,11 +84,13 @@ export const DEFAULT_IMPORT_MEMORY_LIMIT = '512MB';
 export interface NativeImportDeps {
   engine: DuckDbEngine;
   identity: IdentityStore;
+  /** Group types and groups (groups.ts): the rows that concern them are applied in JS, in file order. */
+  groups: GroupStore;
   /** Runs `fn` under the ingest lock (serialized with the durable log's flusher and other imports). */
   locked<T>(fn: () => Promise<T>): Promise<T>;
   /** The row-by-row import (takes the ingest lock itself): used for chunks DuckDB cannot read. */
   importRows(projectId: number, chunk: ImportChunk): Promise<ImportResult>;
-  /** Moves the identity changes into the batch (and logs ingestion warnings). */
+  /** Moves the identity and group changes into the batch (and logs ingestion warnings). */
   drainIdentity(batch: WriteBatch): void;
   /** Validates a person row exactly as the row-by-row import does. */
   validatePerson(raw: unknown, now: number): ReturnType<typeof import('./ingestor').validateImportPerson>;
@@ -147,8 +153,10 @@ const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
  * exotic): these are `ok` here only when this normalization is exactly what normalizeEvent would produce. The
  * conditions are conservative; every other row keeps its raw values in `raw` (a JSON array in {@link RAW_KEYS}
  * order, null for an absent key: read_json reads an explicit null as absent too) for JS, which then fills in the
- * row. Fast rows keep their properties as read (`props`). The other columns are computed for every row, but only
- * `ok` rows are ever read (a CASE on `fast` around each cost more than the values).
+ * row. Fast rows keep their properties as read (`props`), less a plain `$elements_chain` (a non-empty string within
+ * MAX_ELEMENTS_CHAIN_CHARS: the chain as sent, `ec`), which normalizeEvent moves out of the properties the same way
+ * (elements-chain.ts; the bench dataset's autocapture events, 18% of it, stay fast). The other columns are computed
+ * for every row, but only `ok` rows are ever read (a CASE on `fast` around each cost more than the values).
  *
  * Reading and normalizing in one statement materializes the chunk once; a raw staging table plus a normalized one
  * joined back to it for the properties cost more CPU per chunk (read + normalize ~2.0 s → ~1.8 s, insert without
@@ -190,6 +198,8 @@ WITH a AS (
                      AND try_cast(tj[2:-2] AS TIMESTAMP) IS NOT NULL))
       AND (NOT has_ix OR (coalesce(json_type(x4), 'NULL') IN ('OBJECT', 'NULL') AND coalesce(json_type(x5), 'NULL') IN ('OBJECT', 'NULL')))
       AND (p IS NULL OR strlen(p) <= 524288)
+      AND ev <> '$groupidentify' AND (p IS NULL OR NOT (contains(p, '"$groups"') OR contains(p, '"$elements"')))
+      AND (x2 IS NULL OR (json_type(x2) = 'VARCHAR' AND strlen(x2::VARCHAR) BETWEEN 3 AND ${MAX_ELEMENTS_CHAIN_CHARS + 2}))
       AND CASE WHEN p IS NULL OR NOT regexp_matches(p, ':[\\[{]') THEN true
                ELSE strlen(p) - strlen(replace(replace(p, '{', ''), '[', '')) <= 60 END, false) AS fast
   FROM c
@@ -198,7 +208,7 @@ SELECT fast AS ok, false AS dup, gen,
   CASE WHEN gen THEN uuidv7() ELSE try_cast(uj[2:-2] AS UUID) END AS uuid,
   ev, d,
   CASE WHEN t_now THEN epoch_ms($1::BIGINT) ELSE try_cast(tj[2:-2] AS TIMESTAMP) END AS ts,
-  properties AS props,
+  CASE WHEN x2 IS NOT NULL THEN json_merge_patch(properties, '{"$elements_chain": null}') ELSE properties END AS props,
   NULL::VARCHAR AS pj,
   CASE WHEN NOT fast THEN json_array(${RAW_KEYS.map(q).join(', ')})::VARCHAR END AS raw,
   CASE WHEN starts_with(x1::VARCHAR, '"') THEN x1->>'$' END AS sid,
@@ -371,7 +381,7 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
   const count = async (w: DuckDBConnection, sql: string) => Number((await w.runAndReadAll(sql)).getRows()[0][0]);
   const dropAll = () =>
     engine.withWriter(async (w) => {
-      for (const x of [t, 'imp_js', 'imp_h', 'imp_d']) await w.run(`DROP TABLE IF EXISTS ${x}`);
+      for (const x of [t, 'imp_js', 'imp_g', 'imp_h', 'imp_d']) await w.run(`DROP TABLE IF EXISTS ${x}`);
     });
 
   // 3: rebuild the other rows in JS, mark duplicates, read the rows for the identity pass.
@@ -417,7 +427,6 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
              ec = j.ec, pppf = j.pppf, ident = j.ident
            FROM imp_js j WHERE ${t}.rowid = j.pos`,
         );
-        await w.run('DROP TABLE imp_js');
       }
       mark('js rows');
       // Repeated uuids are rare: found by a hash aggregate first, ranked only when there are some.
@@ -431,6 +440,8 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
            SELECT n.rowid FROM ${t} n SEMI JOIN events e ON e.uuid = n.uuid AND e.project_id = $1 WHERE n.ok AND NOT n.gen)`,
         [projectId],
       );
+      await applyGroups(deps, w, projectId, t, normalized);
+      await w.run('DROP TABLE IF EXISTS imp_js');
       const events = await count(w, `SELECT count(*) FROM ${t} WHERE ok AND NOT dup`);
       mark('dedup');
       // Each distinct id of the chunk is named by its first row's position (`fp`): the identity pass sends back
@@ -458,6 +469,7 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
       return { events, duplicates: Number(dups.rowsChanged), ident };
     });
   } catch (e) {
+    deps.groups.invalidate(projectId);
     await dropAll();
     throw e;
   }
@@ -520,6 +532,7 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
     await fsp.writeFile(histFile, hist.join(''));
   } catch (e) {
     deps.identity.invalidate(projectId);
+    deps.groups.invalidate(projectId);
     await dropAll();
     throw e;
   } finally {
@@ -581,11 +594,42 @@ async function applyChunk(deps: NativeImportDeps, projectId: number, s: StagedCh
     }
   } catch (e) {
     deps.identity.invalidate(projectId);
+    deps.groups.invalidate(projectId);
     throw e;
   } finally {
     await dropAll();
   }
   return { persons: personsOk, events: staged.events, duplicates: staged.duplicates, errors };
+}
+
+/**
+ * Groups of the chunk's rows rebuilt in JS (every row with `$groups`, or a `$groupidentify`, is one: the fast
+ * predicate leaves them out), in file order, once duplicates are known (a duplicate changes no group, as in the
+ * row-by-row path): a row that got `$group_N` properties takes its new text, a row to drop is no longer `ok`.
+ * Needs `imp_js` (the rows rebuilt in JS) still in place.
+ */
+async function applyGroups(deps: NativeImportDeps, w: DuckDBConnection, projectId: number, t: string, rows: { pos: number; ev: ParsedEvent }[]): Promise<void> {
+  const candidates = rows.filter(({ ev }) => ev.event === '$groupidentify' || ev.properties.$groups !== undefined);
+  if (!candidates.length) return;
+  const dupText = (
+    await w.runAndReadAll(`SELECT to_json(list(j.pos))::VARCHAR FROM imp_js j WHERE j.pos IN (SELECT rowid FROM ${t} WHERE dup)`)
+  ).getRows()[0][0] as string | null;
+  const dup = new Set((dupText ? JSON.parse(dupText) : []) as number[]);
+  const grp = await deps.groups.ensureLoaded(projectId);
+  const pos: bigint[] = [];
+  const pj: (string | null)[] = [];
+  for (const { pos: p, ev } of candidates) {
+    if (dup.has(p)) continue;
+    const out = grp.processEvent(ev);
+    if (out === 'unchanged') continue;
+    pos.push(BigInt(p));
+    pj.push(out === 'drop' ? null : propertiesJsonText(ev.properties));
+  }
+  if (!pos.length) return;
+  await w.run('CREATE OR REPLACE TEMP TABLE imp_g (pos BIGINT, pj VARCHAR)');
+  await appendColumns(w, 'imp_g', [pos, pj]);
+  await w.run(`UPDATE ${t} SET ok = g.pj IS NOT NULL, pj = coalesce(g.pj, ${t}.pj) FROM imp_g g WHERE ${t}.rowid = g.pos`);
+  await w.run('DROP TABLE imp_g');
 }
 
 /** Appends column arrays to a temp table a data chunk (2,048 rows) at a time: far fewer native calls than row by row. */
@@ -627,8 +671,8 @@ async function appendNormalized(w: DuckDBConnection, rows: { pos: number; ev: Pa
       ev.distinct_id,
       new DuckDBTimestampValue(BigInt(Math.trunc(ev.timestamp)) * 1000n),
       ev.propertiesJson,
-      typeof p.$session_id === 'string' ? p.$session_id : null,
-      typeof p.$elements_chain === 'string' ? p.$elements_chain : null,
+      ev.session_id,
+      ev.elements_chain,
       p.$process_person_profile === false,
       relevant ? JSON.stringify(IDENT_KEYS.map((k) => (p[k] === undefined ? null : p[k]))) : null,
     ];

@@ -57,6 +57,8 @@ interface Row {
 /** Nested under /api/projects/:projectId. */
 const nested = (r: Row) => r.pattern.startsWith('/api/projects/:projectId');
 
+const GROUP_TYPE_INDEX_MISSING = 'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.';
+
 const TABLE: Row[] = [
   // projects
   { method: 'GET', pattern: '/api/projects', scope: 'project:read', ok: 200, restrictedAllowed: true },
@@ -129,6 +131,11 @@ const TABLE: Row[] = [
   // PostHog forbids hard deletes of insights: 405, once authorized (soft delete is PATCH deleted:true)
   { method: 'DELETE', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 405, fresh: 'insight' },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/:insightId/activity', scope: 'insight:read', ok: 200 },
+  // PostHog's legacy filter routes (insight:read, also for POST)
+  { method: 'GET', pattern: '/api/projects/:projectId/insights/trend', scope: 'insight:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/insights/trend', scope: 'insight:read', ok: 200, body: () => ({ events: [{ id: '$pageview' }] }) },
+  { method: 'GET', pattern: '/api/projects/:projectId/insights/funnel', scope: 'insight:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/insights/funnel', scope: 'insight:read', ok: 200, body: () => ({ events: [{ id: '$pageview' }, { id: 'signup' }] }) },
   // cohorts
   { method: 'GET', pattern: '/api/projects/:projectId/cohorts', scope: 'cohort:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/cohorts', scope: 'cohort:write', ok: 201, body: () => ({ name: uniq('c'), groups: [] }) },
@@ -184,6 +191,22 @@ const TABLE: Row[] = [
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/openapi.json', scope: 'endpoint:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/run', scope: 'endpoint:read', ok: 200, secretAllowed: true },
   { method: 'POST', pattern: '/api/projects/:projectId/endpoints/:name/run', scope: 'endpoint:read', ok: 200, secretAllowed: true, body: () => ({}) },
+  // groups (PostHog's GroupsViewSet / GroupsTypesViewSet); the fixture project has no group types: a 400/404 past the
+  // authorization checks proves them (okAlso)
+  { method: 'GET', pattern: '/api/projects/:projectId/groups_types', scope: 'group:read', ok: 200 },
+  {
+    method: 'PATCH',
+    pattern: '/api/projects/:projectId/groups_types/update_metadata',
+    scope: 'group:write',
+    ok: 200,
+    okAlso: [{ status: 400, detail: 'Group type 0 does not exist.' }],
+    body: () => [{ group_type_index: 0, name_singular: 'x' }],
+  },
+  { method: 'DELETE', pattern: '/api/projects/:projectId/groups_types/:groupTypeIndex', scope: 'group:write', ok: 204, okAlso: [{ status: 404, detail: 'Not found.' }] },
+  { method: 'GET', pattern: '/api/projects/:projectId/groups', scope: 'group:read', ok: 200, okAlso: [{ status: 400, detail: GROUP_TYPE_INDEX_MISSING }] },
+  { method: 'GET', pattern: '/api/projects/:projectId/groups/find', scope: 'group:read', ok: 200, okAlso: [{ status: 400, detail: GROUP_TYPE_INDEX_MISSING }] },
+  { method: 'GET', pattern: '/api/projects/:projectId/groups/property_definitions', scope: 'group:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/groups/property_values', scope: 'group:read', ok: 200, okAlso: [{ status: 400, detail: GROUP_TYPE_INDEX_MISSING }] },
   // backups: the whole data dir, so only an instance administrator (a personal key with * and no project restriction)
   { method: 'POST', pattern: '/api/backups', scope: '*', ok: 201 },
 ];
@@ -209,6 +232,8 @@ function pathOf(r: Row, prefix: 'projects' | 'environments', t: Target): string 
     name: t.endpointName,
     // no fixture event: a 404 past the authorization checks proves them (okAlso)
     eventId: '00000000-0000-4000-8000-000000000000',
+    // no fixture group type: a 404 past the authorization checks proves them (okAlso)
+    groupTypeIndex: '0',
   };
   let p = r.pattern.replace(/:(\w+)/g, (_m, k: string) => {
     if (!(k in values)) throw new Error(`no fixture for :${k} in ${r.pattern}`);

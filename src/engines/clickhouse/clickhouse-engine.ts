@@ -16,7 +16,20 @@ import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@c
 import { UserError } from '../../errors';
 import { bindPositional, chIdent, chLiteral, chString } from '../../productql/clickhouse-literals';
 import type { EngineLogger, WriteBatch } from '../duckdb/duckdb-engine';
-import type { ColumnType, EventEngine, ProjectCounts, ProjectIdentity, QueryLogFilter, QueryLogRecord, QueryOptions, QueryResult } from '../engine';
+import type {
+  ColumnType,
+  EventEngine,
+  GroupFilter,
+  GroupRow,
+  GroupTypeRow,
+  ProjectCounts,
+  ProjectGroups,
+  ProjectIdentity,
+  QueryLogFilter,
+  QueryLogRecord,
+  QueryOptions,
+  QueryResult,
+} from '../engine';
 import { CLICKHOUSE_SCHEMA_VERSION, DATA_TABLES, localTable, nodeSchema, primarySchema } from './schema';
 
 export interface ClickHouseEngineOptions {
@@ -445,6 +458,55 @@ export class ClickHouseEngine implements EventEngine {
     };
   }
 
+  /** Every live group type and group of a project (the Ingestor's group store). */
+  async loadGroups(projectId: number): Promise<ProjectGroups> {
+    const [types, groups] = await Promise.all([
+      this.listGroupTypes(projectId),
+      this.internal(`SELECT ${GROUP_COLUMNS} FROM groups FINAL WHERE project_id = ${chLiteral(projectId)} AND is_deleted = 0`),
+    ]);
+    return { types, groups: groups.rows.map(groupRow) };
+  }
+
+  /** A project's live group types, by index. */
+  async listGroupTypes(projectId: number): Promise<GroupTypeRow[]> {
+    const r = await this.internal(
+      `SELECT group_type, group_type_index, name_singular, name_plural FROM group_type_mapping FINAL
+       WHERE project_id = ${chLiteral(projectId)} AND is_deleted = 0 ORDER BY group_type_index`,
+    );
+    return r.rows.map((x) => ({ group_type: String(x[0]), group_type_index: Number(x[1]), name_singular: x[2] === null ? null : String(x[2]), name_plural: x[3] === null ? null : String(x[3]) }));
+  }
+
+  /** Groups of one type, newest first (ties by key). */
+  async listGroups(projectId: number, filter: GroupFilter, page: { limit: number; offset: number }): Promise<GroupRow[]> {
+    let cond = `project_id = ${chLiteral(projectId)} AND group_type_index = ${chLiteral(filter.group_type_index)} AND is_deleted = 0`;
+    if (filter.search !== undefined) {
+      const q = chString(filter.search.toLowerCase());
+      cond += ` AND (lowerUTF8(group_key) = ${q} OR position(lowerUTF8(properties), ${q}) > 0)`;
+    }
+    const limit = Math.max(0, Math.floor(page.limit));
+    const offset = Math.max(0, Math.floor(page.offset));
+    const r = await this.internal(
+      `SELECT ${GROUP_COLUMNS} FROM groups FINAL WHERE ${cond} ORDER BY ${msExpr('created_at')} DESC, group_key LIMIT ${limit} OFFSET ${offset}`,
+    );
+    return r.rows.map(groupRow);
+  }
+
+  /** One live group, or null. */
+  async getGroup(projectId: number, groupTypeIndex: number, groupKey: string): Promise<GroupRow | null> {
+    const r = await this.internal(
+      `SELECT ${GROUP_COLUMNS} FROM groups FINAL WHERE project_id = ${chLiteral(projectId)} AND group_type_index = ${chLiteral(groupTypeIndex)}
+       AND group_key = ${chString(groupKey)} AND is_deleted = 0`,
+    );
+    return r.rows.length ? groupRow(r.rows[0]) : null;
+  }
+
+  /** Deletes a group type and the groups of its index (mutations on every node; waits for them). */
+  async deleteGroupType(projectId: number, groupTypeIndex: number): Promise<void> {
+    if (!Number.isSafeInteger(projectId) || !Number.isSafeInteger(groupTypeIndex)) throw new Error('projectId and groupTypeIndex must be integers');
+    for (const t of ['groups', 'group_type_mapping']) await this.mutateDelete(t, `project_id = ${projectId} AND group_type_index = ${groupTypeIndex}`);
+    this.bump(projectId);
+  }
+
   /** `[project_id, uuid]` of events created at or after `since`, at most `limit`. */
   async recentEventUuids(since: Date, limit: number): Promise<[number, string][]> {
     const t = since.getTime();
@@ -590,6 +652,32 @@ export class ClickHouseEngine implements EventEngine {
         _row_version: nextRowVersion(),
       })),
     );
+    await this.insert(
+      'groups',
+      (batch.groups ?? []).map((g) => ({
+        project_id: g.project_id,
+        group_type_index: g.group_type_index,
+        group_key: g.group_key,
+        created_at: secondsOf(g.created_at),
+        created_at_ms: msOf(g.created_at),
+        properties: JSON.stringify(g.properties ?? {}),
+        version: g.version,
+        is_deleted: 0,
+        _row_version: nextRowVersion(),
+      })),
+    );
+    await this.insert(
+      'group_type_mapping',
+      (batch.groupTypes ?? []).map((t) => ({
+        project_id: t.project_id,
+        group_type: t.group_type,
+        group_type_index: t.group_type_index,
+        name_singular: t.name_singular,
+        name_plural: t.name_plural,
+        is_deleted: 0,
+        _row_version: nextRowVersion(),
+      })),
+    );
     for (const e of batch.events) if (e.person_id === null) this.personlessProjects.add(e.project_id);
     await this.insert(
       'events',
@@ -610,7 +698,7 @@ export class ClickHouseEngine implements EventEngine {
     );
     if (batch.checkpoint !== undefined) await this.insert('ingest_checkpoint', [{ id: 1, applied_seq: batch.checkpoint }]);
     const touched = new Set<number>();
-    for (const list of [batch.events, batch.persons, batch.newPersons, batch.newDistinctIds, batch.deletedPersons, batch.distinctIds, batch.overrides])
+    for (const list of [batch.events, batch.persons, batch.newPersons, batch.newDistinctIds, batch.deletedPersons, batch.distinctIds, batch.overrides, batch.groups, batch.groupTypes])
       for (const row of list ?? []) touched.add(row.project_id);
     for (const p of touched) this.bump(p);
   }
@@ -685,6 +773,12 @@ export class ClickHouseEngine implements EventEngine {
     await this.client.close();
     await Promise.all(this.nodes.map((n) => n.client.close()));
   }
+}
+
+const GROUP_COLUMNS = `group_type_index, group_key, ${msExpr('created_at')}, properties, version`;
+
+function groupRow(r: unknown[]): GroupRow {
+  return { group_type_index: Number(r[0]), group_key: String(r[1]), created_at: Number(r[2]), properties: jsonObject(r[3]), version: Number(r[4]) };
 }
 
 /** The query text as @clickhouse/client sends it: trimmed, trailing semicolons removed (a FORMAT clause follows). */

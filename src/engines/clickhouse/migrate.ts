@@ -54,7 +54,8 @@ export async function migrateEventsToClickHouse(
   const projects = (
     await source.query(
       `SELECT DISTINCT project_id FROM (SELECT project_id FROM events UNION ALL SELECT project_id FROM persons
-         UNION ALL SELECT project_id FROM person_distinct_ids UNION ALL SELECT project_id FROM person_overrides) ORDER BY 1`,
+         UNION ALL SELECT project_id FROM person_distinct_ids UNION ALL SELECT project_id FROM person_overrides
+         UNION ALL SELECT project_id FROM group_type_mapping) ORDER BY 1`,
       [],
     )
   ).rows.map((r) => Number(r[0]));
@@ -78,10 +79,11 @@ export async function migrateEventsToClickHouse(
         await new Promise((r) => setTimeout(r, 100));
       }
     }
-    const [persons, dids, overrides] = await Promise.all([
+    const [persons, dids, overrides, groups] = await Promise.all([
       source.query('SELECT id::VARCHAR, epoch_ms(created_at), properties, is_identified, version FROM persons WHERE project_id = $1', [projectId]),
       source.query('SELECT distinct_id, person_id::VARCHAR, version FROM person_distinct_ids WHERE project_id = $1', [projectId]),
       source.query('SELECT old_person_id::VARCHAR, override_person_id::VARCHAR, version FROM person_overrides WHERE project_id = $1', [projectId]),
+      source.loadGroups(projectId),
     ]);
     await target.writeBatch({
       events: [],
@@ -95,6 +97,8 @@ export async function migrateEventsToClickHouse(
       })),
       distinctIds: dids.rows.map((r) => ({ project_id: projectId, distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]) })),
       overrides: overrides.rows.map((r) => ({ project_id: projectId, old_person_id: String(r[0]), override_person_id: String(r[1]), version: Number(r[2]) })),
+      groups: groups.groups.map((g) => ({ project_id: projectId, ...g })),
+      groupTypes: groups.types.map((t) => ({ project_id: projectId, ...t })),
     });
     const total = Number((await source.query('SELECT count(*) FROM events WHERE project_id = $1', [projectId])).rows[0][0]);
     let done = 0;

@@ -21,8 +21,14 @@ import type {
   DistinctIdUpsert,
   EventEngineBase,
   EventInsert,
+  GroupFilter,
+  GroupRow,
+  GroupTypeRow,
+  GroupTypeUpsert,
+  GroupUpsert,
   PersonUpsert,
   ProjectCounts,
+  ProjectGroups,
   ProjectIdentity,
   QueryLogFilter,
   QueryLogBatch,
@@ -666,6 +672,8 @@ export class DuckDbEngine implements EventEngineBase {
     await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_pdi AS SELECT * FROM person_distinct_ids LIMIT 0`);
     await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_overrides AS SELECT * FROM person_overrides LIMIT 0`);
     await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_deleted (project_id INTEGER, id UUID)`);
+    await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_groups AS SELECT * FROM groups LIMIT 0`);
+    await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS stage_group_types AS SELECT * FROM group_type_mapping LIMIT 0`);
     this.stagesReady = true;
   }
 
@@ -758,6 +766,24 @@ export class DuckDbEngine implements EventEngineBase {
           );
           await w.run('INSERT INTO person_overrides SELECT * FROM stage_overrides');
           await w.run('DELETE FROM stage_overrides');
+        }
+        if (batch.groups?.length) {
+          await appendGroups(await w.createAppender('stage_groups', 'main', 'temp'), lastByKey(batch.groups, groupKeyOf));
+          await w.run(
+            `DELETE FROM groups USING stage_groups s WHERE groups.project_id = s.project_id
+               AND groups.group_type_index = s.group_type_index AND groups.group_key = s.group_key`,
+          );
+          await w.run('INSERT INTO groups SELECT * FROM stage_groups');
+          await w.run('DELETE FROM stage_groups');
+        }
+        if (batch.groupTypes?.length) {
+          await appendGroupTypes(await w.createAppender('stage_group_types', 'main', 'temp'), lastByKey(batch.groupTypes, groupTypeKeyOf));
+          await w.run(
+            `DELETE FROM group_type_mapping USING stage_group_types s WHERE group_type_mapping.project_id = s.project_id
+               AND group_type_mapping.group_type_index = s.group_type_index`,
+          );
+          await w.run('INSERT INTO group_type_mapping SELECT * FROM stage_group_types');
+          await w.run('DELETE FROM stage_group_types');
         }
         const slices = batch.eventSlices;
         for (const e of batch.events) if (e.person_id === null) this.personlessProjects.add(e.project_id);
@@ -857,6 +883,65 @@ export class DuckDbEngine implements EventEngineBase {
       distinctIds: dids.rows.map((r) => ({ distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]) })),
       overrides: overrides.rows.map((r) => ({ old_person_id: String(r[0]), override_person_id: String(r[1]), version: Number(r[2]) })),
     };
+  }
+
+  /** Every group type and group of a project (the Ingestor's group store). */
+  async loadGroups(projectId: number): Promise<ProjectGroups> {
+    const [types, groups] = await Promise.all([
+      this.listGroupTypes(projectId),
+      this.query(`SELECT ${GROUP_COLUMNS} FROM groups WHERE project_id = $1`, [projectId]),
+    ]);
+    return { types, groups: groups.rows.map(groupRow) };
+  }
+
+  /** A project's group types, by index. */
+  async listGroupTypes(projectId: number): Promise<GroupTypeRow[]> {
+    const r = await this.query(
+      'SELECT group_type, group_type_index, name_singular, name_plural FROM group_type_mapping WHERE project_id = $1 ORDER BY group_type_index',
+      [projectId],
+    );
+    return r.rows.map((x) => ({ group_type: String(x[0]), group_type_index: Number(x[1]), name_singular: x[2] === null ? null : String(x[2]), name_plural: x[3] === null ? null : String(x[3]) }));
+  }
+
+  /** Groups of one type, newest first (ties by key). */
+  async listGroups(projectId: number, filter: GroupFilter, page: { limit: number; offset: number }): Promise<GroupRow[]> {
+    const params: unknown[] = [projectId, filter.group_type_index];
+    let cond = 'project_id = $1 AND group_type_index = $2';
+    if (filter.search !== undefined) {
+      params.push(filter.search.toLowerCase());
+      cond += ' AND (lower(group_key) = $3 OR contains(lower(CAST(properties AS VARCHAR)), $3))';
+    }
+    const limit = Math.max(0, Math.floor(page.limit));
+    const offset = Math.max(0, Math.floor(page.offset));
+    const r = await this.query(`SELECT ${GROUP_COLUMNS} FROM groups WHERE ${cond} ORDER BY created_at DESC, group_key LIMIT ${limit} OFFSET ${offset}`, params);
+    return r.rows.map(groupRow);
+  }
+
+  /** One group, or null. */
+  async getGroup(projectId: number, groupTypeIndex: number, groupKey: string): Promise<GroupRow | null> {
+    const r = await this.query(`SELECT ${GROUP_COLUMNS} FROM groups WHERE project_id = $1 AND group_type_index = $2 AND group_key = $3`, [
+      projectId,
+      groupTypeIndex,
+      groupKey,
+    ]);
+    return r.rows.length ? groupRow(r.rows[0]) : null;
+  }
+
+  /** Deletes a group type and the groups of its index, in one transaction. */
+  deleteGroupType(projectId: number, groupTypeIndex: number): Promise<void> {
+    return this.writeLock.run(async () => {
+      const w = this.writer;
+      await w.run('BEGIN TRANSACTION');
+      try {
+        for (const t of ['groups', 'group_type_mapping'])
+          await w.run(`DELETE FROM ${t} WHERE project_id = $1 AND group_type_index = $2`, [projectId, groupTypeIndex]);
+        await w.run('COMMIT');
+        this.bump(projectId);
+      } catch (e) {
+        await w.run('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
   }
 
   /** `[project_id, uuid]` of events created at or after `since`, at most `limit`. */
@@ -988,7 +1073,7 @@ export class DuckDbEngine implements EventEngineBase {
 
   private bumpBatch(batch: WriteBatch): void {
     const touched = new Set<number>();
-    for (const list of [batch.events, batch.persons, batch.newPersons, batch.newDistinctIds, batch.deletedPersons, batch.distinctIds, batch.overrides]) {
+    for (const list of [batch.events, batch.persons, batch.newPersons, batch.newDistinctIds, batch.deletedPersons, batch.distinctIds, batch.overrides, batch.groups, batch.groupTypes]) {
       for (const row of list ?? []) touched.add(row.project_id);
     }
     for (const p of touched) this.bump(p);
@@ -1437,6 +1522,61 @@ async function appendPersons(a: DuckDBAppender, persons: PersonUpsert[]): Promis
       v[3].setItem(i, jsonText(p.properties));
       v[4].setItem(i, p.is_identified);
       v[5].setItem(i, BigInt(p.version));
+    });
+    a.flushSync();
+  } finally {
+    a.closeSync();
+  }
+}
+
+const GROUP_COLUMNS = 'group_type_index, group_key, epoch_ms(created_at), properties, version';
+
+function groupRow(r: unknown[]): GroupRow {
+  const p = r[3];
+  return {
+    group_type_index: Number(r[0]),
+    group_key: String(r[1]),
+    created_at: Number(r[2]),
+    properties: p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {},
+    version: Number(r[4]),
+  };
+}
+
+const groupKeyOf = (g: GroupUpsert): string => `${g.project_id}\u0000${g.group_type_index}\u0000${g.group_key}`;
+const groupTypeKeyOf = (t: GroupTypeUpsert): string => `${t.project_id}\u0000${t.group_type_index}`;
+
+/** The last row of each key (a batch replaces by key: two rows of one key would both be inserted). */
+function lastByKey<T>(rows: readonly T[], key: (r: T) => string): T[] {
+  const m = new Map<string, T>();
+  for (const r of rows) m.set(key(r), r);
+  return m.size === rows.length ? (rows as T[]) : [...m.values()];
+}
+
+async function appendGroups(a: DuckDBAppender, rows: GroupUpsert[]): Promise<void> {
+  try {
+    appendChunked(a, rows, (v, i, g) => {
+      setInt(v[0], i, g.project_id);
+      setInt(v[1], i, g.group_type_index);
+      setString(v[2], i, g.group_key);
+      writeTimestamp(viewOf(v[3]), i, g.created_at);
+      v[3].validity.setItemValid(i, true);
+      v[4].setItem(i, jsonText(g.properties ?? {}));
+      v[5].setItem(i, BigInt(g.version));
+    });
+    a.flushSync();
+  } finally {
+    a.closeSync();
+  }
+}
+
+async function appendGroupTypes(a: DuckDBAppender, rows: GroupTypeUpsert[]): Promise<void> {
+  try {
+    appendChunked(a, rows, (v, i, t) => {
+      setInt(v[0], i, t.project_id);
+      setString(v[1], i, t.group_type);
+      setInt(v[2], i, t.group_type_index);
+      setString(v[3], i, t.name_singular);
+      setString(v[4], i, t.name_plural);
     });
     a.flushSync();
   } finally {

@@ -1,0 +1,195 @@
+/**
+ * PostHog's groups API (posthog/api/group.py, posthog/api/test/test_groups.py) through the real server, for one
+ * engine: group types (list, update_metadata, delete), groups (list with search and cursor, find, property
+ * definitions and values), bad parameters, scopes, and project isolation. Used by groups-api.test.ts (DuckDB) and
+ * groups-api.clickhouse.test.ts (ClickHouse): same cases, same expected answers.
+ */
+import type { TestServer } from './server';
+
+const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
+
+export function describeGroupsCompat(engine: string, server: () => TestServer): void {
+  describe(`groups (test_groups.py) on ${engine}`, () => {
+    let s: TestServer;
+    let p: number;
+    let other: number;
+    const api = (path: string) => `/api/projects/${p}/${path}`;
+    const identify = (type: string, key: string, set: Record<string, unknown>, timestamp: string) => ({
+      event: '$groupidentify',
+      distinct_id: `$${type}_${key}`,
+      timestamp,
+      properties: { $group_type: type, $group_key: key, $group_set: set },
+    });
+    beforeAll(async () => {
+      s = server();
+      p = (await s.api('POST', '/api/projects/', { name: 'groups' })).body.id;
+      other = (await s.api('POST', '/api/projects/', { name: 'groups elsewhere' })).body.id;
+      const ing = s.server.services.ingestor;
+      await ing.import(p, {
+        events: [
+          { event: '$pageview', distinct_id: 'u1', timestamp: '2021-05-01T00:00:00Z', properties: { $groups: { organization: 'org:5', project: 'proj:1' } } },
+          identify('organization', 'org:5', { industry: 'finance', name: 'Mr. Krabs' }, '2021-05-01T00:00:00Z'),
+          identify('organization', 'org:6', { industry: 'technology' }, '2021-05-02T00:00:00Z'),
+          identify('project', 'proj:1', { name: 'Krusty Krab', issues: 3 }, '2021-05-03T00:00:00.250Z'),
+          identify('organization', 'org:7', { industry: 'finance' }, '2021-05-01T12:00:00Z'),
+        ],
+      });
+      await ing.import(other, { events: [identify('organization', 'org:5', { secret: 'other project' }, '2021-05-01T00:00:00Z')] });
+      await ing.flush();
+    });
+
+    it('lists group types by index with PostHog’s fields', async () => {
+      const r = await s.api('GET', api('groups_types/'));
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual([
+        { group_type: 'organization', group_type_index: 0, name_singular: null, name_plural: null, detail_dashboard: null, default_columns: null },
+        { group_type: 'project', group_type_index: 1, name_singular: null, name_plural: null, detail_dashboard: null, default_columns: null },
+      ]);
+    });
+
+    it('lists the groups of a type newest first as {next, previous, results}', async () => {
+      const r = await s.api('GET', api('groups/?group_type_index=0'));
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({
+        next: null,
+        previous: null,
+        results: [
+          { created_at: '2021-05-02T00:00:00Z', group_key: 'org:6', group_properties: { industry: 'technology' }, group_type_index: 0 },
+          { created_at: '2021-05-01T12:00:00Z', group_key: 'org:7', group_properties: { industry: 'finance' }, group_type_index: 0 },
+          { created_at: '2021-05-01T00:00:00Z', group_key: 'org:5', group_properties: { industry: 'finance', name: 'Mr. Krabs' }, group_type_index: 0 },
+        ],
+      });
+      const proj = await s.api('GET', api('groups/?group_type_index=1'));
+      expect(proj.body.results).toEqual([
+        { created_at: '2021-05-03T00:00:00.250000Z', group_key: 'proj:1', group_properties: { name: 'Krusty Krab', issues: 3 }, group_type_index: 1 },
+      ]);
+    });
+
+    it.each([
+      ['a property value, case-insensitively', 'krabs', ['org:5']],
+      ['the key, exactly', 'ORG:6', ['org:6']],
+      ['not part of a key', 'org:', []],
+      ['a property value shared by two groups', 'finance', ['org:7', 'org:5']],
+    ])('search matches %s', async (_n, search, keys) => {
+      const r = await s.api('GET', api(`groups/?group_type_index=0&search=${encodeURIComponent(search)}`));
+      expect(r.body.results.map((g: { group_key: string }) => g.group_key)).toEqual(keys);
+    });
+
+    it('pages with an opaque cursor (next and previous links)', async () => {
+      const first = await s.api('GET', api('groups/?group_type_index=0&limit=2'));
+      expect(first.body.results.map((g: { group_key: string }) => g.group_key)).toEqual(['org:6', 'org:7']);
+      expect(first.body.previous).toBeNull();
+      const next = new URL(first.body.next);
+      expect(next.searchParams.get('group_type_index')).toBe('0');
+      const second = await s.api('GET', next.pathname + next.search);
+      expect(second.body.results.map((g: { group_key: string }) => g.group_key)).toEqual(['org:5']);
+      expect(second.body.next).toBeNull();
+      const back = new URL(second.body.previous);
+      expect((await s.api('GET', back.pathname + back.search)).body.results.map((g: { group_key: string }) => g.group_key)).toEqual(['org:6', 'org:7']);
+      const bad = await s.api('GET', api('groups/?group_type_index=0&cursor=nonsense'));
+      expect([bad.status, bad.body.detail]).toEqual([404, 'Invalid cursor']);
+    });
+
+    it.each([
+      ['missing', '', 'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.'],
+      ['not a number', '?group_type_index=abc', 'group_type_index must be an integer from 0 to 4.'],
+      ['out of range', '?group_type_index=5', 'group_type_index must be an integer from 0 to 4.'],
+    ])('group_type_index %s is a 400 naming it', async (_n, qs, detail) => {
+      const r = await s.api('GET', api(`groups/${qs}`));
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ type: 'validation_error', attr: 'group_type_index', detail });
+    });
+
+    it('finds one group by type and key; 404 when it does not exist or is another project’s', async () => {
+      const r = await s.api('GET', api('groups/find?group_type_index=0&group_key=org:5'));
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ created_at: '2021-05-01T00:00:00Z', group_key: 'org:5', group_properties: { industry: 'finance', name: 'Mr. Krabs' }, group_type_index: 0 });
+      expect((await s.api('GET', api('groups/find?group_type_index=1&group_key=org:5'))).body).toEqual(NOT_FOUND);
+      expect((await s.api('GET', api('groups/find?group_type_index=0&group_key=org:404'))).body).toEqual(NOT_FOUND);
+      const missing = await s.api('GET', api('groups/find?group_type_index=0'));
+      expect([missing.status, missing.body.attr]).toEqual([400, 'group_key']);
+      // the other project's org:5 is only visible there
+      const theirs = await s.api('GET', `/api/projects/${other}/groups/find?group_type_index=0&group_key=org:5`);
+      expect(theirs.body.group_properties).toEqual({ secret: 'other project' });
+      const ours = await s.api('GET', api('groups/?group_type_index=0&search=secret'));
+      expect(ours.body.results).toEqual([]);
+    });
+
+    it('property definitions per group type, most common first', async () => {
+      const r = await s.api('GET', api('groups/property_definitions'));
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({
+        '0': [
+          { name: 'industry', count: 3 },
+          { name: 'name', count: 1 },
+        ],
+        '1': [
+          { name: 'issues', count: 1 },
+          { name: 'name', count: 1 },
+        ],
+      });
+    });
+
+    it('property values of one key in one group type, with an optional value filter', async () => {
+      const r = await s.api('GET', api('groups/property_values?group_type_index=0&key=industry'));
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual([
+        { name: 'finance', count: 2 },
+        { name: 'technology', count: 1 },
+      ]);
+      expect((await s.api('GET', api('groups/property_values?group_type_index=0&key=industry&value=TECH'))).body).toEqual([{ name: 'technology', count: 1 }]);
+      expect((await s.api('GET', api('groups/property_values?group_type_index=1&key=issues'))).body).toEqual([{ name: '3', count: 1 }]);
+      const noKey = await s.api('GET', api('groups/property_values?group_type_index=0'));
+      expect([noKey.status, noKey.body.attr]).toEqual([400, 'key']);
+    });
+
+    it('update_metadata renames group types and answers the list; bad rows are 400 and change nothing', async () => {
+      const r = await s.api('PATCH', api('groups_types/update_metadata'), [
+        { group_type_index: 0, name_singular: 'Organization', name_plural: 'Organizations', group_type: 'ignored' },
+        { group_type_index: 1, name_plural: 'Projects' },
+      ]);
+      expect(r.status).toBe(200);
+      expect(r.body.map((t: Record<string, unknown>) => [t.group_type, t.name_singular, t.name_plural])).toEqual([
+        ['organization', 'Organization', 'Organizations'],
+        ['project', null, 'Projects'],
+      ]);
+      for (const body of [[{ group_type_index: 3, name_singular: 'x' }], [{ group_type_index: 0, name_singular: 5 }], { group_type_index: 0 }, []]) {
+        const bad = await s.api('PATCH', api('groups_types/update_metadata'), body);
+        expect(bad.status).toBe(400);
+        expect(bad.body.type).toBe('validation_error');
+      }
+      expect((await s.api('GET', api('groups_types/'))).body[0].name_singular).toBe('Organization');
+    });
+
+    it('scopes: group:read lists, group:write renames; other scopes are refused', async () => {
+      const key = async (scopes: string[]) => (await s.api('POST', '/api/personal_api_keys/', { label: 'groups', scopes })).body.value as string;
+      const reader = await key(['group:read']);
+      const writer = await key(['group:write']);
+      const outsider = await key(['query:read', 'person:read']);
+      expect((await s.api('GET', api('groups_types/'), undefined, reader)).status).toBe(200);
+      expect((await s.api('GET', api('groups/?group_type_index=0'), undefined, writer)).status).toBe(200);
+      const denied = await s.api('GET', api('groups/?group_type_index=0'), undefined, outsider);
+      expect([denied.status, denied.body.detail]).toEqual([403, "API key missing required scope 'group:read'"]);
+      const readOnly = await s.api('PATCH', api('groups_types/update_metadata'), [{ group_type_index: 0, name_singular: 'x' }], reader);
+      expect([readOnly.status, readOnly.body.detail]).toEqual([403, "API key missing required scope 'group:write'"]);
+      expect((await s.api('GET', '/api/projects/999999/groups_types/')).body.detail).toBe('Project not found.');
+    });
+
+    it('deleting a group type removes it and its groups; the next new type takes its index', async () => {
+      const del = await s.api('DELETE', api('groups_types/1'));
+      expect([del.status, del.text]).toEqual([204, '']);
+      expect((await s.api('DELETE', api('groups_types/1'))).status).toBe(404);
+      expect((await s.api('DELETE', api('groups_types/x'))).status).toBe(404);
+      expect((await s.api('GET', api('groups_types/'))).body.map((t: { group_type: string }) => t.group_type)).toEqual(['organization']);
+      expect((await s.api('GET', api('groups/?group_type_index=1'))).body.results).toEqual([]);
+      await s.server.services.ingestor.import(p, { events: [identify('workspace', 'w1', {}, '2021-06-01T00:00:00Z')] });
+      await s.server.services.ingestor.flush();
+      expect((await s.api('GET', api('groups_types/'))).body.map((t: { group_type: string; group_type_index: number }) => [t.group_type, t.group_type_index])).toEqual([
+        ['organization', 0],
+        ['workspace', 1],
+      ]);
+      // the other project's types are untouched
+      expect((await s.api('GET', `/api/projects/${other}/groups_types/`)).body.map((t: { group_type: string }) => t.group_type)).toEqual(['organization']);
+    });
+  });
+}
