@@ -46,4 +46,13 @@ export class CohortLoader {
     }
     return out;
   }
+
+  /** Live and deleted cohorts of the project by name (`IN COHORT 'name'`): each name's ids, absent when none. */
+  async idsByName(projectId: number, names: string[]): Promise<Map<string, number[]>> {
+    const out = new Map<string, number[]>();
+    if (!names.length) return out;
+    for (const r of await this.store.db.getRepository(Cohort).findBy({ project_id: projectId, name: In(names) }))
+      if (r.name !== null) out.set(r.name, [...(out.get(r.name) ?? []), r.id]);
+    return out;
+  }
 }

@@ -2,9 +2,9 @@
  * Cohort support for every query runner, without the runners knowing about cohorts:
  *
  * - before a runner starts, every cohort the node names (`{type: 'cohort', key: 'id', value}` filters anywhere in
- *   it, and cohort breakdown ids) is loaded from the query's project, with the cohorts those refer to; an id the
- *   project does not have is PostHog's 400; the loaded cohorts are visible to the property-filter builder for the
- *   run ({@link runWithCohorts});
+ *   it, in the steps of the actions it names, and cohort breakdown ids) is loaded from the query's project, with the
+ *   cohorts those refer to; an id the project does not have is PostHog's 400; the loaded cohorts are visible to the
+ *   property-filter builder for the run ({@link runWithCohorts});
  * - a trends query with `breakdown_type: 'cohort'` runs as PostHog's trends runner does it: once per cohort (in the
  *   order given) with the cohort as an extra filter (`all`: no filter), each series labelled `<label> - <cohort
  *   name>` (`- all users`) with `breakdown_value` the cohort id (`'all'`).
@@ -13,6 +13,8 @@ import { validationError } from '../errors';
 import { cohortBreakdownValues, type CohortBreakdownValue } from '../queries/insights/breakdown';
 import type { QueryRunner, RunnerContext } from '../queries/runner';
 import { cohortIdOf } from './cohort-definition';
+import { actionCohortIds } from './action-cohorts';
+import { productqlCohortIds } from './productql-cohorts';
 import type { CohortLoader } from './cohort-loader';
 import { cohortNotFoundMessage, runWithCohorts, type ResolvedCohort } from './cohort-scope';
 
@@ -79,7 +81,9 @@ export function withCohortRunners(runners: QueryRunner[], loader: CohortLoader):
       const breakdown = isTrends ? cohortBreakdownValues(bf) : null;
       const ids = cohortFilterIds(node);
       const breakdownIds = (breakdown ?? []).filter((v): v is number => v !== 'all');
-      const wanted = [...ids, ...breakdownIds];
+      // cohorts of the node's actions' steps: not checked here, the filter builder answers a missing one's 400
+      // … and of its ProductQL's IN COHORT (by id or name): a missing one is the compiler's 400
+      const wanted = [...ids, ...breakdownIds, ...(await actionCohortIds(node, ctx)), ...(await productqlCohortIds(node, ctx.project.id, loader))];
       if (wanted.length === 0) return runner.run(node, ctx);
       const cohorts = await loader.load(ctx.project.id, wanted);
       for (const id of ids) if (!cohorts.has(id)) throw validationError(cohortNotFoundMessage(id), 'properties');

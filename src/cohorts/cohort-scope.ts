@@ -30,5 +30,10 @@ export function cohortInScope(id: number): ResolvedCohort | undefined {
   return scope.getStore()?.get(id);
 }
 
+/** The cohorts of the running query's scope (none when no query runs). */
+export function cohortsInScope(): Iterable<ResolvedCohort> {
+  return scope.getStore()?.values() ?? [];
+}
+
 /** PostHog's error for a cohort id the project does not have. */
 export const cohortNotFoundMessage = (id: unknown): string => `Could not find cohort with ID ${String(id)}`;

@@ -19,7 +19,8 @@
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
-import { formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { productqlError } from './errors';
+import { SAMPLE_BUCKETS, formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -70,6 +71,7 @@ export const CH_TABLE_COLUMNS: Record<string, { name: string; datetime?: boolean
   persons: [{ name: 'id' }, { name: 'created_at', datetime: true }, { name: 'properties' }, { name: 'is_identified' }, { name: 'version' }],
   person_distinct_ids: [{ name: 'distinct_id' }, { name: 'person_id' }, { name: 'version' }],
   person_overrides: [{ name: 'old_person_id' }, { name: 'override_person_id' }, { name: 'version' }],
+  groups: [{ name: 'group_type_index' }, { name: 'group_key' }, { name: 'created_at', datetime: true }, { name: 'properties' }, { name: 'version' }],
   query_log: [
     { name: 'id' },
     { name: 'query_id' },
@@ -89,7 +91,7 @@ export const CH_TABLE_COLUMNS: Record<string, { name: string; datetime?: boolean
 };
 
 /** Tables whose rows are replaced by newer versions (ReplacingMergeTree + `is_deleted`): read with FINAL. */
-const REPLACING = new Set(['persons', 'person_distinct_ids', 'person_overrides']);
+const REPLACING = new Set(['persons', 'person_distinct_ids', 'person_overrides', 'groups']);
 
 /** A reference to a table's `event` column, as the compiler prints it (quoted alias, quoted name). */
 const EVENT_COL = /^(`(?:[^`\\]|\\.)*`)\.`event`$/;
@@ -515,7 +517,13 @@ export class ClickHouseDialect implements Dialect {
     const pdi = isEvents && (!!needs.pdiFields?.length || pdiPerson.length > 0);
     // The lazy joins read the stored `person_id` (overrides) and `distinct_id` (pdi) of the events reference.
     const session = isEvents && needs.session?.fields.length ? needs.session : undefined;
-    const keys = [...(overrides ? ['person_id'] : []), ...(pdi ? ['distinct_id'] : []), ...(session ? ['$session_id'] : [])];
+    const groups = isEvents ? (needs.groups ?? []).filter((g) => g.fields.length) : [];
+    const keys = [
+      ...(overrides ? ['person_id'] : []),
+      ...(pdi ? ['distinct_id'] : []),
+      ...(session ? ['$session_id'] : []),
+      ...(groups.length ? ['properties'] : []),
+    ];
     const columns = needs.columns && keys.length ? new Set([...needs.columns, ...keys]) : needs.columns;
     let sql = this.baseTable(table, alias, projectParam, needs.timeBounds, isEvents && needPersonId && !overrides, columns);
     if (overrides) {
@@ -543,6 +551,15 @@ export class ClickHouseDialect implements Dialect {
     }
     // events.session: the compiled sessions query (its own events reference is guarded), one row per session id.
     if (session) sql = this.lazyJoin(sql, '__g', '__session', session.sql, session.fields, 'session_id', q('$session_id'));
+    // events.group_N: the project's group of type N whose key is the event's `$group_N`. The key is a column of its own
+    // one level down (18.16 joins on columns).
+    for (const g of groups) {
+      const h = q(`__h${g.index}`);
+      const src = q(`__group${g.index}src`);
+      sql = `SELECT ${h}.*, ${g.key(`${h}.${q('properties')}`)} AS ${src} FROM (${sql}) AS ${h}`;
+      const right = `SELECT * FROM (${this.baseTable('groups', `__gr${g.index}`, projectParam)}) WHERE ${q('group_type_index')} = ${g.index}`;
+      sql = this.lazyJoin(sql, `__i${g.index}`, `__group${g.index}`, right, g.fields, 'group_key', src);
+    }
     return `(${sql}) AS ${a}`;
   }
 
@@ -565,6 +582,44 @@ export class ClickHouseDialect implements Dialect {
 
   lazyColumn(alias: string, name: string): string {
     return `${q(alias)}.${q(`__${name}`)}`;
+  }
+
+  /** `trim(LEADING|TRAILING|BOTH chars FROM s)`: the characters of a constant `chars` removed from that end (18.16's trim takes none). */
+  private trimChars(a: Printed[], side: 'left' | 'right' | 'both', h: Helpers, n: NodeBase): Printed {
+    const chars = a[1];
+    if (!chars.isConst || typeof chars.constValue !== 'string') return h.error('The characters to trim must be a constant string', n);
+    if (chars.constValue === '') return a[0];
+    const set = `[${chars.constValue.replace(/[\\\]\[^-]/g, (c) => `\\${c}`)}]+`;
+    const pattern = side === 'left' ? `^${set}` : side === 'right' ? `${set}$` : `^${set}|${set}$`;
+    return P(`replaceRegexpAll(${a[0].sql}, ${h.param(pattern)}, ${h.param('')})`, 'string', a[0].nullable);
+  }
+
+  numbersTable(offset: number, count: number): string {
+    // (18.16 reads numbers(offset, 0) as an endless series)
+    if (count === 0) return `SELECT ${q('number')} FROM numbers(1) WHERE 0`;
+    return `SELECT ${q('number')} FROM numbers(${offset}, ${count})`;
+  }
+
+  /**
+   * Native ARRAY JOIN after the FROM clause (18.16 takes it after a JOIN too); aliases are unique per query. LEFT ARRAY
+   * JOIN joins Nullable elements, so a row whose array is empty reads NULL (as on DuckDB) rather than the type's default.
+   */
+  arrayJoinFrom(from: string, tables: string[], items: { name: string; sql: string }[], left: boolean, id: number): string {
+    // 18.16 joins the arrays to the first table before any JOIN runs: arrays may read that table only.
+    const later = tables.slice(1);
+    if (items.some((i) => later.some((t) => i.sql.includes(`${t}.`))))
+      throw productqlError('On ClickHouse, ARRAY JOIN arrays may only read the first table of the FROM clause');
+    const arr = (sql: string) => (left ? `arrayMap(${q('__x')} -> toNullable(${q('__x')}), ${sql})` : sql);
+    return `${from} ${left ? 'LEFT ARRAY JOIN' : 'ARRAY JOIN'} ${items.map((i) => `${arr(i.sql)} AS ${this.arrayJoinRef(id, i.name)}`).join(', ')}`;
+  }
+
+  arrayJoinRef(id: number, name: string): string {
+    return q(`__aj${id}_${name}`);
+  }
+
+  sampleCondition(distinctIdSql: string, ratio: number, offset: number): string {
+    const h = `(cityHash64(${distinctIdSql}) % ${SAMPLE_BUCKETS})`;
+    return `(${h} >= ${Math.floor(offset * SAMPLE_BUCKETS)} AND ${h} < ${Math.min(SAMPLE_BUCKETS, Math.floor((offset + ratio) * SAMPLE_BUCKETS))})`;
   }
 
   /** The stored person id (every level of the guarded reference selects it): NULL exactly when the resolved one is. */
@@ -784,6 +839,7 @@ export class ClickHouseDialect implements Dialect {
       case 'upper':
         return simple('upperUTF8', 'string');
       case 'trim':
+        if (a.length === 2) return this.trimChars(a, 'both', h, n);
         return P(`replaceRegexpAll(${s(0)}, '^\\\\s+|\\\\s+$', '')`, 'string', anyNull);
       case 'reverse':
         return simple('reverseUTF8', 'string');
@@ -894,6 +950,9 @@ export class ClickHouseDialect implements Dialect {
       case 'greatest':
       case 'least':
         return simple(fn.sig.name, a[0].type);
+      case 'min2':
+      case 'max2':
+        return simple(fn.sig.name === 'min2' ? 'least' : 'greatest', a[0].type);
 
       // ---------------- arrays
       case 'has':
@@ -1088,8 +1147,10 @@ export class ClickHouseDialect implements Dialect {
       case 'positionCaseInsensitiveUTF8':
         return P(`toInt64(positionCaseInsensitiveUTF8(${s(0)}, ${s(1)}))`, 'int', anyNull);
       case 'trimLeft':
+        if (a.length === 2) return this.trimChars(a, 'left', h, n);
         return P(`replaceRegexpOne(${s(0)}, ${h.param('^ +')}, ${h.param('')})`, 'string', anyNull);
       case 'trimRight':
+        if (a.length === 2) return this.trimChars(a, 'right', h, n);
         return P(`replaceRegexpOne(${s(0)}, ${h.param(' +$')}, ${h.param('')})`, 'string', anyNull);
       case 'lengthUTF8':
       case 'lowerUTF8':

@@ -20,6 +20,7 @@ import type {
   ConstantValue,
   Expr,
   Field,
+  JoinConstraint,
   JoinExpr,
   NodeBase,
   OrderExpr,
@@ -30,13 +31,18 @@ import type {
   WindowFrameExpr,
   WindowFunction,
 } from './ast';
-import { typeNameOf, unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { MAX_NUMBERS_ROWS, OVER_MARK, typeNameOf, unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { lookupFunction } from './functions';
 import { regexError } from '../limits';
 import { printHogQLExpr } from './hogql';
 import { MAX_AST_DEPTH } from './parser';
-import { SESSIONS_QUERY, SESSION_FIELDS, VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
+import { inCohortAsIn, installedCohortMembers, type CohortMembers } from './cohorts';
+import { GROUPS, SESSIONS_QUERY, SESSION_FIELDS, VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
+import { boundedSessionsQuery, timestampBounds } from './session-bounds';
+
+/** HogQL's error for a 0 index (posthog/hogql/test/test_printer.py test_expr_parse_errors). */
+const ZERO_INDEX = 'SQL indexes start from one, not from zero. E.g: array[1]';
 
 /** Default LIMIT of the outer query when none is given. */
 export const DEFAULT_LIMIT = 100;
@@ -59,6 +65,13 @@ export interface CompileOptions {
   offset?: number;
   /** False when the project has no person overrides (see {@link TableNeeds.personOverrides}). Default true. */
   personOverrides?: boolean;
+  /** Members of the cohorts `IN COHORT` names (cohorts.ts). Default: the installed resolver; none: every cohort is unknown (400). */
+  cohortMembers?: CohortMembers;
+  /**
+   * The project's first day of the week (0 Sunday, 1 Monday): `toStartOfWeek(x)` without a mode starts weeks there, as
+   * HogQL gives it the team's mode (0, or 3 for Monday). Default 0.
+   */
+  weekStartDay?: number;
 }
 
 export interface OutputColumn {
@@ -143,6 +156,10 @@ interface TableSource {
   columnOrder?: string[];
   /** SQL names of columns renamed by {@link Compiler.joinedSource}; unset: the column names. */
   columnSql?: Map<string, string>;
+  /** Full SQL of each column (ARRAY JOIN aliases, which are not `<alias>.<column>` on every engine); unset: as above. */
+  columnRef?: Map<string, string>;
+  /** Columns this table joined on with USING: an unqualified name reads the left table's (the merged column). */
+  usingHidden?: Set<string>;
   needs: TableNeeds;
 }
 
@@ -325,6 +342,8 @@ export class Compiler {
   private readonly h: Helpers;
   private depth = 0;
   private aliasCounter = 0;
+  /** Aggregate calls whose arguments are being compiled (innermost last); a nested one is refused, as in HogQL. */
+  private aggregates: string[] = [];
   /** The sessions query, compiled once per query (FROM sessions, events.session.*). */
   private sessionsOut?: QueryOut;
   private projectParam = '';
@@ -401,6 +420,9 @@ export class Compiler {
 
   private compileQuery(q: Query, parent: Scope | undefined): QueryOut {
     this.enter(q);
+    // A subquery inside an aggregate's argument aggregates on its own.
+    const outerAggregates = this.aggregates;
+    this.aggregates = [];
     try {
       if (q.node === 'SelectQuery') return this.compileSelect(q, parent, this.innerLimit(q));
       if (q.node === 'SelectSetQuery') {
@@ -412,6 +434,7 @@ export class Compiler {
       }
       return this.err('Only SELECT queries are allowed', q);
     } finally {
+      this.aggregates = outerAggregates;
       this.depth--;
     }
   }
@@ -469,7 +492,6 @@ export class Compiler {
       }
     }
 
-    if (q.array_join_op || q.array_join_list?.length) this.err('ARRAY JOIN is not supported; use arrayJoin() in the select list', q);
     if (q.limit_with_ties) this.err('LIMIT WITH TIES is not supported', q);
     if (!Array.isArray(q.select) || q.select.length === 0) this.err('SELECT needs at least one column', q);
 
@@ -478,6 +500,7 @@ export class Compiler {
     for (const e of q.select) if (e && e.node === 'Alias') scope.selectAliases.set(e.alias, e.expr);
     scope.selectList = q.select;
     if (q.window_exprs) scope.windows = new Set(Object.keys(q.window_exprs));
+    const arrayJoin = q.array_join_op || q.array_join_list?.length ? this.arrayJoin(q, scope) : undefined;
 
     const columns: OutputColumn[] = [];
     const selectSql: string[] = [];
@@ -571,9 +594,15 @@ export class Compiler {
     const text = [withParts, selectSql, where, groupBy, having ?? '', qualifyAll, orderBy, limitBy, windows, scope.fromTexts, tail].flat().join('\n');
     for (const t of scope.tables) if (t.virtual) t.needs.columns = this.readColumns(t, t.virtual, text);
 
+    // events.session: the sessions of the events this SELECT keeps, not all of the project's (session-bounds.ts).
+    for (const t of scope.tables) {
+      if (t.virtual?.table !== 'events' || !t.needs.session) continue;
+      const bounds = timestampBounds(q, t.name, scope.tables.length === 1);
+      if (bounds) t.needs.session.sql = this.compileQuery(boundedSessionsQuery(bounds), new Scope(undefined)).sql;
+    }
     let sql = withParts.length ? `WITH ${withParts.join(', ')} ` : '';
     sql += `SELECT ${q.distinct ? 'DISTINCT ' : ''}${selectSql.join(', ')}`;
-    if (from) sql += ` FROM ${from()}`;
+    if (from) sql += ` FROM ${arrayJoin ? arrayJoin(from()) : from()}`;
     if (where.length) sql += ` WHERE ${where.length === 1 ? where[0] : where.map((w) => `(${w})`).join(' AND ')}`;
     if (groupBy.length) sql += ` GROUP BY ${groupBy.join(', ')}`;
     if (having) sql += ` HAVING ${having}`;
@@ -668,16 +697,16 @@ export class Compiler {
         if (!joinKw) this.err(`Unsupported join type: ${String(item.join_type)}`, item);
         if (joinKw.startsWith('ASOF') && this.dialect.name !== 'duckdb') this.err(`${joinKw} is not available on this engine`, item);
       }
-      if (item.table_args?.length) this.err('Table functions are not allowed', item);
-      if (item.sample) this.err('SAMPLE is not supported', item);
       const table = this.tableSource(item, scope, !first);
+      if (item.sample) this.sample(item, scope, !first);
       const tableSql = table;
       let constraint: (() => string) | undefined;
       if (item.constraint) {
         if (first) this.err('The first table cannot have a join constraint', item);
-        if (item.constraint.constraint_type !== 'ON') this.err('JOIN ... USING is not supported; use ON', item.constraint);
+        const using = item.constraint.constraint_type === 'USING';
+        if (!using && item.constraint.constraint_type !== 'ON') this.err(`Unsupported join constraint ${String(item.constraint.constraint_type)}`, item.constraint);
         if (joinKw === 'CROSS JOIN') this.err('CROSS JOIN cannot have a join constraint', item.constraint);
-        const onPrinted = this.expr(item.constraint.expr, scope);
+        const onPrinted = this.expr(using ? this.usingAsOn(item.constraint, scope, joinKw) : item.constraint.expr, scope);
         if (this.dialect.crossJoinNonEqui && !onPrinted.joinSql && joinKw === 'JOIN') {
           // An inner join on a condition without equalities is the filtered cross product: the engine needs that form.
           joinKw = 'CROSS JOIN';
@@ -697,6 +726,27 @@ export class Compiler {
       cur = item.next_join;
     }
     return () => pieces.map((p) => p()).join('');
+  }
+
+  /**
+   * `JOIN t USING (a, b)` as `ON l.a = t.a AND l.b = t.b`, `l` being the one earlier table of the FROM clause with that
+   * column. After an inner or left join an unqualified `a` reads `l.a` (ClickHouse's merged column); after a right or
+   * full join it stays ambiguous (qualify it).
+   */
+  private usingAsOn(c: JoinConstraint, scope: Scope, joinKw: string): Expr {
+    const right = scope.tables[scope.tables.length - 1];
+    const cols = c.expr?.node === 'Tuple' ? c.expr.exprs : [c.expr];
+    const parts = cols.map((x): Expr => {
+      if (!x || x.node !== 'Field' || x.chain.length !== 1 || typeof x.chain[0] !== 'string') return this.err('USING takes column names: USING (a, b)', x ?? c);
+      const col = x.chain[0];
+      if (!this.tableHasField(right, col)) this.err(`Unknown field "${col}" on ${right.name}`, x);
+      const left = scope.tables.slice(0, -1).filter((t) => this.tableHasField(t, col) && !t.usingHidden?.has(col));
+      if (left.length !== 1)
+        this.err(left.length ? `USING column "${col}" is ambiguous: it exists in ${left.map((t) => t.name).join(' and ')}` : `USING column "${col}" is on no table before ${right.name}`, x);
+      if (joinKw !== 'RIGHT JOIN' && joinKw !== 'FULL JOIN') (right.usingHidden ??= new Set()).add(col);
+      return { node: 'CompareOperation', op: '==', left: { node: 'Field', chain: [left[0].name, col] }, right: { node: 'Field', chain: [right.name, col] }, start: x.start, end: x.end };
+    });
+    return parts.length === 1 ? parts[0] : { node: 'And', exprs: parts, start: c.start, end: c.end };
   }
 
   /**
@@ -731,6 +781,7 @@ export class Compiler {
   private tableSource(item: JoinExpr, scope: Scope, joined = false): () => string {
     const t = item.table;
     if (item.alias !== undefined && item.alias !== null) this.checkUserName(item.alias, item);
+    if (Array.isArray(item.table_args)) return this.tableFunction(item, scope, joined);
     if (t && (t.node === 'SelectQuery' || t.node === 'SelectSetQuery')) {
       return this.subquerySource(this.compileQuery(t, scope), item.alias ?? `__sub${++this.aliasCounter}`, scope, item, joined);
     }
@@ -765,6 +816,95 @@ export class Compiler {
       return this.subquerySource(this.sessions(), item.alias ?? 'sessions', scope, item, joined);
     }
     return this.err(`Unknown table "${tname}". Available tables: ${[...Object.keys(VIRTUAL_TABLES), 'sessions'].join(', ')}`, t);
+  }
+
+  /**
+   * The table function `numbers(count)` / `numbers(offset, count)` (HogQL's only one): column `number` (UInt64) from
+   * offset to offset + count - 1. Arguments are constant non-negative integers; more than MAX_NUMBERS_ROWS rows is a
+   * 400 before anything runs. It reads no project data, so it needs no guard.
+   */
+  private tableFunction(item: JoinExpr, scope: Scope, joined: boolean): () => string {
+    const t = item.table;
+    const name = t?.node === 'Field' && t.chain.length === 1 ? String(t.chain[0]) : '';
+    if (name.toLowerCase() !== 'numbers') this.err(`Unknown table function "${name || '?'}". Available: numbers`, item);
+    const args = item.table_args ?? [];
+    if (args.length < 1 || args.length > 2) this.err('numbers() takes 1 or 2 arguments: numbers(count) or numbers(offset, count)', item);
+    const offset = args.length === 2 ? this.intConstant(args[0], 'numbers() offset') : 0;
+    const count = this.intConstant(args[args.length - 1], 'numbers() count');
+    if (count > MAX_NUMBERS_ROWS) this.err(`numbers() returns at most ${MAX_NUMBERS_ROWS.toLocaleString('en-US')} rows, got ${count}`, args[args.length - 1]);
+    const sub: QueryOut = { sql: this.dialect.numbersTable(offset, count), columns: [{ name: 'number', type: 'int', nullable: false, chType: 'UInt64' }] };
+    return this.subquerySource(sub, item.alias ?? name, scope, item, joined);
+  }
+
+  /**
+   * `SAMPLE ratio [OFFSET offset]` (ratios as `0.1` or `1/10`) on the events table just added: rows whose
+   * `distinct_id` hashes into [offset, offset + ratio) of the hash range (PostHog samples events by a hash of the
+   * distinct id), as a condition of this SELECT. `SAMPLE 1` and `SAMPLE n` with n > 1 (ClickHouse: "at least n rows")
+   * keep every row.
+   */
+  private sample(item: JoinExpr, scope: Scope, joined: boolean): void {
+    const s = item.sample as { node?: unknown; sample_value?: unknown; offset_value?: unknown } | null;
+    if (!s || s.node !== 'SampleExpr') this.err('Malformed SAMPLE clause', item);
+    const src = scope.tables[scope.tables.length - 1];
+    if (src?.virtual?.table !== 'events') this.err('SAMPLE is only available on the events table', item);
+    const ratio = this.ratio(s.sample_value, 'SAMPLE', item);
+    const offset = s.offset_value ? this.ratio(s.offset_value, 'SAMPLE OFFSET', item) : 0;
+    if (ratio <= 0) this.err('SAMPLE must be greater than 0', item);
+    if (ratio > 1 || (ratio === 1 && offset === 0)) return;
+    if (offset >= 1) this.err('SAMPLE OFFSET must be a fraction from 0 to 1, such as 1/2', item);
+    const d = this.tableField(src, ['distinct_id'], item).sql;
+    const cond = this.dialect.sampleCondition(d, ratio, offset);
+    // (the null-extended rows of an outer-joined sampled table stay)
+    scope.joinWhere.push(joined ? `(${d} IS NULL OR ${cond})` : cond);
+  }
+
+  private ratio(x: unknown, what: string, node: NodeBase): number {
+    const r = x as { node?: unknown; left?: Expr | null; right?: Expr | null } | null;
+    const num = (e: Expr | null | undefined): number => {
+      if (!e || e.node !== 'Constant' || typeof e.value !== 'number' || !Number.isFinite(e.value) || e.value < 0)
+        return this.err(`${what} takes a non-negative number or a ratio such as 1/10`, node);
+      return e.value;
+    };
+    if (!r || r.node !== 'RatioExpr') return this.err(`${what} takes a non-negative number or a ratio such as 1/10`, node);
+    const left = num(r.left);
+    if (!r.right) return left;
+    const right = num(r.right);
+    if (right === 0) this.err(`${what}: division by zero`, node);
+    return left / right;
+  }
+
+  /**
+   * `[LEFT] ARRAY JOIN arr AS a, ...`: every row of the FROM clause once per element of its arrays (zipped), the
+   * element readable as `a`. Each array needs an alias (as in HogQL). Returns the FROM text wrapper.
+   */
+  private arrayJoin(q: SelectQuery, scope: Scope): (from: string) => string {
+    const op = String(q.array_join_op ?? 'ARRAY JOIN').toUpperCase();
+    if (op !== 'ARRAY JOIN' && op !== 'LEFT ARRAY JOIN' && op !== 'INNER ARRAY JOIN') this.err(`Unsupported ARRAY JOIN operation: ${op}`, q);
+    const list = q.array_join_list ?? [];
+    if (!Array.isArray(list) || list.length === 0) this.err('ARRAY JOIN needs at least one array', q);
+    if (!q.select_from) this.err('ARRAY JOIN needs a FROM clause', q);
+    const id = ++this.aliasCounter;
+    const names = new Set<string>();
+    const items = list.map((e) => {
+      if (!e || e.node !== 'Alias') return this.err('ARRAY JOIN arrays must have an alias', e ?? q);
+      this.checkUserName(e.alias, e);
+      if (names.has(e.alias)) this.err(`ARRAY JOIN alias "${e.alias}" is used twice`, e);
+      names.add(e.alias);
+      const p = this.expr(e.expr, scope);
+      if (p.type !== 'array' && p.type !== 'unknown') this.err(`ARRAY JOIN needs an array, got a ${p.type} value`, e.expr);
+      scope.fromTexts.push(p.sql);
+      return { name: e.alias, sql: p.sql };
+    });
+    const tables = scope.tables.map((t) => this.q(t.sqlAlias));
+    const src: TableSource = {
+      name: `__aj${id}`,
+      sqlAlias: `__aj${id}`,
+      columns: new Map(items.map((i) => [i.name, { type: 'unknown' as PType, nullable: true }])),
+      columnRef: new Map(items.map((i) => [i.name, this.dialect.arrayJoinRef(id, i.name)])),
+      needs: { personId: false, personFields: [] },
+    };
+    this.addTable(scope, src, q);
+    return (from) => this.dialect.arrayJoinFrom(from, tables, items, op === 'LEFT ARRAY JOIN', id);
   }
 
   /**
@@ -843,7 +983,7 @@ export class Compiler {
           s.inProgress.delete(`cte:${head}`);
         }
       }
-      const candidates = s.tables.filter((t) => this.tableHasField(t, head));
+      const candidates = s.tables.filter((t) => this.tableHasField(t, head) && !t.usingHidden?.has(head));
       if (candidates.length > 1)
         this.err(`Field "${head}" is ambiguous: it exists in ${candidates.map((t) => t.name).join(' and ')}`, f);
       if (candidates.length === 1) return this.tableField(candidates[0], chain, f);
@@ -862,7 +1002,7 @@ export class Compiler {
     if (!t.virtual) {
       const c = t.columns?.get(name);
       if (!c) this.err(`Unknown field "${name}" on ${t.name}`, node);
-      const p: Printed = { sql: `${a}.${this.q(t.columnSql?.get(name) ?? name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}) };
+      const p: Printed = { sql: t.columnRef?.get(name) ?? `${a}.${this.q(t.columnSql?.get(name) ?? name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}) };
       return rest.length === 1 ? p : this.extendJson(p, rest.slice(1), node);
     }
     const def = Object.prototype.hasOwnProperty.call(t.virtual.fields, name) ? t.virtual.fields[name] : undefined;
@@ -920,10 +1060,43 @@ export class Compiler {
         // A row without a session (no `$session_id`, or another project's) reads NULL.
         return { sql: this.dialect.lazyColumn(t.sqlAlias, `session_${sf}`), type: col.type, nullable: true, ...(col.chType ? { chType: col.chType } : {}) };
       }
+      case 'group_key':
+        if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${name}`, node);
+        return this.groupKey(`${a}.${this.q('properties')}`, def.index, node);
+      case 'group': {
+        if (rest.length === 1) this.err(`"${name}" is a table: use ${name}.key, ${name}.properties.<key>, ${name}.created_at, ...`, node);
+        const gf = rest[1];
+        const gdef = own(GROUPS.fields, gf);
+        if (!gdef || (gdef.kind !== 'column' && gdef.kind !== 'json'))
+          return this.err(`Unknown field "${gf}" on groups. Available: ${Object.keys(GROUPS.fields).join(', ')}`, node);
+        const groups = (t.needs.groups ??= []);
+        let entry = groups.find((g) => g.index === def.index);
+        if (!entry) {
+          const index = def.index;
+          entry = { index, fields: [], key: (properties: string) => this.groupKey(properties, index, node).sql };
+          groups.push(entry);
+        }
+        if (!entry.fields.includes(gdef.column)) entry.fields.push(gdef.column);
+        // An event without that group, or whose key names no group of this project, reads NULL.
+        const sql = this.dialect.lazyColumn(t.sqlAlias, `group${def.index}_${gdef.column}`);
+        if (gdef.kind === 'json') {
+          if (rest.length === 2) return { sql: this.dialect.jsonAsText(sql), type: 'json', nullable: true, json: { base: sql, keys: [] } };
+          return this.dialect.jsonProperty(sql, rest.slice(2), this.h);
+        }
+        if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on ${name}.${gf}`, node);
+        return { sql, type: gdef.type, nullable: true };
+      }
       case 'const':
         if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${name}`, node);
         return { ...this.dialect.constant(def.value, false, this.h), type: def.type, nullable: false };
     }
+  }
+
+  /** The event's group key of type `index` from its `properties` column (SQL): `properties.$group_N`, `''` when none. */
+  private groupKey(properties: string, index: number, node: NodeBase): Printed {
+    const key = this.dialect.jsonProperty(properties, [`$group_${index}`], this.h);
+    const empty = this.dialect.constant('', false, this.h);
+    return this.dialect.call({ sig: lookupFunction('ifNull')!, node, args: [key, empty], raw: [], params: [], distinct: false }, this.h);
   }
 
   /**
@@ -975,6 +1148,7 @@ export class Compiler {
       case 'Constant':
         return this.constant(e.value, e.value_type === 'number', e);
       case 'Field':
+        if (Array.isArray(e.chain) && e.chain.some((k, i) => i > 0 && k === 0)) this.err(ZERO_INDEX, e);
         return this.resolveField(e, scope);
       case 'Alias':
         // An alias nested inside an expression (HogQL allows `f(x AS y)`): the name is visible, the value is x.
@@ -1020,6 +1194,7 @@ export class Compiler {
         return this.dialect.arithmetic(e.op, this.expr(e.left, scope), this.expr(e.right, scope), this.h, e);
       }
       case 'ArrayAccess': {
+        if (e.property?.node === 'Constant' && e.property.value === 0) this.err(ZERO_INDEX, e.property);
         const arr = this.expr(e.array, scope);
         if (arr.json || arr.type === 'json') {
           const key = this.expr(e.property, scope);
@@ -1032,6 +1207,7 @@ export class Compiler {
       case 'TupleAccess': {
         // `properties.arr.1`: on JSON, the same 1-based element as `properties.arr[1]`.
         const t = this.expr(e.tuple, scope);
+        if ((t.json || t.type === 'json') && e.index === 0) this.err(ZERO_INDEX, e);
         if ((t.json || t.type === 'json') && typeof e.index === 'number') return this.extendJson(t, [e.index], e);
         return this.tupleElement(t, e.index, e);
       }
@@ -1140,7 +1316,7 @@ export class Compiler {
 
   private compare(e: CompareOperation, scope: Scope): Printed {
     const ops = ['==', '!=', '<', '<=', '>', '>=', 'like', 'not like', 'ilike', 'not ilike', 'in', 'not in', '=~', '!~', '=~*', '!~*'];
-    if (e.op === 'in cohort' || e.op === 'not in cohort') this.err('Cohorts are not supported', e);
+    if (e.op === 'in cohort' || e.op === 'not in cohort') return this.compare(inCohortAsIn(e, this.opts.cohortMembers ?? installedCohortMembers(), this.opts.projectId), scope);
     if (!ops.includes(e.op)) this.err(`Unknown operator ${String(e.op)}`, e);
     const l = this.expr(e.left, scope);
     let r: Printed;
@@ -1211,9 +1387,18 @@ export class Compiler {
       return this.expr({ node: sig.name === 'and' ? 'And' : 'Or', exprs: args, start: c.start, end: c.end }, scope);
     if (sig.name === 'not') return this.expr({ node: 'Not', expr: args[0], start: c.start, end: c.end }, scope);
 
-    const printedArgs = args.map((a, i) =>
-      a && a.node === 'Lambda' && i === 0 && LAMBDA_FUNCS.has(sig.name) ? this.lambda(a.args, a.expr, scope, a) : this.expr(a, scope),
-    );
+    const outerAggregate = this.aggregates[this.aggregates.length - 1];
+    if (sig.kind === 'aggregate' && outerAggregate !== undefined)
+      this.err(`Aggregation '${c.name}' cannot be nested inside another aggregation '${outerAggregate}'.`, c);
+    if (sig.kind === 'aggregate') this.aggregates.push(c.name);
+    let printedArgs: Printed[];
+    try {
+      printedArgs = args.map((a, i) =>
+        a && a.node === 'Lambda' && i === 0 && LAMBDA_FUNCS.has(sig.name) ? this.lambda(a.args, a.expr, scope, a) : this.expr(a, scope),
+      );
+    } finally {
+      if (sig.kind === 'aggregate') this.aggregates.pop();
+    }
     if (LAMBDA_FUNCS.has(sig.name) && args[0]?.node !== 'Lambda') this.err(`The first argument of ${sig.name} must be a lambda`, c);
     if (REGEX_FUNCS.has(sig.name)) this.checkRegex(printedArgs[1], args[1]);
     // Computed from what the compiler knows of the value, for every engine (never the engine's own representation).
@@ -1223,6 +1408,7 @@ export class Compiler {
       if (!x.isConst) this.err(`Parameters of "${sig.name}" must be constants`, p);
       return x;
     });
+    if (sig.name === 'toStartOfWeek' && printedArgs.length === 1 && this.opts.weekStartDay === 1) printedArgs.push(this.dialect.constant(3, false, this.h));
     const filter = c.filter_expr ? this.expr(c.filter_expr, scope).sql : undefined;
     // Interval constructors and dateAdd/dateSub are datetime arithmetic, whatever the engine.
     if (sig.name.startsWith('toInterval'))
@@ -1272,7 +1458,8 @@ export class Compiler {
     } else {
       over = `(${this.windowSpec(w.over_expr ?? { node: 'WindowExpr' }, scope)})`;
     }
-    return { ...inner, sql: `${inner.sql} OVER ${over}`, isConst: false, constValue: undefined };
+    const sql = inner.sql.includes(OVER_MARK) ? inner.sql.replace(OVER_MARK, ` OVER ${over}`) : `${inner.sql} OVER ${over}`;
+    return { ...inner, sql, isConst: false, constValue: undefined };
   }
 
   private windowSpec(w: WindowExpr, scope: Scope): string {

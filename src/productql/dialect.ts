@@ -182,6 +182,12 @@ export interface TableNeeds {
    */
   session?: { sql: string; fields: string[] };
   /**
+   * The groups rows of the table's `$group_N` keys (events.group_N), one entry per type index: `fields` are the
+   * groups columns to expose as `__group<index>_<column>`; `key(properties)` prints the event's group key (`''` when
+   * none) from the SQL of the reference's `properties` column.
+   */
+  groups?: { index: number; fields: string[]; key: (properties: string) => string }[];
+  /**
    * False when the project has no person overrides: the stored `person_id` is the resolved one and the overrides
    * join is left out. Unset: the join is printed.
    */
@@ -285,7 +291,7 @@ export interface Dialect {
    */
   guardedTable(table: string, alias: string, projectParam: string, needs: TableNeeds): string;
   /** SQL of a lazily joined column as seen from outside the guarded reference. */
-  lazyColumn(alias: string, name: 'person_id' | `person_${string}` | `pdi_${string}` | `pdiperson_${string}` | `session_${string}`): string;
+  lazyColumn(alias: string, name: 'person_id' | `person_${string}` | `pdi_${string}` | `pdiperson_${string}` | `session_${string}` | `group${number}_${string}`): string;
   /**
    * Optional: an expression, visible outside the guarded reference, that is NULL exactly when the lazily joined
    * `person_id` is (the stored column), so null tests need not wait for the override join and can prune scans.
@@ -296,7 +302,37 @@ export interface Dialect {
    * the same instant as the stored whole-second value (see {@link Printed.seconds}). Unset: none.
    */
   storedSeconds?(table: string, column: string, alias: string): string | undefined;
+  /**
+   * The table function `numbers(offset, count)`: a SELECT with one UInt64 column `number` holding offset ..
+   * offset + count - 1 (the compiler has checked both are non-negative safe integers and bounded count).
+   */
+  numbersTable(offset: number, count: number): string;
+  /**
+   * `FROM <from> [LEFT] ARRAY JOIN <arrays>`: the FROM text with the arrays joined (`tables`: the quoted aliases the
+   * FROM clause defines; `id`: unique within the query). Several arrays are zipped (their i-th elements form the i-th
+   * row), in array order. ARRAY JOIN drops rows whose arrays are empty; LEFT ARRAY JOIN keeps them once.
+   */
+  arrayJoinFrom(from: string, tables: string[], items: { name: string; sql: string }[], left: boolean, id: number): string;
+  /** The SQL that reads the element of ARRAY JOIN alias `name` (of the ARRAY JOIN `id`) outside the FROM clause. */
+  arrayJoinRef(id: number, name: string): string;
+  /**
+   * `SAMPLE ratio [OFFSET offset]` on the events table: a condition keeping the rows whose sampling key (the
+   * `distinct_id`, PostHog's events sample key) hashes into [offset, offset + ratio) of the hash range.
+   */
+  sampleCondition(distinctIdSql: string, ratio: number, offset: number): string;
 }
+
+/**
+ * Marks where the compiler's ` OVER (...)` goes in a call a dialect printed for a window (FunctionCall.over), when the
+ * aggregate is wrapped in other SQL (`coalesce(list(x)<mark>, [])`); without the mark it is appended.
+ */
+export const OVER_MARK = '\u0002';
+
+/** Largest `count` of the `numbers()` table function: more rows are refused (400) before anything runs. */
+export const MAX_NUMBERS_ROWS = 10_000_000;
+
+/** Buckets of the sampling hash: `SAMPLE r OFFSET o` keeps hash % SAMPLE_BUCKETS in [o, o + r) * SAMPLE_BUCKETS. */
+export const SAMPLE_BUCKETS = 4_294_967_296;
 
 /** formatDateTime's format codes (ClickHouse's), each a one-character code after `%`. */
 export const FORMAT_CODES = 'YmdHMSFTDRyejuwpIGVz%';

@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { OVER_MARK, SAMPLE_BUCKETS, formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import type { PType } from './schema';
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
@@ -328,11 +328,44 @@ class DuckDBDialect implements Dialect {
       joins.push(`LEFT JOIN (${needs.session.sql}) AS ${q('__session')} ON ${q('__session')}.${q('session_id')} = ${a}.${q('$session_id')}`);
       for (const f of needs.session.fields) cols.push(`${q('__session')}.${q(f)} AS ${q(`__session_${f}`)}`);
     }
+    // events.group_N: the project's group of type N whose key is the event's `$group_N` (one row per type and key).
+    for (const g of needs.groups ?? []) {
+      const j = q(`__group${g.index}`);
+      const r = q(`__gr${g.index}`);
+      joins.push(
+        `LEFT JOIN (SELECT ${r}.* FROM ${q('groups')} AS ${r} WHERE ${r}.${q('project_id')} = ${projectParam} AND ${r}.${q('group_type_index')} = ${g.index})` +
+          ` AS ${j} ON ${j}.${q('group_key')} = ${g.key(`${a}.${q('properties')}`)}`,
+      );
+      for (const f of g.fields) cols.push(`${j}.${q(f)} AS ${q(`__group${g.index}_${f}`)}`);
+    }
     return `(SELECT ${cols.join(', ')} FROM ${q(table)} AS ${a}${joins.map((j) => ' ' + j).join('')} WHERE ${a}.${q('project_id')} = ${projectParam}) AS ${a}`;
   }
 
   lazyColumn(alias: string, name: string): string {
     return `${q(alias)}.${q(`__${name}`)}`;
+  }
+
+  numbersTable(offset: number, count: number): string {
+    return `SELECT range AS ${q('number')} FROM range(${offset}, ${offset + count})`;
+  }
+
+  /**
+   * ARRAY JOIN as a derived table: each FROM table as one struct column (a reference `"e"."x"` then reads the
+   * struct's field), and the arrays unnested in the select list, which keeps their order and zips several.
+   */
+  arrayJoinFrom(from: string, tables: string[], items: { name: string; sql: string }[], left: boolean, id: number): string {
+    const arr = (sql: string) => (left ? `CASE WHEN coalesce(len(${sql}), 0) = 0 THEN [NULL] ELSE ${sql} END` : sql);
+    const cols = [...tables, ...items.map((i) => `unnest(${arr(i.sql)}) AS ${q(i.name)}`)];
+    return `(SELECT ${cols.join(', ')} FROM ${from}) AS ${q(`__aj${id}`)}`;
+  }
+
+  arrayJoinRef(id: number, name: string): string {
+    return `${q(`__aj${id}`)}.${q(name)}`;
+  }
+
+  sampleCondition(distinctIdSql: string, ratio: number, offset: number): string {
+    const h = `(hash(${distinctIdSql}) % ${SAMPLE_BUCKETS})`;
+    return `(${h} >= ${Math.floor(offset * SAMPLE_BUCKETS)} AND ${h} < ${Math.min(SAMPLE_BUCKETS, Math.floor((offset + ratio) * SAMPLE_BUCKETS))})`;
   }
 
   /** The stored person_id (selected by `alias.*`): NULL exactly when the override-resolved one is. */
@@ -433,9 +466,9 @@ class DuckDBDialect implements Dialect {
         return P(`quantile_cont(${num(a[0])}, [${fn.params.map((p) => p.sql).join(', ')}])${filterOf()}`, 'array', false);
       }
       case 'groupArray':
-        return P(`coalesce(list(${d}${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}, [])`, 'array', false);
+        return P(`coalesce(list(${d}${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false);
       case 'groupUniqArray':
-        return P(`coalesce(list(DISTINCT ${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}, [])`, 'array', false);
+        return P(`coalesce(list(DISTINCT ${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false);
 
       // ---------------- window functions
       case 'row_number':
@@ -670,6 +703,9 @@ class DuckDBDialect implements Dialect {
       case 'greatest':
       case 'least':
         return simple(fn.sig.name, a[0].type);
+      case 'min2':
+      case 'max2':
+        return simple(fn.sig.name === 'min2' ? 'least' : 'greatest', a[0].type);
 
       // ---------------- arrays
       case 'has':
@@ -711,6 +747,19 @@ class DuckDBDialect implements Dialect {
         return P(`(json_extract(${s(0)}, ${jsonPath(1)}) IS NOT NULL)`, 'bool', false);
       case 'JSONLength':
         return P(`coalesce(json_array_length(${s(0)}, ${jsonPath(1)}), 0)`, 'int', false);
+      case 'JSONExtractArrayRaw': {
+        // ClickHouse: the array's elements as raw JSON text; [] when the value is missing or not an array.
+        const path = jsonPath(1);
+        return P(
+          `CASE WHEN json_type(${s(0)}, ${path}) = 'ARRAY' THEN list_transform(CAST(json_extract(${s(0)}, ${path}) AS JSON[]), lambda __x: CAST(__x AS VARCHAR)) ELSE CAST([] AS VARCHAR[]) END`,
+          'array',
+          false,
+        );
+      }
+      case 'JSONExtractKeys': {
+        const path = jsonPath(1);
+        return P(`CASE WHEN json_type(${s(0)}, ${path}) = 'OBJECT' THEN json_keys(${s(0)}, ${path}) ELSE CAST([] AS VARCHAR[]) END`, 'array', false);
+      }
 
       // ---------------- HogQL parity: dates and times
       case 'formatDateTime': {

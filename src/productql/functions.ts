@@ -76,7 +76,11 @@ add('scalar', 2, 2, ['ifNull', 'nullIf']);
 add('scalar', 1, 1, ['isNull', 'isNotNull', 'assumeNotNull']);
 
 // Strings
-add('scalar', 1, 1, ['lower', 'upper', 'length', 'empty', 'notEmpty', 'trim', 'reverse']);
+add('scalar', 1, 1, ['lower', 'upper', 'length', 'empty', 'notEmpty', 'reverse']);
+// `trim([LEADING|TRAILING|BOTH] chars FROM s)` parses as trimLeft/trimRight/trim(s, chars): chars is a set of characters.
+add('scalar', 1, 2, ['trim', 'trimLeft', 'trimRight']);
+// HogQL's two-argument least/greatest (posthog/hogql/functions/mapping.py).
+add('scalar', 2, 2, ['min2', 'max2']);
 add('scalar', 1, 100, ['concat']);
 add('scalar', 2, 3, ['substring']);
 add('scalar', 3, 3, ['replaceAll', 'replace', 'replaceRegexpAll', 'replaceRegexpOne']);
@@ -111,7 +115,7 @@ add('scalar', 0, 100, ['array', 'tuple']);
  * Allow-listed functions that ClickHouse 18.16 lacks and that cannot be spelled with what it has: a clear 400 there
  * ("not available on ClickHouse") rather than an engine error.
  */
-export const DUCKDB_ONLY_FUNCTIONS: ReadonlySet<string> = new Set(['base64Encode', 'base64Decode', 'tryBase64Decode']);
+export const DUCKDB_ONLY_FUNCTIONS: ReadonlySet<string> = new Set(['base64Encode', 'base64Decode', 'tryBase64Decode', 'JSONExtractArrayRaw', 'JSONExtractKeys']);
 
 export const CLICKHOUSE_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
   'arraySort',
@@ -159,7 +163,7 @@ add('scalar', 1, 3, ['toDateTime64']);
 add('scalar', 1, 2, ['parseDateTimeBestEffort', 'parseDateTimeBestEffortOrNull', 'parseDateTimeBestEffortOrZero', 'toDateOrNull', 'toDateTimeOrNull']);
 // Strings
 add('scalar', 2, 2, ['left', 'right', 'positionCaseInsensitive', 'positionUTF8', 'positionCaseInsensitiveUTF8']);
-add('scalar', 1, 1, ['trimLeft', 'trimRight', 'lengthUTF8', 'lowerUTF8', 'upperUTF8', 'reverseUTF8', 'base64Encode', 'base64Decode', 'tryBase64Decode']);
+add('scalar', 1, 1, ['lengthUTF8', 'lowerUTF8', 'upperUTF8', 'reverseUTF8', 'base64Encode', 'base64Decode', 'tryBase64Decode']);
 add('scalar', 3, 3, ['replaceOne']);
 add('scalar', 2, 3, ['substringUTF8']);
 // Conversions
@@ -175,6 +179,9 @@ add('scalar', 2, 2, ['tupleElement']);
 // JSON
 add('scalar', 1, 20, ['JSONExtractString', 'JSONExtractInt', 'JSONExtractFloat', 'JSONExtractBool', 'JSONExtractRaw', 'JSONLength']);
 add('scalar', 2, 20, ['JSONHas']);
+// The elements of a JSON array as raw JSON text, the keys of a JSON object (ARRAY JOIN over properties): DuckDB only,
+// as ClickHouse 18.16 has no JSONExtract*.
+add('scalar', 1, 20, ['JSONExtractArrayRaw', 'JSONExtractKeys']);
 
 export const FUNCTIONS: ReadonlyMap<string, FunctionSignature> = new Map(sigs.map((s) => [s.name, s]));
 const lowerIndex = new Map(sigs.map((s) => [s.name.toLowerCase(), s]));

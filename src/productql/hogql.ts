@@ -104,11 +104,20 @@ function printWindow(w: WindowExpr): string {
   return parts.join(' ');
 }
 
+/** A SAMPLE ratio (`RatioExpr {left, right?}`): `0.1`, `1/10`. */
+function printRatio(r: unknown): string {
+  const x = r as { left?: Expr | null; right?: Expr | null } | null | undefined;
+  if (!x?.left) return '?';
+  return x.right ? `${printHogQLExpr(x.left)}/${printHogQLExpr(x.right)}` : printHogQLExpr(x.left);
+}
+
 function printJoin(j: JoinExpr, first: boolean): string {
   let s = first ? '' : ` ${j.join_type ?? 'JOIN'} `;
   s += j.table.node === 'Field' ? j.table.chain.map(hogqlIdent).join('.') : `(${printHogQL(j.table)})`;
   if (j.table_args?.length) s += `(${list(j.table_args)})`;
   if (j.alias) s += ` AS ${hogqlIdent(j.alias)}`;
+  const sample = j.sample as { node?: string; sample_value?: unknown; offset_value?: unknown } | null | undefined;
+  if (sample?.node === 'SampleExpr') s += ` SAMPLE ${printRatio(sample.sample_value)}${sample.offset_value ? ` OFFSET ${printRatio(sample.offset_value)}` : ''}`;
   if (j.constraint) s += ` ${j.constraint.constraint_type} ${printHogQLExpr(j.constraint.expr)}`;
   if (j.next_join) s += printJoin(j.next_join, false);
   return s;

@@ -63,7 +63,6 @@ const MUST_REJECT: string[] = [
   'select * from person_overrides',
   'select * from ingest_checkpoint',
   'select * from `person_overrides`',
-  'select * from numbers(10)',
   'select * from events(1)',
   "select current_setting('threads')",
   "select getenv('HOME')",
@@ -88,8 +87,6 @@ const MUST_REJECT: string[] = [
   'with __cte_x_1 as (select 1) select * from __cte_x_1',
   'select x from (select 1 as x) as `__set`',
   'select * from events where true or project_id = 2',
-  'select * from events sample 0.1',
-  'select * from events array join [1] as a',
   'select {filters}',
   'select {variables.missing}',
   "select dateDiff('day; drop table events', timestamp, now()) from events",
@@ -124,7 +121,6 @@ const MUST_REJECT: string[] = [
   'select person.constructor from events',
   'select {variables.constructor}',
   'select {variables.__proto__}',
-  'select * from events e1 join events e2 using (event)',
   'select properties.$browser from events e1 join events e2 on 1 = 1',
   'select pdi from events',
   'select pdi.version from events',
@@ -137,6 +133,13 @@ const MUST_REJECT: string[] = [
   'select session.project_id from events',
   'select project_id from sessions',
   'select s.team_id from sessions s',
+  // groups: the project id is on no table; the lazy joins only reach groups columns.
+  'select team_id from groups',
+  'select g.project_id from groups g',
+  'select group_0 from events',
+  'select group_0.project_id from events',
+  'select group_0.__group0_properties from events',
+  'select e.__group0_properties from events e',
 ];
 
 /** Legitimate (or at least syntactically fine) SELECTs: may run, but must never see project 2. */
@@ -176,6 +179,18 @@ const MAY_RUN: string[] = [
   "select * from events where event = 'x' or 1 = 1",
   'select groupArray(properties) from events',
   'select arrayJoin(groupArray(properties.marker)) from events',
+  // ARRAY JOIN, numbers() and SAMPLE are HogQL (reference §10): they run, guarded like every other table reference.
+  'select * from numbers(10)',
+  'select n.number, e.properties from numbers(3) n cross join events e',
+  'select * from events sample 0.1',
+  'select * from events sample 1/2 offset 1/2',
+  'select * from events array join [1] as a',
+  'select a from events array join [properties, person.properties] as a',
+  'select a from events left array join (select groupArray(properties.marker) from events) as a',
+  'select a from numbers(1) array join (select groupArray(toString(properties)) from events) as a',
+  // JOIN ... USING is HogQL's grammar: printed as ON equalities between guarded references.
+  'select * from events e1 join events e2 using (event)',
+  'select e2.properties from events e1 left join events e2 using (distinct_id)',
   'select * from events as `events"; drop table x; --`',
   "select event from events as e where e.distinct_id = 'user1' -- comment",
   'select event /* comment */ from events',
@@ -274,12 +289,23 @@ const MAY_RUN: string[] = [
   'select session.$session_duration, pdi.person.properties, poe.properties, person.properties from events',
   'select x.d from (select session.distinct_id as d from events) x',
   'select distinct_id, count() from sessions group by distinct_id',
+  // groups and events.group_N: project 2 has groups of the same types and keys, and one keyed '' (the $group_N of
+  // every event without that group).
+  'select * from groups',
+  'select g.properties.marker, g.key from groups g where g.key in (select $group_0 from events)',
+  "select group_0.properties, group_1.properties, group_0.key, $group_0 from events where group_0.properties.marker = 'P2_SECRET' or 1 = 1",
+  'select group_0.properties.marker, count() from events group by 1',
+  'select e.$group_0, g.properties from events e left join groups g on g.key = e.$group_0',
+  'select e1.group_0.properties from events e1 join events e2 on e1.uuid = e2.uuid',
+  'select x.m from (select group_0.properties.marker as m from events) x',
+  "with groups as (select 2 as project_id, '' as key) select * from groups",
+  'select session.session_id, pdi.person.properties, group_0.properties, group_4.properties from events',
 ];
 
 const internalLiterals = new Set(["'UTC'", "''", "'/'", "'~'", "'~0'", "'~1'", "'$'", "'g'", "'i'", "'%Y-%m-%d %H:%M:%S'", "'%Y-%m-%d'", ...['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'].map((u) => `'${u}'`)]);
 
 function assertGuarded(sql: string, params: unknown[]): void {
-  const refs = [...sql.matchAll(/FROM "(events|persons|person_distinct_ids|person_overrides|query_log)" AS "((?:[^"]|"")*)"/g)];
+  const refs = [...sql.matchAll(/FROM "(events|persons|person_distinct_ids|person_overrides|query_log|groups)" AS "((?:[^"]|"")*)"/g)];
   if (refs.length) expect(params).toContain(1);
   const guard = `$${params.indexOf(1) + 1}`;
   for (const m of refs) {
@@ -288,8 +314,10 @@ function assertGuarded(sql: string, params: unknown[]): void {
   }
   // Outside quoted identifiers, no engine table is used as a relation except through a guarded reference,
   // and the only string literals are the printer's own fixed ones: everything from the query is bound.
-  const bare = sql.replace(/"(?:[^"]|"")*"/g, (m) => (/^"(events|persons|person_distinct_ids|person_overrides|query_log|ingest_checkpoint)"$/.test(m) ? m : '"_"'));
-  const relations = bare.match(/(FROM|JOIN) "(events|persons|person_distinct_ids|person_overrides|query_log|ingest_checkpoint)"/g) ?? [];
+  const bare = sql.replace(/"(?:[^"]|"")*"/g, (m) =>
+    /^"(events|persons|person_distinct_ids|person_overrides|query_log|ingest_checkpoint|groups|group_type_mapping)"$/.test(m) ? m : '"_"',
+  );
+  const relations = bare.match(/(FROM|JOIN) "(events|persons|person_distinct_ids|person_overrides|query_log|ingest_checkpoint|groups|group_type_mapping)"/g) ?? [];
   expect(relations.length).toBe(refs.length);
   for (const lit of bare.match(/'(?:[^']|'')*'/g) ?? []) expect(internalLiterals.has(lit)).toBe(true);
 }

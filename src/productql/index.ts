@@ -85,6 +85,8 @@ export interface CompileProductQLInput {
    * without the overrides join. Default true.
    */
   personOverrides?: boolean;
+  /** The project's `week_start_day` (0 Sunday, 1 Monday): where `toStartOfWeek(x)` without a mode starts weeks. Default 0. */
+  weekStartDay?: number;
   dialect: ProductQLDialect;
 }
 
@@ -153,6 +155,7 @@ export function compileProductQLSync(input: CompileProductQLInput): CompiledProd
     limit: input.limit,
     offset: input.offset,
     personOverrides: input.personOverrides,
+    weekStartDay: input.weekStartDay,
   });
   return {
     sql: out.sql,

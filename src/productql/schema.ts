@@ -10,7 +10,16 @@
  *   after merges) even when no persons row exists, as PostHog's `poe.id` is the stored column;
  * - `pdi`: the person_distinct_ids row of the event's distinct id (`pdi.distinct_id`, `pdi.person_id`), and through
  *   it that person (`pdi.person.*`: joined on the mapping's person id);
- * - `session`: the sessions row of the event's `$session_id` (events without a session id have none).
+ * - `session`: the sessions row of the event's `$session_id` (events without a session id have none);
+ * - `group_0` … `group_4`: the groups row of type N whose key is the event's `$group_N` (PostHog's
+ *   posthog/hogql/database/schema/groups.py join: `groups.index = N AND groups.key = events.$group_N`).
+ *
+ * `events.$group_0` … `$group_4` are the event's group keys, read from `properties.$group_N` (where ingestion puts
+ * them); `''` when the event has none, as PostHog's materialized `$group_N` columns default to.
+ *
+ * `groups`: one row per (type index, key) of the project (a newer `$groupidentify` replaces the row). PostHog keeps
+ * the time of the last write as `updated_at`; Quarry keeps only `created_at`, so `updated_at` reads it too. PostHog
+ * also exposes `team_id` there; Quarry exposes the project id on no table (see the hostile corpus).
  *
  * `sessions` is computed from events ({@link SESSIONS_QUERY}: the project's events grouped by `$session_id`, events
  * without one left out): PostHog keeps a pre-aggregated sessions table keyed by session id; Quarry aggregates the
@@ -51,6 +60,10 @@ export type FieldDef =
   | { kind: 'pdi' }
   /** events.session: the lazily joined sessions row of the event's `$session_id`. */
   | { kind: 'session' }
+  /** events.$group_N: the event's group key of type `index` (`properties.$group_N`, `''` when none). */
+  | { kind: 'group_key'; index: number }
+  /** events.group_N: the lazily joined groups row of type `index` whose key is the event's `$group_N`. */
+  | { kind: 'group'; index: number }
   /** A constant (raw_persons.is_deleted). */
   | { kind: 'const'; value: boolean; type: PType };
 
@@ -64,6 +77,19 @@ export interface VirtualTable {
 }
 
 const col = (column: string, type: PType, nullable = false): FieldDef => ({ kind: 'column', column, type, nullable });
+
+/** Group type indexes a project may use (PostHog: 0–4). */
+export const GROUP_TYPE_INDEXES = [0, 1, 2, 3, 4] as const;
+
+/** events' `$group_N` keys and `group_N` lazy joins (not in `*`, as in PostHog, where `*` lists no lazy join). */
+function groupFields(): Record<string, FieldDef> {
+  const out: Record<string, FieldDef> = {};
+  for (const i of GROUP_TYPE_INDEXES) {
+    out[`$group_${i}`] = { kind: 'group_key', index: i };
+    out[`group_${i}`] = { kind: 'group', index: i };
+  }
+  return out;
+}
 
 export const EVENTS: VirtualTable = {
   name: 'events',
@@ -82,6 +108,7 @@ export const EVENTS: VirtualTable = {
     $session_id: col('$session_id', 'string', true),
     created_at: col('created_at', 'datetime'),
     elements_chain: col('elements_chain', 'string', true),
+    ...groupFields(),
   },
   star: ['uuid', 'event', 'properties', 'timestamp', 'distinct_id', 'elements_chain', 'created_at', '$session_id', 'person_id'],
 };
@@ -123,6 +150,20 @@ export const RAW_PERSON_DISTINCT_IDS: VirtualTable = {
   star: [...PERSON_DISTINCT_IDS.star, 'version', 'is_deleted'],
 };
 
+/** Groups (`$groupidentify`): one row per (type index, key) of the project. */
+export const GROUPS: VirtualTable = {
+  name: 'groups',
+  table: 'groups',
+  fields: {
+    index: col('group_type_index', 'int'),
+    key: col('group_key', 'string'),
+    created_at: col('created_at', 'datetime'),
+    updated_at: col('created_at', 'datetime'),
+    properties: { kind: 'json', column: 'properties' },
+  },
+  star: ['index', 'key', 'created_at', 'updated_at', 'properties'],
+};
+
 /** What ran: one row per query execution or cache answer (written by the query executor). */
 export const QUERY_LOG: VirtualTable = {
   name: 'query_log',
@@ -152,6 +193,7 @@ export const VIRTUAL_TABLES: Record<string, VirtualTable> = {
   person_distinct_ids: PERSON_DISTINCT_IDS,
   raw_persons: RAW_PERSONS,
   raw_person_distinct_ids: RAW_PERSON_DISTINCT_IDS,
+  groups: GROUPS,
   query_log: QUERY_LOG,
 };
 

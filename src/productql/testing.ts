@@ -6,7 +6,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DUCKDB_SCHEMA } from '../engines/duckdb/schema';
 import { testEngine } from '../engines/clickhouse/test-engine';
-import type { EventInsert } from '../engines/engine';
+import type { EventInsert, GroupUpsert } from '../engines/engine';
 import { compileProductQL, shapeResult, type CompileProductQLInput, type CompiledProductQL, type ShapedResult } from './index';
 
 export const P1A = '00000000-0000-4000-8000-00000000a001';
@@ -67,6 +67,30 @@ export const OVERRIDES = [
   { project: 2, old: P1B, new: P2X },
 ];
 
+/**
+ * Groups: project 1's events carry no `$group_N` here (suites add their own); project 2 has groups of the same types
+ * and keys as project 1, and one keyed `''` (the `$group_N` of every event without that group).
+ */
+export const GROUPS = [
+  { project: 1, index: 0, key: 'org:1', created: '2024-01-02 00:00:00', props: { name: 'Org One', industry: 'tech', marker: 'P1_MARKER' } },
+  { project: 1, index: 0, key: 'org:2', created: '2024-01-03 00:00:00', props: { name: 'Org Two', industry: 'retail' } },
+  { project: 1, index: 1, key: 'team:1', created: '2024-01-04 00:00:00', props: { name: 'Team One' } },
+  { project: 2, index: 0, key: 'org:1', created: '2020-01-01 00:00:00', props: { name: SECRET, industry: SECRET, marker: SECRET } },
+  { project: 2, index: 0, key: '', created: '2020-01-01 00:00:00', props: { name: SECRET, marker: SECRET } },
+  { project: 2, index: 1, key: 'team:1', created: '2020-01-01 00:00:00', props: { name: SECRET, marker: SECRET } },
+];
+
+/** {@link GROUPS} as the engine's group upserts. */
+export const groupUpserts = (): GroupUpsert[] =>
+  GROUPS.map((g) => ({
+    project_id: g.project,
+    group_type_index: g.index,
+    group_key: g.key,
+    created_at: Date.parse(g.created.replace(' ', 'T') + 'Z'),
+    properties: g.props,
+    version: 1,
+  }));
+
 const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 export interface TestDb {
@@ -75,6 +99,8 @@ export interface TestDb {
   query(text: string | CompileProductQLInput['query'], opts?: Partial<CompileProductQLInput>): Promise<ShapedResult & { compiled: CompiledProductQL }>;
   /** Adds events (a suite's own data, e.g. under another project id) through the engine's write path or SQL. */
   addEvents(events: EventInsert[]): Promise<void>;
+  /** Adds groups (a suite's own), like addEvents. */
+  addGroups(groups: GroupUpsert[]): Promise<void>;
   /** DuckDB closes synchronously; ClickHouse (parametrized suites) stops its server: await it. */
   close(): void | Promise<void>;
 }
@@ -94,6 +120,7 @@ export async function createTestDb(): Promise<TestDb> {
       run: (sql, params = []) => db.engine.query(sql, params),
       query: db.query,
       addEvents: (events) => db.engine.writeBatch({ events }),
+      addGroups: (groups) => db.engine.writeBatch({ events: [], groups }),
       async close() {
         await db.close();
         await server.stop();
@@ -116,6 +143,9 @@ export async function createTestDb(): Promise<TestDb> {
     `INSERT INTO query_log VALUES (1, 'q1', NULL, TIMESTAMP '2024-04-01 10:00:00', 'key:1', 'HogQLQuery', NULL, 'h1', '{"kind":"HogQLQuery"}', 12.5, 3, 100, false, 'ok', NULL),` +
       ` (2, 'q2', NULL, TIMESTAMP '2024-04-01 10:00:00', ${lit(SECRET)}, ${lit(SECRET)}, ${lit(SECRET)}, 'h2', ${lit(JSON.stringify({ q: SECRET }))}, 1, 1, 1, false, 'ok', NULL)`,
   );
+  const groupRow = (g: GroupUpsert): string =>
+    `(${g.project_id}, ${g.group_type_index}, ${lit(g.group_key)}, TIMESTAMP ${lit(new Date(g.created_at).toISOString().replace('T', ' ').replace('Z', ''))}, ${lit(JSON.stringify(g.properties))}, ${g.version})`;
+  await conn.run(`INSERT INTO groups VALUES ${groupUpserts().map(groupRow).join(', ')}`);
   await conn.run(`INSERT INTO person_overrides VALUES ${OVERRIDES.map((o) => `(${o.project}, ${lit(o.old)}, ${lit(o.new)}, 1)`).join(', ')}`);
 
   const run: TestDb['run'] = async (sql, params = []) => {
@@ -137,6 +167,9 @@ export async function createTestDb(): Promise<TestDb> {
           `(${e.project_id}, ${lit(e.uuid)}, ${lit(e.event)}, ${lit(e.distinct_id)}, ${e.person_id ? lit(e.person_id) : 'NULL'}, ${ts(e.timestamp)}, ${lit(e.properties)}, ${e.session_id === null ? 'NULL' : lit(e.session_id)}, ${e.elements_chain === null ? 'NULL' : lit(e.elements_chain)}, ${ts(e.created_at)})`,
       );
       await conn.run(`INSERT INTO events VALUES ${rows.join(', ')}`);
+    },
+    async addGroups(groups) {
+      if (groups.length) await conn.run(`INSERT INTO groups VALUES ${groups.map(groupRow).join(', ')}`);
     },
     async query(text, opts = {}) {
       const compiled = await compileProductQL({ query: text, projectId: 1, timezone: 'Europe/Berlin', dialect: 'duckdb', ...opts });

@@ -218,5 +218,25 @@ export function describeCohortsCompat(engine: string, server: () => TestServer):
       expect(r.status).toBe(400);
       expect(r.body.detail).toBe('Cohort breakdowns are supported in trends only.');
     });
+
+    it('HogQL IN COHORT over the query API: by id and by name, NOT IN, an edit used at once, other projects unknown', async () => {
+      const hogql = (sql: string, project = p) => query({ kind: 'HogQLQuery', query: sql }, project);
+      const names = async (sql: string) => {
+        const r = await hogql(sql);
+        expect([r.status, r.body.detail]).toEqual([200, undefined]);
+        return (r.body.results as string[][]).map((row) => row[0]).sort();
+      };
+      expect(await names(`SELECT DISTINCT person.properties.name FROM events WHERE person_id IN COHORT ${ids.janeOrJohn}`)).toEqual(['Jane', 'John']);
+      expect(await names(`SELECT DISTINCT person.properties.name FROM events WHERE person_id IN COHORT 'cohort2'`)).toEqual(['John']);
+      expect(await names(`SELECT DISTINCT person.properties.name FROM events WHERE person_id NOT IN COHORT ${ids.paid}`)).toEqual(['John']);
+      const made = await cohort(p, { name: 'renamed later', groups: [{ properties: [{ key: 'name', value: 'Jim' }] }] });
+      expect(await names(`SELECT DISTINCT person.properties.name FROM events WHERE person_id IN COHORT ${made}`)).toEqual(['Jim']);
+      await s.api('PATCH', `/api/projects/${p}/cohorts/${made}/`, { groups: [{ properties: [{ key: 'name', value: 'Jane' }] }] });
+      expect(await names(`SELECT DISTINCT person.properties.name FROM events WHERE person_id IN COHORT ${made}`)).toEqual(['Jane']);
+      const foreign = await hogql(`SELECT count() FROM events WHERE person_id IN COHORT ${ids.otherJane}`);
+      expect([foreign.status, foreign.body.detail]).toEqual([400, `Could not find cohort with ID ${ids.otherJane}`]);
+      const byName = await hogql(`SELECT count() FROM events WHERE person_id IN COHORT 'other'`);
+      expect([byName.status, byName.body.detail]).toEqual([400, "Could not find a cohort with the name 'other'"]);
+    });
   });
 }

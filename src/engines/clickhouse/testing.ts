@@ -4,7 +4,7 @@
  */
 import '../../productql/clickhouse';
 import { compileProductQL, shapeResult, type CompileProductQLInput, type CompiledProductQL, type ShapedResult } from '../../productql/index';
-import { EVENTS, OVERRIDES, P1A, PDIS, PERSONS, SECRET } from '../../productql/testing';
+import { EVENTS, OVERRIDES, P1A, PDIS, PERSONS, SECRET, groupUpserts } from '../../productql/testing';
 import { ClickHouseEngine, type ClickHouseEngineOptions } from './clickhouse-engine';
 import { startCluster, startSingle, type TestServer } from './test-server';
 
@@ -35,6 +35,7 @@ export async function createClickHouseTestDb(options: ClickHouseEngineOptions): 
     newPersons: PERSONS.map((p) => ({ project_id: p.project, id: p.id, created_at: utcMs(p.created), properties: p.props, is_identified: p.identified, version: 1 })),
     newDistinctIds: PDIS.map((p) => ({ project_id: p.project, distinct_id: p.distinct_id, person_id: p.person, version: 1 })),
     overrides: OVERRIDES.map((o) => ({ project_id: o.project, old_person_id: o.old, override_person_id: o.new, version: 1 })),
+    groups: groupUpserts(),
   });
   const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   const t = Math.floor(utcMs('2024-04-01 10:00:00') / 1000);

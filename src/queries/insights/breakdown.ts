@@ -10,6 +10,8 @@ import type { Expr } from '../../productql/ast';
 import { parseExprSync } from '../../productql/parser';
 import { validationError } from '../../errors';
 import type { BreakdownFilter } from './schema';
+import { groupPropertyChain, groupTypeIndexOf } from './group-filters';
+import { sessionPropertyExpr } from './session-filters';
 
 /** Value of events whose breakdown property is missing, null or `''`. */
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
@@ -18,8 +20,10 @@ export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$';
 
 /** One breakdown dimension. */
 export interface BreakdownSpec {
-  type: 'event' | 'person' | 'hogql' | 'event_metadata';
+  type: 'event' | 'person' | 'hogql' | 'event_metadata' | 'session' | 'group';
   property: string;
+  /** The group type index of a `group` breakdown (0–4); unset for other types. */
+  groupTypeIndex?: number;
   normalizeUrl: boolean;
   /** Numeric bucketing into this many equal-width bins (trends). */
   histogramBinCount: number | null;
@@ -27,13 +31,13 @@ export interface BreakdownSpec {
 
 /**
  * The breakdown dimensions of a filter: `breakdowns` (multi) or the single `breakdown`; [] when none.
- * Cohort/group/session/data-warehouse breakdowns are a 400. `histogramBinCount` falls back to `trendsBinCount`.
+ * Cohort/data-warehouse breakdowns are a 400; a group breakdown needs its group type index (group-filters.ts). `histogramBinCount` falls back to `trendsBinCount`.
  */
 export function breakdownSpecs(f: BreakdownFilter | null | undefined, trendsBinCount?: number | null, attr = 'breakdownFilter'): BreakdownSpec[] {
   if (!f) return [];
   const check = (type: string | null | undefined, a: string): BreakdownSpec['type'] => {
     const t = type ?? 'event';
-    if (t === 'event' || t === 'person' || t === 'hogql' || t === 'event_metadata') return t;
+    if (t === 'event' || t === 'person' || t === 'hogql' || t === 'event_metadata' || t === 'session' || t === 'group') return t;
     throw validationError(`Breakdowns of type "${t}" are not supported.`, a);
   };
   if (f.breakdowns && f.breakdowns.length) {
@@ -42,6 +46,7 @@ export function breakdownSpecs(f: BreakdownFilter | null | undefined, trendsBinC
       property: String(b.property),
       normalizeUrl: !!b.normalize_url,
       histogramBinCount: b.histogram_bin_count ?? null,
+      ...groupIndexOf(b.type, b.group_type_index, `${attr}__breakdowns__${i}__group_type_index`),
     }));
   }
   if (f.breakdown === null || f.breakdown === undefined || f.breakdown === '') return [];
@@ -57,9 +62,14 @@ export function breakdownSpecs(f: BreakdownFilter | null | undefined, trendsBinC
       property: String(prop),
       normalizeUrl: !!f.breakdown_normalize_url,
       histogramBinCount: f.breakdown_histogram_bin_count ?? trendsBinCount ?? null,
+      ...groupIndexOf(f.breakdown_type, f.breakdown_group_type_index, `${attr}__breakdown_group_type_index`),
     },
   ];
 }
+
+/** `{groupTypeIndex}` for a group breakdown (a 400 without a valid index), nothing for other types. */
+const groupIndexOf = (type: string | null | undefined, index: unknown, attr: string): { groupTypeIndex?: number } =>
+  type === 'group' ? { groupTypeIndex: groupTypeIndexOf(index, attr) } : {};
 
 /** One value of a cohort breakdown: a cohort id, or `'all'` (all users). */
 export type CohortBreakdownValue = number | 'all';
@@ -95,6 +105,10 @@ export function breakdownRawExpr(spec: BreakdownSpec, table?: string): Expr {
       return f('person', 'properties', spec.property);
     case 'event_metadata':
       return f(spec.property);
+    case 'session':
+      return sessionPropertyExpr(spec.property, 'breakdownFilter', table);
+    case 'group':
+      return f(...groupPropertyChain({ key: spec.property, group_type_index: spec.groupTypeIndex }, undefined, 'breakdownFilter'));
     case 'hogql':
       return parseExprSync(spec.property);
   }

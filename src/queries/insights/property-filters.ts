@@ -22,6 +22,9 @@ import { asTextExpr } from './breakdown';
 import { instantToLocal, sqlLocal } from './local-time';
 import { cohortInScope, cohortNotFoundMessage } from '../../cohorts/cohort-scope';
 import { cohortIdOf } from '../../cohorts/cohort-definition';
+import { sessionPropertyExpr } from './session-filters';
+import { elementFilterToExpr } from './element-filters';
+import { groupPropertyChain } from './group-filters';
 
 /** Loads the ProductQL parser (needed by `hogql` filters, breakdowns and math). Idempotent. */
 export const ensureFilterParser = (): Promise<void> => initParser();
@@ -47,13 +50,18 @@ const prefixed = (ctx: FilterContext, ...chain: (string | number)[]): Expr =>
   ast.field(...(ctx.table ? [ctx.table, ...chain] : chain));
 
 /** The ProductQL field a filter reads: `properties.k`, `person.properties.k`, a column (`event_metadata`), ... */
-export function propertyField(f: { type: string; key: string }, ctx: FilterContext = {}): Expr {
+export function propertyField(f: { type: string; key: string; group_type_index?: number | null }, ctx: FilterContext = {}): Expr {
   switch (f.type) {
     case 'event':
       if (f.key === '$elements_chain') return prefixed(ctx, 'elements_chain');
       return prefixed(ctx, 'properties', f.key);
     case 'feature':
       return prefixed(ctx, 'properties', `$feature/${f.key}`);
+    case 'session':
+      if (ctx.personTable) throw validationError('Session property filters apply to events, not to persons.', ctx.attr ?? 'properties');
+      return sessionPropertyExpr(f.key, ctx.attr ?? 'properties', ctx.table);
+    case 'group':
+      return prefixed(ctx, ...groupPropertyChain(f, ctx.personTable ? 'persons' : undefined, ctx.attr ?? 'properties'));
     case 'person':
       return ctx.personTable ? prefixed(ctx, 'properties', f.key) : prefixed(ctx, 'person', 'properties', f.key);
     case 'event_metadata': {
@@ -142,9 +150,7 @@ const NEGATIVE = new Set(['is_not', 'not_icontains', 'not_regex', 'not_in']);
 export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = {}): Expr {
   if (f.type === 'hogql') return parseExprSync(f.key);
   if (f.type === 'cohort') return cohortFilterExpr(f, ctx);
-  if (f.type === 'group') throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');
-  if (f.type === 'session') throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');
-  if (f.type === 'element') throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');
+  if (f.type === 'element') return elementFilterToExpr(f, ctx);
   const x = propertyField(f, ctx);
   const op = f.operator ?? 'exact';
   const value = f.value;

@@ -302,6 +302,9 @@ function localTimeCache(tz: string): (ms: number) => number {
   };
 }
 
+/** A single group breakdown (`breakdown_type: 'group'`), whose step values PostHog returns as strings, not arrays. */
+const isGroupBreakdown = (node: FunnelsQueryNode): boolean => node.breakdownFilter?.breakdown_type === 'group' && !node.breakdownFilter.breakdowns?.length;
+
 function stepObject(
   s: Step,
   i: number,
@@ -311,6 +314,7 @@ function stepObject(
   med: number | null,
   value: string | null,
   bdCount: number,
+  scalarBreakdown = false,
 ): Record<string, unknown> {
   const unordered = order === 'unordered';
   const step: Record<string, unknown> = {
@@ -326,8 +330,9 @@ function stepObject(
     median_conversion_time: med,
   };
   if (value !== null) {
-    step.breakdown = boxed(value, bdCount);
-    step.breakdown_value = boxed(value, bdCount);
+    // PostHog boxes event/person/hogql values into arrays; a group breakdown's value stays a string.
+    step.breakdown = scalarBreakdown ? value : boxed(value, bdCount);
+    step.breakdown_value = scalarBreakdown ? value : boxed(value, bdCount);
   }
   return step;
 }
@@ -376,6 +381,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   };
   const bdCount = breakdownExprs(node.breakdownFilter).length;
   const withBreakdown = bdCount > 0;
+  const scalarBreakdown = isGroupBreakdown(node);
   const base = {
     isUdf: false,
     resolved_date_range: range.resolved(),
@@ -453,7 +459,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
     const stepsOf = (row: Record<string, unknown>, value: string | null) =>
       node.series.map((s, i) =>
-        stepObject(s, i, order, Number(row[`count_${i}`]), i > 0 ? num(row[`avg_${i}`]) : null, i > 0 ? num(row[`median_${i}`]) : null, value, bdCount),
+        stepObject(s, i, order, Number(row[`count_${i}`]), i > 0 ? num(row[`avg_${i}`]) : null, i > 0 ? num(row[`median_${i}`]) : null, value, bdCount, scalarBreakdown),
       );
     if (withBreakdown) return { ...base, hogql, results: rows.map((row) => stepsOf(row, String(row.breakdown_value))) };
     const row = rows[0] ?? {};
@@ -604,6 +610,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
         times.length ? median(times) : null,
         value,
         bdCount,
+        scalarBreakdown,
       );
     });
   };
@@ -659,7 +666,7 @@ async function runClickHouseFunnel(
       // Summed in ascending order: the engine returns the times in no fixed order (its threads' order), and a float
       // sum depends on it.
       const times = i > 0 ? Float64Array.from(g.ms[i - 1], (x) => x / 1000).sort() : new Float64Array(0);
-      return stepObject(s, i, 'ordered', g.counts[i], times.length ? times.reduce((a, b) => a + b, 0) / times.length : null, medianOfSorted(times), value, o.bdCount);
+      return stepObject(s, i, 'ordered', g.counts[i], times.length ? times.reduce((a, b) => a + b, 0) / times.length : null, medianOfSorted(times), value, o.bdCount, isGroupBreakdown(node));
     });
   if (!withBreakdown) {
     const g = groups[0];

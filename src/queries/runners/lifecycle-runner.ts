@@ -84,21 +84,22 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
       groupBy: [ast.constant(1), ast.constant(2)],
     });
     const a = (f: string): Expr => ast.field('a', f);
-    // Group actors have no creation time here: they are never "new" (first activity is resurrecting). Persons: the
-    // creation interval of every `persons` row with the actor's id (as the lazy person join of events reads it).
-    const createdJoin =
-      groupIndex === null
-        ? ast.joinExpr(
-            ast.select({
-              select: [ast.alias('id', ast.field('pp', 'id')), ast.alias('created_b', ast.call('min', [bucketStartExpr(interval, range.weekStartDay, ast.field('pp', 'created_at'))]))],
-              from: 'persons',
-              fromAlias: 'pp',
-              groupBy: [ast.constant(1)],
-            }),
-            { alias: 'pc', type: 'LEFT JOIN', on: ast.compare('==', ast.field('pc', 'id'), a('actor')) },
-          )
-        : null;
-    const createdB: Expr = groupIndex === null ? ast.field('pc', 'created_b') : ast.constant(null);
+    // The actor's creation interval: of every `persons` row with the actor's id (as the lazy person join of events
+    // reads it), or of the actor's group row (PostHog: the group's created_at); an actor without one is never "new".
+    const createdJoin = ast.joinExpr(
+      ast.select({
+        select: [
+          ast.alias('id', ast.field('pp', groupIndex === null ? 'id' : 'key')),
+          ast.alias('created_b', ast.call('min', [bucketStartExpr(interval, range.weekStartDay, ast.field('pp', 'created_at'))])),
+        ],
+        from: groupIndex === null ? 'persons' : 'groups',
+        fromAlias: 'pp',
+        where: groupIndex === null ? undefined : ast.compare('==', ast.field('pp', 'index'), ast.constant(groupIndex)),
+        groupBy: [ast.constant(1)],
+      }),
+      { alias: 'pc', type: 'LEFT JOIN', on: ast.compare('==', ast.field('pc', 'id'), a('actor')) },
+    );
+    const createdB: Expr = ast.field('pc', 'created_b');
     const statusOf = (isFirst: Expr, previousActive: Expr): Expr =>
       ast.call('multiIf', [
         ast.and(isFirst, ast.compare('==', a('b'), createdB)),
@@ -123,7 +124,7 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
       const prevActive = ast.compare('==', a('prev_b'), shift(a('b'), interval, '-'));
       active = ast.select({
         select: [ast.alias('bucket', a('b')), ast.alias('status', statusOf(ast.call('isNull', [a('prev_b')]), prevActive))],
-        from: createdJoin ? ast.joins(ast.joinExpr('nb', { alias: 'a' }), createdJoin) : ast.joinExpr('nb', { alias: 'a' }),
+        from: ast.joins(ast.joinExpr('nb', { alias: 'a' }), createdJoin),
       });
       dormant = ast.select({
         select: [ast.alias('bucket', shift(a('b'), interval, '+')), ast.alias('status', ast.constant('dormant'))],
@@ -137,11 +138,8 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
       const p = (f: string): Expr => ast.field('p', f);
       const n = (f: string): Expr => ast.field('n', f);
       const matched = (t: (f: string) => Expr): Expr => ast.compare('==', ast.call('ifNull', [t('one'), ast.constant(0)]), ast.constant(1));
-      // The creation interval comes from the lazy person join of events here (one JOIN per SELECT on ClickHouse).
-      const created =
-        groupIndex === null
-          ? ast.call('min', [bucketStartExpr(interval, range.weekStartDay, ast.field('person', 'created_at'))])
-          : ast.constant(null);
+      // The creation interval comes from the lazy person (or group) join of events here (one JOIN per SELECT on ClickHouse).
+      const created = ast.call('min', [bucketStartExpr(interval, range.weekStartDay, ast.field(groupIndex === null ? 'person' : `group_${groupIndex}`, 'created_at'))]);
       ctes = [
         ast.cte(
           'activity',

@@ -52,6 +52,7 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
         offset: node.offset,
         personOverrides: ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true,
         dialect: ctx.engine.dialect,
+        weekStartDay: ctx.project.week_start_day,
       }),
     );
     const result = await executeCompiled(ctx, compiled);
@@ -82,13 +83,20 @@ const compiledByInput = new Map<string, CompiledProductQL>();
 
 /**
  * {@link compileProductQL}, remembered by its whole input. A compilation is a pure function of that input (text,
- * project id, timezone, variables, values, limit, offset, person overrides, dialect: the printer reads nothing else, binds every
+ * project id, timezone, variables, values, limit, offset, person overrides, dialect, week start: the printer reads nothing else, binds every
  * literal and prints `now()` as SQL, never as a value), so a query asked again — a dashboard refresh, a
  * `force_blocking` rerun, an endpoint run with the same variables — skips resolving and printing. The compiled
  * object is only read afterwards (the engine takes its params as readonly). Errors are not remembered.
  */
 export async function compileMemo(input: CompileProductQLInput): Promise<CompiledProductQL> {
-  if (typeof input.query !== 'string' || input.query.length > COMPILE_MEMO_MAX_CHARS || !plainJson(input.variables) || !plainJson(input.values)) {
+  // `IN COHORT` expands the cohort's current definition, which the input does not carry: compiled every time
+  if (
+    typeof input.query !== 'string' ||
+    input.query.length > COMPILE_MEMO_MAX_CHARS ||
+    !plainJson(input.variables) ||
+    !plainJson(input.values) ||
+    /\bin\s+cohort\b/i.test(input.query)
+  ) {
     return compileProductQL(input);
   }
   const key = JSON.stringify([
@@ -101,6 +109,7 @@ export async function compileMemo(input: CompileProductQLInput): Promise<Compile
     input.limit ?? null,
     input.offset ?? null,
     input.personOverrides ?? true,
+    input.weekStartDay ?? 0,
   ]);
   const hit = compiledByInput.get(key);
   if (hit !== undefined) return hit;

@@ -1,0 +1,4 @@
+/** groups.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('groups.test.ts', () => require('./groups.test'));

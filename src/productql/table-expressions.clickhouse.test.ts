@@ -1,0 +1,4 @@
+/** table-expressions.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('table-expressions.test.ts', () => require('./table-expressions.test'));

@@ -1,0 +1,524 @@
+/**
+ * Group analytics in insights, ported from PostHog's suites through the runners' schema + run path the query service
+ * uses: group property filters and breakdowns (`group_N.properties.<key>`), group math (`unique_group`, group-scoped
+ * dau/weekly_active) and group aggregation (`aggregation_group_type_index`) in trends, funnels, retention, lifecycle
+ * and stickiness. Events carry their groups as `properties.$group_N` (PostHog's tests: `_create_event(...,
+ * properties={"$group_0": "org:5"})`); groups are written through the engine (`create_group(...)`).
+ * groups-posthog-compat.clickhouse.test.ts runs this file on ClickHouse with the same expectations.
+ */
+import type { GroupTypeUpsert, GroupUpsert, InternalStatements } from '../../engines/engine';
+import { UserError } from '../../errors';
+import { createInsightTestDb, type InsightTestDb } from './testing';
+import { BREAKDOWN_NULL } from './breakdown';
+import { trendsRunner } from '../runners/trends-runner';
+import { funnelsRunner } from '../runners/funnels-runner';
+import { retentionRunner } from '../runners/retention-runner';
+import { lifecycleRunner } from '../runners/lifecycle-runner';
+import { stickinessRunner } from '../runners/stickiness-runner';
+
+let db: InsightTestDb;
+let nextProject = 3000;
+
+type Ev = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
+type Person = { distinct_ids: string[]; created_at?: string; properties?: Record<string, unknown> };
+type Group = { index: number; key: string; properties: Record<string, unknown>; created_at?: string };
+
+const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}): Ev => ({ event, distinct_id, timestamp, properties });
+
+/** A fresh project with PostHog's group types (organization = 0, company = 1), its groups, persons and events. */
+async function project(groups: Group[], persons: Person[], events: Ev[]): Promise<number> {
+  const id = nextProject++;
+  const groupTypes: GroupTypeUpsert[] = ['organization', 'company'].map((t, i) => ({
+    project_id: id,
+    group_type: t,
+    group_type_index: i,
+    name_singular: null,
+    name_plural: null,
+  }));
+  const rows: GroupUpsert[] = groups.map((g) => ({
+    project_id: id,
+    group_type_index: g.index,
+    group_key: g.key,
+    created_at: Date.parse(g.created_at ?? '2020-01-01T00:00:00Z'),
+    properties: g.properties,
+    version: 1,
+  }));
+  await (db.engine as unknown as InternalStatements).writeBatch({ events: [], groupTypes, groups: rows });
+  await db.load(id, { persons, events });
+  return id;
+}
+
+beforeAll(async () => {
+  db = await createInsightTestDb();
+});
+afterAll(async () => {
+  await db.close();
+});
+
+const runError = async (runner: Parameters<InsightTestDb['run']>[0], node: unknown, projectId: number): Promise<UserError> => {
+  const e = await db.run(runner, node, projectId).catch((x: unknown) => x);
+  expect(e).toBeInstanceOf(UserError);
+  return e as UserError;
+};
+
+// ------------------------------------------------------------------------------------------------ trends
+
+/** test_trends.py `_create_groups()`. */
+const TRENDS_GROUPS: Group[] = [
+  { index: 0, key: 'org:5', properties: { industry: 'finance' } },
+  { index: 0, key: 'org:6', properties: { industry: 'technology' } },
+  { index: 0, key: 'org:7', properties: { industry: 'finance' } },
+  { index: 1, key: 'company:10', properties: { industry: 'finance' } },
+];
+const TRENDS_RANGE = { date_from: '2020-01-01T00:00:00Z', date_to: '2020-01-12T00:00:00Z' };
+const signUp = { kind: 'EventsNode', event: 'sign up', name: 'sign up' };
+
+describe('trends', () => {
+  let byGroupProps: number;
+  let withFilterGroups: number;
+  let groupFiltering: number;
+  beforeAll(async () => {
+    // test_breakdown_by_group_props
+    byGroupProps = await project(TRENDS_GROUPS, [{ distinct_ids: ['person1'] }], [
+      ev('sign up', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:5' }),
+      ev('sign up', 'person1', '2020-01-02T13:00:00Z', { $group_0: 'org:6' }),
+      ev('sign up', 'person1', '2020-01-02T15:00:00Z', { $group_0: 'org:7', $group_1: 'company:10' }),
+    ]);
+    // test_breakdown_with_filter_groups
+    withFilterGroups = await project(TRENDS_GROUPS, [{ distinct_ids: ['person1'] }], [
+      ev('sign up', 'person1', '2020-01-02T12:00:00Z', { key: 'oh', $group_0: 'org:7' }),
+      ev('sign up', 'person1', '2020-01-02T12:00:01Z', { key: 'uh', $group_0: 'org:5' }),
+      ev('sign up', 'person1', '2020-01-02T12:00:02Z', { key: 'uh', $group_0: 'org:6' }),
+    ]);
+    // test_filtering_with_group_props (and _event_with_no_group_data)
+    groupFiltering = await project(TRENDS_GROUPS, [{ distinct_ids: ['person1'], properties: { key: 'value' } }], [
+      ev('$pageview', 'person1', '2020-01-02T12:00:00Z'),
+      ev('$pageview', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:5' }),
+      ev('$pageview', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:6' }),
+      ev('$pageview', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:6', $group_1: 'company:10' }),
+    ]);
+  });
+
+  it('test_breakdown_by_group_props: breakdown_type group with breakdown_group_type_index', async () => {
+    const r = await db.run(
+      trendsRunner,
+      { kind: 'TrendsQuery', series: [signUp], dateRange: TRENDS_RANGE, breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 } },
+      byGroupProps,
+    );
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      ['finance', 2],
+      ['technology', 1],
+    ]);
+    expect(r.results[0].data[1]).toBe(2);
+  });
+
+  it('a group breakdown in `breakdowns` (group_type_index), and by another type index', async () => {
+    const multi = await db.run(
+      trendsRunner,
+      { kind: 'TrendsQuery', series: [signUp], dateRange: TRENDS_RANGE, breakdownFilter: { breakdowns: [{ type: 'group', property: 'industry', group_type_index: 0 }] } },
+      byGroupProps,
+    );
+    // (one entry in `breakdowns` gives the values as a single breakdown does, as for event breakdowns)
+    expect(multi.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      ['finance', 2],
+      ['technology', 1],
+    ]);
+    // only one event has a company: the others have no value for it
+    const company = await db.run(
+      trendsRunner,
+      { kind: 'TrendsQuery', series: [signUp], dateRange: TRENDS_RANGE, breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 1 } },
+      byGroupProps,
+    );
+    expect(company.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      ['finance', 1],
+      [BREAKDOWN_NULL, 2],
+    ]);
+  });
+
+  it('test_breakdown_with_filter_groups: an event breakdown under a group property filter', async () => {
+    const r = await db.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        series: [signUp],
+        dateRange: TRENDS_RANGE,
+        breakdownFilter: { breakdown: 'key' },
+        properties: [{ key: 'industry', value: 'finance', type: 'group', group_type_index: 0 }],
+      },
+      withFilterGroups,
+    );
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      ['oh', 1],
+      ['uh', 1],
+    ]);
+  });
+
+  it('test_filtering_with_group_props: a group filter ANDed with a person filter', async () => {
+    const r = await db.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        dateRange: TRENDS_RANGE,
+        properties: [
+          { key: 'industry', value: 'finance', type: 'group', group_type_index: 0 },
+          { key: 'key', value: 'value', type: 'person' },
+        ],
+      },
+      groupFiltering,
+    );
+    expect(r.results[0].count).toBe(1);
+  });
+
+  it('test_filtering_with_group_props_event_with_no_group_data: a negative group filter keeps events without the group', async () => {
+    const r = await db.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        dateRange: TRENDS_RANGE,
+        properties: [
+          { key: 'industry', operator: 'is_not', value: 'textiles', type: 'group', group_type_index: 0 },
+          { key: 'key', value: 'value', type: 'person' },
+        ],
+      },
+      groupFiltering,
+    );
+    expect(r.results[0].count).toBe(4);
+  });
+
+  it.each([
+    [{ operator: 'exact', value: ['finance', 'technology'] }, 3],
+    [{ operator: 'icontains', value: 'TECH' }, 2],
+    [{ operator: 'not_icontains', value: 'tech' }, 2],
+    [{ operator: 'regex', value: '^fin' }, 1],
+    [{ operator: 'not_regex', value: '^fin' }, 3],
+    [{ operator: 'is_set' }, 3],
+    [{ operator: 'is_not_set' }, 1],
+  ])('group property filter %j on a series', async (op, count) => {
+    const r = await db.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview', properties: [{ key: 'industry', type: 'group', group_type_index: 0, ...op }] }],
+        dateRange: TRENDS_RANGE,
+      },
+      groupFiltering,
+    );
+    expect(r.results[0].count).toBe(count);
+  });
+
+  it('a group filter among the project’s test-account filters', async () => {
+    const node = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: TRENDS_RANGE, filterTestAccounts: true };
+    const project = { test_account_filters: [{ key: 'industry', operator: 'is_not', value: 'technology', type: 'group', group_type_index: 0 }] };
+    expect((await db.run(trendsRunner, node, groupFiltering, project)).results[0].count).toBe(2);
+  });
+
+  it('unique_group counts distinct groups of a type, leaving out events without one', async () => {
+    const node = (math_group_type_index: number) => ({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group', math_group_type_index }],
+      dateRange: TRENDS_RANGE,
+    });
+    expect((await db.run(trendsRunner, node(0), groupFiltering)).results[0].count).toBe(2);
+    expect((await db.run(trendsRunner, node(1), groupFiltering)).results[0].count).toBe(1);
+    // PostHog's `unique_group` without an index is a validation error
+    const e = await runError(trendsRunner, { ...node(0), series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group' }] }, groupFiltering);
+    expect(e.status).toBe(400);
+  });
+
+  it('aggregation_group_type_index: dau counts groups, not persons', async () => {
+    const r = await db.run(
+      trendsRunner,
+      { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau' }], dateRange: TRENDS_RANGE, aggregation_group_type_index: 0 },
+      groupFiltering,
+    );
+    expect(r.results[0].count).toBe(2);
+    const persons = await db.run(trendsRunner, { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau' }], dateRange: TRENDS_RANGE }, groupFiltering);
+    expect(persons.results[0].count).toBe(1);
+  });
+
+  it("never reads another project's groups of the same keys", async () => {
+    const other = await project([{ index: 0, key: 'org:5', properties: { industry: 'P2_SECRET' } }], [], []);
+    expect(other).not.toBe(byGroupProps);
+    const r = await db.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        series: [signUp],
+        dateRange: TRENDS_RANGE,
+        breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 },
+        properties: [{ key: 'industry', operator: 'is_not', value: 'nothing', type: 'group', group_type_index: 0 }],
+      },
+      byGroupProps,
+    );
+    expect(JSON.stringify(r.results)).not.toContain('P2_SECRET');
+    const filtered = await db.run(
+      trendsRunner,
+      { kind: 'TrendsQuery', series: [signUp], dateRange: TRENDS_RANGE, properties: [{ key: 'industry', value: 'P2_SECRET', type: 'group', group_type_index: 0 }] },
+      byGroupProps,
+    );
+    expect(filtered.results[0].count).toBe(0);
+  });
+
+  it('a group filter or breakdown without a group type index is a 400', async () => {
+    const f = await runError(
+      trendsRunner,
+      { kind: 'TrendsQuery', series: [signUp], dateRange: TRENDS_RANGE, properties: [{ key: 'industry', value: 'finance', type: 'group' }] },
+      byGroupProps,
+    );
+    expect([f.status, f.attr, f.message]).toEqual([400, 'properties', expect.stringContaining('group type index')]);
+    const b = await runError(
+      trendsRunner,
+      { kind: 'TrendsQuery', series: [signUp], dateRange: TRENDS_RANGE, breakdownFilter: { breakdown: 'industry', breakdown_type: 'group' } },
+      byGroupProps,
+    );
+    expect([b.status, b.attr]).toEqual([400, 'breakdownFilter__breakdown_group_type_index']);
+    const out = await runError(
+      trendsRunner,
+      { kind: 'TrendsQuery', series: [signUp], dateRange: TRENDS_RANGE, breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 5 } },
+      byGroupProps,
+    );
+    expect(out.status).toBe(400);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ funnels
+
+/** funnels breakdown_cases `_create_groups()`. */
+const FUNNEL_GROUPS: Group[] = [
+  { index: 0, key: 'org:5', properties: { industry: 'finance' } },
+  { index: 0, key: 'org:6', properties: { industry: 'technology' } },
+  { index: 1, key: 'company:1', properties: { industry: 'finance' } },
+  { index: 1, key: 'company:2', properties: { industry: 'technology' } },
+];
+const FUNNEL_RANGE = { date_from: '2020-01-01', date_to: '2020-01-14' };
+
+describe('funnels', () => {
+  let breakdownGroup: number;
+  let aggregation: number;
+  beforeAll(async () => {
+    // test_funnel_breakdown_group
+    const g5 = { $group_0: 'org:5', $browser: 'Chrome' };
+    const g6 = { $group_0: 'org:6', $browser: 'Safari' };
+    breakdownGroup = await project(FUNNEL_GROUPS, [{ distinct_ids: ['person1'] }, { distinct_ids: ['person2'] }, { distinct_ids: ['person3'] }], [
+      ev('sign up', 'person1', '2020-01-01T12:00:00Z', g5),
+      ev('play movie', 'person1', '2020-01-01T13:00:00Z', g5),
+      ev('buy', 'person1', '2020-01-01T15:00:00Z', g5),
+      ev('sign up', 'person2', '2020-01-02T14:00:00Z', g6),
+      ev('play movie', 'person2', '2020-01-02T16:00:00Z', g6),
+      ev('sign up', 'person3', '2020-01-02T14:00:00Z', g6),
+    ]);
+    // test_funnel_aggregation_with_groups: the group converts although another person of it did the second step
+    aggregation = await project(FUNNEL_GROUPS, [{ distinct_ids: ['user_1'] }, { distinct_ids: ['user_2'] }, { distinct_ids: ['user_3'] }, { distinct_ids: ['user_4'] }], [
+      ev('user signed up', 'user_1', '2020-01-02T14:00:00Z', { $group_0: 'org:5' }),
+      ev('paid', 'user_2', '2020-01-03T14:00:00Z', { $group_0: 'org:5' }),
+      ev('user signed up', 'user_3', '2020-01-10T14:00:00Z', { $group_0: 'org:6' }),
+      // a different group: org:6 does not convert through it
+      ev('paid', 'user_4', '2020-01-10T16:00:00Z', { $group_0: 'org:7' }),
+      // no group at all: not an actor when aggregating by organization
+      ev('user signed up', 'user_4', '2020-01-11T14:00:00Z'),
+    ]);
+  });
+
+  const steps = (...events: string[]) => events.map((event) => ({ kind: 'EventsNode', event }));
+
+  it('test_funnel_breakdown_group: scalar breakdown values, ranked by conversion', async () => {
+    const r = await db.run(
+      funnelsRunner,
+      {
+        kind: 'FunnelsQuery',
+        series: steps('sign up', 'play movie', 'buy'),
+        dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
+        funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+        breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 },
+      },
+      breakdownGroup,
+    );
+    expect(r.results.map((s: any[]) => s.map((x) => [x.breakdown_value, x.breakdown, x.count]))).toEqual([
+      [
+        ['finance', 'finance', 1],
+        ['finance', 'finance', 1],
+        ['finance', 'finance', 1],
+      ],
+      [
+        ['technology', 'technology', 2],
+        ['technology', 'technology', 1],
+        ['technology', 'technology', 0],
+      ],
+    ]);
+  });
+
+  it('test_funnel_aggregation_with_groups', async () => {
+    const r = await db.run(
+      funnelsRunner,
+      { kind: 'FunnelsQuery', series: steps('user signed up', 'paid'), dateRange: FUNNEL_RANGE, aggregation_group_type_index: 0 },
+      aggregation,
+    );
+    expect(r.results.map((x: any) => x.count)).toEqual([2, 1]);
+    expect(r.results[1].average_conversion_time).toBe(86400);
+    // by person, nobody converts (different people did the two steps)
+    const persons = await db.run(funnelsRunner, { kind: 'FunnelsQuery', series: steps('user signed up', 'paid'), dateRange: FUNNEL_RANGE }, aggregation);
+    expect(persons.results.map((x: any) => x.count)).toEqual([3, 0]);
+  });
+
+  it('test_funnel_group_aggregation_with_groups_entity_filtering: a group filter on a step', async () => {
+    const r = await db.run(
+      funnelsRunner,
+      {
+        kind: 'FunnelsQuery',
+        series: [
+          { kind: 'EventsNode', event: 'user signed up', properties: [{ key: 'industry', value: 'finance', type: 'group', group_type_index: 0 }] },
+          { kind: 'EventsNode', event: 'paid' },
+        ],
+        dateRange: FUNNEL_RANGE,
+        aggregation_group_type_index: 0,
+      },
+      aggregation,
+    );
+    expect(r.results.map((x: any) => x.count)).toEqual([1, 1]);
+  });
+
+  it('a group property filter on the whole funnel', async () => {
+    const r = await db.run(
+      funnelsRunner,
+      {
+        kind: 'FunnelsQuery',
+        series: steps('sign up', 'play movie'),
+        dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
+        properties: [{ key: 'industry', value: 'technology', type: 'group', group_type_index: 0 }],
+      },
+      breakdownGroup,
+    );
+    expect(r.results.map((x: any) => x.count)).toEqual([2, 1]);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ retention, lifecycle, stickiness
+
+/**
+ * test_retention.py `_create_groups_and_events()`'s layout (adapted dates): two organizations and a company; person3
+ * acts without a group; person2 acts once for org:5 and person1 once for org:6.
+ */
+const ACTIVITY_GROUPS: Group[] = [
+  { index: 0, key: 'org:5', properties: { industry: 'finance' }, created_at: '2020-06-10T08:00:00Z' },
+  { index: 0, key: 'org:6', properties: { industry: 'technology' }, created_at: '2020-01-01T00:00:00Z' },
+  { index: 1, key: 'company:1', properties: {} },
+  { index: 1, key: 'company:2', properties: {} },
+];
+const ACTIVITY: Ev[] = [
+  ev('$pageview', 'person1', '2020-06-10T10:00:00Z', { $group_0: 'org:5', $group_1: 'company:1' }),
+  ev('$pageview', 'person2', '2020-06-10T10:00:00Z', { $group_0: 'org:6' }),
+  ev('$pageview', 'person3', '2020-06-10T10:00:00Z'),
+  ev('$pageview', 'person1', '2020-06-11T10:00:00Z', { $group_0: 'org:5' }),
+  ev('$pageview', 'person2', '2020-06-11T10:00:00Z', { $group_0: 'org:6' }),
+  ev('$pageview', 'person3', '2020-06-11T10:00:00Z'),
+  ev('$pageview', 'person2', '2020-06-12T10:00:00Z', { $group_0: 'org:5' }),
+  ev('$pageview', 'person1', '2020-06-13T10:00:00Z', { $group_0: 'org:6' }),
+];
+const ACTIVITY_RANGE = { date_from: '2020-06-10', date_to: '2020-06-13' };
+
+describe('retention, lifecycle and stickiness', () => {
+  let activity: number;
+  beforeAll(async () => {
+    activity = await project(ACTIVITY_GROUPS, [{ distinct_ids: ['person1'] }, { distinct_ids: ['person2'] }, { distinct_ids: ['person3'] }], ACTIVITY);
+  });
+
+  const retention = (extra: Record<string, unknown> = {}) => ({
+    kind: 'RetentionQuery',
+    dateRange: ACTIVITY_RANGE,
+    retentionFilter: { period: 'Day', totalIntervals: 4, retentionType: 'retention_recurring' },
+    ...extra,
+  });
+  const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
+
+  it('test_groups_aggregating: retention of organizations, then of companies', async () => {
+    expect(counts(await db.run(retentionRunner, retention({ aggregation_group_type_index: 0 }), activity))).toEqual([
+      [2, 2, 1, 1],
+      [2, 1, 1, 0],
+      [1, 0, 0, 0],
+      [1, 0, 0, 0],
+    ]);
+    expect(counts(await db.run(retentionRunner, retention({ aggregation_group_type_index: 1 }), activity))).toEqual([
+      [1, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+    ]);
+    // the same events by person: person3 counts there
+    expect(counts(await db.run(retentionRunner, retention(), activity))[0]).toEqual([3, 3, 1, 1]);
+  });
+
+  it('test_groups_filtering: a group property filter on person retention', async () => {
+    const r = await db.run(retentionRunner, retention({ properties: [{ key: 'industry', value: 'technology', type: 'group', group_type_index: 0 }] }), activity);
+    expect(counts(r)).toEqual([
+      [1, 1, 0, 0],
+      [1, 0, 0, 0],
+      [0, 0, 0, 0],
+      [1, 0, 0, 0],
+    ]);
+  });
+
+  it('a group breakdown of person retention: the start event’s organization industry, "" without one', async () => {
+    const r = await db.run(retentionRunner, retention({ breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 } }), activity);
+    expect(r.results.map((x: any) => [x.breakdown_value, x.values[0].count])).toEqual([
+      ['finance', 1],
+      ['finance', 1],
+      ['finance', 1],
+      ['finance', 0],
+      ['technology', 1],
+      ['technology', 1],
+      ['technology', 0],
+      ['technology', 1],
+      ['', 1],
+      ['', 1],
+      ['', 0],
+      ['', 0],
+    ]);
+  });
+
+  it('lifecycle of organizations: "new" is the activity in the group’s creation interval', async () => {
+    const r = await db.run(
+      lifecycleRunner,
+      { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: ACTIVITY_RANGE, aggregation_group_type_index: 0 },
+      activity,
+    );
+    expect(Object.fromEntries(r.results.map((x: any) => [x.status, x.data]))).toEqual({
+      new: [1, 0, 0, 0],
+      returning: [0, 2, 1, 0],
+      resurrecting: [1, 0, 0, 1],
+      dormant: [0, 0, -1, -1],
+    });
+  });
+
+  it('stickiness with unique_group counts days per organization', async () => {
+    const r = await db.run(
+      stickinessRunner,
+      { kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group', math_group_type_index: 0 }], dateRange: ACTIVITY_RANGE },
+      activity,
+    );
+    expect(r.results[0].data).toEqual([0, 0, 2, 0]);
+    expect(r.results[0].count).toBe(2);
+  });
+
+  it('trends group math by day: unique_group, and weekly active organizations', async () => {
+    const r = await db.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        dateRange: ACTIVITY_RANGE,
+        series: [
+          { kind: 'EventsNode', event: '$pageview', math: 'unique_group', math_group_type_index: 0 },
+          { kind: 'EventsNode', event: '$pageview', math: 'weekly_active', math_group_type_index: 0 },
+          { kind: 'EventsNode', event: '$pageview', math: 'dau' },
+        ],
+      },
+      activity,
+    );
+    expect(r.results.map((x: any) => x.data)).toEqual([
+      [2, 2, 1, 1],
+      [2, 2, 2, 2],
+      [3, 3, 1, 1],
+    ]);
+  });
+});
