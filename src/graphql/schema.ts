@@ -12,6 +12,7 @@ import { QueryResolver } from './resolvers/query-resolver';
 import { ViewerResolver } from './resolvers/viewer-resolver';
 import { ActionResolver } from './resolvers/action-resolver';
 import { CohortResolver } from './resolvers/cohort-resolver';
+import { GroupResolver } from './resolvers/group-resolver';
 
 /** Every resolver class; a later capability appends its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -28,6 +29,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   EndpointResolver,
   ActionResolver,
   CohortResolver,
+  GroupResolver,
 ];
 
 let schema: GraphQLSchema | undefined;

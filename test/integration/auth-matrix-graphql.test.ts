@@ -118,6 +118,25 @@ const TABLE: Row[] = [
       okAlso: [{ code: 'invalid_input', detail: `Can only ${field === 'addPersonsToCohort' ? 'add users to' : 'remove users from'} static cohorts` }],
     }),
   ),
+  // groups: the fixture project has no group types or groups, so reads of one answer past the auth check
+  { type: 'Query', field: 'groupTypes', scope: 'group:read', projectArg: true, args: inProject() },
+  { type: 'Query', field: 'groups', scope: 'group:read', projectArg: true, args: inProject(() => ({ groupTypeIndex: 0 })) },
+  {
+    type: 'Query',
+    field: 'group',
+    scope: 'group:read',
+    projectArg: true,
+    args: inProject(() => ({ groupTypeIndex: 0, groupKey: 'acme' })),
+    okAlso: [{ code: 'not_found', detail: 'Not found.' }],
+  },
+  {
+    type: 'Mutation',
+    field: 'updateGroupTypeMetadata',
+    scope: 'group:write',
+    projectArg: true,
+    args: inProject(() => ({ input: [{ groupTypeIndex: 0, nameSingular: 'Org' }] })),
+    okAlso: [{ code: 'invalid_input', detail: 'Group type 0 does not exist.' }],
+  },
   // endpoints
   { type: 'Query', field: 'endpoints', scope: 'endpoint:read', projectArg: true, args: inProject() },
   { type: 'Query', field: 'endpoint', scope: 'endpoint:read', projectArg: true, args: inProject((t) => ({ name: t.endpointName })) },
