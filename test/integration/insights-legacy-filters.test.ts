@@ -272,3 +272,23 @@ describe('legacy /insights/trend/ and /insights/funnel/', () => {
     expect((await s.api('GET', `/api/projects/987654/insights/trend/?${qs(pageviews)}`)).status).toBe(404);
   });
 });
+
+describe('over GraphQL', () => {
+  it('createInsight with filters shows them and their query, and computes the same result as REST', async () => {
+    const { gql } = await import('../helpers/server');
+    const r = await gql(s, 'mutation($f: JSON) { createInsight(projectId: 1, input: { name: "gql legacy", filters: $f }) { id filters query } }', { f: pageviews });
+    expect(r.body.errors).toBeUndefined();
+    const made = r.body.data.createInsight;
+    expect(made.filters).toEqual(pageviews);
+    expect(made.query).toEqual(pageviewsQuery);
+    const rest = (await s.api('GET', `${BASE}${made.id}/?refresh=blocking`)).body;
+    const viaGql = await gql(s, 'query($id: ID!) { insight(projectId: 1, id: $id, refresh: "blocking") { result filters } }', { id: String(made.id) });
+    expect(viaGql.body.data.insight).toEqual({ result: rest.result, filters: pageviews });
+    // with a query, the query wins and filters read {}
+    const both = await gql(s, 'mutation($f: JSON, $q: JSON) { createInsight(projectId: 1, input: { name: "gql both", filters: $f, query: $q }) { filters query } }', {
+      f: pageviews,
+      q: pageviewsQuery,
+    });
+    expect(both.body.data.createInsight).toEqual({ filters: {}, query: pageviewsQuery });
+  });
+});

@@ -39,6 +39,9 @@ export class InsightType extends QueryFreshness {
   @Field(() => GraphQLJSON, { description: 'InsightVizNode, DataVisualizationNode, DataTableNode or a bare query node.' })
   query!: unknown;
 
+  @Field(() => GraphQLJSON, { description: "PostHog's legacy filters of an insight saved with filters and no query (its query is what they convert to); {} otherwise." })
+  filters!: unknown;
+
   @Field(() => [String])
   tags!: string[];
 
@@ -98,6 +101,9 @@ export class InsightInput {
 
   @Field(() => GraphQLJSON, { nullable: true })
   query?: unknown;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: "PostHog's legacy filters, used when no query is given (converted as PostHog's filter_to_query)." })
+  filters?: unknown;
 
   @Field(() => [String], { nullable: true })
   tags?: string[];
@@ -176,6 +182,7 @@ export const insightOf = (v: InsightView): InsightType => ({
   derivedName: v.derived_name,
   description: v.description,
   query: v.query,
+  filters: v.filters,
   tags: v.tags,
   favorited: v.favorited,
   saved: v.saved,
@@ -216,6 +223,7 @@ export const insightInputBody = (i: InsightInput): Record<string, unknown> =>
     derived_name: i.derivedName,
     description: i.description,
     query: i.query,
+    filters: i.filters,
     tags: i.tags,
     favorited: i.favorited,
     saved: i.saved,
