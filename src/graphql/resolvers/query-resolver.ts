@@ -3,6 +3,7 @@ import { Arg, Ctx, Field, Float, Int, Mutation, ObjectType, Query, Resolver } fr
 import { parsePage } from '../../pagination';
 import type { QueryStatus } from '../../queries/async-queries';
 import type { GraphQLContext } from '../context';
+import { pageOf } from '../types/page';
 
 @ObjectType('ProductQLColumn')
 class ProductQLColumnType {
@@ -125,14 +126,8 @@ class QueryLogEntryType {
   errorCode!: string | null;
 }
 
-@ObjectType('QueryLogPage')
-class QueryLogPage {
-  @Field(() => Int)
-  count!: number;
-
-  @Field(() => [QueryLogEntryType])
-  results!: QueryLogEntryType[];
-}
+const QueryLogPage = pageOf(QueryLogEntryType, 'QueryLog');
+type QueryLogPage = InstanceType<typeof QueryLogPage>;
 
 @ObjectType('ProductQLResult')
 class ProductQLResultType extends QueryFreshness {

@@ -4,6 +4,7 @@ import type { ActionView } from '../../actions/action-service';
 import type { UserBasic } from '../../insights/activity';
 import { UserBasicType } from './insight';
 import { dropUndefined } from './project';
+import { pageOf } from './page';
 
 /** The GraphQL face of {@link ActionView}: the same object, camelCase field names. */
 @ObjectType('Action', { description: 'A saved event definition: an OR of steps, usable as an ActionsNode series.' })
@@ -39,14 +40,8 @@ export class ActionType {
   updatedAt!: string;
 }
 
-@ObjectType('ActionPage')
-export class ActionPage {
-  @Field(() => Int)
-  count!: number;
-
-  @Field(() => [ActionType])
-  results!: ActionType[];
-}
+export const ActionPage = pageOf(ActionType, 'Action');
+export type ActionPage = InstanceType<typeof ActionPage>;
 
 @InputType('ActionInput', { description: 'Writable action fields; an absent field is left as is.' })
 export class ActionInput {

@@ -3,6 +3,7 @@ import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { CohortView } from '../../cohorts/cohort-service';
 import { UserBasicType } from './insight';
 import { dropUndefined } from './project';
+import { pageOf } from './page';
 
 /** The GraphQL face of {@link CohortView}: the same object, camelCase field names. */
 @ObjectType('Cohort', { description: 'A saved group of persons: dynamic (criteria evaluated at query time) or static (a list).' })
@@ -38,14 +39,8 @@ export class CohortType {
   createdBy!: CohortView['created_by'];
 }
 
-@ObjectType('CohortPage')
-export class CohortPage {
-  @Field(() => Int)
-  count!: number;
-
-  @Field(() => [CohortType])
-  results!: CohortType[];
-}
+export const CohortPage = pageOf(CohortType, 'Cohort');
+export type CohortPage = InstanceType<typeof CohortPage>;
 
 @InputType('CohortInput', { description: 'Writable cohort fields; an absent field is left as is.' })
 export class CohortInput {

@@ -5,6 +5,7 @@ import type { InsightView } from '../../insights/insight-service';
 import type { ActivityView, UserBasic } from '../../insights/activity';
 import { QueryFreshness } from '../resolvers/query-resolver';
 import { dropUndefined } from './project';
+import { pageOf } from './page';
 
 @ObjectType('UserBasic', { description: 'Who created or changed something.' })
 export class UserBasicType {
@@ -79,14 +80,8 @@ export class InsightType extends QueryFreshness {
   queryStatus!: unknown;
 }
 
-@ObjectType('InsightPage')
-export class InsightPage {
-  @Field(() => Int)
-  count!: number;
-
-  @Field(() => [InsightType])
-  results!: InsightType[];
-}
+export const InsightPage = pageOf(InsightType, 'Insight');
+export type InsightPage = InstanceType<typeof InsightPage>;
 
 @InputType('InsightInput', { description: 'Writable insight fields; an absent field is left as is.' })
 export class InsightInput {

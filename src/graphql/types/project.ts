@@ -1,6 +1,7 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import type { ProjectView } from '../../projects/project-service';
+import { pageOf } from './page';
 
 /** The GraphQL face of {@link ProjectView}: the same object, camelCase field names. */
 @ObjectType('Project')
@@ -30,14 +31,8 @@ export class ProjectType implements ProjectView {
   created_at!: string;
 }
 
-@ObjectType('ProjectPage')
-export class ProjectPage {
-  @Field(() => Int)
-  count!: number;
-
-  @Field(() => [ProjectType])
-  results!: ProjectType[];
-}
+export const ProjectPage = pageOf(ProjectType, 'Project');
+export type ProjectPage = InstanceType<typeof ProjectPage>;
 
 @InputType('ProjectInput')
 export class ProjectInput {
