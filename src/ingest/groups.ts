@@ -19,6 +19,7 @@
 import type { GroupRow, GroupTypeRow, GroupTypeUpsert, GroupUpsert, ProjectGroups as StoredGroups } from '../engines/engine';
 import { replaceLoneSurrogates } from './capture-payload';
 import { C_PROPERTIES, C_STRIDE, C_UUID, type CompactEvents } from './wal';
+import { ProjectStateStore } from './project-state';
 
 /** A project has at most five group types (PostHog's MAX_GROUP_TYPES_PER_TEAM), indexes 0–4. */
 export const MAX_GROUP_TYPES = 5;
@@ -188,36 +189,13 @@ export class ProjectGroups {
 }
 
 /** Group state of every project touched so far, loaded lazily (like IdentityStore). */
-export class GroupStore {
-  private readonly projects = new Map<number, ProjectGroups>();
-
-  constructor(private readonly loader?: GroupsLoader) {}
-
-  async ensureLoaded(projectId: number): Promise<ProjectGroups> {
-    let p = this.projects.get(projectId);
-    if (p) return p;
-    p = new ProjectGroups(projectId);
-    if (this.loader) p.load(await this.loader.loadGroups(projectId));
-    const raced = this.projects.get(projectId);
-    if (raced) return raced;
-    this.projects.set(projectId, p);
-    return p;
-  }
-
-  /** The loaded state of a project (call ensureLoaded first). */
-  get(projectId: number): ProjectGroups {
-    const p = this.projects.get(projectId);
-    if (!p) throw new Error(`groups of project ${projectId} not loaded`);
-    return p;
-  }
-
-  loaded(): ProjectGroups[] {
-    return [...this.projects.values()];
-  }
-
-  invalidate(projectId?: number): void {
-    if (projectId === undefined) this.projects.clear();
-    else this.projects.delete(projectId);
+export class GroupStore extends ProjectStateStore<ProjectGroups> {
+  constructor(loader?: GroupsLoader) {
+    super('groups', async (projectId) => {
+      const p = new ProjectGroups(projectId);
+      if (loader) p.load(await loader.loadGroups(projectId));
+      return p;
+    });
   }
 }
 

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DistinctIdUpsert, OverrideUpsert, PersonUpsert } from '../engines/duckdb/duckdb-engine';
 import { isIllegalDistinctId } from './capture-payload';
+import { ProjectStateStore } from './project-state';
 
 export interface PersonState {
   id: string;
@@ -350,35 +351,12 @@ export class ProjectIdentity {
 }
 
 /** Identity state of every project touched so far, loaded lazily. */
-export class IdentityStore {
-  private readonly projects = new Map<number, ProjectIdentity>();
-
-  constructor(private readonly loader?: IdentityLoader) {}
-
-  async ensureLoaded(projectId: number): Promise<ProjectIdentity> {
-    let p = this.projects.get(projectId);
-    if (p) return p;
-    p = new ProjectIdentity(projectId);
-    if (this.loader) p.load(await this.loader.loadProject(projectId));
-    const raced = this.projects.get(projectId);
-    if (raced) return raced;
-    this.projects.set(projectId, p);
-    return p;
-  }
-
-  /** The loaded state of a project (call ensureLoaded first). */
-  get(projectId: number): ProjectIdentity {
-    const p = this.projects.get(projectId);
-    if (!p) throw new Error(`identity of project ${projectId} not loaded`);
-    return p;
-  }
-
-  loaded(): ProjectIdentity[] {
-    return [...this.projects.values()];
-  }
-
-  invalidate(projectId?: number): void {
-    if (projectId === undefined) this.projects.clear();
-    else this.projects.delete(projectId);
+export class IdentityStore extends ProjectStateStore<ProjectIdentity> {
+  constructor(loader?: IdentityLoader) {
+    super('identity', async (projectId) => {
+      const p = new ProjectIdentity(projectId);
+      if (loader) p.load(await loader.loadProject(projectId));
+      return p;
+    });
   }
 }
