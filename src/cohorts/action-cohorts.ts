@@ -19,6 +19,10 @@ export function actionIdsOf(node: unknown): number[] {
       const id = cohortIdOf(o.id); // a positive integer, as a number or digits
       if (id !== null) out.add(id);
     }
+    if (o.kind === 'EventsQuery' && o.actionId !== undefined && o.actionId !== null) {
+      const id = cohortIdOf(o.actionId);
+      if (id !== null) out.add(id);
+    }
     for (const v of Object.values(o)) walk(v, depth + 1);
   };
   walk(node, 0);

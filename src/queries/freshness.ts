@@ -38,6 +38,7 @@ export function refreshFrequencyMs(node: unknown): number {
   const n = node as { dateRange?: { date_from?: string } };
   const from = n?.dateRange?.date_from;
   if (typeof from === 'string' && /^-([1-7])d$/.test(from)) return 3 * MINUTE;
-  if ((node as { kind?: string })?.kind === 'ProductQLQuery' || (node as { kind?: string })?.kind === 'HogQLQuery') return MINUTE;
+  const kind = (node as { kind?: string })?.kind;
+  if (kind === 'ProductQLQuery' || kind === 'HogQLQuery' || kind === 'EventsQuery') return MINUTE;
   return 15 * MINUTE;
 }

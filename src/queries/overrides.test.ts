@@ -32,6 +32,11 @@ describe('applyQueryOverrides (PostHog apply_dashboard_filters / apply_variable_
     expect(out).toEqual({ kind: 'StickinessQuery', dateRange: { date_from: '-7d' } });
   });
 
+  it('an EventsQuery (no dateRange: its own after/before) runs as given, as PostHog applies dashboard filters only to nodes with both', () => {
+    const events = { kind: 'EventsQuery', select: ['*'], after: '-7d', properties: [{ key: 'a', type: 'event', value: 1 }] };
+    expect(applyQueryOverrides(events, { date_from: '-30d', properties: [{ key: 'b', value: 2 }] }, null)).toBe(events);
+  });
+
   it('HogQL: the date range and properties go into filters', () => {
     const out = applyQueryOverrides(
       { kind: 'HogQLQuery', query: 'select 1', filters: { properties: [{ key: 'a' }] } },

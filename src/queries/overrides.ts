@@ -43,7 +43,9 @@ function andProperties(own: unknown, extra: Record<string, unknown>[]): unknown 
 /** The node with the overrides applied (a copy; the input is not changed). Bad override shapes are 400s. */
 export function applyQueryOverrides(rawNode: Node, filtersOverride: unknown, variablesOverride: unknown): Node {
   let node: Node = rawNode;
-  if (filtersOverride !== undefined && filtersOverride !== null) {
+  // An EventsQuery has no dateRange: PostHog's dashboard filters apply to nodes with both properties and a
+  // dateRange, so it runs as given (its `after`/`before` are its own).
+  if (filtersOverride !== undefined && filtersOverride !== null && rawNode.kind !== 'EventsQuery') {
     // (wrapped so that an error's attr names the envelope field: filters_override__date_from, ...)
     const f = parseInput(z.object({ filters_override: dashboardFilterSchema }), { filters_override: filtersOverride }).filters_override;
     node = { ...node };

@@ -81,6 +81,16 @@ describe('runInsightQuery: printed queries are reused per project, timezone and 
     expect(berlin.calls[0].params).toContain('Europe/Berlin');
   });
 
+  it("a one-argument toStartOfWeek (HogQL math, breakdowns) follows the project's week start, printed per week start", async () => {
+    const weekly = ast.select({ select: [ast.call('toStartOfWeek', [ast.field('timestamp')])], from: 'events' });
+    const sunday = recordingCtx({ id: 7 });
+    const monday = recordingCtx({ id: 7, week_start_day: 1 });
+    await runInsightQuery(sunday.ctx, weekly);
+    await runInsightQuery(monday.ctx, weekly);
+    // Monday weeks (ClickHouse's mode 3, as PostHog prints it) are other SQL than Sunday weeks
+    expect(monday.calls[0].sql).not.toEqual(sunday.calls[0].sql);
+  });
+
   it('returns the ProductQL text of the query as hogql, on a hit too', async () => {
     const a = recordingCtx();
     const first = await runInsightQuery(a.ctx, daily('$pageview'));

@@ -51,7 +51,7 @@ export function astCacheKey(query: Query): string | null {
 
 /**
  * Prints `query` for the project with the insight row limit (or `limit`/`offset`), reusing an earlier print of an
- * equal AST for the same dialect, project and timezone. The result is shared: callers must not modify it.
+ * equal AST for the same dialect, project, timezone and week start. The result is shared: callers must not modify it.
  */
 export async function printInsightQuery(
   ctx: RunnerContext,
@@ -63,12 +63,23 @@ export async function printInsightQuery(
   const ast = astCacheKey(query);
   const personOverrides = ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true;
   const key =
-    ast === null ? null : `${ctx.engine.dialect}\u0001${ctx.project.id}\u0001${ctx.project.timezone}\u0001${limit}\u0001${offset ?? ''}\u0001${personOverrides}\u0001${ast}`;
+    ast === null
+      ? null
+      : `${ctx.engine.dialect}\u0001${ctx.project.id}\u0001${ctx.project.timezone}\u0001${ctx.project.week_start_day}\u0001${limit}\u0001${offset ?? ''}\u0001${personOverrides}\u0001${ast}`;
   let entry = key === null ? undefined : printed.get(key);
   if (entry) printed.delete(key!); // re-inserted below: the map's order is recency
   else
     entry = {
-      compiled: await compileProductQL({ query, projectId: ctx.project.id, timezone: ctx.project.timezone, limit, offset, personOverrides, dialect: ctx.engine.dialect }),
+      compiled: await compileProductQL({
+        query,
+        projectId: ctx.project.id,
+        timezone: ctx.project.timezone,
+        weekStartDay: ctx.project.week_start_day,
+        limit,
+        offset,
+        personOverrides,
+        dialect: ctx.engine.dialect,
+      }),
     };
   if (key !== null) {
     while (printed.size >= PRINTED_CACHE_ENTRIES) printed.delete(printed.keys().next().value as string);
