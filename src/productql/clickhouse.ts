@@ -20,7 +20,7 @@
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
-import { SAMPLE_BUCKETS, formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { SAMPLE_BUCKETS, arrayElementTyping, formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -29,6 +29,17 @@ const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> 
 
 const isNum = (p: Printed): boolean => p.type === 'int' || p.type === 'float' || p.type === 'bool';
 const isStrLike = (p: Printed): boolean => p.type === 'string' || p.type === 'json';
+/**
+ * A boolean's text, `'true'` / `'false'` (NULL stays NULL), as DuckDB and ClickHouse's `Bool` type spell it: 18.16
+ * has no Bool, booleans are UInt8, whose `toString` is `'1'` / `'0'`. Used wherever a boolean becomes text
+ * (`toString`, `concat`, LIKE) or meets text in a comparison (`x = 'true'`).
+ */
+const boolText = (p: Printed): string => {
+  if (p.isConst && typeof p.constValue === 'boolean') return `'${String(p.constValue)}'`;
+  return p.nullable ? `if(isNull(${p.sql}), NULL, if(assumeNotNull(${p.sql}), 'true', 'false'))` : `if(${p.sql}, 'true', 'false')`;
+};
+/** Any value as text for concatenation and LIKE: booleans as `'true'` / `'false'`, the rest by `toString`. */
+const asText = (p: Printed): string => (p.type === 'bool' ? boolText(p) : `toString(${p.sql})`);
 /** A numeric view of any value: strings that are not numbers become NULL (never an error). */
 const num = (p: Printed): string => (isStrLike(p) ? `toFloat64OrNull(${p.sql})` : p.sql);
 const numType = (p: Printed): PType => (p.type === 'int' ? 'int' : p.type === 'unknown' ? 'unknown' : 'float');
@@ -159,7 +170,12 @@ export class ClickHouseDialect implements Dialect {
   readonly groupByAlias = true;
   readonly crossJoinNonEqui = true;
   readonly renameJoinedColumns = true;
+  readonly unionAllOnly = true;
   quoteIdent = chIdent;
+  /** A lone nullable UUID is deduplicated as its text (a UUID reads as its text in results anyway). */
+  distinctKey(item: Printed): { sql: string; type: PType; chType: string } | undefined {
+    return item.type === 'uuid' && item.nullable ? { sql: `toString(${item.sql})`, type: 'string', chType: item.chType ?? 'UUID' } : undefined;
+  }
   placeholder = (i: number): string => `${MARK}${i}${MARK}`;
 
   constant(value: ConstantValue, bigNumber: boolean, h: Helpers): Printed {
@@ -262,6 +278,11 @@ export class ClickHouseDialect implements Dialect {
       if (l.type === r.type) return [l.sql, r.sql];
       return l.type === 'date' ? [l.sql, this.asDate(r, h, node)] : [this.asDate(l, h, node), r.sql];
     }
+    // A boolean meets text as its text (`(a = b) = 'true'`), and a number as a boolean (any non-zero is true), as on DuckDB.
+    if (l.type === 'bool' && isStrLike(r)) return [boolText(l), r.sql];
+    if (isStrLike(l) && r.type === 'bool') return [l.sql, boolText(r)];
+    if (l.type === 'bool' && (r.type === 'int' || r.type === 'float')) return [l.sql, `(${r.sql} != 0)`];
+    if ((l.type === 'int' || l.type === 'float') && r.type === 'bool') return [`(${l.sql} != 0)`, r.sql];
     if (isNum(l) && isStrLike(r)) return [l.sql, num(r)];
     if (isStrLike(l) && isNum(r)) return [num(l), r.sql];
     if (l.type === 'uuid' && r.type !== 'uuid') return [`toString(${l.sql})`, `lower(${r.sql})`];
@@ -298,15 +319,20 @@ export class ClickHouseDialect implements Dialect {
           timeBounds = [{ aliasSql: ev[1], column: 'event', op: 'in', value: `(${items.join(', ')})` }];
           residual = '1';
         }
-      } else sql = `${l.sql} ${op === 'in' ? 'IN' : 'NOT IN'} ${r.sql}`;
+      } else {
+        // A subquery of text (a DISTINCT person id is deduplicated as text: distinctKey) against a UUID: 18.16 wants
+        // the same type on both sides of IN.
+        const left = l.type === 'uuid' && isStrLike(r) ? `toString(${l.sql})` : l.sql;
+        sql = `${left} ${op === 'in' ? 'IN' : 'NOT IN'} ${r.sql}`;
+      }
     } else if (op === '=~' || op === '!~' || op === '=~*' || op === '!~*') {
       const re = op.endsWith('*') ? `match(${l.sql}, concat('(?i)', ${r.sql}))` : `match(${l.sql}, ${r.sql})`;
       sql = op.startsWith('!') ? `NOT ${re}` : re;
     } else if (op === 'like' || op === 'not like') {
-      const left = isStrLike(l) || l.type === 'unknown' ? l.sql : `toString(${l.sql})`;
+      const left = isStrLike(l) || l.type === 'unknown' ? l.sql : asText(l);
       sql = `${left} ${op === 'like' ? 'LIKE' : 'NOT LIKE'} ${r.sql}`;
     } else if (op === 'ilike' || op === 'not ilike') {
-      const left = isStrLike(l) || l.type === 'unknown' ? l.sql : `toString(${l.sql})`;
+      const left = isStrLike(l) || l.type === 'unknown' ? l.sql : asText(l);
       sql = `lowerUTF8(${left}) ${op === 'ilike' ? 'LIKE' : 'NOT LIKE'} lowerUTF8(${r.sql})`;
     } else {
       const [a, b] = this.coerce(l, r, h, node);
@@ -856,7 +882,7 @@ export class ClickHouseDialect implements Dialect {
         const text = (x: Printed) =>
           x.type === 'datetime'
             ? `concat(toString(toDateTime(intDiv(${x.sql}, 1000), 'UTC')), if(${x.sql} % 1000 = 0, '', concat('.', replaceRegexpOne(substring(toString(1000 + ${x.sql} % 1000), 2), '0+$', ''))))`
-            : `toString(${x.sql})`;
+            : asText(x);
         return P(`concat(${a.map((x) => (isStrLike(x) || x.type === 'null' ? `ifNull(${x.sql}, '')` : `ifNull(${text(x)}, '')`)).join(', ')}${a.length === 1 ? ", ''" : ''})`, 'string', false);
       }
       case 'substring': {
@@ -892,6 +918,8 @@ export class ClickHouseDialect implements Dialect {
         return simple('match', 'bool');
       case 'extract':
         return simple('extract', 'string');
+      case 'extractAll':
+        return simple('extractAll', 'array');
       case 'splitByChar':
       case 'splitByString':
         return simple(fn.sig.name, 'array');
@@ -899,6 +927,7 @@ export class ClickHouseDialect implements Dialect {
       // ---------------- conversions and maths
       case 'toString':
         if (a[0].type === 'datetime') return P(`toString(${this.local(s(0), h, zoneArg(0))})`, 'string', a[0].nullable);
+        if (a[0].type === 'bool') return P(boolText(a[0]), 'string', a[0].nullable);
         if (a[0].type === 'date' || a[0].type === 'uuid' || isNum(a[0])) return P(`toString(${s(0)})`, 'string', a[0].nullable);
         return P(isStrLike(a[0]) ? s(0) : `toString(${s(0)})`, 'string', a[0].nullable);
       case 'toInt':
@@ -986,7 +1015,7 @@ export class ClickHouseDialect implements Dialect {
       case 'arrayExists':
         return P(`arrayExists(${s(0)}, ${s(1)})`, 'bool', a[1].nullable);
       case 'arrayJoin':
-        return P(`arrayJoin(${s(0)})`, 'unknown', true);
+        return P(`arrayJoin(${s(0)})`, 'unknown', true, arrayElementTyping(a[0]));
       case 'array':
         return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false);
       case 'tuple': {

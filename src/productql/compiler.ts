@@ -31,7 +31,7 @@ import type {
   WindowFrameExpr,
   WindowFunction,
 } from './ast';
-import { MAX_NUMBERS_ROWS, OVER_MARK, typeNameOf, unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, typeNameOf, unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { lookupFunction } from './functions';
 import { regexError } from '../limits';
@@ -172,7 +172,8 @@ class Scope {
   readonly ctes = new Map<string, CteInfo>();
   readonly selectAliases = new Map<string, Expr>();
   readonly inProgress = new Set<string>();
-  readonly lambdaArgs = new Set<string>();
+  /** Lambda arguments in scope, with the SQL each reads as (its quoted name, or an element of another array). */
+  readonly lambdaArgs = new Map<string, string>();
   /** Conditions of inner joins printed as CROSS JOIN (Dialect.crossJoinNonEqui): part of this SELECT's WHERE. */
   readonly joinWhere: string[] = [];
   /** SQL of the FROM clause other than guarded table references (JOIN ON conditions, subqueries, inlined CTEs). */
@@ -324,7 +325,7 @@ const isStar = (e: Expr | undefined): boolean => e?.node === 'Field' && Array.is
 const REGEX_OPS = new Set<string>(['=~', '!~', '=~*', '!~*']);
 /** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
 const DATE_SHIFT = new Set(['dateAdd', 'date_add', 'dateSub', 'date_sub']);
-const REGEX_FUNCS = new Set(['match', 'extract', 'replaceRegexpAll', 'replaceRegexpOne']);
+const REGEX_FUNCS = new Set(['match', 'extract', 'extractAll', 'replaceRegexpAll', 'replaceRegexpOne']);
 
 const CMP_FUNCS: Record<string, CompareOperation['op']> = {
   equals: '==',
@@ -386,12 +387,15 @@ export class Compiler {
     const limitDefaulted = userLimit === undefined && this.opts.limit === undefined;
     const limit = Math.max(0, Math.min(userLimit ?? this.opts.limit ?? DEFAULT_LIMIT, MAX_LIMIT));
     const offset = Math.max(0, Math.min(userOffset ?? this.opts.offset ?? 0, MAX_INNER_LIMIT));
-    const fetchLimit = limit + 1;
+    // `LIMIT n WITH TIES`: the rows ranked within offset + n (see compileSelect) may be more than n; up to MAX_LIMIT
+    // of them are returned.
+    const ties = query.node === 'SelectQuery' && !!query.limit_with_ties && userLimit !== undefined;
+    const fetchLimit = (ties ? MAX_LIMIT : limit) + 1;
     const tail = ` LIMIT ${fetchLimit}${offset ? ` OFFSET ${offset}` : ''}`;
 
     let out: QueryOut;
     if (query.node === 'SelectQuery') {
-      out = this.compileSelect(query, undefined, tail);
+      out = this.compileSelect(query, undefined, tail, ties ? offset + limit : undefined);
     } else {
       const inner = this.compileSet({ ...query, limit: null, offset: null }, undefined);
       out = { sql: `SELECT * FROM (${inner.sql}) AS ${this.q('__set')}${tail}`, columns: inner.columns };
@@ -402,7 +406,7 @@ export class Compiler {
     const effective: Query = { ...query, limit: { node: 'Constant', value: limit } };
     if (offset) effective.offset = { node: 'Constant', value: offset };
     else delete effective.offset;
-    return { sql, params, columns: out.columns, limit, fetchLimit, offset, limitDefaulted, query: effective, stages };
+    return { sql, params, columns: out.columns, limit: fetchLimit - 1, fetchLimit, offset, limitDefaulted, query: effective, stages };
   }
 
   private intConstant(e: Expr, what: string): number {
@@ -424,7 +428,10 @@ export class Compiler {
     const outerAggregates = this.aggregates;
     this.aggregates = [];
     try {
-      if (q.node === 'SelectQuery') return this.compileSelect(q, parent, this.innerLimit(q));
+      if (q.node === 'SelectQuery') {
+        const ties = q.limit_with_ties && q.limit ? this.intConstant(q.limit, 'LIMIT') + (q.offset ? this.intConstant(q.offset, 'OFFSET') : 0) : undefined;
+        return this.compileSelect(q, parent, this.innerLimit(q), ties);
+      }
       if (q.node === 'SelectSetQuery') {
         const inner = this.compileSet({ ...q, limit: null, offset: null }, parent);
         if (!q.limit && !q.offset) return inner;
@@ -441,7 +448,8 @@ export class Compiler {
 
   private innerLimit(q: SelectQuery): string {
     let s = '';
-    if (q.limit) s += ` LIMIT ${this.intConstant(q.limit, 'LIMIT')}`;
+    // WITH TIES: the rank bound of compileSelect stands for the LIMIT.
+    if (q.limit && !q.limit_with_ties) s += ` LIMIT ${this.intConstant(q.limit, 'LIMIT')}`;
     if (q.offset) s += ` OFFSET ${this.intConstant(q.offset, 'OFFSET')}`;
     return s;
   }
@@ -449,7 +457,7 @@ export class Compiler {
   private compileSet(q: SelectSetQuery, parent: Scope | undefined): QueryOut {
     if (!q.initial_select_query || !Array.isArray(q.subsequent_select_queries)) this.err('Malformed set query', q);
     const first = this.compileQuery(q.initial_select_query, parent);
-    const parts = [`(${first.sql})`];
+    let sql = `(${first.sql})`;
     for (const n of q.subsequent_select_queries) {
       const op = own<string>(
         { 'UNION ALL': 'UNION ALL', 'UNION DISTINCT': 'UNION', INTERSECT: 'INTERSECT', 'INTERSECT DISTINCT': 'INTERSECT', EXCEPT: 'EXCEPT' },
@@ -459,12 +467,20 @@ export class Compiler {
       const next = this.compileQuery(n.select_query, parent);
       if (next.columns.length !== first.columns.length)
         this.err(`Each ${n.set_operator} query must have the same number of columns`, n.select_query);
-      parts.push(`${op} (${next.sql})`);
+      // Without UNION DISTINCT (ClickHouse 18.16): the distinct rows of everything so far and the next part (set
+      // operators apply left to right).
+      if (op === 'UNION' && this.dialect.unionAllOnly) sql = `(SELECT DISTINCT * FROM (${sql} UNION ALL (${next.sql})) AS ${this.q(`__union${++this.aliasCounter}`)})`;
+      else sql += ` ${op} (${next.sql})`;
     }
-    return { sql: parts.join(' '), columns: first.columns };
+    return { sql, columns: first.columns };
   }
 
-  private compileSelect(q: SelectQuery, parent: Scope | undefined, tail: string): QueryOut {
+  /**
+   * `tiesRank`: for `LIMIT n [OFFSET m] WITH TIES`, m + n: the rows ranked within it by the ORDER BY are the first
+   * m + n rows and every row tied with the last of them (`rank()`), from which the OFFSET then skips m, as ClickHouse's
+   * WITH TIES keeps the rows equal to the n-th after the offset.
+   */
+  private compileSelect(q: SelectQuery, parent: Scope | undefined, tail: string, tiesRank?: number): QueryOut {
     const scope = new Scope(parent);
     const withParts: string[] = [];
 
@@ -492,7 +508,7 @@ export class Compiler {
       }
     }
 
-    if (q.limit_with_ties) this.err('LIMIT WITH TIES is not supported', q);
+    if (q.limit_with_ties && !this.dialect.limitWithTies) this.err('LIMIT ... WITH TIES is not available on this engine', q);
     if (!Array.isArray(q.select) || q.select.length === 0) this.err('SELECT needs at least one column', q);
 
     const from = q.select_from ? this.compileFrom(q.select_from, scope) : undefined;
@@ -522,11 +538,15 @@ export class Compiler {
     };
     // Dialects with groupByAlias: a GROUP BY key equal to a select item is printed as that item's alias.
     const selectAliasOf = new Map<string, string>();
+    // The expression and engine-side name of each select item, for a dialect's single-column DISTINCT key.
+    const items: { sql: string; as: string }[] = [];
     for (const e of q.select) {
       if (e && e.node === 'Field' && e.chain[e.chain.length - 1] === '*') {
         for (const c of this.expandStar(e, scope)) {
           columns.push(c.col);
-          selectSql.push(`${c.sql} AS ${alias(c.col.name)}`);
+          const as = alias(c.col.name);
+          items.push({ sql: c.sql, as });
+          selectSql.push(`${c.sql} AS ${as}`);
         }
         continue;
       }
@@ -543,8 +563,17 @@ export class Compiler {
       }
       columns.push({ name, type: p.type, nullable: p.nullable, ...(p.chType ? { chType: p.chType } : {}) });
       const as = alias(name);
+      items.push({ sql: p.sql, as });
       selectSql.push(`${p.sql} AS ${as}`);
       if (this.dialect.groupByAlias && !selectAliasOf.has(p.sql)) selectAliasOf.set(p.sql, as);
+    }
+    if (q.distinct && columns.length === 1 && this.dialect.distinctKey) {
+      const col = columns[0];
+      const key = this.dialect.distinctKey({ sql: items[0].sql, type: col.type, nullable: col.nullable, ...(col.chType ? { chType: col.chType } : {}) });
+      if (key) {
+        selectSql[0] = `${key.sql} AS ${items[0].as}`;
+        columns[0] = { ...col, type: key.type, chType: key.chType ?? col.chType };
+      }
     }
 
     const wherePrinted = [q.prewhere, q.where].filter((x): x is Expr => !!x).map((x) => this.expr(x, scope));
@@ -587,7 +616,12 @@ export class Compiler {
         limitByQualify = off ? `${rn} BETWEEN ${off + 1} AND ${off + n}` : `${rn} <= ${n}`;
       }
     }
-    const qualifyAll = [qualify, limitByQualify].filter((x): x is string => !!x);
+    let tiesQualify: string | undefined;
+    if (tiesRank !== undefined) {
+      if (orderBy.length === 0) this.err('LIMIT ... WITH TIES needs an ORDER BY', q);
+      tiesQualify = `rank() OVER (ORDER BY ${orderBy.join(', ')}) <= ${tiesRank}`;
+    }
+    const qualifyAll = [qualify, limitByQualify, tiesQualify].filter((x): x is string => !!x);
 
     // Every column of an engine table this SELECT reads is spelled `<alias>.<column>` somewhere in its text outside
     // the guarded references (which are printed last): the dialect may expose only those (TableNeeds.columns).
@@ -893,13 +927,13 @@ export class Compiler {
       const p = this.expr(e.expr, scope);
       if (p.type !== 'array' && p.type !== 'unknown') this.err(`ARRAY JOIN needs an array, got a ${p.type} value`, e.expr);
       scope.fromTexts.push(p.sql);
-      return { name: e.alias, sql: p.sql };
+      return { name: e.alias, sql: p.sql, typing: arrayElementTyping(p) };
     });
     const tables = scope.tables.map((t) => this.q(t.sqlAlias));
     const src: TableSource = {
       name: `__aj${id}`,
       sqlAlias: `__aj${id}`,
-      columns: new Map(items.map((i) => [i.name, { type: 'unknown' as PType, nullable: true }])),
+      columns: new Map(items.map((i) => [i.name, { type: 'unknown' as PType, nullable: true, ...i.typing }])),
       columnRef: new Map(items.map((i) => [i.name, this.dialect.arrayJoinRef(id, i.name)])),
       needs: { personId: false, personFields: [] },
     };
@@ -950,9 +984,10 @@ export class Compiler {
     const head = chain[0];
     let selectScopeSeen = false;
     for (let s: Scope | undefined = scope; s; s = s.parent) {
-      if (s.lambdaArgs.has(head)) {
+      const lambdaArg = s.lambdaArgs.get(head);
+      if (lambdaArg !== undefined) {
         if (chain.length > 1) this.err(`Cannot access "${chain.slice(1).join('.')}" on lambda argument ${head}`, f);
-        return { sql: this.q(head), type: 'unknown', nullable: true };
+        return { sql: lambdaArg, type: 'unknown', nullable: true };
       }
       if (s.isLambda) continue;
       if (chain.length > 1) {
@@ -1013,7 +1048,14 @@ export class Compiler {
         const seconds = this.dialect.storedSeconds?.(t.virtual.table, def.column, t.sqlAlias);
         const p: Printed = { sql, type: def.type, nullable: def.nullable, ...(seconds ? { seconds: { of: sql, sql: seconds } } : {}) };
         if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${name}`, node);
-        return p;
+        return def.orEmpty ? this.orEmpty({ ...p, nullable: true }, node) : p;
+      }
+      case 'expr': {
+        if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${name}`, node);
+        // Only the table's own fields are visible to the definition, whatever the query around it names.
+        const tableScope = new Scope(undefined);
+        tableScope.tables.push(t);
+        return this.expr(def.expr, tableScope);
       }
       case 'json': {
         const base = `${a}.${this.q(def.column)}`;
@@ -1094,9 +1136,13 @@ export class Compiler {
 
   /** The event's group key of type `index` from its `properties` column (SQL): `properties.$group_N`, `''` when none. */
   private groupKey(properties: string, index: number, node: NodeBase): Printed {
-    const key = this.dialect.jsonProperty(properties, [`$group_${index}`], this.h);
+    return this.orEmpty(this.dialect.jsonProperty(properties, [`$group_${index}`], this.h), node);
+  }
+
+  /** `ifNull(p, '')`: a string that is never NULL. */
+  private orEmpty(p: Printed, node: NodeBase): Printed {
     const empty = this.dialect.constant('', false, this.h);
-    return this.dialect.call({ sig: lookupFunction('ifNull')!, node, args: [key, empty], raw: [], params: [], distinct: false }, this.h);
+    return this.dialect.call({ sig: lookupFunction('ifNull')!, node, args: [p, empty], raw: [], params: [], distinct: false }, this.h);
   }
 
   /**
@@ -1350,14 +1396,22 @@ export class Compiler {
     if (e) throw productqlError(e.message, node, e.code);
   }
 
-  private lambda(args: string[], body: Expr, scope: Scope, node: NodeBase): Printed {
+  /**
+   * `(x, y, ...) -> body`. `zipped`: the other arrays of a call over several arrays, on a dialect whose lambdas see one
+   * array (Dialect.lambdaIndex): the lambda takes the first array's element and its 1-based index, and the other
+   * arguments read the other arrays at that index.
+   */
+  private lambda(args: string[], body: Expr, scope: Scope, node: NodeBase, zipped?: Printed[]): Printed {
     if (!Array.isArray(args) || args.length === 0) this.err('A lambda needs arguments', node);
     const ls = new Scope(scope, true);
     for (const a of args) {
       this.checkUserName(a, node);
-      ls.lambdaArgs.add(a);
+      ls.lambdaArgs.set(a, this.q(a));
     }
-    return this.dialect.lambda(args, this.expr(body, ls));
+    if (!zipped) return this.dialect.lambda(args, this.expr(body, ls));
+    const index = `__i${++this.aliasCounter}`;
+    zipped.forEach((arr, i) => ls.lambdaArgs.set(args[i + 1], this.dialect.arrayAccess(arr, { sql: this.q(index), type: 'int', nullable: false }, this.h).sql));
+    return this.dialect.lambda([args[0], index], this.expr(body, ls));
   }
 
   private call(c: Call, scope: Scope): Printed {
@@ -1393,9 +1447,17 @@ export class Compiler {
     if (sig.kind === 'aggregate') this.aggregates.push(c.name);
     let printedArgs: Printed[];
     try {
-      printedArgs = args.map((a, i) =>
-        a && a.node === 'Lambda' && i === 0 && LAMBDA_FUNCS.has(sig.name) ? this.lambda(a.args, a.expr, scope, a) : this.expr(a, scope),
-      );
+      const first = args[0];
+      if (first?.node === 'Lambda' && LAMBDA_FUNCS.has(sig.name) && Array.isArray(first.args) && first.args.length !== args.length - 1)
+        this.err(`The lambda of ${sig.name} takes one argument per array: ${args.length - 1} array(s), ${first.args.length} argument(s)`, first);
+      if (first?.node === 'Lambda' && LAMBDA_FUNCS.has(sig.name) && args.length > 2 && this.dialect.lambdaIndex) {
+        // Over several arrays on a dialect whose lambdas see one: the first array, the others read by index.
+        const arrays = args.slice(1).map((a) => this.expr(a, scope));
+        printedArgs = [this.lambda(first.args, first.expr, scope, first, arrays.slice(1)), arrays[0]];
+      } else
+        printedArgs = args.map((a, i) =>
+          a && a.node === 'Lambda' && i === 0 && LAMBDA_FUNCS.has(sig.name) ? this.lambda(a.args, a.expr, scope, a) : this.expr(a, scope),
+        );
     } finally {
       if (sig.kind === 'aggregate') this.aggregates.pop();
     }

@@ -78,6 +78,15 @@ export interface Printed {
   displayTz?: string;
 }
 
+/**
+ * The typing an element of array `p` keeps when it is taken out (arrayJoin, ARRAY JOIN): its tuple type, when `p` is
+ * known as an `Array(Tuple(...))` (so `kv.1` works on the pairs of JSONExtractKeysAndValues). Empty otherwise.
+ */
+export function arrayElementTyping(p: Pick<Printed, 'chType'>): { chType?: string } {
+  const inner = p.chType?.startsWith('Array(Tuple(') && p.chType.endsWith(')') ? p.chType.slice('Array('.length, -1) : undefined;
+  return inner ? { chType: inner } : {};
+}
+
 /** ClickHouse's type name for the smallest integer type that holds a constant (as ClickHouse types literals). */
 function intLiteralType(v: number): string {
   if (v >= 0) return v <= 0xff ? 'UInt8' : v <= 0xffff ? 'UInt16' : v <= 0xffffffff ? 'UInt32' : 'UInt64';
@@ -247,6 +256,19 @@ export interface Dialect {
    * it becomes a `QUALIFY row_number() OVER (PARTITION BY exprs ORDER BY <the query's ORDER BY>)` bound. Default false.
    */
   readonly nativeLimitBy?: boolean;
+  /**
+   * When true, lambdas take one array's element and its 1-based index (DuckDB): a lambda function over several arrays
+   * (`arrayMap((x, y) -> x + y, a, b)`) is printed over the first array, the other arguments reading the other arrays
+   * at the element's index. Default false: the dialect prints several arrays itself (ClickHouse zips them).
+   */
+  readonly lambdaIndex?: boolean;
+  /** When true, the engine has UNION ALL only (ClickHouse 18.16): UNION DISTINCT is printed as DISTINCT over it. */
+  readonly unionAllOnly?: boolean;
+  /**
+   * When true, `LIMIT n WITH TIES` is printed as a `QUALIFY rank() OVER (<the ORDER BY>)` bound (window functions);
+   * otherwise it is refused (400). Default false.
+   */
+  readonly limitWithTies?: boolean;
   /** When true, `GROUP BY 1` / `ORDER BY 2` are printed as the select item's expression. Default false (kept as is). */
   readonly positionalAsExpression?: boolean;
   /**
@@ -265,6 +287,13 @@ export interface Dialect {
    * joinedSource): ClickHouse 18.16 fails on right-hand columns named like left-hand ones. Default false.
    */
   readonly renameJoinedColumns?: boolean;
+  /**
+   * Optional: what a single-column `SELECT DISTINCT` selects instead of `item`, when the engine cannot deduplicate
+   * that value as it is (ClickHouse 18.16 fails on a lone Nullable(UUID) key with "numeric column has sizeOfField not
+   * in 1, 2, 4, 8"). The replacement must hold the same values as the results show them; `chType` keeps the type
+   * reported for the column. Undefined (or unset): the item is kept.
+   */
+  distinctKey?(item: Printed): { sql: string; type: PType; chType?: string } | undefined;
   quoteIdent(name: string): string;
   /** Placeholder text for the 1-based i-th bound value. */
   placeholder(i: number): string;

@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { OVER_MARK, SAMPLE_BUCKETS, formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { OVER_MARK, SAMPLE_BUCKETS, arrayElementTyping, formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import type { PType } from './schema';
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
@@ -40,6 +40,42 @@ const SUB_DAY = new Set(['second', 'minute', 'hour']);
 
 const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> = {}): Printed => ({ sql, type, nullable, ...extra });
 
+/** Value types JSONExtractKeysAndValues takes (ClickHouse's names), as DuckDB types. */
+const JSON_VALUE_TYPES: Record<string, { duck: string }> = {
+  String: { duck: 'VARCHAR' },
+  Int8: { duck: 'TINYINT' },
+  Int16: { duck: 'SMALLINT' },
+  Int32: { duck: 'INTEGER' },
+  Int64: { duck: 'BIGINT' },
+  UInt8: { duck: 'UTINYINT' },
+  UInt16: { duck: 'USMALLINT' },
+  UInt32: { duck: 'UINTEGER' },
+  UInt64: { duck: 'UBIGINT' },
+  Float32: { duck: 'FLOAT' },
+  Float64: { duck: 'DOUBLE' },
+};
+
+/**
+ * Whether an RE2 pattern has a capturing group: a `(` that is not escaped, not in a character class and not `(?...`
+ * other than a named group `(?P<name>` / `(?<name>`.
+ */
+export function hasCaptureGroup(re: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < re.length; i++) {
+    const c = re[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') {
+      inClass = true;
+      if (re[i + 1] === '^') i++;
+      if (re[i + 1] === ']') i++;
+    } else if (c === '(' && (re[i + 1] !== '?' || re.startsWith('P<', i + 2) || (re[i + 2] === '<' && re[i + 3] !== '=' && re[i + 3] !== '!'))) return true;
+  }
+  return false;
+}
+/** The same test at run time, for a pattern that is not a constant (escapes and classes approximated). */
+const CAPTURE_GROUP_RE = '(^|[^\\\\])\\(([^?]|\\?P?<[^=!]|$)';
+
 /** Zones whose offset is zero at every instant (tzdata links to Etc/UTC); local time there is UTC itself. */
 const UTC_ZONES = new Set(['utc', 'etc/utc', 'gmt', 'etc/gmt', 'uct', 'etc/uct', 'universal', 'etc/universal', 'zulu', 'etc/zulu']);
 export const isUtcZone = (tz: string): boolean => UTC_ZONES.has(tz.toLowerCase());
@@ -55,6 +91,8 @@ function validTimezone(tz: string): boolean {
 
 class DuckDBDialect implements Dialect {
   readonly name = 'duckdb' as const;
+  readonly lambdaIndex = true;
+  readonly limitWithTies = true;
   quoteIdent = quoteIdent;
   placeholder = (i: number): string => `$${i}`;
 
@@ -393,8 +431,8 @@ class DuckDBDialect implements Dialect {
       if (!t.isConst || typeof t.constValue !== 'string' || !validTimezone(t.constValue)) h.error('Timezone must be a valid IANA timezone name', n);
       return t.sql;
     };
-    const jsonPath = (from: number): string => {
-      const keys = a.slice(from);
+    const jsonPath = (from: number, to = a.length): string => {
+      const keys = a.slice(from, to);
       if (keys.length === 0) return `'$'`;
       if (keys.every((k) => k.isConst && (typeof k.constValue === 'string' || typeof k.constValue === 'number'))) {
         return h.param(
@@ -644,7 +682,14 @@ class DuckDBDialect implements Dialect {
       case 'match':
         return simple('regexp_matches', 'bool');
       case 'extract':
-        return simple('regexp_extract', 'string');
+      case 'extractAll': {
+        // ClickHouse's: the first capturing group of each match, or the whole match when the pattern has none.
+        const fnName = fn.sig.name === 'extract' ? 'regexp_extract' : 'regexp_extract_all';
+        const pat = a[1];
+        const type: PType = fn.sig.name === 'extract' ? 'string' : 'array';
+        if (pat.isConst && typeof pat.constValue === 'string') return P(`${fnName}(${s(0)}, ${s(1)}, ${hasCaptureGroup(pat.constValue) ? 1 : 0})`, type, anyNull);
+        return P(`CASE WHEN regexp_matches(${s(1)}, ${h.param(CAPTURE_GROUP_RE)}) THEN ${fnName}(${s(0)}, ${s(1)}, 1) ELSE ${fnName}(${s(0)}, ${s(1)}, 0) END`, type, anyNull);
+      }
       case 'splitByChar':
       case 'splitByString':
         return P(`string_split(${s(1)}, ${s(0)})`, 'array', anyNull);
@@ -716,13 +761,12 @@ class DuckDBDialect implements Dialect {
         return P(`${s(0)}[${s(1)}]`, 'unknown', true);
       case 'arrayMap':
       case 'arrayFilter':
-        // (several arrays: ClickHouse only; a DuckDB lambda's second argument would be the element index)
-        if (a.length > 2) return h.error(`${fn.sig.name} over several arrays is only available on ClickHouse`, n);
+        // (several arrays arrive as one, the others read by index: Dialect.lambdaIndex)
         return P(`${fn.sig.name === 'arrayMap' ? 'list_transform' : 'list_filter'}(${s(1)}, ${s(0)})`, 'array', a[1].nullable);
       case 'arrayExists':
         return P(`(length(list_filter(${s(1)}, ${s(0)})) > 0)`, 'bool', a[1].nullable);
       case 'arrayJoin':
-        return P(`unnest(${s(0)})`, 'unknown', true);
+        return P(`unnest(${s(0)})`, 'unknown', true, arrayElementTyping(a[0]));
       case 'array':
         return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false);
       case 'tuple': {
@@ -759,6 +803,26 @@ class DuckDBDialect implements Dialect {
       case 'JSONExtractKeys': {
         const path = jsonPath(1);
         return P(`CASE WHEN json_type(${s(0)}, ${path}) = 'OBJECT' THEN json_keys(${s(0)}, ${path}) ELSE CAST([] AS VARCHAR[]) END`, 'array', false);
+      }
+      case 'JSONExtractKeysAndValues': {
+        // ClickHouse: the (key, value) pairs of the object at the path, in order, each value converted to the type
+        // named last; a value that does not convert is left out (with its key); [] when there is no object there.
+        const t = a[a.length - 1];
+        const conv = t.isConst && typeof t.constValue === 'string' ? (Object.prototype.hasOwnProperty.call(JSON_VALUE_TYPES, t.constValue) ? JSON_VALUE_TYPES[t.constValue] : undefined) : undefined;
+        if (!conv) return h.error(`JSONExtractKeysAndValues takes the value type last, as a constant: ${Object.keys(JSON_VALUE_TYPES).join(', ')}`, n);
+        const path = jsonPath(1, a.length - 1);
+        const pair = `STRUCT("1" VARCHAR, "2" ${conv.duck})`;
+        const entries = `map_entries(CAST(json_extract(${s(0)}, ${path}) AS MAP(VARCHAR, JSON)))`;
+        // Numbers go to integer types truncated (as toInt does), not rounded as DuckDB's cast would.
+        const text = `json_extract_string(__kv.value, '$')`;
+        const value = conv.duck === 'VARCHAR' || conv.duck === 'FLOAT' || conv.duck === 'DOUBLE' ? `TRY_CAST(${text} AS ${conv.duck})` : `TRY_CAST(trunc(TRY_CAST(${text} AS DOUBLE)) AS ${conv.duck})`;
+        const pairs = `list_transform(${entries}, lambda __kv: struct_pack(${q('1')} := __kv.key, ${q('2')} := ${value}))`;
+        return P(
+          `CASE WHEN json_type(${s(0)}, ${path}) = 'OBJECT' THEN CAST(list_filter(${pairs}, lambda __p: __p.${q('2')} IS NOT NULL) AS ${pair}[]) ELSE CAST([] AS ${pair}[]) END`,
+          'array',
+          false,
+          { chType: `Array(Tuple(String, ${t.constValue as string}))` },
+        );
       }
 
       // ---------------- HogQL parity: dates and times

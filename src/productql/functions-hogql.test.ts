@@ -226,6 +226,26 @@ describe('strings', () => {
     expect(await one(`select ${expr}`)).toBe(expected);
   });
 
+  // ClickHouse's extract / extractAll: the first capturing group of each match, else the whole match; '' / [] when
+  // nothing matches (DuckDB's regexp_extract alone returns the whole match).
+  it.each([
+    ["extract('abc', 'b')", 'b'],
+    ["extract('abc', '(b)c')", 'b'],
+    ["extract('abc', 'a(?:b)c')", 'abc'],
+    ["extract('abc', '(?P<x>b)')", 'b'],
+    ["extract('a(b)c', '[(]b[)]')", '(b)'],
+    ["extract('a(b)c', '[(]b\\\\)')", '(b)'],
+    ["extract('abc', 'x')", ''],
+    ["extract(properties.missing, 'x')", null],
+    ["extractAll('a1b22c', '[0-9]+')", ['1', '22']],
+    ["extractAll('k=1;k=2;k=1', 'k=([0-9])')", ['1', '2', '1']],
+    ["extractAll('abc', 'x')", []],
+    ["extractAll('abc', concat('(', 'b)'))", ['b']],
+    ["extract('abc', concat('a', 'b'))", 'ab'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(`select ${expr} from events limit 1`)).toEqual(expected);
+  });
+
   it('replaceOne refuses an empty pattern, as ClickHouse does', async () => {
     await expect(db.query("select replaceOne(event, '', 'x') from events")).rejects.toThrow(/pattern must not be empty/);
   });
@@ -242,6 +262,42 @@ describe('strings', () => {
   (onClickHouse ? it : it.skip)('base64Encode / base64Decode are a clear 400 on ClickHouse 18.16', async () => {
     await expect(db.query("select base64Encode('a')")).rejects.toThrow(/"base64Encode" is not available on ClickHouse/);
     await expect(db.query("select base64Decode('YQ==')")).rejects.toThrow(/"base64Decode" is not available on ClickHouse/);
+  });
+});
+
+describe('JSONExtractKeysAndValues', () => {
+  const J = `'{"x": {"a": 5, "b": "7", "c": 11.5, "d": "s", "e": null, "f": [1]}}'`;
+  (onClickHouse ? it.skip : it)('pairs each key with its value converted to the type; values that do not convert are left out (DuckDB)', async () => {
+    const r = await db.query(`select JSONExtractKeysAndValues(${J}, 'x', 'Int64'), JSONExtractKeysAndValues(${J}, 'x', 'String'), JSONExtractKeysAndValues(${J}, 'x', 'Float64')`);
+    expect(r.results).toEqual([
+      [
+        [['a', 5], ['b', 7], ['c', 11]],
+        [['a', '5'], ['b', '7'], ['c', '11.5'], ['d', 's'], ['f', '[1]']],
+        [['a', 5], ['b', 7], ['c', 11.5]],
+      ],
+    ]);
+    expect(r.types.map((t) => t[1])).toEqual(['Array(Tuple(String, Int64))', 'Array(Tuple(String, String))', 'Array(Tuple(String, Float64))']);
+    expect(await all("select JSONExtractKeysAndValues(properties, 'String'), JSONExtractKeysAndValues(properties, 'list', 'String') from events where event = 'signup'")).toEqual([
+      [[['plan', 'pro'], ['price', 'abc']], []],
+    ]);
+  });
+  (onClickHouse ? it.skip : it)('its pairs are tuples once taken out of the array (ARRAY JOIN, arrayJoin)', async () => {
+    expect(await all("select kv.1, kv.2 from events array join JSONExtractKeysAndValues(properties, 'String') as kv where event = 'signup' order by kv.1")).toEqual([
+      ['plan', 'pro'],
+      ['price', 'abc'],
+    ]);
+    const r = await db.query("select arrayJoin(JSONExtractKeysAndValues(properties, 'String')) as kv, kv.1 from events where event = 'signup' order by kv.1");
+    expect(r.results).toEqual([
+      [['plan', 'pro'], 'plan'],
+      [['price', 'abc'], 'price'],
+    ]);
+    expect(r.types[0]).toEqual(['kv', 'Tuple(String, String)']);
+  });
+  (onClickHouse ? it.skip : it)('takes a known value type, as a constant (400)', async () => {
+    await expect(db.query("select JSONExtractKeysAndValues(properties, 'Decimal') from events")).rejects.toMatchObject({ status: 400, message: expect.stringContaining('takes the value type last') });
+  });
+  (onClickHouse ? it : it.skip)('is a clear 400 on ClickHouse 18.16 (no JSONExtract functions)', async () => {
+    await expect(db.query(`select JSONExtractKeysAndValues(${J}, 'x', 'Int64')`)).rejects.toThrow(/"JSONExtractKeysAndValues" is not available on ClickHouse/);
   });
 });
 
@@ -271,6 +327,23 @@ describe('arrays', () => {
     ['notEmpty([1])', true],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(`select ${expr}`)).toEqual(expected);
+  });
+
+  // ClickHouse's lambdas over several arrays take their i-th elements together (DuckDB's see one array: the others are
+  // read at the element's index there).
+  it.each([
+    ['arrayMap((x, y) -> x + y, [1, 2], [10, 20])', [11, 22]],
+    ["arrayMap((x, y, z) -> concat(x, y, z), ['a', 'b'], ['c', 'd'], ['e', 'f'])", ['ace', 'bdf']],
+    ["arrayFilter((x, y) -> y > 10, ['a', 'b', 'c'], [10, 20, 30])", ['b', 'c']],
+    ['arrayMap(x -> arrayMap((a, b) -> a * b, [x, x], [1, 2]), [1, 2])', [[1, 2], [2, 4]]],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(`select ${expr}`)).toEqual(expected);
+  });
+
+  it('a lambda over several arrays works on column values, and takes one argument per array (400)', async () => {
+    expect(await all("select arrayMap((d, e) -> concat(d, ':', e), [distinct_id, 'x'], [event, 'y']) from events order by timestamp limit 1")).toEqual([[['user1:$pageview', 'x:y']]]);
+    await expect(db.query('select arrayMap((x, y) -> x, [1], [2], [3])')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('takes one argument per array') });
+    await expect(db.query('select arrayFilter(x -> x, [1], [2])')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('takes one argument per array') });
   });
 
   it('works on column values', async () => {

@@ -84,7 +84,7 @@ add('scalar', 2, 2, ['min2', 'max2']);
 add('scalar', 1, 100, ['concat']);
 add('scalar', 2, 3, ['substring']);
 add('scalar', 3, 3, ['replaceAll', 'replace', 'replaceRegexpAll', 'replaceRegexpOne']);
-add('scalar', 2, 2, ['position', 'startsWith', 'endsWith', 'like', 'ilike', 'notLike', 'notILike', 'match', 'extract', 'splitByChar', 'splitByString']);
+add('scalar', 2, 2, ['position', 'startsWith', 'endsWith', 'like', 'ilike', 'notLike', 'notILike', 'match', 'extract', 'extractAll', 'splitByChar', 'splitByString']);
 
 // Conversions and maths
 add('scalar', 1, 1, ['toString', 'toInt', 'toInt64', 'toInt32', 'toFloat', 'toFloat64', 'toUUID', 'toBool', 'floor', 'ceil', 'abs', 'sqrt', 'exp', 'log', 'log2', 'log10']);
@@ -100,8 +100,7 @@ add('scalar', 1, 1, ['not']);
 
 // Arrays and tuples
 add('scalar', 2, 2, ['has', 'indexOf', 'arrayElement', 'arrayExists']);
-// arrayMap/arrayFilter over several arrays (`arrayMap((x, y) -> x + y, a, b)`) only print on ClickHouse; DuckDB refuses
-// more than one array.
+// arrayMap/arrayFilter over several arrays (`arrayMap((x, y) -> x + y, a, b)`): the i-th elements together.
 add('scalar', 2, 11, ['arrayMap', 'arrayFilter']);
 add('scalar', 1, 1, ['arrayJoin']);
 add('scalar', 0, 100, ['array', 'tuple']);
@@ -115,7 +114,7 @@ add('scalar', 0, 100, ['array', 'tuple']);
  * Allow-listed functions that ClickHouse 18.16 lacks and that cannot be spelled with what it has: a clear 400 there
  * ("not available on ClickHouse") rather than an engine error.
  */
-export const DUCKDB_ONLY_FUNCTIONS: ReadonlySet<string> = new Set(['base64Encode', 'base64Decode', 'tryBase64Decode', 'JSONExtractArrayRaw', 'JSONExtractKeys']);
+export const DUCKDB_ONLY_FUNCTIONS: ReadonlySet<string> = new Set(['base64Encode', 'base64Decode', 'tryBase64Decode', 'JSONExtractArrayRaw', 'JSONExtractKeys', 'JSONExtractKeysAndValues']);
 
 export const CLICKHOUSE_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
   'arraySort',
@@ -182,6 +181,8 @@ add('scalar', 2, 20, ['JSONHas']);
 // The elements of a JSON array as raw JSON text, the keys of a JSON object (ARRAY JOIN over properties): DuckDB only,
 // as ClickHouse 18.16 has no JSONExtract*.
 add('scalar', 1, 20, ['JSONExtractArrayRaw', 'JSONExtractKeys']);
+// JSONExtractKeysAndValues(json[, keys...], 'ValueType')
+add('scalar', 2, 21, ['JSONExtractKeysAndValues']);
 
 export const FUNCTIONS: ReadonlyMap<string, FunctionSignature> = new Map(sigs.map((s) => [s.name, s]));
 const lowerIndex = new Map(sigs.map((s) => [s.name.toLowerCase(), s]));

@@ -153,7 +153,7 @@ export function printHogQL(q: Query): string {
   if (q.qualify) parts.push(`QUALIFY ${printHogQLExpr(q.qualify)}`);
   if (q.order_by?.length) parts.push(`ORDER BY ${q.order_by.map(printOrder).join(', ')}`);
   if (q.limit_by) parts.push(`LIMIT ${printHogQLExpr(q.limit_by.n)} BY ${list(q.limit_by.exprs)}`);
-  if (q.limit) parts.push(`LIMIT ${printHogQLExpr(q.limit)}`);
+  if (q.limit) parts.push(`LIMIT ${printHogQLExpr(q.limit)}${q.limit_with_ties ? ' WITH TIES' : ''}`);
   if (q.offset) parts.push(`OFFSET ${printHogQLExpr(q.offset)}`);
   return parts.join(' ');
 }

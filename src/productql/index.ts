@@ -250,7 +250,8 @@ function reportedType(col: OutputColumn, tz: string, engineType?: string): strin
   }
   else base = BASE_TYPES[col.type];
   if (base === 'Nothing') return 'Nullable(Nothing)';
-  return col.nullable && !base.startsWith('Array(') ? `Nullable(${base})` : base;
+  // ClickHouse has no Nullable(Array(...)) nor Nullable(Tuple(...)).
+  return col.nullable && !base.startsWith('Array(') && !base.startsWith('Tuple(') ? `Nullable(${base})` : base;
 }
 
 function partsIn(date: Date, tz: string): Record<string, number> {
@@ -326,7 +327,7 @@ function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unk
     const zone = col.chType ? /^DateTime64\(\d, '([^']+)'\)$/.exec(col.chType)?.[1] : undefined;
     return d ? formatDateTimeInTimezone(d, zone ?? tz) : jsonValue(v);
   }
-  if (col?.chType?.startsWith('Tuple(')) return tupleValue(v);
+  if (col?.chType?.startsWith('Tuple(') || col?.chType?.startsWith('Array(Tuple(')) return tupleValue(v);
   if (col?.type === 'date') {
     if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return v;
     const d = toDate(v);

@@ -48,8 +48,10 @@ export type PType =
   | 'unknown';
 
 export type FieldDef =
-  /** A stored column. */
-  | { kind: 'column'; column: string; type: PType; nullable: boolean }
+  /** A stored column; `orEmpty`: a NULL stored value reads as `''` (the field is never NULL). */
+  | { kind: 'column'; column: string; type: PType; nullable: boolean; orEmpty?: true }
+  /** A value computed from the table's other fields, like PostHog's materialized columns (`expr` names them bare). */
+  | { kind: 'expr'; expr: Expr }
   /** A JSON-text column; `col.key.key2` extracts a string. */
   | { kind: 'json'; column: string }
   /** events.person_id: the ingestion-time person, redirected through person_overrides. */
@@ -91,6 +93,19 @@ function groupFields(): Record<string, FieldDef> {
   return out;
 }
 
+/**
+ * PostHog's materialized columns of autocapture elements (posthog/models/event/sql.py), computed from
+ * `elements_chain` when read: the first link's `href`, and the distinct texts, `attr_id`s and form-ish tag names of
+ * the chain (`''` / `[]` when none). Not in `*` (PostHog's EventsTable.avoid_asterisk_fields lists them).
+ */
+const chainMatches = (pattern: string): Expr => call('arrayDistinct', [call('extractAll', [field('elements_chain'), constant(pattern)])]);
+const ELEMENTS_CHAIN_FIELDS: Record<string, FieldDef> = {
+  elements_chain_href: { kind: 'expr', expr: call('extract', [field('elements_chain'), constant('(?::|")href="(.*?)"')]) },
+  elements_chain_texts: { kind: 'expr', expr: chainMatches('(?::|")text="(.*?)"') },
+  elements_chain_ids: { kind: 'expr', expr: chainMatches('(?::|")attr_id="(.*?)"') },
+  elements_chain_elements: { kind: 'expr', expr: chainMatches('(?:^|;)(a|button|form|input|select|textarea|label)(?:\\.|;|:)') },
+};
+
 export const EVENTS: VirtualTable = {
   name: 'events',
   table: 'events',
@@ -107,7 +122,11 @@ export const EVENTS: VirtualTable = {
     session: { kind: 'session' },
     $session_id: col('$session_id', 'string', true),
     created_at: col('created_at', 'datetime'),
-    elements_chain: col('elements_chain', 'string', true),
+    // PostHog's column is never NULL: an event without elements has ''.
+    elements_chain: { kind: 'column', column: 'elements_chain', type: 'string', nullable: false, orEmpty: true },
+    // PostHog's `$window_id` column (materialized from the property): '' when the event has none.
+    $window_id: { kind: 'expr', expr: call('ifNull', [field('properties', '$window_id'), constant('')]) },
+    ...ELEMENTS_CHAIN_FIELDS,
     ...groupFields(),
   },
   star: ['uuid', 'event', 'properties', 'timestamp', 'distinct_id', 'elements_chain', 'created_at', '$session_id', 'person_id'],

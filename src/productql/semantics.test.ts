@@ -268,6 +268,110 @@ describe('typical query shapes', () => {
   });
 });
 
+describe('booleans as text (the same on both engines)', () => {
+  // Regression: ClickHouse 18.16 has no Bool type, and its UInt8 booleans read as '1' / '0' where DuckDB (and a
+  // ClickHouse Bool, as PostHog's boolean columns are) reads 'true' / 'false'; `(1 = 1) = 'true'` was NULL there.
+  it.each([
+    ['toString(1 = 1)', 'true'],
+    ['toString(1 = 2)', 'false'],
+    ['toString(true)', 'true'],
+    ["concat(1 = 1, '')", 'true'],
+    ["(1 = 2) || '!'", 'false!'],
+    ["(1 = 1) = 'true'", true],
+    ["(1 = 2) = 'false'", true],
+    ["'true' = (1 = 1)", true],
+    ["(1 = 1) = 'false'", false],
+    ["(1 = 1) in ('true', 'x')", true],
+    ["(1 = 1) like 't%'", true],
+    ['(1 = 1) = 2', true],
+    ['(1 = 2) = 0', true],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(`select ${expr}`)).toBe(expected);
+  });
+
+  it('reads boolean columns and nullable booleans as text, NULL staying NULL', async () => {
+    expect(await all("select toString(is_identified), is_identified = 'true', concat('identified: ', is_identified) from persons order by id")).toEqual([
+      ['true', true, 'identified: true'],
+      ['false', false, 'identified: false'],
+    ]);
+    expect(
+      await all(
+        "select toString(properties.$browser = 'Chrome') as b, countIf((properties.$browser = 'Chrome') = 'true'), count() from events group by b order by b",
+      ),
+    ).toEqual([
+      ['false', 0, 4],
+      ['true', 2, 2],
+    ]);
+    expect(await all("select toString(toBool(properties.plan)), toString(toBool(properties.price)) from events where event = 'signup'")).toEqual([[null, null]]);
+  });
+});
+
+describe('DISTINCT over the person id', () => {
+  // Regression: ClickHouse 18.16 fails a DISTINCT over a lone Nullable(UUID) ("numeric column has sizeOfField not
+  // in 1, 2, 4, 8"); the person id of events is one (NULL for anonymous events).
+  it.each([
+    ['select distinct person_id from events order by person_id', 'person_id'],
+    ['select distinct person.id from events order by person.id', 'id'],
+    ['select distinct * from (select person_id from events) order by person_id', 'person_id'],
+  ])('%s', async (text, column) => {
+    const r = await db.query(text);
+    expect(r.results).toEqual([[P1A], [P1B], [null]]);
+    expect(r.types).toEqual([[column, 'Nullable(UUID)']]);
+  });
+
+  it('keeps the distinct ids comparable and joinable as person ids', async () => {
+    expect(await all(`select p from (select distinct person_id as p from events) where p = '${P1A}'`)).toEqual([[P1A]]);
+    expect(await all('select count(), countIf(s.p is null) from (select distinct person_id as p from events) as s left join persons on persons.id = s.p')).toEqual([[3, 1]]);
+    expect(await all('select count() from (select distinct person_id as p from events) as s inner join persons on persons.id = s.p')).toEqual([[2]]);
+    expect(await all('select count() from persons where id in (select distinct person_id from events)')).toEqual([[2]]);
+    expect(
+      await all(
+        "select countIf(person_id in (select distinct person_id from events where event = 'signup')), countIf(person_id not in (select distinct person_id from events where event = 'signup')) from events",
+      ),
+    ).toEqual([[2, 4]]);
+  });
+
+  it('with several columns, and over a non-nullable UUID, is unchanged', async () => {
+    expect(await all("select distinct person_id, event from events where event = 'signup'")).toEqual([[P1B, 'signup']]);
+    const r = await db.query('select distinct id from persons order by id');
+    expect([r.results, r.types]).toEqual([[[P1A], [P1B]], [['id', 'UUID']]]);
+  });
+});
+
+describe('UNION DISTINCT', () => {
+  // ClickHouse 18.16 has UNION ALL only: its printer takes the distinct rows of the UNION ALL.
+  it('keeps each row once, applied left to right with UNION ALL', async () => {
+    const q = (text: string) => all(`select x from (${text}) order by x`);
+    expect(await q('select event as x from events union distinct select event from events')).toEqual([['$pageview'], ['signup']]);
+    expect(await q("select 'a' as x union all select 'a' union distinct select 'b'")).toEqual([['a'], ['b']]);
+    expect(await q("select 'a' as x union distinct select 'a' union all select 'a'")).toEqual([['a'], ['a']]);
+    expect(await all('select distinct_id, event from events union distinct select distinct_id, event from events')).toHaveLength(5);
+  });
+});
+
+describe('LIMIT n WITH TIES', () => {
+  const onClickHouse = testEngine() === 'clickhouse';
+  (onClickHouse ? it.skip : it)('keeps the rows tied with the last one by the ORDER BY, after the OFFSET too', async () => {
+    expect(await all('select event from events order by event desc limit 1 with ties')).toEqual([['signup']]);
+    const r = await db.query('select event, distinct_id from events order by event limit 1 with ties');
+    expect(r.results).toHaveLength(5);
+    expect(r.hasMore).toBe(false);
+    expect(r.compiled.hogql).toContain('LIMIT 1 WITH TIES');
+    // rows 5 and 6 ($pageview, signup): nothing is tied with signup
+    expect(await all('select event from events order by event limit 2 with ties offset 4')).toEqual([['$pageview'], ['signup']]);
+    expect(await all('select distinct_id, count() as c from events group by distinct_id order by c desc, distinct_id limit 1 with ties')).toEqual([['user1', 2]]);
+    expect(await all('select distinct_id, count() as c from events group by distinct_id order by c desc limit 1 with ties')).toHaveLength(2);
+    expect(await all('select count() from (select distinct_id from events order by distinct_id desc limit 1 with ties)')).toEqual([[1]]);
+    expect(await all('select count() from (select event from events order by event limit 1 with ties)')).toEqual([[5]]);
+  });
+  (onClickHouse ? it.skip : it)('needs an ORDER BY (400), as ClickHouse', async () => {
+    await expect(db.query('select event from events limit 1 with ties')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('needs an ORDER BY') });
+  });
+  (onClickHouse ? it : it.skip)('is a clear 400 on ClickHouse 18.16 (no WITH TIES, no window functions)', async () => {
+    await expect(db.query('select event from events order by event limit 1 with ties')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('WITH TIES is not available') });
+  });
+});
+
 describe('list variables', () => {
   const q = (text: string, variables: Record<string, unknown>) => db.query(text, { timezone: 'UTC', variables });
 

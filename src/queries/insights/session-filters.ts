@@ -24,13 +24,6 @@ const SESSION_ALIASES: Record<string, string> = {
 /** The session properties a filter or breakdown may name, in the sessions table's order, then the aliases. */
 export const SESSION_PROPERTY_KEYS: readonly string[] = [...Object.keys(SESSION_FIELDS), ...Object.keys(SESSION_ALIASES)];
 
-/**
- * Boolean session fields. A filter value or a breakdown value is text, and PostHog's ClickHouse `Bool` reads as
- * `'true'` / `'false'` there; Quarry's ClickHouse stores booleans as 0/1, so these fields are turned into that text
- * explicitly (the same text on both engines; NULL, no session, stays NULL).
- */
-const BOOLEAN_SESSION_FIELDS = new Set(['$is_bounce']);
-
 /** The sessions table field a session property reads (`key` itself, or the field an alias names); a 400 otherwise. */
 export function sessionFieldName(key: string, attr: string): string {
   if (Object.prototype.hasOwnProperty.call(SESSION_FIELDS, key)) return key;
@@ -40,11 +33,10 @@ export function sessionFieldName(key: string, attr: string): string {
 
 /**
  * The value of session property `key` for the event (`table`: the events alias, default the single FROM table):
- * `session.<field>`, booleans as `'true'` / `'false'`. An unknown key is a 400 on `attr`.
+ * `session.<field>`. A boolean (`$is_bounce`) compares with text and reads as text as `'true'` / `'false'` on every
+ * engine (the printers see to it), as PostHog's ClickHouse `Bool`. An unknown key is a 400 on `attr`.
  */
 export function sessionPropertyExpr(key: string, attr: string, table?: string): Expr {
   const name = sessionFieldName(key, attr);
-  const x = ast.field(...(table ? [table, 'session', name] : ['session', name]));
-  if (!BOOLEAN_SESSION_FIELDS.has(name)) return x;
-  return ast.call('if', [ast.call('isNull', [x]), ast.constant(null), ast.call('if', [x, ast.constant('true'), ast.constant('false')])]);
+  return ast.field(...(table ? [table, 'session', name] : ['session', name]));
 }

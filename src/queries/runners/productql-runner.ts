@@ -149,21 +149,70 @@ function filtersChain(e: unknown): string[] | null {
   return chain[0] === 'filters' ? chain : null;
 }
 
-/** The alias (or null) under which a SELECT reads the events table, or undefined when it does not. */
-function eventsTableOf(q: Record<string, unknown>): { alias: string | null } | undefined {
+/** The tables `{filters}` applies to (PostHog's replace_filters also knows `logs`, which Quarry does not have). */
+type FilterTableKind = 'events' | 'sessions' | 'groups';
+
+/**
+ * The first of the events, sessions or groups tables a SELECT reads, in FROM/JOIN order, with its alias (or null),
+ * as PostHog's replace_filters finds it; undefined when it reads none of them.
+ */
+function filterTableOf(q: Record<string, unknown>): { kind: FilterTableKind; alias: string | null } | undefined {
   for (let j = q.select_from as Record<string, unknown> | null | undefined; j; j = j.next_join as Record<string, unknown> | null | undefined) {
     const t = j.table as { node?: string; chain?: unknown[] } | undefined;
-    if (t?.node === 'Field' && t.chain?.length === 1 && t.chain[0] === 'events') return { alias: typeof j.alias === 'string' && j.alias ? j.alias : null };
+    const name = t?.node === 'Field' && t.chain?.length === 1 ? t.chain[0] : undefined;
+    if (name === 'events' || name === 'sessions' || name === 'groups') return { kind: name, alias: typeof j.alias === 'string' && j.alias ? j.alias : null };
   }
   return undefined;
 }
 
 /**
+ * The filter types that apply to each table: the sessions table's own fields are session properties, the groups
+ * table's properties are group properties (PostHog's property_to_expr with scope "session" / "group"); `hogql`
+ * filters are expressions over the table itself.
+ */
+const FILTER_TYPES: Record<Exclude<FilterTableKind, 'events'>, string[]> = { sessions: ['session', 'hogql'], groups: ['group', 'hogql'] };
+
+/** Each filter of a filter list or a nested AND/OR group, in order. */
+function* leafFilters(v: unknown): Generator<{ type?: unknown }> {
+  if (Array.isArray(v)) for (const x of v) yield* leafFilters(x);
+  else if (v && typeof v === 'object') {
+    const g = v as { type?: unknown; values?: unknown };
+    if ((g.type === 'AND' || g.type === 'OR') && Array.isArray(g.values)) yield* leafFilters(g.values);
+    else yield g;
+  }
+}
+
+/**
+ * A filter condition built for events (`session.<field>`, `group_N.properties.<key>`) re-rooted on the sessions or
+ * groups table itself (`<field>`, `properties.<key>`), keeping the table alias. Nested queries are left alone.
+ */
+function reroot(e: Expr, kind: Exclude<FilterTableKind, 'events'>, alias: string | null): Expr {
+  const head = kind === 'sessions' ? (h: string) => h === 'session' : (h: string) => /^group_\d$/.test(h);
+  const visit = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(visit);
+    if (!isNode(v) || v.node === 'SelectQuery' || v.node === 'SelectSetQuery') return v;
+    if (v.node === 'Field') {
+      const chain = ((v as { chain?: unknown[] }).chain ?? []).map(String);
+      const at = alias !== null && chain[0] === alias ? 1 : 0;
+      if (chain.length > at + 1 && head(chain[at])) return { ...v, chain: [...chain.slice(0, at), ...chain.slice(at + 1)] };
+      return v;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = visit(x);
+    return out;
+  };
+  return visit(e) as Expr;
+}
+
+/**
  * PostHog's `replace_filters` (posthog/hogql/filters.py) for a HogQLQuery: `{filters}` becomes the node's `filters` as
- * one condition on the events table of the SELECT it appears in — properties, `timestamp >= date_from` (none for
- * "all"), `timestamp < date_to` (dates parsed as given: no rounding to the day, as `isoparse`/`relative_date_parse`
- * do), and the project's test-account filters — or `true` when there are no filters. `{filters.dateRange.from}` and
- * `{filters.dateRange.to}` are datetime constants; when unset, the comparison they appear in becomes `true`.
+ * one condition on the table the SELECT it appears in reads — events, sessions or groups, the first in FROM/JOIN
+ * order — made of the property filters, the date range (`timestamp`; sessions: `$start_timestamp`; groups:
+ * `created_at`; `>= date_from`, none for "all"; `< date_to`; dates parsed as given: no rounding to the day, as
+ * `isoparse`/`relative_date_parse` do) and the project's test-account filters — or `true` when there are no filters.
+ * On sessions only session (and hogql) property filters apply, on groups only group (and hogql) ones: others are a
+ * 400. `{filters.dateRange.from}` and `{filters.dateRange.to}` are datetime constants; when unset, the comparison
+ * they appear in becomes `true`.
  */
 export async function withFilters(text: string, filters: HogQLFilters | null | undefined, ctx: Pick<RunnerContext, 'project'>): Promise<Query> {
   const parsed = await parseSelect(text);
@@ -186,17 +235,29 @@ export async function withFilters(text: string, filters: HogQLFilters | null | u
   const condition = (placeholder: unknown): Expr => {
     if (empty) return ast.constant(true);
     const q = selects[selects.length - 1];
-    const events = q ? eventsTableOf(q) : undefined;
-    if (!events) throw productqlError("Cannot use 'filters' placeholder in a SELECT clause that does not select from the events table.", placeholder as never);
-    const fctx = { table: events.alias ?? undefined, timezone: tz, attr: 'filters.properties' };
-    const ts = events.alias ? ast.field(events.alias, 'timestamp') : ast.field('timestamp');
+    const table = q ? filterTableOf(q) : undefined;
+    if (!table)
+      throw productqlError("Cannot use 'filters' placeholder in a SELECT clause that does not select from the events, sessions or groups table.", placeholder as never);
+    const { kind, alias } = table;
+    const fctx = { table: alias ?? undefined, timezone: tz, attr: 'filters.properties' };
+    const tsName = kind === 'sessions' ? '$start_timestamp' : kind === 'groups' ? 'created_at' : 'timestamp';
+    const ts = alias ? ast.field(alias, tsName) : ast.field(tsName);
     const from = bound('from');
     const to = bound('to');
+    const testAccounts = filters!.filterTestAccounts ? (ctx.project.test_account_filters ?? []) : [];
+    if (kind !== 'events') {
+      const allowed = FILTER_TYPES[kind];
+      for (const [attr, list] of [['filters.properties', filters!.properties], ['filters.filterTestAccounts', testAccounts]] as const)
+        for (const f of leafFilters(list))
+          if (!allowed.includes(String(f.type)))
+            throw validationError(`${String(f.type)} property filters do not apply to {filters} over the ${kind} table: use ${allowed.join(' or ')} filters.`, attr);
+    }
+    const onTable = (e: Expr | undefined): Expr | undefined => (e && kind !== 'events' ? reroot(e, kind, alias) : e);
     const parts = [
-      propertiesToExpr(filters!.properties, fctx),
+      onTable(propertiesToExpr(filters!.properties, fctx)),
       from !== null ? ast.compare('>=', ts, ast.constant(from)) : undefined,
       to !== null ? ast.compare('<', ts, ast.constant(to)) : undefined,
-      testAccountFiltersExpr(ctx.project, filters!.filterTestAccounts, { ...fctx, attr: 'filters.filterTestAccounts' }),
+      onTable(testAccountFiltersExpr(ctx.project, filters!.filterTestAccounts, { ...fctx, attr: 'filters.filterTestAccounts' })),
     ].filter((x): x is Expr => !!x);
     return parts.length ? ast.and(...parts) : ast.constant(true);
   };

@@ -1,0 +1,4 @@
+/** events-columns.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('events-columns.test.ts', () => require('./events-columns.test'));

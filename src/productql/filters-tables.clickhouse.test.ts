@@ -1,0 +1,4 @@
+/** filters-tables.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('filters-tables.test.ts', () => require('./filters-tables.test'));
