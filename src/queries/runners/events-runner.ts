@@ -1,0 +1,319 @@
+/**
+ * PostHog's `EventsQuery` (posthog/hogql_queries/events_query_runner.py): the events explorer / DataTableNode query.
+ * Every part of the node becomes one ProductQL SELECT over `events`, printed (project guard, bound values) and run
+ * like any other query:
+ *
+ * - `select`: ProductQL expressions (a `-- comment` names nothing; `columns` echoes the strings as given). `*` is the
+ *   whole event, answered as a dict (`uuid, event, properties, timestamp, team_id, distinct_id, elements_chain,
+ *   created_at`, properties parsed, plus `elements` when the event has an elements chain); `person` selects the
+ *   distinct id and is answered as the person of that distinct id (`{uuid, created_at, properties, distinct_id}`, or
+ *   `{distinct_id}` alone when it has no person), read in a second query as PostHog reads it from Postgres.
+ * - when some select expression aggregates, the others are the GROUP BY (PostHog's `has_aggregation`); conditions of
+ *   `where`/`properties` that aggregate go to HAVING.
+ * - filters, ANDed: `where`, `properties`, `fixedProperties`, `event`, `actionId` (the action's steps), `personId`
+ *   (events of the person's distinct ids), `filterTestAccounts`, `timestamp < before` (default now + 5 s) and
+ *   `timestamp > after` (default `-24h`; `all`: no lower bound). Dates are ISO (naive = project timezone) or
+ *   relative (`-24h`, `-7d`) and are not rounded.
+ * - order: `orderBy` (`expr [ASC|DESC]`), else `count() DESC` when `count()` is selected, else the first aggregate
+ *   DESC, else `timestamp DESC` when `timestamp` is selected, else the first column ASC.
+ * - paging: `limit` (default 100; ≤ 0 → 100; clamped to 50,000) and `offset`; `hasMore` from one extra row.
+ */
+import { z } from 'zod';
+import { UserError, validationError } from '../../errors';
+import { assertResultSize } from '../../limits';
+import { ast, compileProductQL, parseExpr, parseSelect, printHogQL, shapeResult, MAX_LIMIT, DEFAULT_LIMIT, type Expr, type Query } from '../../productql';
+import type { OrderExpr, SelectQuery } from '../../productql/ast';
+import { lookupFunction } from '../../productql/functions';
+import { chainToElements } from '../../ingest/elements-chain';
+import { parseProperties } from '../../projects/person-reader';
+import { actionToExpr } from '../../actions/matching';
+import { executeCompiled } from '../insights/execute';
+import { insightsNow, parseDateString } from '../insights/date-range';
+import { instantToLocal, sqlLocal } from '../insights/local-time';
+import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
+import { propertiesSchema } from '../insights/schema';
+import type { QueryRunner, RunnerContext } from '../runner';
+
+/** PostHog's EventsQuery node. `source` (InsightActorsQuery) is refused, never ignored. */
+export const eventsQuerySchema = z
+  .object({
+    kind: z.literal('EventsQuery'),
+    select: z.array(z.string().max(10_000)).max(200),
+    where: z.array(z.string().max(10_000)).max(200).nullish(),
+    properties: propertiesSchema,
+    fixedProperties: propertiesSchema,
+    filterTestAccounts: z.boolean().nullish(),
+    event: z.string().max(1000).nullish(),
+    actionId: z.number().int().nullish(),
+    personId: z.string().max(200).nullish(),
+    before: z.string().max(100).nullish(),
+    after: z.string().max(100).nullish(),
+    orderBy: z.array(z.string().max(10_000)).max(50).nullish(),
+    limit: z.number().int().nullish(),
+    offset: z.number().int().min(0).max(10_000_000).nullish(),
+    source: z.unknown().optional(),
+    modifiers: z.record(z.string(), z.unknown()).nullish(),
+    tags: z.record(z.string(), z.unknown()).nullish(),
+    response: z.unknown().optional(),
+    version: z.number().nullish(),
+  })
+  .strict();
+export type EventsQueryNode = z.infer<typeof eventsQuerySchema>;
+
+/** The fields `*` answers, in PostHog's order (SELECT_STAR_FROM_EVENTS_FIELDS). */
+export const SELECT_STAR_FROM_EVENTS_FIELDS = ['uuid', 'event', 'properties', 'timestamp', 'team_id', 'distinct_id', 'elements_chain', 'created_at'] as const;
+/** The ones read from the events table (`team_id` is the project's id, which no table exposes). */
+const STAR_COLUMNS = SELECT_STAR_FROM_EVENTS_FIELDS.filter((f) => f !== 'team_id');
+
+/** Largest number of distinct ids one person lookup query binds. */
+const PERSON_LOOKUP_CHUNK = 1000;
+
+/** A select entry: an expression, `*` or `person` (PostHog matches them on the text before any `--` comment). */
+const entryKind = (text: string): 'star' | 'person' | 'expr' => {
+  if (text === '*') return 'star';
+  if (text.split('--')[0].trim() === 'person') return 'person';
+  return 'expr';
+};
+
+/** A 400 for `attr` (e.g. `select__2`) carrying a ProductQL error's code, message and span. */
+function withAttr(e: unknown, attr: string): unknown {
+  if (e instanceof UserError && e.attr === null) return new UserError(e.status, e.type, e.code, e.message, { attr, span: e.span, extra: e.extra });
+  return e;
+}
+
+async function parseAt(text: string, attr: string): Promise<Expr> {
+  try {
+    return await parseExpr(text);
+  } catch (e) {
+    throw withAttr(e, attr);
+  }
+}
+
+/** The keys of `SELECT 1 ORDER BY <one item>` as parsed. */
+const ORDER_PARSE_KEYS = new Set(['node', 'select', 'order_by', 'start', 'end']);
+
+/** PostHog's parse_order_expr: `expr`, `expr ASC` or `expr DESC`. */
+async function parseOrder(text: string, attr: string): Promise<OrderExpr> {
+  let q: Query;
+  try {
+    q = await parseSelect(`SELECT 1 ORDER BY ${text}`);
+  } catch (e) {
+    throw withAttr(e, attr);
+  }
+  const s = q as SelectQuery;
+  // the text is one ORDER BY item and nothing else (no LIMIT, SETTINGS, second item, ... smuggled after it)
+  const only = q.node === 'SelectQuery' && s.order_by?.length === 1 && Object.keys(s).every((k) => ORDER_PARSE_KEYS.has(k));
+  if (!only) throw new UserError(400, 'validation_error', 'hogql_syntax_error', `Syntax error: "${text}" is not an ORDER BY expression.`, { attr });
+  const o = s.order_by![0];
+  return { node: 'OrderExpr', expr: o.expr, order: o.order === 'DESC' ? 'DESC' : 'ASC' };
+}
+
+/** PostHog's has_aggregation: an aggregate function call anywhere in the expression, subqueries not counted. */
+export function hasAggregation(e: unknown): boolean {
+  if (Array.isArray(e)) return e.some(hasAggregation);
+  if (!e || typeof e !== 'object') return false;
+  const n = e as Record<string, unknown>;
+  if (n.node === 'SelectQuery' || n.node === 'SelectSetQuery') return false;
+  if (n.node === 'Call' && lookupFunction(String(n.name))?.kind === 'aggregate') return true;
+  return Object.values(n).some((v) => v !== null && typeof v === 'object' && hasAggregation(v));
+}
+
+const withoutAlias = (e: Expr): Expr => (e.node === 'Alias' ? withoutAlias(e.expr) : e);
+
+/** A date bound of the node: ISO (naive = project timezone) or relative to now, as a local-time constant. */
+function dateBound(text: string, ctx: RunnerContext, attr: string): Expr {
+  const tz = ctx.project.timezone;
+  return ast.constant(sqlLocal(parseDateString(text, instantToLocal(insightsNow(), tz), tz, attr).value));
+}
+
+interface PersonView {
+  uuid: string;
+  created_at: unknown;
+  properties: Record<string, unknown>;
+}
+
+/** The persons of `distinctIds` (those that have one), read from person_distinct_ids with merges applied. */
+async function personsOf(ctx: RunnerContext, distinctIds: string[]): Promise<Map<string, PersonView>> {
+  const out = new Map<string, PersonView>();
+  for (let i = 0; i < distinctIds.length; i += PERSON_LOOKUP_CHUNK) {
+    const chunk = distinctIds.slice(i, i + PERSON_LOOKUP_CHUNK);
+    const q = ast.select({
+      select: [ast.field('distinct_id'), ast.call('toString', [ast.field('person', 'id')]), ast.field('person', 'created_at'), ast.field('person', 'properties')],
+      from: 'person_distinct_ids',
+      where: ast.compare('in', ast.field('distinct_id'), ast.tuple(chunk.map((d) => ast.constant(d)))),
+    });
+    const compiled = await compileProductQL({
+      query: q,
+      projectId: ctx.project.id,
+      timezone: ctx.project.timezone,
+      limit: MAX_LIMIT,
+      personOverrides: ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true,
+      dialect: ctx.engine.dialect,
+    });
+    const result = await executeCompiled(ctx, compiled, 'person_column_extra_query');
+    for (const [did, uuid, createdAt, props] of shapeResult(result.rows, compiled).results) {
+      if (uuid === null || uuid === undefined || uuid === '') continue;
+      out.set(String(did), { uuid: String(uuid), created_at: createdAt, properties: parseProperties(props) });
+    }
+  }
+  return out;
+}
+
+/** Runs an EventsQuery: one SELECT over events (plus the person lookup for `person` columns). */
+export const eventsRunner: QueryRunner<EventsQueryNode> = {
+  kinds: ['EventsQuery'],
+  schema: eventsQuerySchema,
+  async run(node, ctx) {
+    if (node.source !== undefined && node.source !== null)
+      throw validationError('EventsQuery with a source (InsightActorsQuery) is not supported by this server.', 'source');
+    await ensureFilterParser();
+    const tz = ctx.project.timezone;
+    const input = node.select.length === 0 ? ['*'] : node.select;
+
+    // select: `*` runs as its columns (one output column each), shown as PostHog's tuple in `hogql`
+    const run: Expr[] = [];
+    const shown: Expr[] = [];
+    const slots: { kind: 'star' | 'person' | 'expr'; at: number }[] = [];
+    const starTuple = ast.call('tuple', SELECT_STAR_FROM_EVENTS_FIELDS.map((f) => ast.field(f)));
+    for (const [i, text] of input.entries()) {
+      const kind = entryKind(text);
+      slots.push({ kind, at: run.length });
+      if (kind === 'star') {
+        run.push(...STAR_COLUMNS.map((f) => ast.field(f)));
+        shown.push(starTuple);
+      } else if (kind === 'person') {
+        run.push(ast.field('distinct_id'));
+        shown.push(ast.field('distinct_id'));
+      } else {
+        const e = await parseAt(text, `select__${i}`);
+        run.push(e);
+        shown.push(e);
+      }
+    }
+    // the expressions as PostHog has them (the tuple for `*`): what aggregation, grouping and ordering look at
+    const aggregations = shown.filter(hasAggregation);
+    const grouped = aggregations.length > 0;
+    const groupBy = grouped ? run.filter((e) => !hasAggregation(e)).map(withoutAlias) : undefined;
+
+    // filters
+    const conditions: Expr[] = [];
+    for (const [i, text] of (node.where ?? []).entries()) conditions.push(await parseAt(text, `where__${i}`));
+    const props = propertiesToExpr(node.properties, { timezone: tz, attr: 'properties' });
+    if (props) conditions.push(props);
+    const fixed = propertiesToExpr(node.fixedProperties, { timezone: tz, attr: 'fixedProperties' });
+    if (fixed) conditions.push(fixed);
+    if (node.event) conditions.push(ast.compare('==', ast.field('event'), ast.constant(node.event)));
+    if (node.actionId !== undefined && node.actionId !== null) {
+      const action = ctx.actions ? (await ctx.actions.liveActions(ctx.project.id, [node.actionId])).get(node.actionId) : undefined;
+      if (!action) throw validationError(`Action ${node.actionId} does not exist.`, 'actionId', 'action_not_found');
+      if (action.steps.length === 0) throw validationError(`Action ${node.actionId} does not have any match groups.`, 'actionId');
+      conditions.push(actionToExpr(action, { timezone: tz, attr: 'actionId' }));
+    }
+    if (node.personId !== undefined && node.personId !== null) {
+      // the person's distinct ids (none for an unknown id, or another project's person: the subquery is guarded)
+      const ids = ast.select({
+        select: [ast.field('distinct_id')],
+        from: 'person_distinct_ids',
+        where: ast.compare('==', ast.call('toString', [ast.field('person_id')]), ast.constant(node.personId.trim().toLowerCase())),
+      });
+      conditions.push(ast.compare('in', ast.field('distinct_id'), ids as unknown as Expr));
+    }
+    const testAccounts = testAccountFiltersExpr(ctx.project, node.filterTestAccounts, { timezone: tz, attr: 'filterTestAccounts' });
+    if (testAccounts) conditions.push(testAccounts);
+    // future events stay out by default; the last 24 hours unless `after` says otherwise
+    const before = node.before ? dateBound(node.before, ctx, 'before') : ast.constant(sqlLocal(instantToLocal(insightsNow().getTime() + 5000, tz)));
+    conditions.push(ast.compare('<', ast.field('timestamp'), before));
+    const after = node.after || '-24h';
+    if (after !== 'all') conditions.push(ast.compare('>', ast.field('timestamp'), dateBound(after, ctx, 'after')));
+    const whereList = conditions.filter((c) => !hasAggregation(c));
+    const havingList = conditions.filter(hasAggregation);
+
+    // order
+    let orderBy: OrderExpr[];
+    if (node.orderBy !== undefined && node.orderBy !== null) {
+      orderBy = [];
+      for (const [i, text] of node.orderBy.entries()) orderBy.push(await parseOrder(text, `orderBy__${i}`));
+    } else if (input.includes('count()')) orderBy = [ast.order(ast.call('count'), 'DESC')];
+    else if (aggregations.length > 0) orderBy = [ast.order(withoutAlias(aggregations[0]), 'DESC')];
+    else if (input.includes('timestamp')) orderBy = [ast.order(ast.field('timestamp'), 'DESC')];
+    else if (slots[0].kind === 'star') orderBy = STAR_COLUMNS.map((f) => ast.order(ast.field(f), 'ASC'));
+    else orderBy = [ast.order(withoutAlias(run[slots[0].at]), 'ASC')];
+
+    const parts = {
+      from: 'events',
+      where: whereList.length ? ast.and(...whereList) : undefined,
+      having: havingList.length ? ast.and(...havingList) : undefined,
+      orderBy,
+    };
+    const query = ast.select({ ...parts, select: run, groupBy });
+    const limit = !node.limit || node.limit <= 0 ? DEFAULT_LIMIT : Math.min(node.limit, MAX_LIMIT);
+    const offset = node.offset ?? 0;
+    const compiled = await ctx.timings.measure('print', () =>
+      compileProductQL({
+        query,
+        projectId: ctx.project.id,
+        timezone: tz,
+        limit,
+        offset,
+        personOverrides: ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true,
+        dialect: ctx.engine.dialect,
+        weekStartDay: ctx.project.week_start_day,
+      }),
+    );
+    const result = await executeCompiled(ctx, compiled);
+    assertResultSize(result.rows);
+    const shaped = ctx.timings.measureSync('shape', () => shapeResult(result.rows, compiled));
+
+    const persons = slots.some((s) => s.kind === 'person')
+      ? await personsOf(ctx, [...new Set(shaped.results.flatMap((r) => slots.filter((s) => s.kind === 'person').map((s) => String(r[s.at]))))])
+      : new Map<string, PersonView>();
+    const results = shaped.results.map((r) =>
+      slots.map((s) => {
+        if (s.kind === 'expr') return r[s.at];
+        if (s.kind === 'person') {
+          const distinctId = r[s.at] as string;
+          const p = persons.get(String(distinctId));
+          return p ? { uuid: p.uuid, created_at: p.created_at, properties: p.properties, distinct_id: distinctId } : { distinct_id: distinctId };
+        }
+        return starDict(r.slice(s.at, s.at + STAR_COLUMNS.length), ctx.project.id);
+      }),
+    );
+    const types = slots.map((s) => {
+      if (s.kind !== 'star') return shaped.types[s.at][1];
+      const t = shaped.types.slice(s.at, s.at + STAR_COLUMNS.length).map(([, x]) => x);
+      return `Tuple(${[...t.slice(0, 3), 'Int64', ...t.slice(3)].join(', ')})`;
+    });
+    const hogql = printHogQL({
+      ...ast.select({ ...parts, select: shown, groupBy: grouped ? shown.filter((e) => !hasAggregation(e)).map(withoutAlias) : undefined }),
+      limit: ast.constant(compiled.limit),
+      offset: ast.constant(compiled.offset),
+    });
+    return {
+      results,
+      columns: input,
+      types,
+      hogql,
+      hasMore: shaped.hasMore,
+      limit: compiled.limit,
+      offset: compiled.offset,
+    };
+  },
+};
+
+/** The `*` column of one row as PostHog's runner turns its tuple into a dict. */
+function starDict(values: unknown[], projectId: number): Record<string, unknown> {
+  const [uuid, event, properties, timestamp, distinctId, elementsChain, createdAt] = values;
+  const chain = elementsChain === null || elementsChain === undefined ? '' : String(elementsChain);
+  const out: Record<string, unknown> = {
+    uuid,
+    event,
+    properties: parseProperties(properties),
+    timestamp,
+    team_id: projectId,
+    distinct_id: distinctId,
+    elements_chain: chain,
+    created_at: createdAt,
+  };
+  if (chain) out.elements = chainToElements(chain);
+  return out;
+}
