@@ -44,7 +44,12 @@ export function columnsOfResponse(response: Record<string, unknown>): EndpointCo
   const types = response.types;
   if (Array.isArray(cols) && cols.every((c) => typeof c === 'string')) {
     const typeMap = new Map<string, string>();
-    if (Array.isArray(types)) for (const t of types) if (Array.isArray(t)) typeMap.set(String(t[0]), String(t[1]));
+    // `[name, type]` pairs (ProductQL), or one type per column (EventsQuery, ActorsQuery: PostHog's plain strings)
+    if (Array.isArray(types))
+      types.forEach((t, i) => {
+        if (Array.isArray(t)) typeMap.set(String(t[0]), String(t[1]));
+        else if (typeof t === 'string' && i < cols.length) typeMap.set(cols[i] as string, t);
+      });
     return (cols as string[]).map((name) => ({ name, type: typeMap.has(name) ? columnTypeOf(typeMap.get(name)!) : 'unknown' }));
   }
   const results = response.results;

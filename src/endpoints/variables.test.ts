@@ -87,6 +87,18 @@ describe('columns', () => {
     ['Nullable(Nothing)', 'unknown'],
   ])('%s → %s', (ch, t) => expect(columnTypeOf(ch)).toBe(t));
 
+  it('types columns from [name, type] pairs (ProductQL) or one type per column (EventsQuery, ActorsQuery)', () => {
+    expect(columnsOfResponse({ columns: ['event', 'c'], types: [['event', 'String'], ['c', 'UInt64']] })).toEqual([
+      { name: 'event', type: 'string' },
+      { name: 'c', type: 'integer' },
+    ]);
+    expect(columnsOfResponse({ columns: ['event', 'count()', 'x'], types: ['String', 'UInt64'] })).toEqual([
+      { name: 'event', type: 'string' },
+      { name: 'count()', type: 'integer' },
+      { name: 'x', type: 'unknown' },
+    ]);
+  });
+
   it('infers insight columns from result objects and diffs versions', () => {
     const cols = columnsOfResponse({ results: [{ count: 1, label: 'a', data: [1] }, { count: 1.5, label: 'b', data: [], extra: null }] });
     expect(cols).toEqual([

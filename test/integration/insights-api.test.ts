@@ -360,10 +360,19 @@ const KIND_CASES: [string, Record<string, unknown>][] = [
   ['FunnelsQuery', { kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'signup' }], dateRange: RANGE }],
   ['RetentionQuery', { kind: 'RetentionQuery', dateRange: { date_to: '2024-01-03' }, retentionFilter: { period: 'Day', totalIntervals: 3 } }],
   ['PathsQuery', { kind: 'PathsQuery', dateRange: RANGE, pathsFilter: { includeEventTypes: ['$pageview'] } }],
+  ['EventsQuery', { kind: 'EventsQuery', select: ['event', 'count()'], after: 'all', orderBy: ['event'] }],
+  [
+    'ActorsQuery',
+    { kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: RANGE } }, select: ['actor', 'event_count'] },
+  ],
 ];
 const registered = new Set(RUNNERS.flatMap((r) => r.kinds));
 const wrap = (node: Record<string, unknown>) =>
-  ['ProductQLQuery', 'HogQLQuery'].includes(node.kind as string) ? { kind: 'DataVisualizationNode', source: node } : { kind: 'InsightVizNode', source: node };
+  ['ProductQLQuery', 'HogQLQuery'].includes(node.kind as string)
+    ? { kind: 'DataVisualizationNode', source: node }
+    : ['EventsQuery', 'ActorsQuery'].includes(node.kind as string)
+      ? { kind: 'DataTableNode', source: node }
+      : { kind: 'InsightVizNode', source: node };
 
 describe('results', () => {
   it('every registered kind has a case here', () => {

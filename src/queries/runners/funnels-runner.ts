@@ -343,6 +343,11 @@ export interface FunnelRunOptions {
   forceGeneral?: boolean;
   /** SQL-only ordered funnel: use the window-pass form even where ASOF joins are available (tests compare both). */
   forceWindowPasses?: boolean;
+  /**
+   * Called once per (actor, breakdown value) with the actor's result, for the funnel's actors (FunnelsActorsQuery);
+   * implies the per-actor evaluation. Default none.
+   */
+  onActor?: (actor: string, breakdownValue: string, result: ActorResult) => void;
 }
 
 /**
@@ -392,6 +397,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   // The ordered cases answered in SQL alone (DuckDB: window functions / ASOF joins; ClickHouse: arrays per actor).
   let sqlOnly =
     !opts.forceGeneral &&
+    !opts.onActor &&
     order === 'ordered' &&
     n >= 2 &&
     (!withBreakdown || (bdCount === 1 && groupsRemainingValues(node) && (attributionType === 'first_touch' || attributionType === 'last_touch'))) &&
@@ -505,7 +511,8 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   const kept = new Set(ranked.slice(0, limit).map((r) => r[0]));
   const valueOf = (v: string): string | null => (withBreakdown && !kept.has(v) ? (groupsRest ? OTHER : null) : v);
   const groups = new Map<string, ActorResult[]>();
-  for (const list of perActor) {
+  const actorKeys = opts.onActor ? [...actors.keys()] : [];
+  for (const [ai, list] of perActor.entries()) {
     const seen = new Map<string, ActorResult>();
     for (const a of list) {
       const v = valueOf(a.value);
@@ -517,6 +524,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
       let g = groups.get(v);
       if (!g) groups.set(v, (g = []));
       g.push(r);
+      opts.onActor?.(actorKeys[ai], v, r);
     }
   }
   const orderValues = [...ranked.map((r) => r[0]).filter((v) => kept.has(v)), ...(groups.has(OTHER) && !kept.has(OTHER) ? [OTHER] : [])].filter((v) =>

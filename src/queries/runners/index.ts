@@ -6,6 +6,8 @@ import { lifecycleRunner } from './lifecycle-runner';
 import { funnelsRunner } from './funnels-runner';
 import { retentionRunner } from './retention-runner';
 import { pathsRunner } from './paths-runner';
+import { actorsRunner } from './actors-runner';
+import { eventsRunner } from './events-runner';
 
 /** Every query kind the query operation answers. One line per runner; each runner is its own file. */
 export const RUNNERS: QueryRunner[] = [
@@ -16,4 +18,6 @@ export const RUNNERS: QueryRunner[] = [
   funnelsRunner,
   retentionRunner,
   pathsRunner,
+  eventsRunner,
+  actorsRunner,
 ];

@@ -90,6 +90,11 @@ export interface RetentionRunOptions {
   forceGeneral?: boolean;
   /** ClickHouse: the generic grid (starts joined to returns, sql.ts) even where the one-read form applies. */
   forceJoinGrid?: boolean;
+  /**
+   * Called for each actor's membership of a cohort row, with the intervals it appears in (0: the cohort interval, then
+   * each counted return interval), for the actors of a cohort (ActorsQuery); implies the per-actor evaluation. Default none.
+   */
+  onActor?: (actor: string, cohort: number, appearances: number[], breakdownValue: string) => void;
 }
 
 export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext, opts: RetentionRunOptions = {}): Promise<Record<string, unknown>> {
@@ -158,7 +163,7 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   };
   let hogql: string;
 
-  if (!windows && !opts.forceGeneral) {
+  if (!windows && !opts.forceGeneral && !opts.onActor) {
     const actor = actorExpr(node.aggregation_group_type_index);
     const global = globalFilterExpr(node, ctx);
     const gridInput: RetentionSqlInput = {
@@ -294,7 +299,11 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
         if (rf.cumulative) {
           const max = hits.length ? Math.max(...hits) : 0;
           for (let k = 1; k <= max; k++) row[k]++;
-        } else for (const k of hits) row[k]++;
+          opts.onActor?.(String(r[0]), c, Array.from({ length: max + 1 }, (_, k) => k), bd);
+        } else {
+          for (const k of hits) row[k]++;
+          opts.onActor?.(String(r[0]), c, [0, ...hits.sort((x, y) => x - y)], bd);
+        }
       }
     }
   });
@@ -331,6 +340,22 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
     }
   }
   return { results, hogql };
+}
+
+/** The actors of one cohort row (`interval`, 0-based) of a retention query, with the intervals each appears in. */
+export async function retentionActorsQuery(
+  node: RetentionQueryNode,
+  ctx: RunnerContext,
+  point: { interval: number; breakdown?: string | null },
+): Promise<{ ids: string[]; appearances: Map<string, number[]>; groupTypeIndex: number | null }> {
+  const appearances = new Map<string, number[]>();
+  await runRetention(node, ctx, {
+    onActor(actor, cohort, intervals, bd) {
+      if (cohort !== point.interval || (point.breakdown !== undefined && point.breakdown !== null && bd !== point.breakdown)) return;
+      appearances.set(actor, intervals);
+    },
+  });
+  return { ids: [...appearances.keys()].sort(), appearances, groupTypeIndex: node.aggregation_group_type_index ?? null };
 }
 
 /** RetentionQuery: first-time / recurring / first-ever-occurrence cohorts by Hour, Day, Week or Month. */

@@ -51,20 +51,11 @@ export function stickinessLabel(k: number, interval: IntervalType, cumulative: b
   return `${k} ${interval}${k === 1 ? '' : 's'}${cumulative ? ' or more' : ''}`;
 }
 
-async function computeSeries(
-  node: StickinessQuery,
-  ctx: RunnerContext,
-  s: EventsNode,
-  i: number,
-  range: QueryDateRange,
-  global: Expr | undefined,
-  hogql: string[],
-): Promise<number[]> {
+/** One row per actor (`actor`, `n`: its number of active intervals, or of those meeting the criteria), in parts. */
+function perActorParts(node: StickinessQuery, ctx: RunnerContext, s: EventsNode, i: number, range: QueryDateRange, global: Expr | undefined): ast.SelectQuery[] {
   const attr = `series__${i}`;
   const interval = node.interval ?? 'day';
   const k = node.intervalCount ?? 1;
-  const buckets = range.buckets().length;
-  const n = Math.max(1, Math.ceil(buckets / k));
   const bucketExpr =
     k === 1
       ? bucketStartExpr(interval, range.weekStartDay)
@@ -78,7 +69,7 @@ async function computeSeries(
   const perActor = (actor: Expr, actorWhere: Expr | undefined): ast.SelectQuery => {
     if (!crit)
       return ast.select({
-        select: [ast.alias('n', ast.call('uniq', [bucketExpr]))],
+        select: [ast.alias('n', ast.call('uniq', [bucketExpr])), ast.alias('actor', ast.call('toString', [actor]))],
         from: 'events',
         where: ast.and(where, actorWhere),
         groupBy: [actor],
@@ -90,7 +81,7 @@ async function computeSeries(
       groupBy: [ast.constant(1), ast.constant(2)],
     });
     return ast.select({
-      select: [ast.alias('n', ast.call('count', []))],
+      select: [ast.alias('n', ast.call('count', [])), ast.alias('actor', ast.call('toString', [ast.field('x', 'actor')]))],
       from: inner,
       fromAlias: 'x',
       where: ast.compare(crit.operator === 'gte' ? '>=' : crit.operator === 'lte' ? '<=' : '==', ast.field('x', 'c'), ast.constant(crit.value)),
@@ -105,6 +96,20 @@ async function computeSeries(
     const present = ast.and(ast.call('isNotNull', [actor]), s.math === 'unique_group' ? ast.compare('!=', actor, ast.constant('')) : undefined);
     parts = [perActor(actor, present)];
   } else parts = personActorParts().map((p) => perActor(p.actor, p.where));
+  return parts;
+}
+
+async function computeSeries(
+  node: StickinessQuery,
+  ctx: RunnerContext,
+  s: EventsNode,
+  i: number,
+  range: QueryDateRange,
+  global: Expr | undefined,
+  hogql: string[],
+): Promise<number[]> {
+  const n = Math.max(1, Math.ceil(range.buckets().length / (node.intervalCount ?? 1)));
+  const parts = perActorParts(node, ctx, s, i, range, global);
   const q = ast.select({
     select: [ast.alias('n', ast.field('y', 'n')), ast.alias('actors', ast.call('count', []))],
     from: parts.length === 1 ? parts[0] : ast.unionAll(...parts),
@@ -121,27 +126,62 @@ async function computeSeries(
   return data;
 }
 
+/** Validates the node and resolves its series, global filters and date range. */
+async function prepare(node: StickinessQuery, ctx: RunnerContext, dropped: Set<number>) {
+  await ensureFilterParser();
+  const interval = node.interval ?? 'day';
+  if (interval === 'week' && (node.intervalCount ?? 1) > 1) throw validationError('Week intervals cannot have intervalCount > 1.', 'intervalCount');
+  const series = await resolveSeries(node.series, ctx, 'drop', dropped);
+  const global = globalFilterExpr(node, ctx);
+  let earliest: Date | null = null;
+  if (node.dateRange?.date_from === 'all')
+    earliest = await earliestTimestamp(ctx, ast.and(ast.or(...series.map((s) => seriesFilterExpr(s) ?? ast.constant(true))), global));
+  const range = new QueryDateRange({
+    dateRange: node.dateRange,
+    interval,
+    timezone: ctx.project.timezone,
+    weekStartDay: ctx.project.week_start_day ?? 0,
+    earliest,
+  });
+  return { series, global, range };
+}
+
+/**
+ * The actors of one stickiness data point (`day`: active in exactly that many intervals, or in at least that many for
+ * `computedAs: cumulative`): `SELECT actor_id`, one row per actor.
+ */
+export async function stickinessActorsQuery(
+  node: StickinessQuery,
+  ctx: RunnerContext,
+  point: { day: number; series: number; compare: 'current' | 'previous' | null },
+): Promise<{ query: ast.SelectQuery; groupTypeIndex: number | null }> {
+  const { series, global, range: current } = await prepare(node, ctx, new Set());
+  const s = series[point.series];
+  if (!s) throw validationError(`series ${point.series} does not exist in the source query.`, 'source__series');
+  if (s.math === 'hogql') throw validationError('Actors of a stickiness series aggregated by a ProductQL expression are not supported.', 'source__series');
+  let range = current;
+  if (point.compare === 'previous') {
+    if (!isCompare(node.compareFilter)) throw validationError('compare "previous" needs a source query that compares to a previous period.', 'source__compare');
+    range = previousPeriodRange(current, node.compareFilter!);
+  }
+  const parts = perActorParts(node, ctx, s, point.series, range, global);
+  const y = (f: string): Expr => ast.field('y', f);
+  const query = ast.select({
+    select: [ast.alias('actor_id', y('actor'))],
+    from: parts.length === 1 ? parts[0] : ast.unionAll(...parts),
+    fromAlias: 'y',
+    where: ast.compare(node.stickinessFilter?.computedAs === 'cumulative' ? '>=' : '==', y('n'), ast.constant(point.day)),
+  });
+  return { query, groupTypeIndex: s.math === 'unique_group' ? (s.math_group_type_index ?? null) : null };
+}
+
 export const stickinessRunner: QueryRunner<StickinessQuery> = {
   kinds: ['StickinessQuery'],
   schema: stickinessQuerySchema,
   async run(node, ctx) {
-    await ensureFilterParser();
     const interval = node.interval ?? 'day';
-    if (interval === 'week' && (node.intervalCount ?? 1) > 1)
-      throw validationError('Week intervals cannot have intervalCount > 1.', 'intervalCount');
     const dropped = new Set<number>();
-    const series = await resolveSeries(node.series, ctx, 'drop', dropped);
-    const global = globalFilterExpr(node, ctx);
-    let earliest: Date | null = null;
-    if (node.dateRange?.date_from === 'all')
-      earliest = await earliestTimestamp(ctx, ast.and(ast.or(...series.map((s) => seriesFilterExpr(s) ?? ast.constant(true))), global));
-    const range = new QueryDateRange({
-      dateRange: node.dateRange,
-      interval,
-      timezone: ctx.project.timezone,
-      weekStartDay: ctx.project.week_start_day ?? 0,
-      earliest,
-    });
+    const { series, global, range } = await prepare(node, ctx, dropped);
     const compare = isCompare(node.compareFilter);
     const periods: { range: QueryDateRange; label: 'current' | 'previous' | null }[] = [{ range, label: compare ? 'current' : null }];
     if (compare) periods.push({ range: previousPeriodRange(range, node.compareFilter!), label: 'previous' });

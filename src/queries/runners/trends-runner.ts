@@ -635,3 +635,148 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
   },
 };
 
+
+/** Which data point of a trends insight {@link trendsActorsQuery} lists the actors of (PostHog's InsightActorsQuery). */
+export interface TrendsDataPoint {
+  /** The bucket (`days` entry, or a date/datetime inside it); absent: the whole range (total-value displays). */
+  day?: string | number | null;
+  /** Index of the series (default 0). */
+  series?: number | null;
+  /** The breakdown value of the line (a list for multiple breakdowns). */
+  breakdown?: string | number | (string | number)[] | null;
+  /** `previous`: the compared period. */
+  compare?: 'current' | 'previous' | null;
+}
+
+/**
+ * The actors of one data point, computed by the insight's own filters (series, global filters, test accounts, math
+ * filters, the point's bucket and breakdown value): `SELECT actor_id, event_count` with one row per actor (persons, or
+ * groups with `aggregation_group_type_index` / `unique_group` math). Weekly/monthly active points span their window,
+ * cumulative actor-count points everything from the range's start, as the insight counts them.
+ */
+export async function trendsActorsQuery(
+  node: TrendsQuery,
+  ctx: RunnerContext,
+  point: TrendsDataPoint,
+): Promise<{ query: ast.SelectQuery; groupTypeIndex: number | null }> {
+  await ensureFilterParser();
+  const d = trendsDefaults(node);
+  const series = await resolveSeries(node.series, ctx, 'drop');
+  const si = point.series ?? 0;
+  if (!Number.isInteger(si) || si < 0 || si >= series.length) throw validationError(`series ${si} does not exist in the source query.`, 'source__series');
+  const s = series[si];
+  const specs = breakdownSpecs(node.breakdownFilter, node.trendsFilter?.breakdown_histogram_bin_count);
+  if (specs.some((sp) => sp.histogramBinCount)) throw validationError('Actors of a histogram breakdown bin are not supported.', 'source__breakdown');
+  const env: Env = { node, ctx, d, specs, global: globalFilterExpr(node, ctx), groupIndex: node.aggregation_group_type_index ?? null, hogql: [] };
+  let earliest: Date | null = null;
+  if (node.dateRange?.date_from === 'all') earliest = await earliestTimestamp(ctx, ast.and(seriesFilterExpr(s) ?? ast.constant(true), env.global));
+  const weekStartDay = ctx.project.week_start_day ?? 0;
+  let range = new QueryDateRange({
+    dateRange: node.dateRange,
+    interval: d.interval,
+    timezone: ctx.project.timezone,
+    weekStartDay,
+    earliest,
+    exactTimeRange: d.display === 'BoldNumber' && !node.dateRange?.date_to,
+  });
+  if (point.compare === 'previous') {
+    if (!isCompare(node.compareFilter)) throw validationError('compare "previous" needs a source query that compares to a previous period.', 'source__compare');
+    range = previousPeriodRange(range, node.compareFilter!);
+  }
+  const math = effectiveMath(s.math, d.interval);
+  const plan = mathPlan(math);
+  let bounds: { lower?: number; upper?: number; upperExclusive?: boolean } = {};
+  if (point.day !== undefined && point.day !== null && !d.totalValue) {
+    const buckets = range.buckets();
+    const text = String(point.day);
+    let i = buckets.findIndex((b) => b.key === text);
+    if (i < 0) {
+      const at = new QueryDateRange({ dateRange: { date_from: text, date_to: text }, interval: d.interval, timezone: ctx.project.timezone, weekStartDay, attr: 'source__day' });
+      const key = at.buckets()[0]?.key;
+      i = buckets.findIndex((b) => b.key === key);
+    }
+    if (i < 0) throw validationError(`day "${text}" is not an interval of the source query's date range.`, 'source__day');
+    const start = buckets[i].start;
+    const end = buckets[i + 1]?.start;
+    const cumulative = d.display === 'ActionsLineGraphCumulative' && isActorCountMath(math);
+    const lower = plan.kind === 'active_window' ? cal.addDays(start, -(plan.days - 1)) : cumulative ? range.whereFrom : start;
+    bounds = plan.kind === 'active_window' && d.interval !== 'hour' && d.interval !== 'minute' ? { lower, upper: cal.addDays(start, 1), upperExclusive: true } : end !== undefined ? { lower, upper: end, upperExclusive: true } : { lower };
+  } else if (plan.kind === 'active_window' && d.totalValue) {
+    bounds = { lower: cal.addDays(cal.startOfDay(range.dateTo), -(plan.days - 1)) };
+  }
+  /** The breakdown value tuples the point keeps (`in`) or, for "Other", leaves out (the listed ones). */
+  let breakdownPick: { keep: boolean; tuples: string[][] } | null = null;
+  if (!specs.length && point.breakdown !== undefined && point.breakdown !== null)
+    throw validationError('breakdown does not apply: the source query has no breakdown.', 'source__breakdown');
+  if (specs.length) {
+    if (point.breakdown === undefined || point.breakdown === null) throw validationError('breakdown is required: the source query has a breakdown.', 'source__breakdown');
+    const values = (Array.isArray(point.breakdown) ? point.breakdown : [point.breakdown]).map(String);
+    if (values.length !== specs.length) throw validationError(`breakdown needs ${specs.length} value(s).`, 'source__breakdown');
+    if (values.every((v) => v === BREAKDOWN_OTHER)) {
+      // "Other": every value the insight does not list (its ranking, from the insight's own answer).
+      const answer = await trendsRunner.run(node, ctx);
+      const listed = (answer.results as Record<string, unknown>[])
+        .filter((r) => (r.action as { order?: number } | null)?.order === si && (r.compare_label ?? null) === (isCompare(node.compareFilter) ? (point.compare ?? 'current') : null))
+        .map((r) => r.breakdown_value as BreakdownValue)
+        .filter((v) => !isOtherValue(v));
+      breakdownPick = { keep: false, tuples: listed.map((v) => (Array.isArray(v) ? v : [v]).map(String)) };
+    } else breakdownPick = { keep: true, tuples: [values] };
+  }
+  /** The breakdown condition over the per-spec value expressions. */
+  const breakdownMatch = (valueOf: (spec: BreakdownSpec, i: number) => Expr): Expr | undefined => {
+    if (!breakdownPick) return undefined;
+    const conds = breakdownPick.tuples.map((t) => ast.and(...specs.map((spec, i) => ast.compare('==', valueOf(spec, i), ast.constant(t[i])))));
+    return breakdownPick.keep ? ast.or(...conds) : ast.and(...conds.map((c) => ast.not(c)));
+  };
+  const groupTypeIndex = s.math_group_type_index ?? env.groupIndex;
+  // Persons, and one actor per distinct id of personless events (never found among the persons: missing actors).
+  const actor = personOrDistinctActorExpr(groupTypeIndex);
+  if (plan.kind === 'first_time') {
+    // The actors whose first event (as computeSeries finds it) falls in the point; their matching events there.
+    const tz = ctx.project.timezone;
+    const seriesProps = ast.and(propertiesToExpr(s.properties, { timezone: tz, attr: 'series' }), propertiesToExpr(s.fixedProperties, { timezone: tz, attr: 'series' }));
+    const checkFirst = math === 'first_time_for_user';
+    const firsts = ast.select({
+      select: [
+        ast.alias('actor_id', ast.call('concat', [actor, ast.constant('')])),
+        ast.alias('first_ts', ast.call('min', [ast.field('timestamp')])),
+        ...(checkFirst ? [ast.alias('matched', ast.call('argMin', [ast.call('if', [seriesProps, ast.constant(1), ast.constant(0)]), ast.field('timestamp')]))] : []),
+        ...specs.map((spec, i) => ast.alias(`b${i}`, ast.call('argMin', [breakdownValueExpr(spec), ast.field('timestamp')]))),
+      ],
+      from: 'events',
+      where: ast.and(
+        checkFirst ? undefined : seriesProps,
+        eventMatchExpr(s, { timezone: tz, attr: 'series' }),
+        env.global,
+        ast.call('isNotNull', [actor]),
+        ast.compare('<=', ast.field('timestamp'), ast.constant(range.toSql())),
+      ),
+      groupBy: [ast.constant(1)],
+    });
+    const x = (f: string): Expr => ast.field('x', f);
+    return {
+      query: ast.select({
+        select: [ast.alias('actor_id', x('actor_id')), ast.alias('event_count', ast.constant(1))],
+        from: firsts,
+        fromAlias: 'x',
+        where: ast.and(range.whereExpr(x('first_ts'), bounds), checkFirst ? ast.compare('==', x('matched'), ast.constant(1)) : undefined, breakdownMatch((_, i) => x(`b${i}`))),
+      }),
+      groupTypeIndex,
+    };
+  }
+  const query = ast.select({
+    select: [ast.alias('actor_id', ast.call('concat', [actor, ast.constant('')])), ast.alias('event_count', ast.call('count', []))],
+    from: 'events',
+    where: ast.and(
+      range.whereExpr(ast.field('timestamp'), bounds),
+      seriesFilterExpr(s, { timezone: ctx.project.timezone, attr: 'series' }),
+      env.global,
+      mathFilterExpr(s, math, env.groupIndex),
+      ast.call('isNotNull', [actor]),
+      groupTypeIndex === null ? undefined : ast.compare('!=', actor, ast.constant('')),
+      breakdownMatch((spec) => breakdownValueExpr(spec)),
+    ),
+    groupBy: [ast.constant(1)],
+  });
+  return { query, groupTypeIndex };
+}

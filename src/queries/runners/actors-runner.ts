@@ -1,0 +1,285 @@
+/**
+ * ActorsQuery (PostHog's persons modal and persons list): the persons — or groups — behind an insight data point
+ * (`source`: InsightActorsQuery over a trends query, FunnelsActorsQuery over a funnel), or a project's persons when
+ * there is no source. The data point's actors come from the insight's own filters (see actors-sources.ts); they are
+ * joined to the `persons` (or `groups`) table, so only the project's actors appear (the printer guards both tables),
+ * then searched, filtered, ordered and paged here.
+ */
+import { z } from 'zod';
+import * as ast from '../../productql/ast';
+import type { Expr } from '../../productql/ast';
+import { parseExprSync } from '../../productql/parser';
+import { lookupFunction } from '../../productql/functions';
+import { validationError } from '../../errors';
+import { drfDateTime, parseProperties } from '../../projects/person-reader';
+import type { QueryRunner, RunnerContext } from '../runner';
+import { ensureFilterParser, executeCompiled, printInsightQuery, propertiesSchema, propertiesToExpr, runInsightQuery, toNumber } from '../insights';
+import { shapeResult } from '../../productql';
+import { actorSourceSchema, resolveActorSource, type ActorSource } from './actors-sources';
+
+/** PostHog's ActorsQuery (schema.py), strict like every node. */
+export const actorsQuerySchema = z
+  .object({
+    kind: z.literal('ActorsQuery'),
+    source: actorSourceSchema.nullish(),
+    /** Columns, as ProductQL expressions over the actor (`person`/`actor`/`group`: the actor object). */
+    select: z.array(z.string().min(1).max(1000)).max(50).nullish(),
+    orderBy: z.array(z.string().min(1).max(1000)).max(20).nullish(),
+    /** Default 100, at most 10,000 (PostHog's ActorsQuery limit). */
+    limit: z.number().int().min(1).max(10_000).nullish(),
+    offset: z.number().int().min(0).max(1_000_000).nullish(),
+    search: z.string().max(1000).nullish(),
+    properties: propertiesSchema,
+    fixedProperties: propertiesSchema,
+    modifiers: z.record(z.string(), z.unknown()).nullish(),
+    response: z.unknown().optional(),
+    tags: z.unknown().optional(),
+    version: z.number().nullish(),
+  })
+  .strict();
+export type ActorsQuery = z.infer<typeof actorsQuerySchema>;
+
+const DEFAULT_LIMIT = 100;
+
+/** PostHog's default columns per actor kind (PersonStrategy / GroupStrategy `input_columns`). */
+const defaultSelect = (groups: boolean): string[] => (groups ? ['group'] : ['person', 'id', 'created_at', 'person.$delete']);
+
+const ACTOR_COLUMNS = new Set(['person', 'actor', 'group']);
+
+/**
+ * Prefixes the fields of a user expression with the actor table (`p`), `event_count` with the source (`s`). Columns
+ * are one value per actor: subqueries, aggregates and window functions are refused.
+ */
+function qualify(e: unknown, source: ActorSource | null, attr: string): void {
+  if (!e || typeof e !== 'object') return;
+  if (Array.isArray(e)) {
+    for (const x of e) qualify(x, source, attr);
+    return;
+  }
+  const n = e as Record<string, unknown>;
+  if (n.node === 'Field') {
+    const chain = n.chain as (string | number)[];
+    if (chain[0] === 'event_count') {
+      if (!source?.eventCount) throw validationError('event_count exists only for an insight data point whose actors have events.', attr);
+      n.chain = ['s', 'event_count'];
+    } else if (chain[0] !== 'p' && chain[0] !== 's') n.chain = ['p', ...chain];
+    return;
+  }
+  if (n.node === 'SelectQuery' || n.node === 'SelectSetQuery') throw validationError('Subqueries are not allowed in actor columns.', attr);
+  if (n.node === 'WindowFunction' || (n.node === 'Call' && lookupFunction(String(n.name))?.kind !== 'scalar' && lookupFunction(String(n.name)) !== undefined))
+    throw validationError(`Actor columns are one value per actor: ${String(n.name)}() aggregates over rows.`, attr);
+  for (const [k, v] of Object.entries(n)) if (k !== 'start' && k !== 'end') qualify(v, source, attr);
+}
+
+function parseColumn(text: string, attr: string): Expr {
+  try {
+    return parseExprSync(text);
+  } catch (err) {
+    if (err instanceof Error && 'status' in err) throw err;
+    throw validationError(`Cannot parse "${text}".`, attr);
+  }
+}
+
+interface Column {
+  name: string;
+  /** The actor object goes in this column. */
+  actor?: boolean;
+  /** A value computed with the actors (by actor id), not by the engine. */
+  values?: Map<string, unknown>;
+  expr: Expr;
+}
+
+export const actorsRunner: QueryRunner<ActorsQuery> = {
+  kinds: ['ActorsQuery'],
+  schema: actorsQuerySchema,
+  async run(node, ctx) {
+    await ensureFilterParser();
+    const source = node.source ? await resolveActorSource(node.source, ctx) : null;
+    const gti = source?.groupTypeIndex ?? null;
+    const groups = gti !== null;
+    const idField = groups ? ast.field('p', 'key') : ast.call('toString', [ast.field('p', 'id')]);
+
+    const names = node.select?.length ? node.select : [...defaultSelect(groups), ...Object.keys(source?.values ?? {})];
+    const columns: Column[] = names.map((name, i) => {
+      if (ACTOR_COLUMNS.has(name)) return { name, actor: true, expr: idField };
+      const values = source?.values?.[name];
+      if (values) return { name, values, expr: ast.constant(null) };
+      if (name === 'person.$delete') return { name, expr: ast.constant(1) };
+      if (name === 'matched_recordings') throw validationError('matched_recordings is not available: Quarry stores no session recordings.', `select__${i}`);
+      const expr = parseColumn(name, `select__${i}`);
+      qualify(expr, source, `select__${i}`);
+      return { name, expr };
+    });
+
+    // Search: persons by email or name (substring, any case), UUID or a distinct id (exact), as PostHog's
+    // PersonStrategy; groups by key or name.
+    const term = node.search?.trim();
+    const pattern = term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : '';
+    const search = !term
+      ? undefined
+      : groups
+        ? ast.or(ast.compare('ilike', ast.field('p', 'key'), ast.constant(pattern)), ast.compare('ilike', ast.call('toString', [ast.field('p', 'properties', 'name')]), ast.constant(pattern)))
+        : ast.or(
+            ast.compare('ilike', ast.call('toString', [ast.field('p', 'properties', 'email')]), ast.constant(pattern)),
+            ast.compare('ilike', ast.call('toString', [ast.field('p', 'properties', 'name')]), ast.constant(pattern)),
+            ast.compare('==', ast.call('toString', [ast.field('p', 'id')]), ast.constant(term)),
+            ast.compare('in', ast.call('toString', [ast.field('p', 'id')]), ast.select({ select: [ast.call('toString', [ast.field('person_id')])], from: 'person_distinct_ids', where: ast.compare('==', ast.field('distinct_id'), ast.constant(term)) })),
+          );
+    if (groups && (node.properties || node.fixedProperties)) throw validationError('properties filter persons; they do not apply to group actors.', 'properties');
+    const filterCtx = { table: 'p', personTable: true, timezone: ctx.project.timezone };
+    const where = ast.and(
+      groups ? ast.compare('==', ast.field('p', 'index'), ast.constant(gti)) : undefined,
+      source?.ids ? (source.ids.length ? ast.compare('in', idField, ast.tuple(source.ids.map((id) => ast.constant(id)))) : ast.constant(false)) : undefined,
+      search,
+      groups ? undefined : propertiesToExpr(node.properties ?? undefined, { ...filterCtx, attr: 'properties' }),
+      groups ? undefined : propertiesToExpr(node.fixedProperties ?? undefined, { ...filterCtx, attr: 'fixedProperties' }),
+    );
+
+    const table = groups ? 'groups' : 'persons';
+    const from = source?.query
+      ? ast.joins(
+          ast.joinExpr(table, { alias: 'p' }),
+          ast.joinExpr(source.query, { alias: 's', type: 'INNER JOIN', on: ast.compare('==', idField, ast.field('s', 'actor_id')) }),
+        )
+      : ast.joinExpr(table, { alias: 'p' });
+
+    // Order: the given expressions; else PostHog's defaults — the event count when selected (most active first), else
+    // created_at (newest first). The actor id breaks ties so pages are stable.
+    const hasCol = (n: string): boolean => names.includes(n);
+    let orderBy: ast.OrderExpr[];
+    if (node.orderBy?.length) {
+      orderBy = node.orderBy.map((text, i) => {
+        const m = /^(.*?)\s+(ASC|DESC)\s*$/i.exec(text);
+        const body = m ? m[1] : text;
+        const dir = (m ? m[2].toUpperCase() : 'ASC') as 'ASC' | 'DESC';
+        // PostHog's PersonStrategy/GroupStrategy order_by: the actor column sorts by its display name property.
+        if (ACTOR_COLUMNS.has(body.trim())) return ast.order(ast.field('p', 'properties', groups ? 'name' : 'email'), dir);
+        const expr = parseColumn(body, `orderBy__${i}`);
+        qualify(expr, source, `orderBy__${i}`);
+        return ast.order(expr, dir);
+      });
+    } else if (hasCol('event_count') && source?.eventCount) orderBy = [ast.order(ast.field('s', 'event_count'), 'DESC')];
+    else if (hasCol('created_at')) orderBy = [ast.order(ast.field('p', 'created_at'), 'DESC')];
+    else if (source?.eventCount) orderBy = [ast.order(ast.field('s', 'event_count'), 'DESC')];
+    else orderBy = [ast.order(ast.field('p', 'created_at'), 'DESC')];
+    orderBy.push(ast.order(idField));
+
+    const limit = node.limit ?? DEFAULT_LIMIT;
+    const offset = node.offset ?? 0;
+    const internal = groups ? 3 : 4;
+    const q = ast.select({
+      select: [
+        ast.alias('a_id', idField),
+        ast.alias('a_created_at', ast.field('p', 'created_at')),
+        ast.alias('a_properties', ast.field('p', 'properties')),
+        ...(groups ? [] : [ast.alias('a_identified', ast.field('p', 'is_identified'))]),
+        ...columns.map((c, i) => ast.alias(`c${i}`, c.expr)),
+      ],
+      from,
+      where,
+      orderBy,
+    });
+    // Cells as ProductQL answers them (datetimes in the project's timezone, PostHog's type names); one row past the
+    // page tells `hasMore`.
+    const { compiled, hogql } = await ctx.timings.measure('print', () => printInsightQuery(ctx, q, { limit, offset }));
+    const shaped = shapeResult((await executeCompiled(ctx, compiled, 'actors')).rows as unknown[][], compiled);
+    const rows = shaped.results.map((cells) => ({ id: String(cells[0]), createdAt: cells[1], properties: cells[2], identified: cells[3], cells: cells.slice(internal) }));
+
+    const actors = groups ? rows.map((row) => groupActor(row, gti)) : await personActors(ctx, rows);
+    const results = rows.map((row, i) => columns.map((c, j) => (c.actor ? actors[i] : c.values ? (c.values.get(row.id) ?? null) : row.cells[j])));
+
+    let missing: number | undefined;
+    if (source) missing = await missingActors(ctx, source, table, gti);
+    return {
+      columns: names,
+      types: columns.map((c, j) => (c.actor ? 'Tuple' : c.values ? 'Array(Int64)' : shaped.types[internal + j][1])),
+      results,
+      hasMore: shaped.hasMore,
+      limit,
+      offset,
+      hogql: hogql(),
+      ...(missing !== undefined ? { missing_actors_count: missing } : {}),
+      modifiers: node.modifiers ?? {},
+    };
+  },
+};
+
+interface ActorRow {
+  id: string;
+  createdAt: unknown;
+  properties: unknown;
+  identified: unknown;
+  cells: unknown[];
+}
+
+function groupActor(row: ActorRow, gti: number): Record<string, unknown> {
+  return {
+    id: row.id,
+    type: 'group',
+    group_type_index: gti,
+    group_key: row.id,
+    group_properties: parseProperties(row.properties),
+    created_at: drfDateTime(row.createdAt),
+  };
+}
+
+/** The persons of a page with their distinct ids (one more query, bounded by the page). */
+async function personActors(ctx: RunnerContext, rows: ActorRow[]): Promise<Record<string, unknown>[]> {
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.id);
+  const pairs = await runInsightQuery(
+    ctx,
+    ast.select({
+      select: [ast.alias('pid', ast.call('toString', [ast.field('person_id')])), ast.alias('did', ast.field('distinct_id'))],
+      from: 'person_distinct_ids',
+      where: ast.compare('in', ast.call('toString', [ast.field('person_id')]), ast.tuple(ids.map((id) => ast.constant(id)))),
+      orderBy: [ast.order(ast.field('distinct_id'))],
+      limit: 50_000,
+    }),
+    'actors',
+  );
+  const byPerson = new Map<string, string[]>();
+  for (const p of pairs.rows) {
+    const list = byPerson.get(String(p.pid)) ?? [];
+    list.push(String(p.did));
+    byPerson.set(String(p.pid), list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    uuid: r.id,
+    distinct_ids: byPerson.get(r.id) ?? [],
+    properties: parseProperties(r.properties),
+    created_at: drfDateTime(r.createdAt),
+    is_identified: r.identified === true || r.identified === 1 || r.identified === 'true',
+  }));
+}
+
+/** Actors of the data point with no persons (or groups) row: PostHog's `missing_actors_count`. */
+async function missingActors(ctx: RunnerContext, source: ActorSource, table: string, gti: number | null): Promise<number> {
+  const key = ast.call('toString', [ast.field(gti !== null ? 'key' : 'id')]);
+  const ofType = gti !== null ? ast.compare('==', ast.field('index'), ast.constant(gti)) : undefined;
+  if (source.ids) {
+    if (!source.ids.length) return 0;
+    const found = await runInsightQuery(
+      ctx,
+      ast.select({
+        select: [ast.alias('n', ast.call('count', []))],
+        from: table,
+        where: ast.and(ofType, ast.compare('in', key, ast.tuple(source.ids.map((id) => ast.constant(id))))),
+      }),
+      'actors',
+    );
+    return Math.max(0, source.ids.length - toNumber(found.rows[0]?.n));
+  }
+  const r = await runInsightQuery(
+    ctx,
+    ast.select({
+      select: [ast.alias('n', ast.call('count', []))],
+      from: source.query!,
+      fromAlias: 's',
+      where: ast.compare('not in', ast.field('s', 'actor_id'), ast.select({ select: [key], from: table, where: ofType })),
+    }),
+    'actors',
+  );
+  return toNumber(r.rows[0]?.n);
+}

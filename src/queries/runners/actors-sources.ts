@@ -1,0 +1,156 @@
+/**
+ * The sources of an ActorsQuery (PostHog's InsightActorsQuery and FunnelsActorsQuery): which data point of which
+ * insight, and the actors behind it, computed by the insight runner's own query builders.
+ */
+import { z } from 'zod';
+import * as ast from '../../productql/ast';
+import { parseSelect } from '../../productql/parser';
+import { productqlQuerySchema, type ProductQLQueryNode } from '../schema/productql-query';
+import { validationError } from '../../errors';
+import type { RunnerContext } from '../runner';
+import { lifecycleQuerySchema, stickinessQuerySchema, trendsQuerySchema } from '../insights';
+import { funnelsQuerySchema } from '../funnels/schema';
+import { retentionQuerySchema } from '../retention/schema';
+import { trendsActorsQuery } from './trends-runner';
+import { lifecycleActorsQuery } from './lifecycle-runner';
+import { stickinessActorsQuery } from './stickiness-runner';
+import { retentionActorsQuery } from './retention-runner';
+import { runFunnels } from './funnels-runner';
+
+const breakdownValueSchema = z.union([z.string().max(10_000), z.number(), z.array(z.union([z.string().max(10_000), z.number()])).max(10)]);
+
+/** PostHog's InsightActorsQuery: a data point of a trends, stickiness, lifecycle or retention query. */
+export const insightActorsQuerySchema = z
+  .object({
+    kind: z.literal('InsightActorsQuery'),
+    source: z.discriminatedUnion('kind', [trendsQuerySchema, stickinessQuerySchema, lifecycleQuerySchema, retentionQuerySchema]),
+    /** Trends/lifecycle: the interval (`days` entry); stickiness: the number of intervals (1-based). */
+    day: z.union([z.string().max(100), z.number().int()]).nullish(),
+    /** Lifecycle: new, returning, resurrecting or dormant. */
+    status: z.enum(['new', 'returning', 'resurrecting', 'dormant']).nullish(),
+    /** Index of the series (default 0). */
+    series: z.number().int().min(0).nullish(),
+    breakdown: breakdownValueSchema.nullish(),
+    compare: z.enum(['current', 'previous']).nullish(),
+    /** Retention: the cohort row (0 = the first interval). */
+    interval: z.number().int().min(0).nullish(),
+    includeRecordings: z.boolean().nullish(),
+    modifiers: z.record(z.string(), z.unknown()).nullish(),
+    response: z.unknown().optional(),
+    tags: z.unknown().optional(),
+    version: z.number().nullish(),
+  })
+  .strict();
+
+/** PostHog's FunnelsActorsQuery: the actors who reached (or dropped off before) a funnel step. */
+export const funnelsActorsQuerySchema = z
+  .object({
+    kind: z.literal('FunnelsActorsQuery'),
+    source: funnelsQuerySchema,
+    /** 1-based step; negative: dropped off before step |n| (reached step |n| − 1, not step |n|). */
+    funnelStep: z.number().int().nullish(),
+    funnelStepBreakdown: breakdownValueSchema.nullish(),
+    funnelCustomSteps: z.array(z.number().int()).nullish(),
+    funnelTrendsDropOff: z.boolean().nullish(),
+    funnelTrendsEntrancePeriodStart: z.string().nullish(),
+    includeRecordings: z.boolean().nullish(),
+    modifiers: z.record(z.string(), z.unknown()).nullish(),
+    response: z.unknown().optional(),
+    tags: z.unknown().optional(),
+    version: z.number().nullish(),
+  })
+  .strict();
+
+export const actorSourceSchema = z.discriminatedUnion('kind', [insightActorsQuerySchema, funnelsActorsQuerySchema, productqlQuerySchema]);
+export type ActorSourceNode = z.infer<typeof actorSourceSchema>;
+
+/** The actors of a data point: a query `SELECT actor_id[, event_count]` (one row per actor), or their ids. */
+export interface ActorSource {
+  /** Groups of this type are the actors; null: persons. */
+  groupTypeIndex: number | null;
+  query?: ast.SelectQuery;
+  ids?: string[];
+  /** The query has an `event_count` column (the actor's matching events in the data point). */
+  eventCount: boolean;
+  /** Columns computed with the actors (retention's `appearances`): column → actor id → value. */
+  values?: Record<string, Map<string, unknown>>;
+}
+
+const boxed = (v: string | number | (string | number)[]): string[] => (Array.isArray(v) ? v : [v]).map(String);
+
+export async function resolveActorSource(source: ActorSourceNode, ctx: RunnerContext): Promise<ActorSource> {
+  if (source.kind === 'FunnelsActorsQuery') return funnelActors(source, ctx);
+  if (source.kind !== 'InsightActorsQuery') return productqlActors(source);
+  const inner = source.source;
+  const only = (allowed: string[], ...keys: (keyof typeof source)[]): void => {
+    for (const k of keys)
+      if (source[k] !== undefined && source[k] !== null && !allowed.includes(inner.kind))
+        throw validationError(`${String(k)} does not apply to a ${inner.kind} source.`, `source__${String(k)}`);
+  };
+  only(['LifecycleQuery'], 'status');
+  only(['RetentionQuery'], 'interval');
+  only(['TrendsQuery', 'RetentionQuery'], 'breakdown');
+  switch (inner.kind) {
+    case 'TrendsQuery': {
+      const { query, groupTypeIndex } = await trendsActorsQuery(inner, ctx, source);
+      return { query, groupTypeIndex, eventCount: true };
+    }
+    case 'LifecycleQuery': {
+      const day = source.day === undefined || source.day === null ? null : String(source.day);
+      const { query, groupTypeIndex } = await lifecycleActorsQuery(inner, ctx, { day, status: source.status });
+      return { query, groupTypeIndex, eventCount: false };
+    }
+    case 'StickinessQuery': {
+      const day = Number(source.day);
+      if (!Number.isInteger(day) || day < 1) throw validationError('day must be the number of intervals (1 or more) for a stickiness source.', 'source__day');
+      const { query, groupTypeIndex } = await stickinessActorsQuery(inner, ctx, { day, series: source.series ?? 0, compare: source.compare ?? null });
+      return { query, groupTypeIndex, eventCount: false };
+    }
+    case 'RetentionQuery': {
+      const { ids, appearances, groupTypeIndex } = await retentionActorsQuery(inner, ctx, {
+        interval: source.interval ?? 0,
+        breakdown: source.breakdown === undefined || source.breakdown === null ? null : boxed(source.breakdown).join(''),
+      });
+      return { ids, groupTypeIndex, eventCount: false, values: { appearances } };
+    }
+  }
+}
+
+async function funnelActors(source: z.infer<typeof funnelsActorsQuerySchema>, ctx: RunnerContext): Promise<ActorSource> {
+  const node = source.source;
+  const n = node.series.length;
+  const step = source.funnelStep ?? 1;
+  if (source.funnelTrendsDropOff || source.funnelTrendsEntrancePeriodStart || source.funnelCustomSteps?.length)
+    throw validationError('Actors of funnel trends and custom steps are not supported; ask for a step of the steps funnel.', 'source__funnelTrendsEntrancePeriodStart');
+  if (step === 0 || Math.abs(step) > n)
+    throw validationError(`funnelStep must be 1..${n}, or −1..−${n} for those who dropped off before that step.`, 'source__funnelStep');
+  const hasBreakdown = !!(node.breakdownFilter && (node.breakdownFilter.breakdown !== undefined && node.breakdownFilter.breakdown !== null || node.breakdownFilter.breakdowns?.length));
+  const wanted = source.funnelStepBreakdown === undefined || source.funnelStepBreakdown === null ? null : boxed(source.funnelStepBreakdown).join('\u0001');
+  const ids = new Set<string>();
+  const gti = node.aggregation_group_type_index ?? null;
+  if (node.funnelsFilter?.funnelAggregateByHogQL) throw validationError('Actors of a funnel aggregated by a ProductQL expression are not supported.', 'source__source__funnelsFilter__funnelAggregateByHogQL');
+  await runFunnels({ ...node, funnelsFilter: { ...node.funnelsFilter, funnelVizType: 'steps' } }, ctx, {
+    onActor(actor, value, r) {
+      if (hasBreakdown && wanted !== null && value !== wanted) return;
+      const hit = step > 0 ? r.reached[step - 1] : r.reached[-step - 2] && !r.reached[-step - 1];
+      if (hit) ids.add(actor);
+    },
+  });
+  return { groupTypeIndex: gti, ids: [...ids].sort(), eventCount: false };
+}
+
+/**
+ * A ProductQL source (PostHog's ActorsQuery over a HogQLQuery, test_actors_query_runner.py `test_source_hogql_query`):
+ * the persons whose ids its first column lists.
+ */
+async function productqlActors(source: ProductQLQueryNode): Promise<ActorSource> {
+  if (source.variables || source.values) throw validationError('A ProductQL source of actors takes no variables.', 'source__variables');
+  const parsed = await parseSelect(source.query);
+  if (parsed.node !== 'SelectQuery' || !parsed.select.length)
+    throw validationError('The source query must be one SELECT whose first column is the person id.', 'source__query');
+  const first = parsed.select[0];
+  const id = first.node === 'Alias' ? first.expr : first;
+  const inner: ast.SelectQuery = { ...parsed, select: [ast.alias('actor_id', ast.call('toString', [id]))] };
+  const query = ast.select({ select: [ast.alias('actor_id', ast.field('h', 'actor_id'))], from: inner, fromAlias: 'h', groupBy: [ast.constant(1)] });
+  return { query, groupTypeIndex: null, eventCount: false };
+}
