@@ -62,6 +62,8 @@ export interface ParsedEvent {
   elements_chain: string | null;
   /** The server generated the uuid (none was sent): it cannot be a duplicate, so dedup skips it. */
   uuidGenerated: boolean;
+  /** A `$groupidentify`, or `properties.$groups` is set: the event needs group processing (groups.ts). */
+  groups: boolean;
 }
 
 /** The property keys identity reads; the only ones a parse worker sends back to the main thread as objects. */
@@ -498,6 +500,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
     session_id: typeof sid === 'string' ? sid : null,
     elements_chain: chain,
     uuidGenerated,
+    groups: name === '$groupidentify' || props.$groups !== undefined,
   };
 }
 

@@ -11,9 +11,9 @@ import { randomUUID } from 'node:crypto';
 import { DuckDbEngine } from '../engines/duckdb/duckdb-engine';
 import type { EventEngine, WriteBatch } from '../engines/engine';
 import { normalizeEvent, type ParsedEvent } from './capture-payload';
-import { ProjectGroups, compactGroupCandidates, groupKeyText } from './groups';
+import { ProjectGroups, groupKeyText } from './groups';
 import { Ingestor, slimForApply } from './ingestor';
-import { Wal, encodeCompact, encodeEventsAhead } from './wal';
+import { C_FLAGS, C_STRIDE, F_GROUPS, Wal, compactEvent, decodeRecord, encodeCompact, encodeEventsAhead, encodeRecord } from './wal';
 
 const T0 = Date.parse('2024-05-01T00:00:00Z');
 
@@ -146,25 +146,27 @@ describe('ProjectGroups', () => {
   });
 });
 
-describe('compactGroupCandidates', () => {
+describe('the group flag of a logged event', () => {
   const ev = (raw: Record<string, unknown>) => {
     const e = normalizeEvent({ event: 'e', distinct_id: 'd', ...raw }, { now: T0 });
     slimForApply(e);
     return e;
   };
 
-  it('finds the events whose log entry mentions "$group (properties or the $groupidentify name), nothing else', () => {
-    const { compact } = encodeCompact(1, 1, [
+  it('is set when parsed for $groupidentify and for $groups (which slimming drops), and kept through the log record', () => {
+    const events = [
       ev({ properties: { a: 1 } }),
       ev({ properties: { $groups: { company: 'acme' } } }),
       ev({ distinct_id: 'x', properties: { note: 'no groups here' } }),
       ev({ event: '$groupidentify', properties: {} }),
       ev({ properties: { a: { b: 'nested "$groups" text' } } }),
-      ev({ properties: { z: 1 } }),
       ev({ properties: { $group_type: 'company' } }),
-    ]);
-    expect(compactGroupCandidates(compact)).toEqual([1, 3, 4, 6]);
-    expect(compactGroupCandidates(encodeCompact(2, 1, [ev({ properties: { a: 1 } }), ev({})]).compact)).toBeNull();
+    ];
+    expect(events.map((e) => e.groups)).toEqual([false, true, false, true, false, false]);
+    const { compact } = encodeCompact(1, 1, events);
+    expect(events.map((_, i) => (compact.pos[i * C_STRIDE + C_FLAGS] & F_GROUPS) !== 0)).toEqual([false, true, false, true, false, false]);
+    expect(events.map((_, i) => compactEvent(compact, i).groups)).toEqual([false, true, false, true, false, false]);
+    expect(decodeRecord(encodeRecord({ seq: 1, projectId: 1, events })).events.map((e) => e.groups)).toEqual([false, true, false, true, false, false]);
   });
 });
 

@@ -18,7 +18,6 @@
  */
 import type { GroupRow, GroupTypeRow, GroupTypeUpsert, GroupUpsert, ProjectGroups as StoredGroups } from '../engines/engine';
 import { replaceLoneSurrogates } from './capture-payload';
-import { C_PROPERTIES, C_STRIDE, C_UUID, type CompactEvents } from './wal';
 import { ProjectStateStore } from './project-state';
 
 /** A project has at most five group types (PostHog's MAX_GROUP_TYPES_PER_TEAM), indexes 0–4. */
@@ -197,29 +196,4 @@ export class GroupStore extends ProjectStateStore<ProjectGroups> {
       return p;
     });
   }
-}
-
-const NEEDLE = Buffer.from('"$group');
-
-/**
- * The events of a compact record that may concern groups, ascending; null when none may. An event may when its entry
- * in the record's log line (uuid through properties) holds `"$group`: every `$groupidentify` does (its name), and
- * every event with `$groups`, `$group_type`, … properties. One search over the line: a record without groups costs
- * a single scan. A match may be in a string value or a nested object; the caller parses those events and finds out.
- */
-export function compactGroupCandidates(c: CompactEvents): number[] | null {
-  const end = c.lineBytes;
-  let at = c.buf.indexOf(NEEDLE);
-  if (at < 0 || at >= end) return null;
-  const out: number[] = [];
-  let i = 0;
-  while (i < c.n && at >= 0 && at < end) {
-    const o = i * C_STRIDE;
-    if (at >= c.pos[o + C_PROPERTIES + 1]) i++;
-    else if (at >= c.pos[o + C_UUID]) {
-      out.push(i++);
-      at = c.buf.indexOf(NEEDLE, c.pos[o + C_PROPERTIES + 1]);
-    } else at = c.buf.indexOf(NEEDLE, at + 1);
-  }
-  return out.length ? out : null;
 }

@@ -18,13 +18,14 @@ import { validationError } from '../errors';
 import { DuckDbEngine, type DuckDbWriteBatch, type EngineLogger, type EventSlice } from '../engines/duckdb/duckdb-engine';
 import { CaptureError, normalizeEvent, parseTimestamp, slimProperties, type ParsedEvent } from './capture-payload';
 import { IdentityStore, type IdentityEvent, type IdentityLoader } from './identity';
-import { GroupStore, compactGroupCandidates, propertiesJsonText, type ProjectGroups } from './groups';
+import { GroupStore, propertiesJsonText, type ProjectGroups } from './groups';
 import {
   C_DISTINCT_ID,
   C_FLAGS,
   C_STRIDE,
   C_UUID,
   F_CREATE_ALIAS,
+  F_GROUPS,
   F_IDENTIFY,
   F_MERGE_DANGEROUSLY,
   F_UUID_GENERATED,
@@ -399,14 +400,12 @@ export class Ingestor {
         if (c) {
           const persons: (string | null)[] = new Array(c.n);
           const rows: number[] = [];
-          // Events that may concern groups are parsed whole; one that got `$group_N` is inserted from its new text.
-          const candidates = compactGroupCandidates(c);
-          let nextCandidate = 0;
+          // Events that concern groups (flagged when parsed) are parsed whole; one that got `$group_N` is inserted
+          // from its new text.
           for (let i = 0; i < c.n; i++) {
             const o = i * C_STRIDE;
             const flags = c.pos[o + C_FLAGS];
-            const candidate = candidates !== null && candidates[nextCandidate] === i;
-            if (candidate) nextCandidate++;
+            const candidate = (flags & F_GROUPS) !== 0;
             if (!(flags & F_UUID_GENERATED) && isDup(latin1Text(c.buf, c.pos[o + C_UUID], c.pos[o + C_UUID] + 36))) {
               dups++;
               continue;

@@ -65,6 +65,8 @@ export const F_ELEMENTS_CHAIN = 4;
 export const F_IDENTIFY = 8;
 export const F_CREATE_ALIAS = 16;
 export const F_MERGE_DANGEROUSLY = 32;
+/** The event needs group processing (ParsedEvent.groups: `$groupidentify` or `$groups`). */
+export const F_GROUPS = 64;
 
 /** Number of events in a record, in either form. */
 export function eventCount(r: WalRecord): number {
@@ -105,6 +107,7 @@ export function compactEvent(c: CompactEvents, i: number): ParsedEvent {
     session_id: flags & F_SESSION_ID ? compactText(c, i, C_SESSION_ID) : null,
     elements_chain: flags & F_ELEMENTS_CHAIN ? compactText(c, i, C_ELEMENTS_CHAIN) : null,
     uuidGenerated: (flags & F_UUID_GENERATED) !== 0,
+    groups: (flags & F_GROUPS) !== 0,
   };
 }
 
@@ -411,6 +414,7 @@ function encodeWithPrefix(prefix: string, events: ParsedEvent[]): { line: Buffer
     times[2 * i + 1] = e.created_at;
     if (e.session_id !== null) flags |= F_SESSION_ID;
     if (e.elements_chain !== null) flags |= F_ELEMENTS_CHAIN;
+    if (e.groups) flags |= F_GROUPS;
     if (e.event.charCodeAt(0) === 0x24 /* $ */)
       flags |= e.event === '$identify' ? F_IDENTIFY : e.event === '$create_alias' ? F_CREATE_ALIAS : e.event === '$merge_dangerously' ? F_MERGE_DANGEROUSLY : 0;
     at[o + C_FLAGS] = flags;
@@ -487,6 +491,7 @@ export function decodeRecord(line: string): WalRecord {
       elements_chain: typeof chain === 'string' ? chain : typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
       // Not recorded in the log: a replayed generated uuid goes through the duplicate check (it never matches).
       uuidGenerated: false,
+      groups: event === '$groupidentify' || properties.$groups !== undefined,
       };
     }),
   };
