@@ -1,7 +1,7 @@
 /**
  * Runs a ProductQL AST built by an insight runner through the one printer and the engine, recording timings.
  */
-import { compileProductQL, type CompiledProductQL, type Query } from '../../productql';
+import { compileProductQL, type CompiledProductQL, type CompileProductQLInput, type Query } from '../../productql';
 import { printHogQL } from '../../productql/hogql';
 import type { QueryResult } from '../../engines/engine';
 import type { RunnerContext } from '../runner';
@@ -50,6 +50,20 @@ export function astCacheKey(query: Query): string | null {
 }
 
 /**
+ * What a compilation takes from the running query's project and engine (everything but the query, paging and
+ * variables): every runner compiles with these, so a project setting reaches each printed query the same way.
+ */
+export function projectCompileInput(ctx: RunnerContext): Pick<CompileProductQLInput, 'projectId' | 'timezone' | 'weekStartDay' | 'personOverrides' | 'dialect'> {
+  return {
+    projectId: ctx.project.id,
+    timezone: ctx.project.timezone,
+    weekStartDay: ctx.project.week_start_day,
+    personOverrides: ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true,
+    dialect: ctx.engine.dialect,
+  };
+}
+
+/**
  * Prints `query` for the project with the insight row limit (or `limit`/`offset`), reusing an earlier print of an
  * equal AST for the same dialect, project, timezone and week start. The result is shared: callers must not modify it.
  */
@@ -61,26 +75,14 @@ export async function printInsightQuery(
   const limit = page.limit ?? INSIGHT_ROW_LIMIT;
   const offset = page.offset;
   const ast = astCacheKey(query);
-  const personOverrides = ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true;
+  const input = projectCompileInput(ctx);
   const key =
     ast === null
       ? null
-      : `${ctx.engine.dialect}\u0001${ctx.project.id}\u0001${ctx.project.timezone}\u0001${ctx.project.week_start_day}\u0001${limit}\u0001${offset ?? ''}\u0001${personOverrides}\u0001${ast}`;
+      : `${input.dialect}\u0001${input.projectId}\u0001${input.timezone}\u0001${input.weekStartDay}\u0001${limit}\u0001${offset ?? ''}\u0001${input.personOverrides}\u0001${ast}`;
   let entry = key === null ? undefined : printed.get(key);
   if (entry) printed.delete(key!); // re-inserted below: the map's order is recency
-  else
-    entry = {
-      compiled: await compileProductQL({
-        query,
-        projectId: ctx.project.id,
-        timezone: ctx.project.timezone,
-        weekStartDay: ctx.project.week_start_day,
-        limit,
-        offset,
-        personOverrides,
-        dialect: ctx.engine.dialect,
-      }),
-    };
+  else entry = { compiled: await compileProductQL({ ...input, query, limit, offset }) };
   if (key !== null) {
     while (printed.size >= PRINTED_CACHE_ENTRIES) printed.delete(printed.keys().next().value as string);
     printed.set(key, entry);

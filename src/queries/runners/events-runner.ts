@@ -27,7 +27,7 @@ import { lookupFunction } from '../../productql/functions';
 import { chainToElements } from '../../ingest/elements-chain';
 import { parseProperties } from '../../projects/person-reader';
 import { actionToExpr } from '../../actions/matching';
-import { executeCompiled } from '../insights/execute';
+import { executeCompiled, projectCompileInput } from '../insights/execute';
 import { insightsNow, parseDateString } from '../insights/date-range';
 import { instantToLocal, sqlLocal } from '../insights/local-time';
 import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
@@ -142,14 +142,7 @@ async function personsOf(ctx: RunnerContext, distinctIds: string[]): Promise<Map
       from: 'person_distinct_ids',
       where: ast.compare('in', ast.field('distinct_id'), ast.tuple(chunk.map((d) => ast.constant(d)))),
     });
-    const compiled = await compileProductQL({
-      query: q,
-      projectId: ctx.project.id,
-      timezone: ctx.project.timezone,
-      limit: MAX_LIMIT,
-      personOverrides: ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true,
-      dialect: ctx.engine.dialect,
-    });
+    const compiled = await compileProductQL({ ...projectCompileInput(ctx), query: q, limit: MAX_LIMIT });
     const result = await executeCompiled(ctx, compiled, 'person_column_extra_query');
     for (const [did, uuid, createdAt, props] of shapeResult(result.rows, compiled).results) {
       if (uuid === null || uuid === undefined || uuid === '') continue;
@@ -249,16 +242,7 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
     const limit = !node.limit || node.limit <= 0 ? DEFAULT_LIMIT : Math.min(node.limit, MAX_LIMIT);
     const offset = node.offset ?? 0;
     const compiled = await ctx.timings.measure('print', () =>
-      compileProductQL({
-        query,
-        projectId: ctx.project.id,
-        timezone: tz,
-        limit,
-        offset,
-        personOverrides: ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true,
-        dialect: ctx.engine.dialect,
-        weekStartDay: ctx.project.week_start_day,
-      }),
+      compileProductQL({ ...projectCompileInput(ctx), query, limit, offset }),
     );
     const result = await executeCompiled(ctx, compiled);
     assertResultSize(result.rows);

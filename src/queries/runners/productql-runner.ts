@@ -3,7 +3,7 @@ import { validationError } from '../../errors';
 import { productqlError } from '../../productql/errors';
 import { assertResultSize } from '../../limits';
 import { ast, compileProductQL, parseSelect, shapeResult, type CompileProductQLInput, type CompiledProductQL, type Expr, type Query } from '../../productql';
-import { executeCompiled } from '../insights/execute';
+import { executeCompiled, projectCompileInput } from '../insights/execute';
 import { insightsNow, parseDateString } from '../insights/date-range';
 import { instantToLocal, sqlLocal } from '../insights/local-time';
 import { propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
@@ -43,16 +43,12 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
     const query = FILTERS_PLACEHOLDER.test(node.query) ? await ctx.timings.measure('filters', () => withFilters(node.query, node.filters, ctx)) : node.query;
     const compiled = await ctx.timings.measure('print', () =>
       compileMemo({
+        ...projectCompileInput(ctx),
         query,
-        projectId: ctx.project.id,
-        timezone: ctx.project.timezone,
         variables: variableValues(node.variables),
         values: node.values,
         limit: node.limit,
         offset: node.offset,
-        personOverrides: ctx.engine.hasPersonOverrides?.(ctx.project.id) ?? true,
-        dialect: ctx.engine.dialect,
-        weekStartDay: ctx.project.week_start_day,
       }),
     );
     const result = await executeCompiled(ctx, compiled);
