@@ -1,5 +1,6 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
 import { jsonColumn } from '../json-column';
+import { ProjectObject } from './project-object';
 
 /** One step of an action (PostHog's ActionStepJSON): the action matches an event that matches any of its steps. */
 export interface ActionStep {
@@ -17,16 +18,7 @@ export interface ActionStep {
 
 /** A saved event definition of a project (PostHog's Action): an OR of steps, usable as an ActionsNode series. */
 @Entity('actions')
-export class Action {
-  @PrimaryGeneratedColumn()
-  id!: number;
-
-  @Column({ type: 'integer' })
-  project_id!: number;
-
-  @Column({ type: 'text', nullable: true })
-  name!: string | null;
-
+export class Action extends ProjectObject {
   @Column({ type: 'text', default: '' })
   description!: string;
 
@@ -44,16 +36,4 @@ export class Action {
 
   @Column({ type: 'datetime', nullable: true })
   pinned_at!: Date | null;
-
-  @Column({ type: 'boolean', default: false })
-  deleted!: boolean;
-
-  @Column({ type: 'datetime' })
-  created_at!: Date;
-
-  @Column({ type: 'integer', nullable: true })
-  created_by_id!: number | null;
-
-  @Column({ type: 'datetime' })
-  updated_at!: Date;
 }

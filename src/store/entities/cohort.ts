@@ -1,23 +1,16 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
 import { jsonColumn } from '../json-column';
+import { ProjectObject } from './project-object';
 
 /**
  * A cohort: a saved group of persons of a project (PostHog's Cohort). Dynamic cohorts are defined by person
  * properties (`filters`, or the legacy `groups`) and evaluated against the current persons at query time; static
- * cohorts hold an explicit list of person ids.
+ * cohorts hold an explicit list of person ids. `updated_at` is shown as PostHog's `last_calculation` (Quarry evaluates
+ * cohorts at query time).
  */
 @Entity('cohorts')
 @Index(['project_id', 'deleted'])
-export class Cohort {
-  @PrimaryGeneratedColumn()
-  id!: number;
-
-  @Column({ type: 'integer' })
-  project_id!: number;
-
-  @Column({ type: 'text', nullable: true })
-  name!: string | null;
-
+export class Cohort extends ProjectObject {
   @Column({ type: 'text', default: '' })
   description!: string;
 
@@ -35,17 +28,4 @@ export class Cohort {
   /** Person ids (UUID text) of a static cohort, in insertion order; `[]` for dynamic ones. */
   @Column({ ...jsonColumn, default: '[]' })
   static_person_ids!: string[];
-
-  @Column({ type: 'boolean', default: false })
-  deleted!: boolean;
-
-  @Column({ type: 'datetime' })
-  created_at!: Date;
-
-  @Column({ type: 'integer', nullable: true })
-  created_by_id!: number | null;
-
-  /** Bumped by every save (PostHog's `last_calculation`: Quarry evaluates cohorts at query time). */
-  @Column({ type: 'datetime' })
-  updated_at!: Date;
 }

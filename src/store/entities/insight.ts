@@ -1,22 +1,14 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
 import { jsonColumn } from '../json-column';
+import { ProjectObject } from './project-object';
 
 /** A saved insight: a named query node of a project, plus the cache fields of its last result. */
 @Entity('insights')
 @Index(['project_id', 'short_id'], { unique: true })
-export class Insight {
-  @PrimaryGeneratedColumn()
-  id!: number;
-
-  @Column({ type: 'integer' })
-  project_id!: number;
-
+export class Insight extends ProjectObject {
   /** 8 alphanumerics, unique per project; PostHog's UI URLs use it (`/insights/<short_id>`). */
   @Column({ type: 'text' })
   short_id!: string;
-
-  @Column({ type: 'text', nullable: true })
-  name!: string | null;
 
   /** The auto-generated title, shown when `name` is empty. */
   @Column({ type: 'text', nullable: true })
@@ -53,21 +45,8 @@ export class Insight {
   @Column({ type: 'boolean', default: true })
   saved!: boolean;
 
-  @Column({ type: 'boolean', default: false })
-  deleted!: boolean;
-
   @Column({ type: 'integer', nullable: true })
   order!: number | null;
-
-  @Column({ type: 'datetime' })
-  created_at!: Date;
-
-  @Column({ type: 'integer', nullable: true })
-  created_by_id!: number | null;
-
-  /** Bumped by every save. */
-  @Column({ type: 'datetime' })
-  updated_at!: Date;
 
   /** Bumped only when a material field (name, description, query, filters) changes. */
   @Column({ type: 'datetime' })
