@@ -284,6 +284,17 @@ export type CompareFilter = z.infer<typeof compareFilterSchema>;
 
 // ---------------------------------------------------------------------------------------------- base
 
+/**
+ * Fields of every data node PostHog sends besides its own (DataNode: client modifiers, tags, the schema version, a
+ * cached response): accepted and not acted on. Spread into a non-insight kind's `z.object({...}).strict()`.
+ */
+export const dataNodeShape = {
+  modifiers: z.record(z.string(), z.unknown()).nullish(),
+  tags: z.record(z.string(), z.unknown()).nullish(),
+  version: z.number().nullish(),
+  response: z.unknown().optional(),
+};
+
 /** Fields every insight node has (`InsightsQueryBase`). Spread into a kind's `z.object({...}).strict()`. */
 export const insightBaseShape = {
   dateRange: dateRangeSchema.nullish(),

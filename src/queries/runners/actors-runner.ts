@@ -13,7 +13,7 @@ import { lookupFunction } from '../../productql/functions';
 import { validationError } from '../../errors';
 import { drfDateTime, parseProperties } from '../../projects/person-reader';
 import type { QueryRunner, RunnerContext } from '../runner';
-import { ensureFilterParser, executeCompiled, printInsightQuery, propertiesSchema, propertiesToExpr, runInsightQuery, toNumber } from '../insights';
+import { dataNodeShape, ensureFilterParser, executeCompiled, printInsightQuery, propertiesSchema, propertiesToExpr, runInsightQuery, toNumber } from '../insights';
 import { shapeResult } from '../../productql';
 import { actorSourceSchema, resolveActorSource, type ActorSource } from './actors-sources';
 
@@ -31,10 +31,7 @@ export const actorsQuerySchema = z
     search: z.string().max(1000).nullish(),
     properties: propertiesSchema,
     fixedProperties: propertiesSchema,
-    modifiers: z.record(z.string(), z.unknown()).nullish(),
-    response: z.unknown().optional(),
-    tags: z.unknown().optional(),
-    version: z.number().nullish(),
+    ...dataNodeShape,
   })
   .strict();
 export type ActorsQuery = z.infer<typeof actorsQuerySchema>;

@@ -8,7 +8,7 @@ import { parseSelect } from '../../productql/parser';
 import { productqlQuerySchema, type ProductQLQueryNode } from '../schema/productql-query';
 import { validationError } from '../../errors';
 import type { RunnerContext } from '../runner';
-import { lifecycleQuerySchema, stickinessQuerySchema, trendsQuerySchema } from '../insights';
+import { dataNodeShape, lifecycleQuerySchema, stickinessQuerySchema, trendsQuerySchema } from '../insights';
 import { funnelsQuerySchema } from '../funnels/schema';
 import { retentionQuerySchema } from '../retention/schema';
 import { trendsActorsQuery } from './trends-runner';
@@ -35,10 +35,7 @@ export const insightActorsQuerySchema = z
     /** Retention: the cohort row (0 = the first interval). */
     interval: z.number().int().min(0).nullish(),
     includeRecordings: z.boolean().nullish(),
-    modifiers: z.record(z.string(), z.unknown()).nullish(),
-    response: z.unknown().optional(),
-    tags: z.unknown().optional(),
-    version: z.number().nullish(),
+    ...dataNodeShape,
   })
   .strict();
 
@@ -54,10 +51,7 @@ export const funnelsActorsQuerySchema = z
     funnelTrendsDropOff: z.boolean().nullish(),
     funnelTrendsEntrancePeriodStart: z.string().nullish(),
     includeRecordings: z.boolean().nullish(),
-    modifiers: z.record(z.string(), z.unknown()).nullish(),
-    response: z.unknown().optional(),
-    tags: z.unknown().optional(),
-    version: z.number().nullish(),
+    ...dataNodeShape,
   })
   .strict();
 

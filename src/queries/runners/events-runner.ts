@@ -31,7 +31,7 @@ import { executeCompiled, projectCompileInput } from '../insights/execute';
 import { insightsNow, parseDateString } from '../insights/date-range';
 import { instantToLocal, sqlLocal } from '../insights/local-time';
 import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
-import { propertiesSchema } from '../insights/schema';
+import { dataNodeShape, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 
 /** PostHog's EventsQuery node. `source` (InsightActorsQuery) is refused, never ignored. */
@@ -52,10 +52,7 @@ export const eventsQuerySchema = z
     limit: z.number().int().nullish(),
     offset: z.number().int().min(0).max(10_000_000).nullish(),
     source: z.unknown().optional(),
-    modifiers: z.record(z.string(), z.unknown()).nullish(),
-    tags: z.record(z.string(), z.unknown()).nullish(),
-    response: z.unknown().optional(),
-    version: z.number().nullish(),
+    ...dataNodeShape,
   })
   .strict();
 export type EventsQueryNode = z.infer<typeof eventsQuerySchema>;
