@@ -532,6 +532,23 @@ function shapeItem(env: Env, it: Item, buckets: Bucket[], label: string, action:
   };
 }
 
+/**
+ * The query's date range as trends reads it: `all` starts at the earliest event the series (`seriesWhere`, built only
+ * then) and the global filters match; a BoldNumber without `date_to` is the exact range.
+ */
+async function trendsRange(env: Env, seriesWhere: () => Expr): Promise<QueryDateRange> {
+  const { node, ctx, d } = env;
+  const earliest = node.dateRange?.date_from === 'all' ? await earliestTimestamp(ctx, ast.and(seriesWhere(), env.global)) : null;
+  return new QueryDateRange({
+    dateRange: node.dateRange,
+    interval: d.interval,
+    timezone: ctx.project.timezone,
+    weekStartDay: ctx.project.week_start_day ?? 0,
+    earliest,
+    exactTimeRange: d.display === 'BoldNumber' && !node.dateRange?.date_to,
+  });
+}
+
 export const trendsRunner: QueryRunner<TrendsQuery> = {
   kinds: ['TrendsQuery'],
   schema: trendsQuerySchema,
@@ -553,20 +570,7 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
     // Validate formulas before running anything.
     const formulas = d.formulas.map((f, i) => ({ ...f, parsed: parseFormula(f.formula, series.length, d.formulas.length > 1 ? `trendsFilter__formulas__${i}` : 'trendsFilter__formula') }));
 
-    const weekStartDay = ctx.project.week_start_day ?? 0;
-    let earliest: Date | null = null;
-    if (node.dateRange?.date_from === 'all') {
-      const where = ast.or(...series.map((s) => seriesFilterExpr(s) ?? ast.constant(true)));
-      earliest = await earliestTimestamp(ctx, ast.and(where, env.global));
-    }
-    const range = new QueryDateRange({
-      dateRange: node.dateRange,
-      interval: d.interval,
-      timezone: ctx.project.timezone,
-      weekStartDay,
-      earliest,
-      exactTimeRange: d.display === 'BoldNumber' && !node.dateRange?.date_to,
-    });
+    const range = await trendsRange(env, () => ast.or(...series.map((s) => seriesFilterExpr(s) ?? ast.constant(true))));
     if (range.buckets().length > 10_000 && !d.totalValue)
       throw validationError('The date range has too many intervals; use a coarser interval.', 'interval');
 
@@ -668,17 +672,7 @@ export async function trendsActorsQuery(
   const specs = breakdownSpecs(node.breakdownFilter, node.trendsFilter?.breakdown_histogram_bin_count);
   if (specs.some((sp) => sp.histogramBinCount)) throw validationError('Actors of a histogram breakdown bin are not supported.', 'source__breakdown');
   const env: Env = { node, ctx, d, specs, global: globalFilterExpr(node, ctx), groupIndex: node.aggregation_group_type_index ?? null, hogql: [] };
-  let earliest: Date | null = null;
-  if (node.dateRange?.date_from === 'all') earliest = await earliestTimestamp(ctx, ast.and(seriesFilterExpr(s) ?? ast.constant(true), env.global));
-  const weekStartDay = ctx.project.week_start_day ?? 0;
-  let range = new QueryDateRange({
-    dateRange: node.dateRange,
-    interval: d.interval,
-    timezone: ctx.project.timezone,
-    weekStartDay,
-    earliest,
-    exactTimeRange: d.display === 'BoldNumber' && !node.dateRange?.date_to,
-  });
+  let range = await trendsRange(env, () => seriesFilterExpr(s) ?? ast.constant(true));
   if (point.compare === 'previous') {
     if (!isCompare(node.compareFilter)) throw validationError('compare "previous" needs a source query that compares to a previous period.', 'source__compare');
     range = previousPeriodRange(range, node.compareFilter!);
@@ -691,7 +685,7 @@ export async function trendsActorsQuery(
     const text = String(point.day);
     let i = buckets.findIndex((b) => b.key === text);
     if (i < 0) {
-      const at = new QueryDateRange({ dateRange: { date_from: text, date_to: text }, interval: d.interval, timezone: ctx.project.timezone, weekStartDay, attr: 'source__day' });
+      const at = new QueryDateRange({ dateRange: { date_from: text, date_to: text }, interval: d.interval, timezone: ctx.project.timezone, weekStartDay: range.weekStartDay, attr: 'source__day' });
       const key = at.buckets()[0]?.key;
       i = buckets.findIndex((b) => b.key === key);
     }
