@@ -12,6 +12,7 @@ import { validationError } from '../../errors';
 import type { BreakdownFilter } from './schema';
 import { groupPropertyChain, groupTypeIndexOf } from './group-filters';
 import { sessionPropertyExpr } from './session-filters';
+import { containsAggregate } from './math';
 
 /** Value of events whose breakdown property is missing, null or `''`. */
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
@@ -109,8 +110,12 @@ export function breakdownRawExpr(spec: BreakdownSpec, table?: string): Expr {
       return sessionPropertyExpr(spec.property, 'breakdownFilter', table);
     case 'group':
       return f(...groupPropertyChain({ key: spec.property, group_type_index: spec.groupTypeIndex }, undefined, 'breakdownFilter'));
-    case 'hogql':
-      return parseExprSync(spec.property);
+    case 'hogql': {
+      const expr = parseExprSync(spec.property);
+      if (containsAggregate(expr))
+        throw validationError(`The breakdown "${spec.property}" contains an aggregation; break down by a value of each event (e.g. properties.$browser).`, 'breakdownFilter__breakdown');
+      return expr;
+    }
   }
 }
 
@@ -197,12 +202,21 @@ const classOf = (v: string | string[]): number => {
   return 0;
 };
 
-/** PostHog's breakdown order: class (normal < null < other), then total desc, then value asc. */
-export function compareBreakdowns(a: { value: string | string[]; total: number }, b: { value: string | string[]; total: number }): number {
+/**
+ * Class (normal < null < other), then total desc; 0 on a tie. PostHog sorts formula results by this alone (a stable
+ * sort: tied values keep the order they first appear in, series A's ranking first).
+ */
+export function compareBreakdownRanks(a: { value: string | string[]; total: number }, b: { value: string | string[]; total: number }): number {
   const ca = classOf(a.value);
   const cb = classOf(b.value);
   if (ca !== cb) return ca - cb;
-  if (a.total !== b.total) return b.total - a.total;
+  return a.total !== b.total ? b.total - a.total : 0;
+}
+
+/** PostHog's breakdown order: class (normal < null < other), then total desc, then value asc. */
+export function compareBreakdowns(a: { value: string | string[]; total: number }, b: { value: string | string[]; total: number }): number {
+  const byRank = compareBreakdownRanks(a, b);
+  if (byRank !== 0) return byRank;
   const sa = Array.isArray(a.value) ? a.value.join('\u0000') : a.value;
   const sb = Array.isArray(b.value) ? b.value.join('\u0000') : b.value;
   return sa < sb ? -1 : sa > sb ? 1 : 0;

@@ -1,5 +1,5 @@
 import { parseFormula } from './formula';
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, compareBreakdowns, histogramBins, pyFloat, rankBreakdownValues } from './breakdown';
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, compareBreakdownRanks, compareBreakdowns, histogramBins, pyFloat, rankBreakdownValues } from './breakdown';
 import { effectiveMath } from './math';
 
 describe('formulas', () => {
@@ -22,6 +22,11 @@ describe('formulas', () => {
     expect(parseFormula(f, 2).evaluate(vals)).toBe(expected);
   });
 
+  it('-A over a zero is 0, not -0', () => {
+    expect(Object.is(parseFormula('-A', 1).evaluate([0]), 0)).toBe(true);
+    expect(Object.is(parseFormula('A*-1', 1).evaluate([0]), 0)).toBe(true);
+  });
+
   it.each(['C', 'A+', 'sum(A)', 'AB', 'A B', '', 'A; DROP TABLE events'])('%j is a 400', (f) => {
     expect(() => parseFormula(f, 2)).toThrow(expect.objectContaining({ status: 400, attr: 'trendsFilter__formula' }));
   });
@@ -37,6 +42,15 @@ describe('breakdown ranking', () => {
       { value: 'c', total: 9 },
     ];
     expect(items.sort(compareBreakdowns).map((x) => x.value)).toEqual(['c', 'a', 'b', BREAKDOWN_NULL, BREAKDOWN_OTHER]);
+  });
+  it('formula results rank by class and total only: ties keep their order (a stable sort)', () => {
+    const items = [
+      { value: 'Paris', total: 2 },
+      { value: BREAKDOWN_NULL, total: 9 },
+      { value: 'Berlin', total: 2 },
+      { value: 'London', total: 4 },
+    ];
+    expect(items.sort(compareBreakdownRanks).map((x) => x.value)).toEqual(['London', 'Paris', 'Berlin', BREAKDOWN_NULL]);
   });
   it('limit keeps the top values; with more values than the limit the null value goes to Other', () => {
     const totals = new Map([

@@ -142,5 +142,6 @@ export function parseFormula(text: string, seriesCount: number, attr = 'trendsFi
       }
     }
   };
-  return { text, uses: [...uses].sort(), evaluate: (vals) => ev(root, vals) };
+  // (`-A` over a zero is -0, which JSON writes as 0 anyway; answered as 0 so results compare equal to 0 everywhere)
+  return { text, uses: [...uses].sort(), evaluate: (vals) => ev(root, vals) || 0 };
 }

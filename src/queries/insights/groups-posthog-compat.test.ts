@@ -118,10 +118,10 @@ describe('trends', () => {
       { kind: 'TrendsQuery', series: [signUp], dateRange: TRENDS_RANGE, breakdownFilter: { breakdowns: [{ type: 'group', property: 'industry', group_type_index: 0 }] } },
       byGroupProps,
     );
-    // (one entry in `breakdowns` gives the values as a single breakdown does, as for event breakdowns)
+    // `breakdowns`, even with one entry, gives each value as an array of strings (reference §2.3, multi-breakdown)
     expect(multi.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
-      ['finance', 2],
-      ['technology', 1],
+      [['finance'], 2],
+      [['technology'], 1],
     ]);
     // only one event has a company: the others have no value for it
     const company = await db.run(

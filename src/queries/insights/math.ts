@@ -8,6 +8,7 @@
 import * as ast from '../../productql/ast';
 import type { Expr } from '../../productql/ast';
 import { parseExprSync } from '../../productql/parser';
+import { lookupFunction } from '../../productql/functions';
 import { validationError } from '../../errors';
 import { INTERVAL_RANK, type IntervalType } from './interval';
 import { COUNT_PER_ACTOR_MATH, PROPERTY_MATH, type EventsNode, type MathType } from './schema';
@@ -142,12 +143,32 @@ export function aggregationExpr(s: EventsNode, math: MathType, opts: { groupType
       return ast.call('uniq', [ast.call('nullIf', [f('$session_id'), ast.constant('')])]);
     case 'hogql': {
       if (!s.math_hogql) throw validationError('math "hogql" needs math_hogql.', `${attr}__math_hogql`);
-      return parseExprSync(s.math_hogql);
+      const expr = parseExprSync(s.math_hogql);
+      // (a bare column would reach the engine as "not under an aggregate function / not in GROUP BY"; a constant is fine)
+      if (!containsAggregate(expr) && someNode(expr, (n) => n.node === 'Field'))
+        throw validationError(`math_hogql "${s.math_hogql}" must be an aggregation, e.g. sum(properties.price) or count().`, `${attr}__math_hogql`);
+      return expr;
     }
     default:
       if ((PROPERTY_MATH as readonly string[]).includes(math)) return numericAggregate(math, mathPropertyExpr(s, attr, opts.table));
       throw validationError(`math "${math}" is not supported here.`, `${attr}__math`);
   }
+}
+
+/**
+ * True when `e` (a parsed ProductQL expression) calls an aggregate function outside of any subquery: a HogQL math must
+ * (it is the per-bucket value), a breakdown expression must not (it is grouped by).
+ */
+export const containsAggregate = (e: unknown): boolean =>
+  someNode(e, (n) => n.node === 'Call' && typeof n.name === 'string' && lookupFunction(n.name)?.kind === 'aggregate');
+
+/** True when a node of `e` outside of any subquery satisfies `pred`. */
+function someNode(e: unknown, pred: (n: { node?: unknown; name?: unknown }) => boolean): boolean {
+  if (e === null || typeof e !== 'object') return false;
+  if (Array.isArray(e)) return e.some((x) => someNode(x, pred));
+  const n = e as { node?: unknown; name?: unknown };
+  if (n.node === 'SelectQuery' || n.node === 'SelectSetQuery') return false;
+  return pred(n) || Object.values(e).some((x) => someNode(x, pred));
 }
 
 /** Extra WHERE conditions a math implies: group math excludes events with an empty `$group_N`. */

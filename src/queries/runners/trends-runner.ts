@@ -21,7 +21,7 @@ import {
   sqlLocal,
   bucketKeyFromValue,
   cal,
-  compareBreakdowns,
+  compareBreakdownRanks,
   earliestTimestamp,
   effectiveMath,
   ensureFilterParser,
@@ -55,6 +55,7 @@ import {
   type MathType,
   type TrendsDefaults,
   type TrendsQuery,
+  type ResolvedSeries,
 } from '../insights';
 import { clickhouseBreakdownLimit, clickhouseRawBreakdownKeys } from '../insights/clickhouse-breakdown-limit';
 
@@ -81,7 +82,12 @@ interface Env {
   global: Expr | undefined;
   groupIndex: number | null;
   hogql: string[];
+  /** `breakdowns` (multi-breakdown, even with one entry): values are arrays, as in PostHog. */
+  multi: boolean;
 }
+
+/** True when the node breaks down by `breakdowns` (values are arrays then, whatever their count). */
+const isMultiBreakdown = (node: TrendsQuery): boolean => !!node.breakdownFilter?.breakdowns?.length;
 
 const keyOf = (v: BreakdownValue | null): string => (v === null ? '' : Array.isArray(v) ? JSON.stringify(v) : v);
 
@@ -125,7 +131,7 @@ function rowValue(env: Env, row: Record<string, unknown>): BreakdownValue | null
     const v = row[`b${i}`];
     return v === null || v === undefined || v === '' ? BREAKDOWN_NULL : String(v);
   });
-  return env.specs.length === 1 ? vals[0] : vals;
+  return env.multi ? vals : vals[0];
 }
 
 /** Runs one series over one period; returns one line per breakdown value (unranked). */
@@ -233,11 +239,13 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
   } else if (plan.kind === 'first_time' || cumulativeActors) {
     // Each actor once, at their first matching event (first ever for first_time math; first in range for cumulative DAU).
     const firstEver = plan.kind === 'first_time';
-    // first_time_for_user: the person's first event of this kind, counted when it matches the series filters;
-    // first_matching_event_for_user: the first event that matches them.
+    // first_time_for_user: the person's first event of this kind, counted when it matches the filters (the series' and
+    // the global ones, test accounts included: PostHog's FirstTimeForUserEventsQueryAlternator checks them with a minIf
+    // on the first event); first_matching_event_for_user: the first event that matches them.
     const seriesProps = ast.and(
       propertiesToExpr(s.properties, { timezone: env.ctx.project.timezone, attr }),
       propertiesToExpr(s.fixedProperties, { timezone: env.ctx.project.timezone, attr }),
+      env.global,
     );
     const checkFirst = firstEver && math === 'first_time_for_user';
     const inner = ast.select({
@@ -254,7 +262,6 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
         ? ast.and(
             checkFirst ? undefined : seriesProps,
             eventMatchExpr(s, { timezone: env.ctx.project.timezone, attr }),
-            env.global,
             ast.call('isNotNull', [actor]),
             ast.compare('<=', ast.field('timestamp'), ast.constant(range.toSql())),
           )
@@ -410,7 +417,7 @@ function applyBreakdownLimit(lines: Line[], env: Env): { lines: Line[]; hasMore:
   const out = kept.map((k) => byKey.get(k)!);
   if (!rest.length && !existingOther) return { lines: out, hasMore: false };
   const other: Line = existingOther ?? {
-    value: env.specs.length === 1 ? BREAKDOWN_OTHER : env.specs.map(() => BREAKDOWN_OTHER),
+    value: env.multi ? env.specs.map(() => BREAKDOWN_OTHER) : BREAKDOWN_OTHER,
     data: new Array(lines[0].data.length).fill(0),
     aggregated: 0,
   };
@@ -478,20 +485,32 @@ function transformData(data: number[], d: TrendsDefaults): number[] {
   return out;
 }
 
-function filterEcho(node: TrendsQuery, d: TrendsDefaults, range: QueryDateRange): Record<string, unknown> {
+/** The fields of a filter object that are set (PostHog drops the None ones). */
+const setFields = (o: Record<string, unknown> | null | undefined): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== null && v !== undefined));
+
+/**
+ * Each item's `filter`: PostHog's TrendsQueryRunner._query_to_filter — the query's base fields (`insight`, `properties`,
+ * `filter_test_accounts`, the resolved `date_from`/`date_to`, `entity_type`, `sampling_factor`,
+ * `aggregation_group_type_index`, `interval`), then the trendsFilter's and the breakdownFilter's fields as given,
+ * without the unset ones.
+ */
+function filterEcho(node: TrendsQuery, range: QueryDateRange): Record<string, unknown> {
   const r = range.resolved();
   return {
-    insight: 'TRENDS',
-    date_from: r.date_from,
-    date_to: r.date_to,
-    interval: d.interval,
-    display: d.display,
-    properties: node.properties ?? [],
-    filter_test_accounts: !!node.filterTestAccounts,
-    ...(node.breakdownFilter?.breakdown !== undefined ? { breakdown: node.breakdownFilter.breakdown, breakdown_type: node.breakdownFilter.breakdown_type ?? 'event' } : {}),
-    ...(node.compareFilter?.compare ? { compare: true } : {}),
-    ...(d.formulas.length ? { formula: d.formulas[0].formula } : {}),
-    ...(d.smoothingIntervals > 1 ? { smoothing_intervals: d.smoothingIntervals } : {}),
+    ...setFields({
+      insight: 'TRENDS',
+      properties: node.properties ?? [],
+      filter_test_accounts: node.filterTestAccounts ?? false,
+      date_to: r.date_to,
+      date_from: r.date_from,
+      entity_type: 'events',
+      sampling_factor: node.samplingFactor,
+      aggregation_group_type_index: node.aggregation_group_type_index,
+      interval: node.interval ?? 'day',
+    }),
+    ...setFields(node.trendsFilter),
+    ...setFields(node.breakdownFilter),
   };
 }
 
@@ -505,7 +524,7 @@ function shapeItem(env: Env, it: Item, buckets: Bucket[], label: string, action:
   const { d } = env;
   const base: Record<string, unknown> = {
     label,
-    filter: filterEcho(env.node, d, range),
+    filter: filterEcho(env.node, range),
     action,
   };
   if (it.line.value !== null) base.breakdown_value = it.line.value;
@@ -533,12 +552,16 @@ function shapeItem(env: Env, it: Item, buckets: Bucket[], label: string, action:
 }
 
 /**
- * The query's date range as trends reads it: `all` starts at the earliest event the series (`seriesWhere`, built only
- * then) and the global filters match; a BoldNumber without `date_to` is the exact range.
+ * The query's date range as trends reads it: `all` starts at the earliest event of the series' events (or actions),
+ * whatever their property filters and the global ones (PostHog's get_earliest_timestamp_from_series looks at the event
+ * names only); a BoldNumber without `date_to` is the exact range. The runner and its actors query read the same range.
  */
-async function trendsRange(env: Env, seriesWhere: () => Expr): Promise<QueryDateRange> {
+async function trendsRange(env: Env, series: readonly ResolvedSeries[]): Promise<QueryDateRange> {
   const { node, ctx, d } = env;
-  const earliest = node.dateRange?.date_from === 'all' ? await earliestTimestamp(ctx, ast.and(seriesWhere(), env.global)) : null;
+  const earliest =
+    node.dateRange?.date_from === 'all'
+      ? await earliestTimestamp(ctx, ast.or(...series.map((s) => eventMatchExpr(s, { timezone: ctx.project.timezone }) ?? ast.constant(true))))
+      : null;
   return new QueryDateRange({
     dateRange: node.dateRange,
     interval: d.interval,
@@ -566,11 +589,12 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
       global: globalFilterExpr(node, ctx),
       groupIndex: node.aggregation_group_type_index ?? null,
       hogql: [],
+      multi: isMultiBreakdown(node),
     };
     // Validate formulas before running anything.
     const formulas = d.formulas.map((f, i) => ({ ...f, parsed: parseFormula(f.formula, series.length, d.formulas.length > 1 ? `trendsFilter__formulas__${i}` : 'trendsFilter__formula') }));
 
-    const range = await trendsRange(env, () => ast.or(...series.map((s) => seriesFilterExpr(s) ?? ast.constant(true))));
+    const range = await trendsRange(env, series.filter((_, i) => !dropped.has(i)));
     if (range.buckets().length > 10_000 && !d.totalValue)
       throw validationError('The date range has too many intervals; use a coarser interval.', 'interval');
 
@@ -618,8 +642,9 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
           const aggregated = d.totalValue ? f.parsed.evaluate(inputs.map((l) => (l ? l.aggregated : 0))) : 0;
           items.push({ value: v, data, aggregated });
         }
+        // (Array.prototype.sort is stable: ties keep the order the values were first seen in)
         if (specs.length)
-          items.sort((a, b) => compareBreakdowns({ value: a.value!, total: total(a, d.totalValue) }, { value: b.value!, total: total(b, d.totalValue) }));
+          items.sort((a, b) => compareBreakdownRanks({ value: a.value!, total: total(a, d.totalValue) }, { value: b.value!, total: total(b, d.totalValue) }));
         for (const line of items) {
           const label = f.custom_name || `Formula (${f.formula})`;
           results.push(shapeItem(env, { seriesIndex: -1, line, period: p }, buckets, label, null, p.range));
@@ -665,14 +690,15 @@ export async function trendsActorsQuery(
 ): Promise<{ query: ast.SelectQuery; groupTypeIndex: number | null }> {
   await ensureFilterParser();
   const d = trendsDefaults(node);
-  const series = await resolveSeries(node.series, ctx, 'drop');
+  const dropped = new Set<number>();
+  const series = await resolveSeries(node.series, ctx, 'drop', dropped);
   const si = point.series ?? 0;
   if (!Number.isInteger(si) || si < 0 || si >= series.length) throw validationError(`series ${si} does not exist in the source query.`, 'source__series');
   const s = series[si];
   const specs = breakdownSpecs(node.breakdownFilter, node.trendsFilter?.breakdown_histogram_bin_count);
   if (specs.some((sp) => sp.histogramBinCount)) throw validationError('Actors of a histogram breakdown bin are not supported.', 'source__breakdown');
-  const env: Env = { node, ctx, d, specs, global: globalFilterExpr(node, ctx), groupIndex: node.aggregation_group_type_index ?? null, hogql: [] };
-  let range = await trendsRange(env, () => seriesFilterExpr(s) ?? ast.constant(true));
+  const env: Env = { node, ctx, d, specs, global: globalFilterExpr(node, ctx), groupIndex: node.aggregation_group_type_index ?? null, hogql: [], multi: isMultiBreakdown(node) };
+  let range = await trendsRange(env, series.filter((_, i) => !dropped.has(i)));
   if (point.compare === 'previous') {
     if (!isCompare(node.compareFilter)) throw validationError('compare "previous" needs a source query that compares to a previous period.', 'source__compare');
     range = previousPeriodRange(range, node.compareFilter!);
@@ -728,7 +754,7 @@ export async function trendsActorsQuery(
   if (plan.kind === 'first_time') {
     // The actors whose first event (as computeSeries finds it) falls in the point; their matching events there.
     const tz = ctx.project.timezone;
-    const seriesProps = ast.and(propertiesToExpr(s.properties, { timezone: tz, attr: 'series' }), propertiesToExpr(s.fixedProperties, { timezone: tz, attr: 'series' }));
+    const seriesProps = ast.and(propertiesToExpr(s.properties, { timezone: tz, attr: 'series' }), propertiesToExpr(s.fixedProperties, { timezone: tz, attr: 'series' }), env.global);
     const checkFirst = math === 'first_time_for_user';
     const firsts = ast.select({
       select: [
@@ -741,7 +767,6 @@ export async function trendsActorsQuery(
       where: ast.and(
         checkFirst ? undefined : seriesProps,
         eventMatchExpr(s, { timezone: tz, attr: 'series' }),
-        env.global,
         ast.call('isNotNull', [actor]),
         ast.compare('<=', ast.field('timestamp'), ast.constant(range.toSql())),
       ),
