@@ -77,10 +77,20 @@ export function withCohortRunners(runners: QueryRunner[], loader: CohortLoader):
     async run(node: any, ctx: RunnerContext): Promise<Record<string, unknown>> {
       const isTrends = node?.kind === 'TrendsQuery';
       const bf = node?.breakdownFilter as Parameters<typeof cohortBreakdownValues>[0];
-      // only trends answer cohort breakdowns; elsewhere the breakdown code answers its 400
+      // trends answer cohort breakdowns here; elsewhere the breakdown code answers its 400
       const breakdown = isTrends ? cohortBreakdownValues(bf) : null;
       const ids = cohortFilterIds(node);
-      const breakdownIds = (breakdown ?? []).filter((v): v is number => v !== 'all');
+      // funnels and retention (and their actors) run once per cohort themselves (funnels/cohort-breakdown.ts,
+      // retention/cohort-breakdown.ts): their cohorts are only loaded here
+      const source = node?.kind === 'ActorsQuery' ? node?.source : undefined;
+      const ownBf =
+        node?.kind === 'FunnelsQuery' || node?.kind === 'RetentionQuery'
+          ? bf
+          : source?.kind === 'FunnelsActorsQuery' || (source?.kind === 'InsightActorsQuery' && source?.source?.kind === 'RetentionQuery')
+            ? source.source?.breakdownFilter
+            : undefined;
+      const ownBreakdown = ownBf ? cohortBreakdownValues(ownBf) : null;
+      const breakdownIds = [...(breakdown ?? []), ...(ownBreakdown ?? [])].filter((v): v is number => v !== 'all');
       // cohorts of the node's actions' steps: not checked here, the filter builder answers a missing one's 400
       // … and of its ProductQL's IN COHORT (by id or name): a missing one is the compiler's 400
       const wanted = [...ids, ...breakdownIds, ...(await actionCohortIds(node, ctx)), ...(await productqlCohortIds(node, ctx.project.id, loader))];

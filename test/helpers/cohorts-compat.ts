@@ -208,15 +208,16 @@ export function describeCohortsCompat(engine: string, server: () => TestServer):
       expect((await s.api('GET', `/api/projects/${other}/cohorts/${ids.otherJane}/`)).body.count).toBe(1);
     });
 
-    it('cohort breakdowns outside trends are a clear 400', async () => {
+    it('funnel cohort breakdowns: one funnel per cohort (a person in two cohorts counts in both)', async () => {
       const r = await query({
         kind: 'FunnelsQuery',
         series: [{ kind: 'EventsNode', event: 'event_name' }, { kind: 'EventsNode', event: 'paid' }],
         dateRange: DATES,
-        breakdownFilter: { breakdown_type: 'cohort', breakdown: [ids.jane] },
+        breakdownFilter: { breakdown_type: 'cohort', breakdown: [ids.jane, ids.paid] },
       });
-      expect(r.status).toBe(400);
-      expect(r.body.detail).toBe('Cohort breakdowns are supported in trends only.');
+      expect(r.status).toBe(200);
+      const byCohort = Object.fromEntries(r.body.results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((x) => x.count)]));
+      expect(byCohort).toEqual({ [ids.jane]: [1, 1], [ids.paid]: [2, 1] });
     });
 
     it('HogQL IN COHORT over the query API: by id and by name, NOT IN, an edit used at once, other projects unknown', async () => {

@@ -57,3 +57,30 @@ it('RetentionQuery over GraphQL: typed cohorts', async () => {
   expect(rows[0].values[1]).toEqual({ count: 1, label: 'Day 1' });
   expect(rows[0].breakdown_value).toBeNull();
 });
+
+it('RetentionQuery over GraphQL: custom brackets and the aggregation fields', async () => {
+  const res = await gql(
+    s,
+    `query($q: RetentionQueryInput!) { retention(projectId: 1, query: $q) { results { values { count label aggregation_value } } } }`,
+    {
+      q: {
+        dateRange: { date_to: '2024-01-03' },
+        retentionFilter: { period: 'Day', totalIntervals: 3, retentionType: 'retention_recurring', retentionCustomBrackets: [2] },
+      },
+    },
+  );
+  expect(res.body.errors).toBeUndefined();
+  // brackets are sizes after period 0: [2] → Day 0, Day 1-2
+  expect(res.body.data.retention.results[0].values).toEqual([
+    { count: 2, label: 'Day 0', aggregation_value: null },
+    { count: 2, label: 'Day 1-2', aggregation_value: null },
+  ]);
+  const sum = await gql(
+    s,
+    `query($q: RetentionQueryInput!) { retention(projectId: 1, query: $q) { results { values { aggregation_value } } } }`,
+    { q: { dateRange: { date_to: '2024-01-03' }, retentionFilter: { period: 'Day', totalIntervals: 3, aggregationType: 'sum' } } },
+  );
+  // sum needs its property: PostHog's 400, as a GraphQL error
+  expect(sum.body.errors?.[0]?.extensions?.code).toBe('invalid_input');
+  expect(sum.body.errors[0].message).toContain('aggregationProperty');
+});

@@ -5,6 +5,9 @@ import { defaultSeriesKinds, inputToNode } from '../types/insights-inputs';
 
 type Item = Record<string, unknown>;
 
+/** A breakdown value as a list of strings: property breakdowns give lists, group and cohort breakdowns one value. */
+const boxed = (v: unknown): string[] | null => (Array.isArray(v) ? v.map(String) : v == null ? null : [String(v)]);
+
 const step = (s: Item): FunnelStep => ({
   action_id: s.action_id === null || s.action_id === undefined ? null : String(s.action_id),
   name: s.name === null || s.name === undefined ? null : String(s.name),
@@ -14,8 +17,17 @@ const step = (s: Item): FunnelStep => ({
   type: String(s.type),
   average_conversion_time: (s.average_conversion_time as number | null) ?? null,
   median_conversion_time: (s.median_conversion_time as number | null) ?? null,
-  breakdown_value: Array.isArray(s.breakdown_value) ? (s.breakdown_value as unknown[]).map(String) : null,
+  breakdown_value: boxed(s.breakdown_value),
 });
+
+/** The FunnelsQuery node of a typed input (also the source of funnel paths). */
+export function funnelsInputToNode(query: FunnelsQueryInput): Record<string, unknown> {
+  return inputToNode('FunnelsQuery', query, (n) => {
+    defaultSeriesKinds(n);
+    const ff = n.funnelsFilter as Item | undefined;
+    if (ff?.exclusions) ff.exclusions = (ff.exclusions as Item[]).map((e) => ({ ...e, kind: e.kind ?? 'EventsNode' }));
+  });
+}
 
 /** Typed FunnelsQuery; the same node and runner as POST /api/projects/<id>/query/. */
 @Resolver()
@@ -26,11 +38,7 @@ export class FunnelsResolver {
     @Arg('projectId', () => Int) projectId: number,
     @Arg('query', () => FunnelsQueryInput) query: FunnelsQueryInput,
   ): Promise<FunnelsResult> {
-    const node = inputToNode('FunnelsQuery', query, (n) => {
-      defaultSeriesKinds(n);
-      const ff = n.funnelsFilter as Item | undefined;
-      if (ff?.exclusions) ff.exclusions = (ff.exclusions as Item[]).map((e) => ({ ...e, kind: e.kind ?? 'EventsNode' }));
-    });
+    const node = funnelsInputToNode(query);
     const r = (await ctx.services.queries.run(ctx.principal, projectId, { query: node })) as Item;
     const viz = (query.funnelsFilter?.funnelVizType ?? 'steps') as string;
     const out: FunnelsResult = {
@@ -55,12 +63,12 @@ export class FunnelsResolver {
         data: it.data as number[],
         days: it.days as string[],
         labels: it.labels as string[],
-        breakdown_value: Array.isArray(it.breakdown_value) ? (it.breakdown_value as unknown[]).map(String) : null,
+        breakdown_value: boxed(it.breakdown_value),
       }));
     } else {
       const results = r.results as unknown[];
       if (results.length && Array.isArray(results[0]))
-        out.breakdowns = (results as Item[][]).map((steps) => ({ breakdown_value: (steps[0].breakdown_value as unknown[]).map(String), steps: steps.map(step) }));
+        out.breakdowns = (results as Item[][]).map((steps) => ({ breakdown_value: boxed(steps[0].breakdown_value) ?? [], steps: steps.map(step) }));
       else out.steps = (results as Item[]).map(step);
     }
     return out;

@@ -1,6 +1,7 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { inputToNode } from '../types/insights-inputs';
+import { funnelsInputToNode } from './funnels-resolver';
 import { PathsQueryInput, PathsResult, type PathsLink } from '../types/paths-types';
 
 type Item = Record<string, unknown>;
@@ -14,7 +15,10 @@ export class PathsResolver {
     @Arg('projectId', () => Int) projectId: number,
     @Arg('query', () => PathsQueryInput) query: PathsQueryInput,
   ): Promise<PathsResult> {
-    const r = (await ctx.services.queries.run(ctx.principal, projectId, { query: inputToNode('PathsQuery', query) })) as Item;
+    const { funnelPathsFilter, ...rest } = query;
+    const node = inputToNode('PathsQuery', rest as PathsQueryInput);
+    if (funnelPathsFilter) node.funnelPathsFilter = { ...funnelPathsFilter, funnelSource: funnelsInputToNode(funnelPathsFilter.funnelSource) };
+    const r = (await ctx.services.queries.run(ctx.principal, projectId, { query: node })) as Item;
     return { results: r.results as PathsLink[], hogql: String(r.hogql ?? ''), timezone: String(r.timezone ?? 'UTC') };
   }
 }

@@ -20,7 +20,11 @@ export class RetentionResolver {
         label: String(c.label),
         date: String(c.date),
         breakdown_value: c.breakdown_value === null || c.breakdown_value === undefined ? null : String(c.breakdown_value),
-        values: (c.values as Item[]).map((v) => ({ count: Number(v.count), label: String(v.label) })),
+        values: (c.values as Item[]).map((v) => ({
+          count: Number(v.count),
+          label: String(v.label),
+          aggregation_value: v.aggregation_value === undefined || v.aggregation_value === null ? null : Number(v.aggregation_value),
+        })),
       })),
       hogql: String(r.hogql ?? ''),
       timezone: String(r.timezone ?? 'UTC'),

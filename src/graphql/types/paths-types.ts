@@ -1,5 +1,6 @@
 /** Typed GraphQL input and result of PathsQuery (field names are PostHog's JSON keys). */
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
+import { FunnelsQueryInput } from './funnels-types';
 import { InsightFiltersInput } from './insights-inputs';
 
 @InputType('PathCleaningFilterInput')
@@ -40,10 +41,22 @@ export class PathsFilterInput {
   pathsHogQLExpression?: string | null;
 }
 
+@InputType('FunnelPathsFilterInput')
+export class FunnelPathsFilterInput {
+  @Field(() => String, { description: 'funnel_path_before_step | funnel_path_between_steps | funnel_path_after_step' })
+  funnelPathType!: string;
+  @Field(() => FunnelsQueryInput)
+  funnelSource!: FunnelsQueryInput;
+  @Field(() => Int, { nullable: true, description: '1-based step; negative: the actors who dropped off before step |n|.' })
+  funnelStep?: number | null;
+}
+
 @InputType('PathsQueryInput')
 export class PathsQueryInput extends InsightFiltersInput {
   @Field(() => PathsFilterInput)
   pathsFilter!: PathsFilterInput;
+  @Field(() => FunnelPathsFilterInput, { nullable: true, description: 'Paths before, after or between the steps of a funnel, for its actors.' })
+  funnelPathsFilter?: FunnelPathsFilterInput | null;
 }
 
 @ObjectType('PathsLink')

@@ -1,5 +1,5 @@
 /** Typed GraphQL input and result of RetentionQuery (field names are PostHog's JSON keys). */
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { BreakdownFilterInput, InsightFiltersInput, PropertyFilterInput } from './insights-inputs';
 
 @InputType('RetentionEntityInput', { description: 'An event (id = event name; null = all events) with optional filters.' })
@@ -34,6 +34,14 @@ export class RetentionFilterInput {
   timeWindowMode?: string | null;
   @Field(() => String, { nullable: true, description: 'total | previous (display only).' })
   retentionReference?: string | null;
+  @Field(() => [Int], { nullable: true, description: 'Bracket sizes in periods after period 0, e.g. [1, 2, 3]: Day 0, Day 1, Day 2-3, Day 4-6.' })
+  retentionCustomBrackets?: number[] | null;
+  @Field(() => String, { nullable: true, description: 'count (default) | sum | avg of aggregationProperty.' })
+  aggregationType?: string | null;
+  @Field(() => String, { nullable: true })
+  aggregationProperty?: string | null;
+  @Field(() => String, { nullable: true, description: 'event (default) | person' })
+  aggregationPropertyType?: string | null;
 }
 
 @InputType('RetentionQueryInput')
@@ -52,6 +60,8 @@ export class RetentionValue {
   count!: number;
   @Field(() => String, { description: 'Day 0, Day 1, ...' })
   label!: string;
+  @Field(() => Float, { nullable: true, description: 'The sum or average of aggregationProperty (aggregationType sum | avg).' })
+  aggregation_value?: number | null;
 }
 
 @ObjectType('RetentionCohort')

@@ -62,7 +62,7 @@ const has = (mask: number, i: number): boolean => (mask & (1 << i)) !== 0;
  * attribution).
  */
 export function evaluateActor(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?: (step: number, ev: FunnelEvent) => boolean): ActorResult | null {
-  if (cfg.order === 'unordered') return evaluateUnordered(events, cfg);
+  if (cfg.order === 'unordered') return evaluateUnordered(events, cfg, stepFilter);
   const n = cfg.numSteps;
   const entered: (State | null)[] = new Array(n).fill(null);
   let best: { step: number; state: State } | null = null;
@@ -216,14 +216,20 @@ export function entryReach(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?
   return out;
 }
 
-function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig): ActorResult | null {
+/**
+ * Unordered: a sequence starts at any step event and completes distinct steps inside the window. `stepFilter(0, ev)`
+ * refuses an event as a sequence start (step attribution: in an unordered funnel "step 0" is the sequence's first
+ * event, whichever step it is — PostHog offers only this one, as "Any step").
+ */
+function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?: (step: number, ev: FunnelEvent) => boolean): ActorResult | null {
   const n = cfg.numSteps;
   const all = (1 << n) - 1;
   let best: { count: number; times: number[] } | null = null;
+  let excludedReach = 0;
   const reachByEntry = new Map<number, number>();
   for (let i = 0; i < events.length; i++) {
     const start = events[i];
-    if (!(start.steps & all)) continue;
+    if (!(start.steps & all) || (stepFilter && !stepFilter(0, start))) continue;
     let done = 0;
     const times: number[] = [];
     let lastTs = start.ts;
@@ -238,17 +244,22 @@ function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig): ActorResul
       lastTs = ev.ts;
       if (done === all) break;
     }
-    // Exclusions span the whole funnel: between the first event and the completion (or the window end).
+    const count = times.length;
+    // Exclusions span the whole funnel: between the first event and the completion (or the window end). An excluded
+    // sequence is marked, not the actor: the actor is dropped when its furthest sequence is excluded (a clean one
+    // reaching as far wins), as for ordered funnels in evaluateActor.
     if (cfg.exclusions.length) {
       const end = done === all ? lastTs : start.ts + cfg.windowMs;
-      for (const ev of events) if (ev.excl && ev.ts > start.ts && ev.ts < end + (done === all ? 0 : 1)) return null;
+      if (events.some((ev) => ev.excl && ev.ts > start.ts && ev.ts < end + (done === all ? 0 : 1))) {
+        excludedReach = Math.max(excludedReach, count);
+        continue;
+      }
     }
-    const count = times.length;
     const prev = reachByEntry.get(start.ts);
     if (prev === undefined || prev < count - 1) reachByEntry.set(start.ts, count - 1);
     if (!best || count > best.count) best = { count, times };
   }
-  if (!best) return null;
+  if (!best || excludedReach > best.count) return null;
   const reached = new Array(n).fill(false).map((_, i) => i < best!.count);
   return { maxStep: best.count - 1, timings: best.times, reached, reachByEntry };
 }

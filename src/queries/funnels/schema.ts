@@ -2,22 +2,16 @@ import { z } from 'zod';
 import { LIMIT_CODES, MAX_FUNNEL_EXCLUSIONS, MAX_FUNNEL_STEPS, maxItems } from '../../limits';
 import { actionsNodeSchema, anyPropertyFilterSchema, breakdownFilterSchema, eventsNodeSchema, insightBaseShape, intervalSchema } from '../insights';
 
-export const funnelExclusionSchema = z
-  .object({
-    kind: z.enum(['EventsNode', 'ActionsNode']),
-    event: z.string().nullable().optional(),
-    id: z.union([z.number(), z.string()]).optional(),
-    name: z.string().nullable().optional(),
-    custom_name: z.string().nullable().optional(),
-    properties: z.array(anyPropertyFilterSchema).nullish(),
-    fixedProperties: z.array(anyPropertyFilterSchema).nullish(),
-    funnelFromStep: z.number().int(),
-    funnelToStep: z.number().int(),
-    math: z.string().nullable().optional(),
-    response: z.unknown().optional(),
-    version: z.number().optional(),
-  })
-  .strict();
+/**
+ * An exclusion: PostHog's FunnelExclusionEventsNode / FunnelExclusionActionsNode, i.e. a whole EventsNode or ActionsNode
+ * (every series field accepted; math and display fields have no effect) plus the step range it applies to. An `id` on
+ * an events exclusion (what some legacy-filter conversions leave) is tolerated and unused.
+ */
+const exclusionRange = { funnelFromStep: z.number().int(), funnelToStep: z.number().int() };
+export const funnelExclusionSchema = z.discriminatedUnion('kind', [
+  eventsNodeSchema.extend({ ...exclusionRange, id: z.union([z.number(), z.string()]).optional() }),
+  actionsNodeSchema.extend(exclusionRange),
+]);
 
 export const funnelsFilterSchema = z
   .object({

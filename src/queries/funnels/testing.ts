@@ -7,7 +7,7 @@ import type { EventEngineBase } from '../../engines/engine';
 import { testEngine, type TestEngineKind } from '../../engines/clickhouse/test-engine';
 import { Ingestor } from '../../ingest/ingestor';
 import type { Project } from '../../store/entities';
-import type { QueryRunner } from '../runner';
+import type { QueryRunner, RunnerContext } from '../runner';
 import { Timings } from '../timings';
 
 export interface Harness {
@@ -17,7 +17,8 @@ export interface Harness {
   ingestor: Ingestor;
   /** Imports into a fresh project id; returns it. */
   load(data: { persons?: unknown[]; events?: unknown[] }): Promise<number>;
-  run(runner: QueryRunner, node: unknown, projectId: number, project?: Partial<Project>): Promise<any>;
+  /** `extra`: more of the runner context (e.g. `actions`, the project's saved actions). */
+  run(runner: QueryRunner, node: unknown, projectId: number, project?: Partial<Project>, extra?: Partial<RunnerContext>): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -42,7 +43,7 @@ export async function openHarness(): Promise<Harness> {
       await ingestor.flush();
       return id;
     },
-    async run(runner, node, projectId, project = {}) {
+    async run(runner, node, projectId, project = {}, extra = {}) {
       const parsed = runner.schema.parse(node);
       return runner.run(parsed, {
         project: {
@@ -60,6 +61,7 @@ export async function openHarness(): Promise<Harness> {
         engine,
         timings: new Timings(),
         timeoutMs: 30_000,
+        ...extra,
       });
     },
     async close() {

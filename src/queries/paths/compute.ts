@@ -17,6 +17,11 @@ export interface PathsOptions {
   startPoint?: string | null;
   endPoint?: string | null;
   excludeEvents?: string[] | null;
+  /**
+   * A gap of this many milliseconds or more starts a new session. Default {@link SESSION_GAP_MS}; funnel paths use
+   * the funnel's conversion window (PostHog's `get_session_threshold_clause`).
+   */
+  sessionGapMs?: number;
 }
 
 export interface PathLink {
@@ -31,11 +36,14 @@ export const SESSION_GAP_MS = 30 * 60 * 1000;
 /** One person's events (any order) → their session paths, already cut per start/end/step limit. */
 export function personPaths(events: PathEvent[], o: PathsOptions): PathEvent[][] {
   const excluded = new Set(o.excludeEvents ?? []);
-  const evs = events.filter((e) => !excluded.has(e.item)).sort((a, b) => a.ts - b.ts);
+  // Equal timestamps are ordered by item, as the in-engine computation orders them (the engine's arrays come in no
+  // fixed order).
+  const evs = events.filter((e) => !excluded.has(e.item)).sort((a, b) => a.ts - b.ts || cmp(a.item, b.item));
+  const gap = o.sessionGapMs ?? SESSION_GAP_MS;
   const sessions: PathEvent[][] = [];
   let cur: PathEvent[] = [];
   for (const e of evs) {
-    if (cur.length && e.ts - cur[cur.length - 1].ts >= SESSION_GAP_MS) {
+    if (cur.length && e.ts - cur[cur.length - 1].ts >= gap) {
       sessions.push(cur);
       cur = [];
     }
@@ -68,8 +76,10 @@ function cutPath(path: PathEvent[], o: PathsOptions): PathEvent[] | null {
     if (j < 0) return null;
     const seg = path.slice(i, j + 1);
     if (seg.length <= n) return seg;
+    // PostHog's limited_timings: the "..." item carries the time of the first item it stands for, so the edges into
+    // and out of it split the skipped time.
     const half = Math.floor(n / 2);
-    return [...seg.slice(0, half), { ts: seg[half - 1]?.ts ?? seg[0].ts, item: '...' }, ...seg.slice(seg.length - half)];
+    return [...seg.slice(0, half), { ts: seg[half].ts, item: '...' }, ...seg.slice(seg.length - half)];
   }
   if (start !== null) {
     const i = path.findIndex((e) => e.item === start);
@@ -135,6 +145,36 @@ export function edgeLinks(edges: PathEdge[], o: PathsOptions): PathLink[] {
   return list
     .filter((e) => seen.has(e.source))
     .map((e) => ({ source: e.source, target: e.target, value: e.value, average_conversion_time: e.total / e.value }));
+}
+
+/**
+ * The node keys an actors query asks for (PostHog's `pathStartKey`, `pathEndKey`, `pathDropoffKey`, e.g. `2_/pricing`).
+ */
+export interface PathActorKeys {
+  start?: string | null;
+  end?: string | null;
+  dropoff?: string | null;
+}
+
+/**
+ * How many steps of one actor's paths match the keys (PostHog's paths actors filter over each step of each session
+ * path): `start` — the previous step is that node (`last_path_key`); `end` — the step is that node (`path_key`);
+ * `dropoff` — the path ends at that node and the step is it. With `start` and `end`, the actors who crossed that
+ * edge. Zero: the actor is not one of them.
+ */
+export function matchingSteps(paths: PathEvent[][], k: PathActorKeys): number {
+  let n = 0;
+  for (const p of paths) {
+    const dropoff = `${p.length}_${p[p.length - 1].item}`;
+    for (let i = 0; i < p.length; i++) {
+      const key = `${i + 1}_${p[i].item}`;
+      if (k.start && (i === 0 || `${i}_${p[i - 1].item}` !== k.start)) continue;
+      if (k.end && key !== k.end) continue;
+      if (k.dropoff && (dropoff !== k.dropoff || key !== k.dropoff)) continue;
+      n++;
+    }
+  }
+  return n;
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

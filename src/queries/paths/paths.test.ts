@@ -104,6 +104,8 @@ describe('start, end, limits', () => {
   it('start and end: a long segment keeps both ends around "..."', async () => {
     const r = await paths(seq('a', ['/s', '/1', '/2', '/3', '/4', '/e']), { startPoint: '/s', endPoint: '/e', stepLimit: 4 });
     expect(edges(r)).toEqual(['1_/s -> 2_/1 (1)', '2_/1 -> 3_... (1)', '3_... -> 4_/4 (1)', '4_/4 -> 5_/e (1)']);
+    // "..." carries the time of the first item it stands for (/2): 1 minute in, 2 minutes out.
+    expect(r.results.map((e: any) => e.average_conversion_time)).toEqual([60_000, 60_000, 120_000, 60_000]);
   });
 
   it('edges sort by value then source/target; weights filter; edgeLimit prunes unreachable deeper edges', async () => {
@@ -125,10 +127,10 @@ describe('start, end, limits', () => {
   });
 });
 
-it('400 for funnel paths (not supported yet)', async () => {
-  await expect(paths([pv('a', '/a', t(0))], {}, { funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelStep: 1 } })).rejects.toMatchObject({
-    status: 400,
-  });
+it('a funnelPathsFilter without its funnel source is refused by the schema', () => {
+  const r = pathsRunner.schema.safeParse({ kind: 'PathsQuery', pathsFilter: {}, funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelStep: 1 } });
+  expect(r.success).toBe(false);
+  expect(JSON.stringify(r.error?.issues)).toContain('funnelSource');
 });
 
 describe('helpers', () => {
@@ -145,8 +147,8 @@ describe('helpers', () => {
 
 describe('the in-engine path computation agrees with the per-actor evaluation', () => {
   // Deterministic pseudo-random visits: gaps from seconds to an hour (exactly 30 minutes included), repeats of the
-  // same page, several sessions per person, some personless actors. Timestamps are distinct per person (ties are
-  // ordered by item in the engine, by arrival in the per-actor evaluation).
+  // same page, several sessions per person, some personless actors. Timestamps are distinct per person (both order
+  // ties by item: paths-posthog-compat-2.test.ts, 'ties').
   let seed = 5;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
   const pages = ['/a', '/b/', '/c', '/d'];

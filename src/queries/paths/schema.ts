@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkRegexValue } from '../../limits';
 import { insightBaseShape } from '../insights';
+import { funnelsQuerySchema } from '../funnels/schema';
 
 export const pathCleaningFilterSchema = z
   .object({ alias: z.string().nullish(), regex: z.string().nullish(), order: z.number().nullish() })
@@ -27,11 +28,22 @@ export const pathsFilterSchema = z
   })
   .strict();
 
+/** PostHog's FunnelPathsFilter: paths before, after or between the steps of a funnel, for the funnel's actors. */
+export const funnelPathsFilterSchema = z
+  .object({
+    funnelPathType: z.enum(['funnel_path_before_step', 'funnel_path_between_steps', 'funnel_path_after_step']),
+    funnelSource: funnelsQuerySchema,
+    /** 1-based step; negative: the actors who dropped off before step |n| (−2 is the first valid one). */
+    funnelStep: z.number().int().nullish(),
+  })
+  .strict();
+export type FunnelPathsFilter = z.infer<typeof funnelPathsFilterSchema>;
+
 export const pathsQuerySchema = z
   .object({
     kind: z.literal('PathsQuery'),
     pathsFilter: pathsFilterSchema,
-    funnelPathsFilter: z.unknown().optional(),
+    funnelPathsFilter: funnelPathsFilterSchema.nullish(),
     ...insightBaseShape,
   })
   .strict();

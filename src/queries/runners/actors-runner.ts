@@ -47,16 +47,21 @@ const ACTOR_COLUMNS = new Set(['person', 'actor', 'group']);
  * Prefixes the fields of a user expression with the actor table (`p`), `event_count` with the source (`s`). Columns
  * are one value per actor: subqueries, aggregates and window functions are refused.
  */
-function qualify(e: unknown, source: ActorSource | null, attr: string): void {
+function qualify(e: unknown, source: ActorSource | null, attr: string, valueExprs: Record<string, () => Expr> = {}): void {
   if (!e || typeof e !== 'object') return;
   if (Array.isArray(e)) {
-    for (const x of e) qualify(x, source, attr);
+    for (const x of e) qualify(x, source, attr, valueExprs);
     return;
   }
   const n = e as Record<string, unknown>;
   if (n.node === 'Field') {
     const chain = n.chain as (string | number)[];
-    if (chain[0] === 'event_count') {
+    const valueExpr = chain.length === 1 && Object.hasOwn(valueExprs, chain[0]) ? valueExprs[String(chain[0])] : undefined;
+    if (valueExpr) {
+      // (in place: the parent holds this node)
+      for (const k of Object.keys(n)) delete n[k];
+      Object.assign(n, valueExpr());
+    } else if (chain[0] === 'event_count') {
       if (!source?.eventCount) throw validationError('event_count exists only for an insight data point whose actors have events.', attr);
       n.chain = ['s', 'event_count'];
     } else if (chain[0] !== 'p' && chain[0] !== 's') n.chain = ['p', ...chain];
@@ -65,7 +70,24 @@ function qualify(e: unknown, source: ActorSource | null, attr: string): void {
   if (n.node === 'SelectQuery' || n.node === 'SelectSetQuery') throw validationError('Subqueries are not allowed in actor columns.', attr);
   if (n.node === 'WindowFunction' || (n.node === 'Call' && lookupFunction(String(n.name))?.kind !== 'scalar' && lookupFunction(String(n.name)) !== undefined))
     throw validationError(`Actor columns are one value per actor: ${String(n.name)}() aggregates over rows.`, attr);
-  for (const [k, v] of Object.entries(n)) if (k !== 'start' && k !== 'end') qualify(v, source, attr);
+  for (const [k, v] of Object.entries(n)) if (k !== 'start' && k !== 'end') qualify(v, source, attr, valueExprs);
+}
+
+/**
+ * A column computed with the actors (retention's `appearances`) as an expression of the actor id — its value at the
+ * actor's place in the list — so that expressions can use it: PostHog's retention actors are asked for with
+ * `orderBy: ["length(appearances) DESC", "actor_id"]` (test_retention_query_runner.py `run_actors_query`).
+ */
+function valueColumnExpr(values: Map<string, unknown>, idField: Expr): Expr {
+  const lit = (v: unknown): Expr =>
+    Array.isArray(v) ? ast.array(v.map(lit)) : ast.constant(v === undefined ? null : (v as string | number | boolean | null));
+  const ids = [...values.keys()];
+  if (!ids.length) return ast.array([]); // (no actors: any expression that prints)
+  const at: Expr = ast.call('arrayElement', [ast.array(ids.map((id) => lit(values.get(id)))), ast.call('indexOf', [ast.array(ids.map((id) => ast.constant(id))), idField])]);
+  // An element looked up is typed unknown (ClickHouse's length() would then read it as text); arraySort types it as an
+  // array, and changes nothing when every list is sorted already (appearances are).
+  const sorted = (v: unknown) => Array.isArray(v) && v.every((x, i) => typeof x === 'number' && (i === 0 || v[i - 1] <= x));
+  return [...values.values()].every(sorted) ? ast.call('arraySort', [at]) : at;
 }
 
 function parseColumn(text: string, attr: string): Expr {
@@ -97,6 +119,9 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     const idField = groups ? ast.field('p', 'key') : ast.call('toString', [ast.field('p', 'id')]);
 
     const names = node.select?.length ? node.select : [...defaultSelect(groups), ...Object.keys(source?.values ?? {})];
+    // `actor_id`: the actor's id, as PostHog's actors queries name it (e.g. `orderBy: ["actor_id"]`)
+    const valueExprs: Record<string, () => Expr> = { actor_id: () => structuredClone(idField) };
+    for (const [name, values] of Object.entries(source?.values ?? {})) valueExprs[name] = () => valueColumnExpr(values, idField);
     const columns: Column[] = names.map((name, i) => {
       if (ACTOR_COLUMNS.has(name)) return { name, actor: true, expr: idField };
       const values = source?.values?.[name];
@@ -104,7 +129,7 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
       if (name === 'person.$delete') return { name, expr: ast.constant(1) };
       if (name === 'matched_recordings') throw validationError('matched_recordings is not available: Quarry stores no session recordings.', `select__${i}`);
       const expr = parseColumn(name, `select__${i}`);
-      qualify(expr, source, `select__${i}`);
+      qualify(expr, source, `select__${i}`, valueExprs);
       return { name, expr };
     });
 
@@ -152,7 +177,7 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
         // PostHog's PersonStrategy/GroupStrategy order_by: the actor column sorts by its display name property.
         if (ACTOR_COLUMNS.has(body.trim())) return ast.order(ast.field('p', 'properties', groups ? 'name' : 'email'), dir);
         const expr = parseColumn(body, `orderBy__${i}`);
-        qualify(expr, source, `orderBy__${i}`);
+        qualify(expr, source, `orderBy__${i}`, valueExprs);
         return ast.order(expr, dir);
       });
     } else if (hasCol('event_count') && source?.eventCount) orderBy = [ast.order(ast.field('s', 'event_count'), 'DESC')];

@@ -15,7 +15,9 @@ import { trendsActorsQuery } from './trends-runner';
 import { lifecycleActorsQuery } from './lifecycle-runner';
 import { stickinessActorsQuery } from './stickiness-runner';
 import { retentionActorsQuery } from './retention-runner';
-import { runFunnels } from './funnels-runner';
+import { pathsQuerySchema } from '../paths/schema';
+import { pathsActors } from './paths-runner';
+import { funnelActorIds } from '../funnels/actors';
 
 const breakdownValueSchema = z.union([z.string().max(10_000), z.number(), z.array(z.union([z.string().max(10_000), z.number()])).max(10)]);
 
@@ -23,7 +25,7 @@ const breakdownValueSchema = z.union([z.string().max(10_000), z.number(), z.arra
 export const insightActorsQuerySchema = z
   .object({
     kind: z.literal('InsightActorsQuery'),
-    source: z.discriminatedUnion('kind', [trendsQuerySchema, stickinessQuerySchema, lifecycleQuerySchema, retentionQuerySchema]),
+    source: z.discriminatedUnion('kind', [trendsQuerySchema, stickinessQuerySchema, lifecycleQuerySchema, retentionQuerySchema, pathsQuerySchema]),
     /** Trends/lifecycle: the interval (`days` entry); stickiness: the number of intervals (1-based). */
     day: z.union([z.string().max(100), z.number().int()]).nullish(),
     /** Lifecycle: new, returning, resurrecting or dormant. */
@@ -46,10 +48,14 @@ export const funnelsActorsQuerySchema = z
     source: funnelsQuerySchema,
     /** 1-based step; negative: dropped off before step |n| (reached step |n| − 1, not step |n|). */
     funnelStep: z.number().int().nullish(),
+    /** One breakdown value of the funnel (boxed or not; a cohort id, `0`/`all` for all users). Default: every value. */
     funnelStepBreakdown: breakdownValueSchema.nullish(),
-    funnelCustomSteps: z.array(z.number().int()).nullish(),
+    /** Steps funnels: actors whose furthest step (1-based) is in the list; wins over `funnelStep`. Default none. */
+    funnelCustomSteps: z.array(z.number().int()).max(100).nullish(),
+    /** Trends funnels: the actors of the period who did not reach `funnelToStep` (true) or did (false, the default). */
     funnelTrendsDropOff: z.boolean().nullish(),
-    funnelTrendsEntrancePeriodStart: z.string().nullish(),
+    /** Trends funnels (required there): the start of the entrance period, as its `days` entry or a datetime. */
+    funnelTrendsEntrancePeriodStart: z.string().max(100).nullish(),
     includeRecordings: z.boolean().nullish(),
     ...dataNodeShape,
   })
@@ -107,30 +113,17 @@ export async function resolveActorSource(source: ActorSourceNode, ctx: RunnerCon
       });
       return { ids, groupTypeIndex, eventCount: false, values: { appearances } };
     }
+    case 'PathsQuery': {
+      // The node is picked by the source's pathsFilter (pathStartKey / pathEndKey / pathDropoffKey).
+      const { ids, groupTypeIndex } = await pathsActors(inner, ctx);
+      return { ids, groupTypeIndex, eventCount: false };
+    }
   }
 }
 
 async function funnelActors(source: z.infer<typeof funnelsActorsQuerySchema>, ctx: RunnerContext): Promise<ActorSource> {
-  const node = source.source;
-  const n = node.series.length;
-  const step = source.funnelStep ?? 1;
-  if (source.funnelTrendsDropOff || source.funnelTrendsEntrancePeriodStart || source.funnelCustomSteps?.length)
-    throw validationError('Actors of funnel trends and custom steps are not supported; ask for a step of the steps funnel.', 'source__funnelTrendsEntrancePeriodStart');
-  if (step === 0 || Math.abs(step) > n)
-    throw validationError(`funnelStep must be 1..${n}, or −1..−${n} for those who dropped off before that step.`, 'source__funnelStep');
-  const hasBreakdown = !!(node.breakdownFilter && (node.breakdownFilter.breakdown !== undefined && node.breakdownFilter.breakdown !== null || node.breakdownFilter.breakdowns?.length));
-  const wanted = source.funnelStepBreakdown === undefined || source.funnelStepBreakdown === null ? null : boxed(source.funnelStepBreakdown).join('\u0001');
-  const ids = new Set<string>();
-  const gti = node.aggregation_group_type_index ?? null;
-  if (node.funnelsFilter?.funnelAggregateByHogQL) throw validationError('Actors of a funnel aggregated by a ProductQL expression are not supported.', 'source__source__funnelsFilter__funnelAggregateByHogQL');
-  await runFunnels({ ...node, funnelsFilter: { ...node.funnelsFilter, funnelVizType: 'steps' } }, ctx, {
-    onActor(actor, value, r) {
-      if (hasBreakdown && wanted !== null && value !== wanted) return;
-      const hit = step > 0 ? r.reached[step - 1] : r.reached[-step - 2] && !r.reached[-step - 1];
-      if (hit) ids.add(actor);
-    },
-  });
-  return { groupTypeIndex: gti, ids: [...ids].sort(), eventCount: false };
+  const ids = await funnelActorIds(source, ctx);
+  return { groupTypeIndex: source.source.aggregation_group_type_index ?? null, ids, eventCount: false };
 }
 
 /**

@@ -9,6 +9,7 @@ import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged'
 import { clickhouseOrderedFunnelQuery } from '../funnels/clickhouse-ordered';
 import { mayHavePersonless, runInsightQuery } from '../insights';
 import { funnelsQuerySchema, type FunnelsQueryNode } from '../funnels/schema';
+import { funnelCohortValues, runFunnelCohortBreakdown } from '../funnels/cohort-breakdown';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { actionToExpr, type ActionDef } from '../../actions/matching';
 import { actionsOf } from '../insights/series';
@@ -22,10 +23,18 @@ const UNIT_SECONDS: Record<string, number> = {
   month: 31 * 86400,
 };
 
+/** The funnel's conversion window in ms (default 14 days); funnel paths split sessions at it too. */
+export const funnelWindowMs = (ff: { funnelWindowInterval?: number | null; funnelWindowIntervalUnit?: string | null } | null | undefined): number =>
+  (ff?.funnelWindowInterval ?? 14) * UNIT_SECONDS[ff?.funnelWindowIntervalUnit ?? 'day'] * 1000;
+
 const SEP = '\u0001';
 
-/** FunnelMathType: `total` and the two first-time variants (see {@link firstTimeSteps}). */
-const FUNNEL_MATH = new Set(['total', 'first_time_for_user', 'first_time_for_user_with_filters']);
+/**
+ * Step math: only FunnelMathType's two first-time variants change a step (see {@link firstTimeSteps}); any other math
+ * a series node may carry (`total`, `dau`, `weekly_active`, ... — what legacy filters and shared series editors send)
+ * is ignored, as PostHog's funnel runner ignores it (test_funnel.py test_funnel_with_actions: steps with `dau` and
+ * `weekly_active` math count actors as any step).
+ */
 const isFirstTime = (s: { math?: string | null }): boolean => s.math === 'first_time_for_user' || s.math === 'first_time_for_user_with_filters';
 const OTHER = 'Other';
 
@@ -83,10 +92,6 @@ function validate(node: FunnelsQueryNode): void {
         throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", attr);
     }
   }
-  for (const [i, st] of node.series.entries()) {
-    if (st.math && !FUNNEL_MATH.has(st.math))
-      throw validationError(`Funnel step math "${st.math}" is not supported by this server yet`, `series__${i}__math`);
-  }
   const viz = ff.funnelVizType ?? 'steps';
   if (viz !== 'steps' || order === 'unordered') {
     if (node.series.some((s) => s.optionalInFunnel))
@@ -109,6 +114,9 @@ function validate(node: FunnelsQueryNode): void {
   if (ff.breakdownAttributionType === 'step') {
     const v = ff.breakdownAttributionValue ?? 0;
     if (v < 0 || v > n - 1) throw validationError('breakdownAttributionValue is out of range', 'funnelsFilter__breakdownAttributionValue');
+    // (reference §3.3 Unordered: "Step attribution only for step 0" — PostHog's editor offers it as "Any step")
+    if (order === 'unordered' && v !== 0)
+      throw validationError('Only the first step (any step) can be used for breakdown attribution in unordered funnels', 'funnelsFilter__breakdownAttributionValue');
   }
 }
 
@@ -250,8 +258,8 @@ function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepI
     }
     return out;
   }
-  // step: the value on the event that matched step `stepIndex`.
-  const values = [...new Set(stepEvents.filter((e) => e.steps & (1 << stepIndex)).map((e) => e.bd))];
+  // step: the value on the event that matched step `stepIndex` (unordered: the first event of the sequence, any step).
+  const values = [...new Set(stepEvents.filter((e) => cfg.order === 'unordered' || e.steps & (1 << stepIndex)).map((e) => e.bd))];
   let best: Attributed | null = null;
   for (const v of values) {
     const r = evaluateActor(events, cfg, (k, ev) => k !== stepIndex || ev.bd === v);
@@ -361,6 +369,8 @@ function funnelRangeExpr(range: QueryDateRange): Expr {
 
 export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opts: FunnelRunOptions = {}): Promise<Record<string, unknown>> {
   validate(node);
+  const cohorts = funnelCohortValues(node);
+  if (cohorts) return runFunnelCohortBreakdown(node, ctx, cohorts, (sub, c, o) => runFunnels(sub, c, { ...opts, onActor: o.onActor }), opts.onActor);
   node = await withActions(node, ctx);
   await initParser();
   const ff = node.funnelsFilter ?? {};
@@ -378,7 +388,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   const cfg: FunnelConfig = {
     numSteps: n,
     order,
-    windowMs: (ff.funnelWindowInterval ?? 14) * UNIT_SECONDS[ff.funnelWindowIntervalUnit ?? 'day'] * 1000,
+    windowMs: funnelWindowMs(ff),
     optional: node.series.map((s) => !!s.optionalInFunnel),
     sameAsPrevious: node.series.map((s, i) => i > 0 && sameDefinition(s, node.series[i - 1])),
     exclusions: (ff.exclusions ?? []).map((e) => ({ from: e.funnelFromStep, to: e.funnelToStep })),

@@ -3,10 +3,11 @@ import { ast, initParser, type Expr, type Query } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
 import { toStr } from '../funnels/common';
 import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged';
-import { globalFilterExpr, mayHavePersonless, personOrDistinctActorExpr, QueryDateRange } from '../insights';
-import { edgeLinks, pathLinks, personPaths, SESSION_GAP_MS, type PathEdge, type PathEvent, type PathsOptions } from '../paths/compute';
-import { pathsQuerySchema, type PathsQueryNode } from '../paths/schema';
+import { earliestTimestamp, globalFilterExpr, mayHavePersonless, personOrDistinctActorExpr, QueryDateRange } from '../insights';
+import { edgeLinks, matchingSteps, pathLinks, personPaths, SESSION_GAP_MS, type PathActorKeys, type PathEdge, type PathEvent, type PathsOptions } from '../paths/compute';
+import { pathsQuerySchema, type FunnelPathsFilter, type PathsQueryNode } from '../paths/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
+import { funnelWindowMs, runFunnels } from './funnels-runner';
 
 interface CleaningRule {
   regex?: string | null;
@@ -48,6 +49,7 @@ function pathItemQuery(
   ctx: RunnerContext,
   where: Expr,
   inEngine: false | 'persons' | 'personless' = false,
+  actor: Expr = personOrDistinctActorExpr(),
 ): { from: Query; item: Expr; grouped: Expr } {
   const pf = node.pathsFilter;
   const types = pf.includeEventTypes ?? [];
@@ -60,7 +62,7 @@ function pathItemQuery(
   // the common case partitions on the stored person id alone.
   const raw = ast.select({
     select: [
-      ast.alias('actor', !inEngine ? personOrDistinctActorExpr() : inEngine === 'personless' ? f('distinct_id') : f('person_id')),
+      ast.alias('actor', !inEngine ? actor : inEngine === 'personless' ? f('distinct_id') : f('person_id')),
       ast.alias('ms', ms),
       f('event'),
       // Each read only for the events whose item it is (a JSON extraction costs as much as the rest of the row).
@@ -72,13 +74,13 @@ function pathItemQuery(
     where: !inEngine ? where : ast.and(where, ast.call(inEngine === 'personless' ? 'isNull' : 'isNotNull', [f('person_id')])),
   });
   const event = f('event');
-  let item: Expr = ast.call('multiIf', [
-    ast.eq(event, ast.constant('$pageview')),
-    stripTrailingSlashExpr(f('url')),
-    ast.eq(event, ast.constant('$screen')),
-    f('screen'),
-    types.includes('hogql') && pf.pathsHogQLExpression ? f('hx') : event,
-  ]);
+  // PostHog's construct_event_hogql: the ProductQL expression (when `hogql` is included) names the events; pageviews
+  // and screens are named by URL and screen name when their type is included — with no types, unless excluded
+  // (excludeEvents: ['$pageview'] then drops them by name, as `_should_query_event` intends).
+  const named = (type: '$pageview' | '$screen'): boolean => (types.length ? types.includes(type) : !(pf.excludeEvents ?? []).includes(type));
+  let item: Expr = types.includes('hogql') && pf.pathsHogQLExpression ? f('hx') : event;
+  if (named('$screen')) item = ast.call('if', [ast.eq(event, ast.constant('$screen')), f('screen'), item]);
+  if (named('$pageview')) item = ast.call('if', [ast.eq(event, ast.constant('$pageview')), stripTrailingSlashExpr(f('url')), item]);
   const rules = [...(pf.pathReplacements ? cleaningRules(ctx.project.path_cleaning_filters) : []), ...cleaningRules(pf.localPathCleaningFilters)];
   for (const r of rules) item = ast.call('replaceRegexpAll', [item, ast.constant(r.regex!), ast.constant(r.alias ?? '')]);
   const cleaned = ast.select({ select: [f('actor'), f('ms'), ast.alias('item0', item)], from: raw });
@@ -185,16 +187,62 @@ function pathEdgesQuery(from: Query, grouped: Expr, o: PathsOptions): Query {
   });
 }
 
-export async function runPaths(node: PathsQueryNode, ctx: RunnerContext, opts: { forceGeneral?: boolean } = {}): Promise<Record<string, unknown>> {
-  if (node.funnelPathsFilter !== undefined && node.funnelPathsFilter !== null)
-    throw validationError('Funnel paths (funnelPathsFilter) are not supported by this server yet', 'funnelPathsFilter');
-  await initParser();
+/** The funnel conversion window in milliseconds (`month` = 31 days, as the funnel runner counts it). */
+/** The funnel's actors on a funnel path, each with the time span (ms, inclusive) whose events make its paths. */
+interface FunnelPathActors {
+  bounds: Map<string, { from: number; to: number }>;
+  /** Sessions split at gaps of the funnel window (PostHog's get_session_threshold_clause for funnel paths). */
+  windowMs: number;
+  groupTypeIndex: number | null;
+}
+
+/**
+ * Funnel paths (reference §5.3; PostHog's path_event_query with the funnel actors' `timestamp` / `min_timestamp` /
+ * `max_timestamp`): `funnelStep` n > 0 takes the actors who reached step n, with its time; n < 0 those who reached
+ * step |n| − 1 but not step |n|, with the time of step |n| − 1. `after_step` keeps their events at or after that
+ * time; `before_step` at or before it (for drop-offs, up to the end of the conversion window after it, when they were
+ * deemed dropped off); `between_steps` (n ≥ 2) from step n − 1 to step n.
+ */
+async function funnelPathActors(f: FunnelPathsFilter, ctx: RunnerContext): Promise<FunnelPathActors> {
+  const funnel = f.funnelSource;
+  const n = funnel.series.length;
+  const step = f.funnelStep;
+  const attr = 'funnelPathsFilter__funnelStep';
+  if (step === undefined || step === null) throw validationError('funnelPathsFilter.funnelStep is required: the funnel step the paths lead to or from.', attr);
+  if (f.funnelPathType === 'funnel_path_between_steps') {
+    if (step < 2 || step > n) throw validationError(`funnel_path_between_steps takes a funnelStep of 2..${n}: the paths from the step before it to it.`, attr);
+  } else if (step === 0 || step === -1 || Math.abs(step) > n)
+    throw validationError(`funnelStep must be 1..${n}, or −2..−${n} for the actors who dropped off before that step.`, attr);
+  if (funnel.funnelsFilter?.funnelAggregateByHogQL)
+    throw validationError('Funnel paths of a funnel aggregated by a ProductQL expression are not supported.', 'funnelPathsFilter__funnelSource__funnelsFilter__funnelAggregateByHogQL');
+  const windowMs = funnelWindowMs(funnel.funnelsFilter);
+  const target = step > 0 ? step - 1 : -step - 2;
+  const bounds = new Map<string, { from: number; to: number }>();
+  await runFunnels({ ...funnel, funnelsFilter: { ...funnel.funnelsFilter, funnelVizType: 'steps' } }, ctx, {
+    onActor(actor, _value, r) {
+      if (bounds.has(actor)) return; // with a breakdown, the actor's first value
+      if (!(step > 0 ? r.reached[target] : r.reached[target] && !r.reached[target + 1])) return;
+      const at = r.timings[target];
+      if (at === null || at === undefined) return;
+      if (f.funnelPathType === 'funnel_path_after_step') bounds.set(actor, { from: at, to: Infinity });
+      else if (f.funnelPathType === 'funnel_path_before_step') bounds.set(actor, { from: -Infinity, to: step < 0 ? at + windowMs : at });
+      else {
+        const prev = r.timings[target - 1];
+        if (prev !== null && prev !== undefined) bounds.set(actor, { from: prev, to: at });
+      }
+    },
+  });
+  return { bounds, windowMs, groupTypeIndex: funnel.aggregation_group_type_index ?? null };
+}
+
+/** The node's options for the path computation, and the WHERE of its events. */
+async function pathsSetup(node: PathsQueryNode, ctx: RunnerContext): Promise<{ where: Expr; o: PathsOptions }> {
   const pf = node.pathsFilter;
   const tz = ctx.project.timezone;
-  const range = new QueryDateRange({ dateRange: node.dateRange, interval: 'day', timezone: tz, weekStartDay: ctx.project.week_start_day ?? 0 });
-  const inEngine = !opts.forceGeneral && ctx.engine.dialect === 'duckdb' && !pf.startPoint && !pf.endPoint;
+  // `date_from: "all"` starts at the project's earliest event (reference §1.5).
+  const earliest = node.dateRange?.date_from === 'all' ? await earliestTimestamp(ctx, undefined) : null;
+  const range = new QueryDateRange({ dateRange: node.dateRange, interval: 'day', timezone: tz, weekStartDay: ctx.project.week_start_day ?? 0, earliest });
   const where = ast.and(range.whereExpr(), globalFilterExpr(node, ctx), includeExpr(node));
-
   const o: PathsOptions = {
     stepLimit: pf.stepLimit ?? 5,
     edgeLimit: pf.edgeLimit ?? 50,
@@ -205,7 +253,61 @@ export async function runPaths(node: PathsQueryNode, ctx: RunnerContext, opts: {
     // PostHog (one version) only applied excludeEvents with includeEventTypes set; Quarry always applies it.
     excludeEvents: pf.excludeEvents,
   };
+  return { where, o };
+}
+
+/** Funnel actors listed in the event query up to this many (beyond, the events are read for all and dropped here). */
+const MAX_LISTED_FUNNEL_ACTORS = 1000;
+
+/**
+ * Every actor's session paths, cut per start/end point and step limit (the per-actor evaluation): actor id → its
+ * paths. Funnel paths keep the funnel's actors and the events in their span.
+ */
+export async function actorPaths(
+  node: PathsQueryNode,
+  ctx: RunnerContext,
+): Promise<{ paths: Map<string, PathEvent[][]>; o: PathsOptions; hogql: string; groupTypeIndex: number | null }> {
+  await initParser();
+  const { where, o } = await pathsSetup(node, ctx);
+  const funnel = node.funnelPathsFilter ? await funnelPathActors(node.funnelPathsFilter, ctx) : null;
+  const paths = new Map<string, PathEvent[][]>();
+  const groupTypeIndex = funnel?.groupTypeIndex ?? null;
+  if (funnel && funnel.bounds.size === 0) return { paths, o, hogql: '', groupTypeIndex };
+  // The funnel's actor: the person (or the distinct id of personless events), or the group key.
+  const actor = personOrDistinctActorExpr(groupTypeIndex);
+  const only = !funnel
+    ? undefined
+    : ast.and(
+        groupTypeIndex !== null ? ast.compare('!=', toStr(actor), ast.constant('')) : undefined,
+        funnel.bounds.size <= MAX_LISTED_FUNNEL_ACTORS ? ast.compare('in', toStr(actor), ast.tuple([...funnel.bounds.keys()].map((k) => ast.constant(k)))) : undefined,
+      );
+  const { from, item } = pathItemQuery(node, ctx, ast.and(where, only), false, actor);
+  const { actors, hogql } = await runPerActorItems(ctx, { actor: ast.field('actor'), item, from });
+  const opts: PathsOptions = funnel ? { ...o, sessionGapMs: funnel.windowMs } : o;
+  ctx.timings.measureSync('paths', () => {
+    for (const [key, list] of actors) {
+      const span = funnel?.bounds.get(key);
+      if (funnel && !span) continue;
+      let evs: PathEvent[] = list.map((raw) => {
+        const s = String(raw);
+        const i = s.indexOf('|');
+        return { ts: Number(s.slice(0, i)), item: s.slice(i + 1) };
+      });
+      if (span) evs = evs.filter((e) => e.ts >= span.from && e.ts <= span.to);
+      const p = personPaths(evs, opts);
+      if (p.length) paths.set(key, p);
+    }
+  });
+  return { paths, o, hogql, groupTypeIndex };
+}
+
+export async function runPaths(node: PathsQueryNode, ctx: RunnerContext, opts: { forceGeneral?: boolean } = {}): Promise<Record<string, unknown>> {
+  const pf = node.pathsFilter;
+  const funnel = node.funnelPathsFilter !== undefined && node.funnelPathsFilter !== null;
+  const inEngine = !opts.forceGeneral && !funnel && ctx.engine.dialect === 'duckdb' && !pf.startPoint && !pf.endPoint;
   if (inEngine) {
+    await initParser();
+    const { where, o } = await pathsSetup(node, ctx);
     // The whole path computation in the engine (window functions): only the counted edges come back. Persons and
     // personless actors are disjoint, so the edge counts and times of the two queries add up.
     const byKey = new Map<string, PathEdge>();
@@ -226,21 +328,22 @@ export async function runPaths(node: PathsQueryNode, ctx: RunnerContext, opts: {
     }
     return { results: ctx.timings.measureSync('paths', () => edgeLinks([...byKey.values()], o)), hogql };
   }
-  const { from, item } = pathItemQuery(node, ctx, where);
-  const { actors, hogql } = await runPerActorItems(ctx, { actor: ast.field('actor'), item, from });
-  const results = ctx.timings.measureSync('paths', () => {
-    const all: PathEvent[][] = [];
-    for (const list of actors.values()) {
-      const evs: PathEvent[] = list.map((raw) => {
-        const s = String(raw);
-        const i = s.indexOf('|');
-        return { ts: Number(s.slice(0, i)), item: s.slice(i + 1) };
-      });
-      for (const p of personPaths(evs, o)) all.push(p);
-    }
-    return pathLinks(all, o);
-  });
+  const { paths, o, hogql } = await actorPaths(node, ctx);
+  const results = ctx.timings.measureSync('paths', () => pathLinks([...paths.values()].flat(), o));
   return { results, hogql };
+}
+
+/**
+ * The actors behind a node of a paths insight (PostHog's paths actors query: `pathStartKey`, `pathEndKey`,
+ * `pathDropoffKey` of the source's pathsFilter; none: every actor with a path), as sorted actor ids.
+ */
+export async function pathsActors(node: PathsQueryNode, ctx: RunnerContext): Promise<{ ids: string[]; groupTypeIndex: number | null }> {
+  const pf = node.pathsFilter;
+  const keys: PathActorKeys = { start: pf.pathStartKey, end: pf.pathEndKey, dropoff: pf.pathDropoffKey };
+  const { paths, groupTypeIndex } = await actorPaths(node, ctx);
+  const ids: string[] = [];
+  for (const [actor, p] of paths) if (matchingSteps(p, keys) > 0) ids.push(actor);
+  return { ids: ids.sort(), groupTypeIndex };
 }
 
 /** PathsQuery: edges between consecutive path items per person session. */

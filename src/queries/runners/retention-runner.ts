@@ -21,6 +21,7 @@ import { retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
 import { actionToExpr, type ActionDef } from '../../actions/matching';
 import { actionsOf, globalFilterExpr, insightsNow, mayHavePersonless, personOrDistinctActorExpr } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
+import { retentionCohortIds, runRetentionCohortBreakdown } from '../retention/cohort-breakdown';
 import type { QueryRunner, RunnerContext } from '../runner';
 
 const OTHER = '$$_posthog_breakdown_other_$$';
@@ -82,6 +83,8 @@ interface ActorEvent {
   target: boolean;
   ret: boolean;
   bd: string;
+  /** The aggregated property (sum/avg aggregation), 0 when missing or not a number. */
+  value: number;
 }
 
 /** Options for tests and benchmarks. */
@@ -98,6 +101,8 @@ export interface RetentionRunOptions {
 }
 
 export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext, opts: RetentionRunOptions = {}): Promise<Record<string, unknown>> {
+  const cohortIds = retentionCohortIds(node);
+  if (cohortIds) return runRetentionCohortBreakdown(node, ctx, cohortIds, (sub, c, o) => runRetention(sub, c, { ...opts, ...o }), opts.onActor);
   await initParser();
   const rf = node.retentionFilter;
   const tz = ctx.project.timezone;
@@ -108,9 +113,28 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   const type = rf.retentionType ?? 'retention_recurring';
   const windows = rf.timeWindowMode === '24_hour_windows';
   if (windows && rf.cumulative) throw validationError('Cumulative retention is not supported with 24 hour windows', 'retentionFilter__cumulative');
-  if (rf.aggregationType && rf.aggregationType !== 'count')
-    throw validationError('Retention sum/avg aggregation is not supported by this server yet', 'retentionFilter__aggregationType');
-  if (rf.retentionCustomBrackets?.length) throw validationError('Custom retention brackets are not supported by this server yet', 'retentionFilter__retentionCustomBrackets');
+  // sum/avg of a property (reference §4.3): per cell, over the start events (interval 0) or the counted return events
+  const agg = rf.aggregationType === 'sum' || rf.aggregationType === 'avg' ? rf.aggregationType : null;
+  let aggValue: Expr | undefined;
+  if (agg) {
+    if (!rf.aggregationProperty) throw validationError(`aggregationType "${agg}" needs aggregationProperty.`, 'retentionFilter__aggregationProperty');
+    if (rf.aggregationPropertyType === 'data_warehouse')
+      throw validationError('Data warehouse properties are not available on this server.', 'retentionFilter__aggregationPropertyType');
+    const prop = rf.aggregationPropertyType === 'person' ? ast.field('person', 'properties', rf.aggregationProperty) : ast.field('properties', rf.aggregationProperty);
+    aggValue = ast.call('ifNull', [toStr(ast.call('toFloat', [prop])), ast.constant('')]);
+  }
+  // Custom brackets (reference §4.2): consecutive runs of return intervals of the given sizes, each one value after
+  // interval 0 ([1, 6] → Day 0, Day 1, Day 2-7). slotOf[k]: the value a return k intervals after the cohort counts in.
+  const brackets = rf.retentionCustomBrackets?.length ? rf.retentionCustomBrackets : null;
+  const slotOf: number[] = [0];
+  if (brackets) {
+    if (brackets.some((b) => !Number.isInteger(b) || b < 1) || brackets.reduce((a, b) => a + b, 0) > 10_000)
+      throw validationError('retentionCustomBrackets are sizes: whole numbers of intervals, 1 or more (10,000 in all at most).', 'retentionFilter__retentionCustomBrackets');
+    brackets.forEach((size, b) => {
+      for (let i = 0; i < size; i++) slotOf.push(b + 1);
+    });
+  } else for (let k = 1; k < total; k++) slotOf.push(k);
+  const width = brackets ? brackets.length + 1 : total;
   const minOcc = rf.minimumOccurrences ?? 1;
   const { from, to, buckets } = retentionRange(node, tz, weekStart);
 
@@ -145,6 +169,8 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
     ast.constant('|'),
     flag(returning),
     ast.constant('|'),
+    aggValue ?? ast.constant(''),
+    ast.constant('|'),
     bdExpr,
   ]);
   const epoch = (c: Expr) => ast.call('min', [ast.call('if', [c, ast.arithmetic('-', ts, ast.call('toDateTime', [ast.constant(0)])), ast.constant(null)])]);
@@ -158,12 +184,19 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   const table = new Map<string, number[][]>();
   const rowFor = (bd: string) => {
     let t = table.get(bd);
-    if (!t) table.set(bd, (t = Array.from({ length: n }, () => new Array(total).fill(0))));
+    if (!t) table.set(bd, (t = Array.from({ length: n }, () => new Array(width).fill(0))));
+    return t;
+  };
+  // sum/avg aggregation: the property's sum per cell, beside the actor counts
+  const sums = new Map<string, number[][]>();
+  const sumFor = (bd: string) => {
+    let t = sums.get(bd);
+    if (!t) sums.set(bd, (t = Array.from({ length: n }, () => new Array(width).fill(0))));
     return t;
   };
   let hogql: string;
 
-  if (!windows && !opts.forceGeneral && !opts.onActor) {
+  if (!windows && !opts.forceGeneral && !opts.onActor && !agg && !brackets) {
     const actor = actorExpr(node.aggregation_group_type_index);
     const global = globalFilterExpr(node, ctx);
     const gridInput: RetentionSqlInput = {
@@ -261,17 +294,27 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
         const key = parts[0].length > 10 ? parts[0].slice(0, 19) : parts[0];
         const p = index.get(key);
         if (p === undefined) continue;
-        evs.push({ period: p, ts: Math.round(Number(parts[1]) * 1000), target: parts[2] === '1', ret: parts[3] === '1', bd: parts.slice(4).join('|') });
+        const value = Number(parts[4]);
+        evs.push({
+          period: p,
+          ts: Math.round(Number(parts[1]) * 1000),
+          target: parts[2] === '1',
+          ret: parts[3] === '1',
+          value: parts[4] !== '' && Number.isFinite(value) ? value : 0,
+          bd: parts.slice(5).join('|'),
+        });
       }
       evs.sort((a, b) => a.ts - b.ts);
       // Cohort membership: (cohort index, breakdown value, anchor time).
-      const cohorts: { c: number; bd: string; anchor: number }[] = [];
+      const cohorts: { c: number; bd: string; anchor: number; start: number }[] = [];
       if (type === 'retention_recurring') {
         const seen = new Set<number>();
         for (const e of evs) {
           if (!e.target || seen.has(e.period)) continue;
           seen.add(e.period);
-          cohorts.push({ c: e.period, bd: e.bd, anchor: e.ts });
+          // (start: the property summed over the actor's target events of the cohort interval)
+          const start = agg ? evs.reduce((sum, x) => sum + (x.target && x.period === e.period ? x.value : 0), 0) : 0;
+          cohorts.push({ c: e.period, bd: e.bd, anchor: e.ts, start });
           if (windows) break;
         }
       } else {
@@ -280,22 +323,35 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
         const anchor = type === 'retention_first_ever_occurrence' ? (firstAny !== null && firstAny === firstFull ? firstAny : null) : firstFull;
         if (anchor !== null && anchor >= from && anchor < to) {
           const e = evs.find((x) => x.target && x.ts === anchor);
-          if (e) cohorts.push({ c: e.period, bd: e.bd, anchor });
+          if (e) cohorts.push({ c: e.period, bd: e.bd, anchor, start: e.value });
         }
       }
-      for (const { c: cal, bd, anchor } of cohorts) {
+      for (const { c: cal, bd, anchor, start } of cohorts) {
         const c = windows ? Math.floor((anchor - from) / WINDOW_MS[period]) : cal;
         if (c < 0 || c >= n) continue;
         const row = rowFor(bd)[c];
         row[0]++;
         const returnsPer = new Map<number, number>();
+        const valueAt = new Map<number, number>();
         for (const e of evs) {
           if (!e.ret) continue;
           const k = windows ? (e.ts > anchor ? Math.floor((e.ts - anchor) / WINDOW_MS[period]) : 0) : e.period - c;
-          if (k < 1 || k >= total) continue;
+          if (k < 1 || k >= slotOf.length) continue;
           returnsPer.set(k, (returnsPer.get(k) ?? 0) + 1);
+          if (agg) valueAt.set(k, (valueAt.get(k) ?? 0) + e.value);
         }
-        const hits = [...returnsPer.entries()].filter(([, cnt]) => cnt >= minOcc).map(([k]) => k);
+        // the values (slots) the actor's qualifying return intervals fall in, and their property sums
+        const valuePer = new Map<number, number>();
+        for (const [k, cnt] of returnsPer) if (cnt >= minOcc) valuePer.set(slotOf[k], (valuePer.get(slotOf[k]) ?? 0) + (valueAt.get(k) ?? 0));
+        const hits = [...valuePer.keys()];
+        if (agg) {
+          const sum = sumFor(bd)[c];
+          sum[0] += start;
+          // cumulative: the actor counts at every interval up to its last return, with its returns from there on
+          for (const k of hits)
+            if (rf.cumulative) for (let j = 1; j <= k; j++) sum[j] += valuePer.get(k)!;
+            else sum[k] += valuePer.get(k)!;
+        }
         if (rf.cumulative) {
           const max = hits.length ? Math.max(...hits) : 0;
           for (let k = 1; k <= max; k++) row[k]++;
@@ -318,8 +374,13 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
     values.sort((a, b) => size(b) - size(a) || (a < b ? -1 : a > b ? 1 : 0));
     const limit = node.breakdownFilter?.breakdown_limit ?? 25;
     if (values.length > limit) {
-      const merged = Array.from({ length: n }, () => new Array(total).fill(0));
+      const merged = Array.from({ length: n }, () => new Array(width).fill(0));
       for (const v of values.slice(limit)) table.get(v)!.forEach((row, c) => row.forEach((x, k) => (merged[c][k] += x)));
+      if (agg) {
+        const mergedSums = Array.from({ length: n }, () => new Array(width).fill(0));
+        for (const v of values.slice(limit)) sums.get(v)?.forEach((row, c) => row.forEach((x, k) => (mergedSums[c][k] += x)));
+        sums.set(OTHER, mergedSums);
+      }
       values = values.slice(0, limit);
       table.set(OTHER, merged);
       values.push(OTHER);
@@ -327,12 +388,23 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   } else values = [''];
 
   const label = (i: number) => `${period} ${i}`;
+  const valueLabel = (slot: number): string => {
+    if (!brackets || slot === 0) return label(slot);
+    const first = slotOf.indexOf(slot);
+    const last = slotOf.lastIndexOf(slot);
+    return first === last ? label(first) : `${period} ${first}-${last}`;
+  };
   const results: Record<string, unknown>[] = [];
   for (const v of values) {
-    const t = table.get(v) ?? Array.from({ length: n }, () => new Array(total).fill(0));
+    const t = table.get(v) ?? Array.from({ length: n }, () => new Array(width).fill(0));
+    const sv = sums.get(v);
+    const aggregated = (c: number, k: number, count: number): number => {
+      const sum = sv?.[c][k] ?? 0;
+      return agg === 'avg' ? (count ? sum / count : 0) : sum;
+    };
     for (let c = 0; c < n; c++) {
       results.push({
-        values: t[c].map((count, k) => ({ count, label: label(k) })),
+        values: t[c].map((count, k) => ({ count, label: valueLabel(k), ...(agg ? { aggregation_value: aggregated(c, k, count) } : {}) })),
         label: label(c),
         date: isoInTz(buckets[c], tz).replace(/\+00:00$/, 'Z'),
         breakdown_value: withBreakdown ? v : null,
@@ -342,19 +414,35 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   return { results, hogql };
 }
 
-/** The actors of one cohort row (`interval`, 0-based) of a retention query, with the intervals each appears in. */
+/**
+ * The actors of one cohort row (`interval`, 0-based) of a retention query, with the intervals each appears in. With a
+ * breakdown, `breakdown` picks one block of rows: a value, or the Other bucket (every value past `breakdown_limit`).
+ */
 export async function retentionActorsQuery(
   node: RetentionQueryNode,
   ctx: RunnerContext,
   point: { interval: number; breakdown?: string | null },
 ): Promise<{ ids: string[]; appearances: Map<string, number[]>; groupTypeIndex: number | null }> {
-  const appearances = new Map<string, number[]>();
-  await runRetention(node, ctx, {
+  // (a cohort breakdown's all users: 0, or 'all' as the filter names it)
+  const wanted = point.breakdown === 'all' && retentionCohortIds(node) ? '0' : (point.breakdown ?? null);
+  // the cohort's actors by breakdown value; which values the Other bucket holds is known once the run has ranked them
+  const byValue = new Map<string, Map<string, number[]>>();
+  const { results } = await runRetention(node, ctx, {
     onActor(actor, cohort, intervals, bd) {
-      if (cohort !== point.interval || (point.breakdown !== undefined && point.breakdown !== null && bd !== point.breakdown)) return;
-      appearances.set(actor, intervals);
+      if (cohort !== point.interval) return;
+      if (wanted !== null && wanted !== OTHER && bd !== wanted) return;
+      let m = byValue.get(bd);
+      if (!m) byValue.set(bd, (m = new Map()));
+      m.set(actor, intervals);
     },
   });
+  const shown = new Set((results as { breakdown_value: unknown }[]).map((r) => r.breakdown_value));
+  const appearances = new Map<string, number[]>();
+  for (const [bd, m] of byValue) {
+    // Other: the values not shown as their own rows (a value literally named like the sentinel is not merged into it)
+    if (wanted === OTHER && shown.has(bd)) continue;
+    for (const [actor, intervals] of m) appearances.set(actor, intervals);
+  }
   return { ids: [...appearances.keys()].sort(), appearances, groupTypeIndex: node.aggregation_group_type_index ?? null };
 }
 

@@ -59,8 +59,10 @@ function perActorParts(node: StickinessQuery, ctx: RunnerContext, s: EventsNode,
   const bucketExpr =
     k === 1
       ? bucketStartExpr(interval, range.weekStartDay)
-      : ast.call('intDiv', [
-          ast.call('dateDiff', [ast.constant(interval), ast.field('timestamp'), ast.call('toDateTime', [ast.constant(sqlLocal(range.dateTo))])]),
+      : // whole intervals elapsed until date_to (PostHog's `age`, reference §6.3), not boundaries crossed (`dateDiff`): they
+        // differ when date_to is not at the end of an interval (a month date_to mid-month; an absolute hour date_to)
+        ast.call('intDiv', [
+          ast.call('age', [ast.constant(interval), ast.field('timestamp'), ast.call('toDateTime', [ast.constant(sqlLocal(range.dateTo))])]),
           ast.constant(k),
         ]);
   const where = ast.and(range.whereExpr(), seriesFilterExpr(s, { timezone: ctx.project.timezone, attr }), global);
