@@ -19,7 +19,11 @@ const scopeList = z
   .array(z.string())
   .min(1, 'At least one scope is required.')
   .max(50)
-  .refine((s) => s.every(isValidScope), { message: 'Unknown scope. Scopes are "<object>:<read|write>" or "*".' });
+  .superRefine((scopes, ctx) => {
+    // PostHog's PersonalAPIKeySerializer.validate_scopes names the first invalid scope
+    const bad = scopes.find((s) => !isValidScope(s));
+    if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `Invalid scope: ${bad}` });
+  });
 
 export const createPersonalKeyInput = z
   .object({

@@ -1,9 +1,22 @@
 /**
  * Scopes are `<object>:<read|write>`; write implies read; `*` grants everything.
  * Objects: project, query, insight, endpoint, event (capture/import), person (the persons API), personal_api_key,
- * action (saved actions), cohort (saved person groups), group (group types and groups: the groups API).
+ * action (saved actions), cohort (saved person groups), group (group types and groups: the groups API),
+ * activity_log (the insights' activity: PostHog's `required_scopes=["activity_log:read"]` on those actions).
  */
-export const SCOPE_OBJECTS = ['project', 'query', 'insight', 'endpoint', 'event', 'person', 'personal_api_key', 'action', 'cohort', 'group'] as const;
+export const SCOPE_OBJECTS = [
+  'project',
+  'query',
+  'insight',
+  'endpoint',
+  'event',
+  'person',
+  'personal_api_key',
+  'action',
+  'cohort',
+  'group',
+  'activity_log',
+] as const;
 export type ScopeObject = (typeof SCOPE_OBJECTS)[number];
 export type Scope = `${ScopeObject}:${'read' | 'write'}` | '*';
 
@@ -18,7 +31,7 @@ export const SECRET_KEY_SCOPES: readonly string[] = ['endpoint:read'];
  * and stored; they grant nothing here. PostHog's internal objects (`internal_run`, …) stay invalid, as there.
  */
 export const POSTHOG_ONLY_SCOPE_OBJECTS: readonly string[] = [
-  'access_control', 'account', 'activity_log', 'alert', 'annotation', 'approvals', 'batch_export',
+  'access_control', 'account', 'alert', 'annotation', 'approvals', 'batch_export',
   'batch_import', 'billing', 'business_knowledge', 'canvas', 'comment', 'conversation', 'customer_analytics',
   'customer_task', 'customer_journey', 'customer_profile_config', 'data_catalog', 'data_catalog_approval', 'dashboard',
   'event_filter', 'dashboard_template', 'dataset', 'early_access_feature', 'engineering_analytics', 'error_tracking',

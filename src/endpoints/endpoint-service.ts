@@ -18,6 +18,7 @@ import { Endpoint, EndpointVersion, type Project } from '../store/entities';
 import type { EndpointColumn, EndpointVariable } from '../store/entities/endpoint-version';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
+import { INSIGHT_SOURCE_KINDS } from '../insights/insight-query';
 import { columnsOfResponse, columnTypeOf, diffColumns } from './columns';
 import {
   applyMagic,
@@ -43,6 +44,8 @@ export const DEFAULT_FRESHNESS_SECONDS = 86400;
 /** `last_executed_at` is written at most this often per endpoint (PostHog's granularity). */
 const LAST_EXECUTED_GRANULARITY_MS = 30 * 60_000;
 const PRODUCTQL_KINDS = new Set(['ProductQLQuery', 'HogQLQuery']);
+/** Insight kinds: their answers are series, not rows, so a run takes no limit/offset. */
+const INSIGHT_KINDS: ReadonlySet<string> = new Set(INSIGHT_SOURCE_KINDS);
 const MATERIALIZATION_REASON = 'Materialization is not supported by Quarry: endpoints run inline, cached for data_freshness_seconds.';
 
 const freshnessSchema = z
@@ -564,6 +567,11 @@ export class EndpointService {
     if (!version.is_active) throw validationError(`Version ${version.version} is inactive and cannot be executed.`, 'version');
 
     const isSql = PRODUCTQL_KINDS.has(String(version.query.kind));
+    if (INSIGHT_KINDS.has(String(version.query.kind))) {
+      // PostHog pages HogQL endpoints only (reference §1.6); Quarry also pages the row kinds (EventsQuery, ActorsQuery)
+      if (limit !== undefined) throw validationError('limit is only supported for HogQLQuery endpoints.', 'limit');
+      if (offset !== undefined) throw validationError('offset is only supported for HogQLQuery endpoints.', 'offset');
+    }
     if (body.refresh === 'direct') throw validationError('refresh=direct is only valid for materialized endpoints.', 'refresh');
     if (body.query_override !== undefined) throw validationError('query_override is not allowed.', 'query_override');
     if (body.filters_override !== undefined && body.filters_override !== null && isSql) {

@@ -255,7 +255,7 @@ function parseList(v: unknown, attr: string): unknown[] | undefined {
 /**
  * Saved insights: a named query node of a project, run by the query service (same executor and cache as the
  * query operation), with soft delete and an activity log. Scopes: `insight:read` for reading (results included),
- * `insight:write` for changes.
+ * `insight:write` for changes, `activity_log:read` for the activity log.
  */
 export class InsightService {
   constructor(
@@ -468,7 +468,8 @@ export class InsightService {
    * project, deleted insights included). Newest first; `page` is 1-based, `limit` defaults to 10, as PostHog.
    */
   async activity(principal: Principal, projectId: number, ref: string | number | null, paging: { limit?: unknown; page?: unknown }): Promise<ActivityPage> {
-    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    // PostHog's activity actions declare required_scopes=["activity_log:read"] (reference §2.1, §3.2)
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'activity_log:read' });
     const { limit, page } = parseInput(activityPaging, paging);
     const where: Record<string, unknown> = { project_id: project.id, scope: 'Insight' };
     if (ref !== null) where.item_id = String((await this.find(project.id, ref, false)).id);

@@ -206,3 +206,9 @@ describe('functions of posthog/hogql/functions/mapping.py', () => {
     expect(await rows(`SELECT ${exprs}`)).toEqual([expected]);
   });
 });
+
+describe('test_query.py: JSON rendering', () => {
+  it('test_json_undefined_constant_error: NaN and ±Infinity read null (PostHog renders with orjson)', async () => {
+    expect(await rows('SELECT 1 / 0, -1 / 0, 0 / 0, 2.5')).toEqual([[null, null, null, 2.5]]);
+  });
+});

@@ -17,6 +17,7 @@ import { ResultCache, type CacheEntry } from './result-cache';
 import { ProjectSlots } from './project-slots';
 import type { ActionSource } from '../actions/matching';
 import { applyQueryOverrides } from './overrides';
+import { executableNode, validateInsightQuery, WRAPPER_KINDS, type NodeValidator } from '../insights/insight-query';
 import type { QueryRunner } from './runner';
 import { RUNNERS } from './runners';
 import { Timings } from './timings';
@@ -136,7 +137,7 @@ export class QueryService {
   /** `POST /api/projects/<id>/query/` (scope `query:read`). */
   async request(principal: Principal, projectId: number, body: unknown, signal?: AbortSignal): Promise<QueryOutcome> {
     const project = await this.projectFor(principal, projectId, { scope: 'query:read' });
-    const { req, refresh } = parseQueryRequest(body);
+    const { req, refresh } = parseQueryRequest(body, this.runners, this.nodeValidator);
     return this.execute(principal, project, req.query, { refresh, clientQueryId: req.client_query_id, name: req.name, signal });
   }
 
@@ -167,7 +168,7 @@ export class QueryService {
     let r = texts.get(bodyText);
     if (r === undefined || r.project !== project) {
       try {
-        const { req, refresh } = parseQueryRequest(body);
+        const { req, refresh } = parseQueryRequest(body, this.runners, this.nodeValidator);
         r = { project, refresh, clientQueryId: req.client_query_id, name: req.name, rawNode: req.query, prepared: this.prepare(project, req.query) };
       } catch {
         return undefined;
@@ -340,6 +341,9 @@ export class QueryService {
     const { runner, node } = this.validateNode(rawNode as { kind: string });
     return { runner, node, key: cacheKey(project, node) };
   }
+
+  /** {@link validateNode} as a function (for the wrapper nodes' source, see parseQueryRequest). */
+  private readonly nodeValidator = (node: { kind: string }) => this.validateNode(node);
 
   /** Picks the runner for `node.kind` and validates the node with its schema (errors point into `query__…`). */
   validateNode(node: { kind: string }): { runner: QueryRunner; node: unknown } {
@@ -528,11 +532,25 @@ interface RecognizedRequest {
   prepared: PreparedQuery;
 }
 
-/** Validates the request envelope and maps its `refresh`/`async` to a mode (400 on bad input). */
-function parseQueryRequest(body: unknown): { req: QueryRequest; refresh: RefreshMode } {
+/**
+ * Validates the request envelope and maps its `refresh`/`async` to a mode (400 on bad input). A wrapper node
+ * (DataTableNode, InsightVizNode, DataVisualizationNode) runs its `source`, as PostHog's process_query_model does for
+ * a node with a source: the answer is the source's.
+ */
+function parseQueryRequest(
+  body: unknown,
+  runners: ReadonlyMap<string, unknown>,
+  validateNode: NodeValidator,
+): { req: QueryRequest; refresh: RefreshMode } {
   const parsed = queryRequestSchema.safeParse(body, { reportInput: true });
   if (!parsed.success) throw zodToUserError(parsed.error);
   const req = parsed.data;
+  const wrapped = (WRAPPER_KINDS as readonly string[]).includes(req.query.kind);
+  if (!wrapped && !runners.has(req.query.kind)) throw unknownKind(req.query.kind, [...runners.keys(), ...WRAPPER_KINDS]);
+  if (wrapped) {
+    validateInsightQuery(req.query, validateNode); // the wrapper's own fields, then its source (attr `query__source__…`)
+    req.query = executableNode(req.query) as QueryRequest['query'];
+  }
   if (req.filters_override != null || req.variables_override != null)
     req.query = applyQueryOverrides(req.query, req.filters_override, req.variables_override) as QueryRequest['query'];
   let refresh: RefreshMode;
@@ -540,6 +558,17 @@ function parseQueryRequest(body: unknown): { req: QueryRequest; refresh: Refresh
   else if (req.refresh === false || req.refresh === undefined) refresh = req.async ? 'async' : 'blocking';
   else refresh = req.refresh === 'force_cache' ? 'blocking' : req.refresh; // the query API never answers a bare miss
   return { req, refresh };
+}
+
+/**
+ * PostHog validates the query API's body with pydantic and answers a failure as a DRF ParseError (test_query.py
+ * test_invalid_query_kind: 400, code `parse_error`, a detail naming QueryRequest, the literal_error and the input).
+ */
+function unknownKind(kind: string, supported: string[]): UserError {
+  const detail =
+    `JSON parse error - validation errors for QueryRequest: query.kind: unknown query kind; supported: ${supported.join(', ')} ` +
+    `[type=literal_error, input_value='${kind}', input_type=str]`;
+  return new UserError(400, 'invalid_request', 'parse_error', detail, { attr: 'query__kind' });
 }
 
 /** Callers whose hit shapes one cache entry keeps (past this, it starts over). */

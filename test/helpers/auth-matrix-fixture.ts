@@ -51,12 +51,20 @@ export const OK = 'ok' as const;
 export const NOT_AUTHENTICATED: Outcome = { status: 401, code: 'not_authenticated', detail: 'Authentication credentials were not provided.' };
 export const BAD_KEY: Outcome = { status: 401, code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.' };
 export const PROJECT_NOT_FOUND: Outcome = { status: 404, code: 'not_found', detail: 'Project not found.' };
+/** A project outside the key's projects (PostHog's 403, posthog-api.md §3.2/§3.3); the same whether it exists or not. */
+export const PROJECT_OUT_OF_SCOPE: Outcome = {
+  status: 403,
+  code: 'permission_denied',
+  detail: expect.stringMatching(/^API key does not have access to the requested project: ID \d+\.$/),
+};
 export const RESTRICTED_OFF_PROJECT: Outcome = {
   status: 403,
   code: 'permission_denied',
   detail: 'API keys with scoped projects are only supported on project-based endpoints.',
 };
-export const SECRET_REFUSED: Outcome = { status: 403, code: 'permission_denied', detail: 'This action does not support project secret API key access.' };
+export const SECRET_REFUSED: Outcome = { status: 403, code: 'permission_denied', detail: 'This action does not support project secret API key access' };
+/** A project secret key on a route not nested under a project (posthog-api.md §3.3). */
+export const SECRET_NOT_PROJECT: Outcome = { status: 403, code: 'permission_denied', detail: 'Project secret API keys are only supported on project-based endpoints.' };
 export const missingScope = (scope: string): Outcome => ({ status: 403, code: 'permission_denied', detail: `API key missing required scope '${scope}'` });
 
 /** A scope of another object than the one the route needs. */

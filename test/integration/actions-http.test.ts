@@ -202,8 +202,9 @@ describe('scopes and tenancy', () => {
     expect((await s.api('PATCH', `/api/projects/${otherProject}/actions/${a.id}/`, { name: 'stolen' })).status).toBe(404);
     expect((await s.api('GET', `/api/projects/${otherProject}/actions/`)).body.results.map((x: any) => x.id)).not.toContain(a.id);
     const restricted = await newKey(['action:write'], [otherProject]);
-    expect((await s.api('GET', BASE, undefined, restricted)).status).toBe(404);
-    expect((await s.api('GET', `${BASE}${a.id}/`, undefined, restricted)).status).toBe(404);
+    // a key restricted to another project: PostHog's 403 naming the project (posthog-api.md §3.2)
+    expect((await s.api('GET', BASE, undefined, restricted)).status).toBe(403);
+    expect((await s.api('GET', `${BASE}${a.id}/`, undefined, restricted)).status).toBe(403);
     expect((await s.api('GET', `/api/projects/${otherProject}/actions/`, undefined, restricted)).status).toBe(200);
   });
 });

@@ -19,8 +19,9 @@ import {
   NOT_AUTHENTICATED,
   OK,
   type Outcome,
-  PROJECT_NOT_FOUND,
+  PROJECT_OUT_OF_SCOPE,
   RESTRICTED_OFF_PROJECT,
+  SECRET_NOT_PROJECT,
   SECRET_REFUSED,
   SQL,
   type Target,
@@ -123,14 +124,14 @@ const TABLE: Row[] = [
   // insights
   { method: 'GET', pattern: '/api/projects/:projectId/insights', scope: 'insight:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights', scope: 'insight:write', ok: 201, body: () => ({ name: uniq('i'), query: SQL }) },
-  { method: 'GET', pattern: '/api/projects/:projectId/insights/activity', scope: 'insight:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/insights/activity', scope: 'activity_log:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights/cancel', scope: 'insight:read', ok: 201, body: () => ({ client_query_id: 'matrix-nothing-running' }) },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:read', ok: 200 },
   { method: 'PATCH', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 200, body: () => ({ description: 'patched' }) },
   { method: 'PUT', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 200, body: () => ({ name: 'put', query: SQL }) },
   // PostHog forbids hard deletes of insights: 405, once authorized (soft delete is PATCH deleted:true)
   { method: 'DELETE', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 405, fresh: 'insight' },
-  { method: 'GET', pattern: '/api/projects/:projectId/insights/:insightId/activity', scope: 'insight:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/insights/:insightId/activity', scope: 'activity_log:read', ok: 200 },
   // PostHog's legacy filter routes (insight:read, also for POST)
   { method: 'GET', pattern: '/api/projects/:projectId/insights/trend', scope: 'insight:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights/trend', scope: 'insight:read', ok: 200, body: () => ({ events: [{ id: '$pageview' }] }) },
@@ -265,12 +266,12 @@ function expected(row: Row, cred: Cred): Outcome | typeof OK | null {
     case 'restrictedOwn':
       return isNested || row.restrictedAllowed ? OK : RESTRICTED_OFF_PROJECT;
     case 'restrictedOther':
-      if (isNested) return PROJECT_NOT_FOUND;
+      if (isNested) return PROJECT_OUT_OF_SCOPE;
       return row.restrictedAllowed ? OK : RESTRICTED_OFF_PROJECT;
     case 'secretOwn':
-      return row.secretAllowed ? OK : SECRET_REFUSED;
+      return row.secretAllowed ? OK : isNested ? SECRET_REFUSED : SECRET_NOT_PROJECT;
     case 'secretOther':
-      return row.secretAllowed ? PROJECT_NOT_FOUND : SECRET_REFUSED;
+      return row.secretAllowed ? PROJECT_OUT_OF_SCOPE : isNested ? SECRET_REFUSED : SECRET_NOT_PROJECT;
   }
 }
 

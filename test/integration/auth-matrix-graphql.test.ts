@@ -19,8 +19,9 @@ import {
   NOT_AUTHENTICATED,
   OK,
   type Outcome,
-  PROJECT_NOT_FOUND,
+  PROJECT_OUT_OF_SCOPE,
   RESTRICTED_OFF_PROJECT,
+  SECRET_NOT_PROJECT,
   SECRET_REFUSED,
   SQL,
   type Target,
@@ -92,7 +93,7 @@ const TABLE: Row[] = [
   // insights
   { type: 'Query', field: 'insights', scope: 'insight:read', projectArg: true, args: inProject() },
   { type: 'Query', field: 'insight', scope: 'insight:read', projectArg: true, args: inProject((t) => ({ id: String(t.insightId) })) },
-  { type: 'Query', field: 'insightActivity', scope: 'insight:read', projectArg: true, args: inProject((t) => ({ id: String(t.insightId) })) },
+  { type: 'Query', field: 'insightActivity', scope: 'activity_log:read', projectArg: true, args: inProject((t) => ({ id: String(t.insightId) })) },
   { type: 'Mutation', field: 'createInsight', scope: 'insight:write', projectArg: true, args: inProject(() => ({ input: { name: uniq('i'), query: SQL } })) },
   { type: 'Mutation', field: 'updateInsight', scope: 'insight:write', projectArg: true, args: inProject((t) => ({ id: String(t.insightId), input: { description: 'patched' } })) },
   { type: 'Mutation', field: 'deleteInsight', scope: 'insight:write', projectArg: true, fresh: 'insight', args: inProject((t) => ({ id: String(t.insightId) })) },
@@ -210,13 +211,13 @@ function expected(row: Row, cred: Cred): Outcome | typeof OK | null {
       return row.scope === null || row.projectArg || row.restrictedAllowed ? OK : RESTRICTED_OFF_PROJECT;
     case 'restrictedOther':
       if (row.scope === null) return OK;
-      if (row.projectArg) return PROJECT_NOT_FOUND;
+      if (row.projectArg) return PROJECT_OUT_OF_SCOPE;
       return row.restrictedAllowed ? OK : RESTRICTED_OFF_PROJECT;
     case 'secretOwn':
-      return row.scope === null || row.secretAllowed ? OK : SECRET_REFUSED;
+      return row.scope === null || row.secretAllowed ? OK : row.projectArg ? SECRET_REFUSED : SECRET_NOT_PROJECT;
     case 'secretOther':
       if (row.scope === null) return OK;
-      return row.secretAllowed ? PROJECT_NOT_FOUND : SECRET_REFUSED;
+      return row.secretAllowed ? PROJECT_OUT_OF_SCOPE : row.projectArg ? SECRET_REFUSED : SECRET_NOT_PROJECT;
   }
 }
 

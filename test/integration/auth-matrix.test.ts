@@ -142,9 +142,15 @@ const ROUTES: Route[] = [
 const NOT_AUTHENTICATED: Outcome = { status: 401, code: 'not_authenticated', detail: 'Authentication credentials were not provided.' };
 const BAD_KEY: Outcome = { status: 401, code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.' };
 const MALFORMED: Outcome = { status: 401, code: 'authentication_failed', detail: 'Authorization header must be of the form "Bearer <key>".' };
-const PROJECT_NOT_FOUND: Outcome = { status: 404, code: 'not_found', detail: 'Project not found.' };
+/** A project outside the key's projects: PostHog's 403 (posthog-api.md §3.2), the same whether it exists or not. */
+const PROJECT_OUT_OF_SCOPE: Outcome = {
+  status: 403,
+  code: 'permission_denied',
+  detail: expect.stringMatching(/^API key does not have access to the requested project: ID \d+\.$/),
+};
 const RESTRICTED_OFF_PROJECT: Outcome = { status: 403, code: 'permission_denied', detail: 'API keys with scoped projects are only supported on project-based endpoints.' };
-const SECRET_REFUSED: Outcome = { status: 403, code: 'permission_denied', detail: 'This action does not support project secret API key access.' };
+const SECRET_REFUSED: Outcome = { status: 403, code: 'permission_denied', detail: 'This action does not support project secret API key access' };
+const SECRET_NOT_PROJECT: Outcome = { status: 403, code: 'permission_denied', detail: 'Project secret API keys are only supported on project-based endpoints.' };
 const missing = (scope: string): Outcome => ({ status: 403, code: 'permission_denied', detail: `API key missing required scope '${scope}'` });
 
 /** The expected outcome of one cell, from the rules in posthog-api.md §3. */
@@ -169,10 +175,10 @@ function expected(route: Route, cred: Cred): Outcome {
     case 'restricted': // '*' restricted to the row's project
       return route.projectRoute || route.allowsRestricted ? ok : RESTRICTED_OFF_PROJECT;
     case 'restrictedOther': // '*' restricted to another project: the row's project looks missing
-      if (route.projectRoute) return PROJECT_NOT_FOUND;
+      if (route.projectRoute) return PROJECT_OUT_OF_SCOPE;
       return route.allowsRestricted ? ok : RESTRICTED_OFF_PROJECT;
-    case 'secret': // endpoint:read on another project: only endpoint runs accept it
-      return SECRET_REFUSED;
+    case 'secret': // endpoint:read on another project: only endpoint runs accept it, and only under a project
+      return route.projectRoute ? SECRET_REFUSED : SECRET_NOT_PROJECT;
   }
 }
 
@@ -233,13 +239,20 @@ describe('auth matrix', () => {
 });
 
 describe('the cells that matter, spelled out', () => {
-  it('project-restricted key on another project: 404 exactly like a missing project', async () => {
+  // PostHog's APIScopePermission (posthog-api.md §3.2): 403 naming the project; answered before any lookup, so a
+  // project that does not exist reads the same and ids leak nothing
+  it('project-restricted key on another project: 403 naming it, the same for a project that does not exist', async () => {
     const t = await freshTarget();
     const viaRestriction = await srv.api('GET', `/api/projects/${t.project}/`, undefined, keys.restrictedOther);
-    const missingProject = await srv.api('GET', '/api/projects/999999/', undefined, srv.key);
-    expect(viaRestriction.status).toBe(404);
-    expect(viaRestriction.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Project not found.', attr: null });
-    expect(viaRestriction.text).toBe(missingProject.text);
+    expect(viaRestriction.status).toBe(403);
+    expect(viaRestriction.body).toEqual({
+      type: 'authentication_error',
+      code: 'permission_denied',
+      detail: `API key does not have access to the requested project: ID ${t.project}.`,
+      attr: null,
+    });
+    const missingProject = await srv.api('GET', '/api/projects/999999/', undefined, keys.restrictedOther);
+    expect(missingProject.text).toBe(viaRestriction.text.replace(`ID ${t.project}.`, 'ID 999999.'));
   });
 
   it('missing scope names it', async () => {

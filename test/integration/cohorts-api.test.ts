@@ -176,9 +176,10 @@ describe('scopes and tenancy', () => {
     expect((await s.api('GET', base())).body.results.map((c: any) => c.id)).not.toContain(theirs);
 
     const key = await newKey({ scopes: ['cohort:write'], scoped_teams: [p] });
-    expect((await s.api('GET', base(other), undefined, key)).status).toBe(404);
-    expect((await s.api('GET', `${base(other)}${theirs}/`, undefined, key)).status).toBe(404);
-    expect((await s.api('POST', base(other), { name: 'x' }, key)).status).toBe(404);
+    // outside the key's projects: PostHog's 403 naming the project (posthog-api.md §3.2)
+    expect((await s.api('GET', base(other), undefined, key)).status).toBe(403);
+    expect((await s.api('GET', `${base(other)}${theirs}/`, undefined, key)).status).toBe(403);
+    expect((await s.api('POST', base(other), { name: 'x' }, key)).status).toBe(403);
     expect((await s.api('GET', base(), undefined, key)).status).toBe(200);
   });
 

@@ -311,13 +311,15 @@ describe('endpoints', () => {
     ])('cannot %s %s', async (method, path) => {
       const r = await s.api(method, path, method === 'GET' || method === 'DELETE' ? undefined : { name: 'z', query: { kind: 'HogQLQuery', query: 'SELECT 1' } }, key);
       expect(r.status).toBe(403);
-      expect(r.body.detail).toBe('This action does not support project secret API key access.');
+      expect(r.body.detail).toBe('This action does not support project secret API key access');
     });
 
     it('a key of another project cannot run this one', async () => {
       const other = (await s.api('POST', '/api/projects/', { name: 'other' })).body.id;
       const k2 = (await s.api('POST', `/api/projects/${other}/project_secret_api_keys/`, { scopes: ['endpoint:read'] })).body.value;
-      expect((await s.api('POST', `${P}/per_customer/run`, { variables: { customer_id: 'a' } }, k2)).status).toBe(404);
+      // PostHog's team binding (posthog-api.md §3.3): 403 naming the project
+      const r = await s.api('POST', `${P}/per_customer/run`, { variables: { customer_id: 'a' } }, k2);
+      expect([r.status, r.body.detail]).toEqual([403, 'API key does not have access to the requested project: ID 1.']);
     });
 
     it('runs are in the query log', async () => {

@@ -79,7 +79,7 @@ describe('authentication cache', () => {
     expect(after.status).toBe(403);
     expect(after.body.code).toBe('permission_denied');
     await srv.server.services.store.personalKeys.update(k.id, { scoped_teams: [999_999] });
-    expect((await srv.api('GET', '/api/projects/1/', undefined, k.value)).status).toBe(404);
+    expect((await srv.api('GET', '/api/projects/1/', undefined, k.value)).status).toBe(403); // outside its projects: posthog-api.md §3.2
   });
 
   it("refuses a deleted project's secret keys at once (they go with the project)", async () => {
@@ -293,7 +293,7 @@ describe('synchronous cached answers (no promise on the hot path)', () => {
     expect(() => queries.cachedAnswer(narrowed, pid, text)).toThrow(expect.objectContaining({ code: 'permission_denied' }));
     const elsewhere = await personalKey(['query:read'], [1]);
     const restricted = await srv.server.services.auth.authenticate(`Bearer ${elsewhere.value}`);
-    expect(() => queries.cachedAnswer(restricted, pid, text)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => queries.cachedAnswer(restricted, pid, text)).toThrow(expect.objectContaining({ status: 403 })); // posthog-api.md §3.2
   });
 
   it('logs each caller of one cached request under its own principal', async () => {
@@ -346,7 +346,7 @@ describe('synchronous cached answers (no promise on the hot path)', () => {
     expect(endpoints.cachedRun(otherPrincipal, 1, name, {}, text)).toBeUndefined();
     // the scope and project checks run first, every time
     const restricted = await srv.server.services.auth.authenticate(`Bearer ${(await personalKey(['endpoint:read'], [1])).value}`);
-    expect(() => endpoints.cachedRun(restricted, 999_999, name, {}, text)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => endpoints.cachedRun(restricted, 999_999, name, {}, text)).toThrow(expect.objectContaining({ status: 403 })); // posthog-api.md §3.2
     const noScope = await srv.server.services.auth.authenticate(`Bearer ${(await personalKey(['query:read'])).value}`);
     expect(() => endpoints.cachedRun(noScope, 1, name, {}, text)).toThrow(expect.objectContaining({ code: 'permission_denied' }));
     // an updated endpoint is a new object: the remembered run no longer applies

@@ -140,7 +140,12 @@ describe('scopes', () => {
     }
     const created = await create({ name: 'by write key' }, writeKey);
     expect((await s.api('GET', `${BASE}${created.id}/`, undefined, writeKey)).status).toBe(200);
-    expect((await s.api('GET', `${BASE}${created.id}/activity/`, undefined, writeKey)).status).toBe(200);
+    // the activity log has its own scope (PostHog's required_scopes=["activity_log:read"], reference §2.1)
+    const noActivity = await s.api('GET', `${BASE}${created.id}/activity/`, undefined, writeKey);
+    expect([noActivity.status, noActivity.body.detail]).toEqual([403, "API key missing required scope 'activity_log:read'"]);
+    const activityKey = await newKey(['activity_log:read']);
+    expect((await s.api('GET', `${BASE}${created.id}/activity/`, undefined, activityKey)).status).toBe(200);
+    expect((await s.api('GET', `${BASE}activity/`, undefined, activityKey)).status).toBe(200);
     const q = await s.api('GET', BASE, undefined, queryOnlyKey);
     expect(q.status).toBe(403);
     expect(q.body.detail).toBe("API key missing required scope 'insight:read'");

@@ -107,15 +107,14 @@ describe('query envelope', () => {
     const r = await s.api('POST', '/api/projects/1/query/', { query: { kind: 'ProductQLQuery', query: slow }, refresh: 'force_async', client_query_id: 'slow-one' });
     expect(r.status).toBe(202);
     await new Promise((res) => setTimeout(res, 200));
-    const t0 = Date.now();
     const c = await s.api('DELETE', '/api/projects/1/query/slow-one/');
     expect(c.status).toBe(200);
     const st = await s.api('GET', '/api/projects/1/query/slow-one/');
     expect(st.body.query_status).toMatchObject({ complete: true, error: true, error_code: 'cancelled' });
-    // concurrency is 1 in this server: the next query runs at once only if the slot was freed
+    // concurrency is 1 in this server: the next query gets the slot only once the cancelled one freed it (were it
+    // still running, this request would wait for its ~2.7e10 rows, far past the test's timeout)
     const next = await s.api('POST', '/api/projects/1/query/', { query: { kind: 'ProductQLQuery', query: 'SELECT 42' }, refresh: 'force_blocking' });
     expect(next.body.results).toEqual([[42]]);
-    expect(Date.now() - t0).toBeLessThan(5000);
   });
 
   it('queues work beyond the project concurrency limit instead of failing it', async () => {

@@ -346,7 +346,9 @@ describe('personal API keys (test_personal_api_keys.py)', () => {
     expect((await s.api('GET', INSIGHTS, undefined, k.value)).body.detail).toBe("API key missing required scope 'insight:read'");
     const restricted = await s.api('PATCH', `/api/personal_api_keys/${k.id}/`, { scopes: ['insight:read'], scoped_teams: [otherProject] });
     expect(restricted.body.scoped_teams).toEqual([otherProject]);
-    expect((await s.api('GET', INSIGHTS, undefined, k.value)).status).toBe(404);
+    // test_personal_api_keys.py scoped teams: 403 naming the project (posthog-api.md §3.2)
+    const outside = await s.api('GET', INSIGHTS, undefined, k.value);
+    expect([outside.status, outside.body.detail]).toEqual([403, 'API key does not have access to the requested project: ID 1.']);
     expect((await s.api('GET', `/api/projects/${otherProject}/insights/`, undefined, k.value)).status).toBe(200);
     // 404 for a key that does not exist; a weaker key cannot raise a key above itself
     expect((await s.api('GET', '/api/personal_api_keys/00000000-0000-0000-0000-000000000000/')).status).toBe(404);

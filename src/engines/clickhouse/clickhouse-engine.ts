@@ -93,7 +93,12 @@ function converter(type: string): (v: unknown) => unknown {
       return Number.isSafeInteger(n) ? n : v;
     };
   if (/^(Float32|Float64)$/.test(t))
-    return (v) => (typeof v === 'string' ? (v === 'nan' || v === 'inf' || v === '-inf' ? v : Number(v)) : v);
+    // nan and ±inf read null, as on DuckDB (PostHog's orjson renderer writes them so)
+    return (v) => {
+      if (typeof v !== 'string') return v;
+      const n = Number(v);
+      return Number.isFinite(n) ? n : null;
+    };
   return (v) => v;
 }
 

@@ -218,7 +218,8 @@ function jsonFriendly(v: unknown): unknown {
     case 'bigint':
       return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
     case 'number':
-      return Number.isFinite(v) ? v : String(v);
+      // NaN and ±Infinity read null, as PostHog's orjson renderer writes them (test_json_undefined_constant_error)
+      return Number.isFinite(v) ? v : null;
     case 'object': {
       if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
       if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');

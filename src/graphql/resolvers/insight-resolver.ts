@@ -69,7 +69,7 @@ export class InsightResolver {
     return true;
   }
 
-  @Query(() => ActivityPageType, { description: "Changes to an insight, newest first; page is 1-based (scope insight:read)." })
+  @Query(() => ActivityPageType, { description: "Changes to an insight, newest first; page is 1-based (scope activity_log:read)." })
   async insightActivity(
     @Ctx() ctx: GraphQLContext,
     @Arg('projectId', () => Int) projectId: number,
