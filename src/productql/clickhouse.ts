@@ -20,7 +20,8 @@
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
-import { SAMPLE_BUCKETS, arrayElementTyping, formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { lookupFunction } from './functions';
+import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, dateShiftOf, exactQuantileIndex, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -429,12 +430,14 @@ export class ClickHouseDialect implements Dialect {
     if (r.type === 'interval' && (op === '+' || op === '-')) {
       const unit = r.intervalUnit ?? 'second';
       const fn = op === '+' ? 'plus' : 'minus';
-      if (l.type === 'date') return P(`toDate(${fn}(${l.sql}, toInterval${CH_UNIT[unit]}(${r.sql})))`, 'date', nullable);
+      // 18.16 has no toIntervalQuarter: a quarter is 3 months
+      const iv = unit === 'quarter' ? `toIntervalMonth(${r.sql} * 3)` : `toInterval${CH_UNIT[unit]}(${r.sql})`;
+      if (l.type === 'date') return P(`toDate(${fn}(${l.sql}, ${iv}))`, 'date', nullable);
       const base = this.dt(l, h, node);
       if (SUB_DAY_MS[unit]) return P(`(${base} ${op} ${r.sql} * ${SUB_DAY_MS[unit]})`, 'datetime', nullable);
       // Calendar units move the local wall clock (DST-aware); the sub-second part is kept.
       return P(
-        `(${this.ms(`${fn}(${this.local(base, h)}, toInterval${CH_UNIT[unit]}(${r.sql}))`)} + (${base} % 1000))`,
+        `(${this.ms(`${fn}(${this.local(base, h)}, ${iv})`)} + (${base} % 1000))`,
         'datetime',
         nullable,
       );
@@ -459,7 +462,7 @@ export class ClickHouseDialect implements Dialect {
   }
 
   arrayAccess(arr: Printed, index: Printed): Printed {
-    return P(`arrayElement(${arr.sql}, ${index.sql})`, 'unknown', true);
+    return P(`arrayElement(${arr.sql}, ${index.sql})`, 'unknown', true, arrayElementTyping(arr));
   }
 
   /** The index is an integer the compiler checked (tupleElement needs a constant index). */
@@ -660,13 +663,22 @@ export class ClickHouseDialect implements Dialect {
 
   // ---------------------------------------------------------------------------------------- functions
   call(fn: FunctionCall, h: Helpers): Printed {
+    const unwrapped = unwrapIfCombinator(fn);
+    if (unwrapped) return this.call(unwrapped, h);
     const a = fn.args;
     const n = fn.node;
+    const shift = dateShiftOf(fn.sig.name);
+    if (shift) return this.arithmetic(shift.op, a[0], this.interval(shift.unit, a[1]), h, n);
     const s = (i: number) => a[i].sql;
     const anyNull = a.some((x) => x.nullable);
     if (fn.sig.kind === 'window' || fn.over) return h.error(`Window functions are not available on ClickHouse (function "${fn.sig.name}" with OVER)`, n);
     const agg = (name: string, args: string[], type: PType, nullable: boolean, extra?: string, chType?: string): Printed => {
       const conds = [extra, fn.filter].filter((x): x is string => !!x);
+      if (fn.distinct && args.length === 1) {
+        // 18.16 has no -Distinct combinator: the aggregate of the set of distinct values
+        const set = conds.length ? `groupUniqArrayIf(${args[0]}, ${conds.join(' AND ')})` : `groupUniqArray(${args[0]})`;
+        return P(name === 'groupUniqArray' || name === 'groupArray' ? set : `arrayReduce(${h.param(name)}, ${set})`, type, nullable, chType ? { chType } : {});
+      }
       const base = fn.distinct ? `${name}Distinct` : name;
       const sql = conds.length ? `${base}If(${[...args, conds.join(' AND ')].join(', ')})` : `${base}(${args.join(', ')})`;
       return P(sql, type, nullable, chType ? { chType } : {});
@@ -704,6 +716,8 @@ export class ClickHouseDialect implements Dialect {
           return P(`ifNull(${fn.filter ? `uniqExactIf(${s(0)}, ${fn.filter})` : `uniqExact(${s(0)})`}, 0)`, 'int', false, { chType: 'UInt64' });
         return P(`ifNull(${agg('count', [s(0)], 'int', false).sql}, 0)`, 'int', false, { chType: 'UInt64' });
       case 'countIf':
+        // countIf(x, cond): the non-NULL x where cond holds
+        if (a.length === 2) return P(`countIf(${[`isNotNull(${s(0)})`, s(1), fn.filter].filter(Boolean).join(' AND ')})`, 'int', false, { chType: 'UInt64' });
         return P(`countIf(${[s(0), fn.filter].filter(Boolean).join(' AND ')})`, 'int', false, { chType: 'UInt64' });
       case 'uniq':
       case 'uniqExact':
@@ -750,9 +764,8 @@ export class ClickHouseDialect implements Dialect {
         return P(`quantiles(${fn.params.map((p) => p.sql).join(', ')})(${num(a[0])})`, 'array', false);
       }
       case 'groupArray':
-        return agg('groupArray', [s(0)], 'array', false);
       case 'groupUniqArray':
-        return agg('groupUniqArray', [s(0)], 'array', false);
+        return { ...agg(fn.sig.name, [s(0)], 'array', false), ...arrayOfTyping(a[0], h.timezone) };
 
       // ---------------- dates
       case 'now':
@@ -993,7 +1006,7 @@ export class ClickHouseDialect implements Dialect {
       case 'arrayMap':
       case 'arrayFilter':
         // Several arrays of equal length: the lambda takes one argument per array (18.16 lambdas see only those).
-        return P(`${fn.sig.name}(${a.map((x) => x.sql).join(', ')})`, 'array', a.slice(1).some((x) => x.nullable));
+        return P(`${fn.sig.name}(${a.map((x) => x.sql).join(', ')})`, 'array', a.slice(1).some((x) => x.nullable), fn.sig.name === 'arrayFilter' ? sameArrayTyping(a[1]) : {});
       case 'arraySort':
       case 'arrayReverseSort':
       case 'arrayCumSum':
@@ -1005,7 +1018,8 @@ export class ClickHouseDialect implements Dialect {
       case 'arrayPushFront':
       case 'arrayPushBack':
       case 'arrayConcat':
-        return P(`${fn.sig.name}(${a.map((x) => x.sql).join(', ')})`, 'array', false);
+        // (sorted by a lambda's key: the array after the lambda keeps its typing)
+        return P(`${fn.sig.name}(${a.map((x) => x.sql).join(', ')})`, 'array', false, sameArrayTyping(fn.raw[0]?.node === 'Lambda' ? a[1] : a[0]));
       case 'arrayReduce': {
         const agg = a[0];
         if (!agg.isConst || typeof agg.constValue !== 'string' || !ARRAY_REDUCE_AGGREGATES.has(agg.constValue))
@@ -1017,7 +1031,7 @@ export class ClickHouseDialect implements Dialect {
       case 'arrayJoin':
         return P(`arrayJoin(${s(0)})`, 'unknown', true, arrayElementTyping(a[0]));
       case 'array':
-        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false);
+        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false, arrayOfTyping(a[0], h.timezone));
       case 'tuple': {
         if (a.length === 0) return h.error('A tuple needs at least one element', n);
         const t = P(`tuple(${a.map((x) => x.sql).join(', ')})`, 'unknown', false, { tupleItems: a });
@@ -1220,6 +1234,262 @@ export class ClickHouseDialect implements Dialect {
         return P(`arrayCount(${s(0)}, ${s(1)})`, 'int', a[1].nullable, { chType: 'UInt32' });
       case 'arrayAll':
         return P(`arrayAll(${s(0)}, ${s(1)})`, 'bool', a[1].nullable);
+
+      // ---------------- more of HogQL's mapping: aggregations
+      case 'anyLast':
+      case 'anyHeavy':
+        return agg(fn.sig.name, [s(0)], a[0].type, true);
+      case 'covarPop':
+      case 'covarSamp':
+      case 'corr':
+        return agg(fn.sig.name, [num(a[0]), num(a[1])], 'float', true);
+      case 'avgWeighted': {
+        const both = `isNotNull(${s(0)}) AND isNotNull(${s(1)})`;
+        return P(`(${agg('sum', [`${num(a[0])} * ${num(a[1])}`], 'float', true, both).sql} / ${agg('sum', [num(a[1])], 'float', true, both).sql})`, 'float', true);
+      }
+      case 'uniqCombined':
+      case 'uniqCombined64':
+      case 'uniqHLL12':
+      case 'uniqTheta':
+        return this.call({ ...fn, sig: lookupFunction('uniqExact')! }, h);
+      case 'uniqUpTo': {
+        const k = fn.params[0].constValue;
+        if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0 || k > 100) return h.error('uniqUpTo takes a constant integer from 0 to 100', n);
+        const u = this.call({ ...fn, sig: lookupFunction('uniqExact')!, params: [] }, h);
+        return P(`least(${u.sql}, ${k + 1})`, 'int', false, { chType: 'UInt64' });
+      }
+      case 'topK': {
+        const k = fn.params.length ? fn.params[0].constValue : 10;
+        if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 1 || k > 10_000) return h.error('topK takes a constant integer from 1 to 10000', n);
+        const conds = [fn.filter].filter((x): x is string => !!x);
+        return P(conds.length ? `topKIf(${k})(${s(0)}, ${conds.join(' AND ')})` : `topK(${k})(${s(0)})`, 'array', false);
+      }
+      case 'medianExact':
+      case 'medianExactLow':
+      case 'medianExactHigh':
+      case 'medianTiming':
+      case 'quantileExact':
+      case 'quantileExactLow':
+      case 'quantileExactHigh':
+      case 'quantileTiming': {
+        // ClickHouse's exact quantiles take a value of the sorted set (no interpolation); spelled with groupArray, as
+        // 18.16 lacks the Low/High variants, so every variant reads the same values on every engine.
+        const level = fn.sig.name.startsWith('median') ? 0.5 : quantileLevel(fn.params[0], h, n);
+        const vals = agg('groupArray', [num(a[0])], 'array', false).sql;
+        const idx = exactQuantileIndex(level, `toInt64(length(${vals}))`, fn.sig.name.endsWith('Low'), (x) => `toInt64(${x})`);
+        return P(`if(length(${vals}) = 0, NULL, arrayElement(arraySort(${vals}), toUInt64(greatest(${idx}, 0)) + 1))`, isStrLike(a[0]) ? 'float' : a[0].type, true);
+      }
+      case 'medianTDigest':
+      case 'medianDeterministic':
+        return this.call({ ...fn, sig: lookupFunction('median')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+      case 'quantileTDigest':
+      case 'quantileDeterministic':
+        return this.call({ ...fn, sig: lookupFunction('quantile')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+      case 'groupBitAnd':
+      case 'groupBitOr':
+      case 'groupBitXor':
+        // 18.16 takes unsigned integers only; the bits are the same
+        return P(`toInt64(${agg(fn.sig.name, [`toUInt64(toInt64(${num(a[0])}))`], 'int', true).sql})`, 'int', true);
+
+      // ---------------- more of HogQL's mapping: maths (18.16 lacks atan2, hypot, log1p, sign, degrees, radians)
+      case 'e':
+      case 'pi':
+        return P(`${fn.sig.name}()`, 'float', false);
+      case 'ln':
+        return P(`log(${num(a[0])})`, 'float', anyNull);
+      case 'exp2':
+      case 'exp10':
+      case 'cbrt':
+      case 'sin':
+      case 'cos':
+      case 'tan':
+      case 'asin':
+      case 'acos':
+      case 'atan':
+        return P(`${fn.sig.name}(${num(a[0])})`, 'float', anyNull);
+      case 'degrees':
+        return P(`(${num(a[0])} * 180 / pi())`, 'float', anyNull);
+      case 'radians':
+        return P(`(${num(a[0])} * pi() / 180)`, 'float', anyNull);
+      case 'log1p':
+        return P(`log(1 + ${num(a[0])})`, 'float', anyNull);
+      case 'hypot':
+        return P(`sqrt(${num(a[0])} * ${num(a[0])} + ${num(a[1])} * ${num(a[1])})`, 'float', anyNull);
+      case 'atan2': {
+        const [y, x] = [num(a[0]), num(a[1])];
+        return P(`multiIf(${x} > 0, atan(${y} / ${x}), ${x} < 0 AND ${y} >= 0, atan(${y} / ${x}) + pi(), ${x} < 0, atan(${y} / ${x}) - pi(), ${y} > 0, pi() / 2, ${y} < 0, -pi() / 2, 0)`, 'float', anyNull);
+      }
+      case 'sign':
+        return P(`toInt64(multiIf(${num(a[0])} > 0, 1, ${num(a[0])} < 0, -1, 0))`, 'int', anyNull);
+      case 'negate':
+        return P(`negate(${num(a[0])})`, numType(a[0]), anyNull);
+      case 'isFinite':
+      case 'isInfinite':
+      case 'isNaN':
+        return P(`${fn.sig.name}(toFloat64(${num(a[0])}))`, 'bool', anyNull);
+      case 'intDivOrZero':
+        return P(`toInt64(intDivOrZero(${num(a[0])}, ${num(a[1])}))`, 'int', anyNull);
+      case 'moduloOrZero':
+        // both branches are computed: the divisor of the other one must not be 0
+        return P(`if(${num(a[1])} = 0, 0, modulo(${num(a[0])}, if(${num(a[1])} = 0, 1, ${num(a[1])})))`, numType(a[0]), anyNull);
+      case 'gcd':
+      case 'lcm':
+        return P(`${fn.sig.name}(toInt64(${num(a[0])}), toInt64(${num(a[1])}))`, 'int', anyNull);
+      case 'trunc':
+        if (a.length > 1 && (!a[1].isConst || typeof a[1].constValue !== 'number')) return h.error('trunc takes a constant number of decimal places', n);
+        return P(`trunc(${num(a[0])}${a.length > 1 ? `, ${s(1)}` : ''})`, a.length > 1 ? 'float' : numType(a[0]), anyNull);
+
+      // ---------------- more of HogQL's mapping: conversions
+      case 'toUUIDOrNull':
+      case 'toUUIDOrZero': {
+        const text = isStrLike(a[0]) ? s(0) : `toString(${s(0)})`;
+        const ok = `match(${text}, ${h.param('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')})`;
+        const zero = h.param('00000000-0000-0000-0000-000000000000');
+        const uuid = `toUUID(if(${ok}, ${text}, ${zero}))`;
+        return fn.sig.name === 'toUUIDOrZero' ? P(`ifNull(${uuid}, toUUID(${zero}))`, 'uuid', false) : P(`if(${ok}, ${uuid}, NULL)`, 'uuid', true);
+      }
+      case 'toNullable':
+        return { ...a[0], nullable: true, isConst: false, constValue: undefined };
+      case 'toLowCardinality':
+        return a[0];
+      case 'toFloatOrDefault': {
+        const f = this.call({ ...fn, sig: lookupFunction('toFloat')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+        return P(`ifNull(${f.sql}, ${num(a[1])})`, 'float', a[1].nullable);
+      }
+
+      // ---------------- more of HogQL's mapping: dates
+      case 'toLastDayOfMonth':
+        return P(`(addMonths(toStartOfMonth(toDate(${localArg(0)})), 1) - 1)`, 'date', a[0].nullable);
+      case 'toRelativeQuarterNum':
+        return P(`toInt64(toRelativeQuarterNum(${localArg(0)}))`, 'int', a[0].nullable);
+      case 'monthName':
+        return P(`arrayElement([${MONTH_NAMES.map((m) => h.param(m)).join(', ')}], toMonth(${localArg(0)}))`, 'string', a[0].nullable);
+      case 'age': {
+        const [u, from, to] = a;
+        const unit = unitOf(u, h, n);
+        const d = this.call({ ...fn, sig: lookupFunction('dateDiff')! }, h);
+        // (an interval cannot be Nullable there: a NULL difference gives a NULL result anyway)
+        const count = P(`ifNull(${d.sql}, 0)`, 'int', false);
+        const shifted = this.arithmetic('+', P(this.dt(from, h, n), 'datetime', from.nullable), this.interval(unit, count), h, n).sql;
+        const y = this.dt(to, h, n);
+        return P(`(${d.sql} - multiIf(${d.sql} > 0 AND ${shifted} > ${y}, 1, ${d.sql} < 0 AND ${shifted} < ${y}, -1, 0))`, 'int', d.nullable);
+      }
+
+      // ---------------- more of HogQL's mapping: strings (18.16 lacks leftPad/rightPad/repeat/countSubstrings)
+      case 'leftPad':
+      case 'leftPadUTF8':
+      case 'rightPad':
+      case 'rightPadUTF8': {
+        const len = P(boundedCount({ ...a[1], sql: `toInt64(greatest(${num(a[1])}, 0))` }, MAX_GENERATED_CHARS, fn.sig.name, h, n, (x, k) => `least(${x}, ${k})`), 'int', a[1].nullable);
+        const pad = a.length > 2 ? s(2) : h.param(' ');
+        const padding = P(`arrayStringConcat(arrayResize(emptyArrayString(), toUInt64(${len.sql}), ${pad}))`, 'string', false);
+        const left = (x: Printed, k: Printed) => this.call({ ...fn, sig: lookupFunction('left')!, args: [x, k], raw: [] }, h).sql;
+        if (fn.sig.name.startsWith('right')) return P(left(P(`concat(${s(0)}, ${padding.sql})`, 'string', a[0].nullable), len), 'string', anyNull);
+        const missing = P(`(${len.sql} - toInt64(lengthUTF8(${s(0)})))`, 'int', anyNull);
+        return P(`if(${missing.sql} <= 0, ${left(a[0], len)}, concat(${left(padding, missing)}, ${s(0)}))`, 'string', anyNull);
+      }
+      case 'repeat': {
+        const each = a[0].isConst && typeof a[0].constValue === 'string' ? Math.max(a[0].constValue.length, 1) : undefined;
+        const times = `toInt64(greatest(${num(a[1])}, 0))`;
+        if (a[1].isConst && typeof a[1].constValue === 'number' && each) boundedCount({ ...a[1], constValue: a[1].constValue * each }, MAX_GENERATED_CHARS, 'repeat', h, n, (x) => x);
+        const count = a[1].isConst && each ? times : `least(${times}, intDiv(${MAX_GENERATED_CHARS}, greatest(length(${s(0)}), 1)))`;
+        return P(`arrayStringConcat(arrayResize(emptyArrayString(), toUInt64(${count}), ${s(0)}))`, 'string', anyNull);
+      }
+      case 'appendTrailingCharIfAbsent':
+        return simple('appendTrailingCharIfAbsent', 'string');
+      case 'splitByWhitespace':
+        return P(`extractAll(${s(0)}, ${h.param('[^\\s]+')})`, 'array', anyNull);
+      case 'countSubstrings':
+        return P(`toInt64(if(length(${s(1)}) = 0, 0, intDiv(length(${s(0)}) - length(replaceAll(${s(0)}, ${s(1)}, '')), greatest(length(${s(1)}), 1))))`, 'int', anyNull);
+      case 'leftUTF8':
+      case 'rightUTF8':
+        return this.call({ ...fn, sig: lookupFunction(fn.sig.name.slice(0, -4))! }, h);
+      case 'concatWithSeparator':
+        return this.call({ ...fn, sig: lookupFunction('concat')!, args: a.slice(1).flatMap((x, i) => (i ? [a[0], x] : [x])) }, h);
+      case 'hex':
+      case 'decodeURLComponent':
+        return simple(fn.sig.name, 'string');
+
+      // ---------------- URLs: ClickHouse's own functions
+      case 'protocol':
+      case 'domain':
+      case 'domainWithoutWWW':
+      case 'topLevelDomain':
+      case 'firstSignificantSubdomain':
+      case 'cutToFirstSignificantSubdomain':
+      case 'path':
+      case 'pathFull':
+      case 'queryString':
+      case 'fragment':
+      case 'queryStringAndFragment':
+      case 'cutWWW':
+      case 'cutQueryString':
+      case 'cutFragment':
+      case 'cutQueryStringAndFragment':
+      case 'extractURLParameter':
+        return simple(fn.sig.name, 'string');
+      case 'extractURLParameters':
+      case 'extractURLParameterNames':
+        return simple(fn.sig.name, 'array');
+
+      // ---------------- arrays
+      case 'range': {
+        if (a.length > 2) return h.error('range(start, end, step) is not available on ClickHouse', n);
+        const cap = (x: string, k: number) => `least(${x}, ${k})`;
+        const to = a[a.length - 1];
+        const end = boundedCount({ ...to, sql: `toInt64(greatest(${num(to)}, 0))` }, MAX_GENERATED_ELEMENTS, 'range', h, n, cap);
+        if (a.length === 1) return P(`range(toUInt64(${end}))`, 'array', anyNull);
+        return P(`arraySlice(range(toUInt64(${end})), toInt64(${num(a[0])}) + 1)`, 'array', anyNull);
+      }
+      case 'arrayFirst':
+      case 'arrayFirstIndex':
+        return P(`${fn.sig.name}(${a.map((x) => x.sql).join(', ')})`, fn.sig.name === 'arrayFirst' ? 'unknown' : 'int', fn.sig.name === 'arrayFirst', fn.sig.name === 'arrayFirst' ? arrayElementTyping(a[1]) : { chType: 'UInt32' });
+      case 'arrayLast':
+        return P(`arrayFirst(${[s(0), ...a.slice(1).map((x) => `arrayReverse(${x.sql})`)].join(', ')})`, 'unknown', true, arrayElementTyping(a[1]));
+      case 'arrayLastIndex': {
+        const p = `arrayFirstIndex(${[s(0), ...a.slice(1).map((x) => `arrayReverse(${x.sql})`)].join(', ')})`;
+        return P(`if(${p} = 0, 0, length(${s(1)}) + 1 - ${p})`, 'int', false, { chType: 'UInt32' });
+      }
+      case 'countEqual':
+        return P(`toInt64(countEqual(${s(0)}, ${s(1)}))`, 'int', anyNull, { chType: 'UInt64' });
+      case 'arrayMin':
+      case 'arrayMax':
+      case 'arrayAvg':
+        return P(`arrayReduce(${h.param(fn.sig.name.slice(5).toLowerCase())}, ${s(0)})`, fn.sig.name === 'arrayAvg' ? 'float' : 'unknown', true);
+      case 'arrayCompact':
+        // lambdas on 18.16 cannot read columns: the previous elements come as a second array
+        return P(`arrayFilter((__x, __p, __i) -> __i = 1 OR __x != __p, ${s(0)}, arrayPushFront(arrayPopBack(${s(0)}), arrayElement(${s(0)}, 1)), arrayEnumerate(${s(0)}))`, 'array', anyNull);
+      case 'arrayFlatten':
+        return P(`arrayReduce(${h.param('groupArrayArray')}, ${s(0)})`, 'array', anyNull);
+      case 'arrayIntersect':
+        return simple('arrayIntersect', 'array');
+
+      // ---------------- JSON, conditionals, PostHog's own
+      case 'JSONExtract':
+        return this.call({ ...fn, sig: lookupFunction(jsonExtractFunction(a[a.length - 1], h, n))!, args: a.slice(0, -1), raw: fn.raw.slice(0, -1) }, h);
+      case 'arrayZip': {
+        // 18.16 has no arrayZip: a lambda over the arrays (which must have equal lengths, as arrayZip requires)
+        const names = a.map((_, i) => `__z${i}`);
+        return P(`arrayMap((${names.join(', ')}) -> tuple(${names.join(', ')}), ${a.map((x) => x.sql).join(', ')})`, 'array', anyNull, zipTyping(a));
+      }
+      case 'positiveModulo':
+        // 18.16 has no positiveModulo; both branches of an if are computed, so the divisor is never 0 there
+        return P(`modulo(modulo(${num(a[0])}, ${num(a[1])}) + ${num(a[1])}, ${num(a[1])})`, numType(a[0]), anyNull);
+      case 'bitShiftLeft':
+      case 'bitShiftRight':
+        return P(`${fn.sig.name}(toInt64(${num(a[0])}), toUInt8(${num(a[1])}))`, 'int', anyNull);
+      case 'bitNot':
+        return P(`bitNot(toInt64(${num(a[0])}))`, 'int', anyNull);
+      case 'xor':
+        return P(`(modulo(${a.map((x) => `toUInt8(${x.sql} != 0)`).join(' + ')}, 2) = 1)`, 'bool', anyNull);
+      case 'JSONExtractUInt':
+        return this.call({ ...fn, sig: lookupFunction('JSONExtractInt')! }, h);
+      case 'transform': {
+        const dflt = a.length > 3 ? a[3] : a[0];
+        return P(`transform(${a.map((x) => x.sql).join(', ')})`, dflt.type, true);
+      }
+      case 'sparkline':
+        return this.call({ ...fn, sig: lookupFunction('tuple')!, args: [...SPARKLINE_MARKER.map((v) => this.constant(v, false, h)), a[0]], raw: [] }, h);
 
       default:
         return h.error(`Function "${fn.sig.name}" is not available on ClickHouse`, n);

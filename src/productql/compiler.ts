@@ -33,7 +33,7 @@ import type {
 } from './ast';
 import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, typeNameOf, unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
-import { lookupFunction } from './functions';
+import { LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
 import { printHogQLExpr } from './hogql';
 import { MAX_AST_DEPTH } from './parser';
@@ -230,7 +230,7 @@ const JOIN_TYPES: Record<string, string> = {
 const own = <V>(obj: Record<string, V>, key: string): V | undefined =>
   Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
 
-const LAMBDA_FUNCS = new Set(['arrayMap', 'arrayFilter', 'arrayExists', 'arrayCount', 'arrayAll']);
+const LAMBDA_FUNCS = LAMBDA_FUNCTIONS;
 
 /** Functions whose datetime result keeps the zone of its value argument (index), or takes the zone argument's. */
 const ZONE_KEEPING: Record<string, { value: number; tzArg?: number }> = {
@@ -1300,8 +1300,10 @@ export class Compiler {
   /** `t.2` / `tupleElement(t, 2)`: 1-based, on a value the compiler knows is a tuple. */
   private tupleElement(t: Printed, index: unknown, node: NodeBase): Printed {
     const size = t.tupleItems?.length ?? tupleSize(t.chType);
-    if (size === undefined) return this.err('Tuple access (t.1) needs a tuple value, such as (a, b) or tuple(a, b)', node);
-    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 1 || index > size)
+    // A value of unknown type (a lambda's argument, an array's element: `arraySort(x -> x.1, pairs)`) may be a tuple:
+    // the engine checks it (a 400 query_error when it is not).
+    if (size === undefined && t.type !== 'unknown') return this.err('Tuple access (t.1) needs a tuple value, such as (a, b) or tuple(a, b)', node);
+    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 1 || (size !== undefined && index > size))
       return this.err(`Tuple index out of range: ${String(index)} (the tuple has ${size} element${size === 1 ? '' : 's'}, the first is 1)`, node);
     const out = this.dialect.tupleElement(t, index, this.h);
     const item = t.tupleItems?.[index - 1];
@@ -1417,21 +1419,19 @@ export class Compiler {
   private call(c: Call, scope: Scope): Printed {
     if (typeof c.name !== 'string') this.err('Malformed function call', c);
     const sig = lookupFunction(c.name);
-    if (!sig) this.err(`Unknown function "${c.name}"`, c);
+    if (!sig) this.err(unknownFunctionError(c.name), c);
     let args = c.args ?? [];
     if (!Array.isArray(args)) this.err('Malformed function call', c);
     // count(*) is count(), as in HogQL and ClickHouse.
     if (sig.name === 'count' && !c.distinct && args.length === 1 && isStar(args[0])) args = [];
-    if (args.length < sig.min || args.length > sig.max)
-      this.err(
-        `Function "${sig.name}" takes ${sig.min === sig.max ? sig.min : `${sig.min} to ${sig.max}`} argument${sig.min === 1 && sig.max === 1 ? '' : 's'}, got ${args.length}`,
-        c,
-      );
+    const arity = arityError(sig, args.length);
+    if (arity) this.err(arity, c);
     const params = c.params ?? [];
     if (sig.params) {
-      if (params.length < sig.params[0] || params.length > sig.params[1])
-        this.err(`Function "${sig.name}" takes ${sig.params[0]} to ${sig.params[1]} parameters, got ${params.length}`, c);
-    } else if (c.params && c.params.length) this.err(`Function "${sig.name}" takes no parameters`, c);
+      if (!c.params?.length && sig.params[0] > 0) this.err(`Aggregation '${sig.name}' requires parameters in addition to arguments`, c);
+      const p = arityError(sig, params.length, 'parameter', sig.params);
+      if (p) this.err(p, c);
+    } else if (c.params && c.params.length) this.err(`Function '${sig.name}' takes no parameters`, c);
     if (sig.kind === 'window') this.err(`Window function "${sig.name}" needs an OVER clause`, c);
     if ((c.distinct || c.filter_expr) && sig.kind !== 'aggregate') this.err(`DISTINCT/FILTER only apply to aggregate functions`, c);
 
@@ -1461,7 +1461,7 @@ export class Compiler {
     } finally {
       if (sig.kind === 'aggregate') this.aggregates.pop();
     }
-    if (LAMBDA_FUNCS.has(sig.name) && args[0]?.node !== 'Lambda') this.err(`The first argument of ${sig.name} must be a lambda`, c);
+    if (LAMBDA_FUNCS.has(sig.name) && !OPTIONAL_LAMBDA_FUNCTIONS.has(sig.name) && args[0]?.node !== 'Lambda') this.err(`The first argument of ${sig.name} must be a lambda`, c);
     if (REGEX_FUNCS.has(sig.name)) this.checkRegex(printedArgs[1], args[1]);
     // Computed from what the compiler knows of the value, for every engine (never the engine's own representation).
     if (sig.name === 'toTypeName') return { sql: this.h.param(typeNameOf(printedArgs[0], this.h.timezone)), type: 'string', nullable: false };
@@ -1499,8 +1499,8 @@ export class Compiler {
     const sig = lookupFunction(w.name);
     if (!sig || sig.kind === 'scalar') this.err(`Unknown window function "${w.name}"`, w);
     const args = w.exprs ?? [];
-    if (args.length < sig.min || args.length > sig.max)
-      this.err(`Function "${sig.name}" takes ${sig.min === sig.max ? sig.min : `${sig.min} to ${sig.max}`} arguments, got ${args.length}`, w);
+    const arity = arityError(sig, args.length);
+    if (arity) this.err(arity, w);
     const params = w.args ?? [];
     if (sig.params ? params.length < sig.params[0] || params.length > sig.params[1] : params.length > 0)
       this.err(`Wrong number of parameters for "${sig.name}"`, w);

@@ -4,7 +4,7 @@
  * function mapping, casts, timezone handling and the text of a guarded table reference.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, Expr, NodeBase } from './ast';
-import type { FunctionSignature } from './functions';
+import { lookupFunction, type FunctionSignature } from './functions';
 import type { PType } from './schema';
 
 /** A printed expression plus what the compiler knows about its value. */
@@ -412,4 +412,99 @@ export function formatPieces(pattern: string, native: string, h: Helpers, node: 
 export function zoneOf(p: Printed): string | undefined {
   if (p.displayTz) return p.displayTz;
   return p.type === 'datetime' && p.chType ? /^DateTime64\(\d, '([^']+)'\)$/.exec(p.chType)?.[1] : undefined;
+}
+
+/**
+ * `<aggregate>If(args..., cond)` (FunctionSignature.ifOf) as the aggregate itself over the rows where `cond` holds:
+ * the condition joins the call's FILTER; `<aggregate>Distinct(args)` (distinctOf) as the aggregate with DISTINCT.
+ * Undefined for any other call.
+ */
+export function unwrapIfCombinator(fn: FunctionCall): FunctionCall | undefined {
+  if (fn.sig.distinctOf) return { ...fn, sig: lookupFunction(fn.sig.distinctOf)!, distinct: true };
+  if (!fn.sig.ifOf) return undefined;
+  const cond = fn.args[fn.args.length - 1];
+  const base = lookupFunction(fn.sig.ifOf)!;
+  return { ...fn, sig: base, args: fn.args.slice(0, -1), raw: fn.raw.slice(0, -1), filter: [fn.filter, `(${cond.sql})`].filter(Boolean).join(' AND ') };
+}
+
+/** `addDays(x, n)`, `subtractMonths(x, n)`, ...: the operator and unit; undefined for other names. */
+export function dateShiftOf(name: string): { op: '+' | '-'; unit: IntervalUnit } | undefined {
+  if (name[0] !== 'a' && name[0] !== 's') return undefined;
+  const m = /^(add|subtract)(Second|Minute|Hour|Day|Week|Month|Quarter|Year)s$/.exec(name);
+  return m ? { op: m[1] === 'add' ? '+' : '-', unit: m[2].toLowerCase() as IntervalUnit } : undefined;
+}
+
+/** A quantile level parameter: a constant number from 0 to 1 (a 400 otherwise). */
+export function quantileLevel(p: Printed | undefined, h: Helpers, node: NodeBase): number {
+  if (!p || typeof p.constValue !== 'number' || p.constValue < 0 || p.constValue > 1) return h.error('quantile level must be a number between 0 and 1', node);
+  return p.constValue;
+}
+
+/**
+ * The 0-based position ClickHouse's quantileExact family takes in the sorted values (`n`: SQL of their count):
+ * floor(level * n), the last one for level 1; quantileExactLow at 0.5 takes the lower of two middle values.
+ */
+export function exactQuantileIndex(level: number, n: string, low: boolean, int: (sql: string) => string = (x) => x): string {
+  if (low && level === 0.5) return int(`floor((${n} - 1) / 2)`);
+  if (level >= 1) return `(${n} - 1)`;
+  return `least(${n} - 1, ${int(`floor(${level} * ${n})`)})`;
+}
+
+/** The month names monthName returns (ClickHouse's, English). */
+export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** The second-level labels under which firstSignificantSubdomain looks one level deeper (ClickHouse's list). */
+export const INSIGNIFICANT_SECOND_LEVEL = ['com', 'net', 'org', 'co'];
+
+/** A URL scheme (`https`, `svn+ssh`), as a regular expression. */
+export const URL_SCHEME = '[a-zA-Z][a-zA-Z0-9+.-]*';
+/** The host of a URL (after `//` and any user info, before the port, path, query or fragment), in group 1. */
+export const URL_HOST = `^(?:${URL_SCHEME}:)?//(?:[^/?#@]*@)?([^/?#:]*)`;
+
+/** sparkline(values): PostHog's chart marker, `('__hogql_chart_type', 'sparkline', 'results', values)`. */
+export const SPARKLINE_MARKER = ['__hogql_chart_type', 'sparkline', 'results'];
+
+/**
+ * Bounds on what one call may generate (range's elements, repeat/leftPad/rightPad's characters): a constant beyond
+ * them is a 400 before anything runs (`range(1000000000)` would exhaust memory); a computed count is capped there.
+ */
+export const MAX_GENERATED_ELEMENTS = 1_000_000;
+export const MAX_GENERATED_CHARS = 10_000_000;
+
+/** A count argument: a 400 when it is a constant above `limit`, else the SQL of the count capped at `limit`. */
+export function boundedCount(p: Printed, limit: number, what: string, h: Helpers, node: NodeBase, least: (x: string, k: number) => string): string {
+  if (p.isConst && typeof p.constValue === 'number' && p.constValue > limit) return h.error(`${what} is limited to ${limit.toLocaleString('en-US')}`, node);
+  return p.isConst ? p.sql : least(p.sql, limit);
+}
+
+/**
+ * The typing of an array built from `item`s (an array literal's, groupArray's): `Array(Tuple(...))` when they are
+ * tuples, so results render them as JSON arrays (shapeResult) and `x.1` reads them. Empty otherwise.
+ */
+export function arrayOfTyping(item: Printed | undefined, timezone: string): { chType?: string } {
+  return item?.tupleItems || item?.chType?.startsWith('Tuple(') ? { chType: `Array(${typeNameOf(item, timezone)})` } : {};
+}
+
+/** The typing an array function's result keeps from its array argument (sorted, filtered, sliced: same elements). */
+export function sameArrayTyping(arr: Printed | undefined): { chType?: string } {
+  return arr?.chType?.startsWith('Array(Tuple(') ? { chType: arr.chType } : {};
+}
+
+/**
+ * `JSONExtract(json, keys..., 'Type')`: the JSONExtract<Kind> function that reads that ClickHouse type (String, Bool,
+ * Int8 .. UInt64, Float32/Float64); a 400 for other types.
+ */
+export function jsonExtractFunction(type: Printed, h: Helpers, node: NodeBase): string {
+  const t = type.isConst && typeof type.constValue === 'string' ? type.constValue : '';
+  if (t === 'String') return 'JSONExtractString';
+  if (t === 'Bool') return 'JSONExtractBool';
+  if (/^U?Int(8|16|32|64)$/.test(t)) return 'JSONExtractInt';
+  if (/^Float(32|64)$/.test(t)) return 'JSONExtractFloat';
+  return h.error('JSONExtract takes the return type last, as a constant: String, Bool, Int8 .. Int64, UInt8 .. UInt64, Float32 or Float64', node);
+}
+
+/** arrayZip's typing: an array of tuples of the arrays' element types (String where unknown). */
+export function zipTyping(arrays: Printed[]): { chType: string } {
+  const element = (p: Printed) => (p.chType?.startsWith('Array(') ? p.chType.slice('Array('.length, -1) : 'String');
+  return { chType: `Array(Tuple(${arrays.map(element).join(', ')}))` };
 }

@@ -13,7 +13,8 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { OVER_MARK, SAMPLE_BUCKETS, arrayElementTyping, formatPieces, startOfIntervalArgs, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_SCHEME, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, dateShiftOf, exactQuantileIndex, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { lookupFunction } from './functions';
 import type { PType } from './schema';
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
@@ -315,7 +316,7 @@ class DuckDBDialect implements Dialect {
   }
 
   arrayAccess(arr: Printed, index: Printed): Printed {
-    return P(`${arr.sql}[${index.sql}]`, 'unknown', true);
+    return P(`${arr.sql}[${index.sql}]`, 'unknown', true, arrayElementTyping(arr));
   }
 
   /** Tuples are structs with fields "1", "2", ... (see the `tuple` function); the index is a checked integer. */
@@ -411,10 +412,30 @@ class DuckDBDialect implements Dialect {
     return `${q(alias)}.${q('person_id')}`;
   }
 
+  /**
+   * age(unit, from, to): the whole units from `from` to `to`, as dateDiff counts them less the last one when adding
+   * that many units to `from` passes `to` (ClickHouse's age counts complete units only).
+   */
+  private age(fn: FunctionCall, h: Helpers): Printed {
+    const [u, from, to] = fn.args;
+    const unit = unitOf(u, h, fn.node);
+    const d = this.call({ ...fn, sig: lookupFunction('dateDiff')! }, h);
+    const shifted = this.arithmetic('+', P(this.dt(from, h, fn.node), 'datetime', from.nullable), this.interval(unit, d), h, fn.node).sql;
+    const y = this.dt(to, h, fn.node);
+    return P(`(${d.sql} - CASE WHEN ${d.sql} > 0 AND ${shifted} > ${y} THEN 1 WHEN ${d.sql} < 0 AND ${shifted} < ${y} THEN -1 ELSE 0 END)`, 'int', d.nullable);
+  }
+
   // ---------------------------------------------------------------------------------------- functions
   call(fn: FunctionCall, h: Helpers): Printed {
+    const unwrapped = unwrapIfCombinator(fn);
+    if (unwrapped) return this.call(unwrapped, h);
     const a = fn.args;
     const n = fn.node;
+    const shift = dateShiftOf(fn.sig.name);
+    if (shift) return this.arithmetic(shift.op, a[0], this.interval(shift.unit, a[1]), h, n);
+    const noWindow = (): void => {
+      if (fn.over) h.error(`Function "${fn.sig.name}" cannot be used as a window function`, n);
+    };
     const s = (i: number) => a[i].sql;
     const anyNull = a.some((x) => x.nullable);
     const filterOf = (extra?: string): string => {
@@ -456,6 +477,8 @@ class DuckDBDialect implements Dialect {
         if (a.length === 0) return P(`count(*)${filterOf()}`, 'int', false, { chType: 'UInt64' });
         return agg('count', s(0), 'int', false, undefined, 'UInt64');
       case 'countIf':
+        // countIf(x, cond): the non-NULL x where cond holds
+        if (a.length === 2) return agg('count', s(0), 'int', false, `(${s(1)})`, 'UInt64');
         return P(`count(*)${filterOf(s(0))}`, 'int', false, { chType: 'UInt64' });
       case 'uniq':
       case 'uniqExact':
@@ -504,9 +527,9 @@ class DuckDBDialect implements Dialect {
         return P(`quantile_cont(${num(a[0])}, [${fn.params.map((p) => p.sql).join(', ')}])${filterOf()}`, 'array', false);
       }
       case 'groupArray':
-        return P(`coalesce(list(${d}${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false);
+        return P(`coalesce(list(${d}${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false, arrayOfTyping(a[0], h.timezone));
       case 'groupUniqArray':
-        return P(`coalesce(list(DISTINCT ${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false);
+        return P(`coalesce(list(DISTINCT ${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false, arrayOfTyping(a[0], h.timezone));
 
       // ---------------- window functions
       case 'row_number':
@@ -762,13 +785,13 @@ class DuckDBDialect implements Dialect {
       case 'arrayMap':
       case 'arrayFilter':
         // (several arrays arrive as one, the others read by index: Dialect.lambdaIndex)
-        return P(`${fn.sig.name === 'arrayMap' ? 'list_transform' : 'list_filter'}(${s(1)}, ${s(0)})`, 'array', a[1].nullable);
+        return P(`${fn.sig.name === 'arrayMap' ? 'list_transform' : 'list_filter'}(${s(1)}, ${s(0)})`, 'array', a[1].nullable, fn.sig.name === 'arrayFilter' ? sameArrayTyping(a[1]) : {});
       case 'arrayExists':
         return P(`(length(list_filter(${s(1)}, ${s(0)})) > 0)`, 'bool', a[1].nullable);
       case 'arrayJoin':
         return P(`unnest(${s(0)})`, 'unknown', true, arrayElementTyping(a[0]));
       case 'array':
-        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false);
+        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false, arrayOfTyping(a[0], h.timezone));
       case 'tuple': {
         // A struct with fields "1", "2", ...: results render it as a JSON array (shapeResult), `t.2` reads a field.
         if (a.length === 0) return h.error('A tuple needs at least one element', n);
@@ -1042,6 +1065,325 @@ class DuckDBDialect implements Dialect {
         return P(`length(list_filter(${s(1)}, ${s(0)}))`, 'int', a[1].nullable, { chType: 'UInt32' });
       case 'arrayAll':
         return P(`(length(list_filter(${s(1)}, ${s(0)})) = length(${s(1)}))`, 'bool', a[1].nullable);
+
+      // ---------------- more of HogQL's mapping: aggregations
+      case 'anyLast':
+        return agg('last', s(0), a[0].type, true, `${s(0)} IS NOT NULL`);
+      case 'anyHeavy':
+        return agg('any_value', s(0), a[0].type, true);
+      case 'covarPop':
+      case 'covarSamp':
+      case 'corr': {
+        const name = { covarPop: 'covar_pop', covarSamp: 'covar_samp', corr: 'corr' }[fn.sig.name]!;
+        return P(`${name}(${num(a[0])}, ${num(a[1])})${filterOf()}`, 'float', true);
+      }
+      case 'avgWeighted': {
+        noWindow();
+        const f = filterOf(`${s(0)} IS NOT NULL AND ${s(1)} IS NOT NULL`);
+        return P(`(sum(${num(a[0])} * ${num(a[1])})${f} / sum(${num(a[1])})${f})`, 'float', true);
+      }
+      case 'uniqCombined':
+      case 'uniqCombined64':
+      case 'uniqHLL12':
+      case 'uniqTheta':
+        return this.call({ ...fn, sig: lookupFunction('uniqExact')! }, h);
+      case 'uniqUpTo': {
+        noWindow();
+        const k = fn.params[0].constValue;
+        if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0 || k > 100) return h.error('uniqUpTo takes a constant integer from 0 to 100', n);
+        return P(`least(count(DISTINCT ${s(0)})${filterOf()}, ${k + 1})`, 'int', false, { chType: 'UInt64' });
+      }
+      case 'topK': {
+        const k = fn.params.length ? fn.params[0].constValue : 10;
+        if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 1 || k > 10_000) return h.error('topK takes a constant integer from 1 to 10000', n);
+        return P(`coalesce(approx_top_k(${s(0)}, ${k})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false);
+      }
+      case 'medianExact':
+      case 'medianExactLow':
+      case 'medianExactHigh':
+      case 'medianTiming':
+      case 'quantileExact':
+      case 'quantileExactLow':
+      case 'quantileExactHigh':
+      case 'quantileTiming': {
+        // ClickHouse's exact quantiles take a value of the sorted set (no interpolation).
+        noWindow();
+        const level = fn.sig.name.startsWith('median') ? 0.5 : quantileLevel(fn.params[0], h, n);
+        const x = isStrLike(a[0]) ? num(a[0]) : s(0);
+        const f = filterOf(`${x} IS NOT NULL`);
+        const idx = exactQuantileIndex(level, `count(${x})${f}`, fn.sig.name.endsWith('Low'));
+        const type: PType = isStrLike(a[0]) ? 'float' : a[0].type;
+        return P(`list_sort(list(${x})${f})[CAST(${idx} AS BIGINT) + 1]`, type, true);
+      }
+      case 'medianTDigest':
+      case 'medianDeterministic':
+        return this.call({ ...fn, sig: lookupFunction('median')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+      case 'quantileTDigest':
+      case 'quantileDeterministic':
+        return this.call({ ...fn, sig: lookupFunction('quantile')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+      case 'groupBitAnd':
+      case 'groupBitOr':
+      case 'groupBitXor':
+        return agg(`bit_${fn.sig.name.slice(8).toLowerCase()}`, `CAST(${num(a[0])} AS BIGINT)`, 'int', true);
+
+      // ---------------- more of HogQL's mapping: maths
+      case 'e':
+        return P('exp(1)', 'float', false);
+      case 'pi':
+        return P('pi()', 'float', false);
+      case 'ln':
+      case 'cbrt':
+      case 'sin':
+      case 'cos':
+      case 'tan':
+      case 'asin':
+      case 'acos':
+      case 'atan':
+      case 'degrees':
+      case 'radians':
+        return P(`${fn.sig.name}(${num(a[0])})`, 'float', anyNull);
+      case 'exp2':
+      case 'exp10':
+        return P(`pow(${fn.sig.name === 'exp2' ? 2 : 10}, ${num(a[0])})`, 'float', anyNull);
+      case 'log1p':
+        return P(`ln(1 + ${num(a[0])})`, 'float', anyNull);
+      case 'atan2':
+        return P(`atan2(${num(a[0])}, ${num(a[1])})`, 'float', anyNull);
+      case 'hypot':
+        return P(`sqrt(${num(a[0])} * ${num(a[0])} + ${num(a[1])} * ${num(a[1])})`, 'float', anyNull);
+      case 'sign':
+        return P(`CAST(sign(${num(a[0])}) AS BIGINT)`, 'int', anyNull);
+      case 'negate':
+        return P(`(-${num(a[0])})`, numType(a[0]), anyNull);
+      case 'isFinite':
+      case 'isInfinite':
+      case 'isNaN': {
+        const f = { isFinite: 'isfinite', isInfinite: 'isinf', isNaN: 'isnan' }[fn.sig.name]!;
+        return P(`${f}(CAST(${num(a[0])} AS DOUBLE))`, 'bool', anyNull);
+      }
+      case 'intDivOrZero':
+        return P(`CASE WHEN ${num(a[1])} = 0 THEN 0 ELSE ${num(a[0])} // ${num(a[1])} END`, 'int', anyNull);
+      case 'moduloOrZero':
+        return P(`CASE WHEN ${num(a[1])} = 0 THEN 0 ELSE ${num(a[0])} % ${num(a[1])} END`, numType(a[0]), anyNull);
+      case 'gcd':
+      case 'lcm':
+        return P(`${fn.sig.name}(CAST(${num(a[0])} AS BIGINT), CAST(${num(a[1])} AS BIGINT))`, 'int', anyNull);
+      case 'trunc': {
+        if (a.length === 1) return P(`trunc(${num(a[0])})`, numType(a[0]), anyNull);
+        const scale = `pow(10, CAST(${num(a[1])} AS INTEGER))`;
+        return P(`(trunc(${num(a[0])} * ${scale}) / ${scale})`, 'float', anyNull);
+      }
+      case 'roundBankers':
+        return P(`round_even(${num(a[0])}, ${a.length > 1 ? `CAST(${num(a[1])} AS INTEGER)` : '0'})`, 'float', anyNull);
+
+      // ---------------- more of HogQL's mapping: conversions
+      case 'toUUIDOrNull':
+        return P(`TRY_CAST(${s(0)} AS UUID)`, 'uuid', true);
+      case 'toUUIDOrZero':
+        return P(`coalesce(TRY_CAST(${s(0)} AS UUID), CAST(${h.param('00000000-0000-0000-0000-000000000000')} AS UUID))`, 'uuid', false);
+      case 'toNullable':
+        return { ...a[0], nullable: true, isConst: false, constValue: undefined };
+      case 'toLowCardinality':
+        return a[0];
+      case 'toJSONString':
+        return P(`CAST(to_json(${s(0)}) AS VARCHAR)`, 'string', anyNull);
+      case 'toFloatOrDefault': {
+        const f = this.call({ ...fn, sig: lookupFunction('toFloat')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+        return P(`coalesce(${f.sql}, ${num(a[1])})`, 'float', a[1].nullable);
+      }
+
+      // ---------------- more of HogQL's mapping: dates
+      case 'toLastDayOfMonth':
+        return P(`last_day(${this.loc(a[0], h, n)})`, 'date', a[0].nullable);
+      case 'toRelativeQuarterNum': {
+        const l = this.loc(a[0], h, n);
+        return P(`CAST(year(${l}) * 4 + quarter(${l}) - 1 AS BIGINT)`, 'int', a[0].nullable);
+      }
+      case 'monthName':
+        return P(`monthname(${this.loc(a[0], h, n)})`, 'string', a[0].nullable);
+      case 'age':
+        return this.age(fn, h);
+
+      // ---------------- more of HogQL's mapping: strings
+      case 'leftPad':
+      case 'leftPadUTF8':
+      case 'rightPad':
+      case 'rightPadUTF8': {
+        const len = boundedCount({ ...a[1], sql: `CAST(greatest(${num(a[1])}, 0) AS INTEGER)` }, MAX_GENERATED_CHARS, fn.sig.name, h, n, (x, k) => `least(${x}, ${k})`);
+        return P(`${fn.sig.name.startsWith('left') ? 'lpad' : 'rpad'}(${s(0)}, ${len}, ${a.length > 2 ? s(2) : `' '`})`, 'string', anyNull);
+      }
+      case 'repeat': {
+        const each = a[0].isConst && typeof a[0].constValue === 'string' ? Math.max(a[0].constValue.length, 1) : undefined;
+        const times: Printed = { ...a[1], sql: `CAST(greatest(${num(a[1])}, 0) AS BIGINT)`, constValue: typeof a[1].constValue === 'number' && each ? a[1].constValue * each : undefined };
+        const count = times.isConst && each ? (boundedCount(times, MAX_GENERATED_CHARS, 'repeat', h, n, (x) => x), times.sql) : `least(${times.sql}, ${MAX_GENERATED_CHARS} // greatest(length(${s(0)}), 1))`;
+        return P(`repeat(${s(0)}, ${count})`, 'string', anyNull);
+      }
+      case 'appendTrailingCharIfAbsent':
+        return P(`CASE WHEN ${s(0)} = '' OR ends_with(${s(0)}, ${s(1)}) THEN ${s(0)} ELSE ${s(0)} || ${s(1)} END`, 'string', anyNull);
+      case 'splitByRegexp':
+        return P(`string_split_regex(${s(1)}, ${s(0)})`, 'array', anyNull);
+      case 'splitByWhitespace':
+        return P(`regexp_extract_all(${s(0)}, '\\S+')`, 'array', anyNull);
+      case 'countSubstrings':
+        return P(`CASE WHEN length(${s(1)}) = 0 THEN 0 ELSE (length(${s(0)}) - length(replace(${s(0)}, ${s(1)}, ''))) // length(${s(1)}) END`, 'int', anyNull);
+      case 'leftUTF8':
+      case 'rightUTF8':
+        return this.call({ ...fn, sig: lookupFunction(fn.sig.name.slice(0, -4))! }, h);
+      case 'concatWithSeparator':
+        return this.call({ ...fn, sig: lookupFunction('concat')!, args: a.slice(1).flatMap((x, i) => (i ? [a[0], x] : [x])) }, h);
+      case 'hex':
+        return P(`upper(hex(${s(0)}))`, 'string', anyNull);
+      case 'decodeURLComponent':
+        return P(`url_decode(${s(0)})`, 'string', anyNull);
+      case 'encodeURLComponent':
+        return P(`url_encode(${s(0)})`, 'string', anyNull);
+
+      // ---------------- URLs (ClickHouse's URL functions, by regular expressions)
+      case 'protocol':
+        return P(`regexp_extract(${s(0)}, ${h.param(`^(${URL_SCHEME}):`)}, 1)`, 'string', anyNull);
+      case 'domain':
+      case 'domainWithoutWWW':
+      case 'topLevelDomain':
+      case 'firstSignificantSubdomain':
+      case 'cutToFirstSignificantSubdomain': {
+        const host = `regexp_extract(${s(0)}, ${h.param(URL_HOST)}, 1)`;
+        if (fn.sig.name === 'domain') return P(host, 'string', anyNull);
+        if (fn.sig.name === 'domainWithoutWWW') return P(`regexp_replace(${host}, '^www\\.', '')`, 'string', anyNull);
+        if (fn.sig.name === 'topLevelDomain') return P(`regexp_extract(${host}, '\\.([^.]+)$', 1)`, 'string', anyNull);
+        // The second-level label, or the third when the second is com/net/org/co; the host itself without dots.
+        const parts = `string_split(${host}, '.')`;
+        const k = `(CASE WHEN len(${parts}) < 2 THEN 1 WHEN len(${parts}) >= 3 AND ${parts}[-2] IN (${INSIGNIFICANT_SECOND_LEVEL.map((x) => `'${x}'`).join(', ')}) THEN len(${parts}) - 2 ELSE len(${parts}) - 1 END)`;
+        if (fn.sig.name === 'firstSignificantSubdomain') return P(`${parts}[${k}]`, 'string', anyNull);
+        return P(`array_to_string(${parts}[${k}:], '.')`, 'string', anyNull);
+      }
+      case 'path':
+        return P(`regexp_extract(${s(0)}, ${h.param(`^(?:${URL_SCHEME}:)?//[^/?#]*([^?#]*)`)}, 1)`, 'string', anyNull);
+      case 'pathFull':
+        return P(`regexp_extract(${s(0)}, ${h.param(`^(?:${URL_SCHEME}:)?//[^/?#]*([/].*)?$`)}, 1)`, 'string', anyNull);
+      case 'queryString':
+        return P(`regexp_extract(${s(0)}, '\\?([^#]*)', 1)`, 'string', anyNull);
+      case 'fragment':
+        return P(`regexp_extract(${s(0)}, '#(.*)$', 1)`, 'string', anyNull);
+      case 'queryStringAndFragment':
+        return P(`regexp_extract(${s(0)}, '\\?(.*)$', 1)`, 'string', anyNull);
+      case 'extractURLParameters':
+      case 'extractURLParameterNames': {
+        const params = `list_filter(string_split(regexp_extract(${s(0)}, '\\?([^#]*)', 1), '&'), lambda __p: __p <> '')`;
+        if (fn.sig.name === 'extractURLParameters') return P(params, 'array', anyNull);
+        return P(`list_transform(${params}, lambda __p: split_part(__p, '=', 1))`, 'array', anyNull);
+      }
+      case 'extractURLParameter': {
+        const name = a[1].isConst && typeof a[1].constValue === 'string' ? h.param(a[1].constValue.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&')) : `regexp_escape(${s(1)})`;
+        return P(`regexp_extract(${s(0)}, '[?&]' || ${name} || '=([^&#]*)', 1)`, 'string', anyNull);
+      }
+      case 'cutWWW':
+        return P(`regexp_replace(${s(0)}, ${h.param(`^((?:${URL_SCHEME}:)?//)www\\.`)}, '\\1')`, 'string', anyNull);
+      case 'cutQueryString':
+        return P(`regexp_replace(${s(0)}, '\\?[^#]*', '')`, 'string', anyNull);
+      case 'cutFragment':
+        return P(`regexp_replace(${s(0)}, '#.*$', '')`, 'string', anyNull);
+      case 'cutQueryStringAndFragment':
+        return P(`regexp_replace(${s(0)}, '[?#].*$', '')`, 'string', anyNull);
+
+      // ---------------- arrays (ClickHouse's, on DuckDB lists)
+      case 'arraySort':
+      case 'arrayReverseSort': {
+        const sort = fn.sig.name === 'arraySort' ? 'list_sort' : 'list_reverse_sort';
+        if (fn.raw[0]?.node !== 'Lambda') return P(`${sort}(${s(0)})`, 'array', anyNull, sameArrayTyping(a[0]));
+        // by key: (key, element) pairs sorted, then the elements (other arrays are read by index: Dialect.lambdaIndex)
+        return P(`list_transform(${sort}(list_zip(list_transform(${s(1)}, ${s(0)}), ${s(1)})), lambda __p: struct_extract_at(__p, 2))`, 'array', a[1].nullable, sameArrayTyping(a[1]));
+      }
+      case 'arrayCumSum':
+        return P(`list_transform(${s(0)}, lambda __e, __i: list_sum(${s(0)}[1:__i]))`, 'array', anyNull);
+      case 'arrayCumSumNonNegative':
+        // a running sum that restarts from 0 whenever it would go below it
+        return P(`list_transform(${s(0)}, lambda __e, __i: list_reduce(list_prepend(0, ${s(0)}[1:__i]), lambda __acc, __y: greatest(__acc + __y, 0)))`, 'array', anyNull);
+      case 'arrayDifference':
+        return P(`list_transform(${s(0)}, lambda __e, __i: CASE WHEN __i = 1 THEN 0 ELSE __e - ${s(0)}[__i - 1] END)`, 'array', anyNull);
+      case 'arrayPopFront':
+        return P(`list_slice(${s(0)}, 2, len(${s(0)}))`, 'array', anyNull);
+      case 'arrayPopBack':
+        return P(`list_slice(${s(0)}, 1, len(${s(0)}) - 1)`, 'array', anyNull);
+      case 'arrayPushFront':
+        return P(`list_prepend(${s(1)}, ${s(0)})`, 'array', a[0].nullable);
+      case 'arrayPushBack':
+        return P(`list_append(${s(0)}, ${s(1)})`, 'array', a[0].nullable);
+      case 'arrayConcat':
+        return P(a.slice(1).reduce((acc, x) => `list_concat(${acc}, ${x.sql})`, s(0)), 'array', anyNull);
+      case 'arrayEnumerate':
+        return P(`range(1, len(${s(0)}) + 1)`, 'array', anyNull);
+      case 'arrayReduce': {
+        const f = a[0].isConst && typeof a[0].constValue === 'string' ? ({ min: 'list_min', max: 'list_max', sum: 'list_sum' } as Record<string, string>)[a[0].constValue] : undefined;
+        if (!f || a.length !== 2) return h.error('arrayReduce takes a constant aggregate name (min, max or sum) and one array on this engine', n);
+        return P(`${f}(${s(1)})`, 'unknown', true);
+      }
+      case 'range': {
+        const i = (k: number) => `CAST(${num(a[k])} AS BIGINT)`;
+        const cap = (x: string, k: number) => `least(${x}, ${k})`;
+        if (a.length === 1) return P(`range(${boundedCount({ ...a[0], sql: i(0) }, MAX_GENERATED_ELEMENTS, 'range', h, n, cap)})`, 'array', anyNull);
+        const [from, to] = a;
+        const span: Printed = { ...to, sql: i(1), isConst: from.isConst && to.isConst, constValue: typeof from.constValue === 'number' && typeof to.constValue === 'number' ? to.constValue - from.constValue : undefined };
+        const end = span.isConst ? (boundedCount(span, MAX_GENERATED_ELEMENTS, 'range', h, n, cap), i(1)) : `least(${i(1)}, ${i(0)} + ${MAX_GENERATED_ELEMENTS})`;
+        return P(`range(${[i(0), end, ...(a.length > 2 ? [i(2)] : [])].join(', ')})`, 'array', anyNull);
+      }
+      case 'arrayFirst':
+        return P(`list_filter(${s(1)}, ${s(0)})[1]`, 'unknown', true, arrayElementTyping(a[1]));
+      case 'arrayLast':
+        return P(`list_filter(${s(1)}, ${s(0)})[-1]`, 'unknown', true, arrayElementTyping(a[1]));
+      case 'arrayFirstIndex':
+        return P(`coalesce(list_position(list_transform(${s(1)}, ${s(0)}), true), 0)`, 'int', false, { chType: 'UInt32' });
+      case 'arrayLastIndex': {
+        const p = `coalesce(list_position(list_reverse(list_transform(${s(1)}, ${s(0)})), true), 0)`;
+        return P(`CASE WHEN ${p} = 0 THEN 0 ELSE len(${s(1)}) + 1 - ${p} END`, 'int', false, { chType: 'UInt32' });
+      }
+      case 'countEqual':
+        return P(`len(list_filter(${s(0)}, lambda __e: __e = ${s(1)}))`, 'int', anyNull, { chType: 'UInt64' });
+      case 'arrayMin':
+      case 'arrayMax':
+      case 'arrayAvg':
+        return P(`list_${fn.sig.name.slice(5).toLowerCase()}(${s(0)})`, fn.sig.name === 'arrayAvg' ? 'float' : 'unknown', true);
+      case 'arrayCompact':
+        return P(`list_filter(${s(0)}, lambda __e, __i: __i = 1 OR __e IS DISTINCT FROM ${s(0)}[__i - 1])`, 'array', anyNull);
+      case 'arrayFlatten':
+        return P(`flatten(${s(0)})`, 'array', anyNull);
+      case 'arrayIntersect':
+        return P(a.slice(1).reduce((acc, x) => `list_intersect(${acc}, ${x.sql})`, s(0)), 'array', anyNull);
+
+      // ---------------- JSON, conditionals, PostHog's own
+      case 'JSONExtract':
+        return this.call({ ...fn, sig: lookupFunction(jsonExtractFunction(a[a.length - 1], h, n))!, args: a.slice(0, -1), raw: fn.raw.slice(0, -1) }, h);
+      case 'arrayZip': {
+        // the i-th elements of the arrays as one tuple (a struct "1", "2", ...), up to the longest array
+        const pairs = a.map((x, i) => `${q(String(i + 1))} := ${x.sql}[__i]`).join(', ');
+        const longest = a.length === 1 ? `len(${s(0)})` : `greatest(${a.map((x) => `len(${x.sql})`).join(', ')})`;
+        return P(`list_transform(range(1, ${longest} + 1), lambda __i: struct_pack(${pairs}))`, 'array', anyNull, zipTyping(a));
+      }
+      case 'positiveModulo':
+        return P(`((${num(a[0])} % ${num(a[1])}) + ${num(a[1])}) % ${num(a[1])}`, numType(a[0]), anyNull);
+      case 'bitShiftLeft':
+      case 'bitShiftRight':
+        return P(`(CAST(${num(a[0])} AS BIGINT) ${fn.sig.name === 'bitShiftLeft' ? '<<' : '>>'} CAST(${num(a[1])} AS INTEGER))`, 'int', anyNull);
+      case 'bitNot':
+        return P(`(~CAST(${num(a[0])} AS BIGINT))`, 'int', anyNull);
+      case 'xor':
+        // true when an odd number of the arguments are true
+        return P(`((${a.map((x) => `CAST(CAST(${x.sql} AS BOOLEAN) AS INTEGER)`).join(' + ')}) % 2 = 1)`, 'bool', anyNull);
+      case 'JSONArrayLength': {
+        const path = jsonPath(1);
+        return P(`CASE WHEN json_type(${s(0)}, ${path}) = 'ARRAY' THEN json_array_length(${s(0)}, ${path}) END`, 'int', true, { chType: 'Nullable(UInt64)' });
+      }
+      case 'JSONExtractUInt':
+        return this.call({ ...fn, sig: lookupFunction('JSONExtractInt')! }, h);
+      case 'isValidJSON':
+        return P(`coalesce(json_valid(${s(0)}), false)`, 'bool', false);
+      case 'transform': {
+        // transform(x, from, to[, default]): the `to` element at x's position in `from`; else the default (or x).
+        const at = `list_position(${s(1)}, ${s(0)})`;
+        const dflt = a.length > 3 ? a[3] : a[0];
+        return P(`CASE WHEN ${at} IS NULL THEN ${dflt.sql} ELSE ${s(2)}[${at}] END`, dflt.type, true);
+      }
+      case 'sparkline':
+        return this.call({ ...fn, sig: lookupFunction('tuple')!, args: [...SPARKLINE_MARKER.map((v) => this.constant(v, false, h)), a[0]], raw: [] }, h);
 
       default:
         return h.error(`Function "${fn.sig.name}" is not available on this engine`, n);

@@ -56,7 +56,7 @@ describe('formatDateTime', () => {
     [`select formatDateTime(${T}, '%Q')`, /unsupported format code "%Q"/],
     [`select formatDateTime(${T}, 'x%')`, /unsupported format code "%"/],
     [`select formatDateTime(${T}, '%F', 'Mars/Base')`, /valid IANA timezone/],
-    [`select formatDateTime(${T})`, /takes 2 to 3 arguments, got 1/],
+    [`select formatDateTime(${T})`, /Function 'formatDateTime' expects at least 2 arguments, found 1/],
   ])('%s is a 400', async (text, message) => {
     await expect(db.query(text)).rejects.toThrow(message);
   });

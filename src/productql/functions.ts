@@ -13,6 +13,13 @@ export interface FunctionSignature {
   kind: FunctionKind;
   /** Parametric aggregates (`quantile(0.9)(x)`): allowed number of parameters. */
   params?: [number, number];
+  /**
+   * Set on `<aggregate>If` names without their own entry (ClickHouse's -If combinator, which HogQL allows on every
+   * aggregation): the aggregate they filter. The last argument is the condition.
+   */
+  ifOf?: string;
+  /** Set on `<aggregate>Distinct` names (ClickHouse's -Distinct combinator): the aggregate over distinct values. */
+  distinctOf?: string;
 }
 
 const sigs: FunctionSignature[] = [];
@@ -22,7 +29,8 @@ const add = (kind: FunctionKind, min: number, max: number, names: string[], para
 
 // Aggregates
 add('aggregate', 0, 1, ['count']);
-add('aggregate', 1, 1, ['countIf']);
+// countIf(cond) or countIf(x, cond): PostHog allows 1 to 2 arguments.
+add('aggregate', 1, 2, ['countIf']);
 add('aggregate', 1, 10, ['uniq', 'uniqExact']);
 add('aggregate', 2, 2, ['uniqIf', 'uniqExactIf', 'sumIf', 'avgIf', 'minIf', 'maxIf', 'argMax', 'argMin', 'anyIf']);
 add('aggregate', 1, 1, ['sum', 'avg', 'min', 'max', 'any', 'median', 'groupArray', 'groupUniqArray', 'stddevPop', 'stddevSamp', 'varPop', 'varSamp']);
@@ -106,31 +114,31 @@ add('scalar', 1, 1, ['arrayJoin']);
 add('scalar', 0, 100, ['array', 'tuple']);
 
 /**
- * ClickHouse-only array functions (the funnels runner's ClickHouse path uses them; ClickHouse 18.16 lambdas cannot
- * capture columns, so per-actor work is elementwise over arrays, shifted arrays and running sums). DuckDB refuses them
- * ("not available on this engine"). `arrayReduce` takes a constant aggregate name from a short list.
- */
-/**
  * Allow-listed functions that ClickHouse 18.16 lacks and that cannot be spelled with what it has: a clear 400 there
  * ("not available on ClickHouse") rather than an engine error.
  */
-export const DUCKDB_ONLY_FUNCTIONS: ReadonlySet<string> = new Set(['base64Encode', 'base64Decode', 'tryBase64Decode', 'JSONExtractArrayRaw', 'JSONExtractKeys', 'JSONExtractKeysAndValues']);
-
-export const CLICKHOUSE_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
-  'arraySort',
-  'arrayReverseSort',
-  'arrayCumSum',
-  'arrayCumSumNonNegative',
-  'arrayPushFront',
-  'arrayPushBack',
-  'arrayPopFront',
-  'arrayPopBack',
-  'arrayDifference',
-  'arrayConcat',
-  'arrayEnumerate',
-  'arrayReduce',
+export const DUCKDB_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
+  'base64Encode',
+  'base64Decode',
+  'tryBase64Decode',
+  'JSONExtractArrayRaw',
+  'JSONExtractKeys',
+  'JSONExtractKeysAndValues',
+  'isValidJSON',
+  'toJSONString',
+  'encodeURLComponent',
+  'roundBankers',
+  'splitByRegexp',
+  'JSONArrayLength',
 ]);
-add('scalar', 1, 1, ['arraySort', 'arrayReverseSort', 'arrayCumSum', 'arrayCumSumNonNegative', 'arrayDifference', 'arrayPopFront', 'arrayPopBack', 'arrayEnumerate']);
+
+/**
+ * Functions only the ClickHouse dialect prints (none left: the array functions the funnels runner's ClickHouse path
+ * uses, arraySort ... arrayReduce, print on DuckDB too; DuckDB's arrayReduce takes min, max and sum).
+ */
+export const CLICKHOUSE_ONLY_FUNCTIONS: ReadonlySet<string> = new Set<string>();
+add('scalar', 1, 11, ['arraySort', 'arrayReverseSort']);
+add('scalar', 1, 1, ['arrayCumSum', 'arrayCumSumNonNegative', 'arrayDifference', 'arrayPopFront', 'arrayPopBack', 'arrayEnumerate']);
 add('scalar', 2, 2, ['arrayPushFront', 'arrayPushBack']);
 add('scalar', 2, 10, ['arrayConcat', 'arrayReduce']);
 
@@ -184,9 +192,227 @@ add('scalar', 1, 20, ['JSONExtractArrayRaw', 'JSONExtractKeys']);
 // JSONExtractKeysAndValues(json[, keys...], 'ValueType')
 add('scalar', 2, 21, ['JSONExtractKeysAndValues']);
 
-export const FUNCTIONS: ReadonlyMap<string, FunctionSignature> = new Map(sigs.map((s) => [s.name, s]));
-const lowerIndex = new Map(sigs.map((s) => [s.name.toLowerCase(), s]));
+// ---- More of posthog/hogql/functions/mapping.py (HOGQL_AGGREGATIONS, HOGQL_CLICKHOUSE_FUNCTIONS, HOGQL_POSTHOG_FUNCTIONS)
+// Aggregations. The approximate ClickHouse variants (uniqCombined, quantileTDigest, ...) are computed exactly: the
+// same answer an exact count gives, which is what PostHog's tests of them expect on small data.
+add('aggregate', 1, 1, ['anyLast', 'anyHeavy', 'medianExact', 'medianExactLow', 'medianExactHigh', 'medianTiming', 'medianTDigest', 'groupBitAnd', 'groupBitOr', 'groupBitXor']);
+add('aggregate', 2, 2, ['covarPop', 'covarSamp', 'corr', 'avgWeighted', 'medianDeterministic']);
+add('aggregate', 1, 10, ['uniqCombined', 'uniqCombined64', 'uniqHLL12', 'uniqTheta']);
+add('aggregate', 1, 1, ['uniqUpTo'], [1, 1]);
+add('aggregate', 1, 1, ['topK'], [0, 1]);
+add('aggregate', 1, 1, ['quantileExact', 'quantileExactLow', 'quantileExactHigh', 'quantileTiming', 'quantileTDigest'], [1, 1]);
+add('aggregate', 2, 2, ['quantileDeterministic'], [1, 1]);
+// Maths
+add('scalar', 0, 0, ['e', 'pi']);
+add('scalar', 1, 1, ['ln', 'exp2', 'exp10', 'cbrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sign', 'degrees', 'radians', 'log1p', 'negate', 'isFinite', 'isInfinite', 'isNaN']);
+add('scalar', 2, 2, ['atan2', 'hypot', 'intDivOrZero', 'moduloOrZero', 'gcd', 'lcm']);
+add('scalar', 1, 2, ['trunc', 'roundBankers']);
+add('scalar', 2, 2, ['positiveModulo', 'bitShiftLeft', 'bitShiftRight']);
+add('scalar', 1, 1, ['bitNot']);
+add('scalar', 2, 10, ['xor']);
+// Conversions
+add('scalar', 1, 1, ['toUUIDOrNull', 'toUUIDOrZero', 'toNullable', 'toLowCardinality', 'toJSONString']);
+add('scalar', 2, 2, ['toFloatOrDefault']);
+// Dates and times
+add('scalar', 2, 2, [
+  'addSeconds',
+  'addMinutes',
+  'addHours',
+  'addDays',
+  'addWeeks',
+  'addMonths',
+  'addQuarters',
+  'addYears',
+  'subtractSeconds',
+  'subtractMinutes',
+  'subtractHours',
+  'subtractDays',
+  'subtractWeeks',
+  'subtractMonths',
+  'subtractQuarters',
+  'subtractYears',
+]);
+add('scalar', 1, 1, ['toLastDayOfMonth', 'toRelativeQuarterNum', 'monthName']);
+add('scalar', 3, 3, ['age']);
+// Strings
+add('scalar', 2, 3, ['leftPad', 'rightPad', 'leftPadUTF8', 'rightPadUTF8']);
+add('scalar', 2, 2, ['repeat', 'appendTrailingCharIfAbsent', 'splitByRegexp', 'countSubstrings', 'leftUTF8', 'rightUTF8']);
+add('scalar', 1, 100, ['concatWithSeparator']);
+add('scalar', 1, 1, ['splitByWhitespace', 'hex', 'decodeURLComponent', 'encodeURLComponent']);
+// URLs (ClickHouse's URL functions)
+add('scalar', 1, 1, [
+  'protocol',
+  'domain',
+  'domainWithoutWWW',
+  'topLevelDomain',
+  'firstSignificantSubdomain',
+  'cutToFirstSignificantSubdomain',
+  'path',
+  'pathFull',
+  'queryString',
+  'fragment',
+  'queryStringAndFragment',
+  'extractURLParameters',
+  'extractURLParameterNames',
+  'cutWWW',
+  'cutQueryString',
+  'cutFragment',
+  'cutQueryStringAndFragment',
+]);
+add('scalar', 2, 2, ['extractURLParameter']);
+// Arrays
+add('scalar', 1, 3, ['range']);
+add('scalar', 2, 11, ['arrayFirst', 'arrayLast', 'arrayFirstIndex', 'arrayLastIndex']);
+add('scalar', 2, 2, ['countEqual']);
+add('scalar', 1, 1, ['arrayMin', 'arrayMax', 'arrayAvg', 'arrayCompact', 'arrayFlatten']);
+add('scalar', 1, 10, ['arrayIntersect']);
+add('scalar', 1, 10, ['arrayZip']);
+// JSON
+add('scalar', 1, 20, ['JSONExtractUInt']);
+// JSONExtract(json, keys..., 'Type')
+add('scalar', 2, 21, ['JSONExtract']);
+add('scalar', 1, 1, ['isValidJSON']);
+add('scalar', 1, 20, ['JSONArrayLength']);
+// Conditionals: transform(x, [from...], [to...][, default])
+add('scalar', 3, 4, ['transform']);
+// PostHog's own: sparkline(values) is a chart marker tuple the frontend draws.
+add('scalar', 1, 1, ['sparkline']);
 
-/** Exact name first, then case-insensitively (HogQL accepts `COUNT()`, `Sum()`). */
-export const lookupFunction = (name: string): FunctionSignature | undefined =>
-  typeof name === 'string' ? (FUNCTIONS.get(name) ?? lowerIndex.get(name.toLowerCase())) : undefined;
+/** Functions whose first argument is a lambda (`arrayMap(x -> x * 2, arr)`). */
+export const LAMBDA_FUNCTIONS: ReadonlySet<string> = new Set([
+  'arrayMap',
+  'arrayFilter',
+  'arrayExists',
+  'arrayCount',
+  'arrayAll',
+  'arrayFirst',
+  'arrayLast',
+  'arrayFirstIndex',
+  'arrayLastIndex',
+  'arraySort',
+  'arrayReverseSort',
+]);
+/** Of those, the ones whose lambda may be left out: `arraySort(arr)`, or `arraySort(x -> key, arr[, more arrays])`. */
+export const OPTIONAL_LAMBDA_FUNCTIONS: ReadonlySet<string> = new Set(['arraySort', 'arrayReverseSort']);
+
+export const FUNCTIONS: ReadonlyMap<string, FunctionSignature> = new Map(sigs.map((s) => [s.name, s]));
+
+/**
+ * The names HogQL also accepts in any letter case (`COUNT()`, `Sum(x)`, `LOWER(s)`): its `case_sensitive=False`
+ * entries of posthog/hogql/functions/mapping.py, the SQL-standard names ClickHouse itself takes in any case. Every
+ * other name must be spelled exactly (`TOString(x)` is an unknown function there, as in HogQL).
+ */
+const CASE_INSENSITIVE = [
+  'count',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'abs',
+  'if',
+  'coalesce',
+  'lower',
+  'upper',
+  'length',
+  'substring',
+  'concat',
+  'trim',
+  'replace',
+  'position',
+  'round',
+  'floor',
+  'ceil',
+  'sqrt',
+  'exp',
+  'log',
+  'ln',
+  'pow',
+  'power',
+  'pi',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'greatest',
+  'least',
+  'now',
+  'today',
+  'date_trunc',
+  'date_diff',
+  'date_add',
+  'date_sub',
+];
+const lowerIndex = new Map(CASE_INSENSITIVE.map((name) => [name, FUNCTIONS.get(name)!]));
+
+const exact = (name: string): FunctionSignature | undefined => FUNCTIONS.get(name) ?? lowerIndex.get(name.toLowerCase());
+
+/**
+ * Exact name first, then the case-insensitive ones in any case (HogQL accepts `COUNT()`, `Sum()`); then `<aggregate>If`, ClickHouse's -If
+ * combinator on any allowed aggregation (`argMaxIf(x, t, cond)`, `quantileIf(0.9)(x, cond)`): one more argument.
+ */
+export const lookupFunction = (name: string): FunctionSignature | undefined => {
+  if (typeof name !== 'string') return undefined;
+  const found = exact(name);
+  if (found) return found;
+  if (name.length > 2 && name.endsWith('If')) {
+    const base = lookupFunction(name.slice(0, -2));
+    if (!base || base.kind !== 'aggregate' || base.name.endsWith('If')) return undefined;
+    return { name: `${base.name}If`, min: base.min + 1, max: base.max + 1, kind: 'aggregate', ...(base.params ? { params: base.params } : {}), ifOf: base.name };
+  }
+  if (name.length > 8 && name.endsWith('Distinct')) {
+    // `sumDistinct(x)`, `countDistinct(x)`: the aggregate of the distinct values (combinators nest as -DistinctIf)
+    const base = exact(name.slice(0, -8));
+    if (!base || base.kind !== 'aggregate' || base.ifOf || base.name.endsWith('If') || base.max < 1) return undefined;
+    return { ...base, name: `${base.name}Distinct`, min: Math.max(base.min, 1), distinctOf: base.name };
+  }
+  return undefined;
+};
+
+/**
+ * PostHog's arity error (posthog/hogql/functions/core.py `validate_function_args`): "Function 'f' expects 1 argument,
+ * found 0", "Aggregation 'count' expects at most 1 argument, found 4"; undefined when `count` is in range.
+ */
+export function arityError(sig: FunctionSignature, count: number, what: 'argument' | 'parameter' = 'argument', range: [number, number] = [sig.min, sig.max]): string | undefined {
+  const [min, max] = range;
+  if (count >= min && count <= max) return undefined;
+  const term = `${sig.kind === 'aggregate' ? 'Aggregation' : 'Function'} '${sig.name}'`;
+  const n = (k: number) => `${k} ${what}${k === 1 ? '' : 's'}`;
+  if (min === max) return `${term} expects ${n(min)}, found ${count}`;
+  return count < min ? `${term} expects at least ${n(min)}, found ${count}` : `${term} expects at most ${n(max)}, found ${count}`;
+}
+
+/** Python's difflib SequenceMatcher.ratio (no junk heuristics: names are short): 2 * matched characters / total. */
+function similarity(a: string, b: string): number {
+  const matched = (alo: number, ahi: number, blo: number, bhi: number): number => {
+    // the longest common block, then recursively left and right of it (difflib's get_matching_blocks)
+    let best = 0;
+    let bi = alo;
+    let bj = blo;
+    for (let i = alo; i < ahi; i++)
+      for (let j = blo; j < bhi; j++) {
+        let k = 0;
+        while (i + k < ahi && j + k < bhi && a[i + k] === b[j + k]) k++;
+        if (k > best) [best, bi, bj] = [k, i, j];
+      }
+    if (best === 0) return 0;
+    return best + matched(alo, bi, blo, bj) + matched(bi + best, ahi, bj + best, bhi);
+  };
+  return a.length + b.length === 0 ? 1 : (2 * matched(0, a.length, 0, b.length)) / (a.length + b.length);
+}
+
+/**
+ * PostHog's error for a name that is not a function (posthog/hogql/printer.py `visit_call`): "Unsupported function call
+ * 'f(...)'", with the closest known name when one is similar enough (difflib.get_close_matches, cutoff 0.6).
+ */
+export function unknownFunctionError(name: string): string {
+  let best: string | undefined;
+  let score = 0.6;
+  if (name.length <= 64)
+    for (const known of FUNCTIONS.keys()) {
+      const r = similarity(name, known);
+      if (r > score || (r === score && best === undefined)) [best, score] = [known, r];
+    }
+  return `Unsupported function call '${name}(...)'` + (best ? `. Perhaps you meant '${best}(...)'?` : '');
+}
