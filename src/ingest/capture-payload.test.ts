@@ -133,9 +133,11 @@ describe('body shapes and encodings', () => {
     ['properties an array', { body: json({ api_key: TOKEN, ...ev({ properties: [1] }) }) }, 400, /properties must be a JSON object/],
     ['properties a string', { body: json({ api_key: TOKEN, ...ev({ properties: 'x' }) }) }, 400, /properties must be a JSON object/],
     ['$set not an object', { body: json({ api_key: TOKEN, ...ev({ $set: 3 }) }) }, 400, /\$set must be a JSON object/],
+    // Issue #3: unparseable timestamps are a clear 4xx (PostHog would store the event at the receive time).
     ['unparseable timestamp', { body: json({ api_key: TOKEN, ...ev({ timestamp: 'yesterday' }) }) }, 400, /timestamp/],
     ['impossible date', { body: json({ api_key: TOKEN, ...ev({ timestamp: '2024-02-30T00:00:00Z' }) }) }, 400, /timestamp/],
     ['timestamp an object', { body: json({ api_key: TOKEN, ...ev({ timestamp: {} }) }) }, 400, /timestamp/],
+    ['offset not a number', { body: json({ api_key: TOKEN, ...ev({ offset: 'soon' }) }) }, 400, /offset/],
     ['bad uuid', { body: json({ api_key: TOKEN, ...ev({ uuid: 'nope' }) }) }, 400, /uuid/],
     ['oversize decompressed', { body: gzipSync(Buffer.alloc(3_000_000, 32)), maxBytes: SINGLE_EVENT_ROUTE_MAX_BYTES }, 413, /maximum event size exceeded/],
     [
@@ -187,7 +189,7 @@ describe('body shapes and encodings', () => {
 
   it('a one-event error rejects the whole request', () => {
     const e = errorOf(() =>
-      parseCaptureRequest(req({ body: json({ api_key: TOKEN, batch: [ev(), ev({ timestamp: 'bad' })] }) })),
+      parseCaptureRequest(req({ body: json({ api_key: TOKEN, batch: [ev(), ev({ uuid: 'bad' })] }) })),
     );
     expect(e.message).toMatch(/event 1/);
   });

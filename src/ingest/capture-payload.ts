@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { randomFillSync } from 'node:crypto';
 import { decompressLz64, Lz64TooLarge } from './lz64';
 import { takeElementsChain } from './elements-chain';
+import { DERIVED_KEY, derivedKeys, withOsFallback } from './person-initial-properties';
 
 /** Decompressed body cap for the single-event routes (`/e`, `/capture`, `/i/v0/e`, `/track`, `/engage`). */
 export const SINGLE_EVENT_ROUTE_MAX_BYTES = 2 * 1024 * 1024;
@@ -22,8 +23,11 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 export const MAX_PROPERTIES_DEPTH = 64;
 /** distinct ids are truncated to this many characters (PostHog: 200). */
 export const MAX_DISTINCT_ID_CHARS = 200;
-/** Event names longer than this are rejected. */
-export const MAX_EVENT_NAME_CHARS = 1000;
+/**
+ * Event names are truncated to this many characters, as PostHog's ingestion does (plugin-server
+ * `sanitizeEventName`: `eventName.substr(0, 200)`; process-event.test.ts 'long event name substr').
+ */
+export const MAX_EVENT_NAME_CHARS = 200;
 /** A timestamp more than this far in the future (after skew correction) is replaced by the receive time (PostHog: 23 h). */
 export const MAX_FUTURE_MS = 23 * 3600 * 1000;
 
@@ -75,13 +79,22 @@ const NO_PROPERTIES: Record<string, unknown> = Object.freeze({}) as Record<strin
  * The identity keys of `props` as a new object (a shared frozen empty object when it has none). What is kept of an
  * event's properties as objects while it waits to be applied: the full trees would otherwise live until the next
  * flush, long enough to be promoted to V8's old generation; the complete text is in `propertiesJson`.
+ *
+ * With the event's name (captured events), they also name the keys the event derives person properties from
+ * (`$initial_*`, campaign params: person-initial-properties.ts DERIVED_KEY); identity reads the values from the stored
+ * text when it needs them. Imports derive nothing (a PostHog export already holds them in its `$set` / `$set_once`).
  */
-export function slimProperties(props: Record<string, unknown>): Record<string, unknown> {
+export function slimProperties(props: Record<string, unknown>, event?: string): Record<string, unknown> {
   let ident: Record<string, unknown> | null = null;
   for (let i = 0; i < IDENTITY_KEYS.length; i++) {
     const k = IDENTITY_KEYS[i];
     const v = props[k];
     if (v !== undefined) (ident ??= {})[k] = v;
+  }
+  if (event !== undefined) {
+    // (Slimming slim properties keeps their text: idempotent.)
+    const d = derivedKeys(event, props) ?? props[DERIVED_KEY];
+    if (typeof d === 'string') (ident ??= {})[DERIVED_KEY] = d;
   }
   return ident ?? NO_PROPERTIES;
 }
@@ -242,7 +255,7 @@ export function parseTimestamp(v: unknown): number | null {
   }
   const s = v.trim();
   const m = ISO_RE.exec(s);
-  if (!m) return null;
+  if (!m) return isoWeekOrOrdinalDate(s);
   const [, y, mo, d, h = '00', mi = '00', sec = '00', frac, tz] = m;
   const ms = frac ? Number((frac + '00').slice(0, 3)) : 0;
   const monthN = Number(mo);
@@ -258,6 +271,39 @@ export function parseTimestamp(v: unknown): number | null {
     t -= sign * offMin * 60_000;
   }
   return Number.isFinite(t) ? t : null;
+}
+
+const WEEK_DATE_RE = /^(\d{4})-?W(\d{2})-?([1-7])$/;
+const ORDINAL_DATE_RE = /^(\d{4})-?(\d{3})$/;
+
+/**
+ * ISO 8601 week dates (`2021-W43-5`) and ordinal dates (`2021-302`), midnight UTC: PostHog parses event
+ * timestamps with Luxon's fromISO, which takes them (plugin-server timestamps.test.ts `parseDate()` cases).
+ */
+function isoWeekOrOrdinalDate(s: string): number | null {
+  const w = WEEK_DATE_RE.exec(s);
+  if (w) {
+    const y = Number(w[1]);
+    const week = Number(w[2]);
+    const jan4 = Date.UTC(y, 0, 4);
+    const weeks = (yr: number) => {
+      const d = new Date(Date.UTC(yr, 0, 1)).getUTCDay();
+      const leap = yr % 4 === 0 && (yr % 100 !== 0 || yr % 400 === 0);
+      return d === 4 || (leap && d === 3) ? 53 : 52;
+    };
+    if (week < 1 || week > weeks(y)) return null;
+    const mondayOfWeek1 = jan4 - ((new Date(jan4).getUTCDay() + 6) % 7) * 86_400_000;
+    return mondayOfWeek1 + ((week - 1) * 7 + Number(w[3]) - 1) * 86_400_000;
+  }
+  const o = ORDINAL_DATE_RE.exec(s);
+  if (o) {
+    const y = Number(o[1]);
+    const day = Number(o[2]);
+    const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+    if (day < 1 || day > (leap ? 366 : 365)) return null;
+    return Date.UTC(y, 0, day);
+  }
+  return null;
 }
 
 function parseSentAt(v: unknown): number | undefined {
@@ -389,7 +435,20 @@ function stringifyId(v: unknown): string | null {
   }
   if (s.indexOf('\u0000') >= 0) s = s.replace(/\u0000/g, '\uFFFD');
   if (s.trim() === '') return null;
-  return s.length > MAX_DISTINCT_ID_CHARS ? s.slice(0, MAX_DISTINCT_ID_CHARS) : s;
+  return s.length > MAX_DISTINCT_ID_CHARS ? firstCodePoints(s, MAX_DISTINCT_ID_CHARS) : s;
+}
+
+/**
+ * The first `n` characters (code points: a surrogate pair is one, never split) of `s`, as PostHog's capture
+ * truncates distinct ids (`distinct_id.chars().take(200)`).
+ */
+function firstCodePoints(s: string, n: number): string {
+  let i = 0;
+  for (let k = 0; k < n && i < s.length; k++) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
+  }
+  return s.slice(0, i);
 }
 
 export interface NormalizeContext {
@@ -417,8 +476,6 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
   const name = raw.event;
   if (typeof name !== 'string' || name.trim() === '')
     throw new CaptureError(400, `event submitted without a name${at(ctx)}`);
-  if (name.length > MAX_EVENT_NAME_CHARS)
-    throw new CaptureError(400, `invalid event${at(ctx)}: event name longer than ${MAX_EVENT_NAME_CHARS} characters`);
   let props: Record<string, unknown>;
   if (raw.properties === undefined || raw.properties === null) props = {};
   // The raw object comes from our own JSON.parse, so it is used in place; copied only when merged below.
@@ -451,20 +508,41 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
     uuid = u;
   }
 
+  // Captured events follow PostHog's parseEventTimestamp (plugin-server timestamps.ts): skew-corrected by `sent_at`
+  // unless `properties.$ignore_sent_at`. An unparseable or out-of-range time (or offset) is a 400 for the request, as
+  // issue #3 asks ("unparseable timestamps → clear 4xx, nothing stored"), where PostHog stores the event at the time
+  // it is processed with an `ignored_invalid_timestamp` warning; imports report it for the row.
   const now = ctx.now;
+  const hist = ctx.historical === true;
   let timestamp: number;
   if (raw.timestamp !== undefined && raw.timestamp !== null && raw.timestamp !== '') {
     const t = parseTimestamp(raw.timestamp);
     if (t === null) throw new CaptureError(400, `invalid event${at(ctx)}: timestamp is not a valid ISO 8601 date-time`);
-    timestamp = !ctx.historical && ctx.sentAt !== undefined ? now - (ctx.sentAt - t) : t;
+    timestamp = !hist && ctx.sentAt !== undefined && !props.$ignore_sent_at ? now - (ctx.sentAt - t) : t;
   } else if (raw.offset !== undefined && raw.offset !== null) {
     const off = Number(raw.offset);
     if (!Number.isFinite(off)) throw new CaptureError(400, `invalid event${at(ctx)}: offset must be a number of milliseconds`);
     timestamp = now - off;
   } else timestamp = now;
-  if (!ctx.historical && timestamp > now + MAX_FUTURE_MS) timestamp = now;
+  if (!hist && timestamp > now + MAX_FUTURE_MS) timestamp = now;
   if (!Number.isFinite(timestamp) || timestamp < -62135596800000 || timestamp > 253402300799999)
     throw new CaptureError(400, `invalid event${at(ctx)}: timestamp out of range`);
+
+  // PostHog's normalizeProcessPerson (plugin-server utils/event.ts): a personless event, and any `$groupidentify`,
+  // is stored without `$set` / `$set_once` / `$unset`; `$process_person_profile: true` (the default) is removed.
+  const ppp = props.$process_person_profile;
+  if ((ppp === false || name === '$groupidentify') && (props.$set !== undefined || props.$set_once !== undefined || props.$unset !== undefined)) {
+    if (props === raw.properties) props = { ...props };
+    delete props.$set;
+    delete props.$set_once;
+    delete props.$unset;
+  }
+  if (ppp === true) {
+    if (props === raw.properties) props = { ...props };
+    delete props.$process_person_profile;
+  }
+
+  if (!hist && props.$os_name !== undefined && ppp !== false) props = withOsFallback(props);
 
   // Autocapture elements become the elements_chain column and leave the stored properties (as in PostHog).
   let chain: string | null = null;
@@ -491,7 +569,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
   const sid = props.$session_id;
   return {
     uuid,
-    event: name,
+    event: name.length > MAX_EVENT_NAME_CHARS ? name.slice(0, MAX_EVENT_NAME_CHARS) : name,
     distinct_id: distinct,
     properties: props,
     propertiesJson,
@@ -502,6 +580,18 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
     uuidGenerated,
     groups: name === '$groupidentify' || props.$groups !== undefined,
   };
+}
+
+/** Events that only make sense with person processing (a personless `$groupidentify` is dropped in groups.ts). */
+const PERSON_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously']);
+
+/**
+ * A personless (`$process_person_profile: false`) `$identify`, `$create_alias` or `$merge_dangerously`: PostHog's
+ * ingestion pipeline drops it with the ingestion warning `invalid_event_when_process_person_profile_is_false`
+ * (plugin-server event-pipeline runner), after capture accepted it. Capture does the same: 200, nothing stored.
+ */
+export function isDroppedPersonless(ev: ParsedEvent): boolean {
+  return ev.event.charCodeAt(0) === 36 /* $ */ && PERSON_EVENTS.has(ev.event) && ev.properties.$process_person_profile === false;
 }
 
 const PERSONAL_KEY_PREFIXES = ['phx_', 'phs_'];
@@ -564,10 +654,14 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   const sentAt = parseSentAt(sentAtRaw) ?? parseSentAt(str(parts.query._)) ?? parseSentAt(str(parts.query.sent_at));
   const events: ParsedEvent[] = new Array(rawEvents.length);
   const ctx: NormalizeContext = { now, sentAt, index: undefined };
+  let dropped = 0;
   for (let i = 0; i < rawEvents.length; i++) {
     if (rawEvents.length > 1) ctx.index = i;
-    events[i] = normalizeEvent(rawEvents[i], ctx);
+    const ev = normalizeEvent(rawEvents[i], ctx);
+    if (isDroppedPersonless(ev)) dropped++;
+    else events[i - dropped] = ev;
   }
+  if (dropped) events.length -= dropped;
   const beacon = str(parts.query.beacon) === '1';
   return { token, events, historicalMigration, beacon };
 }

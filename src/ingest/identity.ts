@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DistinctIdUpsert, OverrideUpsert, PersonUpsert } from '../engines/duckdb/duckdb-engine';
 import { isIllegalDistinctId } from './capture-payload';
+import { DERIVED_KEY, EVENT_TO_PERSON_PROPERTIES, derivedCovered, expandDerived } from './person-initial-properties';
 import { ProjectStateStore } from './project-state';
 
 export interface PersonState {
@@ -20,6 +21,11 @@ export interface PersonState {
   distinctIds: Set<string>;
   /** Whether a row for this person exists in the database (decides insert vs replace). */
   persisted?: boolean;
+  /**
+   * The last derived-keys text (person-initial-properties.ts DERIVED_KEY) found covered by the properties, cleared
+   * whenever they change: consecutive events with the same keys skip the check (most of a person's events).
+   */
+  coveredCodes?: string;
 }
 
 export interface IdentityEvent {
@@ -27,6 +33,11 @@ export interface IdentityEvent {
   distinct_id: string;
   properties: Record<string, unknown>;
   timestamp: number;
+  /**
+   * The event's whole properties, for identity properties that name derived person properties without their values
+   * (person-initial-properties.ts DERIVED_KEY): read only when needed. Absent: nothing is derived.
+   */
+  full?: () => Record<string, unknown>;
 }
 
 export interface IngestionWarning {
@@ -60,31 +71,114 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+const NO_KEYS: readonly unknown[] = Object.freeze([]);
+
+/** Whether a value holds a NUL character anywhere (in a string, or in a string nested in objects/arrays). */
+function hasNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.indexOf('\u0000') >= 0;
+  if (typeof v !== 'object' || v === null) return false;
+  if (Array.isArray(v)) return v.some(hasNul);
+  for (const k in v) if (k.indexOf('\u0000') >= 0 || hasNul((v as Record<string, unknown>)[k])) return true;
+  return false;
+}
+
+function replaceNul(v: unknown): unknown {
+  if (typeof v === 'string') return v.replace(/\u0000/g, '\uFFFD');
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) return v.map(replaceNul);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) setOwn(out, k.replace(/\u0000/g, '\uFFFD'), replaceNul((v as Record<string, unknown>)[k]));
+  return out;
+}
+
+/**
+ * A person property value as PostHog stores it: NUL characters become U+FFFD (plugin-server sanitizeJsonbValue;
+ * person-state.test.ts 'creates person if they're new': `$set: { null_byte: '\u0000' }` → `'\uFFFD'`).
+ */
+function personValue(v: unknown): unknown {
+  if (typeof v === 'string') return v.indexOf('\u0000') < 0 ? v : replaceNul(v);
+  if (typeof v !== 'object' || v === null) return v;
+  return hasNul(v) ? replaceNul(v) : v;
+}
+
+/** Sets an own property, also for `__proto__`, which a plain assignment would take as the object's prototype. */
+function setOwn(target: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(target, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else target[k] = v;
+}
+
 /**
  * Applies `$set_once`, `$set`, `$unset` (in that order) to a property bag; returns whether anything changed.
+ * Keys are the bag's own properties only: `toString` or `constructor` are not "already set" because every object
+ * inherits them.
+ *
+ * A `$set` that only gives a new value to one of the {@link EVENT_TO_PERSON_PROPERTIES} the person already has
+ * (`$browser`, `$current_url`, `utm_source`, ...: what every event of a web SDK carries) is no change on its own: it is
+ * applied only when the same event changes something else, as PostHog's applyEventPropertyUpdates does ("only set
+ * updated if the key is not in eventToPersonProperties or if it's not set already"). Without it, each pageview
+ * would rewrite its person.
  */
-export function applyPropertyUpdates(target: Record<string, unknown>, props: Record<string, unknown>): boolean {
+export function applyPropertyUpdates(
+  target: Record<string, unknown>,
+  props: Record<string, unknown>,
+  full?: () => Record<string, unknown>,
+): boolean {
+  // What a captured event derives for its person (person-initial-properties.ts) is read only when it can matter, from
+  // the event's whole properties (`full`; without them, nothing is derived).
+  const derived = props[DERIVED_KEY];
+  if (typeof derived === 'string' && full !== undefined) {
+    if (!derivedCovered(derived, target)) props = expandDerived(props, full);
+    else if (props.$set !== undefined || props.$set_once !== undefined || props.$unset !== undefined) {
+      // Covered: the derived values only matter if the event's own updates change something (then they are written
+      // too, under the event's own `$set` and before its `$unset`), so those go first and the text is read only then.
+      if (!applyPropertyUpdates(target, props)) return false;
+      const own = isObj(props.$set) ? props.$set : null;
+      const unset = props.$unset;
+      const removed = new Set(Array.isArray(unset) ? unset : isObj(unset) ? Object.keys(unset) : []);
+      const d = expandDerived({ [DERIVED_KEY]: derived }, full).$set;
+      if (isObj(d))
+        for (const k of Object.keys(d)) if (!(own && hasOwn(own, k)) && !removed.has(k)) setOwn(target, k, personValue(d[k]));
+      return true;
+    }
+  }
   let changed = false;
   const once = props.$set_once;
   if (isObj(once))
     for (const k of Object.keys(once))
-      if (!(k in target)) {
-        target[k] = once[k];
+      if (!hasOwn(target, k)) {
+        setOwn(target, k, personValue(once[k]));
         changed = true;
       }
   const set = props.$set;
-  if (isObj(set))
-    for (const k of Object.keys(set)) {
-      const v = set[k];
-      if (!(k in target) || !sameValue(target[k], v)) {
-        target[k] = v;
-        changed = true;
+  const unset = props.$unset;
+  const keys = Array.isArray(unset) ? unset : isObj(unset) ? Object.keys(unset) : NO_KEYS;
+  if (isObj(set)) {
+    // First only looked at (no allocation when, as for most events, nothing changes), then applied.
+    let real = changed;
+    let filtered = false;
+    for (const k in set) {
+      if (!hasOwn(set, k)) continue;
+      const has = hasOwn(target, k);
+      if (has && sameValue(target[k], set[k])) continue;
+      if (has && EVENT_TO_PERSON_PROPERTIES.has(k)) filtered = true;
+      else {
+        real = true;
+        break;
       }
     }
-  const unset = props.$unset;
-  const keys = Array.isArray(unset) ? unset : isObj(unset) ? Object.keys(unset) : [];
+    if (filtered && !real) for (const k of keys) if (typeof k === 'string' && hasOwn(target, k)) real = true;
+    if (real)
+      for (const k of Object.keys(set)) {
+        const v = personValue(set[k]);
+        if (!hasOwn(target, k) || !sameValue(target[k], v)) {
+          setOwn(target, k, v);
+          changed = true;
+        }
+      }
+  }
   for (const k of keys)
-    if (typeof k === 'string' && k in target) {
+    if (typeof k === 'string' && hasOwn(target, k)) {
       delete target[k];
       changed = true;
     }
@@ -106,6 +200,9 @@ export class ProjectIdentity {
   private distinctVersion = new Map<string, number>();
   /** distinct ids with a row in the database (decides insert vs replace). */
   private readonly persistedDistinctIds = new Set<string>();
+
+  /** The whole properties of the event being processed (IdentityEvent.full), for the property updates. */
+  private full: (() => Record<string, unknown>) | undefined = undefined;
 
   constructor(readonly projectId: number) {}
 
@@ -164,7 +261,7 @@ export class ProjectIdentity {
     id: string = randomUUID(),
   ): PersonState {
     const p: PersonState = { id, created_at: timestamp, properties: {}, is_identified: isIdentified, version: 0, distinctIds: new Set() };
-    applyPropertyUpdates(p.properties, props);
+    applyPropertyUpdates(p.properties, props, this.full);
     this.persons.set(id, p);
     this.deletedPersons.delete(id);
     this.dirtyPersons.add(id);
@@ -173,13 +270,14 @@ export class ProjectIdentity {
   }
 
   private touch(p: PersonState, props: Record<string, unknown>, identify = false): void {
-    let changed = applyPropertyUpdates(p.properties, props);
+    let changed = applyPropertyUpdates(p.properties, props, this.full);
     if (identify && !p.is_identified) {
       p.is_identified = true;
       changed = true;
     }
     if (changed) {
       p.version++;
+      p.coveredCodes = undefined;
       this.dirtyPersons.add(p.id);
     }
   }
@@ -191,34 +289,55 @@ export class ProjectIdentity {
    * existing person read-only, and a stand-in id derived from the distinct id only when there is none).
    */
   processEvent(ev: IdentityEvent): string | null {
+    this.full = ev.full;
     const props = ev.properties;
     if (props.$process_person_profile === false) return this.personFor(ev.distinct_id)?.id ?? null;
+    // PostHog's handleIdentifyOrAlias: `$identify` merges when `$anon_distinct_id` is present at all (any value,
+    // stringified), `$create_alias` / `$merge_dangerously` when `alias` is truthy.
     let mergeFrom: string | undefined;
     let dangerously = false;
-    if (ev.event === '$identify' && typeof props.$anon_distinct_id === 'string') mergeFrom = props.$anon_distinct_id;
-    else if ((ev.event === '$create_alias' || ev.event === '$merge_dangerously') && props.alias !== undefined && props.alias !== null) {
+    if (ev.event === '$identify' && props.$anon_distinct_id !== undefined) mergeFrom = String(props.$anon_distinct_id);
+    else if ((ev.event === '$create_alias' || ev.event === '$merge_dangerously') && props.alias) {
       mergeFrom = String(props.alias);
       dangerously = ev.event === '$merge_dangerously';
     }
-    const identifyLike = ev.event === '$identify' || ev.event === '$create_alias' || ev.event === '$merge_dangerously';
+    // A merge that got past the same-id and illegal-id checks marks the event's person identified even when it is
+    // refused (PostHog's mergeDistinctIds sets updateIsIdentified before looking at the persons); a `$identify`
+    // without `$anon_distinct_id`, or whose merge stopped at those checks, identifies no one.
+    let identifies = false;
     if (mergeFrom !== undefined && mergeFrom !== ev.distinct_id) {
       const merged = this.merge(mergeFrom, ev.distinct_id, ev, dangerously);
       if (merged) return merged.id;
+      identifies = merged === null;
     }
     let p = this.byDistinctId.get(ev.distinct_id);
-    if (!p) p = this.createPerson([ev.distinct_id], ev.timestamp, props, ev.event === '$identify');
-    else this.touch(p, props, ev.event === '$identify' && identifyLike);
+    if (!p) p = this.createPerson([ev.distinct_id], ev.timestamp, props, identifies);
+    else {
+      // Most captured events only carry derived person properties the person already has: nothing to apply.
+      const codes = props[DERIVED_KEY];
+      if (typeof codes === 'string' && !identifies && props.$set === undefined && props.$set_once === undefined && props.$unset === undefined) {
+        if (p.coveredCodes === codes) return p.id;
+        if (derivedCovered(codes, p.properties)) {
+          p.coveredCodes = codes;
+          return p.id;
+        }
+      }
+      this.touch(p, props, identifies);
+    }
     return p.id;
   }
 
-  /** Merges distinct id `a` into `b`. Returns B's (resulting) person, or null when refused. */
-  private merge(a: string, b: string, ev: IdentityEvent, dangerously: boolean): PersonState | null {
+  /**
+   * Merges distinct id `a` into `b`. Returns B's (resulting) person; null when refused because A's person is already
+   * identified; undefined when an id is illegal (nothing looked at).
+   */
+  private merge(a: string, b: string, ev: IdentityEvent, dangerously: boolean): PersonState | null | undefined {
     if (isIllegalDistinctId(a) || isIllegalDistinctId(b)) {
       this.warnings.push({
         type: 'cannot_merge_with_illegal_distinct_id',
         details: { illegalDistinctId: isIllegalDistinctId(a) ? a : b, otherDistinctId: isIllegalDistinctId(a) ? b : a, eventUuid: undefined },
       });
-      return null;
+      return undefined;
     }
     const pa = this.byDistinctId.get(a);
     const pb = this.byDistinctId.get(b);
@@ -245,8 +364,9 @@ export class ProjectIdentity {
     }
     // B's values win over A's, then the event's $set_once / $set / $unset.
     const props: Record<string, unknown> = { ...A.properties, ...B.properties };
-    applyPropertyUpdates(props, ev.properties);
+    applyPropertyUpdates(props, ev.properties, this.full);
     B.properties = props;
+    B.coveredCodes = undefined;
     B.created_at = Math.min(A.created_at, B.created_at);
     B.is_identified = true;
     B.version = Math.max(A.version, B.version) + 1;
@@ -283,6 +403,7 @@ export class ProjectIdentity {
     if (p.id && !existing && this.overrides.has(p.id)) return { error: `person ${p.id} was merged into ${this.overrides.get(p.id)!.target}` };
     if (existing) {
       existing.properties = { ...existing.properties, ...p.properties };
+      existing.coveredCodes = undefined;
       existing.created_at = Math.min(existing.created_at, p.created_at);
       existing.is_identified = existing.is_identified || p.is_identified;
       existing.version++;

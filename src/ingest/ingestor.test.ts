@@ -7,6 +7,7 @@ import type { EventEngine, WriteBatch } from '../engines/engine';
 import { normalizeEvent, type ParsedEvent } from './capture-payload';
 import { Ingestor, slimForApply } from './ingestor';
 import { Wal, encodeEventsAhead } from './wal';
+import { expandDerived } from './person-initial-properties';
 
 let dir: string;
 let engine: DuckDbEngine;
@@ -170,8 +171,10 @@ it('slimForApply keeps the properties text, the extracted columns and only the i
   const e = ev({ distinct_id: 'u', properties: { $session_id: 's1', $elements_chain: 'a:b', $browser: 'x', $set: { a: 1 }, alias: 'al', big: { deep: [1, 2] } } });
   const json = e.propertiesJson;
   slimForApply(e);
+  // ($browser is also a person property: person-initial-properties.ts derives it for the person, as one text.)
   expect(e).toMatchObject({ session_id: 's1', elements_chain: 'a:b', properties: { $set: { a: 1 }, alias: 'al' }, propertiesJson: json });
-  expect(Object.keys(e.properties).sort()).toEqual(['$set', 'alias']);
+  expect(Object.keys(e.properties).sort()).toEqual(['$$quarry_derived_person', '$set', 'alias']);
+  expect(expandDerived(e.properties, () => JSON.parse(json))).toEqual({ $set: { $browser: 'x', a: 1 }, $set_once: { $initial_browser: 'x' }, alias: 'al' });
   const plain = ev({ distinct_id: 'u', properties: { $session_id: 7 } });
   slimForApply(plain);
   expect(plain).toMatchObject({ session_id: null, elements_chain: null, properties: {} });
@@ -320,4 +323,29 @@ it('a backlog is applied in transactions of at most 8,192 events by default (the
     await ing2.close();
     fs.rmSync(other, { recursive: true, force: true });
   }
+});
+
+it('person properties derived from captured events ($initial_*) are derived again when the log is replayed after a restart', async () => {
+  await ing.close();
+  const w = await Wal.open(path.join(dir, 'ingest-log'), { compact: true });
+  await w.readAfter(0, () => undefined);
+  w.ensureSeqAfter(await engine.getCheckpoint());
+  const logged = [
+    ev({ distinct_id: 'r', properties: { $current_url: 'https://a.com/1', utm_source: 'news' } }),
+    ev({ distinct_id: 'r', properties: { $current_url: 'https://a.com/2', $set: { plan: 'pro' } } }),
+  ];
+  for (const e of logged) slimForApply(e);
+  await w.append(1, logged);
+  await w.close();
+  ing = await Ingestor.open({ dataDir: dir, engine });
+  const rows = (await engine.query('SELECT properties FROM persons WHERE project_id = 1')).rows;
+  expect(rows.map((r) => (typeof r[0] === 'string' ? JSON.parse(r[0]) : r[0]))).toEqual([
+    { $current_url: 'https://a.com/2', utm_source: 'news', plan: 'pro', $initial_current_url: 'https://a.com/1', $initial_utm_source: 'news' },
+  ]);
+  // The stored events hold what was sent.
+  const props = (await engine.query("SELECT properties FROM events WHERE project_id = 1 ORDER BY json_extract_string(properties, '$.\"$current_url\"')")).rows;
+  expect(props.map((r) => (typeof r[0] === 'string' ? JSON.parse(r[0]) : r[0]))).toEqual([
+    { $current_url: 'https://a.com/1', utm_source: 'news' },
+    { $current_url: 'https://a.com/2', $set: { plan: 'pro' } },
+  ]);
 });

@@ -22,6 +22,7 @@ import { GroupStore, propertiesJsonText, type ProjectGroups } from './groups';
 import {
   C_DISTINCT_ID,
   C_FLAGS,
+  C_PROPERTIES,
   C_STRIDE,
   C_UUID,
   F_CREATE_ALIAS,
@@ -35,12 +36,15 @@ import {
   eventCount,
   latin1Text,
   utf8Text,
+  type CompactEvents,
   type EncodedEvents,
+  type IdentityEntry,
   type WalRecord,
 } from './wal';
 import { importNdjsonFile, type ImportFileSummary } from './import-file';
 import { importFileNative, type NativeImportOptions } from './native-import';
 import { RecentUuids } from './recent-uuids';
+import { DERIVED_KEY, withPersonInitialProperties } from './person-initial-properties';
 
 /**
  * Whether an apply error may be caused by the records themselves (a value DuckDB refuses). I/O and resource
@@ -118,7 +122,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * young-generation garbage (capture spent ~14% of its time in GC).
  */
 export function slimForApply(ev: ParsedEvent): void {
-  ev.properties = slimProperties(ev.properties);
+  ev.properties = slimProperties(ev.properties, ev.event);
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -127,13 +131,41 @@ function isObj(v: unknown): v is Record<string, unknown> {
 
 const NO_IDENTITY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 /** One object reused for every compact event handed to identity (processEvent keeps none of its argument). */
-const scratchEvent: IdentityEvent = { event: '', distinct_id: '', properties: NO_IDENTITY, timestamp: 0 };
+const scratchEvent: IdentityEvent = { event: '', distinct_id: '', properties: NO_IDENTITY, timestamp: 0, full: undefined };
+
+/** The compact event whose whole properties {@link scratchFull} parses (set before each identity call). */
+let scratchRecord: CompactEvents | null = null;
+let scratchIndex = 0;
+/** The whole properties of the current compact event, parsed from its logged text (only when identity asks). */
+const scratchFull = (): Record<string, unknown> => {
+  const c = scratchRecord!;
+  const o = scratchIndex * C_STRIDE;
+  return JSON.parse(utf8Text(c.buf, c.pos[o + C_PROPERTIES], c.pos[o + C_PROPERTIES + 1])) as Record<string, unknown>;
+};
 
 /**
  * A compact event as identity sees it. Identity reads the name only to recognise `$identify`, `$create_alias` and
  * `$merge_dangerously` (flagged at encoding), so other names are not decoded.
  */
-function identityEvent(distinctId: string, flags: number, props: Record<string, unknown> | undefined, timestamp: number): IdentityEvent {
+/** One object reused for identity entries in their text form (wal.ts IdentityEntry). */
+const scratchDerived: Record<string, unknown> = { [DERIVED_KEY]: '' };
+
+function identityEvent(
+  distinctId: string,
+  flags: number,
+  entry: IdentityEntry | undefined,
+  timestamp: number,
+  c: CompactEvents,
+  i: number,
+): IdentityEvent {
+  let props: Record<string, unknown> | undefined;
+  if (typeof entry === 'string') {
+    scratchDerived[DERIVED_KEY] = entry;
+    props = scratchDerived;
+  } else props = entry;
+  scratchRecord = c;
+  scratchIndex = i;
+  scratchEvent.full = scratchFull;
   scratchEvent.event =
     flags & F_IDENTIFY ? '$identify' : flags & F_CREATE_ALIAS ? '$create_alias' : flags & F_MERGE_DANGEROUSLY ? '$merge_dangerously' : '';
   scratchEvent.distinct_id = distinctId;
@@ -419,7 +451,7 @@ export class Ingestor {
               if (ev.propertiesJson !== text) rewritten = ev;
             }
             const distinctId = utf8Text(c.buf, c.pos[o + C_DISTINCT_ID], c.pos[o + C_DISTINCT_ID + 1]);
-            persons[i] = ident.processEvent(identityEvent(distinctId, flags, c.identity?.[i], c.times[2 * i]));
+            persons[i] = ident.processEvent(identityEvent(distinctId, flags, c.identity?.[i], c.times[2 * i], c, i));
             applied++;
             if (rewritten) events.push(this.toInsert(rec.projectId, rewritten, persons[i]));
             else if (duck) rows.push(i);
@@ -436,7 +468,10 @@ export class Ingestor {
             continue;
           }
           if (!this.applyGroups(grp, ev)) continue;
-          events.push(this.recordInsert(rec, i, ident.processEvent(ev)));
+          // A record read back from the log holds the stored properties: the person properties captured events
+          // derive (person-initial-properties.ts; idempotent) are derived again, as when they were captured.
+          const pev = withPersonInitialProperties(ev.event, ev.properties);
+          events.push(this.recordInsert(rec, i, ident.processEvent(pev === ev.properties ? ev : { ...ev, properties: pev })));
           applied++;
         }
       }

@@ -79,6 +79,13 @@ function mixedLines(): string[] {
   j({ event: 'no-uuid', distinct_id: 'user-6', timestamp: iso(6) });
   j({ event: 'empty-uuid', distinct_id: 'user-6', uuid: '', timestamp: iso(7) });
   j({ event: 'ws-id', distinct_id: '   ', uuid: uuid(1008), timestamp: iso(8) });
+  // PostHog's ingestion normalizations (ingest-posthog-compat.test.ts): names cut at 200 characters, personless
+  // events stored without $set/$set_once/$unset, `$process_person_profile: true` dropped, ISO week dates.
+  j({ event: 'n'.repeat(201), distinct_id: 'user-7', uuid: uuid(1009), timestamp: iso(9) });
+  j({ event: 'long-' + 'é'.repeat(150), distinct_id: 'user-7', uuid: uuid(1010), timestamp: iso(9) });
+  j({ event: 'ppp-true', distinct_id: 'user-7', uuid: uuid(1011), timestamp: iso(9), properties: { $process_person_profile: true, $set: { via: 'true' } } });
+  j({ event: 'pl-unset', distinct_id: 'user-7', uuid: uuid(1012), timestamp: iso(9), properties: { $process_person_profile: false, $unset: ['plan'], $set_once: { no: 1 } } });
+  j({ event: 'week-date', distinct_id: 'user-7', uuid: uuid(1013), timestamp: '2024-W09-5' });
   // Duplicates within the file.
   j({ event: '$pageview', distinct_id: 'user-9', uuid: uuid(10), timestamp: iso(10) });
   // Invalid rows (same errors as the row-by-row path).

@@ -191,7 +191,8 @@ WITH a AS (
 ), f AS (
   SELECT *,
     coalesce(plain
-      AND strlen(ev) <= 1000 AND regexp_matches(ev, '[0-9A-Za-z$_]')
+      AND strlen(ev) <= 200 AND regexp_matches(ev, '[0-9A-Za-z$_]')
+      AND (x3 IS NULL OR (x3::VARCHAR = 'false' AND x4 IS NULL AND x5 IS NULL AND x6 IS NULL))
       AND strlen(d) <= 200 AND regexp_matches(d, '[0-9A-Za-z]') AND NOT contains(d, chr(0))
       AND (gen OR regexp_full_match(uj, '"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"'))
       AND (t_now OR (regexp_full_match(tj, '"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{3})?Z"')

@@ -48,7 +48,7 @@ describe('CaptureParsePool with a worker', () => {
     if (!('encoded' in got)) throw new Error('expected the worker path');
     expect(got.token).toBe('phc_t');
     expect(b.length).toBe(0); // a body owning its memory moves to the worker (no copy)
-    for (const e of inline.events) e.properties = slimProperties(e.properties);
+    for (const e of inline.events) e.properties = slimProperties(e.properties, e.event);
     const want = encodeCompact(11, 2, inline.events);
     const done = completeEncoded(11, 2, got.encoded);
     expect(done.line.equals(want.line)).toBe(true);
@@ -57,10 +57,10 @@ describe('CaptureParsePool with a worker', () => {
   });
 
   it('answers bad large bodies with the same 4xx as inline parsing', async () => {
-    const b = body(Array.from({ length: 100 }, (_, i) => ({ event: 'e', distinct_id: 'd', timestamp: i === 50 ? 'not a date' : undefined, properties: { pad: 'p'.repeat(100) } })));
+    const b = body(Array.from({ length: 100 }, (_, i) => ({ event: 'e', distinct_id: 'd', uuid: i === 50 ? 'not a uuid' : undefined, properties: { pad: 'p'.repeat(100) } })));
     expect(b.length).toBeGreaterThan(8 * 1024);
     const broken = Buffer.concat([b, Buffer.from('}')]);
-    await expect(pool.parse(parts(b))).rejects.toMatchObject({ name: 'CaptureError', status: 400, message: expect.stringMatching(/event 50.*timestamp/) });
+    await expect(pool.parse(parts(b))).rejects.toMatchObject({ name: 'CaptureError', status: 400, message: expect.stringMatching(/event 50.*uuid/) });
     await expect(pool.parse(parts(broken))).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/invalid JSON/) });
   });
 

@@ -28,7 +28,7 @@ export type ParseReply =
 /** Runs in the worker: request parts → events encoded for the log (throws CaptureError for 4xx). */
 export function parseAhead(parts: CaptureRequestParts): ParsedAhead {
   const parsed = parseCaptureRequest(parts);
-  for (const e of parsed.events) e.properties = slimProperties(e.properties);
+  for (const e of parsed.events) e.properties = slimProperties(e.properties, e.event);
   return { token: parsed.token, beacon: parsed.beacon, historicalMigration: parsed.historicalMigration, encoded: encodeEventsAhead(parsed.events) };
 }
 

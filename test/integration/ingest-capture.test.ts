@@ -196,6 +196,29 @@ describe.each([0, 1])('parseWorkers=%i', (parseWorkers) => {
       await srv.ingestor.flush();
       expect(await rows('SELECT count(*) FROM events WHERE uuid = $1::UUID', [uuid])).toEqual([[1]]);
     });
+
+    // PostHog's personInitialAndUTMProperties / normalizeProcessPerson (src/ingest/ingest-posthog-compat.test.ts), through
+    // HTTP: a body over 8 kB goes to the parse worker when there is one.
+    it('pageviews give their person $initial_* properties; a personless $identify is dropped; the stored events are as sent', async () => {
+      const d = `initial-${parseWorkers}-${randomUUID()}`;
+      const pad = 'p'.repeat(200);
+      const batch = [
+        ...Array.from({ length: 60 }, (_, i) => ({ event: '$pageview', distinct_id: d, timestamp: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(), properties: { $current_url: `https://a.com/${i}`, utm_source: 'mail', pad } })),
+        { event: '$identify', distinct_id: `${d}-other`, properties: { $anon_distinct_id: d, $process_person_profile: false } },
+      ];
+      const body = JSON.stringify({ api_key: TOKEN, batch });
+      expect(body.length).toBeGreaterThan(8 * 1024);
+      expect((await post('/batch', body)).status).toBe(200);
+      await srv.ingestor.flush();
+      const persons = await rows(
+        `SELECT p.properties FROM persons p JOIN person_distinct_ids d ON d.project_id = p.project_id AND d.person_id = p.id WHERE d.distinct_id = $1`,
+        [d],
+      );
+      expect(persons.map((r) => (typeof r[0] === 'string' ? JSON.parse(r[0]) : r[0]))).toEqual([
+        { $current_url: 'https://a.com/0', utm_source: 'mail', $initial_current_url: 'https://a.com/0', $initial_utm_source: 'mail' },
+      ]);
+      expect(await rows('SELECT count(*), count(*) FILTER (WHERE properties::VARCHAR LIKE \'%$set%\') FROM events WHERE distinct_id LIKE $1', [`${d}%`])).toEqual([[60, 0]]);
+    });
   });
 
   describe('bad input: clear 4xx, nothing stored, server keeps serving', () => {
@@ -212,6 +235,7 @@ describe.each([0, 1])('parseWorkers=%i', (parseWorkers) => {
       ['oversize raw body on /e', '/e', () => JSON.stringify({ api_key: TOKEN, ...good({ properties: { marker, s: 'x'.repeat(3_200_000) } }) }), {}, 413, /maximum event size exceeded/],
       ['oversize decompressed gzip on /e', '/e', () => gzipSync(JSON.stringify({ api_key: TOKEN, ...good({ properties: { marker, s: 'x'.repeat(2_500_000) } }) })), { 'content-encoding': 'gzip' }, 413, /maximum event size exceeded/],
       ['unparseable timestamp', '/batch', () => JSON.stringify({ api_key: TOKEN, batch: [good(), good({ timestamp: 'not a date' })] }), {}, 400, /timestamp/],
+      ['invalid uuid', '/batch', () => JSON.stringify({ api_key: TOKEN, batch: [good(), good({ uuid: 'not a uuid' })] }), {}, 400, /uuid/],
       ['properties not an object', '/batch', () => JSON.stringify({ api_key: TOKEN, batch: [good(), good({ properties: [marker] })] }), {}, 400, /properties must be a JSON object/],
       ['10,000-level nested JSON', '/batch', () => `{"api_key":"${TOKEN}","batch":[{"event":"bad_input","distinct_id":"b","properties":{"marker":"${marker}","deep":${deep}}}]}`, {}, 400, /nested deeper/],
       ['1 MB string property', '/batch', () => JSON.stringify({ api_key: TOKEN, batch: [good(), good({ properties: { marker, s: 'y'.repeat(1024 * 1024) } })] }), {}, 413, /maximum event size exceeded/],
