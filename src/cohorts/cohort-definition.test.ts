@@ -34,6 +34,38 @@ describe('cohort definitions', () => {
     expect(referencedCohorts(g)).toEqual([7, 8]);
   });
 
+  it('legacy action/event groups are behavioral criteria (PostHog’s Cohort.properties: days default 365, count → performed_event_multiple)', () => {
+    const g = groupFromLegacyGroups([{ action_id: 3, days: 7 }, { event_id: '$pageview', count: 2, count_operator: 'gte' }]);
+    expect(g.values).toEqual([
+      { type: 'AND', values: [expect.objectContaining({ type: 'behavioral', value: 'performed_event', entity: { type: 'actions', id: 3 }, window: { n: 7, unit: 'day' }, negation: false })] },
+      { type: 'AND', values: [expect.objectContaining({ type: 'behavioral', value: 'performed_event_multiple', entity: { type: 'events', name: '$pageview' }, window: { n: 365, unit: 'day' }, op: '>=', opValue: 2 })] },
+    ]);
+  });
+
+  it('test_old_old_style_properties: a dict of properties, operators after "__"; test_faulty_type: event-typed means person', () => {
+    expect(groupFromLegacyGroups([{ properties: [{ key: 'email', type: 'event', value: ['fake@test.com'], operator: 'exact' }] }, { properties: { abra: 'cadabra', name__icontains: 'alakazam' } }])).toEqual({
+      type: 'OR',
+      values: [
+        { type: 'AND', values: [{ type: 'person', key: 'email', value: ['fake@test.com'], operator: 'exact' }] },
+        { type: 'AND', values: [{ type: 'person', key: 'abra', value: 'cadabra' }, { type: 'person', key: 'name', value: 'alakazam', operator: 'icontains' }] },
+      ],
+    });
+  });
+
+  it.each([
+    [{ value: 'y' }, { type: 'person', key: 'x', value: 'y', operator: 'is_not' }],
+    [{ value: ['a', 'b'], operator: 'exact' }, { type: 'person', key: 'x', value: ['a', 'b'], operator: 'is_not' }],
+    [{ value: 'y', operator: 'not_icontains' }, { type: 'person', key: 'x', value: 'y', operator: 'icontains' }],
+    [{ operator: 'is_set' }, { type: 'person', key: 'x', operator: 'is_not_set' }],
+    [
+      { value: 5, operator: 'gt' },
+      { type: 'OR', values: [{ type: 'person', key: 'x', value: 5, operator: 'lte' }, { type: 'person', key: 'x', operator: 'is_not_set' }] },
+    ],
+  ])('a negated person criterion %j is its negation (true where the property is not set)', (f, want) => {
+    const g = groupFromFilters({ properties: { type: 'AND', values: [{ type: 'person', key: 'email', operator: 'is_set' }, { type: 'person', key: 'x', negation: true, ...f }] } });
+    expect(g.values[1]).toEqual(want);
+  });
+
   it('filters win over groups when they have properties; an empty definition is empty', () => {
     expect(cohortGroup({ filters: { properties: { type: 'AND', values: [] } }, groups: [{ properties: [{ key: 'a', value: 'b' }] }] })).toEqual({ type: 'AND', values: [] });
     expect(cohortGroup({ filters: null, groups: [{ properties: [{ key: 'a', value: 'b' }] }] }).type).toBe('OR');
@@ -42,8 +74,9 @@ describe('cohort definitions', () => {
   });
 
   it.each([
-    [{ properties: { type: 'AND', values: [{ type: 'behavioral', key: 'x', value: 'performed_event' }] } }, /Behavioral/],
-    [{ properties: { type: 'AND', values: [{ type: 'person', key: 'x', value: 'y', negation: true }] } }, /Negated/],
+    [{ properties: { type: 'AND', values: [{ type: 'behavioral', key: 'x', value: 'performed_event' }] } }, /time_value cannot be None/],
+    [{ properties: { type: 'AND', values: [{ type: 'person', key: 'x', value: 'y', negation: true }] } }, /Negations must be paired with a positive filter/],
+    [{ properties: { type: 'AND', values: [{ type: 'person', key: 'a', value: 1 }, { type: 'person', key: 'x', value: [1, 2], operator: 'gt', negation: true }] } }, /takes one value/],
     [{ properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: 'abc' }] } }, /id of a cohort/],
     [{ properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: 3, operator: 'exact' }] } }, /not valid for a cohort/],
     [{ properties: [] }, /property group/],

@@ -4,8 +4,12 @@
  * project's cohorts.
  */
 import { In } from 'typeorm';
+import type { ActionDef } from '../actions/matching';
+import { Action } from '../store/entities/action';
 import { Cohort } from '../store/entities/cohort';
 import type { Store } from '../store/store';
+import { ensureFilterParser } from '../queries/insights/property-filters';
+import { attachActions, behavioralActionIds, behavioralCriteria } from './behavioral';
 import { cohortGroup, referencedCohorts } from './cohort-definition';
 import type { ResolvedCohort } from './cohort-scope';
 
@@ -44,7 +48,25 @@ export class CohortLoader {
       }
       pending = [...new Set(next)];
     }
+    const groups = [...out.values()].flatMap((c) => (c.group ? [c.group] : []));
+    // hogql event_filters are parsed when the filter builder expands the cohort, synchronously
+    if (groups.some((g) => behavioralCriteria(g).some((c) => c.eventFilters.some((f) => f.type === 'hogql')))) await ensureFilterParser();
+    const actionIds = [...new Set(groups.flatMap(behavioralActionIds))];
+    if (actionIds.length) {
+      const actions = await this.actions(projectId, actionIds);
+      for (const g of groups) attachActions(g, actions);
+    }
     return out;
+  }
+
+  /**
+   * The project's actions with these ids, for behavioral criteria that count an action's events. Soft-deleted actions
+   * still resolve (PostHog's cohort query reads the action row whatever its `deleted`); other projects' never do.
+   */
+  async actions(projectId: number, ids: number[], opts: { live?: boolean } = {}): Promise<Map<number, ActionDef>> {
+    if (!ids.length) return new Map();
+    const rows = await this.store.db.getRepository(Action).findBy({ project_id: projectId, id: In(ids), ...(opts.live ? { deleted: false } : {}) });
+    return new Map(rows.map((a) => [a.id, { id: a.id, name: a.name, steps: a.steps }]));
   }
 
   /** Live and deleted cohorts of the project by name (`IN COHORT 'name'`): each name's ids, absent when none. */

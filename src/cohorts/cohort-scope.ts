@@ -12,7 +12,10 @@ export interface ResolvedCohort {
   id: number;
   name: string | null;
   isStatic: boolean;
-  /** Person-property definition of a dynamic cohort (null for a static one). */
+  /**
+   * Definition of a dynamic cohort (null for a static one): person-property, cohort and behavioral criteria, the
+   * actions of its behavioral criteria attached by the loader.
+   */
   group: PropertyGroupFilter | null;
   /** Person ids of a static cohort. */
   personIds: string[];

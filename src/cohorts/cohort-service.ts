@@ -2,8 +2,11 @@
  * Cohorts (PostHog's saved person groups): CRUD per project, soft delete, and each cohort's person count computed
  * on read from the event engine's persons. Scopes: `cohort:read` to read, `cohort:write` for changes.
  *
- * A dynamic cohort is evaluated at query time against the current persons (PostHog recalculates its membership
- * table in the background; Quarry has no such table to go stale), so `is_calculating` is always false.
+ * A dynamic cohort is evaluated at query time against the current persons and events (PostHog recalculates its
+ * membership table in the background; Quarry has no such table to go stale), so `is_calculating` is always false;
+ * `cohort_type` follows PostHog's: `analytical` with a behavioral criterion other than performed_event(_multiple),
+ * `behavioral` with those only, else `person_property` — the cohort's own criteria and those of the cohorts it refers
+ * to (src/cohorts/behavioral.ts).
  */
 import { In } from 'typeorm';
 import { z } from 'zod';
@@ -21,9 +24,10 @@ import type { Project } from '../store/entities';
 import { Cohort } from '../store/entities/cohort';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
+import { behavioralActionIds, behavioralCriteria } from './behavioral';
 import { cohortGroup, groupFromFilters, groupFromLegacyGroups, referencedCohorts } from './cohort-definition';
 import { CohortLoader } from './cohort-loader';
-import { cohortNotFoundMessage, runWithCohorts } from './cohort-scope';
+import { cohortNotFoundMessage, runWithCohorts, type ResolvedCohort } from './cohort-scope';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const personIds = z
@@ -67,8 +71,22 @@ export interface CohortView {
   last_error_at: null;
   count: number | null;
   is_static: boolean;
-  cohort_type: 'static' | 'person_property';
+  cohort_type: 'static' | 'person_property' | 'behavioral' | 'analytical';
   experiment_set: number[];
+}
+
+/**
+ * PostHog's cohort type of a dynamic cohort, from its criteria and those of the cohorts it refers to (all of `loaded`).
+ */
+function cohortType(loaded: ReadonlyMap<number, ResolvedCohort>): CohortView['cohort_type'] {
+  const criteria = [...loaded.values()].flatMap((c) => (c.group ? behavioralCriteria(c.group) : []));
+  if (criteria.some((c) => c.value !== 'performed_event' && c.value !== 'performed_event_multiple')) return 'analytical';
+  return criteria.length ? 'behavioral' : 'person_property';
+}
+
+interface Measured {
+  count: number;
+  type: CohortView['cohort_type'];
 }
 
 const userOf = (p: Principal): number | null => (p.kind === 'personal' ? p.userId : null);
@@ -101,7 +119,7 @@ export class CohortService {
     });
     const users = await this.users(rows.map((r) => r.created_by_id));
     const results: CohortView[] = [];
-    for (const r of rows) results.push(this.view(r, users, await this.count(principal, project, r)));
+    for (const r of rows) results.push(this.view(r, users, await this.measure(principal, project, r)));
     return { count, results };
   }
 
@@ -196,32 +214,35 @@ export class CohortService {
     if (row.filters !== null) groupFromFilters(row.filters);
     groupFromLegacyGroups(row.groups ?? []);
     const group = cohortGroup(row);
+    const attr = row.filters?.properties ? 'filters' : 'groups';
+    const actionIds = behavioralActionIds(group);
+    const actions = await this.loader.actions(projectId, actionIds, { live: true });
+    for (const id of actionIds) if (!actions.has(id)) throw validationError(`Action ${id} does not exist.`, attr, 'action_not_found');
     const refs = referencedCohorts(group);
     if (refs.length === 0) return;
-    const attr = row.filters?.properties ? 'filters' : 'groups';
     const loaded = await this.loader.load(projectId, refs);
     for (const ref of refs) if (!loaded.has(ref)) throw validationError(cohortNotFoundMessage(ref), attr);
     if (selfId !== null && (refs.includes(selfId) || loaded.has(selfId)))
       throw validationError('A cohort cannot refer to itself, directly or through other cohorts.', attr);
   }
 
-  /** Persons of the project in the cohort, counted in the event engine. */
-  private async count(principal: Principal, project: Project, row: Cohort): Promise<number> {
+  /** Persons of the project in the cohort, counted in the event engine, and the cohort's type. */
+  private async measure(principal: Principal, project: Project, row: Cohort): Promise<Measured> {
     await ensureFilterParser();
     const cohorts = await this.loader.load(project.id, [row.id]);
     const where = runWithCohorts(cohorts, () => propertyFilterToExpr({ type: 'cohort', key: 'id', value: row.id } as never, { personTable: true, timezone: project.timezone }));
     const query = ast.select({ select: [ast.alias('count', ast.call('count'))], from: 'persons', where });
     const ctx = { project, principal, engine: this.engine, timings: new Timings(), timeoutMs: this.timeoutMs };
     const out = await runInsightQuery(ctx, query, 'cohort_count');
-    return toNumber(out.rows[0]?.count);
+    return { count: toNumber(out.rows[0]?.count), type: row.is_static ? 'static' : cohortType(cohorts) };
   }
 
   private async fullView(principal: Principal, project: Project, row: Cohort): Promise<CohortView> {
     const users = await this.users([row.created_by_id]);
-    return this.view(row, users, await this.count(principal, project, row));
+    return this.view(row, users, await this.measure(principal, project, row));
   }
 
-  private view(r: Cohort, users: Map<number, UserBasic>, count: number | null): CohortView {
+  private view(r: Cohort, users: Map<number, UserBasic>, { count, type }: Measured): CohortView {
     return {
       id: r.id,
       name: r.name,
@@ -238,7 +259,7 @@ export class CohortService {
       last_error_at: null,
       count,
       is_static: r.is_static,
-      cohort_type: r.is_static ? 'static' : 'person_property',
+      cohort_type: type,
       experiment_set: [],
     };
   }

@@ -8,7 +8,7 @@
  * - while the query compiles, {@link cohortMembersQuery} (installed as the compiler's resolver when this module loads)
  *   turns a reference into the persons whose membership the insight filters compute — the very same expansion
  *   (`propertyFilterToExpr` of a cohort filter, on the persons table): dynamic cohorts by their person-property
- *   criteria, static ones by their person list, nested references recursively.
+ *   and behavioral criteria, static ones by their person list, nested references recursively.
  *
  * A reference the scope does not hold (another project's cohort, a missing one) is PostHog's 400: "Could not find
  * cohort with ID 5" / "Could not find a cohort with the name 'x'"; a name two cohorts share is "Found multiple

@@ -1,7 +1,8 @@
 /**
  * Cohort filters and breakdowns in insights, after PostHog's own tests (posthog/hogql_queries/insights/trends/test/
  * test_trends.py test_filter_events_by_cohort, test_breakdown_by_cohort; funnels/test/test_funnel.py and
- * retention/test/test_retention.py with cohort filters), through the real server for one engine. Used by
+ * retention/test/test_retention.py with cohort filters; behavioral cohorts after ee/clickhouse/queries/test/
+ * test_cohort_query.py), through the real server for one engine. Used by
  * cohorts.test.ts (DuckDB) and cohorts.clickhouse.test.ts (ClickHouse): same cases, same expected answers.
  */
 import type { TestServer } from './server';
@@ -175,6 +176,31 @@ export function describeCohortsCompat(engine: string, server: () => TestServer):
     it('count is the number of persons in the cohort', async () => {
       const counts = await Promise.all([ids.jane, ids.janeOrJohn, ids.paid, ids.paidNotJane].map(async (id) => (await s.api('GET', `/api/projects/${p}/cohorts/${id}/`)).body.count));
       expect(counts).toEqual([1, 2, 2, 1]);
+    });
+
+    it('behavioral cohorts (test_cohort_query.py): filters, breakdowns and counts follow the persons’ events', async () => {
+      // paid at least once since 2020 (Jane and John); the legacy form: an event_id group over the last 100 years
+      const paid = await cohort(p, {
+        name: 'did pay',
+        filters: { properties: { type: 'AND', values: [{ type: 'behavioral', key: 'paid', event_type: 'events', value: 'performed_event', explicit_datetime: '2020-01-01' }] } },
+      });
+      const legacy = await cohort(p, { name: 'did pay (legacy)', groups: [{ event_id: 'paid', days: 36500 }] });
+      // event_name three times or more: Jim
+      const often = await cohort(p, {
+        name: 'often',
+        filters: { properties: { type: 'AND', values: [{ type: 'behavioral', key: 'event_name', event_type: 'events', value: 'performed_event_multiple', operator: 'gte', operator_value: 3, time_value: 100, time_interval: 'year' }] } },
+      });
+      const counts = await Promise.all([paid, legacy, often].map(async (id) => (await s.api('GET', `/api/projects/${p}/cohorts/${id}/`)).body.count));
+      expect(counts).toEqual([2, 2, 1]);
+      const r = await trends({ properties: [{ type: 'cohort', key: 'id', value: paid }] });
+      expect([r.status, r.body.results[0]?.count]).toEqual([200, 3]);
+      const b = await trends({ breakdownFilter: { breakdown_type: 'cohort', breakdown: [legacy, often] } });
+      expect(b.body.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+        [legacy, 3],
+        [often, 3],
+      ]);
+      const names = await query({ kind: 'HogQLQuery', query: `SELECT DISTINCT person.properties.name FROM events WHERE person_id NOT IN COHORT ${often} ORDER BY 1` });
+      expect(names.body.results).toEqual([['Jane'], ['John']]);
     });
 
     it('a changed definition is used at once (no stale cached result)', async () => {

@@ -1,7 +1,7 @@
 /**
  * The cohorts REST API (PostHog's posthog/api/test/test_cohort.py): CohortSerializer fields, create/retrieve/list/
- * partial update, soft delete by PATCH and 405 on DELETE, validation of definitions (behavioral criteria refused,
- * references must exist and not loop), scopes `cohort:read`/`cohort:write`, and tenancy (another project's cohort is
+ * partial update, soft delete by PATCH and 405 on DELETE, validation of definitions (criteria well formed,
+ * references to cohorts and actions must exist and not loop), behavioral cohorts' counts, scopes `cohort:read`/`cohort:write`, and tenancy (another project's cohort is
  * a 404, exactly like a missing one).
  */
 import { startServer, type TestServer } from '../helpers/server';
@@ -120,8 +120,8 @@ describe('CRUD (test_cohort.py)', () => {
 
 describe('validation', () => {
   it.each([
-    ['a behavioral criterion', { filters: { properties: { type: 'AND', values: [{ type: 'behavioral', key: '$pageview', value: 'performed_event', event_type: 'events', time_value: 30, time_interval: 'day' }] } } }, 'filters'],
-    ['a legacy action group', { groups: [{ action_id: 3, days: 7 }] }, 'groups'],
+    ['a behavioral criterion without its window', { filters: { properties: { type: 'AND', values: [{ type: 'behavioral', key: '$pageview', value: 'performed_event', event_type: 'events' }] } } }, 'filters'],
+    ['a legacy group of a missing action', { groups: [{ action_id: 987654, days: 7 }] }, 'groups'],
     ['a malformed group', { filters: { properties: { type: 'XOR', values: [] } } }, 'filters'],
     ['an unknown operator', { filters: { properties: { type: 'AND', values: [{ type: 'person', key: 'x', value: 'y', operator: 'sounds_like' }] } } }, 'filters'],
     ['an event property criterion', { filters: { properties: { type: 'AND', values: [{ type: 'event', key: 'x', value: 'y' }] } } }, 'filters'],
@@ -149,6 +149,86 @@ describe('validation', () => {
     const theirs = (await s.api('POST', base(other), { name: 'theirs', filters: JANE })).body.id;
     const r = await s.api('POST', base(), { name: 'mine', filters: { properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: theirs }] } } });
     expect([r.status, r.body.detail]).toEqual([400, `Could not find cohort with ID ${theirs}`]);
+  });
+});
+
+describe('behavioral cohorts (test_cohort.py)', () => {
+  let q: number;
+  const ago = (hours: number) => new Date(Date.now() - hours * 3600_000).toISOString();
+  const performed = (extra: Record<string, unknown> = {}) => ({ type: 'behavioral', key: '$pageview', event_type: 'events', value: 'performed_event', time_value: 1, time_interval: 'day', ...extra });
+  const create = (body: Record<string, unknown>, project = q) => s.api('POST', base(project), { name: 'behavioral', ...body });
+
+  beforeAll(async () => {
+    q = (await s.api('POST', '/api/projects/', { name: 'behavioral cohorts' })).body.id;
+    await s.server.services.ingestor.import(q, {
+      persons: [
+        { distinct_ids: ['p1'], properties: { $some_prop: 'something' } },
+        { distinct_ids: ['p2'], properties: {} },
+        { distinct_ids: ['p3'], properties: {} },
+      ],
+      events: [
+        { event: '$pageview', distinct_id: 'p2', timestamp: ago(12), properties: {} },
+        { event: '$pageview', distinct_id: 'p3', timestamp: ago(24 * 5), properties: {} },
+        { event: '$pageview', distinct_id: 'p3', timestamp: ago(24 * 6), properties: {} },
+        { event: 'signed up', distinct_id: 'p3', timestamp: ago(24 * 6), properties: {} },
+      ],
+    });
+    await s.server.services.ingestor.flush();
+  });
+
+  it('test_creating_update_and_calculating_with_new_cohort_filters: person and behavioral criteria ORed; count and type follow the events', async () => {
+    const filters = { properties: { type: 'OR', values: [{ type: 'OR', values: [{ key: '$some_prop', value: 'something', type: 'person' }, performed()] }] } };
+    const r = await create({ filters });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ filters, count: 2, cohort_type: 'behavioral', is_static: false });
+    // a week back: p3's pageviews count too
+    const wider = { properties: { type: 'OR', values: [{ key: '$some_prop', value: 'something', type: 'person' }, performed({ time_value: 1, time_interval: 'week' })] } };
+    const u = await s.api('PATCH', `${base(q)}${r.body.id}/`, { filters: wider });
+    expect([u.status, u.body.count]).toEqual([200, 3]);
+  });
+
+  it('performed_event_multiple and the analytical kinds count their persons; cohort_type tells them apart', async () => {
+    const multiple = await create({ filters: { properties: { type: 'AND', values: [performed({ value: 'performed_event_multiple', operator: 'gte', operator_value: 2, time_interval: 'week' })] } } });
+    expect([multiple.status, multiple.body.count, multiple.body.cohort_type]).toEqual([201, 1, 'behavioral']);
+    const stopped = await create({
+      filters: { properties: { type: 'AND', values: [performed({ value: 'stopped_performing_event', time_value: 7, time_interval: 'day', seq_time_value: 2, seq_time_interval: 'day' })] } },
+    });
+    expect([stopped.status, stopped.body.count, stopped.body.cohort_type]).toEqual([201, 1, 'analytical']);
+    // a cohort referring to a behavioral one is of its type, and counts through it
+    const ref = await create({ filters: { properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: multiple.body.id }] } } });
+    expect([ref.status, ref.body.count, ref.body.cohort_type]).toEqual([201, 1, 'behavioral']);
+    const listed = (await s.api('GET', base(q))).body.results.find((c: any) => c.id === stopped.body.id);
+    expect(listed).toMatchObject({ count: 1, cohort_type: 'analytical' });
+  });
+
+  it('legacy groups: an action_id group over an action of the project, an event_id group with a count', async () => {
+    const action = await s.api('POST', `/api/projects/${q}/actions/`, { name: 'signups', steps: [{ event: 'signed up' }] });
+    expect(action.status).toBe(201);
+    const byAction = await create({ groups: [{ action_id: action.body.id, days: 7 }] });
+    expect([byAction.status, byAction.body.count]).toEqual([201, 1]);
+    const byEvent = await create({ groups: [{ event_id: '$pageview', days: 7, count: 2, count_operator: 'gte' }, { properties: [{ key: '$some_prop', value: 'something', type: 'person' }] }] });
+    expect([byEvent.status, byEvent.body.count]).toEqual([201, 2]);
+    // another project cannot use this project's action
+    const theirs = await create({ groups: [{ action_id: action.body.id, days: 7 }] }, p);
+    expect([theirs.status, theirs.body.detail, theirs.body.attr]).toEqual([400, `Action ${action.body.id} does not exist.`, 'groups']);
+  });
+
+  it('a trends insight filtered by a behavioral cohort counts its persons’ events only', async () => {
+    const id = (await create({ filters: { properties: { type: 'AND', values: [performed({ time_interval: 'week', value: 'performed_event_multiple', operator: 'eq', operator_value: 1 })] } } })).body.id;
+    const r = await s.api('POST', `/api/projects/${q}/query/`, {
+      query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: { date_from: '-14d' }, properties: [{ type: 'cohort', key: 'id', value: id }] },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.results[0].count).toBe(1);
+  });
+
+  it.each([
+    ['a lone negated criterion', { type: 'AND', values: [performed({ negation: true })] }, 'Negations must be paired with a positive filter.'],
+    ['an unknown behavioral value', { type: 'AND', values: [performed({ value: 'performed_event_sometimes' })] }, expect.stringContaining('Unknown behavioral criterion')],
+  ])('%s is a 400', async (_n, properties, detail) => {
+    const r = await create({ filters: { properties } });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ type: 'validation_error', attr: 'filters', detail });
   });
 });
 

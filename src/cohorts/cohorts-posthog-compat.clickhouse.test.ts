@@ -1,0 +1,4 @@
+/** cohorts-posthog-compat.test.ts on ClickHouse: the same behavioral cohorts, the same pinned members (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('cohorts-posthog-compat.test.ts', () => require('./cohorts-posthog-compat.test'));
