@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parsePage } from '../src/pagination';
+import { cohortsOfPerson } from '../src/projects/person-cohorts';
+import { deletePersonProperty, setPersonProperties } from '../src/projects/person-property-events';
 import type { Services } from '../src/services';
 import { apiRoute, listBody, projectIdParam, respond } from './route';
 
@@ -9,22 +11,35 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
     const page = parsePage(r.query);
     return listBody(r.request, page, await s.persons.list(r.principal, projectIdParam(r.params), r.query, page));
   });
+  apiRoute(app, s, 'GET', '/projects/:projectId/persons/cohorts', (r) => cohortsOfPerson(s, r.principal, projectIdParam(r.params), r.query));
+  apiRoute(app, s, 'GET', '/projects/:projectId/persons/values', (r) => s.persons.values(r.principal, projectIdParam(r.params), r.query));
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/:personId', (r) => s.persons.get(r.principal, projectIdParam(r.params), r.params.personId));
 
-  // PostHog's events API (read side), scope query:read: `{next, results}`, `next` pages by `before`
+  // PostHog's events API (read side), scope query:read: `{next, results}`, `next` pages by `before` (or `after`)
   apiRoute(app, s, 'GET', '/projects/:projectId/events', async (r) => {
     const out = await s.eventLog.list(r.principal, projectIdParam(r.params), r.query);
     let next: string | null = null;
-    if (out.nextBefore !== null) {
+    if (out.next !== null) {
+      // PostHog's _build_next_url: the request's parameters, with the bound of the next page set
       const url = new URL(r.request.url, `${r.request.protocol}://${r.request.host}`);
-      url.searchParams.set('before', out.nextBefore);
-      url.searchParams.set('limit', String(out.limit));
+      url.searchParams.set(out.next.param, out.next.value);
       next = url.toString();
     }
     return { next, results: out.results };
   });
+  apiRoute(app, s, 'GET', '/projects/:projectId/events/values', (r) => s.eventLog.values(r.principal, projectIdParam(r.params), r.query));
   apiRoute(app, s, 'GET', '/projects/:projectId/events/:eventId', (r) => s.eventLog.get(r.principal, projectIdParam(r.params), r.params.eventId));
   apiRoute(app, s, 'POST', '/projects/:projectId/import', (r) => s.events.import(r.principal, projectIdParam(r.params), r.body));
+  // PostHog's delete_property: 201 with an empty body (test_person.py test_delete_person_properties)
+  apiRoute(app, s, 'POST', '/projects/:projectId/persons/:personId/delete_property', async (r) => {
+    await deletePersonProperty(s, r.principal, projectIdParam(r.params), r.params.personId, r.body);
+    return respond(201);
+  });
+  // PostHog's person update: only properties, set through a `$set` event; 202 with an empty body (test_update_person_props)
+  apiRoute(app, s, ['PATCH', 'PUT'], '/projects/:projectId/persons/:personId', async (r) => {
+    await setPersonProperties(s, r.principal, projectIdParam(r.params), r.params.personId, r.body);
+    return respond(202);
+  });
   apiRoute(app, s, 'DELETE', '/projects/:projectId/persons/:personId', async (r) => {
     const deleteEvents = ['true', '1'].includes(String(r.query.delete_events ?? '').toLowerCase());
     await s.events.deletePerson(r.principal, projectIdParam(r.params), r.params.personId, deleteEvents);

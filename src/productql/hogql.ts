@@ -10,7 +10,7 @@ const KEYWORDS = new Set(['select', 'from', 'where', 'and', 'or', 'not', 'as', '
 export const hogqlIdent = (name: string | number): string => {
   const s = String(name);
   if (s === '*' || typeof name === 'number' || (IDENT.test(s) && !KEYWORDS.has(s.toLowerCase()))) return s;
-  return '`' + s.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+  return '`' + s.replace(/\\/g, '\\\\').replace(/`/g, '``') + '`';
 };
 
 export const hogqlString = (s: string): string =>

@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { notFound, validationError } from '../errors';
+import { notFound, UserError, validationError } from '../errors';
+import { insightsNow, parseDateString } from '../queries/insights/date-range';
+import { instantToLocal, sqlLocal } from '../queries/insights/local-time';
 import type { QueryService } from '../queries/query-service';
 import type { Project } from '../store/entities';
 import { parseInput } from '../validation';
 import { chainToElements, type ElementView } from '../ingest/elements-chain';
 import { parseProperties } from './person-reader';
+import { flattenValue, likeEscape, quotedKey } from './property-values';
+import { propertyList } from './rest-properties';
 import type { ProjectService } from './project-service';
 
 /** PostHog's event record of the events API (ClickhouseEventSerializer). */
@@ -28,25 +32,55 @@ const PERSON_PROPERTIES = ['email', 'name', 'username'] as const;
 
 export const DEFAULT_EVENTS_LIMIT = 100;
 export const MAX_EVENTS_LIMIT = 1000;
+/** PostHog's property values query: distinct values of the last 7 days, at most 10 (posthog/queries/property_values.py). */
+const VALUES_LIMIT = 10;
+/** PostHog's GET_CUSTOM_EVENTS: every event name but these. */
+const NON_CUSTOM_EVENTS = ['$autocapture', '$pageview', '$identify', '$pageleave', '$screen'];
+/** The events columns `values/?is_column=true` reads (the ones whose values a filter picker offers). */
+const VALUE_COLUMNS = new Set(['event', 'distinct_id', 'person_id', 'uuid', '$session_id', '$window_id', 'elements_chain']);
 
 const listParams = z
   .object({
     event: z.string().max(1000).optional(),
     distinct_id: z.string().max(400).optional(),
     person_id: z.string().max(100).optional(),
+    action_id: z.coerce.number().int().min(0).optional(),
     before: z.string().max(100).optional(),
     after: z.string().max(100).optional(),
     limit: z.coerce.number().int().min(1).max(MAX_EVENTS_LIMIT).default(DEFAULT_EVENTS_LIMIT),
+    orderBy: z.string().max(200).optional(),
+    properties: z.string().max(100_000).optional(),
   })
   .strip();
 
-const SELECT =
-  'SELECT toString(uuid), event, distinct_id, properties, timestamp, elements_chain, toString(person_id), person.properties, person.is_identified FROM events';
+const valuesParams = z
+  .object({
+    key: z.string().min(1).max(400),
+    value: z.string().max(1000).optional(),
+    event_name: z.union([z.string().max(1000), z.array(z.string().max(1000)).max(100)]).optional(),
+    is_column: z.string().max(10).optional(),
+  })
+  .strip();
+
+/** The row of the events API: the event, its elements chain and its person's display fields (as `SELECT` below). */
+const EVENT_COLUMNS = [
+  'toString(uuid)',
+  'event',
+  'distinct_id',
+  'properties',
+  'timestamp',
+  'elements_chain',
+  'toString(person_id)',
+  'person.properties',
+  'person.is_identified',
+];
+const SELECT = `SELECT ${EVENT_COLUMNS.join(', ')} FROM events`;
 
 /**
  * A project's events for PostHog's events API, `GET …/events/` and `GET …/events/<uuid>/` (scope `query:read`, as
  * PostHog's): newest first, read through ProductQL (persons as queries see them, merges applied), values bound.
- * A page that is full links the next one with `before` = its last timestamp, as PostHog's `next`.
+ * The list runs as an EventsQuery, so its filters are the query API's: `properties` as PostHog's property filters
+ * (event, person, cohort, hogql, ...), `action_id`, `person_id`, and `before`/`after` as ISO or relative dates.
  */
 export class EventReader {
   constructor(
@@ -54,38 +88,45 @@ export class EventReader {
     private readonly queries: QueryService,
   ) {}
 
-  async list(principal: Principal, projectId: number, query: Record<string, unknown>): Promise<{ results: EventView[]; nextBefore: string | null; limit: number }> {
+  /**
+   * PostHog's EventViewSet.list: `orderBy` `["-timestamp"]` (default) or `["timestamp"]`; events after now + 5 s stay
+   * out, as PostHog's query_events_list; a page with more events behind it links the next one (`nextBound`): its last
+   * timestamp as `before` (newest first) or `after` (oldest first), PostHog's `_build_next_url`.
+   */
+  async list(
+    principal: Principal,
+    projectId: number,
+    query: Record<string, unknown>,
+  ): Promise<{ results: EventView[]; next: { param: 'before' | 'after'; value: string } | null }> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
-    if (query.properties !== undefined) {
-      throw validationError('Property filters are not supported on the events list: use the query API (HogQLQuery).', 'properties');
-    }
     const p = parseInput(listParams, query);
-    const where: string[] = [];
-    const vars: Record<string, unknown> = {};
-    if (p.event !== undefined) {
-      where.push('event = {variables.event}');
-      vars.event = p.event;
+    const ascending = parseOrderBy(p.orderBy);
+    const filters = p.properties === undefined ? [] : propertyList(p.properties);
+    const byDistinctId = p.distinct_id === undefined ? [] : [{ type: 'event_metadata', key: 'distinct_id', operator: 'exact', value: p.distinct_id }];
+    const properties = Array.isArray(filters) || !filters ? [...(filters ?? []), ...byDistinctId] : { type: 'AND', values: [filters, ...byDistinctId] };
+    const node = {
+      kind: 'EventsQuery',
+      select: EVENT_COLUMNS,
+      properties,
+      ...(p.event !== undefined ? { event: p.event } : {}),
+      ...(p.action_id !== undefined ? { actionId: p.action_id } : {}),
+      ...(p.person_id !== undefined ? { personId: p.person_id } : {}),
+      ...(p.before !== undefined ? { before: p.before } : {}),
+      after: p.after ?? 'all',
+      orderBy: ascending ? ['timestamp ASC', 'toString(uuid) ASC'] : ['timestamp DESC', 'toString(uuid) ASC'],
+      limit: p.limit,
+    };
+    let out: Record<string, unknown>;
+    try {
+      out = (await this.queries.execute(principal, project, node, { refresh: 'force_blocking', name: 'events' })).body;
+    } catch (e) {
+      // PostHog's query_events_list answers no events for an action that does not exist or has no steps
+      if (e instanceof UserError && e.attr === 'actionId') return { results: [], next: null };
+      throw e;
     }
-    if (p.distinct_id !== undefined) {
-      where.push('distinct_id = {variables.did}');
-      vars.did = p.distinct_id;
-    }
-    if (p.person_id !== undefined) {
-      where.push('toString(person_id) = {variables.pid}');
-      vars.pid = p.person_id.toLowerCase();
-    }
-    if (p.after !== undefined) {
-      where.push('timestamp > {variables.after}');
-      vars.after = boundTime(p.after, 'after');
-    }
-    if (p.before !== undefined) {
-      where.push('timestamp < {variables.before}');
-      vars.before = boundTime(p.before, 'before');
-    }
-    const cond = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-    const rows = await this.run(principal, project, `${SELECT}${cond} ORDER BY timestamp DESC, toString(uuid) LIMIT ${p.limit}`, vars);
-    const results = rows.map(eventView);
-    return { results, nextBefore: results.length === p.limit ? results[results.length - 1].timestamp : null, limit: p.limit };
+    const results = ((out.results ?? []) as unknown[][]).map(eventView);
+    const last = results[results.length - 1];
+    return { results, next: out.hasMore === true && last ? { param: ascending ? 'after' : 'before', value: last.timestamp } : null };
   }
 
   /** One event by UUID; a malformed or unknown id, or another project's event, is a 404. */
@@ -97,6 +138,56 @@ export class EventReader {
     return eventView(rows[0]);
   }
 
+  /**
+   * PostHog's `GET …/events/values/?key=` (scope `query:read`): `[{name}]`, the distinct values of an event property
+   * seen from the start of the day 7 days ago to the end of today (project timezone), at most 10; arrays give their
+   * items, objects their JSON, booleans `true`/`false` (PostHog's flatten + convert_property_value). `value` keeps
+   * values containing it (any case), shortest first; `event_name` (repeatable) keeps those events' values. `key`
+   * `custom_event` lists the event names but PostHog's built-in ones; `is_column=true` reads an events column.
+   */
+  async values(principal: Principal, projectId: number, query: Record<string, unknown>): Promise<{ name: string }[]> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
+    const p = parseInput(valuesParams, query);
+    if (p.key === 'custom_event') {
+      const rows = await this.run(
+        principal,
+        project,
+        'SELECT DISTINCT event FROM events WHERE event NOT IN {variables.builtin} ORDER BY event LIMIT 10000',
+        { builtin: NON_CUSTOM_EVENTS },
+      );
+      return rows.map(([name]) => ({ name: String(name) }));
+    }
+    const isColumn = (p.is_column ?? 'false').toLowerCase() === 'true';
+    if (isColumn && !VALUE_COLUMNS.has(p.key)) throw validationError(`"${p.key}" is not an events column: use one of ${[...VALUE_COLUMNS].join(', ')}.`, 'key');
+    const field = isColumn ? `toString(${quotedKey(p.key)})` : `toString(properties.${quotedKey(p.key)})`;
+    const tz = project.timezone;
+    const nowLocal = instantToLocal(insightsNow(), tz);
+    const vars: Record<string, unknown> = {
+      from: sqlLocal(parseDateString('-7dStart', nowLocal, tz).value),
+      to: sqlLocal(parseDateString('dEnd', nowLocal, tz).value, true),
+    };
+    const where = ['v IS NOT NULL', "v != ''", 'timestamp >= {variables.from}', 'timestamp <= {variables.to}'];
+    const events = p.event_name === undefined ? [] : Array.isArray(p.event_name) ? p.event_name : [p.event_name];
+    if (events.length) {
+      where.push('event IN {variables.events}');
+      vars.events = events;
+    }
+    if (p.value !== undefined && p.value !== '') {
+      where.push('v ILIKE {variables.pattern}');
+      vars.pattern = `%${likeEscape(p.value)}%`;
+    }
+    const order = p.value ? 'length(v), v' : 'count() DESC, v';
+    const rows = await this.run(
+      principal,
+      project,
+      `SELECT ${field} AS v FROM events WHERE ${where.join(' AND ')} GROUP BY v ORDER BY ${order} LIMIT ${VALUES_LIMIT}`,
+      vars,
+    );
+    const names: string[] = [];
+    for (const [v] of rows) for (const name of flattenValue(String(v))) if (!names.includes(name)) names.push(name);
+    return names.map((name) => ({ name }));
+  }
+
   private async run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>): Promise<unknown[][]> {
     const variables = Object.fromEntries(Object.entries(values).map(([code, value]) => [code, { variableId: code, code_name: code, value }]));
     const out = await this.queries.execute(principal, project, { kind: 'HogQLQuery', query: sql, variables }, { refresh: 'force_blocking', name: 'events' });
@@ -104,13 +195,18 @@ export class EventReader {
   }
 }
 
-/** A timestamp parameter as the engines compare it: `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC. */
-function boundTime(v: string, attr: string): string {
-  const d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(v) || !/T|\d\d:\d\d/.test(v) ? v : `${v}Z`);
-  if (Number.isNaN(d.getTime())) throw validationError(`Not a valid ISO 8601 datetime: ${v}`, attr);
-  const micro = /\.(\d{1,6})/.exec(v)?.[1]?.padEnd(6, '0');
-  const base = d.toISOString().slice(0, 19).replace('T', ' ');
-  return micro && /[1-9]/.test(micro) ? `${base}.${micro}` : base;
+/** PostHog's `_parse_order_by`: a JSON list, `["-timestamp"]` by default; descending only for exactly that. */
+function parseOrderBy(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return false;
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    throw validationError('orderBy must be a JSON list: ["-timestamp"] or ["timestamp"].', 'orderBy');
+  }
+  if (!Array.isArray(list) || list.length === 0 || !list.every((x) => x === 'timestamp' || x === '-timestamp'))
+    throw validationError('orderBy must be a JSON list: ["-timestamp"] or ["timestamp"].', 'orderBy');
+  return !(list.length === 1 && list[0] === '-timestamp');
 }
 
 function eventView(row: unknown[]): EventView {

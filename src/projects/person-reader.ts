@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { notFound } from '../errors';
+import { notFound, validationError } from '../errors';
 import type { Page, Paged } from '../pagination';
+import { printHogQLExpr } from '../productql';
+import { ensureFilterParser, propertiesToExpr } from '../queries/insights/property-filters';
+import type { PropertiesInput } from '../queries/insights/schema';
 import type { QueryService } from '../queries/query-service';
 import type { Project } from '../store/entities';
 import { parseInput } from '../validation';
+import { jsonValue, likeEscape, propertyValueName, quotedKey } from './property-values';
+import { propertyList } from './rest-properties';
 import type { ProjectService } from './project-service';
 
 /** PostHog's person record (PersonSerializer), with the merges of identity already applied. */
@@ -26,7 +31,14 @@ const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', '
 const listFilters = z.object({
   distinct_id: z.string().max(400).optional(),
   search: z.string().max(1000).optional(),
+  email: z.string().max(1000).optional(),
+  properties: z.string().max(100_000).optional(),
 });
+
+const valuesParams = z.object({ key: z.string().min(1).max(400), value: z.string().max(1000).optional() });
+
+/** PostHog's SELECT_PERSON_PROP_VALUES_SQL: the 20 most frequent values. */
+const PERSON_VALUES_LIMIT = 20;
 
 /**
  * A project's persons for `GET …/persons/` and `GET …/persons/<uuid>/` (scope `person:read`), read through
@@ -41,11 +53,13 @@ export class PersonReader {
 
   /**
    * Newest first (created_at, then id). `distinct_id` selects the person owning that distinct id; `search` matches
-   * the email or name property (case-insensitive substring), a distinct id or the UUID exactly, as PostHog's search.
+   * the email or name property (case-insensitive substring), a distinct id or the UUID exactly, as PostHog's search;
+   * `email` the email property exactly; `properties` is PostHog's JSON list of property filters (person properties,
+   * cohorts, hogql; a filter without a type is a person filter here).
    */
   async list(principal: Principal, projectId: number, query: Record<string, unknown>, page: Page): Promise<Paged<PersonView>> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });
-    const f = parseInput(listFilters, { distinct_id: query.distinct_id, search: query.search });
+    const f = parseInput(listFilters, { distinct_id: query.distinct_id, search: query.search, email: query.email, properties: query.properties });
     const where: string[] = [];
     const vars: Record<string, unknown> = {};
     if (f.distinct_id !== undefined) {
@@ -58,8 +72,19 @@ export class PersonReader {
         '(ilike(toString(properties.email), {variables.pattern}) OR ilike(toString(properties.name), {variables.pattern})' +
           ' OR toString(id) = {variables.term} OR id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id = {variables.term}))',
       );
-      vars.pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      vars.pattern = `%${likeEscape(term)}%`;
       vars.term = term;
+    }
+    if (f.email !== undefined) {
+      where.push('toString(properties.email) = {variables.email}');
+      vars.email = f.email;
+    }
+    if (f.properties !== undefined) {
+      const filters = cohortsAsProductQL(propertyList(f.properties, 'person'));
+      await ensureFilterParser();
+      // the filters' condition as ProductQL text (its constants are bound again when the query is printed)
+      const expr = propertiesToExpr(filters, { personTable: true, timezone: project.timezone, attr: 'properties' });
+      if (expr) where.push(`(${printHogQLExpr(expr)})`);
     }
     const cond = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const [count] = (await this.run(principal, project, `SELECT count() FROM persons${cond}`, vars))[0] as [number];
@@ -85,6 +110,28 @@ export class PersonReader {
     const [person] = await this.withDistinctIds(principal, project, rows);
     if (!person) throw notFound();
     return person;
+  }
+
+  /**
+   * PostHog's `GET …/persons/values/?key=` (scope `person:read`): `[{name, count}]`, the 20 most frequent values of a
+   * person property (empty values left out), most frequent first; `value` keeps values containing it (any case).
+   */
+  async values(principal: Principal, projectId: number, query: Record<string, unknown>): Promise<{ name: string; count: number }[]> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });
+    const p = parseInput(valuesParams, { key: query.key, value: query.value });
+    const where = ['v IS NOT NULL', "v != ''"];
+    const vars: Record<string, unknown> = {};
+    if (p.value !== undefined && p.value !== '') {
+      where.push('v ILIKE {variables.pattern}');
+      vars.pattern = `%${likeEscape(p.value)}%`;
+    }
+    const rows = await this.run(
+      principal,
+      project,
+      `SELECT toString(properties.${quotedKey(p.key)}) AS v, count() AS c FROM persons WHERE ${where.join(' AND ')} GROUP BY v ORDER BY c DESC, v LIMIT ${PERSON_VALUES_LIMIT}`,
+      vars,
+    );
+    return rows.map(([v, c]) => ({ name: propertyValueName(jsonValue(String(v))), count: Number(c) }));
   }
 
   private async withDistinctIds(principal: Principal, project: Project, rows: unknown[][]): Promise<PersonView[]> {
@@ -136,14 +183,42 @@ export function parseProperties(v: unknown): Record<string, unknown> {
   }
 }
 
-/** PostHog's get_person_name: the first display property set, else the first distinct id, else the UUID. */
+/**
+ * Cohort filters of the persons list as ProductQL's `id IN COHORT <id>`: the query names its cohorts in its text, so
+ * the cohort-aware runner loads them from the project (another project's or a missing cohort is its 400).
+ */
+function cohortsAsProductQL(props: PropertiesInput): PropertiesInput {
+  const leaf = (f: Record<string, unknown>): Record<string, unknown> => {
+    if (f.type !== 'cohort') return f;
+    const id = Number(f.value);
+    if (!Number.isSafeInteger(id) || String(f.value).trim() === '') throw validationError(`Cohort id must be an integer: ${JSON.stringify(f.value)}.`, 'properties');
+    const op = f.operator ?? 'in';
+    if (op !== 'in' && op !== 'not_in') throw validationError(`Operator "${String(op)}" is not valid for a cohort filter (in, not_in).`, 'properties');
+    return { type: 'hogql', key: `id ${op === 'not_in' ? 'NOT IN' : 'IN'} COHORT ${id}` };
+  };
+  const walk = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(walk);
+    const o = x as Record<string, unknown>;
+    if ((o.type === 'AND' || o.type === 'OR') && Array.isArray(o.values)) return { ...o, values: o.values.map(walk) };
+    return leaf(o);
+  };
+  return props ? (walk(props) as PropertiesInput) : props;
+}
+
+/**
+ * PostHog's get_person_name_helper: the first display property set, else the first distinct id that does not look
+ * anonymous (test_person.py test_return_non_anonymous_name), else the first distinct id, else the UUID.
+ */
 function displayName(properties: Record<string, unknown>, distinctIds: string[], id: string): string {
   for (const k of DISPLAY_NAME_PROPERTIES) {
     const v = properties[k];
-    if (v !== undefined && v !== null && v !== '') return String(v);
+    if (v !== undefined && v !== null && v !== '' && v !== false && v !== 0) return String(v);
   }
-  return distinctIds[0] ?? id;
+  return distinctIds.find((d) => !isAnonymousId(d)) ?? distinctIds[0] ?? id;
 }
+
+/** PostHog's is_anonymous_id: SDK-generated ids are five dash-separated runs of lowercase letters and digits. */
+const isAnonymousId = (distinctId: string): boolean => /^([a-z0-9]+-){4}[a-z0-9]+$/.test(distinctId);
 
 /** DRF's rendering of an aware datetime: ISO 8601 in UTC with `Z`, microseconds only when there are any. */
 export function drfDateTime(v: unknown): string {

@@ -136,8 +136,11 @@ export class MatrixFixture {
     }
   }
 
-  /** The Authorization header a credential kind sends for an operation needing `scope` (null: no header). */
-  async authorization(cred: Cred, scope: string, t: Target): Promise<string | null> {
+  /**
+   * The Authorization header a credential kind sends for an operation needing `scope` (null: no header). `alsoScopes`:
+   * scopes the operation needs besides `scope` (checked after it), given to the scoped keys.
+   */
+  async authorization(cred: Cred, scope: string, t: Target, alsoScopes: string[] = []): Promise<string | null> {
     switch (cred) {
       case 'none':
         return null;
@@ -148,11 +151,11 @@ export class MatrixFixture {
       case 'captureToken':
         return `Bearer ${t.captureToken}`;
       case 'exactScope':
-        return `Bearer ${await this.personalKey([scope])}`;
+        return `Bearer ${await this.personalKey([scope, ...alsoScopes])}`;
       case 'otherObjectScope':
-        return `Bearer ${await this.personalKey([otherObjectScope(scope)])}`;
+        return `Bearer ${await this.personalKey([otherObjectScope(scope), ...alsoScopes])}`;
       case 'writeForRead':
-        return `Bearer ${await this.personalKey([writeOf(scope)])}`;
+        return `Bearer ${await this.personalKey([writeOf(scope), ...alsoScopes])}`;
       case 'restrictedOwn':
         return `Bearer ${t.restrictedKey}`;
       case 'restrictedOther':

@@ -170,7 +170,9 @@ export function describePersonsCompat(engine: string, server: () => TestServer):
     it.each([
       ['limit 0', '?limit=0', 'limit'],
       ['a malformed before', '?before=yesterday-ish', 'before'],
-      ['property filters (not offered here)', '?properties=[]', 'properties'],
+      // PostHog filters the events list by `properties` (test_event.py test_filter_events_by_properties): text that is
+      // not JSON is its 400 "Properties are unparsable!" (persons-events-compat.ts has the filters themselves)
+      ['property filters that are not JSON', '?properties=invalid_json', null],
     ])('400 for %s', async (_n, qs, attr) => {
       const r = await s.api('GET', `${base()}${qs}`);
       expect([r.status, r.body.type, r.body.attr]).toEqual([400, 'validation_error', attr]);
