@@ -7,6 +7,9 @@
  * - lists: `exact`/`is_not` become IN/NOT IN; other operators OR their per-value conditions (negative operators
  *   AND them); an empty list is a no-op (TRUE);
  * - `gt`/`lt`/… compare numerically when the value is a number (or numeric text);
+ * - `exact` / `is_not` with a null value are "not set" / "set" (PostHog compares with NULL: `x = NULL` is isNull);
+ * - `is_date_*` read Unix timestamps (seconds or milliseconds) as instants and other text as dates in the project
+ *   timezone; values may be relative (`-7d`);
  * - groups `{type: AND|OR, values}` nest; an empty group is TRUE; a plain array is AND.
  *
  * Every value is an AST constant (bound by the printer), never spliced into text. `hogql` filters are parsed with
@@ -22,9 +25,11 @@ import { asTextExpr } from './breakdown';
 import { instantToLocal, sqlLocal } from './local-time';
 import { cohortInScope, cohortNotFoundMessage } from '../../cohorts/cohort-scope';
 import { cohortIdOf } from '../../cohorts/cohort-definition';
+import { behavioralExpr, isBehavioral } from '../../cohorts/behavioral';
 import { sessionPropertyExpr } from './session-filters';
 import { elementFilterToExpr } from './element-filters';
 import { groupPropertyChain } from './group-filters';
+import { isSemverOperator, semverCondition } from './semver';
 
 /** Loads the ProductQL parser (needed by `hogql` filters, breakdowns and math). Idempotent. */
 export const ensureFilterParser = (): Promise<void> => initParser();
@@ -49,14 +54,48 @@ export interface FilterContext {
 const prefixed = (ctx: FilterContext, ...chain: (string | number)[]): Expr =>
   ast.field(...(ctx.table ? [ctx.table, ...chain] : chain));
 
+/**
+ * `event_metadata` filter keys → the events column they read (PostHog's property_to_expr reads `ast.Field([key])`, a
+ * column of the events table). Text columns read `''` as NULL, as properties do.
+ */
+const EVENT_METADATA_COLUMNS: Record<string, string> = {
+  distinct_id: 'distinct_id',
+  event: 'event',
+  timestamp: 'timestamp',
+  created_at: 'created_at',
+  person_id: 'person_id',
+  $session_id: '$session_id',
+  session_id: '$session_id',
+  $window_id: '$window_id',
+  uuid: 'uuid',
+  elements_chain: 'elements_chain',
+  ...Object.fromEntries([0, 1, 2, 3, 4].map((i) => [`$group_${i}`, `$group_${i}`])),
+};
+const DATETIME_COLUMNS = new Set(['timestamp', 'created_at']);
+/** Filter types that read the event itself (on the persons table there is none). */
+const EVENT_ONLY = new Map([
+  ['event', 'Event property'],
+  ['feature', 'Feature flag'],
+  ['event_metadata', 'Event metadata'],
+  ['element', 'Element'],
+]);
+/** PostHog's property_to_expr in person scope: "The 'event' property filter does not work in 'person' scope". */
+function assertRowsHaveEvents(type: string, ctx: FilterContext): void {
+  if (ctx.personTable && EVENT_ONLY.has(type)) throw validationError(`${EVENT_ONLY.get(type)} filters apply to events, not to persons.`, ctx.attr ?? 'properties');
+}
+/** The session properties that are datetimes (src/productql/sessions.ts). */
+const SESSION_DATETIMES = new Set(['$start_timestamp', '$end_timestamp']);
+
 /** The ProductQL field a filter reads: `properties.k`, `person.properties.k`, a column (`event_metadata`), ... */
 export function propertyField(f: { type: string; key: string; group_type_index?: number | null }, ctx: FilterContext = {}): Expr {
+  assertRowsHaveEvents(f.type, ctx);
   switch (f.type) {
     case 'event':
       if (f.key === '$elements_chain') return prefixed(ctx, 'elements_chain');
       return prefixed(ctx, 'properties', f.key);
     case 'feature':
-      return prefixed(ctx, 'properties', `$feature/${f.key}`);
+      // PostHog's filter keys already carry the prefix (`$feature/my-flag`); a bare flag key gets it
+      return prefixed(ctx, 'properties', f.key.startsWith('$feature/') ? f.key : `$feature/${f.key}`);
     case 'session':
       if (ctx.personTable) throw validationError('Session property filters apply to events, not to persons.', ctx.attr ?? 'properties');
       return sessionPropertyExpr(f.key, ctx.attr ?? 'properties', ctx.table);
@@ -65,19 +104,13 @@ export function propertyField(f: { type: string; key: string; group_type_index?:
     case 'person':
       return ctx.personTable ? prefixed(ctx, 'properties', f.key) : prefixed(ctx, 'person', 'properties', f.key);
     case 'event_metadata': {
-      const cols: Record<string, string> = {
-        distinct_id: 'distinct_id',
-        event: 'event',
-        timestamp: 'timestamp',
-        person_id: 'person_id',
-        $session_id: '$session_id',
-        session_id: '$session_id',
-        uuid: 'uuid',
-        elements_chain: 'elements_chain',
-      };
-      const col = cols[f.key];
-      if (!col) throw validationError(`Unknown event metadata field "${f.key}".`, ctx.attr ?? 'properties');
-      if (col === 'timestamp') return prefixed(ctx, 'timestamp');
+      const col = EVENT_METADATA_COLUMNS[f.key];
+      if (!col)
+        throw validationError(
+          `Unknown event metadata field "${f.key}" (${Object.keys(EVENT_METADATA_COLUMNS).join(', ')}).`,
+          ctx.attr ?? 'properties',
+        );
+      if (DATETIME_COLUMNS.has(col)) return prefixed(ctx, col);
       return ast.call('nullIf', [ast.call('concat', [prefixed(ctx, col), ast.constant('')]), ast.constant('')]);
     }
     default:
@@ -105,15 +138,36 @@ function dateConstant(v: Scalar, ctx: FilterContext): Expr {
   return ast.call('toDateTime', [ast.constant(s)]);
 }
 
+/** Unix timestamps in a date property: 9+ integer digits (1973 on), optionally with a fraction. */
+const EPOCH_TEXT = '^[0-9]{9,}(\\.[0-9]+)?$';
+/** From this value on, a Unix timestamp is in milliseconds (in seconds it would be the year 5138). */
+const EPOCH_MS_FROM = 1e11;
+
+/**
+ * A property as a datetime for `is_date_*`: a Unix timestamp (a JSON number or numeric text, in seconds or
+ * milliseconds; what PostHog's DateTime property formats `unix_timestamp` / `unix_timestamp_milliseconds` read) is
+ * that instant, anything else is parsed as date text (NULL when it is none). Datetime fields (`timestamp`, a session's
+ * `$start_timestamp`, ...) are used as they are.
+ */
+function dateOf(x: Expr, isDatetime: boolean): Expr {
+  if (isDatetime) return x;
+  const n = ast.call('toFloat', [x]);
+  const seconds = ast.call('if', [ast.compare('>=', n, ast.constant(EPOCH_MS_FROM)), ast.arithmetic('/', n, ast.constant(1000)), n]);
+  return ast.call('if', [ast.compare('=~', asTextExpr(x), ast.constant(EPOCH_TEXT)), ast.call('toDateTime', [seconds]), ast.call('toDateTime', [x])]);
+}
+
 /** One operator on one scalar value. */
-function scalarCondition(x: Expr, op: string, v: Scalar, ctx: FilterContext): Expr {
+function scalarCondition(x: Expr, op: string, v: Scalar, ctx: FilterContext, isDatetime = false): Expr {
   switch (op) {
     case 'exact':
     case 'is_cleaned_path_exact':
     case 'in':
+      // PostHog compares with a NULL constant (`x = NULL`), which HogQL prints as isNull(x)
+      if (v === null) return ast.call('isNull', [x]);
       return ast.compare('==', x, ast.constant(asString(v)));
     case 'is_not':
     case 'not_in':
+      if (v === null) return ast.call('isNotNull', [x]);
       return ast.compare('!=', x, ast.constant(asString(v)));
     case 'icontains':
       return ast.compare('ilike', asTextExpr(x), ast.constant(`%${asString(v)}%`));
@@ -134,23 +188,29 @@ function scalarCondition(x: Expr, op: string, v: Scalar, ctx: FilterContext): Ex
       return ast.compare(sym, x, n === null ? ast.constant(asString(v)) : ast.constant(n));
     }
     case 'is_date_exact':
-      return ast.compare('==', ast.call('toDateTime', [x]), dateConstant(v, ctx));
+      return ast.compare('==', dateOf(x, isDatetime), dateConstant(v, ctx));
     case 'is_date_before':
-      return ast.compare('<', ast.call('toDateTime', [x]), dateConstant(v, ctx));
+      return ast.compare('<', dateOf(x, isDatetime), dateConstant(v, ctx));
     case 'is_date_after':
-      return ast.compare('>', ast.call('toDateTime', [x]), dateConstant(v, ctx));
+      return ast.compare('>', dateOf(x, isDatetime), dateConstant(v, ctx));
     default:
+      if (isSemverOperator(op)) return semverCondition(x, op, v, ctx.attr ?? 'properties');
       throw validationError(`Operator "${op}" is not supported for this filter.`, ctx.attr ?? 'properties');
   }
 }
 
-const NEGATIVE = new Set(['is_not', 'not_icontains', 'not_regex', 'not_in']);
+const NEGATIVE = new Set(['is_not', 'not_icontains', 'not_regex', 'not_in', 'semver_neq']);
 
 /** One property filter as a boolean expression. */
 export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = {}): Expr {
   if (f.type === 'hogql') return parseExprSync(f.key);
   if (f.type === 'cohort') return cohortFilterExpr(f, ctx);
-  if (f.type === 'element') return elementFilterToExpr(f, ctx);
+  // behavioral criteria exist only inside cohort definitions (src/cohorts/behavioral.ts); node schemas refuse them
+  if (isBehavioral(f)) return behavioralExpr(f, ctx);
+  if (f.type === 'element') {
+    assertRowsHaveEvents(f.type, ctx);
+    return elementFilterToExpr(f, ctx);
+  }
   const x = propertyField(f, ctx);
   const op = f.operator ?? 'exact';
   const value = f.value;
@@ -172,12 +232,14 @@ export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = 
     throw validationError(`Operator "${op}" needs a list value.`, ctx.attr ?? 'properties');
   const values: Scalar[] = Array.isArray(value) ? value : [value ?? null];
   if (values.length === 0) return ast.constant(true);
-  if (values.length === 1) return scalarCondition(x, op, values[0], ctx);
+  const isDatetime =
+    (f.type === 'event_metadata' && DATETIME_COLUMNS.has(EVENT_METADATA_COLUMNS[f.key])) || (f.type === 'session' && SESSION_DATETIMES.has(f.key));
+  if (values.length === 1) return scalarCondition(x, op, values[0], ctx, isDatetime);
   if (op === 'exact' || op === 'in' || op === 'is_not' || op === 'not_in') {
     const list = ast.tuple(values.map((v) => ast.constant(asString(v))));
     return ast.compare(op === 'exact' || op === 'in' ? 'in' : 'not in', x, list);
   }
-  const parts = values.map((v) => scalarCondition(x, op, v, ctx));
+  const parts = values.map((v) => scalarCondition(x, op, v, ctx, isDatetime));
   return NEGATIVE.has(op) ? ast.and(...parts) : ast.or(...parts);
 }
 

@@ -17,6 +17,7 @@ import {
   maxItems,
 } from '../../limits';
 import { INTERVALS, type IntervalType } from './interval';
+import { SEMVER_OPERATORS } from './semver';
 
 // ---------------------------------------------------------------------------------------------- primitives
 
@@ -57,6 +58,7 @@ export const PROPERTY_OPERATORS = [
   'not_in',
   'is_cleaned_path_exact',
   'flag_evaluates_to',
+  ...SEMVER_OPERATORS,
 ] as const;
 export type PropertyOperator = (typeof PROPERTY_OPERATORS)[number];
 export const propertyOperatorSchema = z.enum(PROPERTY_OPERATORS);
@@ -104,25 +106,50 @@ export const hogqlPropertyFilterSchema = z
   .object({ type: z.literal('hogql'), key: z.string(), value: propertyValueSchema.nullish(), label: z.string().nullish() })
   .strict();
 
+const PROPERTY_FILTER_SCHEMAS = [
+  eventPropertyFilterSchema,
+  personPropertyFilterSchema,
+  eventMetadataPropertyFilterSchema,
+  sessionPropertyFilterSchema,
+  featurePropertyFilterSchema,
+  elementPropertyFilterSchema,
+  groupPropertyFilterSchema,
+  cohortPropertyFilterSchema,
+  hogqlPropertyFilterSchema,
+] as const;
+
+/** A filter `type` Quarry does not filter on (PostHog's data_warehouse*, recording, log_entry, ...) names itself. */
+const unsupportedFilterType = (iss: { code?: string; note?: string; input?: unknown }): string | undefined => {
+  if (iss.code !== 'invalid_union' || iss.note !== 'No matching discriminator') return undefined;
+  const type = iss.input && typeof iss.input === 'object' ? (iss.input as { type?: unknown }).type : undefined;
+  const known = PROPERTY_FILTER_SCHEMAS.map((x) => x.shape.type.value).join(', ');
+  return `Property filters of type ${JSON.stringify(type)} are not supported (${known}).`;
+};
+
 /**
  * Any single property filter. One without `type` is an event property filter: PostHog's EventPropertyFilter has
  * `type: "event"` as its default, so `{"key": "$browser", "value": "Chrome"}` is accepted as one.
  */
 export const anyPropertyFilterSchema = z.preprocess(
   (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && !('type' in v) ? { ...v, type: 'event' } : v),
-  z.discriminatedUnion('type', [
-    eventPropertyFilterSchema,
-    personPropertyFilterSchema,
-    eventMetadataPropertyFilterSchema,
-    sessionPropertyFilterSchema,
-    featurePropertyFilterSchema,
-    elementPropertyFilterSchema,
-    groupPropertyFilterSchema,
-    cohortPropertyFilterSchema,
-    hogqlPropertyFilterSchema,
-  ]),
+  z.discriminatedUnion('type', [...PROPERTY_FILTER_SCHEMAS], { error: unsupportedFilterType }),
 );
 export type AnyPropertyFilter = z.infer<typeof anyPropertyFilterSchema>;
+
+/**
+ * `schemaFor(v)` chosen by the value's shape, with that schema's issues: a union of list / group / filter would only
+ * say "Invalid input" about `properties` when one filter deep inside is wrong.
+ */
+const byShape = <T>(schemaFor: (v: unknown) => z.ZodType<T>) =>
+  z.unknown().transform((v, ctx): T => {
+    const r = schemaFor(v).safeParse(v, { reportInput: true });
+    if (r.success) return r.data;
+    // pushed as they are: addIssue would replace an undefined `input`, the mark of a missing field (validation.ts)
+    ctx.issues.push(...(r.error.issues as never[]));
+    return z.NEVER;
+  });
+const isGroupShape = (v: unknown): boolean =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && ((v as { type?: unknown }).type === 'AND' || (v as { type?: unknown }).type === 'OR');
 
 /** `{type: 'AND'|'OR', values: [filter | group, ...]}` (nested groups allowed). */
 export interface PropertyGroupFilter {
@@ -133,13 +160,15 @@ export const propertyGroupFilterSchema: z.ZodType<PropertyGroupFilter> = z.lazy(
   z
     .object({
       type: z.enum(['AND', 'OR']),
-      values: z.array(z.union([propertyGroupFilterSchema, anyPropertyFilterSchema])),
+      values: z.array(byShape<AnyPropertyFilter | PropertyGroupFilter>((v) => (isGroupShape(v) ? propertyGroupFilterSchema : anyPropertyFilterSchema))),
     })
     .strict(),
 );
 
 /** Insight/series `properties`: a list (ANDed) or a property group. */
-export const propertiesSchema = z.union([z.array(anyPropertyFilterSchema), propertyGroupFilterSchema]).nullish();
+export const propertiesSchema = byShape<AnyPropertyFilter[] | PropertyGroupFilter>((v) =>
+  Array.isArray(v) ? z.array(anyPropertyFilterSchema) : propertyGroupFilterSchema,
+).nullish();
 export type PropertiesInput = z.infer<typeof propertiesSchema>;
 
 // ---------------------------------------------------------------------------------------------- math and series
