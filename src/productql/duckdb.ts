@@ -257,7 +257,8 @@ class DuckDBDialect implements Dialect {
       sql = op.startsWith('!') ? `NOT ${re}` : re;
     } else if (op === 'like' || op === 'not like' || op === 'ilike' || op === 'not ilike') {
       const left = isStrLike(l) || l.type === 'unknown' ? l.sql : `CAST(${l.sql} AS VARCHAR)`;
-      sql = `${left} ${op.toUpperCase()} ${r.sql}`;
+      // ClickHouse (so HogQL) escapes % and _ with a backslash in LIKE patterns; DuckDB has no escape character unless told
+      sql = `${left} ${op.toUpperCase()} ${r.sql} ESCAPE '\\'`;
     } else {
       const [a, b] = this.coerce(l, r, h, node);
       const sqlOp = op === '==' ? '=' : op === '!=' ? '<>' : op;
@@ -695,13 +696,13 @@ class DuckDBDialect implements Dialect {
       case 'endsWith':
         return simple('ends_with', 'bool');
       case 'like':
-        return P(`(${s(0)} LIKE ${s(1)})`, 'bool', anyNull);
+        return P(`(${s(0)} LIKE ${s(1)} ESCAPE '\\')`, 'bool', anyNull);
       case 'ilike':
-        return P(`(${s(0)} ILIKE ${s(1)})`, 'bool', anyNull);
+        return P(`(${s(0)} ILIKE ${s(1)} ESCAPE '\\')`, 'bool', anyNull);
       case 'notLike':
-        return P(`(${s(0)} NOT LIKE ${s(1)})`, 'bool', anyNull);
+        return P(`(${s(0)} NOT LIKE ${s(1)} ESCAPE '\\')`, 'bool', anyNull);
       case 'notILike':
-        return P(`(${s(0)} NOT ILIKE ${s(1)})`, 'bool', anyNull);
+        return P(`(${s(0)} NOT ILIKE ${s(1)} ESCAPE '\\')`, 'bool', anyNull);
       case 'match':
         return simple('regexp_matches', 'bool');
       case 'extract':

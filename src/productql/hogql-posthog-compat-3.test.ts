@@ -415,6 +415,8 @@ describe('test_printer.py: semantics of printed expressions', () => {
     ["'abc' =~ 'b', 'abc' !~ 'x', 'ABC' =~* 'b', 'ABC' !~* 'b'", '', [true, true, true, false]],
     // test_like operators
     ["'abc' like 'a%', 'abc' ilike 'A%', 'abc' not like '%z', 'abc' not ilike 'A%'", '', [true, true, true, false]],
+    // a backslash escapes % and _ in LIKE patterns, as in ClickHouse (DuckDB is told so with ESCAPE)
+    ["'ab_c' like '%b\\\\_c', 'abxc' like '%b\\\\_c', '50%' ilike '50\\\\%', '500' like '50\\\\%', like('a_b', 'a\\\\_b'), notILike('a_b', 'A\\\\_B')", '', [true, false, true, false, true, false]],
     // test_constants
     ['1, -1, 1.5, true, false, null', '', [1, -1, 1.5, true, false, null]],
     // test_strings: escapes and unicode

@@ -77,7 +77,6 @@ describe('ActorsQuery without a source (test_actors_query_runner.py)', () => {
     const alice = r.results[3];
     expect(alice[0]).toEqual({
       id: ids.u1,
-      uuid: ids.u1,
       distinct_ids: ['u1', 'u1b'],
       properties: { email: 'alice@example.com', name: 'Alice', plan: 'pro' },
       created_at: '2023-12-01T00:00:00Z',
@@ -97,8 +96,11 @@ describe('ActorsQuery without a source (test_actors_query_runner.py)', () => {
     ['u1b', ['u1']],
     ['u3', ['u3']],
     ['nobody', []],
+    // the term is literal text: LIKE's wildcards in it match only themselves
+    ['b_b', []],
+    ['%', []],
   ])('search %j matches email/name substrings, a distinct id exactly', async (search, expected) => {
-    expect(names(await actors(null, { select: ['person'], search }))).toEqual(expected);
+    expect(names(await actors(null, { select: ['person', 'created_at'], search }))).toEqual(expected);
   });
 
   it('search by the person UUID', async () => {
@@ -123,8 +125,8 @@ describe('ActorsQuery without a source (test_actors_query_runner.py)', () => {
   });
 
   it('limit, offset and hasMore page through the persons', async () => {
-    const p1 = await actors(null, { select: ['person'], limit: 3 });
-    const p2 = await actors(null, { select: ['person'], limit: 3, offset: 3 });
+    const p1 = await actors(null, { select: ['person'], orderBy: ['created_at DESC'], limit: 3 });
+    const p2 = await actors(null, { select: ['person'], orderBy: ['created_at DESC'], limit: 3, offset: 3 });
     expect([names(p1), p1.hasMore, names(p2), p2.hasMore]).toEqual([['u4', 'u3', 'u2'], true, ['u1'], false]);
   });
 
@@ -233,7 +235,7 @@ describe('InsightActorsQuery over trends (test_trends.py _get_actors)', () => {
     const r = await actors(trendsSource({ aggregation_group_type_index: 0, series: [{ ...PV, math: 'dau' }] }, { day: '2024-01-01' }));
     expect(r.columns).toEqual(['group']);
     expect(r.results).toEqual([
-      [{ id: 'acme', type: 'group', group_type_index: 0, group_key: 'acme', group_properties: { name: 'Acme' }, created_at: '2024-01-01T09:00:00Z' }],
+      [{ id: 'acme', type: 'group', properties: { name: 'Acme' }, group_type_index: 0, group_key: 'acme', group_properties: { name: 'Acme' }, created_at: '2024-01-01T09:00:00Z' }],
     ]);
     expect(r.missing_actors_count).toBe(1);
     const search = await actors(trendsSource({ aggregation_group_type_index: 0, series: [{ ...PV, math: 'dau' }] }, { day: '2024-01-01' }), { search: 'acm' });
@@ -352,6 +354,9 @@ describe('validation', () => {
     ['unknown source kind', { kind: 'ActorsQuery', source: { kind: 'PathsActorsQuery' } }],
     ['status on a trends source', { kind: 'ActorsQuery', source: trendsSource({}, { day: '2024-01-01', status: 'new' }) }],
     ['bad select expression', { kind: 'ActorsQuery', select: ['properties.'] }],
+    ['a window function', { kind: 'ActorsQuery', select: ['row_number() OVER ()'] }],
+    ['a subquery', { kind: 'ActorsQuery', select: ['(SELECT count() FROM events)'] }],
+    ['appearances with an aggregate', { kind: 'ActorsQuery', select: ['appearances', 'count()'], source: { kind: 'InsightActorsQuery', source: { kind: 'RetentionQuery', retentionFilter: {} } } }],
     ['event_count without a source', { kind: 'ActorsQuery', select: ['event_count'] }],
   ])('%s is a 400', async (_name, node) => {
     const err = await db.run(actorsRunner, node).then(

@@ -16,6 +16,7 @@ import type { QueryRunner, RunnerContext } from '../runner';
 import { dataNodeShape, ensureFilterParser, executeCompiled, printInsightQuery, propertiesSchema, propertiesToExpr, runInsightQuery, toNumber } from '../insights';
 import { shapeResult } from '../../productql';
 import { actorSourceSchema, resolveActorSource, type ActorSource } from './actors-sources';
+import { hasAggregation } from './events-runner';
 
 /** PostHog's ActorsQuery (schema.py), strict like every node. */
 export const actorsQuerySchema = z
@@ -44,8 +45,9 @@ const defaultSelect = (groups: boolean): string[] => (groups ? ['group'] : ['per
 const ACTOR_COLUMNS = new Set(['person', 'actor', 'group']);
 
 /**
- * Prefixes the fields of a user expression with the actor table (`p`), `event_count` with the source (`s`). Columns
- * are one value per actor: subqueries, aggregates and window functions are refused.
+ * Prefixes the fields of a user expression with the actor table (`p`), `event_count` with the source (`s`).
+ * Aggregates are allowed (the other columns then group, as PostHog's ActorsQueryRunner `has_aggregation`);
+ * subqueries and window functions are refused.
  */
 function qualify(e: unknown, source: ActorSource | null, attr: string, valueExprs: Record<string, () => Expr> = {}): void {
   if (!e || typeof e !== 'object') return;
@@ -68,8 +70,8 @@ function qualify(e: unknown, source: ActorSource | null, attr: string, valueExpr
     return;
   }
   if (n.node === 'SelectQuery' || n.node === 'SelectSetQuery') throw validationError('Subqueries are not allowed in actor columns.', attr);
-  if (n.node === 'WindowFunction' || (n.node === 'Call' && lookupFunction(String(n.name))?.kind !== 'scalar' && lookupFunction(String(n.name)) !== undefined))
-    throw validationError(`Actor columns are one value per actor: ${String(n.name)}() aggregates over rows.`, attr);
+  if (n.node === 'WindowFunction' || (n.node === 'Call' && lookupFunction(String(n.name))?.kind === 'window'))
+    throw validationError(`Window functions are not allowed in actor columns${n.node === 'Call' ? ` (${String(n.name)})` : ''}.`, attr);
   for (const [k, v] of Object.entries(n)) if (k !== 'start' && k !== 'end') qualify(v, source, attr, valueExprs);
 }
 
@@ -136,14 +138,16 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     // Search: persons by email or name (substring, any case), UUID or a distinct id (exact), as PostHog's
     // PersonStrategy; groups by key or name.
     const term = node.search?.trim();
-    const pattern = term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : '';
+    // a case-insensitive substring test: PostHog's `ILIKE '%term%'` without LIKE's wildcards in the term (whose
+    // escaping engines read differently)
+    const contains = (e: Expr): Expr => ast.compare('>', ast.call('positionCaseInsensitiveUTF8', [ast.call('toString', [e]), ast.constant(term!)]), ast.constant(0));
     const search = !term
       ? undefined
       : groups
-        ? ast.or(ast.compare('ilike', ast.field('p', 'key'), ast.constant(pattern)), ast.compare('ilike', ast.call('toString', [ast.field('p', 'properties', 'name')]), ast.constant(pattern)))
+        ? ast.or(contains(ast.field('p', 'key')), contains(ast.field('p', 'properties', 'name')))
         : ast.or(
-            ast.compare('ilike', ast.call('toString', [ast.field('p', 'properties', 'email')]), ast.constant(pattern)),
-            ast.compare('ilike', ast.call('toString', [ast.field('p', 'properties', 'name')]), ast.constant(pattern)),
+            contains(ast.field('p', 'properties', 'email')),
+            contains(ast.field('p', 'properties', 'name')),
             ast.compare('==', ast.call('toString', [ast.field('p', 'id')]), ast.constant(term)),
             ast.compare('in', ast.call('toString', [ast.field('p', 'id')]), ast.select({ select: [ast.call('toString', [ast.field('person_id')])], from: 'person_distinct_ids', where: ast.compare('==', ast.field('distinct_id'), ast.constant(term)) })),
           );
@@ -165,8 +169,16 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
         )
       : ast.joinExpr(table, { alias: 'p' });
 
-    // Order: the given expressions; else PostHog's defaults — the event count when selected (most active first), else
-    // created_at (newest first). The actor id breaks ties so pages are stable.
+    // PostHog's has_aggregation: when a column aggregates, the other (non-constant) columns group the rows.
+    const aggregations = columns.filter((c) => !c.actor && !c.values && hasAggregation(c.expr)).map((c) => c.expr);
+    const grouped = aggregations.length > 0;
+    if (grouped && columns.some((c) => c.values)) throw validationError('appearances cannot be selected with an aggregate.', 'select');
+    const groupBy = grouped ? columns.filter((c) => !hasAggregation(c.expr) && c.expr.node !== 'Constant').map((c) => c.expr) : undefined;
+
+    // Order (PostHog's ActorsQueryRunner): the given expressions; else count() DESC when selected, else the first
+    // aggregate DESC, else created_at DESC when selected, else the first column ASC. Quarry also puts the most active
+    // actors first when `event_count` is selected (the persons modal's order). The actor id breaks ties so pages are
+    // stable (not when grouping: the id is no column then).
     const hasCol = (n: string): boolean => names.includes(n);
     let orderBy: ast.OrderExpr[];
     if (node.orderBy?.length) {
@@ -180,41 +192,61 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
         qualify(expr, source, `orderBy__${i}`, valueExprs);
         return ast.order(expr, dir);
       });
-    } else if (hasCol('event_count') && source?.eventCount) orderBy = [ast.order(ast.field('s', 'event_count'), 'DESC')];
+    } else if (hasCol('count()')) orderBy = [ast.order(ast.call('count', []), 'DESC')];
+    else if (grouped) orderBy = [ast.order(structuredClone(aggregations[0]), 'DESC')];
     else if (hasCol('created_at')) orderBy = [ast.order(ast.field('p', 'created_at'), 'DESC')];
-    else if (source?.eventCount) orderBy = [ast.order(ast.field('s', 'event_count'), 'DESC')];
-    else orderBy = [ast.order(ast.field('p', 'created_at'), 'DESC')];
-    orderBy.push(ast.order(idField));
+    else if (hasCol('event_count') && source?.eventCount) orderBy = [ast.order(ast.field('s', 'event_count'), 'DESC')];
+    else orderBy = [ast.order(structuredClone(columns[0].values ? valueExprs[columns[0].name]() : columns[0].expr), 'ASC')];
+    if (!grouped) orderBy.push(ast.order(idField));
 
     const limit = node.limit ?? DEFAULT_LIMIT;
     const offset = node.offset ?? 0;
-    const internal = groups ? 3 : 4;
+    // Ungrouped, each row is one actor: its id and fields come along; grouped, the rows are the columns alone (an actor
+    // column then holds the grouped id) and the actors are read by id afterwards.
+    const internal = grouped ? 0 : groups ? 3 : 4;
     const q = ast.select({
       select: [
-        ast.alias('a_id', idField),
-        ast.alias('a_created_at', ast.field('p', 'created_at')),
-        ast.alias('a_properties', ast.field('p', 'properties')),
-        ...(groups ? [] : [ast.alias('a_identified', ast.field('p', 'is_identified'))]),
+        ...(grouped
+          ? []
+          : [
+              ast.alias('a_id', idField),
+              ast.alias('a_created_at', ast.field('p', 'created_at')),
+              ast.alias('a_properties', ast.field('p', 'properties')),
+              ...(groups ? [] : [ast.alias('a_identified', ast.field('p', 'is_identified'))]),
+            ]),
         ...columns.map((c, i) => ast.alias(`c${i}`, c.expr)),
       ],
       from,
       where,
+      groupBy,
       orderBy,
     });
     // Cells as ProductQL answers them (datetimes in the project's timezone, PostHog's type names); one row past the
     // page tells `hasMore`.
     const { compiled, hogql } = await ctx.timings.measure('print', () => printInsightQuery(ctx, q, { limit, offset }));
     const shaped = shapeResult((await executeCompiled(ctx, compiled, 'actors')).rows as unknown[][], compiled);
-    const rows = shaped.results.map((cells) => ({ id: String(cells[0]), createdAt: cells[1], properties: cells[2], identified: cells[3], cells: cells.slice(internal) }));
+    const actorAt = columns.findIndex((c) => c.actor);
+    let rows: ActorRow[];
+    if (!grouped) rows = shaped.results.map((cells) => ({ id: String(cells[0]), createdAt: cells[1], properties: cells[2], identified: cells[3], cells: cells.slice(internal) }));
+    else {
+      const found = actorAt < 0 ? new Map<string, ActorRow>() : await actorRowsById(ctx, [...new Set(shaped.results.map((r) => String(r[actorAt])))], table, gti);
+      rows = shaped.results.map((cells) => {
+        const id = actorAt < 0 ? '' : String(cells[actorAt]);
+        return { ...(found.get(id) ?? { id, createdAt: null, properties: null, identified: null }), cells };
+      });
+    }
 
-    const actors = groups ? rows.map((row) => groupActor(row, gti)) : await personActors(ctx, rows);
-    const results = rows.map((row, i) => columns.map((c, j) => (c.actor ? actors[i] : c.values ? (c.values.get(row.id) ?? null) : row.cells[j])));
+    const known = grouped && actorAt >= 0 ? rows.filter((r) => r.createdAt !== null) : rows;
+    const shapedActors = actorAt < 0 && grouped ? [] : groups ? known.map((row) => groupActor(row, gti)) : await personActors(ctx, known);
+    const byId = new Map(shapedActors.map((a) => [String(a.id), a]));
+    const results = rows.map((row) => columns.map((c, j) => (c.actor ? (byId.get(row.id) ?? { id: row.id }) : c.values ? (c.values.get(row.id) ?? null) : row.cells[j])));
 
     let missing: number | undefined;
     if (source) missing = await missingActors(ctx, source, table, gti);
     return {
       columns: names,
-      types: columns.map((c, j) => (c.actor ? 'Tuple' : c.values ? 'Array(Int64)' : shaped.types[internal + j][1])),
+      // the actor column is typed as its id (PostHog: persons.id UUID, groups.key String)
+      types: columns.map((c, j) => (c.actor ? (groups ? 'String' : 'UUID') : c.values ? 'Array(Int64)' : shaped.types[internal + j][1])),
       results,
       hasMore: shaped.hasMore,
       limit,
@@ -234,15 +266,42 @@ interface ActorRow {
   cells: unknown[];
 }
 
+/** PostHog's GroupStrategy.get_actors row: the group's fields, with `properties` repeated (legacy, for the frontend). */
 function groupActor(row: ActorRow, gti: number): Record<string, unknown> {
+  const properties = parseProperties(row.properties);
   return {
     id: row.id,
     type: 'group',
-    group_type_index: gti,
+    properties,
     group_key: row.id,
-    group_properties: parseProperties(row.properties),
+    group_type_index: gti,
     created_at: drfDateTime(row.createdAt),
+    group_properties: properties,
   };
+}
+
+/** The actor fields of the actors with these ids (persons, or groups of type `gti`), for grouped rows. */
+async function actorRowsById(ctx: RunnerContext, ids: string[], table: string, gti: number | null): Promise<Map<string, ActorRow>> {
+  const out = new Map<string, ActorRow>();
+  if (!ids.length) return out;
+  const id = gti !== null ? ast.field('key') : ast.call('toString', [ast.field('id')]);
+  const r = await runInsightQuery(
+    ctx,
+    ast.select({
+      select: [
+        ast.alias('a_id', id),
+        ast.alias('a_created_at', ast.field('created_at')),
+        ast.alias('a_properties', ast.field('properties')),
+        ...(gti !== null ? [] : [ast.alias('a_identified', ast.field('is_identified'))]),
+      ],
+      from: table,
+      where: ast.and(gti !== null ? ast.compare('==', ast.field('index'), ast.constant(gti)) : undefined, ast.compare('in', structuredClone(id), ast.tuple(ids.map((x) => ast.constant(x))))),
+      limit: 50_000,
+    }),
+    'actors',
+  );
+  for (const row of r.rows) out.set(String(row.a_id), { id: String(row.a_id), createdAt: row.a_created_at, properties: row.a_properties, identified: row.a_identified, cells: [] });
+  return out;
 }
 
 /** The persons of a page with their distinct ids (one more query, bounded by the page). */
@@ -266,9 +325,9 @@ async function personActors(ctx: RunnerContext, rows: ActorRow[]): Promise<Recor
     list.push(String(p.did));
     byPerson.set(String(p.pid), list);
   }
+  // PostHog's PersonStrategy.get_actors: id, distinct_ids, properties, created_at, is_identified
   return rows.map((r) => ({
     id: r.id,
-    uuid: r.id,
     distinct_ids: byPerson.get(r.id) ?? [],
     properties: parseProperties(r.properties),
     created_at: drfDateTime(r.createdAt),

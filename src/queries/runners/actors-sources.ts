@@ -79,6 +79,9 @@ export interface ActorSource {
 const boxed = (v: string | number | (string | number)[]): string[] => (Array.isArray(v) ? v : [v]).map(String);
 
 export async function resolveActorSource(source: ActorSourceNode, ctx: RunnerContext): Promise<ActorSource> {
+  // PostHog then adds each actor's matched recordings; Quarry keeps no recordings, so it says so rather than omit them.
+  if ((source.kind === 'InsightActorsQuery' || source.kind === 'FunnelsActorsQuery') && source.includeRecordings)
+    throw validationError('includeRecordings is not supported: Quarry stores no session recordings.', 'source__includeRecordings');
   if (source.kind === 'FunnelsActorsQuery') return funnelActors(source, ctx);
   if (source.kind !== 'InsightActorsQuery') return productqlActors(source);
   const inner = source.source;

@@ -115,9 +115,9 @@ describe('select', () => {
   it('"person" is the person of the distinct id ({uuid, created_at, properties, distinct_id}); personless: {distinct_id}', async () => {
     const r = await events({ select: ['person', 'event', 'timestamp'], where: ["event != '$autocapture'"], after: '2024-01-08' });
     expect(r.results.map((x: unknown[]) => x[0])).toEqual([
-      { uuid: p1, created_at: '2023-12-01T00:00:00+00:00', properties: { email: 'tom@posthog.com', name: 'Tom' }, distinct_id: 'u1' },
-      { uuid: p2, created_at: '2023-12-02T00:00:00+00:00', properties: { email: 'ann@example.com' }, distinct_id: 'u2' },
-      { uuid: p1, created_at: '2023-12-01T00:00:00+00:00', properties: { email: 'tom@posthog.com', name: 'Tom' }, distinct_id: 'u1b' },
+      { uuid: p1, created_at: '2023-12-01T00:00:00Z', properties: { email: 'tom@posthog.com', name: 'Tom' }, distinct_id: 'u1' },
+      { uuid: p2, created_at: '2023-12-02T00:00:00Z', properties: { email: 'ann@example.com' }, distinct_id: 'u2' },
+      { uuid: p1, created_at: '2023-12-01T00:00:00Z', properties: { email: 'tom@posthog.com', name: 'Tom' }, distinct_id: 'u1b' },
       { distinct_id: 'anon' },
     ]);
   });

@@ -7,7 +7,9 @@
  *   whole event, answered as a dict (`uuid, event, properties, timestamp, team_id, distinct_id, elements_chain,
  *   created_at`, properties parsed, plus `elements` when the event has an elements chain); `person` selects the
  *   distinct id and is answered as the person of that distinct id (`{uuid, created_at, properties, distinct_id}`, or
- *   `{distinct_id}` alone when it has no person), read in a second query as PostHog reads it from Postgres.
+ *   `{distinct_id}` alone when it has no person), read in a second query as PostHog reads it from Postgres;
+ *   `person_display_name` (PostHog's newer Person column) is `{display_name, id}`: the person's first display property
+ *   set (email, name, username, ...), else the distinct id, and the person's id.
  * - when some select expression aggregates, the others are the GROUP BY (PostHog's `has_aggregation`); conditions of
  *   `where`/`properties` that aggregate go to HAVING.
  * - filters, ANDed: `where`, `properties`, `fixedProperties`, `event`, `actionId` (the action's steps), `personId`
@@ -15,7 +17,7 @@
  *   `timestamp > after` (default `-24h`; `all`: no lower bound). Dates are ISO (naive = project timezone) or
  *   relative (`-24h`, `-7d`) and are not rounded.
  * - order: `orderBy` (`expr [ASC|DESC]`), else `count() DESC` when `count()` is selected, else the first aggregate
- *   DESC, else `timestamp DESC` when `timestamp` is selected, else the first column ASC.
+ *   DESC, else `timestamp DESC` when `timestamp` is selected, else the first column ASC (ties: oldest event first).
  * - paging: `limit` (default 100; ≤ 0 → 100; clamped to 50,000) and `offset`; `hasMore` from one extra row.
  */
 import { z } from 'zod';
@@ -25,7 +27,7 @@ import { ast, compileProductQL, parseExpr, parseSelect, printHogQL, shapeResult,
 import type { OrderExpr, SelectQuery } from '../../productql/ast';
 import { lookupFunction } from '../../productql/functions';
 import { chainToElements } from '../../ingest/elements-chain';
-import { parseProperties } from '../../projects/person-reader';
+import { drfDateTime, parseProperties } from '../../projects/person-reader';
 import { actionToExpr } from '../../actions/matching';
 import { executeCompiled, projectCompileInput } from '../insights/execute';
 import { insightsNow, parseDateString } from '../insights/date-range';
@@ -66,11 +68,26 @@ const STAR_COLUMNS = SELECT_STAR_FROM_EVENTS_FIELDS.filter((f) => f !== 'team_id
 const PERSON_LOOKUP_CHUNK = 1000;
 
 /** A select entry: an expression, `*` or `person` (PostHog matches them on the text before any `--` comment). */
-const entryKind = (text: string): 'star' | 'person' | 'expr' => {
+type EntryKind = 'star' | 'person' | 'display' | 'expr';
+const entryKind = (text: string): EntryKind => {
   if (text === '*') return 'star';
-  if (text.split('--')[0].trim() === 'person') return 'person';
+  const head = text.split('--')[0].trim();
+  if (head === 'person') return 'person';
+  if (head === 'person_display_name') return 'display';
   return 'expr';
 };
+
+/** PostHog's PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES: the person properties a display name is taken from, in order. */
+const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName'];
+
+/**
+ * `person_display_name` (the events table's Person column in PostHog's newer default columns): the person's first
+ * display property set, else the distinct id; and the person's id. Run as two columns, shown as PostHog's tuple.
+ */
+const displayNameExprs = (): [Expr, Expr] => [
+  ast.call('coalesce', [...DISPLAY_NAME_PROPERTIES.map((k) => ast.call('toString', [ast.field('person', 'properties', k)])), ast.field('distinct_id')]),
+  ast.call('toString', [ast.field('person', 'id')]),
+];
 
 /** A 400 for `attr` (e.g. `select__2`) carrying a ProductQL error's code, message and span. */
 function withAttr(e: unknown, attr: string): unknown {
@@ -143,7 +160,8 @@ async function personsOf(ctx: RunnerContext, distinctIds: string[]): Promise<Map
     const result = await executeCompiled(ctx, compiled, 'person_column_extra_query');
     for (const [did, uuid, createdAt, props] of shapeResult(result.rows, compiled).results) {
       if (uuid === null || uuid === undefined || uuid === '') continue;
-      out.set(String(did), { uuid: String(uuid), created_at: createdAt, properties: parseProperties(props) });
+      // created_at as PostHog's API renders the Postgres person's datetime (UTC, `Z`), whatever the project timezone
+      out.set(String(did), { uuid: String(uuid), created_at: createdAt === null || createdAt === undefined ? null : drfDateTime(createdAt), properties: parseProperties(props) });
     }
   }
   return out;
@@ -163,7 +181,7 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
     // select: `*` runs as its columns (one output column each), shown as PostHog's tuple in `hogql`
     const run: Expr[] = [];
     const shown: Expr[] = [];
-    const slots: { kind: 'star' | 'person' | 'expr'; at: number }[] = [];
+    const slots: { kind: EntryKind; at: number }[] = [];
     const starTuple = ast.call('tuple', SELECT_STAR_FROM_EVENTS_FIELDS.map((f) => ast.field(f)));
     for (const [i, text] of input.entries()) {
       const kind = entryKind(text);
@@ -174,6 +192,9 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
       } else if (kind === 'person') {
         run.push(ast.field('distinct_id'));
         shown.push(ast.field('distinct_id'));
+      } else if (kind === 'display') {
+        run.push(...displayNameExprs());
+        shown.push(ast.call('tuple', displayNameExprs()));
       } else {
         const e = await parseAt(text, `select__${i}`);
         run.push(e);
@@ -228,6 +249,9 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
     else if (input.includes('timestamp')) orderBy = [ast.order(ast.field('timestamp'), 'DESC')];
     else if (slots[0].kind === 'star') orderBy = STAR_COLUMNS.map((f) => ast.order(ast.field(f), 'ASC'));
     else orderBy = [ast.order(withoutAlias(run[slots[0].at]), 'ASC')];
+    // Ties of that last default come out in storage order, which differs between engines: the event time (oldest first)
+    // settles them. Only in the query run; `hogql` shows PostHog's query.
+    const firstColumnOrder = !grouped && (node.orderBy === undefined || node.orderBy === null) && slots[0].kind !== 'star' && !input.includes('timestamp');
 
     const parts = {
       from: 'events',
@@ -235,7 +259,7 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
       having: havingList.length ? ast.and(...havingList) : undefined,
       orderBy,
     };
-    const query = ast.select({ ...parts, select: run, groupBy });
+    const query = ast.select({ ...parts, orderBy: firstColumnOrder ? [...orderBy, ast.order(ast.field('timestamp'), 'ASC')] : orderBy, select: run, groupBy });
     const limit = !node.limit || node.limit <= 0 ? DEFAULT_LIMIT : Math.min(node.limit, MAX_LIMIT);
     const offset = node.offset ?? 0;
     const compiled = await ctx.timings.measure('print', () =>
@@ -251,6 +275,8 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
     const results = shaped.results.map((r) =>
       slots.map((s) => {
         if (s.kind === 'expr') return r[s.at];
+        // PostHog's {display_name, id} of the person_display_name tuple
+        if (s.kind === 'display') return { display_name: r[s.at], id: r[s.at + 1] };
         if (s.kind === 'person') {
           const distinctId = r[s.at] as string;
           const p = persons.get(String(distinctId));
@@ -260,6 +286,7 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
       }),
     );
     const types = slots.map((s) => {
+      if (s.kind === 'display') return `Tuple(${shaped.types[s.at][1]}, ${shaped.types[s.at + 1][1]})`;
       if (s.kind !== 'star') return shaped.types[s.at][1];
       const t = shaped.types.slice(s.at, s.at + STAR_COLUMNS.length).map(([, x]) => x);
       return `Tuple(${[...t.slice(0, 3), 'Int64', ...t.slice(3)].join(', ')})`;
