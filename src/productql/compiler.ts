@@ -40,6 +40,7 @@ import { MAX_AST_DEPTH } from './parser';
 import { inCohortAsIn, installedCohortMembers, type CohortMembers } from './cohorts';
 import { GROUPS, SESSIONS_QUERY, SESSION_FIELDS, VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
 import { boundedSessionsQuery, timestampBounds } from './session-bounds';
+import { sessionsWith } from './sessions';
 
 /** HogQL's error for a 0 index (posthog/hogql/test/test_printer.py test_expr_parse_errors). */
 const ZERO_INDEX = 'SQL indexes start from one, not from zero. E.g: array[1]';
@@ -628,11 +629,13 @@ export class Compiler {
     const text = [withParts, selectSql, where, groupBy, having ?? '', qualifyAll, orderBy, limitBy, windows, scope.fromTexts, tail].flat().join('\n');
     for (const t of scope.tables) if (t.virtual) t.needs.columns = this.readColumns(t, t.virtual, text);
 
-    // events.session: the sessions of the events this SELECT keeps, not all of the project's (session-bounds.ts).
+    // events.session: only the fields read, of the sessions of the events this SELECT keeps, not all of the
+    // project's (session-bounds.ts).
     for (const t of scope.tables) {
       if (t.virtual?.table !== 'events' || !t.needs.session) continue;
       const bounds = timestampBounds(q, t.name, scope.tables.length === 1);
-      if (bounds) t.needs.session.sql = this.compileQuery(boundedSessionsQuery(bounds), new Scope(undefined)).sql;
+      const sessions = sessionsWith(t.needs.session.fields);
+      t.needs.session.sql = this.compileQuery(bounds ? boundedSessionsQuery(bounds, sessions) : sessions, new Scope(undefined)).sql;
     }
     let sql = withParts.length ? `WITH ${withParts.join(', ')} ` : '';
     sql += `SELECT ${q.distinct ? 'DISTINCT ' : ''}${selectSql.join(', ')}`;

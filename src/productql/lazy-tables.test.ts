@@ -7,6 +7,7 @@
 import { UserError } from '../errors';
 import { compileProductQL, shutdownParser } from './index';
 import { createTestDb, P1A, P1B, SECRET, type TestDb } from './testing';
+import { SESSION_FIELDS } from './sessions';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -237,7 +238,9 @@ describe('sessions (computed from events) and events.session', () => {
 
   it('has one row per session id, with PostHog v2 fields', async () => {
     const r = await q3('select * from sessions order by session_id');
-    expect(r.columns).toEqual([
+    // `*` is every field (sessions-posthog-compat.test.ts covers the v2 fields not picked below)
+    expect(r.columns).toEqual(Object.keys(SESSION_FIELDS));
+    const picked = [
       'session_id',
       'distinct_id',
       '$start_timestamp',
@@ -252,8 +255,8 @@ describe('sessions (computed from events) and events.session', () => {
       '$exit_pathname',
       '$entry_referring_domain',
       '$is_bounce',
-    ]);
-    expect(r.results).toEqual([
+    ];
+    expect(r.results.map((row) => picked.map((c) => row[r.columns.indexOf(c)]))).toEqual([
       ['a', 'u1', '2024-05-01T10:00:00+00:00', '2024-05-01T10:02:00+00:00', 120, 2, 1, 0, 'https://ex.com/landing?utm_source=x#top', 'https://ex.com/pricing', '/landing', '/pricing', 'google.com', false],
       ['b', 'u2', '2024-05-01T11:00:00+00:00', '2024-05-01T11:00:00+00:00', 0, 1, 0, 0, 'https://ex.com/', 'https://ex.com/', '/', '/', '$direct', true],
       ['c', 'u3', '2024-05-01T12:00:00.900000+00:00', '2024-05-01T12:00:09.100000+00:00', 9, 1, 0, 0, 'http://ex.com/docs/a?b=1', 'http://ex.com/docs/a?b=1', '/docs/a', '/docs/a', null, true],
@@ -265,7 +268,8 @@ describe('sessions (computed from events) and events.session', () => {
 
   it('types the session fields', async () => {
     const r = await q3('select session_id, $start_timestamp, $session_duration, $pageview_count, $is_bounce, $entry_current_url from sessions limit 1');
-    expect(r.types.map((t) => t[1])).toEqual(['Nullable(String)', "Nullable(DateTime64(6, 'UTC'))", 'Nullable(Int64)', 'UInt64', 'Nullable(Bool)', 'Nullable(String)']);
+    // session_id: String, as PostHog's sessions table (events' `$session_id` is never NULL: '' without a session).
+    expect(r.types.map((t) => t[1])).toEqual(['String', "Nullable(DateTime64(6, 'UTC'))", 'Nullable(Int64)', 'UInt64', 'Nullable(Bool)', 'Nullable(String)']);
   });
 
   it('joins each event to its session (events.session.*), NULL without a session id', async () => {
@@ -351,9 +355,16 @@ describe('printed SQL of the lazy joins (DuckDB)', () => {
     expect(c.params).toEqual(['/email', 7]);
   });
 
+  it('computes only the session fields a query reads', async () => {
+    const c = await compile('select session.$session_duration from events');
+    expect(c.sql).toContain('"$session_duration"');
+    for (const other of ['$channel_type', '$entry_utm_source', '$urls', '$entry_current_url']) expect(c.sql).not.toContain(`"${other}"`);
+    expect(c.sql.length).toBeLessThan(3000);
+  });
+
   it('guards the events the session row is computed from', async () => {
     const c = await compile('select session.$session_duration from events');
-    expect(c.sql).toContain(`LEFT JOIN (SELECT "events"."$session_id" AS "session_id", `);
+    expect(c.sql).toContain(`LEFT JOIN (SELECT coalesce("events"."$session_id", $1) AS "session_id", `);
     expect(c.sql).toContain(`FROM (SELECT "events".* FROM "events" AS "events" WHERE "events"."project_id" = $`);
     expect(c.sql).toContain(`AS "__session" ON "__session"."session_id" = "events"."$session_id" WHERE "events"."project_id" = $`);
     expect(c.sql.match(/FROM "events" AS "events" WHERE "events"."project_id" = \$(\d+)/g)?.length).toBe(1);

@@ -40,13 +40,14 @@ describe('printed shapes', () => {
     expect(sql).not.toMatch(/timezone\('UTC', "events"/);
   });
 
+  // (A property: `events.$session_id` is never NULL, '' without a session, as PostHog's String column.)
   it('nullable equalities are plain in ON and WHERE, coalesced elsewhere and when negated', async () => {
     const sql = await sqlOf(
-      "select p.id = e.person_id from events e join persons p on p.id = e.person_id and e.$session_id = 's1' where e.$session_id = 's1' and not(e.$session_id = 's2') and e.$session_id != 's3'",
+      "select p.id = e.person_id from events e join persons p on p.id = e.person_id and e.properties.s = 's1' where e.properties.s = 's1' and not(e.properties.s = 's2') and e.properties.s != 's3'",
     );
-    expect(sql).toContain(`ON (("p"."id" = "e"."__person_id") AND ("e"."$session_id" = $`);
+    expect(sql).toContain(`ON (("p"."id" = "e"."__person_id") AND (json_extract_string("e"."properties", $2) = $`);
     expect(sql).toContain(`SELECT coalesce("p"."id" = "e"."__person_id", false)`);
-    expect(sql).toMatch(/WHERE \(\("e"\."\$session_id" = \$\d\) AND \(NOT coalesce\("e"\."\$session_id" = \$\d, false\)\) AND coalesce\("e"\."\$session_id" <> \$\d, true\)\)/);
+    expect(sql).toMatch(/WHERE \(\(json_extract_string\("e"\."properties", \$2\) = \$\d\) AND \(NOT coalesce\(json_extract_string\("e"\."properties", \$2\) = \$\d, false\)\) AND coalesce\(json_extract_string\("e"\."properties", \$2\) <> \$\d, true\)\)/);
   });
 
   it('property equality with a non-empty string skips nullif; other comparisons keep it', async () => {

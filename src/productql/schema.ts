@@ -31,7 +31,7 @@
  */
 
 /** Value kinds the resolver tracks to pick casts and comparisons; reported as ClickHouse type names. */
-import { alias, and, call, compare, constant, eq, field, not, or, select, tuple, type Expr, type SelectQuery } from './ast';
+import { call, constant, field, type Expr } from './ast';
 
 export type PType =
   | 'string'
@@ -120,7 +120,10 @@ export const EVENTS: VirtualTable = {
     poe: { kind: 'person', poe: true },
     pdi: { kind: 'pdi' },
     session: { kind: 'session' },
-    $session_id: col('$session_id', 'string', true),
+    // PostHog's `$session_id` column is a String materialized from the property (posthog/models/event/sql.py:
+    // `$session_id VARCHAR MATERIALIZED ...JSONExtractRaw(properties, '$session_id')...`): '' when the event has none.
+    // Quarry stores NULL there (the sessions table and the `session` join read the stored column and skip it).
+    $session_id: { kind: 'column', column: '$session_id', type: 'string', nullable: false, orEmpty: true },
     created_at: col('created_at', 'datetime'),
     // PostHog's column is never NULL: an event without elements has ''.
     elements_chain: { kind: 'column', column: 'elements_chain', type: 'string', nullable: false, orEmpty: true },
@@ -216,51 +219,5 @@ export const VIRTUAL_TABLES: Record<string, VirtualTable> = {
   query_log: QUERY_LOG,
 };
 
-// ------------------------------------------------------------------------------------------------ sessions
-
-const ts = field('timestamp');
-const url = field('properties', '$current_url');
-const countOf = (...events: string[]): Expr =>
-  call('countIf', [events.length === 1 ? eq(field('event'), constant(events[0])) : compare('in', field('event'), tuple(events.map((e) => constant(e))))]);
-/** The path of a URL: without scheme and host, query string and fragment (`https://a.com/b?c#d` → `/b`). */
-const pathOf = (u: Expr): Expr =>
-  call('replaceRegexpOne', [call('replaceRegexpOne', [u, constant('[?#].*$'), constant('')]), constant('^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*'), constant('')]);
-const duration = call('dateDiff', [constant('second'), call('min', [ts]), call('max', [ts])]);
-/** Pageviews, screens and autocaptures: PostHog v2's `page_screen_autocapture_count_up_to`, uncapped. */
-const interactions = countOf('$pageview', '$screen', '$autocapture');
-/** The first event's value of a property, NULL when that event has none (argMin alone would skip to a later one). */
-const firstValue = (key: string): Expr => call('nullIf', [call('argMin', [call('ifNull', [field('properties', key), constant('')]), ts]), constant('')]);
-
-/**
- * The sessions table's fields (PostHog's sessions v2), in `*` order, as aggregates over one session's events:
- * - `$session_duration`: whole seconds between the first and the last event (`dateDiff('second', start, end)`);
- * - `$entry_current_url` / `$exit_current_url`: the `$current_url` of the first / last event that has one; the
- *   pathnames are their paths;
- * - `$entry_referring_domain`: the first event's `$referring_domain`;
- * - `$is_bounce` (v2): NULL without any pageview, screen or autocapture; otherwise true when there is at most one of
- *   them and the session lasted less than 10 seconds.
- */
-export const SESSION_FIELDS: Record<string, Expr> = {
-  session_id: field('$session_id'),
-  distinct_id: call('argMin', [field('distinct_id'), ts]),
-  $start_timestamp: call('min', [ts]),
-  $end_timestamp: call('max', [ts]),
-  $session_duration: duration,
-  $pageview_count: countOf('$pageview'),
-  $autocapture_count: countOf('$autocapture'),
-  $screen_count: countOf('$screen'),
-  $entry_current_url: call('argMin', [url, ts]),
-  $exit_current_url: call('argMax', [url, ts]),
-  $entry_pathname: pathOf(call('argMin', [url, ts])),
-  $exit_pathname: pathOf(call('argMax', [url, ts])),
-  $entry_referring_domain: firstValue('$referring_domain'),
-  $is_bounce: call('if', [eq(interactions, constant(0)), constant(null), not(or(compare('>', interactions, constant(1)), compare('>=', duration, constant(10))))]),
-};
-
-/** The `sessions` table: one row per session id of the project's events. */
-export const SESSIONS_QUERY: SelectQuery = select({
-  select: Object.entries(SESSION_FIELDS).map(([name, expr]) => alias(name, expr)),
-  from: 'events',
-  where: and(compare('!=', field('$session_id'), constant(null)), compare('!=', field('$session_id'), constant(''))),
-  groupBy: [field('$session_id')],
-});
+// The sessions table (PostHog's sessions v2) lives in sessions.ts.
+export { SESSION_FIELDS, SESSIONS_QUERY } from './sessions';

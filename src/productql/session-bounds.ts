@@ -76,14 +76,14 @@ export function timestampBounds(q: SelectQuery, name: string, sole: boolean): Ti
 }
 
 /** The sessions query over the events in the bounds widened by {@link SESSION_BUFFER_DAYS}. */
-export function boundedSessionsQuery(bounds: TimestampBounds): SelectQuery {
+export function boundedSessionsQuery(bounds: TimestampBounds, sessions: SelectQuery = SESSIONS_QUERY): SelectQuery {
   const ts = ast.field('timestamp');
   const buffer = ast.call('toIntervalDay', [ast.constant(SESSION_BUFFER_DAYS)]);
   const asTime = (v: Expr): Expr => ast.call('toDateTime', [v]);
   return {
-    ...SESSIONS_QUERY,
+    ...sessions,
     where: ast.and(
-      SESSIONS_QUERY.where,
+      sessions.where,
       ...bounds.lower.map((v) => ast.compare('>=', ts, ast.arithmetic('-', asTime(v), buffer))),
       ...bounds.upper.map((v) => ast.compare('<=', ts, ast.arithmetic('+', asTime(v), buffer))),
     ),

@@ -10,24 +10,21 @@
 import * as ast from '../../productql/ast';
 import type { Expr } from '../../productql/ast';
 import { SESSION_FIELDS } from '../../productql/schema';
+import { SESSION_LIST_FIELDS } from '../../productql/sessions';
 import { validationError } from '../../errors';
 
 /**
- * Names PostHog's sessions v2 table also answers to, for the fields Quarry keeps under their v1 name: v2 stores the
- * last URL as `$end_current_url` / `$end_pathname` and keeps `$exit_*` as aliases.
+ * The session properties a filter or breakdown may name: the sessions table's fields but its lists (`$urls`), in its
+ * order (v1 names such as `$exit_current_url` and `duration` are fields there too, as PostHog's sessions v2 table
+ * answers to them).
  */
-const SESSION_ALIASES: Record<string, string> = {
-  $end_current_url: '$exit_current_url',
-  $end_pathname: '$exit_pathname',
-};
+export const SESSION_PROPERTY_KEYS: readonly string[] = Object.keys(SESSION_FIELDS).filter((k) => !SESSION_LIST_FIELDS.has(k));
 
-/** The session properties a filter or breakdown may name, in the sessions table's order, then the aliases. */
-export const SESSION_PROPERTY_KEYS: readonly string[] = [...Object.keys(SESSION_FIELDS), ...Object.keys(SESSION_ALIASES)];
-
-/** The sessions table field a session property reads (`key` itself, or the field an alias names); a 400 otherwise. */
+/** The sessions table field a session property reads (`key` itself); a 400 otherwise. */
 export function sessionFieldName(key: string, attr: string): string {
+  if (SESSION_LIST_FIELDS.has(key))
+    throw validationError(`Session property "${key}" is a list and cannot be compared as a property value: use $num_uniq_urls, $entry_current_url or $end_current_url.`, attr);
   if (Object.prototype.hasOwnProperty.call(SESSION_FIELDS, key)) return key;
-  if (Object.prototype.hasOwnProperty.call(SESSION_ALIASES, key)) return SESSION_ALIASES[key];
   throw validationError(`Unknown session property "${key}". Session properties are: ${SESSION_PROPERTY_KEYS.join(', ')}.`, attr);
 }
 
