@@ -1247,11 +1247,6 @@ export class ClickHouseDialect implements Dialect {
         const both = `isNotNull(${s(0)}) AND isNotNull(${s(1)})`;
         return P(`(${agg('sum', [`${num(a[0])} * ${num(a[1])}`], 'float', true, both).sql} / ${agg('sum', [num(a[1])], 'float', true, both).sql})`, 'float', true);
       }
-      case 'uniqCombined':
-      case 'uniqCombined64':
-      case 'uniqHLL12':
-      case 'uniqTheta':
-        return this.call({ ...fn, sig: lookupFunction('uniqExact')! }, h);
       case 'uniqUpTo': {
         const k = fn.params[0].constValue;
         if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0 || k > 100) return h.error('uniqUpTo takes a constant integer from 0 to 100', n);
@@ -1279,12 +1274,6 @@ export class ClickHouseDialect implements Dialect {
         const idx = exactQuantileIndex(level, `toInt64(length(${vals}))`, fn.sig.name.endsWith('Low'), (x) => `toInt64(${x})`);
         return P(`if(length(${vals}) = 0, NULL, arrayElement(arraySort(${vals}), toUInt64(greatest(${idx}, 0)) + 1))`, isStrLike(a[0]) ? 'float' : a[0].type, true);
       }
-      case 'medianTDigest':
-      case 'medianDeterministic':
-        return this.call({ ...fn, sig: lookupFunction('median')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
-      case 'quantileTDigest':
-      case 'quantileDeterministic':
-        return this.call({ ...fn, sig: lookupFunction('quantile')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
       case 'groupBitAnd':
       case 'groupBitOr':
       case 'groupBitXor':

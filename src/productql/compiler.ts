@@ -33,7 +33,7 @@ import type {
 } from './ast';
 import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, typeNameOf, unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
-import { LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
+import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
 import { printHogQLExpr } from './hogql';
 import { MAX_AST_DEPTH } from './parser';
@@ -1486,7 +1486,13 @@ export class Compiler {
       const op = sig.name.toLowerCase().includes('add') ? '+' : '-';
       return this.dialect.arithmetic(op, printedArgs[2], this.dialect.interval(unitOf(printedArgs[0], this.h, c), printedArgs[1]), this.h, c);
     }
-    const out = this.dialect.call({ sig, node: c, args: printedArgs, raw: args, params: printedParams, distinct: !!c.distinct, filter }, this.h);
+    const exact = own(EXACT_VARIANTS, sig.name);
+    const out = exact
+      ? this.dialect.call(
+          { sig: lookupFunction(exact.to)!, node: c, args: printedArgs.slice(0, exact.args), raw: args.slice(0, exact.args), params: printedParams, distinct: !!c.distinct, filter },
+          this.h,
+        )
+      : this.dialect.call({ sig, node: c, args: printedArgs, raw: args, params: printedParams, distinct: !!c.distinct, filter }, this.h);
     // A datetime bucket of a value shown in another zone (toTimeZone), or truncated in a given zone, is shown there too,
     // as ClickHouse keeps the DateTime's zone through these functions.
     const kept = own(ZONE_KEEPING, sig.name);

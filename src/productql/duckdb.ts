@@ -1083,11 +1083,6 @@ class DuckDBDialect implements Dialect {
         const f = filterOf(`${s(0)} IS NOT NULL AND ${s(1)} IS NOT NULL`);
         return P(`(sum(${num(a[0])} * ${num(a[1])})${f} / sum(${num(a[1])})${f})`, 'float', true);
       }
-      case 'uniqCombined':
-      case 'uniqCombined64':
-      case 'uniqHLL12':
-      case 'uniqTheta':
-        return this.call({ ...fn, sig: lookupFunction('uniqExact')! }, h);
       case 'uniqUpTo': {
         noWindow();
         const k = fn.params[0].constValue;
@@ -1116,12 +1111,6 @@ class DuckDBDialect implements Dialect {
         const type: PType = isStrLike(a[0]) ? 'float' : a[0].type;
         return P(`list_sort(list(${x})${f})[CAST(${idx} AS BIGINT) + 1]`, type, true);
       }
-      case 'medianTDigest':
-      case 'medianDeterministic':
-        return this.call({ ...fn, sig: lookupFunction('median')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
-      case 'quantileTDigest':
-      case 'quantileDeterministic':
-        return this.call({ ...fn, sig: lookupFunction('quantile')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
       case 'groupBitAnd':
       case 'groupBitOr':
       case 'groupBitXor':

@@ -202,6 +202,22 @@ add('aggregate', 1, 1, ['uniqUpTo'], [1, 1]);
 add('aggregate', 1, 1, ['topK'], [0, 1]);
 add('aggregate', 1, 1, ['quantileExact', 'quantileExactLow', 'quantileExactHigh', 'quantileTiming', 'quantileTDigest'], [1, 1]);
 add('aggregate', 2, 2, ['quantileDeterministic'], [1, 1]);
+
+/**
+ * Approximate ClickHouse aggregations answered by their exact counterpart, on every engine (the compiler rewrites
+ * the call before the dialect sees it): the target's name, and how many leading arguments it takes (the
+ * `Deterministic` variants' second argument only seeds ClickHouse's sampling).
+ */
+export const EXACT_VARIANTS: Readonly<Record<string, { to: string; args?: number }>> = {
+  uniqCombined: { to: 'uniqExact' },
+  uniqCombined64: { to: 'uniqExact' },
+  uniqHLL12: { to: 'uniqExact' },
+  uniqTheta: { to: 'uniqExact' },
+  medianTDigest: { to: 'median' },
+  medianDeterministic: { to: 'median', args: 1 },
+  quantileTDigest: { to: 'quantile' },
+  quantileDeterministic: { to: 'quantile', args: 1 },
+};
 // Maths
 add('scalar', 0, 0, ['e', 'pi']);
 add('scalar', 1, 1, ['ln', 'exp2', 'exp10', 'cbrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sign', 'degrees', 'radians', 'log1p', 'negate', 'isFinite', 'isInfinite', 'isNaN']);
