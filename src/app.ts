@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { registerRestRoutes } from '../rest-compat';
@@ -59,9 +60,18 @@ export async function buildApp(config: Config, services: Services, logger: Logge
   // every answer fastify sends — errors and 404s included — passes onSend, so the request id is set there
   // rather than in a second (onRequest) hook. Request metrics are observed by RequestLog, without a hook.
   // While draining, keep-alive clients are told to go away, so shutdown does not wait for their idle timeout.
+  // A connection that has sent nothing yet (a browser's speculative preconnect) is not idle to Node, so close()
+  // would wait for its headers timeout (60 s): it carries no request to drain and is dropped at close.
   let closing = false;
+  const sockets = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    if (closing) return void socket.destroy();
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   app.addHook('preClose', async () => {
     closing = true;
+    for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);

@@ -5,6 +5,7 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -276,6 +277,27 @@ describe('serve', () => {
     } finally {
       agent.destroy();
       if (s.child.exitCode === null) await stop(s);
+    }
+  });
+
+  // Regression: a connection that has sent nothing (a browser's speculative preconnect) is not idle to Node, so
+  // close() waited for its headers timeout (60 s); it failed the GraphiQL browser suite's teardown on CI.
+  it('regression: SIGTERM does not wait for a connection that never sent a request', async () => {
+    const dataDir = tmpDir();
+    const s = await serve(dataDir);
+    const u = new URL(s.url);
+    const silent = net.connect(Number(u.port), u.hostname);
+    const dropped = new Promise<void>((resolve) => silent.on('close', () => resolve()));
+    silent.on('error', () => undefined);
+    try {
+      await new Promise<void>((resolve, reject) => silent.once('connect', () => resolve()).once('error', reject));
+      const exited = stop(s);
+      const outcome = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 2 s after SIGTERM'), 2000))]);
+      expect(outcome).toEqual({ code: 0, signal: null });
+      await dropped;
+    } finally {
+      silent.destroy();
+      if (s.child.exitCode === null) await stop(s, 'SIGKILL');
     }
   });
 
