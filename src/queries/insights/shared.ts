@@ -6,6 +6,8 @@ import type { Expr } from '../../productql/ast';
 import type { RunnerContext } from '../runner';
 import { runInsightQuery, toNumber } from './execute';
 import { propertiesToExpr, testAccountFiltersExpr } from './property-filters';
+import { containsAggregate } from './math';
+import { validationError } from '../../errors';
 import type { PropertiesInput } from './schema';
 
 /** Node fields shared by every insight that shape the global filter. */
@@ -19,8 +21,12 @@ export interface GlobalFilterInput {
  * Undefined when nothing filters.
  */
 export function globalFilterExpr(node: GlobalFilterInput, ctx: Pick<RunnerContext, 'project'>, table?: string): Expr | undefined {
+  const properties = propertiesToExpr(node.properties, { table, timezone: ctx.project.timezone, attr: 'properties' });
+  // An insight filters events (WHERE); an aggregate has no value per event (the engine would refuse it in its own words).
+  // (EventsQuery, which turns such filters into HAVING, does not come through here.)
+  if (containsAggregate(properties)) throw validationError('A ProductQL filter of an insight cannot aggregate (count(), sum(), …): it filters each event.', 'properties');
   const parts = [
-    propertiesToExpr(node.properties, { table, timezone: ctx.project.timezone, attr: 'properties' }),
+    properties,
     testAccountFiltersExpr(ctx.project, node.filterTestAccounts, { table, timezone: ctx.project.timezone, attr: 'filterTestAccounts' }),
   ].filter((x): x is Expr => !!x);
   return parts.length ? ast.and(...parts) : undefined;
@@ -37,7 +43,8 @@ export async function earliestTimestamp(ctx: RunnerContext, where: Expr | undefi
   });
   const { rows } = await runInsightQuery(ctx, q, 'earliest');
   const t = rows[0]?.t;
-  return t === null || t === undefined ? null : new Date(toNumber(t) * 1000);
+  // (ClickHouse's min over no rows is the type's default, the epoch, not NULL)
+  return t === null || t === undefined || toNumber(t) === 0 ? null : new Date(toNumber(t) * 1000);
 }
 
 /** The local time of a bucket key (`YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`). */

@@ -322,6 +322,11 @@ describe('the SQL grid agrees with the per-actor evaluation', () => {
     ['first_ever by browser, signup returns', { retentionType: 'retention_first_ever_occurrence', targetEntity: pro, returningEntity: { id: 'signup', type: 'events' } }, { breakdownFilter: { breakdown: '$browser' } }],
     ['first_time Day by browser, limit 2', { retentionType: 'retention_first_time' }, { breakdownFilter: { breakdown: '$browser', breakdown_limit: 2 } }],
     ['Week, first_time (New York)', { period: 'Week', retentionType: 'retention_first_time', totalIntervals: 3 }, { dateRange: { date_from: '2024-03-17', date_to: '2024-04-05' } }, 'America/New_York'],
+    // option combinations (rsl-posthog-compat-3.test.ts pins small cases of each)
+    ['recurring, min 2, cumulative', { minimumOccurrences: 2, cumulative: true }, {}],
+    ['first_time, any event returns, min 2', { retentionType: 'retention_first_time', returningEntity: { id: null, type: 'events' }, minimumOccurrences: 2 }, {}],
+    ['recurring cumulative by browser, limit 2', { cumulative: true }, { breakdownFilter: { breakdown: '$browser', breakdown_limit: 2 } }],
+    ['first_ever, min 2, cumulative, Week', { period: 'Week', retentionType: 'retention_first_ever_occurrence', targetEntity: pro, minimumOccurrences: 2, cumulative: true, totalIntervals: 3 }, {}],
   ])('%s', async (_n, rf, extra, tz = 'UTC') => {
     const node = retentionRunner.schema.parse({
       kind: 'RetentionQuery',

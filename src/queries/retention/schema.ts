@@ -30,7 +30,8 @@ export const retentionFilterSchema = z
     aggregationType: z.enum(['count', 'sum', 'avg']).nullable().optional(),
     aggregationProperty: z.string().nullable().optional(),
     aggregationPropertyType: z.enum(['event', 'person', 'data_warehouse']).nullable().optional(),
-    meanRetentionCalculation: z.unknown().optional(),
+    /** Display only (how the UI averages the cohorts); PostHog's MeanRetentionCalculation enum. */
+    meanRetentionCalculation: z.enum(['simple', 'weighted', 'none']).nullable().optional(),
     display: z.string().nullable().optional(),
     showTrendLines: z.boolean().nullable().optional(),
     selectedInterval: z.number().nullable().optional(),

@@ -3,7 +3,7 @@ import { ast, initParser, type Expr, type Query } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
 import { toStr } from '../funnels/common';
 import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged';
-import { earliestTimestamp, globalFilterExpr, mayHavePersonless, personOrDistinctActorExpr, QueryDateRange } from '../insights';
+import { containsAggregate, earliestTimestamp, globalFilterExpr, mayHavePersonless, personOrDistinctActorExpr, QueryDateRange } from '../insights';
 import { edgeLinks, matchingSteps, pathLinks, personPaths, SESSION_GAP_MS, type PathActorKeys, type PathEdge, type PathEvent, type PathsOptions } from '../paths/compute';
 import { pathsQuerySchema, type FunnelPathsFilter, type PathsQueryNode } from '../paths/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
@@ -33,6 +33,17 @@ function stripTrailingSlashExpr(url: Expr): Expr {
     ast.call('substring', [url, ast.constant(1), ast.arithmetic('-', len, ast.constant(1))]),
     url,
   ]);
+}
+
+/**
+ * The path item of each event by `pathsHogQLExpression`: a value of the event. An aggregate (`count()`) has no value
+ * per event — the engine would fail on it with its own wording — so it is a 400 here.
+ */
+function hogqlItemExpr(text: string): Expr {
+  const expr = parseExprSync(text);
+  if (containsAggregate(expr))
+    throw validationError(`pathsHogQLExpression "${text}" contains an aggregation; a path item is a value of each event (e.g. properties.$current_url).`, 'pathsFilter__pathsHogQLExpression');
+  return expr;
 }
 
 function cleaningRules(list: unknown[] | null | undefined): CleaningRule[] {
@@ -68,7 +79,7 @@ function pathItemQuery(
       // Each read only for the events whose item it is (a JSON extraction costs as much as the rest of the row).
       ast.alias('url', ast.call('if', [ast.eq(f('event'), ast.constant('$pageview')), ast.call('ifNull', [f('properties', '$current_url'), ast.constant('')]), ast.constant('')])),
       ast.alias('screen', ast.call('if', [ast.eq(f('event'), ast.constant('$screen')), ast.call('ifNull', [f('properties', '$screen_name'), ast.constant('')]), ast.constant('')])),
-      ...(types.includes('hogql') && pf.pathsHogQLExpression ? [ast.alias('hx', toStr(parseExprSync(pf.pathsHogQLExpression)))] : []),
+      ...(types.includes('hogql') && pf.pathsHogQLExpression ? [ast.alias('hx', toStr(hogqlItemExpr(pf.pathsHogQLExpression)))] : []),
     ],
     from: 'events',
     where: !inEngine ? where : ast.and(where, ast.call(inEngine === 'personless' ? 'isNull' : 'isNotNull', [f('person_id')])),

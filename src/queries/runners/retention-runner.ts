@@ -19,7 +19,7 @@ import { runAllRows } from '../funnels/run-paged';
 import { clickhouseRetentionGridQuery } from '../retention/clickhouse-grid';
 import { retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
 import { actionToExpr, type ActionDef } from '../../actions/matching';
-import { actionsOf, globalFilterExpr, insightsNow, mayHavePersonless, personOrDistinctActorExpr } from '../insights';
+import { actionsOf, earliestTimestamp, globalFilterExpr, insightsNow, mayHavePersonless, personOrDistinctActorExpr } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
 import { retentionCohortIds, runRetentionCohortBreakdown } from '../retention/cohort-breakdown';
 import type { QueryRunner, RunnerContext } from '../runner';
@@ -53,7 +53,10 @@ function entityCondition(
   return withProps ? ast.and(name, propertiesExpr(entity.properties, tz)) : name ?? ast.constant(true);
 }
 
-/** PostHog's QueryDateRangeWithIntervals for retention: [from, to) in whole periods. */
+/** The most cohort rows (periods in the date range) a retention query answers. */
+const MAX_COHORTS = 10_000;
+
+/** PostHog's QueryDateRangeWithIntervals for retention: [from, to) in whole periods; more than MAX_COHORTS periods is a 400. */
 export function retentionRange(node: RetentionQueryNode, tz: string, weekStart: number, now = insightsNow().getTime()): { from: number; to: number; buckets: number[] } {
   const period = node.retentionFilter.period ?? 'Day';
   const interval = PERIOD_INTERVAL[period];
@@ -64,7 +67,14 @@ export function retentionRange(node: RetentionQueryNode, tz: string, weekStart: 
     ? startOf(parseDate(node.dateRange.date_from, tz, now).ms, interval, tz, weekStart)
     : startOf(addInterval(to, interval, -total, tz), interval, tz, weekStart);
   const buckets: number[] = [];
-  for (let t = from; t < to && buckets.length < 10_000; t = addInterval(t, interval, 1, tz)) buckets.push(t);
+  let t = from;
+  for (; t < to && buckets.length < MAX_COHORTS; t = addInterval(t, interval, 1, tz)) buckets.push(t);
+  // (more cohort rows than this were cut silently before, dropping the most recent ones)
+  if (t < to)
+    throw validationError(
+      `The date range holds more than ${MAX_COHORTS.toLocaleString('en-US')} ${interval} periods (one cohort row each); narrow dateRange or use a longer period.`,
+      'dateRange',
+    );
   return { from, to, buckets };
 }
 
@@ -100,7 +110,28 @@ export interface RetentionRunOptions {
   onActor?: (actor: string, cohort: number, appearances: number[], breakdownValue: string) => void;
 }
 
+/**
+ * `date_from: "all"`: the local start of the earliest target or returning event (with the query's filters), as the other
+ * insights start "all time" at the earliest event; none → no date_from (the `totalIntervals` periods up to date_to).
+ * Resolved once, before a cohort breakdown splits the query, so that every cohort block has the same rows.
+ */
+async function resolveAllTime(node: RetentionQueryNode, ctx: RunnerContext): Promise<RetentionQueryNode> {
+  if (node.dateRange?.date_from !== 'all') return node;
+  await initParser();
+  const rf = node.retentionFilter;
+  const tz = ctx.project.timezone;
+  const actions = await actionsOf(
+    ctx,
+    [rf.targetEntity, rf.returningEntity].filter(isAction).map((e) => ({ kind: 'ActionsNode', id: Number(e!.id) })),
+  );
+  const target = entityCondition(rf.targetEntity, true, tz, actions, 'retentionFilter__targetEntity') ?? ast.constant(true);
+  const returning = entityCondition(rf.returningEntity, true, tz, actions, 'retentionFilter__returningEntity') ?? ast.constant(true);
+  const earliest = await earliestTimestamp(ctx, ast.and(globalFilterExpr(node, ctx), ast.or(target, returning)));
+  return { ...node, dateRange: { ...node.dateRange, date_from: earliest ? fmtLocal(localParts(earliest.getTime(), tz)) : null } };
+}
+
 export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext, opts: RetentionRunOptions = {}): Promise<Record<string, unknown>> {
+  node = await resolveAllTime(node, ctx);
   const cohortIds = retentionCohortIds(node);
   if (cohortIds) return runRetentionCohortBreakdown(node, ctx, cohortIds, (sub, c, o) => runRetention(sub, c, { ...opts, ...o }), opts.onActor);
   await initParser();

@@ -12,6 +12,7 @@ import type { QueryRunner, RunnerContext } from '../runner';
 import {
   QueryDateRange,
   actorExpr,
+  containsAggregate,
   personActorParts,
   bucketStartExpr,
   earliestTimestamp,
@@ -41,7 +42,11 @@ function stickinessActor(s: EventsNode, attr: string): Expr {
   }
   if (s.math === 'hogql') {
     if (!s.math_hogql) throw validationError('math "hogql" needs math_hogql.', `${attr}__math_hogql`);
-    return parseExprSync(s.math_hogql);
+    // the actor of each event (stickiness counts its active intervals): an aggregate has no value per event
+    const expr = parseExprSync(s.math_hogql);
+    if (containsAggregate(expr))
+      throw validationError(`math_hogql "${s.math_hogql}" contains an aggregation; a stickiness actor is a value of each event (e.g. properties.$session_id).`, `${attr}__math_hogql`);
+    return expr;
   }
   throw new Error('person actors are split by personActorParts');
 }
