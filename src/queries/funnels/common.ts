@@ -7,7 +7,8 @@
  */
 import { validationError } from '../../errors';
 import { ast, type Expr } from '../../productql';
-import { breakdownSpecs, breakdownStringExpr, propertiesToExpr, type BreakdownFilter, type PropertiesInput } from '../insights';
+import { parseExprSync } from '../../productql/parser';
+import { breakdownSpecs, breakdownStringExpr, containsAggregate, propertiesToExpr, type BreakdownFilter, type PropertiesInput } from '../insights';
 import { zonedFormatter } from '../../projects/timezone';
 
 // ------------------------------------------------------------------------------------------------ timezone
@@ -245,6 +246,21 @@ export function breakdownExprs(bf: BreakdownFilter | null | undefined): Expr[] {
 export function actorExpr(groupTypeIndex: number | null | undefined): Expr {
   if (groupTypeIndex !== null && groupTypeIndex !== undefined) return ast.field('properties', `$group_${groupTypeIndex}`);
   return ast.field('person_id');
+}
+
+/**
+ * The actor of a funnel aggregated by `funnelAggregateByHogQL` (e.g. `properties.$session_id`): a value of each event.
+ * An aggregate (`count()`) has no value per event — the engine would fail on it in its own words, differently per
+ * engine — so it is a 400 naming the field. The parser must be initialised (initParser).
+ */
+export function funnelActorHogQLExpr(text: string): Expr {
+  const expr = parseExprSync(text);
+  if (containsAggregate(expr))
+    throw validationError(
+      `funnelAggregateByHogQL "${text}" contains an aggregation; the funnel actor is a value of each event (e.g. properties.$session_id).`,
+      'funnelsFilter__funnelAggregateByHogQL',
+    );
+  return expr;
 }
 
 /**

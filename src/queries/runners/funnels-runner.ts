@@ -1,7 +1,6 @@
 import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
-import { parseExprSync } from '../../productql/parser';
-import { actorExpr, breakdownExprs, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, toStr } from '../funnels/common';
+import { actorExpr, breakdownExprs, funnelActorHogQLExpr, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, toStr } from '../funnels/common';
 import { bucketKey, bucketKeyFromValue, bucketLabel, bucketStartExpr, earliestTimestamp, globalFilterExpr, instantToLocal, personOrDistinctActorExpr, QueryDateRange, startOfInterval, type Bucket, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
@@ -13,6 +12,7 @@ import { funnelCohortValues, runFunnelCohortBreakdown } from '../funnels/cohort-
 import type { QueryRunner, RunnerContext } from '../runner';
 import { actionToExpr, type ActionDef } from '../../actions/matching';
 import { actionsOf } from '../insights/series';
+import { exclusionCoversStep, isEqualEntity } from '../funnels/entities';
 
 const UNIT_SECONDS: Record<string, number> = {
   second: 1,
@@ -85,10 +85,7 @@ function validate(node: FunnelsQueryNode): void {
     if (order === 'unordered' && (ex.funnelFromStep !== 0 || ex.funnelToStep !== n - 1))
       throw validationError('Partial Exclusion not allowed in unordered funnels', attr);
     for (let s = ex.funnelFromStep; s <= ex.funnelToStep; s++) {
-      const step = node.series[s];
-      const sameEvent = ex.kind === 'EventsNode' && step.kind === 'EventsNode' && (ex.event ?? null) === stepEvent(step);
-      const exclProps = JSON.stringify(ex.properties ?? []);
-      if (sameEvent && (exclProps === '[]' || exclProps === JSON.stringify(step.properties ?? [])))
+      if (exclusionCoversStep(node.series[s], ex))
         throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", attr);
     }
   }
@@ -157,11 +154,7 @@ const DEFAULT_RETURNED_ROWS = 100;
 const groupsRemainingValues = (node: FunnelsQueryNode): boolean => ['event', 'person', 'group'].includes(node.breakdownFilter?.breakdown_type ?? 'event');
 
 const stepEvent = (s: Step): string | null => (s.kind === 'EventsNode' ? (s.event ?? null) : null);
-const sameDefinition = (a: Step, b: Step): boolean =>
-  a.kind === b.kind &&
-  stepEvent(a) === stepEvent(b) &&
-  (a.kind === 'ActionsNode' ? a.id : null) === (b.kind === 'ActionsNode' ? b.id : null) &&
-  JSON.stringify(a.properties ?? []) === JSON.stringify(b.properties ?? []);
+const sameDefinition = (a: Step, b: Step): boolean => isEqualEntity(a, b);
 
 function buildQueryParts(node: FunnelsQueryNode, ctx: RunnerContext, range: QueryDateRange): { actor: Expr; item: Expr; where: Expr } {
   const ff = node.funnelsFilter ?? {};
@@ -180,7 +173,7 @@ function buildQueryParts(node: FunnelsQueryNode, ctx: RunnerContext, range: Quer
   // Personless events (`$process_person_profile: false`, stored without a person) are one actor per distinct id, as
   // PostHog gives them a person id derived from the distinct id (test_funnel_personless_events_are_supported).
   let actor: Expr = personOrDistinctActorExpr(node.aggregation_group_type_index);
-  if (ff.funnelAggregateByHogQL) actor = parseExprSync(ff.funnelAggregateByHogQL);
+  if (ff.funnelAggregateByHogQL) actor = funnelActorHogQLExpr(ff.funnelAggregateByHogQL);
   const bds = breakdownExprs(node.breakdownFilter);
   const bdExpr: Expr =
     bds.length === 0
@@ -269,8 +262,11 @@ function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepI
     if (!best || r.maxStep > best.result.maxStep) best = { value: v, result: r };
   }
   if (best) return [best];
+  // Never reached the attribution step (even if it has events of that step outside its sequence): no value, one empty
+  // part per breakdown (breakdown_cases.py: "funnel items that never reach step_1 are NULLed out").
   const r = evaluateActor(events, cfg, (k) => k !== stepIndex);
-  return r && r.maxStep < stepIndex ? [{ value: values[0] ?? '', result: r }] : [];
+  const empty = (events[0]?.bd ?? '').split(SEP).map(() => '').join(SEP);
+  return r && r.maxStep < stepIndex ? [{ value: empty, result: r }] : [];
 }
 
 const boxed = (v: string, n: number): string[] => (v === OTHER ? [OTHER] : n === 0 ? [] : v.split(SEP));
@@ -431,7 +427,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   // ClickHouse 18.16 has neither window functions nor ASOF joins; its form covers the steps viz only.
   const fast = sqlOnly && ctx.engine.dialect === 'duckdb' && (viz === 'steps' || (viz === 'trends' && !withBreakdown));
   if (fast) {
-    const custom = ff.funnelAggregateByHogQL ? toStr(parseExprSync(ff.funnelAggregateByHogQL)) : null;
+    const custom = ff.funnelAggregateByHogQL ? toStr(funnelActorHogQLExpr(ff.funnelAggregateByHogQL)) : null;
     const actor = custom ?? actorExpr(node.aggregation_group_type_index);
     const q = fastOrderedFunnelQuery({
       stepConds: node.series.map((s) => stepExpr(s, tz)),
@@ -654,7 +650,7 @@ async function runClickHouseFunnel(
   const ff = node.funnelsFilter ?? {};
   const tz = ctx.project.timezone;
   const n = node.series.length;
-  const custom = ff.funnelAggregateByHogQL ? toStr(parseExprSync(ff.funnelAggregateByHogQL)) : null;
+  const custom = ff.funnelAggregateByHogQL ? toStr(funnelActorHogQLExpr(ff.funnelAggregateByHogQL)) : null;
   const actor = custom ?? actorExpr(node.aggregation_group_type_index);
   const withBreakdown = o.bdCount > 0;
   const q = clickhouseOrderedFunnelQuery({
