@@ -42,6 +42,10 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
     const out = await s.endpoints.listVersions(r.principal, projectIdParam(r.params), r.params.name, page, { origin: origin(r.request) });
     return listBody(r.request, page, out);
   });
+  // the older per-version route (reference §1.3): the same as `GET …/<name>/?version=n`
+  apiRoute(app, s, 'GET', `${base}/:name/versions/:version`, (r) =>
+    s.endpoints.get(r.principal, projectIdParam(r.params), r.params.name, r.params.version, { origin: origin(r.request) }),
+  );
   apiRoute(app, s, 'GET', `${base}/:name/openapi.json`, (r) =>
     s.endpoints.openapi(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
   );

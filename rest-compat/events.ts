@@ -1,15 +1,36 @@
-import type { FastifyInstance } from 'fastify';
-import { parsePage } from '../src/pagination';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parsePage, type Page } from '../src/pagination';
+import { bulkDeletePersons } from '../src/projects/person-bulk-delete';
+import type { PersonView } from '../src/projects/person-reader';
 import { cohortsOfPerson } from '../src/projects/person-cohorts';
 import { deletePersonProperty, setPersonProperties } from '../src/projects/person-property-events';
 import type { Services } from '../src/services';
 import { apiRoute, listBody, projectIdParam, respond } from './route';
 
+/** PostHog's undocumented `include_total` of the persons lists: any value but false/0 asks for `count`. */
+export const includeTotal = (q: Record<string, unknown>): boolean =>
+  q.include_total !== undefined && !['false', '0'].includes(String(q.include_total).toLowerCase());
+
+/**
+ * A page of persons as PostHog's PersonViewSet.list and CohortViewSet.persons answer it: `{results, next, previous}`,
+ * a next page whenever this one is full (`len(results) >= limit`), a previous one when a whole page fits before it
+ * (`offset - limit >= 0`), and `count` only when it was asked for (`include_total`).
+ */
+export function personsPage(request: FastifyRequest, page: Page, out: { count?: number; results: PersonView[] }) {
+  const links = listBody(request, page, { count: page.offset + out.results.length + (out.results.length >= page.limit ? 1 : 0), results: [] });
+  return {
+    results: out.results,
+    next: links.next,
+    previous: page.offset - page.limit >= 0 ? links.previous : null,
+    ...(out.count !== undefined ? { count: out.count } : {}),
+  };
+}
+
 export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   // PostHog's persons API (read side), scope person:read
   apiRoute(app, s, 'GET', '/projects/:projectId/persons', async (r) => {
     const page = parsePage(r.query);
-    return listBody(r.request, page, await s.persons.list(r.principal, projectIdParam(r.params), r.query, page));
+    return personsPage(r.request, page, await s.persons.list(r.principal, projectIdParam(r.params), r.query, page, includeTotal(r.query)));
   });
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/cohorts', (r) => cohortsOfPerson(s, r.principal, projectIdParam(r.params), r.query));
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/values', (r) => s.persons.values(r.principal, projectIdParam(r.params), r.query));
@@ -30,6 +51,11 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'GET', '/projects/:projectId/events/values', (r) => s.eventLog.values(r.principal, projectIdParam(r.params), r.query));
   apiRoute(app, s, 'GET', '/projects/:projectId/events/:eventId', (r) => s.eventLog.get(r.principal, projectIdParam(r.params), r.params.eventId));
   apiRoute(app, s, 'POST', '/projects/:projectId/import', (r) => s.events.import(r.principal, projectIdParam(r.params), r.body));
+  // PostHog's bulk_delete: 202 with an empty body (test_person.py test_bulk_delete_ids / _distinct_id)
+  apiRoute(app, s, 'POST', '/projects/:projectId/persons/bulk_delete', async (r) => {
+    await bulkDeletePersons(s, r.principal, projectIdParam(r.params), r.body);
+    return respond(202);
+  });
   // PostHog's delete_property: 201 with an empty body (test_person.py test_delete_person_properties)
   apiRoute(app, s, 'POST', '/projects/:projectId/persons/:personId/delete_property', async (r) => {
     await deletePersonProperty(s, r.principal, projectIdParam(r.params), r.params.personId, r.body);

@@ -84,6 +84,21 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
       return { ...answer.body, next: answer.nextOffset === null ? null : nextPageUrl(r.request, answer.nextOffset) };
     });
   }
+  // PostHog's InsightViewed actions: views feed last_viewed_at, the last-viewed filters and my_last_viewed
+  apiRoute(app, s, 'POST', `${base}/viewed`, async (r) => {
+    await s.insights.viewed(r.principal, projectIdParam(r.params), r.body);
+    return respond(201);
+  });
+  apiRoute(app, s, 'POST', `${base}/:insightId/viewed`, async (r) => {
+    await s.insights.viewedOne(r.principal, projectIdParam(r.params), r.params.insightId);
+    return respond(201);
+  });
+  apiRoute(app, s, 'GET', `${base}/my_last_viewed`, async (r) => (await s.insights.myLastViewed(r.principal, projectIdParam(r.params))).map(basicView));
+  apiRoute(app, s, 'GET', `${base}/trending`, async (r) => {
+    const rows = await s.insights.trending(r.principal, projectIdParam(r.params), r.query);
+    const results = rows.map((t) => ({ ...basicView(t.view), last_modified_by: t.view.last_modified_by, view_count: t.view_count, viewers: t.viewers }));
+    return { count: results.length, next: null, previous: null, results };
+  });
   apiRoute(app, s, 'GET', `${base}/activity`, async (r) =>
     activityBody(r.request, await s.insights.activity(r.principal, projectIdParam(r.params), null, r.query)),
   );

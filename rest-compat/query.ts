@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isUserError } from '../src/errors';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
 import { apiRoute, JsonText, listBody, projectIdParam, respond } from './route';
@@ -22,9 +23,18 @@ export function registerQueryRoutes(app: FastifyInstance, s: Services): void {
     const out = await s.queries.status(r.principal, projectIdParam(r.params), r.params.queryId);
     return respond(out.status, out.body);
   });
-  apiRoute(app, s, 'DELETE', '/projects/:projectId/query/:queryId', (r) =>
-    s.queries.cancel(r.principal, projectIdParam(r.params), r.params.queryId),
-  );
+  // PostHog's QueryViewSet.destroy: 204 with an empty body (test_query.py TestQueryRetrieve.test_destroy), also for a
+  // query that already finished (its cancel_query does not look at the status); only an id never seen is a 404
+  apiRoute(app, s, 'DELETE', '/projects/:projectId/query/:queryId', async (r) => {
+    const projectId = projectIdParam(r.params);
+    try {
+      await s.queries.cancel(r.principal, projectId, r.params.queryId);
+    } catch (e) {
+      if (!isUserError(e) || e.status !== 404) throw e;
+      await s.queries.status(r.principal, projectId, r.params.queryId); // the 404 of an unknown id
+    }
+    return respond(204);
+  });
   apiRoute(app, s, 'GET', '/projects/:projectId/query_log', async (r) => {
     const page = parsePage(r.query);
     return listBody(r.request, page, await s.queries.queryLog(r.principal, projectIdParam(r.params), r.query, page));

@@ -192,6 +192,15 @@ export function stableJson(v: unknown): string {
   return JSON.stringify(norm(v));
 }
 
+/** The query with its `variables` definitions limited to the placeholders it uses (the same object when nothing goes). */
+function withoutUnusedDefinitions(query: Record<string, unknown>, used: Set<string>): Record<string, unknown> {
+  const defs = query.variables;
+  if (!defs || typeof defs !== 'object' || Array.isArray(defs)) return query;
+  const entries = Object.entries(defs as Record<string, unknown>);
+  const kept = entries.filter(([, v]) => !v || typeof v !== 'object' || typeof (v as { code_name?: unknown }).code_name !== 'string' || used.has((v as { code_name: string }).code_name));
+  return kept.length === entries.length ? query : { ...query, variables: Object.fromEntries(kept) };
+}
+
 /** Declarations from PostHog's in-query variables (`{uuid: {code_name, value}}`), typed by their value. */
 function declarationsFromQueryVariables(vars: unknown): EndpointVariable[] {
   if (!vars || typeof vars !== 'object') return [];
@@ -365,7 +374,7 @@ export class EndpointService {
     if (body.version !== undefined && body.version !== null) throw validationError('A new endpoint has no version to target.', 'version');
     this.checkUnsupported(body);
     await this.checkName(project.id, body.name);
-    const prepared = await this.prepare(principal, project, body.query, body.variables ?? undefined, true);
+    const prepared = await this.prepare(principal, project, body.query, body.variables ?? undefined, []);
     const now = new Date();
     const userId = principal.kind === 'personal' ? principal.userId : null;
     const endpoint = this.endpoints.create({
@@ -388,7 +397,7 @@ export class EndpointService {
       id: randomUUID(),
       endpoint_id: endpoint.id,
       version: 1,
-      query: body.query,
+      query: prepared.query,
       variables: prepared.variables,
       columns: prepared.columns,
       column_changes: null,
@@ -468,12 +477,12 @@ export class EndpointService {
     if (queryChanged || varsChanged) {
       const query = body.query ?? current.query;
       const explicitVars = body.variables ?? undefined;
-      const prepared = await this.prepare(principal, project, query, explicitVars ?? current.variables, explicitVars !== undefined);
+      const prepared = await this.prepare(principal, project, query, explicitVars, current.variables);
       newVersion = this.versions.create({
         id: randomUUID(),
         endpoint_id: endpoint.id,
         version: endpoint.current_version + 1,
-        query,
+        query: prepared.query,
         variables: prepared.variables,
         columns: prepared.columns,
         column_changes: diffColumns(current.columns, prepared.columns),
@@ -806,17 +815,28 @@ export class EndpointService {
     });
   }
 
-  /** Validates a query and its variable declarations; computes the result columns. */
+  /**
+   * Validates a query and its variable declarations; computes the result columns. `explicit`: declarations sent with
+   * the request (all must be used); otherwise the query's own PostHog-style definitions (`query.variables`) over the
+   * `inherited` ones of the previous version, those the query does not use dropped — from the stored query too, as
+   * PostHog's endpoint validation drops definitions of placeholders no longer used (reference §1.4).
+   */
   private async prepare(
     principal: Principal,
     project: Project,
     query: Record<string, unknown>,
-    declared: EndpointVariable[] | undefined,
-    explicit: boolean,
-  ): Promise<{ variables: EndpointVariable[]; columns: EndpointColumn[] }> {
-    const validated = this.queries.validateNode(query as { kind: string }).node as Record<string, unknown>;
+    explicit: EndpointVariable[] | undefined,
+    inherited: EndpointVariable[],
+  ): Promise<{ variables: EndpointVariable[]; columns: EndpointColumn[]; query: Record<string, unknown> }> {
+    const validated = this.queries.validateStoredNode(query as { kind: string }).node as Record<string, unknown>;
+    const declared = explicit ?? inherited;
     if (PRODUCTQL_KINDS.has(String(query.kind))) {
-      let vars = declared ?? declarationsFromQueryVariables(query.variables);
+      let vars = explicit;
+      if (!vars) {
+        const own = declarationsFromQueryVariables(query.variables);
+        const ownNames = new Set(own.map((v) => v.name));
+        vars = [...inherited.filter((v) => !ownNames.has(v.name)), ...own];
+      }
       checkDeclarations(vars);
       let ast: Query;
       try {
@@ -826,12 +846,16 @@ export class EndpointService {
         throw e;
       }
       const used = placeholderNames(ast);
-      if (!explicit) vars = vars.filter((v) => used.has(v.name)); // inherited declarations of removed placeholders are dropped
+      let stored = query;
+      if (!explicit) {
+        vars = vars.filter((v) => used.has(v.name));
+        stored = withoutUnusedDefinitions(query, used);
+      }
       checkPlaceholders(used, vars);
-      return { variables: vars, columns: await this.sqlColumns(project, ast, vars) };
+      return { variables: vars, columns: await this.sqlColumns(project, ast, vars), query: stored };
     }
     // Insight kinds: only the magic variables exist; declarations may give them defaults, `required` or descriptions.
-    const vars = declared ?? [];
+    const vars = declared;
     const magic = magicDeclarations(this.magicOf(query));
     const magicNames = new Set(magic.map((m) => m.name));
     const kept = explicit ? vars : vars.filter((v) => magicNames.has(v.name));
@@ -849,7 +873,7 @@ export class EndpointService {
     } catch (e) {
       throw endpointError(e);
     }
-    return { variables: kept, columns: columnsOfResponse(out.body) };
+    return { variables: kept, columns: columnsOfResponse(out.body), query };
   }
 
   /** Result columns of a ProductQL query: compiled with sample values and run with LIMIT 0. */

@@ -120,7 +120,7 @@ export function checkPlaceholders(used: Set<string>, declared: EndpointVariable[
   const undeclared = [...used].filter((u) => !names.has(u));
   if (undeclared.length) {
     throw validationError(
-      `Query references undefined variable(s): ${undeclared.join(', ')}. Declare them in "variables".`,
+      `Query references undefined variable(s): ${undeclared.join(', ')}. See https://posthog.com/docs/endpoints/variables for detail.`,
       'variables',
     );
   }

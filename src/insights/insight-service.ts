@@ -11,6 +11,7 @@ import { ActivityLog, Insight, type Project } from '../store/entities';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { activityView, diffFields, type ActivityView, type TrackedField, type UserBasic } from './activity';
+import { InsightViews } from './insight-views';
 import { parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, localToInstant } from '../queries/insights/local-time';
 import { applyQueryOverrides } from '../queries/overrides';
@@ -103,7 +104,8 @@ export interface InsightView {
   effective_privilege_level: number;
   user_access_level: string;
   alerts: unknown[];
-  last_viewed_at: null;
+  /** When the caller last viewed the insight (`POST …/insights/viewed/`), else null. */
+  last_viewed_at: string | null;
   filters_hash: string | null;
   search_match_type?: 'exact';
 }
@@ -196,9 +198,10 @@ export interface ActivityPage {
   has_next: boolean;
 }
 
-const ORDER_FIELDS: Record<string, (i: Insight) => string | number | null> = {
-  // Quarry records no views: every insight has last_viewed_at null (PostHog orders nulls last)
-  last_viewed_at: () => null,
+/** Sort keys of `order`; `viewed` holds the caller's last view of each insight. */
+const ORDER_FIELDS: Record<string, (i: Insight, viewed: Map<number, Date>) => string | number | null> = {
+  // the caller's own last view; never viewed is null (PostHog orders nulls last)
+  last_viewed_at: (i, viewed) => viewed.get(i.id)?.getTime() ?? null,
   id: (i) => i.id,
   short_id: (i) => i.short_id,
   name: (i) => i.name?.toLowerCase() ?? null,
@@ -262,7 +265,11 @@ export class InsightService {
     private readonly store: Store,
     private readonly projects: ProjectService,
     private readonly queries: QueryService,
-  ) {}
+  ) {
+    this.views = new InsightViews(store);
+  }
+
+  private readonly views: InsightViews;
 
   private get insights() {
     return this.store.db.getRepository(Insight);
@@ -275,15 +282,16 @@ export class InsightService {
   async list(principal: Principal, projectId: number, filters: InsightFilters, page: Page, opts: ResultOptions = {}): Promise<Paged<InsightView>> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
     const refresh = opts.refresh ?? 'force_cache';
-    const match = this.matcher(principal, filters, project.timezone);
-    const order = this.ordering(filters);
+    const viewed = await this.views.lastViewed(project.id, userOf(principal));
+    const match = this.matcher(principal, filters, project.timezone, viewed);
+    const order = this.ordering(filters, viewed);
     const all = (await this.insights.find({ where: { project_id: project.id, deleted: false } })).filter(match.test);
     all.sort((a, b) => match.rank(a) - match.rank(b) || order(a, b));
     const slice = all.slice(page.offset, page.offset + page.limit);
     const users = await this.users(slice.flatMap((i) => [i.created_by_id, i.last_modified_by_id]));
     const results: InsightView[] = [];
     for (const i of slice) {
-      const view = this.view(i, users);
+      const view = this.view(i, users, viewed.get(i.id));
       if (match.searching) view.search_match_type = 'exact';
       if (opts.basic) view.last_refresh = i.last_refresh?.toISOString() ?? null;
       else {
@@ -307,6 +315,55 @@ export class InsightService {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
     const insight = await this.find(project.id, ref, false);
     return this.fullView(principal, project, insight, opts);
+  }
+
+  /**
+   * `POST …/insights/viewed/` `{insight_ids}` (PostHog's bulk viewed action, scope `insight:read`): the caller viewed
+   * these insights now. Ids that are not live insights of the project are ignored.
+   */
+  async viewed(principal: Principal, projectId: number, input: unknown): Promise<void> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    const ids = InsightViews.parseViewed(input);
+    const userId = userOf(principal);
+    if (userId !== null) await this.views.record(project.id, userId, ids);
+  }
+
+  /** `POST …/insights/<id>/viewed/` (PostHog's older per-insight action): 404 for an insight that is not live. */
+  async viewedOne(principal: Principal, projectId: number, ref: string): Promise<void> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    const insight = await this.find(project.id, ref, false);
+    const userId = userOf(principal);
+    if (userId !== null) await this.views.record(project.id, userId, [insight.id]);
+  }
+
+  /** `GET …/insights/my_last_viewed/`: the caller's last 5 viewed live insights, most recent view first. */
+  async myLastViewed(principal: Principal, projectId: number): Promise<InsightView[]> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    const recent = await this.views.recent(project.id, userOf(principal));
+    const users = await this.users(recent.flatMap(({ insight }) => [insight.created_by_id, insight.last_modified_by_id]));
+    return recent.map(({ insight, at }) => Object.assign(this.view(insight, users, at), { last_refresh: insight.last_refresh?.toISOString() ?? null }));
+  }
+
+  /**
+   * `GET …/insights/trending/?days=7&limit=10` (scope `insight:read`): the live insights viewed most in the last `days`
+   * days (at most `limit`, ≤ 100), each as a basic insight with `view_count` (users who viewed it in the window),
+   * `viewers` (up to 3, latest first) and `last_modified_by`.
+   */
+  async trending(principal: Principal, projectId: number, query: { days?: unknown; limit?: unknown }): Promise<TrendingInsight[]> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
+    const p = parseInput(trendingParams, { days: query.days, limit: query.limit });
+    const since = new Date(Date.now() - p.days * 86_400_000);
+    const rows = await this.views.trending(project.id, since, Math.min(p.limit, TRENDING_MAX));
+    const users = await this.users(rows.flatMap((r) => [r.insight.created_by_id, r.insight.last_modified_by_id, ...r.viewerIds]));
+    const viewed = await this.views.lastViewed(project.id, userOf(principal), rows.map((r) => r.insight.id));
+    return rows.map(({ insight, viewCount, viewerIds }) => {
+      const view = this.view(insight, users, viewed.get(insight.id));
+      return {
+        view: Object.assign(view, { last_refresh: insight.last_refresh?.toISOString() ?? null }),
+        view_count: viewCount,
+        viewers: viewerIds.map((id) => users.get(id)).filter((u): u is UserBasic => u !== undefined),
+      };
+    });
   }
 
   /** `POST …/insights/` (201). */
@@ -344,7 +401,8 @@ export class InsightService {
         next_allowed_client_refresh: null,
       });
       const row = await repo.save(insight);
-      await this.record(m.getRepository(ActivityLog), row, 'created', userId, insightChanges(null, tracked(row)), now);
+      // PostHog's log_insight_activity on create passes no changes: the entry's `changes` is null
+      await this.record(m.getRepository(ActivityLog), row, 'created', userId, null, now);
       return row;
     });
     return this.fullView(principal, project, saved, {});
@@ -373,7 +431,7 @@ export class InsightService {
    * filters must be given.
    */
   private querySource(body: InsightBody, insight: Insight | null, required: boolean): QuerySource | undefined {
-    const validate = (n: { kind: string }) => this.queries.validateNode(n);
+    const validate = (n: { kind: string }) => this.queries.validateStoredNode(n);
     const queryGiven = body.query !== undefined && body.query !== null;
     if (!queryGiven && hasLegacyFilters(body.filters) && (required || insight?.filters != null || body.query === null)) {
       const filters = cleanSavedFilters(body.filters);
@@ -525,7 +583,7 @@ export class InsightService {
     insight: Insight,
     activity: string,
     userId: number | null,
-    changes: ActivityChange[],
+    changes: ActivityChange[] | null,
     at: Date,
   ): Promise<void> {
     await repo.save(
@@ -556,7 +614,8 @@ export class InsightService {
 
   private async fullView(principal: Principal, project: Project, insight: Insight, opts: ResultOptions): Promise<InsightView> {
     const users = await this.users([insight.created_by_id, insight.last_modified_by_id]);
-    const view = this.view(insight, users);
+    const viewed = await this.views.lastViewed(project.id, userOf(principal), [insight.id]);
+    const view = this.view(insight, users, viewed.get(insight.id));
     if (opts.basic) return Object.assign(view, { last_refresh: insight.last_refresh?.toISOString() ?? null });
     return Object.assign(view, await this.result(principal, project, insight, opts));
   }
@@ -610,7 +669,7 @@ export class InsightService {
     return fields;
   }
 
-  private view(i: Insight, users: Map<number, UserBasic>): InsightView {
+  private view(i: Insight, users: Map<number, UserBasic>, lastViewed?: Date): InsightView {
     return {
       id: i.id,
       short_id: i.short_id,
@@ -636,7 +695,7 @@ export class InsightService {
       effective_privilege_level: 37,
       user_access_level: 'editor',
       alerts: [],
-      last_viewed_at: null,
+      last_viewed_at: lastViewed?.toISOString() ?? null,
       filters_hash: i.cache_key,
     };
   }
@@ -656,7 +715,12 @@ export class InsightService {
   }
 
   /** The list filters as a predicate, plus a relevance rank (exact name matches first when searching). */
-  private matcher(principal: Principal, f: InsightFilters, tz: string): { test: (i: Insight) => boolean; rank: (i: Insight) => number; searching: boolean } {
+  private matcher(
+    principal: Principal,
+    f: InsightFilters,
+    tz: string,
+    viewed: Map<number, Date>,
+  ): { test: (i: Insight) => boolean; rank: (i: Insight) => number; searching: boolean } {
     const tests: ((i: Insight) => boolean)[] = [];
     let rank = (_: Insight) => 0;
     const search = f.search === undefined || f.search === null ? '' : String(f.search).trim().toLowerCase();
@@ -702,14 +766,14 @@ export class InsightService {
     const tags = parseList(f.tags, 'tags')?.map(String);
     if (tags) tests.push((i) => i.tags.some((t) => tags.includes(t)));
     // PostHog's date filters: strictly after `*_from` and before `*_to`, relative (-7d) or absolute, in the project's
-    // timezone (relative_date_parse). Quarry records no views, so a last-viewed bound matches nothing.
+    // timezone (relative_date_parse); last viewed is the caller's own last view (never viewed matches no bound).
     const bounds: [keyof InsightFilters, (i: Insight) => Date | null, 1 | -1][] = [
       ['date_from', (i) => i.last_modified_at, 1],
       ['date_to', (i) => i.last_modified_at, -1],
       ['created_date_from', (i) => i.created_at, 1],
       ['created_date_to', (i) => i.created_at, -1],
-      ['last_viewed_date_from', () => null, 1],
-      ['last_viewed_date_to', () => null, -1],
+      ['last_viewed_date_from', (i) => viewed.get(i.id) ?? null, 1],
+      ['last_viewed_date_to', (i) => viewed.get(i.id) ?? null, -1],
     ];
     for (const [param, field, dir] of bounds) {
       const raw = f[param];
@@ -727,7 +791,7 @@ export class InsightService {
   }
 
   /** `order`: a field, `-` for descending; nulls last. Default: `order`, then most recently modified. */
-  private ordering(f: InsightFilters): (a: Insight, b: Insight) => number {
+  private ordering(f: InsightFilters, viewed: Map<number, Date>): (a: Insight, b: Insight) => number {
     const keys: [string, 1 | -1][] = [];
     if (f.order !== undefined && f.order !== null && f.order !== '') {
       for (const part of String(f.order).split(',')) {
@@ -740,8 +804,8 @@ export class InsightService {
     keys.push(['id', -1]);
     return (a, b) => {
       for (const [field, dir] of keys) {
-        const va = ORDER_FIELDS[field](a);
-        const vb = ORDER_FIELDS[field](b);
+        const va = ORDER_FIELDS[field](a, viewed);
+        const vb = ORDER_FIELDS[field](b, viewed);
         if (va === vb) continue;
         if (va === null) return 1;
         if (vb === null) return -1;
@@ -760,6 +824,21 @@ interface QuerySource {
   query: Record<string, unknown>;
   filters: Record<string, unknown> | null;
   kinds: InsightQueryKinds;
+}
+
+/** PostHog's trending caps `limit` at 100. */
+const TRENDING_MAX = 100;
+
+const trendingParams = z.object({
+  days: z.coerce.number().int().min(1).max(3650).default(7),
+  limit: z.coerce.number().int().min(1).default(10),
+});
+
+/** A trending insight: its view (REST trims it to the basic fields) and how it was viewed. */
+export interface TrendingInsight {
+  view: InsightView;
+  view_count: number;
+  viewers: UserBasic[];
 }
 
 const activityPaging = z.object({
@@ -782,11 +861,11 @@ const normalizeTags = (tags: string[]): string[] => [...new Set(tags.map((t) => 
 type Tracked = Record<TrackedField, unknown> & { filters: Record<string, unknown> | null };
 
 /** The logged changes between two states: the tracked fields, then the legacy filters (null: none). */
-function insightChanges(before: Tracked | null, after: Tracked): ActivityChange[] {
+function insightChanges(before: Tracked, after: Tracked): ActivityChange[] {
   const changes = diffFields('Insight', before, after);
-  const b = before?.filters ?? null;
+  const b = before.filters ?? null;
   const a = after.filters ?? null;
-  if (before ? !isDeepStrictEqual(b, a) : a !== null) changes.push({ type: 'Insight', action: before ? 'changed' : 'created', field: 'filters', before: b, after: a });
+  if (!isDeepStrictEqual(b, a)) changes.push({ type: 'Insight', action: 'changed', field: 'filters', before: b, after: a });
   return changes;
 }
 

@@ -10,6 +10,7 @@ import { chainToElements, type ElementView } from '../ingest/elements-chain';
 import { parseProperties } from './person-reader';
 import { flattenValue, likeEscape, quotedKey } from './property-values';
 import { propertyList } from './rest-properties';
+import { cohortNotFoundMessage } from '../cohorts/cohort-scope';
 import type { ProjectService } from './project-service';
 
 /** PostHog's event record of the events API (ClickhouseEventSerializer). */
@@ -76,6 +77,9 @@ const EVENT_COLUMNS = [
 ];
 const SELECT = `SELECT ${EVENT_COLUMNS.join(', ')} FROM events`;
 
+/** The start of the message of a cohort filter naming a cohort the project does not have. */
+const COHORT_NOT_FOUND = cohortNotFoundMessage('');
+
 /**
  * A project's events for PostHog's events API, `GET …/events/` and `GET …/events/<uuid>/` (scope `query:read`, as
  * PostHog's): newest first, read through ProductQL (persons as queries see them, merges applied), values bound.
@@ -120,8 +124,12 @@ export class EventReader {
     try {
       out = (await this.queries.execute(principal, project, node, { refresh: 'force_blocking', name: 'events' })).body;
     } catch (e) {
-      // PostHog's query_events_list answers no events for an action that does not exist or has no steps
-      if (e instanceof UserError && e.attr === 'actionId') return { results: [], next: null };
+      // PostHog's query_events_list answers no events for an action that does not exist or has no steps, and the
+      // events API no events for a cohort filter naming a cohort the project does not have
+      // (test_event.py test_events_nonexistent_cohort_handling: "Both cases just empty")
+      if (e instanceof UserError && (e.attr === 'actionId' || (e.attr === 'properties' && e.message.startsWith(COHORT_NOT_FOUND)))) {
+        return { results: [], next: null };
+      }
       throw e;
     }
     const results = ((out.results ?? []) as unknown[][]).map(eventView);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { notFound, validationError } from '../errors';
-import type { Page, Paged } from '../pagination';
+import type { Page } from '../pagination';
 import { printHogQLExpr } from '../productql';
 import { ensureFilterParser, propertiesToExpr } from '../queries/insights/property-filters';
 import type { PropertiesInput } from '../queries/insights/schema';
@@ -56,12 +56,25 @@ export class PersonReader {
    * the email or name property (case-insensitive substring), a distinct id or the UUID exactly, as PostHog's search;
    * `email` the email property exactly; `properties` is PostHog's JSON list of property filters (person properties,
    * cohorts, hogql; a filter without a type is a person filter here).
+   *
+   * `count` is only computed when `includeTotal` is set: PostHog's PersonViewSet.list answers `{results, next,
+   * previous}` and adds the total only for its undocumented `include_total` parameter (the count costs a second
+   * query over every matching person).
    */
-  async list(principal: Principal, projectId: number, query: Record<string, unknown>, page: Page): Promise<Paged<PersonView>> {
+  async list(
+    principal: Principal,
+    projectId: number,
+    query: Record<string, unknown>,
+    page: Page,
+    includeTotal = false,
+    /** Only the persons of this cohort (PostHog's cohort persons action); the caller checks it is the project's. */
+    cohortId?: number,
+  ): Promise<{ count?: number; results: PersonView[] }> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });
     const f = parseInput(listFilters, { distinct_id: query.distinct_id, search: query.search, email: query.email, properties: query.properties });
     const where: string[] = [];
     const vars: Record<string, unknown> = {};
+    if (cohortId !== undefined) where.push(`id IN COHORT ${Math.trunc(cohortId)}`);
     if (f.distinct_id !== undefined) {
       where.push('id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id = {variables.did})');
       vars.did = f.distinct_id;
@@ -87,14 +100,35 @@ export class PersonReader {
       if (expr) where.push(`(${printHogQLExpr(expr)})`);
     }
     const cond = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-    const [count] = (await this.run(principal, project, `SELECT count() FROM persons${cond}`, vars))[0] as [number];
     const rows = await this.run(
       principal,
       project,
       `SELECT toString(id), created_at, properties, is_identified FROM persons${cond} ORDER BY created_at DESC, toString(id) LIMIT ${page.limit} OFFSET ${page.offset}`,
       vars,
     );
-    return { count: Number(count), results: await this.withDistinctIds(principal, project, rows) };
+    const results = await this.withDistinctIds(principal, project, rows);
+    if (!includeTotal) return { results };
+    const [count] = (await this.run(principal, project, `SELECT count() FROM persons${cond}`, vars))[0] as [number];
+    return { count: Number(count), results };
+  }
+
+  /**
+   * The UUIDs of the project's persons among `ids` (UUIDs, any letter case; malformed ones match nothing) or owning
+   * any of `distinctIds`, for actions on many persons at once. The caller checks the scope it needs.
+   */
+  async uuidsOf(principal: Principal, project: Project, by: { ids: string[] } | { distinctIds: string[] }): Promise<string[]> {
+    const rows =
+      'ids' in by
+        ? await this.run(principal, project, 'SELECT toString(id) FROM persons WHERE toString(id) IN {variables.ids} LIMIT 10000', {
+            ids: by.ids.filter((id) => z.uuid().safeParse(id).success).map((id) => id.toLowerCase()),
+          })
+        : await this.run(
+            principal,
+            project,
+            'SELECT toString(id) FROM persons WHERE id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id IN {variables.dids}) LIMIT 10000',
+            { dids: by.distinctIds },
+          );
+    return rows.map(([id]) => String(id));
   }
 
   /** One person by UUID (any letter case); a malformed or unknown id, or another project's person, is a 404. */

@@ -359,6 +359,13 @@ export class QueryService {
     return { runner, node: parsed.data };
   }
 
+  /** {@link validateNode} for a query that is kept (a saved insight's, an endpoint's): query-only kinds are refused. */
+  validateStoredNode(node: { kind: string }): { runner: QueryRunner; node: unknown } {
+    const validated = this.validateNode(node);
+    if (validated.runner.queryOnly) throw validationError(`A ${node.kind} runs through the query operation only; it cannot be saved.`, 'query__kind');
+    return validated;
+  }
+
   /** `GET …/query/<id>/`: the status of an async query of the project (scope `query:read`). */
   async status(principal: Principal, projectId: number, queryId: string): Promise<{ status: 200 | 202 | 400; body: { query_status: QueryStatus } }> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });

@@ -23,5 +23,7 @@ export interface QueryRunner<N = any> {
   /** `kind` values this runner answers (aliases included, e.g. HogQLQuery for ProductQLQuery). */
   kinds: readonly string[];
   schema: z.ZodType<N>;
+  /** Answers the query operation only: not a saved insight's or a published endpoint's query (UI helper kinds). */
+  queryOnly?: true;
   run(node: N, ctx: RunnerContext): Promise<Record<string, unknown>>;
 }

@@ -38,7 +38,10 @@ export function describePersonsCompat(engine: string, server: () => TestServer):
     it('lists persons newest first with PostHog’s fields; a merge shows as one person with both distinct ids', async () => {
       const r = await s.api('GET', base());
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ count: 3, next: null, previous: null });
+      // PostHog's PersonViewSet.list: no `count` unless include_total asks for it
+      expect(Object.keys(r.body)).toEqual(['results', 'next', 'previous']);
+      expect(r.body).toMatchObject({ next: null, previous: null });
+      expect((await s.api('GET', `${base()}?include_total=true`)).body.count).toBe(3);
       expect(r.body.results.map((x: any) => [x.name, x.distinct_ids, x.created_at])).toEqual([
         ['nameless', ['nameless'], '2024-01-04T00:00:00Z'],
         ['another@gmail.com', ['distinct_id_2'], '2024-01-02T00:00:00Z'],
@@ -85,7 +88,7 @@ export function describePersonsCompat(engine: string, server: () => TestServer):
       const del = await s.api('DELETE', `${base()}${victim.uuid}/`);
       expect([del.status, del.text]).toEqual([202, '']);
       expect((await s.api('GET', `${base()}${victim.uuid}/`)).status).toBe(404);
-      expect((await s.api('GET', base())).body.count).toBe(2);
+      expect((await s.api('GET', `${base()}?include_total=1`)).body.count).toBe(2);
     });
   });
 

@@ -112,8 +112,10 @@ export function describePersonsEventsCompat(engine: string, server: () => TestSe
       const theirs = await s.api('POST', `/api/projects/${other}/cohorts/`, { name: 'theirs', groups: [{ properties: [{ key: 'random_prop', value: 'qwerty', type: 'person' }] }] });
       const r = await s.api('GET', `${base()}?properties=${encodeURIComponent(JSON.stringify([{ type: 'cohort', key: 'id', value: theirs.body.id }]))}`);
       expect([r.status, r.body.type]).toEqual([400, 'validation_error']);
+      // the events API answers no events for a cohort the project does not have (test_event.py
+      // test_events_nonexistent_cohort_handling; rest-posthog-compat-3.test.ts)
       const events = await s.api('GET', `/api/projects/${p}/events/?properties=${encodeURIComponent(JSON.stringify([{ type: 'cohort', key: 'id', value: theirs.body.id }]))}`);
-      expect([events.status, events.body.type]).toEqual([400, 'validation_error']);
+      expect([events.status, events.body]).toEqual([200, { next: null, results: [] }]);
     });
 
     it('test_person_cohorts: the cohorts the person is in now, with their counts; person:read and cohort:read', async () => {
@@ -160,7 +162,7 @@ export function describePersonsEventsCompat(engine: string, server: () => TestSe
 
     it('count and paging follow the filters', async () => {
       const qs = `properties=${encodeURIComponent(JSON.stringify([{ key: 'email', operator: 'is_not_set', value: 'is_not_set', type: 'person' }]))}`;
-      const r = await s.api('GET', `${base()}?${qs}&limit=2`);
+      const r = await s.api('GET', `${base()}?${qs}&limit=2&include_total=true`);
       expect(r.body.count).toBe(5);
       expect(r.body.results.map((x: any) => x.name)).toEqual(['p7', 'p6']);
       const next = new URL(r.body.next);

@@ -48,7 +48,7 @@ const SAMPLES: Record<string, { query: Record<string, unknown>; variables: strin
   },
 };
 
-const KINDS = [...new Set(RUNNERS.flatMap((r) => [...r.kinds]))];
+const KINDS = [...new Set(RUNNERS.filter((r) => !r.queryOnly).flatMap((r) => [...r.kinds]))];
 const INSIGHT_KINDS: readonly string[] = INSIGHT_SOURCE_KINDS;
 
 describe('endpoints of every registered kind', () => {
@@ -69,6 +69,12 @@ describe('endpoints of every registered kind', () => {
     await s.server.services.ingestor.flush();
   });
   afterAll(() => s.close());
+
+  it('a query-only kind (InsightActorsQueryOptions) cannot be published', async () => {
+    const query = { kind: 'InsightActorsQueryOptions', source: { kind: 'InsightActorsQuery', source: SAMPLES.TrendsQuery.query } };
+    const r = await s.api('POST', `${P}/`, { name: 'k_options', query });
+    expect([r.status, r.body.attr]).toEqual([400, 'query__kind']);
+  });
 
   it.each(KINDS)('%s is published, offers its variables, and runs with them', async (kind) => {
     const sample = SAMPLES[kind];

@@ -154,16 +154,21 @@ export interface HistogramBin {
   label: string;
 }
 
-/** Placeholder value when a histogram breakdown has no numeric values. */
+/**
+ * The value of events outside every histogram bin (no value, or not a number), and of all events when there are no
+ * numeric values: PostHog's `else` branch of the bins' multiIf (breakdown.py `_get_breakdown_histogram_multi_if`).
+ * It is an ordinary value, ranked by its total like a bin (not the null value).
+ */
 export const HISTOGRAM_EMPTY = '["",""]';
 
 /**
- * `count` equal-width bins over [min, max] (bounds rounded to 2 decimals); the last bin's upper bound is +0.01 so
- * that max falls inside it.
+ * `count` equal-width bins over [min, max], bounds floored to 2 decimals as PostHog does (`floor(x, 2)`: the smallest
+ * value is never below the first bin); the last bin's upper bound is +0.01 so that max falls inside it.
  */
 export function histogramBins(min: number | null, max: number | null, count: number): HistogramBin[] {
   if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [];
-  const r2 = (x: number): number => Math.round(x * 100) / 100;
+  // (the epsilon keeps binary fractions such as 0.7 = 0.69999… on their decimal; the result is at most 1e-9 above x)
+  const r2 = (x: number): number => Math.floor(x * 100 + 1e-7) / 100;
   const n = Math.max(1, count);
   const width = (max - min) / n;
   const bins: HistogramBin[] = [];
@@ -181,7 +186,7 @@ export function histogramBins(min: number | null, max: number | null, count: num
   return bins;
 }
 
-/** The binned breakdown column: `multiIf(x >= lo AND x < hi, '[lo,hi]', ..., null-sentinel)`. */
+/** The binned breakdown column: `multiIf(x >= lo AND x < hi, '[lo,hi]', ..., '["",""]')`. */
 export function histogramValueExpr(spec: BreakdownSpec, bins: HistogramBin[], table?: string): Expr {
   const x = ast.call('toFloat', [breakdownRawExpr(spec, table)]);
   if (!bins.length) return ast.constant(HISTOGRAM_EMPTY);
@@ -190,7 +195,7 @@ export function histogramValueExpr(spec: BreakdownSpec, bins: HistogramBin[], ta
     args.push(ast.and(ast.compare('>=', x, ast.constant(b.lo)), ast.compare('<', x, ast.constant(b.hi))));
     args.push(ast.constant(b.label));
   }
-  args.push(ast.constant(BREAKDOWN_NULL));
+  args.push(ast.constant(HISTOGRAM_EMPTY));
   return ast.call('multiIf', args);
 }
 

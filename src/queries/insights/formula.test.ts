@@ -68,6 +68,11 @@ describe('histogram bins', () => {
     expect(histogramBins(0, 30, 3).map((b) => b.label)).toEqual(['[0.0,10.0]', '[10.0,20.0]', '[20.0,30.01]']);
     expect(histogramBins(1, 2, 4).map((b) => b.label)).toEqual(['[1.0,1.25]', '[1.25,1.5]', '[1.5,1.75]', '[1.75,2.01]']);
   });
+  it('bounds are floored to 2 decimals (PostHog floor(x, 2)): the smallest value stays inside the first bin', () => {
+    expect(histogramBins(0.005, 1, 1).map((b) => b.label)).toEqual(['[0.0,1.01]']);
+    expect(histogramBins(0.1, 0.8, 7).map((b) => b.label)).toEqual(['[0.1,0.2]', '[0.2,0.3]', '[0.3,0.4]', '[0.4,0.5]', '[0.5,0.6]', '[0.6,0.7]', '[0.7,0.81]']);
+    expect(histogramBins(-1.005, 2.999, 1).map((b) => b.label)).toEqual(['[-1.01,3.0]']);
+  });
   it('single value → one bin; no values → none', () => {
     expect(histogramBins(5, 5, 3).map((b) => b.label)).toEqual(['[5.0,5.01]']);
     expect(histogramBins(null, null, 3)).toEqual([]);

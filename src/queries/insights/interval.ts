@@ -79,9 +79,11 @@ export function bucketStartExpr(interval: IntervalType, weekStartDay = 0, ts: Ex
 
 /**
  * The bucket key of a value returned for {@link bucketStartExpr}: dates (`YYYY-MM-DD`) are already local; instants
- * (ISO strings, Dates) are converted to the project timezone. Matches {@link bucketKey} of the bucket start.
+ * (ISO strings, Dates, epoch milliseconds) are converted to the project timezone. Matches {@link bucketKey} of the bucket start.
  */
 export function bucketKeyFromValue(v: unknown, interval: IntervalType, timezone: string): string {
+  // (epoch milliseconds: a ClickHouse datetime the printer could not type, e.g. read back out of an array)
+  if (typeof v === 'number') v = new Date(v);
   if (!isSubDay(interval)) {
     if (v instanceof Date) return v.toISOString().slice(0, 10);
     return String(v).slice(0, 10);

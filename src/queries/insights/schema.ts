@@ -245,9 +245,32 @@ export const dataWarehouseNodeSchema = z
 export const seriesNodeSchema = z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema, dataWarehouseNodeSchema]);
 export type SeriesNode = z.infer<typeof seriesNodeSchema>;
 
+/**
+ * `GroupNode` (trends only here): one series over the events of several event/action nodes, each with its own
+ * properties; the group's math, name and properties apply to all of them. Operator `OR` (the one PostHog implements).
+ */
+export const groupNodeSchema = z
+  .object({
+    kind: z.literal('GroupNode'),
+    operator: z.enum(['AND', 'OR']),
+    nodes: z.array(z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema])).min(1, 'A GroupNode needs at least one node.').max(MAX_SERIES),
+    ...entityShape,
+  })
+  .strict();
+export type GroupNode = z.infer<typeof groupNodeSchema>;
+
+/** A series of a trends query: any series node, or a GroupNode. */
+export type TrendsSeriesNode = SeriesNode | GroupNode;
+
 /** `series` of trends/stickiness/lifecycle: 1 to {@link MAX_SERIES} nodes (`too_many_series` past it). */
 export const seriesListSchema = z
   .array(seriesNodeSchema)
+  .min(1, 'At least one series is required.')
+  .superRefine(maxItems(MAX_SERIES, LIMIT_CODES.tooManySeries, 'series'));
+
+/** `series` of trends: as {@link seriesListSchema}, GroupNodes allowed. */
+export const trendsSeriesListSchema = z
+  .array(z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema, dataWarehouseNodeSchema, groupNodeSchema]))
   .min(1, 'At least one series is required.')
   .superRefine(maxItems(MAX_SERIES, LIMIT_CODES.tooManySeries, 'series'));
 
@@ -400,7 +423,7 @@ export const trendsQuerySchema = z
   .object({
     kind: z.literal('TrendsQuery'),
     ...insightBaseShape,
-    series: seriesListSchema,
+    series: trendsSeriesListSchema,
     interval: intervalSchema.nullish(),
     breakdownFilter: breakdownFilterSchema.nullish(),
     compareFilter: compareFilterSchema.nullish(),

@@ -13,10 +13,13 @@ import { validationError } from '../../errors';
 import { actionToExpr, type ActionDef } from '../../actions/matching';
 import type { RunnerContext } from '../runner';
 import { propertiesToExpr, type FilterContext } from './property-filters';
-import type { EventsNode, SeriesNode } from './schema';
+import type { EventsNode, SeriesNode, TrendsSeriesNode } from './schema';
 
-/** A series as runners use it: an EventsNode, or an ActionsNode's fields with its action (`event` then null). */
-export type ResolvedSeries = EventsNode & { action?: ActionDef };
+/**
+ * A series as runners use it: an EventsNode, an ActionsNode's fields with its action (`event` then null), or a
+ * GroupNode's fields with its resolved nodes (`event` null; the events of any node match).
+ */
+export type ResolvedSeries = EventsNode & { action?: ActionDef; group?: ResolvedSeries[] };
 
 /** An EventsNode that matches no event: stands for a series that is computed and then dropped. */
 const NO_EVENTS: EventsNode = { kind: 'EventsNode', event: null, properties: [{ type: 'hogql', key: 'false' }] } as EventsNode;
@@ -42,13 +45,14 @@ function actionSeries(s: { kind: 'ActionsNode'; id: number } & Omit<EventsNode, 
  * becomes {@link NO_EVENTS} and its index goes to `dropped`; `'error'` (lifecycle): a 400 on `series__<i>`.
  */
 export async function resolveSeries(
-  series: readonly SeriesNode[],
+  series: readonly TrendsSeriesNode[],
   ctx: RunnerContext,
   missing: 'drop' | 'error',
   dropped: Set<number> = new Set(),
 ): Promise<ResolvedSeries[]> {
-  const actions = await actionsOf(ctx, series);
+  const actions = await actionsOf(ctx, series.flatMap((s) => (s.kind === 'GroupNode' ? s.nodes : [s])));
   return series.map((s, i) => {
+    if (s.kind === 'GroupNode') return groupSeries(s, actions, `series__${i}`);
     if (s.kind !== 'ActionsNode') return requireEventsNode(s, `series__${i}`);
     if (missing === 'drop' && !actions.has(s.id)) {
       dropped.add(i);
@@ -56,6 +60,18 @@ export async function resolveSeries(
     }
     return actionSeries(s, actions, `series__${i}`);
   });
+}
+
+/**
+ * A GroupNode as one series: its own fields (math, name, properties), event null, and its nodes resolved (a missing
+ * action is a 400: the group cannot be computed without it). PostHog implements the OR operator only (its AND adds no
+ * condition at all): AND is a 400 here.
+ */
+function groupSeries(s: Extract<TrendsSeriesNode, { kind: 'GroupNode' }>, actions: Map<number, ActionDef>, attr: string): ResolvedSeries {
+  if (s.operator !== 'OR') throw validationError('A GroupNode combines its nodes with OR; operator AND is not supported.', `${attr}__operator`, 'unsupported_series');
+  const { kind: _kind, operator: _operator, nodes, ...rest } = s;
+  const group = nodes.map((n, j) => (n.kind === 'ActionsNode' ? actionSeries(n, actions, `${attr}__nodes__${j}`) : n));
+  return { ...rest, kind: 'EventsNode', event: null, group };
 }
 
 /** Narrows a series to an EventsNode or throws a 400 naming it (`attr`, e.g. `series__0`). ActionsNodes go through {@link resolveSeries}. */
@@ -67,6 +83,11 @@ export function requireEventsNode(s: SeriesNode, attr: string): EventsNode {
 
 /** `event = '<name>'` (bound), the action's condition for an action series, or undefined for all events (`event: null`). */
 export function eventMatchExpr(s: ResolvedSeries, ctx: FilterContext = {}): Expr | undefined {
+  if (s.group) {
+    // each node: its event (or action) and its own properties
+    const nodes = s.group.map((n) => seriesFilterExpr(n, ctx));
+    return nodes.some((n) => n === undefined) ? undefined : ast.or(...(nodes as Expr[]));
+  }
   if (s.action) return actionToExpr(s.action, ctx);
   if (s.event === null || s.event === undefined) return undefined;
   return ast.compare('==', ast.field(...(ctx.table ? [ctx.table, 'event'] : ['event'])), ast.constant(s.event));
@@ -83,11 +104,16 @@ export function seriesFilterExpr(s: ResolvedSeries, ctx: FilterContext = {}): Ex
 /** The name of an action series (an unnamed action by its id). */
 const actionName = (a: ActionDef): string => a.name ?? String(a.id);
 
-/** The series label: the action's name, the event name, or `All events`. (`custom_name` is display-only and goes to `action`.) */
-export const seriesLabel = (s: ResolvedSeries): string => (s.action ? actionName(s.action) : (s.event ?? 'All events'));
+/**
+ * The series label: the action's name, the event name, or `All events`; a GroupNode's name, or its nodes' labels joined
+ * with `, `. (`custom_name` is display-only and goes to `action`.)
+ */
+export const seriesLabel = (s: ResolvedSeries): string =>
+  s.group ? (s.name ?? s.group.map(seriesLabel).join(', ')) : s.action ? actionName(s.action) : (s.event ?? 'All events');
 
 /** PostHog's `id`/`type`/`name` of a series' `action` object: the action id and `actions`, or the event and `events`. */
 export function seriesIdentity(s: ResolvedSeries): { id: string | number | null; type: 'events' | 'actions'; name: string } {
+  if (s.group) return { id: null, type: 'events', name: seriesLabel(s) };
   if (s.action) return { id: s.action.id, type: 'actions', name: actionName(s.action) };
   return { id: s.event ?? null, type: 'events', name: s.name ?? s.event ?? 'All events' };
 }

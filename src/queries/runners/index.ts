@@ -8,6 +8,7 @@ import { retentionRunner } from './retention-runner';
 import { pathsRunner } from './paths-runner';
 import { actorsRunner } from './actors-runner';
 import { eventsRunner } from './events-runner';
+import { insightActorsOptionsRunner } from './insight-actors-options-runner';
 
 /** Every query kind the query operation answers. One line per runner; each runner is its own file. */
 export const RUNNERS: QueryRunner[] = [
@@ -20,4 +21,5 @@ export const RUNNERS: QueryRunner[] = [
   pathsRunner,
   eventsRunner,
   actorsRunner,
+  insightActorsOptionsRunner,
 ];

@@ -171,14 +171,24 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
   };
 
   if (plan.kind === 'active_window' && !d.totalValue) {
-    // Distinct actors in a sliding window of `days` ending with each bucket: activity per (bucket, actor) joined
-    // to the bucket list on `d + 1 interval − days <= b <= d`, so the engine returns one row per bucket and value.
+    // Distinct actors in PostHog's window of each bucket start d, `(d − (days − 1) days, d + 1 day]` (aggregation_operations.py:
+    // `e.timestamp <= d.timestamp + INTERVAL 1 DAY AND e.timestamp > d.timestamp - INTERVAL 6 DAY` for WAU, 29 for MAU):
+    // activity per (bucket, actor) joined to the bucket list, so the engine returns one row per bucket and value.
     const lower = cal.addDays(range.whereFrom, -plan.days);
-    // The window ends with the bucket's first day (PostHog: `e.timestamp <= d.timestamp + 1 day`), so activity is per day
-    // for week buckets (MAU at a week interval): events later in the week belong to the next bucket's window.
+    // For day and week buckets the window is the days `d − (days − 1) … d`, so activity is per day for week buckets (MAU at
+    // a week interval): events later in the week belong to the next bucket's window. Hour and minute buckets reach a day
+    // past their start (test_weekly_active_users_hourly: users active later that day already count at 06:00).
     const activityInterval = d.interval === 'week' ? 'day' : d.interval;
+    // The window's start is exclusive and its end inclusive: an event exactly at the start of an activity bucket counts as
+    // the end of the bucket before, as PostHog compares the timestamps themselves. Whole-second timestamps are moved one
+    // second back before bucketing (those with a fraction cannot fall on a bucket start): exact, and no timezone work per
+    // event beyond the bucket's own. ClickHouse 18.16 keeps whole seconds only.
+    const ts = ast.field('timestamp');
+    const secondBack = ast.arithmetic('-', ts, ast.call('toIntervalSecond', [ast.constant(1)]));
+    const activityTs =
+      env.ctx.engine.dialect === 'clickhouse' ? secondBack : ast.call('if', [ast.compare('==', ts, ast.call('toStartOfSecond', [ts])), secondBack, ts]);
     const activity = ast.select({
-      select: [ast.alias('b', bucketStartExpr(activityInterval, range.weekStartDay)), ...bcols, ast.alias('actor', actor)],
+      select: [ast.alias('b', bucketStartExpr(activityInterval, range.weekStartDay, activityTs)), ...bcols, ast.alias('actor', actor)],
       from: 'events',
       where: ast.and(seriesWhere(env, s, math, range, { lower }, attr), ast.call('isNotNull', [actor])),
       groupBy: positions(nb + 2),
@@ -190,15 +200,17 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
     const bucketTable = list.length === 1 ? list[0] : ast.unionAll(...list);
     const kd = ast.field('k', 'd');
     const ab = ast.field('a', 'b');
-    // b >= d + 1 interval − days (for days: b >= d − (days − 1) days)
-    const windowStart = sub
-      ? ast.arithmetic('+', ast.arithmetic('-', kd, ast.call('toIntervalDay', [ast.constant(plan.days)])), ast.call(d.interval === 'hour' ? 'toIntervalHour' : 'toIntervalMinute', [ast.constant(1)]))
-      : ast.arithmetic('-', kd, ast.call('toIntervalDay', [ast.constant(plan.days - 1)]));
+    const days = (n: number): Expr => ast.call('toIntervalDay', [ast.constant(n)]);
+    // d − (days − 1) days <= b, and b <= d (day activity) or b < d + 1 day (hour/minute activity)
+    const inWindow = ast.and(
+      ast.compare('>=', ab, ast.arithmetic('-', kd, days(plan.days - 1))),
+      sub ? ast.compare('<', ab, ast.arithmetic('+', kd, days(1))) : ast.compare('<=', ab, kd),
+    );
     const q = ast.select({
       select: [ast.alias('bucket', kd), ...env.specs.map((_, i) => ast.alias(`b${i}`, ast.field('a', `b${i}`))), ast.alias('value', ast.call('uniq', [ast.field('a', 'actor')]))],
       from: ast.joins(
         ast.joinExpr(bucketTable, { alias: 'k' }),
-        ast.joinExpr(activity, { alias: 'a', type: 'INNER JOIN', on: ast.and(ast.compare('<=', ab, kd), ast.compare('>=', ab, windowStart)) }),
+        ast.joinExpr(activity, { alias: 'a', type: 'INNER JOIN', on: inWindow }),
       ),
       groupBy: positions(1 + nb),
     });
@@ -696,7 +708,6 @@ export async function trendsActorsQuery(
   if (!Number.isInteger(si) || si < 0 || si >= series.length) throw validationError(`series ${si} does not exist in the source query.`, 'source__series');
   const s = series[si];
   const specs = breakdownSpecs(node.breakdownFilter, node.trendsFilter?.breakdown_histogram_bin_count);
-  if (specs.some((sp) => sp.histogramBinCount)) throw validationError('Actors of a histogram breakdown bin are not supported.', 'source__breakdown');
   const env: Env = { node, ctx, d, specs, global: globalFilterExpr(node, ctx), groupIndex: node.aggregation_group_type_index ?? null, hogql: [], multi: isMultiBreakdown(node) };
   let range = await trendsRange(env, series.filter((_, i) => !dropped.has(i)));
   if (point.compare === 'previous') {
@@ -705,7 +716,11 @@ export async function trendsActorsQuery(
   }
   const math = effectiveMath(s.math, d.interval);
   const plan = mathPlan(math);
+  // The breakdown values as the insight computes them over this range (histogram bins included).
+  const bexprs = (await breakdownColumns(env, s, math, range)).map((c) => (c as ast.Alias).expr);
   let bounds: { lower?: number; upper?: number; upperExclusive?: boolean } = {};
+  /** Timestamps must be after this (an active-users window's start). */
+  let after: number | undefined;
   if (point.day !== undefined && point.day !== null && !d.totalValue) {
     const buckets = range.buckets();
     const text = String(point.day);
@@ -720,7 +735,9 @@ export async function trendsActorsQuery(
     const end = buckets[i + 1]?.start;
     const cumulative = d.display === 'ActionsLineGraphCumulative' && isActorCountMath(math);
     const lower = plan.kind === 'active_window' ? cal.addDays(start, -(plan.days - 1)) : cumulative ? range.whereFrom : start;
-    bounds = plan.kind === 'active_window' && d.interval !== 'hour' && d.interval !== 'minute' ? { lower, upper: cal.addDays(start, 1), upperExclusive: true } : end !== undefined ? { lower, upper: end, upperExclusive: true } : { lower };
+    // (active users: PostHog's window `(d − (days − 1) days, d + 1 day]`, its start made exclusive below)
+    if (plan.kind === 'active_window') after = lower;
+    bounds = plan.kind === 'active_window' ? { lower, upper: cal.addDays(start, 1) } : end !== undefined ? { lower, upper: end, upperExclusive: true } : { lower };
   } else if (plan.kind === 'active_window' && d.totalValue) {
     bounds = { lower: cal.addDays(cal.startOfDay(range.dateTo), -(plan.days - 1)) };
   }
@@ -761,7 +778,7 @@ export async function trendsActorsQuery(
         ast.alias('actor_id', ast.call('concat', [actor, ast.constant('')])),
         ast.alias('first_ts', ast.call('min', [ast.field('timestamp')])),
         ...(checkFirst ? [ast.alias('matched', ast.call('argMin', [ast.call('if', [seriesProps, ast.constant(1), ast.constant(0)]), ast.field('timestamp')]))] : []),
-        ...specs.map((spec, i) => ast.alias(`b${i}`, ast.call('argMin', [breakdownValueExpr(spec), ast.field('timestamp')]))),
+        ...specs.map((_, i) => ast.alias(`b${i}`, ast.call('argMin', [bexprs[i], ast.field('timestamp')]))),
       ],
       from: 'events',
       where: ast.and(
@@ -788,14 +805,65 @@ export async function trendsActorsQuery(
     from: 'events',
     where: ast.and(
       range.whereExpr(ast.field('timestamp'), bounds),
+      after === undefined ? undefined : ast.compare('>', ast.field('timestamp'), ast.constant(sqlLocal(after))),
       seriesFilterExpr(s, { timezone: ctx.project.timezone, attr: 'series' }),
       env.global,
       mathFilterExpr(s, math, env.groupIndex),
       ast.call('isNotNull', [actor]),
       groupTypeIndex === null ? undefined : ast.compare('!=', actor, ast.constant('')),
-      breakdownMatch((spec) => breakdownValueExpr(spec)),
+      breakdownMatch((_, i) => bexprs[i]),
     ),
     groupBy: [ast.constant(1)],
   });
   return { query, groupTypeIndex };
+}
+
+/** One choice of an InsightActorsQueryOptions answer: what a user picks, and the value the InsightActorsQuery takes. */
+export interface ActorsQueryOption<V> {
+  label: string;
+  value: V;
+}
+
+/** PostHog's InsightActorsQueryOptionsResponse for a trends source (TrendsQueryRunner.to_actors_query_options). */
+export interface TrendsActorsQueryOptions {
+  /** The intervals (`null` on total-value displays): bucket labels, and the bucket start with the project's offset. */
+  day: ActorsQueryOption<string>[] | null;
+  /** The series by index, labelled as their results are (event name, `All events`, action name). */
+  series: ActorsQueryOption<number>[];
+  /** The breakdown values the insight answers, in its order (single breakdowns; `null` without one). */
+  breakdown: ActorsQueryOption<string>[] | null;
+  /** Multiple breakdowns: per breakdown, the values it takes in the insight's results. */
+  breakdowns: { values: ActorsQueryOption<string>[] }[] | null;
+  /** `Current`/`Previous` when the insight compares periods, else `null`. */
+  compare: ActorsQueryOption<string>[] | null;
+}
+
+/**
+ * What {@link trendsActorsQuery} can be asked for, as PostHog's `to_actors_query_options` lists it: days, series,
+ * breakdown values and compare periods. The breakdown values come from the insight's own answer (its ranking,
+ * Other and the null value included), so each one names a line of the chart.
+ */
+export async function trendsActorsQueryOptions(node: TrendsQuery, ctx: RunnerContext): Promise<TrendsActorsQueryOptions> {
+  await ensureFilterParser();
+  const d = trendsDefaults(node);
+  const dropped = new Set<number>();
+  const series = await resolveSeries(node.series, ctx, 'drop', dropped);
+  const env: Env = { node, ctx, d, specs: [], global: undefined, groupIndex: null, hogql: [], multi: isMultiBreakdown(node) };
+  const range = await trendsRange(env, series.filter((_, i) => !dropped.has(i)));
+  // (datetimes written as everywhere else in Quarry's answers, `action.days` included: with the project's offset)
+  const day = d.totalValue ? null : range.buckets().map((b) => ({ label: b.label, value: isoWithOffset(b.start, ctx.project.timezone) }));
+  const seriesOptions = series.map((s, i) => ({ label: seriesLabel(s), value: i })).filter((_, i) => !dropped.has(i));
+  const compare = isCompare(node.compareFilter) ? [{ label: 'Current', value: 'current' }, { label: 'Previous', value: 'previous' }] : null;
+  const specs = breakdownSpecs(node.breakdownFilter, node.trendsFilter?.breakdown_histogram_bin_count);
+  let breakdown: ActorsQueryOption<string>[] | null = null;
+  let breakdowns: { values: ActorsQueryOption<string>[] }[] | null = null;
+  if (specs.length) {
+    // (formulas replace the series lines: the options list the values of the series themselves)
+    const answer = await trendsRunner.run({ ...node, trendsFilter: { ...node.trendsFilter, formula: null, formulas: null, formulaNodes: null } }, ctx);
+    const values = (answer.results as Record<string, unknown>[]).filter((r) => (r.compare_label ?? 'current') === 'current').map((r) => r.breakdown_value as BreakdownValue);
+    const unique = (xs: string[]): ActorsQueryOption<string>[] => [...new Set(xs)].map((v) => ({ label: v, value: v }));
+    if (env.multi) breakdowns = specs.map((_, i) => ({ values: unique(values.map((v) => (v as string[])[i])) }));
+    else breakdown = unique(values as string[]);
+  }
+  return { day, series: seriesOptions, breakdown, breakdowns, compare };
 }

@@ -2,6 +2,7 @@ import { Endpoint } from './endpoint';
 import { EndpointVersion } from './endpoint-version';
 import { PersonalApiKey } from './personal-api-key';
 import { Insight } from './insight';
+import { InsightViewed } from './insight-viewed';
 import { ActivityLog } from './activity-log';
 import { Project } from './project';
 import { ProjectSecretApiKey } from './project-secret-api-key';
@@ -10,7 +11,7 @@ import { Action } from './action';
 import { Cohort } from './cohort';
 
 export { PersonalApiKey, Project, ProjectSecretApiKey, User };
-export { Insight, ActivityLog };
+export { Insight, ActivityLog, InsightViewed };
 export { Endpoint, EndpointVersion };
 export { Action };
 export { Cohort };
@@ -21,6 +22,7 @@ export const ENTITIES = [
   PersonalApiKey,
   ProjectSecretApiKey,
   Insight,
+  InsightViewed,
   ActivityLog,
   Endpoint,
   EndpointVersion,

@@ -5,6 +5,7 @@ import { Endpoints1764100000004 } from './0004-endpoints';
 import { Actions1764100000005 } from './0005-actions';
 import { Cohorts1764100000006 } from './0006-cohorts';
 import { InsightFilters1764100000007 } from './0007-insight-filters';
+import { InsightViewed1764100000008 } from './0008-insight-viewed';
 
 /** Every migration, oldest first. A later issue appends its own; never edit a released one. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Actions1764100000005,
   Cohorts1764100000006,
   InsightFilters1764100000007,
+  InsightViewed1764100000008,
 ];

@@ -1,0 +1,34 @@
+/**
+ * InsightActorsQueryOptions (PostHog's InsightActorsQueryOptionsRunner): the choices an InsightActorsQuery over an
+ * insight can be asked for — its days, series, breakdown values and compare periods — so that a client can list them
+ * before asking for the actors of one. PostHog asks the source insight's runner (`to_actors_query_options`); so does
+ * this runner. Trends sources only for now: other sources are a 400 naming the source kind.
+ */
+import { z } from 'zod';
+import { validationError } from '../../errors';
+import { dataNodeShape } from '../insights';
+import type { QueryRunner } from '../runner';
+import { funnelsActorsQuerySchema, insightActorsQuerySchema } from './actors-sources';
+import { trendsActorsQueryOptions } from './trends-runner';
+
+/** `{kind: 'InsightActorsQueryOptions', source: InsightActorsQuery | FunnelsActorsQuery}` (strict). */
+export const insightActorsQueryOptionsSchema = z
+  .object({
+    kind: z.literal('InsightActorsQueryOptions'),
+    source: z.discriminatedUnion('kind', [insightActorsQuerySchema, funnelsActorsQuerySchema]),
+    ...dataNodeShape,
+  })
+  .strict();
+export type InsightActorsQueryOptionsNode = z.infer<typeof insightActorsQueryOptionsSchema>;
+
+export const insightActorsOptionsRunner: QueryRunner<InsightActorsQueryOptionsNode> = {
+  kinds: ['InsightActorsQueryOptions'],
+  schema: insightActorsQueryOptionsSchema,
+  queryOnly: true,
+  async run(node, ctx) {
+    const source = node.source.kind === 'InsightActorsQuery' ? node.source.source : node.source;
+    if (source.kind !== 'TrendsQuery')
+      throw validationError(`InsightActorsQueryOptions is answered for TrendsQuery sources; got ${source.kind}.`, 'source__source__kind', 'unsupported_query');
+    return { ...(await trendsActorsQueryOptions(source, ctx)) };
+  },
+};
