@@ -1,7 +1,8 @@
 /**
  * Capture payload parsing (pure): raw request parts in, validated events out. Mirrors PostHog's capture service
  * (reference §6.2–6.4): three body shapes, gzip by header / param / magic bytes, base64 and form-encoded legacy
- * bodies, token and distinct id rules, clock-skew correction. Errors are {@link CaptureError}s carrying the HTTP
+ * bodies, token and distinct id rules, clock-skew correction, the client's address as `$ip`, events that are not
+ * stored as events (`$$heatmap`, `$$client_ingestion_warning`). Errors are {@link CaptureError}s carrying the HTTP
  * status and the plain-text body the route sends.
  */
 import { gunzipSync } from 'node:zlib';
@@ -111,6 +112,16 @@ export interface CaptureRequestParts {
   maxBytes: number;
   /** Receive time (epoch ms). Default Date.now(). */
   now?: number;
+  /**
+   * The client's IP address (capture-routes.ts clientIp). Each event whose `$ip` property is missing or empty gets it,
+   * as PostHog's normalizeEvent does with the address capture saw (`if (!properties['$ip'] && event.ip)`).
+   */
+  ip?: string;
+  /**
+   * The request came to `/engage`: an event without a name is a `$identify` (PostHog's Python capture, for the
+   * Mixpanel-style JS identify call: test_capture.py test_engage).
+   */
+  engage?: boolean;
 }
 
 export interface ParsedCapture {
@@ -165,7 +176,7 @@ function isGzip(buf: Buffer): boolean {
  * Turns the request into the decompressed JSON text of the payload. Order: form `data=` / GET `data=` →
  * compression (lz64 by param; gzip by param, header or magic bytes) → base64 → size cap.
  */
-export function decodePayload(parts: CaptureRequestParts): Buffer {
+export function decodePayload(parts: CaptureRequestParts, form?: { token?: string }): Buffer {
   const { maxBytes } = parts;
   let compression = (str(parts.query.compression) ?? '').toLowerCase();
   let data: Buffer | undefined;
@@ -173,11 +184,13 @@ export function decodePayload(parts: CaptureRequestParts): Buffer {
   const ct = (parts.contentType ?? '').toLowerCase();
 
   if (parts.body && parts.body.length > 0 && ct.startsWith('application/x-www-form-urlencoded')) {
-    const form = new URLSearchParams(parts.body.toString('latin1'));
-    const d = form.get('data');
+    const fields = new URLSearchParams(parts.body.toString('latin1'));
+    const d = fields.get('data');
     if (d === null) throw new CaptureError(400, 'failed to decode request: form body without a data field');
-    const fc = form.get('compression');
+    const fc = fields.get('compression');
     if (fc) compression = fc.toLowerCase();
+    // The token may come as a form field beside `data` (posthog/api/capture.py get_token: `request.POST["api_key"]`).
+    if (form) form.token = fields.get('api_key') || fields.get('token') || undefined;
     data = Buffer.from(d, 'latin1');
     fromForm = true;
   } else if (parts.body && parts.body.length > 0) {
@@ -434,7 +447,9 @@ function stringifyId(v: unknown): string | null {
     }
   }
   if (s.indexOf('\u0000') >= 0) s = s.replace(/\u0000/g, '\uFFFD');
-  if (s.trim() === '') return null;
+  // Only an empty id is missing: PostHog's capture checks `distinct_id.is_empty()`, so a whitespace-only id is an id
+  // (process-event.test.ts 'identify with illegal (generic) id' gives a person to '  '; merging it is refused).
+  if (s === '') return null;
   return s.length > MAX_DISTINCT_ID_CHARS ? firstCodePoints(s, MAX_DISTINCT_ID_CHARS) : s;
 }
 
@@ -460,6 +475,13 @@ export interface NormalizeContext {
   historical?: boolean;
   /** Position used in error messages. */
   index?: number;
+  /**
+   * The client's IP address ({@link CaptureRequestParts.ip}), set as `$ip` when the event has none. The event's own
+   * properties object gets it (parseCaptureRequest's own parse, never a caller's object).
+   */
+  ip?: string;
+  /** The name of an event sent without one ({@link CaptureRequestParts.engage}); absent: such an event is a 400. */
+  defaultEvent?: string;
 }
 
 /** The event's position for error messages (built only when one is thrown, not per event). */
@@ -473,7 +495,7 @@ function at(ctx: NormalizeContext): string {
  */
 export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent {
   if (!isPlainObject(raw)) throw new CaptureError(400, `invalid event${at(ctx)}: an event must be a JSON object`);
-  const name = raw.event;
+  const name = raw.event === undefined || raw.event === null || raw.event === '' ? (ctx.defaultEvent ?? raw.event) : raw.event;
   if (typeof name !== 'string' || name.trim() === '')
     throw new CaptureError(400, `event submitted without a name${at(ctx)}`);
   let props: Record<string, unknown>;
@@ -544,6 +566,16 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
 
   if (!hist && props.$os_name !== undefined && ppp !== false) props = withOsFallback(props);
 
+  // The client's address, unless the event has its own (PostHog's normalizeEvent: `if (!properties['$ip'] && event.ip)`).
+  const ip = ctx.ip;
+  if (ip !== undefined && !props.$ip) props.$ip = ip;
+  // Heatmap data goes to PostHog's heatmaps table, never to the events table (plugin-server extractHeatmapDataStep:
+  // "We don't want to ingest this data to the events table").
+  if (props.$heatmap_data !== undefined) {
+    if (props === raw.properties) props = { ...props };
+    delete props.$heatmap_data;
+  }
+
   // Autocapture elements become the elements_chain column and leave the stored properties (as in PostHog).
   let chain: string | null = null;
   if (props.$elements_chain !== undefined || props.$elements !== undefined) {
@@ -594,6 +626,22 @@ export function isDroppedPersonless(ev: ParsedEvent): boolean {
   return ev.event.charCodeAt(0) === 36 /* $ */ && PERSON_EVENTS.has(ev.event) && ev.properties.$process_person_profile === false;
 }
 
+/**
+ * Events PostHog never stores in the events table, by name: `$$heatmap` (the heatmaps table) and
+ * `$$client_ingestion_warning` (ingestion warnings) (rust capture's data types HeatmapMain and ClientIngestionWarning),
+ * and session recording payloads, `$snapshot` / `$snapshot_items` / `$performance_event` (PostHog's capture sends them
+ * to the recordings pipeline: SESSION_RECORDING_EVENT_NAMES; plugin-server's EventsProcessor wrote `$snapshot` to
+ * session_recording_events and `$performance_event` to performance_events, never to events). Accepted, not stored.
+ */
+const NOT_EVENTS = new Set(['$$heatmap', '$$client_ingestion_warning', '$snapshot', '$snapshot_items', '$performance_event']);
+
+export function isNotAnEvent(ev: ParsedEvent): boolean {
+  if (ev.event.charCodeAt(0) !== 36 /* $ */) return false;
+  // Only names whose second character is one of theirs are looked up ('$', 's', 'p').
+  const c = ev.event.charCodeAt(1);
+  return (c === 36 || c === 115 || c === 112) && NOT_EVENTS.has(ev.event);
+}
+
 const PERSONAL_KEY_PREFIXES = ['phx_', 'phs_'];
 
 function eventToken(e: unknown): string | undefined {
@@ -605,7 +653,8 @@ function eventToken(e: unknown): string | undefined {
 /** Parses a whole capture request. The token is checked for presence/consistency/kind, not resolved. */
 export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   const now = parts.now ?? Date.now();
-  const data = decodePayload(parts);
+  const form: { token?: string } = {};
+  const data = decodePayload(parts, form);
   let payload: unknown;
   try {
     // utf8Slice: toString's argument handling skipped (this decodes every request body).
@@ -643,8 +692,12 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
     else if (batchToken === undefined && t !== token)
       throw new CaptureError(401, 'batch submitted with inconsistent api_key values');
   }
+  // Else the `api_key` / `token` form field, else the query string (posthog/api/capture.py get_token; the Python capture
+  // reads the query string on GET, any method here), stripped of surrounding whitespace as there.
+  token ??= form.token ?? (str(parts.query.token) || str(parts.query.api_key) || undefined);
   if (token === undefined) throw new CaptureError(401, 'event submitted without an api_key');
-  if (token.trim() === '') throw new CaptureError(401, 'API key is not valid: the token is empty');
+  token = token.trim();
+  if (token === '') throw new CaptureError(401, 'API key is not valid: the token is empty');
   if (PERSONAL_KEY_PREFIXES.some((p) => token!.startsWith(p)))
     throw new CaptureError(
       401,
@@ -653,12 +706,12 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
 
   const sentAt = parseSentAt(sentAtRaw) ?? parseSentAt(str(parts.query._)) ?? parseSentAt(str(parts.query.sent_at));
   const events: ParsedEvent[] = new Array(rawEvents.length);
-  const ctx: NormalizeContext = { now, sentAt, index: undefined };
+  const ctx: NormalizeContext = { now, sentAt, index: undefined, ip: parts.ip, defaultEvent: parts.engage ? '$identify' : undefined };
   let dropped = 0;
   for (let i = 0; i < rawEvents.length; i++) {
     if (rawEvents.length > 1) ctx.index = i;
     const ev = normalizeEvent(rawEvents[i], ctx);
-    if (isDroppedPersonless(ev)) dropped++;
+    if (isDroppedPersonless(ev) || isNotAnEvent(ev)) dropped++;
     else events[i - dropped] = ev;
   }
   if (dropped) events.length -= dropped;
@@ -666,28 +719,17 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   return { token, events, historicalMigration, beacon };
 }
 
-/** PostHog's illegal distinct ids (merges involving them are refused). */
-const ILLEGAL_CASE_INSENSITIVE = new Set([
-  'anonymous',
-  'guest',
-  'distinctid',
-  'distinct_id',
-  'id',
-  'not_authenticated',
-  'email',
-  'undefined',
-  'true',
-  'false',
-]);
-const ILLEGAL_CASE_SENSITIVE = new Set(['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']);
+/**
+ * PostHog's illegal distinct ids (merges involving them are refused), as person-merge-service.ts builds them: the bare
+ * values and their single- and double-quoted forms, looked up on the id as it is (not trimmed: ' anonymous' is
+ * legal); an id that is empty once trimmed is illegal too.
+ */
+const quotedToo = (ids: string[]): string[] => [...ids, ...ids.map((id) => `'${id}'`), ...ids.map((id) => `"${id}"`)];
+const ILLEGAL_CASE_INSENSITIVE = new Set(
+  quotedToo(['anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false']),
+);
+const ILLEGAL_CASE_SENSITIVE = new Set(quotedToo(['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']));
 
 export function isIllegalDistinctId(id: string): boolean {
-  const t = id.trim();
-  if (t === '') return true;
-  const unquoted = /^(["']).*\1$/.test(t) && t.length >= 2 ? t.slice(1, -1) : t;
-  for (const v of [t, unquoted]) {
-    if (v.trim() === '') return true;
-    if (ILLEGAL_CASE_INSENSITIVE.has(v.toLowerCase()) || ILLEGAL_CASE_SENSITIVE.has(v)) return true;
-  }
-  return false;
+  return id.trim() === '' || ILLEGAL_CASE_INSENSITIVE.has(id.toLowerCase()) || ILLEGAL_CASE_SENSITIVE.has(id);
 }

@@ -1,7 +1,9 @@
 /**
  * PostHog-compatible capture routes (reference §6.1, §6.4): `/batch`, `/capture`, `/e`, `/i/v0/e`, `/track`,
  * `/engage` (trailing slash optional), POST and GET, permissive CORS. No auth header: the body's token is the
- * project's public capture token. Errors are plain-text bodies; success is `{"status": 1}` (204 with `beacon=1`).
+ * project's public capture token (in the payload, else a form field or the query string). Each event gets the
+ * client's address as `$ip` unless it has one ({@link clientIp}); on `/engage` an event without a name is a `$identify`.
+ * Errors are plain-text bodies; success is `{"status": 1}` (204 with `beacon=1`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -35,6 +37,22 @@ function setCors(req: FastifyRequest, reply: FastifyReply): void {
   reply.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
   const reqHeaders = req.headers['access-control-request-headers'];
   reply.header('Access-Control-Allow-Headers', typeof reqHeaders === 'string' && reqHeaders ? reqHeaders : '*');
+}
+
+/**
+ * The client's address as PostHog's capture takes it: the first entry of `X-Forwarded-For` when a proxy set one, else
+ * the peer's address; a port is cut (posthog/api/utils.py get_ip_address: "Azure gateway handles x-forwarded-for
+ * incorrectly"), and an IPv4 address seen over IPv6 (`::ffff:1.2.3.4`) reads as IPv4. Trusting the header costs
+ * nothing here: an SDK can set `$ip` itself.
+ */
+export function clientIp(forwardedFor: string | string[] | undefined, peer: string | undefined): string | undefined {
+  const header = Array.isArray(forwardedFor) ? forwardedFor[0] : forwardedFor;
+  let ip = header ? header.split(',')[0].trim() : peer;
+  if (!ip) return undefined;
+  if (ip.startsWith('::ffff:') && ip.indexOf('.') > 0) ip = ip.slice(7);
+  const parts = ip.split(':');
+  if (parts.length === 2) ip = parts[0];
+  return ip || undefined;
 }
 
 function text(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -81,7 +99,7 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
       return text(reply, 503, 'transient error, please retry');
     });
 
-    const handler = (maxBytes: number) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const handler = (maxBytes: number, engage: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
       setCors(req, reply);
       let parsed;
       try {
@@ -92,6 +110,8 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
           contentEncoding: req.headers['content-encoding'] as string | undefined,
           body: Buffer.isBuffer(req.body) ? req.body : undefined,
           maxBytes,
+          ip: clientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress),
+          engage,
         });
       } catch (e) {
         if (e instanceof CaptureError) return text(reply, e.status, e.message);
@@ -126,7 +146,7 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
         try {
           // The raw (possibly compressed) body may be a little larger than the decompressed cap (gzip of
           // incompressible data, base64 inflation); the decompressed cap is enforced after decoding.
-          scope.route({ method: ['GET', 'POST'], url, bodyLimit: Math.ceil(max * 1.4) + 65536, handler: handler(max) });
+          scope.route({ method: ['GET', 'POST'], url, bodyLimit: Math.ceil(max * 1.4) + 65536, handler: handler(max, p === '/engage') });
           scope.route({ method: 'OPTIONS', url, handler: options });
         } catch (e) {
           // With ignoreTrailingSlash the slash variant is already served by the bare path.

@@ -38,6 +38,12 @@ export interface IdentityEvent {
    * (person-initial-properties.ts DERIVED_KEY): read only when needed. Absent: nothing is derived.
    */
   full?: () => Record<string, unknown>;
+  /**
+   * The uuid of a captured event, read only when the event creates a person: PostHog's createPerson stores it as the
+   * person property `$creator_event_uuid` (person-state.test.ts 'creates person if they're new'). Imports set none
+   * (a PostHog export's persons already hold it).
+   */
+  creatorUuid?: () => string;
 }
 
 export interface IngestionWarning {
@@ -203,6 +209,8 @@ export class ProjectIdentity {
 
   /** The whole properties of the event being processed (IdentityEvent.full), for the property updates. */
   private full: (() => Record<string, unknown>) | undefined = undefined;
+  /** The uuid of the event being processed, when captured (IdentityEvent.creatorUuid). */
+  private creatorUuid: (() => string) | undefined = undefined;
 
   constructor(readonly projectId: number) {}
 
@@ -262,6 +270,8 @@ export class ProjectIdentity {
   ): PersonState {
     const p: PersonState = { id, created_at: timestamp, properties: {}, is_identified: isIdentified, version: 0, distinctIds: new Set() };
     applyPropertyUpdates(p.properties, props, this.full);
+    // PostHog: `{ ...propertiesOnce, ...properties, $creator_event_uuid }` (it wins over the event's own `$set`).
+    if (this.creatorUuid !== undefined) setOwn(p.properties, '$creator_event_uuid', this.creatorUuid());
     this.persons.set(id, p);
     this.deletedPersons.delete(id);
     this.dirtyPersons.add(id);
@@ -290,6 +300,7 @@ export class ProjectIdentity {
    */
   processEvent(ev: IdentityEvent): string | null {
     this.full = ev.full;
+    this.creatorUuid = ev.creatorUuid;
     const props = ev.properties;
     if (props.$process_person_profile === false) return this.personFor(ev.distinct_id)?.id ?? null;
     // PostHog's handleIdentifyOrAlias: `$identify` merges when `$anon_distinct_id` is present at all (any value,
@@ -332,10 +343,12 @@ export class ProjectIdentity {
    * identified; undefined when an id is illegal (nothing looked at).
    */
   private merge(a: string, b: string, ev: IdentityEvent, dangerously: boolean): PersonState | null | undefined {
-    if (isIllegalDistinctId(a) || isIllegalDistinctId(b)) {
+    // PostHog looks at the id merged into (the event's) first, so the warning names it when both are illegal.
+    const illegalB = isIllegalDistinctId(b);
+    if (illegalB || isIllegalDistinctId(a)) {
       this.warnings.push({
         type: 'cannot_merge_with_illegal_distinct_id',
-        details: { illegalDistinctId: isIllegalDistinctId(a) ? a : b, otherDistinctId: isIllegalDistinctId(a) ? b : a, eventUuid: undefined },
+        details: { illegalDistinctId: illegalB ? b : a, otherDistinctId: illegalB ? a : b, eventUuid: undefined },
       });
       return undefined;
     }
@@ -395,6 +408,9 @@ export class ProjectIdentity {
     created_at: number;
     is_identified: boolean;
   }): { id: string } | { error: string } {
+    // Nothing of the last processed event applies to an imported person.
+    this.full = undefined;
+    this.creatorUuid = undefined;
     const existing = p.id ? this.persons.get(p.id) : undefined;
     for (const d of p.distinct_ids) {
       const owner = this.byDistinctId.get(d);

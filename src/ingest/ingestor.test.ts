@@ -335,12 +335,20 @@ it('person properties derived from captured events ($initial_*) are derived agai
     ev({ distinct_id: 'r', properties: { $current_url: 'https://a.com/2', $set: { plan: 'pro' } } }),
   ];
   for (const e of logged) slimForApply(e);
+  const creator = logged[0].uuid;
   await w.append(1, logged);
   await w.close();
   ing = await Ingestor.open({ dataDir: dir, engine });
   const rows = (await engine.query('SELECT properties FROM persons WHERE project_id = 1')).rows;
   expect(rows.map((r) => (typeof r[0] === 'string' ? JSON.parse(r[0]) : r[0]))).toEqual([
-    { $current_url: 'https://a.com/2', utm_source: 'news', plan: 'pro', $initial_current_url: 'https://a.com/1', $initial_utm_source: 'news' },
+    {
+      $creator_event_uuid: creator,
+      $current_url: 'https://a.com/2',
+      utm_source: 'news',
+      plan: 'pro',
+      $initial_current_url: 'https://a.com/1',
+      $initial_utm_source: 'news',
+    },
   ]);
   // The stored events hold what was sent.
   const props = (await engine.query("SELECT properties FROM events WHERE project_id = 1 ORDER BY json_extract_string(properties, '$.\"$current_url\"')")).rows;

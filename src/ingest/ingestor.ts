@@ -131,7 +131,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
 
 const NO_IDENTITY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 /** One object reused for every compact event handed to identity (processEvent keeps none of its argument). */
-const scratchEvent: IdentityEvent = { event: '', distinct_id: '', properties: NO_IDENTITY, timestamp: 0, full: undefined };
+const scratchEvent: IdentityEvent = { event: '', distinct_id: '', properties: NO_IDENTITY, timestamp: 0, full: undefined, creatorUuid: undefined };
 
 /** The compact event whose whole properties {@link scratchFull} parses (set before each identity call). */
 let scratchRecord: CompactEvents | null = null;
@@ -142,6 +142,29 @@ const scratchFull = (): Record<string, unknown> => {
   const o = scratchIndex * C_STRIDE;
   return JSON.parse(utf8Text(c.buf, c.pos[o + C_PROPERTIES], c.pos[o + C_PROPERTIES + 1])) as Record<string, unknown>;
 };
+
+/** The uuid of the current compact event (read only when it creates a person: `$creator_event_uuid`). */
+const scratchUuid = (): string => {
+  const c = scratchRecord!;
+  const u = c.pos[scratchIndex * C_STRIDE + C_UUID];
+  return latin1Text(c.buf, u, u + 36);
+};
+
+/** One object reused for captured events in object form handed to identity, and the uuid it reports. */
+const scratchObjectEvent: IdentityEvent = { event: '', distinct_id: '', properties: NO_IDENTITY, timestamp: 0, full: undefined, creatorUuid: undefined };
+let scratchObjectUuid = '';
+const objectUuid = (): string => scratchObjectUuid;
+
+/** A captured event in object form (its properties whole) as identity sees it. */
+function capturedIdentityEvent(ev: ParsedEvent, properties: Record<string, unknown>): IdentityEvent {
+  scratchObjectEvent.event = ev.event;
+  scratchObjectEvent.distinct_id = ev.distinct_id;
+  scratchObjectEvent.properties = properties;
+  scratchObjectEvent.timestamp = ev.timestamp;
+  scratchObjectUuid = ev.uuid;
+  scratchObjectEvent.creatorUuid = objectUuid;
+  return scratchObjectEvent;
+}
 
 /**
  * A compact event as identity sees it. Identity reads the name only to recognise `$identify`, `$create_alias` and
@@ -166,6 +189,7 @@ function identityEvent(
   scratchRecord = c;
   scratchIndex = i;
   scratchEvent.full = scratchFull;
+  scratchEvent.creatorUuid = scratchUuid;
   scratchEvent.event =
     flags & F_IDENTIFY ? '$identify' : flags & F_CREATE_ALIAS ? '$create_alias' : flags & F_MERGE_DANGEROUSLY ? '$merge_dangerously' : '';
   scratchEvent.distinct_id = distinctId;
@@ -471,7 +495,7 @@ export class Ingestor {
           // A record read back from the log holds the stored properties: the person properties captured events
           // derive (person-initial-properties.ts; idempotent) are derived again, as when they were captured.
           const pev = withPersonInitialProperties(ev.event, ev.properties);
-          events.push(this.recordInsert(rec, i, ident.processEvent(pev === ev.properties ? ev : { ...ev, properties: pev })));
+          events.push(this.recordInsert(rec, i, ident.processEvent(capturedIdentityEvent(ev, pev))));
           applied++;
         }
       }

@@ -110,7 +110,9 @@ describe.each([0, 1])('parseWorkers=%i', (parseWorkers) => {
       expect(persons).toHaveLength(1);
       const [id, props, identified, createdAt, dids] = persons[0];
       expect(id).toBe(userPerson);
-      expect(props).toEqual({ first_seen: 'x', email: 'a@b.c', plan: 'pro' });
+      // `$creator_event_uuid`: the event that created the (target) person, as PostHog's createPerson stores it.
+      const [[login]] = await rows("SELECT uuid::VARCHAR FROM events WHERE distinct_id = $1 AND event = 'login'", [user]);
+      expect(props).toEqual({ first_seen: 'x', email: 'a@b.c', plan: 'pro', $creator_event_uuid: login });
       expect(identified).toBe(true);
       // the earlier of the two (timestamps carry the few-ms clock-skew correction from sent_at)
       expect(Math.abs(Date.parse(createdAt as string) - Date.parse('2024-01-01T00:00:00Z'))).toBeLessThan(1000);
@@ -215,7 +217,7 @@ describe.each([0, 1])('parseWorkers=%i', (parseWorkers) => {
         [d],
       );
       expect(persons.map((r) => (typeof r[0] === 'string' ? JSON.parse(r[0]) : r[0]))).toEqual([
-        { $current_url: 'https://a.com/0', utm_source: 'mail', $initial_current_url: 'https://a.com/0', $initial_utm_source: 'mail' },
+        { $current_url: 'https://a.com/0', utm_source: 'mail', $initial_current_url: 'https://a.com/0', $initial_utm_source: 'mail', $creator_event_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       ]);
       expect(await rows('SELECT count(*), count(*) FILTER (WHERE properties::VARCHAR LIKE \'%$set%\') FROM events WHERE distinct_id LIKE $1', [`${d}%`])).toEqual([[60, 0]]);
     });

@@ -1,0 +1,118 @@
+/**
+ * Capture over HTTP as PostHog's capture tests pin it (posthog/api/test/test_capture.py, plugin-server
+ * process-event.test.ts 'ip capture'): the client's address as `$ip`, the token from a form field or the query
+ * string, `/engage`, legacy base64 bodies. The parsing rules themselves are in src/ingest/ingest-posthog-compat-2.test.ts.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { clientIp } from '../../src/ingest/capture-routes';
+import { startCaptureServer, type CaptureServer } from '../fixtures/ingest-server';
+
+const TOKEN = 'phc_test_project_1';
+
+describe('clientIp (posthog/api/utils.py get_ip_address)', () => {
+  it.each<[string | string[] | undefined, string | undefined, string | undefined]>([
+    [undefined, '127.0.0.1', '127.0.0.1'],
+    [undefined, '::ffff:10.1.2.3', '10.1.2.3'],
+    [undefined, '::1', '::1'],
+    ['203.0.113.9, 10.0.0.1', '127.0.0.1', '203.0.113.9'],
+    [' 203.0.113.9:4711 ,10.0.0.1', '127.0.0.1', '203.0.113.9'],
+    ['2001:db8::1', '127.0.0.1', '2001:db8::1'],
+    [['198.51.100.2', '10.0.0.1'], '127.0.0.1', '198.51.100.2'],
+    ['', '127.0.0.1', '127.0.0.1'],
+    [undefined, undefined, undefined],
+  ])('X-Forwarded-For %j, peer %j → %j', (header, peer, ip) => {
+    expect(clientIp(header, peer)).toBe(ip);
+  });
+});
+
+describe.each([0, 1])('capture as test_capture.py pins it (parseWorkers=%i)', (parseWorkers) => {
+  let dir: string;
+  let srv: CaptureServer;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-capture-compat-'));
+    srv = await startCaptureServer(dir, { parseWorkers });
+  });
+  afterAll(async () => {
+    await srv.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const rows = async (sql: string, params: unknown[] = []) => (await srv.engine.query(sql, params)).rows;
+  const byUuid = async (uuid: string) =>
+    rows(`SELECT project_id, event, distinct_id, properties FROM events WHERE uuid = $1::UUID`, [uuid]).then((r) =>
+      r.map(([p, e, d, props]) => [p, e, d, typeof props === 'string' ? JSON.parse(props) : props]),
+    );
+  // Bodies big enough for the parse worker when there is one (small ones are parsed inline).
+  const pad = 'p'.repeat(parseWorkers ? 9000 : 10);
+
+  async function send(p: string, init: RequestInit = {}) {
+    const r = await fetch(`${srv.url}${p}`, init);
+    const text = await r.text();
+    await srv.ingestor.flush();
+    return { status: r.status, text };
+  }
+
+  it("'test_capture_event_ip': $ip is the peer's address, or the first X-Forwarded-For entry; the event's own $ip wins", async () => {
+    const [u1, u2, u3] = [randomUUID(), randomUUID(), randomUUID()];
+    const body = (uuid: string, props: Record<string, unknown> = {}) =>
+      JSON.stringify({ api_key: TOKEN, batch: [{ event: 'ip', distinct_id: 'ip', uuid, properties: { pad, ...props } }] });
+    const json = { 'content-type': 'application/json' };
+    expect((await send('/batch/', { method: 'POST', headers: json, body: body(u1) })).status).toBe(200);
+    expect((await send('/batch/', { method: 'POST', headers: { ...json, 'x-forwarded-for': '203.0.113.9, 10.0.0.1' }, body: body(u2) })).status).toBe(200);
+    expect((await send('/batch/', { method: 'POST', headers: { ...json, 'x-forwarded-for': '203.0.113.9' }, body: body(u3, { $ip: '1.0.0.1' }) })).status).toBe(200);
+    expect((await byUuid(u1))[0][3].$ip).toBe('127.0.0.1');
+    expect((await byUuid(u2))[0][3].$ip).toBe('203.0.113.9');
+    expect((await byUuid(u3))[0][3].$ip).toBe('1.0.0.1');
+  });
+
+  it("'test_base64_decode_variations': form data= with the token as the form's api_key, '+' sent as '+' or as ' '", async () => {
+    // test_capture.py's own payload: {"event": "$pageview", "properties": {"distinct_id": "eeeeeeegϥeeeee"}}.
+    const data = 'eyJldmVudCI6IiRwYWdldmlldyIsInByb3BlcnRpZXMiOnsiZGlzdGluY3RfaWQiOiJlZWVlZWVlZ8+lZWVlZWUifX0=';
+    const count = async () => Number((await rows(`SELECT count(*) FROM events WHERE distinct_id = 'eeeeeeegϥeeeee' AND event = '$pageview'`))[0][0]);
+    const before = await count();
+    for (const sent of [data, data.replace(/\+/g, ' ')]) {
+      const form = `data=${sent.replace(/\+/g, '%2B').replace(/ /g, '+').replace(/=/g, '%3D')}&api_key=${TOKEN}`;
+      const r = await send('/track/', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+      expect(r).toEqual({ status: 200, text: '{"status":1}' });
+    }
+    expect(await count()).toBe(before + 2);
+  });
+
+  it("'test_incorrect_padding': GET /e/?data= base64 without its padding, the token in the query string", async () => {
+    const uuid = randomUUID();
+    const data = Buffer.from(JSON.stringify({ event: 'whatevefr', uuid, properties: { distinct_id: 'asdf' } })).toString('base64').replace(/=+$/, '');
+    expect(data.length % 4).not.toBe(0);
+    const r = await send(`/e/?data=${encodeURIComponent(data)}&token=${TOKEN}`);
+    expect(r.status).toBe(200);
+    expect((await byUuid(uuid)).map((x) => x.slice(0, 3))).toEqual([[1, 'whatevefr', 'asdf']]);
+  });
+
+  it("'test_engage': GET /engage/?data= with $token, $distinct_id and $set becomes a $identify setting the person", async () => {
+    const d = `engage-${parseWorkers}-${randomUUID()}`;
+    const data = JSON.stringify({ $set: { $os: 'Mac OS X' }, $token: TOKEN, $distinct_id: d, $device_id: '16fd4afae9b2d8', $user_id: 3 });
+    const r = await send(`/engage/?data=${encodeURIComponent(data)}`, { headers: { origin: 'https://localhost' } });
+    expect(r).toEqual({ status: 200, text: '{"status":1}' });
+    expect(await rows('SELECT event FROM events WHERE distinct_id = $1', [d])).toEqual([['$identify']]);
+    const [[props]] = await rows(
+      'SELECT p.properties FROM persons p JOIN person_distinct_ids i ON i.project_id = p.project_id AND i.person_id = p.id WHERE i.distinct_id = $1',
+      [d],
+    );
+    const [[creator]] = await rows('SELECT uuid::VARCHAR FROM events WHERE distinct_id = $1', [d]);
+    expect(typeof props === 'string' ? JSON.parse(props) : props).toEqual({ $os: 'Mac OS X', $creator_event_uuid: creator });
+  });
+
+  it('a token with surrounding whitespace is the token (get_token strips it); a query token never overrides the body', async () => {
+    const [u1, u2] = [randomUUID(), randomUUID()];
+    const post = (body: unknown, q = '') => send(`/batch/${q}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post({ api_key: ` ${TOKEN}\n`, batch: [{ event: 'ws', distinct_id: 'w', uuid: u1, properties: { pad } }] })).status).toBe(200);
+    expect((await post({ api_key: 'phc_test_project_2', batch: [{ event: 'ws', distinct_id: 'w', uuid: u2, properties: { pad } }] }, `?token=${TOKEN}`)).status).toBe(200);
+    expect((await byUuid(u1))[0][0]).toBe(1);
+    expect((await byUuid(u2))[0][0]).toBe(2);
+    const none = await post({ batch: [{ event: 'ws', distinct_id: 'w', properties: { pad } }] });
+    expect(none).toEqual({ status: 401, text: 'event submitted without an api_key' });
+  });
+});
