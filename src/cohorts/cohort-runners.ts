@@ -72,8 +72,7 @@ async function runCohortBreakdown(
 /** The runners, each loading the cohorts its node names first; trends also answer cohort breakdowns. */
 export function withCohortRunners(runners: QueryRunner[], loader: CohortLoader): QueryRunner[] {
   return runners.map((runner) => ({
-    kinds: runner.kinds,
-    schema: runner.schema,
+    ...runner,
     async run(node: any, ctx: RunnerContext): Promise<Record<string, unknown>> {
       const isTrends = node?.kind === 'TrendsQuery';
       const bf = node?.breakdownFilter as Parameters<typeof cohortBreakdownValues>[0];
