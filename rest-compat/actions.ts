@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
+import { actionEventCount } from '../src/actions/action-count';
 import { apiRoute, forbidDestroy, listBody, projectIdParam, respond } from './route';
 
 /**
  * Actions (PostHog's `/api/projects/<id>/actions/`, also under `/api/environments/<id>/`). DELETE answers 405 as
- * PostHog's (ForbidDestroyModel): an action is soft-deleted by PATCH `{"deleted": true}`.
+ * PostHog's (ForbidDestroyModel): an action is soft-deleted by PATCH `{"deleted": true}`. `GET …/<id>/count/` answers
+ * `{count}`, the events the action matches (src/actions/action-count.ts).
  */
 export function registerActionRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/actions';
@@ -16,5 +18,6 @@ export function registerActionRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'POST', base, async (r) => respond(201, await s.actions.create(r.principal, projectIdParam(r.params), r.body)));
   apiRoute(app, s, 'GET', `${base}/:actionId`, (r) => s.actions.get(r.principal, projectIdParam(r.params), r.params.actionId));
   apiRoute(app, s, ['PATCH', 'PUT'], `${base}/:actionId`, (r) => s.actions.update(r.principal, projectIdParam(r.params), r.params.actionId, r.body));
+  apiRoute(app, s, 'GET', `${base}/:actionId/count`, (r) => actionEventCount(s, r.principal, projectIdParam(r.params), r.params.actionId));
   forbidDestroy(app, s, `${base}/:actionId`, 'action:write');
 }

@@ -87,6 +87,8 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     const projects = new ProjectService(store);
     projects.onDelete(ingestor);
     const metrics = new Metrics(() => ingestor.pendingEvents, engine.memoryBytes && (() => engine.memoryBytes!()));
+    // Static cohorts follow their persons through merges (PostHog moves cohort links to the person merged into).
+    const resolvePersons = (projectId: number, ids: string[]) => ingestor.resolvePersonIds(projectId, ids);
     // A change to an action drops the project's cached results (computed with the old definition).
     const actions = new ActionService(store, projects, (id) => queries.cache.dropProject(id));
     const queries: QueryService = new QueryService(
@@ -94,7 +96,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       engine,
       queryLog,
       { timeoutMs: config.queryTimeoutMs, concurrency: config.queryConcurrency, asyncResultTtlMs: config.asyncResultTtlMs, actions },
-      withCohortRunners(RUNNERS, new CohortLoader(store)),
+      withCohortRunners(RUNNERS, new CohortLoader(store, resolvePersons)),
       metrics,
     );
     closers.push(async () => queries.close());
@@ -115,7 +117,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       endpoints: new EndpointService(store, projects, queries, engine, config),
       persons: new PersonReader(projects, queries),
       eventLog: new EventReader(projects, queries),
-      cohorts: new CohortService(store, projects, queries, engine, config.queryTimeoutMs),
+      cohorts: new CohortService(store, projects, queries, engine, config.queryTimeoutMs, resolvePersons),
       actions,
       groups: new GroupService(projects, engine, ingestor),
       close,

@@ -2,7 +2,8 @@ import { In } from 'typeorm';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { checkRegexValue } from '../limits';
-import { notFound, parseError, validationError } from '../errors';
+import { notFound, parseError, UserError, validationError } from '../errors';
+import { selectorToExpr } from '../queries/insights/element-filters';
 import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import type { UserBasic } from '../insights/activity';
@@ -50,6 +51,14 @@ const stepSchema = z
     if (s.url_matching === 'regex' && s.url) checkRegexValue(s.url, ctx, ['url']);
     if (s.text_matching === 'regex' && s.text) checkRegexValue(s.text, ctx, ['text']);
     if (s.href_matching === 'regex' && s.href) checkRegexValue(s.href, ctx, ['href']);
+    // likewise a selector of an $autocapture step (the only steps whose element fields count) Quarry cannot match
+    if (s.event === '$autocapture' && s.selector) {
+      try {
+        selectorToExpr(s.selector, { attr: 'selector' });
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: e instanceof UserError ? e.message : 'Invalid selector.', path: ['selector'] });
+      }
+    }
   });
 
 const actionBody = z.object({

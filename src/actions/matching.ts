@@ -6,7 +6,9 @@
  * step that sets nothing matches every event, and so does an action without steps.
  *
  * Autocapture element conditions (`selector`, `tag_name`, `href` by `href_matching`, `text` by `text_matching`) match
- * the event's `elements_chain` as PostHog's do (src/queries/insights/element-filters.ts).
+ * the event's `elements_chain` as PostHog's do (src/queries/insights/element-filters.ts), and only in `$autocapture`
+ * steps: PostHog's action_to_expr (and the older filter_event) read them under `if step.event == AUTOCAPTURE_EVENT`,
+ * so a step of another event, or of any event, ignores them.
  */
 import * as ast from '../productql/ast';
 import type { Expr } from '../productql/ast';
@@ -22,6 +24,8 @@ export interface ActionDef {
   name: string | null;
   steps: ActionStep[];
 }
+
+const AUTOCAPTURE = '$autocapture';
 
 const fieldOf = (ctx: FilterContext, ...chain: string[]): Expr => ast.field(...(ctx.table ? [ctx.table, ...chain] : chain));
 
@@ -42,7 +46,8 @@ function urlExpr(step: ActionStep, ctx: FilterContext): Expr | undefined {
 export function stepToExpr(step: ActionStep, ctx: FilterContext): Expr {
   return ast.and(
     step.event ? ast.compare('==', fieldOf(ctx, 'event'), ast.constant(step.event)) : undefined,
-    ...stepElementExprs(step, { ...ctx, attr: ctx.attr ?? 'series' }),
+    // PostHog's action_to_expr reads the element fields of `$autocapture` steps only (any other step ignores them)
+    ...(step.event === AUTOCAPTURE ? stepElementExprs(step, { ...ctx, attr: ctx.attr ?? 'series' }) : []),
     urlExpr(step, ctx),
     step.properties?.length ? propertiesToExpr(stepProperties(step, ctx), ctx) : undefined,
   );

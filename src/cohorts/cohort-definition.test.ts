@@ -79,9 +79,22 @@ describe('cohort definitions', () => {
     [{ properties: { type: 'AND', values: [{ type: 'person', key: 'a', value: 1 }, { type: 'person', key: 'x', value: [1, 2], operator: 'gt', negation: true }] } }, /takes one value/],
     [{ properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: 'abc' }] } }, /id of a cohort/],
     [{ properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: 3, operator: 'exact' }] } }, /not valid for a cohort/],
-    [{ properties: [] }, /property group/],
+    [{ properties: 'x' }, /property group/],
+    [{}, /Filters must be a dictionary with a 'properties' key/],
+    [{ properties: [{ type: 'event', key: 'a', value: 1 }] }, /not supported/],
   ])('refuses %j', (filters, message) => {
     expect(() => groupFromFilters(filters)).toThrow(message);
+  });
+
+  it('properties as a plain list are the AND of the criteria (PostHog’s Filter.property_groups reads a list so)', () => {
+    expect(groupFromFilters({ properties: [{ type: 'person', key: 'a', value: 1 }, { type: 'cohort', key: 'id', value: 4 }] })).toEqual({
+      type: 'AND',
+      values: [
+        { type: 'person', key: 'a', value: 1 },
+        { type: 'cohort', key: 'id', value: 4, operator: 'in' },
+      ],
+    });
+    expect(groupFromFilters({ properties: [] })).toEqual({ type: 'AND', values: [] });
   });
 });
 

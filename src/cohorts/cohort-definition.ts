@@ -2,8 +2,9 @@
  * A cohort's definition as a property group Quarry can evaluate: person-property conditions and references to
  * other cohorts, nested in AND/OR groups. PostHog's two forms are read:
  *
- * - `filters: {properties: {type, values: [...]}}` (current): person filters (`negation: true` → the negated
- *   condition), cohort filters (`negation: true` → `not_in`), behavioral criteria, nested groups;
+ * - `filters: {properties: {type, values: [...]}}` (current; a plain list of criteria is their AND): person filters
+ *   (`negation: true` → the negated condition), cohort filters (`negation: true` → `not_in`), behavioral criteria,
+ *   nested groups;
  * - legacy `groups: [{properties: [...]}, ...]`: groups are ORed, a group's properties ANDed; properties without
  *   a type, or typed `event`, are person properties (PostHog's "legacy cohorts have implicit type person").
  *
@@ -111,8 +112,10 @@ function group(raw: unknown, attr: string, depth: number): PropertyGroupFilter {
 
 /** `filters` (current form) → group; throws a 400 for anything Quarry cannot evaluate. */
 export function groupFromFilters(filters: unknown): PropertyGroupFilter {
-  if (!isObject(filters)) throw validationError('Must be an object: {"properties": {"type": …, "values": […]}}.', 'filters');
-  const props = filters.properties;
+  // PostHog's CohortSerializer.validate_filters: an object with a `properties` key, nothing else
+  if (!isObject(filters) || !('properties' in filters)) throw validationError("Filters must be a dictionary with a 'properties' key.", 'filters');
+  // a plain list of criteria is an AND of them, as PostHog's Filter reads `properties` given as a list
+  const props = Array.isArray(filters.properties) ? { type: 'AND', values: filters.properties } : filters.properties;
   if (props === undefined || props === null) return { type: 'AND', values: [] };
   const g = group(props, 'filters', 0);
   checkNegations(props, 'filters');

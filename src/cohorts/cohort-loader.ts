@@ -26,8 +26,22 @@ export function resolveCohort(c: Cohort): ResolvedCohort {
   };
 }
 
+/**
+ * The persons that stored person ids stand for now, in order (PostHog moves a merged-away person's cohort links to the
+ * person it merged into: reference §6.5 "All of A's distinct ids, cohort links … move to B"). Given the project and
+ * the ids, it answers each id's current person id (the id itself when it was never merged away).
+ */
+export type PersonIdResolver = (projectId: number, personIds: string[]) => Promise<string[]>;
+
 export class CohortLoader {
-  constructor(private readonly store: Store) {}
+  /**
+   * @param resolvePersons maps a static cohort's stored person ids to the persons they were merged into (default:
+   *   none, the ids as stored — a person merged away after being added then drops out of the cohort).
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly resolvePersons?: PersonIdResolver,
+  ) {}
 
   /**
    * The project's cohorts with these ids and every cohort they refer to, by id. Ids the project does not have are
@@ -48,6 +62,7 @@ export class CohortLoader {
       }
       pending = [...new Set(next)];
     }
+    await this.followMerges(projectId, out);
     const groups = [...out.values()].flatMap((c) => (c.group ? [c.group] : []));
     // hogql event_filters are parsed when the filter builder expands the cohort, synchronously
     if (groups.some((g) => behavioralCriteria(g).some((c) => c.eventFilters.some((f) => f.type === 'hogql')))) await ensureFilterParser();
@@ -57,6 +72,17 @@ export class CohortLoader {
       for (const g of groups) attachActions(g, actions);
     }
     return out;
+  }
+
+  /** Static cohorts' person ids replaced by the persons they now are (one resolver call for all of them). */
+  private async followMerges(projectId: number, cohorts: Map<number, ResolvedCohort>): Promise<void> {
+    if (!this.resolvePersons) return;
+    const statics = [...cohorts.values()].filter((c) => c.isStatic && c.personIds.length);
+    if (!statics.length) return;
+    const stored = [...new Set(statics.flatMap((c) => c.personIds))];
+    const now = await this.resolvePersons(projectId, stored);
+    const current = new Map(stored.map((id, i) => [id, (now[i] ?? id).toLowerCase()]));
+    for (const c of statics) c.personIds = [...new Set(c.personIds.map((id) => current.get(id) ?? id))];
   }
 
   /**

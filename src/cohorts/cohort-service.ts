@@ -16,6 +16,7 @@ import { notFound, validationError } from '../errors';
 import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import * as ast from '../productql/ast';
+import { PRODUCTQL_MAX_LIMIT } from '../productql';
 import { runInsightQuery, toNumber } from '../queries/insights/execute';
 import { ensureFilterParser, propertyFilterToExpr } from '../queries/insights/property-filters';
 import type { QueryService } from '../queries/query-service';
@@ -26,8 +27,14 @@ import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { behavioralActionIds, behavioralCriteria } from './behavioral';
 import { cohortGroup, groupFromFilters, groupFromLegacyGroups, referencedCohorts } from './cohort-definition';
-import { CohortLoader } from './cohort-loader';
+import { CohortLoader, type PersonIdResolver } from './cohort-loader';
 import { cohortNotFoundMessage, runWithCohorts, type ResolvedCohort } from './cohort-scope';
+
+/** Longest `search` of the cohorts list. */
+const MAX_SEARCH_LENGTH = 400;
+
+/** Most persons {@link CohortService.duplicateAsStatic} copies: the printer's largest LIMIT. */
+const MAX_STATIC_COPY = PRODUCTQL_MAX_LIMIT;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const personIds = z
@@ -42,7 +49,9 @@ const cohortBody = z.object({
   filters: z.record(z.string(), z.unknown()).nullable().optional(),
   is_static: z.boolean().optional(),
   deleted: z.boolean().optional(),
-  query: z.null().optional(),
+  // PostHog fills a static cohort from a query node's persons; Quarry does not (yet): a clear 400 rather than a cohort
+  // saved without the persons the caller meant
+  query: z.null({ message: 'Cohorts made from a query are not supported: list the persons with _create_static_person_ids, or copy a cohort with duplicate_as_static_cohort.' }).optional(),
   _create_static_person_ids: personIds.optional(),
 });
 type CohortBody = z.output<typeof cohortBody>;
@@ -100,23 +109,32 @@ export class CohortService {
     private readonly queries: QueryService,
     private readonly engine: EventEngineBase,
     private readonly timeoutMs: number,
+    /** See {@link CohortLoader}: static cohorts follow their persons through merges when given. */
+    resolvePersons?: PersonIdResolver,
   ) {
-    this.loader = new CohortLoader(store);
+    this.loader = new CohortLoader(store, resolvePersons);
   }
 
   private get cohorts() {
     return this.store.db.getRepository(Cohort);
   }
 
-  /** `GET …/cohorts/`: live cohorts of the project, newest first, each with its count. */
-  async list(principal: Principal, projectId: number, page: Page): Promise<Paged<CohortView>> {
+  /** `GET …/cohorts/`: live cohorts of the project, newest first, each with its count; `search` keeps those whose name contains it (any case). */
+  async list(principal: Principal, projectId: number, page: Page, filters: { search?: unknown } = {}): Promise<Paged<CohortView>> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'cohort:read' });
-    const [rows, count] = await this.cohorts.findAndCount({
-      where: { project_id: project.id, deleted: false },
-      order: { id: 'DESC' },
-      skip: page.offset,
-      take: page.limit,
-    });
+    const search = typeof filters.search === 'string' ? filters.search.trim().toLowerCase() : '';
+    if (search.length > MAX_SEARCH_LENGTH) throw validationError(`Ensure this field has no more than ${MAX_SEARCH_LENGTH} characters.`, 'search');
+    let rows: Cohort[];
+    let count: number;
+    if (search) {
+      // PostHog's CohortViewSet list `?search=`: name icontains (metadata rows: filtered here, not in SQL LIKE's escapes)
+      const all = (await this.cohorts.find({ where: { project_id: project.id, deleted: false }, order: { id: 'DESC' } })).filter((c) =>
+        (c.name ?? '').toLowerCase().includes(search),
+      );
+      [rows, count] = [all.slice(page.offset, page.offset + page.limit), all.length];
+    } else {
+      [rows, count] = await this.cohorts.findAndCount({ where: { project_id: project.id, deleted: false }, order: { id: 'DESC' }, skip: page.offset, take: page.limit });
+    }
     const users = await this.users(rows.map((r) => r.created_by_id));
     const results: CohortView[] = [];
     for (const r of rows) results.push(this.view(r, users, await this.measure(principal, project, r)));
@@ -158,20 +176,30 @@ export class CohortService {
     return this.fullView(principal, project, saved);
   }
 
-  /** `PATCH …/cohorts/<id>/`: partial update; `{"deleted": true}` soft-deletes (and `false` restores). */
+  /**
+   * `PATCH …/cohorts/<id>/`: partial update; `{"deleted": true}` soft-deletes (and `false` restores); `{"is_static":
+   * false}` makes a static cohort dynamic.
+   */
   async update(principal: Principal, projectId: number, id: string | number, input: unknown): Promise<CohortView> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'cohort:write' });
     const body: CohortBody = parseInput(cohortBody, input ?? {});
     const row = await this.find(project.id, id);
-    if (body.is_static !== undefined && body.is_static !== row.is_static)
-      throw validationError('A cohort cannot change between static and dynamic.', 'is_static');
+    // PostHog's test_static_cohort_to_dynamic_cohort: a static cohort becomes dynamic, its persons then being those its
+    // criteria select (its list is dropped). The other way is refused: the copy action makes a static cohort of one.
+    const toDynamic = body.is_static === false && row.is_static;
+    if (body.is_static === true && !row.is_static)
+      throw validationError('A dynamic cohort cannot be made static: duplicate it as a static cohort instead.', 'is_static');
     if (body._create_static_person_ids !== undefined) throw validationError('Only allowed when creating a cohort.', '_create_static_person_ids');
+    if (toDynamic) {
+      row.is_static = false;
+      row.static_person_ids = [];
+    }
     if (body.name !== undefined) row.name = body.name;
     if (body.description !== undefined) row.description = body.description ?? '';
     if (body.groups !== undefined) row.groups = body.groups ?? [];
     if (body.filters !== undefined) row.filters = body.filters;
     if (body.deleted !== undefined) row.deleted = body.deleted;
-    if (body.groups !== undefined || body.filters !== undefined) await this.validateDefinition(project.id, row, row.id);
+    if (toDynamic || body.groups !== undefined || body.filters !== undefined) await this.validateDefinition(project.id, row, row.id);
     row.updated_at = new Date();
     const saved = await this.cohorts.save(row);
     this.queries.cache.dropProject(project.id);
@@ -223,17 +251,60 @@ export class CohortService {
     const loaded = await this.loader.load(projectId, refs);
     for (const ref of refs) if (!loaded.has(ref)) throw validationError(cohortNotFoundMessage(ref), attr);
     if (selfId !== null && (refs.includes(selfId) || loaded.has(selfId)))
-      throw validationError('A cohort cannot refer to itself, directly or through other cohorts.', attr);
+      throw validationError('Cohorts cannot reference other cohorts in a loop.', attr);
+  }
+
+  /**
+   * `GET …/cohorts/<id>/duplicate_as_static_cohort/` (PostHog's CohortViewSet action, test_cohort.py
+   * `test_duplicating_dynamic_cohort_as_static`): a new static cohort named `<name> (static copy)` holding the persons
+   * in the cohort now; answers the new cohort (200). A cohort of more than {@link MAX_STATIC_COPY} persons is a 400
+   * rather than a silently cut copy.
+   */
+  async duplicateAsStatic(principal: Principal, projectId: number, id: string | number): Promise<CohortView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'cohort:write' });
+    const source = await this.find(project.id, id);
+    const { where } = await this.membership(project, source);
+    const query = ast.select({ select: [ast.alias('id', ast.field('id'))], from: 'persons', where, limit: MAX_STATIC_COPY });
+    const out = await runInsightQuery(this.queryContext(principal, project), query, 'cohort_copy');
+    if (out.truncated)
+      throw validationError(`A cohort of more than ${MAX_STATIC_COPY} persons cannot be copied as a static cohort.`, 'id');
+    const now = new Date();
+    const row = this.cohorts.create({
+      project_id: project.id,
+      // Python's f"{cohort.name} (static copy)": a cohort without a name gives "None (static copy)"
+      name: `${source.name ?? 'None'} (static copy)`,
+      description: '',
+      groups: [],
+      filters: null,
+      is_static: true,
+      static_person_ids: [...new Set(out.rows.map((r) => String(r.id).toLowerCase()))],
+      deleted: false,
+      created_at: now,
+      created_by_id: userOf(principal),
+      updated_at: now,
+    });
+    const saved = await this.cohorts.save(row);
+    this.queries.cache.dropProject(project.id);
+    return this.fullView(principal, project, saved);
+  }
+
+  /** The condition "the person is in the cohort" on the persons table, and the cohorts it reads (nested ones included). */
+  private async membership(project: Project, row: Cohort): Promise<{ where: ast.Expr; cohorts: ReadonlyMap<number, ResolvedCohort> }> {
+    await ensureFilterParser();
+    const cohorts = await this.loader.load(project.id, [row.id]);
+    const where = runWithCohorts(cohorts, () => propertyFilterToExpr({ type: 'cohort', key: 'id', value: row.id } as never, { personTable: true, timezone: project.timezone }));
+    return { where, cohorts };
+  }
+
+  private queryContext(principal: Principal, project: Project) {
+    return { project, principal, engine: this.engine, timings: new Timings(), timeoutMs: this.timeoutMs };
   }
 
   /** Persons of the project in the cohort, counted in the event engine, and the cohort's type. */
   private async measure(principal: Principal, project: Project, row: Cohort): Promise<Measured> {
-    await ensureFilterParser();
-    const cohorts = await this.loader.load(project.id, [row.id]);
-    const where = runWithCohorts(cohorts, () => propertyFilterToExpr({ type: 'cohort', key: 'id', value: row.id } as never, { personTable: true, timezone: project.timezone }));
+    const { where, cohorts } = await this.membership(project, row);
     const query = ast.select({ select: [ast.alias('count', ast.call('count'))], from: 'persons', where });
-    const ctx = { project, principal, engine: this.engine, timings: new Timings(), timeoutMs: this.timeoutMs };
-    const out = await runInsightQuery(ctx, query, 'cohort_count');
+    const out = await runInsightQuery(this.queryContext(principal, project), query, 'cohort_count');
     return { count: toNumber(out.rows[0]?.count), type: row.is_static ? 'static' : cohortType(cohorts) };
   }
 

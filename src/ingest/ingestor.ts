@@ -391,6 +391,16 @@ export class Ingestor {
     this.groups.invalidate(projectId);
   }
 
+  /**
+   * The persons these person ids are now, in order: a merged-away person's id gives the person it merged into, any
+   * other id itself (static cohorts follow their persons through merges with it: src/cohorts/cohort-loader.ts).
+   */
+  async resolvePersonIds(projectId: number, ids: string[]): Promise<string[]> {
+    await this.identity.ensureLoaded(projectId);
+    const ident = this.identity.get(projectId);
+    return ids.map((id) => ident.resolvePersonId(id));
+  }
+
   /** Loads the identity and groups of a project (once). */
   private async ensureLoaded(projectId: number): Promise<void> {
     await this.identity.ensureLoaded(projectId);

@@ -125,12 +125,18 @@ describe('CRUD', () => {
     ['an invalid url regex', { name: 'v3', steps: [{ url: '(', url_matching: 'regex' }] }, 'steps__0__url'],
     ['an invalid text regex', { name: 'v5', steps: [{ text: '(', text_matching: 'regex' }] }, 'steps__0__text'],
     ['an invalid href regex', { name: 'v6', steps: [{ href: '[', href_matching: 'regex' }] }, 'steps__0__href'],
+    ['an $autocapture step selector Quarry cannot match', { name: 'v7', steps: [{ event: '$autocapture', selector: '>>>' }] }, 'steps__0__selector'],
     ['steps not a list', { name: 'v4', steps: 'x' }, 'steps'],
     ['name too long', { name: 'n'.repeat(401) }, 'name'],
   ])('400 with attr: %s', async (_n, body, attr) => {
     const r = await s.api('POST', BASE, body);
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ type: 'validation_error', attr });
+  });
+
+  it('the selector of a step of another event is not checked: PostHog ignores element fields outside $autocapture steps', async () => {
+    const a = await create({ name: 'pageview with a stray selector', steps: [{ event: '$pageview', selector: '>>>' }] });
+    expect(a.steps[0].selector).toBe('>>>');
   });
 
   it('a name is unique among the live actions of a project', async () => {

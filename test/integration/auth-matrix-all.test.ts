@@ -98,7 +98,7 @@ const TABLE: Row[] = [
     method: 'DELETE',
     pattern: '/api/projects/:projectId/query/:queryId',
     scope: 'query:read',
-    ok: 200,
+    ok: 204,
     fresh: 'query',
     // the fixture query has finished by the time the cell runs: cancelling it is "not found", past the auth check
     okAlso: [{ status: 404, detail: 'Query not found.' }],
@@ -134,6 +134,7 @@ const TABLE: Row[] = [
     okAlso: [{ status: 400, detail: 'This field is required.' }],
   },
   { method: 'GET', pattern: '/api/projects/:projectId/persons/:personId', scope: 'person:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/persons/bulk_delete', scope: 'person:write', ok: 202, body: () => ({ distinct_ids: ['matrix-nobody'] }) },
   { method: 'DELETE', pattern: '/api/projects/:projectId/persons/:personId', scope: 'person:write', ok: 202, fresh: 'person' },
   { method: 'PATCH', pattern: '/api/projects/:projectId/persons/:personId', scope: 'person:write', ok: 202, body: () => ({ properties: { matrix: 1 } }) },
   { method: 'PUT', pattern: '/api/projects/:projectId/persons/:personId', scope: 'person:write', ok: 202, body: () => ({ properties: { matrix: 2 } }) },
@@ -155,6 +156,11 @@ const TABLE: Row[] = [
   // PostHog forbids hard deletes of insights: 405, once authorized (soft delete is PATCH deleted:true)
   { method: 'DELETE', pattern: '/api/projects/:projectId/insights/:insightId', scope: 'insight:write', ok: 405, fresh: 'insight' },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/:insightId/activity', scope: 'activity_log:read', ok: 200 },
+  // PostHog's InsightViewed actions are read actions
+  { method: 'POST', pattern: '/api/projects/:projectId/insights/viewed', scope: 'insight:read', ok: 201, body: () => ({ insight_ids: [1] }) },
+  { method: 'POST', pattern: '/api/projects/:projectId/insights/:insightId/viewed', scope: 'insight:read', ok: 201 },
+  { method: 'GET', pattern: '/api/projects/:projectId/insights/my_last_viewed', scope: 'insight:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/insights/trending', scope: 'insight:read', ok: 200 },
   // PostHog's legacy filter routes (insight:read, also for POST)
   { method: 'GET', pattern: '/api/projects/:projectId/insights/trend', scope: 'insight:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights/trend', scope: 'insight:read', ok: 200, body: () => ({ events: [{ id: '$pageview' }] }) },
@@ -168,6 +174,9 @@ const TABLE: Row[] = [
   { method: 'PUT', pattern: '/api/projects/:projectId/cohorts/:cohortId', scope: 'cohort:write', ok: 200, body: () => ({ name: 'put' }) },
   // PostHog forbids hard deletes of cohorts: 405, once authorized (soft delete is PATCH deleted:true)
   { method: 'DELETE', pattern: '/api/projects/:projectId/cohorts/:cohortId', scope: 'cohort:write', ok: 405 },
+  { method: 'GET', pattern: '/api/projects/:projectId/cohorts/:cohortId/persons', scope: 'cohort:read', alsoScopes: ['person:read'], ok: 200 },
+  // PostHog's CohortViewSet.duplicate_as_static_cohort: a GET that saves a new static cohort
+  { method: 'GET', pattern: '/api/projects/:projectId/cohorts/:cohortId/duplicate_as_static_cohort', scope: 'cohort:write', ok: 200 },
   // the shared cohort is dynamic: a 400 past the authorization checks proves them (okAlso)
   {
     method: 'PATCH',
@@ -189,6 +198,7 @@ const TABLE: Row[] = [
   { method: 'GET', pattern: '/api/projects/:projectId/actions', scope: 'action:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/actions', scope: 'action:write', ok: 201, body: () => ({ name: uniq('a') }) },
   { method: 'GET', pattern: '/api/projects/:projectId/actions/:actionId', scope: 'action:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/actions/:actionId/count', scope: 'action:read', ok: 200 },
   { method: 'PATCH', pattern: '/api/projects/:projectId/actions/:actionId', scope: 'action:write', ok: 200, body: () => ({ description: 'patched' }) },
   { method: 'PUT', pattern: '/api/projects/:projectId/actions/:actionId', scope: 'action:write', ok: 200, body: () => ({ description: 'put' }) },
   // PostHog forbids hard deletes of actions: 405, once authorized (soft delete is PATCH deleted:true)
@@ -210,6 +220,7 @@ const TABLE: Row[] = [
   { method: 'PUT', pattern: '/api/projects/:projectId/endpoints/:name', scope: 'endpoint:write', ok: 200, body: () => ({ description: 'put' }) },
   { method: 'DELETE', pattern: '/api/projects/:projectId/endpoints/:name', scope: 'endpoint:write', ok: 204, fresh: 'endpoint' },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/versions', scope: 'endpoint:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/versions/:version', scope: 'endpoint:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/materialization_status', scope: 'endpoint:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/endpoints/last_execution_times', scope: 'endpoint:read', ok: 200, body: () => ({ names: [] }) },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/openapi.json', scope: 'endpoint:read', ok: 200 },
@@ -258,6 +269,8 @@ function pathOf(r: Row, prefix: 'projects' | 'environments', t: Target): string 
     eventId: '00000000-0000-4000-8000-000000000000',
     // no fixture group type: a 404 past the authorization checks proves them (okAlso)
     groupTypeIndex: '0',
+    // every fixture endpoint has its version 1
+    version: '1',
   };
   let p = r.pattern.replace(/:(\w+)/g, (_m, k: string) => {
     if (!(k in values)) throw new Error(`no fixture for :${k} in ${r.pattern}`);

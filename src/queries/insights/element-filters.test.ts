@@ -108,10 +108,11 @@ const step = (s: Partial<ActionStep>): ActionStep => ({
 const ACTIONS: ActionDef[] = [
   { id: 1, name: 'Primary button click', steps: [step({ event: '$autocapture', selector: 'div > button.btn-primary' })] },
   { id: 2, name: 'Link by href and text', steps: [step({ event: '$autocapture', tag_name: 'a', href: '/a-url', text: 'bla bla' })] },
-  { id: 3, name: 'Text contains (case-insensitive)', steps: [step({ text: 'BLA', text_matching: 'contains' })] },
-  { id: 4, name: 'href regex or signup click', steps: [step({ href: '/[0-9]+', href_matching: 'regex' }), step({ selector: '#go', url: '/signup' })] },
-  { id: 5, name: 'Selector and url that do not meet', steps: [step({ selector: '#go', url: '/pricing' })] },
-  { id: 6, name: 'Bad text regex', steps: [step({ text: '(', text_matching: 'regex' })] },
+  // element fields count in $autocapture steps only (PostHog's action_to_expr; src/actions/matching.ts)
+  { id: 3, name: 'Text contains (case-insensitive)', steps: [step({ event: '$autocapture', text: 'BLA', text_matching: 'contains' })] },
+  { id: 4, name: 'href regex or signup click', steps: [step({ event: '$autocapture', href: '/[0-9]+', href_matching: 'regex' }), step({ event: '$autocapture', selector: '#go', url: '/signup' })] },
+  { id: 5, name: 'Selector and url that do not meet', steps: [step({ event: '$autocapture', selector: '#go', url: '/pricing' })] },
+  { id: 6, name: 'Bad text regex', steps: [step({ event: '$autocapture', text: '(', text_matching: 'regex' })] },
 ];
 
 let db: InsightTestDb;
