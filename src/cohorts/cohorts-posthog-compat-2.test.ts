@@ -12,7 +12,7 @@
  */
 import { testEngine } from '../engines/clickhouse/test-engine';
 import { quarryOnClickHouse } from '../../test/helpers/clickhouse-quarry';
-import { startServer, type TestServer } from '../../test/helpers/server';
+import { newKey, startServer, type TestServer } from '../../test/helpers/server';
 import { CohortLoader } from './cohort-loader';
 
 function duckdbServer(): () => TestServer {
@@ -54,7 +54,6 @@ async function inCohort(id: number): Promise<number> {
   expect(r.status).toBe(200);
   return Number(r.body.results[0][0]);
 }
-const newKey = async (scopes: string[]) => (await s.api('POST', '/api/personal_api_keys/', { label: scopes.join(','), scopes })).body.value as string;
 
 beforeAll(async () => {
   s = server();
@@ -124,9 +123,9 @@ describe('duplicate_as_static_cohort (test_cohort.py)', () => {
     expect((await s.api('GET', `${base()}${theirs.id}/duplicate_as_static_cohort/`)).status).toBe(404);
     expect((await s.api('GET', `${base()}99999999/duplicate_as_static_cohort/`)).status).toBe(404);
     const mine = await create({ name: 'mine', filters: SOMETHING });
-    const denied = await s.api('GET', `${base()}${mine.id}/duplicate_as_static_cohort/`, undefined, await newKey(['cohort:read']));
+    const denied = await s.api('GET', `${base()}${mine.id}/duplicate_as_static_cohort/`, undefined, await newKey(s, ['cohort:read']));
     expect([denied.status, denied.body.detail]).toEqual([403, "API key missing required scope 'cohort:write'"]);
-    const ok = await s.api('GET', `${base()}${mine.id}/duplicate_as_static_cohort/`, undefined, await newKey(['cohort:write']));
+    const ok = await s.api('GET', `${base()}${mine.id}/duplicate_as_static_cohort/`, undefined, await newKey(s, ['cohort:write']));
     expect([ok.status, ok.body.is_static]).toEqual([200, true]);
     // the other project's copy of its own cohort holds its own person only
     const theirCopy = await s.api('GET', `${base(other)}${theirs.id}/duplicate_as_static_cohort/`);

@@ -4,25 +4,13 @@
  * events list's unknown cohorts all read ProductQL's persons tables, so they must answer the same on DuckDB
  * (rest-posthog-compat-3.test.ts) and ClickHouse (rest-posthog-compat-3.clickhouse.test.ts).
  */
-import type { TestServer } from './server';
+import { newKey, newProject, type TestServer } from './server';
 
 export function describeRestCompat3Persons(engine: string, server: () => TestServer): void {
   let s: TestServer;
   beforeAll(() => {
     s = server();
   });
-
-  async function newProject(name: string): Promise<number> {
-    const r = await s.api('POST', '/api/projects/', { name });
-    expect(r.status).toBe(201);
-    return r.body.id;
-  }
-
-  async function newKey(scopes: string[]): Promise<string> {
-    const r = await s.api('POST', '/api/personal_api_keys/', { label: 'compat-3', scopes });
-    expect(r.status).toBe(201);
-    return r.body.value;
-  }
 
   /** Follows an absolute `next`/`previous` link. */
   async function follow(link: string) {
@@ -34,7 +22,7 @@ export function describeRestCompat3Persons(engine: string, server: () => TestSer
     let p: number;
     const base = () => `/api/projects/${p}/persons/`;
     beforeAll(async () => {
-      p = await newProject('persons-3');
+      p = await newProject(s, 'persons-3');
       // 19 persons, one a day: newest first is 118, 117, …, 100
       await s.server.services.ingestor.import(p, {
         persons: Array.from({ length: 19 }, (_, i) => ({
@@ -86,7 +74,7 @@ export function describeRestCompat3Persons(engine: string, server: () => TestSer
 
   describe(`persons bulk_delete (test_person.py) on ${engine}`, () => {
     const seed = async (name: string) => {
-      const p = await newProject(name);
+      const p = await newProject(s, name);
       await s.server.services.ingestor.import(p, {
         persons: [
           { distinct_ids: ['a1', 'a2'], properties: { n: 1 }, created_at: '2024-01-01T00:00:00Z' },
@@ -155,14 +143,14 @@ export function describeRestCompat3Persons(engine: string, server: () => TestSer
     });
 
     it('scope person:write', async () => {
-      const denied = await s.api('POST', '/api/projects/1/persons/bulk_delete/', { ids: [] }, await newKey(['person:read']));
+      const denied = await s.api('POST', '/api/projects/1/persons/bulk_delete/', { ids: [] }, await newKey(s, ['person:read']));
       expect([denied.status, denied.body.detail]).toEqual([403, "API key missing required scope 'person:write'"]);
     });
   });
 
   describe(`events list (test_event.py) on ${engine}`, () => {
     it('test_events_nonexistent_cohort_handling: a cohort the project does not have gives no events, as a property nobody has', async () => {
-      const p = await newProject('events-cohorts');
+      const p = await newProject(s, 'events-cohorts');
       await s.server.services.ingestor.import(p, { events: [{ event: 'e', distinct_id: 'd1', timestamp: '2024-01-01T00:00:00Z', properties: { account_id: 'x' } }] });
       await s.server.services.ingestor.flush();
       const list = async (props: unknown) => s.api('GET', `/api/projects/${p}/events/?properties=${encodeURIComponent(JSON.stringify(props))}`);
@@ -171,7 +159,7 @@ export function describeRestCompat3Persons(engine: string, server: () => TestSer
       expect([nonexistentCohort.status, nonexistentCohort.body]).toEqual([200, { next: null, results: [] }]);
       expect(nonexistentProperty.body).toEqual(nonexistentCohort.body);
       // another project's cohort is one this project does not have
-      const other = await newProject('events-cohorts-other');
+      const other = await newProject(s, 'events-cohorts-other');
       const theirs = (await s.api('POST', `/api/projects/${other}/cohorts/`, { name: 'theirs', groups: [{ properties: [{ key: 'email', operator: 'is_set', value: 'is_set', type: 'person' }] }] })).body;
       expect((await list([{ key: 'id', value: theirs.id, type: 'cohort' }])).body).toEqual({ next: null, results: [] });
       // an existing cohort still filters
@@ -185,7 +173,7 @@ export function describeRestCompat3Persons(engine: string, server: () => TestSer
     let cohort: number;
     const base = () => `/api/projects/${p}/cohorts/`;
     beforeAll(async () => {
-      p = await newProject('cohort-persons');
+      p = await newProject(s, 'cohort-persons');
       await s.server.services.ingestor.import(p, {
         persons: [
           { distinct_ids: ['fake'], properties: {}, created_at: '2023-12-31T00:00:00Z' },
@@ -227,10 +215,10 @@ export function describeRestCompat3Persons(engine: string, server: () => TestSer
       const nf = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
       expect((await s.api('GET', `${base()}987654/persons/`)).body).toEqual(nf);
       expect((await s.api('GET', `${base()}not-a-number/persons/`)).status).toBe(404);
-      const other = await newProject('cohort-persons-other');
+      const other = await newProject(s, 'cohort-persons-other');
       expect((await s.api('GET', `/api/projects/${other}/cohorts/${cohort}/persons/`)).body).toEqual(nf);
       for (const [scopes, lacking] of [[['person:read'], 'cohort:read'], [['cohort:read'], 'person:read']] as const) {
-        const denied = await s.api('GET', `${base()}${cohort}/persons/`, undefined, await newKey([...scopes]));
+        const denied = await s.api('GET', `${base()}${cohort}/persons/`, undefined, await newKey(s, [...scopes]));
         expect([denied.status, denied.body.detail]).toEqual([403, `API key missing required scope '${lacking}'`]);
       }
     });

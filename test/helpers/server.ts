@@ -68,6 +68,20 @@ export async function startServer(opts: { env?: Record<string, string>; dataDir?
   };
 }
 
+/** Creates a project through the API; its id. */
+export async function newProject(srv: TestServer, name: string): Promise<number> {
+  const r = await srv.api('POST', '/api/projects/', { name });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+/** Creates a personal API key through the API (`scopes`, plus fields such as `scoped_teams`); its secret, shown once. */
+export async function newKey(srv: TestServer, scopes: string[], extra: Record<string, unknown> = {}): Promise<string> {
+  const r = await srv.api('POST', '/api/personal_api_keys/', { label: scopes.join(','), scopes, ...extra });
+  expect(r.status).toBe(201);
+  return r.body.value;
+}
+
 /** GraphQL over HTTP against a test server. */
 export async function gql(
   srv: TestServer,

@@ -3,18 +3,13 @@
  * DELETE, scopes, tenancy, and ActionsNode series answered from the stored action through the query API (an edit
  * to the action changes the next answer).
  */
-import { startServer, type TestServer } from '../helpers/server';
+import { newKey, startServer, type TestServer } from '../helpers/server';
 
 let s: TestServer;
 let otherProject: number;
 const BASE = '/api/projects/1/actions/';
 const RANGE = { date_from: '2024-01-01', date_to: '2024-01-03' };
 
-async function newKey(scopes: string[], scopedTeams?: number[]): Promise<string> {
-  const r = await s.api('POST', '/api/personal_api_keys/', { label: scopes.join(','), scopes, ...(scopedTeams ? { scoped_teams: scopedTeams } : {}) });
-  expect(r.status).toBe(201);
-  return r.body.value;
-}
 const create = async (body: Record<string, unknown>, project = 1) => {
   const r = await s.api('POST', `/api/projects/${project}/actions/`, body);
   expect([r.status, r.body?.detail]).toEqual([201, undefined]);
@@ -179,7 +174,7 @@ describe('CRUD', () => {
 describe('scopes and tenancy', () => {
   it('action:read reads, action:write writes; other scopes are refused', async () => {
     const a = await create({ name: 'scoped' });
-    const [readKey, writeKey, insightKey] = await Promise.all([newKey(['action:read']), newKey(['action:write']), newKey(['insight:write'])]);
+    const [readKey, writeKey, insightKey] = await Promise.all([newKey(s, ['action:read']), newKey(s, ['action:write']), newKey(s, ['insight:write'])]);
     expect((await s.api('GET', BASE, undefined, readKey)).status).toBe(200);
     expect((await s.api('GET', `${BASE}${a.id}/`, undefined, readKey)).status).toBe(200);
     for (const [method, path, body] of [
@@ -207,7 +202,7 @@ describe('scopes and tenancy', () => {
     expect((await s.api('GET', `/api/projects/${otherProject}/actions/${a.id}/`)).status).toBe(404);
     expect((await s.api('PATCH', `/api/projects/${otherProject}/actions/${a.id}/`, { name: 'stolen' })).status).toBe(404);
     expect((await s.api('GET', `/api/projects/${otherProject}/actions/`)).body.results.map((x: any) => x.id)).not.toContain(a.id);
-    const restricted = await newKey(['action:write'], [otherProject]);
+    const restricted = await newKey(s, ['action:write'], { scoped_teams: [otherProject] });
     // a key restricted to another project: PostHog's 403 naming the project (posthog-api.md §3.2)
     expect((await s.api('GET', BASE, undefined, restricted)).status).toBe(403);
     expect((await s.api('GET', `${BASE}${a.id}/`, undefined, restricted)).status).toBe(403);

@@ -5,7 +5,7 @@
  * takes its secret keys with it, a changed timezone changes the answer, a changed endpoint runs its new query.
  */
 import type { QueryLog } from '../../src/queries/query-log';
-import { startServer, type TestServer } from '../helpers/server';
+import { newProject, startServer, type TestServer } from '../helpers/server';
 
 let srv: TestServer;
 
@@ -22,12 +22,6 @@ async function personalKey(scopes: string[], scopedTeams: number[] | null = null
   const r = await srv.api('POST', '/api/personal_api_keys/', { scopes, scoped_teams: scopedTeams });
   expect(r.status).toBe(201);
   return r.body;
-}
-
-async function newProject(name: string): Promise<number> {
-  const r = await srv.api('POST', '/api/projects/', { name });
-  expect(r.status).toBe(201);
-  return r.body.id;
 }
 
 describe('authentication cache', () => {
@@ -83,7 +77,7 @@ describe('authentication cache', () => {
   });
 
   it("refuses a deleted project's secret keys at once (they go with the project)", async () => {
-    const pid = await newProject('doomed');
+    const pid = await newProject(srv, 'doomed');
     const name = 'doomed_endpoint';
     expect(
       (await srv.api('POST', `/api/environments/${pid}/endpoints/`, { name, query: { kind: 'ProductQLQuery', query: 'SELECT 1 AS one' } })).status,
@@ -105,7 +99,7 @@ describe('authentication cache', () => {
 
 describe('project cache', () => {
   it('answers with the new timezone right after the project changes it', async () => {
-    const pid = await newProject('tz');
+    const pid = await newProject(srv, 'tz');
     const q = { query: { kind: 'ProductQLQuery', query: 'SELECT 2 AS two' } };
     const before = await srv.api('POST', `/api/projects/${pid}/query/`, q);
     expect(before.body.timezone).toBe('UTC');
@@ -117,7 +111,7 @@ describe('project cache', () => {
   });
 
   it('a deleted project is not found at once', async () => {
-    const pid = await newProject('gone');
+    const pid = await newProject(srv, 'gone');
     expect((await srv.api('POST', `/api/projects/${pid}/query/`, SELECT_ONE)).status).toBe(200);
     expect((await srv.api('DELETE', `/api/projects/${pid}/`)).status).toBe(204);
     expect((await srv.api('POST', `/api/projects/${pid}/query/`, SELECT_ONE)).status).toBe(404);
@@ -183,7 +177,7 @@ describe('cached answer serialization', () => {
 
 describe('repeated request bodies', () => {
   it('recognizes a repeated body only for modes that accept a cached answer, and logs every answer', async () => {
-    const pid = await newProject('repeat');
+    const pid = await newProject(srv, 'repeat');
     const text = JSON.stringify({ query: { kind: 'ProductQLQuery', query: 'SELECT 4 AS four' }, client_query_id: 'rep-1' });
     const forced = JSON.stringify({ query: { kind: 'ProductQLQuery', query: 'SELECT 4 AS four' }, refresh: 'force_blocking' });
     const send = async (body: string) => (await srv.api('POST', `/api/projects/${pid}/query/`, body)).body;
@@ -271,7 +265,7 @@ describe('synchronous cached answers (no promise on the hot path)', () => {
   });
 
   it('QueryService.cachedAnswer: a remembered, fresh request is answered (and logged) at once; anything else is left to the full path', async () => {
-    const pid = await newProject('sync-query');
+    const pid = await newProject(srv, 'sync-query');
     const queries = srv.server.services.queries;
     const text = JSON.stringify({ query: { kind: 'ProductQLQuery', query: 'SELECT 6 AS six' }, client_query_id: 'sync-1' });
     const principal = await srv.server.services.auth.authenticate(`Bearer ${srv.key}`);
@@ -297,7 +291,7 @@ describe('synchronous cached answers (no promise on the hot path)', () => {
   });
 
   it('logs each caller of one cached request under its own principal', async () => {
-    const pid = await newProject('two-callers');
+    const pid = await newProject(srv, 'two-callers');
     const other = await personalKey(['query:read']);
     const body = { query: { kind: 'ProductQLQuery', query: 'SELECT 8 AS eight' } };
     for (const key of [undefined, undefined, other.value, undefined, other.value]) {
@@ -362,7 +356,7 @@ describe('synchronous cached answers (no promise on the hot path)', () => {
 
 describe('query log reads', () => {
   it('a ProductQL read of query_log sees the rows of the answers just given (buffered rows are written first)', async () => {
-    const pid = await newProject('reads-log');
+    const pid = await newProject(srv, 'reads-log');
     // warm-up: the parser and the printer are ready, so the read below starts within milliseconds
     expect((await srv.api('POST', `/api/projects/${pid}/query/`, { query: { kind: 'ProductQLQuery', query: 'SELECT count() FROM query_log' } })).status).toBe(200);
     // rows buffered right now (the flush interval is far longer than the next request)

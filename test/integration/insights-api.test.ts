@@ -4,7 +4,7 @@
  * same executor and cache as `POST /api/projects/<id>/query/`.
  */
 import { RUNNERS } from '../../src/queries/runners';
-import { gql, startServer, type TestServer } from '../helpers/server';
+import { gql, newKey, startServer, type TestServer } from '../helpers/server';
 
 let s: TestServer;
 let readKey: string;
@@ -29,12 +29,6 @@ const create = async (body: Record<string, unknown>, key?: string) => {
   return r.body;
 };
 
-async function newKey(scopes: string[]): Promise<string> {
-  const r = await s.api('POST', '/api/personal_api_keys/', { label: scopes.join(','), scopes });
-  expect(r.status).toBe(201);
-  return r.body.value;
-}
-
 beforeAll(async () => {
   s = await startServer();
   const ing = s.server.services.ingestor;
@@ -49,7 +43,7 @@ beforeAll(async () => {
     ],
   });
   await ing.flush();
-  [readKey, writeKey, queryOnlyKey] = await Promise.all([newKey(['insight:read']), newKey(['insight:write']), newKey(['query:read'])]);
+  [readKey, writeKey, queryOnlyKey] = await Promise.all([newKey(s, ['insight:read']), newKey(s, ['insight:write']), newKey(s, ['query:read'])]);
   otherProject = (await s.api('POST', '/api/projects/', { name: 'other' })).body.id;
 });
 afterAll(() => s.close());
@@ -143,7 +137,7 @@ describe('scopes', () => {
     // the activity log has its own scope (PostHog's required_scopes=["activity_log:read"], reference §2.1)
     const noActivity = await s.api('GET', `${BASE}${created.id}/activity/`, undefined, writeKey);
     expect([noActivity.status, noActivity.body.detail]).toEqual([403, "API key missing required scope 'activity_log:read'"]);
-    const activityKey = await newKey(['activity_log:read']);
+    const activityKey = await newKey(s, ['activity_log:read']);
     expect((await s.api('GET', `${BASE}${created.id}/activity/`, undefined, activityKey)).status).toBe(200);
     expect((await s.api('GET', `${BASE}activity/`, undefined, activityKey)).status).toBe(200);
     const q = await s.api('GET', BASE, undefined, queryOnlyKey);

@@ -3,7 +3,7 @@
  * `filter_to_query` makes of them, which they show as their `query`), their updates and validation, and the legacy
  * `GET|POST …/insights/trend/` and `…/insights/funnel/` routes (PostHog's `test_insight.py` shapes).
  */
-import { startServer, type TestServer } from '../helpers/server';
+import { newKey, startServer, type TestServer } from '../helpers/server';
 
 let s: TestServer;
 let other: number;
@@ -21,12 +21,6 @@ const pageviewsQuery = {
   full: true,
   source: { kind: 'TrendsQuery', dateRange: RANGE, series: [{ kind: 'EventsNode', event: '$pageview', name: '$pageview' }] },
 };
-
-async function newKey(scopes: string[]): Promise<string> {
-  const r = await s.api('POST', '/api/personal_api_keys/', { label: scopes.join(','), scopes });
-  expect(r.status).toBe(201);
-  return r.body.value;
-}
 
 const qs = (params: Record<string, unknown>) =>
   new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
@@ -48,7 +42,7 @@ beforeAll(async () => {
   // another project's events must never show in project 1's answers
   await ing.import(other, { events: Array.from({ length: 7 }, (_, k) => ev('$pageview', `o${k}`, '2024-01-02T09:00:00Z', { $browser: 'Chrome' })) });
   await ing.flush();
-  [readKey, queryOnlyKey] = await Promise.all([newKey(['insight:read']), newKey(['query:read'])]);
+  [readKey, queryOnlyKey] = await Promise.all([newKey(s, ['insight:read']), newKey(s, ['query:read'])]);
 });
 afterAll(() => s.close());
 

@@ -8,23 +8,11 @@
  */
 import { InsightViewed } from '../../src/store/entities';
 import { describeRestCompat3Persons } from '../helpers/rest-compat-3';
-import { startServer, type TestServer } from '../helpers/server';
+import { newKey, newProject, startServer, type TestServer } from '../helpers/server';
 
 let s: TestServer;
 
 const sqlViz = (query: string) => ({ kind: 'DataVisualizationNode', source: { kind: 'HogQLQuery', query } });
-
-async function newProject(name: string): Promise<number> {
-  const r = await s.api('POST', '/api/projects/', { name });
-  expect(r.status).toBe(201);
-  return r.body.id;
-}
-
-async function newKey(scopes: string[]): Promise<string> {
-  const r = await s.api('POST', '/api/personal_api_keys/', { label: 'compat-3', scopes });
-  expect(r.status).toBe(201);
-  return r.body.value;
-}
 
 beforeAll(async () => {
   s = await startServer();
@@ -36,7 +24,7 @@ describeRestCompat3Persons('DuckDB', () => s);
 
 describe('query API (test_query.py)', () => {
   it('TestQueryRetrieve.test_destroy: DELETE cancels and answers 204 with an empty body, finished or not; unknown ids stay a 404', async () => {
-    const p = await newProject('query-destroy');
+    const p = await newProject(s, 'query-destroy');
     const q = `/api/projects/${p}/query/`;
     await s.server.services.ingestor.import(p, {
       events: Array.from({ length: 3000 }, (_, i) => ({ event: 'bulk', distinct_id: `d${i % 50}`, timestamp: '2024-01-01T00:00:00Z' })),
@@ -61,7 +49,7 @@ describe('query API (test_query.py)', () => {
   });
 
   it('test_full_hogql_query_values: a HogQLQuery’s `values` fill its {placeholders} as bound constants', async () => {
-    const p = await newProject('query-values');
+    const p = await newProject(s, 'query-values');
     await s.server.services.ingestor.import(p, {
       events: [
         ...Array.from({ length: 20 }, () => ({ event: 'sign up', distinct_id: 'random-uuid-1', timestamp: '2020-01-10T12:00:00Z', properties: { key: 'test_val1' } })),
@@ -91,7 +79,7 @@ describe('insight views (test_insight.py, reference §2.1/§2.2/§2.3)', () => {
     return r.body.map((x: { name: string }) => x.name);
   };
   beforeAll(async () => {
-    p = await newProject('insight-views');
+    p = await newProject(s, 'insight-views');
   });
 
   it('test_get_recently_viewed_insights_when_no_insights_viewed: an empty list', async () => {
@@ -125,7 +113,7 @@ describe('insight views (test_insight.py, reference §2.1/§2.2/§2.3)', () => {
 
   it('views belong to the user, not the key: another key of the same user sees the same list', async () => {
     // PostHog's InsightViewed is keyed by user; every personal key of Quarry belongs to the bootstrap user
-    const reader = await newKey(['insight:read']);
+    const reader = await newKey(s, ['insight:read']);
     expect((await lastViewed(reader))[0]).toBe('r2');
   });
 
@@ -149,7 +137,7 @@ describe('insight views (test_insight.py, reference §2.1/§2.2/§2.3)', () => {
   });
 
   it('viewed ignores ids of other projects, unknown and deleted insights (201 all the same)', async () => {
-    const other = await newProject('insight-views-other');
+    const other = await newProject(s, 'insight-views-other');
     const theirs = (await s.api('POST', `/api/projects/${other}/insights/`, { name: 'theirs', query: sqlViz('SELECT 2') })).body;
     const r = await s.api('POST', `${base()}viewed/`, { insight_ids: [theirs.id, 987654321] });
     expect([r.status, r.text]).toEqual([201, '']);
@@ -159,7 +147,7 @@ describe('insight views (test_insight.py, reference §2.1/§2.2/§2.3)', () => {
   });
 
   it('deleting a project deletes its insights’ views', async () => {
-    const doomed = await newProject('insight-views-doomed');
+    const doomed = await newProject(s, 'insight-views-doomed');
     const i = (await s.api('POST', `/api/projects/${doomed}/insights/`, { name: 'doomed', query: sqlViz('SELECT 3') })).body;
     await s.api('POST', `/api/projects/${doomed}/insights/viewed/`, { insight_ids: [i.id] });
     const views = s.server.services.store.db.getRepository(InsightViewed);
@@ -195,7 +183,7 @@ describe('insight views (test_insight.py, reference §2.1/§2.2/§2.3)', () => {
     const byShort = await make('by short id');
     expect((await s.api('POST', `${base()}${byShort.short_id}/viewed/`)).status).toBe(201);
     expect((await lastViewed())[0]).toBe('by short id');
-    const other = await newKey(['query:read']);
+    const other = await newKey(s, ['query:read']);
     for (const [method, path] of [
       ['POST', `${base()}viewed/`],
       ['POST', `${base()}${byShort.id}/viewed/`],
@@ -209,7 +197,7 @@ describe('insight views (test_insight.py, reference §2.1/§2.2/§2.3)', () => {
 
 describe('trending insights (reference §2.1, InsightViewSet.trending)', () => {
   it('the most viewed live insights of the last days, with view_count, viewers and last_modified_by; paging envelope without pages', async () => {
-    const p = await newProject('trending');
+    const p = await newProject(s, 'trending');
     const base = `/api/projects/${p}/insights/`;
     const mk = async (name: string) => (await s.api('POST', base, { name, query: sqlViz('SELECT 1') })).body as { id: number; short_id: string };
     const [a, b, c, gone, old] = [await mk('a'), await mk('b'), await mk('c'), await mk('gone'), await mk('old')];
@@ -245,7 +233,7 @@ describe('trending insights (reference §2.1, InsightViewSet.trending)', () => {
 
 describe('insight activity (test_insight.py)', () => {
   it('test_insight_activity: created carries no changes; an update lists them; a no-op update logs nothing', async () => {
-    const p = await newProject('insight-activity');
+    const p = await newProject(s, 'insight-activity');
     const base = `/api/projects/${p}/insights/`;
     const made = (await s.api('POST', base, { name: 'insight name', query: sqlViz('SELECT 1') })).body;
     await s.api('PATCH', `${base}${made.id}/`, { name: 'insight new name' });
