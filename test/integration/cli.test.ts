@@ -289,6 +289,7 @@ describe('serve', () => {
     const silent = net.connect(Number(u.port), u.hostname);
     const dropped = new Promise<void>((resolve) => silent.on('close', () => resolve()));
     silent.on('error', () => undefined);
+    silent.resume(); // flowing, so the server's FIN is read and 'close' follows
     try {
       await new Promise<void>((resolve, reject) => silent.once('connect', () => resolve()).once('error', reject));
       const exited = stop(s);
