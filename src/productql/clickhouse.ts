@@ -20,8 +20,9 @@
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
-import { lookupFunction } from './functions';
-import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, dateShiftOf, exactQuantileIndex, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { SESSION_LIST_FIELDS } from './sessions';
+import { TIMEZONE_ARGUMENT, lookupFunction, timezoneArgumentIndex } from './functions';
+import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, dayOfWeekInMode, decimalConversionOf, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -43,6 +44,8 @@ const boolText = (p: Printed): string => {
 const asText = (p: Printed): string => (p.type === 'bool' ? boolText(p) : `toString(${p.sql})`);
 /** A numeric view of any value: strings that are not numbers become NULL (never an error). */
 const num = (p: Printed): string => (isStrLike(p) ? `toFloat64OrNull(${p.sql})` : p.sql);
+/** The arguments of sumState / avgState: the value as a number, as sum and avg read it. */
+const a0num = (fn: FunctionCall): string[] => [num(fn.args[0])];
 const numType = (p: Printed): PType => (p.type === 'int' ? 'int' : p.type === 'unknown' ? 'unknown' : 'float');
 
 const HAS_OFFSET = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
@@ -193,6 +196,16 @@ export class ClickHouseDialect implements Dialect {
   }
 
   // ---------------------------------------------------------------------------------------- time helpers
+  /**
+   * `toDateTime(x, zone)`, and the value of a calendar function given a zone (TIMEZONE_ARGUMENT): the instant, a string
+   * without an offset or a Date read as local time there, shown in that zone.
+   */
+  private inZone(p: Printed, zone: Printed, h: Helpers, node: NodeBase): Printed {
+    if (!zone.isConst || typeof zone.constValue !== 'string' || !validTimezone(zone.constValue)) return h.error('Timezone must be a valid IANA timezone name', node);
+    const z = zone.constValue;
+    return P(this.dt(p, h, node, zone.sql), 'datetime', p.nullable || !(p.type === 'datetime' || p.isConst), { displayTz: z, chType: `DateTime64(6, '${z}')` });
+  }
+
   /** Epoch ms → DateTime in the project (or given) timezone, for calendar work. */
   private local(ms: string, h: Helpers, tz?: string): string {
     return `toDateTime(intDiv(${ms}, 1000), ${tz ?? h.tz()})`;
@@ -201,13 +214,14 @@ export class ClickHouseDialect implements Dialect {
   private ms(dt: string): string {
     return `(toInt64(toUInt32(${dt})) * 1000)`;
   }
-  /** Any value as epoch ms (Int64). */
-  private dt(p: Printed, h: Helpers, node: NodeBase): string {
+  /** Any value as epoch ms (Int64); a Date or a string without an offset is local time in `zone` (bound SQL; default the project's). */
+  private dt(p: Printed, h: Helpers, node: NodeBase, zone?: string): string {
+    const tz = zone ?? h.tz();
     switch (p.type) {
       case 'datetime':
         return p.sql;
       case 'date':
-        return this.ms(`toDateTime(${p.sql}, ${h.tz()})`);
+        return this.ms(`toDateTime(${p.sql}, ${tz})`);
       case 'int':
       case 'float':
         return `toInt64(${p.sql} * 1000)`;
@@ -223,13 +237,13 @@ export class ClickHouseDialect implements Dialect {
             if (Number.isNaN(t)) h.error(`Cannot parse ${JSON.stringify(s.slice(0, 40))} as a datetime`, node);
             return `toInt64(${h.param(t)})`;
           }
-          if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return this.ms(`toDateTime(toDate(${p.sql}), ${h.tz()})`);
+          if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return this.ms(`toDateTime(toDate(${p.sql}), ${tz})`);
           // DateTime has whole seconds: parse without the fraction and add its milliseconds (as DuckDB keeps them).
           const frac = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2})\.(\d+)$/.exec(s);
-          if (frac) return `(${this.ms(`parseDateTimeBestEffort(${h.param(frac[1])}, ${h.tz()})`)} + ${Number(`${frac[2]}00`.slice(0, 3))})`;
-          return this.ms(`parseDateTimeBestEffort(${p.sql}, ${h.tz()})`);
+          if (frac) return `(${this.ms(`parseDateTimeBestEffort(${h.param(frac[1])}, ${tz})`)} + ${Number(`${frac[2]}00`.slice(0, 3))})`;
+          return this.ms(`parseDateTimeBestEffort(${p.sql}, ${tz})`);
         }
-        return this.ms(`parseDateTimeBestEffortOrNull(${p.sql}, ${h.tz()})`);
+        return this.ms(`parseDateTimeBestEffortOrNull(${p.sql}, ${tz})`);
       default:
         return h.error(`Cannot use a ${p.type} value as a datetime`, node);
     }
@@ -579,7 +593,7 @@ export class ClickHouseDialect implements Dialect {
         sql = this.lazyJoin(sql, '__f', '__pdiperson', this.baseTable('persons', '__pp', projectParam), pdiPerson, 'id', q('__pdi_person_id'));
     }
     // events.session: the compiled sessions query (its own events reference is guarded), one row per session id.
-    if (session) sql = this.lazyJoin(sql, '__g', '__session', session.sql, session.fields, 'session_id', q('$session_id'));
+    if (session) sql = this.lazyJoin(sql, '__g', '__session', session.sql, session.fields, 'session_id', q('$session_id'), SESSION_LIST_FIELDS);
     // events.group_N: the project's group of type N whose key is the event's `$group_N`. The key is a column of its own
     // one level down (18.16 joins on columns).
     for (const g of groups) {
@@ -596,15 +610,20 @@ export class ClickHouseDialect implements Dialect {
    * `left` (a SELECT) with the columns `cols` of `right` (a SELECT) added as `<prefix>_<column>`, joined on
    * `right.<key> = left.<leftKey>` (one row per key on the right, or none: then NULL). The key is matched under a
    * name of its own (`<prefix>key`): 18.16 fills a right-hand ON key column of a row without a match from the
-   * left-hand key (or its default) rather than with NULL.
+   * left-hand key (or its default) rather than with NULL. The `lists` columns are `Array(String)`, which
+   * join_use_nulls cannot make Nullable ("Nested type Array(String) cannot be inside Nullable type"): they cross the
+   * join as their text and are parsed back, `[]` for a row without a match (as on DuckDB).
    */
-  private lazyJoin(left: string, leftAlias: string, prefix: string, right: string, cols: string[], key: string, leftKey: string): string {
+  private lazyJoin(left: string, leftAlias: string, prefix: string, right: string, cols: string[], key: string, leftKey: string, lists?: ReadonlySet<string>): string {
     const r = q(prefix);
     const named = (c: string) => q(`${prefix}_${c}`);
     const k = q(`${prefix}key`);
+    const isList = (c: string) => !!lists?.has(c);
+    const outer = (c: string) => (isList(c) ? `CAST(ifNull(${r}.${named(c)}, '[]') AS Array(String))` : `${r}.${named(c)}`);
+    const inner = (c: string) => (isList(c) ? `toString(${q(c)})` : q(c));
     return (
-      `SELECT ${q(leftAlias)}.*, ${cols.map((c) => `${r}.${named(c)} AS ${named(c)}`).join(', ')} FROM (${left}) AS ${q(leftAlias)}` +
-      ` ANY LEFT JOIN (SELECT ${q(key)} AS ${k}, ${cols.map((c) => `${q(c)} AS ${named(c)}`).join(', ')} FROM (${right})) AS ${r}` +
+      `SELECT ${q(leftAlias)}.*, ${cols.map((c) => `${outer(c)} AS ${named(c)}`).join(', ')} FROM (${left}) AS ${q(leftAlias)}` +
+      ` ANY LEFT JOIN (SELECT ${q(key)} AS ${k}, ${cols.map((c) => `${inner(c)} AS ${named(c)}`).join(', ')} FROM (${right})) AS ${r}` +
       ` ON ${r}.${k} = ${q(leftAlias)}.${leftKey}`
     );
   }
@@ -661,14 +680,96 @@ export class ClickHouseDialect implements Dialect {
     return table === 'events' && column === 'timestamp' ? `${q(alias)}.${q('__timestamp_s')}` : undefined;
   }
 
+  /**
+   * toDecimal(x, S), toDecimal32/64/128[OrNull|OrZero](x, S) (dialect.ts decimalConversionOf), computed in Float64 as on
+   * DuckDB (the same digits on both engines; 18.16's Decimal types are experimental).
+   */
+  private decimalConversion(x: Printed, d: DecimalConversion, h: Helpers, n: NodeBase): Printed {
+    let v: string;
+    if (x.type === 'null') v = 'CAST(NULL AS Nullable(Float64))';
+    else if (isNum(x)) v = `(trunc(toFloat64(${x.sql}) * 1e${d.scale}) / 1e${d.scale})`;
+    else if (isStrLike(x) || x.type === 'unknown') v = `toFloat64OrNull(replaceRegexpOne(toString(${x.sql}), ${h.param(decimalTextPattern(d.scale))}, ${h.param('\\1')}))`;
+    else return h.error(`Cannot convert a ${x.type} value to a decimal`, n);
+    // (18.16's `if` takes neither a Nullable condition nor a Nullable branch beside NULL)
+    const sql = `if(ifNull(abs(${v}) < 1e${d.precision - d.scale}, 0), assumeNotNull(${v}), NULL)`;
+    return d.orZero ? P(`ifNull(${sql}, 0)`, 'float', false, { chType: d.typeName }) : P(sql, 'float', d.nullable(x), { chType: d.typeName });
+  }
+
+  /** `<aggregate>OrNull`, `-OrDefault`, `-Array`, `-ForEach`, `-State`, `-Merge` (FunctionSignature.orOf, arrayOf, forEachOf, stateOf, mergeOf). */
+  private aggregateCombinator(fn: FunctionCall, h: Helpers): Printed {
+    if (fn.over) return h.error(`Window functions are not available on ClickHouse (function "${fn.sig.name}" with OVER)`, fn.node);
+    if (fn.sig.orOf) {
+      const { value, count } = orCombinatorParts(fn);
+      const v = this.call(value, h);
+      const dflt = fn.sig.orOf.mode === 'null' ? 'NULL' : aggregateDefault(v, (x) => h.param(x));
+      if (dflt === undefined) return v;
+      // (18.16's `if` takes no Nullable branch beside a NULL one; with a value counted the aggregate has one)
+      return P(`if(${this.call(count, h).sql} = 0, ${dflt}, assumeNotNull(${v.sql}))`, v.type, fn.sig.orOf.mode === 'null', v.chType ? { chType: v.chType } : {});
+    }
+    if (fn.sig.stateOf || fn.sig.mergeOf) {
+      // natively (-StateIf / -MergeIf with a condition); uniq is exact, as everywhere in Quarry
+      const name = (fn.sig.stateOf ?? fn.sig.mergeOf) === 'uniq' ? 'uniqExact' : (fn.sig.stateOf ?? fn.sig.mergeOf)!;
+      const comb = fn.sig.stateOf ? 'State' : 'Merge';
+      const args = fn.sig.stateOf && (name === 'sum' || name === 'avg') ? a0num(fn) : fn.args.map((x) => x.sql);
+      const sql = fn.filter ? `${name}${comb}If(${[...args, fn.filter].join(', ')})` : `${name}${comb}(${args.join(', ')})`;
+      if (fn.sig.stateOf) return P(sql, 'unknown', false);
+      if (name === 'count' || name === 'uniqExact') return P(sql, 'int', false, { chType: 'UInt64' });
+      return P(sql, name === 'sum' || name === 'avg' ? 'float' : 'unknown', true);
+    }
+    if (fn.sig.forEachOf) {
+      const x = fn.args[0].sql;
+      return P(fn.filter ? `${fn.sig.forEachOf}ForEachIf(${x}, ${fn.filter})` : `${fn.sig.forEachOf}ForEach(${x})`, 'array', false);
+    }
+    // -Array natively (-ArrayIf with a condition); uniq is exact, as everywhere in Quarry
+    const base = fn.sig.arrayOf === 'uniq' ? 'uniqExact' : fn.sig.arrayOf!;
+    const x = fn.args[0].sql;
+    const sql = fn.filter ? `${base}ArrayIf(${x}, ${fn.filter})` : `${base}Array(${x})`;
+    switch (base) {
+      case 'count':
+      case 'uniqExact':
+        return P(sql, 'int', false, { chType: 'UInt64' });
+      case 'sum':
+        return P(sql, 'float', false);
+      case 'avg':
+        return P(`if(${fn.filter ? `countArrayIf(${x}, ${fn.filter})` : `countArray(${x})`} = 0, NULL, ${sql})`, 'float', true);
+      case 'min':
+      case 'max':
+        return P(`if(${fn.filter ? `countArrayIf(${x}, ${fn.filter})` : `countArray(${x})`} = 0, NULL, ${sql})`, 'unknown', true);
+      default:
+        return P(sql, 'array', false, sameArrayTyping(fn.args[0]));
+    }
+  }
+
   // ---------------------------------------------------------------------------------------- functions
   call(fn: FunctionCall, h: Helpers): Printed {
     const unwrapped = unwrapIfCombinator(fn);
     if (unwrapped) return this.call(unwrapped, h);
+    if (fn.sig.orOf || fn.sig.arrayOf || fn.sig.stateOf || fn.sig.mergeOf || fn.sig.forEachOf) return this.aggregateCombinator(fn, h);
     const a = fn.args;
     const n = fn.node;
     const shift = dateShiftOf(fn.sig.name);
     if (shift) return this.arithmetic(shift.op, a[0], this.interval(shift.unit, a[1]), h, n);
+    if (TIMEZONE_ARGUMENT.has(fn.sig.name) && a.length > timezoneArgumentIndex(fn.sig.name)) {
+      const i = timezoneArgumentIndex(fn.sig.name);
+      const out = this.call({ ...fn, args: [this.inZone(a[0], a[i], h, n), ...a.slice(1, i)], raw: fn.raw.slice(0, i) }, h);
+      // a datetime result (toStartOfDay, toStartOfHour, ...) is in that zone, as ClickHouse's DateTime(zone)
+      const zone = a[i].constValue as string;
+      return out.type === 'datetime' && !out.displayTz ? { ...out, displayTz: zone, chType: `DateTime64(6, '${zone}')` } : out;
+    }
+    if (fn.sig.name === 'toDayOfWeek' && a.length > 1) {
+      const iso = this.call({ ...fn, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+      return P(dayOfWeekInMode(iso.sql, a[1], h, n), 'int', iso.nullable);
+    }
+    const intConv = intConversionOf(fn.sig.name);
+    if (intConv) {
+      // toInt's value, wrapped into the width by ClickHouse's own integer conversion
+      const v = this.call({ ...fn, sig: lookupFunction('toInt')!, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+      const name = intTypeName(intConv);
+      const sql = name === 'Int64' ? v.sql : `to${name}(${v.sql})`;
+      return intConv.orZero ? P(`ifNull(${sql}, 0)`, 'int', false, { chType: name }) : P(sql, 'int', intConv.nullable(a[0]), { chType: name });
+    }
+    const dec = decimalConversionOf(fn.sig.name, a[1], h, n);
+    if (dec) return this.decimalConversion(a[0], dec, h, n);
     const s = (i: number) => a[i].sql;
     const anyNull = a.some((x) => x.nullable);
     if (fn.sig.kind === 'window' || fn.over) return h.error(`Window functions are not available on ClickHouse (function "${fn.sig.name}" with OVER)`, n);
@@ -768,18 +869,22 @@ export class ClickHouseDialect implements Dialect {
         return { ...agg(fn.sig.name, [s(0)], 'array', false), ...arrayOfTyping(a[0], h.timezone) };
 
       // ---------------- dates
-      case 'now':
-        return P(this.ms('now()'), 'datetime', false);
+      case 'now': {
+        const now = P(this.ms('now()'), 'datetime', false);
+        return a.length ? this.inZone(now, a[0], h, n) : now;
+      }
       case 'today':
         return P(`toDate(now(), ${h.tz()})`, 'date', false);
       case 'yesterday':
         return P(`(toDate(now(), ${h.tz()}) - 1)`, 'date', false);
       case 'toDateTime':
-        tzArg(1);
+        if (a.length > 1) return this.inZone(a[0], a[1], h, n);
         return P(dtArg(0), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
       case 'toDate': {
         const tz = tzArg(1);
         if (a[0].type === 'date') return a[0];
+        // text with a zone: the datetime it is there, then its date there
+        if (isStrLike(a[0]) && tz !== undefined) return P(`toDate(${this.local(this.dt(a[0], h, n, tz), h, tz)})`, 'date', true);
         if (isStrLike(a[0])) return P(this.asDate(a[0], h, n), 'date', a[0].nullable || !a[0].isConst);
         return P(`toDate(${localArg(0, tz)})`, 'date', a[0].nullable);
       }
@@ -1156,9 +1261,9 @@ export class ClickHouseDialect implements Dialect {
       case 'fromUnixTimestamp64Milli':
         return P(`toInt64(${num(a[0])})`, 'datetime', a[0].nullable);
       case 'toDateTime64':
-        tzArg(2);
         if (a.length > 1 && (!a[1].isConst || typeof a[1].constValue !== 'number' || !Number.isInteger(a[1].constValue) || a[1].constValue < 0 || a[1].constValue > 9))
           h.error('toDateTime64 precision must be a constant integer from 0 to 9', n);
+        if (a.length > 2) return this.inZone(a[0], a[2], h, n);
         return P(dtArg(0), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
       case 'parseDateTimeBestEffort':
       case 'parseDateTimeBestEffortOrNull':
@@ -1166,12 +1271,27 @@ export class ClickHouseDialect implements Dialect {
       case 'toDateTimeOrNull': {
         const tz = tzArg(1);
         // Text is parsed leniently (NULL when it is not a datetime), with its own offset or else in the zone given.
-        const x = isStrLike(a[0]) ? this.ms(`parseDateTimeBestEffortOrNull(${s(0)}, ${tz ?? h.tz()})`) : dtArg(0);
-        if (fn.sig.name === 'parseDateTimeBestEffortOrZero') return P(`ifNull(${x}, toInt64(0))`, 'datetime', false);
-        return P(x, 'datetime', true);
+        // An RFC 1123 weekday is left out: 18.16 reads no date after `Tue, ` or `Thu, ` (their T as a time separator).
+        const text = `replaceRegexpOne(${s(0)}, ${h.param('^\\s*[A-Za-z]{3},\\s*')}, ${h.param('')})`;
+        const x = isStrLike(a[0]) ? this.ms(`parseDateTimeBestEffortOrNull(${text}, ${tz ?? h.tz()})`) : dtArg(0);
+        const shown = tz !== undefined ? { displayTz: a[1].constValue as string, chType: `DateTime64(6, '${a[1].constValue as string}')` } : {};
+        if (fn.sig.name === 'parseDateTimeBestEffortOrZero') return P(`ifNull(${x}, toInt64(0))`, 'datetime', false, shown);
+        return P(x, 'datetime', true, shown);
       }
       case 'toDateOrNull':
         return P(isStrLike(a[0]) ? `toDateOrNull(${s(0)})` : this.asDate(a[0], h, n), 'date', true);
+      case 'parseDateTime':
+      case 'parseDateTimeOrNull': {
+        // (18.16 has no parseDateTime: the text rewritten as `YYYY-MM-DD hh:mm:ss`, '' when it does not match)
+        const tz = tzArg(2);
+        const { pattern, template } = parseDateTimeFormat(a[1], h, n);
+        const text = `toString(${s(0)})`;
+        const local = `if(match(${text}, ${h.param(pattern)}), replaceRegexpOne(${text}, ${h.param(pattern)}, ${h.param(template)}), '')`;
+        // a real date and time only: read back unchanged in UTC (18.16 reads '' and month 13 as some date)
+        const valid = `ifNull(toString(parseDateTimeBestEffortOrNull(${local}, ${h.param('UTC')})) = ${local}, 0)`;
+        const parsed = `if(${valid}, assumeNotNull(parseDateTimeBestEffortOrNull(${local}, ${tz ?? h.tz()})), NULL)`;
+        return P(this.ms(parsed), 'datetime', true, tz !== undefined ? { displayTz: a[2].constValue as string, chType: `DateTime64(6, '${a[2].constValue as string}')` } : {});
+      }
 
       // ---------------- HogQL parity: strings (18.16 has no left/right/trimLeft/trimRight)
       case 'left':
@@ -1211,7 +1331,8 @@ export class ClickHouseDialect implements Dialect {
       case 'toFloatOrNull':
       case 'toFloat64OrNull':
       case 'toIntOrZero':
-      case 'toFloatOrZero': {
+      case 'toFloatOrZero':
+      case 'toFloat64OrZero': {
         const base = this.call({ ...fn, sig: { ...fn.sig, name: fn.sig.name.startsWith('toInt') ? 'toInt' : 'toFloat' } }, h);
         return fn.sig.name.endsWith('OrZero') ? P(`ifNull(${base.sql}, 0)`, base.type, false) : { ...base, nullable: true };
       }
@@ -1388,7 +1509,18 @@ export class ClickHouseDialect implements Dialect {
         return simple('appendTrailingCharIfAbsent', 'string');
       case 'splitByWhitespace':
         return P(`extractAll(${s(0)}, ${h.param('[^\\s]+')})`, 'array', anyNull);
+      case 'timeZoneOf':
+        if (a[0].type !== 'datetime') h.error('timeZoneOf takes a DateTime value', n);
+        return P(h.param(zoneOf(a[0]) ?? h.timezone), 'string', false);
+      case 'intExp2':
+      case 'intExp10':
+        // (as on DuckDB: NULL past Int64)
+        return P(`toInt64OrNull(toString(pow(${fn.sig.name === 'intExp2' ? 2 : 10}, trunc(${num(a[0])}))))`, 'int', true);
+      case 'countSubstringsCaseInsensitive':
+        return this.call({ ...fn, sig: lookupFunction('countSubstrings')!, args: a.map((x) => ({ ...x, sql: `lower(${x.sql})`, constValue: typeof x.constValue === 'string' ? x.constValue.toLowerCase() : undefined })) }, h);
       case 'countSubstrings':
+        // (18.16's replaceAll refuses an empty needle even in the branch not taken)
+        if (a[1].isConst && a[1].constValue === '') return P('toInt64(0)', 'int', a[0].nullable);
         return P(`toInt64(if(length(${s(1)}) = 0, 0, intDiv(length(${s(0)}) - length(replaceAll(${s(0)}, ${s(1)}, '')), greatest(length(${s(1)}), 1))))`, 'int', anyNull);
       case 'leftUTF8':
       case 'rightUTF8':
@@ -1396,10 +1528,27 @@ export class ClickHouseDialect implements Dialect {
       case 'concatWithSeparator':
         return this.call({ ...fn, sig: lookupFunction('concat')!, args: a.slice(1).flatMap((x, i) => (i ? [a[0], x] : [x])) }, h);
       case 'hex':
+        if (isHashDigest(a[0])) return P(`upper(${s(0)})`, 'string', anyNull);
+        return simple(fn.sig.name, 'string');
       case 'decodeURLComponent':
         return simple(fn.sig.name, 'string');
+      case 'MD5':
+      case 'SHA1':
+      case 'SHA256': {
+        const x = hashArgument(fn, h);
+        return P(`lower(hex(${fn.sig.name}(${x.sql})))`, 'string', x.nullable, { chType: `FixedString(${HASH_DIGESTS[fn.sig.name].bytes})` });
+      }
 
       // ---------------- URLs: ClickHouse's own functions
+      case 'netloc':
+        return P(`extract(${s(0)}, ${h.param(URL_NETLOC)})`, 'string', anyNull);
+      case 'port':
+        // (18.16 has no port(): read from the text, as on DuckDB)
+        return P(`toInt64(ifNull(toUInt16OrNull(extract(${s(0)}, ${h.param(URL_PORT)})), ${portDefault(a, h, n)}))`, 'int', a[0].nullable, { chType: 'UInt16' });
+      case 'ifNotFinite':
+        // (18.16's `if` takes no Nullable condition: a NULL value is not finite)
+        if (a[0].type === 'null') return P(`toFloat64(${num(a[1])})`, 'float', a[1].nullable);
+        return P(`if(ifNull(isFinite(toFloat64(${num(a[0])})), 0), toFloat64(assumeNotNull(${num(a[0])})), toFloat64(${num(a[1])}))`, 'float', a[1].nullable);
       case 'protocol':
       case 'domain':
       case 'domainWithoutWWW':

@@ -363,10 +363,14 @@ export const MAX_NUMBERS_ROWS = 10_000_000;
 /** Buckets of the sampling hash: `SAMPLE r OFFSET o` keeps hash % SAMPLE_BUCKETS in [o, o + r) * SAMPLE_BUCKETS. */
 export const SAMPLE_BUCKETS = 4_294_967_296;
 
-/** formatDateTime's format codes (ClickHouse's), each a one-character code after `%`. */
-export const FORMAT_CODES = 'YmdHMSFTDRyejuwpIGVz%';
-/** Codes that are spelled with others: `%F` is `%Y-%m-%d`, `%T` `%H:%M:%S`, `%D` `%m/%d/%y`, `%R` `%H:%M`. */
-const COMPOSITE_CODES: Record<string, string> = { F: '%Y-%m-%d', T: '%H:%M:%S', D: '%m/%d/%y', R: '%H:%M' };
+/**
+ * formatDateTime's format codes (ClickHouse's), each a one-character code after `%`. `%i` (minute), `%s` (second) and
+ * `%h` (12-hour hour) are the MySQL spellings current ClickHouse releases read too (there `%M` is the month's name,
+ * here the minute, as in ClickHouse 18.16).
+ */
+export const FORMAT_CODES = 'YmdHMSFTDRyejuwpIGVzish%';
+/** Codes that are spelled with others: `%F` is `%Y-%m-%d`, `%T` `%H:%M:%S`, `%D` `%m/%d/%y`, `%R` `%H:%M`, `%i` `%M`, ... */
+const COMPOSITE_CODES: Record<string, string> = { F: '%Y-%m-%d', T: '%H:%M:%S', D: '%m/%d/%y', R: '%H:%M', i: '%M', s: '%S', h: '%I' };
 
 /** A piece of a formatDateTime pattern: text for the engine's own formatter (`native`), or one code it lacks. */
 export type FormatPiece = { native: string } | { code: string };
@@ -461,6 +465,19 @@ export const URL_SCHEME = '[a-zA-Z][a-zA-Z0-9+.-]*';
 /** The host of a URL (after `//` and any user info, before the port, path, query or fragment), in group 1. */
 export const URL_HOST = `^(?:${URL_SCHEME}:)?//(?:[^/?#@]*@)?([^/?#:]*)`;
 
+/** The authority of a URL (`user:pass@host:port`, after `//`), in group 1. */
+export const URL_NETLOC = `^(?:${URL_SCHEME}:)?//([^/?#]*)`;
+/** The port of a URL's authority, in group 1 (an IPv6 host is bracketed). */
+export const URL_PORT = `^(?:${URL_SCHEME}:)?//(?:[^/?#@]*@)?(?:\\[[^\\]/?#]*\\]|[^/?#:]*):([0-9]+)(?:[/?#]|$)`;
+
+/** port(url[, default]): the default, a constant integer (0 when left out; a 400 otherwise). */
+export function portDefault(a: Printed[], h: Helpers, node: NodeBase): number {
+  if (a.length < 2) return 0;
+  const d = a[1].constValue;
+  if (!a[1].isConst || typeof d !== 'number' || !Number.isInteger(d) || d < 0 || d > 65535) return h.error('port takes a constant default port from 0 to 65535', node);
+  return d;
+}
+
 /** sparkline(values): PostHog's chart marker, `('__hogql_chart_type', 'sparkline', 'results', values)`. */
 export const SPARKLINE_MARKER = ['__hogql_chart_type', 'sparkline', 'results'];
 
@@ -507,4 +524,166 @@ export function jsonExtractFunction(type: Printed, h: Helpers, node: NodeBase): 
 export function zipTyping(arrays: Printed[]): { chType: string } {
   const element = (p: Printed) => (p.chType?.startsWith('Array(') ? p.chType.slice('Array('.length, -1) : 'String');
   return { chType: `Array(Tuple(${arrays.map(element).join(', ')}))` };
+}
+
+/**
+ * `toUInt8(x)` .. `toInt64OrZero(x)`: the width, signedness and variant of a fixed-width integer conversion (undefined
+ * for other names, and for toInt64 / toInt64OrNull, which are toInt). The value is toInt's (a number truncated
+ * toward zero, a string read as a number; NULL when unreadable), then wrapped into the width as ClickHouse converts
+ * integers (`toUInt8(300)` is 44, `toUInt8(-1)` 255, `toInt8(200)` -56). -OrZero reads 0 where toInt reads NULL;
+ * the plain name reads NULL there as -OrNull does (ClickHouse throws: a NULL rather than a failed query).
+ */
+export function intConversionOf(name: string): IntConversion | undefined {
+  if (!name.startsWith('toInt') && !name.startsWith('toUInt')) return undefined;
+  const m = /^to(U?)Int(8|16|32|64)(OrNull|OrZero)?$/.exec(name);
+  if (!m || (m[1] === '' && m[2] === '64' && m[3] !== 'OrZero')) return undefined;
+  const orNull = m[3] === 'OrNull';
+  return { bits: Number(m[2]) as 8 | 16 | 32 | 64, signed: m[1] === '', orZero: m[3] === 'OrZero', nullable: (x) => orNull || convertedNullable(x) };
+}
+
+export interface IntConversion {
+  bits: 8 | 16 | 32 | 64;
+  signed: boolean;
+  orZero: boolean;
+  /** Whether the result is typed Nullable (as ClickHouse types it: -OrNull always; otherwise as a non-number input). */
+  nullable(x: Printed): boolean;
+}
+
+/** A plain conversion's result is NULL where its input is, or where a non-number input cannot be read. */
+const convertedNullable = (x: Printed): boolean => x.nullable || !(x.type === 'int' || x.type === 'float' || x.type === 'bool');
+
+/** ClickHouse's type name of an integer conversion's result (`UInt8`, `Int16`, ...). */
+export const intTypeName = (c: { bits: number; signed: boolean }): string => `${c.signed ? '' : 'U'}Int${c.bits}`;
+
+/**
+ * `toDecimal(x, S)`, `toDecimal32/64/128[OrNull|OrZero](x, S)`: the precision (9, 18, 38 digits) and the constant scale
+ * S (0 .. precision; a 400 otherwise); undefined for other names. The value has S decimals, the rest cut off (as
+ * ClickHouse converts: a number `x` is `trunc(x * 10^S) / 10^S` in Float64, as ClickHouse multiplies; a string keeps
+ * its first S decimal digits exactly); NULL when it is unreadable or has more than precision - S integer digits (0 for
+ * -OrZero; ClickHouse's plain toDecimal32/64/128 throw there: a NULL rather than a failed query). HogQL's toDecimal is
+ * `accurateCastOrNull(x, 'Decimal64(S)')`.
+ */
+export function decimalConversionOf(name: string, scale: Printed | undefined, h: Helpers, node: NodeBase): DecimalConversion | undefined {
+  if (!name.startsWith('toDecimal')) return undefined;
+  const m = /^toDecimal(32|64|128)?(OrNull|OrZero)?$/.exec(name);
+  if (!m || (m[1] === undefined && m[2] !== undefined)) return undefined;
+  const precision = { '32': 9, '64': 18, '128': 38 }[m[1] ?? '64']!;
+  const s = scale?.constValue;
+  if (!scale?.isConst || typeof s !== 'number' || !Number.isInteger(s) || s < 0 || s > precision)
+    return h.error(`${name} takes a constant scale from 0 to ${precision} as its second argument`, node);
+  const orNull = m[1] === undefined || m[2] === 'OrNull';
+  return { precision, scale: s, orZero: m[2] === 'OrZero', typeName: `Decimal(${precision}, ${s})`, nullable: (x) => orNull || convertedNullable(x) };
+}
+
+export interface DecimalConversion {
+  precision: number;
+  scale: number;
+  orZero: boolean;
+  typeName: string;
+  /** Whether the result is typed Nullable (toDecimal and -OrNull always, as accurateCastOrNull; else as its input). */
+  nullable(x: Printed): boolean;
+}
+
+/** The RE2 pattern (for a regexp replace with `\1`) that keeps a decimal number's text up to `scale` decimals. */
+export const decimalTextPattern = (scale: number): string => `^\\s*([+-]?[0-9]*(?:[.][0-9]{0,${scale}})?)[0-9]*\\s*$`;
+
+/**
+ * `toDayOfWeek(x, mode)`: ClickHouse's modes over the ISO day number `iso` (Monday 1 .. Sunday 7): 0 is that, 1 Monday
+ * 0 .. Sunday 6, 2 Sunday 0 .. Saturday 6, 3 Sunday 1 .. Saturday 7. The mode must be a constant 0 to 3 (a 400).
+ */
+export function dayOfWeekInMode(iso: string, mode: Printed, h: Helpers, node: NodeBase): string {
+  const m = mode.constValue;
+  if (!mode.isConst || typeof m !== 'number' || ![0, 1, 2, 3].includes(m)) return h.error('toDayOfWeek mode must be a constant 0, 1, 2 or 3', node);
+  return [iso, `(${iso} - 1)`, `(${iso} % 7)`, `(${iso} % 7 + 1)`][m];
+}
+
+/**
+ * `<aggregate>OrNull` / `<aggregate>OrDefault` (FunctionSignature.orOf): the aggregate's call, and the call that counts
+ * its values (count(x), or countArray(x) under -Array) over the same rows: no value counted is "nothing to aggregate".
+ */
+export function orCombinatorParts(fn: FunctionCall): { value: FunctionCall; count: FunctionCall } {
+  const value = { ...fn, sig: lookupFunction(fn.sig.orOf!.base)! };
+  let base = value;
+  for (let u = unwrapIfCombinator(base); u; u = unwrapIfCombinator(base)) base = u;
+  if (base.sig.name.endsWith('If') && !base.sig.ifOf) {
+    // an -If aggregate of its own (sumIf, countIf, ...): its last argument is the condition
+    const cond = base.args[base.args.length - 1];
+    base = { ...base, args: base.args.slice(0, -1), raw: base.raw.slice(0, -1), filter: [base.filter, `(${cond.sql})`].filter(Boolean).join(' AND ') };
+  }
+  const counter = lookupFunction(base.sig.arrayOf ? 'countArray' : 'count')!;
+  return { value, count: { ...base, sig: counter, args: base.args.slice(0, 1), raw: base.raw.slice(0, 1), params: [], distinct: false } };
+}
+
+/** What `<aggregate>OrDefault` reads with nothing to aggregate: its type's default (bound by `param`); undefined when it has none to name. */
+export function aggregateDefault(p: Printed, param: (v: ConstantValue) => string): string | undefined {
+  if (p.type === 'int' || p.type === 'float') return '0';
+  if (p.type === 'string') return param('');
+  return undefined;
+}
+
+/**
+ * MD5 / SHA1 / SHA256 of a string: ClickHouse returns the digest's bytes (FixedString(16 / 20 / 32)), which no JSON
+ * result can show; Quarry shows them as lowercase hex text on every engine (what `lower(hex(MD5(s)))` reads in
+ * ClickHouse), typed by the FixedString, and `hex()` of such a value is its uppercase hex, as ClickHouse's `hex(MD5(s))`.
+ * Their length() is the text's (32, 40, 64), not the bytes'.
+ */
+export const HASH_DIGESTS: Readonly<Record<string, { duck: string; bytes: number }>> = {
+  MD5: { duck: 'md5', bytes: 16 },
+  SHA1: { duck: 'sha1', bytes: 20 },
+  SHA256: { duck: 'sha256', bytes: 32 },
+};
+
+/** Whether a value is a hash digest (HASH_DIGESTS): hex() of it is its uppercase text. */
+export const isHashDigest = (p: Printed): boolean => !!p.chType && /^FixedString\((16|20|32)\)$/.test(p.chType);
+
+/** The argument of a hash function: a string (a 400 otherwise, as ClickHouse's take String only). */
+export function hashArgument(fn: FunctionCall, h: Helpers): Printed {
+  const x = fn.args[0];
+  if (!(x.type === 'string' || x.type === 'json' || x.type === 'unknown' || x.type === 'null')) return h.error(`${fn.sig.name} takes a string: use ${fn.sig.name}(toString(x))`, fn.node);
+  return x;
+}
+
+/** parseDateTime's format codes (MySQL's, as ClickHouse reads them) that Quarry reads: fixed-width numbers. */
+const PARSE_CODES: Record<string, { re: string; part: 'Y' | 'm' | 'd' | 'H' | 'i' | 's' }> = {
+  Y: { re: '([0-9]{4})', part: 'Y' },
+  m: { re: '([0-9]{2})', part: 'm' },
+  d: { re: '([0-9]{2})', part: 'd' },
+  H: { re: '([0-9]{2})', part: 'H' },
+  i: { re: '([0-9]{2})', part: 'i' },
+  s: { re: '([0-9]{2})', part: 's' },
+  S: { re: '([0-9]{2})', part: 's' },
+};
+
+/**
+ * `parseDateTime(text, format[, tz])` (HogQL's parseDateTimeOrNull, MySQL format codes): an RE2 pattern matching the
+ * whole text, and the replacement (`\\1` ...) that rewrites a match as `YYYY-MM-DD hh:mm:ss` (parts the format lacks
+ * are the start of their unit: day 01, time 00). The format must be a constant with %Y, %m, %d, %H, %i, %s / %S, %%
+ * only, each part at most once, and a year (a 400 otherwise).
+ */
+export function parseDateTimeFormat(format: Printed, h: Helpers, node: NodeBase): { pattern: string; template: string } {
+  const f = format.constValue;
+  if (!format.isConst || typeof f !== 'string') return h.error('parseDateTime takes a constant format string', node);
+  let pattern = '^';
+  const group: Partial<Record<string, number>> = {};
+  let n = 0;
+  for (let i = 0; i < f.length; i++) {
+    const ch = f[i];
+    if (ch !== '%') {
+      pattern += ch.replace(/[\\^$.|?*+()[\]{}]/g, (c) => `\\${c}`);
+      continue;
+    }
+    const code = f[++i];
+    if (code === '%') {
+      pattern += '%';
+      continue;
+    }
+    const c = code === undefined ? undefined : PARSE_CODES[code];
+    if (!c) return h.error(`parseDateTime: unsupported format code "%${code ?? ''}" (supported: %Y %m %d %H %i %s %S %%)`, node);
+    if (group[c.part] !== undefined) return h.error(`parseDateTime: the format reads "%${code}" twice`, node);
+    group[c.part] = ++n;
+    pattern += c.re;
+  }
+  if (group.Y === undefined) return h.error('parseDateTime: the format must read a year (%Y)', node);
+  const g = (part: string, dflt: string) => (group[part] !== undefined ? `\\${group[part]}` : dflt);
+  return { pattern: `${pattern}$`, template: `${g('Y', '')}-${g('m', '01')}-${g('d', '01')} ${g('H', '00')}:${g('i', '00')}:${g('s', '00')}` };
 }

@@ -13,8 +13,9 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_SCHEME, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, dateShiftOf, exactQuantileIndex, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
-import { lookupFunction } from './functions';
+import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, dayOfWeekInMode, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { TIMEZONE_ARGUMENT, lookupFunction, timezoneArgumentIndex } from './functions';
+import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
@@ -38,6 +39,22 @@ const jsonPointer = (keys: (string | number)[]): string =>
 const HAS_OFFSET = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
 
 const SUB_DAY = new Set(['second', 'minute', 'hour']);
+
+/** An RFC 822 / 1123 date (`Tue, 01 Oct 2024 ...`, `2 Mar 2024 ...`, `Oct 01 2024 ...`): its start, for parseDateTimeBestEffort. */
+const RFC_DATE = '^\\s*([A-Za-z]{3},\\s*)?(\\d{1,2}\\s+[A-Za-z]{3}|[A-Za-z]{3}\\s+\\d{1,2})\\s+\\d{4}(\\s|$)';
+/** Its weekday, left out before parsing. */
+const RFC_WEEKDAY = '^[A-Za-z]{3},\\s*';
+/**
+ * The other forms ClickHouse's parseDateTimeBestEffort reads as local time: `23/10/2020 12:12:57` (day first),
+ * `2020/10/23 12:12`, `20201023121257`; each a pattern it matches and its strptime formats.
+ */
+const OTHER_DATE_FORMATS: [string, string[]][] = [
+  ['^\\s*\\d{1,2}/\\d{1,2}/\\d{4}(\\s|$)', ['%d/%m/%Y %H:%M:%S', '%d/%m/%Y %H:%M', '%d/%m/%Y']],
+  ['^\\s*\\d{4}/\\d{1,2}/\\d{1,2}(\\s|$)', ['%Y/%m/%d %H:%M:%S', '%Y/%m/%d %H:%M', '%Y/%m/%d']],
+  ['^\\s*\\d{14}\\s*$', ['%Y%m%d%H%M%S']],
+];
+/** Its forms with a time (strptime), without the zone. */
+const RFC_FORMATS = ['%d %b %Y %H:%M:%S', '%d %b %Y %H:%M', '%b %d %Y %H:%M:%S', '%b %d %Y %H:%M'];
 
 const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> = {}): Printed => ({ sql, type, nullable, ...extra });
 
@@ -139,8 +156,14 @@ class DuckDBDialect implements Dialect {
     if (isUtcZone(h.timezone)) return localSql;
     return `timezone('UTC', timezone(${h.tz()}, ${localSql}))`;
   }
-  /** Any value as a naive-UTC datetime. */
-  private dt(p: Printed, h: Helpers, node: NodeBase): string {
+  /** Any value as a naive-UTC datetime; a Date or a string without an offset is local time in `tz` (bound SQL; default the project's). */
+  private dt(p: Printed, h: Helpers, node: NodeBase, tz?: string): string {
+    if (tz !== undefined && (p.type === 'date' || isStrLike(p) || p.type === 'unknown')) {
+      if (p.type === 'date') return this.utcIn(`CAST(${p.sql} AS TIMESTAMP)`, h, tz);
+      if (p.isConst && typeof p.constValue === 'string' && !(HAS_OFFSET.test(p.constValue.trim()) && /\d[T ]\d/.test(p.constValue))) return this.utcIn(`CAST(${p.sql} AS TIMESTAMP)`, h, tz);
+      if (!p.isConst)
+        return `CASE WHEN regexp_matches(${p.sql}, '\\d[T ]\\d.*(Z|[+-]\\d\\d(:?\\d\\d)?)$') THEN timezone('UTC', TRY_CAST(${p.sql} AS TIMESTAMPTZ)) ELSE ${this.utcIn(`TRY_CAST(${p.sql} AS TIMESTAMP)`, h, tz)} END`;
+    }
     switch (p.type) {
       case 'datetime':
         return p.sql;
@@ -366,7 +389,11 @@ class DuckDBDialect implements Dialect {
     // events.session: the compiled sessions query (its own events reference is guarded), one row per session id.
     if (needs.session?.fields.length) {
       joins.push(`LEFT JOIN (${needs.session.sql}) AS ${q('__session')} ON ${q('__session')}.${q('session_id')} = ${a}.${q('$session_id')}`);
-      for (const f of needs.session.fields) cols.push(`${q('__session')}.${q(f)} AS ${q(`__session_${f}`)}`);
+      // a list field reads [] without a session, as on ClickHouse (whose arrays cannot be NULL)
+      for (const f of needs.session.fields) {
+        const col = `${q('__session')}.${q(f)}`;
+        cols.push(`${SESSION_LIST_FIELDS.has(f) ? `coalesce(${col}, [])` : col} AS ${q(`__session_${f}`)}`);
+      }
     }
     // events.group_N: the project's group of type N whose key is the event's `$group_N` (one row per type and key).
     for (const g of needs.groups ?? []) {
@@ -426,14 +453,161 @@ class DuckDBDialect implements Dialect {
     return P(`(${d.sql} - CASE WHEN ${d.sql} > 0 AND ${shifted} > ${y} THEN 1 WHEN ${d.sql} < 0 AND ${shifted} < ${y} THEN -1 ELSE 0 END)`, 'int', d.nullable);
   }
 
+  /**
+   * `toDateTime(x, zone)`, and the value of a calendar function given a zone (TIMEZONE_ARGUMENT): the instant, a string
+   * without an offset or a Date read as local time there, shown in that zone.
+   */
+  private inZone(p: Printed, zone: Printed, h: Helpers, node: NodeBase): Printed {
+    if (!zone.isConst || typeof zone.constValue !== 'string' || !validTimezone(zone.constValue)) return h.error('Timezone must be a valid IANA timezone name', node);
+    const z = zone.constValue;
+    return P(this.dt(p, h, node, zone.sql), 'datetime', p.nullable || !(p.type === 'datetime' || p.isConst), { displayTz: z, chType: `DateTime64(6, '${z}')` });
+  }
+
+  /** `<aggregate>OrNull`, `-OrDefault`, `-Array`, `-ForEach`, `-State`, `-Merge` (FunctionSignature.orOf, arrayOf, forEachOf, stateOf, mergeOf). */
+  private aggregateCombinator(fn: FunctionCall, h: Helpers): Printed {
+    if (fn.over) return h.error(`Function "${fn.sig.name}" cannot be used as a window function`, fn.node);
+    if (fn.sig.orOf) {
+      const { value, count } = orCombinatorParts(fn);
+      const v = this.call(value, h);
+      const dflt = fn.sig.orOf.mode === 'null' ? 'NULL' : aggregateDefault(v, (x) => h.param(x));
+      if (dflt === undefined) return v;
+      return P(`CASE WHEN ${this.call(count, h).sql} = 0 THEN ${dflt} ELSE ${v.sql} END`, v.type, fn.sig.orOf.mode === 'null', v.chType ? { chType: v.chType } : {});
+    }
+    if (fn.sig.stateOf || fn.sig.mergeOf) return this.stateCombinator(fn, h);
+    if (fn.sig.forEachOf) {
+      // the rows' arrays folded position by position (the result is as long as the longest array)
+      const x = fn.args[0].sql;
+      const f = ` FILTER (WHERE ${[`${x} IS NOT NULL`, fn.filter].filter(Boolean).join(' AND ')})`;
+      const at = (l: string) => `${l}[__fe_i]`;
+      const combine = {
+        sum: `coalesce(${at('__fe_acc')}, 0) + coalesce(${at('__fe_y')}, 0)`,
+        count: `coalesce(${at('__fe_acc')}, 0) + coalesce(${at('__fe_y')}, 0)`,
+        min: `least(${at('__fe_acc')}, ${at('__fe_y')})`,
+        max: `greatest(${at('__fe_acc')}, ${at('__fe_y')})`,
+      }[fn.sig.forEachOf as 'sum' | 'count' | 'min' | 'max'];
+      // count: each array as 1 for a non-NULL element, 0 for NULL, then summed
+      const rows = fn.sig.forEachOf === 'count' ? `list(list_transform(${x}, lambda __fe_e: CASE WHEN __fe_e IS NULL THEN 0 ELSE 1 END))${f}` : `list(${x})${f}`;
+      const fold = `list_reduce(${rows}, lambda __fe_acc, __fe_y: list_transform(range(1, greatest(len(__fe_acc), len(__fe_y)) + 1), lambda __fe_i: ${combine}))`;
+      return P(`CASE WHEN count(${x})${f} = 0 THEN [] ELSE ${fold} END`, 'array', false);
+    }
+    // -Array: the aggregate over the elements of the (non-NULL) arrays
+    const x = fn.args[0].sql;
+    const f = ` FILTER (WHERE ${[`${x} IS NOT NULL`, fn.filter].filter(Boolean).join(' AND ')})`;
+    const elements = `flatten(coalesce(list(${x})${f}, []))`;
+    switch (fn.sig.arrayOf) {
+      case 'count':
+        return P(`coalesce(sum(list_count(${x}))${f}, 0)`, 'int', false, { chType: 'UInt64' });
+      case 'sum':
+        return P(`coalesce(sum(list_sum(${x}))${f}, 0)`, 'float', false);
+      case 'avg':
+        return P(`(sum(list_sum(${x}))${f} / sum(list_count(${x}))${f})`, 'float', true);
+      case 'min':
+      case 'max':
+        return P(`${fn.sig.arrayOf}(list_${fn.sig.arrayOf}(${x}))${f}`, 'unknown', true);
+      case 'uniq':
+      case 'uniqExact':
+        return P(`len(list_distinct(${elements}))`, 'int', false, { chType: 'UInt64' });
+      case 'groupArray':
+        return P(elements, 'array', false, sameArrayTyping(fn.args[0]));
+      default:
+        return P(`list_distinct(${elements})`, 'array', false, sameArrayTyping(fn.args[0]));
+    }
+  }
+
+  /**
+   * `<aggregate>State` / `<aggregate>Merge`: a state is a value the merge can combine: the aggregate itself for count,
+   * sum, min and max; the list of distinct values for uniq; {s: sum, c: count} for avg; {v: value, k: key} for
+   * argMax / argMin. (ClickHouse's states are opaque binary: only their merges read alike on both engines.)
+   */
+  private stateCombinator(fn: FunctionCall, h: Helpers): Printed {
+    const base = (fn.sig.stateOf ?? fn.sig.mergeOf)!;
+    const f = (extra?: string) => {
+      const parts = [extra, fn.filter].filter(Boolean);
+      return parts.length ? ` FILTER (WHERE ${parts.join(' AND ')})` : '';
+    };
+    const x = fn.args[0]?.sql;
+    if (fn.sig.stateOf) {
+      const plain = (name: string) => this.call({ ...fn, sig: lookupFunction(name)! }, h);
+      switch (base) {
+        case 'uniq':
+        case 'uniqExact': {
+          const v = fn.args.length === 1 ? x : `row(${fn.args.map((a) => a.sql).join(', ')})`;
+          return P(`coalesce(list(DISTINCT ${v})${f(fn.args.map((a) => `${a.sql} IS NOT NULL`).join(' AND '))}, [])`, 'unknown', false);
+        }
+        case 'avg':
+          return P(`struct_pack(s := sum(${num(fn.args[0])})${f()}, c := count(${num(fn.args[0])})${f()})`, 'unknown', false);
+        case 'argMax':
+        case 'argMin':
+          return P(`struct_pack(v := ${base === 'argMax' ? 'arg_max' : 'arg_min'}(${x}, ${fn.args[1].sql})${f()}, k := ${base === 'argMax' ? 'max' : 'min'}(${fn.args[1].sql})${f()})`, 'unknown', true);
+        default:
+          return { ...plain(base), type: 'unknown' };
+      }
+    }
+    switch (base) {
+      case 'count':
+        return P(`coalesce(sum(${x})${f()}, 0)`, 'int', false, { chType: 'UInt64' });
+      case 'sum':
+        return P(`sum(${x})${f()}`, 'float', true);
+      case 'min':
+      case 'max':
+        return P(`${base}(${x})${f()}`, 'unknown', true);
+      case 'uniq':
+      case 'uniqExact':
+        return P(`len(list_distinct(flatten(coalesce(list(${x})${f(`${x} IS NOT NULL`)}, []))))`, 'int', false, { chType: 'UInt64' });
+      case 'avg':
+        return P(`(sum(struct_extract(${x}, 's'))${f()} / sum(struct_extract(${x}, 'c'))${f()})`, 'float', true);
+      default:
+        return P(`${base === 'argMax' ? 'arg_max' : 'arg_min'}(struct_extract(${x}, 'v'), struct_extract(${x}, 'k'))${f()}`, 'unknown', true);
+    }
+  }
+
+  /** toUInt8 .. toInt64OrZero (dialect.ts intConversionOf): toInt's value wrapped into the width. */
+  private intConversion(fn: FunctionCall, c: IntConversion, h: Helpers): Printed {
+    const v = this.call({ ...fn, sig: lookupFunction('toInt')!, args: fn.args.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+    const m = 2n ** BigInt(c.bits);
+    let sql = v.sql;
+    if (c.bits < 64) sql = c.signed ? `((((${v.sql}) % ${m}) + ${m + m / 2n}) % ${m} - ${m / 2n})` : `((((${v.sql}) % ${m}) + ${m}) % ${m})`;
+    else if (!c.signed) sql = `CAST((CAST(${v.sql} AS HUGEINT) + ${m}) % ${m} AS UBIGINT)`;
+    const chType = intTypeName(c);
+    return c.orZero ? P(`coalesce(${sql}, 0)`, 'int', false, { chType }) : P(sql, 'int', c.nullable(fn.args[0]), { chType });
+  }
+
+  /** toDecimal(x, S), toDecimal32/64/128[OrNull|OrZero](x, S) (dialect.ts decimalConversionOf). */
+  private decimalConversion(x: Printed, d: DecimalConversion, h: Helpers, n: NodeBase): Printed {
+    let v: string;
+    if (x.type === 'null') v = 'CAST(NULL AS DOUBLE)';
+    else if (isNum(x) || x.type === 'bool') v = `(trunc(CAST(${x.sql} AS DOUBLE) * 1e${d.scale}) / 1e${d.scale})`;
+    else if (isStrLike(x) || x.type === 'unknown')
+      v = `TRY_CAST(regexp_replace(CAST(${x.sql} AS VARCHAR), ${h.param(decimalTextPattern(d.scale))}, ${h.param('\\1')}) AS DOUBLE)`;
+    else return h.error(`Cannot convert a ${x.type} value to a decimal`, n);
+    const sql = `CASE WHEN abs(${v}) < 1e${d.precision - d.scale} THEN ${v} END`;
+    return d.orZero ? P(`coalesce(${sql}, 0)`, 'float', false, { chType: d.typeName }) : P(sql, 'float', d.nullable(x), { chType: d.typeName });
+  }
+
   // ---------------------------------------------------------------------------------------- functions
   call(fn: FunctionCall, h: Helpers): Printed {
     const unwrapped = unwrapIfCombinator(fn);
     if (unwrapped) return this.call(unwrapped, h);
+    if (fn.sig.orOf || fn.sig.arrayOf || fn.sig.stateOf || fn.sig.mergeOf || fn.sig.forEachOf) return this.aggregateCombinator(fn, h);
     const a = fn.args;
     const n = fn.node;
     const shift = dateShiftOf(fn.sig.name);
     if (shift) return this.arithmetic(shift.op, a[0], this.interval(shift.unit, a[1]), h, n);
+    if (TIMEZONE_ARGUMENT.has(fn.sig.name) && a.length > timezoneArgumentIndex(fn.sig.name)) {
+      const i = timezoneArgumentIndex(fn.sig.name);
+      const out = this.call({ ...fn, args: [this.inZone(a[0], a[i], h, n), ...a.slice(1, i)], raw: fn.raw.slice(0, i) }, h);
+      // a datetime result (toStartOfDay, toStartOfHour, ...) is in that zone, as ClickHouse's DateTime(zone)
+      const zone = a[i].constValue as string;
+      return out.type === 'datetime' && !out.displayTz ? { ...out, displayTz: zone, chType: `DateTime64(6, '${zone}')` } : out;
+    }
+    if (fn.sig.name === 'toDayOfWeek' && a.length > 1) {
+      const iso = this.call({ ...fn, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+      return P(dayOfWeekInMode(iso.sql, a[1], h, n), 'int', iso.nullable);
+    }
+    const intConv = intConversionOf(fn.sig.name);
+    if (intConv) return this.intConversion(fn, intConv, h);
+    const dec = decimalConversionOf(fn.sig.name, a[1], h, n);
+    if (dec) return this.decimalConversion(a[0], dec, h, n);
     const noWindow = (): void => {
       if (fn.over) h.error(`Function "${fn.sig.name}" cannot be used as a window function`, n);
     };
@@ -554,18 +728,22 @@ class DuckDBDialect implements Dialect {
         return P(`${fn.sig.name.startsWith('lag') ? 'lag' : 'lead'}(${a.map((x) => x.sql).join(', ')})`, a[0].type, true);
 
       // ---------------- dates
-      case 'now':
-        return P(`timezone('UTC', now())`, 'datetime', false);
+      case 'now': {
+        const now = P(`timezone('UTC', now())`, 'datetime', false);
+        return a.length ? this.inZone(now, a[0], h, n) : now;
+      }
       case 'today':
         return P(`CAST(timezone(${h.tz()}, now()) AS DATE)`, 'date', false);
       case 'yesterday':
         return P(`(CAST(timezone(${h.tz()}, now()) AS DATE) - 1)`, 'date', false);
       case 'toDateTime':
-        tzArg(1);
+        if (a.length > 1) return this.inZone(a[0], a[1], h, n);
         return P(this.dt(a[0], h, n), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
       case 'toDate': {
         const tz = tzArg(1);
         if (a[0].type === 'date') return a[0];
+        // text with a zone: the datetime it is there, then its date there
+        if (isStrLike(a[0]) && tz !== undefined) return P(`CAST(${this.local(this.dt(a[0], h, n, tz), h, tz)} AS DATE)`, 'date', true);
         if (isStrLike(a[0])) return P(this.asDate(a[0], h, n), 'date', a[0].nullable || !a[0].isConst);
         return P(`CAST(${this.loc(a[0], h, n, tz)} AS DATE)`, 'date', a[0].nullable);
       }
@@ -582,7 +760,7 @@ class DuckDBDialect implements Dialect {
         // Sub-day buckets: subtract the local time elapsed since the local bucket start from the instant itself,
         // which stays unambiguous when the clocks go back.
         const x = this.dt(a[0], h, n);
-        const l = this.local(x, h);
+        const l = this.local(x, h, this.zone(a[0], h));
         const part = fn.sig.name === 'toStartOfHour' ? 'hour' : 'minute';
         let start = `date_trunc('${part}', ${l})`;
         if (fn.sig.name === 'toStartOfFiveMinutes') start = `time_bucket(INTERVAL 5 MINUTE, ${l})`;
@@ -939,7 +1117,7 @@ class DuckDBDialect implements Dialect {
         return P(`CAST(date_trunc('week', ${this.loc(a[0], h, n)}) AS DATE)`, 'date', a[0].nullable);
       case 'toStartOfTenMinutes': {
         const x = this.dt(a[0], h, n);
-        const l = this.local(x, h);
+        const l = this.local(x, h, this.zone(a[0], h));
         return P(`(${x} - (${l} - time_bucket(INTERVAL 10 MINUTE, ${l})))`, 'datetime', a[0].nullable);
       }
       case 'toStartOfSecond':
@@ -964,9 +1142,9 @@ class DuckDBDialect implements Dialect {
       case 'fromUnixTimestamp64Milli':
         return P(`make_timestamp(CAST(${num(a[0])} AS BIGINT) * 1000)`, 'datetime', a[0].nullable);
       case 'toDateTime64': {
-        tzArg(2);
         if (a.length > 1 && (!a[1].isConst || typeof a[1].constValue !== 'number' || !Number.isInteger(a[1].constValue) || a[1].constValue < 0 || a[1].constValue > 9))
           h.error('toDateTime64 precision must be a constant integer from 0 to 9', n);
+        if (a.length > 2) return this.inZone(a[0], a[2], h, n);
         return P(this.dt(a[0], h, n), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
       }
       case 'parseDateTimeBestEffort':
@@ -974,16 +1152,36 @@ class DuckDBDialect implements Dialect {
       case 'parseDateTimeBestEffortOrZero':
       case 'toDateTimeOrNull': {
         const tz = tzArg(1);
-        // Text is parsed leniently (NULL when it is not a datetime), with its own offset or else in the zone given.
+        // Text is parsed leniently (NULL when it is not a datetime), with its own offset or else in the zone given;
+        // RFC 822 / 1123 dates too (`Tue, 01 Oct 2024 12:34:56 GMT`, `2 Mar 2024 10:00 +0200`), as ClickHouse reads them.
         let x: string;
         if (!isStrLike(a[0])) x = this.dt(a[0], h, n);
-        else
-          x = `CASE WHEN regexp_matches(${s(0)}, ${h.param('\\d[T ]\\d.*(Z|[+-]\\d\\d(:?\\d\\d)?)$')}) THEN timezone('UTC', TRY_CAST(${s(0)} AS TIMESTAMPTZ)) ELSE ${this.utcIn(`TRY_CAST(${s(0)} AS TIMESTAMP)`, h, tz)} END`;
-        if (fn.sig.name === 'parseDateTimeBestEffortOrZero') return P(`coalesce(${x}, make_timestamp(0))`, 'datetime', false);
-        return P(x, 'datetime', true);
+        else {
+          const rfc = `regexp_replace(regexp_replace(trim(${s(0)}), ${h.param(RFC_WEEKDAY)}, ''), ${h.param('\\s+(?i:gmt|utc|z)$')}, ${h.param(' +0000')})`;
+          const zoned = `timezone('UTC', try_strptime(${rfc}, [${RFC_FORMATS.map((f) => h.param(`${f} %z`)).join(', ')}]))`;
+          const local = this.utcIn(`try_strptime(${rfc}, [${[...RFC_FORMATS, '%d %b %Y'].map((f) => h.param(f)).join(', ')}])`, h, tz);
+          const other = OTHER_DATE_FORMATS.map(([re, formats]) => ` WHEN regexp_matches(${s(0)}, ${h.param(re)}) THEN ${this.utcIn(`try_strptime(trim(${s(0)}), [${formats.map((f) => h.param(f)).join(', ')}])`, h, tz)}`).join('');
+          x =
+            `CASE WHEN regexp_matches(${s(0)}, ${h.param(RFC_DATE)}) THEN coalesce(${zoned}, ${local})${other}` +
+            ` WHEN regexp_matches(${s(0)}, ${h.param('\\d[T ]\\d.*(Z|[+-]\\d\\d(:?\\d\\d)?)$')}) THEN timezone('UTC', TRY_CAST(${s(0)} AS TIMESTAMPTZ)) ELSE ${this.utcIn(`TRY_CAST(${s(0)} AS TIMESTAMP)`, h, tz)} END`;
+        }
+        const shown = tz !== undefined ? { displayTz: a[1].constValue as string, chType: `DateTime64(6, '${a[1].constValue as string}')` } : {};
+        if (fn.sig.name === 'parseDateTimeBestEffortOrZero') return P(`coalesce(${x}, make_timestamp(0))`, 'datetime', false, shown);
+        return P(x, 'datetime', true, shown);
       }
       case 'toDateOrNull':
         return P(isStrLike(a[0]) ? `TRY_CAST(${s(0)} AS DATE)` : this.asDate(a[0], h, n), 'date', true);
+      case 'parseDateTime':
+      case 'parseDateTimeOrNull': {
+        const tz = tzArg(2);
+        const { pattern, template } = parseDateTimeFormat(a[1], h, n);
+        const text = `CAST(${s(0)} AS VARCHAR)`;
+        const norm = `regexp_replace(${text}, ${h.param(pattern)}, ${h.param(template)})`;
+        // a real date and time only: read back unchanged (DuckDB reads 24:00 as the next day)
+        const ts = `TRY_CAST(${norm} AS TIMESTAMP)`;
+        const local = `CASE WHEN regexp_matches(${text}, ${h.param(pattern)}) AND strftime(${ts}, ${h.param('%Y-%m-%d %H:%M:%S')}) = ${norm} THEN ${ts} END`;
+        return P(this.utcIn(local, h, tz), 'datetime', true, tz !== undefined ? { displayTz: a[2].constValue as string, chType: `DateTime64(6, '${a[2].constValue as string}')` } : {});
+      }
 
       // ---------------- HogQL parity: strings
       case 'left':
@@ -1030,7 +1228,8 @@ class DuckDBDialect implements Dialect {
       case 'toFloatOrNull':
       case 'toFloat64OrNull':
       case 'toIntOrZero':
-      case 'toFloatOrZero': {
+      case 'toFloatOrZero':
+      case 'toFloat64OrZero': {
         const isInt = fn.sig.name.startsWith('toInt');
         const base = this.call({ ...fn, sig: { ...fn.sig, name: isInt ? 'toInt' : 'toFloat' } }, h);
         return fn.sig.name.endsWith('OrZero') ? P(`coalesce(${base.sql}, 0)`, base.type, false) : { ...base, nullable: true };
@@ -1214,6 +1413,14 @@ class DuckDBDialect implements Dialect {
         return P(`string_split_regex(${s(1)}, ${s(0)})`, 'array', anyNull);
       case 'splitByWhitespace':
         return P(`regexp_extract_all(${s(0)}, '\\S+')`, 'array', anyNull);
+      case 'timeZoneOf':
+        if (a[0].type !== 'datetime') h.error('timeZoneOf takes a DateTime value', n);
+        return P(h.param(zoneOf(a[0]) ?? h.timezone), 'string', false);
+      case 'intExp2':
+      case 'intExp10':
+        return P(`TRY_CAST(pow(${fn.sig.name === 'intExp2' ? 2 : 10}, trunc(${num(a[0])})) AS BIGINT)`, 'int', true);
+      case 'countSubstringsCaseInsensitive':
+        return this.call({ ...fn, sig: lookupFunction('countSubstrings')!, args: a.map((x) => ({ ...x, sql: `lower(${x.sql})`, constValue: typeof x.constValue === 'string' ? x.constValue.toLowerCase() : undefined })) }, h);
       case 'countSubstrings':
         return P(`CASE WHEN length(${s(1)}) = 0 THEN 0 ELSE (length(${s(0)}) - length(replace(${s(0)}, ${s(1)}, ''))) // length(${s(1)}) END`, 'int', anyNull);
       case 'leftUTF8':
@@ -1222,7 +1429,15 @@ class DuckDBDialect implements Dialect {
       case 'concatWithSeparator':
         return this.call({ ...fn, sig: lookupFunction('concat')!, args: a.slice(1).flatMap((x, i) => (i ? [a[0], x] : [x])) }, h);
       case 'hex':
+        if (isHashDigest(a[0])) return P(`upper(${s(0)})`, 'string', anyNull);
         return P(`upper(hex(${s(0)}))`, 'string', anyNull);
+      case 'MD5':
+      case 'SHA1':
+      case 'SHA256': {
+        const x = hashArgument(fn, h);
+        const d = HASH_DIGESTS[fn.sig.name];
+        return P(`${d.duck}(${x.sql})`, 'string', x.nullable, { chType: `FixedString(${d.bytes})` });
+      }
       case 'decodeURLComponent':
         return P(`url_decode(${s(0)})`, 'string', anyNull);
       case 'encodeURLComponent':
@@ -1231,6 +1446,12 @@ class DuckDBDialect implements Dialect {
       // ---------------- URLs (ClickHouse's URL functions, by regular expressions)
       case 'protocol':
         return P(`regexp_extract(${s(0)}, ${h.param(`^(${URL_SCHEME}):`)}, 1)`, 'string', anyNull);
+      case 'netloc':
+        return P(`regexp_extract(${s(0)}, ${h.param(URL_NETLOC)}, 1)`, 'string', anyNull);
+      case 'port':
+        return P(`coalesce(TRY_CAST(nullif(regexp_extract(${s(0)}, ${h.param(URL_PORT)}, 1), '') AS USMALLINT), ${portDefault(a, h, n)})`, 'int', a[0].nullable, { chType: 'UInt16' });
+      case 'ifNotFinite':
+        return P(`CASE WHEN isfinite(CAST(${num(a[0])} AS DOUBLE)) THEN ${num(a[0])} ELSE ${num(a[1])} END`, 'float', a[1].nullable);
       case 'domain':
       case 'domainWithoutWWW':
       case 'topLevelDomain':

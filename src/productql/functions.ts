@@ -20,6 +20,21 @@ export interface FunctionSignature {
   ifOf?: string;
   /** Set on `<aggregate>Distinct` names (ClickHouse's -Distinct combinator): the aggregate over distinct values. */
   distinctOf?: string;
+  /**
+   * Set on `<aggregate>OrNull` / `<aggregate>OrDefault` names (ClickHouse's combinators): the aggregate, and what it
+   * reads when it had no value to aggregate: NULL, or its type's default (0, '').
+   */
+  orOf?: { base: string; mode: 'null' | 'default' };
+  /** Set on `<aggregate>Array` names (ClickHouse's -Array combinator): the aggregate over the elements of its array argument. */
+  arrayOf?: string;
+  /**
+   * Set on `<aggregate>State` / `<aggregate>Merge` names (ClickHouse's combinators): the aggregate whose intermediate
+   * state the call computes (State), or whose states it merges into the aggregate's value (Merge, one argument).
+   */
+  stateOf?: string;
+  mergeOf?: string;
+  /** Set on `<aggregate>ForEach` names (ClickHouse's -ForEach combinator): the aggregate of each array position over the rows. */
+  forEachOf?: string;
 }
 
 const sigs: FunctionSignature[] = [];
@@ -72,7 +87,9 @@ add('scalar', 1, 1, [
   'toIntervalYear',
 ]);
 add('scalar', 2, 2, ['toTimeZone']);
-add('scalar', 0, 0, ['now', 'today', 'yesterday']);
+add('scalar', 0, 0, ['today', 'yesterday']);
+// now([tz]): the current instant, shown in the zone given (ClickHouse's now(timezone))
+add('scalar', 0, 1, ['now']);
 add('scalar', 3, 3, ['dateDiff', 'date_diff', 'dateAdd', 'date_add', 'dateSub', 'date_sub']);
 
 // Conditionals and nulls
@@ -168,13 +185,24 @@ add('scalar', 1, 1, [
 ]);
 add('scalar', 1, 3, ['toDateTime64']);
 add('scalar', 1, 2, ['parseDateTimeBestEffort', 'parseDateTimeBestEffortOrNull', 'parseDateTimeBestEffortOrZero', 'toDateOrNull', 'toDateTimeOrNull']);
+// parseDateTime(text, format[, tz]): MySQL format codes (dialect.ts parseDateTimeFormat); NULL when the text does not match
+add('scalar', 2, 3, ['parseDateTime', 'parseDateTimeOrNull']);
 // Strings
 add('scalar', 2, 2, ['left', 'right', 'positionCaseInsensitive', 'positionUTF8', 'positionCaseInsensitiveUTF8']);
 add('scalar', 1, 1, ['lengthUTF8', 'lowerUTF8', 'upperUTF8', 'reverseUTF8', 'base64Encode', 'base64Decode', 'tryBase64Decode']);
 add('scalar', 3, 3, ['replaceOne']);
 add('scalar', 2, 3, ['substringUTF8']);
 // Conversions
-add('scalar', 1, 1, ['toIntOrNull', 'toInt64OrNull', 'toFloatOrNull', 'toFloat64OrNull', 'toIntOrZero', 'toFloatOrZero']);
+add('scalar', 1, 1, ['toIntOrNull', 'toInt64OrNull', 'toFloatOrNull', 'toFloat64OrNull', 'toIntOrZero', 'toFloatOrZero', 'toFloat64OrZero']);
+// ClickHouse's fixed-width integers (dialect.ts intConversionOf): toUInt8 .. toUInt64, toInt8 .. toInt64, -OrNull, -OrZero.
+add('scalar', 1, 1, [
+  ...['8', '16', '32', '64'].flatMap((b) => [`toUInt${b}`, `toUInt${b}OrNull`, `toUInt${b}OrZero`, `toInt${b}OrZero`]),
+  ...['8', '16'].map((b) => `toInt${b}`),
+  ...['8', '16', '32'].map((b) => `toInt${b}OrNull`),
+]);
+// Decimals (dialect.ts decimalConversionOf): HogQL's toDecimal(x, scale) (accurateCastOrNull to Decimal64(scale)) and
+// ClickHouse's toDecimal32/64/128(x, scale) with -OrNull / -OrZero.
+add('scalar', 2, 2, ['toDecimal', ...['32', '64', '128'].flatMap((b) => [`toDecimal${b}`, `toDecimal${b}OrNull`, `toDecimal${b}OrZero`])]);
 // Arrays
 add('scalar', 1, 1, ['arraySum', 'arrayDistinct', 'arrayReverse', 'arrayUniq']);
 add('scalar', 1, 2, ['arrayStringConcat']);
@@ -276,6 +304,11 @@ add('scalar', 1, 1, [
   'cutQueryStringAndFragment',
 ]);
 add('scalar', 2, 2, ['extractURLParameter']);
+// netloc(url): `user:pass@host:port`; port(url[, default]): the port, or the default (0)
+add('scalar', 1, 1, ['netloc']);
+add('scalar', 1, 2, ['port']);
+// ifNotFinite(x, y): x unless it is infinite or NaN (then y)
+add('scalar', 2, 2, ['ifNotFinite']);
 // Arrays
 add('scalar', 1, 3, ['range']);
 add('scalar', 2, 11, ['arrayFirst', 'arrayLast', 'arrayFirstIndex', 'arrayLastIndex']);
@@ -291,8 +324,29 @@ add('scalar', 1, 1, ['isValidJSON']);
 add('scalar', 1, 20, ['JSONArrayLength']);
 // Conditionals: transform(x, [from...], [to...][, default])
 add('scalar', 3, 4, ['transform']);
+// Hashes of a string (dialect.ts HASH_DIGESTS): its digest, shown as lowercase hex text on every engine
+add('scalar', 1, 1, ['MD5', 'SHA1', 'SHA256']);
+// timeZoneOf(datetime): the zone a value is shown in; intExp2/intExp10(n): 2^n, 10^n as integers
+add('scalar', 1, 1, ['timeZoneOf', 'intExp2', 'intExp10']);
+add('scalar', 2, 2, ['countSubstringsCaseInsensitive']);
 // PostHog's own: sparkline(values) is a chart marker tuple the frontend draws.
 add('scalar', 1, 1, ['sparkline']);
+
+/**
+ * The calendar functions of HogQL's mapping that take a timezone after their value, as ClickHouse's do:
+ * `toStartOfDay(x[, tz])`, `toUnixTimestamp(x[, tz])`, `toDayOfWeek(x[, mode[, tz]])` (posthog/hogql/functions/
+ * mapping.py: 1 to 2, 1 to 2 and 1 to 3 arguments; its other date functions take the value alone). The value is
+ * read in that zone (a string without an offset is that zone's local time) and a datetime result is shown there, as
+ * `f(toDateTime(x, tz))` would be. (toDateTime, toDate, formatDateTime, dateTrunc and parseDateTimeBestEffort take
+ * theirs in their own code.)
+ */
+export const TIMEZONE_ARGUMENT: ReadonlySet<string> = new Set(['toStartOfDay', 'toUnixTimestamp', 'toDayOfWeek']);
+for (const sig of sigs) if (TIMEZONE_ARGUMENT.has(sig.name)) sig.max = timezoneArgumentIndex(sig.name) + 1;
+
+/** The position of a TIMEZONE_ARGUMENT function's zone argument. */
+export function timezoneArgumentIndex(name: string): number {
+  return name === 'toDayOfWeek' ? 2 : 1;
+}
 
 /** Functions whose first argument is a lambda (`arrayMap(x -> x * 2, arr)`). */
 export const LAMBDA_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -364,6 +418,17 @@ const lowerIndex = new Map(CASE_INSENSITIVE.map((name) => [name, FUNCTIONS.get(n
 
 const exact = (name: string): FunctionSignature | undefined => FUNCTIONS.get(name) ?? lowerIndex.get(name.toLowerCase());
 
+/** The aggregates the -Array combinator applies to (`sumArray(arr)`, `uniqArray(arr)`, `groupArrayArray(arr)`). */
+export const ARRAY_COMBINABLE: ReadonlySet<string> = new Set(['count', 'sum', 'avg', 'min', 'max', 'uniq', 'uniqExact', 'groupArray', 'groupUniqArray']);
+
+/** The aggregates the -ForEach combinator applies to. */
+export const FOREACH_COMBINABLE: ReadonlySet<string> = new Set(['count', 'sum', 'min', 'max']);
+
+/** The aggregates the -State / -Merge combinators apply to. */
+export const STATE_COMBINABLE: ReadonlySet<string> = new Set(['count', 'sum', 'avg', 'min', 'max', 'uniq', 'uniqExact', 'argMax', 'argMin']);
+
+const own = (obj: object, key: string): boolean => Object.prototype.hasOwnProperty.call(obj, key);
+
 /**
  * Exact name first, then the case-insensitive ones in any case (HogQL accepts `COUNT()`, `Sum()`); then `<aggregate>If`, ClickHouse's -If
  * combinator on any allowed aggregation (`argMaxIf(x, t, cond)`, `quantileIf(0.9)(x, cond)`): one more argument.
@@ -376,6 +441,35 @@ export const lookupFunction = (name: string): FunctionSignature | undefined => {
     const base = lookupFunction(name.slice(0, -2));
     if (!base || base.kind !== 'aggregate' || base.name.endsWith('If')) return undefined;
     return { name: `${base.name}If`, min: base.min + 1, max: base.max + 1, kind: 'aggregate', ...(base.params ? { params: base.params } : {}), ifOf: base.name };
+  }
+  for (const [suffix, mode] of [
+    ['OrNull', 'null'],
+    ['OrDefault', 'default'],
+  ] as const) {
+    if (name.length <= suffix.length || !name.endsWith(suffix)) continue;
+    // `sumOrNull(x)`, `avgIfOrDefault(x, cond)`: the aggregate (combinators nest: -If, -Array, -Distinct inside)
+    const base = lookupFunction(name.slice(0, -suffix.length));
+    if (!base || base.kind !== 'aggregate' || base.orOf || own(EXACT_VARIANTS, base.name)) return undefined;
+    return { name: `${base.name}${suffix}`, min: base.min, max: base.max, kind: 'aggregate', ...(base.params ? { params: base.params } : {}), orOf: { base: base.name, mode } };
+  }
+  if (name.length > 5 && (name.endsWith('State') || name.endsWith('Merge'))) {
+    // `uniqState(x)` in a subquery, `uniqMerge(state)` over its rows: the same count as uniq over all of them
+    const base = exact(name.slice(0, -5));
+    if (!base || !STATE_COMBINABLE.has(base.name)) return undefined;
+    if (name.endsWith('State')) return { name: `${base.name}State`, min: base.min, max: base.max, kind: 'aggregate', stateOf: base.name };
+    return { name: `${base.name}Merge`, min: 1, max: 1, kind: 'aggregate', mergeOf: base.name };
+  }
+  if (name.length > 7 && name.endsWith('ForEach')) {
+    // `sumForEach(arr)`: [sum of the first elements, sum of the second elements, ...]
+    const base = exact(name.slice(0, -7));
+    if (!base || !FOREACH_COMBINABLE.has(base.name)) return undefined;
+    return { name: `${base.name}ForEach`, min: 1, max: 1, kind: 'aggregate', forEachOf: base.name };
+  }
+  if (name.length > 5 && name.endsWith('Array')) {
+    // `sumArray(arr)`: the aggregate over the arrays' elements (`groupArray` itself is exact, found above)
+    const base = exact(name.slice(0, -5));
+    if (!base || !ARRAY_COMBINABLE.has(base.name)) return undefined;
+    return { name: `${base.name}Array`, min: 1, max: 1, kind: 'aggregate', arrayOf: base.name };
   }
   if (name.length > 8 && name.endsWith('Distinct')) {
     // `sumDistinct(x)`, `countDistinct(x)`: the aggregate of the distinct values (combinators nest as -DistinctIf)
@@ -418,11 +512,30 @@ function similarity(a: string, b: string): number {
   return a.length + b.length === 0 ? 1 : (2 * matched(0, a.length, 0, b.length)) / (a.length + b.length);
 }
 
+const NO_MAPS = 'Map values are not available in ProductQL (ClickHouse 18.16 has no Map type): read JSON properties with properties.key, JSONExtractKeys or JSONExtractKeysAndValues';
+const NO_HASH = 'this hash is not available in ProductQL (its values could not be the same on every engine): use MD5, SHA1 or SHA256';
+const NO_FUNNEL = 'ClickHouse\'s funnel and sequence aggregations are not available in ProductQL: use a FunnelsQuery, or arraySort and arrayFilter over groupArray';
+/**
+ * ClickHouse functions HogQL users reach for that ProductQL does not have, with why and what to use instead: the
+ * "Unsupported function call" error says so rather than suggesting a similar name.
+ */
+const UNAVAILABLE: Record<string, string> = {
+  ...Object.fromEntries(
+    ['map', 'mapFromArrays', 'mapKeys', 'mapValues', 'mapContains', 'mapContainsKeyLike', 'mapExtractKeyLike', 'mapAdd', 'mapSubtract', 'mapApply', 'mapFilter', 'mapUpdate', 'mapPopulateSeries'].map((f) => [f, NO_MAPS]),
+  ),
+  ...Object.fromEntries(
+    ['cityHash64', 'sipHash64', 'sipHash128', 'halfMD5', 'farmHash64', 'xxHash32', 'xxHash64', 'murmurHash2_32', 'murmurHash2_64', 'murmurHash3_32', 'murmurHash3_64', 'murmurHash3_128', 'javaHash', 'hiveHash', 'intHash32', 'intHash64', 'URLHash', 'MD4', 'SHA224', 'SHA512'].map((f) => [f, NO_HASH]),
+  ),
+  ...Object.fromEntries(['windowFunnel', 'sequenceMatch', 'sequenceCount', 'retention'].map((f) => [f, NO_FUNNEL])),
+};
+
 /**
  * PostHog's error for a name that is not a function (posthog/hogql/printer.py `visit_call`): "Unsupported function call
  * 'f(...)'", with the closest known name when one is similar enough (difflib.get_close_matches, cutoff 0.6).
  */
 export function unknownFunctionError(name: string): string {
+  const why = typeof name === 'string' && Object.prototype.hasOwnProperty.call(UNAVAILABLE, name) ? UNAVAILABLE[name] : undefined;
+  if (why) return `Unsupported function call '${name}(...)': ${why}`;
   let best: string | undefined;
   let score = 0.6;
   if (name.length <= 64)

@@ -48,7 +48,8 @@ describe('test_printer.py test_expr_parse_errors: function errors in PostHog wor
     ['select countIf() from events', "Aggregation 'countIf' expects at least 1 argument, found 0"],
     ['select countIf(2, 3, 4) from events', "Aggregation 'countIf' expects at most 2 arguments, found 3"],
     ['select sparkline()', "Function 'sparkline' expects 1 argument, found 0"],
-    ['select toStartOfDay()', "Function 'toStartOfDay' expects 1 argument, found 0"],
+    // mapping.py: "toStartOfDay": HogQLFunctionMeta("toStartOfDay", 1, 2) (value, timezone)
+    ['select toStartOfDay()', "Function 'toStartOfDay' expects at least 1 argument, found 0"],
     ['select arrayMap(x -> x * 2)', "Function 'arrayMap' expects at least 2 arguments, found 1"],
     ['select quantile(price) from events', "Aggregation 'quantile' requires parameters in addition to arguments"],
     ['select quantile(0.1, 0.2)(price) from events', "Aggregation 'quantile' expects 1 parameter, found 2"],

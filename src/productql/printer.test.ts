@@ -127,7 +127,8 @@ describe('errors', () => {
     // PostHog's texts (posthog/hogql/printer.py visit_call, posthog/hogql/functions/core.py validate_function_args)
     ['select foo(1) from events', 'hogql_query_error', 7, 13, /Unsupported function call 'foo\(\.\.\.\)'/],
     ['select count(1, 2) from events', 'hogql_query_error', 7, 18, /Aggregation 'count' expects at most 1 argument, found 2/],
-    ['select toStartOfDay() from events', 'hogql_query_error', 7, 21, /Function 'toStartOfDay' expects 1 argument, found 0/],
+    // posthog/hogql/functions/mapping.py: "toStartOfDay": HogQLFunctionMeta("toStartOfDay", 1, 2) (value, timezone)
+    ['select toStartOfDay() from events', 'hogql_query_error', 7, 21, /Function 'toStartOfDay' expects at least 1 argument, found 0/],
     ['select person.nope from events', 'hogql_query_error', 7, 18, /Unknown field "nope" on persons/],
     ['select event from events where', 'hogql_syntax_error', 30, 30, /Syntax error/],
     ['select {variables.plan}', 'productql_missing_variable', 7, 23, /variable "plan"/],
