@@ -21,8 +21,8 @@ import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
-import { TIMEZONE_ARGUMENT, lookupFunction, timezoneArgumentIndex } from './functions';
-import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, dayOfWeekInMode, decimalConversionOf, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { lookupFunction } from './functions';
+import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -749,17 +749,8 @@ export class ClickHouseDialect implements Dialect {
     const n = fn.node;
     const shift = dateShiftOf(fn.sig.name);
     if (shift) return this.arithmetic(shift.op, a[0], this.interval(shift.unit, a[1]), h, n);
-    if (TIMEZONE_ARGUMENT.has(fn.sig.name) && a.length > timezoneArgumentIndex(fn.sig.name)) {
-      const i = timezoneArgumentIndex(fn.sig.name);
-      const out = this.call({ ...fn, args: [this.inZone(a[0], a[i], h, n), ...a.slice(1, i)], raw: fn.raw.slice(0, i) }, h);
-      // a datetime result (toStartOfDay, toStartOfHour, ...) is in that zone, as ClickHouse's DateTime(zone)
-      const zone = a[i].constValue as string;
-      return out.type === 'datetime' && !out.displayTz ? { ...out, displayTz: zone, chType: `DateTime64(6, '${zone}')` } : out;
-    }
-    if (fn.sig.name === 'toDayOfWeek' && a.length > 1) {
-      const iso = this.call({ ...fn, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
-      return P(dayOfWeekInMode(iso.sql, a[1], h, n), 'int', iso.nullable);
-    }
+    const zoned = zonedCall(fn, h, (f, hh) => this.call(f, hh), (p, zone, hh, node) => this.inZone(p, zone, hh, node));
+    if (zoned) return zoned;
     const intConv = intConversionOf(fn.sig.name);
     if (intConv) {
       // toInt's value, wrapped into the width by ClickHouse's own integer conversion

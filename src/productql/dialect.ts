@@ -4,7 +4,7 @@
  * function mapping, casts, timezone handling and the text of a guarded table reference.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, Expr, NodeBase } from './ast';
-import { lookupFunction, type FunctionSignature } from './functions';
+import { TIMEZONE_ARGUMENT, lookupFunction, timezoneArgumentIndex, type FunctionSignature } from './functions';
 import type { PType } from './schema';
 
 /** A printed expression plus what the compiler knows about its value. */
@@ -586,6 +586,31 @@ export interface DecimalConversion {
 
 /** The RE2 pattern (for a regexp replace with `\1`) that keeps a decimal number's text up to `scale` decimals. */
 export const decimalTextPattern = (scale: number): string => `^\\s*([+-]?[0-9]*(?:[.][0-9]{0,${scale}})?)[0-9]*\\s*$`;
+
+/**
+ * The zone-taking forms, the same in every dialect: `f(x, …, 'tz')` (the value moved into the zone, then `f` without
+ * it; a datetime result shows in that zone, as ClickHouse's DateTime(zone)) and `toDayOfWeek(x, mode)`. Undefined
+ * when `fn` is neither.
+ */
+export function zonedCall(
+  fn: FunctionCall,
+  h: Helpers,
+  call: (fn: FunctionCall, h: Helpers) => Printed,
+  inZone: (p: Printed, zone: Printed, h: Helpers, node: NodeBase) => Printed,
+): Printed | undefined {
+  const a = fn.args;
+  if (TIMEZONE_ARGUMENT.has(fn.sig.name) && a.length > timezoneArgumentIndex(fn.sig.name)) {
+    const i = timezoneArgumentIndex(fn.sig.name);
+    const out = call({ ...fn, args: [inZone(a[0], a[i], h, fn.node), ...a.slice(1, i)], raw: fn.raw.slice(0, i) }, h);
+    const zone = a[i].constValue as string;
+    return out.type === 'datetime' && !out.displayTz ? { ...out, displayTz: zone, chType: `DateTime64(6, '${zone}')` } : out;
+  }
+  if (fn.sig.name === 'toDayOfWeek' && a.length > 1) {
+    const iso = call({ ...fn, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
+    return { sql: dayOfWeekInMode(iso.sql, a[1], h, fn.node), type: 'int', nullable: iso.nullable };
+  }
+  return undefined;
+}
 
 /**
  * `toDayOfWeek(x, mode)`: ClickHouse's modes over the ISO day number `iso` (Monday 1 .. Sunday 7): 0 is that, 1 Monday

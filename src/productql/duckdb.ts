@@ -13,8 +13,8 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, dayOfWeekInMode, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
-import { TIMEZONE_ARGUMENT, lookupFunction, timezoneArgumentIndex } from './functions';
+import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
 
@@ -593,17 +593,8 @@ class DuckDBDialect implements Dialect {
     const n = fn.node;
     const shift = dateShiftOf(fn.sig.name);
     if (shift) return this.arithmetic(shift.op, a[0], this.interval(shift.unit, a[1]), h, n);
-    if (TIMEZONE_ARGUMENT.has(fn.sig.name) && a.length > timezoneArgumentIndex(fn.sig.name)) {
-      const i = timezoneArgumentIndex(fn.sig.name);
-      const out = this.call({ ...fn, args: [this.inZone(a[0], a[i], h, n), ...a.slice(1, i)], raw: fn.raw.slice(0, i) }, h);
-      // a datetime result (toStartOfDay, toStartOfHour, ...) is in that zone, as ClickHouse's DateTime(zone)
-      const zone = a[i].constValue as string;
-      return out.type === 'datetime' && !out.displayTz ? { ...out, displayTz: zone, chType: `DateTime64(6, '${zone}')` } : out;
-    }
-    if (fn.sig.name === 'toDayOfWeek' && a.length > 1) {
-      const iso = this.call({ ...fn, args: a.slice(0, 1), raw: fn.raw.slice(0, 1) }, h);
-      return P(dayOfWeekInMode(iso.sql, a[1], h, n), 'int', iso.nullable);
-    }
+    const zoned = zonedCall(fn, h, (f, hh) => this.call(f, hh), (p, zone, hh, node) => this.inZone(p, zone, hh, node));
+    if (zoned) return zoned;
     const intConv = intConversionOf(fn.sig.name);
     if (intConv) return this.intConversion(fn, intConv, h);
     const dec = decimalConversionOf(fn.sig.name, a[1], h, n);
