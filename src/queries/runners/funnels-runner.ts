@@ -598,7 +598,9 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
         count: buckets.length,
         data: buckets.map((_, i) => (fromCounts[i] ? round2((toCounts[i] / fromCounts[i]) * 100) : 0)),
         ...axes,
-        ...(withBreakdown ? { breakdown_value: boxed(v, bdCount) } : {}),
+        // (a group breakdown's value stays a string here too: PostHog's funnel context boxes only event/person/hogql
+        // breakdowns, and the trends rows carry the value as the steps do)
+        ...(withBreakdown ? { breakdown_value: scalarBreakdown ? v : boxed(v, bdCount) } : {}),
       });
     }
     return { ...base, results: series };
