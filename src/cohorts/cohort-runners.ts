@@ -36,6 +36,23 @@ export function cohortFilterIds(node: unknown): number[] {
   return [...out];
 }
 
+/** Whether `filterTestAccounts: true` is set anywhere in a node (the query itself, or an actors query's source). */
+function usesTestAccountFilters(x: unknown, depth = 0): boolean {
+  if (depth > 64 || x === null || typeof x !== 'object') return false;
+  if (Array.isArray(x)) return x.some((v) => usesTestAccountFilters(v, depth + 1));
+  const o = x as Record<string, unknown>;
+  return o.filterTestAccounts === true || Object.values(o).some((v) => usesTestAccountFilters(v, depth + 1));
+}
+
+/** Cohort ids of stored filters (a project's test-account filters); values that are not ids are skipped. */
+function storedCohortIds(filters: unknown[] | null | undefined): number[] {
+  try {
+    return cohortFilterIds(filters ?? []);
+  } catch {
+    return [];
+  }
+}
+
 type Props = unknown[] | { type: 'AND' | 'OR'; values: unknown[] } | null | undefined;
 
 /** `properties` ANDed with one more filter, in the form it came in. */
@@ -79,6 +96,9 @@ export function withCohortRunners(runners: QueryRunner[], loader: CohortLoader):
       // trends answer cohort breakdowns here; elsewhere the breakdown code answers its 400
       const breakdown = isTrends ? cohortBreakdownValues(bf) : null;
       const ids = cohortFilterIds(node);
+      // the project's test-account filters apply wherever the node sets filterTestAccounts: load their cohorts too
+      // (no 400 for a missing one: testAccountFiltersExpr skips an unusable stored filter, as PostHog's non-strict mode)
+      const testAccountIds = usesTestAccountFilters(node) ? storedCohortIds(ctx.project.test_account_filters) : [];
       // funnels and retention (and their actors) run once per cohort themselves (funnels/cohort-breakdown.ts,
       // retention/cohort-breakdown.ts): their cohorts are only loaded here
       const source = node?.kind === 'ActorsQuery' ? node?.source : undefined;
@@ -89,11 +109,16 @@ export function withCohortRunners(runners: QueryRunner[], loader: CohortLoader):
             ? source.source?.breakdownFilter
             : undefined;
       const ownBreakdown = ownBf ? cohortBreakdownValues(ownBf) : null;
-      const breakdownIds = [...(breakdown ?? []), ...(ownBreakdown ?? [])].filter((v): v is number => v !== 'all');
+      // the actors (and actors options) of a trends cohort breakdown: the point's cohort filter and the cohorts' names
+      const insightActors = node?.kind === 'ActorsQuery' || node?.kind === 'InsightActorsQueryOptions' ? node?.source : node?.kind === 'InsightActorsQuery' ? node : undefined;
+      const trendsActorsBreakdown =
+        insightActors?.kind === 'InsightActorsQuery' && insightActors?.source?.kind === 'TrendsQuery' ? cohortBreakdownValues(insightActors.source.breakdownFilter) : null;
+      const breakdownIds = [...(breakdown ?? []), ...(ownBreakdown ?? []), ...(trendsActorsBreakdown ?? [])].filter((v): v is number => v !== 'all');
       // cohorts of the node's actions' steps: not checked here, the filter builder answers a missing one's 400
       // … and of its ProductQL's IN COHORT (by id or name): a missing one is the compiler's 400
-      const wanted = [...ids, ...breakdownIds, ...(await actionCohortIds(node, ctx)), ...(await productqlCohortIds(node, ctx.project.id, loader))];
-      if (wanted.length === 0) return runner.run(node, ctx);
+      const wanted = [...ids, ...testAccountIds, ...breakdownIds, ...(await actionCohortIds(node, ctx)), ...(await productqlCohortIds(node, ctx.project.id, loader))];
+      // a cohort breakdown of only "all" names no cohort, and still runs as a cohort breakdown
+      if (wanted.length === 0 && !breakdown) return runner.run(node, ctx);
       const cohorts = await loader.load(ctx.project.id, wanted);
       for (const id of ids) if (!cohorts.has(id)) throw validationError(cohortNotFoundMessage(id), 'properties');
       for (const id of breakdownIds) if (!cohorts.has(id)) throw validationError(cohortNotFoundMessage(id), 'breakdownFilter__breakdown');

@@ -15,6 +15,7 @@ import {
   personActorParts,
   breakdownLabel,
   breakdownSpecs,
+  cohortBreakdownValues,
   breakdownValueExpr,
   bucketStartExpr,
   bucketKey,
@@ -49,15 +50,19 @@ import {
   toNumber,
   trendsDefaults,
   trendsQuerySchema,
+  type AnyPropertyFilter,
   type BreakdownSpec,
   type Bucket,
+  type CohortBreakdownValue,
   type EventsNode,
   type MathType,
+  type PropertyGroupFilter,
   type TrendsDefaults,
   type TrendsQuery,
   type ResolvedSeries,
 } from '../insights';
 import { clickhouseBreakdownLimit, clickhouseRawBreakdownKeys } from '../insights/clickhouse-breakdown-limit';
+import { cohortInScope } from '../../cohorts/cohort-scope';
 
 type BreakdownValue = string | string[];
 
@@ -690,6 +695,31 @@ export interface TrendsDataPoint {
 }
 
 /**
+ * The actors of a point of a cohort breakdown, as PostHog's TrendsActorsQueryBuilder does it: the point's value is a
+ * cohort id of the breakdown (or `all`), and its actors are those of the same point of the query without the breakdown,
+ * kept to that cohort (all users for `all`) — the query the cohort-aware runner answers that line with.
+ */
+function cohortPointActorsQuery(
+  node: TrendsQuery,
+  ctx: RunnerContext,
+  point: TrendsDataPoint,
+  cohorts: CohortBreakdownValue[],
+): Promise<{ query: ast.SelectQuery; groupTypeIndex: number | null }> {
+  const b = point.breakdown;
+  if (b === undefined || b === null) throw validationError('breakdown is required: the source query has a breakdown.', 'source__breakdown');
+  // (`0` is "all" too, as PostHog's cohort breakdowns number all users)
+  const wanted = String(b) === '0' ? 'all' : String(b);
+  const picked = Array.isArray(b) ? undefined : cohorts.find((c) => String(c) === wanted);
+  if (picked === undefined) throw validationError(`breakdown "${String(b)}" is not one of the source query's cohorts (${cohorts.join(', ')}).`, 'source__breakdown');
+  const { breakdownFilter: _breakdown, ...rest } = node;
+  if (picked === 'all') return trendsActorsQuery(rest, ctx, { ...point, breakdown: null });
+  const inCohort = { type: 'cohort', key: 'id', value: picked, operator: 'in' } as AnyPropertyFilter;
+  const p = node.properties;
+  const properties = !p ? [inCohort] : Array.isArray(p) ? [...p, inCohort] : ({ type: 'AND', values: [p, { type: 'AND', values: [inCohort] }] } as PropertyGroupFilter);
+  return trendsActorsQuery({ ...rest, properties }, ctx, { ...point, breakdown: null });
+}
+
+/**
  * The actors of one data point, computed by the insight's own filters (series, global filters, test accounts, math
  * filters, the point's bucket and breakdown value): `SELECT actor_id, event_count` with one row per actor (persons, or
  * groups with `aggregation_group_type_index` / `unique_group` math). Weekly/monthly active points span their window,
@@ -700,6 +730,8 @@ export async function trendsActorsQuery(
   ctx: RunnerContext,
   point: TrendsDataPoint,
 ): Promise<{ query: ast.SelectQuery; groupTypeIndex: number | null }> {
+  const cohorts = cohortBreakdownValues(node.breakdownFilter, 'source__breakdownFilter');
+  if (cohorts) return cohortPointActorsQuery(node, ctx, point, cohorts);
   await ensureFilterParser();
   const d = trendsDefaults(node);
   const dropped = new Set<number>();
@@ -830,8 +862,11 @@ export interface TrendsActorsQueryOptions {
   day: ActorsQueryOption<string>[] | null;
   /** The series by index, labelled as their results are (event name, `All events`, action name). */
   series: ActorsQueryOption<number>[];
-  /** The breakdown values the insight answers, in its order (single breakdowns; `null` without one). */
-  breakdown: ActorsQueryOption<string>[] | null;
+  /**
+   * The breakdown values the insight answers, in its order (single breakdowns; `null` without one). A cohort
+   * breakdown lists its cohorts as given: the cohort's name and id, `all users` / `all`.
+   */
+  breakdown: ActorsQueryOption<string | number>[] | null;
   /** Multiple breakdowns: per breakdown, the values it takes in the insight's results. */
   breakdowns: { values: ActorsQueryOption<string>[] }[] | null;
   /** `Current`/`Previous` when the insight compares periods, else `null`. */
@@ -854,8 +889,13 @@ export async function trendsActorsQueryOptions(node: TrendsQuery, ctx: RunnerCon
   const day = d.totalValue ? null : range.buckets().map((b) => ({ label: b.label, value: isoWithOffset(b.start, ctx.project.timezone) }));
   const seriesOptions = series.map((s, i) => ({ label: seriesLabel(s), value: i })).filter((_, i) => !dropped.has(i));
   const compare = isCompare(node.compareFilter) ? [{ label: 'Current', value: 'current' }, { label: 'Previous', value: 'previous' }] : null;
+  const cohorts = cohortBreakdownValues(node.breakdownFilter, 'source__breakdownFilter');
+  if (cohorts) {
+    const breakdown = cohorts.map((c) => (c === 'all' ? { label: 'all users', value: 'all' } : { label: cohortInScope(c)?.name ?? String(c), value: c }));
+    return { day, series: seriesOptions, breakdown, breakdowns: null, compare };
+  }
   const specs = breakdownSpecs(node.breakdownFilter, node.trendsFilter?.breakdown_histogram_bin_count);
-  let breakdown: ActorsQueryOption<string>[] | null = null;
+  let breakdown: ActorsQueryOption<string | number>[] | null = null;
   let breakdowns: { values: ActorsQueryOption<string>[] }[] | null = null;
   if (specs.length) {
     // (formulas replace the series lines: the options list the values of the series themselves)
