@@ -2,8 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ActivityPage, ResultOptions } from '../src/insights/insight-service';
 import { basicView, parseRefresh } from '../src/insights/insight-service';
 import { validationError } from '../src/errors';
+import { trendCsv, trendCsvDisposition, wantsTrendCsv } from '../src/insights/trend-csv';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
+import { csvResponse, requestedFormat } from './csv-render';
 import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRequest } from './route';
 
 /** `refresh`, `client_query_id` and `basic` of list/retrieve. */
@@ -65,10 +67,12 @@ function activityBody(request: FastifyRequest, a: ActivityPage) {
 export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/insights';
   apiRoute(app, s, 'GET', base, async (r) => {
+    const format = requestedFormat(r.query);
     const page = parsePage(r.query);
     const opts = resultOptions(r);
     const out = await s.insights.list(r.principal, projectIdParam(r.params), r.query, page, opts);
-    return opts.basic ? listBody(r.request, page, { count: out.count, results: out.results.map(basicView) }) : listBody(r.request, page, out);
+    const body = opts.basic ? listBody(r.request, page, { count: out.count, results: out.results.map(basicView) }) : listBody(r.request, page, out);
+    return format === 'csv' ? csvResponse(body) : body;
   });
   apiRoute(app, s, 'POST', base, async (r) => respond(201, await s.insights.create(r.principal, projectIdParam(r.params), r.body)));
   apiRoute(app, s, 'POST', `${base}/cancel`, async (r) => {
@@ -79,7 +83,20 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
   for (const endpoint of ['trend', 'funnel'] as const) {
     apiRoute(app, s, ['GET', 'POST'], `${base}/${endpoint}`, async (r) => {
       const body = r.request.method === 'POST' ? r.body : undefined;
-      const answer = await s.insights.legacyResult(r.principal, projectIdParam(r.params), endpoint, r.query, body, r.signal);
+      // DRF's renderer choice: `format` is the renderer's, never a filter key
+      const { format: _format, export_name: exportName, export_insight_id: exportInsightId, ...filterQuery } = r.query;
+      const csv = endpoint === 'trend' && wantsTrendCsv(r.query, r.request.headers.accept);
+      // DRF answers a `format` no renderer has with a 404; the viewset renders JSON and CSV (reference §2)
+      requestedFormat(r.query);
+      const answer = await s.insights.legacyResult(r.principal, projectIdParam(r.params), endpoint, filterQuery, body, r.signal);
+      if (csv) {
+        const origin = `${r.request.protocol}://${r.request.host}`;
+        const link = typeof exportInsightId === 'string' && exportInsightId !== '' ? `${origin}/insights/${exportInsightId}/` : undefined;
+        return respond(200, trendCsv(answer.body.result, link), {
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': trendCsvDisposition(exportName, answer.resolvedDateRange),
+        });
+      }
       if (answer.nextOffset === undefined) return answer.body;
       return { ...answer.body, next: answer.nextOffset === null ? null : nextPageUrl(r.request, answer.nextOffset) };
     });
@@ -103,9 +120,11 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
     activityBody(r.request, await s.insights.activity(r.principal, projectIdParam(r.params), null, r.query)),
   );
   apiRoute(app, s, 'GET', `${base}/:insightId`, async (r) => {
+    const format = requestedFormat(r.query);
     const opts = resultOptions(r);
     const view = await s.insights.get(r.principal, projectIdParam(r.params), r.params.insightId, opts);
-    return opts.basic ? basicView(view) : view;
+    const body = opts.basic ? basicView(view) : view;
+    return format === 'csv' ? csvResponse(body) : body;
   });
   apiRoute(app, s, 'PATCH', `${base}/:insightId`, (r) =>
     s.insights.update(r.principal, projectIdParam(r.params), r.params.insightId, r.body, { partial: true }),

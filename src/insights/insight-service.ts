@@ -7,7 +7,8 @@ import { isUserError, notFound, parseError, UserError, validationError } from '.
 import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import { REFRESH_MODES, type QueryService, type RefreshMode } from '../queries/query-service';
-import { ActivityLog, Insight, type Project } from '../store/entities';
+import { ActivityLog, Cohort, Insight, type Project } from '../store/entities';
+import { withoutMissingCohorts } from './legacy-missing-cohorts';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { activityView, diffFields, type ActivityView, type TrackedField, type UserBasic } from './activity';
@@ -439,7 +440,7 @@ export class InsightService {
       return { query, filters, kinds: validateInsightQuery(query, validate) };
     }
     if (queryGiven || required || body.query === null) {
-      const kinds = validateInsightQuery(body.query, validate);
+      const kinds = queryGiven ? asQueryParseError(() => validateInsightQuery(body.query, validate)) : validateInsightQuery(body.query, validate);
       return { query: body.query as Record<string, unknown>, filters: null, kinds };
     }
     return undefined;
@@ -482,6 +483,7 @@ export class InsightService {
         return endpoint === 'trend' ? { body, nextOffset: null } : { body };
       }
       validateConverted({ kind: 'InsightVizNode', source }, (n) => this.queries.validateNode(n));
+      source = await withoutMissingCohorts(source, project.id, this.store.db.getRepository(Cohort));
     } catch (e) {
       // the request's parameters are the filter: name them without the `filters` prefix of a saved insight's errors
       if (!(e instanceof UserError) || !e.attr?.startsWith('filters')) throw e;
@@ -506,6 +508,7 @@ export class InsightService {
           { k: '.', t: (done - started) / 1000 },
         ],
       },
+      resolvedDateRange: b.resolved_date_range,
     };
     if (endpoint === 'trend') {
       const limit = ((source.breakdownFilter as { breakdown_limit?: number } | undefined)?.breakdown_limit) ?? LEGACY_BREAKDOWN_LIMIT;
@@ -736,9 +739,10 @@ export class InsightService {
     }
     const saved = parseBool(f.saved, 'saved');
     if (saved !== undefined) tests.push((i) => i.saved === saved);
-    // PostHog: the mere presence of `favorited` selects favorites; Quarry also reads an explicit false/0.
+    // PostHog (posthog-api.md §2.3, InsightViewSet._filter_request): the mere presence of `favorited` in the query
+    // string selects favorites, whatever its value (`?favorited=false` too). A typed boolean (GraphQL) is taken as given.
     if (f.favorited !== undefined && f.favorited !== null) {
-      const fav = f.favorited === '' ? true : parseBool(f.favorited, 'favorited');
+      const fav = typeof f.favorited === 'boolean' ? f.favorited : true;
       tests.push((i) => i.favorited === fav);
     }
     if (f.short_id !== undefined && f.short_id !== null && f.short_id !== '') tests.push((i) => i.short_id === String(f.short_id));
@@ -751,7 +755,8 @@ export class InsightService {
       });
       tests.push((i) => i.created_by_id !== null && ids.includes(i.created_by_id));
     }
-    if (f.user !== undefined && f.user !== null && parseBool(f.user === '' ? true : f.user, 'user')) {
+    // `user`: presence (any value) → created by the caller, as PostHog's filter (posthog-api.md §2.3)
+    if (f.user !== undefined && f.user !== null && f.user !== false) {
       const me = userOf(principal);
       tests.push((i) => i.created_by_id === me);
     }
@@ -845,6 +850,22 @@ const activityPaging = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(10),
   page: z.coerce.number().int().min(1).default(1),
 });
+
+/**
+ * An insight `query` that fails the query schema is a 400 `parse_error` (posthog-api.md §2.1, POST /insights/: "A
+ * `query` that fails schema validation → 400 `parse_error`"). The detail and `attr` (the failing field, e.g.
+ * `query__source__interval`) are kept so the caller can act on it. A missing or null query stays a field error
+ * (`required` / `null`), as DRF reports a required field. The query API keeps its own codes (only an unknown kind is
+ * a parse_error there, as PostHog's QueryRequest validation).
+ */
+function asQueryParseError<T>(validate: () => T): T {
+  try {
+    return validate();
+  } catch (e) {
+    if (!(e instanceof UserError) || e.status !== 400 || !e.attr?.startsWith('query')) throw e;
+    throw new UserError(400, 'invalid_request', 'parse_error', e.message, { attr: e.attr, extra: e.extra, span: e.span });
+  }
+}
 
 function parseBody(input: unknown): InsightBody {
   if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {

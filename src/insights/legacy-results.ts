@@ -18,6 +18,8 @@ export interface LegacyAnswer {
   body: { result: unknown; timezone: string; is_cached: boolean; last_refresh: string | null; timings: { k: string; t: number }[] };
   /** Trend answers only: the offset of the next page when this one is full (PostHog's `format_paginated_url`). */
   nextOffset?: number | null;
+  /** The query's resolved date range (for the CSV export's file name); not part of the JSON envelope. */
+  resolvedDateRange?: unknown;
 }
 
 const isDict = (v: unknown): v is Dict => v !== null && typeof v === 'object' && !Array.isArray(v);

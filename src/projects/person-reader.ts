@@ -39,6 +39,8 @@ const valuesParams = z.object({ key: z.string().min(1).max(400), value: z.string
 
 /** PostHog's SELECT_PERSON_PROP_VALUES_SQL: the 20 most frequent values. */
 const PERSON_VALUES_LIMIT = 20;
+/** Persons read per query when counting property names. */
+const PROPERTY_NAMES_BATCH = 5000;
 
 /**
  * A project's persons for `GET …/persons/` and `GET …/persons/<uuid>/` (scope `person:read`), read through
@@ -144,6 +146,33 @@ export class PersonReader {
     const [person] = await this.withDistinctIds(principal, project, rows);
     if (!person) throw notFound();
     return person;
+  }
+
+  /**
+   * PostHog's `GET …/persons/properties/` (scope `person:read`; test_person.py test_person_property_names): the
+   * property names of the project's persons, each with the number of persons having it, most common first, then by
+   * name (PostHog's GET_PERSON_PROPERTIES_COUNT: `ORDER BY count DESC, key ASC`).
+   */
+  async propertyNames(principal: Principal, projectId: number): Promise<{ name: string; count: number }[]> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });
+    // The keys are counted here, not in SQL: ClickHouse's supported release has no JSONExtractKeys. The persons are
+    // read in id order, a batch at a time (memory holds one batch and the distinct keys).
+    const counts = new Map<string, number>();
+    let after: string | null = null;
+    for (;;) {
+      const rows: unknown[][] = await this.run(
+        principal,
+        project,
+        `SELECT toString(id) AS pid, properties FROM persons${after === null ? '' : ' WHERE toString(id) > {variables.after}'} ORDER BY pid LIMIT ${PROPERTY_NAMES_BATCH}`,
+        after === null ? {} : { after },
+      );
+      for (const [, props] of rows) for (const k of Object.keys(parseProperties(props))) counts.set(k, (counts.get(k) ?? 0) + 1);
+      if (rows.length < PROPERTY_NAMES_BATCH) break;
+      after = String(rows[rows.length - 1][0]);
+    }
+    return [...counts]
+      .map(([name, count]) => ({ name, count }))
+      .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /**

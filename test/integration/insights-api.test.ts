@@ -151,16 +151,16 @@ describe('validation', () => {
   it.each([
     ['query missing', { query: undefined }, 'required', 'query'],
     ['query null', { query: null }, 'null', 'query'],
-    ['query not an object', { query: 'SELECT 1' }, 'invalid_input', 'query'],
-    ['query without kind', { query: { source: {} } }, 'required', 'query__kind'],
-    ['unknown query kind', { query: { kind: 'NopeQuery' } }, 'invalid_input', 'query__kind'],
-    ['InsightVizNode without source', { query: { kind: 'InsightVizNode' } }, 'required', 'query__source'],
-    ['InsightVizNode unknown key', { query: { ...trends(), bogus: 1 } }, 'unrecognized_field', 'query__bogus'],
-    ['InsightVizNode wrapping SQL', { query: { kind: 'InsightVizNode', source: sql() } }, 'invalid_input', 'query__source__kind'],
-    ['TrendsQuery series missing', { query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery' } } }, 'required', 'query__source__series'],
-    ['TrendsQuery bad interval', { query: trends({ interval: 'fortnight' }) }, 'invalid_input', 'query__source__interval'],
-    ['DataVisualizationNode wrapping trends', { query: { kind: 'DataVisualizationNode', source: trends().source } }, 'invalid_input', 'query__source__kind'],
-    ['HogQLQuery empty', { query: { kind: 'HogQLQuery', query: '' } }, 'invalid_input', 'query__query'],
+    ['query not an object', { query: 'SELECT 1' }, 'parse_error', 'query'],
+    ['query without kind', { query: { source: {} } }, 'parse_error', 'query__kind'],
+    ['unknown query kind', { query: { kind: 'NopeQuery' } }, 'parse_error', 'query__kind'],
+    ['InsightVizNode without source', { query: { kind: 'InsightVizNode' } }, 'parse_error', 'query__source'],
+    ['InsightVizNode unknown key', { query: { ...trends(), bogus: 1 } }, 'parse_error', 'query__bogus'],
+    ['InsightVizNode wrapping SQL', { query: { kind: 'InsightVizNode', source: sql() } }, 'parse_error', 'query__source__kind'],
+    ['TrendsQuery series missing', { query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery' } } }, 'parse_error', 'query__source__series'],
+    ['TrendsQuery bad interval', { query: trends({ interval: 'fortnight' }) }, 'parse_error', 'query__source__interval'],
+    ['DataVisualizationNode wrapping trends', { query: { kind: 'DataVisualizationNode', source: trends().source } }, 'parse_error', 'query__source__kind'],
+    ['HogQLQuery empty', { query: { kind: 'HogQLQuery', query: '' } }, 'parse_error', 'query__query'],
     ['name too long', { name: 'x'.repeat(401) }, 'invalid_input', 'name'],
     ['name not a string', { name: 5 }, 'invalid_input', 'name'],
     ['derived_name too long', { derived_name: 'x'.repeat(401) }, 'invalid_input', 'derived_name'],
@@ -179,13 +179,14 @@ describe('validation', () => {
     const payload = 'query' in body ? body : { query: trends(), ...body };
     const r = await s.api('POST', BASE, payload);
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ type: 'validation_error', code, attr });
+    // a query failing the query schema is a parse_error (posthog-api.md §2.1); other fields are DRF field errors
+    expect(r.body).toMatchObject({ type: code === 'parse_error' ? 'invalid_request' : 'validation_error', code, attr });
   });
 
   it('PATCH validates the same way, and a non-object body is a parse error', async () => {
     const i = await create({});
     const r = await s.api('PATCH', `${BASE}${i.id}/`, { query: trends({ interval: 'fortnight' }) });
-    expect(r.body).toMatchObject({ code: 'invalid_input', attr: 'query__source__interval' });
+    expect(r.body).toMatchObject({ type: 'invalid_request', code: 'parse_error', attr: 'query__source__interval' });
     expect((await s.api('PATCH', `${BASE}${i.id}/`, '[1]')).body).toMatchObject({ code: 'parse_error' });
   });
 
@@ -514,7 +515,7 @@ describe('GraphQL', () => {
     const r = await gql(s, '{ insights(projectId: 1) { count } }', undefined, readKey);
     expect(r.body.data.insights.count).toBeGreaterThan(0);
     const v = await gql(s, 'mutation { createInsight(projectId: 1, input: {query: {kind: "InsightVizNode", source: {kind: "TrendsQuery"}}}) { id } }');
-    expect(v.body.errors[0].extensions).toMatchObject({ code: 'required', attr: 'query__source__series' });
+    expect(v.body.errors[0].extensions).toMatchObject({ code: 'parse_error', attr: 'query__source__series' });
   });
 });
 
