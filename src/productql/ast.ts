@@ -208,6 +208,8 @@ export interface SelectQuery extends NodeBase {
   having?: Expr | null;
   qualify?: Expr | null;
   group_by?: Expr[] | null;
+  /** `GROUP BY ALL`, `ROLLUP(...)`, `CUBE(...)`, `GROUPING SETS (...)` (then group_by holds GroupingSet nodes). */
+  group_by_mode?: 'all' | 'rollup' | 'cube' | 'grouping_sets' | null;
   order_by?: OrderExpr[] | null;
   limit?: Expr | null;
   offset?: Expr | null;

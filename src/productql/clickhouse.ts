@@ -261,6 +261,9 @@ export class ClickHouseDialect implements Dialect {
    * keys JSON-escaped). Nested keys extract the raw object first, then the key inside it.
    */
   jsonProperty(base: string, keys: (string | number)[], h: Helpers): Printed {
+    // visitParam* read object keys only: an array element would silently read NULL.
+    if (keys.some((k) => typeof k === 'number'))
+      h.error('JSON array indexes in property paths (properties.list.1, properties.list[1]) are not available on this engine (ClickHouse 18.16 has no JSON parser)');
     let parent = base;
     let raw = base;
     for (const k of keys) {
@@ -558,12 +561,15 @@ export class ClickHouseDialect implements Dialect {
     // The overrides join reads the stored `person_id` of the events reference.
     const pdiPerson = needs.pdiPersonFields ?? [];
     const pdi = isEvents && (!!needs.pdiFields?.length || pdiPerson.length > 0);
+    // persons.pdi: the person's distinct ids, an inner join (a person reads once per distinct id of theirs).
+    const personsPdi = table === 'persons' && !!needs.pdiFields?.length;
     // The lazy joins read the stored `person_id` (overrides) and `distinct_id` (pdi) of the events reference.
     const session = isEvents && needs.session?.fields.length ? needs.session : undefined;
     const groups = isEvents ? (needs.groups ?? []).filter((g) => g.fields.length) : [];
     const keys = [
       ...(overrides ? ['person_id'] : []),
       ...(pdi ? ['distinct_id'] : []),
+      ...(personsPdi ? ['id'] : []),
       ...(session ? ['$session_id'] : []),
       ...(groups.length ? ['properties'] : []),
     ];
@@ -592,6 +598,8 @@ export class ClickHouseDialect implements Dialect {
       if (pdiPerson.length)
         sql = this.lazyJoin(sql, '__f', '__pdiperson', this.baseTable('persons', '__pp', projectParam), pdiPerson, 'id', q('__pdi_person_id'));
     }
+    if (personsPdi)
+      sql = this.lazyJoin(sql, '__e', '__pdi', this.baseTable('person_distinct_ids', '__d', projectParam), needs.pdiFields!, 'person_id', q('id'), undefined, 'ALL INNER JOIN');
     // events.session: the compiled sessions query (its own events reference is guarded), one row per session id.
     if (session) sql = this.lazyJoin(sql, '__g', '__session', session.sql, session.fields, 'session_id', q('$session_id'), SESSION_LIST_FIELDS);
     // events.group_N: the project's group of type N whose key is the event's `$group_N`. The key is a column of its own
@@ -608,13 +616,14 @@ export class ClickHouseDialect implements Dialect {
 
   /**
    * `left` (a SELECT) with the columns `cols` of `right` (a SELECT) added as `<prefix>_<column>`, joined on
-   * `right.<key> = left.<leftKey>` (one row per key on the right, or none: then NULL). The key is matched under a
+   * `right.<key> = left.<leftKey>` (one row per key on the right, or none: then NULL; `join` ALL INNER JOIN: every
+   * matching row, rows without a match dropped). The key is matched under a
    * name of its own (`<prefix>key`): 18.16 fills a right-hand ON key column of a row without a match from the
    * left-hand key (or its default) rather than with NULL. The `lists` columns are `Array(String)`, which
    * join_use_nulls cannot make Nullable ("Nested type Array(String) cannot be inside Nullable type"): they cross the
    * join as their text and are parsed back, `[]` for a row without a match (as on DuckDB).
    */
-  private lazyJoin(left: string, leftAlias: string, prefix: string, right: string, cols: string[], key: string, leftKey: string, lists?: ReadonlySet<string>): string {
+  private lazyJoin(left: string, leftAlias: string, prefix: string, right: string, cols: string[], key: string, leftKey: string, lists?: ReadonlySet<string>, join = 'ANY LEFT JOIN'): string {
     const r = q(prefix);
     const named = (c: string) => q(`${prefix}_${c}`);
     const k = q(`${prefix}key`);
@@ -623,7 +632,7 @@ export class ClickHouseDialect implements Dialect {
     const inner = (c: string) => (isList(c) ? `toString(${q(c)})` : q(c));
     return (
       `SELECT ${q(leftAlias)}.*, ${cols.map((c) => `${outer(c)} AS ${named(c)}`).join(', ')} FROM (${left}) AS ${q(leftAlias)}` +
-      ` ANY LEFT JOIN (SELECT ${q(key)} AS ${k}, ${cols.map((c) => `${inner(c)} AS ${named(c)}`).join(', ')} FROM (${right})) AS ${r}` +
+      ` ${join} (SELECT ${q(key)} AS ${k}, ${cols.map((c) => `${inner(c)} AS ${named(c)}`).join(', ')} FROM (${right})) AS ${r}` +
       ` ON ${r}.${k} = ${q(leftAlias)}.${leftKey}`
     );
   }

@@ -14,6 +14,7 @@
  * DuckDB match `GROUP BY` expressions against the select list).
  */
 import type {
+  Alias,
   Call,
   CTE,
   CompareOperation,
@@ -324,6 +325,54 @@ const pickTyping = (p: Printed): Partial<Printed> => ({
 const isStar = (e: Expr | undefined): boolean => e?.node === 'Field' && Array.isArray(e.chain) && e.chain.length === 1 && e.chain[0] === '*';
 /** Operators and functions whose pattern (right side, second argument) is an RE2 regex: checked by src/limits.ts. */
 const REGEX_OPS = new Set<string>(['=~', '!~', '=~*', '!~*']);
+
+/**
+ * `x IN (a, NULL)` as `x IN (a) OR x = NULL` (`NOT IN`: `x NOT IN (a) AND x != NULL`; `x = NULL` is isNull): PostHog runs
+ * HogQL with ClickHouse's `transform_null_in = 1`, under which NULL in an IN list is a value a NULL `x` matches.
+ * Undefined when the list has no NULL constant.
+ */
+function inWithNull(e: CompareOperation): Expr | undefined {
+  const r = e.right;
+  const isNull = (x: Expr | undefined): boolean => x?.node === 'Constant' && x.value === null;
+  const items = r?.node === 'Tuple' ? r.exprs : r?.node === 'Call' && r.name === 'tuple' ? r.args : isNull(r) ? [r] : undefined;
+  if (!Array.isArray(items) || !items.some(isNull)) return undefined;
+  const rest = items.filter((x) => !isNull(x));
+  const nullTest: Expr = { node: 'CompareOperation', op: e.op === 'in' ? '==' : '!=', left: e.left, right: { node: 'Constant', value: null }, start: e.start, end: e.end };
+  if (!rest.length) return nullTest;
+  const inRest: Expr = { ...e, right: { node: 'Tuple', exprs: rest, start: r!.start, end: r!.end } };
+  return { node: e.op === 'in' ? 'Or' : 'And', exprs: [inRest, nullTest], start: e.start, end: e.end };
+}
+
+const isStarField = (e: Expr | undefined): boolean => e?.node === 'Field' && Array.isArray(e.chain) && e.chain[e.chain.length - 1] === '*';
+
+/** Whether `e` calls an aggregation or a window function, outside its subqueries (GROUP BY ALL leaves such items out). */
+function containsAggregate(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return false;
+  if (Array.isArray(e)) return e.some(containsAggregate);
+  const n = e as { node?: string; name?: unknown };
+  if (n.node === 'SelectQuery' || n.node === 'SelectSetQuery') return false;
+  if (n.node === 'WindowFunction') return true;
+  if (n.node === 'Call' && typeof n.name === 'string' && lookupFunction(n.name)?.kind === 'aggregate') return true;
+  return Object.entries(e).some(([k, v]) => k !== 'start' && k !== 'end' && typeof v === 'object' && containsAggregate(v));
+}
+
+/**
+ * `SELECT arrayJoin(arr) AS x, count() ... GROUP BY x` as `SELECT x, count() ... ARRAY JOIN arr AS x GROUP BY x`: the
+ * same rows (one per element, the row dropped for an empty array), for engines that cannot group by an unnested
+ * select item (DuckDB: "UNNEST not supported here"). Only one aliased arrayJoin in the select list, in a grouped
+ * SELECT without an ARRAY JOIN clause of its own: two arrayJoins are a cross product in ClickHouse, which the clause
+ * (zipping its arrays) is not.
+ */
+function groupedArrayJoinAsClause(q: SelectQuery): SelectQuery {
+  if (!q.group_by?.length || q.array_join_op || q.array_join_list?.length || !q.select_from || !Array.isArray(q.select)) return q;
+  const isArrayJoin = (e: Expr | undefined): boolean => e?.node === 'Call' && e.name === 'arrayJoin' && Array.isArray(e.args) && e.args.length === 1;
+  const at = q.select.findIndex((e) => e?.node === 'Alias' && isArrayJoin(e.expr));
+  if (at < 0 || q.select.some((e, i) => i !== at && (isArrayJoin(e) || (e?.node === 'Alias' && isArrayJoin(e.expr))))) return q;
+  const item = q.select[at] as Alias;
+  const arr = (item.expr as Call).args[0];
+  const select = q.select.map((e, i) => (i === at ? ({ node: 'Field', chain: [item.alias], start: item.start, end: item.end } as Field) : e));
+  return { ...q, select, array_join_op: 'ARRAY JOIN', array_join_list: [{ ...item, expr: arr }] };
+}
 /** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
 const DATE_SHIFT = new Set(['dateAdd', 'date_add', 'dateSub', 'date_sub']);
 const REGEX_FUNCS = new Set(['match', 'extract', 'extractAll', 'replaceRegexpAll', 'replaceRegexpOne']);
@@ -346,6 +395,12 @@ export class Compiler {
   private aliasCounter = 0;
   /** Aggregate calls whose arguments are being compiled (innermost last); a nested one is refused, as in HogQL. */
   private aggregates: string[] = [];
+  /**
+   * The clause of the current SELECT being compiled when it is one that is evaluated per row before grouping (WHERE,
+   * PREWHERE, JOIN ON, GROUP BY): aggregations and window functions there are refused with a 400, as ClickHouse does
+   * ("Aggregate function count() is found in WHERE"), rather than left to the engine's own wording.
+   */
+  private rowClause: string | undefined;
   /** The sessions query, compiled once per query (FROM sessions, events.session.*). */
   private sessionsOut?: QueryOut;
   private projectParam = '';
@@ -383,9 +438,20 @@ export class Compiler {
     if (!Number.isSafeInteger(this.opts.projectId)) throw new Error('projectId must be an integer');
     this.projectParam = this.params.add(this.opts.projectId);
 
-    const userLimit = query.limit ? this.intConstant(query.limit, 'LIMIT') : undefined;
+    let userLimit = query.limit ? this.intConstant(query.limit, 'LIMIT') : undefined;
     const userOffset = query.offset ? this.intConstant(query.offset, 'OFFSET') : undefined;
-    const limitDefaulted = userLimit === undefined && this.opts.limit === undefined;
+    let limitDefaulted = userLimit === undefined && this.opts.limit === undefined;
+    let limitedEach = false;
+    if (limitDefaulted && userOffset === undefined && this.opts.offset === undefined && query.node === 'SelectSetQuery') {
+      // PostHog's HogQLQueryRunner pages single SELECTs only; for a set, execute_hogql_query puts the default LIMIT on
+      // each SELECT of it that has none (test_query.py test_hogql_union_all_limits: `SELECT event FROM events LIMIT
+      // 100 UNION ALL SELECT event FROM events LIMIT 100`) and reports no hasMore/limit/offset.
+      const limited = this.limitEachSelect(query);
+      query = limited.query;
+      userLimit = Math.min(limited.rows, MAX_LIMIT);
+      limitDefaulted = false;
+      limitedEach = true;
+    }
     const limit = Math.max(0, Math.min(userLimit ?? this.opts.limit ?? DEFAULT_LIMIT, MAX_LIMIT));
     const offset = Math.max(0, Math.min(userOffset ?? this.opts.offset ?? 0, MAX_INNER_LIMIT));
     // `LIMIT n WITH TIES`: the rows ranked within offset + n (see compileSelect) may be more than n; up to MAX_LIMIT
@@ -404,10 +470,32 @@ export class Compiler {
     const { sqls, params } = this.params.finalize([...this.stages.map((s) => s.sql), out.sql], this.dialect);
     const stages = this.stages.map((s, i) => ({ table: s.table, sql: sqls[i] }));
     const sql = sqls[sqls.length - 1];
-    const effective: Query = { ...query, limit: { node: 'Constant', value: limit } };
+    const effective: Query = limitedEach ? query : { ...query, limit: { node: 'Constant', value: limit } };
     if (offset) effective.offset = { node: 'Constant', value: offset };
     else delete effective.offset;
     return { sql, params, columns: out.columns, limit: fetchLimit - 1, fetchLimit, offset, limitDefaulted, query: effective, stages };
+  }
+
+  /**
+   * `q` with the default LIMIT on each of its SELECTs that has none and every LIMIT clamped to MAX_LIMIT (a
+   * parenthesized set with its own LIMIT is one part); `rows`: the most rows it can return.
+   */
+  private limitEachSelect(q: Query): { query: Query; rows: number } {
+    const constant = (value: number): Expr => ({ node: 'Constant', value });
+    if (q.node === 'SelectQuery' || q.limit) {
+      const n = q.limit ? Math.min(this.intConstant(q.limit, 'LIMIT'), MAX_LIMIT) : DEFAULT_LIMIT;
+      return { query: { ...q, limit: constant(n) }, rows: n };
+    }
+    if (q.node !== 'SelectSetQuery' || !q.initial_select_query || !Array.isArray(q.subsequent_select_queries)) this.err('Malformed set query', q);
+    const first = this.limitEachSelect(q.initial_select_query);
+    let rows = first.rows;
+    const subsequent = q.subsequent_select_queries.map((n) => {
+      if (!n || !n.select_query) this.err('Malformed set query', q);
+      const part = this.limitEachSelect(n.select_query);
+      rows += part.rows;
+      return { ...n, select_query: part.query };
+    });
+    return { query: { ...q, initial_select_query: first.query, subsequent_select_queries: subsequent }, rows };
   }
 
   private intConstant(e: Expr, what: string): number {
@@ -427,7 +515,9 @@ export class Compiler {
     this.enter(q);
     // A subquery inside an aggregate's argument aggregates on its own.
     const outerAggregates = this.aggregates;
+    const outerClause = this.rowClause;
     this.aggregates = [];
+    this.rowClause = undefined;
     try {
       if (q.node === 'SelectQuery') {
         const ties = q.limit_with_ties && q.limit ? this.intConstant(q.limit, 'LIMIT') + (q.offset ? this.intConstant(q.offset, 'OFFSET') : 0) : undefined;
@@ -443,6 +533,7 @@ export class Compiler {
       return this.err('Only SELECT queries are allowed', q);
     } finally {
       this.aggregates = outerAggregates;
+      this.rowClause = outerClause;
       this.depth--;
     }
   }
@@ -482,6 +573,7 @@ export class Compiler {
    * WITH TIES keeps the rows equal to the n-th after the offset.
    */
   private compileSelect(q: SelectQuery, parent: Scope | undefined, tail: string, tiesRank?: number): QueryOut {
+    if (this.dialect.name === 'duckdb') q = groupedArrayJoinAsClause(q);
     const scope = new Scope(parent);
     const withParts: string[] = [];
 
@@ -514,7 +606,12 @@ export class Compiler {
 
     const from = q.select_from ? this.compileFrom(q.select_from, scope) : undefined;
 
-    for (const e of q.select) if (e && e.node === 'Alias') scope.selectAliases.set(e.alias, e.expr);
+    for (const e of q.select) {
+      if (!e || e.node !== 'Alias') continue;
+      // HogQL's resolver (visit_alias): one name, one alias per SELECT.
+      if (scope.selectAliases.has(e.alias) && !e.hidden) this.err(`Cannot redefine an alias with the name: ${e.alias}`, e);
+      scope.selectAliases.set(e.alias, e.expr);
+    }
     scope.selectList = q.select;
     if (q.window_exprs) scope.windows = new Set(Object.keys(q.window_exprs));
     const arrayJoin = q.array_join_op || q.array_join_list?.length ? this.arrayJoin(q, scope) : undefined;
@@ -577,7 +674,14 @@ export class Compiler {
       }
     }
 
-    const wherePrinted = [q.prewhere, q.where].filter((x): x is Expr => !!x).map((x) => this.expr(x, scope));
+    const wherePrinted = (
+      [
+        [q.prewhere, 'PREWHERE'],
+        [q.where, 'WHERE'],
+      ] as const
+    )
+      .filter((x): x is [Expr, 'PREWHERE' | 'WHERE'] => !!x[0])
+      .map(([x, clause]) => this.inRowClause(clause, () => this.expr(x, scope)));
     // Timestamp bounds of the WHERE go to the events table they are on (the FROM clause is printed after this).
     // A condition whose bounds all went to the only table of this SELECT (no join can null-extend its rows) and that
     // the dialect marks as implied by them (`residual`) is printed as that residual only.
@@ -593,8 +697,16 @@ export class Compiler {
       return all && p.residual !== undefined && sole ? p.residual : this.filterSql(p);
     });
     const where = [...whereSql.filter((w) => w !== '1'), ...scope.joinWhere];
-    const groupBy = (q.group_by ?? []).map((x) => this.positionalOrExpr(x, scope, true)).map((g) => selectAliasOf.get(g) ?? g);
-    const having = q.having ? this.filterSql(this.expr(q.having, scope)) : undefined;
+    const groupBy = this.inRowClause('GROUP BY', () => this.groupKeys(q, scope)).map((g) => selectAliasOf.get(g) ?? g);
+    const mode = q.group_by_mode ?? null;
+    if (mode === 'rollup' || mode === 'cube' || mode === 'grouping_sets') {
+      if (this.dialect.name !== 'duckdb') this.err(`GROUP BY ${mode === 'grouping_sets' ? 'GROUPING SETS' : mode.toUpperCase()} is not available on this engine`, q);
+      if (mode === 'grouping_sets') {
+        // each key is one set's keys, printed by groupKeys as `(a, b)`
+        groupBy.splice(0, groupBy.length, `GROUPING SETS (${groupBy.join(', ')})`);
+      } else groupBy.splice(0, groupBy.length, `${mode.toUpperCase()} (${groupBy.join(', ')})`);
+    }
+    const having = q.having ? this.filterSql(this.inRowClause('HAVING', () => this.expr(q.having!, scope), true)) : undefined;
     const qualify = q.qualify ? this.expr(q.qualify, scope).sql : undefined;
     // A constant key (`ORDER BY 'a'`, or an alias of one) orders nothing: left out (DuckDB refuses a bound value there,
     // and would read an integer as a position).
@@ -680,6 +792,39 @@ export class Compiler {
     return printHogQLExpr(e);
   }
 
+  /**
+   * Compiles `fn` as the row clause `clause` of the current SELECT (see rowClause); `windowsOnly`: aggregations are
+   * allowed there (HAVING), window functions are not.
+   */
+  private inRowClause<T>(clause: string, fn: () => T, windowsOnly = false): T {
+    const outer = this.rowClause;
+    this.rowClause = windowsOnly ? `~${clause}` : clause;
+    try {
+      return fn();
+    } finally {
+      this.rowClause = outer;
+    }
+  }
+
+  /**
+   * The GROUP BY keys of `q`: its expressions; for `GROUP BY ALL` the select items without an aggregation or window
+   * function (ClickHouse's rule), by position; for `GROUPING SETS` each set as `(a, b)`.
+   */
+  private groupKeys(q: SelectQuery, scope: Scope): string[] {
+    if (q.group_by_mode === 'all') {
+      if (q.select.some(isStarField)) this.err('GROUP BY ALL cannot be used with *: name the columns', q);
+      const positions = q.select.flatMap((e, i) => (containsAggregate(e && e.node === 'Alias' ? e.expr : e) ? [] : [i + 1]));
+      return positions.map((i) => this.positionalOrExpr({ node: 'Constant', value: i }, scope, true));
+    }
+    return (q.group_by ?? []).map((x) => {
+      if (x && (x as { node: string }).node === 'GroupingSet') {
+        const exprs = (x as unknown as { exprs?: Expr[] }).exprs ?? [];
+        return `(${exprs.map((e) => this.positionalOrExpr(e, scope, true)).join(', ')})`;
+      }
+      return this.positionalOrExpr(x, scope, true);
+    });
+  }
+
   private positionalOrExpr(e: Expr, scope: Scope, groupKey = false): string {
     // `GROUP BY 1` / `ORDER BY 2` are positional, as in ClickHouse; a validated integer is printed as is.
     if (e.node === 'Constant' && typeof e.value === 'number' && Number.isSafeInteger(e.value) && e.value > 0) {
@@ -743,7 +888,7 @@ export class Compiler {
         const using = item.constraint.constraint_type === 'USING';
         if (!using && item.constraint.constraint_type !== 'ON') this.err(`Unsupported join constraint ${String(item.constraint.constraint_type)}`, item.constraint);
         if (joinKw === 'CROSS JOIN') this.err('CROSS JOIN cannot have a join constraint', item.constraint);
-        const onPrinted = this.expr(using ? this.usingAsOn(item.constraint, scope, joinKw) : item.constraint.expr, scope);
+        const onPrinted = this.inRowClause('JOIN ON', () => this.expr(using ? this.usingAsOn(item.constraint!, scope, joinKw) : item.constraint!.expr, scope));
         if (this.dialect.crossJoinNonEqui && !onPrinted.joinSql && joinKw === 'JOIN') {
           // An inner join on a condition without equalities is the filtered cross product: the engine needs that form.
           joinKw = 'CROSS JOIN';
@@ -993,6 +1138,13 @@ export class Compiler {
         return { sql: lambdaArg, type: 'unknown', nullable: true };
       }
       if (s.isLambda) continue;
+      // Past the field's own SELECT only column CTEs are visible: as in HogQL's resolver, a subquery cannot read the
+      // tables or aliases of the query around it (no correlated subqueries: "Unable to resolve field").
+      const outer = selectScopeSeen;
+      if (outer) {
+        const outerCte = s.ctes.get(head);
+        if (!(outerCte && outerCte.kind === 'column' && chain.length === 1)) continue;
+      }
       if (chain.length > 1) {
         const t = s.tables.find((x) => x.name === head);
         if (t) return this.tableField(t, chain.slice(1), f);
@@ -1012,6 +1164,13 @@ export class Compiler {
           }
         }
       }
+      // A field of the SELECT's own tables comes before a column CTE of the same name (HogQL's visit_field: the scope's
+      // fields, then CTEs).
+      const candidates = outer ? [] : s.tables.filter((t) => this.tableHasField(t, head) && !t.usingHidden?.has(head));
+      if (candidates.length > 1)
+        // HogQL's resolver (lookup_field_by_name) words it so; the tables are named after it.
+        this.err(`Ambiguous query. Found multiple sources for field: ${head} (in ${candidates.map((t) => t.name).join(' and ')})`, f);
+      if (candidates.length === 1) return this.tableField(candidates[0], chain, f);
       const cte = s.ctes.get(head);
       if (cte && cte.kind === 'column' && chain.length === 1 && !s.inProgress.has(`cte:${head}`)) {
         s.inProgress.add(`cte:${head}`);
@@ -1021,12 +1180,9 @@ export class Compiler {
           s.inProgress.delete(`cte:${head}`);
         }
       }
-      const candidates = s.tables.filter((t) => this.tableHasField(t, head) && !t.usingHidden?.has(head));
-      if (candidates.length > 1)
-        this.err(`Field "${head}" is ambiguous: it exists in ${candidates.map((t) => t.name).join(' and ')}`, f);
-      if (candidates.length === 1) return this.tableField(candidates[0], chain, f);
     }
-    return this.err(`Unknown field "${chain.join('.')}"`, f);
+    // HogQL's resolver words it so, naming the first name of the chain (the one nothing defines).
+    return this.err(`Unable to resolve field: ${head}`, f);
   }
 
   private tableHasField(t: TableSource, name: string): boolean {
@@ -1083,6 +1239,15 @@ export class Compiler {
       case 'pdi': {
         if (rest.length === 1) this.err('"pdi" is a table: use pdi.distinct_id, pdi.person_id, pdi.person.<field>', node);
         const pf = rest[1];
+        if (t.virtual.table === 'persons') {
+          // persons.pdi: the person's own distinct ids (schema.ts)
+          const own = pf === 'distinct_id' || pf === 'person_id' ? pf : undefined;
+          if (!own) return this.err(`Unknown field "${pf}" on persons.pdi. Available: distinct_id, person_id`, node);
+          if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on pdi.${pf}`, node);
+          const fields = (t.needs.pdiFields ??= []);
+          if (!fields.includes(own)) fields.push(own);
+          return { sql: this.dialect.lazyColumn(t.sqlAlias, `pdi_${own}`), type: own === 'person_id' ? 'uuid' : 'string', nullable: false };
+        }
         if (pf === 'person') {
           if (rest.length === 2) this.err('"pdi.person" is a table: use pdi.person.id, pdi.person.properties.<key>, ...', node);
           return this.lazyPersonField(t, rest.slice(2), (t.needs.pdiPersonFields ??= []), 'pdiperson', 'pdi.person.', node);
@@ -1369,6 +1534,8 @@ export class Compiler {
     const ops = ['==', '!=', '<', '<=', '>', '>=', 'like', 'not like', 'ilike', 'not ilike', 'in', 'not in', '=~', '!~', '=~*', '!~*'];
     if (e.op === 'in cohort' || e.op === 'not in cohort') return this.compare(inCohortAsIn(e, this.opts.cohortMembers ?? installedCohortMembers(), this.opts.projectId), scope);
     if (!ops.includes(e.op)) this.err(`Unknown operator ${String(e.op)}`, e);
+    const withNull = e.op === 'in' || e.op === 'not in' ? inWithNull(e) : undefined;
+    if (withNull) return this.expr(withNull, scope);
     const l = this.expr(e.left, scope);
     let r: Printed;
     if (e.op === 'in' || e.op === 'not in') {
@@ -1382,7 +1549,12 @@ export class Compiler {
       r = { sql: `(${ps.map((p) => p.sql).join(', ')})`, type: 'unknown', nullable: ps.some((p) => p.nullable), list: ps };
     } else if ((e.op === 'in' || e.op === 'not in') && e.right && (e.right.node === 'SelectQuery' || e.right.node === 'SelectSetQuery')) {
       const sub = this.compileQuery(e.right, scope);
-      r = { sql: `(${sub.sql})`, type: sub.columns[0]?.type ?? 'unknown', nullable: true };
+      const left = l.tupleItems?.length ?? (l.type === 'unknown' ? undefined : 1);
+      // One column at right may hold the tuples themselves: `(a, b) IN (SELECT (x, y) ...)`.
+      if (left !== undefined && sub.columns.length > 1 && sub.columns.length !== left)
+        this.err(`Number of columns in section IN doesn't match. ${left} at left, ${sub.columns.length} at right.`, e);
+      const rows = sub.columns.length > 1 && this.dialect.tupleRows ? this.dialect.tupleRows(sub.sql, sub.columns.length) : sub.sql;
+      r = { sql: `(${rows})`, type: sub.columns.length > 1 ? 'unknown' : (sub.columns[0]?.type ?? 'unknown'), nullable: true };
     } else {
       r = this.expr(e.right, scope);
       if (REGEX_OPS.has(e.op)) this.checkRegex(r, e.right);
@@ -1447,6 +1619,8 @@ export class Compiler {
     const outerAggregate = this.aggregates[this.aggregates.length - 1];
     if (sig.kind === 'aggregate' && outerAggregate !== undefined)
       this.err(`Aggregation '${c.name}' cannot be nested inside another aggregation '${outerAggregate}'.`, c);
+    if (sig.kind === 'aggregate' && this.rowClause && !this.rowClause.startsWith('~'))
+      this.err(`Aggregation '${c.name}' cannot be used in ${this.rowClause}${this.rowClause === 'WHERE' ? ': filter on aggregated values with HAVING' : ''}.`, c);
     if (sig.kind === 'aggregate') this.aggregates.push(c.name);
     let printedArgs: Printed[];
     try {
@@ -1507,7 +1681,12 @@ export class Compiler {
   private windowFunction(w: WindowFunction, scope: Scope): Printed {
     const sig = lookupFunction(w.name);
     if (!sig || sig.kind === 'scalar') this.err(`Unknown window function "${w.name}"`, w);
-    const args = w.exprs ?? [];
+    if (this.rowClause) this.err(`Window function '${w.name}' cannot be used in ${this.rowClause.replace(/^~/, '')}: compute it in a subquery and filter its result.`, w);
+    const outerAggregate = this.aggregates[this.aggregates.length - 1];
+    if (outerAggregate !== undefined) this.err(`Window function '${w.name}' cannot be used inside aggregation '${outerAggregate}': compute it in a subquery.`, w);
+    let args = w.exprs ?? [];
+    // count(*) OVER (...) is count() OVER (...), as outside a window.
+    if (sig.name === 'count' && args.length === 1 && isStar(args[0])) args = [];
     const arity = arityError(sig, args.length);
     if (arity) this.err(arity, w);
     const params = w.args ?? [];

@@ -269,6 +269,12 @@ export interface Dialect {
    * otherwise it is refused (400). Default false.
    */
   readonly limitWithTies?: boolean;
+  /**
+   * `(a, b) IN (SELECT x, y ...)`: the subquery's SQL (`sub`, of `columns` columns, more than one) as a one-column
+   * subquery of tuples, for engines whose IN takes one column only (DuckDB). Absent: the subquery is kept as is
+   * (ClickHouse compares a tuple with the rows of several columns).
+   */
+  tupleRows?(sub: string, columns: number): string;
   /** When true, `GROUP BY 1` / `ORDER BY 2` are printed as the select item's expression. Default false (kept as is). */
   readonly positionalAsExpression?: boolean;
   /**

@@ -112,6 +112,13 @@ class DuckDBDialect implements Dialect {
   readonly lambdaIndex = true;
   readonly limitWithTies = true;
   quoteIdent = quoteIdent;
+
+  /** Tuples are structs "1", "2", ... (the `tuple` function): the rows become such structs, read by position. */
+  tupleRows(sub: string, columns: number): string {
+    const cols = Array.from({ length: columns }, (_, i) => quoteIdent(`c${i + 1}`));
+    const fields = cols.map((c, i) => `${quoteIdent(String(i + 1))} := ${quoteIdent('__rows')}.${c}`);
+    return `SELECT struct_pack(${fields.join(', ')}) FROM (${sub}) AS ${quoteIdent('__rows')}(${cols.join(', ')})`;
+  }
   placeholder = (i: number): string => `$${i}`;
 
   constant(value: ConstantValue, bigNumber: boolean, h: Helpers): Printed {
@@ -373,9 +380,12 @@ class DuckDBDialect implements Dialect {
     // events.pdi: the mapping of the row's distinct id (one per distinct id), and through it its person.
     const pdiPerson = needs.pdiPersonFields ?? [];
     if (needs.pdiFields?.length || pdiPerson.length) {
+      // persons.pdi is an inner join on the person (one row per distinct id of theirs), events.pdi a left join on the
+      // distinct id.
+      const [kind, on] = table === 'persons' ? ['JOIN', `${q('__pdi')}.${q('person_id')} = ${a}.${q('id')}`] : ['LEFT JOIN', `${q('__pdi')}.${q('distinct_id')} = ${a}.${q('distinct_id')}`];
       joins.push(
-        `LEFT JOIN (SELECT ${q('__d')}.* FROM ${q('person_distinct_ids')} AS ${q('__d')} WHERE ${q('__d')}.${q('project_id')} = ${projectParam})` +
-          ` AS ${q('__pdi')} ON ${q('__pdi')}.${q('distinct_id')} = ${a}.${q('distinct_id')}`,
+        `${kind} (SELECT ${q('__d')}.* FROM ${q('person_distinct_ids')} AS ${q('__d')} WHERE ${q('__d')}.${q('project_id')} = ${projectParam})` +
+          ` AS ${q('__pdi')} ON ${on}`,
       );
       for (const f of needs.pdiFields ?? []) cols.push(`${q('__pdi')}.${q(f)} AS ${q(`__pdi_${f}`)}`);
     }

@@ -146,7 +146,11 @@ export function printHogQL(q: Query): string {
   if (q.array_join_list?.length) parts.push(`${q.array_join_op ?? 'ARRAY JOIN'} ${list(q.array_join_list)}`);
   if (q.prewhere) parts.push(`PREWHERE ${printHogQLExpr(q.prewhere)}`);
   if (q.where) parts.push(`WHERE ${printHogQLExpr(q.where)}`);
-  if (q.group_by?.length) parts.push(`GROUP BY ${list(q.group_by)}`);
+  if (q.group_by_mode === 'all') parts.push('GROUP BY ALL');
+  else if (q.group_by_mode === 'grouping_sets')
+    parts.push(`GROUP BY GROUPING SETS (${(q.group_by ?? []).map((g) => `(${list((g as unknown as { exprs?: Expr[] }).exprs ?? [])})`).join(', ')})`);
+  else if (q.group_by_mode === 'rollup' || q.group_by_mode === 'cube') parts.push(`GROUP BY ${q.group_by_mode.toUpperCase()}(${list(q.group_by ?? [])})`);
+  else if (q.group_by?.length) parts.push(`GROUP BY ${list(q.group_by)}`);
   if (q.having) parts.push(`HAVING ${printHogQLExpr(q.having)}`);
   if (q.window_exprs && Object.keys(q.window_exprs).length)
     parts.push('WINDOW ' + Object.entries(q.window_exprs).map(([k, w]) => `${hogqlIdent(k)} AS (${printWindow(w)})`).join(', '));

@@ -124,6 +124,8 @@ const MUST_REJECT: string[] = [
   'select pdi from events',
   'select pdi.version from events',
   'select pdi.person.version from events',
+  'select pdi.person.id from persons',
+  'select pdi.project_id from persons',
   'select poe.version from events',
   'select e.pdi.__person_id from events e',
   'select r.project_id from raw_persons r',
@@ -276,6 +278,9 @@ const MAY_RUN: string[] = [
   'select poe.properties, count() from events group by poe.properties',
   'select e1.pdi.person.properties from events e1 join events e2 on e1.uuid = e2.uuid',
   'select x.m from (select pdi.person.properties.marker as m from events) x',
+  // persons.pdi: project 2 maps its distinct ids to project 1's person ids.
+  'select id, properties, pdi.distinct_id, pdi.person_id from persons',
+  "select p.properties.marker from persons p where p.pdi.distinct_id != 'x'",
   // raw_persons / raw_person_distinct_ids: the same guarded rows as persons / person_distinct_ids.
   'select * from raw_persons',
   'select * from raw_person_distinct_ids',

@@ -331,7 +331,7 @@ describe('sessions (computed from events) and events.session', () => {
     ['select session from events', '"session" is a table'],
     ['select session.project_id from events', 'Unknown field "project_id" on sessions'],
     ['select session.$session_duration.x from events', 'Cannot access "x" on session.$session_duration'],
-    ['select project_id from sessions', 'Unknown field "project_id"'],
+    ['select project_id from sessions', 'Unable to resolve field: project_id'],
     ['select * from sessions s where s.team_id = 2', 'Unknown field'],
   ])('refuses %s', async (text, message) => {
     const e = await db.query(text).catch((x: unknown) => x);

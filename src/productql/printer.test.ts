@@ -39,7 +39,7 @@ describe('exact printed SQL', () => {
     ],
     [
       'select distinct_id from events union all select distinct_id from person_distinct_ids',
-      `SELECT * FROM ((SELECT "events"."distinct_id" AS "distinct_id" FROM ${EV()}) UNION ALL (SELECT "person_distinct_ids"."distinct_id" AS "distinct_id" FROM (SELECT "person_distinct_ids".* FROM "person_distinct_ids" AS "person_distinct_ids" WHERE "person_distinct_ids"."project_id" = $1) AS "person_distinct_ids")) AS "__set" LIMIT 101`,
+      `SELECT * FROM ((SELECT "events"."distinct_id" AS "distinct_id" FROM ${EV()} LIMIT 100) UNION ALL (SELECT "person_distinct_ids"."distinct_id" AS "distinct_id" FROM (SELECT "person_distinct_ids".* FROM "person_distinct_ids" AS "person_distinct_ids" WHERE "person_distinct_ids"."project_id" = $1) AS "person_distinct_ids" LIMIT 100)) AS "__set" LIMIT 201`,
       [7],
     ],
     [
@@ -98,9 +98,11 @@ describe('limits', () => {
     expect(c.sql.endsWith(`LIMIT ${fetchLimit}${offset ? ` OFFSET ${offset}` : ''}`)).toBe(true);
   });
 
-  it('clamps a set query as a whole', async () => {
+  it('without a LIMIT of its own, a set query gets the default LIMIT on each SELECT, each clamped (test_query.py test_hogql_union_all_limits)', async () => {
+    // the LIMIT is the second SELECT's; the whole is capped at 50,000 rows
     const c = await compile('select 1 union all select 2 limit 70000');
-    expect(c.sql).toMatch(/LIMIT 70000\)\) AS "__set" LIMIT 101$/);
+    expect(c.sql).toMatch(/LIMIT 100\) UNION ALL \(SELECT \$2 AS "2" LIMIT 50000\)\) AS "__set" LIMIT 50001$/);
+    expect(c.limitDefaulted).toBe(false);
   });
 
   it('shapes hasMore from the extra row', () => {
@@ -123,7 +125,7 @@ describe('errors', () => {
 
   it.each([
     ['select * from foo', 'hogql_query_error', 14, 17, /Unknown table "foo"/],
-    ['select foo from events', 'hogql_query_error', 7, 10, /Unknown field "foo"/],
+    ['select foo from events', 'hogql_query_error', 7, 10, /^Unable to resolve field: foo$/],
     // PostHog's texts (posthog/hogql/printer.py visit_call, posthog/hogql/functions/core.py validate_function_args)
     ['select foo(1) from events', 'hogql_query_error', 7, 13, /Unsupported function call 'foo\(\.\.\.\)'/],
     ['select count(1, 2) from events', 'hogql_query_error', 7, 18, /Aggregation 'count' expects at most 1 argument, found 2/],
@@ -132,7 +134,7 @@ describe('errors', () => {
     ['select person.nope from events', 'hogql_query_error', 7, 18, /Unknown field "nope" on persons/],
     ['select event from events where', 'hogql_syntax_error', 30, 30, /Syntax error/],
     ['select {variables.plan}', 'productql_missing_variable', 7, 23, /variable "plan"/],
-    ['select properties from events e join persons p on 1 = 1', 'hogql_query_error', 7, 17, /ambiguous/],
+    ['select properties from events e join persons p on 1 = 1', 'hogql_query_error', 7, 17, /^Ambiguous query. Found multiple sources for field: properties/],
     ['select row_number() from events', 'hogql_query_error', 7, 19, /needs an OVER clause/],
   ])('%s', async (text, code, start, end, message) => {
     const e = await fails(text);

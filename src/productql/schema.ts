@@ -143,6 +143,9 @@ export const PERSONS: VirtualTable = {
     created_at: col('created_at', 'datetime'),
     properties: { kind: 'json', column: 'properties' },
     is_identified: col('is_identified', 'bool'),
+    // PostHog's persons.pdi (persons_pdi): an INNER join to person_distinct_ids on person_id = id, so a person reads
+    // once per distinct id of theirs (pdi.distinct_id, pdi.person_id).
+    pdi: { kind: 'pdi' },
   },
   star: ['id', 'created_at', 'properties', 'is_identified'],
 };
@@ -158,10 +161,17 @@ export const PERSON_DISTINCT_IDS: VirtualTable = {
   star: ['distinct_id', 'person_id'],
 };
 
+/** The persons fields other than the pdi join (raw_persons has none, as in PostHog). */
+function personsColumns(): Record<string, FieldDef> {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { pdi, ...rest } = PERSONS.fields;
+  return rest;
+}
+
 export const RAW_PERSONS: VirtualTable = {
   name: 'raw_persons',
   table: 'persons',
-  fields: { ...PERSONS.fields, version: col('version', 'int'), is_deleted: { kind: 'const', value: false, type: 'bool' } },
+  fields: { ...personsColumns(), version: col('version', 'int'), is_deleted: { kind: 'const', value: false, type: 'bool' } },
   star: [...PERSONS.star, 'version', 'is_deleted'],
 };
 

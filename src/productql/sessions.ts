@@ -66,6 +66,9 @@ const entryParams = Object.fromEntries([...UTM_KEYS, ...CLICK_ID_KEYS].map((k) =
  *   them and the session lasted less than 10 seconds.
  */
 export const SESSION_FIELDS: Record<string, Expr> = {
+  // PostHog's sessions tables (v1 and v2) expose the session id as `id` too ("a duplicate of the correct session_id
+  // field ... to get some trends working").
+  id: field('$session_id'),
   session_id: field('$session_id'),
   distinct_id: call('argMin', [field('distinct_id'), ts]),
   $start_timestamp: call('min', [ts]),

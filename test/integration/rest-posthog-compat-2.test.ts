@@ -88,7 +88,7 @@ describe('query API (test_query.py)', () => {
     await s.server.services.queries.async.wait('fails-async');
     const st = await s.api('GET', `${QUERY}fails-async/`);
     expect(st.status).toBe(400);
-    expect(st.body.query_status).toMatchObject({ id: 'fails-async', complete: true, error: true, error_message: 'Unknown field "nope"' });
+    expect(st.body.query_status).toMatchObject({ id: 'fails-async', complete: true, error: true, error_message: 'Unable to resolve field: nope' });
     const missing = await s.api('GET', `${QUERY}no-such-query/`);
     expect([missing.status, missing.body.code]).toEqual([404, 'not_found']);
   });
