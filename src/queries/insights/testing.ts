@@ -14,6 +14,10 @@ import type { ActionSource } from '../../actions/matching';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { Timings } from '../timings';
 
+/** An event and a person as the import takes them (the fixtures of the PostHog compatibility suites). */
+export type TestEvent = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
+export type TestPerson = { distinct_ids: string[]; created_at?: string; properties?: Record<string, unknown> };
+
 export interface InsightTestDb {
   /** Which engine this is (see src/engines/clickhouse/test-engine.ts: suites run on both). */
   kind: TestEngineKind;
@@ -21,6 +25,8 @@ export interface InsightTestDb {
   ingestor: Ingestor;
   /** Imports persons and events into `projectId` and flushes. */
   load(projectId: number, input: { persons?: unknown[]; events?: unknown[] }): Promise<void>;
+  /** Loads persons and events into a new project of their own (ids from 100,000 up); its id. */
+  project(persons: TestPerson[], events: TestEvent[]): Promise<number>;
   /** A context for `projectId` (timezone, week start, test-account filters overridable). */
   ctx(projectId: number, project?: Partial<Project>): RunnerContext;
   /** The saved actions runners see (RunnerContext.actions); none by default. */
@@ -56,6 +62,7 @@ export async function createInsightTestDb(): Promise<InsightTestDb> {
     timeoutMs: 30_000,
     actions: db.actions,
   });
+  let nextProject = 100_000;
   const db: InsightTestDb = {
     kind,
     engine,
@@ -64,6 +71,11 @@ export async function createInsightTestDb(): Promise<InsightTestDb> {
       const r = await ingestor.import(projectId, input);
       if ((r as { errors?: unknown[] }).errors?.length) throw new Error(`import errors: ${JSON.stringify((r as { errors: unknown[] }).errors)}`);
       await ingestor.flush();
+    },
+    async project(persons, events) {
+      const id = nextProject++;
+      await db.load(id, { persons, events });
+      return id;
     },
     ctx,
     async run(runner, node, projectId = 1, project = {}) {

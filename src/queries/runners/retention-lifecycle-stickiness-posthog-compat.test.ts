@@ -5,14 +5,13 @@
  * `label`, `date`, `data`, `days`, `labels`, `count`, through the runners' schema + run path the query service uses.
  * Scenarios already pinned by retention.test.ts / lifecycle-runner.test.ts / stickiness-runner.test.ts are not repeated.
  */
-import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
 import { stickinessRunner } from './stickiness-runner';
 
 let db: InsightTestDb;
-let nextProject = 1000;
 beforeAll(async () => {
   db = await createInsightTestDb();
 });
@@ -20,15 +19,7 @@ afterAll(async () => {
   await db.close();
 });
 
-type Ev = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
-type Person = { distinct_ids: string[]; created_at?: string; properties?: Record<string, unknown> };
-
-/** Loads persons and events into a fresh project; returns its id. */
-async function project(persons: Person[], events: Ev[]): Promise<number> {
-  const id = nextProject++;
-  await db.load(id, { persons, events });
-  return id;
-}
+const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 
 const pluck = (r: any, key: string) => (r.results as any[]).map((x) => x[key]);
 const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
@@ -45,7 +36,7 @@ const _date = (day: number, month = 0, hour = 0, minute = 0) => {
   const d = new Date(Date.UTC(2020, 5 + month, 10 + day, hour, minute));
   return d.toISOString().slice(0, 19);
 };
-const pvs = (rows: [string, string][], event = '$pageview'): Ev[] => rows.map(([distinct_id, ts]) => ({ event, distinct_id, timestamp: `${ts}Z` }));
+const pvs = (rows: [string, string][], event = '$pageview'): TestEvent[] => rows.map(([distinct_id, ts]) => ({ event, distinct_id, timestamp: `${ts}Z` }));
 
 /** person1 (+ alias1) and person2, the layout of test_retention_default / test_day_interval. */
 const DAY_EVENTS: [string, string][] = [
@@ -60,7 +51,7 @@ const DAY_EVENTS: [string, string][] = [
   ['person2', _date(3)],
   ['person2', _date(6)],
 ];
-const TWO_PERSONS: Person[] = [{ distinct_ids: ['person1', 'alias1'] }, { distinct_ids: ['person2'] }];
+const TWO_PERSONS: TestPerson[] = [{ distinct_ids: ['person1', 'alias1'] }, { distinct_ids: ['person2'] }];
 
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
@@ -247,7 +238,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
   });
 
   /** _create_first_time_retention_events: $user_signed_up targets, $pageview returns. */
-  const FIRST_TIME_EVENTS: Ev[] = [
+  const FIRST_TIME_EVENTS: TestEvent[] = [
     ...pvs(
       [
         ['shouldnt_include', _date(-5)],
@@ -279,7 +270,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
       ['person4', _date(6)],
     ]),
   ];
-  const FIRST_TIME_PERSONS: Person[] = [...TWO_PERSONS, { distinct_ids: ['person3'] }, { distinct_ids: ['person4'] }, { distinct_ids: ['shouldnt_include'] }];
+  const FIRST_TIME_PERSONS: TestPerson[] = [...TWO_PERSONS, { distinct_ids: ['person3'] }, { distinct_ids: ['person4'] }, { distinct_ids: ['shouldnt_include'] }];
   const signupToPageview = {
     period: 'Day',
     totalIntervals: 7,
@@ -380,7 +371,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
   });
 
   it('test_groups_aggregating: aggregation_group_type_index counts groups; events without the group are left out', async () => {
-    const withGroups = (rows: [string, string][], g0: string, g1: string): Ev[] =>
+    const withGroups = (rows: [string, string][], g0: string, g1: string): TestEvent[] =>
       rows.map(([distinct_id, ts]) => ({ event: '$pageview', distinct_id, timestamp: `${ts}Z`, properties: { $group_0: g0, $group_1: g1 } }));
     const p1 = WEEK_EVENTS.filter(([d]) => d === 'person1');
     const p2 = WEEK_EVENTS.filter(([d]) => d === 'person2');
@@ -500,8 +491,8 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
 
 /** test_lifecycle_query_runner.py's `_create_events`: each person created (freeze_time) at their first event. */
 function lifecycleData(data: [string, string[]][], event = '$pageview', props: (id: string) => Record<string, unknown> = () => ({})) {
-  const persons: Person[] = data.map(([id, ts]) => ({ distinct_ids: [id], created_at: ts[0], properties: { name: id, ...(id === 'p1' ? { email: 'test@posthog.com' } : {}) } }));
-  const events: Ev[] = data.flatMap(([id, ts]) => ts.map((t) => ({ event, distinct_id: id, timestamp: t, properties: props(id) })));
+  const persons: TestPerson[] = data.map(([id, ts]) => ({ distinct_ids: [id], created_at: ts[0], properties: { name: id, ...(id === 'p1' ? { email: 'test@posthog.com' } : {}) } }));
+  const events: TestEvent[] = data.flatMap(([id, ts]) => ts.map((t) => ({ event, distinct_id: id, timestamp: t, properties: props(id) })));
   return { persons, events };
 }
 const LIFECYCLE_DAYS: [string, string[]][] = [
@@ -552,7 +543,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
 
   it('test_lifecycle_trend_prop_filtering: persons created after their events are never new', async () => {
     // _create_person outside freeze_time: created "now", long after the 2020 events.
-    const ts = (d: string, n: number | null): Ev => ({ event: '$pageview', distinct_id: d.split('@')[0], timestamp: d.split('@')[1], properties: n === null ? {} : { $number: n } });
+    const ts = (d: string, n: number | null): TestEvent => ({ event: '$pageview', distinct_id: d.split('@')[0], timestamp: d.split('@')[1], properties: n === null ? {} : { $number: n } });
     const pid = await project(
       [{ distinct_ids: ['p1'], properties: { name: 'p1' } }, { distinct_ids: ['p2'], properties: { name: 'p2' } }, { distinct_ids: ['p3'], properties: { name: 'p3' } }, { distinct_ids: ['p4'], properties: { name: 'p4' } }],
       [
@@ -783,7 +774,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
  * p1: Jan 11, 12, 13, 15, 17, 19 (6 days) | p2: Jan 9, 11, 12 (2 days in range) + $pageleave Jan 14.
  */
 async function stickinessProject(): Promise<number> {
-  const p = (id: string, ts: string[], props: Record<string, unknown>, event = '$pageview'): Ev[] => ts.map((t) => ({ event, distinct_id: id, timestamp: t, properties: props }));
+  const p = (id: string, ts: string[], props: Record<string, unknown>, event = '$pageview'): TestEvent[] => ts.map((t) => ({ event, distinct_id: id, timestamp: t, properties: props }));
   return project(
     [
       { distinct_ids: ['p1'], properties: { email: 'test@posthog.com' } },

@@ -4,12 +4,11 @@
  * input errors, `breakdowns` (the multi-breakdown form, first one used), the actors of a breakdown row, Hour and
  * Month labels, a single interval. Each title names the PostHog test (or the reference section) it follows.
  */
-import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
 import { retentionRunner } from './retention-runner';
 import { actorsRunner } from './actors-runner';
 
 let db: InsightTestDb;
-let nextProject = 6400;
 beforeAll(async () => {
   db = await createInsightTestDb();
 });
@@ -17,18 +16,11 @@ afterAll(async () => {
   await db.close();
 });
 
-type Ev = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
-type Person = { distinct_ids: string[]; created_at?: string; properties?: Record<string, unknown> };
-
-async function project(persons: Person[], events: Ev[]): Promise<number> {
-  const id = nextProject++;
-  await db.load(id, { persons, events });
-  return id;
-}
+const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 
 /** test_retention_query_runner.py's `_date(day, month=0, hour=0)`: 2020-06-10 + `day` days, + `month` months. */
 const _date = (day: number, month = 0, hour = 0) => new Date(Date.UTC(2020, 5 + month, 10 + day, hour)).toISOString().slice(0, 19);
-const ev = (distinct_id: string, ts: string, properties: Record<string, unknown> = {}, event = '$pageview'): Ev => ({ event, distinct_id, timestamp: `${ts}Z`, properties });
+const ev = (distinct_id: string, ts: string, properties: Record<string, unknown> = {}, event = '$pageview'): TestEvent => ({ event, distinct_id, timestamp: `${ts}Z`, properties });
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
 const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));

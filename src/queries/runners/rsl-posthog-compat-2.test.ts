@@ -6,7 +6,7 @@
  * data points (InsightActorsQuery). Each title names the PostHog test it ports; where a number could not be recalled
  * exactly, the expectation is derived from the reference (§4, §6, §7) and the comment says so.
  */
-import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
 import { setInsightsClock } from '../insights/date-range';
 import type { ActionDef } from '../../actions/matching';
 import { retentionRunner } from './retention-runner';
@@ -16,7 +16,6 @@ import { actorsRunner } from './actors-runner';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 
 let db: InsightTestDb;
-let nextProject = 2000;
 const actions = new Map<number, ActionDef>();
 beforeAll(async () => {
   db = await createInsightTestDb();
@@ -26,14 +25,7 @@ afterAll(async () => {
   await db.close();
 });
 
-type Ev = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
-type Person = { distinct_ids: string[]; created_at?: string; properties?: Record<string, unknown> };
-
-async function project(persons: Person[], events: Ev[]): Promise<number> {
-  const id = nextProject++;
-  await db.load(id, { persons, events });
-  return id;
-}
+const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 
 const step = (event: string | null, properties: unknown[] = []) => ({
   event,
@@ -70,9 +62,9 @@ async function actorsOf(pid: number, source: Record<string, unknown>, select: st
 // ------------------------------------------------------------------------------------------------ retention
 
 const _date = (day: number, month = 0, hour = 0) => new Date(Date.UTC(2020, 5 + month, 10 + day, hour)).toISOString().slice(0, 19);
-const evs = (rows: [string, string][], event = '$pageview', properties: Record<string, unknown> = {}): Ev[] =>
+const evs = (rows: [string, string][], event = '$pageview', properties: Record<string, unknown> = {}): TestEvent[] =>
   rows.map(([distinct_id, ts]) => ({ event, distinct_id, timestamp: `${ts}Z`, properties: structuredClone(properties) }));
-const TWO_PERSONS: Person[] = [{ distinct_ids: ['person1', 'alias1'] }, { distinct_ids: ['person2'] }];
+const TWO_PERSONS: TestPerson[] = [{ distinct_ids: ['person1', 'alias1'] }, { distinct_ids: ['person2'] }];
 const DAY_ROWS: [string, string][] = [
   ['person1', _date(0)],
   ['person1', _date(1)],
@@ -246,7 +238,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
   });
 
   it('breakdown by a group property (breakdown_type group, breakdown_group_type_index)', async () => {
-    const identify = (key: string, industry: string): Ev => ({
+    const identify = (key: string, industry: string): TestEvent => ({
       event: '$groupidentify',
       distinct_id: 'person1',
       timestamp: `${_date(-5)}Z`,
@@ -432,7 +424,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
   });
 
   describe('aggregationType sum/avg (reference §4.1–§4.3): aggregation_value beside each count', () => {
-    const revenue = (distinct_id: string, ts: string, r: unknown): Ev => ({ event: '$pageview', distinct_id, timestamp: `${ts}Z`, properties: { revenue: r } });
+    const revenue = (distinct_id: string, ts: string, r: unknown): TestEvent => ({ event: '$pageview', distinct_id, timestamp: `${ts}Z`, properties: { revenue: r } });
     const layout = (): Promise<number> =>
       project(
         [{ distinct_ids: ['a'] }, { distinct_ids: ['b'] }],
@@ -572,10 +564,10 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
  * posthog/queries/test/test_stickiness.py's `_create_multiple_people(period)`: from 2020-01-01T12:00Z,
  * person1 once; person2 at 0 and twice at 1 period; person3 (person3a, person3b) at 0, 1, 2 periods; person4 at 4.
  */
-async function multiplePeople(period: (t: Date, n: number) => Date, props: (i: number) => Record<string, unknown> = () => ({}), extra: Ev[] = [], extraPersons: Person[] = []) {
+async function multiplePeople(period: (t: Date, n: number) => Date, props: (i: number) => Record<string, unknown> = () => ({}), extra: TestEvent[] = [], extraPersons: TestPerson[] = []) {
   const base = new Date('2020-01-01T12:00:00Z');
   const at = (n: number) => period(base, n).toISOString();
-  const e = (distinct_id: string, n: number): Ev => ({ event: 'watched movie', distinct_id, timestamp: at(n), properties: props(n) });
+  const e = (distinct_id: string, n: number): TestEvent => ({ event: 'watched movie', distinct_id, timestamp: at(n), properties: props(n) });
   return project(
     [
       { distinct_ids: ['person1'], properties: { name: 'person1' } },
@@ -694,7 +686,7 @@ describe('StickinessQuery (posthog/queries/test/test_stickiness.py via test_stic
 
   it('test_aggregate_by_groups: math unique_group counts groups, and their actors are groups', async () => {
     // organization by period: 0, 1 → org:0; 2 → org:1; 4 → org:2 (weeks)
-    const orgs: Ev[] = [0, 1, 2].map((i) => ({
+    const orgs: TestEvent[] = [0, 1, 2].map((i) => ({
       event: '$groupidentify',
       distinct_id: 'person1',
       timestamp: '2019-12-01T00:00:00Z',
@@ -749,8 +741,8 @@ describe('StickinessQuery (posthog/queries/test/test_stickiness.py via test_stic
 
 /** test_lifecycle.py's layout: each person created at their first event. */
 function lifecycleData(data: [string, string[]][], event: (i: number) => string = () => '$pageview') {
-  const persons: Person[] = data.map(([id, ts]) => ({ distinct_ids: [id], created_at: ts[0], properties: { name: id } }));
-  const events: Ev[] = data.flatMap(([id, ts]) => ts.map((t, i) => ({ event: event(i), distinct_id: id, timestamp: t })));
+  const persons: TestPerson[] = data.map(([id, ts]) => ({ distinct_ids: [id], created_at: ts[0], properties: { name: id } }));
+  const events: TestEvent[] = data.flatMap(([id, ts]) => ts.map((t, i) => ({ event: event(i), distinct_id: id, timestamp: t })));
   return { persons, events };
 }
 const LIFECYCLE_DAYS: [string, string[]][] = [

@@ -8,7 +8,7 @@
  * count equals the number of actors its InsightActorsQuery lists. Each title names the PostHog test it ports; where the
  * fixture is a smaller copy of PostHog's, the expectation is derived from the reference (§4, §6, §7) and the comment says so.
  */
-import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -16,7 +16,6 @@ import { stickinessRunner } from './stickiness-runner';
 import { actorsRunner } from './actors-runner';
 
 let db: InsightTestDb;
-let nextProject = 4000;
 beforeAll(async () => {
   db = await createInsightTestDb();
 });
@@ -24,14 +23,7 @@ afterAll(async () => {
   await db.close();
 });
 
-type Ev = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
-type Person = { distinct_ids: string[]; created_at?: string; properties?: Record<string, unknown> };
-
-async function project(persons: Person[], events: Ev[]): Promise<number> {
-  const id = nextProject++;
-  await db.load(id, { persons, events });
-  return id;
-}
+const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 
 const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
 function pad(rows: number[][]): number[][] {
@@ -48,14 +40,14 @@ async function actorsOf(pid: number, source: Record<string, unknown>): Promise<s
 
 /** test_retention_query_runner.py's `_date(day, month=0, hour=0)`: 2020-06-10 + `day` days, + `month` months. */
 const _date = (day: number, month = 0, hour = 0) => new Date(Date.UTC(2020, 5 + month, 10 + day, hour)).toISOString().slice(0, 19);
-const ev = (distinct_id: string, ts: string, properties: Record<string, unknown> = {}, event = '$pageview'): Ev => ({ event, distinct_id, timestamp: `${ts}Z`, properties });
+const ev = (distinct_id: string, ts: string, properties: Record<string, unknown> = {}, event = '$pageview'): TestEvent => ({ event, distinct_id, timestamp: `${ts}Z`, properties });
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
 
 describe('RetentionQuery (test_retention_query_runner.py)', () => {
   it('test_retention_people_paginated: 150 persons in cohort Day 0, a page of 100 then the other 50', async () => {
-    const persons: Person[] = [];
-    const events: Ev[] = [];
+    const persons: TestPerson[] = [];
+    const events: TestEvent[] = [];
     for (let i = 0; i < 150; i++) {
       persons.push({ distinct_ids: [`person${i}`] });
       for (const d of [0, 1, 2, 5]) events.push(ev(`person${i}`, _date(d)));
@@ -79,7 +71,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
     // org:6 is "technology", org:7 "agriculture". Week periods, Sunday weeks W0 = Jun 7 … W6 = Jul 19.
     let pid: number;
     beforeAll(async () => {
-      const identify = (key: string, industry: string): Ev =>
+      const identify = (key: string, industry: string): TestEvent =>
         ev('person1', _date(-30), { $group_type: 'organization', $group_key: key, $group_set: { industry } }, '$groupidentify');
       const org = (key: string, company?: string) => ({ $groups: { organization: key, ...(company ? { company } : {}) } });
       pid = await project(
@@ -311,13 +303,13 @@ const byStatus = (r: any) => Object.fromEntries((r.results as any[]).map((x) => 
 
 describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
   it('aggregated by groups: "new" is the interval of the group\'s created_at; the actors are groups (reference §7.3)', async () => {
-    const identify = (key: string, at: string): Ev => ({
+    const identify = (key: string, at: string): TestEvent => ({
       event: '$groupidentify',
       distinct_id: 'u1',
       timestamp: at,
       properties: { $group_type: 'company', $group_key: key, $group_set: { name: key } },
     });
-    const pv = (d: string, at: string, company?: string): Ev => ({ event: '$pageview', distinct_id: d, timestamp: at, properties: company ? { $groups: { company } } : {} });
+    const pv = (d: string, at: string, company?: string): TestEvent => ({ event: '$pageview', distinct_id: d, timestamp: at, properties: company ? { $groups: { company } } : {} });
     const pid = await project(
       [{ distinct_ids: ['u1'] }, { distinct_ids: ['u2'] }, { distinct_ids: ['u3'] }],
       [
@@ -378,8 +370,8 @@ describe('LifecycleQuery: interval dates and paging (test_lifecycle_query_runner
   });
 
   it('test_lifecycle_trend_people_paginated: 150 new persons on one day, a page of 100 then the other 50', async () => {
-    const persons: Person[] = [];
-    const events: Ev[] = [];
+    const persons: TestPerson[] = [];
+    const events: TestEvent[] = [];
     for (let i = 0; i < 150; i++) {
       persons.push({ distinct_ids: [`person${i}`], created_at: '2020-01-15T00:00:00Z' });
       events.push({ event: '$pageview', distinct_id: `person${i}`, timestamp: '2020-01-15T12:00:00Z' });
@@ -410,8 +402,8 @@ describe('the actors of each data point are as many as its count', () => {
   beforeAll(async () => {
     let seed = 7;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const persons: Person[] = [];
-    const events: Ev[] = [];
+    const persons: TestPerson[] = [];
+    const events: TestEvent[] = [];
     for (let p = 0; p < 40; p++) {
       persons.push({ distinct_ids: [`u${p}`], created_at: new Date(Date.UTC(2024, 0, 1 + Math.floor(rnd() * 10))).toISOString(), properties: { plan: rnd() < 0.5 ? 'pro' : 'free' } });
       for (let i = 0, n = 1 + Math.floor(rnd() * 14); i < n; i++) {
