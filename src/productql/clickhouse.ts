@@ -29,6 +29,18 @@ import type { PType } from './schema';
 const q = chIdent;
 const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> = {}): Printed => ({ sql, type, nullable, ...extra });
 
+/**
+ * ClickHouse 18.16's regular expressions check a literal "required substring" before running RE2, and that check is
+ * case-sensitive even under `(?i)`: `match('Feedback', '(?i)feedback')` is false there. A top-level alternative that
+ * never matches turns the check off without changing what matches: `(?:P)|[^\s\S]`.
+ */
+const NEVER_MATCHES = '|[^\\s\\S]';
+
+/** `=~*`: the pattern (SQL of a text) matched case-insensitively, in the form 18.16 honours ({@link NEVER_MATCHES}). */
+function caseInsensitivePattern(patternSql: string, h: Helpers): string {
+  return `concat(${h.param('(?:(?i)')}, ${patternSql}, ${h.param(`)${NEVER_MATCHES}`)})`;
+}
+
 const isNum = (p: Printed): boolean => p.type === 'int' || p.type === 'float' || p.type === 'bool';
 const isStrLike = (p: Printed): boolean => p.type === 'string' || p.type === 'json';
 /**
@@ -344,7 +356,7 @@ export class ClickHouseDialect implements Dialect {
         sql = `${left} ${op === 'in' ? 'IN' : 'NOT IN'} ${r.sql}`;
       }
     } else if (op === '=~' || op === '!~' || op === '=~*' || op === '!~*') {
-      const re = op.endsWith('*') ? `match(${l.sql}, concat('(?i)', ${r.sql}))` : `match(${l.sql}, ${r.sql})`;
+      const re = op.endsWith('*') ? `match(${l.sql}, ${caseInsensitivePattern(r.sql, h)})` : `match(${l.sql}, ${r.sql})`;
       sql = op.startsWith('!') ? `NOT ${re}` : re;
     } else if (op === 'like' || op === 'not like') {
       const left = isStrLike(l) || l.type === 'unknown' ? l.sql : asText(l);
@@ -1033,6 +1045,9 @@ export class ClickHouseDialect implements Dialect {
       case 'notILike':
         return P(`(lowerUTF8(${s(0)}) NOT LIKE lowerUTF8(${s(1)}))`, 'bool', anyNull);
       case 'match':
+        // a constant pattern with the case-insensitive flag, wrapped so that 18.16 honours it (caseInsensitivePattern)
+        if (a[1].isConst && typeof a[1].constValue === 'string' && /\(\?[a-zA-Z]*i/.test(a[1].constValue))
+          return P(`match(${s(0)}, ${h.param(`(?:${a[1].constValue})${NEVER_MATCHES}`)})`, 'bool', anyNull);
         return simple('match', 'bool');
       case 'extract':
         return simple('extract', 'string');

@@ -372,3 +372,18 @@ describe('NULL in an IN list (PostHog runs HogQL with ClickHouse transform_null_
     expect((await hogql('SELECT 1 IN (1, NULL)')).columns).toEqual(['1 IN (1, NULL)']);
   });
 });
+
+describe('case-insensitive regular expressions (match with (?i), =~*, !~*)', () => {
+  // ClickHouse 18.16's literal pre-check ignored (?i): match('Chrome', '(?i)chrome') was false there
+  it.each([
+    ["match(properties.$browser, '(?i)chrome')", 2],
+    ["match(properties.$browser, '(?i)^chr')", 2],
+    ["match(properties.$browser, '(?i)chrome|safari')", 3],
+    ["properties.$browser =~* 'CHROME'", 2],
+    ["properties.$browser !~* 'chrome'", 1],
+    ["match(properties.$browser, 'chrome')", 0],
+    ["match(properties.$browser, '(?i)fire')", 0],
+  ])('%s matches %i events', async (cond, n) => {
+    expect(await rows(`SELECT count() FROM events WHERE event = '$pageview' AND ${cond}`)).toEqual([[n]]);
+  });
+});
