@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { stableJson } from '../stable-json';
 import { requireProjectAccess } from '../auth/access';
 import { GenerationCache, watchMetadata } from '../auth/metadata-watch';
 import type { Principal } from '../auth/principal';
@@ -177,20 +178,6 @@ interface Resolved {
 }
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
-
-/** JSON with sorted keys: PostHog compares queries this way to decide on a new version. */
-export function stableJson(v: unknown): string {
-  const norm = (x: unknown): unknown => {
-    if (Array.isArray(x)) return x.map(norm);
-    if (x && typeof x === 'object') {
-      const o: Record<string, unknown> = {};
-      for (const k of Object.keys(x).sort()) if ((x as Record<string, unknown>)[k] !== undefined) o[k] = norm((x as Record<string, unknown>)[k]);
-      return o;
-    }
-    return x;
-  };
-  return JSON.stringify(norm(v));
-}
 
 /** The query with its `variables` definitions limited to the placeholders it uses (the same object when nothing goes). */
 function withoutUnusedDefinitions(query: Record<string, unknown>, used: Set<string>): Record<string, unknown> {

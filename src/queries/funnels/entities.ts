@@ -5,6 +5,7 @@
  * their order; a node is a superset of another when it is the same definition up to filters and the other's filters
  * are all among its own (so the other matches every event it matches).
  */
+import { stableJson } from '../../stable-json';
 
 /** The fields of a step or exclusion node that decide which events it matches. */
 export interface EntityLike {
@@ -19,18 +20,7 @@ export interface EntityLike {
 function filterTexts(props: unknown): string[] {
   if (props === null || props === undefined) return [];
   const list = Array.isArray(props) ? props : [props];
-  return list.map(canonical).sort();
-}
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v ?? null);
+  return list.map((f) => stableJson(f ?? null)).sort();
 }
 
 const sameTexts = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
