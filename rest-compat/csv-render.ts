@@ -46,3 +46,11 @@ export function renderCsv(data: unknown): string {
 
 /** A CSV answer of `data`. */
 export const csvResponse = (data: unknown): RestResponse => respond(200, renderCsv(data), { 'content-type': 'text/csv; charset=utf-8' });
+
+/**
+ * How the answer is rendered, picked from the request's `format` before any work is done: the body itself (JSON) or
+ * its CSV; any other format is DRF's 404 (from {@link requestedFormat}).
+ */
+export function formatRenderer(query: Record<string, unknown>): (body: unknown) => unknown {
+  return requestedFormat(query) === 'csv' ? csvResponse : (body) => body;
+}

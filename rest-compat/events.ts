@@ -5,7 +5,7 @@ import type { PersonView } from '../src/projects/person-reader';
 import { cohortsOfPerson } from '../src/projects/person-cohorts';
 import { deletePersonProperty, setPersonProperties } from '../src/projects/person-property-events';
 import type { Services } from '../src/services';
-import { csvResponse, requestedFormat } from './csv-render';
+import { formatRenderer } from './csv-render';
 import { apiRoute, listBody, projectIdParam, respond } from './route';
 
 /** PostHog's undocumented `include_total` of the persons lists: any value but false/0 asks for `count`. */
@@ -31,10 +31,9 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   // PostHog's persons API (read side), scope person:read
   apiRoute(app, s, 'GET', '/projects/:projectId/persons', async (r) => {
     // PersonViewSet renders JSON and CSV (PaginatedCSVRenderer: a line per person of the page)
-    const format = requestedFormat(r.query);
+    const render = formatRenderer(r.query);
     const page = parsePage(r.query);
-    const body = personsPage(r.request, page, await s.persons.list(r.principal, projectIdParam(r.params), r.query, page, includeTotal(r.query)));
-    return format === 'csv' ? csvResponse(body) : body;
+    return render(personsPage(r.request, page, await s.persons.list(r.principal, projectIdParam(r.params), r.query, page, includeTotal(r.query))));
   });
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/cohorts', (r) => cohortsOfPerson(s, r.principal, projectIdParam(r.params), r.query));
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/properties', (r) => s.persons.propertyNames(r.principal, projectIdParam(r.params)));

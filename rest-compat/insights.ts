@@ -5,7 +5,7 @@ import { validationError } from '../src/errors';
 import { trendCsv, trendCsvDisposition, wantsTrendCsv } from '../src/insights/trend-csv';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
-import { csvResponse, requestedFormat } from './csv-render';
+import { formatRenderer, requestedFormat } from './csv-render';
 import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRequest } from './route';
 
 /** `refresh`, `client_query_id` and `basic` of list/retrieve. */
@@ -67,12 +67,11 @@ function activityBody(request: FastifyRequest, a: ActivityPage) {
 export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/insights';
   apiRoute(app, s, 'GET', base, async (r) => {
-    const format = requestedFormat(r.query);
+    const render = formatRenderer(r.query);
     const page = parsePage(r.query);
     const opts = resultOptions(r);
     const out = await s.insights.list(r.principal, projectIdParam(r.params), r.query, page, opts);
-    const body = opts.basic ? listBody(r.request, page, { count: out.count, results: out.results.map(basicView) }) : listBody(r.request, page, out);
-    return format === 'csv' ? csvResponse(body) : body;
+    return render(opts.basic ? listBody(r.request, page, { count: out.count, results: out.results.map(basicView) }) : listBody(r.request, page, out));
   });
   apiRoute(app, s, 'POST', base, async (r) => respond(201, await s.insights.create(r.principal, projectIdParam(r.params), r.body)));
   apiRoute(app, s, 'POST', `${base}/cancel`, async (r) => {
@@ -120,11 +119,10 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
     activityBody(r.request, await s.insights.activity(r.principal, projectIdParam(r.params), null, r.query)),
   );
   apiRoute(app, s, 'GET', `${base}/:insightId`, async (r) => {
-    const format = requestedFormat(r.query);
+    const render = formatRenderer(r.query);
     const opts = resultOptions(r);
     const view = await s.insights.get(r.principal, projectIdParam(r.params), r.params.insightId, opts);
-    const body = opts.basic ? basicView(view) : view;
-    return format === 'csv' ? csvResponse(body) : body;
+    return render(opts.basic ? basicView(view) : view);
   });
   apiRoute(app, s, 'PATCH', `${base}/:insightId`, (r) =>
     s.insights.update(r.principal, projectIdParam(r.params), r.params.insightId, r.body, { partial: true }),
