@@ -593,6 +593,13 @@ export interface DecimalConversion {
 /** The RE2 pattern (for a regexp replace with `\1`) that keeps a decimal number's text up to `scale` decimals. */
 export const decimalTextPattern = (scale: number): string => `^\\s*([+-]?[0-9]*(?:[.][0-9]{0,${scale}})?)[0-9]*\\s*$`;
 
+/** `topK(k)(x)`'s k: a constant integer from 1 to 10,000 (10 when not given). */
+export function topKSize(fn: FunctionCall, h: Helpers): number {
+  const k = fn.params.length ? fn.params[0].constValue : 10;
+  if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 1 || k > 10_000) return h.error('topK takes a constant integer from 1 to 10000', fn.node);
+  return k;
+}
+
 /**
  * The zone-taking forms, the same in every dialect: `f(x, …, 'tz')` (the value moved into the zone, then `f` without
  * it; a datetime result shows in that zone, as ClickHouse's DateTime(zone)) and `toDayOfWeek(x, mode)`. Undefined
