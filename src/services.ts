@@ -24,6 +24,7 @@ import { QueryLog } from './queries/query-log';
 import { RUNNERS } from './queries/runners';
 import { CohortLoader, CohortService, withCohortRunners } from './cohorts';
 import { QueryService } from './queries/query-service';
+import { Cohort } from './store/entities';
 import { Store } from './store/store';
 
 /** The service layer both faces (GraphQL and REST) call. Built once per process from the config. */
@@ -116,7 +117,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       insights: new InsightService(store, projects, queries),
       endpoints: new EndpointService(store, projects, queries, engine, config),
       persons: new PersonReader(projects, queries),
-      eventLog: new EventReader(projects, queries),
+      eventLog: new EventReader(projects, queries, store.db.getRepository(Cohort)),
       cohorts: new CohortService(store, projects, queries, engine, config.queryTimeoutMs, resolvePersons),
       actions,
       groups: new GroupService(projects, engine, ingestor),

@@ -18,8 +18,11 @@ import { productqlCohortIds } from './productql-cohorts';
 import type { CohortLoader } from './cohort-loader';
 import { cohortNotFoundMessage, runWithCohorts, type ResolvedCohort } from './cohort-scope';
 
-/** Cohort ids named by filters anywhere in a node (`value`s that are not ids are left to the filter builder). */
-export function cohortFilterIds(node: unknown): number[] {
+/**
+ * Cohort ids named by filters anywhere in a node; a `value` that is no id is a 400 naming it, or skipped when `lenient`
+ * (stored filters, or callers that treat an unknown cohort as matching nothing).
+ */
+export function cohortFilterIds(node: unknown, lenient = false): number[] {
   const out = new Set<number>();
   const walk = (x: unknown, depth: number) => {
     if (depth > 64 || x === null || typeof x !== 'object') return;
@@ -28,7 +31,7 @@ export function cohortFilterIds(node: unknown): number[] {
     if (o.type === 'cohort' && 'value' in o) {
       const id = cohortIdOf(o.value);
       if (id !== null) out.add(id);
-      else throw validationError(cohortNotFoundMessage(o.value), 'properties');
+      else if (!lenient) throw validationError(cohortNotFoundMessage(o.value), 'properties');
     }
     for (const v of Object.values(o)) walk(v, depth + 1);
   };
@@ -42,15 +45,6 @@ function usesTestAccountFilters(x: unknown, depth = 0): boolean {
   if (Array.isArray(x)) return x.some((v) => usesTestAccountFilters(v, depth + 1));
   const o = x as Record<string, unknown>;
   return o.filterTestAccounts === true || Object.values(o).some((v) => usesTestAccountFilters(v, depth + 1));
-}
-
-/** Cohort ids of stored filters (a project's test-account filters); values that are not ids are skipped. */
-function storedCohortIds(filters: unknown[] | null | undefined): number[] {
-  try {
-    return cohortFilterIds(filters ?? []);
-  } catch {
-    return [];
-  }
 }
 
 type Props = unknown[] | { type: 'AND' | 'OR'; values: unknown[] } | null | undefined;
@@ -98,7 +92,7 @@ export function withCohortRunners(runners: QueryRunner[], loader: CohortLoader):
       const ids = cohortFilterIds(node);
       // the project's test-account filters apply wherever the node sets filterTestAccounts: load their cohorts too
       // (no 400 for a missing one: testAccountFiltersExpr skips an unusable stored filter, as PostHog's non-strict mode)
-      const testAccountIds = usesTestAccountFilters(node) ? storedCohortIds(ctx.project.test_account_filters) : [];
+      const testAccountIds = usesTestAccountFilters(node) ? cohortFilterIds(ctx.project.test_account_filters ?? [], true) : [];
       // funnels and retention (and their actors) run once per cohort themselves (funnels/cohort-breakdown.ts,
       // retention/cohort-breakdown.ts): their cohorts are only loaded here
       const source = node?.kind === 'ActorsQuery' ? node?.source : undefined;

@@ -8,7 +8,7 @@ import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import { REFRESH_MODES, type QueryService, type RefreshMode } from '../queries/query-service';
 import { ActivityLog, Cohort, Insight, type Project } from '../store/entities';
-import { withoutMissingCohorts } from './legacy-missing-cohorts';
+import { withoutMissingCohorts } from '../cohorts/missing-cohorts';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { activityView, diffFields, type ActivityView, type TrackedField, type UserBasic } from './activity';

@@ -4,13 +4,14 @@ import { notFound, UserError, validationError } from '../errors';
 import { insightsNow, parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, sqlLocal } from '../queries/insights/local-time';
 import type { QueryService } from '../queries/query-service';
-import type { Project } from '../store/entities';
+import type { Repository } from 'typeorm';
+import type { Cohort, Project } from '../store/entities';
 import { parseInput } from '../validation';
 import { chainToElements, type ElementView } from '../ingest/elements-chain';
 import { parseProperties } from './person-reader';
 import { flattenValue, likeEscape, quotedKey } from './property-values';
 import { propertyList } from './rest-properties';
-import { cohortNotFoundMessage } from '../cohorts/cohort-scope';
+import { withoutMissingCohorts } from '../cohorts/missing-cohorts';
 import type { ProjectService } from './project-service';
 
 /** PostHog's event record of the events API (ClickhouseEventSerializer). */
@@ -77,8 +78,6 @@ const EVENT_COLUMNS = [
 ];
 const SELECT = `SELECT ${EVENT_COLUMNS.join(', ')} FROM events`;
 
-/** The start of the message of a cohort filter naming a cohort the project does not have. */
-const COHORT_NOT_FOUND = cohortNotFoundMessage('');
 
 /**
  * A project's events for PostHog's events API, `GET …/events/` and `GET …/events/<uuid>/` (scope `query:read`, as
@@ -90,6 +89,7 @@ export class EventReader {
   constructor(
     private readonly projects: ProjectService,
     private readonly queries: QueryService,
+    private readonly cohorts: Repository<Cohort>,
   ) {}
 
   /**
@@ -111,7 +111,8 @@ export class EventReader {
     const node = {
       kind: 'EventsQuery',
       select: EVENT_COLUMNS,
-      properties,
+      // a cohort the project does not have matches no event (missing-cohorts.ts)
+      properties: await withoutMissingCohorts({ properties }, project.id, this.cohorts).then((x) => x.properties),
       ...(p.event !== undefined ? { event: p.event } : {}),
       ...(p.action_id !== undefined ? { actionId: p.action_id } : {}),
       ...(p.person_id !== undefined ? { personId: p.person_id } : {}),
@@ -124,10 +125,8 @@ export class EventReader {
     try {
       out = (await this.queries.execute(principal, project, node, { refresh: 'force_blocking', name: 'events' })).body;
     } catch (e) {
-      // PostHog's query_events_list answers no events for an action that does not exist or has no steps, and the
-      // events API no events for a cohort filter naming a cohort the project does not have
-      // (test_event.py test_events_nonexistent_cohort_handling: "Both cases just empty")
-      if (e instanceof UserError && (e.attr === 'actionId' || (e.attr === 'properties' && e.message.startsWith(COHORT_NOT_FOUND)))) {
+      // PostHog's query_events_list answers no events for an action that does not exist or has no steps
+      if (e instanceof UserError && e.attr === 'actionId') {
         return { results: [], next: null };
       }
       throw e;

@@ -116,6 +116,16 @@ export function describePersonsEventsCompat(engine: string, server: () => TestSe
       // test_events_nonexistent_cohort_handling; rest-posthog-compat-3.test.ts)
       const events = await s.api('GET', `/api/projects/${p}/events/?properties=${encodeURIComponent(JSON.stringify([{ type: 'cohort', key: 'id', value: theirs.body.id }]))}`);
       expect([events.status, events.body]).toEqual([200, { next: null, results: [] }]);
+      // … nor for a value that names no cohort, nor when such a filter is ORed with a real cohort's (only that one matches)
+      const eventsOf = async (props: unknown) => (await s.api('GET', `/api/projects/${p}/events/?properties=${encodeURIComponent(JSON.stringify(props))}`)).body;
+      expect(await eventsOf([{ type: 'cohort', key: 'id', value: 'not a cohort' }])).toEqual({ next: null, results: [] });
+      await s.server.services.ingestor.import(p, { events: [{ event: 'cohort probe', distinct_id: 'p6', timestamp: '2024-01-01T00:00:00Z' }] });
+      await s.server.services.ingestor.flush();
+      const inMine = { type: 'cohort', key: 'id', value: cohort.body.id };
+      const mine = await eventsOf([inMine]);
+      expect(mine.results.map((e: { event: string }) => e.event)).toEqual(['cohort probe']);
+      const either = await eventsOf({ type: 'OR', values: [inMine, { type: 'cohort', key: 'id', value: theirs.body.id }] });
+      expect(either.results).toEqual(mine.results);
     });
 
     it('test_person_cohorts: the cohorts the person is in now, with their counts; person:read and cohort:read', async () => {
