@@ -257,7 +257,15 @@ export function checkNegations(properties: unknown, attr: string): void {
 // --- expressions ------------------------------------------------------------------------------------------------
 
 const now = (): Expr => ast.call('now');
-const ago = (w: Window, times = 1): Expr => ast.arithmetic('-', now(), ast.call(INTERVALS[w.unit], [ast.constant(w.n * times)]));
+/**
+ * `n` units before now; a window reaching back before 1970 (the legacy form's default-free `days: 36500`) starts at the
+ * epoch instead: ClickHouse's DateTime cannot hold an earlier instant (the subtraction wraps around to a later date).
+ * Unit lengths are rough (UNIT_DAYS), hence the 2% margin.
+ */
+const ago = (w: Window, times = 1): Expr =>
+  w.n * times * UNIT_DAYS[w.unit] * 1.02 >= Date.now() / 86_400_000
+    ? ast.call('toDateTime', [ast.constant(0)])
+    : ast.arithmetic('-', now(), ast.call(INTERVALS[w.unit], [ast.constant(w.n * times)]));
 const ts = (table?: string): Expr => ast.field(...(table ? [table, 'timestamp'] : ['timestamp']));
 const countIf = (cond: Expr): Expr => ast.call('countIf', [cond]);
 
