@@ -70,6 +70,12 @@ async function serve(config: Config): Promise<number> {
   if (heapFlag) logger.debug({ flag: heapFlag }, 'V8 heap growth set');
   const scavengeFlag = applyScavenger(config.parallelScavenge);
   if (scavengeFlag) logger.debug({ flag: scavengeFlag }, 'V8 parallel scavenge off');
+  // Signal handlers go in before anything else: a supervisor may send SIGTERM the moment it reads "listening" (or
+  // during start-up), and a signal arriving before they were installed killed the process without draining.
+  const signalled = new Promise<string>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   const server = await startServer(config, logger);
   if (server.bootstrapKey) {
     // Printed once, on the first start of an empty store; only its hash is kept.
@@ -78,17 +84,9 @@ async function serve(config: Config): Promise<number> {
     );
   }
   process.stdout.write(`Quarry listening on ${server.url} (GraphiQL: ${server.url}/graphql)\n`);
-  await new Promise<void>((resolve) => {
-    const shutdown = (signal: string) => {
-      logger.info({ signal }, 'draining requests and closing stores');
-      server.stop().then(resolve, (e) => {
-        logger.error({ err: e }, 'error while stopping');
-        resolve();
-      });
-    };
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
-  });
+  const signal = await signalled;
+  logger.info({ signal }, 'draining requests and closing stores');
+  await server.stop().catch((e: unknown) => logger.error({ err: e }, 'error while stopping'));
   return 0;
 }
 

@@ -64,7 +64,7 @@ function serveChild(dataDir: string): Promise<{ child: ChildProcessWithoutNullSt
 
 function stopChild(child: ChildProcessWithoutNullStreams): Promise<number | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
     child.removeAllListeners('exit');
     child.on('exit', (code) => resolve(code));
     child.kill('SIGTERM');

@@ -94,7 +94,8 @@ function serve(dataDir: string): Promise<Served> {
 
 function stop(s: Served, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => {
-    if (s.child.exitCode !== null) return resolve({ code: s.child.exitCode, signal: null });
+    // Gone already, by exit or by a signal (exitCode stays null then: waiting for another 'exit' would hang).
+    if (s.child.exitCode !== null || s.child.signalCode !== null) return resolve({ code: s.child.exitCode, signal: s.child.signalCode });
     s.child.removeAllListeners('exit');
     s.child.on('exit', (code, sig) => resolve({ code, signal: sig }));
     s.child.kill(signal);
@@ -276,7 +277,7 @@ describe('serve', () => {
       expect(outcome).toEqual({ code: 0, signal: null });
     } finally {
       agent.destroy();
-      if (s.child.exitCode === null) await stop(s);
+      await stop(s);
     }
   });
 
@@ -298,7 +299,7 @@ describe('serve', () => {
       await dropped;
     } finally {
       silent.destroy();
-      if (s.child.exitCode === null) await stop(s, 'SIGKILL');
+      await stop(s, 'SIGKILL');
     }
   });
 

@@ -43,7 +43,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
+  if (child && child.exitCode === null && child.signalCode === null) {
     child.removeAllListeners('exit');
     await new Promise((r) => {
       child.on('exit', r);
