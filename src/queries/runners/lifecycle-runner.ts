@@ -19,6 +19,7 @@ import {
   actorExpr,
   addInterval,
   bucketKeyFromValue,
+  bucketLabel,
   bucketStartExpr,
   earliestTimestamp,
   ensureFilterParser,
@@ -32,12 +33,20 @@ import {
   seriesLabel,
   sqlLocal,
   toNumber,
+  type Bucket,
   type IntervalType,
   type LifecycleQuery,
 } from '../insights';
 
 const intervalCall = (interval: IntervalType): string =>
   ({ minute: 'toIntervalMinute', hour: 'toIntervalHour', day: 'toIntervalDay', week: 'toIntervalWeek', month: 'toIntervalMonth' })[interval];
+
+/**
+ * PostHog's lifecycle labels (`%-d-%b-%Y`, with ` %H:%M` by hour): the interval's start day, not the trends labels
+ * (week spans like `2–8 Feb`, `Feb 2020` for months); the lifecycle runner formats its own.
+ */
+const lifecycleLabel = (bk: Bucket, interval: IntervalType): string =>
+  bucketLabel(bk.start, 'day') + (isSubDay(interval) ? ` ${bk.key.slice(11, 16)}` : '');
 
 const shift = (e: Expr, interval: IntervalType, op: '+' | '-'): Expr => ast.arithmetic(op, e, ast.call(intervalCall(interval), [ast.constant(1)]));
 
@@ -287,7 +296,7 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
         : { id: s0.event ?? null, name: label, type: 'events', order: 0, math: 'total' },
       data: data[status],
       count: data[status].reduce((a, v) => a + v, 0),
-      labels: buckets.map((bk) => bk.label),
+      labels: buckets.map((bk) => lifecycleLabel(bk, interval)),
       days: buckets.map((bk) => bk.key),
       label: `${label} - ${status}`,
       status,
