@@ -162,25 +162,52 @@ export interface HistogramBin {
 export const HISTOGRAM_EMPTY = '["",""]';
 
 /**
- * `count` equal-width bins over [min, max], bounds floored to 2 decimals as PostHog does (`floor(x, 2)`: the smallest
- * value is never below the first bin); the last bin's upper bound is +0.01 so that max falls inside it.
+ * The bounds of PostHog's histogram bins (breakdown_values.py `_to_bucketing_expression`): over the breakdown's distinct
+ * numeric values (its breakdown values query: one row per value), `quantiles(0.00, 1/n, …, 1.00)` — the levels printed
+ * with 2 decimals, so thirds are 0.33 and 0.67 — then `floor(x, 2)` and `arrayCompact` (equal neighbours dropped).
+ * ClickHouse's `quantiles` is exact at that size: linear interpolation at `level × (count − 1)` in the sorted values.
+ * So bins are quantile-based, not equal-width: values 0, 5, 10, 15 in 3 bins give 0, 4.95, 10.05, 15
+ * (test_trends.py test_unique_session_with_session_breakdown).
  */
-export function histogramBins(min: number | null, max: number | null, count: number): HistogramBin[] {
-  if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [];
-  // (the epsilon keeps binary fractions such as 0.7 = 0.69999… on their decimal; the result is at most 1e-9 above x)
-  const r2 = (x: number): number => Math.floor(x * 100 + 1e-7) / 100;
+export function histogramBounds(values: readonly number[], count: number): number[] {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (!sorted.length) return [];
   const n = Math.max(1, count);
-  const width = (max - min) / n;
-  const bins: HistogramBin[] = [];
-  if (width === 0) {
-    const lo = r2(min);
-    const hi = r2(max + 0.01);
-    return [{ lo, hi, label: `[${pyFloat(lo)},${pyFloat(hi)}]` }];
+  // (the epsilon keeps binary fractions such as 0.7 = 0.69999… on their decimal; the result is at most 1e-9 above x)
+  const floor2 = (x: number): number => Math.floor(x * 100 + 1e-7) / 100;
+  const quantile = (level: number): number => {
+    const index = Math.max(0, Math.min(sorted.length - 1, level * (sorted.length - 1)));
+    const left = Math.floor(index);
+    if (left + 1 >= sorted.length) return sorted[left];
+    return sorted[left] * (left + 1 - index) + sorted[left + 1] * (index - left);
+  };
+  // Python's f'{i * (1.0 / n):.2f}': rounded half to even on the float's exact value (0.125 → 0.12)
+  const level = (x: number): number => {
+    const c = x * 100;
+    const f = Math.floor(c);
+    return (c - f === 0.5 ? (f % 2 === 0 ? f : f + 1) : Math.round(c)) / 100;
+  };
+  const bounds: number[] = [];
+  for (let i = 0; i <= n; i++) {
+    const b = floor2(quantile(level(i * (1 / n))));
+    if (bounds[bounds.length - 1] !== b) bounds.push(b);
   }
-  for (let i = 0; i < n; i++) {
-    const lo = r2(min + i * width);
-    let hi = r2(i === n - 1 ? max : min + (i + 1) * width);
-    if (i === n - 1) hi = r2(hi + 0.01);
+  return bounds;
+}
+
+/**
+ * The bins between consecutive bounds of {@link histogramBounds} (breakdown.py `_get_breakdown_histogram_buckets`): the
+ * last upper bound is +0.01 so that the largest value falls inside it (added, not floored: Python's float sum); one
+ * bound alone is the bin `[v, v + 0.01]`.
+ */
+export function histogramBins(values: readonly number[], count: number): HistogramBin[] {
+  let bounds = histogramBounds(values, count);
+  if (!bounds.length) return [];
+  if (bounds.length === 1) bounds = [bounds[0], bounds[0]];
+  const bins: HistogramBin[] = [];
+  for (let i = 0; i < bounds.length - 1; i++) {
+    const lo = bounds[i];
+    const hi = i === bounds.length - 2 ? bounds[i + 1] + 0.01 : bounds[i + 1];
     bins.push({ lo, hi, label: `[${pyFloat(lo)},${pyFloat(hi)}]` });
   }
   return bins;

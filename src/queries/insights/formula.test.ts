@@ -63,19 +63,26 @@ describe('breakdown ranking', () => {
   });
 });
 
-describe('histogram bins', () => {
-  it('equal width between min and max; last upper bound + 0.01', () => {
-    expect(histogramBins(0, 30, 3).map((b) => b.label)).toEqual(['[0.0,10.0]', '[10.0,20.0]', '[20.0,30.01]']);
-    expect(histogramBins(1, 2, 4).map((b) => b.label)).toEqual(['[1.0,1.25]', '[1.25,1.5]', '[1.5,1.75]', '[1.75,2.01]']);
+describe('histogram bins (quantiles of the distinct values, as PostHog)', () => {
+  it('the quantiles at 0, 1/n, …, 1 of the values; last upper bound + 0.01', () => {
+    // test_trends_query_runner.py test_trends_breakdowns_histogram: values 10, 20, 30, 40 in 4 bins
+    expect(histogramBins([10, 20, 30, 40], 4).map((b) => b.label)).toEqual(['[10.0,17.5]', '[17.5,25.0]', '[25.0,32.5]', '[32.5,40.01]']);
+    // test_trends.py test_unique_session_with_session_breakdown: levels 0.33 and 0.67, not thirds
+    expect(histogramBins([0, 5, 10, 15], 3).map((b) => b.label)).toEqual(['[0.0,4.95]', '[4.95,10.05]', '[10.05,15.01]']);
+    // not equal-width: the middle bound is the median value
+    expect(histogramBins([1, 2, 3, 100], 2).map((b) => b.label)).toEqual(['[1.0,2.5]', '[2.5,100.01]']);
   });
-  it('bounds are floored to 2 decimals (PostHog floor(x, 2)): the smallest value stays inside the first bin', () => {
-    expect(histogramBins(0.005, 1, 1).map((b) => b.label)).toEqual(['[0.0,1.01]']);
-    expect(histogramBins(0.1, 0.8, 7).map((b) => b.label)).toEqual(['[0.1,0.2]', '[0.2,0.3]', '[0.3,0.4]', '[0.4,0.5]', '[0.5,0.6]', '[0.6,0.7]', '[0.7,0.81]']);
-    expect(histogramBins(-1.005, 2.999, 1).map((b) => b.label)).toEqual(['[-1.01,3.0]']);
+  it('bounds are floored to 2 decimals (PostHog floor(x, 2)); equal bounds merge (arrayCompact)', () => {
+    expect(histogramBins([0.005, 1], 1).map((b) => b.label)).toEqual(['[0.0,1.01]']);
+    expect(histogramBins([-1.005, 2.999], 1).map((b) => b.label)).toEqual(['[-1.01,3.0]']);
+    expect(histogramBins([1, 1.001, 5], 4).map((b) => b.label)).toEqual(['[1.0,3.0]', '[3.0,5.01]']);
   });
-  it('single value → one bin; no values → none', () => {
-    expect(histogramBins(5, 5, 3).map((b) => b.label)).toEqual(['[5.0,5.01]']);
-    expect(histogramBins(null, null, 3)).toEqual([]);
+  it('the last upper bound is a float sum, printed as Python prints it', () => {
+    expect(histogramBins([0, 0.2], 1).map((b) => b.label)).toEqual(['[0.0,0.21000000000000002]']);
+  });
+  it('a single value → one bin; no values → none', () => {
+    expect(histogramBins([5], 3).map((b) => b.label)).toEqual(['[5.0,5.01]']);
+    expect(histogramBins([], 3)).toEqual([]);
   });
   it('python float repr', () => {
     expect([pyFloat(10), pyFloat(12.5), pyFloat(-1)]).toEqual(['10.0', '12.5', '-1.0']);

@@ -12,6 +12,8 @@ import { lookupFunction } from '../../productql/functions';
 import { validationError } from '../../errors';
 import { INTERVAL_RANK, type IntervalType } from './interval';
 import { COUNT_PER_ACTOR_MATH, PROPERTY_MATH, type EventsNode, type MathType } from './schema';
+import { sessionPropertyExpr } from './session-filters';
+import { groupPropertyChain } from './group-filters';
 
 /**
  * PostHog's `convert_active_user_math_based_on_interval`: WAU at week-or-coarser and MAU at month intervals are
@@ -70,12 +72,25 @@ export function actorPresentExpr(groupTypeIndex?: number | null, table?: string)
 
 const QUANTILES: Record<string, number> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 };
 
-/** The numeric value a property math aggregates: `toFloat(properties.k)` (person properties, `$time` handled). */
+/**
+ * The numeric value a property math aggregates: `toFloat(<property>)`, the property read by `math_property_type` as
+ * PostHog's aggregation_operations.py `_get_math_chain` does — `properties.k` (events, the default),
+ * `person.properties.k`, `session.k` (`session_properties`), `group_N.properties.k` (`group_properties`, N =
+ * `math_group_type_index`) — and `$time` as a Unix timestamp.
+ */
 export function mathPropertyExpr(s: EventsNode, attr = 'series', table?: string): Expr {
   const f = (...chain: string[]): Expr => ast.field(...(table ? [table, ...chain] : chain));
   if (!s.math_property) throw validationError(`math "${s.math}" needs math_property.`, `${attr}__math_property`);
   if (s.math_property === '$time') return ast.call('toUnixTimestamp', [f('timestamp')]);
-  const base = s.math_property_type === 'person_properties' ? f('person', 'properties', s.math_property) : f('properties', s.math_property);
+  const key = s.math_property;
+  const base =
+    s.math_property_type === 'person_properties'
+      ? f('person', 'properties', key)
+      : s.math_property_type === 'session_properties'
+        ? sessionPropertyExpr(key, `${attr}__math_property`, table)
+        : s.math_property_type === 'group_properties'
+          ? f(...groupPropertyChain({ key, group_type_index: s.math_group_type_index }, undefined, `${attr}__math_group_type_index`))
+          : f('properties', key);
   return ast.call('toFloat', [base]);
 }
 

@@ -310,7 +310,7 @@ describe('test_trends_query_runner.py: histogram breakdowns', () => {
   const HISTOGRAM = { breakdown_type: 'event', breakdown: 'prop', breakdown_histogram_bin_count: 4 };
   const source = { kind: 'TrendsQuery', series: [PV], dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' }, breakdownFilter: HISTOGRAM };
 
-  it('test_trends_breakdowns_histogram: 4 equal bins between the smallest and the largest value, the last one up to max + 0.01', async () => {
+  it('test_trends_breakdowns_histogram: 4 bins at the quantiles of the values 10, 20, 30, 40 (equal here), the last one up to max + 0.01', async () => {
     const r = await trends(P_RUNNER, source);
     expect(r.results.map((x: any) => [x.breakdown_value, x.label, x.data])).toEqual([
       ['[10.0,17.5]', '[10.0,17.5]', [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]],

@@ -106,22 +106,28 @@ function seriesWhere(env: Env, s: EventsNode, math: MathType, range: QueryDateRa
   );
 }
 
-/** Breakdown select columns `b0..`, resolving histogram bins with a min/max pre-query. */
+/**
+ * Breakdown select columns `b0..`, resolving histogram bins with a pre-query: PostHog's breakdown values query (one row
+ * per value, `ORDER BY count DESC, value DESC LIMIT breakdown_limit + 1`) whose values the bins are the quantiles of
+ * (histogramBins). (PostHog counts with the series' aggregation there; a count ranks the same values unless there
+ * are more distinct numbers than the limit.)
+ */
 async function breakdownColumns(env: Env, s: EventsNode, math: MathType, range: QueryDateRange): Promise<Expr[]> {
   const cols: Expr[] = [];
   for (let i = 0; i < env.specs.length; i++) {
     const spec = env.specs[i];
     if (spec.histogramBinCount) {
-      const raw = ast.call('toFloat', [breakdownRawExpr(spec)]);
       const q = ast.select({
-        select: [ast.alias('lo', ast.call('min', [raw])), ast.alias('hi', ast.call('max', [raw]))],
+        select: [ast.alias('value', ast.call('toFloat', [breakdownRawExpr(spec)])), ast.alias('c', ast.call('count', []))],
         from: 'events',
         where: seriesWhere(env, s, math, range),
+        groupBy: [ast.constant(1)],
+        orderBy: [ast.order(ast.field('c'), 'DESC'), ast.order(ast.field('value'), 'DESC')],
+        limit: env.d.breakdownLimit + 1,
       });
       const { rows } = await runInsightQuery(env.ctx, q, 'histogram');
-      const lo = rows[0]?.lo;
-      const hi = rows[0]?.hi;
-      const bins = histogramBins(lo === null || lo === undefined ? null : toNumber(lo), hi === null || hi === undefined ? null : toNumber(hi), spec.histogramBinCount);
+      const values = rows.filter((r) => r.value !== null && r.value !== undefined).map((r) => toNumber(r.value));
+      const bins = histogramBins(values, spec.histogramBinCount);
       cols.push(ast.alias(`b${i}`, histogramValueExpr(spec, bins)));
     } else cols.push(ast.alias(`b${i}`, breakdownValueExpr(spec)));
   }

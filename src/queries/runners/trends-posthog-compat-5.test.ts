@@ -1,0 +1,476 @@
+/**
+ * TrendsQuery scenarios ported from PostHog's suites, fifth batch (after trends-posthog-compat{,-2,-3,-4}.test.ts):
+ * the rest of posthog/queries/trends/test/test_formula.py (several series, a series without events on a total value,
+ * escaped filter values, a cohort breakdown), quantile math and more person/action breakdowns of
+ * posthog/hogql_queries/insights/trends/test/test_trends.py, its relative date ranges (`_test_events_with_dates`), the
+ * time-series displays, and the actors of data points as test_trends_persons.py reads them (multiple breakdowns, hogql
+ * breakdowns, property math, total values). Each test names the PostHog test it follows.
+ */
+import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { setInsightsClock } from '../insights/date-range';
+import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER_V } from '../insights/breakdown';
+import { trendsRunner } from './trends-runner';
+import { actorsRunner } from './actors-runner';
+import type { ActionDef } from '../../actions/matching';
+import { withCohortRunners } from '../../cohorts/cohort-runners';
+import type { CohortLoader } from '../../cohorts/cohort-loader';
+import type { ResolvedCohort } from '../../cohorts/cohort-scope';
+import type { GroupTypeUpsert, GroupUpsert, InternalStatements } from '../../engines/engine';
+
+let db: InsightTestDb;
+let restoreClock: (() => void) | null = null;
+const freeze = (iso: string): void => {
+  restoreClock?.();
+  restoreClock = setInsightsClock(new Date(iso));
+};
+
+const P_FORMULA = 1; // test_formula.py setUp
+const P_PEOPLE = 2; // test_trends.py _create_multiple_people
+const P_QUANTILES = 3; // test_median_filtering / test_p90_filtering / ...: some_number 0..100
+const P_ACTION_PERSONS = 4; // test_breakdown_filtering_persons_with_action_props
+const P_RUNNER = 5; // test_trends_query_runner._create_test_events
+const P_DATES = 6; // test_trends.py _test_events_with_dates (one event name per test)
+const P_SESSIONS = 7; // test_unique_session_with_session_breakdown: sessions of 5, 10, 0 and 15 seconds
+const P_EVENTS = 8; // test_trends.py _create_events() + test_dau_with_breakdown_filtering's other_value sign up
+const P_MATH_TYPES = 9; // math_property_type: group and session properties
+
+const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
+
+beforeAll(async () => {
+  db = await createInsightTestDb();
+  // test_formula.py setUp: "session start" with a "session duration" per location, and "session end".
+  const ss = (ts: string, duration: number, location: string, os: string, extra: Record<string, unknown> = {}) =>
+    ev('session start', 'blabla', ts, { 'session duration': duration, location, $os: os, ...extra });
+  await db.load(P_FORMULA, {
+    persons: [{ distinct_ids: ['blabla'], properties: { $some_prop: 'some_val' } }],
+    events: [
+      ss('2020-01-02T13:01:01Z', 200, 'Paris', 'Mac', { $current_url: 'http://example.org' }),
+      ss('2020-01-02T13:01:01Z', 300, 'Paris', 'Mac'),
+      ss('2020-01-02T13:01:01Z', 400, 'London', 'Windows'),
+      ss('2020-01-03T13:01:01Z', 400, 'London', 'Windows'),
+      ss('2020-01-03T13:04:01Z', 500, 'London', 'Windows'),
+      ev('session end', 'blabla', '2020-01-03T13:04:01Z', { 'session duration': 500, location: 'London', $os: 'Windows' }),
+      ev('session end', 'blabla', '2020-01-03T13:04:01Z', { 'session duration': 500, location: 'Berlin', $os: 'Windows' }),
+      ev('session end', 'blabla', '2020-01-03T13:04:01Z', { 'session duration': 800, location: 'Berlin', $os: 'Windows' }),
+    ],
+  });
+  // _create_multiple_people: person1 once, person2 three times (twice on Jan 2), person3 on three days, person4 later.
+  const wm = (d: string, day: string, order: string) => ev('watched movie', d, `${day}T12:00:00Z`, { order });
+  await db.load(P_PEOPLE, {
+    persons: ['person1', 'person2', 'person3', 'person4'].map((d) => ({ distinct_ids: [d], properties: { name: d } })),
+    events: [
+      wm('person1', '2020-01-01', '1'),
+      wm('person2', '2020-01-01', '1'),
+      wm('person2', '2020-01-02', '2'),
+      wm('person2', '2020-01-02', '2'),
+      wm('person3', '2020-01-01', '1'),
+      wm('person3', '2020-01-02', '2'),
+      wm('person3', '2020-01-03', '2'),
+      wm('person4', '2020-01-05', '1'),
+    ],
+  });
+  await db.load(P_QUANTILES, {
+    persons: [{ distinct_ids: ['blabla'], properties: {} }],
+    events: Array.from({ length: 101 }, (_, i) => ev('sign up', 'blabla', '2020-01-04T10:00:00Z', { some_number: i })),
+  });
+  await db.load(P_ACTION_PERSONS, {
+    persons: [
+      { distinct_ids: ['person1'], properties: { email: 'test@posthog.com' } },
+      { distinct_ids: ['person2'], properties: { email: 'test@gmail.com' } },
+      { distinct_ids: ['person3'], properties: {} },
+    ],
+    events: ['person1', 'person2', 'person3'].map((d) => ev('sign up', d, '2020-01-03T12:00:00Z', { key: 'val' })),
+  });
+  // test_trends_query_runner._create_test_events: each person's properties are on their events too.
+  const people: Record<string, Record<string, unknown>> = {
+    p1: { $browser: 'Chrome', prop: 10, bool_field: true, nullable_prop: '1.1' },
+    p2: { $browser: 'Firefox', prop: 20, bool_field: false, nullable_prop: '2.0' },
+    p3: { $browser: 'Edge', prop: 30, bool_field: true, nullable_prop: null },
+    p4: { $browser: 'Safari', prop: 40, bool_field: false, nullable_prop: null },
+  };
+  const at = (d: string, event: string, days: number[]) => days.map((day) => ev(event, d, `2020-01-${String(day).padStart(2, '0')}T12:00:00Z`, people[d]));
+  await db.load(P_RUNNER, {
+    persons: Object.keys(people).map((d) => ({ distinct_ids: [d], properties: { name: d, ...(d === 'p1' ? { email: 'test@posthog.com' } : {}) } })),
+    events: [
+      ...at('p1', '$pageview', [11, 12, 13, 14, 15, 16, 17, 18, 19]),
+      ...at('p1', '$pageleave', [11, 12, 13]),
+      ...at('p2', '$pageview', [9, 12, 13, 15]),
+      ...at('p2', '$pageleave', [16]),
+      ...at('p3', '$pageview', [12]),
+      ...at('p3', '$pageleave', [13]),
+      ...at('p4', '$pageview', [15]),
+      ...at('p4', '$pageleave', [16]),
+    ],
+  });
+  const dated = (name: string, dates: string[]) => dates.map((d) => ev(name, 'person_1', `${d.replace(' ', 'T')}Z`, { $browser: 'Safari' }));
+  await db.load(P_DATES, {
+    persons: [{ distinct_ids: ['person_1'], properties: { name: 'John' } }],
+    events: [
+      ...dated('last24hours', ['2020-11-01 05:20:00', '2020-11-01 10:22:00', '2020-11-01 10:25:00', '2020-11-02 08:25:00']),
+      ...dated('last14days', ['2020-11-01 05:20:00', '2020-11-02 10:22:00', '2020-11-04 10:25:00', '2020-11-05 08:25:00', '2020-11-05 08:25:00', '2020-11-10 08:25:00']),
+      ...dated('last30days', ['2020-11-01 05:20:00', '2020-11-11 10:22:00', '2020-11-24 10:25:00', '2020-11-05 08:25:00', '2020-11-05 08:25:00', '2020-11-10 08:25:00']),
+      ...dated('last90days', ['2020-09-01 05:20:00', '2020-10-05 05:20:00', '2020-10-20 05:20:00', '2020-11-01 05:20:00', '2020-11-11 10:22:00', '2020-11-24 10:25:00', '2020-11-05 08:25:00', '2020-11-05 08:25:00', '2020-11-10 08:25:00']),
+    ],
+  });
+  await db.load(P_SESSIONS, {
+    persons: [
+      { distinct_ids: ['blabla', 'anonymous_id'], properties: { $some_prop: 'some_val' } },
+      { distinct_ids: ['blabla2'], properties: { $some_prop: 'some_val' } },
+      { distinct_ids: ['blabla3'], properties: { $some_prop: 'other_val' } },
+    ],
+    events: [
+      ev('sign up before', 'blabla', '2020-01-01T00:06:30Z', { $session_id: 's1' }),
+      ev('sign up', 'blabla', '2020-01-01T00:06:34Z', { $session_id: 's1' }),
+      ev('sign up later', 'blabla', '2020-01-01T00:06:35Z', { $session_id: 's1' }),
+      ev('sign up', 'blabla2', '2020-01-01T00:06:35Z', { $session_id: 's2' }),
+      ev('sign up', 'blabla2', '2020-01-01T00:06:45Z', { $session_id: 's2' }),
+      ev('sign up', 'blabla', '2020-01-01T00:06:45Z', { $session_id: 's3' }),
+      ev('sign up', 'blabla', '2020-01-02T00:06:30Z', { $session_id: 's4' }),
+      ev('sign up', 'blabla', '2020-01-02T00:06:45Z', { $session_id: 's4' }),
+      // another person's session of 100 s: left out by the person filter, so not a value the bins are made of
+      ev('sign up', 'blabla3', '2020-01-01T00:00:00Z', { $session_id: 's5' }),
+      ev('sign up', 'blabla3', '2020-01-01T00:01:40Z', { $session_id: 's5' }),
+    ],
+  });
+  // _create_events(): one person with distinct ids blabla + anonymous_id.
+  await db.load(P_EVENTS, {
+    persons: [{ distinct_ids: ['blabla', 'anonymous_id'], properties: { $some_prop: 'some_val' } }],
+    events: [
+      ev('sign up', 'blabla', '2019-12-24T00:00:00Z', { $some_property: 'value', $bool_prop: false }),
+      ev('sign up', 'blabla', '2020-01-01T00:00:00Z', { $some_property: 'value', $bool_prop: false }),
+      ev('sign up', 'anonymous_id', '2020-01-01T00:00:00Z', { $bool_prop: false }),
+      ev('sign up', 'blabla', '2020-01-01T00:00:00Z'),
+      ev('sign up', 'blabla', '2020-01-02T00:00:00Z', { $some_property: 'other_value', $some_numerical_prop: 80 }),
+      ev('no events', 'blabla', '2020-01-02T00:00:00Z'),
+      ev('sign up', 'blabla', '2020-01-02T13:01:01Z', { $some_property: 'other_value' }),
+    ],
+  });
+  // organizations org:5 (revenue 100) and org:6 (revenue 50); sessions s1 (3 pageviews) and s2 (1)
+  const groupTypes: GroupTypeUpsert[] = [{ project_id: P_MATH_TYPES, group_type: 'organization', group_type_index: 0, name_singular: null, name_plural: null }];
+  const groups: GroupUpsert[] = [
+    { project_id: P_MATH_TYPES, group_type_index: 0, group_key: 'org:5', created_at: Date.parse('2020-01-01T00:00:00Z'), properties: { revenue: 100 }, version: 1 },
+    { project_id: P_MATH_TYPES, group_type_index: 0, group_key: 'org:6', created_at: Date.parse('2020-01-01T00:00:00Z'), properties: { revenue: 50 }, version: 1 },
+  ];
+  await (db.engine as unknown as InternalStatements).writeBatch({ events: [], groupTypes, groups });
+  await db.load(P_MATH_TYPES, {
+    persons: [{ distinct_ids: ['u1'], properties: { revenue: 7 } }],
+    events: [
+      ev('$pageview', 'u1', '2020-01-01T10:00:00Z', { $group_0: 'org:5', $session_id: 's1', revenue: 1 }),
+      ev('$pageview', 'u1', '2020-01-01T10:01:00Z', { $group_0: 'org:5', $session_id: 's1', revenue: 1 }),
+      ev('$pageview', 'u1', '2020-01-01T10:02:00Z', { $group_0: 'org:6', $session_id: 's1', revenue: 1 }),
+      ev('$pageview', 'u1', '2020-01-02T10:00:00Z', { $group_0: 'org:6', $session_id: 's2', revenue: 1 }),
+      ev('$pageview', 'u1', '2020-01-02T11:00:00Z', { revenue: 1 }),
+    ],
+  });
+  const step = (event: string, properties: unknown[]) => ({ event, properties, selector: null, tag_name: null, text: null, text_matching: null, href: null, href_matching: null, url: null, url_matching: null });
+  const actions: Record<number, ActionDef> = {
+    [P_ACTION_PERSONS]: { id: 9, name: 'sign up', steps: [step('sign up', [{ key: 'key', type: 'event', value: ['val'], operator: 'exact' }])] },
+    // _create_events' sign_up_action: the "sign up" event
+    [P_EVENTS]: { id: 10, name: 'sign up', steps: [step('sign up', [])] },
+  };
+  db.actions = {
+    liveActions: async (projectId, ids) => new Map(actions[projectId] && ids.includes(actions[projectId].id) ? [[actions[projectId].id, actions[projectId]]] : []),
+  };
+});
+
+afterAll(async () => {
+  restoreClock?.();
+  await db.close();
+});
+
+const trends = (project: number, q: Record<string, unknown>, settings: Record<string, unknown> = {}) =>
+  db.run(trendsRunner, { kind: 'TrendsQuery', ...q }, project, settings);
+const person = (key: string, value: unknown, operator = 'exact') => ({ type: 'person', key, value, operator });
+const Z5 = [0, 0, 0, 0, 0];
+
+describe('test_formula.py (sum and avg of "session duration", formula A + B)', () => {
+  beforeEach(() => freeze('2020-01-04T13:01:01Z'));
+  const SUM = { kind: 'EventsNode', event: 'session start', math: 'sum', math_property: 'session duration' };
+  const AVG = { kind: 'EventsNode', event: 'session start', math: 'avg', math_property: 'session duration' };
+  const run = (extra: Record<string, unknown> = {}, trendsFilter: Record<string, unknown> = {}) =>
+    trends(P_FORMULA, { series: [SUM, AVG], trendsFilter: { formula: 'A + B', ...trendsFilter }, ...extra });
+
+  it('test_multiple_events: a third series the formula does not name changes nothing', async () => {
+    const r = await trends(P_FORMULA, { series: [SUM, AVG, AVG], trendsFilter: { formula: 'A + B' } });
+    expect(r.results).toHaveLength(1);
+    expect(r.results[0].data).toEqual([...Z5, 1200, 1350, 0]);
+  });
+
+  it('test_properties_with_escape_params: a URL full of %, & and quotes is a value like any other (no match, no error)', async () => {
+    const url =
+      'http://localhost:8000/insights?insight=TRENDS&interval=day&display=ActionsLineGraph&actions=%5B%5D&events=%5B%7B%22id%22%3A%22%24pageview%22%2C%22name%22%3A%22%24pageview%22%2C%22type%22%3A%22events%22%2C%22order%22%3A0%7D%2C%7B%22id%22%3A%22%24pageview%22%2C%22name%22%3A%22%24pageview%22%2C%22type%22%3A%22events%22%2C%22order%22%3A1%7D%5D&properties=%5B%5D&filter_test_accounts=false&new_entity=%5B%5D&formula=A%2BB%2BC%2BD';
+    const r = await run({ properties: [{ key: '$current_url', value: url, type: 'event' }] });
+    expect(r.results[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it('test_aggregated_one_without_events: BoldNumber A + B where B has no events is A', async () => {
+    const r = await trends(P_FORMULA, {
+      series: [SUM, { kind: 'EventsNode', event: 'session error', math: 'sum', math_property: 'session duration' }],
+      trendsFilter: { formula: 'A + B', display: 'BoldNumber' },
+    });
+    expect(r.results).toHaveLength(1);
+    expect(r.results[0]).toMatchObject({ aggregated_value: 1800, label: 'Formula (A + B)' });
+  });
+
+  it('letters are case-insensitive: a + b is A + B', async () => {
+    const r = await run({}, { formula: 'a + b' });
+    expect(r.results[0].data).toEqual([...Z5, 1200, 1350, 0]);
+    expect(r.results[0].label).toBe('Formula (a + b)');
+  });
+
+  it('test_breakdown_cohort: the formula per cohort, "all" and a cohort of everyone alike', async () => {
+    const cohort: ResolvedCohort = {
+      id: 51,
+      name: 'cohort1',
+      isStatic: false,
+      group: { type: 'OR', values: [{ type: 'AND', values: [person('$some_prop', 'some_val')] }] } as ResolvedCohort['group'],
+      personIds: [],
+    };
+    const loader = { load: async (_project: number, ids: Iterable<number>) => new Map([...ids].filter((id) => id === 51).map((id) => [id, cohort])) };
+    const cohortTrends = withCohortRunners([trendsRunner], loader as unknown as CohortLoader)[0];
+    const r = await db.run(cohortTrends, { kind: 'TrendsQuery', series: [SUM, AVG], trendsFilter: { formula: 'A + B' }, breakdownFilter: { breakdown: ['all', 51], breakdown_type: 'cohort' } }, P_FORMULA);
+    expect(r.results.map((x: any) => [x.breakdown_value, x.data])).toEqual([
+      ['all', [...Z5, 1200, 1350, 0]],
+      [51, [...Z5, 1200, 1350, 0]],
+    ]);
+  });
+});
+
+describe('test_trends.py: quantile math over 0..100 (test_median_filtering, test_p90_filtering, test_p95_filtering, test_p99_filtering)', () => {
+  beforeEach(() => freeze('2020-01-04T13:01:01Z'));
+
+  it.each<[string, number]>([
+    ['median', 50],
+    ['p75', 75],
+    ['p90', 90],
+    ['p95', 95],
+    ['p99', 99],
+  ])('%s', async (math, expected) => {
+    const r = await trends(P_QUANTILES, { series: [{ kind: 'EventsNode', event: 'sign up', math, math_property: 'some_number' }] });
+    expect(r.results[0].days[7]).toBe('2020-01-04');
+    expect(r.results[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, expected]);
+  });
+});
+
+describe('histogram breakdowns: bins are quantiles of the values (breakdown_values.py _to_bucketing_expression)', () => {
+  beforeEach(() => freeze('2020-01-04T13:00:01Z'));
+
+  it('test_unique_session_with_session_breakdown: unique sessions per $session_duration bin, levels 0.33 and 0.67', async () => {
+    const r = await trends(P_SESSIONS, {
+      series: [{ kind: 'EventsNode', event: 'sign up', math: 'unique_session' }],
+      dateRange: { date_from: '-3d' },
+      interval: 'day',
+      properties: [person('$some_prop', 'some_val')],
+      breakdownFilter: { breakdown: '$session_duration', breakdown_type: 'session', breakdown_histogram_bin_count: 3 },
+      trendsFilter: { display: 'ActionsLineGraph' },
+    });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count, x.data])).toEqual([
+      ['[4.95,10.05]', 2, [2, 0, 0, 0]],
+      ['[0.0,4.95]', 1, [1, 0, 0, 0]],
+      ['[10.05,15.01]', 1, [0, 1, 0, 0]],
+    ]);
+  });
+
+  it('not equal-width: two bins split at the median of the distinct values (0, 5, 10, 15, 100 → 10), not at 50', async () => {
+    const r = await trends(P_SESSIONS, {
+      series: [{ kind: 'EventsNode', event: 'sign up', math: 'unique_session' }],
+      dateRange: { date_from: '-3d' },
+      breakdownFilter: { breakdown: '$session_duration', breakdown_type: 'session', breakdown_histogram_bin_count: 2 },
+      trendsFilter: { display: 'ActionsTable' },
+    });
+    // (without the person filter s5's 100 s is a value too)
+    expect(r.results.map((x: any) => [x.breakdown_value, x.aggregated_value])).toEqual([
+      ['[10.0,100.01]', 3],
+      ['[0.0,10.0]', 2],
+    ]);
+  });
+});
+
+describe('test_trends.py: _create_events, now 2020-01-04T13:01:01Z', () => {
+  beforeEach(() => freeze('2020-01-04T13:01:01Z'));
+  const SIGN_UP = { kind: 'EventsNode', event: 'sign up' };
+  const ACTION = { kind: 'ActionsNode', id: 10 };
+  /** What assertEntityResponseEqual compares: data, labels, days, count and breakdown value of each item. */
+  const entity = (r: any) => r.results.map((x: any) => [x.breakdown_value, x.data, x.labels, x.days, x.count]);
+
+  it('test_action_filtering: an action on "sign up" answers as the event does', async () => {
+    const action = await trends(P_EVENTS, { series: [ACTION] });
+    const event = await trends(P_EVENTS, { series: [SIGN_UP] });
+    expect(action.results).toHaveLength(1);
+    expect(entity(action)).toEqual(entity(event));
+    expect(action.results[0].data).toEqual([0, 0, 0, 0, 3, 2, 0, 0]);
+    expect(action.results[0].action).toMatchObject({ id: 10, type: 'actions', name: 'sign up', order: 0 });
+  });
+
+  it('test_dau_with_breakdown_filtering_with_sampling: samplingFactor 1 changes nothing; the action answers as the event', async () => {
+    const q = { samplingFactor: 1, breakdownFilter: { breakdown: '$some_property' } };
+    const event = await trends(P_EVENTS, { ...q, series: [{ ...SIGN_UP, math: 'dau' }] });
+    const action = await trends(P_EVENTS, { ...q, series: [{ ...ACTION, math: 'dau' }] });
+    const byLabel = Object.fromEntries(event.results.map((x: any) => [x.label, x.data]));
+    expect(byLabel.other_value).toEqual([0, 0, 0, 0, 0, 1, 0, 0]);
+    expect(byLabel.value).toEqual([0, 0, 0, 0, 1, 0, 0, 0]);
+    expect(byLabel[NULL_V]).toEqual([0, 0, 0, 0, 1, 0, 0, 0]);
+    expect(entity(action)).toEqual(entity(event));
+  });
+});
+
+describe('math_property_type (aggregation_operations.py _get_math_chain): which property a property math reads', () => {
+  beforeEach(() => freeze('2020-01-03T00:00:00Z'));
+  const run = async (series: Record<string, unknown>, display?: string) =>
+    (await trends(P_MATH_TYPES, { series: [{ kind: 'EventsNode', event: '$pageview', ...series }], dateRange: { date_from: '2020-01-01', date_to: '2020-01-02' }, ...(display ? { trendsFilter: { display } } : {}) })).results[0];
+
+  it.each<[string, Record<string, unknown>, number[]]>([
+    ['event_properties (the default): properties.revenue', { math: 'sum', math_property: 'revenue' }, [3, 2]],
+    ['person_properties: person.properties.revenue', { math: 'sum', math_property: 'revenue', math_property_type: 'person_properties' }, [21, 14]],
+    ['group_properties: group_0.properties.revenue, per event (no group: no value)', { math: 'sum', math_property: 'revenue', math_property_type: 'group_properties', math_group_type_index: 0 }, [250, 50]],
+    ['group_properties with avg', { math: 'avg', math_property: 'revenue', math_property_type: 'group_properties', math_group_type_index: 0 }, [250 / 3, 50]],
+    ['session_properties: session.$pageview_count, per event (no session: no value)', { math: 'sum', math_property: '$pageview_count', math_property_type: 'session_properties' }, [9, 1]],
+    ['session_properties with max', { math: 'max', math_property: '$pageview_count', math_property_type: 'session_properties' }, [3, 1]],
+  ])('%s', async (_name, series, data) => {
+    expect((await run(series)).data).toEqual(data);
+  });
+
+  it('group_properties as a total value', async () => {
+    expect((await run({ math: 'sum', math_property: 'revenue', math_property_type: 'group_properties', math_group_type_index: 0 }, 'BoldNumber')).aggregated_value).toBe(300);
+  });
+
+  it('group_properties without math_group_type_index, and an unknown session property, are 400s', async () => {
+    await expect(run({ math: 'sum', math_property: 'revenue', math_property_type: 'group_properties' })).rejects.toMatchObject({ status: 400 });
+    await expect(run({ math: 'sum', math_property: 'nope', math_property_type: 'session_properties' })).rejects.toMatchObject({ status: 400 });
+  });
+});
+
+describe('test_trends.py: person breakdowns', () => {
+  beforeEach(() => freeze('2020-01-04T13:01:01Z'));
+
+  it('test_breakdown_filtering_persons_with_action_props: an action with an event property, broken down by person email', async () => {
+    const r = await trends(P_ACTION_PERSONS, { series: [{ kind: 'ActionsNode', id: 9 }], dateRange: { date_from: '-14d' }, breakdownFilter: { breakdown: 'email', breakdown_type: 'person' } });
+    expect(r.results.map((x: any) => [x.label, x.count])).toEqual([
+      ['test@gmail.com', 1],
+      ['test@posthog.com', 1],
+      [NULL_V, 1],
+    ]);
+  });
+
+  it('test_breakdown_by_person_property_pie_with_event_dau_filter: dau per name on a pie, person3 filtered out by the series', async () => {
+    const r = await trends(P_PEOPLE, {
+      series: [{ kind: 'EventsNode', event: 'watched movie', name: 'watched movie', math: 'dau', properties: [person('name', 'person3', 'not_icontains')] }],
+      dateRange: { date_from: '-14d' },
+      breakdownFilter: { breakdown: 'name', breakdown_type: 'person' },
+      trendsFilter: { display: 'ActionsPie' },
+    });
+    const byValue = [...r.results].sort((a: any, b: any) => String(a.breakdown_value).localeCompare(String(b.breakdown_value)));
+    expect(byValue.map((x: any) => [x.breakdown_value, x.aggregated_value])).toEqual([
+      ['person1', 1],
+      ['person2', 1],
+    ]);
+  });
+});
+
+describe('test_trends.py: _test_events_with_dates, relative ranges (query time = the last event)', () => {
+  const run = async (event: string, now: string, q: Record<string, unknown>) => {
+    freeze(now);
+    return (await trends(P_DATES, { series: [{ kind: 'EventsNode', event }], ...q })).results[0];
+  };
+
+  it('test_last24hours_timerange: -24h by day starts at the start of the day 24 hours ago', async () => {
+    const r = await run('last24hours', '2020-11-02T08:25:00Z', { dateRange: { date_from: '-24h' } });
+    expect(r).toMatchObject({ days: ['2020-11-01', '2020-11-02'], labels: ['1-Nov-2020', '2-Nov-2020'], data: [3, 1], count: 4 });
+  });
+
+  it('test_last14days_timerange', async () => {
+    const r = await run('last14days', '2020-11-10T08:25:00Z', { dateRange: { date_from: '-14d' } });
+    expect(r.days).toHaveLength(15);
+    expect(r.days[0]).toBe('2020-10-27');
+    expect(r.labels[0]).toBe('27-Oct-2020');
+    expect(r.data).toEqual([0, 0, 0, 0, 0, 1, 1, 0, 1, 2, 0, 0, 0, 0, 1]);
+    expect(r.count).toBe(6);
+  });
+
+  it('test_last30days_timerange', async () => {
+    const r = await run('last30days', '2020-11-24T10:25:00Z', { dateRange: { date_from: '-30d' } });
+    expect(r.days).toHaveLength(31);
+    expect([r.days[0], r.days[30]]).toEqual(['2020-10-25', '2020-11-24']);
+    const expected = new Array(31).fill(0);
+    for (const [i, n] of [[7, 1], [11, 2], [16, 1], [17, 1], [30, 1]]) expected[i] = n;
+    expect(r.data).toEqual(expected);
+    expect(r.count).toBe(6);
+  });
+
+  it('test_last90days_timerange', async () => {
+    const r = await run('last90days', '2020-11-24T10:25:00Z', { dateRange: { date_from: '-90d' } });
+    expect(r.days).toHaveLength(91);
+    expect(r.days[0]).toBe('2020-08-26');
+    expect(r.count).toBe(9);
+    // 2020-09-01 is the 7th day of the range
+    expect(r.data[6]).toBe(1);
+  });
+
+  it('-90d by month: buckets from the start of the first month', async () => {
+    const r = await run('last90days', '2020-11-24T10:25:00Z', { dateRange: { date_from: '-90d' }, interval: 'month' });
+    expect(r).toMatchObject({ days: ['2020-08-01', '2020-09-01', '2020-10-01', '2020-11-01'], labels: ['Aug 2020', 'Sep 2020', 'Oct 2020', 'Nov 2020'], data: [0, 1, 2, 6] });
+  });
+});
+
+describe('ChartDisplayType: the time-series displays (reference §2.1; display.py is_total_value)', () => {
+  beforeEach(() => freeze('2020-01-20T00:00:00Z'));
+  const PV = { kind: 'EventsNode', event: '$pageview' };
+
+  it.each(['ActionsBar', 'ActionsUnstackedBar', 'ActionsStackedBar', 'ActionsAreaGraph'])('%s answers the line graph’s series', async (display) => {
+    const q = { series: [PV], dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' }, interval: 'day', breakdownFilter: { breakdown: '$browser' } };
+    const line = await trends(P_RUNNER, q);
+    const r = await trends(P_RUNNER, { ...q, trendsFilter: { display } });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.data, x.days, x.count])).toEqual(line.results.map((x: any) => [x.breakdown_value, x.data, x.days, x.count]));
+    expect(r.results[0].aggregated_value).toBeUndefined();
+  });
+});
+
+describe('test_trends_persons.py: the actors of a data point (InsightActorsQuery over _create_test_events)', () => {
+  beforeEach(() => freeze('2020-01-20T00:00:00Z'));
+  const PV = { kind: 'EventsNode', event: '$pageview' };
+  const source = (q: Record<string, unknown>) => ({ kind: 'TrendsQuery', series: [PV], dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' }, ...q });
+  /** [first distinct id, event_count] per actor, most events first (get_actors' `orderBy: ["event_count DESC"]`). */
+  const actors = async (q: Record<string, unknown>, point: Record<string, unknown>) => {
+    const r = await db.run(actorsRunner, { kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: source(q), ...point }, select: ['actor', 'event_count'], orderBy: ['event_count DESC'] }, P_RUNNER);
+    return r.results.map((row: any[]) => [row[0].distinct_ids[0], row[1]]).sort((a: any[], b: any[]) => b[1] - a[1] || String(a[0]).localeCompare(String(b[0])));
+  };
+  const MULTI = { breakdownFilter: { breakdowns: [{ property: '$browser' }, { property: 'bool_field' }] } };
+
+  it('multiple breakdowns: the point of one value per breakdown', async () => {
+    expect(await actors(MULTI, { day: '2020-01-12', breakdown: ['Chrome', 'true'] })).toEqual([['p1', 1]]);
+    expect(await actors(MULTI, { day: '2020-01-12', breakdown: ['Firefox', 'false'] })).toEqual([['p2', 1]]);
+    expect(await actors(MULTI, { day: '2020-01-12', breakdown: ['Firefox', 'true'] })).toEqual([]);
+  });
+
+  it('multiple breakdowns past the limit: Other (one sentinel per breakdown) is every value the insight does not list', async () => {
+    const q = { breakdownFilter: { ...MULTI.breakdownFilter, breakdown_limit: 1 } };
+    const insight = await trends(P_RUNNER, source(q));
+    expect(insight.results.map((x: any) => x.breakdown_value)).toEqual([['Chrome', 'true'], [OTHER_V, OTHER_V]]);
+    // Jan 15: p1 (Chrome, listed), p2 (Firefox) and p4 (Safari)
+    expect(await actors(q, { day: '2020-01-15', breakdown: [OTHER_V, OTHER_V] })).toEqual([['p2', 1], ['p4', 1]]);
+    expect(insight.results[1].data[6]).toBe(2);
+  });
+
+  it('a hogql breakdown: the actors whose expression has that value', async () => {
+    const q = { breakdownFilter: { breakdown: "concat(properties.$browser, '!')", breakdown_type: 'hogql' } };
+    expect(await actors(q, { day: '2020-01-12', breakdown: 'Edge!' })).toEqual([['p3', 1]]);
+  });
+
+  it('property math (sum): the actors with events that day, event_count their events', async () => {
+    expect(await actors({ series: [{ ...PV, math: 'sum', math_property: 'prop' }] }, { day: '2020-01-12' })).toEqual([['p1', 1], ['p2', 1], ['p3', 1]]);
+  });
+
+  it('a total value (BoldNumber) has no day: everyone in the range; with a breakdown, that value', async () => {
+    const bold = { trendsFilter: { display: 'BoldNumber' } };
+    expect(await actors(bold, {})).toEqual([['p1', 9], ['p2', 4], ['p3', 1], ['p4', 1]]);
+    expect(await actors({ trendsFilter: { display: 'ActionsPie' }, breakdownFilter: { breakdown: '$browser' } }, { breakdown: 'Firefox' })).toEqual([['p2', 4]]);
+  });
+
+  it('a histogram bin: the actors whose value falls in the quantile bin', async () => {
+    const q = { breakdownFilter: { breakdown: 'prop', breakdown_histogram_bin_count: 2 } };
+    const insight = await trends(P_RUNNER, source(q));
+    // values 10, 20, 30, 40: median 25
+    expect(insight.results.map((x: any) => x.breakdown_value)).toEqual(['[10.0,25.0]', '[25.0,40.01]']);
+    expect(await actors(q, { day: '2020-01-15', breakdown: '[25.0,40.01]' })).toEqual([['p4', 1]]);
+  });
+});
