@@ -15,6 +15,8 @@ import { DERIVED_KEY, derivedKeys, withOsFallback } from './person-initial-prope
 export const SINGLE_EVENT_ROUTE_MAX_BYTES = 2 * 1024 * 1024;
 /** Decompressed body cap for `/batch`. */
 export const BATCH_ROUTE_MAX_BYTES = 20 * 1024 * 1024;
+/** Decompressed body cap for `/s`, session recordings (reference §6.1: 25 MB). */
+export const RECORDINGS_ROUTE_MAX_BYTES = 25 * 1024 * 1024;
 /**
  * Largest accepted event (its properties serialized as JSON), 1 MiB, like PostHog's Kafka message cap. A bigger
  * event rejects the whole request with 413, so nothing of it is stored.
@@ -122,6 +124,11 @@ export interface CaptureRequestParts {
    * Mixpanel-style JS identify call: test_capture.py test_engage).
    */
   engage?: boolean;
+  /**
+   * The request came to `/s`, PostHog's session recordings route. Quarry keeps no recordings: the payload is checked
+   * as rust capture's process_replay_events checks it (a 400 for what PostHog refuses) and nothing of it is stored.
+   */
+  recordings?: boolean;
 }
 
 export interface ParsedCapture {
@@ -174,11 +181,14 @@ function isGzip(buf: Buffer): boolean {
 
 /**
  * Turns the request into the decompressed JSON text of the payload. Order: form `data=` / GET `data=` →
- * compression (lz64 by param; gzip by param, header or magic bytes) → base64 → size cap.
+ * compression (lz64 by param or Content-Encoding; gzip by param, header or magic bytes) → base64 → size cap.
  */
-export function decodePayload(parts: CaptureRequestParts, form?: { token?: string }): Buffer {
+export function decodePayload(parts: CaptureRequestParts, form?: { token?: string; sentAt?: string }): Buffer {
   const { maxBytes } = parts;
-  let compression = (str(parts.query.compression) ?? '').toLowerCase();
+  const encoding = (parts.contentEncoding ?? '').toLowerCase().trim();
+  // PostHog's Python capture took the compression from the query, the form, else the Content-Encoding header, which is
+  // how its tests send lz64 (test_capture.py test_batch_lzstring, test_lz64_with_emoji: `Content-Encoding: lz64`).
+  let compression = (str(parts.query.compression) ?? (encoding === 'lz64' || encoding === 'lz-string' ? encoding : '')).toLowerCase();
   let data: Buffer | undefined;
   let fromForm = false;
   const ct = (parts.contentType ?? '').toLowerCase();
@@ -190,7 +200,11 @@ export function decodePayload(parts: CaptureRequestParts, form?: { token?: strin
     const fc = fields.get('compression');
     if (fc) compression = fc.toLowerCase();
     // The token may come as a form field beside `data` (posthog/api/capture.py get_token: `request.POST["api_key"]`).
-    if (form) form.token = fields.get('api_key') || fields.get('token') || undefined;
+    // So may `sent_at` (posthog/api/capture.py _get_sent_at: `request.POST["sent_at"]`; test_capture.py test_sent_at_field).
+    if (form) {
+      form.token = fields.get('api_key') || fields.get('token') || undefined;
+      form.sentAt = fields.get('sent_at') || undefined;
+    }
     data = Buffer.from(d, 'latin1');
     fromForm = true;
   } else if (parts.body && parts.body.length > 0) {
@@ -217,14 +231,13 @@ export function decodePayload(parts: CaptureRequestParts, form?: { token?: strin
     return data;
   }
 
-  const encoding = (parts.contentEncoding ?? '').toLowerCase().trim();
   if (compression === 'gzip' || compression === 'gzip-js' || encoding === 'gzip' || isGzip(data)) {
     if (fromForm && !isGzip(data)) data = decodeBase64(data.toString('latin1'));
     data = gunzip(data, maxBytes);
   } else if (compression === 'base64' || compression === 'b64' || (fromForm && looksLikeBase64(data))) {
     data = decodeBase64(data.toString('latin1'));
     if (isGzip(data)) data = gunzip(data, maxBytes);
-  } else if (encoding && encoding !== 'identity') {
+  } else if (encoding && encoding !== 'identity' && encoding !== 'lz64' && encoding !== 'lz-string') {
     throw new CaptureError(400, `failed to decode request: unsupported Content-Encoding ${encoding}`);
   }
   // Legacy clients may double-encode: a payload that still looks like base64 is decoded once more.
@@ -319,12 +332,18 @@ function isoWeekOrOrdinalDate(s: string): number | null {
   return null;
 }
 
+/**
+ * The earliest epoch-ms `sent_at` taken: rust capture's EventQuery::sent_at reads `_` as milliseconds and drops a value
+ * whose year is not after 2020 ("Could be lower if the input is in seconds").
+ */
+const MIN_SENT_AT_MS = Date.UTC(2021, 0, 1);
+
 function parseSentAt(v: unknown): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'number') return v >= 1e12 ? v : undefined;
+  if (typeof v === 'number') return v >= MIN_SENT_AT_MS ? v : undefined;
   if (typeof v === 'string' && /^\d+$/.test(v)) {
     const n = Number(v);
-    return n >= 1e12 ? n : undefined; // "ignored if it looks like seconds"
+    return n >= MIN_SENT_AT_MS ? n : undefined;
   }
   const t = parseTimestamp(v);
   return t === null ? undefined : t;
@@ -434,14 +453,28 @@ export function nestingDepthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
+/**
+ * Compact JSON with every object's keys in sorted order, as serde_json prints a map; integer-like keys too (JSON.stringify
+ * would put them first, in numeric order). Objects are text here, so key order is built by hand.
+ */
+function sortedJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined || typeof x === 'function' ? 'null' : sortedJson(x))).join(',')}]`;
+  if (typeof v !== 'object' || v === null) return JSON.stringify(v) ?? 'null';
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).sort().filter((k) => o[k] !== undefined);
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`).join(',')}}`;
+}
+
 function stringifyId(v: unknown): string | null {
   if (v === undefined || v === null) return null;
   let s: string;
   if (typeof v === 'string') s = v;
   else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') s = String(v);
   else {
+    // Keys sorted, as rust capture's serde_json (its maps are BTreeMaps) prints an object id: v0_request.rs
+    // extract_distinct_id pins `{"string": "a", "int": 42}` → `{"int":42,"string":"a"}`.
     try {
-      s = JSON.stringify(v);
+      s = sortedJson(v);
     } catch {
       return null;
     }
@@ -653,7 +686,7 @@ function eventToken(e: unknown): string | undefined {
 /** Parses a whole capture request. The token is checked for presence/consistency/kind, not resolved. */
 export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   const now = parts.now ?? Date.now();
-  const form: { token?: string } = {};
+  const form: { token?: string; sentAt?: string } = {};
   const data = decodePayload(parts, form);
   let payload: unknown;
   try {
@@ -704,7 +737,13 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
       'API key is not valid: personal and secret API keys cannot be used to capture events; use the project token (phc_…)',
     );
 
-  const sentAt = parseSentAt(sentAtRaw) ?? parseSentAt(str(parts.query._)) ?? parseSentAt(str(parts.query.sent_at));
+  if (parts.recordings) {
+    checkReplayEvents(rawEvents);
+    return { token, events: [], historicalMigration, beacon: str(parts.query.beacon) === '1' };
+  }
+
+  const sentAt =
+    parseSentAt(sentAtRaw) ?? parseSentAt(str(parts.query._)) ?? parseSentAt(str(parts.query.sent_at)) ?? parseSentAt(form.sentAt);
   const events: ParsedEvent[] = new Array(rawEvents.length);
   const ctx: NormalizeContext = { now, sentAt, index: undefined, ip: parts.ip, defaultEvent: parts.engage ? '$identify' : undefined };
   let dropped = 0;
@@ -717,6 +756,23 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   if (dropped) events.length -= dropped;
   const beacon = str(parts.query.beacon) === '1';
   return { token, events, historicalMigration, beacon };
+}
+
+/**
+ * What rust capture's process_replay_events refuses in a `/s` payload: the first event names the session
+ * (`$session_id`) and the distinct id, and every event carries `$snapshot_data` (an array of rrweb events, or one).
+ */
+function checkReplayEvents(rawEvents: unknown[]): void {
+  const first = rawEvents[0];
+  const props = (e: unknown): Record<string, unknown> => (isPlainObject(e) && isPlainObject(e.properties) ? e.properties : {});
+  const p0 = props(first);
+  if (p0.$session_id === undefined || p0.$session_id === null) throw new CaptureError(400, 'replay event submitted without session id');
+  const f = isPlainObject(first) ? first : {};
+  if (stringifyId(f.distinct_id ?? f.$distinct_id ?? p0.distinct_id) === null) throw new CaptureError(400, 'event submitted without a distinct_id');
+  for (const e of rawEvents) {
+    const d = props(e).$snapshot_data;
+    if (!Array.isArray(d) && !isPlainObject(d)) throw new CaptureError(400, 'replay event submitted without snapshot data');
+  }
 }
 
 /**

@@ -1,14 +1,16 @@
 /**
  * PostHog-compatible capture routes (reference §6.1, §6.4): `/batch`, `/capture`, `/e`, `/i/v0/e`, `/track`,
- * `/engage` (trailing slash optional), POST and GET, permissive CORS. No auth header: the body's token is the
- * project's public capture token (in the payload, else a form field or the query string). Each event gets the
- * client's address as `$ip` unless it has one ({@link clientIp}); on `/engage` an event without a name is a `$identify`.
- * Errors are plain-text bodies; success is `{"status": 1}` (204 with `beacon=1`).
+ * `/engage`, and `/s` for session recordings, which are checked and not stored (trailing slash optional), POST and GET,
+ * permissive CORS. No auth header: the body's token is the project's public capture token (in the payload, else a form
+ * field or the query string). Each event gets the client's address as `$ip` unless it has one ({@link clientIp}); on
+ * `/engage` an event without a name is a `$identify`. Errors are plain-text bodies; success is `{"status": 1}` (204 with
+ * `beacon=1`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   BATCH_ROUTE_MAX_BYTES,
   CaptureError,
+  RECORDINGS_ROUTE_MAX_BYTES,
   SINGLE_EVENT_ROUTE_MAX_BYTES,
 } from './capture-payload';
 import type { Ingestor } from './ingestor';
@@ -99,7 +101,7 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
       return text(reply, 503, 'transient error, please retry');
     });
 
-    const handler = (maxBytes: number, engage: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const handler = (maxBytes: number, engage: boolean, recordings: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
       setCors(req, reply);
       let parsed;
       try {
@@ -112,6 +114,7 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
           maxBytes,
           ip: clientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress),
           engage,
+          recordings,
         });
       } catch (e) {
         if (e instanceof CaptureError) return text(reply, e.status, e.message);
@@ -121,8 +124,11 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
       if (projectId === null || projectId === undefined)
         return text(reply, 401, 'API key is not valid: no project has this token');
       try {
-        if ('encoded' in parsed) await deps.ingestor.captureEncoded(projectId, parsed.encoded);
-        else await deps.ingestor.capture(projectId, parsed.events);
+        // `/s`: a recording, checked and not stored (capture-payload.ts CaptureRequestParts.recordings).
+        if (!recordings) {
+          if ('encoded' in parsed) await deps.ingestor.captureEncoded(projectId, parsed.encoded);
+          else await deps.ingestor.capture(projectId, parsed.events);
+        }
       } catch (e) {
         req.log.error({ err: e }, 'capture: ingest log write failed');
         return text(reply, 503, 'transient error, please retry');
@@ -139,6 +145,7 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
 
     const routes: [string, number][] = [
       ['/batch', BATCH_ROUTE_MAX_BYTES],
+      ['/s', RECORDINGS_ROUTE_MAX_BYTES],
       ...SINGLE_PATHS.map((p): [string, number] => [p, SINGLE_EVENT_ROUTE_MAX_BYTES]),
     ];
     for (const [p, max] of routes) {
@@ -146,7 +153,7 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
         try {
           // The raw (possibly compressed) body may be a little larger than the decompressed cap (gzip of
           // incompressible data, base64 inflation); the decompressed cap is enforced after decoding.
-          scope.route({ method: ['GET', 'POST'], url, bodyLimit: Math.ceil(max * 1.4) + 65536, handler: handler(max, p === '/engage') });
+          scope.route({ method: ['GET', 'POST'], url, bodyLimit: Math.ceil(max * 1.4) + 65536, handler: handler(max, p === '/engage', p === '/s') });
           scope.route({ method: 'OPTIONS', url, handler: options });
         } catch (e) {
           // With ignoreTrailingSlash the slash variant is already served by the bare path.
