@@ -4,7 +4,8 @@
  * own over the actors in it, so an actor in two cohorts counts in both. Here: the funnel once per cohort with the
  * cohort as an extra filter (`all`: none). Step objects carry `breakdown` = the cohort name (`all users`) and
  * `breakdown_value` = the cohort id (`0` for all users), as PostHog's `_format_single_funnel`
- * (`get_breakdown_cohort_name`); trends series carry the id as `breakdown_value`.
+ * (`get_breakdown_cohort_name`); trends series carry the cohort name as `breakdown_value` (`["None"]` for all users), as
+ * PostHog's FunnelTrends._format_results renders them.
  *
  * The cohorts must be in the run's scope (src/cohorts/cohort-scope.ts, loaded by the cohort-aware runner wrapper).
  */
@@ -65,12 +66,16 @@ export async function runFunnelCohortBreakdown(
     first ??= response;
     parts.push({ id, result: response.results });
   }
+  const name = (id: number): string => (id === 0 ? 'all users' : (cohortInScope(id)?.name ?? String(id)));
   if (viz === 'trends') {
-    const series = parts.map((p) => ({ ...((p.result as Record<string, unknown>[])[0] ?? {}), breakdown_value: p.id }));
-    series.sort((a, b) => a.breakdown_value - b.breakdown_value);
+    // FunnelTrends._format_results: a cohort id is rendered as the cohort's name, and 0 (all users) as ["None"] (the
+    // values None/[None]/0); the series are then sorted by that value (all users first here: Python cannot compare
+    // the list with the names).
+    const series = parts
+      .map((p) => ({ ...((p.result as Record<string, unknown>[])[0] ?? {}), breakdown_value: p.id === 0 ? ['None'] : name(p.id) }))
+      .sort((a, b) => (Array.isArray(a.breakdown_value) ? -1 : Array.isArray(b.breakdown_value) ? 1 : a.breakdown_value < b.breakdown_value ? -1 : a.breakdown_value > b.breakdown_value ? 1 : 0));
     return { ...first, results: series };
   }
-  const name = (id: number): string => (id === 0 ? 'all users' : (cohortInScope(id)?.name ?? String(id)));
   const lists = parts
     .filter((p) => (p.result as unknown[]).length)
     .map((p) => (p.result as { count: number }[]).map((step) => ({ ...step, breakdown: name(p.id), breakdown_value: p.id })));

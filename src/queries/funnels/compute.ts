@@ -73,25 +73,29 @@ export function evaluateActor(events: FunnelEvent[], cfg: FunnelConfig, stepFilt
   };
 
   for (const ev of events) {
-    // Exclusions: the sequence that reached `from` but not yet `to`, inside the window, is excluded.
+    // Exclusions, as the funnel UDF checks them: for each step i of the range (from < i <= to), the partial sequence
+    // standing at step i - 1 that has not reached step i, inside its window, is excluded. Every step of the range is
+    // looked at, not only `from`: a sequence that went past `from` is still caught after a later entry took the
+    // `from` slot.
     if (ev.excl) {
       for (let x = 0; x < cfg.exclusions.length; x++) {
         if (!has(ev.excl, x)) continue;
         const { from, to } = cfg.exclusions[x];
-        const sf = entered[from];
-        if (!sf || sf.excluded) continue;
-        const fromTs = sf.timings[from];
-        const st = entered[to];
-        const reachedTo = st !== null && st.entry === sf.entry;
-        if (!reachedTo && ev.ts - sf.entry <= cfg.windowMs && fromTs !== null && ev.ts > fromTs) {
-          for (let j = from; j < to; j++) {
-            const sj = entered[j];
-            if (sj && sj.entry === sf.entry) sj.excluded = true;
-          }
-          // The UDF also marks its max-step record when it stands at the excluded step, whatever its entry. That
-          // record is a copy, so the sequence itself stays clean unless it is the one marked above.
+        for (let i = from + 1; i <= to; i++) {
+          const prev = entered[i - 1];
+          if (!prev || prev.excluded) continue;
+          // Strictly after the from step's event (an exclusion at the same instant does not exclude); a skipped
+          // optional from step: after the step before it.
+          let fromTs: number | null | undefined = null;
+          for (let j = from; j >= 0 && (fromTs === null || fromTs === undefined); j--) fromTs = prev.timings[j];
+          if (fromTs === null || fromTs === undefined || ev.ts <= fromTs || ev.ts - prev.entry > cfg.windowMs) continue;
+          const cur = entered[i];
+          if (cur !== null && cur.entry === prev.entry) continue;
+          prev.excluded = true;
+          // The UDF also marks its max-step record when it stands at step i - 1 inside its own window, whatever its
+          // entry. That record is a copy, so the sequence itself stays clean unless it is the one marked above.
           const b = best as { step: number; state: State } | null;
-          if (b && b.step >= from && b.step < to && !b.state.excluded) best = { step: b.step, state: { ...b.state, excluded: true } };
+          if (b && b.step === i - 1 && !b.state.excluded && ev.ts - b.state.entry <= cfg.windowMs) best = { step: b.step, state: { ...b.state, excluded: true } };
         }
       }
     }

@@ -310,13 +310,13 @@ describe('test_funnel_cohort_breakdown (breakdown_cases.py): one funnel per coho
     expect(r.results[0][0].breakdown).toBe('static');
   });
 
-  it('trends: one series per cohort, breakdown_value the id', async () => {
+  it('trends: one series per cohort, breakdown_value the cohort name (["None"] for all users: FunnelTrends._format_results)', async () => {
     const r = await inScope([TEST_COHORT], () =>
       h.run(funnelsRunner, query({ interval: 'day', dateRange: { date_from: '2020-01-01', date_to: '2020-01-03' }, funnelsFilter: { funnelVizType: 'trends' } }), pid),
     );
     expect(r.results.map((s: any) => [s.breakdown_value, s.data])).toEqual([
-      [0, [100, 0, 0]],
-      [901, [100, 0, 0]],
+      [['None'], [100, 0, 0]],
+      ['test_cohort', [100, 0, 0]],
     ]);
   });
 

@@ -78,17 +78,23 @@ function validate(node: FunnelsQueryNode): void {
   const n = node.series.length;
   const ff = node.funnelsFilter ?? {};
   const order = ff.funnelOrderType ?? 'ordered';
-  for (const [i, ex] of (ff.exclusions ?? []).entries()) {
+  // PostHog's FunnelBase checks every exclusion's range and steps first; the unordered funnel refuses partial ranges
+  // afterwards, when it builds its query.
+  const exclusions = ff.exclusions ?? [];
+  for (const [i, ex] of exclusions.entries()) {
     const attr = `funnelsFilter__exclusions__${i}`;
-    if (ex.funnelFromStep < 0 || ex.funnelToStep > n - 1 || ex.funnelFromStep >= ex.funnelToStep)
+    if (ex.funnelFromStep < 0 || ex.funnelFromStep >= ex.funnelToStep)
       throw validationError('Exclusion event range is invalid. End of range should be greater than start.', attr);
-    if (order === 'unordered' && (ex.funnelFromStep !== 0 || ex.funnelToStep !== n - 1))
-      throw validationError('Partial Exclusion not allowed in unordered funnels', attr);
+    if (ex.funnelFromStep >= n - 1) throw validationError('Exclusion event range is invalid. Start of range is greater than number of steps.', attr);
+    if (ex.funnelToStep > n - 1) throw validationError('Exclusion event range is invalid. End of range is greater than number of steps.', attr);
     for (let s = ex.funnelFromStep; s <= ex.funnelToStep; s++) {
       if (exclusionCoversStep(node.series[s], ex))
         throw validationError("Exclusion steps cannot contain an event that's part of funnel steps.", attr);
     }
   }
+  for (const [i, ex] of exclusions.entries())
+    if (order === 'unordered' && (ex.funnelFromStep !== 0 || ex.funnelToStep !== n - 1))
+      throw validationError('Partial Exclusion not allowed in unordered funnels', `funnelsFilter__exclusions__${i}`);
   const viz = ff.funnelVizType ?? 'steps';
   if (viz !== 'steps' || order === 'unordered') {
     if (node.series.some((s) => s.optionalInFunnel))
@@ -243,8 +249,10 @@ function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepI
     const values = [...new Set(stepEvents.map((e) => e.bd))];
     const out: Attributed[] = [];
     for (const v of values) {
+      // The funnel UDF keeps only the events of the value (`breakdown == prop_val`), exclusions and a strict funnel's
+      // other events too: an event of another value neither excludes nor interrupts this value's sequence.
       const r = evaluateActor(
-        events.filter((e) => e.bd === v || e.steps === 0),
+        events.filter((e) => e.bd === v),
         cfg,
       );
       if (r) out.push({ value: v, result: r });
@@ -278,8 +286,9 @@ const round2 = (x: number): number => Math.round(x * 100) / 100;
  * start (with ` %H:%M:%S` for hours), labels always HUMAN_READABLE_TIMESTAMP_FORMAT `%-d-%b-%Y` of the period start —
  * not the trends labels (no week spans, no `Jan 2024` months, no hour in the label).
  */
-function trendsAxes(buckets: Bucket[]): { days: string[]; labels: string[] } {
-  return { days: buckets.map((b) => b.key), labels: buckets.map((b) => bucketLabel(b.start, 'day')) };
+function trendsAxes(buckets: Bucket[], interval: IntervalType): { days: string[]; labels: string[] } {
+  // (only the hour interval adds the time: minute periods read as their date, as PostHog formats them)
+  return { days: buckets.map((b) => (interval === 'hour' ? b.key : b.key.slice(0, 10))), labels: buckets.map((b) => bucketLabel(b.start, 'day')) };
 }
 
 /** Python's ordering of breakdown values (lists of strings compared element-wise by code point), as `sorted()` gives. */
@@ -463,7 +472,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
               const from = r ? Number(r.from_count) : 0;
               return from ? round2((Number(r!.to_count) / from) * 100) : 0;
             }),
-            ...trendsAxes(buckets),
+            ...trendsAxes(buckets, interval),
           },
         ],
       };
@@ -552,7 +561,9 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     if (times.length === 0) return { ...base, results: { bins: [], average_conversion_time: null, median_conversion_time: null } };
     // PostHog's histogram_params: from = floor(min), to = ceil(max), width = ceil((to - from) / bins) (60 s when 0),
     // average rounded to 2 dp; bin_count + 1 bins starting at from.
-    const binCount = ff.binCount ? Math.min(90, Math.max(1, ff.binCount)) : Math.min(60, Math.max(1, Math.ceil(Math.cbrt(times.length))));
+    // A given binCount (0 and negatives too) is clamped to 1..90; only a missing one picks the automatic count.
+    const binCount =
+      ff.binCount !== null && ff.binCount !== undefined ? Math.min(90, Math.max(1, ff.binCount)) : Math.min(60, Math.max(1, Math.ceil(Math.cbrt(times.length))));
     let min = Infinity;
     let max = -Infinity;
     for (const t of times) {
@@ -578,7 +589,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     // PostHog groups the period rows by breakdown value after `sorted(summary, key=breakdown_value)`: series come in
     // breakdown-value order. Without a breakdown one zero-filled series is returned even when nobody entered.
     const values = withBreakdown ? [...orderValues].sort((a, b) => compareBreakdownValues(boxed(a, bdCount), boxed(b, bdCount))) : [''];
-    const axes = trendsAxes(buckets);
+    const axes = trendsAxes(buckets, interval);
     for (const v of values) {
       const fromCounts = new Array(buckets.length).fill(0);
       const toCounts = new Array(buckets.length).fill(0);
