@@ -18,6 +18,7 @@ export function registerKeyRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'POST', '/personal_api_keys', async (r) => respond(201, await s.keys.createPersonal(r.principal, r.body)));
   apiRoute(app, s, 'GET', '/personal_api_keys/:keyId', async (r) => withValue(await s.keys.getPersonal(r.principal, r.params.keyId)));
   apiRoute(app, s, ['PATCH', 'PUT'], '/personal_api_keys/:keyId', async (r) => withValue(await s.keys.updatePersonal(r.principal, r.params.keyId, r.body)));
+  apiRoute(app, s, 'POST', '/personal_api_keys/:keyId/roll', async (r) => s.keys.rollPersonal(r.principal, r.params.keyId));
   apiRoute(app, s, 'DELETE', '/personal_api_keys/:keyId', async (r) => {
     await s.keys.revokePersonal(r.principal, r.params.keyId);
     return respond(204);
@@ -29,6 +30,15 @@ export function registerKeyRoutes(app: FastifyInstance, s: Services): void {
   });
   apiRoute(app, s, 'POST', '/projects/:projectId/project_secret_api_keys', async (r) =>
     respond(201, await s.keys.createSecret(r.principal, projectIdParam(r.params), r.body)),
+  );
+  apiRoute(app, s, 'GET', '/projects/:projectId/project_secret_api_keys/:keyId', async (r) =>
+    withValue(await s.keys.getSecret(r.principal, projectIdParam(r.params), r.params.keyId)),
+  );
+  apiRoute(app, s, ['PATCH', 'PUT'], '/projects/:projectId/project_secret_api_keys/:keyId', async (r) =>
+    withValue(await s.keys.updateSecret(r.principal, projectIdParam(r.params), r.params.keyId, r.body)),
+  );
+  apiRoute(app, s, 'POST', '/projects/:projectId/project_secret_api_keys/:keyId/roll', async (r) =>
+    s.keys.rollSecret(r.principal, projectIdParam(r.params), r.params.keyId),
   );
   apiRoute(app, s, 'DELETE', '/projects/:projectId/project_secret_api_keys/:keyId', async (r) => {
     await s.keys.revokeSecret(r.principal, projectIdParam(r.params), r.params.keyId);

@@ -54,12 +54,14 @@ export const updatePersonalKeyInput = z
   .partial()
   .strict();
 
+const secretScopeList = scopeList.refine((s) => s.every((x) => SECRET_KEY_SCOPES.includes(x)), {
+  message: `Project secret API keys may only hold: ${SECRET_KEY_SCOPES.join(', ')}.`,
+});
+
 export const createSecretKeyInput = z
   .object({
     label: z.string().max(100).default(''),
-    scopes: scopeList.refine((s) => s.every((x) => SECRET_KEY_SCOPES.includes(x)), {
-      message: `Project secret API keys may only hold: ${SECRET_KEY_SCOPES.join(', ')}.`,
-    }),
+    scopes: secretScopeList,
     /** Endpoint variables the key always runs with (e.g. `{customer_id: "acme"}`); they override the caller's. */
     fixed_variables: z
       .record(z.string().regex(/^[$A-Za-z_][\w$.-]{0,199}$/, 'Not a valid variable name.'), z.unknown())
@@ -68,6 +70,9 @@ export const createSecretKeyInput = z
       .default(null),
   })
   .strict();
+
+/** PATCH/PUT of a project secret key: its label and scopes. */
+export const updateSecretKeyInput = z.object({ label: z.string().max(100), scopes: secretScopeList }).partial().strict();
 
 export interface PersonalKeyView {
   id: string;
@@ -80,8 +85,8 @@ export interface PersonalKeyView {
   user_id?: number;
   created_at: string;
   last_used_at: string | null;
-  /** Quarry keys are not rolled: always null (PostHog's field). */
-  last_rolled_at?: null;
+  /** When the value was last replaced by a roll; null if never. */
+  last_rolled_at?: string | null;
   /** The key itself: present only in the response that created it (REST shows null elsewhere, as PostHog). */
   value?: string;
 }
@@ -95,7 +100,7 @@ export interface SecretKeyView {
   created_by: number | null;
   created_at: string;
   last_used_at: string | null;
-  last_rolled_at?: null;
+  last_rolled_at?: string | null;
   /** Endpoint variables forced on every run through this key; absent when the key has none. */
   fixed_variables?: Record<string, unknown> | null;
   value?: string;
@@ -113,7 +118,7 @@ const personalView = (k: PersonalApiKey, value?: string): PersonalKeyView => ({
   user_id: k.user_id,
   created_at: k.created_at.toISOString(),
   last_used_at: iso(k.last_used_at),
-  last_rolled_at: null,
+  last_rolled_at: iso(k.last_rolled_at),
   ...(value ? { value } : {}),
 });
 
@@ -126,7 +131,7 @@ const secretView = (k: ProjectSecretApiKey, value?: string): SecretKeyView => ({
   created_by: k.created_by_id,
   created_at: k.created_at.toISOString(),
   last_used_at: iso(k.last_used_at),
-  last_rolled_at: null,
+  last_rolled_at: iso(k.last_rolled_at),
   ...(k.fixed_variables ? { fixed_variables: k.fixed_variables } : {}),
   ...(value ? { value } : {}),
 });
@@ -168,6 +173,20 @@ export class KeyService {
     if (body.scoped_teams !== undefined) key.scoped_teams = body.scoped_teams;
     // a TypeORM write: remembered principals are forgotten before it returns (metadata-watch), so it applies at once
     return personalView(await this.store.personalKeys.save(key));
+  }
+
+  /**
+   * `POST /api/personal_api_keys/<id>/roll/`: one of the caller's own keys gets a new value (shown in this response
+   * only, as at creation) and `last_rolled_at`; the old value stops working at once. Label, scopes and restrictions
+   * stay (PostHog's PersonalAPIKeyViewSet.roll).
+   */
+  async rollPersonal(principal: Principal, id: string): Promise<PersonalKeyView> {
+    requireScope(principal, { scope: 'personal_api_key:write' });
+    const key = await this.ownKey(principal, id);
+    const value = newPersonalKey();
+    Object.assign(key, { secure_value: hashKey(value), mask_value: maskKey(value), last_rolled_at: new Date() });
+    // a TypeORM write: remembered principals are forgotten before it returns (metadata-watch), so the old value is refused
+    return personalView(await this.store.personalKeys.save(key), value);
   }
 
   private async ownKey(principal: Principal, id: string): Promise<PersonalApiKey> {
@@ -219,6 +238,7 @@ export class KeyService {
       scopes: body.scopes,
       scoped_teams: body.scoped_teams,
       last_used_at: null,
+      last_rolled_at: null,
       revoked_at: null,
     });
     return personalView(await this.store.personalKeys.save(key), value);
@@ -264,9 +284,41 @@ export class KeyService {
       fixed_variables: body.fixed_variables,
       created_by_id: principal.kind === 'personal' ? principal.userId : null,
       last_used_at: null,
+      last_rolled_at: null,
       revoked_at: null,
     });
     return secretView(await this.store.secretKeys.save(key), value);
+  }
+
+  /** `GET …/project_secret_api_keys/<id>/`: one live key of the project (never its value). */
+  async getSecret(principal: Principal, projectId: number, id: string): Promise<SecretKeyView> {
+    await this.projects.projectFor(principal, projectId, { scope: 'project:read' });
+    return secretView(await this.liveSecret(projectId, id));
+  }
+
+  /** `PATCH`/`PUT …/project_secret_api_keys/<id>/`: its label and scopes. */
+  async updateSecret(principal: Principal, projectId: number, id: string, input: unknown): Promise<SecretKeyView> {
+    await this.projects.projectFor(principal, projectId, { scope: 'project:write' });
+    const key = await this.liveSecret(projectId, id);
+    const body = parseInput(updateSecretKeyInput, input ?? {});
+    if (body.label !== undefined) key.label = body.label;
+    if (body.scopes !== undefined) key.scopes = body.scopes;
+    return secretView(await this.store.secretKeys.save(key));
+  }
+
+  /** `POST …/project_secret_api_keys/<id>/roll/` (reference §3.3): a new value, shown once; the old one stops working. */
+  async rollSecret(principal: Principal, projectId: number, id: string): Promise<SecretKeyView> {
+    await this.projects.projectFor(principal, projectId, { scope: 'project:write' });
+    const key = await this.liveSecret(projectId, id);
+    const value = newSecretKey();
+    Object.assign(key, { secure_value: hashKey(value), mask_value: maskKey(value), last_rolled_at: new Date() });
+    return secretView(await this.store.secretKeys.save(key), value);
+  }
+
+  private async liveSecret(projectId: number, id: string): Promise<ProjectSecretApiKey> {
+    const key = await this.store.secretKeys.findOneBy({ id, project_id: projectId, revoked_at: IsNull() });
+    if (!key) throw notFound();
+    return key;
   }
 
   async revokeSecret(principal: Principal, projectId: number, id: string): Promise<void> {

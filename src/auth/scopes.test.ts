@@ -46,8 +46,9 @@ describe('isValidScope', () => {
 });
 
 describe('SECRET_KEY_SCOPES', () => {
-  it('is only endpoint:read (PostHog allows project secret keys to run endpoints only)', () => {
-    expect(SECRET_KEY_SCOPES).toEqual(['endpoint:read']);
+  it('is PostHog’s allowed pairs (reference §3.3); only endpoint:read grants anything in Quarry', () => {
+    expect(SECRET_KEY_SCOPES).toEqual(['endpoint:read', 'feature_flag:read', 'account:read', 'loop:write', 'experiment:read']);
+    for (const s of SECRET_KEY_SCOPES) expect(isValidScope(s)).toBe(true);
   });
   it('never contains *', () => {
     expect(SECRET_KEY_SCOPES).not.toContain('*');

@@ -22,8 +22,12 @@ export type Scope = `${ScopeObject}:${'read' | 'write'}` | '*';
 
 export const ALL_SCOPES: readonly string[] = ['*', ...SCOPE_OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`])];
 
-/** The only scopes a project secret API key may hold. */
-export const SECRET_KEY_SCOPES: readonly string[] = ['endpoint:read'];
+/**
+ * The only scopes a project secret API key may hold: PostHog's allowed pairs (reference §3.3; its flag-gated
+ * `llm_gateway:read` left out). Only `endpoint:read` grants anything in Quarry (endpoint runs); the others are
+ * accepted so PostHog clients can create such keys, and grant nothing here.
+ */
+export const SECRET_KEY_SCOPES: readonly string[] = ['endpoint:read', 'feature_flag:read', 'account:read', 'loop:write', 'experiment:read'];
 
 /**
  * PostHog's public scope objects (reference §3.2, `posthog/scopes.py`) that Quarry has no routes for. A key

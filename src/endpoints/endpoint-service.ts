@@ -20,6 +20,8 @@ import type { EndpointColumn, EndpointVariable } from '../store/entities/endpoin
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { INSIGHT_SOURCE_KINDS } from '../insights/insight-query';
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from '../queries/insights/breakdown';
+import { applyQueryOverrides } from '../queries/overrides';
 import { columnsOfResponse, columnTypeOf, diffColumns } from './columns';
 import {
   applyMagic,
@@ -361,6 +363,7 @@ export class EndpointService {
     if (body.version !== undefined && body.version !== null) throw validationError('A new endpoint has no version to target.', 'version');
     this.checkUnsupported(body);
     await this.checkName(project.id, body.name);
+    const optional = optionalBreakdowns(body.query, body.optional_breakdown_properties ?? []);
     const prepared = await this.prepare(principal, project, body.query, body.variables ?? undefined, []);
     const now = new Date();
     const userId = principal.kind === 'personal' ? principal.userId : null;
@@ -390,6 +393,7 @@ export class EndpointService {
       column_changes: null,
       description: body.description ?? '',
       data_freshness_seconds: body.data_freshness_seconds ?? DEFAULT_FRESHNESS_SECONDS,
+      optional_breakdown_properties: optional,
       is_active: true,
       created_by_id: userId,
       created_at: now,
@@ -475,6 +479,11 @@ export class EndpointService {
         column_changes: diffColumns(current.columns, prepared.columns),
         description: body.description ?? current.description,
         data_freshness_seconds: body.data_freshness_seconds ?? current.data_freshness_seconds,
+        // given ones must all be breakdowns of the new query; inherited ones are kept while they still are
+        optional_breakdown_properties:
+          body.optional_breakdown_properties != null
+            ? optionalBreakdowns(prepared.query, body.optional_breakdown_properties)
+            : (current.optional_breakdown_properties ?? []).filter((b) => breakdownProperties(prepared.query).includes(b)),
         is_active: true,
         created_by_id: userId,
         created_at: now,
@@ -487,6 +496,7 @@ export class EndpointService {
       const v = base;
       if (body.description !== undefined) v.description = body.description ?? '';
       if (body.data_freshness_seconds !== undefined) v.data_freshness_seconds = body.data_freshness_seconds ?? DEFAULT_FRESHNESS_SECONDS;
+      if (body.optional_breakdown_properties !== undefined) v.optional_breakdown_properties = optionalBreakdowns(v.query, body.optional_breakdown_properties ?? []);
       if (body.is_active !== undefined) {
         if (target) v.is_active = body.is_active;
         else endpoint.is_active = body.is_active;
@@ -753,6 +763,7 @@ export class EndpointService {
       results = all.slice(start, limit === undefined ? undefined : start + limit);
       hasMore = limit !== undefined && start + limit < all.length;
     } else if (!isSql) hasMore = false;
+    if (!isSql) results = withoutBreakdownSentinels(results);
     const columns = Array.isArray(r.columns) ? (r.columns as string[]) : version.columns.map((c) => c.name);
     if (body.result_format === 'objects' && Array.isArray(results)) {
       results = results.map((row) => (Array.isArray(row) && isSql ? Object.fromEntries(columns.map((c, i) => [c, row[i]])) : row));
@@ -773,6 +784,8 @@ export class EndpointService {
       response.cache_key = r.cache_key;
       response.timings = r.timings ?? null;
       if (principal.kind === 'personal') response.hogql = r.hogql ?? undefined;
+      // the rest of what a non-debug run drops (reference §1.6), when the answer has it
+      for (const k of DEBUG_ONLY) if (r[k] !== undefined) response[k] = r[k];
     }
     response.name = endpoint.name;
     response.execution_id = o.executionId;
@@ -915,7 +928,8 @@ export class EndpointService {
     for (const d of declared) if (values[d.name] !== null && values[d.name] !== undefined) given[d.name] = values[d.name];
     let node = applyMagic(version.query, magic, given);
     if (filtersOverride) {
-      node = applyFiltersOverride(node, filtersOverride);
+      // the query API's dashboard-filter semantics (PostHog passes it on as the query request's filters_override)
+      node = applyQueryOverrides(node as Record<string, unknown> & { kind: string }, filtersOverride, undefined);
       headers['X-PostHog-Warn'] = 'filters_override is deprecated and will be removed. Use variables instead.';
     }
     return node;
@@ -1019,9 +1033,6 @@ export class EndpointService {
 
   private checkUnsupported(body: EndpointRequest): void {
     if (body.is_materialized === true) throw validationError(`Cannot materialize endpoint. Reason: ${MATERIALIZATION_REASON}`, 'is_materialized');
-    if (body.optional_breakdown_properties?.length) {
-      throw validationError('optional_breakdown_properties only applies to materialized endpoints, which Quarry does not have.', 'optional_breakdown_properties');
-    }
     if (body.bucket_overrides && Object.keys(body.bucket_overrides).length) {
       throw validationError('bucket_overrides only applies to materialized endpoints, which Quarry does not have.', 'bucket_overrides');
     }
@@ -1069,7 +1080,7 @@ export class EndpointService {
       bucket_overrides: null,
       columns: v.columns,
       tags: e.tags,
-      optional_breakdown_properties: [],
+      optional_breakdown_properties: v.optional_breakdown_properties ?? [],
       variables: this.declarationsOf(v),
     };
   }
@@ -1094,16 +1105,25 @@ export class EndpointService {
 /** Envelope keys of the query answer that a run's response leaves out (or sets itself). */
 const DROPPED_FROM_RUN = new Set(['results', 'columns', 'types', 'hasMore', 'limit', 'offset', 'query', 'productql', 'hogql', 'explain', 'cache_key', 'timings', 'calculation_trigger', 'modifiers', 'resolved_date_range']);
 
+/** Keys of the query answer a run passes on only with `debug` (besides cache_key, timings and hogql). */
+const DEBUG_ONLY = ['resolved_date_range', 'modifiers', 'explain', 'calculation_trigger'] as const;
+
 /** The last keys of a run's response, set by the run itself. */
 const ENDPOINT_RUN = { scope: 'endpoint:read', allowSecretKey: true } as const;
 /** The fixed variables of a personal key: none (one shared object, so runs can be recognized by identity). */
 const NO_FIXED: Record<string, unknown> = Object.freeze({});
 const createdAtTexts = new WeakMap<EndpointVersion, { at: Date; text: string }>();
-/** A version's `created_at` as ISO text, made once per version object (and again if the date is replaced). */
+/**
+ * A version's `created_at` as PostHog's run response writes it (Python's `isoformat()` of a UTC datetime:
+ * `2025-01-02T10:00:00.123000+00:00`, no fraction when it is zero), made once per version object (and again if the
+ * date is replaced).
+ */
 function createdAtText(v: EndpointVersion): string {
   const known = createdAtTexts.get(v);
   if (known !== undefined && known.at === v.created_at) return known.text;
-  const text = v.created_at.toISOString();
+  const iso = v.created_at.toISOString();
+  const ms = v.created_at.getUTCMilliseconds();
+  const text = `${iso.slice(0, 19)}${ms === 0 ? '' : `.${String(ms).padStart(3, '0')}000`}+00:00`;
   createdAtTexts.set(v, { at: v.created_at, text });
   return text;
 }
@@ -1161,6 +1181,44 @@ const RUN_TAIL_KEYS = ['name', 'execution_id', 'endpoint_version', 'endpoint_ver
 /** Remembered runs per version ({@link EndpointService.runMemo}). */
 const MAX_RUN_MEMO = 1000;
 
+/** Kinds whose endpoints take optional breakdown properties (PostHog's breakdown-capable endpoint kinds). */
+const OPTIONAL_BREAKDOWN_KINDS = new Set(['TrendsQuery', 'RetentionQuery']);
+
+/** The breakdown properties of an insight query: `breakdownFilter.breakdown` (one or a list) and `breakdowns[].property`. */
+function breakdownProperties(query: Record<string, unknown>): string[] {
+  const bf = query.breakdownFilter as Record<string, unknown> | null | undefined;
+  if (!bf) return [];
+  const out: string[] = [];
+  const add = (v: unknown) => {
+    if (typeof v === 'string' && v !== '' && !out.includes(v)) out.push(v);
+  };
+  if (Array.isArray(bf.breakdown)) bf.breakdown.forEach(add);
+  else add(bf.breakdown);
+  if (Array.isArray(bf.breakdowns)) for (const b of bf.breakdowns) add((b as { property?: unknown } | null)?.property);
+  return out;
+}
+
+/**
+ * `optional_breakdown_properties` checked against the query (reference §1.4): only for breakdown-capable insight
+ * kinds, and each one a breakdown property of the query.
+ */
+function optionalBreakdowns(query: Record<string, unknown>, given: string[]): string[] {
+  if (given.length === 0) return [];
+  const attr = 'optional_breakdown_properties';
+  if (!OPTIONAL_BREAKDOWN_KINDS.has(String(query.kind))) {
+    throw validationError(`optional_breakdown_properties is only supported for ${[...OPTIONAL_BREAKDOWN_KINDS].join(' and ')} endpoints.`, attr);
+  }
+  const known = breakdownProperties(query);
+  const bad = given.filter((b) => !known.includes(b));
+  if (bad.length) {
+    throw validationError(
+      `Not a breakdown property of the query: ${bad.join(', ')}. Its breakdown properties: ${known.join(', ') || '(none)'}.`,
+      attr,
+    );
+  }
+  return [...new Set(given)];
+}
+
 const duplicateName = () => validationError('An endpoint with this name already exists for this team.', 'name');
 
 /**
@@ -1184,27 +1242,24 @@ function endpointError(e: unknown): unknown {
   return e;
 }
 
-/** The deprecated `filters_override` of insight endpoints: date range and extra property filters. */
-function applyFiltersOverride(node: Record<string, unknown>, raw: unknown): Record<string, unknown> {
-  const f = parseInput(
-    z
-      .object({
-        date_from: z.string().nullable().optional(),
-        date_to: z.string().nullable().optional(),
-        properties: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
-      })
-      .passthrough(),
-    raw,
-  );
-  const out = { ...node };
-  if (f.date_from || f.date_to) {
-    out.dateRange = { ...((out.dateRange as object | null) ?? {}), ...(f.date_from ? { date_from: f.date_from } : {}), ...(f.date_to ? { date_to: f.date_to } : {}) };
+/** Where a breakdown value sits in an insight answer (trends/retention series, funnel steps) and its label. */
+const BREAKDOWN_KEYS = new Set(['breakdown_value', 'breakdown', 'label']);
+const sentinelValue = (v: unknown): unknown => (v === BREAKDOWN_NULL ? null : v === BREAKDOWN_OTHER ? 'Other' : v);
+
+/**
+ * An insight endpoint's results with PostHog's breakdown sentinels cleaned (reference §1.6): the null-breakdown
+ * marker becomes null and the "other" marker "Other", as values and inside multi-breakdown lists. A copy: the query
+ * answer itself is the cached one, and the query API keeps the sentinels.
+ */
+function withoutBreakdownSentinels(value: unknown, key?: string): unknown {
+  if (Array.isArray(value)) {
+    if (key !== undefined && BREAKDOWN_KEYS.has(key)) return value.map(sentinelValue);
+    return value.map((v) => withoutBreakdownSentinels(v));
   }
-  if (f.properties?.length) {
-    const props = out.properties as unknown;
-    if (Array.isArray(props)) out.properties = [...props, ...f.properties];
-    else if (props && typeof props === 'object') out.properties = { type: 'AND', values: [props, { type: 'AND', values: f.properties }] };
-    else out.properties = f.properties;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = BREAKDOWN_KEYS.has(k) && !Array.isArray(v) ? sentinelValue(v) : withoutBreakdownSentinels(v, k);
+    return out;
   }
-  return out;
+  return value;
 }

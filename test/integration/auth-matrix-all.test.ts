@@ -82,6 +82,7 @@ const TABLE: Row[] = [
   { method: 'PATCH', pattern: '/api/personal_api_keys/:keyId', scope: 'personal_api_key:write', ok: 200, body: () => ({ label: 'patched' }) },
   { method: 'PUT', pattern: '/api/personal_api_keys/:keyId', scope: 'personal_api_key:write', ok: 200, body: () => ({ label: 'put' }) },
   { method: 'DELETE', pattern: '/api/personal_api_keys/:keyId', scope: 'personal_api_key:write', ok: 204, fresh: 'personalKey' },
+  { method: 'POST', pattern: '/api/personal_api_keys/:keyId/roll', scope: 'personal_api_key:write', ok: 200, fresh: 'personalKey' },
   { method: 'GET', pattern: '/api/projects/:projectId/project_secret_api_keys', scope: 'project:read', ok: 200 },
   {
     method: 'POST',
@@ -90,6 +91,10 @@ const TABLE: Row[] = [
     ok: 201,
     body: () => ({ label: 's', scopes: ['endpoint:read'] }),
   },
+  { method: 'GET', pattern: '/api/projects/:projectId/project_secret_api_keys/:keyId', scope: 'project:read', ok: 200 },
+  { method: 'PATCH', pattern: '/api/projects/:projectId/project_secret_api_keys/:keyId', scope: 'project:write', ok: 200, body: () => ({ label: 'patched' }) },
+  { method: 'PUT', pattern: '/api/projects/:projectId/project_secret_api_keys/:keyId', scope: 'project:write', ok: 200, body: () => ({ label: 'put' }) },
+  { method: 'POST', pattern: '/api/projects/:projectId/project_secret_api_keys/:keyId/roll', scope: 'project:write', ok: 200, fresh: 'secretKey' },
   { method: 'DELETE', pattern: '/api/projects/:projectId/project_secret_api_keys/:keyId', scope: 'project:write', ok: 204, fresh: 'secretKey' },
   // query
   { method: 'POST', pattern: '/api/projects/:projectId/query', scope: 'query:read', ok: 200, body: () => ({ query: SQL }) },
@@ -365,6 +370,7 @@ const NON_API = new Set([
   '/engage',
   '/i/v0/e',
   '/track',
+  '/s',
 ]);
 const CAPTURE_PATHS = ['/batch', '/capture', '/e', '/engage', '/i/v0/e', '/track'];
 

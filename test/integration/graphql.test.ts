@@ -134,7 +134,7 @@ describe('mutations', () => {
     const r = await gql(srv, 'mutation { createProjectSecretApiKey(projectId: 1, input: {scopes: ["*"]}) { id } }');
     expect(r.status).toBe(400);
     expect(r.body.errors[0]).toMatchObject({
-      message: 'Project secret API keys may only hold: endpoint:read.',
+      message: 'Project secret API keys may only hold: endpoint:read, feature_flag:read, account:read, loop:write, experiment:read.',
       extensions: { code: 'invalid_input', type: 'validation_error', attr: 'scopes' },
     });
   });

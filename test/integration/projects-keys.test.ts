@@ -346,7 +346,7 @@ describe('project secret API keys', () => {
   ])('refuses scope %s', async (_name, scopes) => {
     const r = await srv.api('POST', `/api/projects/${project}/project_secret_api_keys/`, { scopes });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual(verr('Project secret API keys may only hold: endpoint:read.', 'scopes'));
+    expect(r.body).toEqual(verr('Project secret API keys may only hold: endpoint:read, feature_flag:read, account:read, loop:write, experiment:read.', 'scopes'));
   });
 
   it('refuses unknown fields', async () => {

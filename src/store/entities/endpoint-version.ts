@@ -57,6 +57,14 @@ export class EndpointVersion {
   @Column({ type: 'integer', default: 86400 })
   data_freshness_seconds!: number;
 
+  /**
+   * Breakdown properties a run may leave out (PostHog's `optional_breakdown_properties`; each one a breakdown of the
+   * query). They only change a run of a materialized endpoint there; Quarry runs every endpoint inline, so they are
+   * kept and shown, and a run without such a variable answers across all its values, as any inline run does.
+   */
+  @Column({ ...jsonColumn, default: '[]' })
+  optional_breakdown_properties!: string[];
+
   /** Running an inactive version is a 400. */
   @Column({ type: 'boolean', default: true })
   is_active!: boolean;

@@ -36,6 +36,10 @@ export class ProjectSecretApiKey {
   @Column({ type: 'datetime', nullable: true })
   last_used_at!: Date | null;
 
+  /** When the value was last replaced by a roll; null if never. */
+  @Column({ type: 'datetime', nullable: true })
+  last_rolled_at!: Date | null;
+
   @Column({ type: 'datetime', nullable: true })
   revoked_at!: Date | null;
 }

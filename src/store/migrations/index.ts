@@ -6,6 +6,8 @@ import { Actions1764100000005 } from './0005-actions';
 import { Cohorts1764100000006 } from './0006-cohorts';
 import { InsightFilters1764100000007 } from './0007-insight-filters';
 import { InsightViewed1764100000008 } from './0008-insight-viewed';
+import { KeyRolls1764100000009 } from './0009-key-rolls';
+import { EndpointOptionalBreakdowns1764100000010 } from './0010-endpoint-optional-breakdowns';
 
 /** Every migration, oldest first. A later issue appends its own; never edit a released one. */
 export const MIGRATIONS = [
@@ -17,4 +19,6 @@ export const MIGRATIONS = [
   Cohorts1764100000006,
   InsightFilters1764100000007,
   InsightViewed1764100000008,
+  KeyRolls1764100000009,
+  EndpointOptionalBreakdowns1764100000010,
 ];
