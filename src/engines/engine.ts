@@ -71,8 +71,9 @@ export interface EventEngineBase {
   hasPersonOverrides?(projectId: number): boolean;
   /**
    * False when the project has never stored an event without a person (personless events of distinct ids without
-   * one): runners then skip their distinct-id actors' pass without asking the engine. Engines that do not track it
-   * leave it out (runners then check the range).
+   * one): runners then skip their distinct-id actors' pass without asking the engine, and the printer reads the
+   * events' person id without the person_distinct_ids fallback that credits such events to the person their distinct
+   * id gets later (TableNeeds.personless). Engines that do not track it leave it out (runners then check the range).
    */
   hasPersonlessEvents?(projectId: number): boolean;
 }

@@ -569,6 +569,9 @@ export class ClickHouseDialect implements Dialect {
     const isEvents = table === 'events';
     const needPersonId = needs.personId || (isEvents && needs.personFields.length > 0);
     const overrides = isEvents && needPersonId && needs.personOverrides !== false;
+    // An event stored without a person takes the person its distinct id maps to now (TableNeeds.personless): one more
+    // level, joining person_distinct_ids on the distinct id (its rows move with merges: no override to apply there).
+    const fallback = isEvents && needPersonId && needs.personless === true;
     // Without overrides the events' person id is the stored one: exposed by the same SELECT (one level less to run).
     // The overrides join reads the stored `person_id` of the events reference.
     const pdiPerson = needs.pdiPersonFields ?? [];
@@ -579,19 +582,23 @@ export class ClickHouseDialect implements Dialect {
     const session = isEvents && needs.session?.fields.length ? needs.session : undefined;
     const groups = isEvents ? (needs.groups ?? []).filter((g) => g.fields.length) : [];
     const keys = [
-      ...(overrides ? ['person_id'] : []),
-      ...(pdi ? ['distinct_id'] : []),
+      ...(overrides || fallback ? ['person_id'] : []),
+      ...(pdi || fallback ? ['distinct_id'] : []),
       ...(personsPdi ? ['id'] : []),
       ...(session ? ['$session_id'] : []),
       ...(groups.length ? ['properties'] : []),
     ];
     const columns = needs.columns && keys.length ? new Set([...needs.columns, ...keys]) : needs.columns;
-    let sql = this.baseTable(table, alias, projectParam, needs.timeBounds, isEvents && needPersonId && !overrides, columns);
+    let sql = this.baseTable(table, alias, projectParam, needs.timeBounds, isEvents && needPersonId && !overrides && !fallback, columns);
+    if (fallback) sql = this.lazyJoin(sql, '__k', '__plpdi', this.baseTable('person_distinct_ids', '__d', projectParam), ['person_id'], 'distinct_id', q('distinct_id'));
+    const stored = (b: string) => (fallback ? `${q(b)}.${q('person_id')}, ${q(b)}.${q('__plpdi_person_id')}` : `${q(b)}.${q('person_id')}`);
     if (overrides) {
       sql =
-        `SELECT ${q('__b')}.*, coalesce(${q('__override')}.${q('override_person_id')}, ${q('__b')}.${q('person_id')}) AS ${q('__person_id')}` +
+        `SELECT ${q('__b')}.*, coalesce(${q('__override')}.${q('override_person_id')}, ${stored('__b')}) AS ${q('__person_id')}` +
         ` FROM (${sql}) AS ${q('__b')} ANY LEFT JOIN (${this.baseTable('person_overrides', '__o', projectParam)}) AS ${q('__override')}` +
         ` ON ${q('__override')}.${q('old_person_id')} = ${q('__b')}.${q('person_id')}`;
+    } else if (fallback) {
+      sql = `SELECT ${q('__b')}.*, coalesce(${stored('__b')}) AS ${q('__person_id')} FROM (${sql}) AS ${q('__b')}`;
     } else if (needPersonId && !isEvents) {
       sql = `SELECT ${q('__b')}.*, ${q('__b')}.${q('person_id')} AS ${q('__person_id')} FROM (${sql}) AS ${q('__b')}`;
     }

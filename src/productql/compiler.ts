@@ -32,6 +32,7 @@ import type {
   WindowFrameExpr,
   WindowFunction,
 } from './ast';
+import { WEEK_MODES, weekNumberExpr } from './week-number';
 import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, typeNameOf, unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
@@ -67,6 +68,8 @@ export interface CompileOptions {
   offset?: number;
   /** False when the project has no person overrides (see {@link TableNeeds.personOverrides}). Default true. */
   personOverrides?: boolean;
+  /** True when the project may hold events stored without a person (see {@link TableNeeds.personless}). Default false. */
+  personless?: boolean;
   /** Members of the cohorts `IN COHORT` names (cohorts.ts). Default: the installed resolver; none: every cohort is unknown (400). */
   cohortMembers?: CohortMembers;
   /**
@@ -158,6 +161,8 @@ interface TableSource {
   columnOrder?: string[];
   /** SQL names of columns renamed by {@link Compiler.joinedSource}; unset: the column names. */
   columnSql?: Map<string, string>;
+  /** With columnSql: the columns the query reads (only those are selected through the join). */
+  readColumns?: Set<string>;
   /** Full SQL of each column (ARRAY JOIN aliases, which are not `<alias>.<column>` on every engine); unset: as above. */
   columnRef?: Map<string, string>;
   /** Columns this table joined on with USING: an unqualified name reads the left table's (the merged column). */
@@ -935,14 +940,30 @@ export class Compiler {
    * Dialects with renameJoinedColumns: the columns of a joined (not first) subquery or CTE get unique names
    * (`__j<n>_<name>`) through a wrapping SELECT, and references to them use those names. ClickHouse 18.16 renames a
    * right-hand column named like a left-hand one to `<alias>.<name>` and then fails on it ("No such name in
-   * Block::erase()"). Returns the FROM text for `body AS alias`.
+   * Block::erase()"). Only the columns the query reads go through (the FROM text is printed last, once they are
+   * known): ClickHouse 18.16 cannot make an Array column Nullable for a LEFT JOIN (join_use_nulls: "Nested type
+   * Array(String) cannot be inside Nullable type"), so an unread one, as the sessions table's `$urls`, failed the query.
+   * Returns the FROM text for `body AS alias` (a thunk) and, for the column scan of the SELECT's text, all of it.
    */
-  private joinedSource(src: TableSource, body: string, joined: boolean): string {
+  private joinedSource(src: TableSource, body: string, joined: boolean): { from: () => string; text: string } {
     const order = src.columnOrder ?? [];
-    if (!joined || !this.dialect.renameJoinedColumns || order.length === 0 || new Set(order).size !== order.length) return `${body} AS ${this.q(src.sqlAlias)}`;
+    if (!joined || !this.dialect.renameJoinedColumns || order.length === 0 || new Set(order).size !== order.length) {
+      const text = `${body} AS ${this.q(src.sqlAlias)}`;
+      return { from: () => text, text };
+    }
     const n = ++this.aliasCounter;
-    src.columnSql = new Map(order.map((c) => [c, `__j${n}_${c}`]));
-    return `(SELECT ${order.map((c) => `${this.q(c)} AS ${this.q(src.columnSql!.get(c)!)}`).join(', ')} FROM ${body}) AS ${this.q(src.sqlAlias)}`;
+    const names = new Map(order.map((c) => [c, `__j${n}_${c}`]));
+    src.columnSql = names;
+    const read = new Set<string>();
+    src.readColumns = read;
+    const print = (cols: string[]) => `(SELECT ${cols.map((c) => `${this.q(c)} AS ${this.q(names.get(c)!)}`).join(', ')} FROM ${body}) AS ${this.q(src.sqlAlias)}`;
+    return {
+      from: () => {
+        const cols = order.filter((c) => read.has(c));
+        return print(cols.length ? cols : order.slice(0, 1));
+      },
+      text: print(order),
+    };
   }
 
   /** Registers a compiled subquery (a FROM subquery, or the sessions table) as table `name`; returns its FROM text thunk. */
@@ -955,9 +976,9 @@ export class Compiler {
       needs: { personId: false, personFields: [] },
     };
     this.addTable(scope, src, item);
-    const from = this.joinedSource(src, `(${sub.sql})`, joined);
-    scope.fromTexts.push(from);
-    return () => from;
+    const { from, text } = this.joinedSource(src, `(${sub.sql})`, joined);
+    scope.fromTexts.push(text);
+    return from;
   }
 
   private tableSource(item: JoinExpr, scope: Scope, joined = false): () => string {
@@ -981,9 +1002,9 @@ export class Compiler {
           needs: { personId: false, personFields: [] },
         };
         this.addTable(scope, src, item);
-        const from = this.joinedSource(src, cte.body !== undefined ? `(${cte.body})` : this.q(cte.sqlName), joined);
-        scope.fromTexts.push(from);
-        return () => from;
+        const { from, text } = this.joinedSource(src, cte.body !== undefined ? `(${cte.body})` : this.q(cte.sqlName), joined);
+        scope.fromTexts.push(text);
+        return from;
       }
       const vt = Object.prototype.hasOwnProperty.call(VIRTUAL_TABLES, chain[0]) ? VIRTUAL_TABLES[chain[0]] : undefined;
       if (vt) {
@@ -991,7 +1012,11 @@ export class Compiler {
         const src: TableSource = { name, sqlAlias: name, virtual: vt, needs: { personId: false, personFields: [] } };
         this.addTable(scope, src, item);
         return () =>
-          this.dialect.guardedTable(vt.table, src.sqlAlias, this.projectParam, this.opts.personOverrides === false ? { ...src.needs, personOverrides: false } : src.needs);
+          this.dialect.guardedTable(vt.table, src.sqlAlias, this.projectParam, {
+            ...src.needs,
+            ...(this.opts.personOverrides === false ? { personOverrides: false } : {}),
+            ...(this.opts.personless ? { personless: true } : {}),
+          });
       }
     }
     if (chain.length === 1 && chain[0] === 'sessions') {
@@ -1196,6 +1221,7 @@ export class Compiler {
     if (!t.virtual) {
       const c = t.columns?.get(name);
       if (!c) this.err(`Unknown field "${name}" on ${t.name}`, node);
+      t.readColumns?.add(name);
       const p: Printed = { sql: t.columnRef?.get(name) ?? `${a}.${this.q(t.columnSql?.get(name) ?? name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}) };
       return rest.length === 1 ? p : this.extendJson(p, rest.slice(1), node);
     }
@@ -1227,7 +1253,8 @@ export class Compiler {
         t.needs.personId = true;
         {
           const sql = this.dialect.lazyColumn(t.sqlAlias, 'person_id');
-          const test = this.dialect.lazyPersonIdNullTest?.(t.sqlAlias);
+          // (with personless events a stored NULL may resolve through the distinct id: test the resolved id)
+          const test = this.opts.personless ? undefined : this.dialect.lazyPersonIdNullTest?.(t.sqlAlias);
           return { sql, type: 'uuid', nullable: true, ...(test ? { nullTest: { of: sql, sql: test } } : {}) };
         }
       case 'person': {
@@ -1555,6 +1582,8 @@ export class Compiler {
         this.err(`Number of columns in section IN doesn't match. ${left} at left, ${sub.columns.length} at right.`, e);
       const rows = sub.columns.length > 1 && this.dialect.tupleRows ? this.dialect.tupleRows(sub.sql, sub.columns.length) : sub.sql;
       r = { sql: `(${rows})`, type: sub.columns.length > 1 ? 'unknown' : (sub.columns[0]?.type ?? 'unknown'), nullable: true };
+      const col = sub.columns.length === 1 ? sub.columns[0] : undefined;
+      if (col && (col.nullable || col.type === 'null' || e.right.node === 'SelectSetQuery') && (l.nullable || l.type === 'null')) return this.inSubqueryWithNull(e.op as 'in' | 'not in', l, r, sub.sql, col.name, e);
     } else {
       r = this.expr(e.right, scope);
       if (REGEX_OPS.has(e.op)) this.checkRegex(r, e.right);
@@ -1564,6 +1593,20 @@ export class Compiler {
       }
     }
     return this.dialect.compare(e.op, l, r, this.h, e);
+  }
+
+  /**
+   * `x IN (SELECT y ...)` as PostHog runs it, with ClickHouse's `transform_null_in = 1`: a NULL `x` matches when the
+   * subquery has a NULL row (`NOT IN`: then does not match), as NULL in an IN list does (inWithNull). Engines skip the
+   * NULLs of the set, so the NULL case is its own test: `x` is NULL and the subquery has a NULL.
+   */
+  private inSubqueryWithNull(op: 'in' | 'not in', l: Printed, r: Printed, subSql: string, column: string, node: CompareOperation): Printed {
+    const base = this.dialect.compare(op, l, r, this.h, node);
+    const leftNull = this.dialect.compare('==', l, this.dialect.constant(null, false, this.h), this.h, node);
+    const s = this.q(`__in_null${++this.aliasCounter}`);
+    const hasNull = `((SELECT count(*) FROM (${subSql}) AS ${s} WHERE ${s}.${this.q(column)} IS NULL) > 0)`;
+    const nullMatch = `(${leftNull.sql} AND ${hasNull})`;
+    return { sql: op === 'in' ? `(${base.sql} OR ${nullMatch})` : `(${base.sql} AND NOT ${nullMatch})`, type: 'bool', nullable: false };
   }
 
   /** A constant pattern (literal or variable) RE2 would refuse, or one over the length limit, is a 400 before execution. */
@@ -1616,6 +1659,14 @@ export class Compiler {
       return this.expr({ node: sig.name === 'and' ? 'And' : 'Or', exprs: args, start: c.start, end: c.end }, scope);
     if (sig.name === 'not') return this.expr({ node: 'Not', expr: args[0], start: c.start, end: c.end }, scope);
 
+    if (sig.name === 'toWeek' || sig.name === 'toYearWeek') {
+      const mode = args.length > 1 ? this.expr(args[1], scope) : undefined;
+      const m = mode ? mode.constValue : 0;
+      if (mode && (!mode.isConst || typeof m !== 'number' || !WEEK_MODES.includes(m)))
+        this.err(`The mode of ${sig.name} must be a constant from 0 to 9`, args[1]);
+      // typed as ClickHouse types them (UInt8 week, UInt32 year * 100 + week)
+      return { ...this.expr(weekNumberExpr(sig.name, args[0], m as number, args[2]), scope), chType: sig.name === 'toWeek' ? 'UInt8' : 'UInt32' };
+    }
     const outerAggregate = this.aggregates[this.aggregates.length - 1];
     if (sig.kind === 'aggregate' && outerAggregate !== undefined)
       this.err(`Aggregation '${c.name}' cannot be nested inside another aggregation '${outerAggregate}'.`, c);

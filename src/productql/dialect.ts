@@ -202,6 +202,13 @@ export interface TableNeeds {
    */
   personOverrides?: false;
   /**
+   * True when the project may hold events stored without a person (EventEngine.hasPersonlessEvents): the events'
+   * person id is then the override of the stored one, else the stored one, else (an event stored without a person)
+   * the person its distinct id maps to now (person_distinct_ids), as PostHog credits a personless distinct id's
+   * events to the person it gets later. Unset: the pdi fallback join is left out.
+   */
+  personless?: true;
+  /**
    * Bounds on the events table's `timestamp` implied by the WHERE clause of the SELECT that reads the table (see
    * {@link Printed.timeBounds}); a dialect may repeat them inside the guarded reference so the engine prunes by its
    * sort/partition key. Unset: none.
@@ -329,7 +336,8 @@ export interface Dialect {
   lazyColumn(alias: string, name: 'person_id' | `person_${string}` | `pdi_${string}` | `pdiperson_${string}` | `session_${string}` | `group${number}_${string}`): string;
   /**
    * Optional: an expression, visible outside the guarded reference, that is NULL exactly when the lazily joined
-   * `person_id` is (the stored column), so null tests need not wait for the override join and can prune scans.
+   * `person_id` is (the stored column), so null tests need not wait for the override join and can prune scans. Not
+   * asked for when {@link TableNeeds.personless} is set (a stored NULL may then resolve through person_distinct_ids).
    */
   lazyPersonIdNullTest?(alias: string): string;
   /**

@@ -361,12 +361,26 @@ class DuckDBDialect implements Dialect {
     const cols = [`${a}.*`];
     const joins: string[] = [];
     const overridden = table === 'events' && needs.personOverrides !== false;
-    const personId = overridden ? `coalesce(${q('__override')}.${q('override_person_id')}, ${a}.${q('person_id')})` : `${a}.${q('person_id')}`;
+    // An event stored without a person takes the person its distinct id maps to now (TableNeeds.personless); the pdi
+    // rows move with merges, so that person needs no override.
+    const fallback = table === 'events' && needs.personless === true;
+    const resolved = [
+      ...(overridden ? [`${q('__override')}.${q('override_person_id')}`] : []),
+      `${a}.${q('person_id')}`,
+      ...(fallback ? [`${q('__plpdi')}.${q('person_id')}`] : []),
+    ];
+    const personId = resolved.length > 1 ? `coalesce(${resolved.join(', ')})` : resolved[0];
     if (overridden && (needs.personId || needs.personFields.length)) {
       // Ingestion keeps one row per (project_id, old_person_id) and rewrites chains, so one hop is enough.
       joins.push(
         `LEFT JOIN (SELECT ${q('__o')}.* FROM ${q('person_overrides')} AS ${q('__o')} WHERE ${q('__o')}.${q('project_id')} = ${projectParam})` +
           ` AS ${q('__override')} ON ${q('__override')}.${q('old_person_id')} = ${a}.${q('person_id')}`,
+      );
+    }
+    if (fallback && (needs.personId || needs.personFields.length)) {
+      joins.push(
+        `LEFT JOIN (SELECT ${q('__pl')}.* FROM ${q('person_distinct_ids')} AS ${q('__pl')} WHERE ${q('__pl')}.${q('project_id')} = ${projectParam})` +
+          ` AS ${q('__plpdi')} ON ${q('__plpdi')}.${q('distinct_id')} = ${a}.${q('distinct_id')} AND ${a}.${q('person_id')} IS NULL`,
       );
     }
     if (needs.personId) cols.push(`${personId} AS ${q('__person_id')}`);
@@ -445,7 +459,10 @@ class DuckDBDialect implements Dialect {
     return `(${h} >= ${Math.floor(offset * SAMPLE_BUCKETS)} AND ${h} < ${Math.min(SAMPLE_BUCKETS, Math.floor((offset + ratio) * SAMPLE_BUCKETS))})`;
   }
 
-  /** The stored person_id (selected by `alias.*`): NULL exactly when the override-resolved one is. */
+  /**
+   * The stored person_id (selected by `alias.*`): NULL exactly when the override-resolved one is (not asked for when
+   * the pdi fallback of TableNeeds.personless applies).
+   */
   lazyPersonIdNullTest(alias: string): string {
     return `${q(alias)}.${q('person_id')}`;
   }
@@ -725,8 +742,14 @@ class DuckDBDialect implements Dialect {
       case 'lag':
       case 'lead':
       case 'lagInFrame':
-      case 'leadInFrame':
+      case 'leadInFrame': {
+        // ClickHouse's lagInFrame/leadInFrame read the default of the value's type (not NULL) without a row at the
+        // offset (PostHog queries wrap the value in toNullable to get NULL there)
+        const typeDefault = ({ string: `''`, int: '0', float: '0', bool: 'false' } as Partial<Record<PType, string>>)[a[0].type];
+        if (fn.sig.name.endsWith('InFrame') && a.length < 3 && !a[0].nullable && typeDefault)
+          return P(`${fn.sig.name.startsWith('lag') ? 'lag' : 'lead'}(${a[0].sql}, ${a.length > 1 ? a[1].sql : '1'}, ${typeDefault})`, a[0].type, false);
         return P(`${fn.sig.name.startsWith('lag') ? 'lag' : 'lead'}(${a.map((x) => x.sql).join(', ')})`, a[0].type, true);
+      }
 
       // ---------------- dates
       case 'now': {
@@ -808,7 +831,12 @@ class DuckDBDialect implements Dialect {
         const unit = unitOf(a[0], h, n);
         const x = this.dt(a[1], h, n);
         const y = this.dt(a[2], h, n);
-        const sql = SUB_DAY.has(unit) ? `date_diff('${unit}', ${x}, ${y})` : `date_diff('${unit}', ${this.local(x, h)}, ${this.local(y, h)})`;
+        // ClickHouse counts the Monday week boundaries crossed (toRelativeWeekNum); DuckDB's 'week' is whole 7-day spans
+        const sql = SUB_DAY.has(unit)
+          ? `date_diff('${unit}', ${x}, ${y})`
+          : unit === 'week'
+            ? `(date_diff('day', date_trunc('week', ${this.local(x, h)}), date_trunc('week', ${this.local(y, h)})) // 7)`
+            : `date_diff('${unit}', ${this.local(x, h)}, ${this.local(y, h)})`;
         return P(sql, 'int', a[1].nullable || a[2].nullable);
       }
 
@@ -956,8 +984,11 @@ class DuckDBDialect implements Dialect {
         return simple(fn.sig.name === 'min2' ? 'least' : 'greatest', a[0].type);
 
       // ---------------- arrays
-      case 'has':
-        return P(`list_contains(${s(0)}, ${s(1)})`, 'bool', a[0].nullable);
+      case 'has': {
+        // list_position finds a NULL element (ClickHouse: has([1, NULL], NULL) = 1); list_contains says NULL there
+        const found = `(list_position(${s(0)}, ${s(1)}) IS NOT NULL)`;
+        return P(a[0].nullable ? `CASE WHEN ${s(0)} IS NULL THEN NULL ELSE ${found} END` : found, 'bool', a[0].nullable);
+      }
       case 'indexOf':
         return P(`coalesce(list_position(${s(0)}, ${s(1)}), 0)`, 'int', false);
       case 'arrayElement':
@@ -1246,12 +1277,14 @@ class DuckDBDialect implements Dialect {
         return P(`list_filter(${s(0)}, lambda __e, __i: __e IS NOT NULL AND list_position(${s(0)}, __e) = __i)`, 'array', a[0].nullable);
       case 'arrayReverse':
         return P(`list_reverse(${s(0)})`, 'array', a[0].nullable);
+      // NULL is a value there, as in has(): list_has_any/list_has_all skip NULL elements
       case 'hasAny':
-        return P(`list_has_any(${s(0)}, ${s(1)})`, 'bool', anyNull);
+        return P(`(len(list_filter(${s(1)}, lambda __e: list_position(${s(0)}, __e) IS NOT NULL)) > 0)`, 'bool', anyNull);
       case 'hasAll':
-        return P(`list_has_all(${s(0)}, ${s(1)})`, 'bool', anyNull);
+        return P(`(len(list_filter(${s(1)}, lambda __e: list_position(${s(0)}, __e) IS NULL)) = 0)`, 'bool', anyNull);
       case 'arrayUniq':
-        return P(`coalesce(length(list_distinct(${s(0)})), 0)`, 'int', false, { chType: 'UInt32' });
+        // ClickHouse counts NULL elements as one more distinct value; list_distinct drops them
+        return P(`(coalesce(length(list_distinct(${s(0)})), 0) + CASE WHEN list_position(${s(0)}, NULL) IS NULL THEN 0 ELSE 1 END)`, 'int', false, { chType: 'UInt32' });
       case 'arraySlice': {
         // ClickHouse: a 1-based offset (negative: from the end; 0: empty), an optional length (negative: stop that
         // many elements before the end).
@@ -1548,7 +1581,8 @@ class DuckDBDialect implements Dialect {
         return P(`CASE WHEN ${p} = 0 THEN 0 ELSE len(${s(1)}) + 1 - ${p} END`, 'int', false, { chType: 'UInt32' });
       }
       case 'countEqual':
-        return P(`len(list_filter(${s(0)}, lambda __e: __e = ${s(1)}))`, 'int', anyNull, { chType: 'UInt64' });
+        // ClickHouse counts NULL elements equal to a NULL x
+        return P(`len(list_filter(${s(0)}, lambda __e: __e IS NOT DISTINCT FROM ${s(1)}))`, 'int', anyNull, { chType: 'UInt64' });
       case 'arrayMin':
       case 'arrayMax':
       case 'arrayAvg':

@@ -163,6 +163,8 @@ add('scalar', 2, 10, ['arrayConcat', 'arrayReduce']);
 // Dates and times
 add('scalar', 2, 3, ['formatDateTime', 'dateTrunc', 'date_trunc']);
 add('scalar', 2, 2, ['toStartOfInterval']);
+// toWeek(x[, mode[, tz]]), toYearWeek(...): MySQL's week modes, as a ProductQL expression (week-number.ts)
+add('scalar', 1, 3, ['toWeek', 'toYearWeek']);
 add('scalar', 1, 1, [
   'toTypeName',
   'toDayOfYear',

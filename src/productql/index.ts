@@ -85,6 +85,11 @@ export interface CompileProductQLInput {
    * without the overrides join. Default true.
    */
   personOverrides?: boolean;
+  /**
+   * True when the project may hold events stored without a person (EventEngine.hasPersonlessEvents): such an event's
+   * person_id is the person its distinct id maps to now, if any (TableNeeds.personless). Default false.
+   */
+  personless?: boolean;
   /** The project's `week_start_day` (0 Sunday, 1 Monday): where `toStartOfWeek(x)` without a mode starts weeks. Default 0. */
   weekStartDay?: number;
   dialect: ProductQLDialect;
@@ -155,6 +160,7 @@ export function compileProductQLSync(input: CompileProductQLInput): CompiledProd
     limit: input.limit,
     offset: input.offset,
     personOverrides: input.personOverrides,
+    personless: input.personless,
     weekStartDay: input.weekStartDay,
   });
   return {

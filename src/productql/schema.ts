@@ -54,7 +54,10 @@ export type FieldDef =
   | { kind: 'expr'; expr: Expr }
   /** A JSON-text column; `col.key.key2` extracts a string. */
   | { kind: 'json'; column: string }
-  /** events.person_id: the ingestion-time person, redirected through person_overrides. */
+  /**
+   * events.person_id: the ingestion-time person, redirected through person_overrides; for an event stored without a
+   * person, the person its distinct id maps to now, if any (TableNeeds.personless).
+   */
   | { kind: 'person_id' }
   /** A lazily joined persons row (events.person, person_distinct_ids.person); `poe`: events.poe (see above). */
   | { kind: 'person'; poe?: boolean }

@@ -35,8 +35,9 @@ export function actorExpr(groupTypeIndex?: number | null, table?: string): Expr 
 
 /**
  * The person actor of trends/stickiness, counting personless events (`$process_person_profile: false`, stored
- * without a person) as one actor per distinct id — PostHog gives such events a person id derived from the
- * distinct id, so they count in DAU and stickiness (lifecycle excludes them: use {@link actorExpr}).
+ * without a person, of a distinct id that has none yet: `person_id` resolves them to the person it gets later) as
+ * one actor per distinct id — PostHog gives such events a person id derived from the distinct id, so they count in
+ * DAU and stickiness (lifecycle excludes them: use {@link actorExpr}).
  * With a group type index, the group key.
  */
 export function personOrDistinctActorExpr(groupTypeIndex?: number | null, table?: string): Expr {

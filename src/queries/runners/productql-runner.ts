@@ -6,7 +6,7 @@ import { ast, compileProductQL, parseSelect, shapeResult, type CompileProductQLI
 import { executeCompiled, projectCompileInput } from '../insights/execute';
 import { insightsNow, parseDateString } from '../insights/date-range';
 import { instantToLocal, sqlLocal } from '../insights/local-time';
-import { propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
+import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
 import { dateRangeSchema, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { productqlQuerySchema, variableValues } from '../schema/productql-query';
@@ -105,6 +105,7 @@ export async function compileMemo(input: CompileProductQLInput): Promise<Compile
     input.limit ?? null,
     input.offset ?? null,
     input.personOverrides ?? true,
+    input.personless ?? false,
     input.weekStartDay ?? 0,
   ]);
   const hit = compiledByInput.get(key);
@@ -226,6 +227,8 @@ export async function withFilters(text: string, filters: HogQLFilters | null | u
       !range?.date_from &&
       !range?.date_to &&
       !filters.filterTestAccounts);
+  // hogql property filters (also among the test-account filters) are parsed in this thread
+  if (!empty) await ensureFilterParser();
   const selects: Record<string, unknown>[] = [];
 
   const condition = (placeholder: unknown): Expr => {
