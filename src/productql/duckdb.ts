@@ -24,6 +24,11 @@ const q = quoteIdent;
 const isNum = (p: Printed): boolean => p.type === 'int' || p.type === 'float';
 const isStrLike = (p: Printed): boolean => p.type === 'string' || p.type === 'json';
 const num = (p: Printed): string => (isStrLike(p) ? `TRY_CAST(${p.sql} AS DOUBLE)` : p.sql);
+/**
+ * A value as text the way ClickHouse writes it: DuckDB writes a whole Float64 as `2.0` and exponents as `1e+21`,
+ * ClickHouse `2` and `1e21` (breakdown values and concat() read this text).
+ */
+const chText = (p: Printed): string => (p.type === 'float' ? `replace(regexp_replace(CAST(${p.sql} AS VARCHAR), '\\.0$', ''), 'e+', 'e')` : p.sql);
 const numType = (p: Printed): PType => (p.type === 'int' ? 'int' : p.type === 'unknown' ? 'unknown' : 'float');
 
 /** What to test for NULL: the cheaper equivalent when the value carries one for its very SQL (see Printed.nullTest). */
@@ -886,7 +891,7 @@ class DuckDBDialect implements Dialect {
       case 'notEmpty':
         return P(`(length(${s(0)}) > 0)`, 'bool', anyNull);
       case 'concat':
-        return P(`concat(${a.map((x) => x.sql).join(', ')})`, 'string', false);
+        return P(`concat(${a.map(chText).join(', ')})`, 'string', false);
       case 'substring':
         return simple('substring', 'string');
       case 'replaceAll':
@@ -929,7 +934,7 @@ class DuckDBDialect implements Dialect {
       case 'toString':
         if (a[0].type === 'datetime') return P(`strftime(${this.local(s(0), h, this.zone(a[0], h))}, '%Y-%m-%d %H:%M:%S')`, 'string', a[0].nullable);
         if (a[0].type === 'date') return P(`strftime(${s(0)}, '%Y-%m-%d')`, 'string', a[0].nullable);
-        return P(`CAST(${s(0)} AS VARCHAR)`, 'string', a[0].nullable);
+        return P(a[0].type === 'float' ? chText(a[0]) : `CAST(${s(0)} AS VARCHAR)`, 'string', a[0].nullable);
       case 'toInt':
       case 'toInt64':
       case 'toInt32':

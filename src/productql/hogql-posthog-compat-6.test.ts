@@ -288,3 +288,12 @@ describe('test_sessions_v2.py: events LEFT JOIN sessions, and LEFT JOIN subqueri
     expect(await rows("WITH x AS (SELECT distinct_id, groupArray(event) AS evs FROM events GROUP BY distinct_id) SELECT count() FROM events e LEFT JOIN x ON e.distinct_id = x.distinct_id")).toEqual([[4]]);
   });
 });
+
+// Found by the trends pass: a hogql breakdown giving a whole Float64 read "2.0" on DuckDB, "2" on ClickHouse/PostHog.
+describe('floats as text, as ClickHouse writes them', () => {
+  it('toString and concat of a whole Float64 have no ".0"; fractions keep their digits', async () => {
+    expect(await rows("SELECT toString(2.0), toString(toFloat('3')), concat(2.5 * 2, ''), toString(0.5), concat('x', -1.25)")).toEqual([
+      ['2', '3', '5', '0.5', 'x-1.25'],
+    ]);
+  });
+});
