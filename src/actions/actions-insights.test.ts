@@ -12,29 +12,15 @@
  *  Jan 6 10:00 u2 purchase amount 3
  * Project 2: Jan 3 u9 sign up.
  */
-import { createInsightTestDb, type InsightTestDb } from '../queries/insights/testing';
+import { createInsightTestDb, modelActionStep as step, type InsightTestDb } from '../queries/insights/testing';
 import { setInsightsClock } from '../queries/insights/date-range';
 import { trendsRunner } from '../queries/runners/trends-runner';
 import { stickinessRunner } from '../queries/runners/stickiness-runner';
 import { lifecycleRunner } from '../queries/runners/lifecycle-runner';
 import { funnelsRunner } from '../queries/runners/funnels-runner';
 import { retentionRunner } from '../queries/runners/retention-runner';
-import type { ActionStep } from '../store/entities/action';
 import type { ActionDef } from './matching';
 
-const step = (s: Partial<ActionStep>): ActionStep => ({
-  event: null,
-  properties: [],
-  selector: null,
-  tag_name: null,
-  text: null,
-  text_matching: null,
-  href: null,
-  href_matching: null,
-  url: null,
-  url_matching: 'contains',
-  ...s,
-});
 const chrome = [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }];
 
 /** project → id → action */

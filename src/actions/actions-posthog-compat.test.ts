@@ -26,6 +26,7 @@ import { startServer, type TestServer } from '../../test/helpers/server';
 import { printHogQLExpr } from '../productql';
 import type { ActionStep } from '../store/entities/action';
 import { actionToExpr } from './matching';
+import { modelActionStep } from '../queries/insights/testing';
 
 function duckdbServer(): () => TestServer {
   let s: TestServer | undefined;
@@ -227,19 +228,6 @@ describe('element fields of other steps', () => {
 });
 
 describe('test_property.py test_action_to_expr: the expression, printed as ProductQL', () => {
-  const step = (x: Partial<ActionStep>): ActionStep => ({
-    event: null,
-    properties: [],
-    selector: null,
-    tag_name: null,
-    text: null,
-    text_matching: null,
-    href: null,
-    href_matching: null,
-    url: null,
-    url_matching: 'contains',
-    ...x,
-  });
   it.each<[string, Partial<ActionStep>[], string]>([
     ['contains: like with % around the url', [{ event: '$pageview', url: 'https://example.com' }], "(event = '$pageview') AND (properties.$current_url LIKE '%https://example.com%')"],
     [
@@ -255,6 +243,6 @@ describe('test_property.py test_action_to_expr: the expression, printed as Produ
     ['element fields of a $pageview step add nothing', [{ event: '$pageview', selector: 'a.nav-link.active', tag_name: 'a', text: 'x', href: 'y' }], "event = '$pageview'"],
     ['tag_name on $autocapture: one chain regex', [{ event: '$autocapture', tag_name: 'a' }], "(event = '$autocapture') AND (elements_chain =~ '(^|;)a(\\\\.|$|;|:)')"],
   ])('%s', (_n, steps, printed) => {
-    expect(printHogQLExpr(actionToExpr({ id: 1, name: 'a', steps: steps.map(step) }))).toBe(printed);
+    expect(printHogQLExpr(actionToExpr({ id: 1, name: 'a', steps: steps.map(modelActionStep) }))).toBe(printed);
   });
 });

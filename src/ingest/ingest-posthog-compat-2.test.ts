@@ -9,49 +9,15 @@
  * Events go through the real capture parser and the real Ingestor into the engine; results are read back with
  * ProductQL. ingest-posthog-compat-2.clickhouse.test.ts runs this file on ClickHouse.
  */
-import { BATCH_ROUTE_MAX_BYTES, parseCaptureRequest, type CaptureRequestParts } from './capture-payload';
+import { BATCH_ROUTE_MAX_BYTES, parseCaptureRequest } from './capture-payload';
 import { ProjectIdentity } from './identity';
-import { openHarness, type Harness } from '../queries/funnels/testing';
-import { productqlRunner } from '../queries/runners/productql-runner';
-import { shutdownParser } from '../productql';
+import { COMPAT_NOW as NOW, ingestCompat } from './testing';
 
 const TOKEN = 'phc_compat2';
-const NOW = Date.parse('2021-10-30T03:14:00.000Z');
-
-let h: Harness;
-beforeAll(async () => {
-  h = await openHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await shutdownParser();
-});
-
-const project = () => h.load({ events: [] });
-
-/** Captures a request body as the capture routes do (`parts` adds the request's other parts), and applies it. */
-async function capture(pid: number, body: unknown, parts: Partial<CaptureRequestParts> = {}): Promise<string[]> {
-  const parsed = parseCaptureRequest({
-    method: 'POST',
-    query: {},
-    contentType: 'application/json',
-    body: Buffer.from(JSON.stringify(body)),
-    maxBytes: BATCH_ROUTE_MAX_BYTES,
-    now: NOW,
-    ...parts,
-  });
-  const accepted = parsed.events.map((e) => e.event);
-  await h.ingestor.capture(pid, parsed.events);
-  await h.ingestor.flush();
-  return accepted;
-}
-
-const batch = (...events: Record<string, unknown>[]) => ({ api_key: TOKEN, batch: events });
+const compat = ingestCompat(TOKEN);
+const { project, capture, batch, hogql } = compat;
 const one = (distinct_id: string, event: string, properties: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
   batch({ event, distinct_id, properties, ...extra });
-
-const hogql = async (pid: number, query: string): Promise<unknown[][]> =>
-  (await h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid)).results;
 
 interface PersonRow {
   properties: Record<string, unknown>;
@@ -113,7 +79,7 @@ describe("person-state.test.ts 'creates person if they're new': $creator_event_u
     await capture(pid, batch({ event: 'e', distinct_id: 'pl', properties: { $process_person_profile: false } }, { event: 'e', distinct_id: 'gen' }));
     const [[uuid]] = await hogql(pid, "select toString(uuid) from events where distinct_id = 'gen'");
     expect(await personProperties(pid)).toEqual([{ $creator_event_uuid: uuid }]);
-    const imported = await h.load({ events: [{ event: 'e', distinct_id: 'imp', timestamp: '2021-10-01T00:00:00Z', properties: { $set: { a: 1 } } }] });
+    const imported = await compat.h.load({ events: [{ event: 'e', distinct_id: 'imp', timestamp: '2021-10-01T00:00:00Z', properties: { $set: { a: 1 } } }] });
     expect(await personProperties(imported)).toEqual([{ a: 1 }]);
   });
 });

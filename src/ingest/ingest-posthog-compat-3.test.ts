@@ -12,50 +12,12 @@
 import { gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import LZString from 'lz-string';
-import { BATCH_ROUTE_MAX_BYTES, parseCaptureRequest, type CaptureRequestParts } from './capture-payload';
 import { registerCaptureRoutes } from './capture-routes';
-import { openHarness, type Harness } from '../queries/funnels/testing';
-import { productqlRunner } from '../queries/runners/productql-runner';
-import { shutdownParser } from '../productql';
+import { COMPAT_NOW as NOW, ingestCompat } from './testing';
 
 const TOKEN = 'phc_compat3';
-const NOW = Date.parse('2021-10-30T03:14:00.000Z');
-
-let h: Harness;
-beforeAll(async () => {
-  h = await openHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await shutdownParser();
-});
-
-const project = () => h.load({ events: [] });
-
-const parse = (body: unknown, parts: Partial<CaptureRequestParts> = {}) =>
-  parseCaptureRequest({
-    method: 'POST',
-    query: {},
-    contentType: 'application/json',
-    body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
-    maxBytes: BATCH_ROUTE_MAX_BYTES,
-    now: NOW,
-    ...parts,
-  });
-
-/** Captures a request (a body to send as JSON, or the raw parts) as the capture routes do, and applies it. */
-async function capture(pid: number, body: unknown, parts: Partial<CaptureRequestParts> = {}): Promise<string[]> {
-  const parsed = parse(body, parts);
-  const accepted = parsed.events.map((e) => e.event);
-  await h.ingestor.capture(pid, parsed.events);
-  await h.ingestor.flush();
-  return accepted;
-}
-
-const batch = (...events: Record<string, unknown>[]) => ({ api_key: TOKEN, batch: events });
-
-const hogql = async (pid: number, query: string): Promise<unknown[][]> =>
-  (await h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid)).results;
+const compat = ingestCompat(TOKEN);
+const { project, parse, capture, batch, hogql } = compat;
 
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as Record<string, unknown>;
 
@@ -392,7 +354,7 @@ describe("rust capture '/s' (session recordings, reference §6.1): accepted as p
   let url: string;
   beforeAll(async () => {
     pid = await project();
-    registerCaptureRoutes(app, { ingestor: h.ingestor, resolveToken: async (t) => (t === TOKEN ? pid : null), parseWorkers: 0 });
+    registerCaptureRoutes(app, { ingestor: compat.h.ingestor, resolveToken: async (t) => (t === TOKEN ? pid : null), parseWorkers: 0 });
     url = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(() => app.close());
@@ -412,7 +374,7 @@ describe("rust capture '/s' (session recordings, reference §6.1): accepted as p
       const r = await send(path, [snapshot(), snapshot({ $snapshot_data: { type: 3, data: {} } })]);
       expect([r.statusCode, r.body]).toEqual([200, '{"status":1}']);
     }
-    await h.ingestor.flush();
+    await compat.h.ingestor.flush();
     expect(await hogql(pid, 'select count() from events')).toEqual([[0]]);
     expect(await hogql(pid, 'select count() from persons')).toEqual([[0]]);
   });

@@ -10,46 +10,12 @@
 import { BATCH_ROUTE_MAX_BYTES, normalizeEvent, parseCaptureRequest, parseTimestamp, slimProperties } from './capture-payload';
 import { ProjectIdentity, applyPropertyUpdates } from './identity';
 import { derivedKeys, expandDerived, personInitialUpdates } from './person-initial-properties';
-import { openHarness, type Harness } from '../queries/funnels/testing';
+import { COMPAT_NOW as NOW, ingestCompat } from './testing';
 import { productqlRunner } from '../queries/runners/productql-runner';
-import { shutdownParser } from '../productql';
 
 const TOKEN = 'phc_compat';
-const NOW = Date.parse('2021-10-30T03:14:00.000Z');
-
-let h: Harness;
-beforeAll(async () => {
-  h = await openHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await shutdownParser();
-});
-
-/** A fresh project. */
-const project = () => h.load({ events: [] });
-
-/** Captures a request body (single event, array, or batch object) as the capture routes do, and applies it. */
-async function capture(pid: number, body: unknown, opts: { now?: number; query?: Record<string, unknown> } = {}) {
-  const parsed = parseCaptureRequest({
-    method: 'POST',
-    query: opts.query ?? {},
-    contentType: 'application/json',
-    body: Buffer.from(JSON.stringify(body)),
-    maxBytes: BATCH_ROUTE_MAX_BYTES,
-    now: opts.now ?? NOW,
-  });
-  // The log takes the events over (the array is emptied): what was accepted is reported by name.
-  const accepted = parsed.events.map((e) => e.event);
-  await h.ingestor.capture(pid, parsed.events);
-  await h.ingestor.flush();
-  return accepted;
-}
-
-const batch = (...events: Record<string, unknown>[]) => ({ api_key: TOKEN, batch: events });
-
-const hogql = async (pid: number, query: string): Promise<unknown[][]> =>
-  (await h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid)).results;
+const compat = ingestCompat(TOKEN);
+const { project, capture, batch, hogql } = compat;
 
 /**
  * A captured event that creates a person gives it `$creator_event_uuid` (ingest-posthog-compat-2.test.ts pins its
@@ -506,12 +472,12 @@ describe('events.$session_id (PostHog: a String column, materialized from the pr
       ['no_session', '', false, true, ''],
       ['empty_session', '', false, true, ''],
     ]);
-    const r = await h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select $session_id from events limit 1' }, pid);
+    const r = await compat.h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select $session_id from events limit 1' }, pid);
     expect(r.types[0]).toEqual(['$session_id', 'String']);
   });
 
   it("SELECT * shows '' too", async () => {
-    const r = await h.run(productqlRunner, { kind: 'HogQLQuery', query: "select * from events where event = 'no_session'" }, pid);
+    const r = await compat.h.run(productqlRunner, { kind: 'HogQLQuery', query: "select * from events where event = 'no_session'" }, pid);
     expect(r.results[0][r.columns.indexOf('$session_id')]).toBe('');
   });
 

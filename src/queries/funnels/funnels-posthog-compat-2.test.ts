@@ -8,7 +8,8 @@
  */
 import { funnelsRunner } from '../runners/funnels-runner';
 import { actorsRunner } from '../runners/actors-runner';
-import { ev, openHarness, persons, type Harness } from './testing';
+import { actionSource, counts, E, type Ev, ev, type Harness, openHarness, persons } from './testing';
+import { actionStep } from '../insights/testing';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import type { ActionDef } from '../../actions/matching';
 import type { ActionStep } from '../../store/entities/action';
@@ -22,8 +23,6 @@ afterAll(async () => {
   await h.close();
 });
 
-const E = (event: string | null, extra: Record<string, unknown> = {}) => ({ kind: 'EventsNode', event, ...extra });
-type Ev = ReturnType<typeof ev>;
 type Person = { distinct_ids: string[]; properties: Record<string, unknown> };
 
 async function load(events: Ev[], people?: Person[]) {
@@ -35,7 +34,6 @@ async function funnel(events: Ev[], q: Record<string, unknown>, project: Record<
   const pid = await load(events, people);
   return h.run(funnelsRunner, { kind: 'FunnelsQuery', ...q }, pid, project as any);
 }
-const counts = (r: any) => (r.results as any[]).map((s) => s.count);
 const byBreakdown = (r: any) => (r.results as any[][]).map((steps) => [steps[0].breakdown_value, steps.map((s) => s.count)]);
 
 /** The first distinct id of each actor of an ActorsQuery whose only column is the actor, sorted. */
@@ -371,21 +369,6 @@ describe('test_funnel_with_cohorts_step_filter / test_funnel_with_static_cohort_
 
 // ------------------------------------------------------------------------------------------------ actions
 
-const actionStep = (event: string | null, properties: unknown[] = []): ActionStep => ({
-  event,
-  properties,
-  selector: null,
-  tag_name: null,
-  text: null,
-  text_matching: null,
-  href: null,
-  href_matching: null,
-  url: null,
-  url_matching: null,
-});
-const actionSource = (defs: ActionDef[]) => ({
-  actions: { liveActions: async (_pid: number, ids: number[]) => new Map(defs.filter((d) => ids.includes(d.id)).map((d) => [d.id, d])) },
-});
 const SIGN_UP_ACTION: ActionDef = { id: 71, name: 'sign up', steps: [actionStep('sign up', [{ key: 'key', type: 'event', value: ['val'], operator: 'exact' }])] };
 
 describe('action steps (test_funnel.py)', () => {

@@ -8,10 +8,9 @@
  */
 import { funnelsRunner } from '../runners/funnels-runner';
 import { actorsRunner } from '../runners/actors-runner';
-import { ev, openHarness, persons, type Harness } from './testing';
-import type { GroupTypeUpsert, InternalStatements } from '../../engines/engine';
+import { actionSource, byValue, counts, E, type Ev, ev, type Harness, openHarness, persons, t, writeGroups } from './testing';
+import { actionStep } from '../insights/testing';
 import type { ActionDef } from '../../actions/matching';
-import type { ActionStep } from '../../store/entities/action';
 
 let h: Harness;
 beforeAll(async () => {
@@ -21,9 +20,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const E = (event: string | null, extra: Record<string, unknown> = {}) => ({ kind: 'EventsNode', event, ...extra });
 const X = (event: string, from: number, to: number, extra: Record<string, unknown> = {}) => ({ kind: 'EventsNode', event, funnelFromStep: from, funnelToStep: to, ...extra });
-type Ev = ReturnType<typeof ev>;
 
 async function load(events: Ev[]) {
   return h.load({ persons: persons(...new Set(events.map((e) => e.distinct_id))), events });
@@ -34,14 +31,6 @@ async function run(pid: number, q: Record<string, unknown>, project: Record<stri
 async function funnel(events: Ev[], q: Record<string, unknown>, project: Record<string, unknown> = {}) {
   return run(await load(events), q, project);
 }
-const counts = (r: any) => (r.results as any[]).map((s) => s.count);
-/** Breakdown results as [value, counts], sorted by value (PostHog's sort_breakdown_funnel_results). */
-const byValue = (r: any) =>
-  (r.results as any[][])
-    .map((steps) => [steps[0].breakdown_value, steps.map((s) => s.count)] as [unknown, number[]])
-    .sort((a, b) => (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1));
-/** `datetime(y, m, d, hh, mm)` as an ISO UTC string. */
-const t = (y: number, m: number, d: number, hh = 0, mm = 0) => new Date(Date.UTC(y, m - 1, d, hh, mm)).toISOString();
 
 /** The first distinct id of each actor of a FunnelsActorsQuery, sorted. */
 async function actorNames(pid: number, source: Record<string, unknown>, funnel: Record<string, unknown>): Promise<string[]> {
@@ -742,22 +731,6 @@ describe('test_funnel_persons.py: actors of a breakdown value', () => {
 // ------------------------------------------------------------------------------------------------ actions and groups
 
 describe('test_funnel.py: actions and groups (third pass)', () => {
-  const actionStep = (event: string, properties: unknown[]): ActionStep => ({
-    event,
-    properties,
-    selector: null,
-    tag_name: null,
-    text: null,
-    text_matching: null,
-    href: null,
-    href_matching: null,
-    url: null,
-    url_matching: null,
-  });
-  const actionSource = (defs: ActionDef[]) => ({
-    actions: { liveActions: async (_pid: number, ids: number[]) => new Map(defs.filter((d) => ids.includes(d.id)).map((d) => [d.id, d])) },
-  });
-
   it('test_funnel_multiple_actions: two actions on one event with different property filters keep their own filters', async () => {
     const pid = await load([ev('person1', 'event1', t(2020, 1, 2, 10)), ev('person1', 'event2', t(2020, 1, 2, 11), { test_prop: 'a' })]);
     const actions: ActionDef[] = [
@@ -785,20 +758,12 @@ describe('test_funnel.py: actions and groups (third pass)', () => {
 
   it('test_funnel_aggregate_by_groups_breakdown_group: groups are the actors, broken down by a group property', async () => {
     const id = await h.load({ persons: persons('person1', 'person2', 'person3'), events: [] });
-    const groupTypes: GroupTypeUpsert[] = ['organization', 'company'].map((g, i) => ({ project_id: id, group_type: g, group_type_index: i, name_singular: null, name_plural: null }));
-    const group = (index: number, key: string, industry: string) => ({
-      project_id: id,
-      group_type_index: index,
-      group_key: key,
-      created_at: Date.parse('2020-01-01T00:00:00Z'),
-      properties: { industry },
-      version: 1,
-    });
-    await (h.engine as unknown as InternalStatements).writeBatch({
-      events: [],
-      groupTypes,
-      groups: [group(0, 'org:5', 'finance'), group(0, 'org:6', 'technology'), group(1, 'company:1', 'finance'), group(1, 'company:2', 'technology')],
-    });
+    await writeGroups(h, id, [
+      [0, 'org:5', { industry: 'finance' }],
+      [0, 'org:6', { industry: 'technology' }],
+      [1, 'company:1', { industry: 'finance' }],
+      [1, 'company:2', { industry: 'technology' }],
+    ]);
     const g5 = { $group_0: 'org:5' };
     const g6 = { $group_0: 'org:6' };
     await h.ingestor.import(id, {

@@ -8,8 +8,7 @@
  */
 import { funnelsRunner } from '../runners/funnels-runner';
 import { actorsRunner } from '../runners/actors-runner';
-import { ev, openHarness, persons, type Harness } from './testing';
-import type { GroupTypeUpsert, InternalStatements } from '../../engines/engine';
+import { counts, E, type Ev, ev, type Harness, loadWithGroups, openHarness, persons, t } from './testing';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 
 let h: Harness;
@@ -20,8 +19,6 @@ afterAll(async () => {
   await h.close();
 });
 
-const E = (event: string | null, extra: Record<string, unknown> = {}) => ({ kind: 'EventsNode', event, ...extra });
-type Ev = ReturnType<typeof ev>;
 type Order = 'ordered' | 'strict' | 'unordered';
 
 async function load(events: Ev[]) {
@@ -30,9 +27,6 @@ async function load(events: Ev[]) {
 async function run(pid: number, q: Record<string, unknown>, project: Record<string, unknown> = {}) {
   return h.run(funnelsRunner, { kind: 'FunnelsQuery', ...q }, pid, project as any);
 }
-const counts = (r: any) => (r.results as any[]).map((s) => s.count);
-/** `datetime(y, m, d, hh, mm, ss)` as an ISO UTC string. */
-const t = (y: number, m: number, d: number, hh = 0, mm = 0, ss = 0) => new Date(Date.UTC(y, m - 1, d, hh, mm, ss)).toISOString();
 
 /** `_get_actor_ids_at_step`: the first distinct id of each actor at `funnelStep` (negative: dropped off before it), sorted. */
 async function actorsAtStep(pid: number, source: Record<string, unknown>, funnelStep: number, funnelStepBreakdown?: unknown): Promise<string[]> {
@@ -42,29 +36,6 @@ async function actorsAtStep(pid: number, source: Record<string, unknown>, funnel
     pid,
   );
   return (r.results as any[][]).map((row) => row[0].distinct_ids[0]).sort();
-}
-
-/** `_create_groups` of the group funnel tests: organization (0) org:5 finance, org:6 technology; company (1) company:1. */
-async function loadWithGroups(events: Ev[]): Promise<number> {
-  const id = await h.load({ persons: persons(...new Set(events.map((e) => e.distinct_id))), events: [] });
-  const groupTypes: GroupTypeUpsert[] = ['organization', 'company'].map((g, i) => ({ project_id: id, group_type: g, group_type_index: i, name_singular: null, name_plural: null }));
-  const group = (index: number, key: string, properties: Record<string, unknown>) => ({
-    project_id: id,
-    group_type_index: index,
-    group_key: key,
-    created_at: Date.parse('2020-01-01T00:00:00Z'),
-    properties,
-    version: 1,
-  });
-  await (h.engine as unknown as InternalStatements).writeBatch({
-    events: [],
-    groupTypes,
-    groups: [group(0, 'org:5', { industry: 'finance' }), group(0, 'org:6', { industry: 'technology' }), group(1, 'company:1', {})],
-  });
-  const r = await h.ingestor.import(id, { events });
-  if (r.errors.length) throw new Error(JSON.stringify(r.errors));
-  await h.ingestor.flush();
-  return id;
 }
 
 // ------------------------------------------------------------------------------------------------ conversion_time_cases.py
@@ -176,7 +147,7 @@ describe('funnelWindowIntervalUnit week and month (§3.3: UDF window = interval 
 
 describe('test_funnel.py: group filters and group breakdowns', () => {
   it('test_funnel_with_groups_global_filtering: a global group property filter keeps only the events of that group', async () => {
-    const pid = await loadWithGroups([
+    const pid = await loadWithGroups(h, [
       // the second event belongs to another group: the funnel is not completed
       ev('user_1', 'user signed up', t(2020, 1, 2, 14), { $group_0: 'org:5' }),
       ev('user_1', 'paid', t(2020, 1, 3, 14), { $group_0: 'org:6' }),
@@ -194,7 +165,7 @@ describe('test_funnel.py: group filters and group breakdowns', () => {
   });
 
   it('test_funnel_group_aggregation_with_groups_entity_filtering: a step filter on $group_0, aggregated by groups', async () => {
-    const pid = await loadWithGroups([
+    const pid = await loadWithGroups(h, [
       ev('user_1', 'user signed up', t(2020, 1, 2, 14), { $group_0: 'org:5' }),
       // another person of the same group completes the group's funnel
       ev('user_2', 'paid', t(2020, 1, 3, 14), { $group_0: 'org:5' }),
@@ -212,7 +183,7 @@ describe('test_funnel.py: group filters and group breakdowns', () => {
   });
 
   it.each<Order>(['ordered', 'strict', 'unordered'])('test_funnel_breakdown_group (breakdown_cases.py, %s): persons broken down by a group property, values are scalar strings', async (funnelOrderType) => {
-    const pid = await loadWithGroups([
+    const pid = await loadWithGroups(h, [
       ev('person1', 'sign up', t(2020, 1, 1, 12), { $group_0: 'org:5', $browser: 'Chrome' }),
       ev('person1', 'play movie', t(2020, 1, 1, 13), { $group_0: 'org:6', $browser: 'Chrome' }),
       ev('person1', 'buy', t(2020, 1, 1, 15), { $group_0: 'org:6', $browser: 'Chrome' }),
@@ -253,7 +224,7 @@ describe('test_funnel.py: group filters and group breakdowns', () => {
     expect(await actorsAtStep(pid, source, 3, 'technology')).toEqual([]);
   });
   it('test_funnel_aggregation_with_groups_with_cohort_filtering: a person cohort filter on a group-aggregated funnel', async () => {
-    const id = await loadWithGroups([
+    const id = await loadWithGroups(h, [
       ev('user_1', 'user signed up', t(2020, 1, 2, 14), { $group_0: 'org:5' }),
       // another group of the same person
       ev('user_1', 'user signed up', t(2020, 1, 10, 14), { $group_0: 'org:6' }),
@@ -281,7 +252,7 @@ describe('test_funnel.py: group filters and group breakdowns', () => {
   });
 
   it('a group breakdown past breakdown_limit: the rest is the string "Other" (reference §3.2: group values are scalar, "Other" for overflow)', async () => {
-    const pid = await loadWithGroups([
+    const pid = await loadWithGroups(h, [
       ev('person1', 'sign up', t(2020, 1, 1, 12), { $group_0: 'org:5' }),
       ev('person1', 'buy', t(2020, 1, 1, 13), { $group_0: 'org:5' }),
       ev('person2', 'sign up', t(2020, 1, 2, 14), { $group_0: 'org:6' }),
@@ -300,7 +271,7 @@ describe('test_funnel.py: group filters and group breakdowns', () => {
   it('funnel trends by a group property: one series per value, the value a string as in the steps results', async () => {
     // PostHog's FunnelQueryContext boxes only event/person/hogql breakdowns into arrays (the group value stays a string,
     // as test_funnel_breakdown_group shows for steps); the trends rows carry the same value.
-    const pid = await loadWithGroups([
+    const pid = await loadWithGroups(h, [
       ev('person1', 'sign up', t(2020, 1, 1, 12), { $group_0: 'org:5' }),
       ev('person1', 'buy', t(2020, 1, 1, 13), { $group_0: 'org:5' }),
       ev('person2', 'sign up', t(2020, 1, 2, 14), { $group_0: 'org:6' }),

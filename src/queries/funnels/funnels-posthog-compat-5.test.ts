@@ -7,8 +7,7 @@
  */
 import { funnelsRunner } from '../runners/funnels-runner';
 import { actorsRunner } from '../runners/actors-runner';
-import { ev, openHarness, persons, type Harness } from './testing';
-import type { GroupTypeUpsert, InternalStatements } from '../../engines/engine';
+import { byValue, counts, E, type Ev, ev, type Harness, loadWithGroups, openHarness, persons, t } from './testing';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 
 let h: Harness;
@@ -19,9 +18,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const E = (event: string | null, extra: Record<string, unknown> = {}) => ({ kind: 'EventsNode', event, ...extra });
 const X = (event: string, from: number, to: number) => ({ kind: 'EventsNode', event, funnelFromStep: from, funnelToStep: to });
-type Ev = ReturnType<typeof ev>;
 type Person = { distinct_ids: string[]; properties: Record<string, unknown> };
 
 async function load(events: Ev[], people: Person[] = []) {
@@ -34,14 +31,6 @@ async function run(pid: number, q: Record<string, unknown>, project: Record<stri
 async function funnel(events: Ev[], q: Record<string, unknown>, project: Record<string, unknown> = {}) {
   return run(await load(events), q, project);
 }
-const counts = (r: any) => (r.results as any[]).map((s) => s.count);
-/** Breakdown results as [value, counts], sorted by value (PostHog's `sorted(results, key=lambda res: res[0]["breakdown"])`). */
-const byValue = (r: any) =>
-  (r.results as any[][])
-    .map((steps) => [steps[0].breakdown_value, steps.map((s) => s.count)] as [unknown, number[]])
-    .sort((a, b) => (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1));
-/** `datetime(y, m, d, hh, mm, ss)` as an ISO UTC string. */
-const t = (y: number, m: number, d: number, hh = 0, mm = 0, ss = 0) => new Date(Date.UTC(y, m - 1, d, hh, mm, ss)).toISOString();
 
 /** `_get_actor_ids_at_step`: each actor (a person's first distinct id, or a group key) at `funnelStep`, sorted. */
 async function actorsAtStep(pid: number, source: Record<string, unknown>, funnelStep: number, funnelStepBreakdown?: unknown): Promise<string[]> {
@@ -53,34 +42,11 @@ async function actorsAtStep(pid: number, source: Record<string, unknown>, funnel
   return (r.results as any[][]).map((row) => row[0].group_key ?? row[0].distinct_ids[0]).sort();
 }
 
-/** `_create_groups` of test_funnel.py: organization (0) org:5 finance, org:6 technology; company (1) company:1. */
-async function loadWithGroups(events: Ev[]): Promise<number> {
-  const id = await h.load({ persons: persons(...new Set(events.map((e) => e.distinct_id))), events: [] });
-  const groupTypes: GroupTypeUpsert[] = ['organization', 'company'].map((g, i) => ({ project_id: id, group_type: g, group_type_index: i, name_singular: null, name_plural: null }));
-  const group = (index: number, key: string, properties: Record<string, unknown>) => ({
-    project_id: id,
-    group_type_index: index,
-    group_key: key,
-    created_at: Date.parse('2020-01-01T00:00:00Z'),
-    properties,
-    version: 1,
-  });
-  await (h.engine as unknown as InternalStatements).writeBatch({
-    events: [],
-    groupTypes,
-    groups: [group(0, 'org:5', { industry: 'finance' }), group(0, 'org:6', { industry: 'technology' }), group(1, 'company:1', {})],
-  });
-  const r = await h.ingestor.import(id, { events });
-  if (r.errors.length) throw new Error(JSON.stringify(r.errors));
-  await h.ingestor.flush();
-  return id;
-}
-
 // ------------------------------------------------------------------------------------------------ test_funnel.py: groups
 
 describe('test_funnel.py: group aggregation and group filters (fifth pass)', () => {
   it('test_funnel_aggregation_with_groups: the actors are the group keys', async () => {
-    const pid = await loadWithGroups([
+    const pid = await loadWithGroups(h, [
       ev('user_1', 'user signed up', t(2020, 1, 2, 14), { $group_0: 'org:5' }),
       // same person, different group: a different step-1 actor
       ev('user_1', 'user signed up', t(2020, 1, 10, 14), { $group_0: 'org:6' }),
@@ -99,7 +65,7 @@ describe('test_funnel.py: group aggregation and group filters (fifth pass)', () 
   });
 
   it('test_funnel_group_aggregation_with_groups_entity_filtering: the actors of a step-filtered group funnel', async () => {
-    const pid = await loadWithGroups([
+    const pid = await loadWithGroups(h, [
       ev('user_1', 'user signed up', t(2020, 1, 2, 14), { $group_0: 'org:5' }),
       ev('user_2', 'paid', t(2020, 1, 3, 14), { $group_0: 'org:5' }),
       ev('user_3', 'user signed up', t(2020, 1, 2, 14), { $group_0: 'org:6' }),
@@ -115,7 +81,7 @@ describe('test_funnel.py: group aggregation and group filters (fifth pass)', () 
   });
 
   it('test_funnel_with_groups_entity_filtering: a group property on a person funnel step; the next step may be in any group', async () => {
-    const pid = await loadWithGroups([
+    const pid = await loadWithGroups(h, [
       ev('user_1', 'user signed up', t(2020, 1, 2, 14), { $group_0: 'org:5' }),
       // different group, but it does not matter: the funnel is not aggregated by groups
       ev('user_1', 'paid', t(2020, 1, 3, 14), { $group_0: 'org:6' }),

@@ -6,7 +6,7 @@
  */
 import { funnelsRunner } from '../runners/funnels-runner';
 import { setInsightsClock } from '../insights/date-range';
-import { ev, openHarness, persons, type Harness } from './testing';
+import { counts, E, type Ev, ev, type Harness, openHarness, persons } from './testing';
 import { entryReach, type FunnelConfig, type FunnelEvent } from './compute';
 
 let h: Harness;
@@ -17,8 +17,6 @@ afterAll(async () => {
   await h.close();
 });
 
-const E = (event: string | null, extra: Record<string, unknown> = {}) => ({ kind: 'EventsNode', event, ...extra });
-type Ev = ReturnType<typeof ev>;
 
 async function load(events: Ev[], people?: { distinct_ids: string[]; properties: Record<string, unknown> }[]) {
   const ids = [...new Set(events.map((e) => e.distinct_id))];
@@ -29,7 +27,6 @@ async function funnel(events: Ev[], q: Record<string, unknown>, project: Record<
   const pid = await load(events, people);
   return h.run(funnelsRunner, { kind: 'FunnelsQuery', ...q }, pid, project as any);
 }
-const counts = (r: any) => (r.results as any[]).map((s) => s.count);
 const byBreakdown = (r: any) => (r.results as any[][]).map((steps) => [steps[0].breakdown_value, steps.map((s) => s.count)]);
 
 /** `journeys_for` with consecutive events a minute apart from a base time. */

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDbEngine } from '../../engines/duckdb/duckdb-engine';
-import type { EventEngineBase } from '../../engines/engine';
+import type { EventEngineBase, GroupTypeUpsert, InternalStatements } from '../../engines/engine';
+import type { ActionDef } from '../../actions/matching';
 import { testEngine, type TestEngineKind } from '../../engines/clickhouse/test-engine';
 import { Ingestor } from '../../ingest/ingestor';
 import type { Project } from '../../store/entities';
@@ -82,3 +83,60 @@ export const ev = (distinct_id: string, event: string, timestamp: string, proper
 
 /** One person per distinct id. */
 export const persons = (...ids: string[]) => ids.map((id) => ({ distinct_ids: [id], properties: {} }));
+
+/** The runner context's saved actions (`run`'s `extra`): `defs` by id; ids of other actions are absent. */
+export const actionSource = (defs: ActionDef[]): Partial<RunnerContext> => ({
+  actions: { liveActions: async (_pid: number, ids: number[]) => new Map(defs.filter((d) => ids.includes(d.id)).map((d) => [d.id, d])) },
+});
+
+/** Writes project `id`'s group types organization (0) and company (1) and its `groups`, each [type index, key, properties]. */
+export async function writeGroups(h: Harness, id: number, groups: [number, string, Record<string, unknown>][]): Promise<void> {
+  const groupTypes: GroupTypeUpsert[] = ['organization', 'company'].map((g, i) => ({ project_id: id, group_type: g, group_type_index: i, name_singular: null, name_plural: null }));
+  await (h.engine as unknown as InternalStatements).writeBatch({
+    events: [],
+    groupTypes,
+    groups: groups.map(([index, key, properties]) => ({
+      project_id: id,
+      group_type_index: index,
+      group_key: key,
+      created_at: Date.parse('2020-01-01T00:00:00Z'),
+      properties,
+      version: 1,
+    })),
+  });
+}
+
+/**
+ * `_create_groups` of test_funnel.py (organization (0) org:5 finance, org:6 technology; company (1) company:1), then
+ * `events` with one person per distinct id, in a new project; its id.
+ */
+export async function loadWithGroups(h: Harness, events: ReturnType<typeof ev>[]): Promise<number> {
+  const id = await h.load({ persons: persons(...new Set(events.map((e) => e.distinct_id))), events: [] });
+  await writeGroups(h, id, [
+    [0, 'org:5', { industry: 'finance' }],
+    [0, 'org:6', { industry: 'technology' }],
+    [1, 'company:1', {}],
+  ]);
+  const r = await h.ingestor.import(id, { events });
+  if (r.errors.length) throw new Error(JSON.stringify(r.errors));
+  await h.ingestor.flush();
+  return id;
+}
+
+/** An import event as `ev` builds it. */
+export type Ev = ReturnType<typeof ev>;
+
+/** A funnel series step: the EventsNode of `event` (null: all events) with `extra` fields. */
+export const E = (event: string | null, extra: Record<string, unknown> = {}) => ({ kind: 'EventsNode', event, ...extra });
+
+/** The count of each step of a funnel without breakdown. */
+export const counts = (r: any) => (r.results as any[]).map((s) => s.count);
+
+/** Breakdown results as [value, counts], sorted by value (PostHog's `sorted(results, key=lambda res: res[0]["breakdown"])`). */
+export const byValue = (r: any) =>
+  (r.results as any[][])
+    .map((steps) => [steps[0].breakdown_value, steps.map((s) => s.count)] as [unknown, number[]])
+    .sort((a, b) => (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1));
+
+/** `datetime(y, m, d, hh, mm, ss)` as an ISO UTC string. */
+export const t = (y: number, m: number, d: number, hh = 0, mm = 0, ss = 0) => new Date(Date.UTC(y, m - 1, d, hh, mm, ss)).toISOString();

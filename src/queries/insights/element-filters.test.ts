@@ -14,13 +14,12 @@
  */
 import * as ast from '../../productql/ast';
 import { elementsToString, type ChainElement } from '../../ingest/elements-chain';
-import type { ActionStep } from '../../store/entities/action';
 import { setInsightsClock } from './date-range';
 import { elementChainKeyFilter, parseSelector, selectorToRegex } from './element-filters';
 import { runInsightQuery } from './execute';
 import { ensureFilterParser, propertiesToExpr } from './property-filters';
 import type { AnyPropertyFilter } from './schema';
-import { createInsightTestDb, type InsightTestDb } from './testing';
+import { createInsightTestDb, modelActionStep as step, type InsightTestDb } from './testing';
 import { trendsRunner } from '../runners/trends-runner';
 import { funnelsRunner } from '../runners/funnels-runner';
 import type { ActionDef } from '../../actions/matching';
@@ -92,19 +91,6 @@ const E5_CAPTURED = [
   { tag_name: 'body', nth_child: 2, nth_of_type: 1 },
 ];
 
-const step = (s: Partial<ActionStep>): ActionStep => ({
-  event: null,
-  properties: [],
-  selector: null,
-  tag_name: null,
-  text: null,
-  text_matching: null,
-  href: null,
-  href_matching: null,
-  url: null,
-  url_matching: 'contains',
-  ...s,
-});
 const ACTIONS: ActionDef[] = [
   { id: 1, name: 'Primary button click', steps: [step({ event: '$autocapture', selector: 'div > button.btn-primary' })] },
   { id: 2, name: 'Link by href and text', steps: [step({ event: '$autocapture', tag_name: 'a', href: '/a-url', text: 'bla bla' })] },

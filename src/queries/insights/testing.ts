@@ -10,13 +10,57 @@ import type { EventEngineBase } from '../../engines/engine';
 import { testEngine, type TestEngineKind } from '../../engines/clickhouse/test-engine';
 import { Ingestor } from '../../ingest/ingestor';
 import type { Project } from '../../store/entities';
-import type { ActionSource } from '../../actions/matching';
+import type { ActionDef, ActionSource } from '../../actions/matching';
+import type { ActionStep } from '../../store/entities/action';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { Timings } from '../timings';
 
 /** An event and a person as the import takes them (the fixtures of the PostHog compatibility suites). */
 export type TestEvent = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
 export type TestPerson = { distinct_ids: string[]; created_at?: string; properties?: Record<string, unknown> };
+
+/** An event for `db.load`/`db.project`: `ev('sign up', 'blabla', '2020-01-01T00:00:00Z', { key: 'val' })`. */
+export const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}): Required<TestEvent> => ({
+  event,
+  distinct_id,
+  timestamp,
+  properties,
+});
+
+/** An action step matching `event` (null: any event) and `properties`, every element field null. */
+export const actionStep = (event: string | null, properties: unknown[] = []): ActionStep => ({
+  event,
+  properties,
+  selector: null,
+  tag_name: null,
+  text: null,
+  text_matching: null,
+  href: null,
+  href_matching: null,
+  url: null,
+  url_matching: null,
+});
+
+/** An action step with the defaults of PostHog's ActionStep model (any event, no properties, url_matching 'contains') under `s`. */
+export const modelActionStep = (s: Partial<ActionStep>): ActionStep => ({ ...actionStep(null), url_matching: 'contains', ...s });
+
+/**
+ * Saved actions for a suite (PostHog's `Action.objects.create(steps_json=...)`): `action(name, steps)` stores one under
+ * the next id from `firstId` and returns the id; `source` is what `db.actions` takes (ids of unknown actions are absent).
+ */
+export function actionRegistry(firstId: number): { actions: Map<number, ActionDef>; source: ActionSource; action(name: string, steps: ActionStep[]): number } {
+  const actions = new Map<number, ActionDef>();
+  let next = firstId;
+  return {
+    actions,
+    source: { liveActions: async (_projectId, ids) => new Map(ids.filter((id) => actions.has(id)).map((id) => [id, actions.get(id)!])) },
+    action(name, steps) {
+      const id = next++;
+      actions.set(id, { id, name, steps });
+      return id;
+    },
+  };
+}
 
 export interface InsightTestDb {
   /** Which engine this is (see src/engines/clickhouse/test-engine.ts: suites run on both). */

@@ -7,6 +7,7 @@
  * and the expectations are derived for it.
  */
 import { ev, openHarness, persons, type Harness } from '../funnels/testing';
+import { edges, type Link, pv, screen } from './testing';
 import { pathsRunner } from '../runners/paths-runner';
 import { actorsRunner } from '../runners/actors-runner';
 
@@ -18,11 +19,7 @@ afterAll(async () => {
   await h.close();
 });
 
-type Link = { source: string; target: string; value: number; average_conversion_time: number };
 const ONE_MINUTE = 60_000;
-const pv = (id: string, url: string, at: string, props: Record<string, unknown> = {}) => ev(id, '$pageview', at, { $current_url: url, ...props });
-const screen = (id: string, name: string, at: string) => ev(id, '$screen', at, { $screen_name: name });
-const edges = (results: Link[]) => results.map((e) => `${e.source} -> ${e.target} (${e.value})`);
 /** `/1`, `/2`, ... one a minute from 2021-05-01T00:01:00Z (PostHog's test_start_and_end fixture). */
 const seq = (id: string, urls: string[]) => urls.map((u, i) => pv(id, u, `2021-05-01T00:${String(i + 1).padStart(2, '0')}:00Z`));
 const MAY = { date_from: '2021-05-01 00:00:00', date_to: '2021-05-07 00:00:00' };

@@ -6,6 +6,7 @@
  * copy of its shape and the expectations are derived for it.
  */
 import { ev, openHarness, persons, type Harness } from '../funnels/testing';
+import { edges, type Link, pv, screen } from './testing';
 import { pathsRunner } from '../runners/paths-runner';
 import { actorsRunner } from '../runners/actors-runner';
 
@@ -17,10 +18,6 @@ afterAll(async () => {
   await h.close();
 });
 
-type Link = { source: string; target: string; value: number; average_conversion_time: number };
-const pv = (id: string, url: string, at: string) => ev(id, '$pageview', at, { $current_url: url });
-const screen = (id: string, name: string, at: string) => ev(id, '$screen', at, { $screen_name: name });
-const edges = (results: Link[]) => results.map((e) => `${e.source} -> ${e.target} (${e.value})`);
 const RANGE = { date_from: '2012-01-01 00:00:00', date_to: '2012-01-02 00:00:00' };
 const minute = (m: number) => `2012-01-01T03:${String(20 + m).padStart(2, '0')}:34Z`;
 

@@ -6,6 +6,7 @@
  * PostHog's semantics (reference §5.3); fixtures are PostHog's where short, else a smaller copy of their shape.
  */
 import { ev, openHarness, persons, type Harness } from '../funnels/testing';
+import { edges, type Link, pv } from './testing';
 import { pathsRunner } from '../runners/paths-runner';
 import { actorsRunner } from '../runners/actors-runner';
 
@@ -17,9 +18,6 @@ afterAll(async () => {
   await h.close();
 });
 
-type Link = { source: string; target: string; value: number; average_conversion_time: number };
-const pv = (id: string, url: string, at: string) => ev(id, '$pageview', at, { $current_url: url });
-const edges = (results: Link[]) => results.map((e) => `${e.source} -> ${e.target} (${e.value})`);
 const RANGE = { date_from: '2012-01-01 00:00:00', date_to: '2012-01-02 00:00:00' };
 
 async function load(events: ReturnType<typeof ev>[]): Promise<number> {

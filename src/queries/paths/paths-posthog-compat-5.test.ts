@@ -7,6 +7,7 @@
  * (reference §5.3); fixtures are small copies of the shape of PostHog's.
  */
 import { ev, openHarness, persons, type Harness } from '../funnels/testing';
+import { edges, type Link, pv, screen } from './testing';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import { pathsRunner } from '../runners/paths-runner';
 import { actorsRunner } from '../runners/actors-runner';
@@ -19,11 +20,7 @@ afterAll(async () => {
   await h.close();
 });
 
-type Link = { source: string; target: string; value: number; average_conversion_time: number };
 const ONE_MINUTE = 60_000;
-const pv = (id: string, url: string | null, at: string, props: Record<string, unknown> = {}) => ev(id, '$pageview', at, url === null ? props : { $current_url: url, ...props });
-const screen = (id: string, name: string, at: string) => ev(id, '$screen', at, { $screen_name: name });
-const edges = (results: Link[]) => results.map((e) => `${e.source} -> ${e.target} (${e.value})`);
 /** `2021-05-01T00:mm:00Z`, one item a minute from minute 1 (PostHog's test_start_and_end / test_end fixtures). */
 const minute = (m: number) => `2021-05-01T${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}:00Z`;
 const seq = (id: string, urls: string[], from = 1) => urls.map((u, i) => pv(id, u, minute(from + i)));

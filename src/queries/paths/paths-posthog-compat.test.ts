@@ -6,6 +6,7 @@
  */
 import { setInsightsClock } from '../insights/date-range';
 import { ev, openHarness, persons, type Harness } from '../funnels/testing';
+import { edges, pv, screen } from './testing';
 import { pathsRunner } from '../runners/paths-runner';
 
 let h: Harness;
@@ -17,8 +18,6 @@ afterAll(async () => {
 });
 
 const ONE_MINUTE = 60_000; // PostHog's tests: average_conversion_time is in milliseconds
-const pv = (id: string, url: string, at: string, props: Record<string, unknown> = {}) => ev(id, '$pageview', at, { $current_url: url, ...props });
-const screen = (id: string, name: string, at: string) => ev(id, '$screen', at, { $screen_name: name });
 /** `2012-01-14T03:21:34Z` plus `m` minutes and `s` seconds. */
 const at = (day: string, m = 0, s = 0) => new Date(Date.parse(`${day}T03:21:34Z`) + m * 60_000 + s * 1000).toISOString();
 
@@ -32,7 +31,6 @@ async function run(
   const r = await h.run(pathsRunner, { kind: 'PathsQuery', pathsFilter: {}, ...query }, pid, project as any);
   return r.results;
 }
-const edges = (results: { source: string; target: string; value: number }[]) => results.map((e) => `${e.source} -> ${e.target} (${e.value})`);
 
 describe('test_current_url_paths_and_logic', () => {
   // One person on 2012-01-01, two on 2012-01-14, and person_2 with a longer path on 2012-01-14.

@@ -6,6 +6,7 @@
  * Scenarios already pinned by retention.test.ts / lifecycle-runner.test.ts / stickiness-runner.test.ts are not repeated.
  */
 import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, lifecycleData, LIFECYCLE_DAYS, LIFECYCLE_WEEKS } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -39,18 +40,7 @@ const _date = (day: number, month = 0, hour = 0, minute = 0) => {
 const pvs = (rows: [string, string][], event = '$pageview'): TestEvent[] => rows.map(([distinct_id, ts]) => ({ event, distinct_id, timestamp: `${ts}Z` }));
 
 /** person1 (+ alias1) and person2, the layout of test_retention_default / test_day_interval. */
-const DAY_EVENTS: [string, string][] = [
-  ['person1', _date(0)],
-  ['person1', _date(1)],
-  ['person1', _date(2)],
-  ['person1', _date(5)],
-  ['alias1', _date(5, 0, 9)],
-  ['person1', _date(6)],
-  ['person2', _date(1)],
-  ['person2', _date(2)],
-  ['person2', _date(3)],
-  ['person2', _date(6)],
-];
+const DAY_EVENTS: [string, string][] = [...PERSON1_DAY_ROWS, ...PERSON2_DAY_ROWS];
 const TWO_PERSONS: TestPerson[] = [{ distinct_ids: ['person1', 'alias1'] }, { distinct_ids: ['person2'] }];
 
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
@@ -489,18 +479,6 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
 
 // ------------------------------------------------------------------------------------------------ lifecycle
 
-/** test_lifecycle_query_runner.py's `_create_events`: each person created (freeze_time) at their first event. */
-function lifecycleData(data: [string, string[]][], event = '$pageview', props: (id: string) => Record<string, unknown> = () => ({})) {
-  const persons: TestPerson[] = data.map(([id, ts]) => ({ distinct_ids: [id], created_at: ts[0], properties: { name: id, ...(id === 'p1' ? { email: 'test@posthog.com' } : {}) } }));
-  const events: TestEvent[] = data.flatMap(([id, ts]) => ts.map((t) => ({ event, distinct_id: id, timestamp: t, properties: props(id) })));
-  return { persons, events };
-}
-const LIFECYCLE_DAYS: [string, string[]][] = [
-  ['p1', ['2020-01-11T12:00:00Z', '2020-01-12T12:00:00Z', '2020-01-13T12:00:00Z', '2020-01-15T12:00:00Z', '2020-01-17T12:00:00Z', '2020-01-19T12:00:00Z']],
-  ['p2', ['2020-01-09T12:00:00Z', '2020-01-12T12:00:00Z']],
-  ['p3', ['2020-01-12T12:00:00Z']],
-  ['p4', ['2020-01-15T12:00:00Z']],
-];
 const byStatus = (r: any) => Object.fromEntries((r.results as any[]).map((x) => [x.status, x.data]));
 const lifecycle = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(lifecycleRunner, { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], interval: 'day', ...q }, pid, proj as any);
@@ -592,12 +570,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
   });
 
   it('test_lifecycle_trend_weeks: days are the week starts of the range', async () => {
-    const { persons, events } = lifecycleData([
-      ['p1', ['2020-02-01T12:00:00Z', '2020-02-05T12:00:00Z', '2020-02-10T12:00:00Z', '2020-02-15T12:00:00Z', '2020-02-27T12:00:00Z', '2020-03-02T12:00:00Z']],
-      ['p2', ['2020-02-11T12:00:00Z', '2020-02-18T12:00:00Z']],
-      ['p3', ['2020-02-12T12:00:00Z']],
-      ['p4', ['2020-02-27T12:00:00Z']],
-    ]);
+    const { persons, events } = lifecycleData(LIFECYCLE_WEEKS);
     const pid = await project(persons, events);
     const r = await lifecycle(pid, { interval: 'week', dateRange: { date_from: '2020-02-05T00:00:00Z', date_to: '2020-03-09T00:00:00Z' } });
     expect(r.results[0].days).toEqual(['2020-02-02', '2020-02-09', '2020-02-16', '2020-02-23', '2020-03-01', '2020-03-08']);

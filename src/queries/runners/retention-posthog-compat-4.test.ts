@@ -4,7 +4,8 @@
  * input errors, `breakdowns` (the multi-breakdown form, first one used), the actors of a breakdown row, Hour and
  * Month labels, a single interval. Each title names the PostHog test (or the reference section) it follows.
  */
-import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { createInsightTestDb, type InsightTestDb, type TestPerson } from '../insights/testing';
+import { retentionDate as _date, retentionEvent as ev } from './testing';
 import { retentionRunner } from './retention-runner';
 import { actorsRunner } from './actors-runner';
 
@@ -18,9 +19,6 @@ afterAll(async () => {
 
 const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 
-/** test_retention_query_runner.py's `_date(day, month=0, hour=0)`: 2020-06-10 + `day` days, + `month` months. */
-const _date = (day: number, month = 0, hour = 0) => new Date(Date.UTC(2020, 5 + month, 10 + day, hour)).toISOString().slice(0, 19);
-const ev = (distinct_id: string, ts: string, properties: Record<string, unknown> = {}, event = '$pageview'): TestEvent => ({ event, distinct_id, timestamp: `${ts}Z`, properties });
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
 const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));

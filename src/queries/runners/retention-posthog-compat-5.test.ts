@@ -7,18 +7,18 @@
  * Each title names the PostHog test it follows; where PostHog's exact fixture could not be recalled, the expected
  * counts are derived from reference §4.3 and the comment says so.
  */
-import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestPerson } from '../insights/testing';
+import { retentionDate as _date, retentionEvent as ev, retentionEvents as evs, PERSON1_DAY_ROWS, PERSON2_DAY_ROWS } from './testing';
 import { setInsightsClock } from '../insights/date-range';
-import type { ActionDef } from '../../actions/matching';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import { retentionRunner } from './retention-runner';
 import { actorsRunner } from './actors-runner';
 
 let db: InsightTestDb;
-const actions = new Map<number, ActionDef>();
+const { source: actionSource, action } = actionRegistry(900);
 beforeAll(async () => {
   db = await createInsightTestDb();
-  db.actions = { liveActions: async (_projectId, ids) => new Map(ids.filter((id) => actions.has(id)).map((id) => [id, actions.get(id)!])) };
+  db.actions = actionSource;
 });
 afterAll(async () => {
   await db.close();
@@ -26,11 +26,6 @@ afterAll(async () => {
 
 const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 
-/** test_retention_query_runner.py's `_date(day, month=0, hour=0)`: 2020-06-10 + `day` days, + `month` months. */
-const _date = (day: number, month = 0, hour = 0) => new Date(Date.UTC(2020, 5 + month, 10 + day, hour)).toISOString().slice(0, 19);
-const ev = (distinct_id: string, ts: string, properties: Record<string, unknown> = {}, event = '$pageview'): TestEvent => ({ event, distinct_id, timestamp: `${ts}Z`, properties });
-const evs = (rows: [string, string][], event = '$pageview', properties: Record<string, unknown> = {}): TestEvent[] =>
-  rows.map(([distinct_id, ts]) => ev(distinct_id, ts, structuredClone(properties), event));
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
 const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
@@ -40,44 +35,11 @@ const pad = (rows: number[][]) => {
 };
 const blocks = (r: any) => (r.results as any[]).map((x) => [x.breakdown_value, x.label, x.values.map((v: any) => v.count)]);
 
-const step = (event: string | null, properties: unknown[] = []) => ({
-  event,
-  properties,
-  selector: null,
-  tag_name: null,
-  text: null,
-  text_matching: null,
-  href: null,
-  href_matching: null,
-  url: null,
-  url_matching: null,
-});
-let nextAction = 900;
-function action(name: string, steps: ReturnType<typeof step>[]): number {
-  const id = nextAction++;
-  actions.set(id, { id, name, steps });
-  return id;
-}
-
 // The layout of test_retention_query_runner.py's day tests: person1 (with alias1) on days 0, 1, 2, 5 (and alias1 on 5), 6;
 // person2 on days 1, 2, 3, 6.
 const TWO_PERSONS: TestPerson[] = [
   { distinct_ids: ['person1', 'alias1'], properties: { email: 'person1@test.com', plan: 'pro' } },
   { distinct_ids: ['person2'], properties: { email: 'person2@test.com', plan: 'free' } },
-];
-const P1_ROWS: [string, string][] = [
-  ['person1', _date(0)],
-  ['person1', _date(1)],
-  ['person1', _date(2)],
-  ['person1', _date(5)],
-  ['alias1', _date(5, 0, 9)],
-  ['person1', _date(6)],
-];
-const P2_ROWS: [string, string][] = [
-  ['person2', _date(1)],
-  ['person2', _date(2)],
-  ['person2', _date(3)],
-  ['person2', _date(6)],
 ];
 /** person1 alone over days 0..6 (test_retention_with_user_properties). */
 const PERSON1_ONLY = pad([[1, 1, 1, 0, 0, 1, 1], [1, 1, 0, 0, 1, 1], [1, 0, 0, 1, 1], [0, 0, 0, 0], [0, 0, 0], [1, 1], [1]]);
@@ -91,7 +53,7 @@ describe('RetentionQuery, fifth pass (test_retention_query_runner.py)', () => {
     const scope = <T>(fn: () => Promise<T>) => runWithCohorts(new Map([[81, pro]]), fn);
     let pid: number;
     beforeAll(async () => {
-      pid = await project(TWO_PERSONS, evs([...P1_ROWS, ...P2_ROWS]));
+      pid = await project(TWO_PERSONS, evs([...PERSON1_DAY_ROWS, ...PERSON2_DAY_ROWS]));
     });
 
     it('`in` the cohort: only person1 (both distinct ids) is seen', async () => {
@@ -106,7 +68,7 @@ describe('RetentionQuery, fifth pass (test_retention_query_runner.py)', () => {
   });
 
   it('a PropertyGroupFilter with OR (reference §1.4): person1 by a person property, person2 by one Chrome event only', async () => {
-    const pid = await project(TWO_PERSONS, [...evs(P1_ROWS), ...evs(P2_ROWS.filter(([, t]) => t !== _date(3))), ev('person2', _date(3), { $browser: 'Chrome' })]);
+    const pid = await project(TWO_PERSONS, [...evs(PERSON1_DAY_ROWS), ...evs(PERSON2_DAY_ROWS.filter(([, t]) => t !== _date(3))), ev('person2', _date(3), { $browser: 'Chrome' })]);
     const properties = {
       type: 'OR',
       values: [
@@ -122,7 +84,7 @@ describe('RetentionQuery, fifth pass (test_retention_query_runner.py)', () => {
   });
 
   it('test_retention_event_action the other way round: an event as the target, an action of two steps (either event) as the returning entity', async () => {
-    const engaged = action('engaged', [step('bought'), step('shared')]);
+    const engaged = action('engaged', [actionStep('bought'), actionStep('shared')]);
     const pid = await project(
       [{ distinct_ids: ['a'] }, { distinct_ids: ['b'] }],
       [

@@ -6,9 +6,9 @@
  * data points (InsightActorsQuery). Each title names the PostHog test it ports; where a number could not be recalled
  * exactly, the expectation is derived from the reference (§4, §6, §7) and the comment says so.
  */
-import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { retentionDate as _date, retentionEvents as evs, PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, LIFECYCLE_DAYS, LIFECYCLE_TREND } from './testing';
 import { setInsightsClock } from '../insights/date-range';
-import type { ActionDef } from '../../actions/matching';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
 import { stickinessRunner } from './stickiness-runner';
@@ -16,36 +16,16 @@ import { actorsRunner } from './actors-runner';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 
 let db: InsightTestDb;
-const actions = new Map<number, ActionDef>();
+const { source: actionSource, action } = actionRegistry(500);
 beforeAll(async () => {
   db = await createInsightTestDb();
-  db.actions = { liveActions: async (_projectId, ids) => new Map(ids.filter((id) => actions.has(id)).map((id) => [id, actions.get(id)!])) };
+  db.actions = actionSource;
 });
 afterAll(async () => {
   await db.close();
 });
 
 const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
-
-const step = (event: string | null, properties: unknown[] = []) => ({
-  event,
-  properties,
-  selector: null,
-  tag_name: null,
-  text: null,
-  text_matching: null,
-  href: null,
-  href_matching: null,
-  url: null,
-  url_matching: null,
-});
-let nextAction = 500;
-/** An action (PostHog's `Action.objects.create(steps_json=...)`); returns its id. */
-function action(name: string, steps: ReturnType<typeof step>[]): number {
-  const id = nextAction++;
-  actions.set(id, { id, name, steps });
-  return id;
-}
 
 const pluck = (r: any, key: string) => (r.results as any[]).map((x) => x[key]);
 const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
@@ -61,28 +41,14 @@ async function actorsOf(pid: number, source: Record<string, unknown>, select: st
 
 // ------------------------------------------------------------------------------------------------ retention
 
-const _date = (day: number, month = 0, hour = 0) => new Date(Date.UTC(2020, 5 + month, 10 + day, hour)).toISOString().slice(0, 19);
-const evs = (rows: [string, string][], event = '$pageview', properties: Record<string, unknown> = {}): TestEvent[] =>
-  rows.map(([distinct_id, ts]) => ({ event, distinct_id, timestamp: `${ts}Z`, properties: structuredClone(properties) }));
 const TWO_PERSONS: TestPerson[] = [{ distinct_ids: ['person1', 'alias1'] }, { distinct_ids: ['person2'] }];
-const DAY_ROWS: [string, string][] = [
-  ['person1', _date(0)],
-  ['person1', _date(1)],
-  ['person1', _date(2)],
-  ['person1', _date(5)],
-  ['alias1', _date(5, 0, 9)],
-  ['person1', _date(6)],
-  ['person2', _date(1)],
-  ['person2', _date(2)],
-  ['person2', _date(3)],
-  ['person2', _date(6)],
-];
+const DAY_ROWS: [string, string][] = [...PERSON1_DAY_ROWS, ...PERSON2_DAY_ROWS];
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
 
 describe('RetentionQuery (test_retention_query_runner.py)', () => {
   it('test_retention_event_action: an action as the target entity, an event as the returning entity', async () => {
-    const signup = action('signed up', [step('sign up')]);
+    const signup = action('signed up', [actionStep('sign up')]);
     const pid = await project(TWO_PERSONS, [
       ...evs(
         [
@@ -115,7 +81,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
   });
 
   it('test_retention_action_start_point: the same action as target and returning entity', async () => {
-    const signup = action('signed up', [step('sign up')]);
+    const signup = action('signed up', [actionStep('sign up')]);
     const pid = await project(TWO_PERSONS, evs(DAY_ROWS, 'sign up'));
     const entity = { id: signup, type: 'actions' };
     const r = await retention(pid, { dateRange: { date_to: _date(6) }, retentionFilter: { totalIntervals: 7, targetEntity: entity, returningEntity: entity } });
@@ -123,7 +89,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
   });
 
   it('test_retention_with_user_properties_via_action: an action step with a person property filter', async () => {
-    const a = action('person1 pageviews', [step('$pageview', [{ key: 'email', value: 'person1@test.com', type: 'person', operator: 'exact' }])]);
+    const a = action('person1 pageviews', [actionStep('$pageview', [{ key: 'email', value: 'person1@test.com', type: 'person', operator: 'exact' }])]);
     const pid = await project(
       [
         { distinct_ids: ['person1', 'alias1'], properties: { email: 'person1@test.com' } },
@@ -137,7 +103,7 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
   });
 
   it('an ActionsNode-kind entity (`kind: "ActionsNode"`) is an action too', async () => {
-    const signup = action('signed up', [step('sign up')]);
+    const signup = action('signed up', [actionStep('sign up')]);
     const pid = await project(TWO_PERSONS, evs(DAY_ROWS, 'sign up'));
     const entity = { id: signup, kind: 'ActionsNode' };
     const r = await retention(pid, { dateRange: { date_to: _date(6) }, retentionFilter: { totalIntervals: 7, targetEntity: entity, returningEntity: entity } });
@@ -650,7 +616,7 @@ describe('StickinessQuery (posthog/queries/test/test_stickiness.py via test_stic
 
   it('test_stickiness_action / test_actions: an action series, labelled with the action name', async () => {
     const pid = await multiplePeople(days);
-    const a = action('watch movie action', [step('watched movie')]);
+    const a = action('watch movie action', [actionStep('watched movie')]);
     const r = await stickiness(pid, { series: [{ kind: 'ActionsNode', id: a }], dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' } });
     expect(r.results[0]).toMatchObject({ label: 'watch movie action', count: 4, data: [2, 1, 1, 0, 0, 0, 0, 0] });
     expect(r.results[0].action).toEqual({ order: 0, type: 'actions', name: 'watch movie action', id: a, custom_name: null });
@@ -745,18 +711,6 @@ function lifecycleData(data: [string, string[]][], event: (i: number) => string 
   const events: TestEvent[] = data.flatMap(([id, ts]) => ts.map((t, i) => ({ event: event(i), distinct_id: id, timestamp: t })));
   return { persons, events };
 }
-const LIFECYCLE_DAYS: [string, string[]][] = [
-  ['p1', ['2020-01-11T12:00:00Z', '2020-01-12T12:00:00Z', '2020-01-13T12:00:00Z', '2020-01-15T12:00:00Z', '2020-01-17T12:00:00Z', '2020-01-19T12:00:00Z']],
-  ['p2', ['2020-01-09T12:00:00Z', '2020-01-12T12:00:00Z']],
-  ['p3', ['2020-01-12T12:00:00Z']],
-  ['p4', ['2020-01-15T12:00:00Z']],
-];
-const TREND = {
-  dormant: [0, -2, -1, 0, -2, 0, -1, 0],
-  new: [1, 0, 0, 1, 0, 0, 0, 0],
-  resurrecting: [1, 0, 0, 1, 0, 1, 0, 1],
-  returning: [1, 1, 0, 0, 0, 0, 0, 0],
-};
 const RANGE = { date_from: '2020-01-12T00:00:00Z', date_to: '2020-01-19T00:00:00Z' };
 const byStatus = (r: any) => Object.fromEntries((r.results as any[]).map((x) => [x.status, x.data]));
 const lifecycle = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
@@ -792,9 +746,9 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py, posthog/queries/test/t
   it('test_lifecycle_trend_action: an action series; the label is the action name, action.id its id as text', async () => {
     const { persons, events } = lifecycleData(LIFECYCLE_DAYS);
     const pid = await project(persons, events);
-    const a = action('sign up', [step('$pageview')]);
+    const a = action('sign up', [actionStep('$pageview')]);
     const r = await lifecycle(pid, { series: [{ kind: 'ActionsNode', id: a }] });
-    expect(byStatus(r)).toEqual(TREND);
+    expect(byStatus(r)).toEqual(LIFECYCLE_TREND);
     expect(pluck(r, 'label')).toEqual(['sign up - new', 'sign up - returning', 'sign up - resurrecting', 'sign up - dormant']);
     expect(r.results[0].action).toEqual({ id: String(a), name: 'sign up', type: 'actions', order: 0, math: 'total' });
   });
@@ -808,7 +762,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py, posthog/queries/test/t
     const { persons, events } = lifecycleData(LIFECYCLE_DAYS, (i) => (i % 2 ? '$other' : '$pageview'));
     const pid = await project(persons, events);
     const r = await lifecycle(pid, { series: [{ kind: 'EventsNode', event: null }] });
-    expect(byStatus(r)).toEqual(TREND);
+    expect(byStatus(r)).toEqual(LIFECYCLE_TREND);
     expect(r.results[0].label).toBe('All events - new');
   });
 
@@ -819,7 +773,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py, posthog/queries/test/t
       { event: '$pageview', distinct_id: 'anon', timestamp: '2020-01-12T12:00:00Z', properties: { $process_person_profile: false } },
       { event: '$pageview', distinct_id: 'anon', timestamp: '2020-01-14T12:00:00Z', properties: { $process_person_profile: false } },
     ]);
-    expect(byStatus(await lifecycle(pid, {}))).toEqual(TREND);
+    expect(byStatus(await lifecycle(pid, {}))).toEqual(LIFECYCLE_TREND);
   });
 
   it('an event with $process_person_profile false is left out even when its distinct id has a person (reference §7.3)', async () => {
@@ -833,7 +787,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py, posthog/queries/test/t
       { event: '$pageview', distinct_id: 'p3', timestamp: '2020-01-13T12:00:00Z', properties: { $process_person_profile: false } },
       { event: '$pageview', distinct_id: 'p3', timestamp: '2020-01-14T12:00:00Z', properties: { $process_person_profile: 'false' } },
     ]);
-    expect(byStatus(await lifecycle(pid, {}))).toEqual(TREND);
+    expect(byStatus(await lifecycle(pid, {}))).toEqual(LIFECYCLE_TREND);
   });
 
   it('test_timezones across a DST change: consecutive local days stay returning (US/Pacific, Mar 8 2020)', async () => {

@@ -9,6 +9,7 @@
  * fixture is a smaller copy of PostHog's, the expectation is derived from the reference (§4, §6, §7) and the comment says so.
  */
 import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { retentionDate as _date, retentionEvent as ev } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -38,9 +39,6 @@ async function actorsOf(pid: number, source: Record<string, unknown>): Promise<s
 
 // ------------------------------------------------------------------------------------------------ retention
 
-/** test_retention_query_runner.py's `_date(day, month=0, hour=0)`: 2020-06-10 + `day` days, + `month` months. */
-const _date = (day: number, month = 0, hour = 0) => new Date(Date.UTC(2020, 5 + month, 10 + day, hour)).toISOString().slice(0, 19);
-const ev = (distinct_id: string, ts: string, properties: Record<string, unknown> = {}, event = '$pageview'): TestEvent => ({ event, distinct_id, timestamp: `${ts}Z`, properties });
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
 

@@ -8,19 +8,19 @@
  * lifecycle, and the whole-range lifecycle. Each title names the PostHog test it follows; where the fixture is a
  * smaller copy of PostHog's, the expectation is derived from the reference (§1.5, §6, §7) and the comment says so.
  */
-import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { lifecycleData, LIFECYCLE_DAYS, LIFECYCLE_TREND, LIFECYCLE_WEEKS } from './testing';
 import { setInsightsClock } from '../insights/date-range';
-import type { ActionDef } from '../../actions/matching';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import { lifecycleRunner } from './lifecycle-runner';
 import { stickinessRunner } from './stickiness-runner';
 import { actorsRunner } from './actors-runner';
 
 let db: InsightTestDb;
-const actions = new Map<number, ActionDef>();
+const { source: actionSource, action } = actionRegistry(900);
 beforeAll(async () => {
   db = await createInsightTestDb();
-  db.actions = { liveActions: async (_projectId, ids) => new Map(ids.filter((id) => actions.has(id)).map((id) => [id, actions.get(id)!])) };
+  db.actions = actionSource;
 });
 afterAll(async () => {
   await db.close();
@@ -37,26 +37,6 @@ const freeze = (iso: string) => {
 };
 
 const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
-
-const step = (event: string | null, properties: unknown[] = []) => ({
-  event,
-  properties,
-  selector: null,
-  tag_name: null,
-  text: null,
-  text_matching: null,
-  href: null,
-  href_matching: null,
-  url: null,
-  url_matching: null,
-});
-let nextAction = 900;
-/** An action (PostHog's `Action.objects.create(steps_json=...)`); returns its id. */
-function action(name: string, steps: ReturnType<typeof step>[]): number {
-  const id = nextAction++;
-  actions.set(id, { id, name, steps });
-  return id;
-}
 
 const cohort = (id: number, name: string, values: Record<string, unknown>[]): ResolvedCohort => ({
   id,
@@ -184,11 +164,11 @@ describe('StickinessQuery (test_stickiness_query_runner.py)', () => {
   });
 
   it('test_actions with an action step property filter: only the matching events of the action count', async () => {
-    const chrome = action('chrome pageviews', [step('$pageview', [{ key: '$browser', value: 'Chrome', type: 'event', operator: 'exact' }])]);
+    const chrome = action('chrome pageviews', [actionStep('$pageview', [{ key: '$browser', value: 'Chrome', type: 'event', operator: 'exact' }])]);
     const r = await stickiness(pid, { series: [{ kind: 'ActionsNode', id: chrome }] });
     expect(r.results[0]).toMatchObject({ label: 'chrome pageviews', data: zeros(10, { 5: 1 }), count: 1 });
     // an action of two steps (OR): the pageviews of Chrome or the pageleaves
-    const either = action('chrome or leave', [step('$pageview', [{ key: '$browser', value: 'Chrome', type: 'event', operator: 'exact' }]), step('$pageleave')]);
+    const either = action('chrome or leave', [actionStep('$pageview', [{ key: '$browser', value: 'Chrome', type: 'event', operator: 'exact' }]), actionStep('$pageleave')]);
     const r2 = await stickiness(pid, { series: [{ kind: 'ActionsNode', id: either }] });
     // p1: its six pageview days; p2: Jan 14
     expect(r2.results[0]).toMatchObject({ data: zeros(10, { 0: 1, 5: 1 }), count: 2 });
@@ -285,25 +265,6 @@ describe('StickinessQuery (test_stickiness_query_runner.py)', () => {
 
 // ------------------------------------------------------------------------------------------------ lifecycle
 
-/** test_lifecycle_query_runner.py's `_create_events`: each person created at their first event (frozen time). */
-function lifecycleData(data: [string, string[]][], props: (id: string) => Record<string, unknown> = () => ({})) {
-  const persons: TestPerson[] = data.map(([id, ts]) => ({ distinct_ids: [id], created_at: ts[0], properties: { name: id, ...(id === 'p1' ? { email: 'test@posthog.com' } : {}) } }));
-  const events: TestEvent[] = data.flatMap(([id, ts]) => ts.map((t) => ({ event: '$pageview', distinct_id: id, timestamp: t, properties: props(id) })));
-  return { persons, events };
-}
-const LIFECYCLE_DAYS: [string, string[]][] = [
-  ['p1', ['2020-01-11T12:00:00Z', '2020-01-12T12:00:00Z', '2020-01-13T12:00:00Z', '2020-01-15T12:00:00Z', '2020-01-17T12:00:00Z', '2020-01-19T12:00:00Z']],
-  ['p2', ['2020-01-09T12:00:00Z', '2020-01-12T12:00:00Z']],
-  ['p3', ['2020-01-12T12:00:00Z']],
-  ['p4', ['2020-01-15T12:00:00Z']],
-];
-/** test_lifecycle_trend's answer for Jan 12 .. Jan 19. */
-const TREND = {
-  new: [1, 0, 0, 1, 0, 0, 0, 0],
-  returning: [1, 1, 0, 0, 0, 0, 0, 0],
-  resurrecting: [1, 0, 0, 1, 0, 1, 0, 1],
-  dormant: [0, -2, -1, 0, -2, 0, -1, 0],
-};
 /** ... and with p1 alone (its filters): returning Jan 12, 13; resurrecting Jan 15, 17, 19. */
 const P1_ONLY = {
   new: [0, 0, 0, 0, 0, 0, 0, 0],
@@ -319,7 +280,7 @@ const lifecycle = (pid: number, q: Record<string, unknown> = {}, proj: Record<st
 describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
   let pid: number;
   beforeAll(async () => {
-    const { persons, events } = lifecycleData(LIFECYCLE_DAYS, (id) => ({ $browser: id === 'p1' ? 'Chrome' : 'Safari' }));
+    const { persons, events } = lifecycleData(LIFECYCLE_DAYS, '$pageview', (id) => ({ $browser: id === 'p1' ? 'Chrome' : 'Safari' }));
     pid = await project(persons, events);
   });
 
@@ -342,7 +303,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
   });
 
   it('test_lifecycle_trend_action with an action step property filter', async () => {
-    const chrome = action('chrome pageviews', [step('$pageview', [{ key: '$browser', value: 'Chrome', type: 'event', operator: 'exact' }])]);
+    const chrome = action('chrome pageviews', [actionStep('$pageview', [{ key: '$browser', value: 'Chrome', type: 'event', operator: 'exact' }])]);
     const r = await lifecycle(pid, { series: [{ kind: 'ActionsNode', id: chrome }] });
     expect(byStatus(r)).toEqual(P1_ONLY);
     expect(r.results[3].label).toBe('chrome pageviews - dormant');
@@ -375,12 +336,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
   });
 
   it('test_lifecycle_trend_weeks with the team week starting on Monday', async () => {
-    const { persons, events } = lifecycleData([
-      ['p1', ['2020-02-01T12:00:00Z', '2020-02-05T12:00:00Z', '2020-02-10T12:00:00Z', '2020-02-15T12:00:00Z', '2020-02-27T12:00:00Z', '2020-03-02T12:00:00Z']],
-      ['p2', ['2020-02-11T12:00:00Z', '2020-02-18T12:00:00Z']],
-      ['p3', ['2020-02-12T12:00:00Z']],
-      ['p4', ['2020-02-27T12:00:00Z']],
-    ]);
+    const { persons, events } = lifecycleData(LIFECYCLE_WEEKS);
     const weeks = await project(persons, events);
     const r = await lifecycle(weeks, { interval: 'week', dateRange: { date_from: '2020-02-05T00:00:00Z', date_to: '2020-03-09T00:00:00Z' } }, { week_start_day: 1 });
     expect(r.results[0].days).toEqual(['2020-02-03', '2020-02-10', '2020-02-17', '2020-02-24', '2020-03-02', '2020-03-09']);
@@ -527,6 +483,6 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
   it('test_lifecycle_trend_with_zero_person_ids under a person filter: the counts of the filtered persons only', async () => {
     const r = await lifecycle(pid, { properties: [{ type: 'person', key: 'email', operator: 'is_set' }] });
     expect(byStatus(r)).toEqual(P1_ONLY);
-    expect(byStatus(await lifecycle(pid))).toEqual(TREND);
+    expect(byStatus(await lifecycle(pid))).toEqual(LIFECYCLE_TREND);
   });
 });

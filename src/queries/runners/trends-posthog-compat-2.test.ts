@@ -5,7 +5,8 @@
  * `bool_field`, `nullable_prop` and the person email the test-account filter looks at), test_trends.py (groups,
  * timezones) and the math types test_aggregation_operations.py lists. Each test names the PostHog test it follows.
  */
-import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { formulaSetUp, multiplePeople, RUNNER_PEOPLE, runnerEvents } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
@@ -31,47 +32,14 @@ const P_URLS = 11; // test_breakdown_filtering_with_properties(_in_new_format)
 const P_DATES = 12; // test_trends.py _test_events_with_dates: one event name per test
 const P_WAU_BREAKDOWN = 13; // test_breakdown_weekly_active_users_*
 
-const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
-
 beforeAll(async () => {
   db = await createInsightTestDb();
-  // test_formula.py setUp: "session start" with a "session duration" per location, and "session end".
-  const ss = (ts: string, duration: number, location: string, os: string, extra: Record<string, unknown> = {}) =>
-    ev('session start', 'blabla', ts, { 'session duration': duration, location, $os: os, ...extra });
-  await db.load(P_FORMULA, {
-    persons: [{ distinct_ids: ['blabla'], properties: { $some_prop: 'some_val' } }],
-    events: [
-      ss('2020-01-02T13:01:01Z', 200, 'Paris', 'Mac', { $current_url: 'http://example.org' }),
-      ss('2020-01-02T13:01:01Z', 300, 'Paris', 'Mac'),
-      ss('2020-01-02T13:01:01Z', 400, 'London', 'Windows'),
-      ss('2020-01-03T13:01:01Z', 400, 'London', 'Windows'),
-      ss('2020-01-03T13:04:01Z', 500, 'London', 'Windows'),
-      ev('session end', 'blabla', '2020-01-03T13:04:01Z', { 'session duration': 500, location: 'London', $os: 'Windows' }),
-      ev('session end', 'blabla', '2020-01-03T13:04:01Z', { 'session duration': 500, location: 'Berlin', $os: 'Windows' }),
-      ev('session end', 'blabla', '2020-01-03T13:04:01Z', { 'session duration': 800, location: 'Berlin', $os: 'Windows' }),
-    ],
-  });
-  // test_trends_query_runner._create_test_events: each person's properties are on their events too.
-  const people: Record<string, Record<string, unknown>> = {
-    p1: { $browser: 'Chrome', prop: 10, bool_field: true, nullable_prop: '1.1' },
-    p2: { $browser: 'Firefox', prop: 20, bool_field: false, nullable_prop: '2.0' },
-    p3: { $browser: 'Edge', prop: 30, bool_field: true, nullable_prop: null },
-    p4: { $browser: 'Safari', prop: 40, bool_field: false, nullable_prop: null },
-  };
-  const at = (d: string, event: string, days: number[]) => days.map((day) => ev(event, d, `2020-01-${String(day).padStart(2, '0')}T12:00:00Z`, people[d]));
+  await db.load(P_FORMULA, formulaSetUp());
+  // test_trends_query_runner._create_test_events (RUNNER_PEOPLE: their properties are on their events too)
   await db.load(P_RUNNER, {
     // (`age` is not in PostHog's setup: a numeric person property for person-property math)
-    persons: Object.keys(people).map((d) => ({ distinct_ids: [d], properties: { name: d, age: people[d].prop, ...(d === 'p1' ? { email: 'test@posthog.com' } : {}) } })),
-    events: [
-      ...at('p1', '$pageview', [11, 12, 13, 14, 15, 16, 17, 18, 19]),
-      ...at('p1', '$pageleave', [11, 12, 13]),
-      ...at('p2', '$pageview', [9, 12, 13, 15]),
-      ...at('p2', '$pageleave', [16]),
-      ...at('p3', '$pageview', [12]),
-      ...at('p3', '$pageleave', [13]),
-      ...at('p4', '$pageview', [15]),
-      ...at('p4', '$pageleave', [16]),
-    ],
+    persons: Object.keys(RUNNER_PEOPLE).map((d) => ({ distinct_ids: [d], properties: { name: d, age: RUNNER_PEOPLE[d].prop, ...(d === 'p1' ? { email: 'test@posthog.com' } : {}) } })),
+    events: runnerEvents(RUNNER_PEOPLE),
   });
   await db.load(P_LIMIT, {
     events: Array.from({ length: 30 }, (_, v) => ev('$pageview', `person_${v}`, '2020-01-11T12:00:00Z', { breakdown_value: String(v) })),
@@ -117,21 +85,7 @@ beforeAll(async () => {
     persons: [{ distinct_ids: ['blabla'], properties: {} }],
     events: ['2022-11-03T01:01:01Z', '2022-11-10T01:01:01Z', '2022-11-17T08:30:01Z', '2022-11-24T08:30:01Z', '2022-11-30T08:30:01Z'].map((t) => ev('sign up', 'blabla', t)),
   });
-  // _create_multiple_people: person1 once, person2 three times (twice on Jan 2), person3 on three days, person4 later.
-  const wm = (d: string, ts: string, order: string) => ev('watched movie', d, `${ts}T12:00:00Z`, { order });
-  await db.load(P_PEOPLE, {
-    persons: ['person1', 'person2', 'person3', 'person4'].map((d) => ({ distinct_ids: [d], properties: { name: d } })),
-    events: [
-      wm('person1', '2020-01-01', '1'),
-      wm('person2', '2020-01-01', '1'),
-      wm('person2', '2020-01-02', '2'),
-      wm('person2', '2020-01-02', '2'),
-      wm('person3', '2020-01-01', '1'),
-      wm('person3', '2020-01-02', '2'),
-      wm('person3', '2020-01-03', '2'),
-      wm('person4', '2020-01-05', '1'),
-    ],
-  });
+  await db.load(P_PEOPLE, multiplePeople());
   await db.load(P_PIE, {
     persons: ['person1', 'person2', 'person3'].map((d) => ({ distinct_ids: [d], properties: { name: d } })),
     events: [

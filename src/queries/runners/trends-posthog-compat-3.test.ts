@@ -4,7 +4,8 @@
  * and test_trends_query_runner.py — active-user windows at an hour interval, session-level math with a breakdown,
  * all-events series, hourly compare, and more. Each test names the PostHog test it follows.
  */
-import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { runnerEvents } from './testing';
 import { testEngine } from '../../engines/clickhouse/test-engine';
 import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V } from '../insights/breakdown';
@@ -28,8 +29,6 @@ const P_RUNNER = 5; // test_trends_query_runner._create_test_events (pageviews w
 const P_SPANNING = 6; // test_trends_with_session_property_total_volume_math_with_sessions_spanning_multiple_intervals
 const P_PUSHDOWNS = 7; // test_trend_breakdown_user_props_with_filter_with_partial_property_pushdowns
 const P_SUBSECOND = 8; // active users: events just after midnight
-
-const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
 
 beforeAll(async () => {
   db = await createInsightTestDb();
@@ -91,19 +90,9 @@ beforeAll(async () => {
     ],
   });
   const props: Record<string, Record<string, unknown>> = { p1: { $browser: 'Chrome', prop: 10, bool_field: true }, p2: { $browser: 'Firefox', prop: 20, bool_field: false }, p3: { $browser: 'Edge', prop: 30, bool_field: true }, p4: { $browser: 'Safari', prop: 40, bool_field: false } };
-  const at = (d: string, event: string, days: number[]) => days.map((day) => ev(event, d, `2020-01-${String(day).padStart(2, '0')}T12:00:00Z`, props[d]));
   await db.load(P_RUNNER, {
     persons: Object.keys(props).map((d) => ({ distinct_ids: [d], properties: { name: d } })),
-    events: [
-      ...at('p1', '$pageview', [11, 12, 13, 14, 15, 16, 17, 18, 19]),
-      ...at('p1', '$pageleave', [11, 12, 13]),
-      ...at('p2', '$pageview', [9, 12, 13, 15]),
-      ...at('p2', '$pageleave', [16]),
-      ...at('p3', '$pageview', [12]),
-      ...at('p3', '$pageleave', [13]),
-      ...at('p4', '$pageview', [15]),
-      ...at('p4', '$pageleave', [16]),
-    ],
+    events: runnerEvents(props),
   });
   await db.load(P_SPANNING, {
     persons: [

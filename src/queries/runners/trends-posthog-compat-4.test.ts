@@ -5,7 +5,7 @@
  * ranges, weekly buckets in a timezone, breakdown values ranked by the series' math, and more. Each test names the
  * PostHog test it follows.
  */
-import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { actionStep, createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
 import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER_V } from '../insights/breakdown';
 import { trendsRunner, trendsActorsQuery } from './trends-runner';
@@ -38,8 +38,6 @@ const P_PERSON_SESSIONS = 9; // test_trends_person_breakdown_with_session_proper
 const P_WAU_ACTION = 10; // test_breakdown_weekly_active_users_daily_based_on_action
 const P_ACTION_PROP = 11; // test_action_with_prop
 const P_HOURLY_TZ = 12; // test_timezones_hourly_absolute_from
-
-const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
 
 beforeAll(async () => {
   db = await createInsightTestDb();
@@ -177,11 +175,10 @@ beforeAll(async () => {
     persons: [{ distinct_ids: ['blabla', 'anonymous_id'], properties: { $some_prop: 'some_val' } }],
     events: [ev('sign up', 'blabla', '2020-01-02T13:01:01Z', { $current_url: 'https://posthog.com/feedback/1234' })],
   });
-  const step = (event: string, properties: unknown[]) => ({ event, properties, selector: null, tag_name: null, text: null, text_matching: null, href: null, href_matching: null, url: null, url_matching: null });
   const actions: Record<number, ActionDef> = {
     // PostHog's pageview_action: $pageview by p1, p2 or p3, and in cohort1 (p1 or p2)
-    [P_WAU_ACTION]: { id: 7, name: '$pageview', steps: [step('$pageview', [{ key: 'name', operator: 'exact', value: ['p1', 'p2', 'p3'], type: 'person' }, { type: 'cohort', key: 'id', value: 45 }])] },
-    [P_ACTION_PROP]: { id: 8, name: 'sign up', steps: [step('sign up', [{ key: '$current_url', type: 'event', value: ['https://posthog.com/feedback/1234'], operator: 'exact' }])] },
+    [P_WAU_ACTION]: { id: 7, name: '$pageview', steps: [actionStep('$pageview', [{ key: 'name', operator: 'exact', value: ['p1', 'p2', 'p3'], type: 'person' }, { type: 'cohort', key: 'id', value: 45 }])] },
+    [P_ACTION_PROP]: { id: 8, name: 'sign up', steps: [actionStep('sign up', [{ key: '$current_url', type: 'event', value: ['https://posthog.com/feedback/1234'], operator: 'exact' }])] },
   };
   db.actions = {
     liveActions: async (projectId, ids) => new Map(actions[projectId] && ids.includes(actions[projectId].id) ? [[actions[projectId].id, actions[projectId]]] : []),

@@ -6,7 +6,8 @@
  * time-series displays, and the actors of data points as test_trends_persons.py reads them (multiple breakdowns, hogql
  * breakdowns, property math, total values). Each test names the PostHog test it follows.
  */
-import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { actionStep, createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { formulaSetUp, multiplePeople, RUNNER_PEOPLE, runnerEvents } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER_V } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
@@ -34,41 +35,10 @@ const P_SESSIONS = 7; // test_unique_session_with_session_breakdown: sessions of
 const P_EVENTS = 8; // test_trends.py _create_events() + test_dau_with_breakdown_filtering's other_value sign up
 const P_MATH_TYPES = 9; // math_property_type: group and session properties
 
-const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
-
 beforeAll(async () => {
   db = await createInsightTestDb();
-  // test_formula.py setUp: "session start" with a "session duration" per location, and "session end".
-  const ss = (ts: string, duration: number, location: string, os: string, extra: Record<string, unknown> = {}) =>
-    ev('session start', 'blabla', ts, { 'session duration': duration, location, $os: os, ...extra });
-  await db.load(P_FORMULA, {
-    persons: [{ distinct_ids: ['blabla'], properties: { $some_prop: 'some_val' } }],
-    events: [
-      ss('2020-01-02T13:01:01Z', 200, 'Paris', 'Mac', { $current_url: 'http://example.org' }),
-      ss('2020-01-02T13:01:01Z', 300, 'Paris', 'Mac'),
-      ss('2020-01-02T13:01:01Z', 400, 'London', 'Windows'),
-      ss('2020-01-03T13:01:01Z', 400, 'London', 'Windows'),
-      ss('2020-01-03T13:04:01Z', 500, 'London', 'Windows'),
-      ev('session end', 'blabla', '2020-01-03T13:04:01Z', { 'session duration': 500, location: 'London', $os: 'Windows' }),
-      ev('session end', 'blabla', '2020-01-03T13:04:01Z', { 'session duration': 500, location: 'Berlin', $os: 'Windows' }),
-      ev('session end', 'blabla', '2020-01-03T13:04:01Z', { 'session duration': 800, location: 'Berlin', $os: 'Windows' }),
-    ],
-  });
-  // _create_multiple_people: person1 once, person2 three times (twice on Jan 2), person3 on three days, person4 later.
-  const wm = (d: string, day: string, order: string) => ev('watched movie', d, `${day}T12:00:00Z`, { order });
-  await db.load(P_PEOPLE, {
-    persons: ['person1', 'person2', 'person3', 'person4'].map((d) => ({ distinct_ids: [d], properties: { name: d } })),
-    events: [
-      wm('person1', '2020-01-01', '1'),
-      wm('person2', '2020-01-01', '1'),
-      wm('person2', '2020-01-02', '2'),
-      wm('person2', '2020-01-02', '2'),
-      wm('person3', '2020-01-01', '1'),
-      wm('person3', '2020-01-02', '2'),
-      wm('person3', '2020-01-03', '2'),
-      wm('person4', '2020-01-05', '1'),
-    ],
-  });
+  await db.load(P_FORMULA, formulaSetUp());
+  await db.load(P_PEOPLE, multiplePeople());
   await db.load(P_QUANTILES, {
     persons: [{ distinct_ids: ['blabla'], properties: {} }],
     events: Array.from({ length: 101 }, (_, i) => ev('sign up', 'blabla', '2020-01-04T10:00:00Z', { some_number: i })),
@@ -81,26 +51,10 @@ beforeAll(async () => {
     ],
     events: ['person1', 'person2', 'person3'].map((d) => ev('sign up', d, '2020-01-03T12:00:00Z', { key: 'val' })),
   });
-  // test_trends_query_runner._create_test_events: each person's properties are on their events too.
-  const people: Record<string, Record<string, unknown>> = {
-    p1: { $browser: 'Chrome', prop: 10, bool_field: true, nullable_prop: '1.1' },
-    p2: { $browser: 'Firefox', prop: 20, bool_field: false, nullable_prop: '2.0' },
-    p3: { $browser: 'Edge', prop: 30, bool_field: true, nullable_prop: null },
-    p4: { $browser: 'Safari', prop: 40, bool_field: false, nullable_prop: null },
-  };
-  const at = (d: string, event: string, days: number[]) => days.map((day) => ev(event, d, `2020-01-${String(day).padStart(2, '0')}T12:00:00Z`, people[d]));
+  // test_trends_query_runner._create_test_events (RUNNER_PEOPLE: their properties are on their events too)
   await db.load(P_RUNNER, {
-    persons: Object.keys(people).map((d) => ({ distinct_ids: [d], properties: { name: d, ...(d === 'p1' ? { email: 'test@posthog.com' } : {}) } })),
-    events: [
-      ...at('p1', '$pageview', [11, 12, 13, 14, 15, 16, 17, 18, 19]),
-      ...at('p1', '$pageleave', [11, 12, 13]),
-      ...at('p2', '$pageview', [9, 12, 13, 15]),
-      ...at('p2', '$pageleave', [16]),
-      ...at('p3', '$pageview', [12]),
-      ...at('p3', '$pageleave', [13]),
-      ...at('p4', '$pageview', [15]),
-      ...at('p4', '$pageleave', [16]),
-    ],
+    persons: Object.keys(RUNNER_PEOPLE).map((d) => ({ distinct_ids: [d], properties: { name: d, ...(d === 'p1' ? { email: 'test@posthog.com' } : {}) } })),
+    events: runnerEvents(RUNNER_PEOPLE),
   });
   const dated = (name: string, dates: string[]) => dates.map((d) => ev(name, 'person_1', `${d.replace(' ', 'T')}Z`, { $browser: 'Safari' }));
   await db.load(P_DATES, {
@@ -162,11 +116,10 @@ beforeAll(async () => {
       ev('$pageview', 'u1', '2020-01-02T11:00:00Z', { revenue: 1 }),
     ],
   });
-  const step = (event: string, properties: unknown[]) => ({ event, properties, selector: null, tag_name: null, text: null, text_matching: null, href: null, href_matching: null, url: null, url_matching: null });
   const actions: Record<number, ActionDef> = {
-    [P_ACTION_PERSONS]: { id: 9, name: 'sign up', steps: [step('sign up', [{ key: 'key', type: 'event', value: ['val'], operator: 'exact' }])] },
+    [P_ACTION_PERSONS]: { id: 9, name: 'sign up', steps: [actionStep('sign up', [{ key: 'key', type: 'event', value: ['val'], operator: 'exact' }])] },
     // _create_events' sign_up_action: the "sign up" event
-    [P_EVENTS]: { id: 10, name: 'sign up', steps: [step('sign up', [])] },
+    [P_EVENTS]: { id: 10, name: 'sign up', steps: [actionStep('sign up', [])] },
   };
   db.actions = {
     liveActions: async (projectId, ids) => new Map(actions[projectId] && ids.includes(actions[projectId].id) ? [[actions[projectId].id, actions[projectId]]] : []),

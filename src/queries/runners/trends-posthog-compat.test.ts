@@ -3,7 +3,7 @@
  * test_trends_query_runner.py), through the runner the REST `/query/` endpoint uses. Each test names the PostHog test
  * it follows; datasets mirror their setups (`_create_events`, `_create_test_events`) with `freeze_time` as the clock.
  */
-import { createInsightTestDb, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
 import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
@@ -30,8 +30,6 @@ const P_HALF_HOUR_TZ = 11; // a +05:30 project: hours start at :30 UTC
 const P_SESSIONS = 12; // test_trends_with_session_property_*
 const P_ACTIVE = 13; // _create_active_users_events()
 const P_EVENTS_TIME = 14; // _create_events(use_time=True)
-
-const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
 
 beforeAll(async () => {
   db = await createInsightTestDb();
