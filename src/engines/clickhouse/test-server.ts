@@ -41,10 +41,14 @@ async function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** A base port with `span` consecutive free ports after it (checked, then used right away). */
+/**
+ * A base port with `span` consecutive free ports after it (checked, then used right away). Below Linux's ephemeral
+ * range (32768–60999): a port in it could be taken by any outgoing connection of the other test worker between the
+ * check and ClickHouse's bind (CI failed once on "Address already in use: 127.0.0.1:33726").
+ */
 async function freePorts(span: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20000 + Math.floor(Math.random() * 20000);
+    const base = 20000 + Math.floor(Math.random() * (32700 - span - 20000));
     let ok = true;
     for (let i = 0; i < span && ok; i++) ok = await portFree(base + i);
     if (ok) return base;
@@ -68,11 +72,21 @@ async function stopPids(pids: number[], dir: string): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
+/** Runs `start` on fresh free ports again when ClickHouse lost a race for one of them (a few tries). */
+async function withPortRetry<T>(span: number, start: (base: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePorts(span));
+    } catch (e) {
+      if (attempt >= 3 || !/Address already in use/.test(String((e as Error).message))) throw e;
+    }
+  }
+}
+
 /** One server on a free loopback port, data in a temp dir. */
 export async function startSingle(): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ch-'));
-  const port = await freePorts(3);
-  const { stdout } = await run('bash', [SCRIPT, 'start-single', String(port), dir]);
+  const { port, stdout } = await withPortRetry(3, async (port) => ({ port, ...(await run('bash', [SCRIPT, 'start-single', String(port), dir])) }));
   const pids = [Number(stdout.trim())];
   const url = `http://127.0.0.1:${port}`;
   return { url, urls: [url], dir, pids, stop: () => stopPids(pids, dir) };
@@ -81,8 +95,7 @@ export async function startSingle(): Promise<TestServer> {
 /** Two shards (two processes) with the cluster `quarry_test`. */
 export async function startCluster(): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-chc-'));
-  const base = await freePorts(13);
-  const { stdout } = await run('bash', [SCRIPT, 'start-cluster', String(base), dir]);
+  const { base, stdout } = await withPortRetry(13, async (base) => ({ base, ...(await run('bash', [SCRIPT, 'start-cluster', String(base), dir])) }));
   const pids = stdout.trim().split(/\s+/).map(Number);
   const urls = [`http://127.0.0.1:${base}`, `http://127.0.0.1:${base + 10}`];
   return { url: urls[0], urls, cluster: 'quarry_test', dir, pids, stop: () => stopPids(pids, dir) };
