@@ -19,7 +19,6 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -28,6 +27,7 @@ import { insightCases } from './insights';
 import { openQueryServer, runQuery } from './queries';
 import { median, type RangeSpec } from './reference-sql';
 import { startBenchServer, type BenchServer } from './server';
+import { freePorts } from '../src/engines/clickhouse/local-ports';
 
 const run = promisify(execFile);
 /** The checkout root: the nearest directory above the compiled bench holding `.ci/clickhouse` (any --outDir depth). */
@@ -74,24 +74,6 @@ export interface ClickHouseBenchResult {
 const round = (x: number): number => Math.round(x * 10) / 10;
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? NaN));
 
-async function freePort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const base = 20000 + Math.floor(Math.random() * 20000);
-    const ok = await Promise.all(
-      [0, 1, 2].map(
-        (d) =>
-          new Promise<boolean>((resolve) => {
-            const s = net.createServer();
-            s.once('error', () => resolve(false));
-            s.listen(base + d, '127.0.0.1', () => s.close(() => resolve(true)));
-          }),
-      ),
-    );
-    if (ok.every(Boolean)) return base;
-  }
-  throw new Error('no free loopback ports for ClickHouse');
-}
-
 /** Hand-written ClickHouse SQL for the same questions as the DuckDB reference (bench/reference-sql.ts). */
 export function clickhouseSql(r: RangeSpec): Record<string, string> {
   const end = new Date(r.start.getTime() + r.days * DAY);
@@ -129,7 +111,7 @@ interface ClickHouseServer {
 }
 
 async function startClickHouse(dir: string): Promise<ClickHouseServer> {
-  const port = await freePort();
+  const port = await freePorts(3);
   const { stdout } = await run('bash', [SCRIPT, 'start-single', String(port), dir]);
   const pid = Number(stdout.trim());
   if (!Number.isInteger(pid) || pid <= 0) throw new Error(`.ci/clickhouse start-single printed ${JSON.stringify(stdout)}`);

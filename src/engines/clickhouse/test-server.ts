@@ -5,10 +5,10 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePorts } from './local-ports';
 
 const run = promisify(execFile);
 const SCRIPT = path.resolve(__dirname, '../../../.ci/clickhouse');
@@ -32,29 +32,6 @@ export function clickhouseAvailable(): boolean {
 
 /** `describe` when ClickHouse is available, `describe.skip` locally without it (and an error in CI). */
 export const describeClickHouse: jest.Describe = (clickhouseAvailable() ? describe : describe.skip) as jest.Describe;
-
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
-/**
- * A base port with `span` consecutive free ports after it (checked, then used right away). Below Linux's ephemeral
- * range (32768–60999): a port in it could be taken by any outgoing connection of the other test worker between the
- * check and ClickHouse's bind (CI failed once on "Address already in use: 127.0.0.1:33726").
- */
-async function freePorts(span: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20000 + Math.floor(Math.random() * (32700 - span - 20000));
-    let ok = true;
-    for (let i = 0; i < span && ok; i++) ok = await portFree(base + i);
-    if (ok) return base;
-  }
-  throw new Error('no free loopback ports for ClickHouse');
-}
 
 export interface TestServer {
   /** HTTP URL of the first (or only) node. */
