@@ -7,6 +7,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { randomFillSync } from 'node:crypto';
+import { stableJson } from '../stable-json';
 import { decompressLz64, Lz64TooLarge } from './lz64';
 import { takeElementsChain } from './elements-chain';
 import { DERIVED_KEY, derivedKeys, withOsFallback } from './person-initial-properties';
@@ -453,18 +454,6 @@ export function nestingDepthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
-/**
- * Compact JSON with every object's keys in sorted order, as serde_json prints a map; integer-like keys too (JSON.stringify
- * would put them first, in numeric order). Objects are text here, so key order is built by hand.
- */
-function sortedJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined || typeof x === 'function' ? 'null' : sortedJson(x))).join(',')}]`;
-  if (typeof v !== 'object' || v === null) return JSON.stringify(v) ?? 'null';
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).sort().filter((k) => o[k] !== undefined);
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`).join(',')}}`;
-}
-
 function stringifyId(v: unknown): string | null {
   if (v === undefined || v === null) return null;
   let s: string;
@@ -474,7 +463,7 @@ function stringifyId(v: unknown): string | null {
     // Keys sorted, as rust capture's serde_json (its maps are BTreeMaps) prints an object id: v0_request.rs
     // extract_distinct_id pins `{"string": "a", "int": 42}` → `{"int":42,"string":"a"}`.
     try {
-      s = sortedJson(v);
+      s = stableJson(v);
     } catch {
       return null;
     }
