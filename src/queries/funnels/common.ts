@@ -274,6 +274,19 @@ export function clickhouseActorKey(actor: Expr, isPerson: boolean): Expr {
   return isPerson ? ast.call('assumeNotNull', [actor]) : actor;
 }
 
+/**
+ * ClickHouse `round(x, 2)` on a Float64, which PostHog's funnel SQL uses for the trends conversion rate and the
+ * time-to-convert average: x × 100 to the nearest integer with ties to even (ClickHouse rounds floats as
+ * roundBankers does: round(0.5) = 0), then ÷ 100. So 1 of 32 is 3.12 %, not 3.13 %.
+ */
+export function round2(x: number): number {
+  const y = x * 100;
+  let r = Math.round(y);
+  // (Math.round takes an exact half upwards)
+  if (r - y === 0.5 && r % 2 !== 0) r -= 1;
+  return r / 100;
+}
+
 /** Median with linear interpolation (ClickHouse `median` on small samples). */
 export function median(xs: number[]): number | null {
   // (a typed array sorts numerically without a comparator: ~5x faster on the tens of thousands of times a large

@@ -1,6 +1,6 @@
 import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
-import { actorExpr, breakdownExprs, funnelActorHogQLExpr, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, toStr } from '../funnels/common';
+import { actorExpr, breakdownExprs, funnelActorHogQLExpr, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, round2, toStr } from '../funnels/common';
 import { bucketKey, bucketKeyFromValue, bucketLabel, bucketStartExpr, earliestTimestamp, globalFilterExpr, instantToLocal, personOrDistinctActorExpr, QueryDateRange, startOfInterval, type Bucket, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
@@ -278,8 +278,6 @@ function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepI
 }
 
 const boxed = (v: string, n: number): string[] => (v === OTHER ? [OTHER] : n === 0 ? [] : v.split(SEP));
-
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /**
  * `days`/`labels` of funnel trends (PostHog FunnelTrends._format_single_summary): days are `%Y-%m-%d` of the period
