@@ -772,7 +772,9 @@ export async function trendsActorsQuery(
     const start = buckets[i].start;
     const end = buckets[i + 1]?.start;
     const cumulative = d.display === 'ActionsLineGraphCumulative' && isActorCountMath(math);
-    const lower = plan.kind === 'active_window' ? cal.addDays(start, -(plan.days - 1)) : cumulative ? range.whereFrom : start;
+    // (the first bucket of a week interval starts before date_from, where the insight's events start: the point's
+    // actors are clamped to the range, as TrendsActorsQueryBuilder does — test_date_range_weekly)
+    const lower = plan.kind === 'active_window' ? cal.addDays(start, -(plan.days - 1)) : cumulative ? range.whereFrom : Math.max(start, range.whereFrom);
     // (active users: PostHog's window `(d − (days − 1) days, d + 1 day]`, its start made exclusive below)
     if (plan.kind === 'active_window') after = lower;
     bounds = plan.kind === 'active_window' ? { lower, upper: cal.addDays(start, 1) } : end !== undefined ? { lower, upper: end, upperExclusive: true } : { lower };
