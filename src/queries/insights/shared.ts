@@ -34,11 +34,13 @@ export function globalFilterExpr(node: GlobalFilterInput, ctx: Pick<RunnerContex
 
 /**
  * The earliest event timestamp among events matching `where` (for `date_from: "all"`); null when there is none.
+ * `alias` names the events table as the runner's own query does (stickiness: `e`), so the same filters resolve.
  */
-export async function earliestTimestamp(ctx: RunnerContext, where: Expr | undefined): Promise<Date | null> {
+export async function earliestTimestamp(ctx: RunnerContext, where: Expr | undefined, alias?: string): Promise<Date | null> {
   const q = ast.select({
     select: [ast.alias('t', ast.call('toUnixTimestamp', [ast.call('min', [ast.field('timestamp')])]))],
     from: 'events',
+    fromAlias: alias,
     where,
   });
   const { rows } = await runInsightQuery(ctx, q, 'earliest');

@@ -72,18 +72,23 @@ function perActorParts(node: StickinessQuery, ctx: RunnerContext, s: EventsNode,
         ]);
   const where = ast.and(range.whereExpr(), seriesFilterExpr(s, { timezone: ctx.project.timezone, attr }), global);
   const crit = node.stickinessFilter?.stickinessCriteria;
-  /** One row (`n`) per actor: the number of its active intervals, or of those meeting the criteria. */
+  /**
+   * One row (`n`) per actor: the number of its active intervals, or of those meeting the criteria. The events are
+   * `events AS e`, as in PostHog's stickiness query, so a math_hogql or ProductQL filter may say `e.properties.x`.
+   */
   const perActor = (actor: Expr, actorWhere: Expr | undefined): ast.SelectQuery => {
     if (!crit)
       return ast.select({
         select: [ast.alias('n', ast.call('uniq', [bucketExpr])), ast.alias('actor', ast.call('toString', [actor]))],
         from: 'events',
+        fromAlias: 'e',
         where: ast.and(where, actorWhere),
         groupBy: [actor],
       });
     const inner = ast.select({
       select: [ast.alias('actor', actor), ast.alias('b', bucketExpr), ast.alias('c', ast.call('count', []))],
       from: 'events',
+      fromAlias: 'e',
       where: ast.and(where, actorWhere),
       groupBy: [ast.constant(1), ast.constant(2)],
     });
@@ -142,7 +147,7 @@ async function prepare(node: StickinessQuery, ctx: RunnerContext, dropped: Set<n
   const global = globalFilterExpr(node, ctx);
   let earliest: Date | null = null;
   if (node.dateRange?.date_from === 'all')
-    earliest = await earliestTimestamp(ctx, ast.and(ast.or(...series.map((s) => seriesFilterExpr(s) ?? ast.constant(true))), global));
+    earliest = await earliestTimestamp(ctx, ast.and(ast.or(...series.map((s) => seriesFilterExpr(s) ?? ast.constant(true))), global), 'e');
   const range = new QueryDateRange({
     dateRange: node.dateRange,
     interval,
