@@ -13,6 +13,7 @@ import type { BreakdownFilter } from './schema';
 import { groupPropertyChain, groupTypeIndexOf } from './group-filters';
 import { sessionPropertyExpr } from './session-filters';
 import { containsAggregate } from './math';
+import { isPersonVirtualProperty, personVirtualPropertyExpr } from './person-virtual-properties';
 
 /** Value of events whose breakdown property is missing, null or `''`. */
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
@@ -103,6 +104,8 @@ export function breakdownRawExpr(spec: BreakdownSpec, table?: string): Expr {
     case 'event':
       return f('properties', spec.property);
     case 'person':
+      // PostHog's get_properties_chain: a `$virt_*` key is a field of the persons table (person-virtual-properties.ts)
+      if (isPersonVirtualProperty(spec.property)) return personVirtualPropertyExpr(spec.property, (k) => f('person', 'properties', k), 'breakdownFilter__breakdown');
       return f('person', 'properties', spec.property);
     case 'event_metadata':
       return f(spec.property);

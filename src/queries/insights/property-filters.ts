@@ -10,7 +10,8 @@
  * - `exact` / `is_not` with a null value are "not set" / "set" (PostHog compares with NULL: `x = NULL` is isNull);
  * - `is_date_*` read Unix timestamps (seconds or milliseconds) as instants and other text as dates in the project
  *   timezone; values may be relative (`-7d`);
- * - groups `{type: AND|OR, values}` nest; an empty group is TRUE; a plain array is AND.
+ * - groups `{type: AND|OR, values}` nest; an empty group is TRUE; a plain array is AND;
+ * - person keys `$virt_*` are fields computed from the person's properties (person-virtual-properties.ts).
  *
  * Every value is an AST constant (bound by the printer), never spliced into text. `hogql` filters are parsed with
  * the ProductQL parser: call {@link ensureFilterParser} (or `initParser`) once before building.
@@ -20,7 +21,7 @@ import type { Expr } from '../../productql/ast';
 import { initParser, parseExprSync } from '../../productql/parser';
 import { validationError } from '../../errors';
 import type { AnyPropertyFilter, PropertiesInput, PropertyGroupFilter } from './schema';
-import { parseDateString } from './date-range';
+import { insightsNow, parseDateString } from './date-range';
 import { asTextExpr } from './breakdown';
 import { instantToLocal, sqlLocal } from './local-time';
 import { cohortInScope, cohortNotFoundMessage } from '../../cohorts/cohort-scope';
@@ -30,6 +31,7 @@ import { sessionPropertyExpr } from './session-filters';
 import { elementFilterToExpr } from './element-filters';
 import { groupPropertyChain } from './group-filters';
 import { isSemverOperator, semverCondition } from './semver';
+import { isPersonVirtualProperty, personVirtualPropertyExpr } from './person-virtual-properties';
 
 /** Loads the ProductQL parser (needed by `hogql` filters, breakdowns and math). Idempotent. */
 export const ensureFilterParser = (): Promise<void> => initParser();
@@ -101,8 +103,11 @@ export function propertyField(f: { type: string; key: string; group_type_index?:
       return sessionPropertyExpr(f.key, ctx.attr ?? 'properties', ctx.table);
     case 'group':
       return prefixed(ctx, ...groupPropertyChain(f, ctx.personTable ? 'persons' : undefined, ctx.attr ?? 'properties'));
-    case 'person':
-      return ctx.personTable ? prefixed(ctx, 'properties', f.key) : prefixed(ctx, 'person', 'properties', f.key);
+    case 'person': {
+      const read = (key: string) => (ctx.personTable ? prefixed(ctx, 'properties', key) : prefixed(ctx, 'person', 'properties', key));
+      // `$virt_*` keys are fields computed from the person's properties (PostHog's persons table), not stored ones
+      return isPersonVirtualProperty(f.key) ? personVirtualPropertyExpr(f.key, read, ctx.attr ?? 'properties') : read(f.key);
+    }
     case 'event_metadata': {
       const col = EVENT_METADATA_COLUMNS[f.key];
       if (!col)
@@ -132,8 +137,14 @@ function dateConstant(v: Scalar, ctx: FilterContext): Expr {
   const s = asString(v);
   const tz = ctx.timezone ?? 'UTC';
   if (/^-?\d*[hdwmqyMs](Start|End)?$/.test(s)) {
-    const parsed = parseDateString(s, instantToLocal(new Date(), tz), tz, ctx.attr ?? 'properties');
+    const parsed = parseDateString(s, instantToLocal(insightsNow(), tz), tz, ctx.attr ?? 'properties');
     return ast.call('toDateTime', [ast.constant(sqlLocal(parsed.value))]);
+  }
+  // a value that is no date (`1336234635`, `abc`) is the caller's 400, not the engine's conversion error
+  try {
+    parseDateString(s, instantToLocal(insightsNow(), tz), tz, ctx.attr ?? 'properties');
+  } catch {
+    throw validationError(`A date filter needs a date (YYYY-MM-DD, an ISO 8601 datetime or a relative date like -7d), got ${JSON.stringify(v)}.`, ctx.attr ?? 'properties');
   }
   return ast.call('toDateTime', [ast.constant(s)]);
 }
@@ -143,17 +154,22 @@ const EPOCH_TEXT = '^[0-9]{9,}(\\.[0-9]+)?$';
 /** From this value on, a Unix timestamp is in milliseconds (in seconds it would be the year 5138). */
 const EPOCH_MS_FROM = 1e11;
 
+/** A day-first date with dashes (`01-04-2021 19:00:00`, 1 April): rewritten with slashes, the day-first form both engines' best-effort parsers read. */
+const DAY_FIRST_DASHES = '^\\s*([0-9]{1,2})-([0-9]{1,2})-([0-9]{4})';
+
 /**
  * A property as a datetime for `is_date_*`: a Unix timestamp (a JSON number or numeric text, in seconds or
  * milliseconds; what PostHog's DateTime property formats `unix_timestamp` / `unix_timestamp_milliseconds` read) is
- * that instant, anything else is parsed as date text (NULL when it is none). Datetime fields (`timestamp`, a session's
- * `$start_timestamp`, ...) are used as they are.
+ * that instant, anything else is parsed as date text the way PostHog's `parseDateTime64BestEffortOrNull` reads it
+ * (ISO, `2021/04/01`, day-first `01/04/2021` and `01-04-2021`, RFC 822 `Wed, 02 Oct 2002 15:00:00 +0200`; NULL when it
+ * is none). Datetime fields (`timestamp`, a session's `$start_timestamp`, ...) are used as they are.
  */
 function dateOf(x: Expr, isDatetime: boolean): Expr {
   if (isDatetime) return x;
   const n = ast.call('toFloat', [x]);
   const seconds = ast.call('if', [ast.compare('>=', n, ast.constant(EPOCH_MS_FROM)), ast.arithmetic('/', n, ast.constant(1000)), n]);
-  return ast.call('if', [ast.compare('=~', asTextExpr(x), ast.constant(EPOCH_TEXT)), ast.call('toDateTime', [seconds]), ast.call('toDateTime', [x])]);
+  const text = ast.call('replaceRegexpOne', [asTextExpr(x), ast.constant(DAY_FIRST_DASHES), ast.constant('\\1/\\2/\\3')]);
+  return ast.call('if', [ast.compare('=~', asTextExpr(x), ast.constant(EPOCH_TEXT)), ast.call('toDateTime', [seconds]), ast.call('parseDateTimeBestEffortOrNull', [text])]);
 }
 
 /** One operator on one scalar value. */
@@ -305,8 +321,10 @@ export function testAccountFiltersExpr(
   const exprs: Expr[] = [];
   for (const raw of project.test_account_filters ?? []) {
     if (!raw || typeof raw !== 'object') continue;
+    // a stored filter without `type` is an event property filter (PostHog's Property defaults its type to "event")
+    const filter = 'type' in raw && (raw as { type?: unknown }).type != null ? raw : { ...raw, type: 'event' };
     try {
-      exprs.push(propertyFilterToExpr(raw as AnyPropertyFilter, ctx));
+      exprs.push(propertyFilterToExpr(filter as AnyPropertyFilter, ctx));
     } catch {
       // non-strict: an unusable stored filter is ignored
     }
