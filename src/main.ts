@@ -143,7 +143,7 @@ async function keysCommand(s: Services, sub: string | undefined, args: string[])
     });
     const list = (v?: string) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
     const key = await s.keys.createPersonal(principal, {
-      label: values.label ?? '',
+      label: values.label, // none: the service's default ('')
       scopes: list(values.scopes),
       scoped_teams: list(values.projects)?.map(Number) ?? null,
     });

@@ -5,8 +5,11 @@ import { hashKey, SECRET_KEY_PREFIX } from './key-material';
 import { GenerationCache, watchMetadata } from './metadata-watch';
 import type { Principal } from './principal';
 
-/** How often `last_used_at` is written per key: often enough to be useful, rarely enough to cost nothing. */
-const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/**
+ * How old a key's `last_used_at` must be before a use writes it again: PostHog's hour (posthog/auth.py updates it only
+ * when it is null or more than an hour old; test_personal_api_keys.py test_does_not_update_last_used_at_within_the_hour).
+ */
+const LAST_USED_WRITE_INTERVAL_MS = 3_600_000;
 
 /**
  * Turns an `Authorization: Bearer <key>` header into a {@link Principal}.
@@ -74,19 +77,22 @@ export class Authenticator {
   private async lookup(value: string, secure: string): Promise<Principal> {
     const gen = this.known.generation();
     let known: Principal;
+    let lastUsed: Date | null;
     if (value.startsWith(SECRET_KEY_PREFIX)) {
       const key = await this.store.secretKeys.findOneBy({ secure_value: secure, revoked_at: IsNull() });
       if (!key) throw authenticationFailed('Project secret API key found in request Authorization header is invalid.');
+      lastUsed = key.last_used_at;
       known = { kind: 'project_secret', keyId: key.id, projectId: key.project_id, scopes: key.scopes };
     } else {
       const key = await this.store.personalKeys.findOneBy({ secure_value: secure, revoked_at: IsNull() });
       if (!key) throw authenticationFailed();
+      lastUsed = key.last_used_at;
       // PostHog restricts a key only when scoped_teams is non-empty: an empty list (what its UI sends) is every project
       const projectIds = key.scoped_teams !== null && key.scoped_teams.length > 0 ? key.scoped_teams : null;
       known = { kind: 'personal', keyId: key.id, userId: key.user_id, scopes: key.scopes, projectIds };
     }
     this.known.set(secure, known, gen);
-    this.touch(known);
+    this.touch(known, lastUsed?.getTime());
     return known;
   }
 
@@ -95,14 +101,16 @@ export class Authenticator {
     this.known.clear();
   }
 
-  private touch(p: Principal): void {
+  /** Writes `last_used_at` when the last one known (written here, or `stored` when read from the store) is over an hour old. */
+  private touch(p: Principal, stored?: number): void {
     const id = (p.kind === 'project_secret' ? 's:' : 'p:') + p.keyId;
+    if (stored !== undefined && !this.lastUsedWritten.has(id)) this.lastUsedWritten.set(id, stored);
     const now = Date.now();
-    if (now - (this.lastUsedWritten.get(id) ?? 0) < LAST_USED_WRITE_INTERVAL_MS) return;
+    if (now - (this.lastUsedWritten.get(id) ?? -Infinity) <= LAST_USED_WRITE_INTERVAL_MS) return;
     this.lastUsedWritten.set(id, now);
     const write = p.kind === 'project_secret'
-      ? this.store.secretKeys.update(p.keyId, { last_used_at: new Date() })
-      : this.store.personalKeys.update(p.keyId, { last_used_at: new Date() });
+      ? this.store.secretKeys.update(p.keyId, { last_used_at: new Date(now) })
+      : this.store.personalKeys.update(p.keyId, { last_used_at: new Date(now) });
     write.catch(() => undefined); // a usage timestamp is not worth failing a request for
   }
 }

@@ -85,7 +85,8 @@ export const runRequestSchema = z
     version: z.unknown().optional(),
     limit: z.unknown().optional(),
     offset: z.unknown().optional(),
-    refresh: z.enum(['cache', 'force', 'direct']).optional(),
+    // pydantic's Optional fields: null is the default (refresh: cache; no query_override)
+    refresh: z.enum(['cache', 'force', 'direct']).nullable().optional(),
     client_query_id: z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,128}$/, 'client_query_id may hold 1 to 128 letters, digits, _ and -.')
@@ -361,7 +362,7 @@ export class EndpointService {
     if (body.name === undefined) throw validationError('This field is required.', 'name', 'required');
     if (body.query === undefined) throw validationError('This field is required.', 'query', 'required');
     if (body.version !== undefined && body.version !== null) throw validationError('A new endpoint has no version to target.', 'version');
-    this.checkUnsupported(body);
+    this.checkUnsupported(body, body.is_active ?? true);
     await this.checkName(project.id, body.name);
     const optional = optionalBreakdowns(body.query, body.optional_breakdown_properties ?? []);
     const prepared = await this.prepare(principal, project, body.query, body.variables ?? undefined, []);
@@ -431,7 +432,8 @@ export class EndpointService {
       await this.softDelete(endpoint);
       return { success: true };
     }
-    this.checkUnsupported(body);
+    const targeting = (body.version !== undefined && body.version !== null) || (queryVersion !== undefined && queryVersion !== null && queryVersion !== '');
+    this.checkUnsupported(body, targeting ? endpoint.is_active : (body.is_active ?? endpoint.is_active));
     const userId = principal.kind === 'personal' ? principal.userId : null;
     const now = new Date();
     const current = await this.currentVersion(endpoint);
@@ -579,7 +581,7 @@ export class EndpointService {
       if (offset !== undefined) throw validationError('offset is only supported for HogQLQuery endpoints.', 'offset');
     }
     if (body.refresh === 'direct') throw validationError('refresh=direct is only valid for materialized endpoints.', 'refresh');
-    if (body.query_override !== undefined) throw validationError('query_override is not allowed.', 'query_override');
+    if (body.query_override !== undefined && body.query_override !== null) throw validationError('query_override is not allowed.', 'query_override');
     if (body.filters_override !== undefined && body.filters_override !== null && isSql) {
       throw validationError('Not allowed for HogQL endpoints. Use variables instead.', 'filters_override');
     }
@@ -996,7 +998,7 @@ export class EndpointService {
   }
 
   private async writeExecuted(endpoint: Endpoint, version: EndpointVersion, stale: (d: Date | null) => boolean): Promise<void> {
-    const now = new Date();
+    const now = new Date(Date.now()); // the clock touchExecuted judged staleness by
     // the objects may be the run caches' (such writes do not invalidate them): keep them current too
     if (stale(endpoint.last_executed_at)) {
       endpoint.last_executed_at = now;
@@ -1031,7 +1033,9 @@ export class EndpointService {
     if (await this.endpoints.existsBy({ project_id: projectId, name, deleted: false })) throw duplicateName();
   }
 
-  private checkUnsupported(body: EndpointRequest): void {
+  /** `active`: whether the endpoint is active once the body applies (PostHog refuses materializing an inactive one first). */
+  private checkUnsupported(body: EndpointRequest, active: boolean): void {
+    if (body.is_materialized === true && !active) throw validationError('Cannot enable materialization on inactive endpoint.', 'is_materialized');
     if (body.is_materialized === true) throw validationError(`Cannot materialize endpoint. Reason: ${MATERIALIZATION_REASON}`, 'is_materialized');
     if (body.bucket_overrides && Object.keys(body.bucket_overrides).length) {
       throw validationError('bucket_overrides only applies to materialized endpoints, which Quarry does not have.', 'bucket_overrides');

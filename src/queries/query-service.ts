@@ -33,19 +33,21 @@ export const REFRESH_MODES = [
 ] as const;
 export type RefreshMode = (typeof REFRESH_MODES)[number];
 
+/** A pydantic `Optional[...] = default` field: null is the same as leaving the field out. */
+const optional = <T extends z.ZodType>(t: T) => t.nullish().transform((v): z.output<T> | undefined => v ?? undefined);
+
 /** The request envelope of `POST /api/projects/<id>/query/` (PostHog's QueryRequest; unknown keys → 400). */
 export const queryRequestSchema = z
   .object({
     query: z.object({ kind: z.string() }).passthrough(),
-    refresh: z.union([z.enum(REFRESH_MODES), z.boolean()]).optional(),
-    client_query_id: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,128}$/, 'client_query_id may hold 1 to 128 letters, digits, _ and -.')
-      .optional(),
-    name: z.string().max(128).optional(),
+    refresh: optional(z.union([z.enum(REFRESH_MODES), z.boolean()])),
+    client_query_id: optional(z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'client_query_id may hold 1 to 128 letters, digits, _ and -.')),
+    name: optional(z.string().max(128)),
     filters_override: z.unknown().optional(),
     variables_override: z.unknown().optional(),
-    async: z.boolean().optional(),
+    async: optional(z.boolean()),
+    // PostHog's limit_context selects row limits of its AI assistant, which Quarry does not have: only its null default
+    limit_context: z.null().optional(),
   })
   .strict();
 
