@@ -71,7 +71,8 @@ export interface InsightView {
   name: string | null;
   derived_name: string | null;
   description: string | null;
-  query: Record<string, unknown>;
+  /** Null for an insight saved with neither a query nor filters (PostHog's `query` is `required=False, allow_null=True`). */
+  query: Record<string, unknown> | null;
   /** The legacy filters of a filters-only insight, as saved; `{}` for an insight saved with a query (as PostHog). */
   filters: Record<string, unknown>;
   order: number | null;
@@ -380,7 +381,7 @@ export class InsightService {
         project_id: project.id,
         short_id: await this.newShortId(project.id),
         name: body.name ?? null,
-        derived_name: body.derived_name ?? deriveName(query),
+        derived_name: body.derived_name ?? (query ? deriveName(query) : null),
         description: body.description ?? null,
         query,
         filters,
@@ -428,21 +429,23 @@ export class InsightService {
    * What a body makes the insight run: its `query` (which wins, and clears saved filters), or its legacy `filters`
    * converted (PostHog's `query_from_filters`) when it has no query and the insight is new, filters-only, or given
    * `"query": null` or a full PUT; else undefined (unchanged). Filters sent to an insight that has a query are ignored:
-   * the query wins, as in PostHog (which keeps them, hidden, never to be used). `required` (create, PUT): a query or
-   * filters must be given.
+   * the query wins, as in PostHog (which keeps them, hidden, never to be used). `full`: create or PUT.
    */
-  private querySource(body: InsightBody, insight: Insight | null, required: boolean): QuerySource | undefined {
+  private querySource(body: InsightBody, insight: Insight | null, full: boolean): QuerySource | undefined {
     const validate = (n: { kind: string }) => this.queries.validateStoredNode(n);
     const queryGiven = body.query !== undefined && body.query !== null;
-    if (!queryGiven && hasLegacyFilters(body.filters) && (required || insight?.filters != null || body.query === null)) {
+    if (!queryGiven && hasLegacyFilters(body.filters) && (full || insight?.filters != null || body.query === null)) {
       const filters = cleanSavedFilters(body.filters);
       const query = legacyInsightQuery(filters, validate);
       return { query, filters, kinds: validateInsightQuery(query, validate) };
     }
-    if (queryGiven || required || body.query === null) {
-      const kinds = queryGiven ? asQueryParseError(() => validateInsightQuery(body.query, validate)) : validateInsightQuery(body.query, validate);
+    if (queryGiven) {
+      const kinds = asQueryParseError(() => validateInsightQuery(body.query, validate));
       return { query: body.query as Record<string, unknown>, filters: null, kinds };
     }
+    // `"query": null`, or neither on create: an insight without a query (PostHog's query is `required=False,
+    // allow_null=True`), whose result is null until it gets one; a PUT without either keeps the query, as DRF does
+    if (body.query === null || (full && !insight)) return { query: null, filters: null, kinds: { queryKind: '', sourceKind: null } };
     return undefined;
   }
 
@@ -549,8 +552,8 @@ export class InsightService {
     if (body.description !== undefined) insight.description = body.description;
     if (source !== undefined) {
       // an auto-generated title follows the query; one the client chose stays
-      if (body.derived_name === undefined && insight.derived_name === deriveName(insight.query)) {
-        insight.derived_name = deriveName(source.query);
+      if (body.derived_name === undefined && insight.derived_name === (insight.query ? deriveName(insight.query) : null)) {
+        insight.derived_name = source.query ? deriveName(source.query) : null;
       }
       insight.query = source.query;
       insight.filters = source.filters;
@@ -628,6 +631,7 @@ export class InsightService {
    * own cache fields follow the last result seen.
    */
   private async result(principal: Principal, project: Project, insight: Insight, opts: ResultOptions): Promise<Partial<InsightView>> {
+    if (!insight.query) return { ...emptyResult(project), filters_hash: insight.cache_key };
     const overridden = opts.filtersOverride != null || opts.variablesOverride != null;
     const node = executableNode(insight.query) as Record<string, unknown> & { kind: string };
     const runnable = overridden ? applyQueryOverrides(node, opts.filtersOverride, opts.variablesOverride) : node;
@@ -826,7 +830,7 @@ const MATERIAL_FIELDS = new Set<string>(['name', 'description', 'query', 'filter
 
 /** The query an insight runs, the legacy filters it came from (null: a query insight), and its kinds. */
 interface QuerySource {
-  query: Record<string, unknown>;
+  query: Record<string, unknown> | null;
   filters: Record<string, unknown> | null;
   kinds: InsightQueryKinds;
 }

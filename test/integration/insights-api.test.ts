@@ -81,7 +81,7 @@ describe('CRUD over REST', () => {
     expect((await s.api('GET', `${BASE}999999/`)).body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
   });
 
-  it('PATCH changes given fields; PUT requires a query and keeps absent fields', async () => {
+  it('PATCH changes given fields; PUT keeps absent fields, the query too', async () => {
     const i = await create({ name: 'before', description: 'd', tags: ['a'] });
     const p = await s.api('PATCH', `${BASE}${i.id}/`, { name: 'after', favorited: true, id: 12345, result: 'ignored' });
     expect(p.status).toBe(200);
@@ -89,10 +89,29 @@ describe('CRUD over REST', () => {
     expect(Date.parse(p.body.last_modified_at)).toBeGreaterThanOrEqual(Date.parse(i.last_modified_at));
 
     const put = await s.api('PUT', `${BASE}${i.id}/`, { name: 'put' });
-    expect(put.status).toBe(400);
-    expect(put.body).toMatchObject({ code: 'required', attr: 'query' });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ name: 'put', description: 'd', query: i.query });
     const put2 = await s.api('PUT', `${BASE}${i.id}/`, { name: 'put', query: sql() });
     expect(put2.body).toMatchObject({ name: 'put', description: 'd', query: sql(), derived_name: 'SQL query' });
+  });
+
+  it('an insight without a query (PostHog: query required=False, allow_null=True): result null until it gets one', async () => {
+    const r = await s.api('POST', BASE, { name: 'draft' });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: 'draft', derived_name: null, query: null, filters: {}, result: null, is_cached: false, last_refresh: null });
+    for (const refresh of ['force_cache', 'blocking', 'force_blocking']) {
+      const g = await s.api('GET', `${BASE}${r.body.id}/?refresh=${refresh}`);
+      expect([g.status, g.body.query, g.body.result]).toEqual([200, null, null]);
+    }
+    expect((await s.api('GET', `${BASE}?insight=TRENDS&limit=1000`)).body.results.map((i: { id: number }) => i.id)).not.toContain(r.body.id);
+    // given a query it runs; `"query": null` takes it away again
+    const q = await s.api('PATCH', `${BASE}${r.body.id}/?refresh=blocking`, { query: trends() });
+    expect(q.body).toMatchObject({ query: trends(), derived_name: 'Pageview count' });
+    expect((await s.api('GET', `${BASE}${r.body.id}/?refresh=blocking`)).body.result).toHaveLength(1);
+    const cleared = await s.api('PATCH', `${BASE}${r.body.id}/`, { query: null });
+    expect(cleared.body).toMatchObject({ query: null, result: null });
+    const gq = await gql(s, `{ insight(projectId: 1, id: "${r.body.id}") { name query result } }`);
+    expect(gq.body).toEqual({ data: { insight: { name: 'draft', query: null, result: null } } });
   });
 
   it('favoriting alone does not bump last_modified_at (only name, description and query do)', async () => {
@@ -149,8 +168,6 @@ describe('scopes', () => {
 
 describe('validation', () => {
   it.each([
-    ['query missing', { query: undefined }, 'required', 'query'],
-    ['query null', { query: null }, 'null', 'query'],
     ['query not an object', { query: 'SELECT 1' }, 'parse_error', 'query'],
     ['query without kind', { query: { source: {} } }, 'parse_error', 'query__kind'],
     ['unknown query kind', { query: { kind: 'NopeQuery' } }, 'parse_error', 'query__kind'],

@@ -37,7 +37,7 @@ export class InsightType extends QueryFreshness {
   @Field(() => String, { nullable: true })
   description!: string | null;
 
-  @Field(() => GraphQLJSON, { description: 'InsightVizNode, DataVisualizationNode, DataTableNode or a bare query node.' })
+  @Field(() => GraphQLJSON, { nullable: true, description: 'InsightVizNode, DataVisualizationNode, DataTableNode or a bare query node; null for an insight saved without one.' })
   query!: unknown;
 
   @Field(() => GraphQLJSON, { description: "PostHog's legacy filters of an insight saved with filters and no query (its query is what they convert to); {} otherwise." })

@@ -19,7 +19,7 @@ export class Insight extends ProjectObject {
 
   /** The node as the client sent it (validated), e.g. `{kind: 'InsightVizNode', source: {kind: 'TrendsQuery', …}}`. */
   @Column(jsonColumn)
-  query!: Record<string, unknown>;
+  query!: Record<string, unknown> | null;
 
   /**
    * The legacy `filters` of an insight saved without a query, as the client sent them; `query` then holds the query
