@@ -248,13 +248,29 @@ export function compareBreakdownRanks(a: { value: string | string[]; total: numb
   return a.total !== b.total ? b.total - a.total : 0;
 }
 
-/** PostHog's breakdown order: class (normal < null < other), then total desc, then value asc. */
+/**
+ * Strings in the engines' order (UTF-8 bytes, i.e. code points), not JS's UTF-16 units, which put a character above
+ * U+FFFF (a surrogate pair, e.g. an emoji) before U+E000–U+FFFF (e.g. fullwidth letters).
+ */
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const fix = (c: number): number => (c >= 0xe000 ? c - 0x800 : c >= 0xd800 ? c + 0x2000 : c);
+    return fix(x) - fix(y);
+  }
+  return a.length - b.length;
+}
+
+/** PostHog's breakdown order: class (normal < null < other), then total desc, then value asc (as ClickHouse orders strings). */
 export function compareBreakdowns(a: { value: string | string[]; total: number }, b: { value: string | string[]; total: number }): number {
   const byRank = compareBreakdownRanks(a, b);
   if (byRank !== 0) return byRank;
   const sa = Array.isArray(a.value) ? a.value.join('\u0000') : a.value;
   const sb = Array.isArray(b.value) ? b.value.join('\u0000') : b.value;
-  return sa < sb ? -1 : sa > sb ? 1 : 0;
+  return Math.sign(compareCodePoints(sa, sb));
 }
 
 /**
