@@ -90,6 +90,29 @@ it('import: persons first, per-row errors by index, valid rows land', async () =
   expect(await count(`SELECT count(*) FROM events e JOIN person_distinct_ids d ON d.person_id = e.person_id WHERE d.distinct_id = 'p1'`)).toBe(1);
 });
 
+it("import: a person's id may be given as `id` or as PostHog's `uuid`", async () => {
+  const a = '018f0000-0000-7000-8000-00000000000a';
+  const b = '018F0000-0000-7000-8000-00000000000B';
+  const r = await ing.import(1, {
+    persons: [
+      { distinct_ids: ['by-id'], id: a },
+      { distinct_ids: ['by-uuid'], uuid: b },
+      { distinct_ids: ['bad'], uuid: 'nope' },
+      { distinct_ids: ['both'], id: a.replace('a', 'c'), uuid: b },
+    ],
+  });
+  expect(r.imported.persons).toBe(2);
+  expect(r.errors).toEqual([
+    { index: 2, kind: 'person', message: 'uuid must be a UUID' },
+    { index: 3, kind: 'person', message: 'id and uuid differ' },
+  ]);
+  const ids = await engine.query(`SELECT d.distinct_id, p.id::VARCHAR FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id ORDER BY 1`, []);
+  expect(ids.rows).toEqual([
+    ['by-id', a],
+    ['by-uuid', b.toLowerCase()],
+  ]);
+});
+
 it('deletePerson and deleteProject also reset the identity cache', async () => {
   await ing.capture(1, [ev({ distinct_id: 'a' }), ev({ distinct_id: 'b' })]);
   await ing.capture(2, [ev({ distinct_id: 'a' })]);

@@ -713,9 +713,13 @@ export function validateImportPerson(
     distinct_ids.push(String(d).slice(0, 200));
   }
   let id: string | undefined;
-  if (raw.id !== undefined && raw.id !== null) {
-    if (typeof raw.id !== 'string' || !UUID_RE.test(raw.id)) return { error: 'id must be a UUID' };
-    id = raw.id.toLowerCase();
+  // `uuid` is PostHog's name for it (Person.uuid, `_create_person(uuid=…)`)
+  const given = raw.id ?? raw.uuid;
+  if (given !== undefined && given !== null) {
+    const field = raw.id !== undefined && raw.id !== null ? 'id' : 'uuid';
+    if (typeof given !== 'string' || !UUID_RE.test(given)) return { error: `${field} must be a UUID` };
+    if (raw.id != null && raw.uuid != null && String(raw.uuid).toLowerCase() !== given.toLowerCase()) return { error: 'id and uuid differ' };
+    id = given.toLowerCase();
   }
   if (raw.properties !== undefined && raw.properties !== null && !isObj(raw.properties))
     return { error: 'properties must be a JSON object' };
