@@ -22,7 +22,7 @@ import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
 import { lookupFunction } from './functions';
-import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -96,7 +96,7 @@ export const CH_TABLE_COLUMNS: Record<string, { name: string; datetime?: boolean
     { name: 'created_at', datetime: true },
   ],
   persons: [{ name: 'id' }, { name: 'created_at', datetime: true }, { name: 'properties' }, { name: 'is_identified' }, { name: 'version' }],
-  person_distinct_ids: [{ name: 'distinct_id' }, { name: 'person_id' }, { name: 'version' }],
+  person_distinct_ids: [{ name: 'distinct_id' }, { name: 'person_id' }, { name: 'version' }, { name: 'seq' }],
   person_overrides: [{ name: 'old_person_id' }, { name: 'override_person_id' }, { name: 'version' }],
   groups: [{ name: 'group_type_index' }, { name: 'group_key' }, { name: 'created_at', datetime: true }, { name: 'properties' }, { name: 'version' }],
   query_log: [
@@ -483,6 +483,10 @@ export class ClickHouseDialect implements Dialect {
           ? 'float'
           : 'int';
     const fn = { '+': 'plus', '-': 'minus', '*': 'multiply', '/': 'divide', '%': 'modulo' }[op];
+    // The remainder of a float keeps its fraction (current ClickHouse: 7.5 % 2 = 1.5, the dividend's sign); 18.16's
+    // modulo truncates floats to integers first
+    if (op === '%' && (l.type === 'float' || r.type === 'float'))
+      return P(`minus(${num(l)}, multiply(${num(r)}, trunc(divide(${num(l)}, ${num(r)}))))`, 'float', nullable);
     return P(`${fn}(${num(l)}, ${num(r)})`, type, nullable || isStrLike(l) || isStrLike(r));
   }
 
@@ -1062,7 +1066,7 @@ export class ClickHouseDialect implements Dialect {
         return simple('extractAll', 'array');
       case 'splitByChar':
       case 'splitByString':
-        return simple(fn.sig.name, 'array');
+        return { ...simple(fn.sig.name, 'array'), chType: 'Array(String)' };
 
       // ---------------- conversions and maths
       case 'toString':
@@ -1081,13 +1085,18 @@ export class ClickHouseDialect implements Dialect {
       case 'toFloat64':
         return P(isNum(a[0]) ? `toFloat64(${s(0)})` : `toFloat64OrNull(${s(0)})`, 'float', true);
       case 'toUUID':
-        return P(`toUUID(${s(0)})`, 'uuid', true);
+        // HogQL's toUUID is NULL for text that is not a UUID (toUUIDOrNull), as on DuckDB; 18.16's toUUID throws
+        if (a[0].type === 'uuid') return a[0];
+        return this.call({ ...fn, sig: { ...fn.sig, name: 'toUUIDOrNull' } }, h);
       case 'toBool':
         return P(isNum(a[0]) ? `(${s(0)} != 0)` : `multiIf(lower(${s(0)}) IN ('true', '1', 't', 'yes', 'y'), 1, lower(${s(0)}) IN ('false', '0', 'f', 'no', 'n'), 0, NULL)`, 'bool', true);
       case 'round':
         return P(a.length === 1 ? `round(${num(a[0])})` : `round(${num(a[0])}, ${s(1)})`, 'float', anyNull);
       case 'floor':
       case 'ceil':
+        // floor(x, N) / ceil(x, N): to N decimal places (N < 0: to tens, hundreds, ...), a constant as in ClickHouse
+        if (a.length > 1) return P(`${fn.sig.name}(${num(a[0])}, ${roundingDigits(a[1], fn.sig.name, h, n)})`, numType(a[0]), anyNull);
+        return P(`${fn.sig.name}(${num(a[0])})`, numType(a[0]), anyNull);
       case 'abs':
         return P(`${fn.sig.name}(${num(a[0])})`, numType(a[0]), anyNull);
       case 'sqrt':
@@ -1103,6 +1112,7 @@ export class ClickHouseDialect implements Dialect {
       case 'intDiv':
         return P(`intDiv(${num(a[0])}, ${num(a[1])})`, 'int', anyNull);
       case 'modulo':
+        if (a[0].type === 'float' || a[1].type === 'float') return this.arithmetic('%', a[0], a[1], h, n);
         return P(`modulo(${num(a[0])}, ${num(a[1])})`, numType(a[0]), anyNull);
       case 'bitAnd':
       case 'bitOr':
@@ -1118,10 +1128,14 @@ export class ClickHouseDialect implements Dialect {
       }
       case 'greatest':
       case 'least':
-        return simple(fn.sig.name, a[0].type);
       case 'min2':
-      case 'max2':
-        return simple(fn.sig.name === 'min2' ? 'least' : 'greatest', a[0].type);
+      case 'max2': {
+        const most = fn.sig.name === 'greatest' || fn.sig.name === 'max2' ? 'max' : 'min';
+        // Current ClickHouse compares any number of values of one kind (numbers, strings, dates) and skips NULLs (24.12);
+        // 18.16's greatest/least take two numbers: the aggregate over an array of them says the same on both.
+        if (a.length === 2 && a.every((x) => isNum(x) && !x.nullable)) return simple(most === 'max' ? 'greatest' : 'least', a[0].type);
+        return P(`arrayReduce('${most}', [${a.map((x) => x.sql).join(', ')}])`, a.every(isNum) ? numType(a.find((x) => x.type === 'float') ?? a[0]) : a[0].type, a.some((x) => x.nullable));
+      }
 
       // ---------------- arrays
       case 'has':
@@ -1141,12 +1155,13 @@ export class ClickHouseDialect implements Dialect {
       case 'arrayDifference':
       case 'arrayPopFront':
       case 'arrayPopBack':
-      case 'arrayEnumerate':
       case 'arrayPushFront':
       case 'arrayPushBack':
       case 'arrayConcat':
         // (sorted by a lambda's key: the array after the lambda keeps its typing)
         return P(`${fn.sig.name}(${a.map((x) => x.sql).join(', ')})`, 'array', false, sameArrayTyping(fn.raw[0]?.node === 'Lambda' ? a[1] : a[0]));
+      case 'arrayEnumerate':
+        return P(`arrayEnumerate(${s(0)})`, 'array', false, { chType: 'Array(UInt32)' });
       case 'arrayReduce': {
         const agg = a[0];
         if (!agg.isConst || typeof agg.constValue !== 'string' || !ARRAY_REDUCE_AGGREGATES.has(agg.constValue))
@@ -1156,9 +1171,9 @@ export class ClickHouseDialect implements Dialect {
       case 'arrayExists':
         return P(`arrayExists(${s(0)}, ${s(1)})`, 'bool', a[1].nullable);
       case 'arrayJoin':
-        return P(`arrayJoin(${s(0)})`, 'unknown', true, arrayElementTyping(a[0]));
+        return { sql: `arrayJoin(${s(0)})`, ...elementTyping(a[0]) };
       case 'array':
-        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false, arrayOfTyping(a[0], h.timezone));
+        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false, arrayLiteralTyping(a, h.timezone));
       case 'tuple': {
         if (a.length === 0) return h.error('A tuple needs at least one element', n);
         const t = P(`tuple(${a.map((x) => x.sql).join(', ')})`, 'unknown', false, { tupleItems: a });
@@ -1175,15 +1190,17 @@ export class ClickHouseDialect implements Dialect {
         const keys = a.slice(1);
         if (!keys.every((k) => k.isConst && typeof k.constValue === 'string'))
           h.error(`${fn.sig.name} on ClickHouse takes constant string keys`, n);
-        let raw = s(0);
+        // NULL for a NULL value, as ClickHouse's functions read Nullable arguments
+        const read = (p: Printed): Printed => (a[0].nullable ? { ...p, sql: `if(isNull(${s(0)}), NULL, ${p.sql})`, nullable: true } : p);
+        let raw = a[0].nullable ? `ifNull(${s(0)}, '')` : s(0);
         for (const k of keys) raw = `visitParamExtractRaw(${raw}, ${h.param(JSON.stringify(k.constValue as string).slice(1, -1))})`;
-        if (fn.sig.name === 'JSONExtractRaw') return P(raw, 'string', false);
-        if (fn.sig.name === 'JSONHas') return P(`(${raw} != '')`, 'bool', false);
+        if (fn.sig.name === 'JSONExtractRaw') return read(P(raw, 'string', false));
+        if (fn.sig.name === 'JSONHas') return read(P(`(${raw} != '')`, 'bool', false));
         const str = `if(substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), if(${raw} = 'null', '', ${raw}))`;
-        if (fn.sig.name === 'JSONExtractString') return P(`if(substring(${raw}, 1, 1) = '"', ${str}, '')`, 'string', false);
-        if (fn.sig.name === 'JSONExtractInt') return P(`ifNull(toInt64OrNull(${str}), 0)`, 'int', false);
-        if (fn.sig.name === 'JSONExtractFloat') return P(`ifNull(toFloat64OrNull(${str}), 0)`, 'float', false);
-        return P(`(${str} = 'true')`, 'bool', false);
+        if (fn.sig.name === 'JSONExtractString') return read(P(`if(substring(${raw}, 1, 1) = '"', ${str}, '')`, 'string', false));
+        if (fn.sig.name === 'JSONExtractInt') return read(P(`ifNull(toInt64OrNull(${str}), 0)`, 'int', false));
+        if (fn.sig.name === 'JSONExtractFloat') return read(P(`ifNull(toFloat64OrNull(${str}), 0)`, 'float', false));
+        return read(P(`(${str} = 'true')`, 'bool', false));
       }
 
       // ---------------- HogQL parity: dates and times
@@ -1195,9 +1212,14 @@ export class ClickHouseDialect implements Dialect {
         // 18.16's formatDateTime lacks %G and %z: those are spelled here. It also formats in the server's zone unless
         // it is given one, whatever the DateTime's own zone.
         const zone = zoneArg(0, explicit) ?? h.tz();
+        const names = (list: string[], i: string) => `arrayElement([${list.map((x) => h.param(x)).join(', ')}], ${i})`;
         const parts = formatPieces(f.constValue, 'YmdHMSyejuwpIV', h, n).map((piece) => {
           if ('native' in piece) return `formatDateTime(${l}, ${h.param(piece.native)}, ${zone})`;
           if (piece.code === 'G') return `toString(toISOYear(${l}))`;
+          if (piece.code === 'Q') return `toString(toQuarter(${l}))`;
+          if (piece.code === 'C') return `substring(toString(100 + intDiv(toYear(${l}), 100) % 100), 2)`;
+          if (piece.code === 'A' || piece.code === 'a') return names(piece.code === 'A' ? WEEKDAY_NAMES : WEEKDAY_NAMES.map((x) => x.slice(0, 3)), `toDayOfWeek(${l})`);
+          if (piece.code === 'B' || piece.code === 'b') return names(piece.code === 'B' ? MONTH_NAMES : MONTH_NAMES.map((x) => x.slice(0, 3)), `toMonth(${l})`);
           const off = `(toInt64(toUInt32(toDateTime(toString(${l}), ${h.param('UTC')}))) - intDiv(${dtArg(0)}, 1000))`;
           const two = (v: string) => `substring(toString(100 + ${v}), 2)`;
           return `concat(if(${off} < 0, ${h.param('-')}, ${h.param('+')}), ${two(`intDiv(abs(${off}), 3600)`)}, ${two(`intDiv(abs(${off}) % 3600, 60)`)})`;
@@ -1337,6 +1359,13 @@ export class ClickHouseDialect implements Dialect {
       case 'trimRight':
         if (a.length === 2) return this.trimChars(a, 'right', h, n);
         return P(`replaceRegexpOne(${s(0)}, ${h.param(' +$')}, ${h.param('')})`, 'string', anyNull);
+      case 'initcap': {
+        // Each word (a run of ASCII letters and digits) with its first character upper case and the rest lower case
+        const word = `if(match(__w, ${h.param('^[a-zA-Z0-9]')}), concat(upper(substring(__w, 1, 1)), lower(substring(__w, 2))), __w)`;
+        const text = a[0].nullable || a[0].type === 'null' ? `ifNull(${s(0)}, '')` : s(0);
+        const out = `arrayStringConcat(arrayMap(__w -> ${word}, extractAll(${text}, ${h.param('[a-zA-Z0-9]+|[^a-zA-Z0-9]+')})))`;
+        return P(text === s(0) ? out : `if(isNull(${s(0)}), NULL, ${out})`, 'string', anyNull);
+      }
       case 'lengthUTF8':
       case 'lowerUTF8':
       case 'upperUTF8':
@@ -1529,7 +1558,7 @@ export class ClickHouseDialect implements Dialect {
       case 'appendTrailingCharIfAbsent':
         return simple('appendTrailingCharIfAbsent', 'string');
       case 'splitByWhitespace':
-        return P(`extractAll(${s(0)}, ${h.param('[^\\s]+')})`, 'array', anyNull);
+        return P(`extractAll(${s(0)}, ${h.param('[^\\s]+')})`, 'array', anyNull, { chType: 'Array(String)' });
       case 'timeZoneOf':
         if (a[0].type !== 'datetime') h.error('timeZoneOf takes a DateTime value', n);
         return P(h.param(zoneOf(a[0]) ?? h.timezone), 'string', false);
@@ -1558,6 +1587,11 @@ export class ClickHouseDialect implements Dialect {
       case 'SHA256': {
         const x = hashArgument(fn, h);
         return P(`lower(hex(${fn.sig.name}(${x.sql})))`, 'string', x.nullable, { chType: `FixedString(${HASH_DIGESTS[fn.sig.name].bytes})` });
+      }
+      case 'intHash32':
+      case 'intHash64': {
+        const x = intHashArgument(fn, h);
+        return P(`${fn.sig.name}(${x.sql})`, 'int', x.nullable, { chType: fn.sig.name === 'intHash32' ? 'UInt32' : 'UInt64' });
       }
 
       // ---------------- URLs: ClickHouse's own functions

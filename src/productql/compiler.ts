@@ -33,7 +33,7 @@ import type {
   WindowFunction,
 } from './ast';
 import { WEEK_MODES, weekNumberExpr } from './week-number';
-import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, typeNameOf, unitOf, zoneOf, type Dialect, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
@@ -185,7 +185,8 @@ class Scope {
   readonly joinWhere: string[] = [];
   /** SQL of the FROM clause other than guarded table references (JOIN ON conditions, subqueries, inlined CTEs). */
   readonly fromTexts: string[] = [];
-  windows = new Set<string>();
+  /** The named windows of this SELECT (`WINDOW w AS (...)`). */
+  windows = new Map<string, WindowExpr>();
   /** The select list, for dialects that print `GROUP BY 1` / `ORDER BY 1` as the expression itself. */
   selectList?: Expr[];
   constructor(
@@ -380,6 +381,30 @@ function groupedArrayJoinAsClause(q: SelectQuery): SelectQuery {
 }
 /** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
 const DATE_SHIFT = new Set(['dateAdd', 'date_add', 'dateSub', 'date_sub']);
+/** timeStampAdd(t, interval) / timeStampSub: t ± interval. */
+const TIMESTAMP_SHIFT: Record<string, '+' | '-'> = { timeStampAdd: '+', timestamp_add: '+', timeStampSub: '-', timestamp_sub: '-' };
+/**
+ * dateDiff's unit abbreviations (ClickHouse's: `dateDiff('dd', a, b)`, `'mi'`, `'yyyy'`, ...), read as the unit. Plurals
+ * (`'days'`) are read by unitOf.
+ */
+const DATE_DIFF_UNIT_ALIASES: Record<string, IntervalUnit> = {
+  ss: 'second',
+  s: 'second',
+  mi: 'minute',
+  n: 'minute',
+  hh: 'hour',
+  h: 'hour',
+  dd: 'day',
+  d: 'day',
+  wk: 'week',
+  ww: 'week',
+  mm: 'month',
+  m: 'month',
+  qq: 'quarter',
+  q: 'quarter',
+  yyyy: 'year',
+  yy: 'year',
+};
 const REGEX_FUNCS = new Set(['match', 'extract', 'extractAll', 'replaceRegexpAll', 'replaceRegexpOne']);
 
 const CMP_FUNCS: Record<string, CompareOperation['op']> = {
@@ -618,7 +643,7 @@ export class Compiler {
       scope.selectAliases.set(e.alias, e.expr);
     }
     scope.selectList = q.select;
-    if (q.window_exprs) scope.windows = new Set(Object.keys(q.window_exprs));
+    if (q.window_exprs) scope.windows = new Map(Object.entries(q.window_exprs));
     const arrayJoin = q.array_join_op || q.array_join_list?.length ? this.arrayJoin(q, scope) : undefined;
 
     const columns: OutputColumn[] = [];
@@ -1667,6 +1692,17 @@ export class Compiler {
       // typed as ClickHouse types them (UInt8 week, UInt32 year * 100 + week)
       return { ...this.expr(weekNumberExpr(sig.name, args[0], m as number, args[2]), scope), chType: sig.name === 'toWeek' ? 'UInt8' : 'UInt32' };
     }
+    const at = { start: c.start, end: c.end };
+    if (own(TIMESTAMP_SHIFT, sig.name)) return this.expr({ node: 'ArithmeticOperation', op: TIMESTAMP_SHIFT[sig.name], left: args[0], right: args[1], ...at }, scope);
+    if (sig.name === 'sortableSemver') {
+      // HogQL's own spelling (posthog/hogql/functions/mapping.py): the numbers of the leading `d.d[.d...]`, NULL read as ''
+      const call = (name: string, ...xs: Expr[]): Expr => ({ node: 'Call', name, args: xs, ...at }) as Expr;
+      const constant = (value: string): Expr => ({ node: 'Constant', value, ...at }) as Expr;
+      const text = call('ifNull', args[0], constant(''));
+      const parts = call('splitByChar', constant('.'), call('extract', text, constant('(\\d+(\\.\\d+)+)')));
+      const toNumber = { node: 'Lambda', args: ['x'], expr: call('toUInt64OrZero', { node: 'Field', chain: ['x'], ...at } as Expr), ...at } as Expr;
+      return this.expr(call('arrayMap', toNumber, parts), scope);
+    }
     const outerAggregate = this.aggregates[this.aggregates.length - 1];
     if (sig.kind === 'aggregate' && outerAggregate !== undefined)
       this.err(`Aggregation '${c.name}' cannot be nested inside another aggregation '${outerAggregate}'.`, c);
@@ -1699,6 +1735,9 @@ export class Compiler {
       return x;
     });
     if (sig.name === 'toStartOfWeek' && printedArgs.length === 1 && this.opts.weekStartDay === 1) printedArgs.push(this.dialect.constant(3, false, this.h));
+    const unit = printedArgs[0]?.constValue;
+    if ((sig.name === 'dateDiff' || sig.name === 'date_diff') && typeof unit === 'string' && own(DATE_DIFF_UNIT_ALIASES, unit.toLowerCase()))
+      printedArgs[0] = this.dialect.constant(DATE_DIFF_UNIT_ALIASES[unit.toLowerCase()], false, this.h);
     const filter = c.filter_expr ? this.expr(c.filter_expr, scope).sql : undefined;
     // Interval constructors and dateAdd/dateSub are datetime arithmetic, whatever the engine.
     if (sig.name.startsWith('toInterval'))
@@ -1745,22 +1784,45 @@ export class Compiler {
       this.err(`Wrong number of parameters for "${sig.name}"`, w);
     const printedArgs = args.map((a) => this.expr(a, scope));
     const printedParams = params.map((p) => this.expr(p, scope));
-    const inner = this.dialect.call({ sig, node: w, args: printedArgs, raw: args, params: printedParams, distinct: false, over: true }, this.h);
-    let over: string;
+    let windowExpr: WindowExpr | undefined;
     if (w.over_identifier) {
-      let found = false;
       for (let s: Scope | undefined = scope; s; s = s.parent) {
         if (s.isLambda) continue;
-        found = s.windows.has(w.over_identifier);
+        windowExpr = s.windows.get(w.over_identifier);
         break;
       }
-      if (!found) this.err(`Unknown window "${w.over_identifier}"`, w);
-      over = this.q(w.over_identifier);
-    } else {
-      over = `(${this.windowSpec(w.over_expr ?? { node: 'WindowExpr' }, scope)})`;
+      if (!windowExpr) this.err(`Unknown window "${w.over_identifier}"`, w);
     }
-    const sql = inner.sql.includes(OVER_MARK) ? inner.sql.replace(OVER_MARK, ` OVER ${over}`) : `${inner.sql} OVER ${over}`;
+    const over = w.over_identifier ? this.q(w.over_identifier) : `(${this.windowSpec(w.over_expr ?? { node: 'WindowExpr' }, scope)})`;
+    const inFrame = sig.name === 'lagInFrame' || sig.name === 'leadInFrame' ? this.offsetInFrame(sig.name, printedArgs, windowExpr ?? w.over_expr ?? undefined, scope) : undefined;
+    const inner = this.dialect.call({ sig, node: w, args: printedArgs, raw: args, params: printedParams, distinct: false, over: true, ...(inFrame ? { inFrame } : {}) }, this.h);
+    const sql = inner.sql.includes(OVER_MARK) ? inner.sql.split(OVER_MARK).join(` OVER ${over}`) : `${inner.sql} OVER ${over}`;
     return { ...inner, sql, isConst: false, constValue: undefined };
+  }
+
+  /**
+   * lagInFrame / leadInFrame read the row at their offset only inside the window frame (ClickHouse; lag/lead ignore
+   * frames): whether that row is in it always, never, or when it is a peer of the current row (the same ORDER BY
+   * values: a RANGE bound at CURRENT ROW). The frame is ClickHouse's default without a frame clause: RANGE from
+   * UNBOUNDED PRECEDING to CURRENT ROW (the whole partition without ORDER BY). Undefined when it cannot be told here
+   * (an offset that is no constant, RANGE bounds of n PRECEDING / FOLLOWING).
+   */
+  private offsetInFrame(name: string, args: Printed[], w: WindowExpr | undefined, scope: Scope): FunctionCall['inFrame'] {
+    const off = args.length > 1 ? args[1].constValue : 1;
+    if (typeof off !== 'number' || !Number.isSafeInteger(off)) return undefined;
+    const p = name === 'lagInFrame' ? -off : off;
+    const pos = (f: WindowFrameExpr): number =>
+      f.frame_type === 'CURRENT ROW' ? 0 : (f.frame_value ?? Infinity) * (f.frame_type === 'PRECEDING' ? -1 : 1);
+    const start = w?.frame_method && w.frame_start ? pos(w.frame_start) : -Infinity;
+    const end = w?.frame_method && w.frame_start && w.frame_end ? pos(w.frame_end) : 0;
+    if (w?.frame_method === 'ROWS') return { reach: start <= p && p <= end ? 'always' : 'never', peers: [] };
+    const ordered = w?.order_by ?? [];
+    if (p === 0 || ordered.length === 0) return { reach: 'always', peers: [] };
+    const [near, far] = p < 0 ? [end, start] : [-start, end];
+    if (near < 0) return undefined;
+    if (Math.abs(far) === Infinity) return { reach: 'always', peers: [] };
+    if (far !== 0) return undefined;
+    return { reach: 'peers', peers: ordered.map((o) => this.expr(o.expr, scope).sql) };
   }
 
   private windowSpec(w: WindowExpr, scope: Scope): string {

@@ -136,6 +136,11 @@ export interface FunctionCall {
   filter?: string;
   /** True when the call has an OVER clause (a window function, or an aggregate used as one). */
   over?: boolean;
+  /**
+   * lagInFrame / leadInFrame: whether the row at the offset is inside the window frame — always, never, or when it
+   * is a peer of the current row (`peers`: the printed ORDER BY expressions). Unset: not known.
+   */
+  inFrame?: { reach: 'always' | 'never' | 'peers'; peers: string[] };
 }
 
 export interface Helpers {
@@ -157,6 +162,13 @@ export function unitOf(p: Printed, h: Helpers, node: NodeBase): IntervalUnit {
   const u = INTERVAL_UNITS.find((x) => x === raw);
   if (!p.isConst || !u) return h.error(`Unit must be one of ${INTERVAL_UNITS.join(', ')}`, node);
   return u;
+}
+
+/** The digits of `floor(x, N)` / `ceil(x, N)`: a constant integer, as ClickHouse requires; a 400 otherwise. */
+export function roundingDigits(p: Printed, name: string, h: Helpers, node: NodeBase): number {
+  const k = p.constValue;
+  if (!p.isConst || typeof k !== 'number' || !Number.isInteger(k) || Math.abs(k) > 18) return h.error(`The second argument of ${name} must be a constant integer (decimal places)`, node);
+  return k;
 }
 
 /**
@@ -378,13 +390,35 @@ export const MAX_NUMBERS_ROWS = 10_000_000;
 export const SAMPLE_BUCKETS = 4_294_967_296;
 
 /**
- * formatDateTime's format codes (ClickHouse's), each a one-character code after `%`. `%i` (minute), `%s` (second) and
- * `%h` (12-hour hour) are the MySQL spellings current ClickHouse releases read too (there `%M` is the month's name,
- * here the minute, as in ClickHouse 18.16).
+ * formatDateTime's format codes (current ClickHouse's, each a one-character code after `%`). `%M` is the month's name
+ * (ClickHouse since 23.4; 18.16 read it as the minute, which is `%i`), `%i` / `%s` / `%h` are the MySQL spellings of
+ * minute, second and 12-hour hour, `%c` / `%k` / `%l` print the month and hours with their leading zero (ClickHouse's
+ * default, formatdatetime_format_without_leading_zeros = 0).
  */
-export const FORMAT_CODES = 'YmdHMSFTDRyejuwpIGVzish%';
-/** Codes that are spelled with others: `%F` is `%Y-%m-%d`, `%T` `%H:%M:%S`, `%D` `%m/%d/%y`, `%R` `%H:%M`, `%i` `%M`, ... */
-const COMPOSITE_CODES: Record<string, string> = { F: '%Y-%m-%d', T: '%H:%M:%S', D: '%m/%d/%y', R: '%H:%M', i: '%M', s: '%S', h: '%I' };
+export const FORMAT_CODES = 'YmdHMSFTDRyejuwpIGVzish%abcCklrQWnt';
+/**
+ * Codes that are spelled with others: `%F` is `%Y-%m-%d`, `%T` `%H:%M:%S`, `%D` `%m/%d/%y`, `%R` `%H:%M`, `%i` `%M`, ...
+ * After this expansion, `%M` is the minute, `%B` / `%A` the month's / weekday's full name (strftime's codes).
+ */
+const COMPOSITE_CODES: Record<string, string> = {
+  F: '%Y-%m-%d',
+  T: '%H:%M:%S',
+  D: '%m/%d/%y',
+  R: '%H:%M',
+  i: '%M',
+  s: '%S',
+  h: '%I',
+  c: '%m',
+  k: '%H',
+  l: '%I',
+  r: '%I:%M %p',
+  n: '\n',
+  t: '\t',
+  M: '%B',
+  W: '%A',
+};
+/** The English names formatDateTime's `%a`, `%A`, `%b`, `%B` print. */
+export const WEEKDAY_NAMES = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 /** A piece of a formatDateTime pattern: text for the engine's own formatter (`native`), or one code it lacks. */
 export type FormatPiece = { native: string } | { code: string };
@@ -516,9 +550,51 @@ export function arrayOfTyping(item: Printed | undefined, timezone: string): { ch
   return item?.tupleItems || item?.chType?.startsWith('Tuple(') ? { chType: `Array(${typeNameOf(item, timezone)})` } : {};
 }
 
+/**
+ * The typing of an array literal (`[1, 2, 3]`): arrayOfTyping's for tuples; otherwise `Array(<T>)` when ClickHouse's
+ * element type is clear from the items — all of one known type (`['a', 'b']`: Array(String), `[[1], [2, 3]]`:
+ * Array(Array(UInt8))), or all unsigned integer literals (the widest of their types). Empty when unclear (mixed
+ * types, NULL items, values of unknown type), where an element read out of range stays NULL (see elementDefault).
+ */
+export function arrayLiteralTyping(items: Printed[], timezone: string): { chType?: string } {
+  const tuples = arrayOfTyping(items[0], timezone);
+  if (tuples.chType || items.length === 0) return tuples;
+  const known = (p: Printed) => !p.nullable && (['int', 'float', 'string', 'bool'].includes(p.type) || (p.type === 'array' && !!p.chType?.startsWith('Array(')));
+  if (!items.every(known)) return {};
+  const names = items.map((p) => typeNameOf(p, timezone));
+  if (names.every((x) => x === names[0])) return { chType: `Array(${names[0]})` };
+  const widths = names.map((x) => /^UInt(8|16|32|64)$/.exec(x)?.[1]);
+  if (widths.every((w) => w !== undefined)) return { chType: `Array(UInt${Math.max(...widths.map(Number))})` };
+  return {};
+}
+
+/**
+ * What ClickHouse reads for an element of a (non-Nullable) array `arr` outside its bounds (`[1, 2][5]`, `arr[-9]`,
+ * `arrayElement(arr, 0)` at run time): the default of the element type (0, '', false, []) and that type's typing.
+ * Undefined when the element type is not known, or is Nullable (whose default is NULL).
+ */
+export function elementDefault(arr: Printed): { sql: string; type: PType; chType: string } | undefined {
+  if (arr.nullable || !arr.chType?.startsWith('Array(') || !arr.chType.endsWith(')')) return undefined;
+  const inner = arr.chType.slice('Array('.length, -1);
+  if (/^(U?Int(8|16|32|64)|Float(32|64))$/.test(inner)) return { sql: '0', type: inner.startsWith('Float') ? 'float' : 'int', chType: inner };
+  if (inner === 'String') return { sql: "''", type: 'string', chType: inner };
+  if (inner === 'Bool') return { sql: 'false', type: 'bool', chType: inner };
+  if (inner.startsWith('Array(')) return { sql: '[]', type: 'array', chType: inner };
+  return undefined;
+}
+
+/**
+ * The typing of one element taken out of `arr` (arrayJoin, arrayFirst / arrayLast): its known non-Nullable type when
+ * elementDefault knows it (so it is not NULL, and an element read out of it has a default too), else arrayElementTyping.
+ */
+export function elementTyping(arr: Printed): Pick<Printed, 'type' | 'nullable' | 'chType'> {
+  const d = elementDefault(arr);
+  return d ? { type: d.type, nullable: false, chType: d.chType } : { type: 'unknown', nullable: true, ...arrayElementTyping(arr) };
+}
+
 /** The typing an array function's result keeps from its array argument (sorted, filtered, sliced: same elements). */
 export function sameArrayTyping(arr: Printed | undefined): { chType?: string } {
-  return arr?.chType?.startsWith('Array(Tuple(') ? { chType: arr.chType } : {};
+  return arr?.chType?.startsWith('Array(') ? { chType: arr.chType } : {};
 }
 
 /**
@@ -686,6 +762,13 @@ export const isHashDigest = (p: Printed): boolean => !!p.chType && /^FixedString
 export function hashArgument(fn: FunctionCall, h: Helpers): Printed {
   const x = fn.args[0];
   if (!(x.type === 'string' || x.type === 'json' || x.type === 'unknown' || x.type === 'null')) return h.error(`${fn.sig.name} takes a string: use ${fn.sig.name}(toString(x))`, fn.node);
+  return x;
+}
+
+/** The argument of intHash32 / intHash64: an integer (a 400 otherwise, as ClickHouse's take integers only). */
+export function intHashArgument(fn: FunctionCall, h: Helpers): Printed {
+  const x = fn.args[0];
+  if (!(x.type === 'int' || x.type === 'null')) return h.error(`${fn.sig.name} takes an integer: use ${fn.sig.name}(toInt(x))`, fn.node);
   return x;
 }
 

@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementDefault, elementTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
@@ -62,6 +62,34 @@ const OTHER_DATE_FORMATS: [string, string[]][] = [
 const RFC_FORMATS = ['%d %b %Y %H:%M:%S', '%d %b %Y %H:%M', '%b %d %Y %H:%M:%S', '%b %d %Y %H:%M'];
 
 const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> = {}): Printed => ({ sql, type, nullable, ...extra });
+
+/*
+ * ClickHouse's integer hashes (src/Common/HashTable/Hash.h, src/Functions/FunctionsHashing.h), in 64-bit unsigned
+ * arithmetic done on UHUGEINT and masked: the value is read as a UInt64 (two's complement), salted, then mixed.
+ * Each step binds its input once (`list_transform([v], lambda __ih: ...)[1]`), so the SQL does not grow with the
+ * steps that read their input twice.
+ */
+const U64_MASK = '18446744073709551615::UHUGEINT';
+const asUInt64 = (x: string) => `CAST(((CAST(${x} AS HUGEINT) % 18446744073709551616::HUGEINT) + 18446744073709551616::HUGEINT) % 18446744073709551616::HUGEINT AS UHUGEINT)`;
+const hashStep = (v: string, body: string) => `list_transform([${v}], lambda __ih: ${body})[1]`;
+const xorShift = (k: number) => `xor(__ih, __ih >> ${k})`;
+/** intHash64(x): murmur's 64-bit finalizer of x XOR 0x4CF2D2BAAE6DA887. */
+function intHash64(x: string): string {
+  const salted = `xor(${asUInt64(x)}, 5544725790478674055::UHUGEINT)`;
+  const a = hashStep(salted, `(${xorShift(33)} * 18397679294719823053::UHUGEINT) & ${U64_MASK}`);
+  const b = hashStep(a, `(${xorShift(33)} * 14181476777654086739::UHUGEINT) & ${U64_MASK}`);
+  return hashStep(b, xorShift(33));
+}
+/** intHash32(x): Thomas Wang's 64-to-32-bit hash of x XOR 0x75D9543DE018BF45. */
+function intHash32(x: string): string {
+  const rotXor = (r: number, l: number) => `xor(__ih, (__ih >> ${r}) | ((__ih << ${l}) & ${U64_MASK}))`;
+  const salted = `xor(${asUInt64(x)}, 8491911197113237317::UHUGEINT)`;
+  const a = hashStep(salted, `(xor(__ih, ${U64_MASK}) + ((__ih << 18) & ${U64_MASK})) & ${U64_MASK}`);
+  const b = hashStep(a, `(${rotXor(31, 33)} * 21) & ${U64_MASK}`);
+  const c = hashStep(b, rotXor(11, 53));
+  const d = hashStep(c, `(__ih + (__ih << 6)) & ${U64_MASK}`);
+  return `(${hashStep(d, rotXor(22, 42))} & 4294967295::UHUGEINT)`;
+}
 
 /** Value types JSONExtractKeysAndValues takes (ClickHouse's names), as DuckDB types. */
 const JSON_VALUE_TYPES: Record<string, { duck: string }> = {
@@ -207,7 +235,8 @@ class DuckDBDialect implements Dialect {
   private asDate(p: Printed, h: Helpers, node: NodeBase): string {
     if (p.type === 'date') return p.sql;
     if ((p.type === 'string' || p.type === 'json') && !p.isConst) return `TRY_CAST(${p.sql} AS DATE)`;
-    if (p.type === 'string' && p.isConst && !/\d[T ]\d/.test(String(p.constValue))) return `CAST(${p.sql} AS DATE)`;
+    // TRY_CAST: HogQL's toDate of text is ClickHouse's toDateOrNull (`toDate('abc')` is NULL)
+    if (p.type === 'string' && p.isConst && !/\d[T ]\d/.test(String(p.constValue))) return `TRY_CAST(${p.sql} AS DATE)`;
     return `CAST(${this.loc(p, h, node)} AS DATE)`;
   }
 
@@ -352,7 +381,32 @@ class DuckDBDialect implements Dialect {
   }
 
   arrayAccess(arr: Printed, index: Printed): Printed {
-    return P(`${arr.sql}[${index.sql}]`, 'unknown', true, arrayElementTyping(arr));
+    // Out of bounds, ClickHouse reads the element type's default where a DuckDB list reads NULL (no element is NULL
+    // when there is a default: the elements are not Nullable); a NULL index still reads NULL.
+    const d = elementDefault(arr);
+    if (!d) return P(`${arr.sql}[${index.sql}]`, 'unknown', true, arrayElementTyping(arr));
+    const read = `coalesce(${arr.sql}[${index.sql}], ${d.sql})`;
+    return P(index.nullable ? `CASE WHEN ${index.sql} IS NULL THEN NULL ELSE ${read} END` : read, d.type, index.nullable, { chType: d.chType });
+  }
+
+  /** JSONExtractString(json, path...) .. JSONLength: the value at `path` of a non-NULL `json`, or the function's default. */
+  private jsonScalar(name: string, json: string, path: string): Printed {
+    switch (name) {
+      case 'JSONExtractString':
+        return P(`coalesce(json_extract_string(${json}, ${path}), '')`, 'string', false);
+      case 'JSONExtractInt':
+        return P(`coalesce(TRY_CAST(json_extract_string(${json}, ${path}) AS BIGINT), 0)`, 'int', false);
+      case 'JSONExtractFloat':
+        return P(`coalesce(TRY_CAST(json_extract_string(${json}, ${path}) AS DOUBLE), 0)`, 'float', false);
+      case 'JSONExtractBool':
+        return P(`coalesce(TRY_CAST(json_extract_string(${json}, ${path}) AS BOOLEAN), false)`, 'bool', false);
+      case 'JSONExtractRaw':
+        return P(`coalesce(CAST(json_extract(${json}, ${path}) AS VARCHAR), '')`, 'string', false);
+      case 'JSONHas':
+        return P(`(json_extract(${json}, ${path}) IS NOT NULL)`, 'bool', false);
+      default:
+        return P(`coalesce(json_array_length(${json}, ${path}), 0)`, 'int', false);
+    }
   }
 
   /** Tuples are structs with fields "1", "2", ... (see the `tuple` function); the index is a checked integer. */
@@ -644,6 +698,11 @@ class DuckDBDialect implements Dialect {
     const agg = (name: string, arg: string, type: PType, nullable: boolean, extra?: string, chType?: string): Printed =>
       P(`${name}(${d}${arg})${filterOf(extra)}`, type, nullable, chType ? { chType } : {});
     const simple = (name: string, type: PType, nullable = anyNull): Printed => P(`${name}(${a.map((x) => x.sql).join(', ')})`, type, nullable);
+    // ClickHouse aggregates no row of a non-Nullable value into its type's default (sum, min, max, any: 0, ''), not NULL
+    const orTypeDefault = (p: Printed): Printed => {
+      const dflt = a[0].nullable || fn.over ? undefined : aggregateDefault(a[0], (v) => h.param(v));
+      return dflt === undefined ? p : { ...p, sql: `coalesce(${p.sql}, ${dflt})`, nullable: false };
+    };
     const tzArg = (i: number): string | undefined => {
       if (a.length <= i) return undefined;
       const t = a[i];
@@ -685,26 +744,29 @@ class DuckDBDialect implements Dialect {
       case 'uniqExactIf':
         return P(`count(DISTINCT ${s(0)})${filterOf(s(1))}`, 'int', false, { chType: 'UInt64' });
       case 'sum':
-        return agg('sum', num(a[0]), numType(a[0]), true);
+        return orTypeDefault(agg('sum', num(a[0]), numType(a[0]), true));
       case 'sumIf':
-        return agg('sum', num(a[0]), numType(a[0]), true, s(1));
+        return orTypeDefault(agg('sum', num(a[0]), numType(a[0]), true, s(1)));
       case 'avg':
         return agg('avg', num(a[0]), 'float', true);
       case 'avgIf':
         return agg('avg', num(a[0]), 'float', true, s(1));
       case 'min':
       case 'max':
-        return agg(fn.sig.name, s(0), a[0].type, true);
+        return orTypeDefault(agg(fn.sig.name, s(0), a[0].type, true));
       case 'minIf':
       case 'maxIf':
-        return agg(fn.sig.name.slice(0, 3), s(0), a[0].type, true, s(1));
+        return orTypeDefault(agg(fn.sig.name.slice(0, 3), s(0), a[0].type, true, s(1)));
       case 'any':
-        return agg('any_value', s(0), a[0].type, true);
+        return orTypeDefault(agg('any_value', s(0), a[0].type, true));
       case 'anyIf':
-        return agg('any_value', s(0), a[0].type, true, s(1));
+        return orTypeDefault(agg('any_value', s(0), a[0].type, true, s(1)));
       case 'argMax':
-      case 'argMin':
-        return P(`${fn.sig.name === 'argMax' ? 'arg_max' : 'arg_min'}(${s(0)}, ${s(1)})${filterOf()}`, a[0].type, true);
+      case 'argMin': {
+        const v = P(`${fn.sig.name === 'argMax' ? 'arg_max' : 'arg_min'}(${s(0)}, ${s(1)})${filterOf()}`, a[0].type, true);
+        // no row: ClickHouse's default of the value's type ('', 0), as for any / min / max
+        return a[1].nullable ? v : orTypeDefault(v);
+      }
       case 'median':
         return agg('median', num(a[0]), 'float', true);
       case 'stddevPop':
@@ -751,9 +813,18 @@ class DuckDBDialect implements Dialect {
         // ClickHouse's lagInFrame/leadInFrame read the default of the value's type (not NULL) without a row at the
         // offset (PostHog queries wrap the value in toNullable to get NULL there)
         const typeDefault = ({ string: `''`, int: '0', float: '0', bool: 'false' } as Partial<Record<PType, string>>)[a[0].type];
-        if (fn.sig.name.endsWith('InFrame') && a.length < 3 && !a[0].nullable && typeDefault)
-          return P(`${fn.sig.name.startsWith('lag') ? 'lag' : 'lead'}(${a[0].sql}, ${a.length > 1 ? a[1].sql : '1'}, ${typeDefault})`, a[0].type, false);
-        return P(`${fn.sig.name.startsWith('lag') ? 'lag' : 'lead'}(${a.map((x) => x.sql).join(', ')})`, a[0].type, true);
+        const lagOrLead = fn.sig.name.startsWith('lag') ? 'lag' : 'lead';
+        const byType = fn.sig.name.endsWith('InFrame') && a.length < 3 && !a[0].nullable && typeDefault;
+        const read = byType
+          ? P(`${lagOrLead}(${a[0].sql}, ${a.length > 1 ? a[1].sql : '1'}, ${typeDefault})`, a[0].type, false)
+          : P(`${lagOrLead}(${a.map((x) => x.sql).join(', ')})`, a[0].type, true);
+        // ...and only inside the frame (DuckDB's lag/lead ignore it): outside it, the default as without a row there
+        const reach = fn.inFrame?.reach ?? 'always';
+        if (reach === 'always') return read;
+        const dflt = a.length > 2 ? a[2].sql : byType ? typeDefault : 'NULL';
+        const off = a.length > 1 ? a[1].sql : '1';
+        const inside = reach === 'never' ? 'false' : fn.inFrame!.peers.map((k) => `${lagOrLead}(${k}, ${off})${OVER_MARK} IS NOT DISTINCT FROM ${k}`).join(' AND ');
+        return { ...read, sql: `(CASE WHEN ${inside} THEN ${read.sql}${OVER_MARK} ELSE ${dflt} END)` };
       }
 
       // ---------------- dates
@@ -893,7 +964,12 @@ class DuckDBDialect implements Dialect {
       case 'concat':
         return P(`concat(${a.map(chText).join(', ')})`, 'string', false);
       case 'substring':
-        return simple('substring', 'string');
+      case 'substringUTF8': {
+        // ClickHouse reads nothing from offset 0, where DuckDB's substring starts before the first character
+        const zeroOffset = a[1].isConst ? a[1].constValue === 0 : true;
+        if (!zeroOffset) return simple('substring', 'string');
+        return P(`CASE WHEN ${s(1)} = 0 THEN '' ELSE ${simple('substring', 'string').sql} END`, 'string', anyNull);
+      }
       case 'replaceAll':
       case 'replace':
         return simple('replace', 'string');
@@ -928,7 +1004,7 @@ class DuckDBDialect implements Dialect {
       }
       case 'splitByChar':
       case 'splitByString':
-        return P(`string_split(${s(1)}, ${s(0)})`, 'array', anyNull);
+        return P(`string_split(${s(1)}, ${s(0)})`, 'array', anyNull, { chType: 'Array(String)' });
 
       // ---------------- conversions and maths
       case 'toString':
@@ -952,6 +1028,15 @@ class DuckDBDialect implements Dialect {
         return P(a.length === 1 ? `round(${num(a[0])})` : `round(${num(a[0])}, CAST(${s(1)} AS INTEGER))`, 'float', anyNull);
       case 'floor':
       case 'ceil':
+        if (a.length > 1) {
+          // floor(x, N) / ceil(x, N): to N decimal places (N < 0: to tens, hundreds, ...), computed as ClickHouse does
+          const k = roundingDigits(a[1], fn.sig.name, h, n);
+          const scale = 10 ** Math.abs(k);
+          if (k >= 0 && numType(a[0]) === 'int') return P(num(a[0]), 'int', anyNull);
+          const v = k >= 0 ? `(${fn.sig.name}(${num(a[0])} * ${scale}) / ${scale})` : `(${fn.sig.name}(${num(a[0])} / ${scale}) * ${scale})`;
+          return P(numType(a[0]) === 'int' ? `CAST(${v} AS BIGINT)` : v, numType(a[0]), anyNull);
+        }
+        return P(`${fn.sig.name}(${num(a[0])})`, numType(a[0]), anyNull);
       case 'abs':
         return P(`${fn.sig.name}(${num(a[0])})`, numType(a[0]), anyNull);
       case 'sqrt':
@@ -965,9 +1050,12 @@ class DuckDBDialect implements Dialect {
       case 'power':
         return P(`pow(${num(a[0])}, ${num(a[1])})`, 'float', anyNull);
       case 'intDiv':
-        return P(`(${num(a[0])} // ${num(a[1])})`, 'int', anyNull);
-      case 'modulo':
-        return P(`(${num(a[0])} % ${num(a[1])})`, numType(a[0]), anyNull);
+      case 'modulo': {
+        // An integer division by zero is ClickHouse's "Division by zero" error (DuckDB's // and % read NULL)
+        const d = a[1].isConst && typeof a[1].constValue === 'number' && a[1].constValue !== 0 ? num(a[1]) : `CASE WHEN ${num(a[1])} = 0 THEN error(${h.param('Division by zero')}) ELSE ${num(a[1])} END`;
+        if (fn.sig.name === 'intDiv') return P(`(${num(a[0])} // ${d})`, 'int', anyNull);
+        return P(`(${num(a[0])} % ${numType(a[0]) === 'int' && numType(a[1]) === 'int' ? d : num(a[1])})`, numType(a[0]), anyNull);
+      }
       case 'bitAnd':
         return P(`(${num(a[0])} & ${num(a[1])})`, 'int', anyNull);
       case 'bitOr':
@@ -997,7 +1085,7 @@ class DuckDBDialect implements Dialect {
       case 'indexOf':
         return P(`coalesce(list_position(${s(0)}, ${s(1)}), 0)`, 'int', false);
       case 'arrayElement':
-        return P(`${s(0)}[${s(1)}]`, 'unknown', true);
+        return this.arrayAccess(a[0], a[1]);
       case 'arrayMap':
       case 'arrayFilter':
         // (several arrays arrive as one, the others read by index: Dialect.lambdaIndex)
@@ -1005,9 +1093,9 @@ class DuckDBDialect implements Dialect {
       case 'arrayExists':
         return P(`(length(list_filter(${s(1)}, ${s(0)})) > 0)`, 'bool', a[1].nullable);
       case 'arrayJoin':
-        return P(`unnest(${s(0)})`, 'unknown', true, arrayElementTyping(a[0]));
+        return { sql: `unnest(${s(0)})`, ...elementTyping(a[0]) };
       case 'array':
-        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false, arrayOfTyping(a[0], h.timezone));
+        return P(`[${a.map((x) => x.sql).join(', ')}]`, 'array', false, arrayLiteralTyping(a, h.timezone));
       case 'tuple': {
         // A struct with fields "1", "2", ...: results render it as a JSON array (shapeResult), `t.2` reads a field.
         if (a.length === 0) return h.error('A tuple needs at least one element', n);
@@ -1015,21 +1103,21 @@ class DuckDBDialect implements Dialect {
         return { ...t, chType: typeNameOf(t, h.timezone) };
       }
 
-      // ---------------- JSON (ClickHouse semantics: defaults instead of NULL)
+      // ---------------- JSON (ClickHouse semantics: defaults instead of NULL; NULL for a NULL argument)
       case 'JSONExtractString':
-        return P(`coalesce(json_extract_string(${s(0)}, ${jsonPath(1)}), '')`, 'string', false);
       case 'JSONExtractInt':
-        return P(`coalesce(TRY_CAST(json_extract_string(${s(0)}, ${jsonPath(1)}) AS BIGINT), 0)`, 'int', false);
       case 'JSONExtractFloat':
-        return P(`coalesce(TRY_CAST(json_extract_string(${s(0)}, ${jsonPath(1)}) AS DOUBLE), 0)`, 'float', false);
       case 'JSONExtractBool':
-        return P(`coalesce(TRY_CAST(json_extract_string(${s(0)}, ${jsonPath(1)}) AS BOOLEAN), false)`, 'bool', false);
       case 'JSONExtractRaw':
-        return P(`coalesce(CAST(json_extract(${s(0)}, ${jsonPath(1)}) AS VARCHAR), '')`, 'string', false);
       case 'JSONHas':
-        return P(`(json_extract(${s(0)}, ${jsonPath(1)}) IS NOT NULL)`, 'bool', false);
-      case 'JSONLength':
-        return P(`coalesce(json_array_length(${s(0)}, ${jsonPath(1)}), 0)`, 'int', false);
+      case 'JSONLength': {
+        // Text that is not JSON reads as nothing there (ClickHouse: '', 0, false), not DuckDB's "Malformed JSON" error
+        const doc = a[0].type === 'json' ? s(0) : `CASE WHEN json_valid(${s(0)}) THEN ${s(0)} END`;
+        const read = this.jsonScalar(fn.sig.name, doc, jsonPath(1));
+        const nullable = a.filter((x) => x.nullable);
+        if (!nullable.length) return read;
+        return { ...read, sql: `CASE WHEN ${nullable.map((x) => `${x.sql} IS NULL`).join(' OR ')} THEN NULL ELSE ${read.sql} END`, nullable: true };
+      }
       case 'JSONExtractArrayRaw': {
         // ClickHouse: the array's elements as raw JSON text; [] when the value is missing or not an array.
         const path = jsonPath(1);
@@ -1071,9 +1159,11 @@ class DuckDBDialect implements Dialect {
         const tz = this.zone(a[0], h, tzArg(2));
         const x = this.dt(a[0], h, n);
         const l = this.local(x, h, tz);
-        const parts = formatPieces(f.constValue, 'YmdHMSyjuwpIGV', h, n).map((piece) => {
+        const parts = formatPieces(f.constValue, 'YmdHMSyjuwpIGVaAbB', h, n).map((piece) => {
           if ('native' in piece) return `strftime(${l}, ${h.param(piece.native)})`;
           if (piece.code === 'e') return `lpad(CAST(day(${l}) AS VARCHAR), 2, ${h.param(' ')})`;
+          if (piece.code === 'Q') return `CAST(quarter(${l}) AS VARCHAR)`;
+          if (piece.code === 'C') return `lpad(CAST(year(${l}) // 100 % 100 AS VARCHAR), 2, ${h.param('0')})`;
           // %z: the zone's offset at that instant, +hhmm
           const off = `CAST(epoch(${l}) - epoch(${x}) AS BIGINT)`;
           const two = (v: string) => `lpad(CAST(${v} AS VARCHAR), 2, ${h.param('0')})`;
@@ -1235,12 +1325,15 @@ class DuckDBDialect implements Dialect {
         return simple('rtrim', 'string');
       case 'lengthUTF8':
         return simple('length', 'int');
+      case 'initcap': {
+        // Each word (a run of ASCII letters and digits) with its first character upper case and the rest lower case
+        const word = `CASE WHEN regexp_matches(__w, ${h.param('^[a-zA-Z0-9]')}) THEN upper(__w[1]) || lower(__w[2:]) ELSE __w END`;
+        return P(`array_to_string(list_transform(regexp_extract_all(${s(0)}, ${h.param('[a-zA-Z0-9]+|[^a-zA-Z0-9]+')}), lambda __w: ${word}), '')`, 'string', anyNull);
+      }
       case 'lowerUTF8':
       case 'upperUTF8':
       case 'reverseUTF8':
         return simple(fn.sig.name.slice(0, -4), 'string');
-      case 'substringUTF8':
-        return simple('substring', 'string');
       case 'base64Encode':
         return P(`to_base64(encode(${s(0)}))`, 'string', anyNull);
       case 'base64Decode':
@@ -1307,9 +1400,9 @@ class DuckDBDialect implements Dialect {
 
       // ---------------- more of HogQL's mapping: aggregations
       case 'anyLast':
-        return agg('last', s(0), a[0].type, true, `${s(0)} IS NOT NULL`);
+        return orTypeDefault(agg('last', s(0), a[0].type, true, `${s(0)} IS NOT NULL`));
       case 'anyHeavy':
-        return agg('any_value', s(0), a[0].type, true);
+        return orTypeDefault(agg('any_value', s(0), a[0].type, true));
       case 'covarPop':
       case 'covarSamp':
       case 'corr': {
@@ -1448,9 +1541,9 @@ class DuckDBDialect implements Dialect {
       case 'appendTrailingCharIfAbsent':
         return P(`CASE WHEN ${s(0)} = '' OR ends_with(${s(0)}, ${s(1)}) THEN ${s(0)} ELSE ${s(0)} || ${s(1)} END`, 'string', anyNull);
       case 'splitByRegexp':
-        return P(`string_split_regex(${s(1)}, ${s(0)})`, 'array', anyNull);
+        return P(`string_split_regex(${s(1)}, ${s(0)})`, 'array', anyNull, { chType: 'Array(String)' });
       case 'splitByWhitespace':
-        return P(`regexp_extract_all(${s(0)}, '\\S+')`, 'array', anyNull);
+        return P(`regexp_extract_all(${s(0)}, '\\S+')`, 'array', anyNull, { chType: 'Array(String)' });
       case 'timeZoneOf':
         if (a[0].type !== 'datetime') h.error('timeZoneOf takes a DateTime value', n);
         return P(h.param(zoneOf(a[0]) ?? h.timezone), 'string', false);
@@ -1475,6 +1568,11 @@ class DuckDBDialect implements Dialect {
         const x = hashArgument(fn, h);
         const d = HASH_DIGESTS[fn.sig.name];
         return P(`${d.duck}(${x.sql})`, 'string', x.nullable, { chType: `FixedString(${d.bytes})` });
+      }
+      case 'intHash32':
+      case 'intHash64': {
+        const x = intHashArgument(fn, h);
+        return fn.sig.name === 'intHash32' ? P(`CAST(${intHash32(x.sql)} AS UINTEGER)`, 'int', x.nullable, { chType: 'UInt32' }) : P(`CAST(${intHash64(x.sql)} AS UBIGINT)`, 'int', x.nullable, { chType: 'UInt64' });
       }
       case 'decodeURLComponent':
         return P(`url_decode(${s(0)})`, 'string', anyNull);
@@ -1576,9 +1674,12 @@ class DuckDBDialect implements Dialect {
         return P(`range(${[i(0), end, ...(a.length > 2 ? [i(2)] : [])].join(', ')})`, 'array', anyNull);
       }
       case 'arrayFirst':
-        return P(`list_filter(${s(1)}, ${s(0)})[1]`, 'unknown', true, arrayElementTyping(a[1]));
-      case 'arrayLast':
-        return P(`list_filter(${s(1)}, ${s(0)})[-1]`, 'unknown', true, arrayElementTyping(a[1]));
+      case 'arrayLast': {
+        // without a matching element, ClickHouse reads the element type's default (see arrayAccess)
+        const found = `list_filter(${s(1)}, ${s(0)})[${fn.sig.name === 'arrayFirst' ? 1 : -1}]`;
+        const d = elementDefault(a[1]);
+        return d ? P(`coalesce(${found}, ${d.sql})`, d.type, false, { chType: d.chType }) : P(found, 'unknown', true, arrayElementTyping(a[1]));
+      }
       case 'arrayFirstIndex':
         return P(`coalesce(list_position(list_transform(${s(1)}, ${s(0)}), true), 0)`, 'int', false, { chType: 'UInt32' });
       case 'arrayLastIndex': {

@@ -112,8 +112,9 @@ add('scalar', 3, 3, ['replaceAll', 'replace', 'replaceRegexpAll', 'replaceRegexp
 add('scalar', 2, 2, ['position', 'startsWith', 'endsWith', 'like', 'ilike', 'notLike', 'notILike', 'match', 'extract', 'extractAll', 'splitByChar', 'splitByString']);
 
 // Conversions and maths
-add('scalar', 1, 1, ['toString', 'toInt', 'toInt64', 'toInt32', 'toFloat', 'toFloat64', 'toUUID', 'toBool', 'floor', 'ceil', 'abs', 'sqrt', 'exp', 'log', 'log2', 'log10']);
-add('scalar', 1, 2, ['round']);
+add('scalar', 1, 1, ['toString', 'toInt', 'toInt64', 'toInt32', 'toFloat', 'toFloat64', 'toUUID', 'toBool', 'abs', 'sqrt', 'exp', 'log', 'log2', 'log10']);
+// round/floor/ceil(x[, N]): to N decimal places (N < 0: to tens, hundreds, ...)
+add('scalar', 1, 2, ['round', 'floor', 'ceil']);
 add('scalar', 2, 2, ['pow', 'power', 'intDiv', 'modulo', 'plus', 'minus', 'multiply', 'divide']);
 add('scalar', 2, 2, ['bitAnd', 'bitOr', 'bitXor']);
 add('scalar', 2, 100, ['greatest', 'least']);
@@ -191,6 +192,8 @@ add('scalar', 1, 2, ['parseDateTimeBestEffort', 'parseDateTimeBestEffortOrNull',
 add('scalar', 2, 3, ['parseDateTime', 'parseDateTimeOrNull']);
 // Strings
 add('scalar', 2, 2, ['left', 'right', 'positionCaseInsensitive', 'positionUTF8', 'positionCaseInsensitiveUTF8']);
+// initcap(s): each word's first letter upper case, the rest lower case (words: runs of ASCII letters and digits)
+add('scalar', 1, 1, ['initcap']);
 add('scalar', 1, 1, ['lengthUTF8', 'lowerUTF8', 'upperUTF8', 'reverseUTF8', 'base64Encode', 'base64Decode', 'tryBase64Decode']);
 add('scalar', 3, 3, ['replaceOne']);
 add('scalar', 2, 3, ['substringUTF8']);
@@ -280,6 +283,8 @@ add('scalar', 2, 2, [
 ]);
 add('scalar', 1, 1, ['toLastDayOfMonth', 'toRelativeQuarterNum', 'monthName']);
 add('scalar', 3, 3, ['age']);
+// timeStampAdd(datetime, interval) / timeStampSub: datetime + interval, datetime - interval (ClickHouse's aliases timestamp_add / timestamp_sub)
+add('scalar', 2, 2, ['timeStampAdd', 'timeStampSub', 'timestamp_add', 'timestamp_sub']);
 // Strings
 add('scalar', 2, 3, ['leftPad', 'rightPad', 'leftPadUTF8', 'rightPadUTF8']);
 add('scalar', 2, 2, ['repeat', 'appendTrailingCharIfAbsent', 'splitByRegexp', 'countSubstrings', 'leftUTF8', 'rightUTF8']);
@@ -328,11 +333,15 @@ add('scalar', 1, 20, ['JSONArrayLength']);
 add('scalar', 3, 4, ['transform']);
 // Hashes of a string (dialect.ts HASH_DIGESTS): its digest, shown as lowercase hex text on every engine
 add('scalar', 1, 1, ['MD5', 'SHA1', 'SHA256']);
+// Hashes of an integer (dialect.ts intHashArgument): ClickHouse's intHash32 / intHash64, the same numbers on every engine
+add('scalar', 1, 1, ['intHash32', 'intHash64']);
 // timeZoneOf(datetime): the zone a value is shown in; intExp2/intExp10(n): 2^n, 10^n as integers
 add('scalar', 1, 1, ['timeZoneOf', 'intExp2', 'intExp10']);
 add('scalar', 2, 2, ['countSubstringsCaseInsensitive']);
 // PostHog's own: sparkline(values) is a chart marker tuple the frontend draws.
 add('scalar', 1, 1, ['sparkline']);
+// PostHog's sortableSemver(version): the numbers of its leading dotted version as an array, which sorts as versions do
+add('scalar', 1, 1, ['sortableSemver']);
 
 /**
  * The calendar functions of HogQL's mapping that take a timezone after their value, as ClickHouse's do:
@@ -526,7 +535,7 @@ const UNAVAILABLE: Record<string, string> = {
     ['map', 'mapFromArrays', 'mapKeys', 'mapValues', 'mapContains', 'mapContainsKeyLike', 'mapExtractKeyLike', 'mapAdd', 'mapSubtract', 'mapApply', 'mapFilter', 'mapUpdate', 'mapPopulateSeries'].map((f) => [f, NO_MAPS]),
   ),
   ...Object.fromEntries(
-    ['cityHash64', 'sipHash64', 'sipHash128', 'halfMD5', 'farmHash64', 'xxHash32', 'xxHash64', 'murmurHash2_32', 'murmurHash2_64', 'murmurHash3_32', 'murmurHash3_64', 'murmurHash3_128', 'javaHash', 'hiveHash', 'intHash32', 'intHash64', 'URLHash', 'MD4', 'SHA224', 'SHA512'].map((f) => [f, NO_HASH]),
+    ['cityHash64', 'sipHash64', 'sipHash128', 'halfMD5', 'farmHash64', 'xxHash32', 'xxHash64', 'murmurHash2_32', 'murmurHash2_64', 'murmurHash3_32', 'murmurHash3_64', 'murmurHash3_128', 'javaHash', 'hiveHash', 'URLHash', 'MD4', 'SHA224', 'SHA512'].map((f) => [f, NO_HASH]),
   ),
   ...Object.fromEntries(['windowFunnel', 'sequenceMatch', 'sequenceCount', 'retention'].map((f) => [f, NO_FUNNEL])),
 };

@@ -160,6 +160,10 @@ export const PERSON_DISTINCT_IDS: VirtualTable = {
     distinct_id: col('distinct_id', 'string'),
     person_id: col('person_id', 'uuid'),
     person: { kind: 'person' },
+    // When the distinct id was first seen in the project (engine.ts DistinctIdUpsert.seq; 0 for ids stored before it
+    // was kept): a person's ids ordered by (seq, distinct_id) are in PostHog's order (PersonDistinctId by id). Not in
+    // `*`, as PostHog's table has no such column.
+    seq: col('seq', 'int'),
   },
   star: ['distinct_id', 'person_id'],
 };

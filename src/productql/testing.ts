@@ -138,7 +138,7 @@ export async function createTestDb(): Promise<TestDb> {
   await conn.run(
     `INSERT INTO persons VALUES ${PERSONS.map((p) => `(${p.project}, ${lit(p.id)}, TIMESTAMP ${lit(p.created)}, ${lit(JSON.stringify(p.props))}, ${p.identified}, 1)`).join(', ')}`,
   );
-  await conn.run(`INSERT INTO person_distinct_ids VALUES ${PDIS.map((p) => `(${p.project}, ${lit(p.distinct_id)}, ${lit(p.person)}, 1)`).join(', ')}`);
+  await conn.run(`INSERT INTO person_distinct_ids (project_id, distinct_id, person_id, version) VALUES ${PDIS.map((p) => `(${p.project}, ${lit(p.distinct_id)}, ${lit(p.person)}, 1)`).join(', ')}`);
   await conn.run(
     `INSERT INTO query_log VALUES (1, 'q1', NULL, TIMESTAMP '2024-04-01 10:00:00', 'key:1', 'HogQLQuery', NULL, 'h1', '{"kind":"HogQLQuery"}', 12.5, 3, 100, false, 'ok', NULL),` +
       ` (2, 'q2', NULL, TIMESTAMP '2024-04-01 10:00:00', ${lit(SECRET)}, ${lit(SECRET)}, ${lit(SECRET)}, 'h2', ${lit(JSON.stringify({ q: SECRET }))}, 1, 1, 1, false, 'ok', NULL)`,
