@@ -125,7 +125,7 @@ export async function ensureReferenceDb(spec: DatasetSpec): Promise<string> {
       await once(out, 'close');
       await copy('persons');
       await conn.run(
-        `INSERT INTO person_distinct_ids SELECT 1, 'user-' || (row_number() OVER ())::VARCHAR, id, 0 FROM (SELECT id FROM persons ORDER BY rowid)`,
+        `INSERT INTO person_distinct_ids (project_id, distinct_id, person_id, version) SELECT 1, 'user-' || (row_number() OVER ())::VARCHAR, id, 0 FROM (SELECT id FROM persons ORDER BY rowid)`,
       );
     }
     const CHUNK = 1_000_000;

@@ -86,7 +86,7 @@ export interface EventEngineBase {
 /** A project's identity rows, as the Ingestor's identity store loads them. Datetimes are epoch ms. */
 export interface ProjectIdentity {
   persons: { id: string; created_at: number; properties: Record<string, unknown>; is_identified: boolean; version: number }[];
-  distinctIds: { distinct_id: string; person_id: string; version: number }[];
+  distinctIds: { distinct_id: string; person_id: string; version: number; seq?: number }[];
   overrides: { old_person_id: string; override_person_id: string; version: number }[];
 }
 
@@ -239,6 +239,12 @@ export interface DistinctIdUpsert {
   distinct_id: string;
   person_id: string;
   version: number;
+  /**
+   * When the distinct id was first seen in its project (1, 2, ... per project; 0, the default, for rows written before
+   * the column existed). It stays when a merge moves the id to another person, so a person's distinct ids listed by
+   * (seq, distinct_id) are in PostHog's order: its PersonDistinctId rows by `id`, "first seen in the project".
+   */
+  seq?: number;
 }
 
 export interface OverrideUpsert {

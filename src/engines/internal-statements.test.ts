@@ -20,7 +20,7 @@ const BATCH: WriteBatch = {
     { project_id: 2, uuid: P(102), event: 'e', distinct_id: 'd9', person_id: null, timestamp: NOW, properties: '{}', session_id: null, elements_chain: null, created_at: NOW },
   ],
   newPersons: [{ project_id: 1, id: P(1), created_at: Date.UTC(2024, 0, 1, 0, 0, 0) + 5, properties: { a: 1 }, is_identified: true, version: 3 }],
-  newDistinctIds: [{ project_id: 1, distinct_id: 'd1', person_id: P(1), version: 2 }],
+  newDistinctIds: [{ project_id: 1, distinct_id: 'd1', person_id: P(1), version: 2, seq: 7 }],
   overrides: [{ project_id: 1, old_person_id: P(2), override_person_id: P(1), version: 1 }],
 };
 
@@ -69,7 +69,7 @@ describe.each(engines)('internal statements on %s', (kind) => {
     expect(await engine.getCheckpoint()).toBe(42);
     expect(await engine.loadIdentity(1)).toEqual({
       persons: [{ id: P(1), created_at: Date.UTC(2024, 0, 1) + 5, properties: { a: 1 }, is_identified: true, version: 3 }],
-      distinctIds: [{ distinct_id: 'd1', person_id: P(1), version: 2 }],
+      distinctIds: [{ distinct_id: 'd1', person_id: P(1), version: 2, seq: 7 }],
       overrides: [{ old_person_id: P(2), override_person_id: P(1), version: 1 }],
     });
     expect(await engine.loadIdentity(3)).toEqual({ persons: [], distinctIds: [], overrides: [] });

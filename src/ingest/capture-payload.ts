@@ -300,6 +300,27 @@ export function parseTimestamp(v: unknown): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
+/**
+ * An event's `timestamp` as PostHog's plugin-server parseDate() reads it: what JavaScript's Date parses (RFC 2822
+ * `Fri, 29 Oct 2021 02:00:00 +0200`, `Date#toString()` text, ...), else ISO 8601 by Luxon. Quarry reads ISO 8601 (and
+ * week / ordinal dates) first, the same instants for every form both take, then Date's other forms. A form without a
+ * zone is UTC, as on PostHog's servers (they run in UTC, and Date reads such text as local time). Epoch-ms numbers are
+ * taken too (imports). `sent_at` is not read this way: capture parses it as ISO 8601 only.
+ */
+export function parseEventDate(v: unknown): number | null {
+  const t = parseTimestamp(v);
+  if (t !== null || typeof v !== 'string' || ISO_RE.test(v.trim())) return t;
+  const local = Date.parse(v);
+  if (!Number.isFinite(local)) return null;
+  if (HAS_ZONE_RE.test(v)) return local;
+  // Read as local time: shift back to the same wall-clock time in UTC.
+  const utc = local - new Date(local).getTimezoneOffset() * 60_000;
+  return Math.abs(utc) < 8.64e15 ? utc : null;
+}
+
+/** Whether a date text names its zone or offset, as Date.parse reads it (`Z`, `GMT`, `UT(C)`, `+0200`, US zones). */
+const HAS_ZONE_RE = /(?:\d[zZ]\b|\b(?:GMT|UTC?|[ECMP][SD]T)\b|[+-]\d{2}:?\d{2}\s*(?:\(.*\))?\s*$)/i;
+
 const WEEK_DATE_RE = /^(\d{4})-?W(\d{2})-?([1-7])$/;
 const ORDINAL_DATE_RE = /^(\d{4})-?(\d{3})$/;
 
@@ -512,6 +533,19 @@ function at(ctx: NormalizeContext): string {
 }
 
 /**
+ * rust capture's RawEvent declares `timestamp: Option<String>` and `offset: Option<i64>`: another JSON type fails the
+ * request's deserialization, a 400 for the whole request (even an offset beside a timestamp, which is not used then).
+ * Captured events only: imports take epoch-ms timestamps.
+ */
+function checkCaptureFieldTypes(raw: unknown, ctx: NormalizeContext): void {
+  if (!isPlainObject(raw)) return;
+  if (raw.timestamp !== undefined && raw.timestamp !== null && typeof raw.timestamp !== 'string')
+    throw new CaptureError(400, `invalid event${at(ctx)}: timestamp must be a string`);
+  if (raw.offset !== undefined && raw.offset !== null && !(typeof raw.offset === 'number' && Number.isSafeInteger(raw.offset)))
+    throw new CaptureError(400, `invalid event${at(ctx)}: offset must be an integer number of milliseconds`);
+}
+
+/**
  * Validates and normalizes one raw event. Throws CaptureError(400) for a missing name, missing distinct id,
  * non-object properties, bad uuid or unparseable timestamp; CaptureError(413) for an oversize event.
  */
@@ -560,7 +594,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
   const hist = ctx.historical === true;
   let timestamp: number;
   if (raw.timestamp !== undefined && raw.timestamp !== null && raw.timestamp !== '') {
-    const t = parseTimestamp(raw.timestamp);
+    const t = parseEventDate(raw.timestamp);
     if (t === null) throw new CaptureError(400, `invalid event${at(ctx)}: timestamp is not a valid ISO 8601 date-time`);
     timestamp = !hist && ctx.sentAt !== undefined && !props.$ignore_sent_at ? now - (ctx.sentAt - t) : t;
   } else if (raw.offset !== undefined && raw.offset !== null) {
@@ -738,6 +772,7 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   let dropped = 0;
   for (let i = 0; i < rawEvents.length; i++) {
     if (rawEvents.length > 1) ctx.index = i;
+    checkCaptureFieldTypes(rawEvents[i], ctx);
     const ev = normalizeEvent(rawEvents[i], ctx);
     if (isDroppedPersonless(ev) || isNotAnEvent(ev)) dropped++;
     else events[i - dropped] = ev;

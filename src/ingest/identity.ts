@@ -55,7 +55,7 @@ export interface IngestionWarning {
 export interface IdentityLoader {
   loadProject(projectId: number): Promise<{
     persons: { id: string; created_at: number; properties: Record<string, unknown>; is_identified: boolean; version: number }[];
-    distinctIds: { distinct_id: string; person_id: string; version: number }[];
+    distinctIds: { distinct_id: string; person_id: string; version: number; seq?: number }[];
     overrides: { old_person_id: string; override_person_id: string; version: number }[];
   }>;
 }
@@ -204,6 +204,12 @@ export class ProjectIdentity {
   readonly dirtyOverrides = new Set<string>();
   readonly warnings: IngestionWarning[] = [];
   private distinctVersion = new Map<string, number>();
+  /**
+   * When each distinct id was first seen in the project (DistinctIdUpsert.seq): kept when a merge moves the id, so
+   * a person's ids list in PostHog's order (PersonDistinctId rows by id).
+   */
+  private readonly distinctSeq = new Map<string, number>();
+  private lastSeq = 0;
   /** distinct ids with a row in the database (decides insert vs replace). */
   private readonly persistedDistinctIds = new Set<string>();
 
@@ -223,6 +229,9 @@ export class ProjectIdentity {
       p.distinctIds.add(d.distinct_id);
       this.byDistinctId.set(d.distinct_id, p);
       this.distinctVersion.set(d.distinct_id, d.version);
+      const seq = d.seq ?? 0;
+      this.distinctSeq.set(d.distinct_id, seq);
+      if (seq > this.lastSeq) this.lastSeq = seq;
       this.persistedDistinctIds.add(d.distinct_id);
     }
     for (const o of data.overrides) this.setOverride(o.old_person_id, o.override_person_id, o.version, false);
@@ -258,6 +267,7 @@ export class ProjectIdentity {
     p.distinctIds.add(distinctId);
     this.byDistinctId.set(distinctId, p);
     this.distinctVersion.set(distinctId, (this.distinctVersion.get(distinctId) ?? -1) + 1);
+    if (!this.distinctSeq.has(distinctId)) this.distinctSeq.set(distinctId, ++this.lastSeq);
     this.dirtyDistinctIds.add(distinctId);
   }
 
@@ -322,7 +332,10 @@ export class ProjectIdentity {
       identifies = merged === null;
     }
     let p = this.byDistinctId.get(ev.distinct_id);
-    if (!p) p = this.createPerson([ev.distinct_id], ev.timestamp, props, identifies);
+    // PostHog's createOrGetPerson creates the person from `$set_once` and `$set` only and reports the properties
+    // handled, so a new person's `$unset` is not applied (a person a merge creates does get it: the merged person
+    // goes through updatePersonProperties).
+    if (!p) p = this.createPerson([ev.distinct_id], ev.timestamp, props.$unset === undefined ? props : { ...props, $unset: undefined }, identifies);
     else {
       // Most captured events only carry derived person properties the person already has: nothing to apply.
       const codes = props[DERIVED_KEY];
@@ -435,7 +448,12 @@ export class ProjectIdentity {
   /** Forgets a deleted person (after the engine deleted it). */
   forgetPerson(personId: string): void {
     const p = this.persons.get(personId);
-    if (p) for (const d of p.distinctIds) this.byDistinctId.delete(d);
+    // Its distinct ids' rows are gone: seen again, they are new ids (PostHog adds new PersonDistinctId rows).
+    if (p)
+      for (const d of p.distinctIds) {
+        this.byDistinctId.delete(d);
+        this.distinctSeq.delete(d);
+      }
     this.persons.delete(personId);
     for (const old of this.overriddenBy.get(personId) ?? []) this.overrides.delete(old);
     this.overriddenBy.delete(personId);
@@ -468,7 +486,7 @@ export class ProjectIdentity {
     for (const d of this.dirtyDistinctIds) {
       const p = this.byDistinctId.get(d);
       if (!p) continue;
-      const row = { project_id, distinct_id: d, person_id: p.id, version: this.distinctVersion.get(d) ?? 0 };
+      const row = { project_id, distinct_id: d, person_id: p.id, version: this.distinctVersion.get(d) ?? 0, seq: this.distinctSeq.get(d) ?? 0 };
       if (this.persistedDistinctIds.has(d)) distinctIds.push(row);
       else newDistinctIds.push(row);
       this.persistedDistinctIds.add(d);

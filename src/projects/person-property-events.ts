@@ -55,7 +55,7 @@ async function captureForPerson(
     project,
     {
       kind: 'HogQLQuery',
-      query: 'SELECT distinct_id FROM person_distinct_ids WHERE toString(person_id) = {variables.pid} ORDER BY distinct_id LIMIT 1',
+      query: 'SELECT distinct_id FROM person_distinct_ids WHERE toString(person_id) = {variables.pid} ORDER BY seq, distinct_id LIMIT 1',
       variables: { pid: { variableId: 'pid', code_name: 'pid', value: personId.toLowerCase() } },
     },
     { refresh: 'force_blocking', name: 'persons' },

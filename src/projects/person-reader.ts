@@ -203,7 +203,7 @@ export class PersonReader {
     const pairs = await this.run(
       principal,
       project,
-      'SELECT toString(person_id), distinct_id FROM person_distinct_ids WHERE toString(person_id) IN {variables.ids} ORDER BY distinct_id LIMIT 50000',
+      'SELECT toString(person_id), distinct_id FROM person_distinct_ids WHERE toString(person_id) IN {variables.ids} ORDER BY seq, distinct_id LIMIT 50000',
       { ids },
     );
     const byPerson = new Map<string, string[]>();

@@ -30,7 +30,7 @@ import type {
   QueryOptions,
   QueryResult,
 } from '../engine';
-import { CLICKHOUSE_SCHEMA_VERSION, DATA_TABLES, localTable, nodeSchema, primarySchema } from './schema';
+import { CLICKHOUSE_SCHEMA_VERSION, DATA_TABLES, localTable, missingColumnsDdl, nodeSchema, primarySchema } from './schema';
 
 export interface ClickHouseEngineOptions {
   /** HTTP URL of the node queries go to, e.g. `http://127.0.0.1:8123`. */
@@ -248,7 +248,12 @@ export class ClickHouseEngine implements EventEngine {
             `ClickHouse is unreachable at ${n.url}: ${(r as { error?: Error }).error?.message ?? 'no answer'} (check QUARRY_CLICKHOUSE_URL and that the server is running)`,
           );
       }
-      for (const n of bootstrap) for (const ddl of nodeSchema(database, options.cluster)) await n.client.command({ query: ddl });
+      for (const n of bootstrap) {
+        for (const ddl of nodeSchema(database, options.cluster)) await n.client.command({ query: ddl });
+        const cols = await n.client.query({ query: `SELECT table, name FROM system.columns WHERE database = ${chString(database)}`, format: 'JSONEachRow' });
+        const existing = new Set(((await cols.json()) as { table: string; name: string }[]).map((c) => `${c.table}.${c.name}`));
+        for (const ddl of missingColumnsDdl(database, existing, options.cluster)) await n.client.command({ query: ddl });
+      }
       for (const ddl of primarySchema(database)) await bootstrap[0].client.command({ query: ddl });
     } finally {
       await Promise.all(bootstrap.map((n) => n.client.close()));
@@ -453,12 +458,12 @@ export class ClickHouseEngine implements EventEngine {
     const p = chLiteral(projectId);
     const [persons, dids, overrides] = await Promise.all([
       this.internal(`SELECT toString(id), ${msExpr('created_at')}, properties, is_identified, version FROM persons FINAL WHERE project_id = ${p} AND is_deleted = 0`),
-      this.internal(`SELECT distinct_id, toString(person_id), version FROM person_distinct_ids FINAL WHERE project_id = ${p} AND is_deleted = 0`),
+      this.internal(`SELECT distinct_id, toString(person_id), version, seq FROM person_distinct_ids FINAL WHERE project_id = ${p} AND is_deleted = 0`),
       this.internal(`SELECT toString(old_person_id), toString(override_person_id), version FROM person_overrides FINAL WHERE project_id = ${p} AND is_deleted = 0`),
     ]);
     return {
       persons: persons.rows.map((r) => ({ id: String(r[0]), created_at: Number(r[1]), properties: jsonObject(r[2]), is_identified: Number(r[3]) === 1, version: Number(r[4]) })),
-      distinctIds: dids.rows.map((r) => ({ distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]) })),
+      distinctIds: dids.rows.map((r) => ({ distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]), seq: Number(r[3]) })),
       overrides: overrides.rows.map((r) => ({ old_person_id: String(r[0]), override_person_id: String(r[1]), version: Number(r[2]) })),
     };
   }
@@ -643,6 +648,7 @@ export class ClickHouseEngine implements EventEngine {
         version: d.version,
         is_deleted: 0,
         _row_version: nextRowVersion(),
+        seq: d.seq ?? 0,
       })),
     );
     for (const o of batch.overrides ?? []) this.overrideProjects.add(o.project_id);

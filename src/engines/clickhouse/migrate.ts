@@ -81,7 +81,7 @@ export async function migrateEventsToClickHouse(
     }
     const [persons, dids, overrides, groups] = await Promise.all([
       source.query('SELECT id::VARCHAR, epoch_ms(created_at), properties, is_identified, version FROM persons WHERE project_id = $1', [projectId]),
-      source.query('SELECT distinct_id, person_id::VARCHAR, version FROM person_distinct_ids WHERE project_id = $1', [projectId]),
+      source.query('SELECT distinct_id, person_id::VARCHAR, version, seq FROM person_distinct_ids WHERE project_id = $1', [projectId]),
       source.query('SELECT old_person_id::VARCHAR, override_person_id::VARCHAR, version FROM person_overrides WHERE project_id = $1', [projectId]),
       source.loadGroups(projectId),
     ]);
@@ -95,7 +95,7 @@ export async function migrateEventsToClickHouse(
         is_identified: Boolean(r[3]),
         version: Number(r[4]),
       })),
-      distinctIds: dids.rows.map((r) => ({ project_id: projectId, distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]) })),
+      distinctIds: dids.rows.map((r) => ({ project_id: projectId, distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]), seq: Number(r[3] ?? 0) })),
       overrides: overrides.rows.map((r) => ({ project_id: projectId, old_person_id: String(r[0]), override_person_id: String(r[1]), version: Number(r[2]) })),
       groups: groups.groups.map((g) => ({ project_id: projectId, ...g })),
       groupTypes: groups.types.map((t) => ({ project_id: projectId, ...t })),

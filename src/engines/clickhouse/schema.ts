@@ -21,7 +21,7 @@
  *   old_person_id: every version of one key lands on one shard, so FINAL stays correct per shard.
  *   ingest_checkpoint and the schema record are never sharded: they live on the first node.
  */
-export const CLICKHOUSE_SCHEMA_VERSION = 1;
+export const CLICKHOUSE_SCHEMA_VERSION = 2;
 
 interface TableDef {
   name: string;
@@ -53,7 +53,7 @@ const TABLES: TableDef[] = [
   },
   {
     name: 'person_distinct_ids',
-    columns: `project_id Int32, distinct_id String, person_id UUID, version Int64, is_deleted UInt8, _row_version UInt64`,
+    columns: `project_id Int32, distinct_id String, person_id UUID, version Int64, is_deleted UInt8, _row_version UInt64, seq Int64`,
     engine: 'ReplacingMergeTree(_row_version)',
     order: '(project_id, distinct_id)',
     shardKey: 'cityHash64(distinct_id)',
@@ -116,6 +116,27 @@ export function nodeSchema(database: string, cluster?: string): string[] {
           ` ENGINE = Distributed(${ident(cluster)}, ${db}, ${ident(local)}, ${t.shardKey})`,
       );
   }
+  return out;
+}
+
+/**
+ * Columns added after a table was first released, as `[table, column, type]`: {@link missingColumnsDdl} adds each to a
+ * database made before it. Version 2: person_distinct_ids.seq (engine.ts DistinctIdUpsert.seq), 0 on older rows
+ * (readers order by (seq, distinct_id), so those keep their alphabetical order).
+ */
+export const ADDED_COLUMNS: readonly (readonly [string, string, string])[] = [['person_distinct_ids', 'seq', 'Int64']];
+
+/**
+ * `ALTER TABLE ... ADD COLUMN` for the {@link ADDED_COLUMNS} a node lacks, given the (table, column) pairs it has
+ * (system.columns of the database). 18.16 has no `ADD COLUMN IF NOT EXISTS`, hence the check. With a cluster, the
+ * local table and the Distributed table over it both get the column.
+ */
+export function missingColumnsDdl(database: string, existing: ReadonlySet<string>, cluster?: string): string[] {
+  const db = ident(database);
+  const out: string[] = [];
+  for (const [table, column, type] of ADDED_COLUMNS)
+    for (const t of cluster ? [`${table}_local`, table] : [table])
+      if (!existing.has(`${t}.${column}`)) out.push(`ALTER TABLE ${db}.${ident(t)} ADD COLUMN ${ident(column)} ${type} DEFAULT 0`);
   return out;
 }
 

@@ -875,13 +875,13 @@ export class DuckDbEngine implements EventEngineBase {
   async loadIdentity(projectId: number): Promise<ProjectIdentity> {
     const [persons, dids, overrides] = await Promise.all([
       this.query('SELECT id::VARCHAR, epoch_ms(created_at), properties, is_identified, version FROM persons WHERE project_id = $1', [projectId]),
-      this.query('SELECT distinct_id, person_id::VARCHAR, version FROM person_distinct_ids WHERE project_id = $1', [projectId]),
+      this.query('SELECT distinct_id, person_id::VARCHAR, version, seq FROM person_distinct_ids WHERE project_id = $1', [projectId]),
       this.query('SELECT old_person_id::VARCHAR, override_person_id::VARCHAR, version FROM person_overrides WHERE project_id = $1', [projectId]),
     ]);
     const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
     return {
       persons: persons.rows.map((r) => ({ id: String(r[0]), created_at: Number(r[1]), properties: obj(r[2]), is_identified: Boolean(r[3]), version: Number(r[4]) })),
-      distinctIds: dids.rows.map((r) => ({ distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]) })),
+      distinctIds: dids.rows.map((r) => ({ distinct_id: String(r[0]), person_id: String(r[1]), version: Number(r[2]), seq: Number(r[3] ?? 0) })),
       overrides: overrides.rows.map((r) => ({ old_person_id: String(r[0]), override_person_id: String(r[1]), version: Number(r[2]) })),
     };
   }
@@ -1592,6 +1592,7 @@ async function appendDistinctIds(a: DuckDBAppender, rows: DistinctIdUpsert[]): P
       v[1].setItem(i, d.distinct_id);
       setUuid(v[2], i, d.person_id.toLowerCase());
       v[3].setItem(i, BigInt(d.version));
+      v[4].setItem(i, BigInt(d.seq ?? 0));
     });
     a.flushSync();
   } finally {

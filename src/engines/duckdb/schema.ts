@@ -36,8 +36,13 @@ export const DUCKDB_SCHEMA: readonly string[] = [
     project_id INTEGER NOT NULL,
     distinct_id VARCHAR NOT NULL,
     person_id UUID NOT NULL,
-    version BIGINT NOT NULL DEFAULT 0
+    version BIGINT NOT NULL DEFAULT 0,
+    seq BIGINT NOT NULL DEFAULT 0
   )`,
+  // person_distinct_ids.seq (engine.ts DistinctIdUpsert.seq) came after the first release: a database made before it
+  // gets the column with 0 on every row, and readers order by (seq, distinct_id), so those rows keep their
+  // alphabetical order and come before every id seen later.
+  `ALTER TABLE person_distinct_ids ADD COLUMN IF NOT EXISTS seq BIGINT DEFAULT 0`,
   `CREATE TABLE IF NOT EXISTS person_overrides (
     project_id INTEGER NOT NULL,
     old_person_id UUID NOT NULL,
