@@ -14,7 +14,7 @@ import { validationError } from '../../errors';
 import { drfDateTime, parseProperties } from '../../projects/person-reader';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { dataNodeShape, ensureFilterParser, executeCompiled, printInsightQuery, propertiesSchema, propertiesToExpr, runInsightQuery, toNumber } from '../insights';
-import { shapeResult } from '../../productql';
+import { MAX_LIMIT, shapeResult } from '../../productql';
 import { actorSourceSchema, resolveActorSource, type ActorSource } from './actors-sources';
 import { hasAggregation } from './events-runner';
 
@@ -26,8 +26,8 @@ export const actorsQuerySchema = z
     /** Columns, as ProductQL expressions over the actor (`person`/`actor`/`group`: the actor object). */
     select: z.array(z.string().min(1).max(1000)).max(50).nullish(),
     orderBy: z.array(z.string().min(1).max(1000)).max(20).nullish(),
-    /** Default 100, at most 10,000 (PostHog's ActorsQuery limit). */
-    limit: z.number().int().min(1).max(10_000).nullish(),
+    /** Default 100 (also for 0 or less); more than 50,000 reads 50,000 (PostHog's HogQLHasMorePaginator.from_limit_context). */
+    limit: z.number().int().nullish(),
     offset: z.number().int().min(0).max(1_000_000).nullish(),
     search: z.string().max(1000).nullish(),
     properties: propertiesSchema,
@@ -199,7 +199,7 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     else orderBy = [ast.order(structuredClone(columns[0].values ? valueExprs[columns[0].name]() : columns[0].expr), 'ASC')];
     if (!grouped) orderBy.push(ast.order(idField));
 
-    const limit = node.limit ?? DEFAULT_LIMIT;
+    const limit = !node.limit || node.limit <= 0 ? DEFAULT_LIMIT : Math.min(node.limit, MAX_LIMIT);
     const offset = node.offset ?? 0;
     // Ungrouped, each row is one actor: its id and fields come along; grouped, the rows are the columns alone (an actor
     // column then holds the grouped id) and the actors are read by id afterwards.
@@ -241,8 +241,11 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     const byId = new Map(shapedActors.map((a) => [String(a.id), a]));
     const results = rows.map((row) => columns.map((c, j) => (c.actor ? (byId.get(row.id) ?? { id: row.id }) : c.values ? (c.values.get(row.id) ?? null) : row.cells[j])));
 
+    // PostHog counts the actors it could not find whenever an actor column is selected: none can be missing from the
+    // persons list itself
     let missing: number | undefined;
     if (source) missing = await missingActors(ctx, source, table, gti);
+    else if (actorAt >= 0) missing = 0;
     return {
       columns: names,
       // the actor column is typed as its id (PostHog: persons.id UUID, groups.key String)
@@ -314,7 +317,8 @@ async function personActors(ctx: RunnerContext, rows: ActorRow[]): Promise<Recor
       select: [ast.alias('pid', ast.call('toString', [ast.field('person_id')])), ast.alias('did', ast.field('distinct_id'))],
       from: 'person_distinct_ids',
       where: ast.compare('in', ast.call('toString', [ast.field('person_id')]), ast.tuple(ids.map((id) => ast.constant(id)))),
-      orderBy: [ast.order(ast.field('distinct_id'))],
+      // PostHog lists a person's distinct ids in the order they were first seen (PersonDistinctId by id)
+      orderBy: [ast.order(ast.field('seq')), ast.order(ast.field('distinct_id'))],
       limit: 50_000,
     }),
     'actors',

@@ -289,7 +289,9 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
       if (s.kind === 'display') return `Tuple(${shaped.types[s.at][1]}, ${shaped.types[s.at + 1][1]})`;
       if (s.kind !== 'star') return shaped.types[s.at][1];
       const t = shaped.types.slice(s.at, s.at + STAR_COLUMNS.length).map(([, x]) => x);
-      return `Tuple(${[...t.slice(0, 3), 'Int64', ...t.slice(3)].join(', ')})`;
+      // team_id (no column of the run: the project's id) in its place among the fields
+      const teamAt = SELECT_STAR_FROM_EVENTS_FIELDS.indexOf('team_id');
+      return `Tuple(${[...t.slice(0, teamAt), 'Int64', ...t.slice(teamAt)].join(', ')})`;
     });
     const hogql = printHogQL({
       ...ast.select({ ...parts, select: shown, groupBy: grouped ? shown.filter((e) => !hasAggregation(e)).map(withoutAlias) : undefined }),
@@ -304,6 +306,7 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
       hasMore: shaped.hasMore,
       limit: compiled.limit,
       offset: compiled.offset,
+      modifiers: node.modifiers ?? {},
     };
   },
 };

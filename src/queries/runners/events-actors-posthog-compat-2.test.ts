@@ -1,0 +1,377 @@
+import { actionRegistry, actionStep, createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { setInsightsClock } from '../insights/date-range';
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from '../insights/breakdown';
+import { actorsRunner } from './actors-runner';
+import { trendsRunner } from './trends-runner';
+import { eventsRunner } from './events-runner';
+import { shutdownParser } from '../../productql/parser';
+
+/**
+ * PostHog's EventsQuery and ActorsQuery cases, second batch (events-actors-posthog-compat.test.ts is the first):
+ * posthog/hogql_queries/insights/trends/test/test_trends_persons.py (the actors of a trends point: select actor,
+ * created_at, event_count, orderBy event_count DESC), test_insight_actors_query_runner.py (its other data points),
+ * test_actors_query_runner.py (paging, the persons list, sources) and EventsQuery's response (test_query.py,
+ * events_query_runner.py). Each describe uses a project of its own and freezes the clock as PostHog's test does.
+ * Runs on DuckDB here and on ClickHouse in the .clickhouse twin, with the same pinned results.
+ */
+let db: InsightTestDb;
+let restoreClock: (() => void) | null = null;
+const freeze = (iso: string): void => {
+  restoreClock?.();
+  restoreClock = setInsightsClock(new Date(iso));
+};
+
+beforeAll(async () => {
+  db = await createInsightTestDb();
+});
+afterAll(async () => {
+  restoreClock?.();
+  await db.close();
+  await shutdownParser();
+});
+
+const events = (q: Record<string, unknown>, project: number, settings: Record<string, unknown> = {}) =>
+  db.run(eventsRunner, { kind: 'EventsQuery', ...q }, project, settings);
+const actors = (q: Record<string, unknown>, project: number, settings: Record<string, unknown> = {}) =>
+  db.run(actorsRunner, { kind: 'ActorsQuery', ...q }, project, settings);
+
+describe('InsightActorsQuery over trends (test_trends_persons.py)', () => {
+  const P = 201;
+  beforeAll(async () => {
+    await db.load(P, {
+      persons: [
+        { distinct_ids: ['person1'], properties: { $geoip_country_code: 'US' }, created_at: '2023-04-01T00:00:00Z' },
+        { distinct_ids: ['person2'], properties: { $geoip_country_code: 'DE' }, created_at: '2023-04-02T00:00:00Z' },
+        { distinct_ids: ['person3'], properties: {}, created_at: '2023-04-03T00:00:00Z' },
+      ],
+      events: [
+        ev('$pageview', 'person1', '2023-04-29T16:00:00Z', { $browser: 'Chrome', price: 10 }),
+        ev('$pageview', 'person1', '2023-04-29T17:00:00Z', { $browser: 'Chrome', price: 20 }),
+        ev('$pageview', 'person2', '2023-04-29T16:00:00Z', { $browser: 'Safari', price: 30 }),
+        ev('$pageview', 'person3', '2023-04-30T10:00:00Z', {}),
+        ev('$pageview', 'person1', '2023-05-01T16:00:00Z', { $browser: 'Chrome' }),
+        ev('$pageleave', 'person2', '2023-04-30T16:00:00Z'),
+        ev('$pageleave', 'person3', '2023-04-30T16:00:00Z'),
+      ],
+    });
+  });
+  beforeEach(() => freeze('2023-05-01T18:00:00Z'));
+
+  const PV = { kind: 'EventsNode', event: '$pageview' };
+  /** test_trends_persons.py get_actors: select actor, created_at, event_count; orderBy event_count DESC. */
+  const getActors = async (trends: Record<string, unknown>, point: Record<string, unknown> = {}) => {
+    const source = { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', series: [PV], dateRange: { date_from: '-7d' }, ...trends }, ...point };
+    const r = await actors({ source, select: ['actor', 'created_at', 'event_count'], orderBy: ['event_count DESC'] }, P);
+    return r.results.map((row: any[]) => [row[0].distinct_ids[0], row[2]]);
+  };
+  const sorted = (xs: unknown[][]) => [...xs].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+
+  it('test_trends_single_series_persons: without a day, the actors of the whole range with their events', async () => {
+    const r = await getActors({});
+    expect(r[0]).toEqual(['person1', 3]);
+    expect(sorted(r)).toEqual([['person1', 3], ['person2', 1], ['person3', 1]]);
+    expect(await getActors({}, { day: '2023-04-29' })).toEqual([['person1', 2], ['person2', 1]]);
+  });
+
+  it('test_trends_multiple_series_persons: series 1', async () => {
+    expect(sorted(await getActors({ series: [PV, { kind: 'EventsNode', event: '$pageleave' }] }, { series: 1 }))).toEqual([['person2', 1], ['person3', 1]]);
+  });
+
+  it('test_trends_event_breakdown_persons', async () => {
+    const bf = { breakdownFilter: { breakdown: '$browser' } };
+    expect(await getActors(bf, { breakdown: 'Safari' })).toEqual([['person2', 1]]);
+    expect(await getActors(bf, { breakdown: 'Chrome', day: '2023-05-01' })).toEqual([['person1', 1]]);
+    expect(await getActors(bf, { breakdown: BREAKDOWN_NULL })).toEqual([['person3', 1]]);
+  });
+
+  it('test_trends_person_breakdown_persons', async () => {
+    expect(await getActors({ breakdownFilter: { breakdown: '$geoip_country_code', breakdown_type: 'person' } }, { breakdown: 'DE' })).toEqual([['person2', 1]]);
+  });
+
+  it('test_trends_hogql_breakdown_persons', async () => {
+    expect(await getActors({ breakdownFilter: { breakdown: 'properties.$browser', breakdown_type: 'hogql' } }, { breakdown: 'Chrome' })).toEqual([['person1', 3]]);
+  });
+
+  it('test_trends_multiple_breakdowns_persons', async () => {
+    const bf = { breakdownFilter: { breakdowns: [{ property: '$browser' }, { property: '$geoip_country_code', type: 'person' }] } };
+    expect(await getActors(bf, { breakdown: ['Chrome', 'US'] })).toEqual([['person1', 3]]);
+  });
+
+  it('test_trends_breakdown_others_persons', async () => {
+    const bf = { breakdownFilter: { breakdown: '$browser', breakdown_limit: 1 } };
+    expect(sorted(await getActors(bf, { breakdown: BREAKDOWN_OTHER }))).toEqual([['person2', 1], ['person3', 1]]);
+  });
+
+  it('test_trends_math_property_sum_persons / test_trends_math_count_per_actor_persons', async () => {
+    expect(await getActors({ series: [{ ...PV, math: 'sum', math_property: 'price' }] }, { day: '2023-04-29' })).toEqual([['person1', 2], ['person2', 1]]);
+    expect(await getActors({ series: [{ ...PV, math: 'avg_count_per_actor' }] }, { day: '2023-04-29' })).toEqual([['person1', 2], ['person2', 1]]);
+  });
+
+  it('test_trends_total_value_persons: a total-value display ignores the day', async () => {
+    const r = await getActors({ trendsFilter: { display: 'BoldNumber' } }, { day: '2023-04-29' });
+    expect(sorted(r)).toEqual([['person1', 3], ['person2', 1], ['person3', 1]]);
+  });
+
+  it('week interval: the day is the week of the project’s week start (week_start_day)', async () => {
+    const weekly = async (day: string, week_start_day: number) => {
+      const source = { kind: 'InsightActorsQuery', day, source: { kind: 'TrendsQuery', series: [PV], interval: 'week', dateRange: { date_from: '-7d' } } };
+      const r = await actors({ source, select: ['actor', 'created_at', 'event_count'], orderBy: ['event_count DESC'] }, P, { week_start_day });
+      return sorted(r.results.map((row: any[]) => [row[0].distinct_ids[0], row[2]]));
+    };
+    expect(await weekly('2023-04-24', 1)).toEqual([['person1', 2], ['person2', 1], ['person3', 1]]);
+    expect(await weekly('2023-05-01', 1)).toEqual([['person1', 1]]);
+    expect(await weekly('2023-04-23', 0)).toEqual([['person1', 2], ['person2', 1]]);
+    expect(await weekly('2023-04-30', 0)).toEqual([['person1', 1], ['person3', 1]]);
+  });
+
+  it('an action series: the actors of the events matching the action', async () => {
+    const registry = actionRegistry(9001);
+    db.actions = registry.source;
+    const chrome = registry.action('chrome views', [actionStep('$pageview', [{ type: 'event', key: '$browser', value: 'Chrome', operator: 'exact' }])]);
+    expect(await getActors({ series: [{ kind: 'ActionsNode', id: chrome }] })).toEqual([['person1', 3]]);
+    expect(await getActors({ series: [PV, { kind: 'ActionsNode', id: chrome, math: 'dau' }] }, { series: 1, day: '2023-05-01' })).toEqual([['person1', 1]]);
+  });
+
+  it('compare_to: the previous period is the given offset', async () => {
+    const compared = { dateRange: { date_from: '2023-05-01', date_to: '2023-05-01' }, compareFilter: { compare: true, compare_to: '-2d' } };
+    expect(await getActors(compared, { compare: 'previous', day: '2023-04-29' })).toEqual([['person1', 2], ['person2', 1]]);
+  });
+
+  it('test_trends_compare_persons', async () => {
+    const compared = { dateRange: { date_from: '2023-04-30', date_to: '2023-05-01' }, compareFilter: { compare: true } };
+    expect(await getActors(compared, { compare: 'current', day: '2023-05-01' })).toEqual([['person1', 1]]);
+    expect(await getActors(compared, { compare: 'previous', day: '2023-04-29' })).toEqual([['person1', 2], ['person2', 1]]);
+  });
+});
+
+describe('InsightActorsQuery over trends, group math (test_trends_persons.py)', () => {
+  const P = 202;
+  beforeAll(async () => {
+    const group = (key: string) => ev('$groupidentify', 'person0', '2023-04-01T00:00:00Z', { $group_type: 'Company', $group_key: key, $group_set: {} });
+    await db.load(P, {
+      persons: Array.from({ length: 6 }, (_, i) => ({ distinct_ids: [`person${i}`], properties: {} })),
+      events: [
+        group('Hooli'),
+        group('Pied Piper'),
+        ...[0, 1, 2].map((i) => ev('$pageview', `person${i}`, '2023-05-01T12:00:00Z', { $groups: { Company: 'Hooli' } })),
+        ev('$pageview', 'person0', '2023-05-01T13:00:00Z', { $groups: { Company: 'Hooli' } }),
+        ...[3, 4].map((i) => ev('$pageview', `person${i}`, '2023-05-01T12:00:00Z', { $groups: { Company: 'Pied Piper' } })),
+        ev('$pageview', 'person5', '2023-05-01T12:00:00Z'),
+      ],
+    });
+  });
+  beforeEach(() => freeze('2023-05-01T18:00:00Z'));
+
+  it('test_trends_math_group_persons: unique_group makes the groups the actors, with their events', async () => {
+    const source = {
+      kind: 'InsightActorsQuery',
+      source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group', math_group_type_index: 0 }], dateRange: { date_from: '-7d' } },
+    };
+    const r = await actors({ source, select: ['actor', 'created_at', 'event_count'], orderBy: ['event_count DESC'] }, P);
+    expect(r.results.map((row: any[]) => [row[0].id, row[0].type, row[2]])).toEqual([
+      ['Hooli', 'group', 4],
+      ['Pied Piper', 'group', 2],
+    ]);
+  });
+});
+
+describe('InsightActorsQuery over trends, breakdown details (test_trends_persons.py)', () => {
+  const P = 203;
+  beforeAll(async () => {
+    await db.load(P, {
+      persons: ['u1', 'u2', 'u3', 'u4'].map((d) => ({ distinct_ids: [d], properties: { name: d } })),
+      events: [
+        ev('$pageview', 'u1', '2023-04-29T10:00:00Z', { $current_url: 'https://a.com/x/', $browser: 'Chrome', $os: 'Mac' }),
+        ev('$pageview', 'u2', '2023-04-29T10:00:00Z', { $current_url: 'https://a.com/x', $browser: 'Chrome', $os: 'Windows' }),
+        ev('$pageview', 'u3', '2023-04-29T10:00:00Z', { $current_url: 'https://a.com/y/', $browser: 'Safari', $os: 'Mac' }),
+        ev('$pageview', 'u4', '2023-04-29T10:00:00Z', { $current_url: 'https://a.com/y?q=1', $browser: 'Firefox', $os: 'Linux' }),
+      ],
+    });
+  });
+  beforeEach(() => freeze('2023-05-01T18:00:00Z'));
+  const names = async (trends: Record<string, unknown>, point: Record<string, unknown>) => {
+    const source = { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: { date_from: '-7d' }, ...trends }, ...point };
+    return (await actors({ source, select: ['properties.name'] }, P)).results.map((r: string[]) => r[0]).sort();
+  };
+
+  it('breakdown_normalize_url: the actors of a URL without its trailing slash', async () => {
+    const bf = { breakdownFilter: { breakdown: '$current_url', breakdown_normalize_url: true } };
+    const t = await db.run(trendsRunner, { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: { date_from: '-7d' }, ...bf }, P);
+    expect(t.results.find((r: any) => r.breakdown_value === 'https://a.com/x').count).toBe(2);
+    expect(await names(bf, { breakdown: 'https://a.com/x' })).toEqual(['u1', 'u2']);
+  });
+
+  it('multiple breakdowns with a limit: the "Other" actors', async () => {
+    const bf = { breakdownFilter: { breakdowns: [{ property: '$browser' }, { property: '$os' }], breakdown_limit: 1 } };
+    expect(await names(bf, { breakdown: [BREAKDOWN_OTHER, BREAKDOWN_OTHER] })).toEqual(['u2', 'u3', 'u4']);
+  });
+});
+
+describe('EventsQuery response (test_query.py, events_query_runner.py)', () => {
+  const P = 204;
+  const U = 'RANDOM_TEST_ID::0190b1b1';
+  beforeAll(async () => {
+    await db.load(P, {
+      persons: [{ distinct_ids: ['2'], properties: { email: 'tom@posthog.com' }, created_at: '2020-01-10T12:00:00Z' }],
+      events: [
+        ev('sign up', '2', '2020-01-10T12:00:00Z', { key: 'test_val1' }),
+        ev('sign out', '2', '2020-01-10T12:11:00Z', { key: 'test_val2' }),
+        ev('sign out', '3', '2020-01-10T12:12:00Z', { key: 'test_val2' }),
+        // test_events_query_limit: more events of one distinct id than the default page
+        ...Array.from({ length: 105 }, () => ev('sign up', U, '2020-01-10T12:00:00Z', { key: 'test_val1' })),
+      ],
+    });
+  });
+  beforeEach(() => freeze('2020-01-10T12:14:00Z'));
+
+  it('"*" is typed as the tuple of its fields in order (team_id Int64 after timestamp)', async () => {
+    const r = await events({ select: ['*'], where: ["distinct_id = '2'"] }, P);
+    expect(r.types).toEqual(["Tuple(UUID, String, String, DateTime64(6, 'UTC'), Int64, String, String, DateTime64(6, 'UTC'))"]);
+    expect(Object.keys(r.results[0][0])).toEqual(['uuid', 'event', 'properties', 'timestamp', 'team_id', 'distinct_id', 'elements_chain', 'created_at']);
+  });
+
+  it('EventsQueryResponse carries the modifiers', async () => {
+    expect((await events({ select: ['event'], limit: 1 }, P)).modifiers).toEqual({});
+    expect((await events({ select: ['event'], limit: 1, modifiers: { personsOnEventsMode: 'person_id_override_properties_joined' } }, P)).modifiers).toEqual({
+      personsOnEventsMode: 'person_id_override_properties_joined',
+    });
+  });
+
+  it('test_events_query_limit: the default page is 100 rows with hasMore; a larger limit returns the rest', async () => {
+    const where = [`distinct_id = '${U}'`];
+    const first = await events({ select: ['event'], where }, P);
+    expect([first.results.length, first.hasMore, first.limit]).toEqual([100, true, 100]);
+    const all = await events({ select: ['event'], where, limit: 200 }, P);
+    expect([all.results.length, all.hasMore, all.limit]).toEqual([105, false, 200]);
+  });
+
+  it('orderBy an alias of a select column', async () => {
+    const r = await events({ select: ['event', 'count() as c'], where: [`distinct_id != '${U}'`], orderBy: ['c ASC'] }, P);
+    expect(r.results).toEqual([
+      ['sign up', 1],
+      ['sign out', 2],
+    ]);
+  });
+});
+
+describe('ActorsQuery paging and response (test_actors_query_runner.py)', () => {
+  const P = 205;
+  beforeAll(async () => {
+    await db.load(P, {
+      persons: Array.from({ length: 3 }, (_, i) => ({ distinct_ids: [`d${i}`], properties: { email: `p${i}@x.com` }, created_at: `2021-01-0${i + 1}T00:00:00Z` })),
+    });
+  });
+  beforeEach(() => freeze('2021-01-10T00:00:00Z'));
+
+  it('limit 0 or less is the default 100; above 50,000 reads 50,000 (HogQLHasMorePaginator.from_limit_context)', async () => {
+    for (const [limit, want] of [
+      [0, 100],
+      [-5, 100],
+      [20_000, 20_000],
+      [60_000, 50_000],
+    ]) {
+      const r = await actors({ select: ['properties.email'], limit }, P);
+      expect([r.limit, r.results.length, r.hasMore]).toEqual([want, 3, false]);
+    }
+  });
+
+  it('missing_actors_count is 0 for the persons list when the actor column is selected', async () => {
+    const r = await actors({}, P);
+    expect(r.results.map((row: any[]) => row[0].properties.email)).toEqual(['p2@x.com', 'p1@x.com', 'p0@x.com']);
+    expect(r.missing_actors_count).toBe(0);
+  });
+});
+
+describe('InsightActorsQuery, the other data points of test_insight_actors_query_runner.py', () => {
+  const P = 206;
+  const TZ = { timezone: 'US/Pacific' };
+  // _create_test_events: each person created when its first event happens (_create_person under freeze_time)
+  const data: [string, string[], string | null][] = [
+    ['p1', ['2020-01-11T12:00:00Z', '2020-01-12T12:00:00Z', '2020-01-13T12:00:00Z', '2020-01-15T12:00:00Z', '2020-01-17T12:00:00Z', '2020-01-19T12:00:00Z'], 'org:6'],
+    ['p2', ['2020-01-09T12:00:00Z', '2020-01-12T12:00:00Z'], null],
+    ['p3', ['2020-01-12T12:00:00Z'], 'org:7'],
+    ['p4', ['2020-01-15T12:00:00Z'], 'org:7'],
+  ];
+  beforeAll(async () => {
+    await db.load(P, {
+      persons: data.map(([id, timestamps]) => ({ distinct_ids: [id], properties: { name: id, ...(id === 'p1' ? { email: 'test@posthog.com' } : {}) }, created_at: timestamps[0] })),
+      events: data.flatMap(([id, timestamps, org]) => timestamps.map((t) => ev('$pageview', id, t, org ? { $groups: { organization: org } } : {}))),
+    });
+  });
+  beforeEach(() => freeze('2020-01-20T12:00:00Z'));
+
+  const dateRange = { date_from: '2020-01-09', date_to: '2020-01-19' };
+  const PV = { kind: 'EventsNode', event: '$pageview' };
+  const names = async (source: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    (await actors({ select: ['properties.name'], orderBy: ['properties.name'], source, ...extra }, P, TZ)).results.map((r: string[]) => r[0]);
+
+  it('test_insight_persons_trends_query_with_argmaxV1 / V2: the persons modifier changes nothing', async () => {
+    const source = { kind: 'InsightActorsQuery', day: '2020-01-09', source: { kind: 'TrendsQuery', dateRange, series: [PV] } };
+    for (const personsArgMaxVersion of ['v1', 'v2']) expect(await names(source, { modifiers: { personsArgMaxVersion } })).toEqual(['p2']);
+  });
+
+  it.each<[string, string, string[]]>([
+    ['new', '2020-01-11', ['p1']],
+    ['new', '2020-01-12', ['p3']],
+    ['resurrecting', '2020-01-12', ['p2']],
+    ['returning', '2020-01-13', ['p1']],
+    ['dormant', '2020-01-13', ['p2', 'p3']],
+    ['dormant', '2020-01-14', ['p1']],
+    ['resurrecting', '2020-01-15', ['p1']],
+    ['new', '2020-01-15', ['p4']],
+  ])('lifecycle actors: %s on %s', async (status, day, want) => {
+    const source = { kind: 'LifecycleQuery', dateRange, series: [PV] };
+    expect(await names({ kind: 'InsightActorsQuery', day, status, source })).toEqual(want);
+  });
+
+  it.each<[number, string[]]>([
+    [1, ['p3', 'p4']],
+    [2, ['p2']],
+    [6, ['p1']],
+    [3, []],
+  ])('stickiness actors active on exactly %i days', async (day, want) => {
+    expect(await names({ kind: 'InsightActorsQuery', day, source: { kind: 'StickinessQuery', dateRange, series: [PV] } })).toEqual(want);
+  });
+
+  it('trends actors of a day, and of a person-property filtered insight', async () => {
+    const trends = { kind: 'TrendsQuery', dateRange, series: [PV] };
+    expect(await names({ kind: 'InsightActorsQuery', day: '2020-01-12', source: trends })).toEqual(['p1', 'p2', 'p3']);
+    const filtered = { ...trends, properties: [{ type: 'person', key: 'email', value: 'test@posthog.com', operator: 'exact' }] };
+    expect(await names({ kind: 'InsightActorsQuery', day: '2020-01-12', source: filtered })).toEqual(['p1']);
+  });
+
+  it('test_persons_query_grouping (test_actors_query_runner.py): a person listed by a source once, whatever its events', async () => {
+    const source = { kind: 'HogQLQuery', query: "SELECT person_id FROM events WHERE event = '$pageview'" };
+    expect(await names(source)).toEqual(['p1', 'p2', 'p3', 'p4']);
+  });
+});
+
+describe('the person of merged distinct ids (events_query_runner.py person column, actors_query_runner.py)', () => {
+  const P = 207;
+  beforeAll(async () => {
+    await db.load(P, {
+      events: [
+        ev('$pageview', 'anon1', '2020-01-10T11:00:00Z'),
+        ev('$identify', 'user1', '2020-01-10T11:30:00Z', { $anon_distinct_id: 'anon1', $set: { email: 'merged@posthog.com' } }),
+        ev('$pageview', 'user1', '2020-01-10T12:00:00Z'),
+      ],
+    });
+  });
+  beforeEach(() => freeze('2020-01-10T12:14:00Z'));
+
+  it('the person column: one person for both distinct ids, with the distinct id of each event', async () => {
+    const r = await events({ select: ['person', 'event', 'distinct_id'], event: '$pageview' }, P);
+    expect(r.results.map((row: any[]) => [row[0].distinct_id, row[0].properties, row[2]])).toEqual([
+      ['anon1', { email: 'merged@posthog.com' }, 'anon1'],
+      ['user1', { email: 'merged@posthog.com' }, 'user1'],
+    ]);
+    expect(r.results[0][0].uuid).toBe(r.results[1][0].uuid);
+  });
+
+  it('the persons list: the merged person once, with both distinct ids; search finds it by either', async () => {
+    const all = await actors({ select: ['person'] }, P);
+    expect(all.results).toHaveLength(1);
+    expect([...all.results[0][0].distinct_ids].sort()).toEqual(['anon1', 'user1']);
+    for (const search of ['anon1', 'user1', 'MERGED@']) expect((await actors({ select: ['properties.email'], search }, P)).results).toEqual([['merged@posthog.com']]);
+  });
+});
