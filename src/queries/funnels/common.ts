@@ -125,6 +125,10 @@ export function addInterval(ms: number, interval: Interval, n: number, tz: strin
 // ------------------------------------------------------------------------------------------------ dates
 
 const RELATIVE = /^-?(\d+)?([hdwmMsqy])(Start|End)?$/;
+/** About how long one unit of a relative date is (months and years at their longest), to bound the offset. */
+const RELATIVE_UNIT_MS: Record<string, number> = { s: 1e3, M: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8, q: 7.9e9, m: 2.7e9, y: 3.17e10 };
+/** Two days after 0001-01-01 (the first year a date may take, as Python's datetime), whatever the timezone. */
+const MIN_INSTANT = new Date(0).setUTCFullYear(1, 0, 3);
 
 /** Parses one PostHog date string to an instant. `isTo` picks End-snapping for relative ends. */
 export function parseDate(text: string, tz: string, now: number): { ms: number; relative: boolean; unit?: string; hasTime: boolean } {
@@ -134,6 +138,8 @@ export function parseDate(text: string, tz: string, now: number): { ms: number; 
     const n = rel[1] ? Number(rel[1]) : 0;
     const kind = rel[2];
     const snap = rel[3];
+    // a huge offset (`-99999999d`) leaves the calendar: refused here, not by the engine or the date arithmetic
+    if (!(now - n * RELATIVE_UNIT_MS[kind] > MIN_INSTANT)) throw validationError(`Invalid date "${text}": it is out of range.`, 'dateRange');
     let p = localParts(now, tz);
     switch (kind) {
       case 'h':

@@ -58,6 +58,13 @@ export interface ParsedDate {
   end: boolean;
 }
 
+/** Wall-clock range a date may take (years 1 to 9999, as Python's datetime). */
+const MIN_LOCAL = new Date(0).setUTCFullYear(1, 0, 1);
+const MAX_LOCAL = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Most intervals an insight may return one value for ({@link QueryDateRange.checkIntervalCount}). */
+export const MAX_INTERVALS = 10_000;
+
 const RELATIVE = /^-?(\d+)?([hdwmqyMs])(Start|End)?$/;
 const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
@@ -117,6 +124,8 @@ export function parseDateString(text: string, nowLocal: LocalTime, tz: string, a
         if (position === 'End') v = cal.startOfYear(cal.addMonths(cal.startOfYear(v), 12)) - 1;
         break;
     }
+    // a huge offset (`-1000000000y`) leaves the calendar: refused here, not by the engine's timestamp parser
+    if (!Number.isFinite(v) || v < MIN_LOCAL || v > MAX_LOCAL) throw validationError(`Invalid date "${text}": it is out of range.`, attr);
     return { value: v, delta, position, end: position === 'End' };
   }
   const abs = ABSOLUTE.exec(s);
@@ -276,6 +285,15 @@ export class QueryDateRange {
     let cached = bucketsOf.get(this);
     if (!cached) bucketsOf.set(this, (cached = this.computeBuckets().map((b) => Object.freeze(b))));
     return cached.slice();
+  }
+
+  /**
+   * Refuses (400) a range of more than {@link MAX_INTERVALS} buckets, for insights that compute and return one value
+   * per interval (trends, lifecycle, stickiness, funnel trends): minutes over years are a mistake, and on ClickHouse
+   * a query that can take the server down.
+   */
+  checkIntervalCount(): void {
+    if (this.buckets().length > MAX_INTERVALS) throw validationError('The date range has too many intervals; use a coarser interval.', 'interval');
   }
 
   private computeBuckets(): Bucket[] {

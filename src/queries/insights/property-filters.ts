@@ -215,6 +215,22 @@ function scalarCondition(x: Expr, op: string, v: Scalar, ctx: FilterContext, isD
   }
 }
 
+/** Operators that compare a datetime column with the value itself: the value must be a date the engine reads. */
+const DATETIME_COMPARED = new Set(['exact', 'is_not', 'in', 'not_in', 'is_cleaned_path_exact', 'gt', 'gte', 'lt', 'lte', 'min', 'max']);
+
+/** A value compared with a datetime column (`timestamp = '(?<x>a)'`): anything but a date is the caller's 400, not the engine's conversion error. */
+function absoluteDateValue(v: Scalar, ctx: FilterContext): void {
+  const tz = ctx.timezone ?? 'UTC';
+  let relative = true;
+  try {
+    relative = parseDateString(asString(v), instantToLocal(insightsNow(), tz), tz).delta !== null;
+  } catch {
+    // refused below
+  }
+  if (typeof v !== 'string' || relative)
+    throw validationError(`A date property is compared with a date (YYYY-MM-DD or an ISO 8601 datetime), got ${JSON.stringify(v)}.`, ctx.attr ?? 'properties');
+}
+
 const NEGATIVE = new Set(['is_not', 'not_icontains', 'not_regex', 'not_in', 'semver_neq']);
 
 /** One property filter as a boolean expression. */
@@ -250,6 +266,7 @@ export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = 
   if (values.length === 0) return ast.constant(true);
   const isDatetime =
     (f.type === 'event_metadata' && DATETIME_COLUMNS.has(EVENT_METADATA_COLUMNS[f.key])) || (f.type === 'session' && SESSION_DATETIMES.has(f.key));
+  if (isDatetime && DATETIME_COMPARED.has(op)) for (const v of values) if (v !== null) absoluteDateValue(v, ctx);
   if (values.length === 1) return scalarCondition(x, op, values[0], ctx, isDatetime);
   if (op === 'exact' || op === 'in' || op === 'is_not' || op === 'not_in') {
     const list = ast.tuple(values.map((v) => ast.constant(asString(v))));

@@ -388,6 +388,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   const n = node.series.length;
   const order = ff.funnelOrderType ?? 'ordered';
   const viz = ff.funnelVizType ?? 'steps';
+  if (viz === 'trends') range.checkIntervalCount();
   const cfg: FunnelConfig = {
     numSteps: n,
     order,

@@ -85,6 +85,7 @@ async function lifecycleStatuses(node: LifecycleQuery, ctx: RunnerContext) {
     weekStartDay: ctx.project.week_start_day ?? 0,
     earliest,
   });
+  range.checkIntervalCount();
   const buckets = range.buckets();
   const actor = actorExpr(groupIndex);
   const b = bucketStartExpr(interval, range.weekStartDay);

@@ -47,7 +47,8 @@ function hogqlItemExpr(text: string): Expr {
 }
 
 function cleaningRules(list: unknown[] | null | undefined): CleaningRule[] {
-  const rules = (list ?? []).filter((r): r is CleaningRule => !!r && typeof r === 'object' && typeof (r as CleaningRule).regex === 'string');
+  // an empty regex cleans nothing (ClickHouse's replaceRegexpAll refuses one; DuckDB would insert the alias everywhere)
+  const rules = (list ?? []).filter((r): r is CleaningRule => !!r && typeof r === 'object' && typeof (r as CleaningRule).regex === 'string' && (r as CleaningRule).regex !== '');
   return [...rules].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
 }
 

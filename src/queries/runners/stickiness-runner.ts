@@ -155,6 +155,7 @@ async function prepare(node: StickinessQuery, ctx: RunnerContext, dropped: Set<n
     weekStartDay: ctx.project.week_start_day ?? 0,
     earliest,
   });
+  range.checkIntervalCount();
   return { series, global, range };
 }
 
