@@ -16,6 +16,7 @@ import { InsightViews } from './insight-views';
 import { parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, localToInstant } from '../queries/insights/local-time';
 import { applyQueryOverrides } from '../queries/overrides';
+import { drfBoolean, drfInteger, drfList, drfMaxChars } from './drf-fields';
 import { deriveName, executableNode, INSIGHT_TYPE_KINDS, validateInsightQuery, type InsightQueryKinds } from './insight-query';
 import { cleanSavedFilters, filterToQuery, hasLegacyFilters, legacyInsightQuery, validateConverted } from './legacy-filters';
 import {
@@ -32,7 +33,7 @@ import type { ActivityChange } from '../store/entities/activity-log';
 const SHORT_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const MAX_SEARCH_LENGTH = 1000;
 
-const text400 = z.string().max(400, 'Ensure this field has no more than 400 characters.').nullable();
+const text400 = drfMaxChars(400).nullable();
 
 /** Writable fields of an insight. Unknown and read-only fields are ignored, as DRF does (clients echo a GET back). */
 const insightBody = z.object({
@@ -40,14 +41,13 @@ const insightBody = z.object({
   derived_name: text400.optional(),
   description: text400.optional(),
   query: z.unknown().optional(),
-  tags: z
-    .array(z.string().trim().min(1, 'A tag may not be blank.').max(255, 'Ensure this field has no more than 255 characters.'))
-    .max(100, 'An insight has at most 100 tags.')
+  tags: drfList(z.string().trim().min(1, 'A tag may not be blank.').max(255, 'Ensure this field has no more than 255 characters.'))
+    .refine((t) => t.length <= 100, 'An insight has at most 100 tags.')
     .optional(),
-  favorited: z.boolean().optional(),
-  saved: z.boolean().optional(),
-  deleted: z.boolean().optional(),
-  order: z.number().int().min(-2147483648).max(2147483647).nullable().optional(),
+  favorited: drfBoolean().optional(),
+  saved: drfBoolean().optional(),
+  deleted: drfBoolean().optional(),
+  order: drfInteger({ min: -2147483648, max: 2147483647 }).nullable().optional(),
   /**
    * Legacy filters (PostHog's `filter_to_query` converts them): an insight sent with `filters` and no `query` runs the
    * query they convert to. With a `query`, the query wins and the filters are ignored. `{}` and null mean none.

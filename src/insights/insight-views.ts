@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { Insight, InsightViewed } from '../store/entities';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
+import { drfInteger, drfList } from './drf-fields';
 
 /** PostHog's viewed action: 1 to 2,500 insight ids per call. */
-const viewedBody = z.object({ insight_ids: z.array(z.number().int()).min(1).max(2500) });
+const viewedBody = z.object({ insight_ids: drfList(drfInteger(), { min: 1, max: 2500 }) });
 
 /** How many viewers a trending insight lists (PostHog: up to 3). */
 const TRENDING_VIEWERS = 3;

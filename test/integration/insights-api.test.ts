@@ -178,15 +178,16 @@ describe('validation', () => {
     ['TrendsQuery bad interval', { query: trends({ interval: 'fortnight' }) }, 'parse_error', 'query__source__interval'],
     ['DataVisualizationNode wrapping trends', { query: { kind: 'DataVisualizationNode', source: trends().source } }, 'parse_error', 'query__source__kind'],
     ['HogQLQuery empty', { query: { kind: 'HogQLQuery', query: '' } }, 'parse_error', 'query__query'],
-    ['name too long', { name: 'x'.repeat(401) }, 'invalid_input', 'name'],
+    ['name too long', { name: 'x'.repeat(401) }, 'max_length', 'name'],
     ['name not a string', { name: 5 }, 'invalid_input', 'name'],
-    ['derived_name too long', { derived_name: 'x'.repeat(401) }, 'invalid_input', 'derived_name'],
-    ['description too long', { description: 'x'.repeat(401) }, 'invalid_input', 'description'],
-    ['tags not a list', { tags: 'a' }, 'invalid_input', 'tags'],
+    ['derived_name too long', { derived_name: 'x'.repeat(401) }, 'max_length', 'derived_name'],
+    ['description too long', { description: 'x'.repeat(401) }, 'max_length', 'description'],
+    ['tags not a list', { tags: 'a' }, 'not_a_list', 'tags'],
     ['blank tag', { tags: ['ok', ' '] }, 'invalid_input', 'tags__1'],
-    ['favorited not a boolean', { favorited: 'yes' }, 'invalid_input', 'favorited'],
-    ['saved not a boolean', { saved: 1 }, 'invalid_input', 'saved'],
-    ['deleted not a boolean', { deleted: 'no' }, 'invalid_input', 'deleted'],
+    // DRF's BooleanField takes 'yes', 1, 'no' and the like (rest-posthog-compat-7.test.ts); these are none of them
+    ['favorited not a boolean', { favorited: 'maybe' }, 'invalid_input', 'favorited'],
+    ['saved not a boolean', { saved: 2 }, 'invalid_input', 'saved'],
+    ['deleted not a boolean', { deleted: 'nope' }, 'invalid_input', 'deleted'],
     ['order not an integer', { order: 1.5 }, 'invalid_input', 'order'],
     // legacy filters are accepted (posthog-api.md §2.2; test/integration/insights-legacy-filters.test.ts): only a
     // filters value that is not an object is refused here

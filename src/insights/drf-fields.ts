@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+/**
+ * Insight request fields that fail the way PostHog's DRF serializer fields fail: DRF's own messages and codes
+ * (`max_length`, `not_a_list`, `min_length`, a renamed `invalid` → `invalid_input`), which drf-exceptions-hog passes
+ * through. The codes travel as `params.code` of a custom issue, which `zodToUserError` reports as given.
+ */
+
+/** Python's name for the type of a JSON value, as DRF puts it in "got type \"str\"". */
+function pythonType(v: unknown): string {
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (v === null) return 'NoneType';
+  return Array.isArray(v) ? 'list' : 'dict';
+}
+
+/** A CharField with `max_length`: "Ensure this field has no more than N characters." (code `max_length`). */
+export function drfMaxChars(max: number) {
+  return z.string().refine((s) => s.length <= max, { message: `Ensure this field has no more than ${max} characters.`, params: { code: 'max_length' } });
+}
+
+/**
+ * A ListField: anything but an array (a string and an object included) is `not_a_list`; null is DRF's `null`; then
+ * `child` for each element (attr `field__index`); then `min_length`/`max_length` in elements.
+ */
+export function drfList<C extends z.ZodType>(child: C, opts: { min?: number; max?: number } = {}) {
+  const shape = z.unknown().superRefine((v, ctx) => {
+    if (v === null) ctx.addIssue({ code: 'custom', message: 'This field may not be null.', params: { code: 'null' }, abort: true });
+    else if (v !== undefined && !Array.isArray(v))
+      ctx.addIssue({ code: 'custom', message: `Expected a list of items but got type "${pythonType(v)}".`, params: { code: 'not_a_list' }, abort: true });
+  });
+  // DRF validates the elements in to_internal_value and the length validators after it
+  const sized = z.array(child).superRefine((v, ctx) => {
+    if (opts.min !== undefined && v.length < opts.min)
+      ctx.addIssue({ code: 'custom', message: `Ensure this field has at least ${opts.min} elements.`, params: { code: 'min_length' } });
+    else if (opts.max !== undefined && v.length > opts.max)
+      ctx.addIssue({ code: 'custom', message: `Ensure this field has no more than ${opts.max} elements.`, params: { code: 'max_length' } });
+  });
+  return shape.pipe(sized);
+}
+
+/**
+ * An IntegerField: an integer, or text of one ("5", " 5 ", "5.0" — DRF strips a zero decimal part); anything else is
+ * "A valid integer is required." (DRF's `invalid`, renamed `invalid_input`). `min`/`max` are DRF's min_value/max_value
+ * (a model IntegerField gets the database's range).
+ */
+export function drfInteger(opts: { min?: number; max?: number } = {}) {
+  return z.unknown().transform((v, ctx) => {
+    let n: number | undefined;
+    if (typeof v === 'number' && Number.isSafeInteger(v)) n = v;
+    else if (typeof v === 'string') {
+      const m = /^\s*([-+]?\d+)(\.0*)?\s*$/.exec(v);
+      if (m && Number.isSafeInteger(Number(m[1]))) n = Number(m[1]);
+    }
+    if (n === undefined) {
+      const [message, code] = v === null ? ['This field may not be null.', 'null'] : ['A valid integer is required.', 'invalid_input'];
+      ctx.addIssue({ code: 'custom', message, params: { code } });
+      return z.NEVER;
+    }
+    if (opts.min !== undefined && n < opts.min) {
+      ctx.addIssue({ code: 'custom', message: `Ensure this value is greater than or equal to ${opts.min}.`, params: { code: 'min_value' } });
+      return z.NEVER;
+    }
+    if (opts.max !== undefined && n > opts.max) {
+      ctx.addIssue({ code: 'custom', message: `Ensure this value is less than or equal to ${opts.max}.`, params: { code: 'max_value' } });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+const TRUE_VALUES = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true]);
+const FALSE_VALUES = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false]);
+
+/** A BooleanField: DRF's TRUE_VALUES / FALSE_VALUES; anything else is "Must be a valid boolean."; null is `null`. */
+export function drfBoolean() {
+  return z.unknown().transform((v, ctx) => {
+    if (TRUE_VALUES.has(v)) return true;
+    if (FALSE_VALUES.has(v)) return false;
+    const [message, code] = v === null ? ['This field may not be null.', 'null'] : ['Must be a valid boolean.', 'invalid_input'];
+    ctx.addIssue({ code: 'custom', message, params: { code } });
+    return z.NEVER;
+  });
+}
