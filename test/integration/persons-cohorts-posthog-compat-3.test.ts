@@ -1,0 +1,91 @@
+/**
+ * PostHog's persons, cohort persons and groups API cases, third batch (posthog/api/test/test_person.py, test_cohort.py,
+ * test_groups.py): empty answers of the values endpoints, unparsable property filters on the persons list, and a
+ * cohort's persons narrowed by `properties` and `search`, through the real server with data from the real ingest path. persons-cohorts-posthog-compat-3.clickhouse.test.ts runs this file on ClickHouse.
+ */
+import { testEngine } from '../../src/engines/clickhouse/test-engine';
+import { quarryOnClickHouse } from '../helpers/clickhouse-quarry';
+import { startServer, type TestServer } from '../helpers/server';
+
+function duckdbServer(): () => TestServer {
+  let s: TestServer | undefined;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  return () => s!;
+}
+
+const server = testEngine() === 'clickhouse' ? quarryOnClickHouse('quarry_persons_cohorts_compat_3') : duckdbServer();
+
+let s: TestServer;
+let p: number;
+const api = (path: string) => `/api/projects/${p}/${path}`;
+
+beforeAll(async () => {
+  s = server();
+  p = (await s.api('POST', '/api/projects/', { name: 'persons groups compat 3' })).body.id;
+  await s.server.services.ingestor.import(p, {
+    persons: [{ distinct_ids: ['p1'], properties: { email: 'p1@posthog.com' } }],
+    events: [
+      {
+        event: '$groupidentify',
+        distinct_id: '$organization_org:1',
+        timestamp: '2021-05-01T00:00:00Z',
+        properties: { $group_type: 'organization', $group_key: 'org:1', $group_set: { industry: 'finance' } },
+      },
+    ],
+  });
+  await s.server.services.ingestor.flush();
+});
+
+describe('groups (test_groups.py)', () => {
+  it('test_empty_property_values: a key no group of the type has answers []', async () => {
+    const r = await s.api('GET', api('groups/property_values/?key=name&group_type_index=0'));
+    expect([r.status, r.body]).toEqual([200, []]);
+    expect((await s.api('GET', api('groups/property_values/?key=industry&group_type_index=0'))).body).toEqual([{ name: 'finance', count: 1 }]);
+  });
+});
+
+describe('persons (test_person.py)', () => {
+  it('test_person_property_values: a key no person has answers []', async () => {
+    const r = await s.api('GET', api('persons/values/?key=nobody_has_this'));
+    expect([r.status, r.body]).toEqual([200, []]);
+  });
+
+  it('properties that are not JSON are PostHog’s “Properties are unparsable!” (property_mixin), as on the events list', async () => {
+    const r = await s.api('GET', api('persons/?properties=not%20json'));
+    expect([r.status, r.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: 'Properties are unparsable!', attr: null }]);
+  });
+});
+
+describe('cohort persons (test_cohort.py)', () => {
+  let c: number;
+  beforeAll(async () => {
+    await s.server.services.ingestor.import(p, {
+      persons: [
+        ...Array.from({ length: 5 }, (_, i) => ({ distinct_ids: [`person_${i}`], properties: { $os: 'Chrome' } })),
+        { distinct_ids: ['target'], properties: { $os: 'Chrome', $browser: 'Safari' } },
+      ],
+    });
+    await s.server.services.ingestor.flush();
+    const r = await s.api('POST', api('cohorts/'), { name: 'chrome', groups: [{ properties: [{ key: '$os', value: 'Chrome', type: 'person' }] }] });
+    expect(r.status).toBe(201);
+    c = r.body.id;
+    expect((await s.api('GET', api(`cohorts/${c}/persons/`))).body.results).toHaveLength(6);
+  });
+
+  it('test_filter_by_cohort_prop: the persons list’s properties filter within the cohort', async () => {
+    const props = encodeURIComponent(JSON.stringify([{ key: '$browser', value: 'Safari', type: 'person' }]));
+    const r = await s.api('GET', api(`cohorts/${c}/persons/?properties=${props}`));
+    expect(r.body.results.map((x: { distinct_ids: string[] }) => x.distinct_ids)).toEqual([['target']]);
+  });
+
+  it('test_filter_by_cohort_search: search by a distinct id within the cohort', async () => {
+    const r = await s.api('GET', api(`cohorts/${c}/persons/?search=target`));
+    expect([r.status, r.body.detail]).toEqual([200, undefined]);
+    expect(r.body.results.map((x: { distinct_ids: string[] }) => x.distinct_ids)).toEqual([['target']]);
+  });
+});
