@@ -246,6 +246,8 @@ export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = 
   const x = propertyField(f, ctx);
   const op = f.operator ?? 'exact';
   const value = f.value;
+  // PostHog's property_to_expr returns TRUE for an empty list value before it looks at the operator
+  if ((op === 'is_set' || op === 'is_not_set') && Array.isArray(value) && value.length === 0) return ast.constant(true);
   if (op === 'is_set') return ast.call('isNotNull', [x]);
   if (op === 'is_not_set') return ast.call('isNull', [x]);
   if (op === 'flag_evaluates_to') throw validationError('Operator "flag_evaluates_to" is not supported.', ctx.attr ?? 'properties');
