@@ -76,6 +76,31 @@ const errorBody: Schema = {
   required: ['type', 'code', 'detail', 'attr'],
 };
 
+/** `filters_override` of a run (PostHog's openapi.py `DashboardFilter`). */
+const dashboardFilter: Schema = {
+  type: 'object',
+  properties: {
+    date_from: { type: 'string', nullable: true },
+    date_to: { type: 'string', nullable: true },
+    properties: { type: 'array', items: { $ref: '#/components/schemas/PropertyFilter' }, nullable: true },
+  },
+};
+
+/** One property filter of a `DashboardFilter` (PostHog's openapi.py `PropertyFilter`). */
+const propertyFilter: Schema = {
+  type: 'object',
+  required: ['key'],
+  properties: {
+    key: { type: 'string' },
+    value: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'array', items: { type: 'string' } }] },
+    operator: {
+      type: 'string',
+      enum: ['exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'lt', 'gte', 'lte', 'is_set', 'is_not_set', 'is_date_exact', 'is_date_before', 'is_date_after', 'in', 'not_in'],
+    },
+    type: { type: 'string', enum: ['event', 'person', 'session', 'cohort', 'group', 'hogql'] },
+  },
+};
+
 export function openapiDocument(input: OpenApiInput): Record<string, unknown> {
   const { endpoint, version, variables } = input;
   const name = endpoint.name;
@@ -89,10 +114,15 @@ export function openapiDocument(input: OpenApiInput): Record<string, unknown> {
     properties: {
       ...(variables.length ? { variables: { $ref: '#/components/schemas/Variables' } } : {}),
       client_query_id: { type: 'string', description: 'Tags the query; usable with the query API.' },
+      filters_override: {
+        $ref: '#/components/schemas/DashboardFilter',
+        description: 'Deprecated; insight endpoints only (a SQL endpoint answers 400: use variables).',
+      },
       refresh: {
         type: 'string',
-        enum: ['cache', 'force'],
-        description: 'cache (the default): serve a cached result if fresh; force: always recompute.',
+        enum: ['cache', 'force', 'direct'],
+        description:
+          'cache (the default): serve a cached result if fresh; force: always recompute; direct: bypass the materialized table (materialized endpoints only, so a 400 in Quarry).',
       },
       version: {
         type: 'integer',
@@ -159,6 +189,8 @@ export function openapiDocument(input: OpenApiInput): Record<string, unknown> {
       required: ['results', 'hasMore', 'name', 'execution_id', 'endpoint_version'],
     },
     Row: rowSchema,
+    DashboardFilter: dashboardFilter,
+    PropertyFilter: propertyFilter,
     Error: errorBody,
     BareError: {
       type: 'object',

@@ -552,7 +552,7 @@ function parseQueryRequest(
   validateNode: NodeValidator,
 ): { req: QueryRequest; refresh: RefreshMode } {
   const parsed = queryRequestSchema.safeParse(body, { reportInput: true });
-  if (!parsed.success) throw zodToUserError(parsed.error);
+  if (!parsed.success) throw envelopeParseError(parsed.error, body);
   const req = parsed.data;
   const wrapped = (WRAPPER_KINDS as readonly string[]).includes(req.query.kind);
   if (!wrapped && !runners.has(req.query.kind)) throw unknownKind(req.query.kind, [...runners.keys(), ...WRAPPER_KINDS]);
@@ -578,6 +578,64 @@ function unknownKind(kind: string, supported: string[]): UserError {
     `JSON parse error - validation errors for QueryRequest: query.kind: unknown query kind; supported: ${supported.join(', ')} ` +
     `[type=literal_error, input_value='${kind}', input_type=str]`;
   return new UserError(400, 'invalid_request', 'parse_error', detail, { attr: 'query__kind' });
+}
+
+/** A JSON value as Python's repr shows it in a pydantic error (`input_value=…`). */
+function pyRepr(v: unknown): string {
+  if (v === null || v === undefined) return 'None';
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'string') return `'${v}'`;
+  if (typeof v === 'number') return String(v);
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
+  return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `'${k}': ${pyRepr(x)}`).join(', ')}}`;
+}
+
+/** Python's type name of a JSON value (`input_type=…`). */
+function pyType(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  return Array.isArray(v) ? 'list' : 'dict';
+}
+
+/**
+ * An envelope that fails QueryRequest: PostHog's query view validates the body with pydantic (`get_model`) and
+ * raises `ParseError("JSON parse error - <pydantic error>")`, so the answer is 400 `invalid_request`/`parse_error`
+ * with pydantic's wording (the field, the message, `[type=…, input_value=…, input_type=…]`). `attr` names the field
+ * as Quarry's other errors do (PostHog's ParseError has none).
+ */
+function envelopeParseError(error: z.ZodError, body: unknown): UserError {
+  const issue = error.issues[0];
+  const at = (path: string[]): unknown =>
+    path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), body);
+  let loc = issue.path.map(String);
+  let msg = issue.message;
+  let type = 'value_error';
+  let input: unknown = at(loc);
+  if (!loc.length && issue.code !== 'unrecognized_keys') {
+    [msg, type] = ['Input should be a valid dictionary or instance of QueryRequest', 'model_type'];
+  } else if (issue.code === 'unrecognized_keys') {
+    loc = [...loc, issue.keys[0]];
+    [msg, type, input] = ['Extra inputs are not permitted', 'extra_forbidden', at(loc)];
+  } else if (issue.code === 'invalid_type' && issue.input === undefined) {
+    [msg, type, input] = ['Field required', 'missing', at(loc.slice(0, -1))];
+  } else if (loc[0] === 'refresh') {
+    msg = `Input should be ${REFRESH_MODES.map((m) => `'${m}'`).join(', ')} or a valid boolean`;
+    type = 'enum';
+  } else if (loc[0] === 'name' && issue.code === 'too_big') {
+    [msg, type] = ['String should have at most 128 characters', 'string_too_long'];
+  } else if ((loc[0] === 'name' || loc[0] === 'client_query_id') && typeof input !== 'string') {
+    [msg, type] = ['Input should be a valid string', 'string_type'];
+  } else if (loc[0] === 'async') {
+    [msg, type] = typeof input === 'string' ? ['Input should be a valid boolean, unable to interpret input', 'bool_parsing'] : ['Input should be a valid boolean', 'bool_type'];
+  } else if (loc[0] === 'query' && loc.length === 1) {
+    [msg, type] = ['Input should be a valid dictionary or object to extract fields from', 'model_attributes_type'];
+  }
+  const detail =
+    `JSON parse error - 1 validation error for QueryRequest\n${loc.length ? `${loc.join('.')}\n` : ''}  ${msg} ` +
+    `[type=${type}, input_value=${pyRepr(input)}, input_type=${pyType(input)}]`;
+  return new UserError(400, 'invalid_request', 'parse_error', detail, { attr: loc.length ? loc.join('__') : null });
 }
 
 /** Callers whose hit shapes one cache entry keeps (past this, it starts over). */
