@@ -157,6 +157,8 @@ export interface OrderExpr extends NodeBase {
   node: 'OrderExpr';
   expr: Expr;
   order: 'ASC' | 'DESC';
+  /** `WITH FILL [FROM a] [TO b] [STEP s]` (parsed, not printed: see Compiler.orderExpr). */
+  with_fill?: { node: 'WithFillExpr'; from_value?: Expr; to_value?: Expr; step_value?: Expr } | null;
 }
 
 export interface JoinConstraint extends NodeBase {

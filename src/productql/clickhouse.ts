@@ -22,7 +22,7 @@ import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
 import { lookupFunction } from './functions';
-import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -212,10 +212,11 @@ export class ClickHouseDialect implements Dialect {
    * `toDateTime(x, zone)`, and the value of a calendar function given a zone (TIMEZONE_ARGUMENT): the instant, a string
    * without an offset or a Date read as local time there, shown in that zone.
    */
-  private inZone(p: Printed, zone: Printed, h: Helpers, node: NodeBase): Printed {
+  private inZone(p: Printed, zone: Printed, h: Helpers, node: NodeBase, lenient = false): Printed {
     if (!zone.isConst || typeof zone.constValue !== 'string' || !validTimezone(zone.constValue)) return h.error('Timezone must be a valid IANA timezone name', node);
     const z = zone.constValue;
-    return P(this.dt(p, h, node, zone.sql), 'datetime', p.nullable || !(p.type === 'datetime' || p.isConst), { displayTz: z, chType: `DateTime64(6, '${z}')` });
+    const nullable = p.nullable || !(p.type === 'datetime' || p.isConst) || (lenient && isStrLike(p) && dateTimeTextShape(String(p.constValue)) !== 'valid');
+    return P(this.dt(p, h, node, zone.sql, lenient), 'datetime', nullable, { displayTz: z, chType: `DateTime64(6, '${z}')` });
   }
 
   /** Epoch ms → DateTime in the project (or given) timezone, for calendar work. */
@@ -227,7 +228,7 @@ export class ClickHouseDialect implements Dialect {
     return `(toInt64(toUInt32(${dt})) * 1000)`;
   }
   /** Any value as epoch ms (Int64); a Date or a string without an offset is local time in `zone` (bound SQL; default the project's). */
-  private dt(p: Printed, h: Helpers, node: NodeBase, zone?: string): string {
+  private dt(p: Printed, h: Helpers, node: NodeBase, zone?: string, lenient = false): string {
     const tz = zone ?? h.tz();
     switch (p.type) {
       case 'datetime':
@@ -244,6 +245,11 @@ export class ClickHouseDialect implements Dialect {
       case 'unknown':
         if (p.isConst && typeof p.constValue === 'string') {
           const s = p.constValue.trim();
+          // `lenient`: text that is no datetime reads NULL (HogQL prints toDateTime of text as parseDateTime64BestEffortOrNull);
+          // datetimes in the usual shapes keep the strict forms below, which ClickHouse prunes partitions with.
+          const shape = lenient ? dateTimeTextShape(s) : 'valid';
+          if (shape === 'invalid' || (lenient && s === '')) return 'CAST(NULL AS Nullable(Int64))';
+          if (shape === 'other') return this.ms(`parseDateTimeBestEffortOrNull(${p.sql}, ${tz})`);
           if (HAS_OFFSET.test(s) && /\d[T ]\d/.test(s)) {
             const t = Date.parse(s);
             if (Number.isNaN(t)) h.error(`Cannot parse ${JSON.stringify(s.slice(0, 40))} as a datetime`, node);
@@ -356,7 +362,10 @@ export class ClickHouseDialect implements Dialect {
         sql = `${left} ${op === 'in' ? 'IN' : 'NOT IN'} ${r.sql}`;
       }
     } else if (op === '=~' || op === '!~' || op === '=~*' || op === '!~*') {
-      const re = op.endsWith('*') ? `match(${l.sql}, ${caseInsensitivePattern(r.sql, h)})` : `match(${l.sql}, ${r.sql})`;
+      // a constant pattern with an inline (?i) flag: wrapped as the match() function's is, so that 18.16 honours it
+      const inlineCi = !op.endsWith('*') && r.isConst && typeof r.constValue === 'string' && /\(\?[a-zA-Z]*i/.test(r.constValue);
+      const pattern = op.endsWith('*') ? caseInsensitivePattern(r.sql, h) : inlineCi ? h.param(`(?:${r.constValue})${NEVER_MATCHES}`) : r.sql;
+      const re = `match(${l.sql}, ${pattern})`;
       sql = op.startsWith('!') ? `NOT ${re}` : re;
     } else if (op === 'like' || op === 'not like') {
       const left = isStrLike(l) || l.type === 'unknown' ? l.sql : asText(l);
@@ -413,6 +422,9 @@ export class ClickHouseDialect implements Dialect {
       o = flip[op];
     }
     if (!m || !o) return undefined;
+    // A bound that may be NULL (toDateTime of text that is no datetime) matches no row: 18.16 cannot compare a stored
+    // DateTime with a Nullable one ("not of fixed size"), so such comparisons stay outside.
+    if (/\bNULL\b|OrNull\(/.test(value)) return undefined;
     const rem = msRemainder(value === rSql ? r : l);
     // On a UTC day boundary (`>=`/`<` midnight, `<=`/`>` 23:59:59.999, as insight date ranges in UTC are) the date of
     // the stored column decides alone: the bound is then only `toDate(timestamp) <op> <date>`, one comparison a row
@@ -901,8 +913,9 @@ export class ClickHouseDialect implements Dialect {
       case 'yesterday':
         return P(`(toDate(now(), ${h.tz()}) - 1)`, 'date', false);
       case 'toDateTime':
-        if (a.length > 1) return this.inZone(a[0], a[1], h, n);
-        return P(dtArg(0), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
+        // text that is no datetime is NULL (HogQL: parseDateTime64BestEffortOrNull), so text makes it Nullable
+        if (a.length > 1) return this.inZone(a[0], a[1], h, n, true);
+        return P(this.dt(a[0], h, n, undefined, true), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst) || (isStrLike(a[0]) && dateTimeTextShape(String(a[0].constValue)) !== 'valid'));
       case 'toDate': {
         const tz = tzArg(1);
         if (a[0].type === 'date') return a[0];
@@ -1009,6 +1022,7 @@ export class ClickHouseDialect implements Dialect {
         if (a.length === 2) return this.trimChars(a, 'both', h, n);
         return P(`replaceRegexpAll(${s(0)}, '^\\\\s+|\\\\s+$', '')`, 'string', anyNull);
       case 'reverse':
+        if (a[0].type === 'array') return P(`reverse(${s(0)})`, 'array', anyNull, sameArrayTyping(a[0]));
         return simple('reverseUTF8', 'string');
       case 'length':
       case 'empty':
@@ -1066,6 +1080,8 @@ export class ClickHouseDialect implements Dialect {
         return simple('extractAll', 'array');
       case 'splitByChar':
       case 'splitByString':
+        // an empty separator splits into single characters (current ClickHouse; 18.16 refuses it)
+        if (a[0].isConst && a[0].constValue === '') return P(`extractAll(${s(1)}, ${h.param('(?s).')})`, 'array', anyNull, { chType: 'Array(String)' });
         return { ...simple(fn.sig.name, 'array'), chType: 'Array(String)' };
 
       // ---------------- conversions and maths
@@ -1090,8 +1106,15 @@ export class ClickHouseDialect implements Dialect {
         return this.call({ ...fn, sig: { ...fn.sig, name: 'toUUIDOrNull' } }, h);
       case 'toBool':
         return P(isNum(a[0]) ? `(${s(0)} != 0)` : `multiIf(lower(${s(0)}) IN ('true', '1', 't', 'yes', 'y'), 1, lower(${s(0)}) IN ('false', '0', 'f', 'no', 'n'), 0, NULL)`, 'bool', true);
-      case 'round':
-        return P(a.length === 1 ? `round(${num(a[0])})` : `round(${num(a[0])}, ${s(1)})`, 'float', anyNull);
+      case 'round': {
+        if (numType(a[0]) !== 'float') return P(a.length === 1 ? `round(${num(a[0])})` : `round(${num(a[0])}, ${s(1)})`, 'float', anyNull);
+        // A float half-way goes to the even neighbour, as current ClickHouse rounds (18.16 went away from zero)
+        const k = a.length > 1 ? roundingDigits(a[1], 'round', h, n) : 0;
+        const scale = 10 ** Math.abs(k);
+        const y = k === 0 ? num(a[0]) : k > 0 ? `(${num(a[0])} * ${scale})` : `(${num(a[0])} / ${scale})`;
+        const r = `if(abs(${y} - floor(${y})) = 0.5, 2 * round(${y} / 2), round(${y}))`;
+        return P(k === 0 ? r : k > 0 ? `(${r} / ${scale})` : `(${r} * ${scale})`, 'float', anyNull);
+      }
       case 'floor':
       case 'ceil':
         // floor(x, N) / ceil(x, N): to N decimal places (N < 0: to tens, hundreds, ...), a constant as in ClickHouse
@@ -1627,12 +1650,16 @@ export class ClickHouseDialect implements Dialect {
 
       // ---------------- arrays
       case 'range': {
-        if (a.length > 2) return h.error('range(start, end, step) is not available on ClickHouse', n);
+        // 18.16's range takes the end alone: a constant positive step keeps every step-th number from the start
+        const step = a[2]?.constValue;
+        if (a.length > 2 && !(a[2].isConst && typeof step === 'number' && Number.isInteger(step) && step > 0)) return h.error('range(start, end, step) takes a constant positive integer step on ClickHouse', n);
         const cap = (x: string, k: number) => `least(${x}, ${k})`;
-        const to = a[a.length - 1];
+        const to = a[Math.min(a.length, 2) - 1];
         const end = boundedCount({ ...to, sql: `toInt64(greatest(${num(to)}, 0))` }, MAX_GENERATED_ELEMENTS, 'range', h, n, cap);
         if (a.length === 1) return P(`range(toUInt64(${end}))`, 'array', anyNull);
-        return P(`arraySlice(range(toUInt64(${end})), toInt64(${num(a[0])}) + 1)`, 'array', anyNull);
+        const from = `arraySlice(range(toUInt64(${end})), toInt64(${num(a[0])}) + 1)`;
+        if (a.length === 2 || step === 1) return P(from, 'array', anyNull);
+        return P(`arrayFilter(__x -> (toInt64(__x) - toInt64(${num(a[0])})) % ${step} = 0, ${from})`, 'array', anyNull);
       }
       case 'arrayFirst':
       case 'arrayFirstIndex':
@@ -1651,9 +1678,12 @@ export class ClickHouseDialect implements Dialect {
         return P(`arrayReduce(${h.param(fn.sig.name.slice(5).toLowerCase())}, ${s(0)})`, fn.sig.name === 'arrayAvg' ? 'float' : 'unknown', true);
       case 'arrayCompact':
         // lambdas on 18.16 cannot read columns: the previous elements come as a second array
-        return P(`arrayFilter((__x, __p, __i) -> __i = 1 OR __x != __p, ${s(0)}, arrayPushFront(arrayPopBack(${s(0)}), arrayElement(${s(0)}, 1)), arrayEnumerate(${s(0)}))`, 'array', anyNull);
-      case 'arrayFlatten':
-        return P(`arrayReduce(${h.param('groupArrayArray')}, ${s(0)})`, 'array', anyNull);
+        return P(`arrayFilter((__x, __p, __i) -> __i = 1 OR __x != __p, ${s(0)}, arraySlice(arrayPushFront(${s(0)}, arrayElement(${s(0)}, 1)), 1, length(${s(0)})), arrayEnumerate(${s(0)}))`, 'array', anyNull);
+      case 'arrayFlatten': {
+        // ClickHouse flattens every level (18.16 has no arrayFlatten): one groupArrayArray per known level of nesting
+        const { times, chType } = flattenDepth(a[0]);
+        return P(Array.from({ length: times }).reduce<string>((x) => `arrayReduce(${h.param('groupArrayArray')}, ${x})`, s(0)), 'array', anyNull, chType ? { chType } : {});
+      }
       case 'arrayIntersect':
         return simple('arrayIntersect', 'array');
 

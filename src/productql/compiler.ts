@@ -874,6 +874,8 @@ export class Compiler {
   private orderExpr(o: OrderExpr, scope: Scope, positional: false): string;
   private orderExpr(o: OrderExpr, scope: Scope, positional: boolean): string | null {
     if (!o || o.node !== 'OrderExpr') this.err('Malformed ORDER BY', o);
+    // ClickHouse inserts the missing rows; ignoring the clause would answer without them (and 18.16 has no WITH FILL).
+    if (o.with_fill) this.err('ORDER BY ... WITH FILL is not supported', o);
     let s: string;
     if (positional) {
       const e = o.expr;

@@ -480,6 +480,24 @@ export function unwrapIfCombinator(fn: FunctionCall): FunctionCall | undefined {
 }
 
 /** `addDays(x, n)`, `subtractMonths(x, n)`, ...: the operator and unit; undefined for other names. */
+/**
+ * How the printers read a constant text as a datetime: `valid` is `YYYY-MM-DD[( |T)hh:mm:ss[.f]][offset]` with every
+ * part in range, read with the strict parse (not Nullable); `invalid` is that shape with a part out of range (month
+ * 13, 24:00), NULL for toDateTime; `other` text goes to the engine's lenient parse. HogQL prints toDateTime of text as
+ * parseDateTime64BestEffortOrNull, so only text that is not `valid` makes toDateTime Nullable.
+ */
+export function dateTimeTextShape(text: string): 'valid' | 'invalid' | 'other' {
+  const s = text.trim();
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?)?(Z|[+-]\d\d(?::?\d\d)?)?$/i.exec(s);
+  if (!m || (m[7] && !m[4])) return 'other';
+  const [y, mo, d, hh, mi, ss] = m.slice(1, 7).map((x) => Number(x ?? 0));
+  const back = new Date(0);
+  back.setUTCFullYear(y, mo - 1, d); // (Date.UTC reads years 0..99 as 1900..1999)
+  back.setUTCHours(hh, mi, ss);
+  const same = back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === hh && back.getUTCMinutes() === mi && back.getUTCSeconds() === ss;
+  return same ? 'valid' : 'invalid';
+}
+
 export function dateShiftOf(name: string): { op: '+' | '-'; unit: IntervalUnit } | undefined {
   if (name[0] !== 'a' && name[0] !== 's') return undefined;
   const m = /^(add|subtract)(Second|Minute|Hour|Day|Week|Month|Quarter|Year)s$/.exec(name);
@@ -590,6 +608,20 @@ export function elementDefault(arr: Printed): { sql: string; type: PType; chType
 export function elementTyping(arr: Printed): Pick<Printed, 'type' | 'nullable' | 'chType'> {
   const d = elementDefault(arr);
   return d ? { type: d.type, nullable: false, chType: d.chType } : { type: 'unknown', nullable: true, ...arrayElementTyping(arr) };
+}
+
+/**
+ * arrayFlatten of an array whose nesting is known from its ClickHouse type (`Array(Array(Array(UInt8)))`): how many
+ * one-level flattens make it flat, and the flat array's type. One flatten when the nesting is not known.
+ */
+export function flattenDepth(arr: Pick<Printed, 'chType'>): { times: number; chType?: string } {
+  let inner = arr.chType;
+  let depth = 0;
+  while (inner?.startsWith('Array(') && inner.endsWith(')')) {
+    inner = inner.slice('Array('.length, -1);
+    depth++;
+  }
+  return depth >= 2 && inner ? { times: depth - 1, chType: `Array(${inner})` } : { times: 1 };
 }
 
 /** The typing an array function's result keeps from its array argument (sorted, filtered, sliced: same elements). */

@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementDefault, elementTyping, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
@@ -197,10 +197,15 @@ class DuckDBDialect implements Dialect {
     return `timezone('UTC', timezone(${h.tz()}, ${localSql}))`;
   }
   /** Any value as a naive-UTC datetime; a Date or a string without an offset is local time in `tz` (bound SQL; default the project's). */
-  private dt(p: Printed, h: Helpers, node: NodeBase, tz?: string): string {
+  private dt(p: Printed, h: Helpers, node: NodeBase, tz?: string, lenient = false): string {
+    // `lenient`: text that is no datetime reads NULL (HogQL prints toDateTime of text as parseDateTime64BestEffortOrNull);
+    // datetimes in the usual shapes keep the strict CAST (not Nullable, see dateTimeTextShape)
+    const shape = lenient && p.isConst && isStrLike(p) ? dateTimeTextShape(String(p.constValue)) : 'valid';
+    if (shape === 'invalid') return 'CAST(NULL AS TIMESTAMP)';
+    const cast = shape === 'other' ? 'TRY_CAST' : 'CAST';
     if (tz !== undefined && (p.type === 'date' || isStrLike(p) || p.type === 'unknown')) {
       if (p.type === 'date') return this.utcIn(`CAST(${p.sql} AS TIMESTAMP)`, h, tz);
-      if (p.isConst && typeof p.constValue === 'string' && !(HAS_OFFSET.test(p.constValue.trim()) && /\d[T ]\d/.test(p.constValue))) return this.utcIn(`CAST(${p.sql} AS TIMESTAMP)`, h, tz);
+      if (p.isConst && typeof p.constValue === 'string' && !(HAS_OFFSET.test(p.constValue.trim()) && /\d[T ]\d/.test(p.constValue))) return this.utcIn(`${cast}(${p.sql} AS TIMESTAMP)`, h, tz);
       if (!p.isConst)
         return `CASE WHEN regexp_matches(${p.sql}, '\\d[T ]\\d.*(Z|[+-]\\d\\d(:?\\d\\d)?)$') THEN timezone('UTC', TRY_CAST(${p.sql} AS TIMESTAMPTZ)) ELSE ${this.utcIn(`TRY_CAST(${p.sql} AS TIMESTAMP)`, h, tz)} END`;
     }
@@ -219,8 +224,8 @@ class DuckDBDialect implements Dialect {
       case 'unknown':
         if (p.isConst && typeof p.constValue === 'string') {
           const s = p.constValue.trim();
-          if (HAS_OFFSET.test(s) && /\d[T ]\d/.test(s)) return `timezone('UTC', CAST(${p.sql} AS TIMESTAMPTZ))`;
-          return this.utcConst(`CAST(${p.sql} AS TIMESTAMP)`, h);
+          if (HAS_OFFSET.test(s) && /\d[T ]\d/.test(s)) return `timezone('UTC', ${cast}(${p.sql} AS TIMESTAMPTZ))`;
+          return this.utcConst(`${cast}(${p.sql} AS TIMESTAMP)`, h);
         }
         // a string carrying its own offset (Z, +02:00) is an instant; without one it is project-local time
         return `CASE WHEN regexp_matches(${p.sql}, '\\d[T ]\\d.*(Z|[+-]\\d\\d(:?\\d\\d)?)$') THEN timezone('UTC', TRY_CAST(${p.sql} AS TIMESTAMPTZ)) ELSE ${this.utc(`TRY_CAST(${p.sql} AS TIMESTAMP)`, h)} END`;
@@ -543,10 +548,11 @@ class DuckDBDialect implements Dialect {
    * `toDateTime(x, zone)`, and the value of a calendar function given a zone (TIMEZONE_ARGUMENT): the instant, a string
    * without an offset or a Date read as local time there, shown in that zone.
    */
-  private inZone(p: Printed, zone: Printed, h: Helpers, node: NodeBase): Printed {
+  private inZone(p: Printed, zone: Printed, h: Helpers, node: NodeBase, lenient = false): Printed {
     if (!zone.isConst || typeof zone.constValue !== 'string' || !validTimezone(zone.constValue)) return h.error('Timezone must be a valid IANA timezone name', node);
     const z = zone.constValue;
-    return P(this.dt(p, h, node, zone.sql), 'datetime', p.nullable || !(p.type === 'datetime' || p.isConst), { displayTz: z, chType: `DateTime64(6, '${z}')` });
+    const nullable = p.nullable || !(p.type === 'datetime' || p.isConst) || (lenient && isStrLike(p) && dateTimeTextShape(String(p.constValue)) !== 'valid');
+    return P(this.dt(p, h, node, zone.sql, lenient), 'datetime', nullable, { displayTz: z, chType: `DateTime64(6, '${z}')` });
   }
 
   /** `<aggregate>OrNull`, `-OrDefault`, `-Array`, `-ForEach`, `-State`, `-Merge` (FunctionSignature.orOf, arrayOf, forEachOf, stateOf, mergeOf). */
@@ -837,8 +843,9 @@ class DuckDBDialect implements Dialect {
       case 'yesterday':
         return P(`(CAST(timezone(${h.tz()}, now()) AS DATE) - 1)`, 'date', false);
       case 'toDateTime':
-        if (a.length > 1) return this.inZone(a[0], a[1], h, n);
-        return P(this.dt(a[0], h, n), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
+        // text that is no datetime is NULL (HogQL: parseDateTime64BestEffortOrNull), so text makes it Nullable
+        if (a.length > 1) return this.inZone(a[0], a[1], h, n, true);
+        return P(this.dt(a[0], h, n, undefined, true), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst) || (isStrLike(a[0]) && dateTimeTextShape(String(a[0].constValue)) !== 'valid'));
       case 'toDate': {
         const tz = tzArg(1);
         if (a[0].type === 'date') return a[0];
@@ -950,10 +957,13 @@ class DuckDBDialect implements Dialect {
         return { ...a[0], nullable: false };
 
       // ---------------- strings
+      case 'reverse':
+        // ClickHouse's reverse takes an array too
+        if (a[0].type === 'array') return P(`list_reverse(${s(0)})`, 'array', anyNull, sameArrayTyping(a[0]));
+        return simple(fn.sig.name, 'string');
       case 'lower':
       case 'upper':
       case 'trim':
-      case 'reverse':
         return simple(fn.sig.name, 'string');
       case 'length':
         return simple('length', 'int');
@@ -1024,8 +1034,11 @@ class DuckDBDialect implements Dialect {
         return P(`TRY_CAST(${s(0)} AS UUID)`, 'uuid', true);
       case 'toBool':
         return P(`TRY_CAST(${s(0)} AS BOOLEAN)`, 'bool', true);
-      case 'round':
-        return P(a.length === 1 ? `round(${num(a[0])})` : `round(${num(a[0])}, CAST(${s(1)} AS INTEGER))`, 'float', anyNull);
+      case 'round': {
+        // ClickHouse rounds a float half-way to the even neighbour (round(2.5) = 2); DuckDB's round goes away from zero
+        const f = numType(a[0]) === 'float' ? 'round_even' : 'round';
+        return P(a.length === 1 ? `${f}(${num(a[0])}${f === 'round_even' ? ', 0' : ''})` : `${f}(${num(a[0])}, CAST(${s(1)} AS INTEGER))`, 'float', anyNull);
+      }
       case 'floor':
       case 'ceil':
         if (a.length > 1) {
@@ -1695,8 +1708,11 @@ class DuckDBDialect implements Dialect {
         return P(`list_${fn.sig.name.slice(5).toLowerCase()}(${s(0)})`, fn.sig.name === 'arrayAvg' ? 'float' : 'unknown', true);
       case 'arrayCompact':
         return P(`list_filter(${s(0)}, lambda __e, __i: __i = 1 OR __e IS DISTINCT FROM ${s(0)}[__i - 1])`, 'array', anyNull);
-      case 'arrayFlatten':
-        return P(`flatten(${s(0)})`, 'array', anyNull);
+      case 'arrayFlatten': {
+        // ClickHouse flattens every level: as many flattens as the known nesting has (one when it is not known)
+        const { times, chType } = flattenDepth(a[0]);
+        return P(Array.from({ length: times }).reduce<string>((x) => `flatten(${x})`, s(0)), 'array', anyNull, chType ? { chType } : {});
+      }
       case 'arrayIntersect':
         return P(a.slice(1).reduce((acc, x) => `list_intersect(${acc}, ${x.sql})`, s(0)), 'array', anyNull);
 
