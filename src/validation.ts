@@ -29,3 +29,12 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   if (!r.success) throw zodToUserError(r.error);
   return r.data;
 }
+
+/** Python's name for the type of a JSON value, as DRF and pydantic put it in messages (`got type "str"`, `input_type=str`). */
+export function pythonTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  return Array.isArray(v) ? 'list' : 'dict';
+}

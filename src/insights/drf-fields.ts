@@ -1,19 +1,11 @@
 import { z } from 'zod';
+import { pythonTypeName } from '../validation';
 
 /**
  * Insight request fields that fail the way PostHog's DRF serializer fields fail: DRF's own messages and codes
  * (`max_length`, `not_a_list`, `min_length`, a renamed `invalid` → `invalid_input`), which drf-exceptions-hog passes
  * through. The codes travel as `params.code` of a custom issue, which `zodToUserError` reports as given.
  */
-
-/** Python's name for the type of a JSON value, as DRF puts it in "got type \"str\"". */
-function pythonType(v: unknown): string {
-  if (typeof v === 'string') return 'str';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  if (v === null) return 'NoneType';
-  return Array.isArray(v) ? 'list' : 'dict';
-}
 
 /** A CharField with `max_length`: "Ensure this field has no more than N characters." (code `max_length`). */
 export function drfMaxChars(max: number) {
@@ -28,7 +20,7 @@ export function drfList<C extends z.ZodType>(child: C, opts: { min?: number; max
   const shape = z.unknown().superRefine((v, ctx) => {
     if (v === null) ctx.addIssue({ code: 'custom', message: 'This field may not be null.', params: { code: 'null' }, abort: true });
     else if (v !== undefined && !Array.isArray(v))
-      ctx.addIssue({ code: 'custom', message: `Expected a list of items but got type "${pythonType(v)}".`, params: { code: 'not_a_list' }, abort: true });
+      ctx.addIssue({ code: 'custom', message: `Expected a list of items but got type "${pythonTypeName(v)}".`, params: { code: 'not_a_list' }, abort: true });
   });
   // DRF validates the elements in to_internal_value and the length validators after it
   const sized = z.array(child).superRefine((v, ctx) => {

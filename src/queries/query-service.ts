@@ -8,7 +8,7 @@ import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import type { Project } from '../store/entities';
 import type { Metrics } from '../metrics';
-import { zodToUserError } from '../validation';
+import { pythonTypeName, zodToUserError } from '../validation';
 import { AsyncQueries, type QueryStatus } from './async-queries';
 import { cacheKey } from './cache-key';
 import { refreshFrequencyMs, staleAfterMs } from './freshness';
@@ -580,23 +580,40 @@ function unknownKind(kind: string, supported: string[]): UserError {
   return new UserError(400, 'invalid_request', 'parse_error', detail, { attr: 'query__kind' });
 }
 
-/** A JSON value as Python's repr shows it in a pydantic error (`input_value=…`). */
+/**
+ * A JSON value as Python's repr shows it in a pydantic error (`input_value=…`), cut as pydantic-core cuts it (over 50
+ * characters: the first 25, `...`, the last 24); the walk stops early on a large or deep value.
+ */
 function pyRepr(v: unknown): string {
-  if (v === null || v === undefined) return 'None';
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'string') return `'${v}'`;
-  if (typeof v === 'number') return String(v);
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `'${k}': ${pyRepr(x)}`).join(', ')}}`;
-}
-
-/** Python's type name of a JSON value (`input_type=…`). */
-function pyType(v: unknown): string {
-  if (v === null || v === undefined) return 'NoneType';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'string') return 'str';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  return Array.isArray(v) ? 'list' : 'dict';
+  let out = '';
+  let cut = false;
+  const walk = (x: unknown, depth: number): void => {
+    if (cut) return;
+    if (out.length > 4096 || depth > 64) {
+      cut = true;
+      out += '...';
+      return;
+    }
+    if (x === null || x === undefined) out += 'None';
+    else if (typeof x === 'boolean') out += x ? 'True' : 'False';
+    else if (typeof x === 'string') out += `'${x.length > 4096 ? x.slice(0, 4096) : x}'`;
+    else if (typeof x === 'number') out += String(x);
+    else {
+      const list = Array.isArray(x);
+      out += list ? '[' : '{';
+      const entries = list ? x.entries() : Object.entries(x as Record<string, unknown>).values();
+      let first = true;
+      for (const [k, e] of entries) {
+        if (cut) break;
+        out += `${first ? '' : ', '}${list ? '' : `'${k}': `}`;
+        first = false;
+        walk(e, depth + 1);
+      }
+      out += list ? ']' : '}';
+    }
+  };
+  walk(v, 0);
+  return out.length > 50 ? `${out.slice(0, 25)}...${out.slice(-24)}` : out;
 }
 
 /**
@@ -634,7 +651,7 @@ function envelopeParseError(error: z.ZodError, body: unknown): UserError {
   }
   const detail =
     `JSON parse error - 1 validation error for QueryRequest\n${loc.length ? `${loc.join('.')}\n` : ''}  ${msg} ` +
-    `[type=${type}, input_value=${pyRepr(input)}, input_type=${pyType(input)}]`;
+    `[type=${type}, input_value=${pyRepr(input)}, input_type=${pythonTypeName(input)}]`;
   return new UserError(400, 'invalid_request', 'parse_error', detail, { attr: loc.length ? loc.join('__') : null });
 }
 

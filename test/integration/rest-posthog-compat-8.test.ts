@@ -204,6 +204,18 @@ describe('query API envelope errors (test_query.py, posthog/api/query.py get_mod
     );
   });
 
+  it('a large or deep input is cut as pydantic-core cuts it (first 25 characters, ..., last 24)', async () => {
+    const big = await s.api('POST', QUERY, Array.from({ length: 200_000 }, (_, i) => i));
+    expect(big.body.detail).toBe(
+      'JSON parse error - 1 validation error for QueryRequest\n  Input should be a valid dictionary or instance of QueryRequest [type=model_type, input_value=[0, 1, 2, 3, 4, 5, 6, 7, ...838, 839, 840, 841, ...], input_type=list]',
+    );
+    let deep: unknown = 1;
+    for (let i = 0; i < 500; i++) deep = [deep];
+    const r = await s.api('POST', QUERY, { query: ok, refresh: deep });
+    expect([r.status, r.body.code, r.body.attr]).toEqual([400, 'parse_error', 'refresh']);
+    expect(r.body.detail).toMatch(/input_value=\[\[\[\[.*\.\.\..*\]\]\], input_type=list\]$/);
+  });
+
   it('a valid envelope still runs; a bad query node inside it keeps naming the field under query__', async () => {
     expect((await s.api('POST', QUERY, { query: ok, refresh: 'force_blocking', name: 'fine' })).body.results).toEqual([[1]]);
     const r = await s.api('POST', QUERY, { query: { kind: 'HogQLQuery', query: 'select 1', nope: true } });
