@@ -479,7 +479,6 @@ export function unwrapIfCombinator(fn: FunctionCall): FunctionCall | undefined {
   return { ...fn, sig: base, args: fn.args.slice(0, -1), raw: fn.raw.slice(0, -1), filter: [fn.filter, `(${cond.sql})`].filter(Boolean).join(' AND ') };
 }
 
-/** `addDays(x, n)`, `subtractMonths(x, n)`, ...: the operator and unit; undefined for other names. */
 /**
  * How the printers read a constant text as a datetime: `valid` is `YYYY-MM-DD[( |T)hh:mm:ss[.f]][offset]` with every
  * part in range, read with the strict parse (not Nullable); `invalid` is that shape with a part out of range (month
@@ -498,6 +497,16 @@ export function dateTimeTextShape(text: string): 'valid' | 'invalid' | 'other' {
   return same ? 'valid' : 'invalid';
 }
 
+/**
+ * Whether `toDateTime(p[, zone])` is Nullable: when `p` is, when it is neither a datetime nor a constant, and when it
+ * is constant text that is not a clean datetime (`lenient`, toDateTime's reading: such text may read NULL).
+ */
+export function dateTimeNullable(p: Printed, lenient: boolean): boolean {
+  if (p.nullable || !(p.type === 'datetime' || p.isConst)) return true;
+  return lenient && (p.type === 'string' || p.type === 'json') && dateTimeTextShape(String(p.constValue)) !== 'valid';
+}
+
+/** `addDays(x, n)`, `subtractMonths(x, n)`, ...: the operator and unit; undefined for other names. */
 export function dateShiftOf(name: string): { op: '+' | '-'; unit: IntervalUnit } | undefined {
   if (name[0] !== 'a' && name[0] !== 's') return undefined;
   const m = /^(add|subtract)(Second|Minute|Hour|Day|Week|Month|Quarter|Year)s$/.exec(name);

@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
@@ -551,7 +551,7 @@ class DuckDBDialect implements Dialect {
   private inZone(p: Printed, zone: Printed, h: Helpers, node: NodeBase, lenient = false): Printed {
     if (!zone.isConst || typeof zone.constValue !== 'string' || !validTimezone(zone.constValue)) return h.error('Timezone must be a valid IANA timezone name', node);
     const z = zone.constValue;
-    const nullable = p.nullable || !(p.type === 'datetime' || p.isConst) || (lenient && isStrLike(p) && dateTimeTextShape(String(p.constValue)) !== 'valid');
+    const nullable = dateTimeNullable(p, lenient);
     return P(this.dt(p, h, node, zone.sql, lenient), 'datetime', nullable, { displayTz: z, chType: `DateTime64(6, '${z}')` });
   }
 
@@ -845,7 +845,7 @@ class DuckDBDialect implements Dialect {
       case 'toDateTime':
         // text that is no datetime is NULL (HogQL: parseDateTime64BestEffortOrNull), so text makes it Nullable
         if (a.length > 1) return this.inZone(a[0], a[1], h, n, true);
-        return P(this.dt(a[0], h, n, undefined, true), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst) || (isStrLike(a[0]) && dateTimeTextShape(String(a[0].constValue)) !== 'valid'));
+        return P(this.dt(a[0], h, n, undefined, true), 'datetime', dateTimeNullable(a[0], true));
       case 'toDate': {
         const tz = tzArg(1);
         if (a[0].type === 'date') return a[0];
