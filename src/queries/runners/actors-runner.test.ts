@@ -103,7 +103,7 @@ describe('ActorsQuery without a source (test_actors_query_runner.py)', () => {
     // the term is literal text: LIKE's wildcards in it match only themselves
     ['b_b', []],
     ['%', []],
-  ])('search %j matches email/name substrings, a distinct id exactly', async (search, expected) => {
+  ])('search %j matches email, name and distinct id substrings (any case)', async (search, expected) => {
     expect(names(await actors(null, { select: ['person', 'created_at'], search }))).toEqual(expected);
   });
 

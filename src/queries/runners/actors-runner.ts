@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import * as ast from '../../productql/ast';
 import type { Expr } from '../../productql/ast';
-import { parseExprSync } from '../../productql/parser';
+import { parseExprSync, parseSelectSync } from '../../productql/parser';
 import { lookupFunction } from '../../productql/functions';
 import { validationError } from '../../errors';
 import { drfDateTime, parseProperties } from '../../projects/person-reader';
@@ -43,6 +43,16 @@ const DEFAULT_LIMIT = 100;
 const defaultSelect = (groups: boolean): string[] => (groups ? ['group'] : ['person', 'id', 'created_at', 'person.$delete']);
 
 const ACTOR_COLUMNS = new Set(['person', 'actor', 'group']);
+
+/** PostHog's PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES: the person properties a display name is taken from, in order. */
+const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName'];
+
+/** `person_display_name`: the person's first display property set, else the person's id (PostHog's ActorsQueryRunner). */
+const displayNameExpr = (): Expr =>
+  ast.call('coalesce', [...DISPLAY_NAME_PROPERTIES.map((k) => ast.call('toString', [ast.field('p', 'properties', k)])), ast.call('toString', [ast.field('p', 'id')])]);
+
+/** The type of PostHog's matching events column (`groupUniqArray(100)((timestamp, uuid, $session_id, $window_id))`). */
+const RECORDINGS_TYPE = "Array(Tuple(DateTime64(6, 'UTC'), UUID, String, String))";
 
 /**
  * Prefixes the fields of a user expression with the actor table (`p`), `event_count` with the source (`s`).
@@ -92,6 +102,24 @@ function valueColumnExpr(values: Map<string, unknown>, idField: Expr): Expr {
   return [...values.values()].every(sorted) ? ast.call('arraySort', [at]) : at;
 }
 
+/**
+ * One `orderBy` entry as PostHog's parse_order_expr reads it: `expr [ASC|DESC]`, and only its first ORDER BY item —
+ * the grammar's orderExpr rule stops there, so the persons modal's `"event_count DESC, actor_id DESC"` orders by
+ * event_count alone (PostHog's parser, @posthog/hogql-parser parseOrderExpr, ignores the rest).
+ */
+function parseOrderItem(text: string, attr: string): { expr: Expr; order: 'ASC' | 'DESC' } {
+  let q: ReturnType<typeof parseSelectSync>;
+  try {
+    q = parseSelectSync(`SELECT 1 ORDER BY ${text}`);
+  } catch (err) {
+    if (err instanceof Error && 'status' in err) throw err;
+    throw validationError(`Cannot parse "${text}".`, attr);
+  }
+  const first = q.node === 'SelectQuery' ? q.order_by?.[0] : undefined;
+  if (!first) throw validationError(`"${text}" is not an ORDER BY expression.`, attr);
+  return { expr: first.expr, order: first.order === 'DESC' ? 'DESC' : 'ASC' };
+}
+
 function parseColumn(text: string, attr: string): Expr {
   try {
     return parseExprSync(text);
@@ -107,6 +135,10 @@ interface Column {
   actor?: boolean;
   /** A value computed with the actors (by actor id), not by the engine. */
   values?: Map<string, unknown>;
+  /** `matched_recordings`: no recordings are stored, so `[]` for every actor. */
+  recordings?: boolean;
+  /** `person_display_name`: the index of its person id among the extra columns. */
+  display?: number;
   expr: Expr;
 }
 
@@ -124,19 +156,34 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     // `actor_id`: the actor's id, as PostHog's actors queries name it (e.g. `orderBy: ["actor_id"]`)
     const valueExprs: Record<string, () => Expr> = { actor_id: () => structuredClone(idField) };
     for (const [name, values] of Object.entries(source?.values ?? {})) valueExprs[name] = () => valueColumnExpr(values, idField);
+    /** Columns run after the named ones (the person id of `person_display_name`). */
+    const extra: Expr[] = [];
     const columns: Column[] = names.map((name, i) => {
       if (ACTOR_COLUMNS.has(name)) return { name, actor: true, expr: idField };
       const values = source?.values?.[name];
       if (values) return { name, values, expr: ast.constant(null) };
       if (name === 'person.$delete') return { name, expr: ast.constant(1) };
-      if (name === 'matched_recordings') throw validationError('matched_recordings is not available: Quarry stores no session recordings.', `select__${i}`);
+      if (!groups && name.split('--')[0].trim() === 'person_display_name') {
+        // PostHog's (coalesce(<display properties>, toString(id)), toString(id)), answered as {display_name, id}: run
+        // as the name here and the id among the extra columns (so that grouped rows group by both, as by the tuple)
+        extra.push(structuredClone(idField));
+        return { name, display: extra.length - 1, expr: displayNameExpr() };
+      }
+      // PostHog's matched_recordings: the recorded sessions among the actor's matching events, `[]` when none was
+      // recorded; Quarry stores no recordings, so the list is always empty. It exists only when the source asks for
+      // it (includeRecordings), as in PostHog, whose source query has the column then only.
+      if (name === 'matched_recordings') {
+        if (!source?.recordings) throw validationError('matched_recordings needs a source with includeRecordings: true.', `select__${i}`);
+        return { name, recordings: true, expr: ast.constant(null) };
+      }
       const expr = parseColumn(name, `select__${i}`);
       qualify(expr, source, `select__${i}`, valueExprs);
       return { name, expr };
     });
 
-    // Search: persons by email or name (substring, any case), UUID or a distinct id (exact), as PostHog's
-    // PersonStrategy; groups by key or name.
+    // Search: persons by email, name or a distinct id (substring, any case: PostHog's ILIKE '%term%' on
+    // properties.email, properties.name and pdi.distinct_id) or the UUID (exact), as PostHog's PersonStrategy; groups by
+    // key or name.
     const term = node.search?.trim();
     // a case-insensitive substring test: PostHog's `ILIKE '%term%'` without LIKE's wildcards in the term (whose
     // escaping engines read differently)
@@ -149,7 +196,7 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
             contains(ast.field('p', 'properties', 'email')),
             contains(ast.field('p', 'properties', 'name')),
             ast.compare('==', ast.call('toString', [ast.field('p', 'id')]), ast.constant(term)),
-            ast.compare('in', ast.call('toString', [ast.field('p', 'id')]), ast.select({ select: [ast.call('toString', [ast.field('person_id')])], from: 'person_distinct_ids', where: ast.compare('==', ast.field('distinct_id'), ast.constant(term)) })),
+            ast.compare('in', ast.call('toString', [ast.field('p', 'id')]), ast.select({ select: [ast.call('toString', [ast.field('person_id')])], from: 'person_distinct_ids', where: contains(ast.field('distinct_id')) })),
           );
     if (groups && (node.properties || node.fixedProperties)) throw validationError('properties filter persons; they do not apply to group actors.', 'properties');
     const filterCtx = { table: 'p', personTable: true, timezone: ctx.project.timezone };
@@ -172,8 +219,9 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     // PostHog's has_aggregation: when a column aggregates, the other (non-constant) columns group the rows.
     const aggregations = columns.filter((c) => !c.actor && !c.values && hasAggregation(c.expr)).map((c) => c.expr);
     const grouped = aggregations.length > 0;
-    if (grouped && columns.some((c) => c.values)) throw validationError('appearances cannot be selected with an aggregate.', 'select');
-    const groupBy = grouped ? columns.filter((c) => !hasAggregation(c.expr) && c.expr.node !== 'Constant').map((c) => c.expr) : undefined;
+    const perActor = columns.find((c) => c.values || c.recordings);
+    if (grouped && perActor) throw validationError(`${perActor.name} cannot be selected with an aggregate.`, 'select');
+    const groupBy = grouped ? [...columns.filter((c) => !hasAggregation(c.expr) && c.expr.node !== 'Constant').map((c) => c.expr), ...extra] : undefined;
 
     // Order (PostHog's ActorsQueryRunner): the given expressions; else count() DESC when selected, else the first
     // aggregate DESC, else created_at DESC when selected, else the first column ASC. Quarry also puts the most active
@@ -183,12 +231,13 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     let orderBy: ast.OrderExpr[];
     if (node.orderBy?.length) {
       orderBy = node.orderBy.map((text, i) => {
-        const m = /^(.*?)\s+(ASC|DESC)\s*$/i.exec(text);
-        const body = m ? m[1] : text;
-        const dir = (m ? m[2].toUpperCase() : 'ASC') as 'ASC' | 'DESC';
+        const { expr, order: dir } = parseOrderItem(text, `orderBy__${i}`);
         // PostHog's PersonStrategy/GroupStrategy order_by: the actor column sorts by its display name property.
-        if (ACTOR_COLUMNS.has(body.trim())) return ast.order(ast.field('p', 'properties', groups ? 'name' : 'email'), dir);
-        const expr = parseColumn(body, `orderBy__${i}`);
+        if (expr.node === 'Field' && expr.chain.length === 1 && ACTOR_COLUMNS.has(String(expr.chain[0])))
+          return ast.order(ast.field('p', 'properties', groups ? 'name' : 'email'), dir);
+        // an alias of a select column (`properties.email as email`) orders by that column, as in PostHog's SELECT
+        const aliased = expr.node === 'Field' && expr.chain.length === 1 ? columns.find((c) => c.expr.node === 'Alias' && c.expr.alias === expr.chain[0]) : undefined;
+        if (aliased?.expr.node === 'Alias') return ast.order(structuredClone(aliased.expr.expr), dir);
         qualify(expr, source, `orderBy__${i}`, valueExprs);
         return ast.order(expr, dir);
       });
@@ -215,6 +264,7 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
               ...(groups ? [] : [ast.alias('a_identified', ast.field('p', 'is_identified'))]),
             ]),
         ...columns.map((c, i) => ast.alias(`c${i}`, c.expr)),
+        ...extra.map((e, i) => ast.alias(`x${i}`, e)),
       ],
       from,
       where,
@@ -239,7 +289,15 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     const known = grouped && actorAt >= 0 ? rows.filter((r) => r.createdAt !== null) : rows;
     const shapedActors = actorAt < 0 && grouped ? [] : groups ? known.map((row) => groupActor(row, gti)) : await personActors(ctx, known);
     const byId = new Map(shapedActors.map((a) => [String(a.id), a]));
-    const results = rows.map((row) => columns.map((c, j) => (c.actor ? (byId.get(row.id) ?? { id: row.id }) : c.values ? (c.values.get(row.id) ?? null) : row.cells[j])));
+    const cell = (row: ActorRow, c: Column, j: number): unknown => {
+      if (c.actor) return byId.get(row.id) ?? { id: row.id };
+      if (c.values) return c.values.get(row.id) ?? null;
+      if (c.recordings) return [];
+      // PostHog's {display_name, id} of the person_display_name tuple
+      if (c.display !== undefined) return { display_name: row.cells[j], id: row.cells[columns.length + c.display] };
+      return row.cells[j];
+    };
+    const results = rows.map((row) => columns.map((c, j) => cell(row, c, j)));
 
     // PostHog counts the actors it could not find whenever an actor column is selected: none can be missing from the
     // persons list itself
@@ -249,7 +307,13 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     return {
       columns: names,
       // the actor column is typed as its id (PostHog: persons.id UUID, groups.key String)
-      types: columns.map((c, j) => (c.actor ? (groups ? 'String' : 'UUID') : c.values ? 'Array(Int64)' : shaped.types[internal + j][1])),
+      types: columns.map((c, j) => {
+        if (c.actor) return groups ? 'String' : 'UUID';
+        if (c.values) return 'Array(Int64)';
+        if (c.recordings) return RECORDINGS_TYPE;
+        if (c.display !== undefined) return `Tuple(${shaped.types[internal + j][1]}, ${shaped.types[internal + columns.length + c.display][1]})`;
+        return shaped.types[internal + j][1];
+      }),
       results,
       hasMore: shaped.hasMore,
       limit,

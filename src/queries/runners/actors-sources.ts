@@ -74,14 +74,21 @@ export interface ActorSource {
   eventCount: boolean;
   /** Columns computed with the actors (retention's `appearances`): column → actor id → value. */
   values?: Record<string, Map<string, unknown>>;
+  /**
+   * `includeRecordings` was asked for: the `matched_recordings` column exists (PostHog's actors query then carries each
+   * actor's matching events, and lists the recorded sessions among them).
+   */
+  recordings?: boolean;
 }
 
 const boxed = (v: string | number | (string | number)[]): string[] => (Array.isArray(v) ? v : [v]).map(String);
 
 export async function resolveActorSource(source: ActorSourceNode, ctx: RunnerContext): Promise<ActorSource> {
-  // PostHog then adds each actor's matched recordings; Quarry keeps no recordings, so it says so rather than omit them.
-  if ((source.kind === 'InsightActorsQuery' || source.kind === 'FunnelsActorsQuery') && source.includeRecordings)
-    throw validationError('includeRecordings is not supported: Quarry stores no session recordings.', 'source__includeRecordings');
+  const recordings = (source.kind === 'InsightActorsQuery' || source.kind === 'FunnelsActorsQuery') && source.includeRecordings === true;
+  return { ...(await resolveActors(source, ctx)), recordings };
+}
+
+async function resolveActors(source: ActorSourceNode, ctx: RunnerContext): Promise<ActorSource> {
   if (source.kind === 'FunnelsActorsQuery') return funnelActors(source, ctx);
   if (source.kind !== 'InsightActorsQuery') return productqlActors(source);
   const inner = source.source;

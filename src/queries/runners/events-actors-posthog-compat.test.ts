@@ -450,15 +450,18 @@ describe('InsightActorsQuery (test_insight_actors_query_runner.py)', () => {
     expect(await names({ kind: 'InsightActorsQuery', day: '2020-01-12', compare: 'previous', source: compared })).toEqual([['p1'], ['p2'], ['p3']]);
   });
 
-  it('includeRecordings is refused: no recordings are kept', async () => {
+  it('includeRecordings is accepted: no recordings are kept, so matched_recordings lists none', async () => {
     const source = { kind: 'InsightActorsQuery', day: '2020-01-09', includeRecordings: true, source: { kind: 'TrendsQuery', dateRange, series: [PV] } };
-    await expect(actors({ source }, P, TZ)).rejects.toMatchObject({ status: 400, attr: 'source__includeRecordings' });
-    const funnel = { kind: 'FunnelsActorsQuery', funnelStep: 1, includeRecordings: true, source: { kind: 'FunnelsQuery', dateRange, series: [PV, PV] } };
-    await expect(actors({ source: funnel }, P, TZ)).rejects.toMatchObject({ status: 400, attr: 'source__includeRecordings' });
+    expect((await actors({ source, select: ['properties.name', 'matched_recordings'] }, P, TZ)).results).toEqual([['p2', []]]);
+    const funnel = { kind: 'FunnelsActorsQuery', funnelStep: 2, includeRecordings: true, source: { kind: 'FunnelsQuery', dateRange, series: [PV, PV] } };
+    expect((await actors({ source: funnel, select: ['properties.name', 'matched_recordings'] }, P, TZ)).results).toEqual([
+      ['p1', []],
+      ['p2', []],
+    ]);
     expect((await actors({ source: { ...source, includeRecordings: false }, select: ['properties.name'] }, P, TZ)).results).toEqual([['p2']]);
   });
 
-  it('matched_recordings is refused likewise', async () => {
+  it('matched_recordings without includeRecordings is a 400 (the source has no such column)', async () => {
     const source = { kind: 'InsightActorsQuery', day: '2020-01-09', source: { kind: 'TrendsQuery', dateRange, series: [PV] } };
     await expect(actors({ source, select: ['actor', 'matched_recordings'] }, P, TZ)).rejects.toMatchObject({ status: 400, attr: 'select__1' });
   });

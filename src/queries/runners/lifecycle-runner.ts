@@ -25,6 +25,7 @@ import {
   ensureFilterParser,
   globalFilterExpr,
   isSubDay,
+  isoWithOffset,
   lifecycleQuerySchema,
   mayHavePersonless,
   resolveSeries,
@@ -257,6 +258,24 @@ export async function lifecycleActorsQuery(
     groupBy: [ast.constant(1)],
   });
   return { query, groupTypeIndex: groupIndex };
+}
+
+/**
+ * PostHog's InsightActorsQueryOptionsResponse for a lifecycle source (LifecycleQueryRunner.to_actors_query_options):
+ * every interval of the range (labelled as the lifecycle labels, valued as trends' options: the interval start with
+ * the project's offset) and the four statuses, in PostHog's order (by label).
+ */
+export async function lifecycleActorsQueryOptions(node: LifecycleQuery, ctx: RunnerContext) {
+  const { buckets, interval, tz } = await lifecycleStatuses(node, ctx);
+  return {
+    day: buckets.map((bk) => ({ label: lifecycleLabel(bk, interval), value: isoWithOffset(bk.start, tz) })),
+    status: [
+      { label: 'Dormant', value: 'dormant' },
+      { label: 'New', value: 'new' },
+      { label: 'Resurrecting', value: 'resurrecting' },
+      { label: 'Returning', value: 'returning' },
+    ],
+  };
 }
 
 export const lifecycleRunner: QueryRunner<LifecycleQuery> = {

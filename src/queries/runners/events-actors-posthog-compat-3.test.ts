@@ -1,0 +1,309 @@
+import { createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { setInsightsClock } from '../insights/date-range';
+import { actorsRunner } from './actors-runner';
+import { insightActorsOptionsRunner } from './insight-actors-options-runner';
+import { shutdownParser } from '../../productql/parser';
+
+/**
+ * PostHog's ActorsQuery cases, third batch (events-actors-posthog-compat{,-2}.test.ts are the first two):
+ * posthog/hogql_queries/test/test_actors_query_runner.py (search, the person_display_name column), the persons
+ * modal's trends ActorsQuery (orderBy `event_count DESC, actor_id DESC`, read by parse_order_expr as its first item),
+ * insights/test/test_insight_actors_query_options_runner.py (lifecycle options), includeRecordings
+ * (insights/funnels/test/test_funnel_persons.py test_funnel_person_recordings, trends/test/test_trends_persons.py:
+ * Quarry stores no recordings, so every actor's matched_recordings is `[]`), the strict and unordered funnel persons
+ * (TestFunnelStrictStepsPersons, TestFunnelUnorderedStepsPersons) and the actors of lifecycle and stickiness points
+ * over the data of test_lifecycle_query_runner.py / test_stickiness_query_runner.py `_create_test_events`.
+ * All data is loaded once; each describe has a project of its own. Runs on DuckDB here and on ClickHouse in the
+ * .clickhouse twin, with the same pinned results.
+ */
+let db: InsightTestDb;
+let restoreClock: (() => void) | null = null;
+const freeze = (iso: string): void => {
+  restoreClock?.();
+  restoreClock = setInsightsClock(new Date(iso));
+};
+
+const P_PERSONS = 301;
+const P_INSIGHT = 302;
+const P_STRICT = 303;
+const P_UNORDERED = 304;
+
+/** test_lifecycle_query_runner.py / test_insight_actors_query_runner.py: each person created at their first event. */
+const LIFECYCLE_DATA: [string, string[]][] = [
+  ['p1', ['2020-01-11T12:00:00Z', '2020-01-12T12:00:00Z', '2020-01-13T12:00:00Z', '2020-01-15T12:00:00Z', '2020-01-17T12:00:00Z', '2020-01-19T12:00:00Z']],
+  ['p2', ['2020-01-09T12:00:00Z', '2020-01-12T12:00:00Z']],
+  ['p3', ['2020-01-12T12:00:00Z']],
+  ['p4', ['2020-01-15T12:00:00Z']],
+];
+
+/** test_funnel_persons.py `_create_sample_data_multiple_dropoffs` of the strict and unordered classes. */
+const journeys = (groups: [number, number, [string, number][]][]) => {
+  const persons: unknown[] = [];
+  const events: unknown[] = [];
+  for (const [from, to, steps] of groups)
+    for (let i = from; i < to; i++) {
+      persons.push({ distinct_ids: [`user_${i}`], properties: { name: `user_${i}` }, created_at: '2021-04-01T00:00:00Z' });
+      for (const [event, day] of steps) events.push(ev(event, `user_${i}`, `2021-05-0${day}T00:00:00Z`));
+    }
+  return { persons, events };
+};
+
+beforeAll(async () => {
+  db = await createInsightTestDb();
+  await db.load(P_PERSONS, {
+    persons: [
+      { distinct_ids: ['2', 'some-random-uid'], properties: { email: 'tom@posthog.com' }, created_at: '2020-01-10T12:00:00Z' },
+      { distinct_ids: ['ABC-Distinct'], properties: { name: 'Arthur' }, created_at: '2020-01-09T12:00:00Z' },
+      { distinct_ids: ['zzz-3'], properties: { plan: 'free' }, created_at: '2020-01-08T12:00:00Z' },
+      { distinct_ids: ['u4'], properties: { username: 'dee', Name: 'Dee Dee' }, created_at: '2020-01-07T12:00:00Z' },
+    ],
+  });
+  await db.load(P_INSIGHT, {
+    persons: LIFECYCLE_DATA.map(([id, ts]) => ({ distinct_ids: [id], properties: { name: id }, created_at: ts[0] })),
+    events: [
+      ...LIFECYCLE_DATA.flatMap(([id, ts]) => ts.map((t) => ev('$pageview', id, t, { $session_id: `s-${id}` }))),
+      // (a second series for stickiness: p1 leaves on two days, p2 on one)
+      ev('$pageleave', 'p1', '2020-01-11T13:00:00Z'),
+      ev('$pageleave', 'p1', '2020-01-12T13:00:00Z'),
+      ev('$pageleave', 'p2', '2020-01-13T13:00:00Z'),
+    ],
+  });
+  const strict = journeys([
+    [0, 5, [['step one', 1], ['step fake', 2], ['step two', 3], ['step three', 5]]],
+    [5, 15, [['step one', 1], ['step two', 3]]],
+    [15, 35, [['step one', 1]]],
+  ]);
+  await db.load(P_STRICT, strict);
+  const unordered = journeys([
+    [0, 5, [['step one', 1], ['step three', 3], ['step two', 5]]],
+    [5, 15, [['step two', 1], ['step one', 3]]],
+    [15, 35, [['step one', 1]]],
+  ]);
+  await db.load(P_UNORDERED, unordered);
+});
+afterAll(async () => {
+  restoreClock?.();
+  await db.close();
+  await shutdownParser();
+});
+
+const actors = (q: Record<string, unknown>, project: number, settings: Record<string, unknown> = {}) =>
+  db.run(actorsRunner, { kind: 'ActorsQuery', ...q }, project, settings);
+const PV = { kind: 'EventsNode', event: '$pageview' };
+
+describe('ActorsQuery persons list (test_actors_query_runner.py)', () => {
+  beforeEach(() => freeze('2020-01-20T12:00:00Z'));
+  const idOf = async (distinctId: string): Promise<string> => {
+    const r = await actors({ select: ['person'], limit: 10 }, P_PERSONS);
+    return r.results.find((row: any[]) => row[0].distinct_ids.includes(distinctId))[0].id;
+  };
+
+  it("person_display_name -- Person (the frontend's default persons columns): {display_name, id}, the first display property set, else the id", async () => {
+    const r = await actors({ select: ['person_display_name -- Person', 'id', 'created_at', 'person.$delete'] }, P_PERSONS);
+    expect(r.columns).toEqual(['person_display_name -- Person', 'id', 'created_at', 'person.$delete']);
+    const zzz = await idOf('zzz-3');
+    // newest first (created_at selected)
+    expect(r.results.map((row: any[]) => [row[0], row[0].id === row[1], row[3]])).toEqual([
+      [{ display_name: 'tom@posthog.com', id: await idOf('2') }, true, 1],
+      [{ display_name: 'Arthur', id: await idOf('ABC-Distinct') }, true, 1],
+      [{ display_name: zzz, id: zzz }, true, 1],
+      // PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES order: email, Email, name, Name, username, ...
+      [{ display_name: 'Dee Dee', id: await idOf('u4') }, true, 1],
+    ]);
+    expect(r.types[0]).toMatch(/^Tuple\(/);
+  });
+
+  it('person_display_name with an aggregate groups by the person', async () => {
+    const r = await actors({ select: ['person_display_name -- Person', 'count()'], search: 'tom@' }, P_PERSONS);
+    expect(r.results).toEqual([[{ display_name: 'tom@posthog.com', id: await idOf('2') }, 1]]);
+  });
+
+  it.each<[string, string, string[]]>([
+    // PersonStrategy.filter_conditions: ILIKE '%search%' on properties.email, properties.name and pdi.distinct_id
+    ['test_persons_query_search_distinct_id: any distinct id of the person', 'some-random-uid', ['2']],
+    ['a distinct id in any case', 'abc-distinct', ['ABC-Distinct']],
+    ['part of a distinct id', 'zz-', ['zzz-3']],
+    ['test_persons_query_search_email: part of the email, any case', 'TOM@POST', ['2']],
+    ['test_persons_query_search_name: part of the name', 'rthu', ['ABC-Distinct']],
+    ['other properties are not searched', 'free', []],
+    ['nothing matches', 'nobody', []],
+  ])('search: %s', async (_title, search, expected) => {
+    const r = await actors({ select: ['person'], search }, P_PERSONS);
+    expect(r.results.map((row: any[]) => row[0].distinct_ids[0]).sort()).toEqual(expected);
+  });
+
+  it('search by the person UUID matches it whole only', async () => {
+    const id = await idOf('zzz-3');
+    expect((await actors({ select: ['id'], search: id }, P_PERSONS)).results).toEqual([[id]]);
+    expect((await actors({ select: ['id'], search: `${id}x` }, P_PERSONS)).results).toEqual([]);
+  });
+});
+
+describe('InsightActorsQuery includeRecordings (test_funnel_persons.py test_funnel_person_recordings, test_trends_persons.py)', () => {
+  beforeEach(() => freeze('2020-01-20T12:00:00Z'));
+  const dateRange = { date_from: '2020-01-09', date_to: '2020-01-19' };
+
+  it('trends: matched_recordings is a column of empty lists (no recordings are stored)', async () => {
+    const source = { kind: 'InsightActorsQuery', day: '2020-01-12', includeRecordings: true, source: { kind: 'TrendsQuery', dateRange, series: [PV] } };
+    const r = await actors({ source, select: ['actor', 'event_count', 'matched_recordings'], orderBy: ['event_count DESC'] }, P_INSIGHT);
+    expect(r.columns).toEqual(['actor', 'event_count', 'matched_recordings']);
+    expect(r.results.map((row: any[]) => [row[0].distinct_ids[0], row[1], row[2]]).sort()).toEqual([
+      ['p1', 1, []],
+      ['p2', 1, []],
+      ['p3', 1, []],
+    ]);
+  });
+
+  it('funnels (get_actors: select id, person, matched_recordings; orderBy id)', async () => {
+    const source = {
+      kind: 'FunnelsActorsQuery',
+      funnelStep: 2,
+      includeRecordings: true,
+      source: { kind: 'FunnelsQuery', dateRange, series: [PV, PV] },
+    };
+    const r = await actors({ source, select: ['id', 'person', 'matched_recordings'], orderBy: ['id'] }, P_INSIGHT);
+    expect(r.results.map((row: any[]) => [row[0] === row[1].id, row[1].distinct_ids[0], row[2]]).sort()).toEqual([
+      [true, 'p1', []],
+      [true, 'p2', []],
+    ]);
+    // dropped off: still an empty list
+    const dropped = await actors({ source: { ...source, funnelStep: -2 }, select: ['person', 'matched_recordings'] }, P_INSIGHT);
+    expect(dropped.results.map((row: any[]) => [row[0].distinct_ids[0], row[1]]).sort()).toEqual([
+      ['p3', []],
+      ['p4', []],
+    ]);
+  });
+
+  it('the default columns are unchanged by includeRecordings; matched_recordings without it is a 400', async () => {
+    const source = { kind: 'InsightActorsQuery', day: '2020-01-09', includeRecordings: true, source: { kind: 'TrendsQuery', dateRange, series: [PV] } };
+    const r = await actors({ source }, P_INSIGHT);
+    expect(r.columns).toEqual(['person', 'id', 'created_at', 'person.$delete']);
+    expect(r.results.map((row: any[]) => row[0].distinct_ids[0])).toEqual(['p2']);
+    await expect(actors({ source: { ...source, includeRecordings: false }, select: ['actor', 'matched_recordings'] }, P_INSIGHT)).rejects.toMatchObject({
+      status: 400,
+      attr: 'select__1',
+    });
+  });
+});
+
+describe("the persons modal's ActorsQuery over a trends point (frontend openPersonsModal, test_trends_persons.py)", () => {
+  beforeEach(() => freeze('2020-01-20T12:00:00Z'));
+  const source = { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', dateRange: { date_from: '2020-01-09', date_to: '2020-01-19' }, series: [PV] } };
+
+  it('orderBy ["event_count DESC, actor_id DESC"]: parse_order_expr reads the first item only', async () => {
+    const r = await actors({ source, select: ['actor', 'created_at', 'event_count'], orderBy: ['event_count DESC, actor_id DESC'] }, P_INSIGHT);
+    expect(r.results.map((row: any[]) => row[2])).toEqual([6, 2, 1, 1]);
+    expect(r.results.slice(0, 2).map((row: any[]) => row[0].distinct_ids[0])).toEqual(['p1', 'p2']);
+  });
+
+  it('orderBy directions in any case, and the actor column by its display property', async () => {
+    const names = async (orderBy: string[]) => (await actors({ source, select: ['properties.name'], orderBy }, P_INSIGHT)).results.map((r: string[]) => r[0]);
+    expect(await names(['properties.name desc'])).toEqual(['p4', 'p3', 'p2', 'p1']);
+    expect(await names(['event_count ASC', 'properties.name DESC'])).toEqual(['p4', 'p3', 'p2', 'p1']);
+    expect(await names(['length(properties.name) DESC', 'properties.name Asc'])).toEqual(['p1', 'p2', 'p3', 'p4']);
+  });
+
+  it('orderBy an alias of a select column (test_persons_query_order_by_with_aliases: the aliases are the SELECT’s)', async () => {
+    const r = await actors({ source, select: ['properties.name as n'], orderBy: ['n DESC'] }, P_INSIGHT);
+    expect(r.results).toEqual([['p4'], ['p3'], ['p2'], ['p1']]);
+    const grouped = await actors({ select: ['length(properties.name) as l', 'count() as c'], orderBy: ['c ASC'] }, P_STRICT);
+    expect(grouped.results).toEqual([
+      [6, 10],
+      [7, 25],
+    ]);
+  });
+
+  it('an orderBy that is no expression is a 400', async () => {
+    await expect(actors({ source, select: ['properties.name'], orderBy: [', properties.name'] }, P_INSIGHT)).rejects.toMatchObject({ status: 400 });
+  });
+});
+
+describe('InsightActorsQueryOptions over a lifecycle (test_insight_actors_query_options_runner.py)', () => {
+  beforeEach(() => freeze('2020-01-20T12:00:00Z'));
+
+  it('the days of the range and the four statuses (LifecycleQueryRunner.to_actors_query_options)', async () => {
+    const source = { kind: 'LifecycleQuery', dateRange: { date_from: '2020-01-09', date_to: '2020-01-12' }, series: [PV] };
+    const r = await db.run(insightActorsOptionsRunner, { kind: 'InsightActorsQueryOptions', source: { kind: 'InsightActorsQuery', source } }, P_INSIGHT);
+    expect(r.status).toEqual([
+      { label: 'Dormant', value: 'dormant' },
+      { label: 'New', value: 'new' },
+      { label: 'Resurrecting', value: 'resurrecting' },
+      { label: 'Returning', value: 'returning' },
+    ]);
+    expect(r.day).toEqual([
+      { label: '9-Jan-2020', value: '2020-01-09T00:00:00+00:00' },
+      { label: '10-Jan-2020', value: '2020-01-10T00:00:00+00:00' },
+      { label: '11-Jan-2020', value: '2020-01-11T00:00:00+00:00' },
+      { label: '12-Jan-2020', value: '2020-01-12T00:00:00+00:00' },
+    ]);
+  });
+
+  it('each day option is a day the lifecycle actors can be asked for', async () => {
+    const source = { kind: 'LifecycleQuery', dateRange: { date_from: '2020-01-09', date_to: '2020-01-12' }, series: [PV] };
+    const o = await db.run(insightActorsOptionsRunner, { kind: 'InsightActorsQueryOptions', source: { kind: 'InsightActorsQuery', source } }, P_INSIGHT);
+    const r = await actors({ select: ['properties.name'], source: { kind: 'InsightActorsQuery', source, day: o.day[3].value, status: 'new' } }, P_INSIGHT);
+    expect(r.results).toEqual([['p3']]);
+  });
+});
+
+describe('the actors of lifecycle and stickiness points (test_lifecycle_query_runner.py, test_stickiness_query_runner.py data)', () => {
+  beforeEach(() => freeze('2020-01-20T12:00:00Z'));
+  const dateRange = { date_from: '2020-01-09', date_to: '2020-01-19' };
+  const names = async (source: Record<string, unknown>) => (await actors({ select: ['properties.name'], source }, P_INSIGHT)).results.map((r: string[]) => r[0]).sort();
+
+  it.each<[string, string, string[]]>([
+    ['2020-01-09', 'new', ['p2']],
+    ['2020-01-10', 'dormant', ['p2']],
+    ['2020-01-12', 'new', ['p3']],
+    ['2020-01-12', 'resurrecting', ['p2']],
+    ['2020-01-12', 'returning', ['p1']],
+    ['2020-01-13', 'dormant', ['p2', 'p3']],
+    ['2020-01-15', 'new', ['p4']],
+    ['2020-01-15', 'resurrecting', ['p1']],
+    ['2020-01-16', 'dormant', ['p1', 'p4']],
+  ])('lifecycle %s %s', async (day, status, expected) => {
+    expect(await names({ kind: 'InsightActorsQuery', day, status, source: { kind: 'LifecycleQuery', dateRange, series: [PV] } })).toEqual(expected);
+  });
+
+  it.each<[number, number, string[]]>([
+    [0, 6, ['p1']],
+    [0, 2, ['p2']],
+    [0, 1, ['p3', 'p4']],
+    [0, 3, []],
+    [1, 2, ['p1']],
+    [1, 1, ['p2']],
+  ])('stickiness series %d, %d intervals', async (series, day, expected) => {
+    const source = { kind: 'StickinessQuery', dateRange, series: [PV, { kind: 'EventsNode', event: '$pageleave' }] };
+    expect(await names({ kind: 'InsightActorsQuery', day, series, source })).toEqual(expected);
+  });
+});
+
+describe('FunnelsActorsQuery over strict and unordered funnels (test_funnel_persons.py)', () => {
+  beforeEach(() => freeze('2021-05-10T00:00:00Z'));
+  const funnel = (funnelOrderType: string) => ({
+    kind: 'FunnelsQuery',
+    series: ['step one', 'step two', 'step three'].map((event) => ({ kind: 'EventsNode', event })),
+    dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-07 00:00:00' },
+    funnelsFilter: { funnelOrderType, funnelWindowInterval: 7 },
+  });
+  const count = async (project: number, order: string, funnelStep: number) =>
+    (await actors({ select: ['id'], limit: 100, source: { kind: 'FunnelsActorsQuery', source: funnel(order), funnelStep } }, project)).results.length;
+
+  it.each<[string, number, number]>([
+    ['test_first_step', 1, 35],
+    ['test_second_step', 2, 10],
+    ['test_second_step_dropoff', -2, 25],
+    ['test_third_step', 3, 0],
+  ])('TestFunnelStrictStepsPersons %s (funnelStep %d)', async (_t, funnelStep, n) => {
+    expect(await count(P_STRICT, 'strict', funnelStep)).toBe(n);
+  });
+
+  it.each<[string, number, number]>([
+    ['test_first_step', 1, 35],
+    ['test_last_step', 3, 5],
+    ['test_second_step_dropoff', -2, 20],
+    ['test_last_step_dropoff', -3, 10],
+  ])('TestFunnelUnorderedStepsPersons %s (funnelStep %d)', async (_t, funnelStep, n) => {
+    expect(await count(P_UNORDERED, 'unordered', funnelStep)).toBe(n);
+  });
+});
