@@ -1,19 +1,16 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { backupCommand, restoreCommand } from './cli/backup-command';
 import { CliError } from './cli/cli-error';
-import { demoCommand } from './cli/demo-command';
-import { importCommand } from './cli/import-command';
 import { ConfigError, loadConfig, type Config } from './config';
 import { DataDirBusyError, readServerLock } from './data-dir-lock';
-import { migrateEventsCommand } from './engines/clickhouse/migrate';
 import { isUserError } from './errors';
 import { createLogger } from './logger';
 import { applyHeapGrowth, applyScavenger } from './runtime-tuning';
-import { startServer } from './server';
-import { openServices, type Services } from './services';
-import { bootstrap } from './store/bootstrap';
+import type { Services } from './services';
+
+// Each command loads only what it runs (`await import` below): the server's module graph (GraphQL, HTTP, engines)
+// takes a second or more to load, which `quarry help`, a usage error or `keys list` should not pay.
 
 const USAGE = `Usage: quarry <command> [options]   (through npm: npm run quarry -- <command> ...)
 
@@ -43,15 +40,15 @@ async function main(argv: string[]): Promise<number> {
     case 'keys':
       return withStore(config, (s) => keysCommand(s, sub, rest));
     case 'import':
-      return importCommand(config, argv.slice(1));
+      return (await import('./cli/import-command')).importCommand(config, argv.slice(1));
     case 'demo':
-      return demoCommand(config, argv.slice(1));
+      return (await import('./cli/demo-command')).demoCommand(config, argv.slice(1));
     case 'migrate-events':
-      return migrateEventsCommand(config, argv.slice(1));
+      return (await import('./engines/clickhouse/migrate')).migrateEventsCommand(config, argv.slice(1));
     case 'backup':
-      return backupCommand(config, argv.slice(1));
+      return (await import('./cli/backup-command')).backupCommand(config, argv.slice(1));
     case 'restore':
-      return restoreCommand(config, argv.slice(1));
+      return (await import('./cli/backup-command')).restoreCommand(config, argv.slice(1));
     case undefined:
     case 'help':
     case '--help':
@@ -76,6 +73,7 @@ async function serve(config: Config): Promise<number> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  const { startServer } = await import('./server');
   const server = await startServer(config, logger);
   if (server.bootstrapKey) {
     // Printed once, on the first start of an empty store; only its hash is kept.
@@ -94,6 +92,7 @@ async function serve(config: Config): Promise<number> {
 async function withStore(config: Config, fn: (s: Services) => Promise<number>): Promise<number> {
   const lock = readServerLock(config.dataDir);
   if (lock) throw new DataDirBusyError(config.dataDir, lock);
+  const [{ openServices }, { bootstrap }] = await Promise.all([import('./services'), import('./store/bootstrap')]);
   const services = await openServices(config, createLogger('silent'));
   try {
     const boot = await bootstrap(services.store, services.projects, services.keys, config.bootstrapKey);
