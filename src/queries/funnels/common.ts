@@ -255,6 +255,17 @@ export function actorExpr(groupTypeIndex: number | null | undefined): Expr {
 }
 
 /**
+ * The `funnelAggregateByHogQL` expression the funnel aggregates by, or null for the person or group: PostHog's
+ * FunnelEventQuery._aggregation_target_expr takes the group first (`aggregation_group_type_index`), then the
+ * expression unless it is `person_id` (the person, as without one).
+ */
+export function funnelAggregationHogQL(node: { aggregation_group_type_index?: number | null; funnelsFilter?: { funnelAggregateByHogQL?: string | null } | null }): string | null {
+  if (node.aggregation_group_type_index !== null && node.aggregation_group_type_index !== undefined) return null;
+  const text = node.funnelsFilter?.funnelAggregateByHogQL;
+  return text && text.trim() !== 'person_id' ? text : null;
+}
+
+/**
  * The actor of a funnel aggregated by `funnelAggregateByHogQL` (e.g. `properties.$session_id`): a value of each event.
  * An aggregate (`count()`) has no value per event — the engine would fail on it in its own words, differently per
  * engine — so it is a 400 naming the field. The parser must be initialised (initParser).

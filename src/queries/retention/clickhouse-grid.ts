@@ -43,7 +43,9 @@ export function clickhouseRetentionGridQuery(inp: RetentionSqlInput): Query {
   const perPeriod = ast.select({
     select: [
       ast.alias('actor', ast.call('assumeNotNull', [inp.actor])),
-      ast.alias('p', periodOf(ts)),
+      // (signed: a range with a DST change counts periods as a sum of UInt8 flags, unsigned, and the -1 pushed below
+      // would have no common type with them)
+      ast.alias('p', ast.call('toInt64', [periodOf(ts)])),
       ast.alias('anchors', withFilter('count', [], anchor)),
       ast.alias('anchor_ts', withFilter('min', [ts], anchor)),
       ...(inp.type === 'retention_first_ever_occurrence'

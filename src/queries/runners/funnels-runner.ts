@@ -1,6 +1,6 @@
 import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
-import { actorExpr, breakdownExprs, funnelActorHogQLExpr, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, round2, toStr } from '../funnels/common';
+import { actorExpr, breakdownExprs, funnelActorHogQLExpr, funnelAggregationHogQL, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, round2, toStr } from '../funnels/common';
 import { bucketKey, bucketKeyFromValue, bucketLabel, bucketStartExpr, earliestTimestamp, globalFilterExpr, instantToLocal, personOrDistinctActorExpr, QueryDateRange, startOfInterval, type Bucket, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
@@ -111,7 +111,13 @@ function validate(node: FunnelsQueryNode): void {
     if (ff.funnelFromStep !== undefined && ff.funnelFromStep !== null && (ff.funnelFromStep < 0 || ff.funnelFromStep > n - 2))
       throw validationError('funnelFromStep is out of range', 'funnelsFilter__funnelFromStep');
     if (ff.funnelToStep !== undefined && ff.funnelToStep !== null && (ff.funnelToStep < 1 || ff.funnelToStep > n - 1))
-      throw validationError('funnelToStep is out of range', 'funnelsFilter__funnelToStep');
+      throw validationError(
+        // PostHog's FunnelTimeToConvert words it so; its trends have no check of their own.
+        viz === 'time_to_convert'
+          ? `Filter parameter funnel_to_step can only be one of ${Array.from({ length: n - 1 }, (_, i) => i + 1).join(', ')} for time to convert!`
+          : 'funnelToStep is out of range',
+        'funnelsFilter__funnelToStep',
+      );
     if ((ff.funnelFromStep ?? 0) >= (ff.funnelToStep ?? n - 1)) throw validationError('funnelFromStep must be before funnelToStep', 'funnelsFilter');
   }
   if (ff.breakdownAttributionType === 'step') {
@@ -179,7 +185,8 @@ function buildQueryParts(node: FunnelsQueryNode, ctx: RunnerContext, range: Quer
   // Personless events (`$process_person_profile: false`, stored without a person) are one actor per distinct id, as
   // PostHog gives them a person id derived from the distinct id (test_funnel_personless_events_are_supported).
   let actor: Expr = personOrDistinctActorExpr(node.aggregation_group_type_index);
-  if (ff.funnelAggregateByHogQL) actor = funnelActorHogQLExpr(ff.funnelAggregateByHogQL);
+  const byHogQL = funnelAggregationHogQL(node);
+  if (byHogQL) actor = funnelActorHogQLExpr(byHogQL);
   const bds = breakdownExprs(node.breakdownFilter);
   const bdExpr: Expr =
     bds.length === 0
@@ -423,7 +430,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   // The SQL-only paths key actors on the stored person id (a plain UUID key: see fast-ordered.ts/clickhouse-ordered.ts);
   // personless step events (no person id) need the per-actor path's distinct-id actors. They are rare, and
   // `isNull(person_id)` is a test on the stored column, so the check reads little.
-  if (sqlOnly && !ff.funnelAggregateByHogQL && (node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined) && mayHavePersonless(ctx)) {
+  if (sqlOnly && !funnelAggregationHogQL(node) && (node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined) && mayHavePersonless(ctx)) {
     const probe = ast.select({
       select: [ast.alias('x', ast.constant(1))],
       from: 'events',
@@ -435,7 +442,8 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   // ClickHouse 18.16 has neither window functions nor ASOF joins; its form covers the steps viz only.
   const fast = sqlOnly && ctx.engine.dialect === 'duckdb' && (viz === 'steps' || (viz === 'trends' && !withBreakdown));
   if (fast) {
-    const custom = ff.funnelAggregateByHogQL ? toStr(funnelActorHogQLExpr(ff.funnelAggregateByHogQL)) : null;
+    const byHogQL = funnelAggregationHogQL(node);
+    const custom = byHogQL ? toStr(funnelActorHogQLExpr(byHogQL)) : null;
     const actor = custom ?? actorExpr(node.aggregation_group_type_index);
     const q = fastOrderedFunnelQuery({
       stepConds: node.series.map((s) => stepExpr(s, tz)),
@@ -662,7 +670,8 @@ async function runClickHouseFunnel(
   const ff = node.funnelsFilter ?? {};
   const tz = ctx.project.timezone;
   const n = node.series.length;
-  const custom = ff.funnelAggregateByHogQL ? toStr(funnelActorHogQLExpr(ff.funnelAggregateByHogQL)) : null;
+  const byHogQL = funnelAggregationHogQL(node);
+  const custom = byHogQL ? toStr(funnelActorHogQLExpr(byHogQL)) : null;
   const actor = custom ?? actorExpr(node.aggregation_group_type_index);
   const withBreakdown = o.bdCount > 0;
   const q = clickhouseOrderedFunnelQuery({
