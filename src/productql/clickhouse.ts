@@ -21,8 +21,8 @@ import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
-import { lookupFunction } from './functions';
-import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
+import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -507,6 +507,9 @@ export class ClickHouseDialect implements Dialect {
   }
 
   arrayAccess(arr: Printed, index: Printed): Printed {
+    // typed as on DuckDB: an element of a known non-Nullable type is of that type (out of bounds, its default)
+    const d = elementDefault(arr);
+    if (d) return P(`arrayElement(${arr.sql}, ${index.sql})`, d.type, index.nullable, { chType: d.chType });
     return P(`arrayElement(${arr.sql}, ${index.sql})`, 'unknown', true, arrayElementTyping(arr));
   }
 
@@ -807,6 +810,8 @@ export class ClickHouseDialect implements Dialect {
     if (dec) return this.decimalConversion(a[0], dec, h, n);
     const s = (i: number) => a[i].sql;
     const anyNull = a.some((x) => x.nullable);
+    // a condition of if / multiIf: NULL reads as false (ClickHouse's if; 18.16 would answer NULL)
+    const cond = (x: Printed) => (x.nullable || x.type === 'null' ? `ifNull(${x.sql}, 0)` : x.sql);
     if (fn.sig.kind === 'window' || fn.over) return h.error(`Window functions are not available on ClickHouse (function "${fn.sig.name}" with OVER)`, n);
     const agg = (name: string, args: string[], type: PType, nullable: boolean, extra?: string, chType?: string): Printed => {
       const conds = [extra, fn.filter].filter((x): x is string => !!x);
@@ -861,10 +866,11 @@ export class ClickHouseDialect implements Dialect {
       case 'uniqIf':
       case 'uniqExactIf':
         return P(`ifNull(uniqExactIf(${s(0)}, ${[s(1), fn.filter].filter(Boolean).join(' AND ')}), 0)`, 'int', false, { chType: 'UInt64' });
+      // (over no rows ClickHouse's sum is 0, not NULL: Nullable only when its argument is, as on DuckDB)
       case 'sum':
-        return agg('sum', [num(a[0])], numType(a[0]), true);
+        return agg('sum', [num(a[0])], numType(a[0]), a[0].nullable);
       case 'sumIf':
-        return agg('sum', [num(a[0])], numType(a[0]), true, s(1));
+        return agg('sum', [num(a[0])], numType(a[0]), a[0].nullable, s(1));
       case 'avg':
         return agg('avg', [num(a[0])], 'float', true);
       case 'avgIf':
@@ -983,12 +989,12 @@ export class ClickHouseDialect implements Dialect {
       // ---------------- conditionals
       case 'if': {
         const type = a[1].type === 'null' ? a[2].type : a[1].type;
-        return P(`if(${s(0)}, ${s(1)}, ${s(2)})`, type, a[1].nullable || a[2].nullable);
+        return P(`if(${cond(a[0])}, ${s(1)}, ${s(2)})`, type, a[1].nullable || a[2].nullable);
       }
       case 'multiIf': {
         if (a.length % 2 !== 1) h.error('multiIf needs condition/value pairs and a default value', n);
         const vals = a.filter((_, i) => i % 2 === 1 || i === a.length - 1);
-        return P(`multiIf(${a.map((x) => x.sql).join(', ')})`, vals.find((v) => v.type !== 'null')?.type ?? 'null', vals.some((v) => v.nullable));
+        return P(`multiIf(${a.map((x, i) => (i % 2 === 0 && i < a.length - 1 ? cond(x) : x.sql)).join(', ')})`, vals.find((v) => v.type !== 'null')?.type ?? 'null', vals.some((v) => v.nullable));
       }
       case '_caseWithExpression': {
         if (a.length % 2 !== 0) h.error('CASE needs WHEN/THEN pairs and an ELSE value', n);
@@ -1027,9 +1033,9 @@ export class ClickHouseDialect implements Dialect {
       case 'length':
       case 'empty':
       case 'notEmpty': {
-        // Characters of a string; elements of an array.
+        // length: bytes of a string (lengthUTF8 counts characters), elements of an array; empty/notEmpty either.
+        if (fn.sig.name === 'length') return P(`toInt64(length(${s(0)}))`, 'int', anyNull, { chType: 'UInt64' });
         const len = a[0].type === 'array' ? `length(${s(0)})` : `lengthUTF8(${s(0)})`;
-        if (fn.sig.name === 'length') return P(`toInt64(${len})`, 'int', anyNull);
         return P(`(${len} ${fn.sig.name === 'empty' ? '=' : '>'} 0)`, 'bool', anyNull);
       }
       case 'concat': {
@@ -1390,6 +1396,7 @@ export class ClickHouseDialect implements Dialect {
         return P(text === s(0) ? out : `if(isNull(${s(0)}), NULL, ${out})`, 'string', anyNull);
       }
       case 'lengthUTF8':
+        return P(`toInt64(lengthUTF8(${s(0)}))`, 'int', anyNull, { chType: 'UInt64' });
       case 'lowerUTF8':
       case 'upperUTF8':
       case 'reverseUTF8':
@@ -1676,6 +1683,40 @@ export class ClickHouseDialect implements Dialect {
       case 'arrayMax':
       case 'arrayAvg':
         return P(`arrayReduce(${h.param(fn.sig.name.slice(5).toLowerCase())}, ${s(0)})`, fn.sig.name === 'arrayAvg' ? 'float' : 'unknown', true);
+      case 'countMatches':
+      case 'countMatchesCaseInsensitive': {
+        // 18.16 has no countMatches: the matches extractAll finds (one per match, whatever groups the pattern has)
+        const pattern = fn.sig.name === 'countMatches' ? s(1) : `concat('(?i)', ${s(1)})`;
+        const count = (text: string) => `toUInt64(length(extractAll(${text}, ${pattern})))`;
+        if (!a[0].nullable) return P(count(s(0)), 'int', anyNull, { chType: 'UInt64' });
+        return P(`if(isNull(${s(0)}), NULL, ${count(`ifNull(${s(0)}, '')`)})`, 'int', true, { chType: 'UInt64' });
+      }
+      case 'hasSubstr': {
+        // 18.16 has no hasSubstr, and its lambdas cannot read columns: both arrays come as arrays of copies, one per start
+        const [arr, sub] = [s(0), s(1)];
+        const copies = (x: string) => `arrayResize([${x}], length(${arr}), ${x})`;
+        return P(`(length(${sub}) = 0 OR arrayExists((__i, __a, __s) -> arraySlice(__a, __i, length(__s)) = __s, arrayEnumerate(${arr}), ${copies(arr)}, ${copies(sub)}))`, 'bool', anyNull);
+      }
+      case 'arrayResize': {
+        const size = boundedCount({ ...a[1], sql: `toInt64(${num(a[1])})` }, MAX_GENERATED_ELEMENTS, 'arrayResize', h, n, (x, k) => `least(${x}, ${k})`);
+        return P(`arrayResize(${[s(0), size, ...(a.length > 2 ? [s(2)] : [])].join(', ')})`, 'array', anyNull, a.length > 2 ? {} : sameArrayTyping(a[0]));
+      }
+      case 'arrayWithConstant': {
+        // 18.16 has no arrayWithConstant: the one-element array resized, filled with the value
+        const size = boundedCount({ ...a[0], sql: `toInt64(${num(a[0])})` }, MAX_GENERATED_ELEMENTS, 'arrayWithConstant', h, n, (x, k) => `least(${x}, ${k})`);
+        return P(`arrayResize([${s(1)}], greatest(${size}, 0), ${s(1)})`, 'array', a[0].nullable, arrayLiteralTyping([a[1]], h.timezone));
+      }
+      case 'arrayRotateLeft':
+      case 'arrayRotateRight': {
+        // 18.16 has neither: the array from the k-th element, then its first k (the divisor is never 0: both branches of if run)
+        const len = `toInt64(greatest(length(${s(0)}), 1))`;
+        const by = `${fn.sig.name === 'arrayRotateRight' ? '-' : ''}toInt64(${num(a[1])})`;
+        const k = `modulo(modulo(${by}, ${len}) + ${len}, ${len})`;
+        return P(`arrayConcat(arraySlice(${s(0)}, ${k} + 1), arraySlice(${s(0)}, 1, ${k}))`, 'array', anyNull, sameArrayTyping(a[0]));
+      }
+      case 'arrayEnumerateUniq':
+      case 'arrayEnumerateDense':
+        return P(`${fn.sig.name}(${s(0)})`, 'array', anyNull, { chType: 'Array(UInt32)' });
       case 'arrayCompact':
         // lambdas on 18.16 cannot read columns: the previous elements come as a second array
         return P(`arrayFilter((__x, __p, __i) -> __i = 1 OR __x != __p, ${s(0)}, arraySlice(arrayPushFront(${s(0)}, arrayElement(${s(0)}, 1)), 1, length(${s(0)})), arrayEnumerate(${s(0)}))`, 'array', anyNull);
@@ -1715,6 +1756,8 @@ export class ClickHouseDialect implements Dialect {
         return this.call({ ...fn, sig: lookupFunction('tuple')!, args: [...SPARKLINE_MARKER.map((v) => this.constant(v, false, h)), a[0]], raw: [] }, h);
 
       default:
+        if (fn.sig.name.startsWith('emptyArray') && Object.prototype.hasOwnProperty.call(EMPTY_ARRAY_TYPES, fn.sig.name.slice('emptyArray'.length)))
+          return P(`${fn.sig.name}()`, 'array', false, { chType: `Array(${fn.sig.name.slice('emptyArray'.length)})` });
         return h.error(`Function "${fn.sig.name}" is not available on ClickHouse`, n);
     }
   }

@@ -33,7 +33,8 @@ import type {
   WindowFunction,
 } from './ast';
 import { WEEK_MODES, weekNumberExpr } from './week-number';
-import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { MULTI_SEARCH_FUNCTIONS, multiSearchExpr } from './multi-search';
+import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, conditionalTypeName, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
@@ -405,8 +406,10 @@ const DATE_DIFF_UNIT_ALIASES: Record<string, IntervalUnit> = {
   yyyy: 'year',
   yy: 'year',
 };
-const REGEX_FUNCS = new Set(['match', 'extract', 'extractAll', 'replaceRegexpAll', 'replaceRegexpOne']);
+const REGEX_FUNCS = new Set(['match', 'extract', 'extractAll', 'replaceRegexpAll', 'replaceRegexpOne', 'countMatches', 'countMatchesCaseInsensitive']);
 
+// HogQL's HOGQL_COMPARISON_MAPPING: these calls print as comparisons, with their NULL handling (`notLike(NULL, p)` is
+// true, as `NULL not like p` is)
 const CMP_FUNCS: Record<string, CompareOperation['op']> = {
   equals: '==',
   notEquals: '!=',
@@ -414,6 +417,10 @@ const CMP_FUNCS: Record<string, CompareOperation['op']> = {
   lessOrEquals: '<=',
   greater: '>',
   greaterOrEquals: '>=',
+  like: 'like',
+  ilike: 'ilike',
+  notLike: 'not like',
+  notILike: 'not ilike',
 };
 
 export class Compiler {
@@ -909,7 +916,9 @@ export class Compiler {
           .trim();
         joinKw = own(JOIN_TYPES, raw) ?? '';
         if (!joinKw) this.err(`Unsupported join type: ${String(item.join_type)}`, item);
-        if (joinKw.startsWith('ASOF') && this.dialect.name !== 'duckdb') this.err(`${joinKw} is not available on this engine`, item);
+        // (ClickHouse 18.16 has neither ASOF nor SEMI / ANTI joins: a clear 400 rather than its syntax error)
+        if ((joinKw.startsWith('ASOF') || joinKw === 'SEMI JOIN' || joinKw === 'ANTI JOIN') && this.dialect.name !== 'duckdb')
+          this.err(`${joinKw === 'SEMI JOIN' || joinKw === 'ANTI JOIN' ? `LEFT ${joinKw}` : joinKw} is not available on this engine`, item);
       }
       const table = this.tableSource(item, scope, !first);
       if (item.sample) this.sample(item, scope, !first);
@@ -1705,6 +1714,7 @@ export class Compiler {
       const toNumber = { node: 'Lambda', args: ['x'], expr: call('toUInt64OrZero', { node: 'Field', chain: ['x'], ...at } as Expr), ...at } as Expr;
       return this.expr(call('arrayMap', toNumber, parts), scope);
     }
+    if (MULTI_SEARCH_FUNCTIONS.has(sig.name)) return this.expr(multiSearchExpr(sig.name, args[0], args[1], (m) => this.err(m, args[1])), scope);
     const outerAggregate = this.aggregates[this.aggregates.length - 1];
     if (sig.kind === 'aggregate' && outerAggregate !== undefined)
       this.err(`Aggregation '${c.name}' cannot be nested inside another aggregation '${outerAggregate}'.`, c);
@@ -1759,6 +1769,10 @@ export class Compiler {
           this.h,
         )
       : this.dialect.call({ sig, node: c, args: printedArgs, raw: args, params: printedParams, distinct: !!c.distinct, filter }, this.h);
+    if (!out.chType && (sig.name === 'if' || sig.name === 'multiIf' || sig.name === 'nullIf') && ['int', 'float', 'string'].includes(out.type)) {
+      const chType = conditionalTypeName(sig.name, printedArgs, this.h.timezone);
+      if (chType) return { ...out, chType };
+    }
     // A datetime bucket of a value shown in another zone (toTimeZone), or truncated in a given zone, is shown there too,
     // as ClickHouse keeps the DateTime's zone through these functions.
     const kept = own(ZONE_KEEPING, sig.name);

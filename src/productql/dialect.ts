@@ -125,6 +125,20 @@ export function typeNameOf(p: Printed, timezone: string): string {
   return p.nullable ? `Nullable(${base})` : base;
 }
 
+/**
+ * ClickHouse's type of `if` / `multiIf` / `nullIf` when it is clear from the values it can take: their common type,
+ * Nullable when one of them is NULL (`if(c, NULL, 1)`: Nullable(UInt8)) and always for nullIf; undefined otherwise
+ * (values of different or unknown types, where the printed type stands).
+ */
+export function conditionalTypeName(name: string, args: Printed[], timezone: string): string | undefined {
+  const values = name === 'nullIf' ? args.slice(0, 1) : name === 'if' ? args.slice(1, 3) : name === 'multiIf' ? args.filter((_, i) => i % 2 === 1 || i === args.length - 1) : [];
+  const typed = values.filter((v) => v.type !== 'null');
+  if (!typed.length) return undefined;
+  const names = typed.map((v) => typeNameOf(v, timezone));
+  if (!names.every((x) => x === names[0] && /^(U?Int(8|16|32|64)|Float64|String)$/.test(x))) return undefined;
+  return name === 'nullIf' || typed.length < values.length ? `Nullable(${names[0]})` : names[0];
+}
+
 export interface FunctionCall {
   sig: FunctionSignature;
   node: NodeBase;

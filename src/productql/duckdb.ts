@@ -14,7 +14,7 @@
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
-import { lookupFunction } from './functions';
+import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
 
@@ -25,10 +25,47 @@ const isNum = (p: Printed): boolean => p.type === 'int' || p.type === 'float';
 const isStrLike = (p: Printed): boolean => p.type === 'string' || p.type === 'json';
 const num = (p: Printed): string => (isStrLike(p) ? `TRY_CAST(${p.sql} AS DOUBLE)` : p.sql);
 /**
- * A value as text the way ClickHouse writes it: DuckDB writes a whole Float64 as `2.0` and exponents as `1e+21`,
- * ClickHouse `2` and `1e21` (breakdown values and concat() read this text).
+ * A value as text the way ClickHouse writes it (concat() and toString read this text). A Float64 is written with the
+ * shortest digits that read back, as plain decimals from 1e-6 up to 1e21 (`100000000000000000000`, `0.000001`) and
+ * as `1e21`, `1e-7`, `1.5e-8` beyond (JavaScript's rule, without its `+`); NaN as `nan`. DuckDB writes a whole
+ * number as `2.0`, exponents from 1e16 and below 1e-4 (`1e+20`, `1e-07`), and `-nan`.
  */
-const chText = (p: Printed): string => (p.type === 'float' ? `replace(regexp_replace(CAST(${p.sql} AS VARCHAR), '\\.0$', ''), 'e+', 'e')` : p.sql);
+const chText = (p: Printed): string => (p.type === 'float' ? `list_transform([CAST(${p.sql} AS VARCHAR)], lambda __t: ${FLOAT_TEXT})[1]` : p.sql);
+const FLOAT_TEXT = (() => {
+  const m = `split_part(__t, 'e', 1)`;
+  const e = `CAST(split_part(__t, 'e', 2) AS INTEGER)`;
+  const sign = `CASE WHEN starts_with(__t, '-') THEN '-' ELSE '' END`;
+  const digits = `replace(replace(${m}, '-', ''), '.', '')`;
+  const big = `CASE WHEN length(${digits}) <= ${e} + 1 THEN ${digits} || repeat('0', ${e} + 1 - length(${digits})) ELSE ${digits}[1:${e} + 1] || '.' || ${digits}[${e} + 2:] END`;
+  return (
+    `CASE WHEN __t LIKE '%nan' THEN 'nan' WHEN strpos(__t, 'e') = 0 OR __t LIKE '%inf' THEN regexp_replace(__t, '\\.0$', '') ` +
+    `WHEN ${e} BETWEEN 0 AND 20 THEN ${sign} || ${big} ` +
+    `WHEN ${e} BETWEEN -6 AND -1 THEN ${sign} || '0.' || repeat('0', -${e} - 1) || ${digits} ` +
+    `ELSE ${m} || 'e' || CAST(${e} AS VARCHAR) END`
+  );
+})();
+/**
+ * ClickHouse's text of an array or tuple (toString): `[1,2]`, `['a','b']`, `(1,'a')` — no spaces, strings quoted with
+ * `\\` and `'` escaped, NULL as `NULL`; undefined when the element types are not known (DuckDB's own text stands).
+ */
+const compositeText = (p: Printed, timezone: string): string | undefined => {
+  const scalar = (t: string, x: string): string | undefined => {
+    const plain = t.replace(/^Nullable\((.*)\)$/, '$1');
+    let text: string | undefined;
+    if (plain === 'String') text = `'''' || replace(replace(${x}, '\\', '\\\\'), '''', '\\''') || ''''`;
+    else if (/^U?Int(8|16|32|64)$/.test(plain)) text = `CAST(${x} AS VARCHAR)`;
+    else if (plain === 'Float64') text = chText({ sql: x, type: 'float', nullable: false });
+    else if (plain === 'Bool') text = `CASE WHEN ${x} THEN 'true' ELSE 'false' END`;
+    return text && `coalesce(${text}, 'NULL')`;
+  };
+  if (p.tupleItems) {
+    const items = p.tupleItems.map((x) => scalar(typeNameOf(x, timezone), x.sql));
+    return items.every((x) => x !== undefined) ? `'(' || ${items.join(` || ',' || `)} || ')'` : undefined;
+  }
+  if (p.type !== 'array' || !p.chType?.startsWith('Array(')) return undefined;
+  const e = scalar(p.chType.slice('Array('.length, -1), '__e');
+  return e && `'[' || array_to_string(list_transform(${p.sql}, lambda __e: ${e}), ',') || ']'`;
+};
 const numType = (p: Printed): PType => (p.type === 'int' ? 'int' : p.type === 'unknown' ? 'unknown' : 'float');
 
 /** What to test for NULL: the cheaper equivalent when the value carries one for its very SQL (see Printed.nullTest). */
@@ -966,7 +1003,9 @@ class DuckDBDialect implements Dialect {
       case 'trim':
         return simple(fn.sig.name, 'string');
       case 'length':
-        return simple('length', 'int');
+        // ClickHouse's length of a string counts its bytes (lengthUTF8 counts characters); of an array, its elements
+        if (a[0].type === 'string') return P(`strlen(${s(0)})`, 'int', anyNull, { chType: 'UInt64' });
+        return { ...simple('length', 'int'), chType: 'UInt64' };
       case 'empty':
         return P(`(length(${s(0)}) = 0)`, 'bool', anyNull);
       case 'notEmpty':
@@ -1020,7 +1059,7 @@ class DuckDBDialect implements Dialect {
       case 'toString':
         if (a[0].type === 'datetime') return P(`strftime(${this.local(s(0), h, this.zone(a[0], h))}, '%Y-%m-%d %H:%M:%S')`, 'string', a[0].nullable);
         if (a[0].type === 'date') return P(`strftime(${s(0)}, '%Y-%m-%d')`, 'string', a[0].nullable);
-        return P(a[0].type === 'float' ? chText(a[0]) : `CAST(${s(0)} AS VARCHAR)`, 'string', a[0].nullable);
+        return P(a[0].type === 'float' ? chText(a[0]) : (compositeText(a[0], h.timezone) ?? `CAST(${s(0)} AS VARCHAR)`), 'string', a[0].nullable);
       case 'toInt':
       case 'toInt64':
       case 'toInt32':
@@ -1337,7 +1376,7 @@ class DuckDBDialect implements Dialect {
       case 'trimRight':
         return simple('rtrim', 'string');
       case 'lengthUTF8':
-        return simple('length', 'int');
+        return { ...simple('length', 'int'), chType: 'UInt64' };
       case 'initcap': {
         // Each word (a run of ASCII letters and digits) with its first character upper case and the rest lower case
         const word = `CASE WHEN regexp_matches(__w, ${h.param('^[a-zA-Z0-9]')}) THEN upper(__w[1]) || lower(__w[2:]) ELSE __w END`;
@@ -1706,6 +1745,38 @@ class DuckDBDialect implements Dialect {
       case 'arrayMax':
       case 'arrayAvg':
         return P(`list_${fn.sig.name.slice(5).toLowerCase()}(${s(0)})`, fn.sig.name === 'arrayAvg' ? 'float' : 'unknown', true);
+      case 'countMatches':
+      case 'countMatchesCaseInsensitive': {
+        const flags = fn.sig.name === 'countMatches' ? '' : `, 'i'`;
+        return P(`CAST(len(regexp_extract_all(${s(0)}, ${s(1)}, 0${flags})) AS BIGINT)`, 'int', anyNull, { chType: 'UInt64' });
+      }
+      case 'hasSubstr': {
+        const [arr, sub] = [s(0), s(1)];
+        return P(`(len(${sub}) = 0 OR len(list_filter(range(1, len(${arr}) - len(${sub}) + 2), lambda __i: ${arr}[__i:__i + len(${sub}) - 1] IS NOT DISTINCT FROM ${sub})) > 0)`, 'bool', anyNull);
+      }
+      case 'arrayResize': {
+        // cut to the size, or filled up to it with the extender (else the element type's default, as ClickHouse)
+        const size = boundedCount({ ...a[1], sql: `CAST(${num(a[1])} AS BIGINT)` }, MAX_GENERATED_ELEMENTS, 'arrayResize', h, n, (x, k) => `least(${x}, ${k})`);
+        const ext = a.length > 2 ? s(2) : (elementDefault(a[0])?.sql ?? 'NULL');
+        return P(`CASE WHEN ${size} <= len(${s(0)}) THEN ${s(0)}[1:${size}] ELSE list_concat(${s(0)}, list_transform(range(${size} - len(${s(0)})), lambda __i: ${ext})) END`, 'array', anyNull, a.length > 2 ? {} : sameArrayTyping(a[0]));
+      }
+      case 'arrayWithConstant': {
+        const size = boundedCount({ ...a[0], sql: `CAST(${num(a[0])} AS BIGINT)` }, MAX_GENERATED_ELEMENTS, 'arrayWithConstant', h, n, (x, k) => `least(${x}, ${k})`);
+        return P(`list_transform(range(greatest(${size}, 0)), lambda __i: ${s(1)})`, 'array', a[0].nullable, arrayLiteralTyping([a[1]], h.timezone));
+      }
+      case 'arrayRotateLeft':
+      case 'arrayRotateRight': {
+        const len = `len(${s(0)})`;
+        const by = `CAST(${num(a[1])} AS BIGINT)${fn.sig.name === 'arrayRotateRight' ? ' * -1' : ''}`;
+        const k = `(((${by}) % ${len}) + ${len}) % ${len}`;
+        return P(`CASE WHEN ${len} = 0 THEN ${s(0)} ELSE list_concat(${s(0)}[${k} + 1:], ${s(0)}[1:${k}]) END`, 'array', anyNull, sameArrayTyping(a[0]));
+      }
+      case 'arrayEnumerateUniq':
+        return P(`list_transform(${s(0)}, lambda __e, __i: len(list_filter(${s(0)}[1:__i], lambda __y: __y IS NOT DISTINCT FROM __e)))`, 'array', anyNull, { chType: 'Array(UInt32)' });
+      case 'arrayEnumerateDense': {
+        const firsts = `list_filter(${s(0)}, lambda __e, __i: list_position(${s(0)}, __e) = __i)`;
+        return P(`list_transform(${s(0)}, lambda __e: list_position(${firsts}, __e))`, 'array', anyNull, { chType: 'Array(UInt32)' });
+      }
       case 'arrayCompact':
         return P(`list_filter(${s(0)}, lambda __e, __i: __i = 1 OR __e IS DISTINCT FROM ${s(0)}[__i - 1])`, 'array', anyNull);
       case 'arrayFlatten': {
@@ -1753,6 +1824,10 @@ class DuckDBDialect implements Dialect {
         return this.call({ ...fn, sig: lookupFunction('tuple')!, args: [...SPARKLINE_MARKER.map((v) => this.constant(v, false, h)), a[0]], raw: [] }, h);
 
       default:
+        if (fn.sig.name.startsWith('emptyArray') && Object.prototype.hasOwnProperty.call(EMPTY_ARRAY_TYPES, fn.sig.name.slice('emptyArray'.length))) {
+          const t = fn.sig.name.slice('emptyArray'.length);
+          return P(`CAST([] AS ${EMPTY_ARRAY_TYPES[t]}[])`, 'array', false, { chType: `Array(${t})` });
+        }
         return h.error(`Function "${fn.sig.name}" is not available on this engine`, n);
     }
   }

@@ -37,6 +37,21 @@ export interface FunctionSignature {
   forEachOf?: string;
 }
 
+/** The element types of ClickHouse's emptyArray<Type>() functions, and the DuckDB type of their elements. */
+export const EMPTY_ARRAY_TYPES: Readonly<Record<string, string>> = {
+  String: 'VARCHAR',
+  UInt8: 'UTINYINT',
+  UInt16: 'USMALLINT',
+  UInt32: 'UINTEGER',
+  UInt64: 'UBIGINT',
+  Int8: 'TINYINT',
+  Int16: 'SMALLINT',
+  Int32: 'INTEGER',
+  Int64: 'BIGINT',
+  Float32: 'FLOAT',
+  Float64: 'DOUBLE',
+};
+
 const sigs: FunctionSignature[] = [];
 const add = (kind: FunctionKind, min: number, max: number, names: string[], params?: [number, number]): void => {
   for (const name of names) sigs.push({ name, min, max, kind, ...(params ? { params } : {}) });
@@ -322,6 +337,13 @@ add('scalar', 2, 11, ['arrayFirst', 'arrayLast', 'arrayFirstIndex', 'arrayLastIn
 add('scalar', 2, 2, ['countEqual']);
 add('scalar', 1, 1, ['arrayMin', 'arrayMax', 'arrayAvg', 'arrayCompact', 'arrayFlatten']);
 add('scalar', 1, 10, ['arrayIntersect']);
+// arrayResize(arr, size[, extender]), arrayWithConstant(n, x), arrayRotateLeft/Right(arr, n); arrayEnumerateUniq(arr):
+// each element's occurrence number so far; arrayEnumerateDense(arr): the rank of each element's first occurrence
+add('scalar', 2, 3, ['arrayResize']);
+add('scalar', 2, 2, ['arrayWithConstant', 'arrayRotateLeft', 'arrayRotateRight']);
+// hasSubstr(arr, sub): whether sub's elements appear in arr one after another, in that order
+add('scalar', 2, 2, ['hasSubstr']);
+add('scalar', 1, 1, ['arrayEnumerateUniq', 'arrayEnumerateDense']);
 add('scalar', 1, 10, ['arrayZip']);
 // JSON
 add('scalar', 1, 20, ['JSONExtractUInt']);
@@ -338,6 +360,12 @@ add('scalar', 1, 1, ['intHash32', 'intHash64']);
 // timeZoneOf(datetime): the zone a value is shown in; intExp2/intExp10(n): 2^n, 10^n as integers
 add('scalar', 1, 1, ['timeZoneOf', 'intExp2', 'intExp10']);
 add('scalar', 2, 2, ['countSubstringsCaseInsensitive']);
+// countMatches(haystack, pattern): the number of non-overlapping matches of a regular expression
+add('scalar', 2, 2, ['countMatches', 'countMatchesCaseInsensitive']);
+// emptyArrayString() ...: an empty array of that element type
+add('scalar', 0, 0, Object.keys(EMPTY_ARRAY_TYPES).map((t) => `emptyArray${t}`));
+// Searches for several needles at once (multi-search.ts): multiSearchAny(haystack, ['a', 'b']), multiMatchAny(haystack, [patterns])
+add('scalar', 2, 2, ['multiSearchAny', 'multiSearchFirstIndex', 'multiSearchFirstPosition', 'multiSearchAllPositions', 'multiSearchAllPositionsUTF8', 'multiMatchAny', 'multiMatchAnyIndex']);
 // PostHog's own: sparkline(values) is a chart marker tuple the frontend draws.
 add('scalar', 1, 1, ['sparkline']);
 // PostHog's sortableSemver(version): the numbers of its leading dotted version as an array, which sorts as versions do

@@ -27,7 +27,7 @@ export const groupingRegex = (pattern: string): string =>
 
 /** `replaceRegexpAll(url, '(.)/$', '\\1')` without a regex per event: one trailing `/` off, `/` itself kept. */
 function stripTrailingSlashExpr(url: Expr): Expr {
-  const len = ast.call('length', [url]);
+  const len = ast.call('lengthUTF8', [url]); // characters, as substring counts them
   return ast.call('if', [
     ast.and(ast.call('endsWith', [url, ast.constant('/')]), ast.compare('>', len, ast.constant(1))),
     ast.call('substring', [url, ast.constant(1), ast.arithmetic('-', len, ast.constant(1))]),
