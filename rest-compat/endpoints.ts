@@ -15,7 +15,8 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
     return listBody(r.request, page, out);
   });
   apiRoute(app, s, 'POST', base, async (r) =>
-    respond(201, await s.endpoints.create(r.principal, projectIdParam(r.params), r.body, { origin: origin(r.request) })),
+    // no body is an empty one (DRF's request.data): the answer names the first missing field
+    respond(201, await s.endpoints.create(r.principal, projectIdParam(r.params), r.body ?? {}, { origin: origin(r.request) })),
   );
   apiRoute(app, s, 'POST', `${base}/bulk_update_tags`, async (r) => {
     // the refusal comes after the same checks as any endpoint write: nothing answers before authorization

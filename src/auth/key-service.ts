@@ -35,16 +35,19 @@ const personalLabel = z
   .max(100)
   .refine((v) => v.trim() !== '', { message: 'This field may not be blank.', params: { code: 'blank' } });
 
+const ORG_MEMBER_ONLY = 'You must be a member of all organizations that you are scoping the key to.';
+
 export const createPersonalKeyInput = z
   .object({
     label: personalLabel.default(''),
     scopes: scopeList,
     scoped_teams: z.array(z.number().int().positive()).max(1000).nullable().default(null),
     // PostHog's clients send `scoped_organizations: []` with every new key. Quarry has one organization, so a key
-    // can only be unrestricted there: an empty list or null; a named organization is not one Quarry has.
+    // can only be unrestricted there: an empty list or null; a named organization is not one the user is a member of
+    // (PersonalAPIKeySerializer.validate_scoped_organizations' words)
     scoped_organizations: z
       .array(z.string())
-      .max(0, 'Quarry has a single organization: scoped_organizations must be empty.')
+      .max(0, ORG_MEMBER_ONLY)
       .nullable()
       .optional(),
   })
@@ -56,10 +59,7 @@ export const updatePersonalKeyInput = z
     label: personalLabel,
     scopes: scopeList,
     scoped_teams: z.array(z.number().int().positive()).max(1000).nullable(),
-    scoped_organizations: z
-      .array(z.string())
-      .max(0, 'Quarry has a single organization: scoped_organizations must be empty.')
-      .nullable(),
+    scoped_organizations: z.array(z.string()).max(0, ORG_MEMBER_ONLY).nullable(),
   })
   .partial()
   .strict();
@@ -216,9 +216,15 @@ export class KeyService {
     }
   }
 
+  /**
+   * PostHog's PersonalAPIKeySerializer.validate_scoped_teams: every scoped project must be one the user is a member
+   * of; one that does not exist is refused with the same words (test_personal_api_keys.py).
+   */
   private async checkProjects(ids: number[]): Promise<void> {
     for (const id of ids) {
-      if (!(await this.store.projects.existsBy({ id }))) throw validationError(`Project ${id} does not exist.`, 'scoped_teams');
+      if (!(await this.store.projects.existsBy({ id }))) {
+        throw validationError('You must be a member of all teams that you are scoping the key to.', 'scoped_teams');
+      }
     }
   }
 

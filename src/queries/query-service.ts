@@ -449,7 +449,7 @@ export class QueryService {
       ...entry.response,
       is_cached: isCached,
       last_refresh: entry.lastRefresh.toISOString(),
-      next_allowed_client_refresh: new Date(last + refreshFrequencyMs(node)).toISOString(),
+      next_allowed_client_refresh: new Date(last + refreshFrequencyMs(node, entry.response)).toISOString(),
       cache_target_age: new Date(last + staleAfterMs(node, false)).toISOString(),
       cache_key: key,
       timezone: project.timezone,

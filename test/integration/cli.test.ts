@@ -135,7 +135,7 @@ describe('metadata commands on a data dir', () => {
     ['unknown command', ['frobnicate'], /^Unknown command "frobnicate"\./m],
     ['keys create without scopes', ['keys', 'create'], /^Error: This field is required\. \(scopes\)$/m],
     ['keys create with unknown scope', ['keys', 'create', '--scopes', 'everything'], /^Error: Invalid scope: everything \(scopes\)$/m],
-    ['keys create for a missing project', ['keys', 'create', '--scopes', 'query:read', '--projects', '77'], /^Error: Project 77 does not exist\. \(scoped_teams\)$/m],
+    ['keys create for a missing project', ['keys', 'create', '--scopes', 'query:read', '--projects', '77'], /^Error: You must be a member of all teams that you are scoping the key to\. \(scoped_teams\)$/m],
     ['keys revoke without id', ['keys', 'revoke'], /^Usage: quarry keys list/m],
     ['keys revoke unknown id', ['keys', 'revoke', 'no-such-id'], /^Error: Not found\.$/m],
   ];

@@ -299,7 +299,7 @@ describe('personal API keys', () => {
     ['unknown scope', { scopes: ['project:delete'] }, verr('Invalid scope: project:delete', 'scopes')],
     ['internal scope', { scopes: ['internal_run:read'] }, verr('Invalid scope: internal_run:read', 'scopes')],
     ['label too long', { scopes: ['project:read'], label: 'l'.repeat(101) }, verr(/.+/, 'label')],
-    ['scoped_teams with missing project', { scopes: ['project:read'], scoped_teams: [424242] }, verr('Project 424242 does not exist.', 'scoped_teams')],
+    ['scoped_teams with missing project', { scopes: ['project:read'], scoped_teams: [424242] }, verr('You must be a member of all teams that you are scoping the key to.', 'scoped_teams')],
     // scoped_organizations is PostHog's field (its clients send []): see rest-posthog-compat.test.ts
     ['unknown field', { scopes: ['project:read'], scoped_projects: [] }, verr("Unknown field 'scoped_projects'.", 'scoped_projects', 'unrecognized_field')],
     ['a value cannot be chosen', { scopes: ['project:read'], value: 'phx_mine' }, verr("Unknown field 'value'.", 'value', 'unrecognized_field')],
