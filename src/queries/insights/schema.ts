@@ -268,10 +268,12 @@ export const seriesListSchema = z
   .min(1, 'At least one series is required.')
   .superRefine(maxItems(MAX_SERIES, LIMIT_CODES.tooManySeries, 'series'));
 
-/** `series` of trends: as {@link seriesListSchema}, GroupNodes allowed. */
+/**
+ * `series` of trends: as {@link seriesListSchema}, GroupNodes allowed, and possibly empty: PostHog's TrendsQuery
+ * has no lower bound and its runner answers an empty series list with no results (`if len(queries) == 0`).
+ */
 export const trendsSeriesListSchema = z
   .array(z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema, dataWarehouseNodeSchema, groupNodeSchema]))
-  .min(1, 'At least one series is required.')
   .superRefine(maxItems(MAX_SERIES, LIMIT_CODES.tooManySeries, 'series'));
 
 // ---------------------------------------------------------------------------------------------- breakdown, compare

@@ -482,11 +482,17 @@ describe('validation', () => {
     ['unknown key in a series', { series: [{ ...PV, bogus: 1 }] }, 'series'],
     ['unknown math', { series: [{ ...PV, math: 'nope' }] }, 'series'],
     ['bad interval', { series: [PV], interval: 'year' }, 'interval'],
-    ['no series', { series: [] }, 'series'],
   ])('%s → schema error', (_n, q, path) => {
     const r = trendsRunner.schema.safeParse({ kind: 'TrendsQuery', ...q });
     expect(r.success).toBe(false);
     expect(zodToUserError(r.error!).attr?.split('__')[0]).toBe(path);
+  });
+
+  it('no series: no results (PostHog: `if len(queries) == 0: return TrendsQueryResponse(results=[])`)', async () => {
+    expect((await trends({ series: [] })).results).toEqual([]);
+    expect((await trends({ series: [], trendsFilter: { display: 'BoldNumber' } })).results).toEqual([]);
+    expect((await trends({ series: [], trendsFilter: { formula: 'A' } })).results).toEqual([]);
+    expect((await trends({ series: [], breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } })).results).toEqual([]);
   });
 
   it('an ActionsNode (no action exists here) is dropped from the results, as PostHog drops a non-existent action', async () => {

@@ -614,8 +614,9 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
       hogql: [],
       multi: isMultiBreakdown(node),
     };
-    // Validate formulas before running anything.
-    const formulas = d.formulas.map((f, i) => ({ ...f, parsed: parseFormula(f.formula, series.length, d.formulas.length > 1 ? `trendsFilter__formulas__${i}` : 'trendsFilter__formula') }));
+    // Validate formulas before running anything. No series at all: no results, formulas or not (PostHog returns
+    // before them when there are no queries).
+    const formulas = (node.series.length === 0 ? [] : d.formulas).map((f, i) => ({ ...f, parsed: parseFormula(f.formula, series.length, d.formulas.length > 1 ? `trendsFilter__formulas__${i}` : 'trendsFilter__formula') }));
 
     const range = await trendsRange(env, series.filter((_, i) => !dropped.has(i)));
     if (!d.totalValue) range.checkIntervalCount();
