@@ -135,3 +135,46 @@ export async function createInsightTestDb(): Promise<InsightTestDb> {
   };
   return db;
 }
+
+// ------------------------------------------------------------------------------ PostHog's test_trends.py fixtures
+
+/** test_trends.py `_create_event_count_per_actor_events()`, with its `$group_0` keys. */
+export const eventCountPerActorFixture = (): { persons: TestPerson[]; events: TestEvent[] } => ({
+  persons: [
+    { distinct_ids: ['blabla', 'anonymous_id'], properties: { fruit: 'mango' } },
+    { distinct_ids: ['tintin'], properties: { fruit: 'mango' } },
+    { distinct_ids: ['murmur'], properties: {} },
+    { distinct_ids: ['reeree'], properties: { fruit: 'tomato' } },
+  ],
+  events: [
+    ev('viewed video', 'anonymous_id', '2020-01-01T00:06:02Z', { color: 'red', $group_0: 'bouba' }),
+    ev('viewed video', 'blabla', '2020-01-01T00:06:02Z', { $group_0: 'bouba' }), // no color
+    ev('viewed video', 'reeree', '2020-01-01T00:06:02Z', { color: 'blue', $group_0: 'bouba' }),
+    ev('sign up', 'tintin', '2020-01-01T00:06:02Z', { $group_0: 'kiki' }),
+    ev('sign up', 'murmur', '2020-01-03T19:06:34Z', { $group_0: 'kiki' }),
+    ev('viewed video', 'tintin', '2020-01-04T23:17:00Z', { color: 'red', $group_0: 'kiki' }),
+    ev('viewed video', 'blabla', '2020-01-05T19:06:34Z', { color: 'blue', $group_0: 'bouba' }),
+    ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red' }), // no group
+    ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red', $group_0: 'bouba' }),
+    ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red', $group_0: 'kiki' }),
+  ],
+});
+
+/** test_trends.py `_create_active_users_events()`. */
+export const activeUsersFixture = (): { persons: TestPerson[]; events: TestEvent[] } => ({
+  persons: [
+    { distinct_ids: ['p0'], properties: { name: 'p1' } },
+    { distinct_ids: ['p1'], properties: { name: 'p1' } },
+    { distinct_ids: ['p2'], properties: { name: 'p2' } },
+  ],
+  events: [
+    ev('$pageview', 'p0', '2020-01-03T11:00:00Z', { key: 'val' }),
+    ev('$pageview', 'p0', '2020-01-03T12:00:00Z', { key: 'val' }),
+    ev('$pageview', 'p1', '2020-01-09T12:00:00Z', { key: 'bor' }),
+    ev('$pageview', 'p1', '2020-01-10T12:00:00Z', { key: 'bor' }),
+    ev('$pageview', 'p1', '2020-01-11T12:00:00Z', { key: 'val' }),
+    ev('$pageview', 'p1', '2020-01-12T12:00:00Z', { key: 'val' }),
+    ev('$pageview', 'p2', '2020-01-09T12:00:00Z', { key: 'val' }),
+    ev('$pageview', 'p2', '2020-01-11T12:00:00Z', { key: 'bor' }),
+  ],
+});

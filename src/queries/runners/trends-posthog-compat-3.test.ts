@@ -4,7 +4,7 @@
  * and test_trends_query_runner.py — active-user windows at an hour interval, session-level math with a breakdown,
  * all-events series, hourly compare, and more. Each test names the PostHog test it follows.
  */
-import { createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, ev, type InsightTestDb, activeUsersFixture } from '../insights/testing';
 import { runnerEvents } from './testing';
 import { testEngine } from '../../engines/clickhouse/test-engine';
 import { setInsightsClock } from '../insights/date-range';
@@ -32,23 +32,7 @@ const P_SUBSECOND = 8; // active users: events just after midnight
 
 beforeAll(async () => {
   db = await createInsightTestDb();
-  await db.load(P_ACTIVE, {
-    persons: [
-      { distinct_ids: ['p0'], properties: { name: 'p1' } },
-      { distinct_ids: ['p1'], properties: { name: 'p1' } },
-      { distinct_ids: ['p2'], properties: { name: 'p2' } },
-    ],
-    events: [
-      ev('$pageview', 'p0', '2020-01-03T11:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p0', '2020-01-03T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p1', '2020-01-09T12:00:00Z', { key: 'bor' }),
-      ev('$pageview', 'p1', '2020-01-10T12:00:00Z', { key: 'bor' }),
-      ev('$pageview', 'p1', '2020-01-11T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p1', '2020-01-12T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p2', '2020-01-09T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p2', '2020-01-11T12:00:00Z', { key: 'bor' }),
-    ],
-  });
+  await db.load(P_ACTIVE, activeUsersFixture());
   await db.load(P_EVENTS, {
     persons: [{ distinct_ids: ['blabla', 'anonymous_id'], properties: { $some_prop: 'some_val' } }],
     events: [
@@ -427,14 +411,14 @@ describe('test_trends_query_runner.py: to_actors_query_options (InsightActorsQue
     ]);
   });
 
-  it('several series (an all-events one) and a source that is not a trends query', async () => {
+  it('several series (an all-events one) and a source without options (stickiness)', async () => {
     const r = await options({ series: [PV, { kind: 'EventsNode', event: null }] });
     expect(r.series).toEqual([
       { label: '$pageview', value: 0 },
       { label: 'All events', value: 1 },
     ]);
     await expect(
-      db.run(insightActorsOptionsRunner, { kind: 'InsightActorsQueryOptions', source: { kind: 'InsightActorsQuery', source: { kind: 'LifecycleQuery', series: [PV] } } }, P_RUNNER),
+      db.run(insightActorsOptionsRunner, { kind: 'InsightActorsQueryOptions', source: { kind: 'InsightActorsQuery', source: { kind: 'StickinessQuery', series: [PV] } } }, P_RUNNER),
     ).rejects.toMatchObject({ status: 400, attr: 'source__source__kind' });
   });
 });

@@ -9,7 +9,7 @@
  * test names the PostHog test it follows, or the reference section (posthog-queries.md) where the scenario is not one
  * of PostHog's own.
  */
-import { createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, ev, type InsightTestDb, eventCountPerActorFixture } from '../insights/testing';
 import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER_V } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
@@ -66,26 +66,7 @@ beforeAll(async () => {
       ev('sign up', 'blabla', '2020-01-02T00:06:45Z', { $session_id: '4' }), // fourth session lasted 15 seconds
     ],
   });
-  await db.load(P_PER_ACTOR, {
-    persons: [
-      { distinct_ids: ['blabla', 'anonymous_id'], properties: { fruit: 'mango' } },
-      { distinct_ids: ['tintin'], properties: { fruit: 'mango' } },
-      { distinct_ids: ['murmur'], properties: {} },
-      { distinct_ids: ['reeree'], properties: { fruit: 'tomato' } },
-    ],
-    events: [
-      ev('viewed video', 'anonymous_id', '2020-01-01T00:06:02Z', { color: 'red' }),
-      ev('viewed video', 'blabla', '2020-01-01T00:06:02Z'),
-      ev('viewed video', 'reeree', '2020-01-01T00:06:02Z', { color: 'blue' }),
-      ev('sign up', 'tintin', '2020-01-01T00:06:02Z'),
-      ev('sign up', 'murmur', '2020-01-03T19:06:34Z'),
-      ev('viewed video', 'tintin', '2020-01-04T23:17:00Z', { color: 'red' }),
-      ev('viewed video', 'blabla', '2020-01-05T19:06:34Z', { color: 'blue' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red' }),
-    ],
-  });
+  await db.load(P_PER_ACTOR, eventCountPerActorFixture());
   const groupTypes: GroupTypeUpsert[] = [{ project_id: P_GROUPS, group_type: 'organization', group_type_index: 0, name_singular: null, name_plural: null }];
   const org = (group_key: string, properties: Record<string, unknown>): GroupUpsert => ({
     project_id: P_GROUPS,

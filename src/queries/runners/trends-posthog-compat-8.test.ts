@@ -6,7 +6,7 @@
  * names the PostHog test it follows, or the reference section (posthog-queries.md) where the scenario is not one of
  * PostHog's own.
  */
-import { actionRegistry, createInsightTestDb, ev, modelActionStep, type InsightTestDb } from '../insights/testing';
+import { actionRegistry, createInsightTestDb, ev, modelActionStep, type InsightTestDb, eventCountPerActorFixture, activeUsersFixture } from '../insights/testing';
 import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
@@ -34,26 +34,7 @@ const { source: actionSource, action } = actionRegistry(8800);
 beforeAll(async () => {
   db = await createInsightTestDb();
   db.actions = actionSource;
-  await db.load(P_PER_ACTOR, {
-    persons: [
-      { distinct_ids: ['blabla', 'anonymous_id'], properties: { fruit: 'mango' } },
-      { distinct_ids: ['tintin'], properties: { fruit: 'mango' } },
-      { distinct_ids: ['murmur'], properties: {} },
-      { distinct_ids: ['reeree'], properties: { fruit: 'tomato' } },
-    ],
-    events: [
-      ev('viewed video', 'anonymous_id', '2020-01-01T00:06:02Z', { color: 'red', $group_0: 'bouba' }),
-      ev('viewed video', 'blabla', '2020-01-01T00:06:02Z', { $group_0: 'bouba' }), // no color
-      ev('viewed video', 'reeree', '2020-01-01T00:06:02Z', { color: 'blue', $group_0: 'bouba' }),
-      ev('sign up', 'tintin', '2020-01-01T00:06:02Z', { $group_0: 'kiki' }),
-      ev('sign up', 'murmur', '2020-01-03T19:06:34Z', { $group_0: 'kiki' }),
-      ev('viewed video', 'tintin', '2020-01-04T23:17:00Z', { color: 'red', $group_0: 'kiki' }),
-      ev('viewed video', 'blabla', '2020-01-05T19:06:34Z', { color: 'blue', $group_0: 'bouba' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red' }), // no group
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red', $group_0: 'bouba' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red', $group_0: 'kiki' }),
-    ],
-  });
+  await db.load(P_PER_ACTOR, eventCountPerActorFixture());
   const groupTypes: GroupTypeUpsert[] = [
     { project_id: P_GROUPS, group_type: 'organization', group_type_index: 0, name_singular: null, name_plural: null },
     { project_id: P_GROUPS, group_type: 'company', group_type_index: 1, name_singular: null, name_plural: null },
@@ -80,23 +61,7 @@ beforeAll(async () => {
       ev('sign up', 'person2', '2020-01-02T12:00:00Z', { $group_0: 'org:6' }),
     ],
   });
-  await db.load(P_ACTIVE, {
-    persons: [
-      { distinct_ids: ['p0'], properties: { name: 'p1' } },
-      { distinct_ids: ['p1'], properties: { name: 'p1' } },
-      { distinct_ids: ['p2'], properties: { name: 'p2' } },
-    ],
-    events: [
-      ev('$pageview', 'p0', '2020-01-03T11:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p0', '2020-01-03T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p1', '2020-01-09T12:00:00Z', { key: 'bor' }),
-      ev('$pageview', 'p1', '2020-01-10T12:00:00Z', { key: 'bor' }),
-      ev('$pageview', 'p1', '2020-01-11T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p1', '2020-01-12T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p2', '2020-01-09T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p2', '2020-01-11T12:00:00Z', { key: 'bor' }),
-    ],
-  });
+  await db.load(P_ACTIVE, activeUsersFixture());
   await db.load(P_PHOENIX, {
     persons: [{ distinct_ids: ['blabla'], properties: {} }],
     events: [

@@ -3,7 +3,7 @@
  * test_trends_query_runner.py), through the runner the REST `/query/` endpoint uses. Each test names the PostHog test
  * it follows; datasets mirror their setups (`_create_events`, `_create_test_events`) with `freeze_time` as the clock.
  */
-import { createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, ev, type InsightTestDb, eventCountPerActorFixture, activeUsersFixture } from '../insights/testing';
 import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
@@ -121,26 +121,7 @@ beforeAll(async () => {
     events: [ev('sign up', 'blabla', '2020-01-05T07:01:01Z'), ev('sign up', 'blabla', '2020-01-05T08:01:01Z'), ev('sign up', 'blabla', '2020-01-05T10:01:01Z')],
   });
   // _create_event_count_per_actor_events()
-  await db.load(P_PER_ACTOR, {
-    persons: [
-      { distinct_ids: ['blabla', 'anonymous_id'], properties: { fruit: 'mango' } },
-      { distinct_ids: ['tintin'], properties: { fruit: 'mango' } },
-      { distinct_ids: ['murmur'], properties: {} },
-      { distinct_ids: ['reeree'], properties: { fruit: 'tomato' } },
-    ],
-    events: [
-      ev('viewed video', 'anonymous_id', '2020-01-01T00:06:02Z', { color: 'red', $group_0: 'bouba' }),
-      ev('viewed video', 'blabla', '2020-01-01T00:06:02Z', { $group_0: 'bouba' }),
-      ev('viewed video', 'reeree', '2020-01-01T00:06:02Z', { color: 'blue', $group_0: 'bouba' }),
-      ev('sign up', 'tintin', '2020-01-01T00:06:02Z', { $group_0: 'kiki' }),
-      ev('sign up', 'murmur', '2020-01-03T19:06:34Z', { $group_0: 'kiki' }),
-      ev('viewed video', 'tintin', '2020-01-04T23:17:00Z', { color: 'red', $group_0: 'kiki' }),
-      ev('viewed video', 'blabla', '2020-01-05T19:06:34Z', { color: 'blue', $group_0: 'bouba' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red', $group_0: 'bouba' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red', $group_0: 'kiki' }),
-    ],
-  });
+  await db.load(P_PER_ACTOR, eventCountPerActorFixture());
   await db.load(P_HALF_HOUR_TZ, {
     events: [
       ev('e', 'k', '2020-01-01T09:15:00Z'), // 14:45 IST
@@ -168,23 +149,7 @@ beforeAll(async () => {
     ],
   });
   // _create_active_users_events()
-  await db.load(P_ACTIVE, {
-    persons: [
-      { distinct_ids: ['p0'], properties: { name: 'p1' } },
-      { distinct_ids: ['p1'], properties: { name: 'p1' } },
-      { distinct_ids: ['p2'], properties: { name: 'p2' } },
-    ],
-    events: [
-      ev('$pageview', 'p0', '2020-01-03T11:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p0', '2020-01-03T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p1', '2020-01-09T12:00:00Z', { key: 'bor' }),
-      ev('$pageview', 'p1', '2020-01-10T12:00:00Z', { key: 'bor' }),
-      ev('$pageview', 'p1', '2020-01-11T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p1', '2020-01-12T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p2', '2020-01-09T12:00:00Z', { key: 'val' }),
-      ev('$pageview', 'p2', '2020-01-11T12:00:00Z', { key: 'bor' }),
-    ],
-  });
+  await db.load(P_ACTIVE, activeUsersFixture());
   // _create_events(use_time=True)
   await db.load(P_EVENTS_TIME, {
     persons: [{ distinct_ids: ['blabla', 'anonymous_id'], properties: { $some_prop: 'some_val' } }],
