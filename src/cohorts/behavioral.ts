@@ -243,7 +243,7 @@ export function checkNegations(properties: unknown, attr: string): void {
         const [n, p] = walk(v);
         neg ||= n;
         pos ||= p;
-      } else if (v.type === 'cohort') {
+      } else if (v.type === 'cohort' || v.type === 'precalculated-cohort' || v.type === 'static-cohort') {
         if (v.negation !== true && v.operator !== 'not_in') pos = true;
       } else if (v.negation === true) neg = true;
       else pos = true;

@@ -3,7 +3,8 @@
  * other cohorts, nested in AND/OR groups. PostHog's two forms are read:
  *
  * - `filters: {properties: {type, values: [...]}}` (current; a plain list of criteria is their AND): person filters
- *   (`negation: true` → the negated condition), cohort filters (`negation: true` → `not_in`), behavioral criteria,
+ *   (`negation: true` → the negated condition), cohort filters (`negation: true` → `not_in`; PostHog's
+ *   `precalculated-cohort` and `static-cohort` types are cohort filters too), behavioral criteria,
  *   nested groups;
  * - legacy `groups: [{properties: [...]}, ...]`: groups are ORed, a group's properties ANDed; properties without
  *   a type, or typed `event`, are person properties (PostHog's "legacy cohorts have implicit type person").
@@ -95,7 +96,8 @@ function criterion(raw: unknown, attr: string, legacy: boolean): AnyPropertyFilt
   if (!isObject(raw)) throw validationError('Each criterion must be an object.', attr);
   const type = raw.type ?? (legacy ? 'person' : undefined);
   if (type === 'person' || (legacy && type === 'event')) return personFilter(raw, attr);
-  if (type === 'cohort') return cohortRef(raw, attr);
+  // PostHog's cohort query reads its precalculated and static cohort property types as cohort criteria
+  if (type === 'cohort' || type === 'precalculated-cohort' || type === 'static-cohort') return cohortRef(raw, attr);
   if (type === 'behavioral') return parseBehavioral(raw, attr) as unknown as AnyPropertyFilter;
   throw validationError(`Cohort criteria of type "${String(type)}" are not supported (person, cohort, behavioral).`, attr);
 }
