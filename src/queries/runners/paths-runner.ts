@@ -1,7 +1,7 @@
 import { validationError } from '../../errors';
 import { ast, initParser, type Expr, type Query } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
-import { toStr } from '../funnels/common';
+import { funnelAggregationHogQL, toStr } from '../funnels/common';
 import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged';
 import { containsAggregate, earliestTimestamp, globalFilterExpr, mayHavePersonless, personOrDistinctActorExpr, QueryDateRange } from '../insights';
 import { edgeLinks, matchingSteps, pathLinks, personPaths, SESSION_GAP_MS, type PathActorKeys, type PathEdge, type PathEvent, type PathsOptions } from '../paths/compute';
@@ -225,7 +225,9 @@ async function funnelPathActors(f: FunnelPathsFilter, ctx: RunnerContext): Promi
     if (step < 2 || step > n) throw validationError(`funnel_path_between_steps takes a funnelStep of 2..${n}: the paths from the step before it to it.`, attr);
   } else if (step === 0 || step === -1 || Math.abs(step) > n)
     throw validationError(`funnelStep must be 1..${n}, or −2..−${n} for the actors who dropped off before that step.`, attr);
-  if (funnel.funnelsFilter?.funnelAggregateByHogQL)
+  // The funnel's actor as the funnels runner resolves it: the group index first, then the expression unless it is
+  // `person_id` (the person). Only an expression of its own (e.g. a session id) has no person path to follow.
+  if (funnelAggregationHogQL(funnel))
     throw validationError('Funnel paths of a funnel aggregated by a ProductQL expression are not supported.', 'funnelPathsFilter__funnelSource__funnelsFilter__funnelAggregateByHogQL');
   const windowMs = funnelWindowMs(funnel.funnelsFilter);
   const target = step > 0 ? step - 1 : -step - 2;
