@@ -157,7 +157,7 @@ describe('filters-only insights', () => {
     ['an unknown insight type', { filters: { insight: 'PIES', events: [{ id: 'a' }] } }, 'filters__insight'],
     ['a series that is not an object', { filters: { events: [5] } }, 'filters__events__0'],
     ['an unknown math', { filters: { events: [{ id: 'a', math: 'sideways' }] } }, 'filters'],
-    ['no series', { filters: { insight: 'TRENDS', date_from: '-7d' } }, 'filters'],
+    ['a funnel without steps', { filters: { insight: 'FUNNELS', date_from: '-7d' } }, 'filters'],
     ['unreadable properties', { filters: { events: [{ id: 'a' }], properties: 'nope' } }, 'filters__properties'],
     ['a funnel with two breakdowns', { filters: { insight: 'FUNNELS', events: [{ id: 'a' }], breakdowns: [{ property: 'a' }, { property: 'b' }] } }, 'filters__breakdowns'],
   ])('%s → 400 and nothing saved', async (_, body, attr) => {
@@ -166,6 +166,12 @@ describe('filters-only insights', () => {
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ type: 'validation_error', attr });
     expect((await s.api('GET', `${BASE}?basic=true&limit=1`)).body.count).toBe(before);
+  });
+
+  it('trends without events: saved with no series (PostHog runs such a query to no results)', async () => {
+    const r = await s.api('POST', BASE, { filters: { insight: 'TRENDS', date_from: '-7d' } });
+    expect(r.status).toBe(201);
+    expect(r.body.query).toMatchObject({ kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [] } });
   });
 
   it('an invalid PATCH leaves the insight as it was', async () => {
