@@ -22,7 +22,7 @@ import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
 import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
-import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -907,7 +907,7 @@ export class ClickHouseDialect implements Dialect {
       }
       case 'groupArray':
       case 'groupUniqArray':
-        return { ...agg(fn.sig.name, [s(0)], 'array', false), ...arrayOfTyping(a[0], h.timezone) };
+        return { ...agg(fn.sig.name, [s(0)], 'array', false), ...groupArrayTyping(a[0], h.timezone) };
 
       // ---------------- dates
       case 'now': {
@@ -1421,8 +1421,12 @@ export class ClickHouseDialect implements Dialect {
       // ---------------- HogQL parity: arrays
       case 'arraySum':
         return P(`arraySum(${s(0)})`, 'float', false);
-      case 'arrayStringConcat':
-        return P(`arrayStringConcat(${a.map((x) => x.sql).join(', ')})`, 'string', false);
+      case 'arrayStringConcat': {
+        // ClickHouse 18.16 joins only an Array(String) ("must be array of strings"); current releases write other
+        // elements as toString does, so they are written so first.
+        const arr = a[0].chType === 'Array(String)' ? s(0) : `arrayMap(__sc -> toString(__sc), ${s(0)})`;
+        return P(`arrayStringConcat(${[arr, ...a.slice(1).map((x) => x.sql)].join(', ')})`, 'string', false);
+      }
       case 'arrayDistinct':
       case 'arrayReverse':
       case 'arraySlice':

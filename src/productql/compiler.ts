@@ -267,6 +267,15 @@ const CASTS: [RegExp, string][] = [
 ];
 const CAST_TYPES = 'Int*, UInt*, Float*, Decimal, String, Date, DateTime, DateTime64, Bool, UUID';
 
+/** `e` with every field chain read through `via` (`properties.x` → `person.properties.x`). */
+function prefixFieldChains(e: unknown, via: string[]): unknown {
+  if (Array.isArray(e)) return e.map((x) => prefixFieldChains(x, via));
+  if (!e || typeof e !== 'object') return e;
+  const n = e as Record<string, unknown>;
+  if (n.node === 'Field' && Array.isArray(n.chain)) return { ...n, chain: [...via, ...n.chain] };
+  return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, prefixFieldChains(v, via)]));
+}
+
 /** The conversion function for a cast's type name: `Int64` → toInt64, `Float32` → toFloat, `DateTime64(3)` → toDateTime. */
 const castFunction = (typeName: unknown): string | undefined => {
   const t = String(typeName).toLowerCase().replace(/\s+/g, '');
@@ -1383,6 +1392,15 @@ export class Compiler {
   private lazyPersonField(t: TableSource, rest: string[], needs: string[], prefix: 'person' | 'pdiperson', label: string, node: NodeBase): Printed {
     const pf = rest[0];
     const pdef = own(VIRTUAL_TABLES.persons.fields, pf);
+    if (pdef?.kind === 'expr') {
+      // A computed persons field (`$virt_*`): its definition reads the persons row's fields, here the joined
+      // person's (`properties.x` → `person.properties.x`, `pdi.person.properties.x`, ...).
+      if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${label}${pf}`, node);
+      const via = label.slice(0, -1).split('.');
+      const tableScope = new Scope(undefined);
+      tableScope.tables.push(t);
+      return this.expr(prefixFieldChains(pdef.expr, via) as Expr, tableScope);
+    }
     if (!pdef || (pdef.kind !== 'column' && pdef.kind !== 'json'))
       return this.err(`Unknown field "${pf}" on persons. Available: ${Object.keys(VIRTUAL_TABLES.persons.fields).join(', ')}`, node);
     if (!needs.includes(pdef.column)) needs.push(pdef.column);
@@ -1609,6 +1627,7 @@ export class Compiler {
       const items = e.right.node === 'Tuple' ? e.right.exprs : e.right.args;
       if (!items.length) this.err('IN needs at least one value', e.right);
       const ps = items.map((x) => this.expr(x, scope));
+      if (l.type === 'null') return this.nullIn(e.op as 'in' | 'not in', ps, e);
       r = { sql: `(${ps.map((p) => p.sql).join(', ')})`, type: 'unknown', nullable: ps.some((p) => p.nullable), list: ps };
     } else if ((e.op === 'in' || e.op === 'not in') && e.right && (e.right.node === 'SelectQuery' || e.right.node === 'SelectSetQuery')) {
       const sub = this.compileQuery(e.right, scope);
@@ -1622,6 +1641,7 @@ export class Compiler {
       if (col && (col.nullable || col.type === 'null' || e.right.node === 'SelectSetQuery') && (l.nullable || l.type === 'null')) return this.inSubqueryWithNull(e.op as 'in' | 'not in', l, r, sub.sql, col.name, e);
     } else {
       r = this.expr(e.right, scope);
+      if ((e.op === 'in' || e.op === 'not in') && l.type === 'null' && r.type !== 'array') return this.nullIn(e.op, [r], e);
       if (REGEX_OPS.has(e.op)) this.checkRegex(r, e.right);
       if (e.op === 'in' || e.op === 'not in') {
         if (r.type === 'array') r = { ...r, arrayIn: true };
@@ -1629,6 +1649,19 @@ export class Compiler {
       }
     }
     return this.dialect.compare(e.op, l, r, this.h, e);
+  }
+
+  /**
+   * `NULL IN (a, b)`: under transform_null_in NULL is a value, so it is in the list when an item is NULL (literal NULLs
+   * went through inWithNull): 0 for items that cannot be NULL (`NOT IN`: 1). Printed so, as ClickHouse 18.16 refuses
+   * the Nothing-typed left side ("Type mismatch in IN or VALUES section").
+   */
+  private nullIn(op: 'in' | 'not in', items: Printed[], node: CompareOperation): Printed {
+    const nul = this.dialect.constant(null, false, this.h);
+    const tests = items.filter((p) => p.nullable).map((p) => this.dialect.compare('==', p, nul, this.h, node).sql);
+    if (!tests.length) return { ...this.dialect.constant(op === 'not in', false, this.h), type: 'bool', nullable: false };
+    const any = `(${tests.join(' OR ')})`;
+    return { sql: op === 'in' ? any : `(NOT ${any})`, type: 'bool', nullable: false };
   }
 
   /**

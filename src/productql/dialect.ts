@@ -592,6 +592,17 @@ export function arrayOfTyping(item: Printed | undefined, timezone: string): { ch
 }
 
 /**
+ * The typing of groupArray(x) / groupUniqArray(x): arrayOfTyping's for tuples; `Array(T)` for text and numbers, T the
+ * type of x without Nullable (ClickHouse leaves NULLs out: groupArray of a Nullable(String) is an Array(String)), so
+ * toString writes `['a','b']`. Empty otherwise.
+ */
+export function groupArrayTyping(item: Printed | undefined, timezone: string): { chType?: string } {
+  const tuples = arrayOfTyping(item, timezone);
+  if (tuples.chType || !item || !['string', 'int', 'float'].includes(item.type)) return tuples;
+  return { chType: `Array(${typeNameOf({ ...item, nullable: false }, timezone).replace(/^Nullable\((.*)\)$/, '$1')})` };
+}
+
+/**
  * The typing of an array literal (`[1, 2, 3]`): arrayOfTyping's for tuples; otherwise `Array(<T>)` when ClickHouse's
  * element type is clear from the items — all of one known type (`['a', 'b']`: Array(String), `[[1], [2, 3]]`:
  * Array(Array(UInt8))), or all unsigned integer literals (the widest of their types). Empty when unclear (mixed
@@ -606,6 +617,8 @@ export function arrayLiteralTyping(items: Printed[], timezone: string): { chType
   if (names.every((x) => x === names[0])) return { chType: `Array(${names[0]})` };
   const widths = names.map((x) => /^UInt(8|16|32|64)$/.exec(x)?.[1]);
   if (widths.every((w) => w !== undefined)) return { chType: `Array(UInt${Math.max(...widths.map(Number))})` };
+  // numbers with a Float64 among them: ClickHouse's common type is Float64 (`[1.5, 2]`)
+  if (names.includes('Float64') && names.every((x) => /^(U?Int(8|16|32|64)|Float64)$/.test(x))) return { chType: 'Array(Float64)' };
   return {};
 }
 

@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
@@ -23,6 +23,10 @@ const q = quoteIdent;
 
 const isNum = (p: Printed): boolean => p.type === 'int' || p.type === 'float';
 const isStrLike = (p: Printed): boolean => p.type === 'string' || p.type === 'json';
+/**
+ * Text as a number. DuckDB's cast also reads text ClickHouse's toFloat64OrNull refuses (`' 7'`, `'7 '`, `'1_000'`);
+ * guarding against it (a regexp per row) made reading a numeric property ~60% slower, so that difference is kept.
+ */
 const num = (p: Printed): string => (isStrLike(p) ? `TRY_CAST(${p.sql} AS DOUBLE)` : p.sql);
 /**
  * A value as text the way ClickHouse writes it (concat() and toString read this text). A Float64 is written with the
@@ -830,9 +834,9 @@ class DuckDBDialect implements Dialect {
         return P(`quantile_cont(${num(a[0])}, [${fn.params.map((p) => p.sql).join(', ')}])${filterOf()}`, 'array', false);
       }
       case 'groupArray':
-        return P(`coalesce(list(${d}${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false, arrayOfTyping(a[0], h.timezone));
+        return P(`coalesce(list(${d}${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false, groupArrayTyping(a[0], h.timezone));
       case 'groupUniqArray':
-        return P(`coalesce(list(DISTINCT ${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false, arrayOfTyping(a[0], h.timezone));
+        return P(`coalesce(list(DISTINCT ${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false, groupArrayTyping(a[0], h.timezone));
 
       // ---------------- window functions
       case 'row_number':
@@ -1420,8 +1424,12 @@ class DuckDBDialect implements Dialect {
       // ---------------- HogQL parity: arrays
       case 'arraySum':
         return P(`coalesce(list_sum(${s(0)}), 0)`, 'float', false);
-      case 'arrayStringConcat':
-        return P(`coalesce(array_to_string(${s(0)}, ${a.length > 1 ? s(1) : `''`}), '')`, 'string', false);
+      case 'arrayStringConcat': {
+        // Elements as ClickHouse writes them (toString): a Float64 2 as `2`, where DuckDB's text is `2.0`.
+        const float = a[0].chType?.replace(/^Array\((?:Nullable\()?(.*?)\)?\)$/, '$1') === 'Float64';
+        const arr = float ? `list_transform(${s(0)}, lambda __sc: ${chText({ sql: '__sc', type: 'float', nullable: true })})` : s(0);
+        return P(`coalesce(array_to_string(${arr}, ${a.length > 1 ? s(1) : `''`}), '')`, 'string', false);
+      }
       case 'arrayDistinct':
         // First occurrences in order, without NULLs (list_distinct does not keep the order).
         return P(`list_filter(${s(0)}, lambda __e, __i: __e IS NOT NULL AND list_position(${s(0)}, __e) = __i)`, 'array', a[0].nullable);

@@ -32,6 +32,7 @@
 
 /** Value kinds the resolver tracks to pick casts and comparisons; reported as ClickHouse type names. */
 import { call, constant, field, type Expr } from './ast';
+import { PERSON_VIRTUAL_FIELDS, personVirtualFieldExpr } from './person-virtual-fields';
 
 export type PType =
   | 'string'
@@ -149,6 +150,9 @@ export const PERSONS: VirtualTable = {
     // PostHog's persons.pdi (persons_pdi): an INNER join to person_distinct_ids on person_id = id, so a person reads
     // once per distinct id of theirs (pdi.distinct_id, pdi.person_id).
     pdi: { kind: 'pdi' },
+    // PostHog's virtual fields (`$virt_initial_channel_type`, person-virtual-fields.ts): computed from the person's
+    // properties, also through events.person / poe / pdi.person; not in `*`.
+    ...Object.fromEntries(PERSON_VIRTUAL_FIELDS.map((k): [string, FieldDef] => [k, { kind: 'expr', expr: personVirtualFieldExpr(k, (name) => field('properties', name)) }])),
   },
   star: ['id', 'created_at', 'properties', 'is_identified'],
 };
