@@ -5,7 +5,7 @@
  * `bool_field`, `nullable_prop` and the person email the test-account filter looks at), test_trends.py (groups,
  * timezones) and the math types test_aggregation_operations.py lists. Each test names the PostHog test it follows.
  */
-import { createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, ev, eventCountPerActorFixture, type InsightTestDb } from '../insights/testing';
 import { formulaSetUp, multiplePeople, RUNNER_PEOPLE, runnerEvents } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER } from '../insights/breakdown';
@@ -60,26 +60,7 @@ beforeAll(async () => {
     ],
   });
   // _create_event_count_per_actor_events (viewed video with $group_0)
-  await db.load(P_GROUPS, {
-    persons: [
-      { distinct_ids: ['blabla', 'anonymous_id'], properties: { fruit: 'mango' } },
-      { distinct_ids: ['tintin'], properties: { fruit: 'mango' } },
-      { distinct_ids: ['murmur'], properties: {} },
-      { distinct_ids: ['reeree'], properties: { fruit: 'tomato' } },
-    ],
-    events: [
-      ev('viewed video', 'anonymous_id', '2020-01-01T00:06:02Z', { color: 'red', $group_0: 'bouba' }),
-      ev('viewed video', 'blabla', '2020-01-01T00:06:02Z', { $group_0: 'bouba' }),
-      ev('viewed video', 'reeree', '2020-01-01T00:06:02Z', { color: 'blue', $group_0: 'bouba' }),
-      ev('sign up', 'tintin', '2020-01-01T00:06:02Z', { $group_0: 'kiki' }),
-      ev('sign up', 'murmur', '2020-01-03T19:06:34Z', { $group_0: 'kiki' }),
-      ev('viewed video', 'tintin', '2020-01-04T23:17:00Z', { color: 'red', $group_0: 'kiki' }),
-      ev('viewed video', 'blabla', '2020-01-05T19:06:34Z', { color: 'blue', $group_0: 'bouba' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red', $group_0: 'bouba' }),
-      ev('viewed video', 'tintin', '2020-01-05T19:06:34Z', { color: 'red', $group_0: 'kiki' }),
-    ],
-  });
+  await db.load(P_GROUPS, eventCountPerActorFixture());
   // test_non_deterministic_timezones: weekly sign ups across the end of daylight saving time (US/Pacific, 2022-11-06).
   await db.load(P_DST, {
     persons: [{ distinct_ids: ['blabla'], properties: {} }],
