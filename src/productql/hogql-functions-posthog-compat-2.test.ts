@@ -6,31 +6,18 @@
  * run them on current ClickHouse). Data through the real ingest path and runner, like PostHog's `_create_event`.
  * hogql-functions-posthog-compat-2.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
-import { ev, openHarness, type Harness } from '../queries/funnels/testing';
-import { productqlRunner } from '../queries/runners/productql-runner';
-import { shutdownParser } from './index';
+import { ev, hogqlTestProject } from '../queries/funnels/testing';
 
-let h: Harness;
-let pid: number;
-beforeAll(async () => {
-  h = await openHarness();
-  pid = await h.load({
-    persons: [{ id: '00000000-0000-4000-8000-0000000b22c8', distinct_ids: ['bob'], properties: { email: 'bob@x.com' } }],
-    events: [
-      ev('bob', '$pageview', '2021-01-01T10:00:00Z', { $current_url: 'https://www.example.com/a/b?utm_source=x&q=1#top', n: 1 }),
-      ev('bob', '$pageview', '2021-01-02T10:00:00Z', { $current_url: 'http://shop.example.org/cart', n: 2 }),
-      ev('bob', '$pageview', '2021-01-03T10:00:00Z', { n: 4 }),
-    ],
-  });
-});
-afterAll(async () => {
-  await h.close();
-  await shutdownParser();
+const project = hogqlTestProject({
+  persons: [{ id: '00000000-0000-4000-8000-0000000b22c8', distinct_ids: ['bob'], properties: { email: 'bob@x.com' } }],
+  events: [
+    ev('bob', '$pageview', '2021-01-01T10:00:00Z', { $current_url: 'https://www.example.com/a/b?utm_source=x&q=1#top', n: 1 }),
+    ev('bob', '$pageview', '2021-01-02T10:00:00Z', { $current_url: 'http://shop.example.org/cart', n: 2 }),
+    ev('bob', '$pageview', '2021-01-03T10:00:00Z', { n: 4 }),
+  ],
 });
 
-const hogql = (query: string) => h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid);
-const rows = async (query: string) => (await hogql(query)).results;
-const one = async (expr: string) => (await rows(`SELECT ${expr}`))[0][0];
+const { hogql, rows, one } = project;
 
 // First in the file, with a short query: the parser's first parse is its slowest (see parser.ts PARSE_TIMEOUT_MS).
 describe('string functions (mapping.py: replaceOne, replaceRegexpOne, positionCaseInsensitive, startsWith, endsWith)', () => {

@@ -7,32 +7,19 @@
  * runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-3.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
-import { ev, openHarness, type Harness } from '../queries/funnels/testing';
-import { productqlRunner } from '../queries/runners/productql-runner';
+import { ev, hogqlTestProject } from '../queries/funnels/testing';
 import { testEngine } from '../engines/clickhouse/test-engine';
-import { shutdownParser } from './index';
 
-let h: Harness;
-let pid: number;
-beforeAll(async () => {
-  h = await openHarness();
-  pid = await h.load({
-    persons: [{ id: '00000000-0000-4000-8000-0000000c33d9', distinct_ids: ['ann'], properties: { email: 'ann@x.com' } }],
-    events: [
-      ev('ann', '$pageview', '2021-01-01T10:00:00Z', { $current_url: 'https://www.example.com/a/b', word: 'héllo', n: 1 }),
-      ev('ann', '$pageview', '2021-01-02T10:00:00Z', { $current_url: 'http://shop.example.org/cart', word: 'hello', n: 2 }),
-      ev('ann', '$pageview', '2021-01-03T10:00:00Z', { n: 3 }),
-    ],
-  });
-});
-afterAll(async () => {
-  await h.close();
-  await shutdownParser();
+const project = hogqlTestProject({
+  persons: [{ id: '00000000-0000-4000-8000-0000000c33d9', distinct_ids: ['ann'], properties: { email: 'ann@x.com' } }],
+  events: [
+    ev('ann', '$pageview', '2021-01-01T10:00:00Z', { $current_url: 'https://www.example.com/a/b', word: 'héllo', n: 1 }),
+    ev('ann', '$pageview', '2021-01-02T10:00:00Z', { $current_url: 'http://shop.example.org/cart', word: 'hello', n: 2 }),
+    ev('ann', '$pageview', '2021-01-03T10:00:00Z', { n: 3 }),
+  ],
 });
 
-const hogql = (query: string) => h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid);
-const rows = async (query: string) => (await hogql(query)).results;
-const one = async (expr: string) => (await rows(`SELECT ${expr}`))[0][0];
+const { hogql, rows, one } = project;
 const perEvent = async (expr: string) => (await rows(`SELECT ${expr} FROM events ORDER BY timestamp`)).map((r: unknown[]) => r[0]);
 
 // First in the file, with a short query: the parser's first parse is its slowest (see parser.ts PARSE_TIMEOUT_MS).

@@ -9,31 +9,18 @@
  * test_sortable_semver). Data through the real ingest path and runner, like PostHog's `_create_event`.
  * hogql-functions-posthog-compat.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
-import { ev, openHarness, type Harness } from '../queries/funnels/testing';
-import { productqlRunner } from '../queries/runners/productql-runner';
-import { shutdownParser } from './index';
+import { ev, hogqlTestProject } from '../queries/funnels/testing';
 
-let h: Harness;
-let pid: number;
-beforeAll(async () => {
-  h = await openHarness();
-  pid = await h.load({
-    persons: [{ id: '00000000-0000-4000-8000-0000000a11c8', distinct_ids: ['alice'], properties: { email: 'alice@x.com' } }],
-    events: [
-      ev('alice', '$pageview', '2021-01-01T10:00:00Z', { $app_version: '1.10.0', n: 3 }),
-      ev('alice', '$pageview', '2021-01-02T10:00:00Z', { $app_version: '1.9.2' }),
-      ev('alice', '$pageview', '2021-01-03T10:00:00Z', { $app_version: '1.2.0.beta' }),
-    ],
-  });
-});
-afterAll(async () => {
-  await h.close();
-  await shutdownParser();
+const project = hogqlTestProject({
+  persons: [{ id: '00000000-0000-4000-8000-0000000a11c8', distinct_ids: ['alice'], properties: { email: 'alice@x.com' } }],
+  events: [
+    ev('alice', '$pageview', '2021-01-01T10:00:00Z', { $app_version: '1.10.0', n: 3 }),
+    ev('alice', '$pageview', '2021-01-02T10:00:00Z', { $app_version: '1.9.2' }),
+    ev('alice', '$pageview', '2021-01-03T10:00:00Z', { $app_version: '1.2.0.beta' }),
+  ],
 });
 
-const hogql = (query: string) => h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid);
-const rows = async (query: string) => (await hogql(query)).results;
-const one = async (expr: string) => (await rows(`SELECT ${expr}`))[0][0];
+const { hogql, rows, one } = project;
 const fails = (query: string, message: string | RegExp) =>
   expect(hogql(query)).rejects.toMatchObject({ status: 400, code: 'hogql_query_error', message: typeof message === 'string' ? message : expect.stringMatching(message) });
 

@@ -9,35 +9,23 @@
  * PostHog's `_create_event`.
  * hogql-posthog-compat-7.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
-import { ev, openHarness, type Harness } from '../queries/funnels/testing';
-import { productqlRunner } from '../queries/runners/productql-runner';
-import { shutdownParser } from './index';
+import { ev, hogqlTestProject } from '../queries/funnels/testing';
 import { testEngine } from '../engines/clickhouse/test-engine';
 
-let h: Harness;
-let pid: number;
-beforeAll(async () => {
-  h = await openHarness();
-  pid = await h.load({
-    persons: [
-      { id: '00000000-0000-4000-8000-0000000a11c7', distinct_ids: ['alice'], properties: { email: 'alice@x.com' } },
-      { id: '00000000-0000-4000-8000-000000000b07', distinct_ids: ['bob'], properties: { email: 'bob@x.com' } },
-    ],
-    events: [
-      ev('alice', '$pageview', '2021-01-01T10:00:00Z', { $current_url: 'https://x.com/a/b', obj: { a: 'x', n: 3 } }),
-      ev('alice', 'signup', '2021-01-02T10:00:00Z', { $current_url: 'https://x.com/', obj: { b: 1 } }),
-      ev('bob', '$pageview', '2021-01-03T10:00:00Z', { $current_url: 'https://x.com/c' }),
-      ev('bob', 'purchase', '2021-01-04T10:00:00Z', {}),
-    ],
-  });
-});
-afterAll(async () => {
-  await h.close();
-  await shutdownParser();
+const project = hogqlTestProject({
+  persons: [
+    { id: '00000000-0000-4000-8000-0000000a11c7', distinct_ids: ['alice'], properties: { email: 'alice@x.com' } },
+    { id: '00000000-0000-4000-8000-000000000b07', distinct_ids: ['bob'], properties: { email: 'bob@x.com' } },
+  ],
+  events: [
+    ev('alice', '$pageview', '2021-01-01T10:00:00Z', { $current_url: 'https://x.com/a/b', obj: { a: 'x', n: 3 } }),
+    ev('alice', 'signup', '2021-01-02T10:00:00Z', { $current_url: 'https://x.com/', obj: { b: 1 } }),
+    ev('bob', '$pageview', '2021-01-03T10:00:00Z', { $current_url: 'https://x.com/c' }),
+    ev('bob', 'purchase', '2021-01-04T10:00:00Z', {}),
+  ],
 });
 
-const hogql = (query: string) => h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid);
-const rows = async (query: string) => (await hogql(query)).results;
+const { hogql, rows } = project;
 
 // First in the file, with a short query: the parser's first parse is its slowest (see parser.ts PARSE_TIMEOUT_MS).
 describe('test_printer.py test_trim_leading_trailing_both: trim(LEADING | TRAILING | BOTH chars FROM x) is trimLeft / trimRight / trim', () => {

@@ -5,29 +5,18 @@
  * Data through the real ingest path and runner, like PostHog's `_create_event`.
  * hogql-posthog-compat-8.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
-import { ev, openHarness, type Harness } from '../queries/funnels/testing';
-import { productqlRunner } from '../queries/runners/productql-runner';
-import { shutdownParser } from './index';
+import { ev, hogqlTestProject } from '../queries/funnels/testing';
 
-let h: Harness;
-let pid: number;
-beforeAll(async () => {
-  h = await openHarness();
-  pid = await h.load({
-    persons: [{ id: '00000000-0000-4000-8000-0000000a11c7', distinct_ids: ['alice'], properties: { email: 'alice@x.com' } }],
-    events: [
-      ev('alice', '$pageview', '2021-01-01T10:00:00Z', { when: '2021-02-03 04:05:06', n: 1 }),
-      ev('alice', 'signup', '2021-01-02T10:00:00Z', { when: 'not a date', n: 2 }),
-      ev('alice', 'purchase', '2021-01-03T10:00:00Z', { n: 3 }),
-    ],
-  });
-});
-afterAll(async () => {
-  await h.close();
-  await shutdownParser();
+const project = hogqlTestProject({
+  persons: [{ id: '00000000-0000-4000-8000-0000000a11c7', distinct_ids: ['alice'], properties: { email: 'alice@x.com' } }],
+  events: [
+    ev('alice', '$pageview', '2021-01-01T10:00:00Z', { when: '2021-02-03 04:05:06', n: 1 }),
+    ev('alice', 'signup', '2021-01-02T10:00:00Z', { when: 'not a date', n: 2 }),
+    ev('alice', 'purchase', '2021-01-03T10:00:00Z', { n: 3 }),
+  ],
 });
 
-const hogql = (query: string, timezone = 'UTC') => h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid, { timezone });
+const hogql = (query: string, timezone = 'UTC') => project.hogql(query, { timezone });
 const rows = async (query: string, timezone?: string) => (await hogql(query, timezone)).results;
 
 // First in the file, with a short query: the parser's first parse is its slowest (see parser.ts PARSE_TIMEOUT_MS).

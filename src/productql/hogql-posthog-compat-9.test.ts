@@ -9,9 +9,7 @@
  * Data through the real ingest path and runner, like PostHog's `_create_person` / `_create_event`.
  * hogql-posthog-compat-9.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
-import { ev, openHarness, type Harness } from '../queries/funnels/testing';
-import { productqlRunner } from '../queries/runners/productql-runner';
-import { shutdownParser } from './index';
+import { ev, hogqlTestProject } from '../queries/funnels/testing';
 
 const P = (n: number) => `00000000-0000-4000-8000-0000000c${String(n).padStart(4, '0')}`;
 
@@ -32,24 +30,15 @@ const CHANNEL_CASES: [string, Record<string, unknown>, string][] = [
   ['test_doesnt_fail_on_numbers', { $initial_referring_domain: 'example.com', $initial_utm_source: 123 }, 'Referral'],
 ];
 
-let h: Harness;
-let pid: number;
-beforeAll(async () => {
-  h = await openHarness();
-  pid = await h.load({
-    persons: CHANNEL_CASES.map(([name, properties], i) => ({ id: P(i + 1), distinct_ids: [name], properties })),
-    events: [
-      ...CHANNEL_CASES.map(([name], i) => ev(name, '$pageview', `2021-01-0${1 + (i % 3)}T10:00:00Z`, { i, n: ['1', '7', 'y', '1000', '2.5', 'x'][i % 6] })),
-      ev('test_organic_search', 'signup', '2021-01-04T10:00:00Z', { n: '00042', q: "it's \\ ok" }),
-    ],
-  });
-});
-afterAll(async () => {
-  await h.close();
-  await shutdownParser();
+const project = hogqlTestProject({
+  persons: CHANNEL_CASES.map(([name, properties], i) => ({ id: P(i + 1), distinct_ids: [name], properties })),
+  events: [
+    ...CHANNEL_CASES.map(([name], i) => ev(name, '$pageview', `2021-01-0${1 + (i % 3)}T10:00:00Z`, { i, n: ['1', '7', 'y', '1000', '2.5', 'x'][i % 6] })),
+    ev('test_organic_search', 'signup', '2021-01-04T10:00:00Z', { n: '00042', q: "it's \\ ok" }),
+  ],
 });
 
-const hogql = (query: string, timezone = 'UTC') => h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid, { timezone });
+const hogql = (query: string, timezone = 'UTC') => project.hogql(query, { timezone });
 const rows = async (query: string, timezone?: string) => (await hogql(query, timezone)).results;
 
 describe('test_channel_type.py: persons.$virt_initial_channel_type from the person’s $initial_* properties', () => {
@@ -65,7 +54,7 @@ describe('test_property.py test_virtual_person_properties_on_event_scope: person
 
   it('a hogql property filter on it in {filters} (PostHog prints a $virt_* person filter so), and the person filter itself', async () => {
     const run = (property: unknown) =>
-      h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select distinct_id, count() from events where {filters} group by distinct_id order by distinct_id', filters: { properties: [property] } }, pid, { timezone: 'UTC' });
+      project.hogql('select distinct_id, count() from events where {filters} group by distinct_id order by distinct_id', { timezone: 'UTC' }, { filters: { properties: [property] } });
     const expected = [
       ['test_organic_search', 2],
       ['test_unknown_domain', 1],

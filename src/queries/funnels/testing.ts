@@ -10,6 +10,8 @@ import { Ingestor } from '../../ingest/ingestor';
 import type { Project } from '../../store/entities';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { Timings } from '../timings';
+import { shutdownParser } from '../../productql';
+import { productqlRunner } from '../runners/productql-runner';
 
 export interface Harness {
   /** Which engine this is (see src/engines/clickhouse/test-engine.ts: suites run on both). */
@@ -140,3 +142,25 @@ export const byValue = (r: any) =>
 
 /** `datetime(y, m, d, hh, mm, ss)` as an ISO UTC string. */
 export const t = (y: number, m: number, d: number, hh = 0, mm = 0, ss = 0) => new Date(Date.UTC(y, m - 1, d, hh, mm, ss)).toISOString();
+
+/**
+ * For a ProductQL test file: `data` loaded into one project of a harness opened before the file's tests (closed,
+ * with the parser worker, after them), and HogQLQuery helpers over that project.
+ */
+export function hogqlTestProject(data: { persons?: unknown[]; events?: unknown[] }) {
+  let h: Harness;
+  let pid: number;
+  beforeAll(async () => {
+    h = await openHarness();
+    pid = await h.load(data);
+  });
+  afterAll(async () => {
+    await h.close();
+    await shutdownParser();
+  });
+  /** Runs a HogQLQuery node (`extra`: more of its fields, e.g. `filters`) on the project. */
+  const hogql = (query: string, project?: Partial<Project>, extra: Record<string, unknown> = {}): Promise<any> =>
+    h.run(productqlRunner, { kind: 'HogQLQuery', query, ...extra }, pid, project);
+  const rows = async (query: string, project?: Partial<Project>): Promise<any[][]> => (await hogql(query, project)).results;
+  return { hogql, rows, one: async (expr: string): Promise<unknown> => (await rows(`SELECT ${expr}`))[0][0], harness: () => h, projectId: () => pid };
+}
