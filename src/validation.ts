@@ -38,3 +38,39 @@ export function pythonTypeName(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
   return Array.isArray(v) ? 'list' : 'dict';
 }
+
+/**
+ * A JSON value as Python's repr shows it in a pydantic error (`input_value=…`), cut as pydantic-core cuts it (over 50
+ * characters: the first 25, `...`, the last 24); the walk stops early on a large or deep value.
+ */
+export function pyRepr(v: unknown): string {
+  let out = '';
+  let cut = false;
+  const walk = (x: unknown, depth: number): void => {
+    if (cut) return;
+    if (out.length > 4096 || depth > 64) {
+      cut = true;
+      out += '...';
+      return;
+    }
+    if (x === null || x === undefined) out += 'None';
+    else if (typeof x === 'boolean') out += x ? 'True' : 'False';
+    else if (typeof x === 'string') out += `'${x.length > 4096 ? x.slice(0, 4096) : x}'`;
+    else if (typeof x === 'number') out += String(x);
+    else {
+      const list = Array.isArray(x);
+      out += list ? '[' : '{';
+      const entries = list ? x.entries() : Object.entries(x as Record<string, unknown>).values();
+      let first = true;
+      for (const [k, e] of entries) {
+        if (cut) break;
+        out += `${first ? '' : ', '}${list ? '' : `'${k}': `}`;
+        first = false;
+        walk(e, depth + 1);
+      }
+      out += list ? ']' : '}';
+    }
+  };
+  walk(v, 0);
+  return out.length > 50 ? `${out.slice(0, 25)}...${out.slice(-24)}` : out;
+}

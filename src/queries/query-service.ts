@@ -8,7 +8,7 @@ import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import type { Project } from '../store/entities';
 import type { Metrics } from '../metrics';
-import { pythonTypeName, zodToUserError } from '../validation';
+import { pyRepr, pythonTypeName, zodToUserError } from '../validation';
 import { AsyncQueries, type QueryStatus } from './async-queries';
 import { cacheKey } from './cache-key';
 import { refreshFrequencyMs, staleAfterMs } from './freshness';
@@ -578,42 +578,6 @@ function unknownKind(kind: string, supported: string[]): UserError {
     `JSON parse error - validation errors for QueryRequest: query.kind: unknown query kind; supported: ${supported.join(', ')} ` +
     `[type=literal_error, input_value='${kind}', input_type=str]`;
   return new UserError(400, 'invalid_request', 'parse_error', detail, { attr: 'query__kind' });
-}
-
-/**
- * A JSON value as Python's repr shows it in a pydantic error (`input_value=…`), cut as pydantic-core cuts it (over 50
- * characters: the first 25, `...`, the last 24); the walk stops early on a large or deep value.
- */
-function pyRepr(v: unknown): string {
-  let out = '';
-  let cut = false;
-  const walk = (x: unknown, depth: number): void => {
-    if (cut) return;
-    if (out.length > 4096 || depth > 64) {
-      cut = true;
-      out += '...';
-      return;
-    }
-    if (x === null || x === undefined) out += 'None';
-    else if (typeof x === 'boolean') out += x ? 'True' : 'False';
-    else if (typeof x === 'string') out += `'${x.length > 4096 ? x.slice(0, 4096) : x}'`;
-    else if (typeof x === 'number') out += String(x);
-    else {
-      const list = Array.isArray(x);
-      out += list ? '[' : '{';
-      const entries = list ? x.entries() : Object.entries(x as Record<string, unknown>).values();
-      let first = true;
-      for (const [k, e] of entries) {
-        if (cut) break;
-        out += `${first ? '' : ', '}${list ? '' : `'${k}': `}`;
-        first = false;
-        walk(e, depth + 1);
-      }
-      out += list ? ']' : '}';
-    }
-  };
-  walk(v, 0);
-  return out.length > 50 ? `${out.slice(0, 25)}...${out.slice(-24)}` : out;
 }
 
 /**

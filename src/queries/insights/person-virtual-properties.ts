@@ -13,7 +13,6 @@ import { isPersonVirtualField, PERSON_VIRTUAL_FIELDS, personVirtualFieldExpr } f
 import { validationError } from '../../errors';
 
 const VIRTUAL_PREFIX = '$virt_';
-export const PERSON_VIRTUAL_PROPERTIES = PERSON_VIRTUAL_FIELDS;
 
 /** Whether a person property key names a virtual field. */
 export const isPersonVirtualProperty = (key: string): boolean => key.startsWith(VIRTUAL_PREFIX);
@@ -25,5 +24,5 @@ export const isPersonVirtualProperty = (key: string): boolean => key.startsWith(
  */
 export function personVirtualPropertyExpr(key: string, property: (name: string) => Expr, attr: string): Expr {
   if (isPersonVirtualField(key)) return personVirtualFieldExpr(key, property);
-  throw validationError(`Unknown virtual person property "${key}". Virtual person properties are: ${PERSON_VIRTUAL_PROPERTIES.join(', ')}.`, attr);
+  throw validationError(`Unknown virtual person property "${key}". Virtual person properties are: ${PERSON_VIRTUAL_FIELDS.join(', ')}.`, attr);
 }
