@@ -6,7 +6,7 @@
  * Scenarios already pinned by retention.test.ts / lifecycle-runner.test.ts / stickiness-runner.test.ts are not repeated.
  */
 import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
-import { PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, lifecycleData, LIFECYCLE_DAYS, LIFECYCLE_WEEKS } from './testing';
+import { PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, lifecycleData, LIFECYCLE_DAYS, LIFECYCLE_WEEKS, retentionCounts as counts, pad } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -23,12 +23,6 @@ afterAll(async () => {
 const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 
 const pluck = (r: any, key: string) => (r.results as any[]).map((x) => x[key]);
-const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
-/** PostHog's `pad`: the old triangle format to the matrix format (every row has the same length, zero-filled). */
-function pad(rows: number[][]): number[][] {
-  const max = Math.max(...rows.map((r) => r.length));
-  return rows.map((r) => [...r, ...new Array(max - r.length).fill(0)]);
-}
 
 // ------------------------------------------------------------------------------------------------ retention
 
@@ -47,9 +41,10 @@ const retention = (pid: number, q: Record<string, unknown>, proj: Record<string,
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
 
 describe('RetentionQuery (test_retention_query_runner.py)', () => {
-  it('test_day_interval: date_to at 06:00 still includes the whole day; alias distinct ids are one person', async () => {
+  // retentionReference only changes how the frontend shows the percentages: the counts are the same with either
+  it.each([{}, { retentionReference: 'total' }, { retentionReference: 'previous' }])('test_day_interval %j: date_to at 06:00 still includes the whole day; alias distinct ids are one person', async (reference) => {
     const pid = await project(TWO_PERSONS, pvs(DAY_EVENTS));
-    const r = await retention(pid, { dateRange: { date_to: _date(10, 0, 6) }, retentionFilter: { totalIntervals: 11 } });
+    const r = await retention(pid, { dateRange: { date_to: _date(10, 0, 6) }, retentionFilter: { totalIntervals: 11, ...reference } });
     expect(r.results).toHaveLength(11);
     expect(pluck(r, 'label')).toEqual(Array.from({ length: 11 }, (_, i) => `Day ${i}`));
     expect(r.results[0].date).toBe('2020-06-10T00:00:00Z');

@@ -5,7 +5,7 @@
  * Month labels, a single interval. Each title names the PostHog test (or the reference section) it follows.
  */
 import { createInsightTestDb, type InsightTestDb, type TestPerson } from '../insights/testing';
-import { retentionDate as _date, retentionEvent as ev } from './testing';
+import { retentionDate as _date, retentionEvent as ev, retentionCounts as counts } from './testing';
 import { retentionRunner } from './retention-runner';
 import { actorsRunner } from './actors-runner';
 
@@ -21,7 +21,6 @@ const project: InsightTestDb['project'] = (persons, events) => db.project(person
 
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
-const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
 async function actorsOf(pid: number, source: Record<string, unknown>): Promise<string[]> {
   const r = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['person'], source: { kind: 'InsightActorsQuery', ...source } }, pid);
   return (r.results as any[]).map((row) => [...row[0].distinct_ids].sort()[0]).sort();

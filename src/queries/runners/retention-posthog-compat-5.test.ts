@@ -8,7 +8,7 @@
  * counts are derived from reference §4.3 and the comment says so.
  */
 import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestPerson } from '../insights/testing';
-import { retentionDate as _date, retentionEvent as ev, retentionEvents as evs, PERSON1_DAY_ROWS, PERSON2_DAY_ROWS } from './testing';
+import { retentionDate as _date, retentionEvent as ev, retentionEvents as evs, PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, retentionCounts as counts, pad } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import { retentionRunner } from './retention-runner';
@@ -28,11 +28,6 @@ const project: InsightTestDb['project'] = (persons, events) => db.project(person
 
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
-const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
-const pad = (rows: number[][]) => {
-  const max = Math.max(...rows.map((r) => r.length));
-  return rows.map((r) => [...r, ...new Array(max - r.length).fill(0)]);
-};
 const blocks = (r: any) => (r.results as any[]).map((x) => [x.breakdown_value, x.label, x.values.map((v: any) => v.count)]);
 
 // The layout of test_retention_query_runner.py's day tests: person1 (with alias1) on days 0, 1, 2, 5 (and alias1 on 5), 6;

@@ -10,7 +10,7 @@
  * fixture could not be recalled, the expected counts are derived from reference §4.3 and the comment says so.
  */
 import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb } from '../insights/testing';
-import { retentionDate as _date, retentionEvent as ev } from './testing';
+import { retentionDate as _date, retentionEvent as ev, retentionCounts as counts } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import { retentionRunner } from './retention-runner';
@@ -31,7 +31,6 @@ const people = (...ids: string[]) => ids.map((id) => ({ distinct_ids: [id] }));
 
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
-const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
 const blocks = (r: any) => (r.results as any[]).map((x) => [x.breakdown_value, x.label, x.values.map((v: any) => v.count)]);
 async function actorsOf(pid: number, source: Record<string, unknown>, interval: number): Promise<[string, number[]][]> {
   const r = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['person', 'appearances'], source: { kind: 'InsightActorsQuery', source, interval } }, pid);

@@ -6,7 +6,7 @@
  * change with first-time cohorts, which failed on ClickHouse (the regression case names the bug).
  */
 import { createInsightTestDb, type InsightTestDb, type TestEvent } from '../insights/testing';
-import { PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, retentionDate as _date } from './testing';
+import { PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, retentionDate as _date, retentionCounts as counts, pad } from './testing';
 import { retentionRunner } from './retention-runner';
 import { actorsRunner } from './actors-runner';
 
@@ -21,12 +21,6 @@ afterAll(async () => {
 const TWO_PERSONS = [{ distinct_ids: ['person1', 'alias1'] }, { distinct_ids: ['person2'] }];
 const pvs = (rows: [string, string][]): TestEvent[] => rows.map(([distinct_id, ts]) => ({ event: '$pageview', distinct_id, timestamp: `${ts}Z` }));
 const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) => db.run(retentionRunner, { kind: 'RetentionQuery', ...q }, pid, proj as any);
-const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
-/** PostHog's `pad`: the old triangle format to the matrix format (every row has the same length, zero-filled). */
-function pad(rows: number[][]): number[][] {
-  const max = Math.max(...rows.map((r) => r.length));
-  return rows.map((r) => [...r, ...new Array(max - r.length).fill(0)]);
-}
 
 describe('retentionReference is display only (test_retention_query_runner.py)', () => {
   let days: number;
@@ -48,26 +42,6 @@ describe('retentionReference is display only (test_retention_query_runner.py)', 
         ['person2', _date(1, 1)],
         ['person1', _date(1, 1)],
         ['person2', _date(15, 1)],
-      ]),
-    );
-  });
-
-  it.each(['total', 'previous'])('test_day_interval with retentionReference %s', async (retentionReference) => {
-    const r = await retention(days, { dateRange: { date_to: _date(10, 0, 6) }, retentionFilter: { totalIntervals: 11, retentionReference } });
-    expect(r.results[0].date).toBe('2020-06-10T00:00:00Z');
-    expect(counts(r)).toEqual(
-      pad([
-        [1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0],
-        [2, 2, 1, 0, 1, 2, 0, 0, 0, 0],
-        [2, 1, 0, 1, 2, 0, 0, 0, 0],
-        [1, 0, 0, 1, 0, 0, 0, 0],
-        [0, 0, 0, 0, 0, 0, 0],
-        [1, 1, 0, 0, 0, 0],
-        [2, 0, 0, 0, 0],
-        [0, 0, 0, 0],
-        [0, 0, 0],
-        [0, 0],
-        [0],
       ]),
     );
   });

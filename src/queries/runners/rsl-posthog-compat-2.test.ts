@@ -7,7 +7,7 @@
  * exactly, the expectation is derived from the reference (§4, §6, §7) and the comment says so.
  */
 import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
-import { retentionDate as _date, retentionEvents as evs, PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, LIFECYCLE_DAYS, LIFECYCLE_TREND } from './testing';
+import { retentionDate as _date, retentionEvents as evs, PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, LIFECYCLE_DAYS, LIFECYCLE_TREND, retentionCounts as counts, pad } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -28,11 +28,6 @@ afterAll(async () => {
 const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 
 const pluck = (r: any, key: string) => (r.results as any[]).map((x) => x[key]);
-const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
-function pad(rows: number[][]): number[][] {
-  const max = Math.max(...rows.map((r) => r.length));
-  return rows.map((r) => [...r, ...new Array(max - r.length).fill(0)]);
-}
 /** ActorsQuery over an InsightActorsQuery source: `[last distinct id in sort order, ...other selected columns]` per actor, sorted. */
 async function actorsOf(pid: number, source: Record<string, unknown>, select: string[] = ['person']) {
   const r = await db.run(actorsRunner, { kind: 'ActorsQuery', select, source: { kind: 'InsightActorsQuery', ...source } }, pid);

@@ -9,7 +9,7 @@
  * fixture is a smaller copy of PostHog's, the expectation is derived from the reference (§4, §6, §7) and the comment says so.
  */
 import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
-import { retentionDate as _date, retentionEvent as ev } from './testing';
+import { retentionDate as _date, retentionEvent as ev, retentionCounts as counts, pad } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -26,11 +26,6 @@ afterAll(async () => {
 
 const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 
-const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
-function pad(rows: number[][]): number[][] {
-  const max = Math.max(...rows.map((r) => r.length));
-  return rows.map((r) => [...r, ...new Array(max - r.length).fill(0)]);
-}
 /** ActorsQuery over an InsightActorsQuery source: the actors' last distinct id in sort order (groups: their key), sorted. */
 async function actorsOf(pid: number, source: Record<string, unknown>): Promise<string[]> {
   const r = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['actor'], source: { kind: 'InsightActorsQuery', ...source } }, pid);

@@ -134,3 +134,12 @@ export const LIFECYCLE_WEEKS: [string, string[]][] = [
   ['p3', ['2020-02-12T12:00:00Z']],
   ['p4', ['2020-02-27T12:00:00Z']],
 ];
+
+/** A RetentionQuery answer's counts: one row per cohort, one count per interval. */
+export const retentionCounts = (r: any): number[][] => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
+
+/** PostHog's `pad`: the old triangle format to the matrix format (every row has the same length, zero-filled). */
+export function pad(rows: number[][]): number[][] {
+  const max = Math.max(...rows.map((r) => r.length));
+  return rows.map((r) => [...r, ...new Array(max - r.length).fill(0)]);
+}
