@@ -9,15 +9,14 @@
 import { ev, openHarness, type Harness } from '../queries/funnels/testing';
 import { productqlRunner } from '../queries/runners/productql-runner';
 import { trendsRunner } from '../queries/runners/trends-runner';
-import { setInsightsClock } from '../queries/insights/date-range';
+import { useInsightsClock } from '../queries/insights/testing';
 import { BREAKDOWN_NULL } from '../queries/insights/breakdown';
 import { shutdownParser } from './index';
 import { CHANNEL_TYPES } from './channel-type';
 
 let h: Harness;
-let restoreClock: () => void;
+const freeze = useInsightsClock();
 afterAll(async () => {
-  restoreClock?.();
   await h?.close();
   await shutdownParser();
 });
@@ -74,7 +73,7 @@ const T = (s: number): string => new Date(Date.UTC(2024, 0, 10, 12, 0, s)).toISO
 
 beforeAll(async () => {
   h = await openHarness();
-  restoreClock = setInsightsClock(new Date('2024-01-12T00:00:00Z'));
+  freeze('2024-01-12T00:00:00Z');
   channels = await h.load({
     persons: [{ distinct_ids: ['u'], properties: {} }],
     events: CHANNEL_CASES.map(([, props], i) => pageview(`c${i}`, T(i), props)),

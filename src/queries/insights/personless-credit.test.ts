@@ -13,8 +13,7 @@
  * (TableNeeds.personless). Every case below checks a query kind before and after the distinct id gets a person,
  * ingested through the real Ingestor (the import path: identity rules, merges).
  */
-import { createInsightTestDb, type InsightTestDb, type TestEvent } from './testing';
-import { setInsightsClock } from './date-range';
+import { createInsightTestDb, type InsightTestDb, type TestEvent, useInsightsClock } from './testing';
 import { trendsRunner } from '../runners/trends-runner';
 import { funnelsRunner } from '../runners/funnels-runner';
 import { stickinessRunner } from '../runners/stickiness-runner';
@@ -27,13 +26,12 @@ import { compileProductQL, shutdownParser } from '../../productql';
 import { normalizeEvent } from '../../ingest/capture-payload';
 
 let db: InsightTestDb;
-let restoreClock: () => void;
+const freeze = useInsightsClock();
 beforeAll(async () => {
   db = await createInsightTestDb();
-  restoreClock = setInsightsClock(new Date('2024-01-08T12:00:00Z'));
+  freeze('2024-01-08T12:00:00Z');
 });
 afterAll(async () => {
-  restoreClock();
   await db.close();
   await shutdownParser();
 });

@@ -18,15 +18,14 @@ import * as ast from '../../productql/ast';
 import { shutdownParser } from '../../productql';
 import type { GroupTypeUpsert, GroupUpsert, InternalStatements } from '../../engines/engine';
 import { runInsightQuery } from './execute';
-import { setInsightsClock } from './date-range';
 import { ensureFilterParser, propertiesToExpr } from './property-filters';
 import { propertiesSchema } from './schema';
-import { actionRegistry, createInsightTestDb, modelActionStep as step, type InsightTestDb } from './testing';
+import { actionRegistry, createInsightTestDb, modelActionStep as step, type InsightTestDb, useInsightsClock } from './testing';
 import { trendsRunner } from '../runners/trends-runner';
 import { stickinessRunner } from '../runners/stickiness-runner';
 
 let db: InsightTestDb;
-let restoreClock: () => void;
+const freeze = useInsightsClock();
 const registry = actionRegistry(900);
 
 /** Project 1: one event per row below (`properties.i` is its index), by the persons below; now = 2022-05-01 12:00 UTC. */
@@ -58,7 +57,7 @@ beforeAll(async () => {
   db = await createInsightTestDb();
   await ensureFilterParser();
   db.actions = registry.source;
-  restoreClock = setInsightsClock(new Date(NOW));
+  freeze(NOW);
   await db.load(P, {
     persons: [
       // $initial_* as ingestion sets them from a person's first event (src/ingest/person-initial-properties.ts)
@@ -108,7 +107,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  restoreClock();
   await db.close();
   await shutdownParser();
 });

@@ -5,8 +5,7 @@
  * (`{type: 'session', key: '$session_duration', operator: 'gt', value: 10}` is `session.$session_duration > 10`) and
  * test_sessions_v2 (the field set). Expected values are computed by hand from the dataset below.
  */
-import { createInsightTestDb, type InsightTestDb } from './testing';
-import { setInsightsClock } from './date-range';
+import { createInsightTestDb, type InsightTestDb, useInsightsClock } from './testing';
 import { BREAKDOWN_NULL } from './breakdown';
 import { trendsRunner } from '../runners/trends-runner';
 import { funnelsRunner } from '../runners/funnels-runner';
@@ -16,7 +15,7 @@ import { retentionRunner } from '../runners/retention-runner';
 import { pathsRunner } from '../runners/paths-runner';
 
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
+const freeze = useInsightsClock();
 
 const P = 1; // the sessions below
 const P_OTHER = 2; // another project reusing the session ids, with very different sessions
@@ -73,13 +72,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
 });
 
 beforeEach(() => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date('2020-01-04T13:00:00Z'));
+  freeze('2020-01-04T13:00:00Z');
 });
 
 const SIGN_UP = { kind: 'EventsNode', event: 'sign up' };

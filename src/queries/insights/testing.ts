@@ -14,10 +14,28 @@ import type { ActionDef, ActionSource } from '../../actions/matching';
 import type { ActionStep } from '../../store/entities/action';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { Timings } from '../timings';
+import { setInsightsClock } from './date-range';
 
 /** An event and a person as the import takes them (the fixtures of the PostHog compatibility suites). */
 export type TestEvent = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
 export type TestPerson = { distinct_ids: string[]; created_at?: string; properties?: Record<string, unknown> };
+
+/**
+ * The query clock of a test file, as PostHog's `freeze_time`: `const freeze = useInsightsClock();` at the top level,
+ * then `freeze('2020-01-04T13:00:00Z')` in a hook or a test. Each call replaces the last; the real clock is back after
+ * the file (`'each'`: after every test).
+ */
+export function useInsightsClock(restoreAfter: 'all' | 'each' = 'all'): (at: string | Date) => void {
+  let restore: (() => void) | null = null;
+  (restoreAfter === 'each' ? afterEach : afterAll)(() => {
+    restore?.();
+    restore = null;
+  });
+  return (at) => {
+    restore?.();
+    restore = setInsightsClock(new Date(at));
+  };
+}
 
 /** An event for `db.load`/`db.project`: `ev('sign up', 'blabla', '2020-01-01T00:00:00Z', { key: 'val' })`. */
 export const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}): Required<TestEvent> => ({

@@ -1,5 +1,4 @@
-import { actionRegistry, actionStep, createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
-import { setInsightsClock } from '../insights/date-range';
+import { actionRegistry, actionStep, createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '../insights/testing';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from '../insights/breakdown';
 import { actorsRunner } from './actors-runner';
 import { trendsRunner } from './trends-runner';
@@ -15,17 +14,12 @@ import { shutdownParser } from '../../productql/parser';
  * Runs on DuckDB here and on ClickHouse in the .clickhouse twin, with the same pinned results.
  */
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
-const freeze = (iso: string): void => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock();
 
 beforeAll(async () => {
   db = await createInsightTestDb();
 });
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
   await shutdownParser();
 });

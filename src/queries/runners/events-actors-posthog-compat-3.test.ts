@@ -1,5 +1,4 @@
-import { createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
-import { setInsightsClock } from '../insights/date-range';
+import { createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '../insights/testing';
 import { actorsRunner } from './actors-runner';
 import { insightActorsOptionsRunner } from './insight-actors-options-runner';
 import { shutdownParser } from '../../productql/parser';
@@ -17,11 +16,7 @@ import { shutdownParser } from '../../productql/parser';
  * .clickhouse twin, with the same pinned results.
  */
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
-const freeze = (iso: string): void => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock();
 
 const P_PERSONS = 301;
 const P_INSIGHT = 302;
@@ -82,7 +77,6 @@ beforeAll(async () => {
   await db.load(P_UNORDERED, unordered);
 });
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
   await shutdownParser();
 });

@@ -8,9 +8,8 @@
  * lifecycle, and the whole-range lifecycle. Each title names the PostHog test it follows; where the fixture is a
  * smaller copy of PostHog's, the expectation is derived from the reference (§1.5, §6, §7) and the comment says so.
  */
-import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson, useInsightsClock } from '../insights/testing';
 import { lifecycleData, LIFECYCLE_DAYS, LIFECYCLE_TREND, LIFECYCLE_WEEKS } from './testing';
-import { setInsightsClock } from '../insights/date-range';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import { lifecycleRunner } from './lifecycle-runner';
 import { stickinessRunner } from './stickiness-runner';
@@ -26,15 +25,7 @@ afterAll(async () => {
   await db.close();
 });
 
-let restoreClock: (() => void) | undefined;
-afterEach(() => {
-  restoreClock?.();
-  restoreClock = undefined;
-});
-const freeze = (iso: string) => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock('each');
 
 const project: InsightTestDb['project'] = (persons, events) => db.project(persons, events);
 

@@ -5,18 +5,13 @@
  * `bool_field`, `nullable_prop` and the person email the test-account filter looks at), test_trends.py (groups,
  * timezones) and the math types test_aggregation_operations.py lists. Each test names the PostHog test it follows.
  */
-import { createInsightTestDb, ev, eventCountPerActorFixture, type InsightTestDb } from '../insights/testing';
+import { createInsightTestDb, ev, eventCountPerActorFixture, type InsightTestDb, useInsightsClock } from '../insights/testing';
 import { formulaSetUp, multiplePeople, RUNNER_PEOPLE, runnerEvents } from './testing';
-import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
 
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
-const freeze = (iso: string): void => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock();
 
 const P_FORMULA = 1; // test_formula.py setUp
 const P_RUNNER = 2; // test_trends_query_runner._create_test_events (complete)
@@ -126,7 +121,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
 });
 

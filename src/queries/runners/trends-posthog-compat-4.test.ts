@@ -5,8 +5,7 @@
  * ranges, weekly buckets in a timezone, breakdown values ranked by the series' math, and more. Each test names the
  * PostHog test it follows.
  */
-import { actionStep, createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
-import { setInsightsClock } from '../insights/date-range';
+import { actionStep, createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '../insights/testing';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER_V } from '../insights/breakdown';
 import { trendsRunner, trendsActorsQuery } from './trends-runner';
 import { insightActorsOptionsRunner } from './insight-actors-options-runner';
@@ -20,11 +19,7 @@ import type { CohortLoader } from '../../cohorts/cohort-loader';
 import type { ResolvedCohort } from '../../cohorts/cohort-scope';
 
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
-const freeze = (iso: string): void => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock();
 
 const P_PEOPLE = 1; // _create_multiple_people()
 const P_EVENTS = 2; // _create_events() + test_dau_with_breakdown_filtering_with_prop_filter's Windows sign up
@@ -186,7 +181,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
 });
 

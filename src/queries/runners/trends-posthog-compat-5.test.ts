@@ -6,9 +6,8 @@
  * time-series displays, and the actors of data points as test_trends_persons.py reads them (multiple breakdowns, hogql
  * breakdowns, property math, total values). Each test names the PostHog test it follows.
  */
-import { actionStep, createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { actionStep, createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '../insights/testing';
 import { formulaSetUp, multiplePeople, RUNNER_PEOPLE, runnerEvents } from './testing';
-import { setInsightsClock } from '../insights/date-range';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER_V } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
 import { actorsRunner } from './actors-runner';
@@ -19,11 +18,7 @@ import type { ResolvedCohort } from '../../cohorts/cohort-scope';
 import type { GroupTypeUpsert, GroupUpsert, InternalStatements } from '../../engines/engine';
 
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
-const freeze = (iso: string): void => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock();
 
 const P_FORMULA = 1; // test_formula.py setUp
 const P_PEOPLE = 2; // test_trends.py _create_multiple_people
@@ -127,7 +122,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
 });
 

@@ -6,9 +6,8 @@
  * several series (test_formula.py, test_trends_query_runner.py), the FormulaAST cases (test_formula_ast.py) through a
  * trends formula, and multiple breakdowns with URL normalization. Each test names the PostHog test it follows.
  */
-import { actionRegistry, actionStep, createInsightTestDb, ev, type InsightTestDb } from '../insights/testing';
+import { actionRegistry, actionStep, createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '../insights/testing';
 import { formulaSetUp, RUNNER_PEOPLE, runnerEvents } from './testing';
-import { setInsightsClock } from '../insights/date-range';
 import { trendsRunner } from './trends-runner';
 import { actorsRunner } from './actors-runner';
 import { zodToUserError } from '../../validation';
@@ -17,11 +16,7 @@ import type { CohortLoader } from '../../cohorts/cohort-loader';
 import type { ResolvedCohort } from '../../cohorts/cohort-scope';
 
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
-const freeze = (iso: string): void => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock();
 
 const P_FORMULA = 1; // test_formula.py setUp
 const P_RUNNER = 2; // test_trends_query_runner._create_test_events
@@ -105,7 +100,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
 });
 

@@ -9,18 +9,13 @@
  * test names the PostHog test it follows, or the reference section (posthog-queries.md) where the scenario is not one
  * of PostHog's own.
  */
-import { createInsightTestDb, ev, type InsightTestDb, eventCountPerActorFixture } from '../insights/testing';
-import { setInsightsClock } from '../insights/date-range';
+import { createInsightTestDb, ev, type InsightTestDb, eventCountPerActorFixture, useInsightsClock } from '../insights/testing';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER_V } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
 import type { GroupTypeUpsert, GroupUpsert, InternalStatements } from '../../engines/engine';
 
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
-const freeze = (iso: string): void => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock();
 
 const P_MIXED = 1; // purchases of four persons: amounts of every JSON type, sessions, URLs, countries
 const P_SESSIONS = 2; // test_trends_with_session_property_single_aggregate_math: sessions of 5, 10, 0 and 15 seconds
@@ -120,7 +115,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
 });
 

@@ -6,19 +6,14 @@
  * names the PostHog test it follows, or the reference section (posthog-queries.md) where the scenario is not one of
  * PostHog's own.
  */
-import { actionRegistry, createInsightTestDb, ev, modelActionStep, type InsightTestDb, eventCountPerActorFixture, activeUsersFixture } from '../insights/testing';
-import { setInsightsClock } from '../insights/date-range';
+import { actionRegistry, createInsightTestDb, ev, modelActionStep, type InsightTestDb, eventCountPerActorFixture, activeUsersFixture, useInsightsClock } from '../insights/testing';
 import { BREAKDOWN_NULL as NULL_V } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
 import { stickinessRunner } from './stickiness-runner';
 import type { GroupTypeUpsert, GroupUpsert, InternalStatements } from '../../engines/engine';
 
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
-const freeze = (iso: string): void => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock();
 
 const P_PER_ACTOR = 1; // test_trends.py _create_event_count_per_actor_events(), with its $group_0 values
 const P_GROUPS = 2; // test_trends.py _create_groups() and test_breakdown_by_group_props_with_person_filter's events
@@ -107,7 +102,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
 });
 

@@ -3,17 +3,12 @@
  * test_trends_query_runner.py), through the runner the REST `/query/` endpoint uses. Each test names the PostHog test
  * it follows; datasets mirror their setups (`_create_events`, `_create_test_events`) with `freeze_time` as the clock.
  */
-import { createInsightTestDb, ev, type InsightTestDb, eventCountPerActorFixture, activeUsersFixture } from '../insights/testing';
-import { setInsightsClock } from '../insights/date-range';
+import { createInsightTestDb, ev, type InsightTestDb, eventCountPerActorFixture, activeUsersFixture, useInsightsClock } from '../insights/testing';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
 
 let db: InsightTestDb;
-let restoreClock: (() => void) | null = null;
-const freeze = (iso: string): void => {
-  restoreClock?.();
-  restoreClock = setInsightsClock(new Date(iso));
-};
+const freeze = useInsightsClock();
 
 // Project ids (one dataset each).
 const P_EVENTS = 1; // PostHog's _create_events()
@@ -173,7 +168,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  restoreClock?.();
   await db.close();
 });
 
