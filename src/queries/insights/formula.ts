@@ -1,6 +1,7 @@
 /**
  * Trends formulas (`A+B`, `(A-B)/A*100`, `A**2`): series letters A, B, C… in `series` order (case-insensitive),
- * numbers, `+ - * / % **`, unary ±, parentheses. Division (and modulo) by zero gives 0; null operands are 0.
+ * numbers, `+ - * / % **`, unary ±, parentheses, with Python's semantics (PostHog's FormulaAST). Division (and
+ * modulo) by zero gives 0; null operands are 0.
  * Anything else — unknown letters, function calls, identifiers — is a 400. Evaluated point-wise in JS; no text
  * from the formula ever reaches SQL.
  */
@@ -132,7 +133,9 @@ export function parseFormula(text: string, seriesCount: number, attr = 'trendsFi
             r = b === 0 ? 0 : a / b;
             break;
           case '%':
+            // Python's modulo (PostHog evaluates formulas with operator.mod): the sign of the divisor, -1 % 3 = 2
             r = b === 0 ? 0 : a % b;
+            if (r !== 0 && b < 0 !== r < 0) r += b;
             break;
           case '**':
             r = a ** b;

@@ -632,6 +632,8 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
     let hasMore = false;
     const results: Record<string, unknown>[] = [];
     const currentBuckets = range.buckets();
+    /** The series lines of each period, limited and transformed. */
+    const perPeriod = new Map<Period, Line[][]>();
     for (const p of periods) {
       const buckets = p.range.buckets();
       const perSeries: Line[][] = series.map((_, i) => {
@@ -641,20 +643,24 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
         hasMore ||= limited.hasMore;
         return limited.lines;
       });
+      perPeriod.set(p, perSeries);
       const actionExtra = { days: currentBuckets.map((b) => isoWithOffset(b.start, ctx.project.timezone)) };
-      if (!formulas.length) {
-        series.forEach((s, i) => {
-          if (dropped.has(i)) return;
-          for (const line of perSeries[i]) {
-            const label =
-              line.value === null ? seriesLabel(s) : series.length === 1 ? breakdownLabel(line.value) : `${seriesLabel(s)} - ${breakdownLabel(line.value)}`;
-            results.push(shapeItem(env, { seriesIndex: i, line, period: p }, buckets, label, seriesAction(s, i, actionExtra), p.range));
-          }
-        });
-        continue;
-      }
-      // Formulas: evaluated point-wise per breakdown value; missing values are zeros.
-      for (const f of formulas) {
+      if (formulas.length) continue;
+      series.forEach((s, i) => {
+        if (dropped.has(i)) return;
+        for (const line of perSeries[i]) {
+          const label =
+            line.value === null ? seriesLabel(s) : series.length === 1 ? breakdownLabel(line.value) : `${seriesLabel(s)} - ${breakdownLabel(line.value)}`;
+          results.push(shapeItem(env, { seriesIndex: i, line, period: p }, buckets, label, seriesAction(s, i, actionExtra), p.range));
+        }
+      });
+    }
+    // Formulas: evaluated point-wise per breakdown value (missing values are zeros); each formula answers its items for
+    // every period (PostHog's apply_formula splits current and previous itself, once per formula node).
+    for (const f of formulas) {
+      for (const p of periods) {
+        const buckets = p.range.buckets();
+        const perSeries = perPeriod.get(p)!;
         const values = new Map<string, BreakdownValue | null>();
         for (const lines of perSeries) for (const l of lines) if (!values.has(keyOf(l.value))) values.set(keyOf(l.value), l.value);
         const items: Line[] = [];
