@@ -14,6 +14,8 @@ export interface EntityLike {
   id?: unknown;
   properties?: unknown;
   fixedProperties?: unknown;
+  /** A GroupNode's nodes. */
+  nodes?: unknown;
 }
 
 /** A filter list (or group) as order-insensitive canonical texts: one per filter, keys sorted. */
@@ -25,10 +27,12 @@ function filterTexts(props: unknown): string[] {
 
 const sameTexts = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Same kind and the same event (EventsNode; null = all events) or action id (ActionsNode). */
+/** Same kind and the same event (EventsNode; null = all events), action id (ActionsNode) or nodes (GroupNode). */
 function sameTarget(a: EntityLike, b: EntityLike): boolean {
   if ((a.kind ?? 'EventsNode') !== (b.kind ?? 'EventsNode')) return false;
   if ((a.kind ?? 'EventsNode') === 'ActionsNode') return Number(a.id) === Number(b.id);
+  // (GroupNode steps: the same nodes, in any order)
+  if (a.kind === 'GroupNode') return sameTexts(filterTexts(a.nodes), filterTexts(b.nodes));
   return (a.event ?? null) === (b.event ?? null);
 }
 

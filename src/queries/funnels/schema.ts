@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIMIT_CODES, MAX_FUNNEL_EXCLUSIONS, MAX_FUNNEL_STEPS, maxItems } from '../../limits';
-import { actionsNodeSchema, anyPropertyFilterSchema, breakdownFilterSchema, eventsNodeSchema, insightBaseShape, intervalSchema } from '../insights';
+import { actionsNodeSchema, anyPropertyFilterSchema, breakdownFilterSchema, eventsNodeSchema, groupNodeSchema, insightBaseShape, intervalSchema } from '../insights';
 
 /**
  * An exclusion: PostHog's FunnelExclusionEventsNode / FunnelExclusionActionsNode, i.e. a whole EventsNode or ActionsNode
@@ -41,8 +41,9 @@ export const funnelsFilterSchema = z
 export const funnelsQuerySchema = z
   .object({
     kind: z.literal('FunnelsQuery'),
+    // A GroupNode step is one step matched by an event of any of its nodes (PostHog's FunnelsQuery series accept it).
     series: z
-      .array(z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema]))
+      .array(z.discriminatedUnion('kind', [eventsNodeSchema, actionsNodeSchema, groupNodeSchema]))
       .min(1)
       .superRefine(maxItems(MAX_FUNNEL_STEPS, LIMIT_CODES.tooManySteps, 'funnel steps')),
     interval: intervalSchema.nullish(),

@@ -39,6 +39,9 @@ const isFirstTime = (s: { math?: string | null }): boolean => s.math === 'first_
 const OTHER = 'Other';
 
 type Step = FunnelsQueryNode['series'][number];
+type GroupStep = Extract<Step, { kind: 'GroupNode' }>;
+/** A step's event/action nodes: a GroupNode's own nodes, else the step itself. */
+const nodesOf = (s: Step) => (s.kind === 'GroupNode' ? s.nodes : [s]);
 
 /** The action an ActionsNode step or exclusion was resolved to ({@link withActions}); undefined for events. */
 const actionOf = (s: object): ActionDef | undefined => (s as { action?: ActionDef }).action;
@@ -49,8 +52,9 @@ const actionOf = (s: object): ActionDef | undefined => (s as { action?: ActionDe
  */
 async function withActions(node: FunnelsQueryNode, ctx: RunnerContext): Promise<FunnelsQueryNode> {
   const exclusions = node.funnelsFilter?.exclusions ?? [];
-  const actions = await actionsOf(ctx, [...node.series, ...exclusions.map((e) => ({ kind: e.kind, id: Number(e.id) }))]);
-  if (!actions.size && !node.series.some((s) => s.kind === 'ActionsNode') && !exclusions.some((e) => e.kind === 'ActionsNode')) return node;
+  const stepNodes = node.series.flatMap(nodesOf);
+  const actions = await actionsOf(ctx, [...stepNodes, ...exclusions.map((e) => ({ kind: e.kind, id: Number(e.id) }))]);
+  if (!actions.size && !stepNodes.some((s) => s.kind === 'ActionsNode') && !exclusions.some((e) => e.kind === 'ActionsNode')) return node;
   const resolve = <T extends { kind: string; id?: unknown }>(s: T, attr: string): T => {
     if (s.kind !== 'ActionsNode') return s;
     const action = actions.get(Number(s.id));
@@ -59,18 +63,34 @@ async function withActions(node: FunnelsQueryNode, ctx: RunnerContext): Promise<
   };
   return {
     ...node,
-    series: node.series.map((s, i) => resolve(s, `series__${i}`)),
+    series: node.series.map((s, i) =>
+      s.kind === 'GroupNode' ? { ...s, nodes: s.nodes.map((x, j) => resolve(x, `series__${i}__nodes__${j}`)) } : resolve(s, `series__${i}`),
+    ),
     ...(node.funnelsFilter
       ? { funnelsFilter: { ...node.funnelsFilter, exclusions: node.funnelsFilter.exclusions?.map((e, i) => resolve(e, `funnelsFilter__exclusions__${i}`)) } }
       : {}),
   };
 }
 
-/** A step's (or exclusion's) condition: the event or the action, AND its properties and fixed properties. */
-function stepExpr(s: { kind?: string; event?: string | null; properties?: unknown; fixedProperties?: unknown }, tz: string): Expr {
+/**
+ * A step's (or exclusion's) condition: the event or the action, AND its properties and fixed properties. A GroupNode
+ * step: an event of any of its nodes (each with its own filters), AND the group's properties and fixed properties.
+ */
+function stepExpr(s: { kind?: string; event?: string | null; properties?: unknown; fixedProperties?: unknown; nodes?: unknown[] }, tz: string): Expr {
+  if (s.kind === 'GroupNode')
+    return ast.and(ast.or(...(s as GroupStep).nodes.map((x) => stepExpr(x, tz))), propertiesExpr(s.properties, tz), propertiesExpr(s.fixedProperties, tz));
   const action = actionOf(s);
   if (!action) return entityExpr(s, tz);
   return ast.and(actionToExpr(action, { timezone: tz }), propertiesExpr(s.properties, tz), propertiesExpr(s.fixedProperties, tz));
+}
+
+/**
+ * The funnelToStep a visualisation reads. Time to convert takes PostHog's `funnelToStep or len(series) - 1`
+ * (FunnelTimeToConvert.get_query): a to-step of 0 is the last step, as when it is missing; its range check then only
+ * refuses negative and too large steps.
+ */
+function stepRangeTo(ff: NonNullable<FunnelsQueryNode['funnelsFilter']>, viz: string): number | null | undefined {
+  return viz === 'time_to_convert' && ff.funnelToStep === 0 ? null : ff.funnelToStep;
 }
 
 /** Validation PostHog does before running (400s). */
@@ -78,6 +98,10 @@ function validate(node: FunnelsQueryNode): void {
   const n = node.series.length;
   const ff = node.funnelsFilter ?? {};
   const order = ff.funnelOrderType ?? 'ordered';
+  // PostHog implements a GroupNode's OR only (its AND adds no condition): a 400, as in trends (insights/series.ts).
+  for (const [i, s] of node.series.entries())
+    if (s.kind === 'GroupNode' && s.operator !== 'OR')
+      throw validationError('A GroupNode combines its nodes with OR; operator AND is not supported.', `series__${i}__operator`, 'unsupported_series');
   // PostHog's FunnelBase checks every exclusion's range and steps first; the unordered funnel refuses partial ranges
   // afterwards, when it builds its query.
   const exclusions = ff.exclusions ?? [];
@@ -108,9 +132,10 @@ function validate(node: FunnelsQueryNode): void {
   // The step range is read by the trends and time-to-convert visualisations only (PostHog ignores it for steps, so a
   // one-step funnel, test_funnel_with_single_step, is valid there).
   if (viz !== 'steps') {
+    const toStep = stepRangeTo(ff, viz);
     if (ff.funnelFromStep !== undefined && ff.funnelFromStep !== null && (ff.funnelFromStep < 0 || ff.funnelFromStep > n - 2))
       throw validationError('funnelFromStep is out of range', 'funnelsFilter__funnelFromStep');
-    if (ff.funnelToStep !== undefined && ff.funnelToStep !== null && (ff.funnelToStep < 1 || ff.funnelToStep > n - 1))
+    if (toStep !== undefined && toStep !== null && (toStep < 1 || toStep > n - 1))
       throw validationError(
         // PostHog's FunnelTimeToConvert words it so; its trends have no check of their own.
         viz === 'time_to_convert'
@@ -118,7 +143,7 @@ function validate(node: FunnelsQueryNode): void {
           : 'funnelToStep is out of range',
         'funnelsFilter__funnelToStep',
       );
-    if ((ff.funnelFromStep ?? 0) >= (ff.funnelToStep ?? n - 1)) throw validationError('funnelFromStep must be before funnelToStep', 'funnelsFilter');
+    if ((ff.funnelFromStep ?? 0) >= (toStep ?? n - 1)) throw validationError('funnelFromStep must be before funnelToStep', 'funnelsFilter');
   }
   if (ff.breakdownAttributionType === 'step') {
     const v = ff.breakdownAttributionValue ?? 0;
@@ -141,8 +166,12 @@ async function firstTimeSteps(node: FunnelsQueryNode, ctx: RunnerContext, range:
   const out = new Map<number, Map<string, number>>();
   for (const [k, s] of node.series.entries()) {
     if (!isFirstTime(s)) continue;
-    const action = actionOf(s);
-    const cond = s.math === 'first_time_for_user_with_filters' ? stepExpr(s, tz) : action ? actionToExpr(action, { timezone: tz }) : eventNameExpr(s);
+    // (the event or action of each node of a GroupNode step; an all-events node: any event)
+    const events = nodesOf(s).map((x) => {
+      const action = actionOf(x);
+      return action ? actionToExpr(action, { timezone: tz }) : eventNameExpr(x);
+    });
+    const cond = s.math === 'first_time_for_user_with_filters' ? stepExpr(s, tz) : events.some((e) => !e) ? undefined : ast.or(...events);
     const q = ast.select({
       select: [ast.alias('actor', actor), ast.alias('first_ms', epochMsExpr(ast.call('min', [ast.field('timestamp')])))],
       from: 'events',
@@ -320,6 +349,12 @@ function localTimeCache(tz: string): (ms: number) => number {
   };
 }
 
+/** A step's `name`: the event (null for all events), the action's name, or a GroupNode's name or its nodes' names. */
+function stepName(s: Step): string | null {
+  if (s.kind === 'GroupNode') return s.name ?? s.nodes.map((x) => stepName(x) ?? 'All events').join(', ');
+  return s.kind === 'ActionsNode' ? (actionOf(s)?.name ?? s.name ?? String(s.id)) : stepEvent(s);
+}
+
 /** A single group breakdown (`breakdown_type: 'group'`), whose step values PostHog returns as strings, not arrays. */
 const isGroupBreakdown = (node: FunnelsQueryNode): boolean => node.breakdownFilter?.breakdown_type === 'group' && !node.breakdownFilter.breakdowns?.length;
 
@@ -337,8 +372,9 @@ function stepObject(
   const unordered = order === 'unordered';
   const step: Record<string, unknown> = {
     action_id: unordered ? null : s.kind === 'ActionsNode' ? s.id : stepEvent(s),
-    // PostHog's _serialize_step: name = step.event for events, so null for an all-events step.
-    name: unordered ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : s.kind === 'ActionsNode' ? (actionOf(s)?.name ?? s.name ?? String(s.id)) : stepEvent(s),
+    // PostHog's _serialize_step: name = step.event for events, so null for an all-events step. A GroupNode step is named
+    // as a GroupNode trends series is (insights/series.ts seriesLabel): its name, else its nodes' names.
+    name: unordered ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : stepName(s),
     custom_name: unordered ? null : (s.custom_name ?? null),
     order: i,
     people: [],
@@ -557,7 +593,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
 
   if (viz === 'time_to_convert') {
     const from = ff.funnelFromStep ?? 0;
-    const to = ff.funnelToStep ?? n - 1;
+    const to = stepRangeTo(ff, viz) ?? n - 1;
     const times: number[] = [];
     for (const g of groups.values())
       for (const r of g) {

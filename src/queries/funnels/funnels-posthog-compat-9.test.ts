@@ -1,0 +1,465 @@
+/**
+ * A ninth batch of funnel cases (posthog/hogql_queries/insights/funnels/test/: test_funnel.py, test_funnel_strict.py,
+ * test_funnel_unordered.py, test_funnel_trends.py, test_funnel_time_to_convert.py), the ones
+ * funnels-posthog-compat{,-2,…,-8}.test.ts do not cover: GroupNode steps (a step matched by an event of any of its
+ * nodes; reference §1.2 and §3.1) in every order and visualisation, with exclusions, breakdowns and actors, a
+ * time-to-convert funnelToStep of 0 (PostHog's `funnelToStep or len(series) - 1`), an absolute date_to with a time,
+ * funnel trends with a step range and a breakdown, ProductQL (`hogql`) step filters, the empty results of strict and
+ * unordered funnels, and breakdown_cases.py tests the strict and unordered breakdown suites inherit from
+ * funnel_breakdown_test_factory. Each case names the PostHog test it follows; the expected
+ * values are PostHog's, or, where a case says "derived", follow from the reference's rules on that setup. One project
+ * holds every case's events (each case its own event names and people). Runs through the real runners on a real
+ * engine (DuckDB, or ClickHouse via the .clickhouse twin).
+ */
+import { funnelsRunner } from '../runners/funnels-runner';
+import { actorsRunner } from '../runners/actors-runner';
+import { actionStep } from '../insights/testing';
+import { actionSource, E, type Ev, ev, type Harness, openHarness, persons, t } from './testing';
+
+const SIGNED_UP = { id: 90, name: 'Signed up', steps: [actionStep('g signup')] };
+
+const events = [
+  // GroupNode steps: "g view" (with a browser) or "g leave", then "g signup"
+  ev('g1', 'g view', t(2021, 5, 1, 10), { $browser: 'Chrome' }),
+  ev('g1', 'g signup', t(2021, 5, 1, 11)),
+  ev('g2', 'g leave', t(2021, 5, 1, 10)),
+  ev('g2', 'g signup', t(2021, 5, 1, 10, 30)),
+  ev('g3', 'g view', t(2021, 5, 1, 10), { $browser: 'Firefox' }),
+  ev('g3', 'g signup', t(2021, 5, 1, 11)),
+  ev('g4', 'g signup', t(2021, 5, 1, 9)),
+  ev('g4', 'g leave', t(2021, 5, 1, 10)),
+  ev('g5', 'g view', t(2021, 5, 1, 10), { $browser: 'Chrome' }),
+  ev('g5', 'g buy', t(2021, 5, 1, 12)),
+  ev('g6', 'g leave', t(2021, 5, 1, 10)),
+  ev('g6', 'g other', t(2021, 5, 1, 10, 10)),
+  ev('g6', 'g signup', t(2021, 5, 1, 10, 20)),
+  ev('g7', 'g view', t(2021, 5, 2, 10), { $browser: 'Chrome' }),
+  ev('g7', 'g leave', t(2021, 5, 2, 10, 5)),
+  // time to convert (test_funnel_time_to_convert.py's journeys)
+  ev('ta', 'ttc one', t(2021, 5, 3, 8)),
+  ev('ta', 'ttc two', t(2021, 5, 3, 9)),
+  ev('ta', 'ttc three', t(2021, 5, 3, 11)),
+  ev('tb', 'ttc one', t(2021, 5, 3, 13)),
+  ev('tb', 'ttc two', t(2021, 5, 3, 13, 37)),
+  // funnel trends by browser (test_funnel_step_breakdown_event with test_from_second_step / test_to_second_step)
+  ...[
+    ['r1', 'Chrome', 1, 3],
+    ['r2', 'Chrome', 1, 2],
+    ['r3', 'Chrome', 1, 1],
+    ['r4', 'Safari', 1, 2],
+    ['r5', 'Safari', 2, 3],
+  ].flatMap(([who, $browser, day, steps]) =>
+    ['r one', 'r two', 'r three'].slice(0, steps as number).map((name, i) => ev(who as string, name, t(2021, 5, day as number, 10 + i), { $browser })),
+  ),
+  // ProductQL step filters
+  ev('h1', 'h one', t(2021, 5, 1, 10), { plan: 'pro' }),
+  ev('h1', 'h two', t(2021, 5, 1, 11)),
+  ev('h2', 'h one', t(2021, 5, 1, 10), { plan: 'free' }),
+  ev('h2', 'h two', t(2021, 5, 1, 11)),
+  ev('h3', 'h one', t(2021, 5, 1, 10), { plan: 'pro' }),
+  ev('h3', 'h two', t(2021, 5, 1, 10, 30)),
+];
+
+/** A breakdown_cases.py journey under its own names: `tag:person`, `tag:event`. */
+const tagged = (tag: string, list: Ev[]): Ev[] => list.map((e) => ({ ...e, distinct_id: `${tag}:${e.distinct_id}`, event: `${tag}:${e.event}` }));
+// test_funnel_step_breakdown_with_{first_touch,last_touch,step_one}_attribution
+const attributionJourneys = [
+  ev('person1', 'sign up', '2020-01-01T12:00:00Z', { $browser: 'Chrome' }),
+  ev('person1', 'buy', '2020-01-01T13:00:00Z'),
+  ev('person2', 'sign up', '2020-01-01T13:00:00Z'),
+  ev('person2', 'buy', '2020-01-02T13:00:00Z', { $browser: 'Safari' }),
+  ev('person3', 'sign up', '2020-01-02T14:00:00Z', { $browser: 'Mac' }),
+  ev('person3', 'buy', '2020-01-02T15:00:00Z'),
+  ev('person4', 'sign up', '2020-01-02T15:00:00Z', { $browser: 0 }),
+  ev('person4', 'buy', '2020-01-02T16:00:00Z', { $browser: 'alakazam' }),
+  ev('person5', 'sign up', '2020-01-02T15:00:00Z'),
+  ev('person5', 'buy', '2020-01-02T16:00:00Z'),
+];
+// test_funnel_step_breakdown_with_step_one_attribution_incomplete_funnel (and its non-array twin)
+const incompleteJourneys = [
+  ev('person1', 'sign up', t(2020, 1, 1, 12), { $browser: 'Chrome' }),
+  ev('person1', 'buy', t(2020, 1, 2, 13), { $browser: 'Safari' }),
+  ev('person2', 'sign up', t(2020, 1, 1, 13)),
+  ev('person3', 'sign up', t(2020, 1, 2, 14), { $browser: 'Mac' }),
+  ev('person4', 'sign up', t(2020, 1, 2, 15), { $browser: 0 }),
+  ev('person4', 'buy', t(2020, 1, 2, 16), { $browser: 'alakazam' }),
+];
+// test_funnel_step_multiple_breakdown_with_first_touch_attribution_incomplete_funnel
+const multipleIncompleteJourneys = [
+  ev('person1', 'sign up', t(2020, 1, 1, 12), { $browser: 'Chrome', $version: 'xyz' }),
+  ev('person1', 'buy', t(2020, 1, 2, 13), { $browser: 'Safari' }),
+  ev('person2', 'sign up', t(2020, 1, 1, 13), { $version: 0 }),
+  ev('person2', 'buy', t(2020, 1, 2, 13), { $browser: 'Safari', $version: 'xyz' }),
+  ev('person3', 'sign up', t(2020, 1, 2, 14), { $browser: 'Mac' }),
+  ev('person4', 'sign up', t(2020, 1, 2, 15), { $browser: 0, $version: 0 }),
+  ev('person4', 'buy', t(2020, 1, 2, 16), { $browser: 'alakazam' }),
+];
+// test_funnel_breakdown_correct_breakdown_props_are_chosen(_for_step): person1's buy fails the step filter
+const propsChosenJourneys = [
+  ev('person1', 'sign up', '2020-01-01T12:00:00Z', { $browser: 'Chrome', $version: 'xyz' }),
+  ev('person1', 'buy', '2020-01-01T13:00:00Z', { $browser: 'Chrome' }),
+  ev('person2', 'sign up', '2020-01-01T13:00:00Z'),
+  ev('person2', 'buy', '2020-01-02T13:00:00Z', { $browser: 'Safari', $version: 'xyz' }),
+  ev('person3', 'sign up', '2020-01-02T14:00:00Z', { $browser: 'Mac' }),
+  ev('person3', 'buy', '2020-01-02T15:00:00Z', { $version: 'xyz', $browser: 'Mac' }),
+];
+events.push(
+  ...tagged('attr', attributionJourneys),
+  ...tagged('inc', incompleteJourneys),
+  ...tagged('multi', multipleIncompleteJourneys),
+  ...tagged('props', [...propsChosenJourneys, ev('person4', 'sign up', '2020-01-02T15:00:00Z'), ev('person4', 'buy', '2020-01-02T16:00:00Z')]),
+  ...tagged('propstep', propsChosenJourneys),
+  ...tagged('one', [
+    ev('a', 'sign up', t(2020, 1, 1, 12), { $browser: 'Chrome' }),
+    ev('b', 'sign up', t(2020, 1, 1, 12), { $browser: 'Safari' }),
+    ev('c', 'sign up', t(2020, 1, 2, 12), { $browser: 'Safari' }),
+  ]),
+);
+
+let h: Harness;
+let pid: number;
+beforeAll(async () => {
+  h = await openHarness();
+  pid = await h.load({ persons: persons(...new Set(events.map((e) => e.distinct_id))), events });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const range = { date_from: '2021-05-01', date_to: '2021-05-07' };
+async function run(q: Record<string, unknown>) {
+  return h.run(funnelsRunner, { kind: 'FunnelsQuery', dateRange: range, ...q }, pid, {}, actionSource([SIGNED_UP]));
+}
+const counts = (r: any) => (r.results as any[]).map((s) => s.count);
+
+// ------------------------------------------------------------------------------------------------ GroupNode steps
+
+/** A GroupNode step of "g view" (Chrome only, unless `anyBrowser`) or "g leave". */
+const visit = (extra: Record<string, unknown> = {}, anyBrowser = false) => ({
+  kind: 'GroupNode',
+  operator: 'OR',
+  nodes: [E('g view', anyBrowser ? {} : { properties: [{ type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }] }), E('g leave')],
+  ...extra,
+});
+
+describe('GroupNode funnel steps (reference §1.2/§3.1: FunnelsQuery series take GroupNode, an OR of events/actions; derived)', () => {
+  it('a GroupNode first step: any node’s event enters, each node with its own filters; the step object', async () => {
+    // enter: g1, g5, g7 (Chrome views), g2, g4, g6 (leaves) — not g3 (a Firefox view); convert: g1 1 h, g2 30 min,
+    // g6 20 min later (g4 signed up before)
+    const r = await run({ series: [visit(), E('g signup')] });
+    expect(r.results).toEqual([
+      {
+        action_id: null,
+        name: 'g view, g leave',
+        custom_name: null,
+        order: 0,
+        people: [],
+        count: 6,
+        type: 'events',
+        average_conversion_time: null,
+        median_conversion_time: null,
+      },
+      {
+        action_id: 'g signup',
+        name: 'g signup',
+        custom_name: null,
+        order: 1,
+        people: [],
+        count: 3,
+        type: 'events',
+        average_conversion_time: 2200,
+        median_conversion_time: 1800,
+      },
+    ]);
+  });
+
+  it('strict: another event between the group’s event and the next step breaks the sequence (g6)', async () => {
+    expect(counts(await run({ series: [visit(), E('g signup')], funnelsFilter: { funnelOrderType: 'strict' } }))).toEqual([6, 2]);
+  });
+
+  it('unordered: the group and the event in any order (g4 signed up first), g3’s sign-up alone is one step', async () => {
+    const r = await run({ series: [visit(), E('g signup')], funnelsFilter: { funnelOrderType: 'unordered' } });
+    expect(r.results.map((s: any) => [s.name, s.count])).toEqual([
+      ['Completed 1 step', 7],
+      ['Completed 2 steps', 4],
+    ]);
+  });
+
+  it('the group’s own name, custom_name and properties (ANDed with every node’s events)', async () => {
+    const group = visit({ name: 'Chrome visits', custom_name: 'Visits', properties: [{ type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }] }, true);
+    const r = await run({ series: [group, E('g signup')] });
+    // only the Chrome views of g1, g5, g7 (the leaves carry no browser); g1 signs up
+    expect(r.results.map((s: any) => [s.name, s.custom_name, s.count])).toEqual([
+      ['Chrome visits', 'Visits', 3],
+      ['g signup', null, 1],
+    ]);
+  });
+
+  it('the same GroupNode twice: the second step needs another, later event of the group (g7)', async () => {
+    const r = await run({ series: [visit({}, true), visit({}, true)] });
+    expect(r.results.map((s: any) => [s.count, s.average_conversion_time])).toEqual([
+      [7, null],
+      [1, 300],
+    ]);
+  });
+
+  it('a group of an action and an event as a later step; a missing action in a group is a 400 naming it', async () => {
+    const group = { kind: 'GroupNode', operator: 'OR', nodes: [{ kind: 'ActionsNode', id: 90 }, E('g buy')] };
+    const r = await run({ series: [E('g view'), group] });
+    // g1 and g3 sign up after their view, g5 buys; g7 does neither
+    expect(r.results.map((s: any) => [s.name, s.action_id, s.type, s.count])).toEqual([
+      ['g view', 'g view', 'events', 4],
+      ['Signed up, g buy', null, 'events', 3],
+    ]);
+    const missing = { ...group, nodes: [{ kind: 'ActionsNode', id: 91 }, E('g buy')] };
+    await expect(run({ series: [E('g view'), missing] })).rejects.toMatchObject({ status: 400, attr: 'series__1__nodes__0' });
+  });
+
+  it('trends: May 1 entries g1, g2, g4, g5, g6 → 3 of 5 converted; May 2 g7 → 0', async () => {
+    const r = await run({ series: [visit(), E('g signup')], dateRange: { date_from: '2021-05-01', date_to: '2021-05-02' }, funnelsFilter: { funnelVizType: 'trends' } });
+    expect(r.results.map((s: any) => [s.days, s.data])).toEqual([
+      [
+        ['2021-05-01', '2021-05-02'],
+        [60, 0],
+      ],
+    ]);
+  });
+
+  it('time_to_convert: the times 1200, 1800, 3600 s in two bins', async () => {
+    const r = await run({ series: [visit(), E('g signup')], funnelsFilter: { funnelVizType: 'time_to_convert' } });
+    expect(r.results).toEqual({
+      bins: [
+        [1200, 2],
+        [2400, 0],
+        [3600, 1],
+      ],
+      average_conversion_time: 2200,
+      median_conversion_time: 1800,
+    });
+  });
+
+  it('with an event breakdown (first touch): the leaves carry no browser, so g2, g4, g6 are under ""', async () => {
+    const r = await run({ series: [visit({}, true), E('g signup')], breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' } });
+    // ranked by the last step, then the first
+    expect((r.results as any[][]).map((steps) => [steps[0].breakdown_value, steps.map((s) => s.count)])).toEqual([
+      [[''], [3, 2]],
+      [['Chrome'], [3, 1]],
+      [['Firefox'], [1, 1]],
+    ]);
+  });
+
+  it('the actors of the GroupNode funnel’s second step (FunnelsActorsQuery funnelStep 2) and its drop-offs (-2)', async () => {
+    const actors = async (funnelStep: number) => {
+      const r = await h.run(
+        actorsRunner,
+        { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', series: [visit(), E('g signup')], dateRange: range }, funnelStep }, select: ['actor'] },
+        pid,
+      );
+      return (r.results as any[][]).map((row) => row[0].distinct_ids[0]).sort();
+    };
+    expect(await actors(2)).toEqual(['g1', 'g2', 'g6']);
+    expect(await actors(-2)).toEqual(['g4', 'g5', 'g7']);
+  });
+
+  it.each<[string, number[]]>([
+    ['ordered', [5, 2]],
+    ['strict', [5, 2]],
+    ['unordered', [6, 3]],
+  ])('%s, with an exclusion between the group step and the next (§3.3 Exclusions): g6’s only sequence is excluded, g6 is left out', async (funnelOrderType, expected) => {
+    const exclusions = [{ kind: 'EventsNode', event: 'g other', funnelFromStep: 0, funnelToStep: 1 }];
+    expect(counts(await run({ series: [visit(), E('g signup')], funnelsFilter: { funnelOrderType, exclusions } }))).toEqual(expected);
+  });
+
+  it('operator AND is a 400 (PostHog implements OR only; trends refuse it alike)', async () => {
+    await expect(run({ series: [visit({ operator: 'AND' }), E('g signup')] })).rejects.toMatchObject({ status: 400, attr: 'series__0__operator' });
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ date_to with a time
+
+describe('an absolute date_to with a time (reference §1.5 rounding, §3.3: conversions must happen inside the range; derived)', () => {
+  it.each<[string, number[]]>([
+    // §1.5: an absolute date_to keeps its time with an hour interval; with a day interval it runs to the end of its day
+    ['hour', [5, 2]],
+    ['day', [5, 3]],
+  ])('interval %s: the GroupNode funnel up to "2021-05-01 10:30:00"', async (interval, expected) => {
+    const r = await run({ series: [visit(), E('g signup')], interval, dateRange: { date_from: '2021-05-01 09:00:00', date_to: '2021-05-01 10:30:00' } });
+    expect(counts(r)).toEqual(expected);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ funnelToStep 0
+
+describe('funnelToStep 0', () => {
+  const ttc = (ff: Record<string, unknown>) => ({
+    series: [E('ttc one'), E('ttc two'), E('ttc three')],
+    funnelsFilter: { funnelVizType: 'time_to_convert', ...ff },
+  });
+
+  it('time_to_convert: 0 is the last step, as when missing (FunnelTimeToConvert.get_query: `funnelToStep or len(series) - 1`)', async () => {
+    const whole = { bins: [[10800, 1], [10860, 0]], average_conversion_time: 10800, median_conversion_time: 10800 };
+    expect((await run(ttc({}))).results).toEqual(whole);
+    expect((await run(ttc({ funnelToStep: 0 }))).results).toEqual(whole);
+    // from the second step to the last: ta's 2 h
+    expect((await run(ttc({ funnelFromStep: 1, funnelToStep: 0 }))).results).toEqual({ bins: [[7200, 1], [7260, 0]], average_conversion_time: 7200, median_conversion_time: 7200 });
+  });
+
+  it('time_to_convert: a negative funnelToStep fails the range check, in PostHog’s words', async () => {
+    await expect(run(ttc({ funnelToStep: -1 }))).rejects.toMatchObject({
+      status: 400,
+      attr: 'funnelsFilter__funnelToStep',
+      message: 'Filter parameter funnel_to_step can only be one of 1, 2 for time to convert!',
+    });
+  });
+
+  it('trends: a to-step of 0 is outside 1..len−1, a 400 (reference §3.3 Step ranges)', async () => {
+    await expect(run({ series: [E('ttc one'), E('ttc two')], funnelsFilter: { funnelVizType: 'trends', funnelToStep: 0 } })).rejects.toMatchObject({ status: 400 });
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ trends: step range × breakdown
+
+describe('funnel trends with a step range and a breakdown (test_funnel_trends.py test_funnel_step_breakdown_event with test_from_second_step / test_to_second_step; derived)', () => {
+  const q = (ff: Record<string, unknown>) => ({
+    series: [E('r one'), E('r two'), E('r three')],
+    dateRange: { date_from: '2021-05-01', date_to: '2021-05-02' },
+    breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+    funnelsFilter: { funnelVizType: 'trends', ...ff },
+  });
+  const series = (r: any) => (r.results as any[]).map((s) => [s.breakdown_value, s.data]);
+
+  it.each<[string, Record<string, unknown>, [string[], number[]][]]>([
+    // Chrome May 1: r1 three steps, r2 two, r3 one; Safari: r4 two steps on May 1, r5 three on May 2
+    ['the whole funnel', {}, [[['Chrome'], [33.33, 0]], [['Safari'], [0, 100]]]],
+    ['funnelFromStep 1: only those reaching step two are the base', { funnelFromStep: 1 }, [[['Chrome'], [50, 0]], [['Safari'], [0, 100]]]],
+    ['funnelToStep 1: conversion to step two', { funnelToStep: 1 }, [[['Chrome'], [66.67, 0]], [['Safari'], [100, 100]]]],
+  ])('%s', async (_name, ff, expected) => {
+    expect(series(await run(q(ff)))).toEqual(expected);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ hogql step filters
+
+describe('ProductQL ("hogql") property filters on steps (reference §1.4: the key is a boolean expression; derived)', () => {
+  it('on the first step: only h1 and h3 (plan pro) enter', async () => {
+    const r = await run({ series: [E('h one', { properties: [{ type: 'hogql', key: "properties.plan = 'pro'" }] }), E('h two')] });
+    expect(counts(r)).toEqual([2, 2]);
+  });
+
+  it('on the second step, over the event’s own columns: only the conversions at 11:00 or later', async () => {
+    const r = await run({ series: [E('h one'), E('h two', { properties: [{ type: 'hogql', key: 'toHour(timestamp) >= 11' }] })] });
+    expect(r.results.map((s: any) => [s.count, s.average_conversion_time])).toEqual([
+      [3, null],
+      [2, 3600],
+    ]);
+  });
+
+  it.each(['strict', 'unordered'])('%s: the same filter on the first step', async (funnelOrderType) => {
+    const r = await run({ series: [E('h one', { properties: [{ type: 'hogql', key: "properties.plan = 'pro'" }] }), E('h two')], funnelsFilter: { funnelOrderType } });
+    // unordered: h2's "h two" alone completes one step
+    expect(counts(r)).toEqual(funnelOrderType === 'strict' ? [2, 2] : [3, 2]);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ empty results
+
+describe('empty funnels in every order (reference §3.3 Empty: no one did step 0 → results [])', () => {
+  // (an unordered funnel is entered by any of its steps: there neither step happened)
+  const empty = (order: string) => [E('nobody did this'), E(order === 'unordered' ? 'nor this' : 'g signup')];
+
+  it.each(['ordered', 'strict', 'unordered'])('%s steps: []', async (funnelOrderType) => {
+    expect((await run({ series: empty(funnelOrderType), funnelsFilter: { funnelOrderType } })).results).toEqual([]);
+  });
+
+  it.each(['strict', 'unordered'])('%s trends: one zero-filled series (test_no_event_in_period)', async (funnelOrderType) => {
+    const r = await run({
+      series: empty(funnelOrderType),
+      dateRange: { date_from: '2021-05-01', date_to: '2021-05-03' },
+      funnelsFilter: { funnelOrderType, funnelVizType: 'trends' },
+    });
+    expect(r.results.map((s: any) => [s.count, s.data, s.days])).toEqual([[3, [0, 0, 0], ['2021-05-01', '2021-05-02', '2021-05-03']]]);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ strict and unordered breakdown suites
+
+const breakdownQuery =
+  (funnelOrderType: string) =>
+  (tag: string, ff: Record<string, unknown>, breakdown: unknown = ['$browser'], series = [E(`${tag}:sign up`), E(`${tag}:buy`)]) => ({
+    series,
+    dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
+    funnelsFilter: { funnelOrderType, funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day', ...ff },
+    breakdownFilter: { breakdown_type: 'event', breakdown },
+  });
+/** [value, [count, average time] per step], sorted by value as PostHog's assertions sort them. */
+const rows = (r: any) =>
+  (r.results as any[][])
+    .map((steps) => [steps[0].breakdown_value, steps.map((s) => [s.count, s.average_conversion_time])])
+    .sort((a: any, b: any) => (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1));
+const countRows = (r: any) => rows(r).map(([v, steps]: any) => [v, steps.map((x: number[]) => x[0])]);
+const xyzBuy = (tag: string) => [E(`${tag}:sign up`), E(`${tag}:buy`, { properties: [{ type: 'event', key: '$version', value: 'xyz' }] })];
+
+describe('breakdown_cases.py in TestFunnelStrictStepsBreakdown (funnel_breakdown_test_factory(STRICT): the same assertions as ordered)', () => {
+  const q = breakdownQuery('strict');
+
+  it('test_funnel_step_breakdown_with_step_one_attribution', async () => {
+    expect(rows(await run(q('attr', { breakdownAttributionType: 'step', breakdownAttributionValue: 1 })))).toEqual([
+      [[''], [[3, null], [3, 3600]]],
+      [['Safari'], [[1, null], [1, 86400]]],
+      [['alakazam'], [[1, null], [1, 3600]]],
+    ]);
+  });
+
+  it.each([
+    ['test_funnel_step_breakdown_with_step_one_attribution_incomplete_funnel', ['$browser']],
+    ['test_funnel_step_non_array_breakdown_with_step_one_attribution_incomplete_funnel', '$browser'],
+  ])('%s', async (_name, breakdown) => {
+    const r = await run(q('inc', { breakdownAttributionType: 'step', breakdownAttributionValue: 1 }, breakdown));
+    expect(countRows(r)).toEqual([
+      [[''], [2, 0]],
+      [['Safari'], [1, 1]],
+      [['alakazam'], [1, 1]],
+    ]);
+  });
+
+  it('test_funnel_breakdown_correct_breakdown_props_are_chosen_for_step', async () => {
+    const r = await run(q('propstep', { breakdownAttributionType: 'step', breakdownAttributionValue: 1 }, '$browser', xyzBuy('propstep')));
+    expect(countRows(r)).toEqual([
+      [[''], [1, 0]],
+      [['Mac'], [1, 1]],
+      [['Safari'], [1, 1]],
+    ]);
+  });
+});
+
+describe.each(['strict', 'unordered'])('breakdown_cases.py tests inherited by the %s steps breakdown suite (funnel_breakdown_test_factory; not overridden there)', (order) => {
+  const q = breakdownQuery(order);
+
+  it('test_funnel_step_multiple_breakdown_with_first_touch_attribution_incomplete_funnel', async () => {
+    const r = await run(q('multi', { breakdownAttributionType: 'first_touch' }, ['$browser', '$version']));
+    expect(countRows(r)).toEqual([
+      [['', '0'], [1, 1]],
+      [['0', '0'], [1, 1]],
+      [['Chrome', 'xyz'], [1, 1]],
+      [['Mac', ''], [1, 0]],
+    ]);
+  });
+
+  it('test_funnel_breakdown_correct_breakdown_props_are_chosen: person1’s unmatched buy keeps it at step one (under Chrome)', async () => {
+    const r = await run(q('props', { breakdownAttributionType: 'first_touch' }, '$browser', xyzBuy('props')));
+    expect(countRows(r)).toEqual([
+      [[''], [1, 0]],
+      [['Chrome'], [1, 0]],
+      [['Mac'], [1, 1]],
+      [['Safari'], [1, 1]],
+    ]);
+  });
+
+  it('test_breakdown_values_is_set_on_the_query_with_fewer_than_two_entities', async () => {
+    const r = await run(q('one', {}, '$browser', [E('one:sign up')]));
+    expect(countRows(r)).toEqual([
+      [['Chrome'], [1]],
+      [['Safari'], [2]],
+    ]);
+  });
+});
