@@ -152,7 +152,8 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     const groups = gti !== null;
     const idField = groups ? ast.field('p', 'key') : ast.call('toString', [ast.field('p', 'id')]);
 
-    const names = node.select?.length ? node.select : [...defaultSelect(groups), ...Object.keys(source?.values ?? {})];
+    // (PostHog's input_columns: the strategy's defaults, whatever the source; retention's `appearances` only when selected)
+    const names = node.select?.length ? node.select : defaultSelect(groups);
     // `actor_id`: the actor's id, as PostHog's actors queries name it (e.g. `orderBy: ["actor_id"]`)
     const valueExprs: Record<string, () => Expr> = { actor_id: () => structuredClone(idField) };
     for (const [name, values] of Object.entries(source?.values ?? {})) valueExprs[name] = () => valueColumnExpr(values, idField);

@@ -111,9 +111,13 @@ async function resolveActors(source: ActorSourceNode, ctx: RunnerContext): Promi
       return { query, groupTypeIndex, eventCount: false };
     }
     case 'StickinessQuery': {
-      const day = Number(source.day);
+      // Without a day, PostHog's to_actors_query(interval_num=None) keeps every actor of the series: those active in
+      // at least one interval, which is the cumulative point of day 1.
+      const all = source.day === undefined || source.day === null;
+      const day = all ? 1 : Number(source.day);
       if (!Number.isInteger(day) || day < 1) throw validationError('day must be the number of intervals (1 or more) for a stickiness source.', 'source__day');
-      const { query, groupTypeIndex } = await stickinessActorsQuery(inner, ctx, { day, series: source.series ?? 0, compare: source.compare ?? null });
+      const stickiness = all ? { ...inner, stickinessFilter: { ...inner.stickinessFilter, computedAs: 'cumulative' as const } } : inner;
+      const { query, groupTypeIndex } = await stickinessActorsQuery(stickiness, ctx, { day, series: source.series ?? 0, compare: source.compare ?? null });
       return { query, groupTypeIndex, eventCount: false };
     }
     case 'RetentionQuery': {
@@ -137,16 +141,31 @@ async function funnelActors(source: z.infer<typeof funnelsActorsQuerySchema>, ct
 }
 
 /**
+ * The id column of a ProductQL source, as PostHog's ActorsQueryRunner.source_id_column picks it: a column aliased
+ * `group_key`, `actor_id` or `person_id`; else the first column whose alias, or any part of whose field name, contains
+ * `id`. Undefined when none does.
+ */
+function sourceIdColumn(select: ast.Expr[]): ast.Expr | undefined {
+  const named = select.find((c) => c.node === 'Alias' && ['group_key', 'actor_id', 'person_id'].includes(c.alias));
+  if (named) return named;
+  return select.find(
+    (c) => (c.node === 'Alias' && c.alias.includes('id')) || (c.node === 'Field' && c.chain.some((part) => String(part).toLowerCase().includes('id'))),
+  );
+}
+
+/**
  * A ProductQL source (PostHog's ActorsQuery over a HogQLQuery, test_actors_query_runner.py `test_source_hogql_query`):
- * the persons whose ids its first column lists.
+ * the persons whose ids its id column lists (see {@link sourceIdColumn}).
  */
 async function productqlActors(source: ProductQLQueryNode): Promise<ActorSource> {
   if (source.variables || source.values) throw validationError('A ProductQL source of actors takes no variables.', 'source__variables');
   const parsed = await parseSelect(source.query);
   if (parsed.node !== 'SelectQuery' || !parsed.select.length)
-    throw validationError('The source query must be one SELECT whose first column is the person id.', 'source__query');
-  const first = parsed.select[0];
-  const id = first.node === 'Alias' ? first.expr : first;
+    throw validationError('The source query must be one SELECT with a person id column.', 'source__query');
+  const column = sourceIdColumn(parsed.select);
+  // (PostHog's "Source query must have an id column")
+  if (!column) throw validationError('Source query must have an id column (a column named person_id, actor_id, or with "id" in its name).', 'source__query');
+  const id = column.node === 'Alias' ? column.expr : column;
   const inner: ast.SelectQuery = { ...parsed, select: [ast.alias('actor_id', ast.call('toString', [id]))] };
   const query = ast.select({ select: [ast.alias('actor_id', ast.field('h', 'actor_id'))], from: inner, fromAlias: 'h', groupBy: [ast.constant(1)] });
   return { query, groupTypeIndex: null, eventCount: false };

@@ -16,7 +16,8 @@
  *   (events of the person's distinct ids), `filterTestAccounts`, `timestamp < before` (default now + 5 s) and
  *   `timestamp > after` (default `-24h`; `all`: no lower bound). Dates are ISO (naive = project timezone) or
  *   relative (`-24h`, `-7d`) and are not rounded.
- * - order: `orderBy` (`expr [ASC|DESC]`), else `count() DESC` when `count()` is selected, else the first aggregate
+ * - order: `orderBy` (`expr [ASC|DESC]`; exactly `["person"]`, `["person DESC"]` or `["person ASC"]`: the person's email,
+ *   descending unless `person ASC`), else `count() DESC` when `count()` is selected, else the first aggregate
  *   DESC, else `timestamp DESC` when `timestamp` is selected, else the first column ASC (ties: oldest event first).
  * - paging: `limit` (default 100; ≤ 0 → 100; clamped to 50,000) and `offset`; `hasMore` from one extra row.
  */
@@ -79,6 +80,9 @@ const entryKind = (text: string): EntryKind => {
 
 /** PostHog's PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES: the person properties a display name is taken from, in order. */
 const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName'];
+
+/** The orderBy lists PostHog's EventsQueryRunner reads as the Person column's sort (`[["person"], ["person DESC"], ["person ASC"]]`). */
+const PERSON_ORDER = new Set(['person', 'person DESC', 'person ASC']);
 
 /**
  * `person_display_name` (the events table's Person column in PostHog's newer default columns): the person's first
@@ -241,7 +245,11 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
 
     // order
     let orderBy: OrderExpr[];
-    if (node.orderBy !== undefined && node.orderBy !== null) {
+    if (node.orderBy !== undefined && node.orderBy !== null && PERSON_ORDER.has(node.orderBy.join('\n'))) {
+      // PostHog's events table sort on its Person column: by the person's first display property (email); only
+      // exactly ["person ASC"] ascends, ["person"] and ["person DESC"] descend
+      orderBy = [ast.order(ast.field('person', 'properties', DISPLAY_NAME_PROPERTIES[0]), node.orderBy[0] === 'person ASC' ? 'ASC' : 'DESC')];
+    } else if (node.orderBy !== undefined && node.orderBy !== null) {
       orderBy = [];
       for (const [i, text] of node.orderBy.entries()) orderBy.push(await parseOrder(text, `orderBy__${i}`));
     } else if (input.includes('count()')) orderBy = [ast.order(ast.call('count'), 'DESC')];

@@ -1,0 +1,4 @@
+/** events-actors-posthog-compat-4.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('events-actors-posthog-compat-4.test.ts', () => require('./events-actors-posthog-compat-4.test'));
