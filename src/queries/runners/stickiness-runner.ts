@@ -15,10 +15,13 @@ import {
   containsAggregate,
   personActorParts,
   bucketStartExpr,
+  cal,
   earliestTimestamp,
   ensureFilterParser,
   globalFilterExpr,
   isCompare,
+  isSubDay,
+  localToInstant,
   previousPeriodRange,
   resolveSeries,
   runInsightQuery,
@@ -54,6 +57,18 @@ function stickinessActor(s: EventsNode, attr: string): Expr {
 /** `1 day`, `2 days`, `3 weeks or more`. */
 export function stickinessLabel(k: number, interval: IntervalType, cumulative: boolean): string {
   return `${k} ${interval}${k === 1 ? '' : 's'}${cumulative ? ' or more' : ''}`;
+}
+
+/**
+ * PostHog's number of intervals of a range, `dateDiff(interval, startOf(date_from), startOf(date_to) + 1 interval)`
+ * (reference §6.3). ClickHouse counts hours and minutes in real time, so the autumn DST day has 25 hours; the local
+ * bucket list names the repeated hour once, so sub-day intervals are counted between the two instants instead.
+ */
+function intervalsIn(range: QueryDateRange): number {
+  if (!isSubDay(range.interval)) return range.buckets().length;
+  const step = range.interval === 'hour' ? cal.MS_HOUR : 60_000;
+  const span = localToInstant(range.bucketTo, range.timezone).getTime() - localToInstant(range.bucketFrom, range.timezone).getTime();
+  return Math.round(span / step) + 1;
 }
 
 /** One row per actor (`actor`, `n`: its number of active intervals, or of those meeting the criteria), in parts. */
@@ -120,7 +135,7 @@ async function computeSeries(
   global: Expr | undefined,
   hogql: string[],
 ): Promise<number[]> {
-  const n = Math.max(1, Math.ceil(range.buckets().length / (node.intervalCount ?? 1)));
+  const n = Math.max(1, Math.ceil(intervalsIn(range) / (node.intervalCount ?? 1)));
   const parts = perActorParts(node, ctx, s, i, range, global);
   const q = ast.select({
     select: [ast.alias('n', ast.field('y', 'n')), ast.alias('actors', ast.call('count', []))],
