@@ -15,7 +15,11 @@ import { parseInput } from '../validation';
 import type { ActionDef, ActionSource } from './matching';
 
 const MATCHING = ['contains', 'regex', 'exact'] as const;
-const matchingSchema = z.enum(MATCHING, { message: `Must be one of: ${MATCHING.join(', ')}.` }).nullish();
+/** DRF's ChoiceField (PostHog's ActionStepJSONSerializer `*_matching`): anything else is `"<value>" is not a valid choice.` */
+const matchingSchema = z.custom<(typeof MATCHING)[number] | null | undefined>().superRefine((v, ctx) => {
+  if (v !== null && v !== undefined && !(MATCHING as readonly unknown[]).includes(v))
+    ctx.addIssue({ code: 'custom', message: `"${String(v)}" is not a valid choice.`, params: { code: 'invalid_choice' } });
+});
 const optText = z.string().nullish();
 
 /**
@@ -224,6 +228,13 @@ export class ActionService implements ActionSource {
     if (!wanted.length) return new Map();
     const rows = await this.actions.findBy({ project_id: projectId, deleted: false, id: In(wanted) });
     return new Map(rows.map((a) => [a.id, { id: a.id, name: a.name, steps: a.steps }]));
+  }
+
+  /** {@link ActionSource}: the live actions of the project named one of `names`. */
+  async liveActionsByName(projectId: number, names: string[]): Promise<ActionDef[]> {
+    if (!names.length) return [];
+    const rows = await this.actions.findBy({ project_id: projectId, deleted: false, name: In(names) });
+    return rows.map((a) => ({ id: a.id, name: a.name, steps: a.steps }));
   }
 
   private async find(projectId: number, ref: string): Promise<Action> {

@@ -66,6 +66,8 @@ const stepPropertiesSchema = anyPropertyFilterSchema.array();
 export interface ActionSource {
   /** The live (not deleted) actions of `projectId` among `ids`; ids of other projects or deleted actions are absent. */
   liveActions(projectId: number, ids: number[]): Promise<Map<number, ActionDef>>;
+  /** The live actions of `projectId` named one of `names` (ProductQL's `matchesAction('name')`); absent: names match none. */
+  liveActionsByName?(projectId: number, names: string[]): Promise<ActionDef[]>;
 }
 
 export function actionToExpr(action: ActionDef, ctx: FilterContext = {}): Expr {

@@ -7,6 +7,7 @@
  */
 import type { RunnerContext } from '../queries/runner';
 import { cohortIdOf } from './cohort-definition';
+import { matchesActionRefs } from '../actions/productql-actions';
 
 /** Action ids a node refers to: ActionsNode series, steps and exclusions, and `{type: 'actions', id}` entities. */
 export function actionIdsOf(node: unknown): number[] {
@@ -46,10 +47,13 @@ function cohortIdsIn(properties: unknown, out: Set<number>, depth = 0): void {
  * the filter builder answers its 400 for them.
  */
 export async function actionCohortIds(node: unknown, ctx: RunnerContext): Promise<number[]> {
-  const ids = actionIdsOf(node);
-  if (!ids.length || !ctx.actions) return [];
-  const actions = await ctx.actions.liveActions(ctx.project.id, ids);
+  // … and the actions ProductQL's matchesAction(id | 'name') names
+  const named = matchesActionRefs(node);
+  const ids = [...new Set([...actionIdsOf(node), ...named.ids])];
+  if ((!ids.length && !named.names.length) || !ctx.actions) return [];
+  const actions = [...(ids.length ? await ctx.actions.liveActions(ctx.project.id, ids) : new Map()).values()];
+  if (named.names.length && ctx.actions.liveActionsByName) actions.push(...(await ctx.actions.liveActionsByName(ctx.project.id, named.names)));
   const out = new Set<number>();
-  for (const action of actions.values()) for (const step of action.steps) cohortIdsIn(step.properties, out);
+  for (const action of actions) for (const step of action.steps) cohortIdsIn(step.properties, out);
   return [...out];
 }

@@ -21,6 +21,7 @@ import { executableNode, validateInsightQuery, WRAPPER_KINDS, type NodeValidator
 import type { QueryRunner } from './runner';
 import { RUNNERS } from './runners';
 import { Timings } from './timings';
+import { runWithPathCleaning } from './insights/path-cleaning';
 
 export const REFRESH_MODES = [
   'blocking',
@@ -420,7 +421,10 @@ export class QueryService {
         project.id,
         () => {
           pickedUp?.();
-          return runner.run(node, { project, principal, engine: this.engine, timings, signal, timeoutMs: this.options.timeoutMs, actions: this.options.actions });
+          // the project's path-cleaning rules, for is_cleaned_path_exact filters anywhere in the query
+          return runWithPathCleaning(project, () =>
+            runner.run(node, { project, principal, engine: this.engine, timings, signal, timeoutMs: this.options.timeoutMs, actions: this.options.actions }),
+          );
         },
         signal,
       );

@@ -11,7 +11,9 @@
  * - `is_date_*` read Unix timestamps (seconds or milliseconds) as instants and other text as dates in the project
  *   timezone; values may be relative (`-7d`);
  * - groups `{type: AND|OR, values}` nest; an empty group is TRUE; a plain array is AND;
- * - person keys `$virt_*` are fields computed from the person's properties (person-virtual-properties.ts).
+ * - person keys `$virt_*` are fields computed from the person's properties (person-virtual-properties.ts);
+ * - `is_cleaned_path_exact` compares the property, rewritten by the project's path-cleaning rules, with the value
+ *   (path-cleaning.ts).
  *
  * Every value is an AST constant (bound by the printer), never spliced into text. `hogql` filters are parsed with
  * the ProductQL parser: call {@link ensureFilterParser} (or `initParser`) once before building.
@@ -32,6 +34,7 @@ import { elementFilterToExpr } from './element-filters';
 import { groupPropertyChain } from './group-filters';
 import { isSemverOperator, semverCondition } from './semver';
 import { isPersonVirtualProperty, personVirtualPropertyExpr } from './person-virtual-properties';
+import { cleanedPathExpr, pathCleaningInScope } from './path-cleaning';
 
 /** Loads the ProductQL parser (needed by `hogql` filters, breakdowns and math). Idempotent. */
 export const ensureFilterParser = (): Promise<void> => initParser();
@@ -175,8 +178,12 @@ function dateOf(x: Expr, isDatetime: boolean): Expr {
 /** One operator on one scalar value. */
 function scalarCondition(x: Expr, op: string, v: Scalar, ctx: FilterContext, isDatetime = false): Expr {
   switch (op) {
+    case 'is_cleaned_path_exact': {
+      // PostHog's apply_path_cleaning: the project's rules rewrite the property, which is then compared with the value
+      const rules = pathCleaningInScope();
+      return scalarCondition(rules.length ? cleanedPathExpr(asTextExpr(x), rules) : x, 'exact', v, ctx, isDatetime);
+    }
     case 'exact':
-    case 'is_cleaned_path_exact':
     case 'in':
       // PostHog compares with a NULL constant (`x = NULL`), which HogQL prints as isNull(x)
       if (v === null) return ast.call('isNull', [x]);

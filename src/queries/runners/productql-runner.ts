@@ -10,6 +10,7 @@ import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '..
 import { dateRangeSchema, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { productqlQuerySchema, variableValues } from '../schema/productql-query';
+import { MAY_MATCH_ACTION, withActions } from '../../actions/productql-actions';
 
 /** PostHog's `HogQLFilters`: what `{filters}` in a HogQLQuery expands to (reference §8.3). */
 export const hogqlFiltersSchema = z
@@ -40,7 +41,9 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
   schema: hogqlQueryRunnerSchema,
   async run(node, ctx) {
     if (node.connectionId) throw validationError('Direct connections to external sources (connectionId) are not supported by this server', 'connectionId');
-    const query = FILTERS_PLACEHOLDER.test(node.query) ? await ctx.timings.measure('filters', () => withFilters(node.query, node.filters, ctx)) : node.query;
+    const filtered = FILTERS_PLACEHOLDER.test(node.query) ? await ctx.timings.measure('filters', () => withFilters(node.query, node.filters, ctx)) : node.query;
+    // matchesAction(x), in the text or in a hogql filter of {filters}: the saved action's condition (src/actions/productql-actions.ts)
+    const query = MAY_MATCH_ACTION.test(node.query) || typeof filtered !== 'string' ? await withActions(filtered, ctx.project.id, ctx.actions) : filtered;
     const compiled = await ctx.timings.measure('print', () =>
       compileMemo({
         ...projectCompileInput(ctx),

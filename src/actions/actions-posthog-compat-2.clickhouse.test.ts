@@ -1,0 +1,4 @@
+/** actions-posthog-compat-2.test.ts on ClickHouse: the same file, the same pinned results (src/engines/clickhouse/test-engine.ts). */
+import { runSuiteOnClickHouse } from '../engines/clickhouse/test-engine';
+
+runSuiteOnClickHouse('actions-posthog-compat-2.test.ts', () => require('./actions-posthog-compat-2.test'));
