@@ -1,15 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import { parsePage } from '../src/pagination';
 import { personsOfCohort } from '../src/projects/cohort-persons';
+import { cohortFormInput, type CohortUpload } from '../src/cohorts/cohort-service';
 import type { Services } from '../src/services';
+import { MultipartForm } from './multipart';
 import { includeTotal, personsPage } from './events';
 import { apiRoute, forbidDestroy, listBody, projectIdParam, respond } from './route';
+
+/** A JSON body as is; a multipart form (PostHog's CSV upload) as its fields and its `csv` file. */
+function bodyOf(body: unknown): [unknown, CohortUpload] {
+  if (!(body instanceof MultipartForm)) return [body, {}];
+  return [cohortFormInput(body.fields), { csv: body.files.csv?.data }];
+}
 
 /**
  * Cohorts (PostHog's `/api/projects/<id>/cohorts/`, also under `/api/environments/<id>/`): list, create, retrieve,
  * partial update; soft delete is PATCH `{"deleted": true}` and DELETE answers 405, as PostHog's (ForbidDestroyModel).
  * Static cohorts take persons with `add_persons_to_static_cohort` / `remove_person_from_static_cohort`; `persons`
- * lists a cohort's persons as the persons list does.
+ * lists a cohort's persons as the persons list does. Create and update also take a multipart form, whose `csv` file
+ * fills a static cohort with the distinct ids of its first column (PostHog's CSV upload).
  */
 export function registerCohortRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/cohorts';
@@ -17,9 +26,29 @@ export function registerCohortRoutes(app: FastifyInstance, s: Services): void {
     const page = parsePage(r.query);
     return listBody(r.request, page, await s.cohorts.list(r.principal, projectIdParam(r.params), page, { search: r.query.search }));
   });
-  apiRoute(app, s, 'POST', base, async (r) => respond(201, await s.cohorts.create(r.principal, projectIdParam(r.params), r.body)));
+  apiRoute(
+    app,
+    s,
+    'POST',
+    base,
+    async (r) => {
+      const [input, upload] = bodyOf(r.body);
+      return respond(201, await s.cohorts.create(r.principal, projectIdParam(r.params), input, upload));
+    },
+    { form: true },
+  );
   apiRoute(app, s, 'GET', `${base}/:cohortId`, (r) => s.cohorts.get(r.principal, projectIdParam(r.params), r.params.cohortId));
-  apiRoute(app, s, ['PATCH', 'PUT'], `${base}/:cohortId`, (r) => s.cohorts.update(r.principal, projectIdParam(r.params), r.params.cohortId, r.body));
+  apiRoute(
+    app,
+    s,
+    ['PATCH', 'PUT'],
+    `${base}/:cohortId`,
+    (r) => {
+      const [input, upload] = bodyOf(r.body);
+      return s.cohorts.update(r.principal, projectIdParam(r.params), r.params.cohortId, input, upload);
+    },
+    { form: true },
+  );
   apiRoute(app, s, 'PATCH', `${base}/:cohortId/add_persons_to_static_cohort`, (r) =>
     s.cohorts.addPersons(r.principal, projectIdParam(r.params), r.params.cohortId, r.body),
   );

@@ -18,7 +18,7 @@ export const includeTotal = (q: Record<string, unknown>): boolean =>
  * (`offset - limit >= 0`), and `count` only when it was asked for (`include_total`).
  */
 export function personsPage(request: FastifyRequest, page: Page, out: { count?: number; results: PersonView[] }) {
-  const links = listBody(request, page, { count: page.offset + out.results.length + (out.results.length >= page.limit ? 1 : 0), results: [] });
+  const links = listBody(request, page, { count: page.offset + out.results.length + (out.results.length >= page.limit ? 1 : 0), results: [] }, { sorted: false });
   return {
     results: out.results,
     next: links.next,

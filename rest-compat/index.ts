@@ -8,11 +8,13 @@ import { registerEventRoutes } from './events';
 import { registerGroupRoutes } from './groups';
 import { registerInsightRoutes } from './insights';
 import { registerKeyRoutes } from './keys';
+import { registerFormParser } from './multipart';
 import { registerProjectRoutes } from './projects';
 import { registerQueryRoutes } from './query';
 
 /** The REST paths PostHog users already call, each a thin call into the service layer. */
 export function registerRestRoutes(app: FastifyInstance, services: Services): void {
+  registerFormParser(app);
   registerProjectRoutes(app, services);
   registerKeyRoutes(app, services);
   registerQueryRoutes(app, services);

@@ -5,6 +5,7 @@ import type { Scope } from '../src/auth/scopes';
 import { projectNotFound, UserError } from '../src/errors';
 import type { Page, Paged } from '../src/pagination';
 import type { Services } from '../src/services';
+import { FORM_ROUTE, MultipartForm } from './multipart';
 
 export interface RestRequest {
   principal: Principal;
@@ -88,7 +89,8 @@ export function forbidDestroy(app: FastifyInstance, services: Services, path: st
 /**
  * Registers an authenticated REST route under /api. Paths under `/projects/:projectId` are also served under
  * `/environments/:projectId`, PostHog's alias. Trailing slashes are optional (router option).
- * Handlers are thin: they call one service function with the principal and the raw input.
+ * Handlers are thin: they call one service function with the principal and the raw input. `form`: the route also takes
+ * a `multipart/form-data` body (a {@link MultipartForm}); every other route answers one 415, as any non-JSON body.
  */
 export function apiRoute(
   app: FastifyInstance,
@@ -96,6 +98,7 @@ export function apiRoute(
   method: HTTPMethods | HTTPMethods[],
   path: string,
   handler: (r: RestRequest) => RestResult | Promise<RestResult>,
+  opts: { form?: boolean } = {},
 ): void {
   const family = rateFamilyOf(path);
   const paths = path.startsWith('/projects/:projectId')
@@ -111,7 +114,7 @@ export function apiRoute(
       });
     }
     services.rateLimiter?.check(principal, family, /^\d{1,15}$/.test(params.projectId ?? '') ? Number(params.projectId) : undefined);
-    if (request.body !== undefined && !isJson(request.headers['content-type'])) {
+    if (request.body !== undefined && !isJson(request.headers['content-type']) && !(opts.form && request.body instanceof MultipartForm)) {
       throw new UserError(
         415,
         'invalid_request',
@@ -126,6 +129,7 @@ export function apiRoute(
     app.route({
       method,
       url: `/api${p}`,
+      ...(opts.form ? { config: { [FORM_ROUTE]: true } } : {}),
       // Synchronous while everything is in memory (a remembered key, a handler answering from the cache without a
       // promise): each await is a microtask hop, and a cached answer would take several. Same checks, same order.
       handler: (request: FastifyRequest, reply: FastifyReply) => {
@@ -194,13 +198,17 @@ export function projectIdParam(params: Record<string, string>): number {
   return Number(raw);
 }
 
-/** DRF-style list envelope with absolute next/previous URLs. */
-export function listBody<T>(request: FastifyRequest, page: Page, paged: Paged<T>) {
+/**
+ * DRF-style list envelope with absolute next/previous URLs. DRF's replace_query_param writes a link's parameters sorted
+ * by name (`urlencode(sorted(...))`); `sorted: false` keeps the request's order (the persons lists build theirs apart).
+ */
+export function listBody<T>(request: FastifyRequest, page: Page, paged: Paged<T>, { sorted = true }: { sorted?: boolean } = {}) {
   const link = (offset: number) => {
     const url = new URL(request.url, `${request.protocol}://${request.host}`);
     url.searchParams.set('limit', String(page.limit));
     if (offset > 0) url.searchParams.set('offset', String(offset));
     else url.searchParams.delete('offset');
+    if (sorted) url.searchParams.sort();
     return url.toString();
   };
   return {

@@ -24,6 +24,7 @@ describe('loadConfig defaults', () => {
       duckdbCheckpointThreshold: '64MB',
       duckdbCacheLimit: '32MB',
       duckdbCheckpointIntervalMs: 60_000,
+      personalApiKeysPerUser: 10,
       graphqlMaxDepth: 12,
       graphqlMaxCost: 5000,
     });
@@ -53,6 +54,7 @@ describe('loadConfig defaults', () => {
         QUARRY_DUCKDB_CHECKPOINT_THRESHOLD: ' 16 MB ',
         QUARRY_DUCKDB_CACHE_LIMIT: '0MB',
         QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS: '0',
+        QUARRY_PERSONAL_API_KEYS_PER_USER: '25',
         QUARRY_GRAPHQL_MAX_DEPTH: '2',
         QUARRY_GRAPHQL_MAX_COST: '10',
       }),
@@ -74,6 +76,7 @@ describe('loadConfig defaults', () => {
       duckdbCheckpointThreshold: '16 MB',
       duckdbCacheLimit: '0MB',
       duckdbCheckpointIntervalMs: 0,
+      personalApiKeysPerUser: 25,
       graphqlMaxDepth: 2,
       graphqlMaxCost: 10,
     });

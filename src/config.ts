@@ -91,6 +91,11 @@ export interface Config {
    * Each checkpoint costs ~0.1–0.5 s of CPU (it rewrites the tables' partly filled last row groups).
    */
   duckdbCheckpointIntervalMs: number;
+  /**
+   * Live personal API keys one user may hold (QUARRY_PERSONAL_API_KEYS_PER_USER, 1 to 10,000). Default 10, PostHog's
+   * MAX_API_KEYS_PER_USER: creating one more is refused until a key is revoked.
+   */
+  personalApiKeysPerUser: number;
   /** Maximum GraphQL operation depth. Default 12. */
   graphqlMaxDepth: number;
   /** Maximum GraphQL operation cost (fields counted, lists weighted). Default 5,000. */
@@ -193,6 +198,7 @@ const envSchema = z.object({
   QUARRY_DUCKDB_CHECKPOINT_THRESHOLD: sizeFrom('QUARRY_DUCKDB_CHECKPOINT_THRESHOLD', '64MB', 1e6, '1MB'),
   QUARRY_DUCKDB_CACHE_LIMIT: sizeFrom('QUARRY_DUCKDB_CACHE_LIMIT', '32MB', 0, '0MB'),
   QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS: intFrom('QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS', 60_000, 0, 3_600_000),
+  QUARRY_PERSONAL_API_KEYS_PER_USER: intFrom('QUARRY_PERSONAL_API_KEYS_PER_USER', 10, 1, 10_000),
   QUARRY_GRAPHQL_MAX_DEPTH: intFrom('QUARRY_GRAPHQL_MAX_DEPTH', 12, 2, 100),
   QUARRY_GRAPHQL_MAX_COST: intFrom('QUARRY_GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
   QUARRY_EVENTS_ENGINE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['duckdb', 'clickhouse']).default('duckdb')),
@@ -243,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     duckdbCheckpointThreshold: e.QUARRY_DUCKDB_CHECKPOINT_THRESHOLD,
     duckdbCacheLimit: e.QUARRY_DUCKDB_CACHE_LIMIT,
     duckdbCheckpointIntervalMs: e.QUARRY_DUCKDB_CHECKPOINT_INTERVAL_MS,
+    personalApiKeysPerUser: e.QUARRY_PERSONAL_API_KEYS_PER_USER,
     graphqlMaxDepth: e.QUARRY_GRAPHQL_MAX_DEPTH,
     graphqlMaxCost: e.QUARRY_GRAPHQL_MAX_COST,
     ...(e.QUARRY_EVENTS_ENGINE === 'clickhouse'

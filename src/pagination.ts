@@ -1,7 +1,8 @@
-import { z } from 'zod';
-import { parseInput } from './validation';
-
-/** Limit/offset paging as DRF's LimitOffsetPagination: default page 100, at most 1000. */
+/**
+ * Limit/offset paging as DRF's LimitOffsetPagination: default page 100, at most 1000 (PostHog sets no maximum; Quarry
+ * clamps as DRF's `max_limit` would). A `limit` or `offset` that is not one reads as DRF reads it: it falls back rather
+ * than failing the request (`get_limit`/`get_offset` swallow the ValueError of `_positive_int`).
+ */
 export interface Page {
   limit: number;
   offset: number;
@@ -15,14 +16,32 @@ export interface Paged<T> {
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 
-const pageSchema = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
-  offset: z.coerce.number().int().min(0).default(0),
-});
+/**
+ * Python's `int(text)` for the texts a query string carries: surrounding blanks, a sign, `_` between digits; null when
+ * it raises ValueError. A repeated parameter is its last value (Django's QueryDict).
+ */
+function pythonInt(raw: unknown): number | null {
+  const v = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : null;
+  if (typeof v !== 'string') return null;
+  const t = v.trim();
+  if (!/^[+-]?\d+(_\d+)*$/.test(t)) return null;
+  const n = Number(t.replace(/_/g, ''));
+  return Number.isSafeInteger(n) ? n : t.startsWith('-') ? null : Number.MAX_SAFE_INTEGER;
+}
 
+/**
+ * DRF's `get_limit` (`_positive_int(strict=True, cutoff=max_limit)`): a positive integer, cut to the maximum; missing,
+ * not an integer, zero or negative → the default. `get_offset` (`_positive_int`): zero or more; anything else → 0.
+ */
 export function parsePage(query: Record<string, unknown> | undefined): Page {
   const q = query ?? {};
-  return parseInput(pageSchema, { limit: q.limit, offset: q.offset });
+  const limit = pythonInt(q.limit);
+  const offset = pythonInt(q.offset);
+  return {
+    limit: limit === null || limit <= 0 ? DEFAULT_PAGE_SIZE : Math.min(limit, MAX_PAGE_SIZE),
+    offset: offset === null || offset < 0 ? 0 : offset,
+  };
 }
 
 export function pageOf<T>(items: T[], page: Page): Paged<T> {

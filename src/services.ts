@@ -111,7 +111,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       auth: new Authenticator(store),
       rateLimiter: config.rateLimits ? new RateLimiter(config.rateLimits) : null,
       projects,
-      keys: new KeyService(store, projects),
+      keys: new KeyService(store, projects, config.personalApiKeysPerUser),
       events: new EventService(projects, ingestor, engine),
       queries,
       insights: new InsightService(store, projects, queries),

@@ -12,6 +12,9 @@ import type { ProjectService } from '../projects/project-service';
 import type { Principal } from './principal';
 import { hasScope, isValidScope, SECRET_KEY_SCOPES, type Scope } from './scopes';
 
+/** PostHog's limit of live personal keys per user (posthog/api/personal_api_key.py MAX_API_KEYS_PER_USER). */
+export const MAX_PERSONAL_KEYS_PER_USER = 10;
+
 /** PostHog's limit of secret keys per project. */
 export const MAX_SECRET_KEYS_PER_PROJECT = 50;
 
@@ -151,6 +154,8 @@ export class KeyService {
   constructor(
     private readonly store: Store,
     private readonly projects: ProjectService,
+    /** Live personal keys a user may hold; one more is refused (config `personalApiKeysPerUser`). */
+    private readonly maxPersonalKeys: number = MAX_PERSONAL_KEYS_PER_USER,
   ) {}
 
   async listPersonal(principal: Principal, page: Page): Promise<Paged<PersonalKeyView>> {
@@ -235,6 +240,10 @@ export class KeyService {
     // A key cannot mint a key stronger than itself.
     this.checkGrantable(principal, body.scopes);
     if (body.scoped_teams) await this.checkProjects(body.scoped_teams);
+    // PostHog's PersonalAPIKeySerializer.create, after the fields are validated (test_create_too_many_api_keys)
+    if ((await this.store.personalKeys.countBy({ user_id: p.userId, revoked_at: IsNull() })) >= this.maxPersonalKeys) {
+      throw validationError(`You can only have ${this.maxPersonalKeys} personal API keys. Remove an existing key before creating a new one.`);
+    }
     const view = await this.issuePersonal(p.userId, body);
     return body.scoped_organizations ? { ...view, scoped_organizations: body.scoped_organizations } : view;
   }

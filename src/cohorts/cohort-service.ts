@@ -25,7 +25,9 @@ import type { Project } from '../store/entities';
 import { Cohort } from '../store/entities/cohort';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
+import { drfBoolean } from '../insights/drf-fields';
 import { behavioralActionIds, behavioralCriteria } from './behavioral';
+import { csvFirstColumn } from './cohort-csv';
 import { cohortGroup, groupFromFilters, groupFromLegacyGroups, referencedCohorts } from './cohort-definition';
 import { CohortLoader, type PersonIdResolver } from './cohort-loader';
 import { cohortNotFoundMessage, runWithCohorts, type ResolvedCohort } from './cohort-scope';
@@ -47,14 +49,47 @@ const cohortBody = z.object({
   description: z.string().max(1000, 'Ensure this field has no more than 1000 characters.').nullable().optional(),
   groups: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
   filters: z.record(z.string(), z.unknown()).nullable().optional(),
-  is_static: z.boolean().optional(),
-  deleted: z.boolean().optional(),
+  // DRF BooleanFields: a multipart form sends them as text ("True", "false", …)
+  is_static: drfBoolean().optional(),
+  deleted: drfBoolean().optional(),
   // PostHog fills a static cohort from a query node's persons; Quarry does not (yet): a clear 400 rather than a cohort
   // saved without the persons the caller meant
   query: z.null({ message: 'Cohorts made from a query are not supported: list the persons with _create_static_person_ids, or copy a cohort with duplicate_as_static_cohort.' }).optional(),
   _create_static_person_ids: personIds.optional(),
 });
 type CohortBody = z.output<typeof cohortBody>;
+
+/** Most distinct ids one CSV upload may name (as many as `_create_static_person_ids` takes). */
+const MAX_CSV_IDS = 100_000;
+/** Distinct ids looked up per query (bound values are spliced into the SQL text for ClickHouse 18.16, whose max_query_size is 256 KiB). */
+const CSV_LOOKUP_BATCH = 1000;
+
+/** What a multipart create or update carries besides its fields: PostHog's `csv` file of a static cohort. */
+export interface CohortUpload {
+  csv?: Buffer;
+}
+
+/** The JSONFields of the cohort serializer: a multipart form sends them as JSON text (DRF parses it). */
+const FORM_JSON_FIELDS = new Set(['groups', 'filters', 'query']);
+
+/**
+ * A multipart form's text fields as the cohort body DRF's serializer reads from it: JSON fields parsed, the rest text
+ * (the boolean fields take DRF's spellings).
+ */
+export function cohortFormInput(fields: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, text] of Object.entries(fields)) {
+    if (!FORM_JSON_FIELDS.has(name)) out[name] = text;
+    else {
+      try {
+        out[name] = JSON.parse(text);
+      } catch {
+        throw validationError('Value must be valid JSON.', name);
+      }
+    }
+  }
+  return out;
+}
 
 interface UserBasic {
   id: number;
@@ -148,8 +183,11 @@ export class CohortService {
     return this.fullView(principal, project, row);
   }
 
-  /** `POST …/cohorts/` (201). */
-  async create(principal: Principal, projectId: number, input: unknown): Promise<CohortView> {
+  /**
+   * `POST …/cohorts/` (201). A static cohort created with a `csv` upload holds the persons of the distinct ids in its
+   * first column (PostHog's test_static_cohort_csv_upload); the file is ignored for a dynamic cohort, as PostHog's.
+   */
+  async create(principal: Principal, projectId: number, input: unknown, upload: CohortUpload = {}): Promise<CohortView> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'cohort:write' });
     const body = parseInput(cohortBody, input ?? {});
     const now = new Date();
@@ -171,6 +209,7 @@ export class CohortService {
       row.static_person_ids = [...new Set(body._create_static_person_ids.map((p) => p.toLowerCase()))];
     }
     await this.validateDefinition(project.id, row, null);
+    if (upload.csv !== undefined && row.is_static) await this.addCsvPersons(principal, project, row, upload.csv);
     const saved = await this.cohorts.save(row);
     this.queries.cache.dropProject(project.id);
     return this.fullView(principal, project, saved);
@@ -178,9 +217,10 @@ export class CohortService {
 
   /**
    * `PATCH …/cohorts/<id>/`: partial update; `{"deleted": true}` soft-deletes (and `false` restores); `{"is_static":
-   * false}` makes a static cohort dynamic.
+   * false}` makes a static cohort dynamic. A `csv` upload adds its persons to a static cohort (PostHog's
+   * insert_users_by_list adds, it never removes).
    */
-  async update(principal: Principal, projectId: number, id: string | number, input: unknown): Promise<CohortView> {
+  async update(principal: Principal, projectId: number, id: string | number, input: unknown, upload: CohortUpload = {}): Promise<CohortView> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'cohort:write' });
     const body: CohortBody = parseInput(cohortBody, input ?? {});
     const row = await this.find(project.id, id);
@@ -200,6 +240,7 @@ export class CohortService {
     if (body.filters !== undefined) row.filters = body.filters;
     if (body.deleted !== undefined) row.deleted = body.deleted;
     if (toDynamic || body.groups !== undefined || body.filters !== undefined) await this.validateDefinition(project.id, row, row.id);
+    if (upload.csv !== undefined && row.is_static) await this.addCsvPersons(principal, project, row, upload.csv);
     row.updated_at = new Date();
     const saved = await this.cohorts.save(row);
     this.queries.cache.dropProject(project.id);
@@ -230,6 +271,36 @@ export class CohortService {
     await this.cohorts.save(row);
     this.queries.cache.dropProject(project.id);
     return { success: true };
+  }
+
+  /**
+   * Adds to a static cohort the persons owning the distinct ids of a CSV upload's first column; ids no person of the
+   * project has (a header, an email) are skipped, and persons already in the cohort are not added twice.
+   */
+  private async addCsvPersons(principal: Principal, project: Project, row: Cohort, csv: Buffer): Promise<void> {
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(csv);
+    } catch {
+      throw validationError('The CSV file is not UTF-8 text.', 'csv');
+    }
+    const ids = [...new Set(csvFirstColumn(text))];
+    if (ids.length > MAX_CSV_IDS) throw validationError(`At most ${MAX_CSV_IDS} distinct ids at once.`, 'csv');
+    const persons = new Set(row.static_person_ids);
+    for (let i = 0; i < ids.length; i += CSV_LOOKUP_BATCH) {
+      const dids = ids.slice(i, i + CSV_LOOKUP_BATCH);
+      // each id's person through the distinct-id table's person join (merges applied), read through a tree: no text
+      // to parse per upload
+      const query = ast.select({
+        select: [ast.alias('id', ast.call('toString', [ast.field('person', 'id')]))],
+        from: 'person_distinct_ids',
+        where: ast.compare('in', ast.field('distinct_id'), ast.tuple(dids.map((d) => ast.constant(d)))),
+        limit: CSV_LOOKUP_BATCH,
+      });
+      const out = await runInsightQuery(this.queryContext(principal, project), query, 'cohort_csv');
+      for (const r of out.rows) if (typeof r.id === 'string' && UUID.test(r.id)) persons.add(r.id.toLowerCase());
+    }
+    row.static_person_ids = [...persons];
   }
 
   /** Checks that a dynamic cohort's definition can be evaluated and its references exist, without a cycle. */

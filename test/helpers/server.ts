@@ -37,6 +37,9 @@ export async function startServer(opts: { env?: Record<string, string>; dataDir?
     QUARRY_BOOTSTRAP_KEY: TEST_KEY,
     // hundreds of requests per test on one key: rate limits are tested on their own (rate-limits.test.ts)
     QUARRY_RATE_LIMIT_ENABLED: 'false',
+    // the same for PostHog's 10 personal keys per user: files make more with the one bootstrap user (the limit is
+    // tested with its default in rest-posthog-compat-10.test.ts)
+    QUARRY_PERSONAL_API_KEYS_PER_USER: '1000',
     ...opts.env,
   });
   const server = await start(config, createLogger(config.logLevel));

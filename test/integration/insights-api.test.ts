@@ -215,8 +215,6 @@ describe('validation', () => {
     ['created_by', 'created_by=[x]'],
     ['insight', 'insight=PIES'],
     ['search', `search=${'a'.repeat(1001)}`],
-    ['limit', 'limit=0'],
-    ['offset', 'offset=-1'],
   ])('list param %s → 400', async (attr, qs) => {
     const r = await s.api('GET', `${BASE}?${qs}`);
     expect(r.status).toBe(400);
