@@ -20,16 +20,22 @@ export function normalizeNode(value: unknown): unknown {
 }
 
 /**
- * `cache_<md5>` of the normalized node and what else changes its answer: the project, its timezone and week
- * start. The project's data version is not in the key: it is stored with the entry, so a result computed before
+ * `cache_<md5>` of the normalized node and what else changes its answer: the project and its settings the queries
+ * read (timezone, week start, test-account filters, path-cleaning rules), so a settings change is a miss at once.
+ * The project's data version is not in the key: it is stored with the entry, so a result computed before
  * new events arrived is found, and reported, as stale.
  */
-export function cacheKey(project: Pick<Project, 'id' | 'timezone' | 'week_start_day'>, node: unknown): string {
+export function cacheKey(
+  project: Pick<Project, 'id' | 'timezone' | 'week_start_day' | 'test_account_filters' | 'path_cleaning_filters'>,
+  node: unknown,
+): string {
   const text = JSON.stringify({
     node: normalizeNode(node),
     project: project.id,
     timezone: project.timezone,
     week_start_day: project.week_start_day,
+    test_account_filters: project.test_account_filters,
+    path_cleaning_filters: project.path_cleaning_filters,
     version: 1,
   });
   return 'cache_' + createHash('md5').update(text).digest('hex');

@@ -110,6 +110,22 @@ describe('project cache', () => {
     expect(after.body.is_cached).toBe(false);
   });
 
+  it('a changed test-account filter or path-cleaning rule is a cache miss at once', async () => {
+    const pid = await newProject(srv, 'settings');
+    const q = { query: { kind: 'ProductQLQuery', query: 'SELECT 3 AS three' } };
+    const keys = [(await srv.api('POST', `/api/projects/${pid}/query/`, q)).body.cache_key];
+    for (const patch of [
+      { test_account_filters: [{ key: 'email', value: '@example.com', operator: 'not_icontains', type: 'person' }] },
+      { path_cleaning_filters: [{ regex: '/\\d+', alias: '/<id>' }] },
+    ]) {
+      expect((await srv.api('PATCH', `/api/projects/${pid}/`, patch)).status).toBe(200);
+      const after = await srv.api('POST', `/api/projects/${pid}/query/`, q);
+      expect(after.body.is_cached).toBe(false);
+      keys.push(after.body.cache_key);
+    }
+    expect(new Set(keys).size).toBe(3);
+  });
+
   it('a deleted project is not found at once', async () => {
     const pid = await newProject(srv, 'gone');
     expect((await srv.api('POST', `/api/projects/${pid}/query/`, SELECT_ONE)).status).toBe(200);
