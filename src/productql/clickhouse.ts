@@ -15,14 +15,15 @@
  *   Calendar functions convert to `DateTime(<project tz>)`, work there (DST-exact), and convert back;
  * - no window functions, no more than one JOIN per SELECT, no INTERSECT/EXCEPT: such queries are refused
  *   (window functions at print time, the others by the engine as a 400 `query_error`);
- * - no Bool type: booleans are UInt8 (0/1) and shaped back to true/false by `shapeResult`.
+ * - no Bool type: booleans are UInt8 (0/1); `shapeResult` shows the Bool-typed ones (true/false, toBool) as true/false,
+ *   as current ClickHouse does (comparisons stay UInt8 1/0 there too).
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
 import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
-import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isBoolTyped, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -53,7 +54,7 @@ const boolText = (p: Printed): string => {
   return p.nullable ? `if(isNull(${p.sql}), NULL, if(assumeNotNull(${p.sql}), 'true', 'false'))` : `if(${p.sql}, 'true', 'false')`;
 };
 /** Any value as text for concatenation and LIKE: booleans as `'true'` / `'false'`, the rest by `toString`. */
-const asText = (p: Printed): string => (p.type === 'bool' ? boolText(p) : `toString(${p.sql})`);
+const asText = (p: Printed): string => (isBoolTyped(p) ? boolText(p) : `toString(${p.sql})`);
 /** A numeric view of any value: strings that are not numbers become NULL (never an error). */
 const num = (p: Printed): string => (isStrLike(p) ? `toFloat64OrNull(${p.sql})` : p.sql);
 /** The arguments of sumState / avgState: the value as a number, as sum and avg read it. */
@@ -197,7 +198,7 @@ export class ClickHouseDialect implements Dialect {
   constant(value: ConstantValue, bigNumber: boolean, h: Helpers): Printed {
     const c = { isConst: true, constValue: value };
     if (value === null) return P('NULL', 'null', true, c);
-    if (typeof value === 'boolean') return P(h.param(value), 'bool', false, c);
+    if (typeof value === 'boolean') return P(h.param(value), 'bool', false, { ...c, chType: 'Bool' });
     if (typeof value === 'number') {
       if (Number.isSafeInteger(value)) return P(h.param(value), 'int', false, c);
       if (!Number.isInteger(value)) return P(h.param(value), 'float', false, c);
@@ -314,11 +315,17 @@ export class ClickHouseDialect implements Dialect {
       if (l.type === r.type) return [l.sql, r.sql];
       return l.type === 'date' ? [l.sql, this.asDate(r, h, node)] : [this.asDate(l, h, node), r.sql];
     }
-    // A boolean meets text as its text (`(a = b) = 'true'`), and a number as a boolean (any non-zero is true), as on DuckDB.
-    if (l.type === 'bool' && isStrLike(r)) return [boolText(l), r.sql];
-    if (isStrLike(l) && r.type === 'bool') return [l.sql, boolText(r)];
-    if (l.type === 'bool' && (r.type === 'int' || r.type === 'float')) return [l.sql, `(${r.sql} != 0)`];
-    if ((l.type === 'int' || l.type === 'float') && r.type === 'bool') return [`(${l.sql} != 0)`, r.sql];
+    // A boolean meets text as its text (`(a = b) = '1'`, `true = 'true'`: see asText), and a number as the number it is
+    // (UInt8 1/0: `(1 = 1) = 2` is 0), as on DuckDB.
+    // (the text 'true' / 'false' as a constant is that boolean, as a property filter's value `'true'` on a boolean field)
+    const boolConst = (p: Printed) => (p.isConst && typeof p.constValue === 'string' && /^(true|false)$/i.test(p.constValue) ? h.param(p.constValue.toLowerCase() === 'true') : undefined);
+    const lb = l.type === 'bool' && isStrLike(r) ? boolConst(r) : undefined;
+    if (lb !== undefined) return [l.sql, lb];
+    const rb = r.type === 'bool' && isStrLike(l) ? boolConst(l) : undefined;
+    if (rb !== undefined) return [rb, r.sql];
+    if (l.type === 'bool' && isStrLike(r)) return [asText(l), r.sql];
+    if (isStrLike(l) && r.type === 'bool') return [l.sql, asText(r)];
+
     if (isNum(l) && isStrLike(r)) return [l.sql, num(r)];
     if (isStrLike(l) && isNum(r)) return [num(l), r.sql];
     if (l.type === 'uuid' && r.type !== 'uuid') return [`toString(${l.sql})`, `lower(${r.sql})`];
@@ -1092,8 +1099,13 @@ export class ClickHouseDialect implements Dialect {
 
       // ---------------- conversions and maths
       case 'toString':
-        if (a[0].type === 'datetime') return P(`toString(${this.local(s(0), h, zoneArg(0))})`, 'string', a[0].nullable);
-        if (a[0].type === 'bool') return P(boolText(a[0]), 'string', a[0].nullable);
+        if (a[0].type === 'datetime') {
+          // a DateTime64(6) (timestamp, now(), toDateTime(text)) is written with six decimals (milliseconds here), a DateTime without
+          const text = `toString(${this.local(s(0), h, zoneArg(0))})`;
+          if (a[0].wholeSeconds) return P(text, 'string', a[0].nullable);
+          return P(`concat(${text}, ${h.param('.')}, substring(toString(1000 + (${s(0)} % 1000 + 1000) % 1000), 2, 3), ${h.param('000')})`, 'string', a[0].nullable);
+        }
+        if (isBoolTyped(a[0])) return P(boolText(a[0]), 'string', a[0].nullable);
         if (a[0].type === 'date' || a[0].type === 'uuid' || isNum(a[0])) return P(`toString(${s(0)})`, 'string', a[0].nullable);
         return P(isStrLike(a[0]) ? s(0) : `toString(${s(0)})`, 'string', a[0].nullable);
       case 'toInt':
@@ -1111,7 +1123,7 @@ export class ClickHouseDialect implements Dialect {
         if (a[0].type === 'uuid') return a[0];
         return this.call({ ...fn, sig: { ...fn.sig, name: 'toUUIDOrNull' } }, h);
       case 'toBool':
-        return P(isNum(a[0]) ? `(${s(0)} != 0)` : `multiIf(lower(${s(0)}) IN ('true', '1', 't', 'yes', 'y'), 1, lower(${s(0)}) IN ('false', '0', 'f', 'no', 'n'), 0, NULL)`, 'bool', true);
+        return P(isNum(a[0]) ? `(${s(0)} != 0)` : `multiIf(lower(${s(0)}) IN ('true', '1', 't', 'yes', 'y'), 1, lower(${s(0)}) IN ('false', '0', 'f', 'no', 'n'), 0, NULL)`, 'bool', a[0].nullable || !isNum(a[0]), { chType: 'Bool' });
       case 'round': {
         if (numType(a[0]) !== 'float') return P(a.length === 1 ? `round(${num(a[0])})` : `round(${num(a[0])}, ${s(1)})`, 'float', anyNull);
         // A float half-way goes to the even neighbour, as current ClickHouse rounds (18.16 went away from zero)

@@ -34,7 +34,7 @@ import type {
 } from './ast';
 import { WEEK_MODES, weekNumberExpr } from './week-number';
 import { MULTI_SEARCH_FUNCTIONS, multiSearchExpr } from './multi-search';
-import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, conditionalTypeName, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, conditionalTypeName, isBoolTyped, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
@@ -63,9 +63,9 @@ export interface CompileOptions {
   variables?: Record<string, unknown>;
   /** `{name}` values (HogQL `values`). Each is bound as one scalar value. */
   values?: Record<string, unknown>;
-  /** Outer LIMIT when the query has none (default 100); clamped to 50,000. */
+  /** Outer LIMIT when the query has none (default 100); clamped to 50,000. With a LIMIT/OFFSET of its own, the page within its rows. */
   limit?: number;
-  /** Outer OFFSET when the query has none (default 0). */
+  /** Outer OFFSET when the query has none (default 0); with a LIMIT/OFFSET of its own, the page within its rows. */
   offset?: number;
   /** False when the project has no person overrides (see {@link TableNeeds.personOverrides}). Default true. */
   personOverrides?: boolean;
@@ -283,6 +283,12 @@ const castFunction = (typeName: unknown): string | undefined => {
   if (own) return own;
   return CASTS.find(([re]) => re.test(t))?.[1];
 };
+/**
+ * Functions whose datetime is a ClickHouse DateTime (whole seconds), not a DateTime64(6): toString writes it without a
+ * fraction (Printed.wholeSeconds). toDateTime is one for a number or datetime argument (mapping.py prints
+ * toDateTime(<text>) as parseDateTime64BestEffortOrNull(text, 6, tz), a DateTime64(6)).
+ */
+const WHOLE_SECOND_FUNCTIONS = new Set(['toStartOfDay', 'toStartOfHour', 'toStartOfMinute', 'toStartOfFiveMinutes', 'toStartOfFiveMinute', 'toStartOfTenMinutes', 'toStartOfFifteenMinutes', 'toStartOfInterval', 'dateTrunc', 'date_trunc', 'fromUnixTimestamp']);
 const CAST_NAMES = ['toInt64', 'toInt32', 'toFloat64', 'toString', 'toDate', 'toDateTime', 'toUUID', 'toBool'];
 
 /**
@@ -498,12 +504,21 @@ export class Compiler {
       limitDefaulted = false;
       limitedEach = true;
     }
-    const limit = Math.max(0, Math.min(userLimit ?? this.opts.limit ?? DEFAULT_LIMIT, MAX_LIMIT));
-    const offset = Math.max(0, Math.min(userOffset ?? this.opts.offset ?? 0, MAX_INNER_LIMIT));
+    let limit = Math.max(0, Math.min(userLimit ?? this.opts.limit ?? DEFAULT_LIMIT, MAX_LIMIT));
+    let offset = Math.max(0, Math.min(userOffset ?? this.opts.offset ?? 0, MAX_INNER_LIMIT));
     // `LIMIT n WITH TIES`: the rows ranked within offset + n (see compileSelect) may be more than n; up to MAX_LIMIT
     // of them are returned.
     const ties = query.node === 'SelectQuery' && !!query.limit_with_ties && userLimit !== undefined;
-    const fetchLimit = (ties ? MAX_LIMIT : limit) + 1;
+    let fetchLimit = (ties ? MAX_LIMIT : limit) + 1;
+    if (!ties && (userLimit !== undefined || userOffset !== undefined) && (this.opts.limit !== undefined || this.opts.offset !== undefined)) {
+      // Paging (an endpoint run's limit/offset) of a query with a LIMIT or OFFSET of its own: the page within the
+      // query's own rows, fetching one more only while its LIMIT leaves room (hasMore never counts a row past it).
+      const pageOffset = Math.max(0, this.opts.offset ?? 0);
+      const room = userLimit === undefined ? Infinity : Math.max(0, userLimit - pageOffset);
+      limit = Math.max(0, Math.min(this.opts.limit ?? DEFAULT_LIMIT, room, MAX_LIMIT));
+      offset = Math.min((userOffset ?? 0) + pageOffset, MAX_INNER_LIMIT);
+      fetchLimit = room > limit ? limit + 1 : limit;
+    }
     const tail = ` LIMIT ${fetchLimit}${offset ? ` OFFSET ${offset}` : ''}`;
 
     let out: QueryOut;
@@ -519,7 +534,7 @@ export class Compiler {
     const effective: Query = limitedEach ? query : { ...query, limit: { node: 'Constant', value: limit } };
     if (offset) effective.offset = { node: 'Constant', value: offset };
     else delete effective.offset;
-    return { sql, params, columns: out.columns, limit: fetchLimit - 1, fetchLimit, offset, limitDefaulted, query: effective, stages };
+    return { sql, params, columns: out.columns, limit: ties ? fetchLimit - 1 : limit, fetchLimit, offset, limitDefaulted, query: effective, stages };
   }
 
   /**
@@ -1175,6 +1190,16 @@ export class Compiler {
   private expandStar(f: Field, scope: Scope): { sql: string; col: OutputColumn }[] {
     const chain = f.chain.map(String);
     let tables: TableSource[];
+    // `session.*` / `events.session.*`: every field of the event's lazily joined sessions row (PostHog's
+    // test_sessions_v2 test_select_event_sessions_star), named as the fields.
+    const lazy = chain.length === 2 && !scope.tables.some((x) => x.name === chain[0]) ? scope.tables.filter((x) => this.tableHasField(x, chain[0])) : [];
+    const owner = chain.length === 3 ? scope.tables.find((x) => x.name === chain[0]) : lazy.length === 1 ? lazy[0] : undefined;
+    const via = chain[chain.length - 2];
+    if (owner?.virtual && chain.length > 1 && Object.prototype.hasOwnProperty.call(owner.virtual.fields, via) && owner.virtual.fields[via].kind === 'session')
+      return Object.keys(SESSION_FIELDS).map((n) => {
+        const p = this.tableField(owner, [via, n], f);
+        return { sql: p.sql, col: { name: n, type: p.type, nullable: p.nullable, ...(p.chType ? { chType: p.chType } : {}) } };
+      });
     if (chain.length === 1) tables = scope.tables;
     else if (chain.length === 2) {
       const t = scope.tables.find((x) => x.name === chain[0]);
@@ -1370,7 +1395,8 @@ export class Compiler {
       }
       case 'const':
         if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${name}`, node);
-        return { ...this.dialect.constant(def.value, false, this.h), type: def.type, nullable: false };
+        // (raw_persons.is_deleted: an Int8 column in PostHog, 0, not a Bool)
+        return { ...this.dialect.constant(def.value, false, this.h), type: def.type, nullable: false, chType: undefined };
     }
   }
 
@@ -1659,7 +1685,7 @@ export class Compiler {
   private nullIn(op: 'in' | 'not in', items: Printed[], node: CompareOperation): Printed {
     const nul = this.dialect.constant(null, false, this.h);
     const tests = items.filter((p) => p.nullable).map((p) => this.dialect.compare('==', p, nul, this.h, node).sql);
-    if (!tests.length) return { ...this.dialect.constant(op === 'not in', false, this.h), type: 'bool', nullable: false };
+    if (!tests.length) return { ...this.dialect.constant(op === 'not in', false, this.h), type: 'bool', nullable: false, chType: undefined };
     const any = `(${tests.join(' OR ')})`;
     return { sql: op === 'in' ? any : `(NOT ${any})`, type: 'bool', nullable: false };
   }
@@ -1796,12 +1822,19 @@ export class Compiler {
       return this.dialect.arithmetic(op, printedArgs[2], this.dialect.interval(unitOf(printedArgs[0], this.h, c), printedArgs[1]), this.h, c);
     }
     const exact = own(EXACT_VARIANTS, sig.name);
-    const out = exact
+    const called = exact
       ? this.dialect.call(
           { sig: lookupFunction(exact.to)!, node: c, args: printedArgs.slice(0, exact.args), raw: args.slice(0, exact.args), params: printedParams, distinct: !!c.distinct, filter },
           this.h,
         )
       : this.dialect.call({ sig, node: c, args: printedArgs, raw: args, params: printedParams, distinct: !!c.distinct, filter }, this.h);
+    const wholeSeconds = called.type === 'datetime' && (WHOLE_SECOND_FUNCTIONS.has(sig.name) || (sig.name === 'toDateTime' && ['int', 'float', 'datetime', 'date'].includes(printedArgs[0]?.type)));
+    const out = wholeSeconds ? { ...called, wholeSeconds } : called;
+    if (!out.chType && (sig.name === 'if' || sig.name === 'multiIf') && out.type === 'bool') {
+      // if(c, true, false) is Bool as its values are; with a comparison among them, UInt8 (the bool default)
+      const values = printedArgs.filter((_, i) => (sig.name === 'if' ? i > 0 : i % 2 === 1 || i === printedArgs.length - 1));
+      if (values.every(isBoolTyped)) return { ...out, chType: 'Bool' };
+    }
     if (!out.chType && (sig.name === 'if' || sig.name === 'multiIf' || sig.name === 'nullIf') && ['int', 'float', 'string'].includes(out.type)) {
       const chType = conditionalTypeName(sig.name, printedArgs, this.h.timezone);
       if (chType) return { ...out, chType };

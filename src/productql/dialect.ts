@@ -19,6 +19,12 @@ export interface Printed {
   isConst?: boolean;
   /** For intervals: the unit (second .. year). */
   intervalUnit?: string;
+  /**
+   * For datetimes: a ClickHouse DateTime (whole seconds: toDateTime of a number or datetime, toStartOfDay, ...) rather
+   * than the DateTime64(6) of `timestamp`, now() and toDateTime(text); toString writes no fraction then. Unset: six
+   * decimals, `2023-01-01 12:00:00.000000`.
+   */
+  wholeSeconds?: boolean;
   /** For JSON access: the JSON-text expression and the key path so far, so `a.b['c']` keeps extending. */
   json?: { base: string; keys: (string | number)[] };
   /** Right side of IN with a literal list: the items, each printed. */
@@ -97,7 +103,8 @@ const BASE_TYPE_NAMES: Record<PType, string> = {
   string: 'String',
   int: 'Int64',
   float: 'Float64',
-  bool: 'Bool',
+  // Comparisons and logical operators are UInt8 in ClickHouse; only true/false and toBool are Bool (chType).
+  bool: 'UInt8',
   datetime: 'DateTime64',
   date: 'Date',
   interval: 'IntervalSecond',
@@ -107,6 +114,12 @@ const BASE_TYPE_NAMES: Record<PType, string> = {
   null: 'Nullable(Nothing)',
   unknown: 'String',
 };
+
+/**
+ * Whether a boolean value is of ClickHouse's Bool type (the literals true/false, toBool): those read and print as
+ * true/false. Other booleans (comparisons, and/or/not, like, in, ...) are UInt8 in ClickHouse: 1/0, text '1'/'0'.
+ */
+export const isBoolTyped = (p: Pick<Printed, 'type' | 'chType'>): boolean => p.type === 'bool' && p.chType?.replace(/^Nullable\((.*)\)$/, '$1') === 'Bool';
 
 /**
  * The ClickHouse type name of a printed value, as `toTypeName` reports it and as tuple columns are typed: literals

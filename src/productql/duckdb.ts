@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { isBoolTyped, INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
@@ -27,14 +27,15 @@ const isStrLike = (p: Printed): boolean => p.type === 'string' || p.type === 'js
  * Text as a number. DuckDB's cast also reads text ClickHouse's toFloat64OrNull refuses (`' 7'`, `'7 '`, `'1_000'`);
  * guarding against it (a regexp per row) made reading a numeric property ~60% slower, so that difference is kept.
  */
-const num = (p: Printed): string => (isStrLike(p) ? `TRY_CAST(${p.sql} AS DOUBLE)` : p.sql);
+const num = (p: Printed): string => (isStrLike(p) ? `TRY_CAST(${p.sql} AS DOUBLE)` : p.type === 'bool' ? `CAST(${p.sql} AS INTEGER)` : p.sql);
 /**
  * A value as text the way ClickHouse writes it (concat() and toString read this text). A Float64 is written with the
  * shortest digits that read back, as plain decimals from 1e-6 up to 1e21 (`100000000000000000000`, `0.000001`) and
  * as `1e21`, `1e-7`, `1.5e-8` beyond (JavaScript's rule, without its `+`); NaN as `nan`. DuckDB writes a whole
  * number as `2.0`, exponents from 1e16 and below 1e-4 (`1e+20`, `1e-07`), and `-nan`.
  */
-const chText = (p: Printed): string => (p.type === 'float' ? `list_transform([CAST(${p.sql} AS VARCHAR)], lambda __t: ${FLOAT_TEXT})[1]` : p.sql);
+const chText = (p: Printed): string =>
+  p.type === 'float' ? `list_transform([CAST(${p.sql} AS VARCHAR)], lambda __t: ${FLOAT_TEXT})[1]` : p.type === 'bool' && !isBoolTyped(p) ? `CAST(${p.sql} AS INTEGER)` : p.sql;
 const FLOAT_TEXT = (() => {
   const m = `split_part(__t, 'e', 1)`;
   const e = `CAST(split_part(__t, 'e', 2) AS INTEGER)`;
@@ -57,6 +58,8 @@ const compositeText = (p: Printed, timezone: string): string | undefined => {
     const plain = t.replace(/^Nullable\((.*)\)$/, '$1');
     let text: string | undefined;
     if (plain === 'String') text = `'''' || replace(replace(${x}, '\\', '\\\\'), '''', '\\''') || ''''`;
+    // (a UInt8 may be a DuckDB boolean, a comparison: ClickHouse writes it 1 / 0)
+    else if (plain === 'UInt8') text = `CAST(CAST(${x} AS INTEGER) AS VARCHAR)`;
     else if (/^U?Int(8|16|32|64)$/.test(plain)) text = `CAST(${x} AS VARCHAR)`;
     else if (plain === 'Float64') text = chText({ sql: x, type: 'float', nullable: false });
     else if (plain === 'Bool') text = `CASE WHEN ${x} THEN 'true' ELSE 'false' END`;
@@ -198,7 +201,7 @@ class DuckDBDialect implements Dialect {
   constant(value: ConstantValue, bigNumber: boolean, h: Helpers): Printed {
     const c = { isConst: true, constValue: value };
     if (value === null) return P('NULL', 'null', true, c);
-    if (typeof value === 'boolean') return P(h.param(value), 'bool', false, c);
+    if (typeof value === 'boolean') return P(h.param(value), 'bool', false, { ...c, chType: 'Bool' });
     if (typeof value === 'number') {
       if (Number.isSafeInteger(value)) return P(h.param(value), 'int', false, c);
       if (!Number.isInteger(value)) return P(h.param(value), 'float', false, c);
@@ -326,10 +329,19 @@ class DuckDBDialect implements Dialect {
     if (isStrLike(l) && isNum(r)) return [num(l), r.sql];
     if (l.type === 'uuid' && isStrLike(r)) return [l.sql, `TRY_CAST(${r.sql} AS UUID)`];
     if (isStrLike(l) && r.type === 'uuid') return [`TRY_CAST(${l.sql} AS UUID)`, r.sql];
-    if (isStrLike(l) && r.type === 'bool') return [l.sql, r.isConst ? h.param(String(r.constValue)) : `CAST(${r.sql} AS VARCHAR)`];
-    if (l.type === 'bool' && isStrLike(r)) return [l.isConst ? h.param(String(l.constValue)) : `CAST(${l.sql} AS VARCHAR)`, r.sql];
-    if (l.type === 'bool' && isNum(r)) return [l.sql, `CAST(${r.sql} AS BOOLEAN)`];
-    if (isNum(l) && r.type === 'bool') return [`CAST(${l.sql} AS BOOLEAN)`, r.sql];
+    // A boolean meets text as its text ('true'/'false' for Bool, '1'/'0' for the UInt8 of a comparison), and a number
+    // as the number it is (`(1 = 1) = 2` is 0), as in ClickHouse.
+    const text = (b: Printed) => (b.isConst ? h.param(String(b.constValue)) : `CAST(${chText(b)} AS VARCHAR)`);
+    // (the text 'true' / 'false' as a constant is that boolean, as a property filter's value `'true'` on a boolean field)
+    const boolConst = (p: Printed) => (p.isConst && typeof p.constValue === 'string' && /^(true|false)$/i.test(p.constValue) ? h.param(p.constValue.toLowerCase() === 'true') : undefined);
+    const lb = l.type === 'bool' && isStrLike(r) ? boolConst(r) : undefined;
+    if (lb !== undefined) return [l.sql, lb];
+    const rb = r.type === 'bool' && isStrLike(l) ? boolConst(l) : undefined;
+    if (rb !== undefined) return [rb, r.sql];
+    if (isStrLike(l) && r.type === 'bool') return [l.sql, text(r)];
+    if (l.type === 'bool' && isStrLike(r)) return [text(l), r.sql];
+    if (l.type === 'bool' && isNum(r)) return [num(l), r.sql];
+    if (isNum(l) && r.type === 'bool') return [l.sql, num(r)];
     return [l.sql, r.sql];
   }
 
@@ -1061,8 +1073,10 @@ class DuckDBDialect implements Dialect {
 
       // ---------------- conversions and maths
       case 'toString':
-        if (a[0].type === 'datetime') return P(`strftime(${this.local(s(0), h, this.zone(a[0], h))}, '%Y-%m-%d %H:%M:%S')`, 'string', a[0].nullable);
+        // a DateTime64(6) (timestamp, now(), toDateTime(text)) is written with six decimals, a DateTime without
+        if (a[0].type === 'datetime') return P(`strftime(${this.local(s(0), h, this.zone(a[0], h))}, '%Y-%m-%d %H:%M:%S${a[0].wholeSeconds ? '' : '.%f'}')`, 'string', a[0].nullable);
         if (a[0].type === 'date') return P(`strftime(${s(0)}, '%Y-%m-%d')`, 'string', a[0].nullable);
+        if (a[0].type === 'bool' && !isBoolTyped(a[0])) return P(`CAST(${chText(a[0])} AS VARCHAR)`, 'string', a[0].nullable);
         return P(a[0].type === 'float' ? chText(a[0]) : (compositeText(a[0], h.timezone) ?? `CAST(${s(0)} AS VARCHAR)`), 'string', a[0].nullable);
       case 'toInt':
       case 'toInt64':
@@ -1076,7 +1090,7 @@ class DuckDBDialect implements Dialect {
       case 'toUUID':
         return P(`TRY_CAST(${s(0)} AS UUID)`, 'uuid', true);
       case 'toBool':
-        return P(`TRY_CAST(${s(0)} AS BOOLEAN)`, 'bool', true);
+        return P(`TRY_CAST(${s(0)} AS BOOLEAN)`, 'bool', a[0].nullable || !(isNum(a[0]) || a[0].type === 'bool'), { chType: 'Bool' });
       case 'round': {
         // ClickHouse rounds a float half-way to the even neighbour (round(2.5) = 2); DuckDB's round goes away from zero
         const f = numType(a[0]) === 'float' ? 'round_even' : 'round';

@@ -50,9 +50,9 @@ describe('events columns of PostHog beyond the stored ones', () => {
   it('elements_chain is never NULL: an event without elements has an empty chain', async () => {
     const r = await hogql("select elements_chain, elements_chain is null, elements_chain = '' from events order by timestamp");
     expect(r.results).toEqual([
-      [CHAIN, false, false],
-      [PLAIN, false, false],
-      ['', false, true],
+      [CHAIN, 0, 0],
+      [PLAIN, 0, 0],
+      ['', 0, 1],
     ]);
     expect(r.types[0]).toEqual(['elements_chain', 'String']);
   });

@@ -316,16 +316,16 @@ describe('arrays', () => {
     ['arraySlice([1, 2, 3, 4], 2, -1)', [2, 3]],
     ['arraySlice([1, 2, 3, 4], 0)', []],
     ['arrayCount(x -> x > 1, [1, 2, 3])', 2],
-    ['arrayAll(x -> x > 0, [1, 2])', true],
-    ['arrayAll(x -> x > 1, [1, 2])', false],
+    ['arrayAll(x -> x > 0, [1, 2])', 1],
+    ['arrayAll(x -> x > 1, [1, 2])', 0],
     ["arrayStringConcat(arrayReverse(splitByString(', ', 'a, b, c')), '|')", 'c|b|a'],
-    ['hasAny([1, 2], [3, 2])', true],
-    ['hasAny([1, 2], [3])', false],
-    ['hasAll([1, 2, 3], [3, 1])', true],
-    ['hasAll([1, 2], [3, 1])', false],
+    ['hasAny([1, 2], [3, 2])', 1],
+    ['hasAny([1, 2], [3])', 0],
+    ['hasAll([1, 2, 3], [3, 1])', 1],
+    ['hasAll([1, 2], [3, 1])', 0],
     ['length([1, 2, 3])', 3],
-    ['empty([1])', false],
-    ['notEmpty([1])', true],
+    ['empty([1])', 0],
+    ['notEmpty([1])', 1],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(`select ${expr}`)).toEqual(expected);
   });
@@ -349,7 +349,7 @@ describe('arrays', () => {
 
   it('works on column values', async () => {
     expect(await all("select arrayStringConcat(groupArray(distinct_id), ',') from (select distinct_id from events order by timestamp limit 3)")).toEqual([['user1,user1,user2']]);
-    expect(await all('select length(groupArray(distinct_id)), notEmpty(groupArray(distinct_id)) from events')).toEqual([[6, true]]);
+    expect(await all('select length(groupArray(distinct_id)), notEmpty(groupArray(distinct_id)) from events')).toEqual([[6, 1]]);
     expect(await all('select arrayDistinct(groupArray(distinct_id)) from (select distinct_id from events order by timestamp limit 3)')).toEqual([[['user1', 'user2']]]);
   });
 });
@@ -397,7 +397,7 @@ describe('toTimeZone', () => {
       await all(
         "select toString(toTimeZone(timestamp, 'America/New_York')), toHour(toTimeZone(timestamp, 'America/New_York')), toDate(toTimeZone(timestamp, 'America/New_York')), toTimeZone(timestamp, 'America/New_York') = timestamp from events order by timestamp limit 1",
       ),
-    ).toEqual([['2024-03-30 18:30:00', 18, '2024-03-30', true]]);
+    ).toEqual([['2024-03-30 18:30:00.000000', 18, '2024-03-30', 1]]);
     expect(await all("select ny from (select toTimeZone(timestamp, 'Asia/Tokyo') as ny, timestamp from events) order by timestamp limit 1")).toEqual([['2024-03-31T07:30:00+09:00']]);
   });
 

@@ -184,7 +184,7 @@ describe('mapping.py: timezone arguments (toDateTime(x, tz), toStartOfDay(x, tz)
   it('now(tz) is the current instant shown in that zone', async () => {
     const r = await db.query("select now('Asia/Tokyo'), timeZoneOf(now('Asia/Tokyo')), dateDiff('second', now(), now('Asia/Tokyo')) < 5");
     expect(r.results[0][0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+09:00$/);
-    expect(r.results[0].slice(1)).toEqual(['Asia/Tokyo', true]);
+    expect(r.results[0].slice(1)).toEqual(['Asia/Tokyo', 1]);
     await fails("select now('Nowhere/Land')", 'Timezone must be a valid IANA timezone name');
     await fails("select now('UTC', 1)", "Function 'now' expects at most 1 argument, found 2");
   });
@@ -420,7 +420,7 @@ describe('mapping.py hash functions: MD5, SHA1, SHA256 (digests shown as hex tex
     ["MD5('')", 'd41d8cd98f00b204e9800998ecf8427e'],
     ['MD5(NULL)', null],
     ["toTypeName(MD5('abc'))", 'FixedString(16)'],
-    ["MD5('abc') = MD5(concat('a', 'bc'))", true],
+    ["MD5('abc') = MD5(concat('a', 'bc'))", 1],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(`select ${expr}`)).toBe(expected);
   });

@@ -191,7 +191,7 @@ describe('tuples IN a subquery of several columns (test_query.py; ClickHouse com
     expect(await rows("SELECT count() FROM events WHERE (event, distinct_id) IN (SELECT event, distinct_id FROM events WHERE distinct_id = 'alice')")).toEqual([[2]]);
     expect(await rows("SELECT count() FROM events WHERE (event, distinct_id) NOT IN (SELECT event, distinct_id FROM events WHERE distinct_id = 'alice')")).toEqual([[3]]);
     expect(await rows("SELECT count() FROM events WHERE tuple(event, properties.$browser) IN (SELECT '$pageview', 'Chrome')")).toEqual([[2]]);
-    expect(await rows("SELECT (1, 'a') IN (SELECT 1, 'a'), (1, 'b') IN (SELECT 1, 'a')")).toEqual([[true, false]]);
+    expect(await rows("SELECT (1, 'a') IN (SELECT 1, 'a'), (1, 'b') IN (SELECT 1, 'a')")).toEqual([[1, 0]]);
   });
 
   it('over a UNION ALL and through a person join', async () => {
@@ -247,10 +247,10 @@ describe('persons.pdi (reference §10: persons has `pdi`; PostHog persons_pdi is
   it("reads a person once per distinct id of theirs, only the project's own", async () => {
     // the big event's distinct id got a person of its own at ingestion
     expect(await rows('SELECT properties.email, pdi.distinct_id, pdi.person_id = id FROM persons ORDER BY pdi.distinct_id')).toEqual([
-      [null, RANDOM, true],
-      ['alice@x.com', 'alice', true],
-      ['alice@x.com', 'alice2', true],
-      ['bob@x.com', 'bob', true],
+      [null, RANDOM, 1],
+      ['alice@x.com', 'alice', 1],
+      ['alice@x.com', 'alice2', 1],
+      ['bob@x.com', 'bob', 1],
     ]);
     expect(await rows("SELECT p.properties.email FROM persons p WHERE p.pdi.distinct_id = 'alice2'")).toEqual([['alice@x.com']]);
     expect(await rows("SELECT count() FROM persons WHERE pdi.distinct_id = 'mallory'")).toEqual([[0]]);
@@ -346,16 +346,16 @@ describe('GROUP BY ALL / ROLLUP / CUBE / GROUPING SETS (the parser reports them 
 describe('NULL in an IN list (PostHog runs HogQL with ClickHouse transform_null_in = 1: NULL matches NULL)', () => {
   // properties.nope: a NULL of the row
   it.each([
-    ['properties.nope IN (NULL)', true],
-    ["properties.nope IN ('1', '2')", false],
-    ['1 IN (NULL)', false],
-    ['2 IN (1, NULL)', false],
-    ["properties.nope IN ('1', NULL)", true],
-    ["properties.nope NOT IN ('1')", true],
-    ["properties.nope NOT IN ('1', NULL)", false],
-    ['properties.nope NOT IN (NULL)', false],
-    ['1 NOT IN (1, NULL)', false],
-    ['2 NOT IN (1, NULL)', true],
+    ['properties.nope IN (NULL)', 1],
+    ["properties.nope IN ('1', '2')", 0],
+    ['1 IN (NULL)', 0],
+    ['2 IN (1, NULL)', 0],
+    ["properties.nope IN ('1', NULL)", 1],
+    ["properties.nope NOT IN ('1')", 1],
+    ["properties.nope NOT IN ('1', NULL)", 0],
+    ['properties.nope NOT IN (NULL)', 0],
+    ['1 NOT IN (1, NULL)', 0],
+    ['2 NOT IN (1, NULL)', 1],
   ])('%s is %s', async (expr, expected) => {
     expect(await rows(`SELECT ${expr} FROM events WHERE event = 'signup'`)).toEqual([[expected]]);
   });
@@ -363,10 +363,10 @@ describe('NULL in an IN list (PostHog runs HogQL with ClickHouse transform_null_
   it('a property without a value matches a NULL of the list; the column keeps the query text', async () => {
     const r = await hogql("SELECT event, properties.$browser IN ('Chrome', NULL) AS m FROM events WHERE event != 'big event' ORDER BY timestamp");
     expect(r.results).toEqual([
-      ['$pageview', true],
-      ['$pageview', false],
-      ['signup', true],
-      ['$pageview', true],
+      ['$pageview', 1],
+      ['$pageview', 0],
+      ['signup', 1],
+      ['$pageview', 1],
     ]);
     expect(await rows("SELECT count() FROM events WHERE properties.$browser NOT IN ('Safari', NULL)")).toEqual([[2]]);
     expect((await hogql('SELECT 1 IN (1, NULL)')).columns).toEqual(['1 IN (1, NULL)']);

@@ -73,8 +73,8 @@ describe('test_property.py test_property_to_expr_hogql: hogql property filters i
 
 describe('NULL in IN (subquery) (PostHog runs HogQL with transform_null_in = 1: NULL matches NULL, as in an IN list)', () => {
   it.each([
-    ['NULL IN (SELECT NULL)', true],
-    ['NULL NOT IN (SELECT NULL)', false],
+    ['NULL IN (SELECT NULL)', 1],
+    ['NULL NOT IN (SELECT NULL)', 0],
   ])('%s is %s', async (expr, expected) => {
     expect(await rows(`SELECT ${expr}`)).toEqual([[expected]]);
   });
@@ -92,10 +92,10 @@ describe('NULL in IN (subquery) (PostHog runs HogQL with transform_null_in = 1: 
   it('per row in the select list, over a UNION ALL; the column keeps the query text', async () => {
     const r = await hogql("SELECT event, properties.$browser IN (SELECT 'Chrome' UNION ALL SELECT NULL) FROM events ORDER BY timestamp");
     expect(r.results).toEqual([
-      ['$pageview', true],
-      ['signup', true],
-      ['$pageview', false],
-      ['purchase', true],
+      ['$pageview', 1],
+      ['signup', 1],
+      ['$pageview', 0],
+      ['purchase', 1],
     ]);
     expect(r.columns).toEqual(['event', "properties.$browser IN (SELECT 'Chrome' UNION ALL SELECT NULL)"]);
   });
@@ -199,18 +199,18 @@ describe("mapping.py dateDiff('week', a, b): the Monday week boundaries crossed,
 
 describe('mapping.py has / hasAny / hasAll / countEqual / indexOf / arrayUniq: NULL is a value there (ClickHouse has([1, NULL], NULL) = 1)', () => {
   it.each([
-    ['has([1, NULL], NULL)', true],
-    ['has([1, 2], NULL)', false],
-    ["has(['a', NULL], 'a')", true],
+    ['has([1, NULL], NULL)', 1],
+    ['has([1, 2], NULL)', 0],
+    ["has(['a', NULL], 'a')", 1],
     ['indexOf([1, NULL], NULL)', 2],
-    ['hasAny([1, NULL], [NULL])', true],
-    ['hasAny([1, 2], [NULL])', false],
-    ['hasAny([1, 2], [3, 2])', true],
-    ['hasAny([], [1])', false],
-    ['hasAll([1, NULL], [NULL])', true],
-    ['hasAll([1, 2], [])', true],
-    ['hasAll([1, 2], [2, 3])', false],
-    ['hasAll([1, 2, 3], [3, 1])', true],
+    ['hasAny([1, NULL], [NULL])', 1],
+    ['hasAny([1, 2], [NULL])', 0],
+    ['hasAny([1, 2], [3, 2])', 1],
+    ['hasAny([], [1])', 0],
+    ['hasAll([1, NULL], [NULL])', 1],
+    ['hasAll([1, 2], [])', 1],
+    ['hasAll([1, 2], [2, 3])', 0],
+    ['hasAll([1, 2, 3], [3, 1])', 1],
     ['countEqual([1, NULL, NULL], NULL)', 2],
     ['countEqual([1, 2, 1], 1)', 2],
     ['countEqual([1, NULL], 2)', 0],
@@ -224,16 +224,16 @@ describe('mapping.py has / hasAny / hasAll / countEqual / indexOf / arrayUniq: N
 
   it('per row, a property without a value', async () => {
     expect(await rows("SELECT has(['Chrome', NULL], properties.$browser), has(['Chrome'], properties.$browser) FROM events ORDER BY timestamp")).toEqual([
-      [true, true],
-      [true, false],
-      [false, false],
-      [true, false],
+      [1, 1],
+      [1, 0],
+      [0, 0],
+      [1, 0],
     ]);
     const q = "SELECT hasAny(['Chrome', NULL], [properties.$browser]), hasAll([properties.$browser, 'x'], ['x', NULL]), countEqual([properties.$browser, NULL], NULL) FROM events WHERE event IN ('$pageview', 'signup') ORDER BY timestamp";
     expect(await rows(q)).toEqual([
-      [true, false, 1],
-      [true, true, 2],
-      [false, false, 1],
+      [1, 0, 1],
+      [1, 1, 2],
+      [0, 0, 1],
     ]);
   });
 });

@@ -182,8 +182,8 @@ describe('JSONExtract* of a NULL value (a property that is not set) is NULL; of 
     const q =
       "SELECT event, JSONExtractString(properties.obj, 'a'), JSONExtractInt(properties.obj, 'n'), JSONExtractFloat(properties.obj, 'n'), JSONExtractRaw(properties.obj, 'a'), JSONHas(properties.obj, 'a') FROM events ORDER BY timestamp";
     expect(await rows(q)).toEqual([
-      ['$pageview', 'x', 3, 3, '"x"', true],
-      ['signup', '', 0, 0, '', false],
+      ['$pageview', 'x', 3, 3, '"x"', 1],
+      ['signup', '', 0, 0, '', 0],
       ['$pageview', null, null, null, null, null],
       ['purchase', null, null, null, null, null],
     ]);
@@ -191,7 +191,7 @@ describe('JSONExtract* of a NULL value (a property that is not set) is NULL; of 
 
   it('constants', async () => {
     expect(await rows(`SELECT JSONExtractString('{"a":"x"}', 'a'), JSONExtractString('{"a":"x"}', 'b'), JSONExtractInt('{"a":3}', 'a'), JSONHas('{"a":1}', 'b'), JSONExtractString(NULL, 'a')`)).toEqual([
-      ['x', '', 3, false, null],
+      ['x', '', 3, 0, null],
     ]);
   });
 });

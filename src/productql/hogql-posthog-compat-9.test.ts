@@ -109,9 +109,9 @@ describe('engine parity: text as a number (toFloat64OrNull)', () => {
 
   it('per row, property text compared with a number: only numbers match', async () => {
     expect(await rows("SELECT properties.n, toFloat(properties.n), properties.n > 0 FROM events WHERE event = '$pageview' AND properties.i IN (0, 4, 5) ORDER BY toInt(properties.i)")).toEqual([
-      ['1', 1, true],
-      ['2.5', 2.5, true],
-      ['x', null, false],
+      ['1', 1, 1],
+      ['2.5', 2.5, 1],
+      ['x', null, 0],
     ]);
   });
 
@@ -122,16 +122,16 @@ describe('engine parity: text as a number (toFloat64OrNull)', () => {
 
 describe('engine parity: NULL IN a list is 0 (NOT IN: 1), as ClickHouse answers under PostHog’s transform_null_in', () => {
   it.each([
-    ['NULL IN (1, 2)', false],
-    ['NULL NOT IN (1, 2)', true],
-    ["NULL IN ('a')", false],
-    ['isNull(NULL IN (1, 2))', false],
-    ['(NULL IN (1, 2)) = 0', true],
-    ['NULL IN (1, NULL)', true],
-    ['NULL NOT IN (1, NULL)', false],
-    ["NULL IN ('a', properties.nope)", true],
-    ["NULL NOT IN ('a', properties.nope)", false],
-    ["NULL IN ('a', event)", false],
+    ['NULL IN (1, 2)', 0],
+    ['NULL NOT IN (1, 2)', 1],
+    ["NULL IN ('a')", 0],
+    ['isNull(NULL IN (1, 2))', 0],
+    ['(NULL IN (1, 2)) = 0', 1],
+    ['NULL IN (1, NULL)', 1],
+    ['NULL NOT IN (1, NULL)', 0],
+    ["NULL IN ('a', properties.nope)", 1],
+    ["NULL NOT IN ('a', properties.nope)", 0],
+    ["NULL IN ('a', event)", 0],
   ])('%s is %p', async (expr, expected) => {
     expect(await rows(`SELECT ${expr} FROM events WHERE event = 'signup'`)).toEqual([[expected]]);
   });

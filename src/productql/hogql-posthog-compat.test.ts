@@ -191,7 +191,7 @@ describe('test_query: columns, persons and joins', () => {
 
   it('test_query_select_person_with_joins: person.id and person.properties from events', async () => {
     const r = await rows("SELECT event, person.id = person_id, person.properties.sneaky_mail, person.properties.index FROM events WHERE distinct_id = 'id-1'");
-    expect(r).toEqual([['random event', true, 'tim1@posthog.com', '1']]);
+    expect(r).toEqual([['random event', 1, 'tim1@posthog.com', '1']]);
   });
 
   it('after a merge, the events of both distinct ids have one person_id and that person properties', async () => {

@@ -207,7 +207,8 @@ export function clickhouseTypeFromDuckDB(duckType: string, timezone = 'UTC'): st
   const map: Record<string, string> = {
     VARCHAR: 'String',
     JSON: 'String',
-    BOOLEAN: 'Bool',
+    // (DuckDB's booleans are comparisons here: ClickHouse's UInt8; Bool values are typed by the compiler)
+    BOOLEAN: 'UInt8',
     TINYINT: 'Int8',
     SMALLINT: 'Int16',
     INTEGER: 'Int32',
@@ -234,7 +235,7 @@ const BASE_TYPES: Record<PType, string> = {
   string: 'String',
   int: 'Int64',
   float: 'Float64',
-  bool: 'Bool',
+  bool: 'UInt8',
   datetime: "DateTime64(6, 'UTC')",
   date: 'Date',
   interval: 'IntervalSecond',
@@ -325,8 +326,6 @@ function tupleValue(v: unknown): unknown {
 
 function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unknown {
   if (v === null || v === undefined) return null;
-  // Engines without a boolean type (ClickHouse 18.16) return UInt8 0/1 for boolean expressions.
-  if (col?.type === 'bool' && typeof v === 'number') return v !== 0;
   if (col?.type === 'datetime') {
     const d = toDate(v);
     // A value converted with toTimeZone(x, zone) is typed DateTime64(6, '<zone>') and shown there.
@@ -342,6 +341,43 @@ function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unk
   return jsonValue(v);
 }
 
+/** The top-level parts of a type list: `UInt8, Tuple(String, Bool)` → `['UInt8', 'Tuple(String, Bool)']`. */
+function typeList(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '(') depth++;
+    else if (s[i] === ')') depth--;
+    else if (s[i] === ',' && depth === 0) {
+      out.push(s.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(s.slice(start).trim());
+  return out;
+}
+
+/**
+ * Booleans as ClickHouse returns them: only values of type Bool (the literals true/false, toBool) are true/false;
+ * comparisons and logical operators are UInt8, 1/0. DuckDB returns booleans for both, ClickHouse 18.16 (which has no
+ * Bool type) 1/0 for both: `type` (the reported ClickHouse type) tells them apart, inside arrays and tuples too.
+ */
+function clickhouseBools(v: unknown, type: string | undefined): unknown {
+  const t = type?.replace(/^Nullable\((.*)\)$/, '$1');
+  if (typeof v === 'boolean') return t === 'Bool' ? v : Number(v);
+  if (typeof v === 'number') return t === 'Bool' ? v !== 0 : v;
+  if (Array.isArray(v)) {
+    if (t?.startsWith('Array(')) return v.map((x) => clickhouseBools(x, t.slice(6, -1)));
+    if (t?.startsWith('Tuple(')) {
+      const items = typeList(t.slice(6, -1));
+      return v.map((x, i) => clickhouseBools(x, items[i]));
+    }
+    return v.map((x) => clickhouseBools(x, undefined));
+  }
+  return v;
+}
+
 /**
  * Turns engine rows into the HogQL response fields. `rows` may hold `limit + 1` rows; the extra one only sets
  * `hasMore`. `engineTypes` (optional; ClickHouse-style names as the engines report
@@ -355,10 +391,11 @@ export function shapeResult(
   const tz = compiled.timezone;
   const hasMore = rows.length > compiled.limit;
   const kept = hasMore ? rows.slice(0, compiled.limit) : rows;
+  const types = compiled.columns.map((c, i): [string, string] => [c.name, reportedType(c, tz, engineTypes?.[i])]);
   return {
-    results: kept.map((r) => r.map((v, i) => convertCell(v, compiled.columns[i], tz))),
+    results: kept.map((r) => r.map((v, i) => clickhouseBools(convertCell(v, compiled.columns[i], tz), types[i]?.[1]))),
     columns: compiled.columns.map((c) => c.name),
-    types: compiled.columns.map((c, i) => [c.name, reportedType(c, tz, engineTypes?.[i])]),
+    types,
     hasMore,
     limit: compiled.limit,
     offset: compiled.offset,

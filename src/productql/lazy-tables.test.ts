@@ -162,9 +162,9 @@ describe('raw_persons / raw_person_distinct_ids (one version per row in Quarry)'
     const r = await db.query('select *, person.properties.email from raw_person_distinct_ids order by distinct_id');
     expect(r.columns).toEqual(['distinct_id', 'person_id', 'version', 'is_deleted', 'email']);
     expect(r.results).toEqual([
-      ['user1', P1A, 1, false, 'a@p1.com'],
-      ['user2', P1B, 1, false, 'b@p1.com'],
-      ['user3', P1A, 1, false, 'a@p1.com'],
+      ['user1', P1A, 1, 0, 'a@p1.com'],
+      ['user2', P1B, 1, 0, 'b@p1.com'],
+      ['user3', P1A, 1, 0, 'a@p1.com'],
     ]);
   });
 
@@ -172,8 +172,8 @@ describe('raw_persons / raw_person_distinct_ids (one version per row in Quarry)'
     const r = await db.query('select * from raw_persons order by id');
     expect(r.columns).toEqual(['id', 'created_at', 'properties', 'is_identified', 'version', 'is_deleted']);
     expect(r.results.map((x) => [x[0], x[3], x[4], x[5]])).toEqual([
-      [P1A, true, 1, false],
-      [P1B, false, 1, false],
+      [P1A, 1, 1, 0],
+      [P1B, 0, 1, 0],
     ]);
     noSecret(r.results);
     expect(await all('select id, argMax(properties.email, version) from raw_persons group by id having argMax(is_deleted, version) = 0 order by id')).toEqual([
@@ -257,11 +257,11 @@ describe('sessions (computed from events) and events.session', () => {
       '$is_bounce',
     ];
     expect(r.results.map((row) => picked.map((c) => row[r.columns.indexOf(c)]))).toEqual([
-      ['a', 'u1', '2024-05-01T10:00:00+00:00', '2024-05-01T10:02:00+00:00', 120, 2, 1, 0, 'https://ex.com/landing?utm_source=x#top', 'https://ex.com/pricing', '/landing', '/pricing', 'google.com', false],
-      ['b', 'u2', '2024-05-01T11:00:00+00:00', '2024-05-01T11:00:00+00:00', 0, 1, 0, 0, 'https://ex.com/', 'https://ex.com/', '/', '/', '$direct', true],
-      ['c', 'u3', '2024-05-01T12:00:00.900000+00:00', '2024-05-01T12:00:09.100000+00:00', 9, 1, 0, 0, 'http://ex.com/docs/a?b=1', 'http://ex.com/docs/a?b=1', '/docs/a', '/docs/a', null, true],
+      ['a', 'u1', '2024-05-01T10:00:00+00:00', '2024-05-01T10:02:00+00:00', 120, 2, 1, 0, 'https://ex.com/landing?utm_source=x#top', 'https://ex.com/pricing', '/landing', '/pricing', 'google.com', 0],
+      ['b', 'u2', '2024-05-01T11:00:00+00:00', '2024-05-01T11:00:00+00:00', 0, 1, 0, 0, 'https://ex.com/', 'https://ex.com/', '/', '/', '$direct', 1],
+      ['c', 'u3', '2024-05-01T12:00:00.900000+00:00', '2024-05-01T12:00:09.100000+00:00', 9, 1, 0, 0, 'http://ex.com/docs/a?b=1', 'http://ex.com/docs/a?b=1', '/docs/a', '/docs/a', null, 1],
       ['d', 'u4', '2024-05-01T13:00:00+00:00', '2024-05-01T13:00:30+00:00', 30, 0, 0, 0, null, null, null, null, null, null],
-      ['e', 'u5', '2024-05-01T14:00:00+00:00', '2024-05-01T14:00:10+00:00', 10, 0, 0, 1, null, null, null, null, null, false],
+      ['e', 'u5', '2024-05-01T14:00:00+00:00', '2024-05-01T14:00:10+00:00', 10, 0, 0, 1, null, null, null, null, null, 0],
     ]);
     noSecret(r.results);
   });
@@ -269,7 +269,7 @@ describe('sessions (computed from events) and events.session', () => {
   it('types the session fields', async () => {
     const r = await q3('select session_id, $start_timestamp, $session_duration, $pageview_count, $is_bounce, $entry_current_url from sessions limit 1');
     // session_id: String, as PostHog's sessions table (events' `$session_id` is never NULL: '' without a session).
-    expect(r.types.map((t) => t[1])).toEqual(['String', "Nullable(DateTime64(6, 'UTC'))", 'Nullable(Int64)', 'UInt64', 'Nullable(Bool)', 'Nullable(String)']);
+    expect(r.types.map((t) => t[1])).toEqual(['String', "Nullable(DateTime64(6, 'UTC'))", 'Nullable(Int64)', 'UInt64', 'Nullable(UInt8)', 'Nullable(String)']);
   });
 
   it('joins each event to its session (events.session.*), NULL without a session id', async () => {
@@ -277,16 +277,16 @@ describe('sessions (computed from events) and events.session', () => {
       'select event, session.session_id, session.$session_duration, session.$is_bounce, e.session.$entry_pathname, session.distinct_id, session.$start_timestamp from events e order by timestamp',
     );
     expect(r.results).toEqual([
-      ['$pageview', 'a', 120, false, '/landing', 'u1', '2024-05-01T10:00:00+00:00'],
-      ['$autocapture', 'a', 120, false, '/landing', 'u1', '2024-05-01T10:00:00+00:00'],
-      ['$pageview', 'a', 120, false, '/landing', 'u1', '2024-05-01T10:00:00+00:00'],
-      ['$pageview', 'b', 0, true, '/', 'u2', '2024-05-01T11:00:00+00:00'],
-      ['$pageview', 'c', 9, true, '/docs/a', 'u3', '2024-05-01T12:00:00.900000+00:00'],
-      ['clicked', 'c', 9, true, '/docs/a', 'u3', '2024-05-01T12:00:00.900000+00:00'],
+      ['$pageview', 'a', 120, 0, '/landing', 'u1', '2024-05-01T10:00:00+00:00'],
+      ['$autocapture', 'a', 120, 0, '/landing', 'u1', '2024-05-01T10:00:00+00:00'],
+      ['$pageview', 'a', 120, 0, '/landing', 'u1', '2024-05-01T10:00:00+00:00'],
+      ['$pageview', 'b', 0, 1, '/', 'u2', '2024-05-01T11:00:00+00:00'],
+      ['$pageview', 'c', 9, 1, '/docs/a', 'u3', '2024-05-01T12:00:00.900000+00:00'],
+      ['clicked', 'c', 9, 1, '/docs/a', 'u3', '2024-05-01T12:00:00.900000+00:00'],
       ['clicked', 'd', 30, null, null, 'u4', '2024-05-01T13:00:00+00:00'],
       ['clicked', 'd', 30, null, null, 'u4', '2024-05-01T13:00:00+00:00'],
-      ['$screen', 'e', 10, false, null, 'u5', '2024-05-01T14:00:00+00:00'],
-      ['clicked', 'e', 10, false, null, 'u5', '2024-05-01T14:00:00+00:00'],
+      ['$screen', 'e', 10, 0, null, 'u5', '2024-05-01T14:00:00+00:00'],
+      ['clicked', 'e', 10, 0, null, 'u5', '2024-05-01T14:00:00+00:00'],
       ['$pageview', null, null, null, null, null, null],
       ['$pageview', null, null, null, null, null, null],
     ]);

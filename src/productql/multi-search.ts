@@ -37,7 +37,8 @@ export function multiSearchExpr(name: string, haystack: Expr, needles: Expr, fai
   switch (name) {
     case 'multiSearchAny':
     case 'multiMatchAny':
-      return items.length ? or(...items.map(hit)) : constant(false);
+      // (without needles: a UInt8 0, as the function's other answers)
+      return items.length ? or(...items.map(hit)) : compare('==', constant(0), constant(1));
     case 'multiSearchFirstIndex':
     case 'multiMatchAnyIndex':
       return items.length ? firstIndex() : constant(0);

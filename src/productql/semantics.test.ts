@@ -93,7 +93,7 @@ describe('property semantics', () => {
     const r = await all(
       "select JSONExtractString(properties, 'missing'), JSONExtractFloat(properties, 'price'), JSONExtractString(properties, 'nested', 'a', 'b'), JSONHas(properties, 'nul'), JSONHas(properties, 'nope') from events order by timestamp limit 1",
     );
-    expect(r[0]).toEqual(['', 10, 'deep', true, false]);
+    expect(r[0]).toEqual(['', 10, 'deep', 1, 0]);
   });
 });
 
@@ -233,7 +233,7 @@ describe('typical query shapes', () => {
     const r = await all(
       "select arrayMap(x -> x * 2, [1, 2, 3]), arrayFilter(x -> x > 1, [1, 2, 3]), has(['a', 'b'], 'a'), splitByChar(',', 'a,b'), if(1 > 2, 'y', 'n'), multiIf(1 > 2, 'a', 2 > 1, 'b', 'c'), case when 1 = 1 then 'one' else 'other' end, concat('a', 'b'), lower('AB'), length('abc'), coalesce(NULL, 'z'), ifNull(properties.missing, 'd'), round(1.2345, 2) from events limit 1",
     );
-    expect(r[0]).toEqual([[2, 4, 6], [2, 3], true, ['a', 'b'], 'n', 'b', 'one', 'ab', 'ab', 3, 'z', 'd', 1.23]);
+    expect(r[0]).toEqual([[2, 4, 6], [2, 3], 1, ['a', 'b'], 'n', 'b', 'one', 'ab', 'ab', 3, 'z', 'd', 1.23]);
   });
 
   it('bit operations on integers', async () => {
@@ -248,7 +248,7 @@ describe('typical query shapes', () => {
   });
 
   it('query_log is readable per project', async () => {
-    expect(await all("select id, kind, query.kind, duration_ms, is_cached from query_log")).toEqual([['q1', 'HogQLQuery', 'HogQLQuery', 12.5, false]]);
+    expect(await all("select id, kind, query.kind, duration_ms, is_cached from query_log")).toEqual([['q1', 'HogQLQuery', 'HogQLQuery', 12.5, 0]]);
   });
 
   it('variables are bound values', async () => {
@@ -270,38 +270,46 @@ describe('typical query shapes', () => {
 });
 
 describe('booleans as text (the same on both engines)', () => {
-  // Regression: ClickHouse 18.16 has no Bool type, and its UInt8 booleans read as '1' / '0' where DuckDB (and a
-  // ClickHouse Bool, as PostHog's boolean columns are) reads 'true' / 'false'; `(1 = 1) = 'true'` was NULL there.
+  // As in ClickHouse: a comparison is a UInt8 and reads '1' / '0' (DuckDB's booleans read 'true' / 'false'); the Bool
+  // literals true / false read 'true' / 'false' (18.16 has no Bool type: its UInt8 reads '1' / '0').
   it.each([
-    ['toString(1 = 1)', 'true'],
-    ['toString(1 = 2)', 'false'],
+    ['toString(1 = 1)', '1'],
+    ['toString(1 = 2)', '0'],
     ['toString(true)', 'true'],
-    ["concat(1 = 1, '')", 'true'],
-    ["(1 = 2) || '!'", 'false!'],
-    ["(1 = 1) = 'true'", true],
-    ["(1 = 2) = 'false'", true],
-    ["'true' = (1 = 1)", true],
-    ["(1 = 1) = 'false'", false],
-    ["(1 = 1) in ('true', 'x')", true],
-    ["(1 = 1) like 't%'", true],
-    ['(1 = 1) = 2', true],
-    ['(1 = 2) = 0', true],
+    ['toString(false)', 'false'],
+    ["concat(1 = 1, '')", '1'],
+    ["(1 = 2) || '!'", '0!'],
+    ["concat(true, '!')", 'true!'],
+    ["(1 = 1) = '1'", 1],
+    ["(1 = 2) = '0'", 1],
+    ["'1' = (1 = 1)", 1],
+    ["(1 = 1) = '0'", 0],
+    ["(1 = 1) in ('1', '2')", 1],
+    ["true = 'true'", 1],
+    // (the constant text 'true' / 'false' reads as that boolean, as a property filter's value on a boolean field does)
+    ["(1 = 1) = 'true'", 1],
+    ["(1 = 2) = 'true'", 0],
+    ['(1 = 1) = 2', 0],
+    ['(1 = 1) = 1', 1],
+    ['(1 = 2) = 0', 1],
+    ['(1 = 1) + 1', 2],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(`select ${expr}`)).toBe(expected);
   });
 
   it('reads boolean columns and nullable booleans as text, NULL staying NULL', async () => {
-    expect(await all("select toString(is_identified), is_identified = 'true', concat('identified: ', is_identified) from persons order by id")).toEqual([
-      ['true', true, 'identified: true'],
-      ['false', false, 'identified: false'],
+    // persons.is_identified is an Int8 column in PostHog: 1 / 0, as text '1' / '0'
+    expect(await all("select toString(is_identified), is_identified = '1', concat('identified: ', is_identified) from persons order by id")).toEqual([
+      ['1', 1, 'identified: 1'],
+      ['0', 0, 'identified: 0'],
     ]);
     expect(
       await all(
-        "select toString(properties.$browser = 'Chrome') as b, countIf((properties.$browser = 'Chrome') = 'true'), count() from events group by b order by b",
+        "select toString(properties.$browser = 'Chrome') as b, countIf((properties.$browser = 'Chrome') = '1'), count() from events group by b order by b",
       ),
     ).toEqual([
-      ['false', 0, 4],
-      ['true', 2, 2],
+      ['0', 0, 4],
+      ['1', 2, 2],
     ]);
     expect(await all("select toString(toBool(properties.plan)), toString(toBool(properties.price)) from events where event = 'signup'")).toEqual([[null, null]]);
   });

@@ -119,7 +119,7 @@ export const PARITY_CASES: [string, string, unknown[][] | undefined][] = [
   [
     "select JSONExtractString(properties, 'missing'), JSONExtractFloat(properties, 'price'), JSONExtractString(properties, 'nested', 'a', 'b'), JSONHas(properties, 'nul'), JSONHas(properties, 'nope') from events order by timestamp limit 1",
     'Europe/Berlin',
-    [['', 10, 'deep', true, false]],
+    [['', 10, 'deep', 1, 0]],
   ],
   [
     'select toStartOfDay(timestamp) as d, count() from events group by d order by d',
@@ -186,10 +186,10 @@ export const PARITY_CASES: [string, string, unknown[][] | undefined][] = [
   [
     "select arrayMap(x -> x * 2, [1, 2, 3]), arrayFilter(x -> x > 1, [1, 2, 3]), has(['a', 'b'], 'a'), splitByChar(',', 'a,b'), if(1 > 2, 'y', 'n'), multiIf(1 > 2, 'a', 2 > 1, 'b', 'c'), case when 1 = 1 then 'one' else 'other' end, concat('a', 'b'), lower('AB'), length('abc'), coalesce(NULL, 'z'), ifNull(properties.missing, 'd'), round(1.2345, 2) from events limit 1",
     'Europe/Berlin',
-    [[[2, 4, 6], [2, 3], true, ['a', 'b'], 'n', 'b', 'one', 'ab', 'ab', 3, 'z', 'd', 1.23]],
+    [[[2, 4, 6], [2, 3], 1, ['a', 'b'], 'n', 'b', 'one', 'ab', 'ab', 3, 'z', 'd', 1.23]],
   ],
   ["select quantile(0.5)(properties.price), median(properties.price) from events where event = '$pageview'", 'Europe/Berlin', [[10, 10]]],
-  ['select id, kind, query.kind, duration_ms, is_cached from query_log', 'Europe/Berlin', [['q1', 'HogQLQuery', 'HogQLQuery', 12.5, false]]],
+  ['select id, kind, query.kind, duration_ms, is_cached from query_log', 'Europe/Berlin', [['q1', 'HogQLQuery', 'HogQLQuery', 12.5, 0]]],
   ['select event, distinct_id from events order by timestamp desc, distinct_id limit 3', 'Europe/Berlin', undefined],
   ['select * from events order by timestamp', 'Europe/Berlin', undefined],
   ['select * from persons order by created_at', 'Europe/Berlin', undefined],
