@@ -109,11 +109,12 @@ export class ProjectGroups {
   }
 
   /**
-   * Applies one event: `$groups` → `$group_N` properties (in `ev.properties`), `$groupidentify` → group upsert.
-   * Returns what became of the event.
+   * Applies one event: `$groups` → `$group_N` properties, `$groupidentify` → group upsert. Returns what became of the
+   * event. New `$group_N` go into a copy of `ev.properties` (then `ev.properties` is the copy): the object given may
+   * be the caller's own (an import's event objects), which the next project importing it must see unchanged.
    */
   processEvent(ev: GroupEvent): GroupOutcome {
-    const props = ev.properties;
+    let props = ev.properties;
     if (ev.event === '$groupidentify') {
       if (props.$process_person_profile === false) {
         this.dropped++;
@@ -131,10 +132,12 @@ export class ProjectGroups {
       if (index === null) continue;
       const prop = `$group_${index}`;
       if (props[prop] !== key) {
+        if (!changed) props = { ...props };
         props[prop] = key;
         changed = true;
       }
     }
+    if (changed) ev.properties = props;
     return changed ? 'changed' : 'unchanged';
   }
 

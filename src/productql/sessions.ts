@@ -62,15 +62,19 @@ const entryParams = Object.fromEntries([...UTM_KEYS, ...CLICK_ID_KEYS].map((k) =
  * - `$last_external_click_url`: the last `$external_click_url` (posthog-js sets it on clicks of outbound links);
  * - `$page_screen_autocapture_count_up_to`: pageviews + screens + autocaptures, capped at 2 (PostHog's
  *   `uniqUpTo(1)`: 0, 1, or 2 for "more than one"), what `$is_bounce` is decided on;
- * - `$is_bounce` (v2): NULL without any pageview, screen or autocapture; otherwise true when there is at most one of
- *   them and the session lasted less than 10 seconds.
+ * - `$vitals_lcp`: the first `$web_vitals_LCP_value` of the session, as a number (any event may carry it: posthog-js
+ *   sends it on `$web_vitals`), NULL without one;
+ * - `$is_bounce` (v2): NULL without any pageview, screen or autocapture; otherwise a bounce (1) when there is at most
+ *   one of them and the session lasted less than 10 seconds (a `$pageleave` lengthens it without being one of them).
  */
 export const SESSION_FIELDS: Record<string, Expr> = {
   // PostHog's sessions tables (v1 and v2) expose the session id as `id` too ("a duplicate of the correct session_id
   // field ... to get some trends working").
   id: field('$session_id'),
   session_id: field('$session_id'),
-  distinct_id: call('argMin', [field('distinct_id'), ts]),
+  // the session's last distinct id (PostHog's raw sessions v2 `distinct_id AggregateFunction(argMax, String, …)`: "the
+  // latest value of distinct_id for the session", which after an identify is the identified user's)
+  distinct_id: call('argMax', [field('distinct_id'), ts]),
   $start_timestamp: call('min', [ts]),
   $end_timestamp: call('max', [ts]),
   $session_duration: duration,
@@ -103,6 +107,7 @@ export const SESSION_FIELDS: Record<string, Expr> = {
     hasFbclid: compare('!=', firstText('fbclid'), constant('')),
     gadSource: firstText('gad_source'),
   }),
+  $vitals_lcp: call('argMin', [call('toFloat', [field('properties', '$web_vitals_LCP_value')]), ts]),
   $is_bounce: call('if', [eq(interactions, constant(0)), constant(null), not(or(compare('>', interactions, constant(1)), compare('>=', duration, constant(10))))]),
 };
 

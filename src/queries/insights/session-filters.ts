@@ -30,8 +30,8 @@ export function sessionFieldName(key: string, attr: string): string {
 
 /**
  * The value of session property `key` for the event (`table`: the events alias, default the single FROM table):
- * `session.<field>`. A boolean (`$is_bounce`) compares with text and reads as text as `'true'` / `'false'` on every
- * engine (the printers see to it), as PostHog's ClickHouse `Bool`. An unknown key is a 400 on `attr`.
+ * `session.<field>`. A boolean (`$is_bounce`) compares with `'true'` / `'false'` and reads as text as the printers write
+ * its type: `'0'` / `'1'` for PostHog's `not(...)`, a ClickHouse UInt8. An unknown key is a 400 on `attr`.
  */
 export function sessionPropertyExpr(key: string, attr: string, table?: string): Expr {
   const name = sessionFieldName(key, attr);

@@ -1,0 +1,185 @@
+/**
+ * The sessions table, second batch (after sessions-posthog-compat.test.ts, which this does not repeat): PostHog's
+ * posthog/hogql/database/schema/test/test_sessions_v2.py scenarios `test_select_star`, `test_select_event_sessions_star`,
+ * `test_persons_and_sessions_on_events`, `test_bounce_rate` (a `$pageleave` counts towards the duration, not as an
+ * interaction), `test_lcp` (`$vitals_lcp`), the counts and bounds of a session, and session properties of those fields in
+ * trends. Data go through the real ingest path, queries through the real runners;
+ * sessions-posthog-compat-2.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
+ */
+import { ev, openHarness, type Harness } from '../queries/funnels/testing';
+import { productqlRunner } from '../queries/runners/productql-runner';
+import { trendsRunner } from '../queries/runners/trends-runner';
+import { setInsightsClock } from '../queries/insights/date-range';
+import { BREAKDOWN_NULL } from '../queries/insights/breakdown';
+import { shutdownParser } from './index';
+
+let h: Harness;
+let pid: number;
+let restoreClock: () => void;
+
+const P1 = '00000000-0000-4000-8000-00000000d701';
+const P2 = '00000000-0000-4000-8000-00000000d702';
+const at = (hh: number, mm = 0, ss = 0) => new Date(Date.UTC(2024, 1, 1, hh, mm, ss)).toISOString();
+const e = (who: string, event: string, session: string, t: string, props: Record<string, unknown> = {}) => ev(who, event, t, { $session_id: session, ...props });
+
+/*
+ * One project, every session on 2024-02-01:
+ * - b1 (d1): a pageview and a pageleave at the same time: one interaction, 0 s: a bounce;
+ * - b2 (d1): a pageview and a pageleave 11 s later: one interaction but ≥ 10 s: not a bounce;
+ * - b3 (d1): a pageview and a pageleave 9 s later: a bounce;
+ * - b4 (d2): two pageviews 1 s apart: not a bounce;
+ * - b5 (d2): one screen: a bounce (screens count like pageviews);
+ * - b6 (d2): a custom event without a url, then a pageview: the entry url is the pageview's;
+ * - l1 (d1): `$web_vitals` with an LCP, then a pageview with another: the first one;
+ * - l2 (d2): an LCP on a pageview (any event may carry it);
+ * - u1 (d1) / u2 (d2): utm_source source1 / source2 (test_persons_and_sessions_on_events);
+ * - m1: an anonymous pageview, then the same visitor identified as d1.
+ */
+beforeAll(async () => {
+  h = await openHarness();
+  restoreClock = setInsightsClock(new Date('2024-02-03T00:00:00Z'));
+  pid = await h.load({
+    persons: [
+      { id: P1, distinct_ids: ['d1'], properties: {} },
+      { id: P2, distinct_ids: ['d2'], properties: {} },
+    ],
+    events: [
+      e('d1', '$pageview', 'b1', at(10), { $current_url: 'https://example.com/1' }),
+      e('d1', '$pageleave', 'b1', at(10), { $current_url: 'https://example.com/1' }),
+      e('d1', '$pageview', 'b2', at(11), { $current_url: 'https://example.com/2' }),
+      e('d1', '$pageleave', 'b2', at(11, 0, 11), { $current_url: 'https://example.com/2' }),
+      e('d1', '$pageview', 'b3', at(12), { $current_url: 'https://example.com/3' }),
+      e('d1', '$pageleave', 'b3', at(12, 0, 9), { $current_url: 'https://example.com/3' }),
+      e('d2', '$pageview', 'b4', at(13), { $current_url: 'https://example.com/4a' }),
+      e('d2', '$pageview', 'b4', at(13, 0, 1), { $current_url: 'https://example.com/4b' }),
+      e('d2', '$screen', 'b5', at(14), { $screen_name: 'Home' }),
+      e('d2', 'custom', 'b6', at(15)),
+      e('d2', '$pageview', 'b6', at(15, 0, 5), { $current_url: 'https://example.com/6?x=1#y' }),
+      e('d1', '$web_vitals', 'l1', at(16), { $current_url: 'https://example.com/l1', $web_vitals_LCP_value: 123.456 }),
+      e('d1', '$pageview', 'l1', at(16, 0, 1), { $current_url: 'https://example.com/l1', $web_vitals_LCP_value: 789.012 }),
+      e('d2', '$pageview', 'l2', at(17), { $current_url: 'https://example.com/l2', $web_vitals_LCP_value: 2.5 }),
+      e('d1', '$pageview', 'u1', at(18), { $current_url: 'https://example.com/u1', utm_source: 'source1' }),
+      e('d2', '$pageview', 'u2', at(18, 30), { $current_url: 'https://example.com/u2', utm_source: 'source2' }),
+      e('anon-m', '$pageview', 'm1', at(19), { $current_url: 'https://example.com/m' }),
+      e('d1', '$identify', 'm1', at(19, 0, 3), { $anon_distinct_id: 'anon-m' }),
+      e('d1', '$pageview', 'm1', at(19, 0, 5), { $current_url: 'https://example.com/m2' }),
+    ],
+  });
+});
+afterAll(async () => {
+  restoreClock?.();
+  await h?.close();
+  await shutdownParser();
+});
+
+const hogql = (query: string) => h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid);
+const rows = async (query: string): Promise<unknown[][]> => (await hogql(query)).results;
+
+describe('test_sessions_v2.py, second batch', () => {
+  it('test_select_star: select * from sessions reads one row per session', async () => {
+    const r = await hogql("select * from sessions where session_id = 'b1'");
+    expect(r.results).toHaveLength(1);
+    expect(r.columns).toEqual(expect.arrayContaining(['session_id', '$start_timestamp', '$end_timestamp', '$session_duration', '$entry_current_url', '$channel_type', '$is_bounce']));
+  });
+
+  it('test_select_event_sessions_star: session.* on events reads the event’s sessions row', async () => {
+    const star = await hogql("select session.* from events where session.session_id = 'b5'");
+    expect(star.results).toHaveLength(1);
+    const table = await hogql("select * from sessions where session_id = 'b5'");
+    expect(star.columns).toEqual(table.columns);
+    expect(star.results).toEqual(table.results);
+    // the same through the events table's name
+    expect(await rows("select events.session.* from events where $session_id = 'b5'")).toEqual(table.results);
+  });
+
+  it('test_persons_and_sessions_on_events: events.person_id beside session.$entry_utm_source', async () => {
+    expect(await rows("select events.person_id, session.$entry_utm_source from events where $session_id = 'u1' or $session_id = 'u2' order by 2 asc")).toEqual([
+      [P1, 'source1'],
+      [P2, 'source2'],
+    ]);
+  });
+
+  it('distinct_id is the session’s last distinct id (raw sessions v2: argMax), the identified one after an identify', async () => {
+    expect(await rows("select distinct_id, $session_duration from sessions where session_id = 'm1'")).toEqual([['d1', 5]]);
+  });
+
+  it('test_bounce_rate: a pageleave lengthens the session but is no interaction; screens count like pageviews', async () => {
+    expect(await rows("select session_id, $is_bounce, $session_duration from sessions where session_id like 'b%' order by session_id")).toEqual([
+      ['b1', 1, 0],
+      ['b2', 0, 11],
+      ['b3', 1, 9],
+      ['b4', 0, 1],
+      ['b5', 1, 0],
+      ['b6', 1, 5],
+    ]);
+  });
+
+  it('test_lcp: $vitals_lcp is the first LCP value of the session, from any event; NULL without one', async () => {
+    expect(await rows("select session_id, $vitals_lcp from sessions where session_id in ('b4', 'l1', 'l2') order by session_id")).toEqual([
+      ['b4', null],
+      ['l1', 123.456],
+      ['l2', 2.5],
+    ]);
+    expect(await rows("select session.$vitals_lcp from events where event = '$pageview' and $session_id = 'l1'")).toEqual([[123.456]]);
+  });
+
+  it('pageview, autocapture and screen counts, and the first and last timestamps', async () => {
+    expect(
+      await rows("select session_id, $pageview_count, $autocapture_count, $screen_count, $page_screen_autocapture_count_up_to from sessions where session_id in ('b2', 'b4', 'b5', 'b6') order by session_id"),
+    ).toEqual([
+      ['b2', 1, 0, 0, 1],
+      ['b4', 2, 0, 0, 2],
+      ['b5', 0, 0, 1, 1],
+      ['b6', 1, 0, 0, 1],
+    ]);
+    expect(await rows("select $start_timestamp = toDateTime('2024-02-01 15:00:00'), $end_timestamp = toDateTime('2024-02-01 15:00:05') from sessions where session_id = 'b6'")).toEqual([[1, 1]]);
+  });
+
+  it('the entry url is the first url of the session, skipping events without one; the pathname drops query and fragment', async () => {
+    expect(await rows("select $entry_current_url, $entry_pathname, $end_current_url, $entry_hostname from sessions where session_id = 'b6'")).toEqual([
+      ['https://example.com/6?x=1#y', '/6', 'https://example.com/6?x=1#y', 'example.com'],
+    ]);
+    expect(await rows("select $entry_current_url, $end_current_url from sessions where session_id = 'b4'")).toEqual([['https://example.com/4a', 'https://example.com/4b']]);
+  });
+});
+
+describe('session properties of these fields in trends', () => {
+  const RANGE = { date_from: '2024-02-01', date_to: '2024-02-01' };
+  const trends = (q: Record<string, unknown>) => h.run(trendsRunner, { kind: 'TrendsQuery', dateRange: RANGE, trendsFilter: { display: 'ActionsTable' }, ...q }, pid);
+  const PAGEVIEWS = { kind: 'EventsNode', event: '$pageview' };
+  const total = async (properties: unknown[], math?: string) => (await trends({ series: [{ ...PAGEVIEWS, ...(math ? { math } : {}) }], properties })).results[0].aggregated_value;
+
+  it('filters on $vitals_lcp (numeric), is_set and is_not_set', async () => {
+    // l1's two events and l2's pageview
+    expect(await total([{ type: 'session', key: '$vitals_lcp', operator: 'gt', value: 100 }])).toBe(1);
+    expect(await total([{ type: 'session', key: '$vitals_lcp', operator: 'is_set' }], 'unique_session')).toBe(2);
+    expect(await total([{ type: 'session', key: '$vitals_lcp', operator: 'is_not_set' }], 'unique_session')).toBe(8);
+  });
+
+  it('breaks pageviews down by $entry_pathname; sessions without a url are the null value', async () => {
+    const r = await trends({ series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown_type: 'session', breakdown: '$entry_pathname' } });
+    const got = new Map(r.results.map((x: any) => [x.breakdown_value, x.aggregated_value]));
+    expect(got.get('/4a')).toBe(2);
+    expect(got.get('/6')).toBe(2);
+    expect(got.get(BREAKDOWN_NULL)).toBe(1);
+  });
+
+  it('avg and max of $session_duration over sessions, not events', async () => {
+    // pageview sessions: b1 0, b2 11, b3 9, b4 1, b6 5, l1 1, l2 0, u1 0, u2 0, m1 5 → avg 32/10 = 3.2
+    const math = async (m: string) => (await trends({ series: [{ ...PAGEVIEWS, math: m, math_property: '$session_duration' }] })).results[0].aggregated_value;
+    expect(await math('avg')).toBe(3.2);
+    expect(await math('max')).toBe(11);
+    expect(await math('min')).toBe(0);
+  });
+
+  it('a hogql filter and a hogql breakdown through the session lazy join', async () => {
+    // b2 (11 s) and b3 (9 s) have one pageview each
+    expect(await total([{ type: 'hogql', key: 'session.$session_duration >= 9' }])).toBe(2);
+    // sessions with one pageview: b1, b2, b3, b6, l1, l2, u1, u2; with two: b4, m1
+    const r = await trends({ series: [PAGEVIEWS], breakdownFilter: { breakdown_type: 'hogql', breakdown: 'session.$pageview_count' } });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.aggregated_value])).toEqual([
+      ['1', 8],
+      ['2', 4],
+    ]);
+  });
+});

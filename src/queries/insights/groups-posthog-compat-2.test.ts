@@ -1,0 +1,138 @@
+/**
+ * Groups, second batch (after groups-posthog-compat.test.ts): `$groups` at ingestion as PostHog's plugin-server applies
+ * them (process-event.test.ts: each event gets `$group_N` from its own `$groups` and the project's group type mapping,
+ * `addGroupProperties`), seen through `unique_group` math and `events.$group_N`. PostHog processes every event anew, so
+ * one payload sent to two projects whose mappings differ gets each project's indexes; Quarry's import must not leave
+ * one project's `$group_N` on the caller's objects for the next. groups-posthog-compat-2.clickhouse.test.ts runs this
+ * file on ClickHouse with the same expected results.
+ */
+import { ev, openHarness, type Harness } from '../funnels/testing';
+import { productqlRunner } from '../runners/productql-runner';
+import { trendsRunner } from '../runners/trends-runner';
+import { shutdownParser } from '../../productql';
+
+let h: Harness;
+// project A sees organization first (organization 0, company 1); project B sees company first (company 0, organization 1)
+let a: number;
+let b: number;
+// project C: groups created by $groupidentify events (posthog-js `group()`), then events of their members
+let c: number;
+
+const org = ev('u1', 'signed up', '2024-03-01T10:00:00Z', { $groups: { organization: 'o1' } });
+const company = ev('u2', 'signed up', '2024-03-01T11:00:00Z', { $groups: { company: 'c1' } });
+const both = ev('u3', 'signed up', '2024-03-01T12:00:00Z', { $groups: { organization: 'o2', company: 'c2' } });
+
+beforeAll(async () => {
+  h = await openHarness();
+  const persons = [{ distinct_ids: ['u1'] }, { distinct_ids: ['u2'] }, { distinct_ids: ['u3'] }];
+  // the same event objects, imported into both projects (in another order)
+  a = await h.load({ persons, events: [org, company, both] });
+  b = await h.load({ persons, events: [company, org, both] });
+  const identify = (t: string, key: string, set: Record<string, unknown>) =>
+    ev('$organization_' + key, '$groupidentify', t, { $group_type: 'organization', $group_key: key, $group_set: set });
+  const act = (who: string, t: string, key?: string) => ev(who, '$pageview', t, key ? { $groups: { organization: key } } : {});
+  c = await h.load({
+    persons,
+    events: [
+      identify('2024-03-02T09:00:00Z', 'o1', { industry: 'finance', plan: 'free' }),
+      identify('2024-03-02T09:00:00Z', 'o2', { industry: 'technology' }),
+      // an update: plan overwritten, seats added, industry kept; sent with an earlier timestamp (created_at goes back)
+      identify('2024-03-01T08:00:00Z', 'o1', { plan: 'pro', seats: 10 }),
+      act('u1', '2024-03-01T10:00:00Z', 'o1'),
+      act('u2', '2024-03-01T11:00:00Z', 'o2'),
+      act('u3', '2024-03-01T12:00:00Z'),
+      act('u1', '2024-03-02T10:00:00Z', 'o1'),
+      act('u2', '2024-03-03T10:00:00Z', 'o1'),
+      act('u3', '2024-03-03T11:00:00Z', 'o2'),
+    ],
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await shutdownParser();
+});
+
+const RANGE = { date_from: '2024-03-01', date_to: '2024-03-01' };
+const uniqueGroups = async (project: number, index: number): Promise<number> =>
+  (
+    await h.run(
+      trendsRunner,
+      { kind: 'TrendsQuery', dateRange: RANGE, series: [{ kind: 'EventsNode', event: 'signed up', math: 'unique_group', math_group_type_index: index }], trendsFilter: { display: 'ActionsTable' } },
+      project,
+    )
+  ).results[0].aggregated_value;
+
+describe('$groups → $group_N at ingestion (plugin-server process-event.test.ts, addGroupProperties)', () => {
+  it('each project’s events carry its own indexes, whatever another project made of the same payload', async () => {
+    const keys = async (project: number) =>
+      (await h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select distinct_id, $group_0, $group_1 from events order by timestamp' }, project)).results;
+    expect(await keys(a)).toEqual([
+      ['u1', 'o1', ''],
+      ['u2', '', 'c1'],
+      ['u3', 'o2', 'c2'],
+    ]);
+    expect(await keys(b)).toEqual([
+      ['u1', '', 'o1'],
+      ['u2', 'c1', ''],
+      ['u3', 'c2', 'o2'],
+    ]);
+  });
+
+  it('unique_group counts the groups of the type in each project', async () => {
+    expect([await uniqueGroups(a, 0), await uniqueGroups(a, 1)]).toEqual([2, 2]);
+    expect([await uniqueGroups(b, 0), await uniqueGroups(b, 1)]).toEqual([2, 2]);
+  });
+
+  it('the caller’s event objects are left as they were', () => {
+    for (const e of [org, company, both]) expect(Object.keys(e.properties)).toEqual(['$groups']);
+  });
+});
+
+describe('groups created by $groupidentify, then used by insights (process-event.test.ts $groupidentify creating / updating)', () => {
+  const RANGE3 = { date_from: '2024-03-01', date_to: '2024-03-03' };
+  const hogql = async (query: string) => (await h.run(productqlRunner, { kind: 'HogQLQuery', query }, c)).results;
+  const PAGEVIEW = { kind: 'EventsNode', event: '$pageview' };
+
+  it('$group_set is merged over the group (newer keys overwrite, others kept); created_at is the earliest timestamp', async () => {
+    expect(await hogql('select key, index, properties.industry, properties.plan, properties.seats, created_at from groups order by key')).toEqual([
+      // (a JSON property reads as text, as HogQL's JSONExtractRaw-based access without a property definition)
+      ['o1', 0, 'finance', 'pro', '10', '2024-03-01T08:00:00+00:00'],
+      ['o2', 0, 'technology', null, null, '2024-03-02T09:00:00+00:00'],
+    ]);
+  });
+
+  it('the $groupidentify events are stored, under the distinct id posthog-node sends ($<type>_<key>)', async () => {
+    expect(await hogql("select distinct_id, properties.$group_key from events where event = '$groupidentify' order by timestamp, distinct_id")).toEqual([
+      ['$organization_o1', 'o1'],
+      ['$organization_o1', 'o1'],
+      ['$organization_o2', 'o2'],
+    ]);
+  });
+
+  it('test_breakdown_by_group_props: pageviews by the organization’s industry; events without one are the null value', async () => {
+    const r = await h.run(
+      trendsRunner,
+      { kind: 'TrendsQuery', dateRange: RANGE3, series: [PAGEVIEW], breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 } },
+      c,
+    );
+    expect(r.results.map((x: any) => [x.breakdown_value, x.data])).toEqual([
+      ['finance', [1, 1, 1]],
+      ['technology', [1, 0, 1]],
+      ['$$_posthog_breakdown_null_$$', [1, 0, 0]],
+    ]);
+  });
+
+  it('unique_group by day under a group property filter', async () => {
+    const r = await h.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        dateRange: RANGE3,
+        series: [{ ...PAGEVIEW, math: 'unique_group', math_group_type_index: 0 }],
+        properties: [{ type: 'group', group_type_index: 0, key: 'plan', operator: 'exact', value: 'pro' }],
+      },
+      c,
+    );
+    expect(r.results[0].data).toEqual([1, 1, 1]);
+  });
+});
