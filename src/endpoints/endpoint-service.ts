@@ -268,7 +268,7 @@ export class EndpointService {
   async get(principal: Principal, projectId: number, name: string, version: unknown, opts: ViewOptions = {}): Promise<EndpointView> {
     const { project, endpoint } = await this.resolve(principal, projectId, name, 'endpoint:read');
     if (version === undefined || version === null || version === '') return this.view(project, endpoint, await this.currentVersion(endpoint), opts);
-    const n = parseIntParam(version, 'version', 1, true);
+    const n = parseIntParam(version, 'version', ANY_VERSION, true);
     const v = await this.versions.findOneBy({ endpoint_id: endpoint.id, version: n });
     if (!v) throw new EndpointBareError(404, { error: `Version ${n} not found` });
     return this.versionView(project, endpoint, v, opts);
@@ -340,7 +340,7 @@ export class EndpointService {
     let v: EndpointVersion | null;
     if (version === undefined || version === null || version === '') v = await this.currentVersion(endpoint);
     else {
-      const n = parseIntParam(version, 'version', 1, true);
+      const n = parseIntParam(version, 'version', ANY_VERSION, true);
       v = await this.versions.findOneBy({ endpoint_id: endpoint.id, version: n });
       if (!v) throw new EndpointBareError(404, { error: `Version ${n} not found` });
     }
@@ -440,7 +440,7 @@ export class EndpointService {
 
     let targetN: number | undefined;
     if (body.version !== undefined && body.version !== null) targetN = body.version;
-    else if (queryVersion !== undefined && queryVersion !== null && queryVersion !== '') targetN = parseIntParam(queryVersion, 'version', 1, true);
+    else if (queryVersion !== undefined && queryVersion !== null && queryVersion !== '') targetN = parseIntParam(queryVersion, 'version', ANY_VERSION, true);
     let target: EndpointVersion | null = null;
     if (targetN !== undefined) {
       target = await this.versions.findOneBy({ endpoint_id: endpoint.id, version: targetN });
@@ -1224,6 +1224,12 @@ function optionalBreakdowns(query: Record<string, unknown>, given: string[]): st
 }
 
 const duplicateName = () => validationError('An endpoint with this name already exists for this team.', 'name');
+
+/**
+ * Retrieve, update and the OpenAPI document read `?version=` as Python's `int()`: any integer is a version to look up
+ * (0 and -1 are versions that do not exist, not bad parameters); only /run has a minimum.
+ */
+const ANY_VERSION = Number.MIN_SAFE_INTEGER;
 
 /**
  * An integer parameter (`version`, `limit`, `offset`) from the body or the query string. A bad one is PostHog's

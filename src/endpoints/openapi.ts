@@ -17,7 +17,11 @@ export interface OpenApiInput {
   origin: string;
 }
 
-const variableSchema = (v: EndpointVariable): Schema => {
+/** SQL kinds: their variables are declarations; an insight's are PostHog's magic ones (dates, the breakdown). */
+const SQL_KINDS = new Set(['HogQLQuery', 'ProductQLQuery']);
+const DATE_VARIABLES = new Set(['date_from', 'date_to']);
+
+const variableSchema = (v: EndpointVariable, breakdown = false): Schema => {
   let s: Schema;
   switch (v.type) {
     case 'Number':
@@ -37,6 +41,8 @@ const variableSchema = (v: EndpointVariable): Schema => {
   }
   s.description = v.description ?? `Variable: ${v.name}`;
   if (v.default !== undefined && v.default !== null) s.example = v.default;
+  // PostHog's openapi.py shows a breakdown variable with the example "Chrome"
+  else if (breakdown) s.example = 'Chrome';
   s.nullable = true;
   return s;
 };
@@ -203,7 +209,7 @@ export function openapiDocument(input: OpenApiInput): Record<string, unknown> {
     schemas.Variables = {
       type: 'object',
       additionalProperties: false,
-      properties: Object.fromEntries(variables.map((v) => [v.name, variableSchema(v)])),
+      properties: Object.fromEntries(variables.map((v) => [v.name, variableSchema(v, !SQL_KINDS.has(String(version.query.kind)) && !DATE_VARIABLES.has(v.name))])),
       ...(required.length ? { required } : {}),
     };
   }

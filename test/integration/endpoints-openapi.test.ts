@@ -35,7 +35,7 @@ describe('endpoint OpenAPI documents', () => {
         query: {
           kind: 'HogQLQuery',
           query:
-            'SELECT event, count() AS c, max(timestamp) AS last_seen, toDate(min(timestamp)) AS first_day, count() > {variables.min_n} AS busy FROM events WHERE properties.customer_id = {variables.customer_id} AND event IN {variables.events} GROUP BY event ORDER BY event',
+            'SELECT event, count() AS c, max(timestamp) AS last_seen, toDate(min(timestamp)) AS first_day, toBool(count() > {variables.min_n}) AS busy FROM events WHERE properties.customer_id = {variables.customer_id} AND event IN {variables.events} GROUP BY event ORDER BY event',
         },
         variables: [
           { name: 'customer_id', type: 'String', required: true, description: 'Customer to report on' },

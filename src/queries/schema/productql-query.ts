@@ -15,7 +15,8 @@ const variableValue = z.union([
 
 /**
  * `ProductQLQuery` (alias `HogQLQuery`): PostHog's HogQLQuery node. `limit`/`offset` are Quarry's paging of the
- * outer query when it has no LIMIT of its own; `explain` returns the printed engine SQL (personal keys only).
+ * outer query (of a query with a LIMIT/OFFSET of its own: the page within its rows); `explain` returns the printed
+ * engine SQL (personal keys only).
  */
 export const productqlQuerySchema = z
   .object({
