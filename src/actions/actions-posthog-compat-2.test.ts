@@ -11,22 +11,10 @@
  *  3 $pageview https://posthog.com/feedback/123     4 $pageview https://posthog.com/pricing
  * Project Q: one random event {random_prop: added}, and its own action.
  */
-import { testEngine } from '../engines/clickhouse/test-engine';
-import { quarryOnClickHouse } from '../../test/helpers/clickhouse-quarry';
-import { startServer, type TestServer } from '../../test/helpers/server';
+import { quarryOnTestEngine } from '../../test/helpers/clickhouse-quarry';
+import type { TestServer } from '../../test/helpers/server';
 
-function duckdbServer(): () => TestServer {
-  let s: TestServer | undefined;
-  beforeAll(async () => {
-    s = await startServer();
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-  return () => s!;
-}
-
-const server = testEngine() === 'clickhouse' ? quarryOnClickHouse('quarry_actions_compat_2') : duckdbServer();
+const server = quarryOnTestEngine('quarry_actions_compat_2');
 
 let s: TestServer;
 let p: number;

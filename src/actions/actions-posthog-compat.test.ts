@@ -20,26 +20,14 @@
  * 11 custom event by `other`   12 custom event by `whatever`
  * Project Q: a custom event and event 1 again (never counted in P).
  */
-import { testEngine } from '../engines/clickhouse/test-engine';
-import { quarryOnClickHouse } from '../../test/helpers/clickhouse-quarry';
-import { startServer, type TestServer } from '../../test/helpers/server';
+import { quarryOnTestEngine } from '../../test/helpers/clickhouse-quarry';
+import type { TestServer } from '../../test/helpers/server';
 import { printHogQLExpr } from '../productql';
 import type { ActionStep } from '../store/entities/action';
 import { actionToExpr } from './matching';
 import { modelActionStep } from '../queries/insights/testing';
 
-function duckdbServer(): () => TestServer {
-  let s: TestServer | undefined;
-  beforeAll(async () => {
-    s = await startServer();
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-  return () => s!;
-}
-
-const server = testEngine() === 'clickhouse' ? quarryOnClickHouse('quarry_actions_compat') : duckdbServer();
+const server = quarryOnTestEngine('quarry_actions_compat');
 
 let s: TestServer;
 let p: number;

@@ -11,22 +11,11 @@
  * p3 {other, c@posthog.com}, p4 {} (no properties).
  */
 import { testEngine } from '../engines/clickhouse/test-engine';
-import { quarryOnClickHouse } from '../../test/helpers/clickhouse-quarry';
-import { newKey, startServer, type TestServer } from '../../test/helpers/server';
+import { quarryOnTestEngine } from '../../test/helpers/clickhouse-quarry';
+import { newKey, type TestServer } from '../../test/helpers/server';
 import { CohortLoader } from './cohort-loader';
 
-function duckdbServer(): () => TestServer {
-  let s: TestServer | undefined;
-  beforeAll(async () => {
-    s = await startServer();
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-  return () => s!;
-}
-
-const server = testEngine() === 'clickhouse' ? quarryOnClickHouse('quarry_cohorts_compat_2') : duckdbServer();
+const server = quarryOnTestEngine('quarry_cohorts_compat_2');
 
 let s: TestServer;
 let p: number;

@@ -8,22 +8,10 @@
  * through the real ingest path and its cohorts and actions saved over REST; membership is read back as the cohort's
  * `count`, its persons and `IN COHORT`. cohorts-posthog-compat-3.clickhouse.test.ts runs this file on ClickHouse.
  */
-import { testEngine } from '../engines/clickhouse/test-engine';
-import { quarryOnClickHouse } from '../../test/helpers/clickhouse-quarry';
-import { startServer, type TestServer } from '../../test/helpers/server';
+import { quarryOnTestEngine } from '../../test/helpers/clickhouse-quarry';
+import type { TestServer } from '../../test/helpers/server';
 
-function duckdbServer(): () => TestServer {
-  let s: TestServer | undefined;
-  beforeAll(async () => {
-    s = await startServer();
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-  return () => s!;
-}
-
-const server = testEngine() === 'clickhouse' ? quarryOnClickHouse('quarry_cohorts_compat_3') : duckdbServer();
+const server = quarryOnTestEngine('quarry_cohorts_compat_3');
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;

@@ -13,26 +13,14 @@
  * case reads back only its own persons, so each assertion is PostHog's set for that test.
  * cohorts-posthog-compat-4.clickhouse.test.ts runs this file on ClickHouse.
  */
-import { testEngine } from '../engines/clickhouse/test-engine';
-import { quarryOnClickHouse } from '../../test/helpers/clickhouse-quarry';
-import { startServer, type TestServer } from '../../test/helpers/server';
+import { quarryOnTestEngine } from '../../test/helpers/clickhouse-quarry';
+import type { TestServer } from '../../test/helpers/server';
 import { ev } from '../queries/funnels/testing';
 import { Action } from '../store/entities/action';
 import { Cohort } from '../store/entities/cohort';
 import { cohortGroup } from './cohort-definition';
 
-function duckdbServer(): () => TestServer {
-  let srv: TestServer | undefined;
-  beforeAll(async () => {
-    srv = await startServer();
-  });
-  afterAll(async () => {
-    await srv?.close();
-  });
-  return () => srv!;
-}
-
-const server = testEngine() === 'clickhouse' ? quarryOnClickHouse('quarry_cohorts_compat_4') : duckdbServer();
+const server = quarryOnTestEngine('quarry_cohorts_compat_4');
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,4 +1,5 @@
 import { startSingle, type TestServer as ClickHouseServer } from '../../src/engines/clickhouse/test-server';
+import { testEngine } from '../../src/engines/clickhouse/test-engine';
 import { startServer, type TestServer } from './server';
 
 /**
@@ -15,6 +16,22 @@ export function quarryOnClickHouse(database: string): () => TestServer {
   afterAll(async () => {
     await s?.close();
     await ch?.stop();
+  });
+  return () => s!;
+}
+
+/**
+ * A Quarry server for a shared suite on the engine it runs under (`testEngine()`): on ClickHouse as
+ * {@link quarryOnClickHouse} (database `database`), else a plain DuckDB server; started before the file's tests.
+ */
+export function quarryOnTestEngine(database: string): () => TestServer {
+  if (testEngine() === 'clickhouse') return quarryOnClickHouse(database);
+  let s: TestServer | undefined;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(async () => {
+    await s?.close();
   });
   return () => s!;
 }

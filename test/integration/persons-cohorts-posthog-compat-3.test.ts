@@ -3,22 +3,10 @@
  * test_groups.py): empty answers of the values endpoints, unparsable property filters on the persons list, and a
  * cohort's persons narrowed by `properties` and `search`, through the real server with data from the real ingest path. persons-cohorts-posthog-compat-3.clickhouse.test.ts runs this file on ClickHouse.
  */
-import { testEngine } from '../../src/engines/clickhouse/test-engine';
-import { quarryOnClickHouse } from '../helpers/clickhouse-quarry';
-import { startServer, type TestServer } from '../helpers/server';
+import { quarryOnTestEngine } from '../helpers/clickhouse-quarry';
+import type { TestServer } from '../helpers/server';
 
-function duckdbServer(): () => TestServer {
-  let s: TestServer | undefined;
-  beforeAll(async () => {
-    s = await startServer();
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-  return () => s!;
-}
-
-const server = testEngine() === 'clickhouse' ? quarryOnClickHouse('quarry_persons_cohorts_compat_3') : duckdbServer();
+const server = quarryOnTestEngine('quarry_persons_cohorts_compat_3');
 
 let s: TestServer;
 let p: number;

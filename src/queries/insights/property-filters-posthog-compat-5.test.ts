@@ -14,22 +14,10 @@
  *   has no person properties, so `is_set` fails and `is_not_set` passes).
  * property-filters-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expectations.
  */
-import { testEngine } from '../../engines/clickhouse/test-engine';
-import { quarryOnClickHouse } from '../../../test/helpers/clickhouse-quarry';
-import { startServer, type TestServer } from '../../../test/helpers/server';
+import { quarryOnTestEngine } from '../../../test/helpers/clickhouse-quarry';
+import type { TestServer } from '../../../test/helpers/server';
 
-function duckdbServer(): () => TestServer {
-  let s: TestServer | undefined;
-  beforeAll(async () => {
-    s = await startServer();
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-  return () => s!;
-}
-
-const server = testEngine() === 'clickhouse' ? quarryOnClickHouse('quarry_filters_compat_5') : duckdbServer();
+const server = quarryOnTestEngine('quarry_filters_compat_5');
 
 let s: TestServer;
 /** A project with path-cleaning rules, and one without. */
