@@ -8,7 +8,7 @@
  */
 import { funnelsRunner } from '../runners/funnels-runner';
 import { actorsRunner } from '../runners/actors-runner';
-import { actionSource, counts, E, type Ev, ev, type Harness, openHarness, persons } from './testing';
+import { actionSource, ATTRIBUTION_JOURNEYS, counts, E, type Ev, ev, type Harness, openHarness, persons } from './testing';
 import { actionStep } from '../insights/testing';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import type { ActionDef } from '../../actions/matching';
@@ -468,20 +468,8 @@ describe('breakdown attribution (breakdown_cases.py)', () => {
       .map((steps) => [steps[0].breakdown_value, steps.map((s) => [s.count, s.average_conversion_time])])
       .sort((a: any, b: any) => (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1));
 
-  const firstTouchEvents = [
-    ev('person1', 'sign up', '2020-01-01T12:00:00Z', { $browser: 'Chrome' }),
-    ev('person1', 'buy', '2020-01-01T13:00:00Z'),
-    ev('person2', 'sign up', '2020-01-01T13:00:00Z'),
-    ev('person2', 'buy', '2020-01-02T13:00:00Z', { $browser: 'Safari' }),
-    ev('person3', 'sign up', '2020-01-02T14:00:00Z', { $browser: 'Mac' }),
-    ev('person3', 'buy', '2020-01-02T15:00:00Z'),
-    // first touch means alakazam is disregarded
-    ev('person4', 'sign up', '2020-01-02T15:00:00Z', { $browser: 0 }),
-    ev('person4', 'buy', '2020-01-02T16:00:00Z', { $browser: 'alakazam' }),
-    // no properties dude, represented by ''
-    ev('person5', 'sign up', '2020-01-02T15:00:00Z'),
-    ev('person5', 'buy', '2020-01-02T16:00:00Z'),
-  ];
+  // first touch disregards alakazam; person5 (no properties) is represented by ''
+  const firstTouchEvents = [...ATTRIBUTION_JOURNEYS];
 
   it('test_funnel_step_breakdown_with_first_touch_attribution', async () => {
     expect(rows(await funnel(firstTouchEvents, q({ breakdownAttributionType: 'first_touch' })))).toEqual([

@@ -14,7 +14,7 @@
 import { funnelsRunner } from '../runners/funnels-runner';
 import { actorsRunner } from '../runners/actors-runner';
 import { actionStep } from '../insights/testing';
-import { actionSource, E, type Ev, ev, type Harness, openHarness, persons, t } from './testing';
+import { actionSource, ATTRIBUTION_JOURNEYS, E, type Ev, ev, type Harness, openHarness, persons, t } from './testing';
 
 const SIGNED_UP = { id: 90, name: 'Signed up', steps: [actionStep('g signup')] };
 
@@ -62,19 +62,6 @@ const events = [
 
 /** A breakdown_cases.py journey under its own names: `tag:person`, `tag:event`. */
 const tagged = (tag: string, list: Ev[]): Ev[] => list.map((e) => ({ ...e, distinct_id: `${tag}:${e.distinct_id}`, event: `${tag}:${e.event}` }));
-// test_funnel_step_breakdown_with_{first_touch,last_touch,step_one}_attribution
-const attributionJourneys = [
-  ev('person1', 'sign up', '2020-01-01T12:00:00Z', { $browser: 'Chrome' }),
-  ev('person1', 'buy', '2020-01-01T13:00:00Z'),
-  ev('person2', 'sign up', '2020-01-01T13:00:00Z'),
-  ev('person2', 'buy', '2020-01-02T13:00:00Z', { $browser: 'Safari' }),
-  ev('person3', 'sign up', '2020-01-02T14:00:00Z', { $browser: 'Mac' }),
-  ev('person3', 'buy', '2020-01-02T15:00:00Z'),
-  ev('person4', 'sign up', '2020-01-02T15:00:00Z', { $browser: 0 }),
-  ev('person4', 'buy', '2020-01-02T16:00:00Z', { $browser: 'alakazam' }),
-  ev('person5', 'sign up', '2020-01-02T15:00:00Z'),
-  ev('person5', 'buy', '2020-01-02T16:00:00Z'),
-];
 // test_funnel_step_breakdown_with_step_one_attribution_incomplete_funnel (and its non-array twin)
 const incompleteJourneys = [
   ev('person1', 'sign up', t(2020, 1, 1, 12), { $browser: 'Chrome' }),
@@ -104,7 +91,7 @@ const propsChosenJourneys = [
   ev('person3', 'buy', '2020-01-02T15:00:00Z', { $version: 'xyz', $browser: 'Mac' }),
 ];
 events.push(
-  ...tagged('attr', attributionJourneys),
+  ...tagged('attr', [...ATTRIBUTION_JOURNEYS]),
   ...tagged('inc', incompleteJourneys),
   ...tagged('multi', multipleIncompleteJourneys),
   ...tagged('props', [...propsChosenJourneys, ev('person4', 'sign up', '2020-01-02T15:00:00Z'), ev('person4', 'buy', '2020-01-02T16:00:00Z')]),

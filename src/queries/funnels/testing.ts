@@ -128,6 +128,23 @@ export async function loadWithGroups(h: Harness, events: ReturnType<typeof ev>[]
 /** An import event as `ev` builds it. */
 export type Ev = ReturnType<typeof ev>;
 
+/**
+ * breakdown_cases.py's journeys for test_funnel_step_breakdown_with_{first_touch,last_touch,step_one}_attribution:
+ * `sign up` → `buy` by five persons, `$browser` on different steps (person4's first value is the number 0, person5 has none).
+ */
+export const ATTRIBUTION_JOURNEYS: readonly Ev[] = [
+  ev('person1', 'sign up', '2020-01-01T12:00:00Z', { $browser: 'Chrome' }),
+  ev('person1', 'buy', '2020-01-01T13:00:00Z'),
+  ev('person2', 'sign up', '2020-01-01T13:00:00Z'),
+  ev('person2', 'buy', '2020-01-02T13:00:00Z', { $browser: 'Safari' }),
+  ev('person3', 'sign up', '2020-01-02T14:00:00Z', { $browser: 'Mac' }),
+  ev('person3', 'buy', '2020-01-02T15:00:00Z'),
+  ev('person4', 'sign up', '2020-01-02T15:00:00Z', { $browser: 0 }),
+  ev('person4', 'buy', '2020-01-02T16:00:00Z', { $browser: 'alakazam' }),
+  ev('person5', 'sign up', '2020-01-02T15:00:00Z'),
+  ev('person5', 'buy', '2020-01-02T16:00:00Z'),
+];
+
 /** A funnel series step: the EventsNode of `event` (null: all events) with `extra` fields. */
 export const E = (event: string | null, extra: Record<string, unknown> = {}) => ({ kind: 'EventsNode', event, ...extra });
 
