@@ -115,7 +115,7 @@ describe("plugin-server utils/event.test.ts 'normalizeEvent()'", () => {
   ])('distinctId %j is stored as %j', async (distinctId, expected) => {
     const pid = await project();
     await capture(pid, batch({ event: 'e', distinct_id: distinctId }));
-    expect(await hogql(pid, 'select distinct_id, person.id is not null from events')).toEqual([[expected, true]]);
+    expect(await hogql(pid, 'select distinct_id, person.id is not null from events')).toEqual([[expected, 1]]);
   });
 
   it('combines .properties $set and $set_once with top-level $set and $set_once (top level wins), on the event and on the person', async () => {
@@ -334,7 +334,7 @@ describe('illegal ids in merges', () => {
     const event = '$anon_distinct_id' in properties ? '$identify' : '$create_alias';
     await capture(pid, batch({ event, distinct_id: distinctId, properties }));
     expect(await persons(pid)).toEqual([{ distinct_ids: [distinctId], is_identified: false, properties: {} }]);
-    expect(await hogql(pid, 'select distinct_id, person.id is not null from events')).toEqual([[distinctId, true]]);
+    expect(await hogql(pid, 'select distinct_id, person.id is not null from events')).toEqual([[distinctId, 1]]);
   });
 
   it("process-event.test.ts 'Alias with illegal (generic) id': the illegal id gets a person of its own, not merged", async () => {

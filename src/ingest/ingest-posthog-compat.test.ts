@@ -170,8 +170,8 @@ describe('personless events ($process_person_profile: false)', () => {
     expect(await persons(pid)).toEqual([{ properties: { plan: 'free' }, is_identified: false, distinct_ids: ['known'] }]);
     const rows = await hogql(pid, "select distinct_id, properties, person_id is null from events where properties.x is not null order by distinct_id");
     expect(rows.map(([d, p, n]) => [d, JSON.parse(p as string), n])).toEqual([
-      ['anon', { $process_person_profile: false, x: 2 }, true],
-      ['known', { $process_person_profile: false, x: 1 }, false],
+      ['anon', { $process_person_profile: false, x: 2 }, 1],
+      ['known', { $process_person_profile: false, x: 1 }, 0],
     ]);
   });
 
@@ -467,10 +467,10 @@ describe('events.$session_id (PostHog: a String column, materialized from the pr
 
   it("reads '' (never NULL) for an event without a session id", async () => {
     expect(await hogql(pid, 'select event, $session_id, $session_id is null, $session_id = \'\', events.$session_id from events order by timestamp')).toEqual([
-      ['$pageview', 's1', false, false, 's1'],
-      ['$pageview', 's1', false, false, 's1'],
-      ['no_session', '', false, true, ''],
-      ['empty_session', '', false, true, ''],
+      ['$pageview', 's1', 0, 0, 's1'],
+      ['$pageview', 's1', 0, 0, 's1'],
+      ['no_session', '', 0, 1, ''],
+      ['empty_session', '', 0, 1, ''],
     ]);
     const r = await compat.h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select $session_id from events limit 1' }, pid);
     expect(r.types[0]).toEqual(['$session_id', 'String']);
