@@ -21,12 +21,14 @@ export const isCompare = (c: CompareFilter | null | undefined): boolean => !!c?.
  * - Minute interval, and explicit dates (`explicitDate`, BoldNumber's exact range): the period just before, shifted by
  *   the range's length, unaligned.
  * - `compare_to` (e.g. `-1w`): previous `date_from` = compare_to relative to the current `date_from`, same length.
+ *   Parsed with human-friendly comparison periods, as QueryCompareToDateRange does: `-1m` is 4 weeks and `-1y` 52
+ *   weeks back, so the compared days fall on the same weekdays.
  */
 export function previousPeriodRange(current: QueryDateRange, compare: CompareFilter, attr = 'compareFilter'): QueryDateRange {
   const subDay = isSubDay(current.interval);
   const length = current.dateTo - current.dateFrom;
   if (compare.compare_to) {
-    const p = parseDateString(compare.compare_to, current.dateFrom, current.timezone, `${attr}__compare_to`);
+    const p = parseDateString(compare.compare_to, current.dateFrom, current.timezone, `${attr}__compare_to`, { humanFriendlyComparisonPeriods: true });
     let from = p.value;
     if (!subDay && !current.explicit) from = cal.startOfDay(from);
     return QueryDateRange.fromBounds(current, from, from + length, current.dateToEnd);

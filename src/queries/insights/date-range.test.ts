@@ -136,7 +136,8 @@ describe('compare: previous period', () => {
     ['dStart: no kludge (no days offset)', { date_from: 'dStart' }, 'day', undefined, '2024-01-07', '2024-01-07'],
     ['-24h hourly: same hour, one day earlier, 25 hours', { date_from: '-24h' }, 'hour', undefined, '2024-01-06 12:00:00', '2024-01-07 12:00:00'],
     ['compare_to -1w', { date_from: '-7d' }, 'day', '-1w', '2023-12-25', '2024-01-01'],
-    ['compare_to -1y', { date_from: '2024-01-01', date_to: '2024-01-03' }, 'day', '-1y', '2023-01-01', '2023-01-03'],
+    // (QueryCompareToDateRange parses compare_to with human_friendly_comparison_periods: -1y is 52 weeks, Monday to Monday)
+    ['compare_to -1y', { date_from: '2024-01-01', date_to: '2024-01-03' }, 'day', '-1y', '2023-01-02', '2023-01-04'],
   ])('%s', (_n, dr, interval, compare_to, first, last) => {
     const prev = previousPeriodRange(range(dr, interval), { compare: true, compare_to });
     const b = prev.buckets();

@@ -72,8 +72,18 @@ const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.
  * Parses a PostHog date string relative to `now` (local): ISO date/datetime (naive = project timezone; with an offset
  * converted), or relative `-Nh|d|w|m|q|y|M|s` with optional `Start`/`End` (`dStart`, `-1mStart`, `yEnd`, ...).
  * Throws a 400 (attr `attr`) for anything else.
+ * `humanFriendlyComparisonPeriods` (default false) is PostHog's flag of the same name (get_delta_mapping_for in
+ * posthog/utils.py, set by QueryCompareToDateRange): `m` is 4 weeks and `y` 52 weeks per unit instead of calendar
+ * months/years, so that a compared period starts on the same weekday.
  */
-export function parseDateString(text: string, nowLocal: LocalTime, tz: string, attr = 'dateRange'): ParsedDate {
+export function parseDateString(
+  text: string,
+  nowLocal: LocalTime,
+  tz: string,
+  attr = 'dateRange',
+  opts: { humanFriendlyComparisonPeriods?: boolean } = {},
+): ParsedDate {
+  const weeksPer = (unit: 'm' | 'y'): number | null => (opts.humanFriendlyComparisonPeriods ? (unit === 'm' ? 4 : 52) : null);
   const s = text.trim();
   const rel = RELATIVE.exec(s);
   if (rel) {
@@ -112,14 +122,24 @@ export function parseDateString(text: string, nowLocal: LocalTime, tz: string, a
         v = cal.addDays(v, -7 * 13 * n);
         break;
       case 'm':
-        delta.months = n;
-        v = cal.addMonths(v, -n);
+        if (weeksPer('m') !== null) {
+          delta.weeks = weeksPer('m')! * n;
+          v = cal.addDays(v, -7 * delta.weeks);
+        } else {
+          delta.months = n;
+          v = cal.addMonths(v, -n);
+        }
         if (position === 'Start') v = cal.startOfMonth(v);
         if (position === 'End') v = cal.startOfMonth(cal.addMonths(cal.startOfMonth(v), 1)) - 1;
         break;
       case 'y':
-        delta.years = n;
-        v = cal.addMonths(v, -12 * n);
+        if (weeksPer('y') !== null) {
+          delta.weeks = weeksPer('y')! * n;
+          v = cal.addDays(v, -7 * delta.weeks);
+        } else {
+          delta.years = n;
+          v = cal.addMonths(v, -12 * n);
+        }
         if (position === 'Start') v = cal.startOfYear(v);
         if (position === 'End') v = cal.startOfYear(cal.addMonths(cal.startOfYear(v), 12)) - 1;
         break;
@@ -169,7 +189,7 @@ export interface QueryDateRangeOptions {
   weekStartDay?: number;
   /** Defaults to the injected clock ({@link setInsightsClock}). */
   now?: Date;
-  /** Earliest event instant of the project/series, needed when `date_from` is `all` (null: none → today). */
+  /** Earliest event instant of the project/series, needed when `date_from` is `all` (null: none → 7 days before now). */
   earliest?: Date | null;
   /** Use the dates verbatim, like `explicitDate` (PostHog's exact time range, e.g. BoldNumber). Default false. */
   exactTimeRange?: boolean;
@@ -212,7 +232,8 @@ export class QueryDateRange {
     const fromText = o.dateRange?.date_from ?? null;
     let from: ParsedDate;
     if (fromText === 'all') {
-      const e = o.earliest ? instantToLocal(o.earliest, o.timezone) : cal.startOfDay(this.nowLocal);
+      // no event to start from: PostHog's get_earliest_timestamp falls back to now − DEFAULT_DATE_FROM_DAYS (7 days)
+      const e = instantToLocal(o.earliest ?? new Date((o.now ?? insightsNow()).getTime() - 7 * 86_400_000), o.timezone);
       from = { value: e, delta: null, position: null, end: false };
     } else if (fromText) from = parseDateString(fromText, this.nowLocal, o.timezone, `${attr}__date_from`);
     // (a missing date_from is PostHog's default `-7d`, delta included: compare's week kludge applies to it)

@@ -222,9 +222,11 @@ describe('trends', () => {
     });
     expect((await db.run(trendsRunner, node(0), groupFiltering)).results[0].count).toBe(2);
     expect((await db.run(trendsRunner, node(1), groupFiltering)).results[0].count).toBe(1);
-    // PostHog's `unique_group` without an index is a validation error
-    const e = await runError(trendsRunner, { ...node(0), series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group' }] }, groupFiltering);
-    expect(e.status).toBe(400);
+    // without an index PostHog's HogQL trends fall through to count() (aggregation_operations.py select_aggregation;
+    // the legacy process_math's 400 is gone): every pageview, with a group or not (trends-posthog-compat-10.test.ts)
+    const all = await db.run(trendsRunner, { ...node(0), series: [{ kind: 'EventsNode', event: '$pageview' }] }, groupFiltering);
+    const noIndex = await db.run(trendsRunner, { ...node(0), series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group' }] }, groupFiltering);
+    expect(noIndex.results[0].count).toBe(all.results[0].count);
   });
 
   it('aggregation_group_type_index: dau counts groups, not persons', async () => {

@@ -17,10 +17,13 @@ import { groupPropertyChain } from './group-filters';
 
 /**
  * PostHog's `convert_active_user_math_based_on_interval`: WAU at week-or-coarser and MAU at month intervals are
- * silently DAU. Missing math is `total`.
+ * silently DAU. Missing math is `total`. Pass the series' `math_group_type_index` as `groupTypeIndex` where
+ * `unique_group` may come without one: then it is `total`, as aggregation_operations.py's select_aggregation falls
+ * through to count() (and adds no non-empty group filter) when the index is None.
  */
-export function effectiveMath(math: MathType | null | undefined, interval: IntervalType): MathType {
+export function effectiveMath(math: MathType | null | undefined, interval: IntervalType, groupTypeIndex?: { index: number | null | undefined }): MathType {
   const m = math ?? 'total';
+  if (m === 'unique_group' && groupTypeIndex && (groupTypeIndex.index === null || groupTypeIndex.index === undefined)) return 'total';
   if (m === 'weekly_active' && INTERVAL_RANK[interval] >= INTERVAL_RANK.week) return 'dau';
   if (m === 'monthly_active' && INTERVAL_RANK[interval] >= INTERVAL_RANK.month) return 'dau';
   return m;

@@ -152,7 +152,7 @@ async function computeSeries(env: Env, s: EventsNode, seriesIndex: number, perio
   const attr = `series__${seriesIndex}`;
   // ClickHouse (no materialized CTEs) folds the breakdown limit in one scan of the events.
   const foldLimit = env.ctx.engine.dialect === 'clickhouse' ? clickhouseBreakdownLimit : sqlBreakdownLimit;
-  const math = effectiveMath(s.math, d.interval);
+  const math = effectiveMath(s.math, d.interval, { index: s.math_group_type_index });
   const plan = mathPlan(math);
   const buckets = range.buckets();
   const index = new Map(buckets.map((b, i) => [b.key, i]));
@@ -758,7 +758,7 @@ export async function trendsActorsQuery(
     if (!isCompare(node.compareFilter)) throw validationError('compare "previous" needs a source query that compares to a previous period.', 'source__compare');
     range = previousPeriodRange(range, node.compareFilter!);
   }
-  const math = effectiveMath(s.math, d.interval);
+  const math = effectiveMath(s.math, d.interval, { index: s.math_group_type_index });
   const plan = mathPlan(math);
   // The breakdown values as the insight computes them over this range (histogram bins included).
   const bexprs = (await breakdownColumns(env, s, math, range)).map((c) => (c as ast.Alias).expr);

@@ -1,0 +1,186 @@
+/**
+ * TrendsQuery scenarios ported from PostHog's suites, tenth batch (after trends-posthog-compat{,-2,...,-9}.test.ts):
+ * `compareFilter.compare_to` in months and years (human-friendly comparison periods: 4 and 52 weeks), `unique_group`
+ * math without a group type index, `date_from: "all"` in a project without events, and relative date parsing
+ * (posthog/test/test_utils.py). Each test names the PostHog test it follows.
+ */
+import { createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '../insights/testing';
+import { QueryDateRange, parseDateString } from '../insights/date-range';
+import { previousPeriodRange } from '../insights/compare';
+import { BREAKDOWN_NULL as NULL_V } from '../insights/breakdown';
+import { trendsRunner } from './trends-runner';
+
+let db: InsightTestDb;
+const freeze = useInsightsClock();
+
+const P_MAIN = 1; // sign ups around Aug 2021 and Aug 2020 (below)
+const P_EMPTY = 2; // no events at all
+
+/*
+ * P_MAIN, UTC. "sign up" events (one person per distinct id):
+ *   current period Mon Aug 23 2021: u1 ($group_0 org:a), u2 (org:a), u3 (no group); Tue Aug 24: u1 (org:b); Wed Aug 25: none
+ *   4 weeks before:  Mon Jul 26: u1, u2; Tue Jul 27: u3                    (the -1m period of Aug 23–25)
+ *   a calendar month before: Fri Jul 23: 5 × u4                          (not in it)
+ *   52 weeks before: Mon Aug 24 2020: u1; Wed Aug 26 2020: u1, u2, u3    (the -1y period of Aug 23–25)
+ *   a calendar year before: Sun Aug 23 2020: 4 × u4                      (not in it)
+ *   Wed Sep 1 2021: u1 Chrome/Mac × 3, u2 Mac without $browser × 2, u3 without either × 1
+ */
+beforeAll(async () => {
+  db = await createInsightTestDb();
+  const su = (d: string, ts: string, p: Record<string, unknown> = {}) => ev('sign up', d, ts, p);
+  await db.load(P_MAIN, {
+    persons: ['u1', 'u2', 'u3', 'u4'].map((d) => ({ distinct_ids: [d] })),
+    events: [
+      su('u1', '2021-08-23T10:00:00Z', { $group_0: 'org:a' }),
+      su('u2', '2021-08-23T11:00:00Z', { $group_0: 'org:a' }),
+      su('u3', '2021-08-23T12:00:00Z'),
+      su('u1', '2021-08-24T10:00:00Z', { $group_0: 'org:b' }),
+      su('u1', '2021-07-26T10:00:00Z'),
+      su('u2', '2021-07-26T11:00:00Z'),
+      su('u3', '2021-07-27T10:00:00Z'),
+      ...[10, 11, 12, 13, 14].map((h) => su('u4', `2021-07-23T${h}:00:00Z`)),
+      su('u1', '2020-08-24T10:00:00Z'),
+      ...['u1', 'u2', 'u3'].map((d) => su(d, '2020-08-26T10:00:00Z')),
+      ...[10, 11, 12, 13].map((h) => su('u4', `2020-08-23T${h}:00:00Z`)),
+      ...[10, 11, 12].map((h) => su('u1', `2021-09-01T${h}:00:00Z`, { $browser: 'Chrome', $os: 'Mac' })),
+      ...[10, 11].map((h) => su('u2', `2021-09-01T${h}:30:00Z`, { $os: 'Mac' })),
+      su('u3', '2021-09-01T13:00:00Z'),
+    ],
+  });
+});
+
+afterAll(async () => {
+  await db.close();
+});
+
+const trends = (project: number, q: Record<string, unknown>) => db.run(trendsRunner, { kind: 'TrendsQuery', ...q }, project);
+const SIGN_UP = { kind: 'EventsNode', event: 'sign up' };
+const periods = (r: any) => r.results.map((x: any) => [x.compare_label, x.days, x.data]);
+
+describe('test_query_compare_to_date_range.py (QueryCompareToDateRange, now 2021-08-25T00:00Z, date_from -48h, interval day)', () => {
+  const NOW = new Date('2021-08-25T00:00:00Z');
+  const current = () => new QueryDateRange({ dateRange: { date_from: '-48h' }, interval: 'day', timezone: 'UTC', now: NOW });
+  it.each<[string, string, string, string]>([
+    ['test_zero', '-0d', '2021-08-23T00:00:00+00:00', '2021-08-25T23:59:59.999999+00:00'],
+    ['test_minus_one_day', '-1d', '2021-08-22T00:00:00+00:00', '2021-08-24T23:59:59.999999+00:00'],
+    ['test_minus_one_week', '-1w', '2021-08-16T00:00:00+00:00', '2021-08-18T23:59:59.999999+00:00'],
+    // human_friendly_comparison_periods: a month is 4 weeks and a year 52 weeks, so Monday compares with Monday
+    ['test_minus_one_month', '-1m', '2021-07-26T00:00:00+00:00', '2021-07-28T23:59:59.999999+00:00'],
+    ['test_minus_one_year', '-1y', '2020-08-24T00:00:00+00:00', '2020-08-26T23:59:59.999999+00:00'],
+  ])('%s: compare_to %s', (_name, compare_to, from, to) => {
+    const prev = previousPeriodRange(current(), { compare: true, compare_to });
+    expect(prev.resolved()).toEqual({ date_from: from, date_to: to });
+  });
+});
+
+describe('compare_to in months and years on a trends query (test_trends.py compare, QueryCompareToDateRange)', () => {
+  beforeEach(() => freeze('2021-08-25T00:00:00Z'));
+
+  it('compare_to -1m: the days 4 weeks earlier (Mon Jul 26), not a calendar month earlier (Fri Jul 23)', async () => {
+    const r = await trends(P_MAIN, { series: [SIGN_UP], dateRange: { date_from: '-48h' }, compareFilter: { compare: true, compare_to: '-1m' } });
+    expect(periods(r)).toEqual([
+      ['current', ['2021-08-23', '2021-08-24', '2021-08-25'], [3, 1, 0]],
+      ['previous', ['2021-07-26', '2021-07-27', '2021-07-28'], [2, 1, 0]],
+    ]);
+    expect(r.results[1].count).toBe(3);
+  });
+
+  it('compare_to -1y: the days 52 weeks earlier (Mon Aug 24 2020), not a calendar year earlier (Sun Aug 23 2020)', async () => {
+    const r = await trends(P_MAIN, { series: [SIGN_UP], dateRange: { date_from: '2021-08-23', date_to: '2021-08-25' }, compareFilter: { compare: true, compare_to: '-1y' } });
+    expect(periods(r)).toEqual([
+      ['current', ['2021-08-23', '2021-08-24', '2021-08-25'], [3, 1, 0]],
+      ['previous', ['2020-08-24', '2020-08-25', '2020-08-26'], [1, 0, 3]],
+    ]);
+  });
+
+  it('compare_to -1m by week: four weeks earlier, so the previous weeks start on Sundays too (Jul 4 .. Jul 25)', async () => {
+    const r = await trends(P_MAIN, {
+      series: [SIGN_UP],
+      interval: 'week',
+      dateRange: { date_from: '2021-08-01', date_to: '2021-08-28' },
+      compareFilter: { compare: true, compare_to: '-1m' },
+    });
+    expect(periods(r)).toEqual([
+      ['current', ['2021-08-01', '2021-08-08', '2021-08-15', '2021-08-22'], [0, 0, 0, 4]],
+      ['previous', ['2021-07-04', '2021-07-11', '2021-07-18', '2021-07-25'], [0, 0, 5, 3]],
+    ]);
+  });
+
+  it('compare_to -1m as a total value (ActionsTable): the 4-week-earlier period aggregated', async () => {
+    const r = await trends(P_MAIN, {
+      series: [SIGN_UP],
+      dateRange: { date_from: '2021-08-23', date_to: '2021-08-25' },
+      trendsFilter: { display: 'ActionsTable' },
+      compareFilter: { compare: true, compare_to: '-1m' },
+    });
+    expect(r.results.map((x: any) => [x.compare_label, x.aggregated_value])).toEqual([
+      ['current', 4],
+      ['previous', 3],
+    ]);
+  });
+});
+
+describe('aggregation_operations.py select_aggregation: unique_group without math_group_type_index falls through to count()', () => {
+  beforeEach(() => freeze('2021-08-26T00:00:00Z'));
+  const RANGE = { dateRange: { date_from: '2021-08-23', date_to: '2021-08-25' } };
+
+  it('counts every event (those without $group_0 too); with index 0 it is the distinct groups', async () => {
+    const none = await trends(P_MAIN, { ...RANGE, series: [{ ...SIGN_UP, math: 'unique_group' }] });
+    expect(none.results[0].data).toEqual([3, 1, 0]);
+    expect(none.results[0].action.math).toBe('unique_group');
+    const grouped = await trends(P_MAIN, { ...RANGE, series: [{ ...SIGN_UP, math: 'unique_group', math_group_type_index: 0 }] });
+    expect(grouped.results[0].data).toEqual([1, 1, 0]);
+  });
+
+  it('as a total value: the count of the range', async () => {
+    const r = await trends(P_MAIN, { ...RANGE, series: [{ ...SIGN_UP, math: 'unique_group' }], trendsFilter: { display: 'BoldNumber' } });
+    expect(r.results[0].aggregated_value).toBe(4);
+  });
+});
+
+describe('date_from "all" without any event (posthog/queries/util.py get_earliest_timestamp: now − DEFAULT_DATE_FROM_DAYS)', () => {
+  beforeEach(() => freeze('2021-08-25T10:00:00Z'));
+
+  it('starts 7 days back: 8 zero days, as the default -7d', async () => {
+    const r = await trends(P_EMPTY, { series: [SIGN_UP], dateRange: { date_from: 'all' } });
+    expect(r.results).toHaveLength(1);
+    expect(r.results[0].days).toEqual(['2021-08-18', '2021-08-19', '2021-08-20', '2021-08-21', '2021-08-22', '2021-08-23', '2021-08-24', '2021-08-25']);
+    expect(r.results[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(r.resolved_date_range.date_from).toBe('2021-08-18T00:00:00+00:00');
+  });
+});
+
+describe('multiple breakdowns with a missing value (reference §1.6 sentinels, §2.3 labels)', () => {
+  beforeEach(() => freeze('2021-09-02T00:00:00Z'));
+
+  it('the missing one is the null sentinel inside the array, raw in the label joined with "::"; ranked by total', async () => {
+    const r = await trends(P_MAIN, {
+      series: [SIGN_UP],
+      dateRange: { date_from: '2021-09-01', date_to: '2021-09-01' },
+      breakdownFilter: { breakdowns: [{ property: '$browser' }, { property: '$os' }] },
+    });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.label, x.data])).toEqual([
+      [['Chrome', 'Mac'], 'Chrome::Mac', [3]],
+      [[NULL_V, 'Mac'], `${NULL_V}::Mac`, [2]],
+      [[NULL_V, NULL_V], `${NULL_V}::${NULL_V}`, [1]],
+    ]);
+  });
+});
+
+describe('test_utils.py TestRelativeDateParse (frozen at 2020-01-31, UTC)', () => {
+  const NOW = Date.UTC(2020, 0, 31);
+  const day = (s: string) => new Date(parseDateString(s, NOW, 'UTC').value).toISOString().slice(0, 10);
+  it.each<[string, string[], string[]]>([
+    ['test_day', ['dStart', '-1d', '-2d'], ['2020-01-31', '2020-01-30', '2020-01-29']],
+    ['test_month', ['-1m', '-2m', 'mStart', '-1mStart', '-2mStart', '-1mEnd', '-2mEnd'], ['2019-12-31', '2019-11-30', '2020-01-01', '2019-12-01', '2019-11-01', '2019-12-31', '2019-11-30']],
+    ['test_year', ['-1y', '-2y', 'yStart', '-1yStart'], ['2019-01-31', '2018-01-31', '2020-01-01', '2019-01-01']],
+    ['test_normal_date', ['2019-12-31'], ['2019-12-31']],
+  ])('%s', (_name, inputs, expected) => {
+    expect(inputs.map(day)).toEqual(expected);
+  });
+
+  it('human_friendly_comparison_periods: -1m is 4 weeks back, -1y 52 weeks (insight date ranges keep calendar months)', () => {
+    const friendly = (s: string) => new Date(parseDateString(s, NOW, 'UTC', 'compare_to', { humanFriendlyComparisonPeriods: true }).value).toISOString().slice(0, 10);
+    expect([friendly('-1m'), friendly('-1y'), friendly('-1w'), friendly('-1d')]).toEqual(['2020-01-03', '2019-02-01', '2020-01-24', '2020-01-30']);
+  });
+});
