@@ -4,10 +4,13 @@
  * - steps (and time-to-convert) funnels: `funnelStep` n > 0 → actors whose furthest step is ≥ n (1-based), n < 0 →
  *   actors whose furthest step is |n| − 1 (dropped off before step |n|); `funnelCustomSteps` → actors whose furthest
  *   step (1-based) is one of the list (PostHog's `_get_funnel_person_step_condition`: `steps IN [...]`, which wins
- *   over `funnelStep`);
+ *   over `funnelStep`). As there, steps are not range-checked (a step past the last one has no actors; −(n+1) reads
+ *   as "completed all n steps"), and a `funnelStep` of 0 with no custom steps is "Missing both funnelStep and
+ *   funnelCustomSteps" (0 and [] are falsy in PostHog's `elif funnelStep:`);
  * - trends funnels (PostHog's FunnelTrends actor query): actors with an entry in the period starting at
  *   `funnelTrendsEntrancePeriodStart` that reached `funnelFromStep`, and then `funnelToStep`
- *   (`funnelTrendsDropOff: false`) or not (`true`) — the entries the trends data point counts;
+ *   (`funnelTrendsDropOff: false`) or not (`true`) — the entries the trends data point counts; both fields are
+ *   required there (PostHog's ValidationErrors, drop-off checked first);
  * - `funnelStepBreakdown` keeps one breakdown value.
  *
  * The actor is the funnel's aggregation target: the person, the group key, or the `funnelAggregateByHogQL` value (the
@@ -53,8 +56,10 @@ export async function funnelActorIds(point: FunnelActorsPoint, ctx: RunnerContex
 
   if (viz === 'trends') {
     const attr = 'source__funnelTrendsEntrancePeriodStart';
-    if (!point.funnelTrendsEntrancePeriodStart)
-      throw validationError('funnelTrendsEntrancePeriodStart is required for the actors of a trends funnel (the start of an entrance period).', attr);
+    // (PostHog's FunnelTrends.actor_query words)
+    if (point.funnelTrendsDropOff === undefined || point.funnelTrendsDropOff === null)
+      throw validationError('Actors parameter `funnelTrendsDropOff` must be provided for funnel trends persons!', 'source__funnelTrendsDropOff');
+    if (!point.funnelTrendsEntrancePeriodStart) throw validationError('Actors parameter `funnelTrendsEntrancePeriodStart` must be provided funnel trends persons!', attr);
     const tz = ctx.project.timezone;
     const interval: IntervalType = node.interval ?? 'day';
     const weekStart = ctx.project.week_start_day ?? 0;
@@ -63,7 +68,7 @@ export async function funnelActorIds(point: FunnelActorsPoint, ctx: RunnerContex
     const key = startOfInterval(period, interval, weekStart) === period ? bucketKey(period, interval) : null;
     const from = node.funnelsFilter?.funnelFromStep ?? 0;
     const to = node.funnelsFilter?.funnelToStep ?? n - 1;
-    const dropOff = !!point.funnelTrendsDropOff;
+    const dropOff = point.funnelTrendsDropOff;
     await runFunnels(node, ctx, {
       onActor(actor, value, r) {
         if (key === null || !valueOk(value)) return;
@@ -80,15 +85,11 @@ export async function funnelActorIds(point: FunnelActorsPoint, ctx: RunnerContex
   let hit: (r: ActorResult) => boolean;
   if (point.funnelCustomSteps?.length) {
     const steps = new Set(point.funnelCustomSteps);
-    for (const s of steps)
-      if (s < 1 || s > n) throw validationError(`funnelCustomSteps are furthest steps reached, 1..${n}.`, 'source__funnelCustomSteps');
     hit = (r) => steps.has(r.maxStep + 1);
-  } else {
-    const step = point.funnelStep ?? 1;
-    if (step === 0 || Math.abs(step) > n)
-      throw validationError(`funnelStep must be 1..${n}, or −1..−${n} for those who dropped off before that step.`, 'source__funnelStep');
-    hit = step > 0 ? (r) => r.reached[step - 1] : (r) => r.reached[-step - 2] && !r.reached[-step - 1];
-  }
+  } else if (point.funnelStep) {
+    const step = point.funnelStep;
+    hit = step > 0 ? (r) => !!r.reached[step - 1] : (r) => !!r.reached[-step - 2] && !r.reached[-step - 1];
+  } else throw validationError('Missing both funnelStep and funnelCustomSteps', 'source__funnelStep');
   await runFunnels({ ...node, funnelsFilter: { ...node.funnelsFilter, funnelVizType: 'steps' } }, ctx, {
     onActor(actor, value, r) {
       if (valueOk(value) && hit(r)) ids.add(actor);

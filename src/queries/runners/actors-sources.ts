@@ -21,11 +21,15 @@ import { funnelActorIds } from '../funnels/actors';
 
 const breakdownValueSchema = z.union([z.string().max(10_000), z.number(), z.array(z.union([z.string().max(10_000), z.number()])).max(10)]);
 
-/** PostHog's InsightActorsQuery: a data point of a trends, stickiness, lifecycle or retention query. */
+/**
+ * PostHog's InsightActorsQuery: a data point of a trends, stickiness, lifecycle, retention or paths query. Its source
+ * may also be a FunnelsQuery (PostHog's InsightQuerySource): InsightActorsQueryOptions answers it (every option null),
+ * but its actors are a FunnelsActorsQuery's (see {@link resolveActorSource}).
+ */
 export const insightActorsQuerySchema = z
   .object({
     kind: z.literal('InsightActorsQuery'),
-    source: z.discriminatedUnion('kind', [trendsQuerySchema, stickinessQuerySchema, lifecycleQuerySchema, retentionQuerySchema, pathsQuerySchema]),
+    source: z.discriminatedUnion('kind', [trendsQuerySchema, stickinessQuerySchema, lifecycleQuerySchema, retentionQuerySchema, pathsQuerySchema, funnelsQuerySchema]),
     /** Trends/lifecycle: the interval (`days` entry); stickiness: the number of intervals (1-based). */
     day: z.union([z.string().max(100), z.number().int()]).nullish(),
     /** Lifecycle: new, returning, resurrecting or dormant. */
@@ -46,13 +50,17 @@ export const funnelsActorsQuerySchema = z
   .object({
     kind: z.literal('FunnelsActorsQuery'),
     source: funnelsQuerySchema,
-    /** 1-based step; negative: dropped off before step |n| (reached step |n| − 1, not step |n|). */
+    /**
+     * 1-based step; negative: dropped off before step |n| (reached step |n| − 1, not step |n|). Steps funnels need it or
+     * funnelCustomSteps (0 or neither: 400 "Missing both funnelStep and funnelCustomSteps"); a step past the last one has
+     * no actors. Trends funnels ignore it.
+     */
     funnelStep: z.number().int().nullish(),
     /** One breakdown value of the funnel (boxed or not; a cohort id, `0`/`all` for all users). Default: every value. */
     funnelStepBreakdown: breakdownValueSchema.nullish(),
-    /** Steps funnels: actors whose furthest step (1-based) is in the list; wins over `funnelStep`. Default none. */
+    /** Steps funnels: actors whose furthest step (1-based) is in the list (other numbers match nobody); a non-empty list wins over `funnelStep`. Default none. */
     funnelCustomSteps: z.array(z.number().int()).max(100).nullish(),
-    /** Trends funnels: the actors of the period who did not reach `funnelToStep` (true) or did (false, the default). */
+    /** Trends funnels (required there): the actors of the period who did not reach `funnelToStep` (true) or did (false). */
     funnelTrendsDropOff: z.boolean().nullish(),
     /** Trends funnels (required there): the start of the entrance period, as its `days` entry or a datetime. */
     funnelTrendsEntrancePeriodStart: z.string().max(100).nullish(),
@@ -132,6 +140,13 @@ async function resolveActors(source: ActorSourceNode, ctx: RunnerContext): Promi
       const { ids, groupTypeIndex } = await pathsActors(inner, ctx);
       return { ids, groupTypeIndex, eventCount: false };
     }
+    case 'FunnelsQuery':
+      // PostHog's InsightActorsQueryRunner hands the funnel runner this node as if it were a FunnelsActorsQuery, and
+      // fails reading its funnelStep (an internal error there): a funnel's data point has no InsightActorsQuery fields.
+      throw validationError(
+        'The actors of a funnel are asked for with a FunnelsActorsQuery (funnelStep, funnelCustomSteps, funnelStepBreakdown, funnelTrendsDropOff, funnelTrendsEntrancePeriodStart).',
+        'source__kind',
+      );
   }
 }
 
