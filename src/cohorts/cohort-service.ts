@@ -335,7 +335,9 @@ export class CohortService {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'cohort:write' });
     const source = await this.find(project.id, id);
     const { where } = await this.membership(project, source);
-    const query = ast.select({ select: [ast.alias('id', ast.field('id'))], from: 'persons', where, limit: MAX_STATIC_COPY });
+    // one row more than may be copied: the printer pages a query's own LIMIT within it, so only a LIMIT past the
+    // largest page shows (as `truncated`) that there were more
+    const query = ast.select({ select: [ast.alias('id', ast.field('id'))], from: 'persons', where, limit: MAX_STATIC_COPY + 1 });
     const out = await runInsightQuery(this.queryContext(principal, project), query, 'cohort_copy');
     if (out.truncated)
       throw validationError(`A cohort of more than ${MAX_STATIC_COPY} persons cannot be copied as a static cohort.`, 'id');

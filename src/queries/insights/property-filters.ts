@@ -290,20 +290,24 @@ export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = 
  * table, the person) belongs to the cohort. A dynamic cohort is its person-property definition read through the
  * same person join as person-property filters (PostHog evaluates membership on current person properties); a
  * static one is its list of person ids; nested cohort references expand recursively. The cohort must be one the
- * running query's project has (loaded by the cohort-aware runner): anything else is PostHog's 400.
+ * running query's project has (loaded by the cohort-aware runner): anything else is PostHog's 400 (inside a cohort's
+ * definition it holds nobody instead, as a reference back to a cohort being expanded does).
  */
 function cohortFilterExpr(f: { value: unknown; operator?: string | null }, ctx: FilterContext): Expr {
   const attr = ctx.attr ?? 'properties';
   const id = cohortIdOf(f.value);
   const cohort = id === null ? undefined : cohortInScope(id);
-  if (!cohort) throw validationError(cohortNotFoundMessage(f.value), attr);
+  const path = ctx.cohortPath ?? [];
+  // inside a cohort's definition, a reference to a cohort that does not exist, or back to one being expanded, holds
+  // nobody (PostHog's "0 = 13": "If cohort doesn't exist, nothing can match"; a cyclic cohort calculates empty)
+  const unusable = path.length > 0 && (!cohort || path.includes(cohort.id));
+  if (!cohort && !unusable) throw validationError(cohortNotFoundMessage(f.value), attr);
   const op = f.operator ?? 'in';
   if (op !== 'in' && op !== 'not_in' && op !== 'exact' && op !== 'is_not')
     throw validationError(`Operator "${op}" is not valid for a cohort filter (in, not_in).`, attr);
-  const path = ctx.cohortPath ?? [];
-  if (path.includes(cohort.id)) throw validationError(`Cohort ${cohort.id} refers to itself through its criteria.`, attr);
   let member: Expr;
-  if (cohort.isStatic) {
+  if (unusable || !cohort) member = ast.constant(false);
+  else if (cohort.isStatic) {
     const pid = ast.call('concat', [prefixed(ctx, ctx.personTable ? 'id' : 'person_id'), ast.constant('')]);
     member = cohort.personIds.length ? ast.compare('in', pid, ast.tuple(cohort.personIds.map((p) => ast.constant(p)))) : ast.constant(false);
   } else {
