@@ -75,3 +75,28 @@ export function drfBoolean() {
     return z.NEVER;
   });
 }
+
+/**
+ * A PrimaryKeyRelatedField(many=True) over a table with no rows (Quarry has no dashboards): a list (a string is
+ * `not_a_list`; null is `null`) whose first element is refused as DRF refuses a pk it cannot find — `does_not_exist`
+ * ('Invalid pk "7" - object does not exist.', the pk as Python's str shows it), or `incorrect_type` for a boolean,
+ * an object, a list or text that is no number. An empty list is fine.
+ */
+export function drfMissingRelatedList() {
+  return z.unknown().transform((v, ctx) => {
+    const fail = (message: string, code: string) => {
+      ctx.addIssue({ code: 'custom', message, params: { code } });
+      return z.NEVER;
+    };
+    if (v === null) return fail('This field may not be null.', 'null');
+    // ManyRelatedField iterates what it gets: a dict yields its keys; a string or a number is no list
+    if (typeof v !== 'object') return fail(`Expected a list of items but got type "${pythonTypeName(v)}".`, 'not_a_list');
+    const items: unknown[] = Array.isArray(v) ? v : Object.keys(v as object);
+    if (items.length === 0) return [] as number[];
+    const first = items[0];
+    // Django's integer pk lookup: int() of a number or of numeric text; anything else is a TypeError/ValueError
+    const numeric = (typeof first === 'number' && Number.isFinite(first)) || (typeof first === 'string' && /^\s*[-+]?\d+\s*$/.test(first));
+    if (first !== null && !numeric) return fail(`Incorrect type. Expected pk value, received ${pythonTypeName(first)}.`, 'incorrect_type');
+    return fail(`Invalid pk "${first === null ? 'None' : String(first)}" - object does not exist.`, 'does_not_exist');
+  });
+}

@@ -84,6 +84,31 @@ const wrapperSchemas: Record<(typeof WRAPPER_KINDS)[number], z.ZodType> = {
     .strict(),
 };
 
+/**
+ * Sources a DataTableNode may hold in PostHog's schema that no query runner answers (PostHog's process_query_model:
+ * a cache miss when only the cache may answer, else "Unsupported query kind"). They can be saved in an insight.
+ */
+const NON_RUNNABLE_SOURCES: Record<string, z.ZodType> = {
+  PersonsNode: z
+    .object({
+      kind: z.literal('PersonsNode'),
+      cohort: z.number().int().nullish(),
+      distinctId: z.string().nullish(),
+      fixedProperties: z.array(z.object({}).passthrough()).nullish(),
+      properties: z.array(z.object({}).passthrough()).nullish(),
+      search: z.string().nullish(),
+      limit: z.number().int().nullish(),
+      offset: z.number().int().nullish(),
+      modifiers: z.object({}).passthrough().nullish(),
+      response: z.object({}).passthrough().nullish(),
+      version: z.number().nullish(),
+    })
+    .strict(),
+};
+
+/** A node kind an insight may hold but nothing runs (see {@link NON_RUNNABLE_SOURCES}). */
+export const isNonRunnable = (kind: string): boolean => Object.hasOwn(NON_RUNNABLE_SOURCES, kind);
+
 const isWrapper = (kind: string): kind is (typeof WRAPPER_KINDS)[number] => (WRAPPER_KINDS as readonly string[]).includes(kind);
 
 /** Prefixes an error's `attr` with the path of the wrapped node (`query__x` → `query__source__x`). */
@@ -127,6 +152,14 @@ export function validateInsightQuery(query: unknown, validateNode: NodeValidator
     kind === 'InsightVizNode' ? INSIGHT_SOURCE_KINDS : kind === 'DataVisualizationNode' ? SQL_KINDS : null;
   if (allowed && !allowed.includes(source.kind)) {
     throw validationError(`A ${kind} wraps one of: ${allowed.join(', ')}; got "${source.kind}".`, 'query__source__kind');
+  }
+  if (kind === 'DataTableNode' && isNonRunnable(source.kind)) {
+    const checked = NON_RUNNABLE_SOURCES[source.kind].safeParse(source, { reportInput: true });
+    if (!checked.success) {
+      const e = zodToUserError(checked.error);
+      throw new UserError(e.status, e.type, e.code, e.message, { attr: e.attr ? `query__source__${e.attr}` : 'query__source' });
+    }
+    return { queryKind: kind, sourceKind: source.kind };
   }
   try {
     validateNode(source);

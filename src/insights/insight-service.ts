@@ -16,8 +16,8 @@ import { InsightViews } from './insight-views';
 import { parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, localToInstant } from '../queries/insights/local-time';
 import { applyQueryOverrides } from '../queries/overrides';
-import { drfBoolean, drfInteger, drfList, drfMaxChars } from './drf-fields';
-import { deriveName, executableNode, INSIGHT_TYPE_KINDS, validateInsightQuery, type InsightQueryKinds } from './insight-query';
+import { drfBoolean, drfInteger, drfList, drfMaxChars, drfMissingRelatedList } from './drf-fields';
+import { deriveName, executableNode, INSIGHT_TYPE_KINDS, isNonRunnable, validateInsightQuery, type InsightQueryKinds } from './insight-query';
 import { cleanSavedFilters, filterToQuery, hasLegacyFilters, legacyInsightQuery, validateConverted } from './legacy-filters';
 import {
   LEGACY_BREAKDOWN_LIMIT,
@@ -53,11 +53,9 @@ const insightBody = z.object({
    * query they convert to. With a `query`, the query wins and the filters are ignored. `{}` and null mean none.
    */
   filters: z.record(z.string(), z.unknown()).nullable().optional(),
-  // Quarry has no dashboards: the empty form PostHog clients send is accepted.
-  dashboards: z
-    .array(z.number().int())
-    .refine((d) => d.length === 0, 'Dashboard not found')
-    .optional(),
+  // PostHog's PrimaryKeyRelatedField(many=True, queryset=Dashboard.objects.all()): Quarry has no dashboards, so
+  // only the empty list PostHog clients send is accepted; any id is DRF's does_not_exist
+  dashboards: drfMissingRelatedList().optional(),
 });
 type InsightBody = z.output<typeof insightBody>;
 
@@ -647,6 +645,11 @@ export class InsightService {
     if (!insight.query) return { ...emptyResult(project), filters_hash: insight.cache_key };
     const overridden = opts.filtersOverride != null || opts.variablesOverride != null;
     const node = executableNode(insight.query) as Record<string, unknown> & { kind: string };
+    if (isNonRunnable(node.kind)) {
+      // PostHog's process_query_model: a node no runner answers is a cache miss when only the cache may answer
+      if ((opts.refresh ?? 'force_cache') === 'force_cache') return { ...emptyResult(project), filters_hash: insight.cache_key };
+      throw validationError(`Unsupported query kind: ${node.kind}`);
+    }
     const runnable = overridden ? applyQueryOverrides(node, opts.filtersOverride, opts.variablesOverride) : node;
     const out = await this.queries.execute(principal, project, runnable, {
       refresh: opts.refresh ?? 'force_cache',

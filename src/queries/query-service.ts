@@ -17,7 +17,7 @@ import { ResultCache, type CacheEntry } from './result-cache';
 import { ProjectSlots } from './project-slots';
 import type { ActionSource } from '../actions/matching';
 import { applyQueryOverrides } from './overrides';
-import { executableNode, validateInsightQuery, WRAPPER_KINDS, type NodeValidator } from '../insights/insight-query';
+import { executableNode, isNonRunnable, validateInsightQuery, WRAPPER_KINDS, type NodeValidator } from '../insights/insight-query';
 import type { QueryRunner } from './runner';
 import { RUNNERS } from './runners';
 import { Timings } from './timings';
@@ -306,7 +306,8 @@ export class QueryService {
         if (opts.refresh === 'async_except_on_cache_miss') break;
         return { status: 202, body: { cache_key: key, query_status: startAsync() } };
       case 'force_async':
-        return { status: 202, body: { cache_key: key, query_status: startAsync() } };
+        // PostHog's QueryStatusResponse: a bare {query_status}, no cache_key (that is the async cache miss's shape)
+        return { status: 202, body: { query_status: startAsync() } };
     }
     const computed = await this.compute(runner, node, key, project, principal, timings, opts.signal, logBase, undefined, opts.clientQueryId);
     return { status: 200, body: this.envelope(computed, node, key, project, false, null, wantsTimings(node) ? timings : undefined) };
@@ -563,6 +564,8 @@ function parseQueryRequest(
   if (wrapped) {
     validateInsightQuery(req.query, validateNode); // the wrapper's own fields, then its source (attr `query__source__…`)
     req.query = executableNode(req.query) as QueryRequest['query'];
+    // a valid source no runner answers (a DataTableNode's PersonsNode): process_query_model's refusal
+    if (isNonRunnable(req.query.kind)) throw validationError(`Unsupported query kind: ${req.query.kind}`);
   }
   if (req.filters_override != null || req.variables_override != null)
     req.query = applyQueryOverrides(req.query, req.filters_override, req.variables_override) as QueryRequest['query'];

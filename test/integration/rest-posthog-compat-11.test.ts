@@ -1,0 +1,277 @@
+/**
+ * The REST surface against PostHog's API tests, eleventh batch (the earlier ones are rest-posthog-compat.test.ts and
+ * -2 to -10): posthog/api/test/test_query.py (EventsQuery select expressions, paging and hogql/event/person property
+ * filters, a full HogQL query and its {filters}, a missing query or body, refresh modes on a miss, the force_async
+ * answer, TestQueryRetrieve's running query), test_insight_query.py (saving events, events-table, persons-table and
+ * insight queries) and test_insight.py (test_insight_with_filters_via_hogql, legacy trends compare, the `dashboards`
+ * field). Each case names the PostHog test it ports. One server and one project for the whole file; the events are
+ * test_query.py's four, in January 2020, and only ordered or counted (no ClickHouse twin).
+ */
+import { newProject, startServer, type TestServer } from '../helpers/server';
+
+let s: TestServer;
+let Q: string;
+let I: string;
+
+const SELECT = ['properties.key', 'event', 'distinct_id', "concat(event, ' ', properties.key)"];
+const events = (extra: Record<string, unknown> = {}) => ({ query: { kind: 'EventsQuery', select: SELECT, after: 'all', ...extra } });
+const ROWS = [
+  ['test_val1', 'sign up', '2', 'sign up test_val1'],
+  ['test_val2', 'sign out', '2', 'sign out test_val2'],
+  ['test_val2', 'sign out', '3', 'sign out test_val2'],
+  ['test_val3', 'sign out', '4', 'sign out test_val3'],
+];
+
+beforeAll(async () => {
+  s = await startServer();
+  const p = await newProject(s, 'rest-compat-11');
+  Q = `/api/projects/${p}/query/`;
+  I = `/api/projects/${p}/insights/`;
+  // test_query.py's set-up: a person with two distinct ids and an email; events at 12:00, 12:11, 12:12, 12:13
+  await s.server.services.ingestor.import(p, {
+    persons: [{ distinct_ids: ['2', 'some-random-uid'], properties: { email: 'tom@posthog.com' } }],
+    events: [
+      { event: 'sign up', distinct_id: '2', timestamp: '2020-01-10T12:00:00Z', properties: { key: 'test_val1' } },
+      { event: 'sign out', distinct_id: '2', timestamp: '2020-01-10T12:11:00Z', properties: { key: 'test_val2' } },
+      { event: 'sign out', distinct_id: '3', timestamp: '2020-01-10T12:12:00Z', properties: { key: 'test_val2' } },
+      { event: 'sign out', distinct_id: '4', timestamp: '2020-01-10T12:13:00Z', properties: { key: 'test_val3' } },
+    ],
+  });
+  await s.server.services.ingestor.flush();
+});
+afterAll(() => s.close());
+
+describe('EventsQuery through /query/ (test_query.py)', () => {
+  it('test_select_hogql_expressions: columns as selected, rows ordered by the first column, hasMore false', async () => {
+    const r = await s.api('POST', Q, events());
+    expect(r.status).toBe(200);
+    // the types ClickHouse reports: a property is Nullable(String); HogQL's concat() wraps its arguments in ifNull
+    expect(r.body).toMatchObject({ columns: SELECT, types: ['Nullable(String)', 'String', 'String', 'String'], hasMore: false, is_cached: false });
+    // the order of the two test_val2 rows is not fixed by the query (PostHog's order is by the first column only)
+    expect(r.body.results[0]).toEqual(ROWS[0]);
+    expect(r.body.results[3]).toEqual(ROWS[3]);
+    expect(r.body.results.slice(1, 3).sort()).toEqual([ROWS[1], ROWS[2]]);
+  });
+
+  it("test_select_hogql_expressions: select ['*', 'event'] gives the whole event as a tuple, then the column", async () => {
+    const r = await s.api('POST', Q, events({ select: ['*', 'event'], orderBy: ['timestamp'] }));
+    expect(r.body.columns).toEqual(['*', 'event']);
+    expect(r.body.results.map((row: unknown[]) => row[1])).toEqual(['sign up', 'sign out', 'sign out', 'sign out']);
+    expect(r.body.results[0][0]).toMatchObject({ event: 'sign up', distinct_id: '2', properties: { key: 'test_val1' } });
+  });
+
+  it('test_select_hogql_expressions: count() with where and orderBy', async () => {
+    const r = await s.api('POST', Q, events({ select: ['count()', 'event'], where: ["event == 'sign up' or like(properties.key, '%val2')"], orderBy: ['count() DESC', 'event'] }));
+    expect(r.body).toMatchObject({ columns: ['count()', 'event'], types: ['UInt64', 'String'], hasMore: false, results: [[2, 'sign out'], [1, 'sign up']] });
+  });
+
+  it('limit and offset page the rows (HogQLHasMorePaginator): the page asked for, hasMore while rows remain', async () => {
+    const page = await s.api('POST', Q, events({ select: ['event', 'distinct_id'], orderBy: ['timestamp'], limit: 2, offset: 1 }));
+    expect(page.body).toMatchObject({ results: [['sign out', '2'], ['sign out', '3']], hasMore: true, limit: 2, offset: 1 });
+    const last = await s.api('POST', Q, events({ select: ['event', 'distinct_id'], orderBy: ['timestamp'], limit: 2, offset: 2 }));
+    expect(last.body).toMatchObject({ results: [['sign out', '3'], ['sign out', '4']], hasMore: false, limit: 2, offset: 2 });
+  });
+
+  it.each<[string, string, number]>([
+    ["'a%sd' == 'foo'", 'a false constant', 0],
+    ["'a%sd' == 'a%sd'", "a true constant with a %s (no format escape)", 4],
+    ["properties.key == 'test_val2'", 'an event property', 2],
+  ])('test_hogql_property_filter: %s (%s) → %d rows', async (key, _what, n) => {
+    const r = await s.api('POST', Q, events({ properties: [{ type: 'hogql', key }] }));
+    expect([r.status, r.body.results.length]).toEqual([200, n]);
+  });
+
+  it('test_event_property_filter: exact test_val3 → the one event', async () => {
+    const r = await s.api('POST', Q, events({ properties: [{ type: 'event', key: 'key', value: 'test_val3', operator: 'exact' }] }));
+    expect(r.body.results).toEqual([ROWS[3]]);
+  });
+
+  it("test_person_property_filter: the person's email → the events of both of its distinct ids' person", async () => {
+    const r = await s.api('POST', Q, events({ properties: [{ type: 'person', key: 'email', value: 'tom@posthog.com', operator: 'exact' }] }));
+    expect(r.body.results).toEqual([ROWS[0], ROWS[1]]);
+  });
+});
+
+describe('HogQLQuery through /query/ (test_query.py)', () => {
+  it('test_full_hogql_query: rows in timestamp order, a property column named by its last part', async () => {
+    const r = await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: 'select event, distinct_id, properties.key from events order by timestamp' } });
+    expect(r.status).toBe(200);
+    expect(r.body.columns).toEqual(['event', 'distinct_id', 'key']);
+    expect(r.body.results).toEqual(ROWS.map(([key, event, id]) => [event, id, key]));
+  });
+
+  it('test_hogql_query_filters: {filters} takes the query’s filters.properties', async () => {
+    const r = await s.api('POST', Q, {
+      query: {
+        kind: 'HogQLQuery',
+        query: 'select event, distinct_id, properties.key from events where {filters} order by timestamp',
+        filters: { properties: [{ key: 'key', value: 'test_val3', operator: 'exact', type: 'event' }] },
+      },
+    });
+    expect(r.body.results).toEqual([['sign out', '4', 'test_val3']]);
+  });
+});
+
+describe('the envelope (test_query.py)', () => {
+  it.each<[string, unknown]>([
+    ['test_missing_query: an empty query', { query: {} }],
+    ['test_missing_body: no body at all', undefined],
+  ])('%s → 400 parse_error', async (_what, body) => {
+    const r = await s.api('POST', Q, body);
+    expect([r.status, r.body.type, r.body.code]).toEqual([400, 'invalid_request', 'parse_error']);
+  });
+
+  // reference §9.1: /query/ converts force_cache to blocking; async_except_on_cache_miss blocks on a miss
+  it.each(['force_cache', 'async_except_on_cache_miss'])('refresh=%s on a cache miss computes at once (200, no query_status), then answers from the cache', async (refresh) => {
+    const body = { query: { kind: 'HogQLQuery', query: `select '${refresh}'` }, refresh };
+    const miss = await s.api('POST', Q, body);
+    expect([miss.status, miss.body.results, miss.body.is_cached, miss.body.query_status]).toEqual([200, [[refresh]], false, null]);
+    const hit = await s.api('POST', Q, body);
+    expect([hit.status, hit.body.results, hit.body.is_cached]).toEqual([200, [[refresh]], true]);
+  });
+
+  it('force_async answers QueryStatusResponse: the query_status alone (reference §9.1), then polls to the result', async () => {
+    const r = await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: 'select 5' }, refresh: 'force_async', client_query_id: 'compat11-force' });
+    expect(r.status).toBe(202);
+    expect(Object.keys(r.body)).toEqual(['query_status']);
+    expect(r.body.query_status).toMatchObject({ id: 'compat11-force', query_async: true, complete: false, error: false, results: null });
+    await s.server.services.queries.async.wait('compat11-force');
+    const st = await s.api('GET', `${Q}compat11-force/`);
+    expect(st.status).toBe(200);
+    expect(st.body.query_status).toMatchObject({ complete: true, error: false, results: { results: [[5]] } });
+  });
+
+  it('TestQueryRetrieve.test_running_query: the status of a query still running is a 202, complete false', async () => {
+    const slow = 'SELECT sum(number % 7) FROM numbers(100000000000)';
+    const r = await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: slow }, refresh: 'force_async', client_query_id: 'compat11-running' });
+    expect(r.status).toBe(202);
+    const st = await s.api('GET', `${Q}compat11-running/`);
+    expect(st.status).toBe(202);
+    expect(st.body.query_status).toMatchObject({ id: 'compat11-running', complete: false, error: false, results: null });
+    expect((await s.api('DELETE', `${Q}compat11-running/`)).status).toBe(204);
+    await s.server.services.queries.async.wait('compat11-running');
+  });
+
+  it('an async cache miss answers CacheMissResponse: cache_key and query_status', async () => {
+    const r = await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: 'select 6' }, refresh: 'async' });
+    expect(r.status).toBe(202);
+    expect(Object.keys(r.body).sort()).toEqual(['cache_key', 'query_status']);
+    await s.server.services.queries.async.wait(r.body.query_status.id);
+  });
+});
+
+describe('saving queries as insights (test_insight_query.py)', () => {
+  const COLUMNS = ['*', 'event', 'person', 'coalesce(properties.$current_url, properties.$screen_name) -- Url / Screen', 'properties.$lib', 'timestamp'];
+  const eventsQuery = { kind: 'EventsQuery', select: COLUMNS, properties: [{ type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }], limit: 100 };
+
+  it('test_can_save_valid_events_query_to_an_insight / test_no_default_filters_on_insight_query', async () => {
+    const r = await s.api('POST', I, { name: 'Insight with events query', query: eventsQuery });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: 'Insight with events query', query: eventsQuery, filters: {} });
+    const run = await s.api('GET', `${I}${r.body.id}/?refresh=blocking`);
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ result: [], columns: COLUMNS });
+  });
+
+  it('test_can_save_valid_events_table_query_to_an_insight', async () => {
+    const query = { kind: 'DataTableNode', columns: COLUMNS, source: eventsQuery };
+    const r = await s.api('POST', I, { name: 'Insight with events table query', query });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ query, filters: {} });
+  });
+
+  const personsTable = (source: Record<string, unknown>) => ({ kind: 'DataTableNode', columns: ['person', 'id', 'created_at', 'person.$delete'], source: { kind: 'PersonsNode', ...source } });
+
+  it('test_can_save_valid_persons_table_query_to_an_insight: a PersonsNode (no runner) is saved; the cache-only default answers a miss', async () => {
+    const query = personsTable({ properties: [{ type: 'person', key: '$browser', operator: 'exact', value: 'Chrome' }] });
+    const r = await s.api('POST', I, { name: 'Insight with persons table query', query });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ query, filters: {}, result: null });
+    const got = await s.api('GET', `${I}${r.body.id}/`);
+    expect([got.status, got.body.result, got.body.query_status]).toEqual([200, null, null]);
+    // process_query_model: computing a node no runner answers is "Unsupported query kind"
+    const run = await s.api('GET', `${I}${r.body.id}/?refresh=blocking`);
+    expect([run.status, run.body.detail]).toEqual([400, 'Unsupported query kind: PersonsNode']);
+  });
+
+  it('the same DataTableNode through /query/: valid, but no runner answers a PersonsNode (process_query_model)', async () => {
+    const r = await s.api('POST', Q, { query: personsTable({}) });
+    expect([r.status, r.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: 'Unsupported query kind: PersonsNode', attr: null }]);
+  });
+
+  it('test_cannot_save_invalid_persons_table_query_to_an_insight: a PersonsNode failing its schema is a 400; nothing is saved', async () => {
+    const before = (await s.api('GET', I)).body.count;
+    const bad = await s.api('POST', I, { name: 'bad', query: personsTable({ properties: 'this is not a list' }) });
+    expect([bad.status, bad.body.attr]).toEqual([400, 'query__source__properties']);
+    const unknown = await s.api('POST', I, { name: 'bad', query: personsTable({ bogus: true }) });
+    expect([unknown.status, unknown.body.attr]).toEqual([400, 'query__source__bogus']);
+    expect((await s.api('GET', I)).body.count).toBe(before);
+  });
+
+  it('test_can_save_insights_query_to_an_insight', async () => {
+    const query = {
+      kind: 'InsightVizNode',
+      source: {
+        kind: 'TrendsQuery',
+        filterTestAccounts: false,
+        series: [{ kind: 'EventsNode', event: '$pageview', name: '$pageview', math: 'total', properties: [] }],
+        interval: 'day',
+        trendsFilter: { display: 'ActionsLineGraph' },
+      },
+    };
+    const r = await s.api('POST', I, { name: 'Insight with insights query', query });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ query, filters: {} });
+  });
+});
+
+describe('insights (test_insight.py)', () => {
+  it('test_insight_with_filters_via_hogql: a lifecycle over a hogql property, refreshed from the list by short_id, then cached', async () => {
+    const created = await s.api('POST', I, {
+      filters: { insight: 'LIFECYCLE', events: [{ id: '$pageview' }], properties: [{ key: "toInt(properties.int_value) > 10 and 'bla' != 'a%sd'", type: 'hogql' }] },
+    });
+    expect(created.status).toBe(201);
+    const fresh = await s.api('GET', `${I}?short_id=${created.body.short_id}&refresh=true`);
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.results[0].result[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(fresh.body.results[0].is_cached).toBe(false);
+    const cached = await s.api('GET', `${I}?short_id=${created.body.short_id}`);
+    expect(cached.body.results[0].result[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(cached.body.results[0].is_cached).toBe(true);
+  });
+});
+
+describe('legacy /insights/trend/ (test_insight.py)', () => {
+  it('compare=true: the current period, then the previous one, labelled by compare_label', async () => {
+    const qs = new URLSearchParams({ events: JSON.stringify([{ id: 'sign out' }]), date_from: '2020-01-09', date_to: '2020-01-11', compare: 'true' });
+    const r = await s.api('GET', `${I}trend/?${qs}`);
+    expect(r.status).toBe(200);
+    expect(r.body.result.map((x: { compare_label: string; data: number[]; count: number }) => [x.compare_label, x.data, x.count])).toEqual([
+      ['current', [0, 3, 0], 3],
+      ['previous', [0, 0, 0], 0],
+    ]);
+  });
+});
+
+describe('dashboards on an insight (InsightSerializer.dashboards: PrimaryKeyRelatedField(many=True), reference §2.1)', () => {
+  // Quarry has no dashboards, so every id is one Dashboard.objects.all() does not hold: DRF's does_not_exist
+  it.each<[string, unknown, string, string]>([
+    ['an unknown id', [999], 'does_not_exist', 'Invalid pk "999" - object does not exist.'],
+    ['an id as text', ['12'], 'does_not_exist', 'Invalid pk "12" - object does not exist.'],
+    ['text that is no id', ['abc'], 'incorrect_type', 'Incorrect type. Expected pk value, received str.'],
+    ['a boolean', [true], 'incorrect_type', 'Incorrect type. Expected pk value, received bool.'],
+    ['no list', 5, 'not_a_list', 'Expected a list of items but got type "int".'],
+    ['null', null, 'null', 'This field may not be null.'],
+  ])('%s (%j): 400 naming dashboards, on create and on update; nothing changes', async (_what, dashboards, code, detail) => {
+    const before = (await s.api('GET', I)).body.count;
+    const r = await s.api('POST', I, { name: 'on a dashboard', query: { kind: 'HogQLQuery', query: 'select 1' }, dashboards });
+    expect([r.status, r.body]).toEqual([400, { type: 'validation_error', code, detail, attr: 'dashboards' }]);
+    expect((await s.api('GET', I)).body.count).toBe(before);
+    const ok = await s.api('POST', I, { name: 'on no dashboard', query: { kind: 'HogQLQuery', query: 'select 1' }, dashboards: [] });
+    expect([ok.status, ok.body.dashboards]).toEqual([201, []]);
+    const patched = await s.api('PATCH', `${I}${ok.body.id}/`, { name: 'renamed', dashboards });
+    expect([patched.status, patched.body.code, patched.body.attr]).toEqual([400, code, 'dashboards']);
+    expect((await s.api('GET', `${I}${ok.body.id}/`)).body.name).toBe('on no dashboard');
+  });
+});
+
