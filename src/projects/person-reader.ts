@@ -77,7 +77,8 @@ export class PersonReader {
     const where: string[] = [];
     const vars: Record<string, unknown> = {};
     if (cohortId !== undefined) where.push(`id IN COHORT ${Math.trunc(cohortId)}`);
-    if (f.distinct_id !== undefined) {
+    // PersonQuery adds the distinct_id and email clauses only for a value (`if self._filter.distinct_id:`)
+    if (f.distinct_id) {
       where.push('id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id = {variables.did})');
       vars.did = f.distinct_id;
     }
@@ -90,7 +91,7 @@ export class PersonReader {
       vars.pattern = `%${likeEscape(term)}%`;
       vars.term = term;
     }
-    if (f.email !== undefined) {
+    if (f.email) {
       where.push('toString(properties.email) = {variables.email}');
       vars.email = f.email;
     }
@@ -275,9 +276,17 @@ function cohortsAsProductQL(props: PropertiesInput): PropertiesInput {
 function displayName(properties: Record<string, unknown>, distinctIds: string[], id: string): string {
   for (const k of DISPLAY_NAME_PROPERTIES) {
     const v = properties[k];
-    if (v !== undefined && v !== null && v !== '' && v !== false && v !== 0) return String(v);
+    if (pythonTruthy(v)) return String(v);
   }
   return distinctIds.find((d) => !isAnonymousId(d)) ?? distinctIds[0] ?? id;
+}
+
+/** Python's truth value of a JSON value (get_person_name_helper's `if person_properties.get(property)`). */
+function pythonTruthy(v: unknown): boolean {
+  if (v === undefined || v === null || v === '' || v === false || v === 0) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.keys(v).length > 0;
+  return true;
 }
 
 /** PostHog's is_anonymous_id: SDK-generated ids are five dash-separated runs of lowercase letters and digits. */
