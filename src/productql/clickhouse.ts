@@ -23,7 +23,7 @@ import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
 import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
-import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, isBoolTyped, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, isBoolTyped, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -832,6 +832,11 @@ export class ClickHouseDialect implements Dialect {
       return P(sql, type, nullable, chType ? { chType } : {});
     };
     const simple = (name: string, type: PType, nullable = anyNull): Printed => P(`${name}(${a.map((x) => x.sql).join(', ')})`, type, nullable);
+    const sameValue = (p: Printed, keyNullable = false): Printed => {
+      const { nullable, ...typing } = sameValueTyping(a[0], h.timezone);
+      if (fn.distinct) return p;
+      return nullable === undefined ? { ...p, ...typing } : { ...p, nullable: nullable || keyNullable, ...typing };
+    };
     const tzArg = (i: number): string | undefined => {
       if (a.length <= i) return undefined;
       const t = a[i];
@@ -882,19 +887,20 @@ export class ClickHouseDialect implements Dialect {
         return agg('avg', [num(a[0])], 'float', true);
       case 'avgIf':
         return agg('avg', [num(a[0])], 'float', true, s(1));
+      // (min / max / any ... return one of their values: typed as it is (any(true) is Bool), Nullable only when it is)
       case 'min':
       case 'max':
-        return agg(fn.sig.name, [s(0)], a[0].type, true);
+        return sameValue(agg(fn.sig.name, [s(0)], a[0].type, true));
       case 'minIf':
       case 'maxIf':
-        return agg(fn.sig.name.slice(0, 3), [s(0)], a[0].type, true, s(1));
+        return sameValue(agg(fn.sig.name.slice(0, 3), [s(0)], a[0].type, true, s(1)));
       case 'any':
-        return agg('any', [s(0)], a[0].type, true);
+        return sameValue(agg('any', [s(0)], a[0].type, true));
       case 'anyIf':
-        return agg('any', [s(0)], a[0].type, true, s(1));
+        return sameValue(agg('any', [s(0)], a[0].type, true, s(1)));
       case 'argMax':
       case 'argMin':
-        return agg(fn.sig.name, [s(0), s(1)], a[0].type, true);
+        return sameValue(agg(fn.sig.name, [s(0), s(1)], a[0].type, true), a[1].nullable);
       case 'median':
         return agg('median', [num(a[0])], 'float', true);
       case 'stddevPop':
@@ -928,6 +934,9 @@ export class ClickHouseDialect implements Dialect {
       case 'toDateTime':
         // text that is no datetime is NULL (HogQL: parseDateTime64BestEffortOrNull), so text makes it Nullable
         if (a.length > 1) return this.inZone(a[0], a[1], h, n, true);
+        // of a date, number or datetime: a ClickHouse DateTime, whole seconds (Printed.wholeSeconds), Nullable only as its argument
+        if (a[0].type === 'date') return P(dtArg(0), 'datetime', a[0].nullable);
+        if (['int', 'float', 'datetime'].includes(a[0].type)) return P(`(toInt64(floor(${dtArg(0)} / 1000)) * 1000)`, 'datetime', a[0].nullable);
         return P(this.dt(a[0], h, n, undefined, true), 'datetime', dateTimeNullable(a[0], true));
       case 'toDate': {
         const tz = tzArg(1);
@@ -1069,7 +1078,8 @@ export class ClickHouseDialect implements Dialect {
       case 'replaceRegexpOne':
         return simple(fn.sig.name, 'string');
       case 'position':
-        return P(`toInt64(positionUTF8(${s(0)}, ${s(1)}))`, 'int', anyNull);
+        // in bytes (positionUTF8 counts characters)
+        return P(`toInt64(position(${s(0)}, ${s(1)}))`, 'int', anyNull);
       case 'startsWith':
         return P(`(substring(${s(0)}, 1, length(${s(1)})) = ${s(1)})`, 'bool', anyNull);
       case 'endsWith':
@@ -1456,7 +1466,7 @@ export class ClickHouseDialect implements Dialect {
       // ---------------- more of HogQL's mapping: aggregations
       case 'anyLast':
       case 'anyHeavy':
-        return agg(fn.sig.name, [s(0)], a[0].type, true);
+        return sameValue(agg(fn.sig.name, [s(0)], a[0].type, true));
       case 'covarPop':
       case 'covarSamp':
       case 'corr':

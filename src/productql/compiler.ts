@@ -261,7 +261,9 @@ const CASTS: [RegExp, string][] = [
   [/^(float(32|64)?|double|decimal(\d+)?(\(.*\))?|numeric)$/, 'toFloat'],
   [/^(string|text|varchar|fixedstring\(\d+\))$/, 'toString'],
   [/^date(32)?$/, 'toDate'],
-  [/^datetime(64)?(\(.*\))?$/, 'toDateTime'],
+  // (a DateTime64 keeps its fraction; a DateTime has whole seconds, see WHOLE_SECOND_FUNCTIONS)
+  [/^datetime64(\(.*\))?$/, 'toDateTime64'],
+  [/^datetime(\(.*\))?$/, 'toDateTime'],
   [/^(bool|boolean)$/, 'toBool'],
   [/^uuid$/, 'toUUID'],
 ];
@@ -276,7 +278,7 @@ function prefixFieldChains(e: unknown, via: string[]): unknown {
   return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, prefixFieldChains(v, via)]));
 }
 
-/** The conversion function for a cast's type name: `Int64` → toInt64, `Float32` → toFloat, `DateTime64(3)` → toDateTime. */
+/** The conversion function for a cast's type name: `Int64` → toInt64, `Float32` → toFloat, `DateTime64(3)` → toDateTime64. */
 const castFunction = (typeName: unknown): string | undefined => {
   const t = String(typeName).toLowerCase().replace(/\s+/g, '');
   const own = CAST_NAMES.find((n) => n.toLowerCase() === `to${t}`);
@@ -289,6 +291,8 @@ const castFunction = (typeName: unknown): string | undefined => {
  * toDateTime(<text>) as parseDateTime64BestEffortOrNull(text, 6, tz), a DateTime64(6)).
  */
 const WHOLE_SECOND_FUNCTIONS = new Set(['toStartOfDay', 'toStartOfHour', 'toStartOfMinute', 'toStartOfFiveMinutes', 'toStartOfFiveMinute', 'toStartOfTenMinutes', 'toStartOfFifteenMinutes', 'toStartOfInterval', 'dateTrunc', 'date_trunc', 'fromUnixTimestamp']);
+/** A datetime column typed as a ClickHouse DateTime (whole seconds) rather than a DateTime64(6). */
+const isWholeSecondsType = (c: { type: string; chType?: string }): boolean => c.type === 'datetime' && /^DateTime\(/.test(c.chType ?? '');
 const CAST_NAMES = ['toInt64', 'toInt32', 'toFloat64', 'toString', 'toDate', 'toDateTime', 'toUUID', 'toBool'];
 
 /**
@@ -1292,7 +1296,7 @@ export class Compiler {
       const c = t.columns?.get(name);
       if (!c) this.err(`Unknown field "${name}" on ${t.name}`, node);
       t.readColumns?.add(name);
-      const p: Printed = { sql: t.columnRef?.get(name) ?? `${a}.${this.q(t.columnSql?.get(name) ?? name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}) };
+      const p: Printed = { sql: t.columnRef?.get(name) ?? `${a}.${this.q(t.columnSql?.get(name) ?? name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}), ...(isWholeSecondsType(c) ? { wholeSeconds: true } : {}) };
       return rest.length === 1 ? p : this.extendJson(p, rest.slice(1), node);
     }
     const def = Object.prototype.hasOwnProperty.call(t.virtual.fields, name) ? t.virtual.fields[name] : undefined;
@@ -1829,7 +1833,8 @@ export class Compiler {
         )
       : this.dialect.call({ sig, node: c, args: printedArgs, raw: args, params: printedParams, distinct: !!c.distinct, filter }, this.h);
     const wholeSeconds = called.type === 'datetime' && (WHOLE_SECOND_FUNCTIONS.has(sig.name) || (sig.name === 'toDateTime' && ['int', 'float', 'datetime', 'date'].includes(printedArgs[0]?.type)));
-    const out = wholeSeconds ? { ...called, wholeSeconds } : called;
+    // typed as ClickHouse types them: DateTime('<zone>'), not DateTime64(6, ...) (so a subquery column stays one, see field())
+    const out = wholeSeconds ? { ...called, wholeSeconds, chType: `DateTime('${called.displayTz ?? this.opts.timezone}')` } : called;
     if (!out.chType && (sig.name === 'if' || sig.name === 'multiIf') && out.type === 'bool') {
       // if(c, true, false) is Bool as its values are; with a comparison among them, UInt8 (the bool default)
       const values = printedArgs.filter((_, i) => (sig.name === 'if' ? i > 0 : i % 2 === 1 || i === printedArgs.length - 1));
@@ -1845,7 +1850,7 @@ export class Compiler {
     if (kept !== undefined && out.type === 'datetime' && !out.displayTz) {
       const zoneArg = kept.tzArg !== undefined ? printedArgs[kept.tzArg] : undefined;
       const zone = zoneArg?.isConst && typeof zoneArg.constValue === 'string' ? zoneArg.constValue : printedArgs[kept.value] && zoneOf(printedArgs[kept.value]);
-      if (zone && zone !== this.opts.timezone) return { ...out, displayTz: zone, chType: `DateTime64(6, '${zone}')` };
+      if (zone && zone !== this.opts.timezone) return { ...out, displayTz: zone, chType: out.wholeSeconds ? `DateTime('${zone}')` : `DateTime64(6, '${zone}')` };
     }
     return out;
   }

@@ -490,7 +490,7 @@ export function formatPieces(pattern: string, native: string, h: Helpers, node: 
 /** The zone a datetime value is shown in: set by toTimeZone, or carried by its `DateTime64(6, '<zone>')` type. */
 export function zoneOf(p: Printed): string | undefined {
   if (p.displayTz) return p.displayTz;
-  return p.type === 'datetime' && p.chType ? /^DateTime64\(\d, '([^']+)'\)$/.exec(p.chType)?.[1] : undefined;
+  return p.type === 'datetime' && p.chType ? /^DateTime(?:64\(\d, )?\(?'([^']+)'\)$/.exec(p.chType)?.[1] : undefined;
 }
 
 /**
@@ -611,7 +611,7 @@ export function arrayOfTyping(item: Printed | undefined, timezone: string): { ch
  */
 export function groupArrayTyping(item: Printed | undefined, timezone: string): { chType?: string } {
   const tuples = arrayOfTyping(item, timezone);
-  if (tuples.chType || !item || !['string', 'int', 'float'].includes(item.type)) return tuples;
+  if (tuples.chType || !item || !['string', 'int', 'float', 'bool'].includes(item.type)) return tuples;
   return { chType: `Array(${typeNameOf({ ...item, nullable: false }, timezone).replace(/^Nullable\((.*)\)$/, '$1')})` };
 }
 
@@ -818,6 +818,21 @@ export function orCombinatorParts(fn: FunctionCall): { value: FunctionCall; coun
 }
 
 /** What `<aggregate>OrDefault` reads with nothing to aggregate: its type's default (bound by `param`); undefined when it has none to name. */
+/**
+ * The typing of an aggregate that returns one of its values (min, max, any, anyLast, anyHeavy, argMin, argMax): the
+ * value's ClickHouse type (any(true) is Bool, any(1 = 1) UInt8, max(1) UInt8), and Nullable only when the value is,
+ * as no row gives the type's default (0, '', false). Values of other types keep the printed typing (`{}`).
+ */
+export function sameValueTyping(value: Printed, timezone: string): Pick<Printed, 'chType' | 'displayTz' | 'wholeSeconds'> & { nullable?: boolean } {
+  // a datetime keeps its type and zone (max(toStartOfDay(t)) is a DateTime, shown and written without a fraction);
+  // its aggregate of no row stays NULL here
+  if (value.type === 'datetime')
+    return { ...(value.chType ? { chType: value.chType } : {}), ...(value.displayTz ? { displayTz: value.displayTz } : {}), ...(value.wholeSeconds ? { wholeSeconds: true } : {}) };
+  if (!['bool', 'int', 'float', 'string'].includes(value.type) || value.tupleItems) return {};
+  if (value.type === 'string') return { nullable: value.nullable };
+  return { chType: typeNameOf({ ...value, nullable: false }, timezone).replace(/^Nullable\((.*)\)$/, '$1'), nullable: value.nullable };
+}
+
 export function aggregateDefault(p: Printed, param: (v: ConstantValue) => string): string | undefined {
   if (p.type === 'int' || p.type === 'float') return '0';
   if (p.type === 'string') return param('');

@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { isBoolTyped, INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { isBoolTyped, INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
@@ -759,8 +759,13 @@ class DuckDBDialect implements Dialect {
     const simple = (name: string, type: PType, nullable = anyNull): Printed => P(`${name}(${a.map((x) => x.sql).join(', ')})`, type, nullable);
     // ClickHouse aggregates no row of a non-Nullable value into its type's default (sum, min, max, any: 0, ''), not NULL
     const orTypeDefault = (p: Printed): Printed => {
-      const dflt = a[0].nullable || fn.over ? undefined : aggregateDefault(a[0], (v) => h.param(v));
+      const dflt = a[0].nullable || fn.over ? undefined : a[0].type === 'bool' ? 'false' : aggregateDefault(a[0], (v) => h.param(v));
       return dflt === undefined ? p : { ...p, sql: `coalesce(${p.sql}, ${dflt})`, nullable: false };
+    };
+    // min / max / any ... return one of their values: typed as it is (any(true) is Bool), Nullable only when it is
+    const sameValue = (p: Printed): Printed => {
+      const { nullable: _, ...typing } = sameValueTyping(a[0], h.timezone);
+      return fn.over ? p : { ...p, ...typing };
     };
     const tzArg = (i: number): string | undefined => {
       if (a.length <= i) return undefined;
@@ -812,19 +817,19 @@ class DuckDBDialect implements Dialect {
         return agg('avg', num(a[0]), 'float', true, s(1));
       case 'min':
       case 'max':
-        return orTypeDefault(agg(fn.sig.name, s(0), a[0].type, true));
+        return sameValue(orTypeDefault(agg(fn.sig.name, s(0), a[0].type, true)));
       case 'minIf':
       case 'maxIf':
-        return orTypeDefault(agg(fn.sig.name.slice(0, 3), s(0), a[0].type, true, s(1)));
+        return sameValue(orTypeDefault(agg(fn.sig.name.slice(0, 3), s(0), a[0].type, true, s(1))));
       case 'any':
-        return orTypeDefault(agg('any_value', s(0), a[0].type, true));
+        return sameValue(orTypeDefault(agg('any_value', s(0), a[0].type, true)));
       case 'anyIf':
-        return orTypeDefault(agg('any_value', s(0), a[0].type, true, s(1)));
+        return sameValue(orTypeDefault(agg('any_value', s(0), a[0].type, true, s(1))));
       case 'argMax':
       case 'argMin': {
         const v = P(`${fn.sig.name === 'argMax' ? 'arg_max' : 'arg_min'}(${s(0)}, ${s(1)})${filterOf()}`, a[0].type, true);
         // no row: ClickHouse's default of the value's type ('', 0), as for any / min / max
-        return a[1].nullable ? v : orTypeDefault(v);
+        return sameValue(a[1].nullable ? v : orTypeDefault(v));
       }
       case 'median':
         return agg('median', num(a[0]), 'float', true);
@@ -898,6 +903,9 @@ class DuckDBDialect implements Dialect {
       case 'toDateTime':
         // text that is no datetime is NULL (HogQL: parseDateTime64BestEffortOrNull), so text makes it Nullable
         if (a.length > 1) return this.inZone(a[0], a[1], h, n, true);
+        // of a date, number or datetime: a ClickHouse DateTime, whole seconds (Printed.wholeSeconds), Nullable only as its argument
+        if (a[0].type === 'date') return P(this.dt(a[0], h, n), 'datetime', a[0].nullable);
+        if (['int', 'float', 'datetime'].includes(a[0].type)) return P(`date_trunc('second', ${this.dt(a[0], h, n)})`, 'datetime', a[0].nullable);
         return P(this.dt(a[0], h, n, undefined, true), 'datetime', dateTimeNullable(a[0], true));
       case 'toDate': {
         const tz = tzArg(1);
@@ -1042,8 +1050,11 @@ class DuckDBDialect implements Dialect {
         return P(`regexp_replace(${s(0)}, ${s(1)}, ${s(2)}, 'g')`, 'string', anyNull);
       case 'replaceRegexpOne':
         return simple('regexp_replace', 'string');
-      case 'position':
-        return simple('strpos', 'int');
+      case 'position': {
+        // in bytes, as ClickHouse's position (positionUTF8 counts characters): 'héllo' has its 'l' at byte 4
+        const at = `strpos(${s(0)}, ${s(1)})`;
+        return P(`CASE WHEN ${at} = 0 THEN 0 ELSE strlen(left(${s(0)}, ${at} - 1)) + 1 END`, 'int', anyNull);
+      }
       case 'startsWith':
         return simple('starts_with', 'bool');
       case 'endsWith':
@@ -1474,9 +1485,9 @@ class DuckDBDialect implements Dialect {
 
       // ---------------- more of HogQL's mapping: aggregations
       case 'anyLast':
-        return orTypeDefault(agg('last', s(0), a[0].type, true, `${s(0)} IS NOT NULL`));
+        return sameValue(orTypeDefault(agg('last', s(0), a[0].type, true, `${s(0)} IS NOT NULL`)));
       case 'anyHeavy':
-        return orTypeDefault(agg('any_value', s(0), a[0].type, true));
+        return sameValue(orTypeDefault(agg('any_value', s(0), a[0].type, true)));
       case 'covarPop':
       case 'covarSamp':
       case 'corr': {

@@ -328,9 +328,12 @@ function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unk
   if (v === null || v === undefined) return null;
   if (col?.type === 'datetime') {
     const d = toDate(v);
-    // A value converted with toTimeZone(x, zone) is typed DateTime64(6, '<zone>') and shown there.
-    const zone = col.chType ? /^DateTime64\(\d, '([^']+)'\)$/.exec(col.chType)?.[1] : undefined;
-    return d ? formatDateTimeInTimezone(d, zone ?? tz) : jsonValue(v);
+    // A value converted with toTimeZone(x, zone) is typed DateTime64(6, '<zone>') and shown there; a DateTime('<zone>')
+    // (toStartOfDay, toDateTime(number | datetime), ...) has whole seconds.
+    const typed = col.chType ? /^DateTime(64\(\d, )?\(?'([^']+)'\)$/.exec(col.chType) : null;
+    const zone = typed?.[2];
+    const whole = d && typed && !typed[1] ? new Date(Math.floor(d.getTime() / 1000) * 1000) : d;
+    return whole ? formatDateTimeInTimezone(whole, zone ?? tz) : jsonValue(v);
   }
   if (col?.chType?.startsWith('Tuple(') || col?.chType?.startsWith('Array(Tuple(')) return tupleValue(v);
   if (col?.type === 'date') {

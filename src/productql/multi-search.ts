@@ -44,7 +44,8 @@ export function multiSearchExpr(name: string, haystack: Expr, needles: Expr, fai
       return items.length ? firstIndex() : constant(0);
     case 'multiSearchAllPositions':
     case 'multiSearchAllPositionsUTF8':
-      return array(items.map((n) => call('position', [haystack, n])));
+      // (positions in bytes; the UTF8 variant's in characters)
+      return array(items.map((n) => call(name.endsWith('UTF8') ? 'positionUTF8' : 'position', [haystack, n])));
     case 'multiSearchFirstPosition': {
       if (!items.length) return constant(0);
       const found = call('arrayFilter', [lambda(['x'], compare('>', field('x'), constant(0))), array(items.map((n) => call('position', [haystack, n])))]);
