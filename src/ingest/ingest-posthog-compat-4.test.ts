@@ -203,7 +203,7 @@ describe("rust capture RawEvent: `timestamp: Option<String>`, `offset: Option<i6
 
   it('imports still take an epoch-milliseconds timestamp (their rows are not capture requests)', async () => {
     const pid = await compat.h.load({ events: [{ event: 'imported', distinct_id: 'u', timestamp: Date.parse('2021-10-29T10:00:00Z') }] });
-    expect(await hogql(pid, "select event, toString(timestamp) from events")).toEqual([['imported', '2021-10-29 10:00:00']]);
+    expect(await hogql(pid, "select event, toString(timestamp) from events")).toEqual([['imported', '2021-10-29 10:00:00.000000']]);
   });
 });
 
@@ -239,7 +239,7 @@ describe("plugin-server timestamps.ts parseDate(): JavaScript's Date first, so f
   it('the stored event reads at that time', async () => {
     const pid = await project();
     await capture(pid, batch({ event: 'rfc', distinct_id: 'u', timestamp: 'Fri, 29 Oct 2021 02:00:00 +0200' }));
-    expect(await hogql(pid, "select event, toString(timestamp) from events")).toEqual([['rfc', '2021-10-29 00:00:00']]);
+    expect(await hogql(pid, "select event, toString(timestamp) from events")).toEqual([['rfc', '2021-10-29 00:00:00.000000']]);
   });
 });
 
