@@ -7,6 +7,7 @@
  */
 import { quarryOnTestEngine } from '../helpers/clickhouse-quarry';
 import type { TestServer } from '../helpers/server';
+import type { PersonView as Person } from '../../src/projects/person-reader';
 
 const server = quarryOnTestEngine('quarry_persons_compat_2');
 
@@ -15,16 +16,6 @@ let p: number;
 let other: number;
 const base = () => `/api/projects/${p}/persons/`;
 const nf = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
-
-interface Person {
-  id: string;
-  uuid: string;
-  name: string;
-  distinct_ids: string[];
-  properties: Record<string, unknown>;
-  is_identified: boolean;
-  created_at: string;
-}
 
 async function personOf(distinctId: string, project = p): Promise<Person | undefined> {
   const r = await s.api('GET', `/api/projects/${project}/persons/?distinct_id=${encodeURIComponent(distinctId)}`);
