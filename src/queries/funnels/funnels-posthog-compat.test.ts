@@ -6,7 +6,7 @@
  */
 import { funnelsRunner } from '../runners/funnels-runner';
 import { setInsightsClock } from '../insights/date-range';
-import { counts, E, type Ev, ev, type Harness, openHarness, persons } from './testing';
+import { counts, E, type Ev, ev, type Harness, openHarness, persons, PROPS_CHOSEN_JOURNEYS } from './testing';
 import { entryReach, type FunnelConfig, type FunnelEvent } from './compute';
 
 let h: Harness;
@@ -493,15 +493,8 @@ describe('test_funnel.py (BaseTestFunnel)', () => {
       expect(byBreakdown(r)).toEqual([[['5'], [1, 0, 0]]]);
     });
 
-    const propsChosen = [
-      ev('person1', 'sign up', '2020-01-01T12:00:00Z', { $browser: 'Chrome', $version: 'xyz' }),
-      // discarded at step 1 because it doesn't meet the step filter
-      ev('person1', 'buy', '2020-01-01T13:00:00Z', { $browser: 'Chrome' }),
-      ev('person2', 'sign up', '2020-01-01T13:00:00Z'),
-      ev('person2', 'buy', '2020-01-02T13:00:00Z', { $browser: 'Safari', $version: 'xyz' }),
-      ev('person3', 'sign up', '2020-01-02T14:00:00Z', { $browser: 'Mac' }),
-      ev('person3', 'buy', '2020-01-02T15:00:00Z', { $version: 'xyz', $browser: 'Mac' }),
-    ];
+    // person1's buy is discarded at step 1 because it doesn't meet the step filter
+    const propsChosen = [...PROPS_CHOSEN_JOURNEYS];
     const propsQuery = (attribution: Record<string, unknown>) => ({
       series: [E('sign up'), E('buy', { properties: [{ type: 'event', key: '$version', value: 'xyz' }] })],
       dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },

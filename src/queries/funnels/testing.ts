@@ -129,6 +129,19 @@ export async function loadWithGroups(h: Harness, events: ReturnType<typeof ev>[]
 export type Ev = ReturnType<typeof ev>;
 
 /**
+ * breakdown_cases.py's journeys for test_funnel_breakdown_correct_breakdown_props_are_chosen(_for_step): person1's
+ * `buy` lacks `$version`, so it fails a step filter on it and is discarded at step one.
+ */
+export const PROPS_CHOSEN_JOURNEYS: readonly Ev[] = [
+  ev('person1', 'sign up', '2020-01-01T12:00:00Z', { $browser: 'Chrome', $version: 'xyz' }),
+  ev('person1', 'buy', '2020-01-01T13:00:00Z', { $browser: 'Chrome' }),
+  ev('person2', 'sign up', '2020-01-01T13:00:00Z'),
+  ev('person2', 'buy', '2020-01-02T13:00:00Z', { $browser: 'Safari', $version: 'xyz' }),
+  ev('person3', 'sign up', '2020-01-02T14:00:00Z', { $browser: 'Mac' }),
+  ev('person3', 'buy', '2020-01-02T15:00:00Z', { $version: 'xyz', $browser: 'Mac' }),
+];
+
+/**
  * breakdown_cases.py's journeys for test_funnel_step_breakdown_with_{first_touch,last_touch,step_one}_attribution:
  * `sign up` → `buy` by five persons, `$browser` on different steps (person4's first value is the number 0, person5 has none).
  */
