@@ -1,4 +1,5 @@
 /** The ClickHouse engine against a real server started from a temp dir on a loopback port. */
+import net from 'node:net';
 import { UserError } from '../../errors';
 import { compileProductQL } from '../../productql';
 import '../../productql/clickhouse'; // registers the ClickHouse printer
@@ -164,6 +165,46 @@ describeClickHouse('ClickHouse engine', () => {
       await expectGone('number % 7 = 4', 'query still running after the request timeout');
     } finally {
       await slow.close();
+    }
+  });
+
+  it('a kept-alive connection the server closed while idle is retried on a fresh one, not reported as an outage', async () => {
+    // A loopback proxy that, like a server past its keep_alive_timeout, resets a connection whose next request
+    // comes after 300 ms of silence (ClickHouse says `Keep-Alive: timeout=3`; a busy client can be late).
+    const target = new URL(server.url);
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      sockets.add(client).add(upstream);
+      let last = Date.now();
+      client.on('data', (d) => {
+        if (Date.now() - last > 300) {
+          client.resetAndDestroy();
+          upstream.destroy();
+          return;
+        }
+        last = Date.now();
+        upstream.write(d);
+      });
+      upstream.on('data', (d) => {
+        last = Date.now();
+        client.write(d);
+      });
+      for (const [a, b] of [[client, upstream], [upstream, client]]) {
+        a.on('error', () => b.destroy());
+        a.on('close', () => b.destroy());
+      }
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const proxied = await ClickHouseEngine.open({ url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`, database: 'engine_test' });
+    try {
+      expect((await proxied.query('SELECT 1', [])).rows).toEqual([[1]]);
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await proxied.query('SELECT 2', [])).rows).toEqual([[2]]);
+    } finally {
+      await proxied.close();
+      for (const sk of sockets) sk.destroy();
+      await new Promise((r) => proxy.close(r));
     }
   });
 

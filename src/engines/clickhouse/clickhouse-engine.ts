@@ -111,6 +111,12 @@ function isConnectionError(e: unknown): boolean {
   return /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|socket hang up|Timeout error|other side closed/i.test(`${code} ${msg}`);
 }
 
+/** The connection was closed under a request (as opposed to refused, or timed out): a stale keep-alive socket. */
+function isStaleSocketError(e: unknown): boolean {
+  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
+  return /ECONNRESET|EPIPE|socket hang up|other side closed/i.test(`${cause?.code ?? ''} ${cause?.message ?? ''} ${(e as Error)?.message ?? ''}`);
+}
+
 function connectionError(url: string, e: unknown): Error {
   return new Error(`ClickHouse I/O error: cannot reach ${url} (${(e as Error)?.message ?? String(e)})`);
 }
@@ -334,12 +340,23 @@ export class ClickHouseEngine implements EventEngine {
     // stream wrappers, logging) cost ~1.5 ms per query on loopback. Same URL parameters, body and format as it sent.
     const post = async (body: string, id: string): Promise<string> => {
       current = id;
-      const res = await fetch(`${this.endpoint.url}?query_id=${id}${this.endpoint.fixed}${exec}${session}`, {
-        method: 'POST',
-        headers: this.endpoint.headers,
-        body,
-        signal: ctl.signal,
-      });
+      const send = () =>
+        fetch(`${this.endpoint.url}?query_id=${id}${this.endpoint.fixed}${exec}${session}`, {
+          method: 'POST',
+          headers: this.endpoint.headers,
+          body,
+          signal: ctl.signal,
+        });
+      let res: Response;
+      try {
+        res = await send();
+      } catch (e) {
+        // A kept-alive socket the server closed while idle (its keep_alive_timeout, 3 s by default, can elapse
+        // before the client's own idle timer fires on a busy machine) fails before the server read the request:
+        // once, on a fresh connection, that is not an outage.
+        if (ctl.signal.aborted || !isStaleSocketError(e)) throw e;
+        res = await send();
+      }
       const raw = await res.text();
       if (res.status !== 200) throw new Error(serverErrorMessage(raw));
       return raw;
@@ -618,7 +635,7 @@ export class ClickHouseEngine implements EventEngine {
   }
 
   /**
-   * Applies one ingest batch: identity rows, then events, then the checkpoint. Not atomic (ClickHouse has no
+   * Applies one ingest batch: identity rows and events (concurrently), then the checkpoint. Not atomic (ClickHouse has no
    * transactions): a failure part-way leaves the checkpoint behind, and the Ingestor retries the whole batch;
    * identity rows are replaced by key and events collapse by uuid (schema.ts).
    */
@@ -638,75 +655,90 @@ export class ClickHouseEngine implements EventEngine {
     const persons = [...(batch.newPersons ?? []), ...(batch.persons ?? [])].map(personRow);
     for (const d of batch.deletedPersons ?? [])
       persons.push({ project_id: d.project_id, id: d.id, created_at: 0, created_at_ms: 0, properties: '{}', is_identified: 0, version: 0, is_deleted: 1, _row_version: nextRowVersion() });
-    await this.insert('persons', persons);
-    await this.insert(
-      'person_distinct_ids',
-      [...(batch.newDistinctIds ?? []), ...(batch.distinctIds ?? [])].map((d) => ({
-        project_id: d.project_id,
-        distinct_id: d.distinct_id,
-        person_id: d.person_id,
-        version: d.version,
-        is_deleted: 0,
-        _row_version: nextRowVersion(),
-        seq: d.seq ?? 0,
-      })),
+    // The tables are independent: their inserts go out together (one round trip's wait instead of up to six in a
+    // row); the checkpoint follows once all of them are in.
+    const inserts: Promise<void>[] = [this.insert('persons', persons)];
+    inserts.push(
+      this.insert(
+        'person_distinct_ids',
+        [...(batch.newDistinctIds ?? []), ...(batch.distinctIds ?? [])].map((d) => ({
+          project_id: d.project_id,
+          distinct_id: d.distinct_id,
+          person_id: d.person_id,
+          version: d.version,
+          is_deleted: 0,
+          _row_version: nextRowVersion(),
+          seq: d.seq ?? 0,
+        })),
+      ),
     );
     for (const o of batch.overrides ?? []) this.overrideProjects.add(o.project_id);
-    await this.insert(
-      'person_overrides',
-      (batch.overrides ?? []).map((o) => ({
-        project_id: o.project_id,
-        old_person_id: o.old_person_id,
-        override_person_id: o.override_person_id,
-        version: o.version,
-        is_deleted: 0,
-        _row_version: nextRowVersion(),
-      })),
+    inserts.push(
+      this.insert(
+        'person_overrides',
+        (batch.overrides ?? []).map((o) => ({
+          project_id: o.project_id,
+          old_person_id: o.old_person_id,
+          override_person_id: o.override_person_id,
+          version: o.version,
+          is_deleted: 0,
+          _row_version: nextRowVersion(),
+        })),
+      ),
     );
-    await this.insert(
-      'groups',
-      (batch.groups ?? []).map((g) => ({
-        project_id: g.project_id,
-        group_type_index: g.group_type_index,
-        group_key: g.group_key,
-        created_at: secondsOf(g.created_at),
-        created_at_ms: msOf(g.created_at),
-        properties: JSON.stringify(g.properties ?? {}),
-        version: g.version,
-        is_deleted: 0,
-        _row_version: nextRowVersion(),
-      })),
+    inserts.push(
+      this.insert(
+        'groups',
+        (batch.groups ?? []).map((g) => ({
+          project_id: g.project_id,
+          group_type_index: g.group_type_index,
+          group_key: g.group_key,
+          created_at: secondsOf(g.created_at),
+          created_at_ms: msOf(g.created_at),
+          properties: JSON.stringify(g.properties ?? {}),
+          version: g.version,
+          is_deleted: 0,
+          _row_version: nextRowVersion(),
+        })),
+      ),
     );
-    await this.insert(
-      'group_type_mapping',
-      (batch.groupTypes ?? []).map((t) => ({
-        project_id: t.project_id,
-        group_type: t.group_type,
-        group_type_index: t.group_type_index,
-        name_singular: t.name_singular,
-        name_plural: t.name_plural,
-        is_deleted: 0,
-        _row_version: nextRowVersion(),
-      })),
+    inserts.push(
+      this.insert(
+        'group_type_mapping',
+        (batch.groupTypes ?? []).map((t) => ({
+          project_id: t.project_id,
+          group_type: t.group_type,
+          group_type_index: t.group_type_index,
+          name_singular: t.name_singular,
+          name_plural: t.name_plural,
+          is_deleted: 0,
+          _row_version: nextRowVersion(),
+        })),
+      ),
     );
     for (const e of batch.events) if (e.person_id === null) this.personlessProjects.add(e.project_id);
-    await this.insert(
-      'events',
-      batch.events.map((e) => ({
-        project_id: e.project_id,
-        uuid: e.uuid,
-        event: e.event,
-        distinct_id: e.distinct_id,
-        person_id: e.person_id,
-        timestamp: secondsOf(e.timestamp),
-        timestamp_ms: msOf(e.timestamp),
-        properties: e.properties,
-        $session_id: e.session_id,
-        elements_chain: e.elements_chain,
-        created_at: secondsOf(e.created_at),
-        created_at_ms: msOf(e.created_at),
-      })),
+    inserts.push(
+      this.insert(
+        'events',
+        batch.events.map((e) => ({
+          project_id: e.project_id,
+          uuid: e.uuid,
+          event: e.event,
+          distinct_id: e.distinct_id,
+          person_id: e.person_id,
+          timestamp: secondsOf(e.timestamp),
+          timestamp_ms: msOf(e.timestamp),
+          properties: e.properties,
+          $session_id: e.session_id,
+          elements_chain: e.elements_chain,
+          created_at: secondsOf(e.created_at),
+          created_at_ms: msOf(e.created_at),
+        })),
+      ),
     );
+    // every insert settles before a failure is reported: the Ingestor's retry never races a straggler of this try
+    const failed = (await Promise.allSettled(inserts)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     if (batch.checkpoint !== undefined) await this.insert('ingest_checkpoint', [{ id: 1, applied_seq: batch.checkpoint }]);
     const touched = new Set<number>();
     for (const list of [batch.events, batch.persons, batch.newPersons, batch.newDistinctIds, batch.deletedPersons, batch.distinctIds, batch.overrides, batch.groups, batch.groupTypes])

@@ -44,12 +44,22 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/**
+ * True while the process runs. A killed server is reparented (it was started by a shell that exited) and stays a
+ * zombie until PID 1 reaps it, which takes up to ~2 s here: a zombie counts as gone, its ports and files are free.
+ */
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S ...", the state after the last ')'
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no procfs: rely on kill(0)
   }
 };
 
