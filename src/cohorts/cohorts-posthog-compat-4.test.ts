@@ -16,16 +16,12 @@
 import { quarryOnTestEngine } from '../../test/helpers/clickhouse-quarry';
 import type { TestServer } from '../../test/helpers/server';
 import { ev } from '../queries/funnels/testing';
-import { Action } from '../store/entities/action';
-import { Cohort } from '../store/entities/cohort';
+import type { Cohort } from '../store/entities/cohort';
 import { cohortGroup } from './cohort-definition';
+import { DAY, HOUR, MINUTE, ago, behavioral, cohortRef, props, saveActionRow, saveCohortRow, sequence } from './testing';
 
 const server = quarryOnTestEngine('quarry_cohorts_compat_4');
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 const DEFAULT_PROPS = { name: 'test', email: 'test@posthog.com' };
 
 type Person = { name: string; properties?: Record<string, unknown> };
@@ -144,41 +140,9 @@ const uuidOf = (name: string) => uuid(PERSONS.findIndex((p) => p.name === name))
 
 let s: TestServer;
 let pid: number;
-const repo = <T extends object>(entity: new () => T) => s.server.services.store.db.getRepository(entity);
 
-const saveCohort = async (c: Partial<Cohort>): Promise<number> => {
-  const now = new Date();
-  // what the cohort API checks before saving (a 400 otherwise)
-  if (!c.is_static) cohortGroup({ filters: c.filters ?? null, groups: c.groups ?? [] });
-  const row = await repo(Cohort).save({ project_id: pid, name: null, description: '', groups: [], filters: null, is_static: false, static_person_ids: [], deleted: false, created_at: now, created_by_id: null, updated_at: now, ...c });
-  return row.id;
-};
-const saveAction = async (name: string, steps: Partial<Action['steps'][number]>[]): Promise<number> => {
-  const now = new Date();
-  const full = steps.map((s) => ({ event: null, properties: [], selector: null, tag_name: null, text: null, text_matching: null, href: null, href_matching: null, url: null, url_matching: null, ...s }));
-  const row = await repo(Action).save({ project_id: pid, name, description: '', steps: full, tags: [], post_to_slack: false, slack_message_format: '', pinned_at: null, deleted: false, created_at: now, created_by_id: null, updated_at: now });
-  return row.id;
-};
-const props = (type: 'AND' | 'OR', ...values: unknown[]) => ({ properties: { type, values } });
-const behavioral = (value: string, key: string | number, extra: Record<string, unknown> = {}) => ({
-  type: 'behavioral',
-  value,
-  key,
-  event_type: typeof key === 'number' ? 'actions' : 'events',
-  ...extra,
-});
-const cohortRef = (id: number, extra: Record<string, unknown> = {}) => ({ key: 'id', value: id, type: 'cohort', ...extra });
-/** PostHog's sequence filter of these tests: `key` then `seq` within 3 days, both in the last 7 days. */
-const sequence = (key: string | number = '$pageview', seq: string | number = key, extra: Record<string, unknown> = {}) =>
-  behavioral('performed_event_sequence', key, {
-    time_interval: 'day',
-    time_value: 7,
-    seq_time_interval: 'day',
-    seq_time_value: 3,
-    seq_event: seq,
-    seq_event_type: typeof seq === 'number' ? 'actions' : 'events',
-    ...extra,
-  });
+const saveCohort = (c: Partial<Cohort>) => saveCohortRow(s.server.services.store, pid, c);
+const saveAction = (name: string, steps: Parameters<typeof saveActionRow>[3]) => saveActionRow(s.server.services.store, pid, name, steps);
 const pageviewedThisWeek = behavioral('performed_event_multiple', '$pageview', { operator: 'gte', operator_value: 1, time_value: 1, time_interval: 'week' });
 
 /** The persons of case `prefix` (`sq_…`) in the cohort, read through the query API's `IN COHORT`. */

@@ -15,17 +15,12 @@
 import { quarryOnTestEngine } from '../../test/helpers/clickhouse-quarry';
 import type { TestServer } from '../../test/helpers/server';
 import { ev } from '../queries/funnels/testing';
-import { Action } from '../store/entities/action';
 import { Cohort } from '../store/entities/cohort';
 import { cohortGroup } from './cohort-definition';
+import { DAY, HOUR, MINUTE, WEEK, ago, behavioral, cohortRef, props, saveActionRow, saveCohortRow, sequence } from './testing';
 
 const server = quarryOnTestEngine('quarry_cohorts_compat_5');
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-const WEEK = 7 * DAY;
-const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 const DEFAULT_PROPS = { name: 'test', email: 'test@posthog.com' };
 const FEEDBACK = 'https://posthog.com/feedback/123';
 
@@ -94,26 +89,8 @@ const NAME_OF = new Map(PERSONS.map((p, i) => [uuid(i), p.name]));
 let s: TestServer;
 let pid: number;
 let action1: number;
-const repo = <T extends object>(entity: new () => T) => s.server.services.store.db.getRepository(entity);
 
-/** A cohort row as PostHog's tests make them (`Cohort.objects.create`), its definition checked as the API would. */
-const saveCohort = async (c: Partial<Cohort>): Promise<number> => {
-  const now = new Date();
-  if (!c.is_static) cohortGroup({ filters: c.filters ?? null, groups: c.groups ?? [] });
-  const row = await repo(Cohort).save({ project_id: pid, name: null, description: '', groups: [], filters: null, is_static: false, static_person_ids: [], deleted: false, created_at: now, created_by_id: null, updated_at: now, ...c });
-  return row.id;
-};
-const props = (type: 'AND' | 'OR', ...values: unknown[]) => ({ properties: { type, values } });
-const behavioral = (value: string, key: string | number, extra: Record<string, unknown> = {}) => ({
-  type: 'behavioral',
-  value,
-  key,
-  event_type: typeof key === 'number' ? 'actions' : 'events',
-  ...extra,
-});
-const cohortRef = (id: number, extra: Record<string, unknown> = {}) => ({ key: 'id', value: id, type: 'cohort', ...extra });
-const sequence = (key: string, extra: Record<string, unknown> = {}) =>
-  behavioral('performed_event_sequence', key, { time_interval: 'day', time_value: 7, seq_time_interval: 'day', seq_time_value: 3, seq_event: key, seq_event_type: 'events', ...extra });
+const saveCohort = (c: Partial<Cohort>) => saveCohortRow(s.server.services.store, pid, c);
 const emailIs = { key: 'email', value: 'test@posthog.com', type: 'person' };
 
 async function hogql(query: string): Promise<unknown[][]> {
@@ -138,9 +115,7 @@ beforeAll(async () => {
   pid = r.body.id;
   await s.server.services.ingestor.import(pid, { persons: PERSONS.map((p, i) => ({ id: uuid(i), distinct_ids: [p.name], properties: p.properties })), events: EVENTS });
   await s.server.services.ingestor.flush();
-  const now = new Date();
-  const step = { event: '$autocapture', properties: [], selector: null, tag_name: null, text: null, text_matching: null, href: null, href_matching: null, url: FEEDBACK, url_matching: 'exact' as const };
-  action1 = (await repo(Action).save({ project_id: pid, name: 'action1', description: '', steps: [step], tags: [], post_to_slack: false, slack_message_format: '', pinned_at: null, deleted: false, created_at: now, created_by_id: null, updated_at: now })).id;
+  action1 = await saveActionRow(s.server.services.store, pid, 'action1', [{ event: '$autocapture', url: FEEDBACK, url_matching: 'exact' }]);
 });
 
 describe('person properties and behavioral criteria together (test_cohort_query.py)', () => {
@@ -220,7 +195,7 @@ describe('cohorts inside cohorts (ee/clickhouse/models/test/test_cohort.py)', ()
     it('test_cohortpeople_with_cyclic_cohort_filter: a cohort made to refer to itself holds nobody', async () => {
       const cohort1 = await saveCohort({ name: 'cohort1', groups: [{ properties: [{ key: 'foo', value: 'bar', type: 'person' }] }] });
       expect(await members(cohort1, 'nx')).toEqual(['nx_1']);
-      await repo(Cohort).update({ id: cohort1 }, { groups: [{ properties: [{ key: 'id', type: 'cohort', value: cohort1 }] }] });
+      await s.server.services.store.db.getRepository(Cohort).update({ id: cohort1 }, { groups: [{ properties: [{ key: 'id', type: 'cohort', value: cohort1 }] }] });
       expect(await members(cohort1, 'nx')).toEqual([]);
       expect((await cohortApi(cohort1)).body.count).toBe(0);
     });

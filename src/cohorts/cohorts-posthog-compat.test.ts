@@ -13,18 +13,14 @@ import { productqlRunner } from '../queries/runners/productql-runner';
 import { trendsRunner } from '../queries/runners/trends-runner';
 import { shutdownParser } from '../productql';
 import { Action } from '../store/entities/action';
-import { Cohort } from '../store/entities/cohort';
+import type { Cohort } from '../store/entities/cohort';
 import { Project } from '../store/entities';
 import { Store } from '../store/store';
-import { cohortGroup } from './cohort-definition';
 import { CohortLoader } from './cohort-loader';
 import { runWithCohorts } from './cohort-scope';
 import './productql-cohorts'; // installs IN COHORT's resolver, as the app does
-
-const HOUR = 3600_000;
-const DAY = 24 * HOUR;
-/** An ISO timestamp `ms` before the real now (the cohort's "now" is the query's). */
-const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+import { cohortGroup } from './cohort-definition';
+import { DAY, HOUR, ago, saveActionRow, saveCohortRow } from './testing';
 
 const NAMES = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
 const uuid = (i: number) => `00000000-0000-4000-8000-0000000b00${String(i + 1).padStart(2, '0')}`;
@@ -38,19 +34,8 @@ let other: number;
 let pageviewAction: number;
 let signupAction: number;
 
-const saveCohort = async (c: Partial<Cohort>, project = pid): Promise<number> => {
-  const now = new Date();
-  // what the cohort API checks before saving (a 400 otherwise)
-  cohortGroup({ filters: c.filters ?? null, groups: c.groups ?? [] });
-  const row = await store.db.getRepository(Cohort).save({ project_id: project, name: null, description: '', groups: [], filters: null, is_static: false, static_person_ids: [], deleted: false, created_at: now, created_by_id: null, updated_at: now, ...c });
-  return row.id;
-};
-const saveAction = async (project: number, name: string, steps: Partial<Action['steps'][number]>[]): Promise<number> => {
-  const now = new Date();
-  const full = steps.map((s) => ({ event: null, properties: [], selector: null, tag_name: null, text: null, text_matching: null, href: null, href_matching: null, url: null, url_matching: null, ...s }));
-  const row = await store.db.getRepository(Action).save({ project_id: project, name, description: '', steps: full, tags: [], post_to_slack: false, slack_message_format: '', pinned_at: null, deleted: false, created_at: now, created_by_id: null, updated_at: now });
-  return row.id;
-};
+const saveCohort = (c: Partial<Cohort>, project = pid) => saveCohortRow(store, project, c);
+const saveAction = (project: number, name: string, steps: Parameters<typeof saveActionRow>[3]) => saveActionRow(store, project, name, steps);
 const filters = (type: 'AND' | 'OR', ...values: unknown[]) => ({ properties: { type, values } });
 const behavioral = (value: string, key: string | number, extra: Record<string, unknown> = {}) => ({
   type: 'behavioral',

@@ -19,6 +19,7 @@ import { Store } from '../store/store';
 import { CohortLoader } from './cohort-loader';
 import { runWithCohorts } from './cohort-scope';
 import { productqlCohortIds } from './productql-cohorts';
+import { saveCohortRow } from './testing';
 
 const A = '00000000-0000-4000-8000-0000000c0001';
 const B = '00000000-0000-4000-8000-0000000c0002';
@@ -32,11 +33,7 @@ let pid: number;
 let other: number;
 const ids: Record<string, number> = {};
 
-const saveCohort = async (project: number, c: Partial<Cohort>): Promise<number> => {
-  const now = new Date();
-  const row = await store.db.getRepository(Cohort).save({ project_id: project, name: null, description: '', groups: [], filters: null, is_static: false, static_person_ids: [], deleted: false, created_at: now, created_by_id: null, updated_at: now, ...c });
-  return row.id;
-};
+const saveCohort = (project: number, c: Partial<Cohort>) => saveCohortRow(store, project, c, { check: false });
 
 beforeAll(async () => {
   h = await openHarness();

@@ -113,7 +113,8 @@ export class CaptureParsePool {
    * event (13.8–14.7 vs 16.1–16.8 µs): requests wait less for a free parser, so the flusher applies fuller batches.
    */
   constructor(readonly size: number = defaultParseWorkers()) {
-    for (let i = 0; i < size; i++) this.slots.push(this.start());
+    // The workers start with the first request that needs one (it waits for them, ~0.1 s): a server that never
+    // receives a large capture body never pays for them (from TypeScript sources, in tests, each costs ~2 s of CPU).
   }
 
   private start(): Slot {
@@ -146,7 +147,8 @@ export class CaptureParsePool {
    * or inline (events as objects) when there is no worker or the body is small.
    */
   async parse(parts: CaptureRequestParts): Promise<ParsedCapture | ParsedAhead> {
-    if (this.slots.length === 0 || this.closed || parsesInline(parts)) return parseCaptureRequest(parts);
+    if (this.size === 0 || this.closed || parsesInline(parts)) return parseCaptureRequest(parts);
+    while (this.slots.length < this.size) this.slots.push(this.start());
     let slot = this.slots[0];
     for (const s of this.slots) if (s.inflight.size < slot.inflight.size) slot = s;
     const id = this.nextId++;

@@ -5,8 +5,9 @@
  * default 1,000,000 keys held ~90 MB of live JavaScript heap, filled in step with the ingest rate and was only
  * reached after a million captured events; with the heap allowed to grow to twice its live data
  * (QUARRY_HEAP_GROWTH_PERCENT) the server's RSS rose all along a 10-minute capture soak (issue #11). Here a key is
- * its 128 bits and its project (20 bytes, plus one occupancy byte), in two open-addressing tables sized once (at
- * most half full): 22 MB per generation of 500,000 keys, allocated at start, never growing, nothing for the GC.
+ * its 128 bits and its project (20 bytes, plus one occupancy byte), in two open-addressing tables (at most half
+ * full) that double as keys arrive up to their bound: 22 MB per generation of 500,000 keys at most, nothing for the
+ * GC. (Allocated whole at start, the 44 MB cost every server and ingest-harness start ~60 ms of page zeroing.)
  *
  * Semantics are those of the previous two-generation set: keys are added to the current generation; when it holds
  * `capacity / 2` keys it becomes the previous one and the old previous generation is forgotten, so the newest
@@ -60,17 +61,48 @@ function parseUuid(s: string, out: Uint32Array): boolean {
 /** One generation: open addressing with linear probing over a power-of-two number of slots. */
 class Generation {
   /** 5 words per slot: the uuid's four, then the project id. */
-  private readonly keys: Uint32Array;
-  private readonly used: Uint8Array;
-  private readonly mask: number;
+  private keys: Uint32Array;
+  private used: Uint8Array;
+  private mask: number;
   /** Keys that are not uuids (see the file comment). */
   other = new Set<string>();
   size = 0;
 
-  constructor(slots: number) {
+  /** Starts with a few slots and doubles (kept at most half full) up to `maxSlots`. */
+  constructor(private readonly maxSlots: number) {
+    const slots = Math.min(maxSlots, 1024);
     this.keys = new Uint32Array(slots * 5);
     this.used = new Uint8Array(slots);
     this.mask = slots - 1;
+  }
+
+  /** Doubles the table, re-inserting every key. */
+  private grow(): void {
+    const { keys, used } = this;
+    const slots = used.length * 2;
+    this.keys = new Uint32Array(slots * 5);
+    this.used = new Uint8Array(slots);
+    this.mask = slots - 1;
+    const w = new Uint32Array(4);
+    for (let i = 0; i < used.length; i++) {
+      if (used[i] === 0) continue;
+      const o = i * 5;
+      w[0] = keys[o];
+      w[1] = keys[o + 1];
+      w[2] = keys[o + 2];
+      w[3] = keys[o + 3];
+      this.place(-1 - this.find(w, keys[o + 4]), w, keys[o + 4]);
+    }
+  }
+
+  private place(i: number, w: Uint32Array, project: number): void {
+    const o = i * 5;
+    this.keys[o] = w[0];
+    this.keys[o + 1] = w[1];
+    this.keys[o + 2] = w[2];
+    this.keys[o + 3] = w[3];
+    this.keys[o + 4] = project >>> 0;
+    this.used[i] = 1;
   }
 
   /** Slot holding the key, or the empty slot where it would go (encoded as -1 - slot). */
@@ -95,24 +127,21 @@ class Generation {
     return this.find(w, project) >= 0;
   }
 
-  /** Adds the key; false when it was already there. The caller keeps size below the slot count. */
+  /** Adds the key; false when it was already there. The caller keeps size below half of `maxSlots`. */
   add(w: Uint32Array, project: number): boolean {
     const f = this.find(w, project);
     if (f >= 0) return false;
-    const i = -1 - f;
-    const o = i * 5;
-    this.keys[o] = w[0];
-    this.keys[o + 1] = w[1];
-    this.keys[o + 2] = w[2];
-    this.keys[o + 3] = w[3];
-    this.keys[o + 4] = project >>> 0;
-    this.used[i] = 1;
+    if ((this.size + 1) * 2 > this.used.length && this.used.length < this.maxSlots) {
+      this.grow();
+      return this.add(w, project);
+    }
+    this.place(-1 - f, w, project);
     this.size++;
     return true;
   }
 
   clear(): void {
-    // Only the occupancy bytes: a slot's key words are ignored until it is used again (and then overwritten).
+    // Only the occupancy bytes (the table keeps its size): a slot's key words are ignored until it is used again.
     this.used.fill(0);
     this.other = new Set();
     this.size = 0;
@@ -127,7 +156,7 @@ export class RecentUuids {
   private readonly words = new Uint32Array(4);
 
   /**
-   * @param capacity most keys retained (at least the newest `capacity / 2`); the memory is allocated here:
+   * @param capacity most keys retained (at least the newest `capacity / 2`); the memory grows with the keys, up to
    * 2 generations × the power of two ≥ 2 × capacity / 2 slots × 21 bytes (1,000,000 → 2 × 1,048,576 slots, 44 MB).
    */
   constructor(readonly capacity: number) {
