@@ -15,31 +15,15 @@
  */
 import { quarryOnTestEngine } from '../../test/helpers/clickhouse-quarry';
 import type { TestServer } from '../../test/helpers/server';
-import { ev } from '../queries/funnels/testing';
 import type { Cohort } from '../store/entities/cohort';
 import { cohortGroup } from './cohort-definition';
-import { DAY, HOUR, MINUTE, ago, behavioral, cohortRef, props, saveActionRow, saveCohortRow, sequence } from './testing';
+import { CasePersons, DAY, behavioral, cohortRef, props, saveActionRow, saveCohortRow, sequence } from './testing';
 
 const server = quarryOnTestEngine('quarry_cohorts_compat_4');
 
-const DEFAULT_PROPS = { name: 'test', email: 'test@posthog.com' };
 
-type Person = { name: string; properties?: Record<string, unknown> };
-const PERSONS: Person[] = [];
-const EVENTS: ReturnType<typeof ev>[] = [];
-const person = (name: string, properties: Record<string, unknown> = DEFAULT_PROPS) => PERSONS.push({ name, properties });
-const uuid = (i: number) => `00000000-0000-4000-8000-0000000d${String(i + 1).padStart(4, '0')}`;
-
-/**
- * PostHog's `_make_event_sequence(team, distinct_id, interval_days, period_event_counts, event, properties)`: in
- * period k, `counts[k]` events at now - k·interval days - 1 hour - i minutes.
- */
-function eventSequence(distinctId: string, intervalDays: number, counts: number[], event = '$pageview', properties: Record<string, unknown> = {}) {
-  counts.forEach((n, k) => {
-    for (let i = 0; i < n; i++) EVENTS.push(ev(distinctId, event, ago(intervalDays * k * DAY + HOUR + i * MINUTE), properties));
-  });
-}
-const event = (distinctId: string, name: string, msAgo: number, properties: Record<string, unknown> = {}) => EVENTS.push(ev(distinctId, name, ago(msAgo), properties));
+const cases = new CasePersons('d');
+const { person, event, eventSequence } = cases;
 
 // test_performed_event_regularly
 person('rg_p1');
@@ -135,8 +119,7 @@ event('uw_p3', '$new_view', 2 * DAY);
 person('uw_p4', { name: 'other' });
 event('uw_p4', '$pageview', DAY);
 
-const NAME_OF = new Map(PERSONS.map((p, i) => [uuid(i), p.name]));
-const uuidOf = (name: string) => uuid(PERSONS.findIndex((p) => p.name === name));
+const { uuidOf } = cases;
 
 let s: TestServer;
 let pid: number;
@@ -145,24 +128,12 @@ const saveCohort = (c: Partial<Cohort>) => saveCohortRow(s.server.services.store
 const saveAction = (name: string, steps: Parameters<typeof saveActionRow>[3]) => saveActionRow(s.server.services.store, pid, name, steps);
 const pageviewedThisWeek = behavioral('performed_event_multiple', '$pageview', { operator: 'gte', operator_value: 1, time_value: 1, time_interval: 'week' });
 
-/** The persons of case `prefix` (`sq_…`) in the cohort, read through the query API's `IN COHORT`. */
-async function members(id: number, prefix: string): Promise<string[]> {
-  const r = await s.api('POST', `/api/projects/${pid}/query/`, { query: { kind: 'HogQLQuery', query: `SELECT id FROM persons WHERE id IN COHORT ${id}` } });
-  expect([r.status, r.body.detail]).toEqual([200, undefined]);
-  return (r.body.results as string[][])
-    .map(([u]) => NAME_OF.get(String(u).toLowerCase()) ?? String(u))
-    .filter((n) => n.startsWith(`${prefix}_`))
-    .sort();
-}
+const members = (id: number, prefix: string) => cases.members(s, pid, id, prefix);
 const cohortOf = async (f: ReturnType<typeof props>, prefix: string) => members(await saveCohort({ filters: f }), prefix);
 
 beforeAll(async () => {
   s = server();
-  const r = await s.api('POST', '/api/projects/', { name: 'cohorts compat 4' });
-  expect(r.status).toBe(201);
-  pid = r.body.id;
-  await s.server.services.ingestor.import(pid, { persons: PERSONS.map((p, i) => ({ id: uuid(i), distinct_ids: [p.name], properties: p.properties })), events: EVENTS });
-  await s.server.services.ingestor.flush();
+  pid = await cases.load(s, 'cohorts compat 4');
 });
 
 describe('performed_event_regularly (test_cohort_query.py)', () => {

@@ -14,28 +14,16 @@
  */
 import { quarryOnTestEngine } from '../../test/helpers/clickhouse-quarry';
 import type { TestServer } from '../../test/helpers/server';
-import { ev } from '../queries/funnels/testing';
 import { Cohort } from '../store/entities/cohort';
 import { cohortGroup } from './cohort-definition';
-import { DAY, HOUR, MINUTE, WEEK, ago, behavioral, cohortRef, props, saveActionRow, saveCohortRow, sequence } from './testing';
+import { CasePersons, DAY, HOUR, WEEK, behavioral, cohortRef, props, saveActionRow, saveCohortRow, sequence } from './testing';
 
 const server = quarryOnTestEngine('quarry_cohorts_compat_5');
 
-const DEFAULT_PROPS = { name: 'test', email: 'test@posthog.com' };
 const FEEDBACK = 'https://posthog.com/feedback/123';
 
-type Person = { name: string; properties?: Record<string, unknown> };
-const PERSONS: Person[] = [];
-const EVENTS: ReturnType<typeof ev>[] = [];
-const person = (name: string, properties: Record<string, unknown> = DEFAULT_PROPS) => PERSONS.push({ name, properties });
-const uuid = (i: number) => `00000000-0000-4000-8000-0000000e${String(i + 1).padStart(4, '0')}`;
-const event = (distinctId: string, name: string, msAgo: number, properties: Record<string, unknown> = {}) => EVENTS.push(ev(distinctId, name, ago(msAgo), properties));
-/** PostHog's `_make_event_sequence`: in period k, `counts[k]` events at now - k·interval days - 1 hour - i minutes. */
-function eventSequence(distinctId: string, intervalDays: number, counts: number[], name = '$pageview') {
-  counts.forEach((n, k) => {
-    for (let i = 0; i < n; i++) event(distinctId, name, intervalDays * k * DAY + HOUR + i * MINUTE);
-  });
-}
+const cases = new CasePersons('e');
+const { person, event, eventSequence } = cases;
 
 // test_basic_query: p1 meets everything; p2's first action is too old; p3's email is not the one
 person('bq_p1');
@@ -84,7 +72,6 @@ event('ni_2', '$pageview', 20 * DAY, { attr: 'some_val' });
 person('nx_1', { foo: 'bar' });
 person('nx_2', { foo: 'non' });
 
-const NAME_OF = new Map(PERSONS.map((p, i) => [uuid(i), p.name]));
 
 let s: TestServer;
 let pid: number;
@@ -98,23 +85,12 @@ async function hogql(query: string): Promise<unknown[][]> {
   expect([r.status, r.body.detail]).toEqual([200, undefined]);
   return r.body.results;
 }
-/** The persons of case `prefix` (`bq_…`) in the cohort, read through the query API's `IN COHORT`. */
-async function members(id: number, prefix: string): Promise<string[]> {
-  const rows = await hogql(`SELECT id FROM persons WHERE id IN COHORT ${id}`);
-  return rows
-    .map(([u]) => NAME_OF.get(String(u).toLowerCase()) ?? String(u))
-    .filter((n) => n.startsWith(`${prefix}_`))
-    .sort();
-}
+const members = (id: number, prefix: string) => cases.members(s, pid, id, prefix);
 const cohortOf = async (f: ReturnType<typeof props>, prefix: string) => members(await saveCohort({ filters: f }), prefix);
 
 beforeAll(async () => {
   s = server();
-  const r = await s.api('POST', '/api/projects/', { name: 'cohorts compat 5' });
-  expect(r.status).toBe(201);
-  pid = r.body.id;
-  await s.server.services.ingestor.import(pid, { persons: PERSONS.map((p, i) => ({ id: uuid(i), distinct_ids: [p.name], properties: p.properties })), events: EVENTS });
-  await s.server.services.ingestor.flush();
+  pid = await cases.load(s, 'cohorts compat 5');
   action1 = await saveActionRow(s.server.services.store, pid, 'action1', [{ event: '$autocapture', url: FEEDBACK, url_matching: 'exact' }]);
 });
 

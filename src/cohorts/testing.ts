@@ -1,8 +1,10 @@
 /**
  * Test support for cohort suites written after PostHog's tests: cohort and action rows saved as its tests make them
  * (`Cohort.objects.create`, `Action.objects.create`: straight into the store, the definition checked as the API
- * would), and the filter shapes they use.
+ * would), the filter shapes they use, and their persons gathered by case into one project ({@link CasePersons}).
  */
+import type { TestServer } from '../../test/helpers/server';
+import { ev } from '../queries/funnels/testing';
 import type { Store } from '../store/store';
 import { Action } from '../store/entities/action';
 import { Cohort } from '../store/entities/cohort';
@@ -83,3 +85,61 @@ export const sequence = (key: string | number = '$pageview', seq: string | numbe
     seq_event_type: typeof seq === 'number' ? 'actions' : 'events',
     ...extra,
   });
+
+/** PostHog's default person properties in test_cohort_query.py. */
+const DEFAULT_PROPS = { name: 'test', email: 'test@posthog.com' };
+
+/**
+ * Every case's persons in one project: each PostHog test's persons named with the case as prefix (`bq_p1`…), with
+ * fixed uuids, and their events (times before now). {@link members} reads back a cohort's persons of one case.
+ */
+export class CasePersons {
+  readonly persons: { name: string; properties: Record<string, unknown> }[] = [];
+  readonly events: ReturnType<typeof ev>[] = [];
+
+  /** @param tag one hex digit that keeps these uuids apart from other files' */
+  constructor(private readonly tag: string) {}
+
+  private uuid = (i: number): string => `00000000-0000-4000-8000-0000000${this.tag}${String(i + 1).padStart(4, '0')}`;
+
+  person = (name: string, properties: Record<string, unknown> = DEFAULT_PROPS): void => {
+    this.persons.push({ name, properties });
+  };
+
+  event = (distinctId: string, name: string, msAgo: number, properties: Record<string, unknown> = {}): void => {
+    this.events.push(ev(distinctId, name, ago(msAgo), properties));
+  };
+
+  /** PostHog's `_make_event_sequence`: in period k, `counts[k]` events at now - k·interval days - 1 hour - i minutes. */
+  eventSequence = (distinctId: string, intervalDays: number, counts: number[], name = '$pageview', properties: Record<string, unknown> = {}): void => {
+    counts.forEach((n, k) => {
+      for (let i = 0; i < n; i++) this.event(distinctId, name, intervalDays * k * DAY + HOUR + i * MINUTE, properties);
+    });
+  };
+
+  uuidOf = (name: string): string => this.uuid(this.persons.findIndex((p) => p.name === name));
+
+  /** Creates the project and imports every person and event into it; answers its id. */
+  async load(s: TestServer, projectName: string): Promise<number> {
+    const r = await s.api('POST', '/api/projects/', { name: projectName });
+    expect(r.status).toBe(201);
+    const pid: number = r.body.id;
+    await s.server.services.ingestor.import(pid, { persons: this.persons.map((p, i) => ({ id: this.uuid(i), distinct_ids: [p.name], properties: p.properties })), events: this.events });
+    await s.server.services.ingestor.flush();
+    return pid;
+  }
+
+  /** The persons of case `prefix` in the cohort, by name, read through the query API's `IN COHORT`. */
+  async members(s: TestServer, projectId: number, cohortId: number, prefix: string): Promise<string[]> {
+    const r = await s.api('POST', `/api/projects/${projectId}/query/`, {
+      query: { kind: 'HogQLQuery', query: `SELECT id FROM persons WHERE id IN COHORT ${cohortId}` },
+      refresh: 'force_blocking',
+    });
+    expect([r.status, r.body.detail]).toEqual([200, undefined]);
+    const nameOf = new Map(this.persons.map((p, i) => [this.uuid(i), p.name]));
+    return (r.body.results as string[][])
+      .map(([u]) => nameOf.get(String(u).toLowerCase()) ?? String(u))
+      .filter((n) => n.startsWith(`${prefix}_`))
+      .sort();
+  }
+}
