@@ -10,7 +10,7 @@
  * (§1.2, §1.4, §1.5, §7) and the comment says so.
  */
 import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, useInsightsClock } from '../insights/testing';
-import { lifecycleData, LIFECYCLE_DAYS, LIFECYCLE_TREND } from './testing';
+import { byStatus, LIFECYCLE_DAYS, LIFECYCLE_TREND, LIFECYCLE_TREND_WITHOUT_P1, lifecycleData } from './testing';
 import { lifecycleQuerySchema } from '../insights';
 import { lifecycleRunner } from './lifecycle-runner';
 import { actorsRunner } from './actors-runner';
@@ -37,7 +37,6 @@ afterAll(async () => {
 
 const PV = { kind: 'EventsNode', event: '$pageview' };
 const RANGE = { date_from: '2020-01-12', date_to: '2020-01-19' };
-const byStatus = (r: any) => Object.fromEntries((r.results as any[]).map((x) => [x.status, x.data]));
 const lifecycle = (project: number, q: Record<string, unknown> = {}, proj: Record<string, unknown> = {}) =>
   db.run(lifecycleRunner, { kind: 'LifecycleQuery', series: [PV], interval: 'day', dateRange: RANGE, ...q }, project, proj as any);
 
@@ -47,19 +46,12 @@ async function actorsOf(project: number, source: Record<string, unknown>, proj: 
   return (r.results as any[]).map((row) => (row[0].distinct_ids ? [...row[0].distinct_ids].sort().pop() : row[0].id)).sort();
 }
 
-/** test_lifecycle_trend without p1 (p2 resurrecting and p3 new on the 12th, both dormant on the 13th, p4 new on the 15th). */
-const WITHOUT_P1 = {
-  new: [1, 0, 0, 1, 0, 0, 0, 0],
-  returning: [0, 0, 0, 0, 0, 0, 0, 0],
-  resurrecting: [1, 0, 0, 0, 0, 0, 0, 0],
-  dormant: [0, -2, 0, 0, -1, 0, 0, 0],
-};
 
 describe('LifecycleQuery (test_lifecycle_query_runner.py, test_lifecycle.py)', () => {
   it('test_filter_test_accounts: the team filter `email not_icontains @posthog.com` (a person filter) leaves p1 out', async () => {
     const proj = { test_account_filters: [{ key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' }] };
     const r = await lifecycle(pid, { filterTestAccounts: true }, proj);
-    expect(byStatus(r)).toEqual(WITHOUT_P1);
+    expect(byStatus(r)).toEqual(LIFECYCLE_TREND_WITHOUT_P1);
     expect(r.results.map((x: any) => x.count)).toEqual([2, 0, 1, -3]);
     expect(byStatus(await lifecycle(pid, { filterTestAccounts: false }, proj))).toEqual(LIFECYCLE_TREND);
     const source = { kind: 'LifecycleQuery', series: [PV], dateRange: RANGE, filterTestAccounts: true };
@@ -76,15 +68,15 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py, test_lifecycle.py)', (
       resurrecting: [0, 0, 0, 1, 0, 1, 0, 1],
       dormant: [0, 0, -1, 0, -1, 0, -1, 0],
     });
-    expect(byStatus(await lifecycle(pid, { properties: [{ ...properties[0], value: 'agriculture' }] }))).toEqual(WITHOUT_P1);
+    expect(byStatus(await lifecycle(pid, { properties: [{ ...properties[0], value: 'agriculture' }] }))).toEqual(LIFECYCLE_TREND_WITHOUT_P1);
   });
 
   it('test_lifecycle_trend_prop_filtering with `is_not` on a property only p1 has: the persons without it are kept (reference §1.4)', async () => {
     // nullable `!=` is ifNull(notEquals(a, b), 1): p2, p3, p4 have no $browser and pass
     const r = await lifecycle(pid, { properties: [{ type: 'event', key: '$browser', value: 'Chrome', operator: 'is_not' }] });
-    expect(byStatus(r)).toEqual(WITHOUT_P1);
+    expect(byStatus(r)).toEqual(LIFECYCLE_TREND_WITHOUT_P1);
     const set = await lifecycle(pid, { properties: [{ type: 'event', key: '$browser', operator: 'is_not_set' }] });
-    expect(byStatus(set)).toEqual(WITHOUT_P1);
+    expect(byStatus(set)).toEqual(LIFECYCLE_TREND_WITHOUT_P1);
   });
 
   it('test_lifecycle_trend_action with an action of two steps: events matching either step (reference §1.2)', async () => {

@@ -6,7 +6,7 @@
  * Scenarios already pinned by retention.test.ts / lifecycle-runner.test.ts / stickiness-runner.test.ts are not repeated.
  */
 import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
-import { PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, lifecycleData, LIFECYCLE_DAYS, LIFECYCLE_WEEKS, retentionCounts as counts, pad } from './testing';
+import { byStatus, LIFECYCLE_DAYS, LIFECYCLE_WEEKS, lifecycleData, pad, PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, retentionCounts as counts } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -474,7 +474,6 @@ describe('RetentionQuery (test_retention_query_runner.py)', () => {
 
 // ------------------------------------------------------------------------------------------------ lifecycle
 
-const byStatus = (r: any) => Object.fromEntries((r.results as any[]).map((x) => [x.status, x.data]));
 const lifecycle = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(lifecycleRunner, { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], interval: 'day', ...q }, pid, proj as any);
 

@@ -7,7 +7,7 @@
  * exactly, the expectation is derived from the reference (§4, §6, §7) and the comment says so.
  */
 import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
-import { retentionDate as _date, retentionEvents as evs, PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, LIFECYCLE_DAYS, LIFECYCLE_TREND, retentionCounts as counts, pad } from './testing';
+import { byStatus, LIFECYCLE_DAYS, LIFECYCLE_TREND, pad, PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, retentionCounts as counts, retentionDate as _date, retentionEvents as evs } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -707,7 +707,6 @@ function lifecycleData(data: [string, string[]][], event: (i: number) => string 
   return { persons, events };
 }
 const RANGE = { date_from: '2020-01-12T00:00:00Z', date_to: '2020-01-19T00:00:00Z' };
-const byStatus = (r: any) => Object.fromEntries((r.results as any[]).map((x) => [x.status, x.data]));
 const lifecycle = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
   db.run(lifecycleRunner, { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], interval: 'day', dateRange: RANGE, ...q }, pid, proj as any);
 

@@ -9,7 +9,7 @@
  * fixture is a smaller copy of PostHog's, the expectation is derived from the reference (§4, §6, §7) and the comment says so.
  */
 import { createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
-import { retentionDate as _date, retentionEvent as ev, retentionCounts as counts, pad } from './testing';
+import { byStatus, pad, retentionCounts as counts, retentionDate as _date, retentionEvent as ev } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -292,7 +292,6 @@ describe('StickinessQuery (test_stickiness_query_runner.py)', () => {
 
 const lifecycle = (pid: number, q: Record<string, unknown>) =>
   db.run(lifecycleRunner, { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], ...q }, pid);
-const byStatus = (r: any) => Object.fromEntries((r.results as any[]).map((x) => [x.status, x.data]));
 
 describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
   it('aggregated by groups: "new" is the interval of the group\'s created_at; the actors are groups (reference §7.3)', async () => {

@@ -12,7 +12,7 @@
  * the reference (§1.5, §1.8, §6, §7) and the comment says so.
  */
 import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent } from '../insights/testing';
-import { lifecycleData, LIFECYCLE_DAYS, LIFECYCLE_TREND } from './testing';
+import { byStatus, LIFECYCLE_DAYS, LIFECYCLE_TREND, LIFECYCLE_TREND_WITHOUT_P1, lifecycleData } from './testing';
 import { setInsightsClock } from '../insights/date-range';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import { lifecycleRunner } from './lifecycle-runner';
@@ -250,7 +250,6 @@ describe('StickinessQuery: partial first and last intervals, group actors (refer
 
 // ------------------------------------------------------------------------------------------------ lifecycle
 
-const byStatus = (r: any) => Object.fromEntries((r.results as any[]).map((x) => [x.status, x.data]));
 const LRANGE = { date_from: '2020-01-12', date_to: '2020-01-19' };
 const lifecycle = (pid: number, q: Record<string, unknown> = {}, proj: Record<string, unknown> = {}) =>
   db.run(lifecycleRunner, { kind: 'LifecycleQuery', series: [PV], interval: 'day', dateRange: LRANGE, ...q }, pid, proj as any);
@@ -260,13 +259,6 @@ const P1_ONLY = {
   returning: [1, 1, 0, 0, 0, 0, 0, 0],
   resurrecting: [0, 0, 0, 1, 0, 1, 0, 1],
   dormant: [0, 0, -1, 0, -1, 0, -1, 0],
-};
-/** ... and without p1: p2 resurrecting and p3 new on the 12th, both dormant on the 13th, p4 new on the 15th. */
-const WITHOUT_P1 = {
-  new: [1, 0, 0, 1, 0, 0, 0, 0],
-  returning: [0, 0, 0, 0, 0, 0, 0, 0],
-  resurrecting: [1, 0, 0, 0, 0, 0, 0, 0],
-  dormant: [0, -2, 0, 0, -1, 0, 0, 0],
 };
 
 describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
@@ -290,7 +282,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
   it('test_lifecycle_cohort_filter with a static cohort: its persons only, in the counts and in the actors', async () => {
     const cohorts = new Map([[1302, staticCohort(1302, await personIds(pid, ['p2', 'p3', 'p4']))]]);
     const properties = [{ type: 'cohort', key: 'id', value: 1302 }];
-    expect(byStatus(await runWithCohorts(cohorts, () => lifecycle(pid, { properties })))).toEqual(WITHOUT_P1);
+    expect(byStatus(await runWithCohorts(cohorts, () => lifecycle(pid, { properties })))).toEqual(LIFECYCLE_TREND_WITHOUT_P1);
     expect(byStatus(await runWithCohorts(cohorts, () => lifecycle(pid, { properties: [{ ...properties[0], operator: 'not_in' }] })))).toEqual(P1_ONLY);
     const source = { kind: 'LifecycleQuery', series: [PV], dateRange: LRANGE, properties };
     expect(await runWithCohorts(cohorts, () => actorsOf(pid, { source, day: '2020-01-13', status: 'dormant' }))).toEqual(['p2', 'p3']);
@@ -298,7 +290,7 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
 
   it('test_filter_test_accounts with an event property filter in the team filters', async () => {
     const proj = { test_account_filters: [{ key: '$browser', value: 'Chrome', operator: 'is_not', type: 'event' }] };
-    expect(byStatus(await lifecycle(pid, { filterTestAccounts: true }, proj))).toEqual(WITHOUT_P1);
+    expect(byStatus(await lifecycle(pid, { filterTestAccounts: true }, proj))).toEqual(LIFECYCLE_TREND_WITHOUT_P1);
     expect(byStatus(await lifecycle(pid, { filterTestAccounts: false }, proj))).toEqual(LIFECYCLE_TREND);
   });
 

@@ -9,7 +9,7 @@
  * smaller copy of PostHog's, the expectation is derived from the reference (§1.5, §6, §7) and the comment says so.
  */
 import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson, useInsightsClock } from '../insights/testing';
-import { lifecycleData, LIFECYCLE_DAYS, LIFECYCLE_TREND, LIFECYCLE_WEEKS } from './testing';
+import { byStatus, LIFECYCLE_DAYS, LIFECYCLE_TREND, LIFECYCLE_WEEKS, lifecycleData } from './testing';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import { lifecycleRunner } from './lifecycle-runner';
 import { stickinessRunner } from './stickiness-runner';
@@ -263,7 +263,6 @@ const P1_ONLY = {
   resurrecting: [0, 0, 0, 1, 0, 1, 0, 1],
   dormant: [0, 0, -1, 0, -1, 0, -1, 0],
 };
-const byStatus = (r: any) => Object.fromEntries((r.results as any[]).map((x) => [x.status, x.data]));
 const LRANGE = { date_from: '2020-01-12', date_to: '2020-01-19' };
 const lifecycle = (pid: number, q: Record<string, unknown> = {}, proj: Record<string, unknown> = {}) =>
   db.run(lifecycleRunner, { kind: 'LifecycleQuery', series: [PV], interval: 'day', dateRange: LRANGE, ...q }, pid, proj as any);

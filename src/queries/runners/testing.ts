@@ -127,6 +127,16 @@ export const LIFECYCLE_TREND = {
   resurrecting: [1, 0, 0, 1, 0, 1, 0, 1],
   dormant: [0, -2, -1, 0, -2, 0, -1, 0],
 };
+/** test_lifecycle_trend's answer without p1: p2 resurrecting and p3 new on the 12th, both dormant on the 13th, p4 new on the 15th. */
+export const LIFECYCLE_TREND_WITHOUT_P1 = {
+  new: [1, 0, 0, 1, 0, 0, 0, 0],
+  returning: [0, 0, 0, 0, 0, 0, 0, 0],
+  resurrecting: [1, 0, 0, 0, 0, 0, 0, 0],
+  dormant: [0, -2, 0, 0, -1, 0, 0, 0],
+};
+/** A lifecycle answer as status → data, the shape the expectations above take. */
+export const byStatus = (r: { results: unknown[] }): Record<string, number[]> =>
+  Object.fromEntries((r.results as { status: string; data: number[] }[]).map((x) => [x.status, x.data]));
 /** test_lifecycle_trend_weeks' persons and their days. */
 export const LIFECYCLE_WEEKS: [string, string[]][] = [
   ['p1', ['2020-02-01T12:00:00Z', '2020-02-05T12:00:00Z', '2020-02-10T12:00:00Z', '2020-02-15T12:00:00Z', '2020-02-27T12:00:00Z', '2020-03-02T12:00:00Z']],
