@@ -142,7 +142,8 @@ describe('the envelope (test_query.py)', () => {
   });
 
   it('TestQueryRetrieve.test_running_query: the status of a query still running is a 202, complete false', async () => {
-    const slow = 'SELECT sum(number % 7) FROM numbers(100000000000)';
+    // 1e14 rows to sum: runs until cancelled (a query over the numbers() bound would fail, not run)
+    const slow = 'SELECT sum((a.number * b.number) % 7) FROM numbers(10000000) AS a CROSS JOIN numbers(10000000) AS b';
     const r = await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: slow }, refresh: 'force_async', client_query_id: 'compat11-running' });
     expect(r.status).toBe(202);
     const st = await s.api('GET', `${Q}compat11-running/`);
@@ -150,6 +151,7 @@ describe('the envelope (test_query.py)', () => {
     expect(st.body.query_status).toMatchObject({ id: 'compat11-running', complete: false, error: false, results: null });
     expect((await s.api('DELETE', `${Q}compat11-running/`)).status).toBe(204);
     await s.server.services.queries.async.wait('compat11-running');
+    expect((await s.api('GET', `${Q}compat11-running/`)).body.query_status).toMatchObject({ complete: true, error: true, error_code: 'cancelled' });
   });
 
   it('an async cache miss answers CacheMissResponse: cache_key and query_status', async () => {
