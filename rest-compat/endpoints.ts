@@ -25,6 +25,13 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
   });
   // POST actions that only read (PostHog's endpoint read scope)
   apiRoute(app, s, 'POST', `${base}/last_execution_times`, (r) => s.endpoints.lastExecutionTimes(r.principal, projectIdParam(r.params), r.body));
+  apiRoute(app, s, 'GET', `${base}/materialization_conditions`, (r) => s.endpoints.materializationConditions(r.principal, projectIdParam(r.params)));
+  apiRoute(app, s, 'POST', `${base}/:name/materialization_preview`, (r) =>
+    s.endpoints.materializationPreview(r.principal, projectIdParam(r.params), r.params.name, r.body),
+  );
+  apiRoute(app, s, 'POST', `${base}/:name/materialization_suggestion`, (r) =>
+    s.endpoints.materializationSuggestion(r.principal, projectIdParam(r.params), r.params.name),
+  );
   apiRoute(app, s, 'GET', `${base}/:name/materialization_status`, (r) =>
     s.endpoints.materializationStatus(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
   );

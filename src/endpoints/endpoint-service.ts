@@ -50,6 +50,18 @@ const PRODUCTQL_KINDS = new Set(['ProductQLQuery', 'HogQLQuery']);
 /** Insight kinds: their answers are series, not rows, so a run takes no limit/offset. */
 const INSIGHT_KINDS: ReadonlySet<string> = new Set(INSIGHT_SOURCE_KINDS);
 const MATERIALIZATION_REASON = 'Materialization is not supported by Quarry: endpoints run inline, cached for data_freshness_seconds.';
+/** Bucket functions a materialized range variable may use (PostHog's `bucket_overrides` values). */
+const BUCKET_FUNCTIONS = ['hour', 'day', 'week', 'month'];
+const MATERIALIZATION_CONDITIONS =
+  'Quarry does not materialize endpoints: every run executes the version\'s query inline and caches the answer for data_freshness_seconds. ' +
+  'In PostHog a version can be materialized when its query is a HogQLQuery (or a supported insight) whose variables are all used in WHERE ' +
+  'with =, >=, >, < or <=, and when the endpoint is active.';
+const MATERIALIZATION_REWRITE_CONTRACT =
+  'No rewrite applies in Quarry: the query runs as written, with its variables bound as values.';
+/** Body of `POST …/endpoints/<name>/materialization_preview/`. */
+const materializationPreviewSchema = z
+  .object({ version: z.unknown().optional(), bucket_overrides: z.record(z.string(), z.string()).nullable().optional() })
+  .strict();
 
 const freshnessSchema = z
   .number()
@@ -293,6 +305,51 @@ export class EndpointService {
    */
   async materializationStatus(principal: Principal, projectId: number, name: string, version: unknown, opts: ViewOptions = {}): Promise<Record<string, unknown>> {
     return (await this.get(principal, projectId, name, version, opts)).materialization;
+  }
+
+  /**
+   * `GET …/endpoints/materialization_conditions/`: the rules a query must meet to be materialized, as PostHog's two
+   * strings. Quarry materializes nothing, so both say so and name the rules a run would need.
+   */
+  async materializationConditions(principal: Principal, projectId: number): Promise<{ conditions_source: string; rewrite_contract: string }> {
+    await this.projects.projectFor(principal, projectId, { scope: 'endpoint:read' });
+    return { conditions_source: MATERIALIZATION_CONDITIONS, rewrite_contract: MATERIALIZATION_REWRITE_CONTRACT };
+  }
+
+  /**
+   * `POST …/endpoints/<name>/materialization_preview/` with `{version?, bucket_overrides?}`: what materializing that
+   * version would run. Never materializable in Quarry: `can_materialize` false with the reason, no queries, no pairs.
+   */
+  async materializationPreview(principal: Principal, projectId: number, name: string, input: unknown): Promise<Record<string, unknown>> {
+    const { endpoint } = await this.resolve(principal, projectId, name, 'endpoint:read');
+    const body = parseInput(materializationPreviewSchema, input ?? {});
+    if (body.version !== undefined && body.version !== null) {
+      const n = parseIntParam(body.version, 'version', ANY_VERSION, true);
+      if (!(await this.versions.existsBy({ endpoint_id: endpoint.id, version: n }))) throw new EndpointBareError(404, { error: `Version ${n} not found` });
+    }
+    for (const [column, fn] of Object.entries(body.bucket_overrides ?? {})) {
+      if (!BUCKET_FUNCTIONS.includes(fn)) {
+        throw validationError(`Unsupported bucket function '${fn}' for column '${column}'. Supported: ${BUCKET_FUNCTIONS.join(', ')}.`, 'bucket_overrides');
+      }
+    }
+    return {
+      can_materialize: false,
+      reason: MATERIALIZATION_REASON,
+      transformed_query: null,
+      execution_query: null,
+      display_execution_query: null,
+      range_pairs: [],
+      aggregates: [],
+    };
+  }
+
+  /**
+   * `POST …/endpoints/<name>/materialization_suggestion/`: PostHog's AI rewrite, behind a feature flag. Quarry has no
+   * such feature: the answer is PostHog's for a project where it is off, 404 with a bare `{"error"}`.
+   */
+  async materializationSuggestion(principal: Principal, projectId: number, name: string): Promise<never> {
+    await this.resolve(principal, projectId, name, 'endpoint:read');
+    throw new EndpointBareError(404, { error: 'Materialization suggestions are not available.' });
   }
 
   /**
@@ -832,6 +889,10 @@ export class EndpointService {
   ): Promise<{ variables: EndpointVariable[]; columns: EndpointColumn[]; query: Record<string, unknown> }> {
     const validated = this.queries.validateStoredNode(query as { kind: string }).node as Record<string, unknown>;
     const declared = explicit ?? inherited;
+    if (PRODUCTQL_KINDS.has(String(query.kind)) && query.connectionId !== undefined && query.connectionId !== null && query.connectionId !== '') {
+      // PostHog's endpoint validation refuses a direct warehouse connection: an endpoint reads the project's own tables
+      throw validationError('Endpoints cannot use a direct warehouse connection (connectionId). Query the project\'s tables instead.', 'query');
+    }
     if (PRODUCTQL_KINDS.has(String(query.kind))) {
       let vars = explicit;
       if (!vars) {

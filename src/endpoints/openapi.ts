@@ -243,6 +243,7 @@ export function openapiDocument(input: OpenApiInput): Record<string, unknown> {
             required: required.length > 0,
             content: { 'application/json': { schema: { $ref: '#/components/schemas/EndpointRunRequest' } } },
           },
+          // 400, 401 and 404 carry PostHog's descriptions (test_endpoint_openapi.py); their bodies are documented too
           responses: {
             '200': {
               description: 'The rows of the query.',
@@ -252,10 +253,10 @@ export function openapiDocument(input: OpenApiInput): Record<string, unknown> {
                 },
               },
             },
-            '400': errorResponse('Invalid request: unknown, missing or mistyped variables, inactive version, query error.', true),
-            '401': errorResponse('Authentication required.'),
+            '400': errorResponse('Invalid request', true),
+            '401': errorResponse('Authentication required'),
             '403': errorResponse('The key may not run this endpoint.'),
-            '404': errorResponse('Endpoint not found, or the pinned version does not exist.', true),
+            '404': errorResponse('Endpoint not found', true),
             '429': errorResponse('Too many requests.'),
           },
         },

@@ -228,6 +228,10 @@ const TABLE: Row[] = [
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/versions', scope: 'endpoint:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/versions/:version', scope: 'endpoint:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/materialization_status', scope: 'endpoint:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/endpoints/materialization_conditions', scope: 'endpoint:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/endpoints/:name/materialization_preview', scope: 'endpoint:read', ok: 200, body: () => ({}) },
+  // PostHog's AI suggestion with its feature off: 404 {"error"}, past the authorization checks
+  { method: 'POST', pattern: '/api/projects/:projectId/endpoints/:name/materialization_suggestion', scope: 'endpoint:read', ok: 404, body: () => ({}) },
   { method: 'POST', pattern: '/api/projects/:projectId/endpoints/last_execution_times', scope: 'endpoint:read', ok: 200, body: () => ({ names: [] }) },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/openapi.json', scope: 'endpoint:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/run', scope: 'endpoint:read', ok: 200, secretAllowed: true },

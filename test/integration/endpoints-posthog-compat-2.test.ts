@@ -1,0 +1,320 @@
+/**
+ * Named endpoints against PostHog's endpoint tests (products/endpoints/backend/tests: test_endpoint.py,
+ * test_endpoint_execution.py, test_endpoint_versions.py, test_endpoint_openapi.py, test_endpoint_materialization*.py),
+ * third pass: the rules of posthog-api.md §1 and §3 that endpoints-posthog-compat.test.ts, endpoints-*.test.ts and
+ * rest-posthog-compat*.test.ts do not pin yet. Each case names the PostHog test or the reference section it follows.
+ * One server, one project; no case reads events (the queries select constants), so there is no ClickHouse twin.
+ */
+import { newKey, newProject, startServer, type TestServer } from '../helpers/server';
+
+let s: TestServer;
+let p: number;
+let ep: string;
+
+const sql = (query: string) => ({ kind: 'HogQLQuery', query });
+const notFound = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
+const trends = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: { date_from: '2024-01-01', date_to: '2024-01-02' } };
+/** Creates an endpoint and checks the 201. */
+const make = async (body: Record<string, unknown>) => {
+  const r = await s.api('POST', `${ep}/`, body);
+  expect([body.name, r.status]).toEqual([body.name, 201]);
+  return r.body;
+};
+/** Runs the server's clock `ms` ahead (Date.now only: what cache freshness and usage times are judged by). */
+const clockAhead = (ms: number) => {
+  const realNow = Date.now.bind(Date);
+  return jest.spyOn(Date, 'now').mockImplementation(() => realNow() + ms);
+};
+
+beforeAll(async () => {
+  s = await startServer();
+  p = await newProject(s, 'endpoints-posthog-compat-2');
+  ep = `/api/environments/${p}/endpoints`;
+});
+afterAll(() => s.close());
+afterEach(() => jest.restoreAllMocks());
+
+describe('the serialized endpoint (reference §1.2, test_endpoint.py)', () => {
+  const ENDPOINT_KEYS = [
+    'id', 'name', 'description', 'query', 'is_active', 'data_freshness_seconds', 'endpoint_path', 'url', 'ui_url', 'created_at', 'updated_at',
+    'created_by', 'is_materialized', 'current_version', 'current_version_id', 'versions_count', 'derived_from_insight', 'last_executed_at',
+    'materialization', 'bucket_overrides', 'columns', 'tags', 'optional_breakdown_properties',
+  ];
+  const VERSION_KEYS = ['version', 'version_id', 'endpoint_is_active', 'version_created_at', 'version_created_by', 'version_updated_at'];
+
+  it('create, retrieve, list and update answer every documented field; `deleted` is never serialized', async () => {
+    const made = await make({ name: 'shape', query: sql('select 1 as one') });
+    const got = (await s.api('GET', `${ep}/shape/`)).body;
+    const listed = (await s.api('GET', `${ep}/`)).body.results.find((e: { name: string }) => e.name === 'shape');
+    const updated = (await s.api('PATCH', `${ep}/shape/`, { description: 'd' })).body;
+    for (const view of [made, got, listed, updated]) {
+      expect(Object.keys(view)).toEqual(expect.arrayContaining(ENDPOINT_KEYS));
+      expect(view).not.toHaveProperty('deleted');
+      for (const k of VERSION_KEYS) expect(view).not.toHaveProperty(k);
+    }
+    expect(made).toMatchObject({ is_materialized: false, bucket_overrides: null, derived_from_insight: null, last_executed_at: null, tags: [], optional_breakdown_properties: [] });
+    expect(made.created_by).toMatchObject({ id: expect.any(Number), email: expect.any(String), first_name: expect.any(String), last_name: expect.any(String) });
+    expect(made.materialization).toMatchObject({ name: 'shape', enabled: false, ready: false, can_materialize: false });
+  });
+
+  it('the version view adds version, version_id, endpoint_is_active and the version’s times and author (reference §1.2)', async () => {
+    await make({ name: 'version_shape', query: sql('select 1 as one') });
+    const v1 = (await s.api('GET', `${ep}/version_shape/?version=1`)).body;
+    expect(Object.keys(v1)).toEqual(expect.arrayContaining([...ENDPOINT_KEYS, ...VERSION_KEYS]));
+    expect(v1).not.toHaveProperty('deleted');
+    expect([v1.version, v1.version_id, v1.endpoint_is_active]).toEqual([1, v1.current_version_id, true]);
+  });
+});
+
+describe('delete (reference §1.3, §1.5, test_endpoint.py)', () => {
+  it('DELETE answers 204 with an empty body', async () => {
+    await make({ name: 'to_delete', query: sql('select 1 as one') });
+    const r = await s.api('DELETE', `${ep}/to_delete/`);
+    expect([r.status, r.text]).toEqual([204, '']);
+    expect((await s.api('GET', `${ep}/to_delete/`)).body).toEqual(notFound);
+  });
+
+  it('PUT {"deleted": true} soft-deletes as PATCH does: 200 {"success": true}, then 404 everywhere', async () => {
+    await make({ name: 'put_deleted', query: sql('select 1 as one') });
+    const r = await s.api('PUT', `${ep}/put_deleted/`, { deleted: true });
+    expect([r.status, r.body]).toEqual([200, { success: true }]);
+    expect((await s.api('GET', `${ep}/put_deleted/`)).body).toEqual(notFound);
+    expect((await s.api('POST', `${ep}/put_deleted/run/`, {})).body).toEqual(notFound);
+  });
+
+  it('{"deleted": false} (or null) is no delete: the rest of the body is an ordinary update', async () => {
+    await make({ name: 'not_deleted', query: sql('select 1 as one') });
+    const r = await s.api('PATCH', `${ep}/not_deleted/`, { deleted: false, description: 'kept' });
+    expect([r.status, r.body.name, r.body.description]).toEqual([200, 'not_deleted', 'kept']);
+    const n = await s.api('PATCH', `${ep}/not_deleted/`, { deleted: null, description: 'still' });
+    expect([n.status, n.body.description]).toEqual([200, 'still']);
+    expect((await s.api('POST', `${ep}/not_deleted/run/`, {})).body.results).toEqual([[1]]);
+  });
+});
+
+describe('create validation (reference §1.4)', () => {
+  it('a HogQL query with a direct warehouse connection (connectionId) → 400 naming query', async () => {
+    const r = await s.api('POST', `${ep}/`, { name: 'direct_conn', query: { ...sql('select 1 as one'), connectionId: 'warehouse-1' } });
+    expect([r.status, r.body.type, r.body.attr]).toEqual([400, 'validation_error', 'query']);
+    expect(r.body.detail).toMatch(/connection/);
+    expect((await s.api('GET', `${ep}/direct_conn/`)).status).toBe(404);
+    // nor may an update add one
+    await make({ name: 'no_conn', query: sql('select 1 as one') });
+    const upd = await s.api('PATCH', `${ep}/no_conn/`, { query: { ...sql('select 2 as one'), connectionId: 'warehouse-1' } });
+    expect([upd.status, upd.body.attr]).toEqual([400, 'query']);
+    expect((await s.api('GET', `${ep}/no_conn/`)).body.current_version).toBe(1);
+  });
+});
+
+describe('run request (reference §1.6, test_endpoint_execution.py)', () => {
+  beforeAll(async () => {
+    await make({ name: 'rows', query: sql('select number from numbers(4) order by number') });
+    await make({ name: 'needs_var', query: { kind: 'HogQLQuery', query: 'select {variables.who} as who' }, variables: [{ name: 'who', type: 'String' }] });
+  });
+
+  it.each(['async', 'blocking', 'force_async', 'force_blocking', 'force_cache', 'lazy_async', 'CACHE'])(
+    'refresh %j is not an endpoint mode (cache, force, direct only): 400 naming refresh',
+    async (mode) => {
+      const r = await s.api('POST', `${ep}/rows/run/`, { refresh: mode });
+      expect([r.status, r.body.type, r.body.attr]).toEqual([400, 'validation_error', 'refresh']);
+    },
+  );
+
+  it.each([
+    ['variables as a list', { variables: ['who'] }, 'variables'],
+    ['variables as a string', { variables: 'who=x' }, 'variables'],
+    ['debug as an object', { debug: { on: true } }, 'debug'],
+    ['client_query_id as a number', { client_query_id: 5 }, 'client_query_id'],
+  ])('EndpointRunRequest field types: %s → 400 naming the field', async (_what, body, attr) => {
+    const r = await s.api('POST', `${ep}/rows/run/`, body);
+    expect([r.status, r.body.type, r.body.attr]).toEqual([400, 'validation_error', attr]);
+  });
+
+  it('limit and offset: the body’s win over the query string’s, each on its own', async () => {
+    const r = await s.api('POST', `${ep}/rows/run/?limit=1&offset=3`, { limit: 2, offset: 1 });
+    expect([r.status, r.body.results, r.body.hasMore]).toEqual([200, [[1], [2]], true]);
+    // a body limit with the query string's offset
+    const mixed = await s.api('POST', `${ep}/rows/run/?offset=2`, { limit: 1 });
+    expect([mixed.status, mixed.body.results]).toEqual([200, [[2]]]);
+  });
+
+  it('GET run: other query-string parameters are ignored; variables cannot come from it, so a required one is missing', async () => {
+    const r = await s.api('GET', `${ep}/rows/run/?foo=bar&refresh=nope&debug=true`);
+    expect([r.status, r.body.results.length]).toEqual([200, 4]);
+    expect(r.body).not.toHaveProperty('cache_key');
+    const missing = await s.api('GET', `${ep}/needs_var/run/?variables=%7B%22who%22%3A%22x%22%7D&who=x`);
+    expect([missing.status, missing.body.attr, missing.body.detail]).toEqual([400, 'variables', "Required variable(s) 'who' not provided"]);
+    expect((await s.api('POST', `${ep}/needs_var/run/`, { variables: { who: 'x' } })).body.results).toEqual([['x']]);
+  });
+
+  it('date_from and date_to are magic variables of insight endpoints only: unknown on a HogQL endpoint', async () => {
+    const r = await s.api('POST', `${ep}/rows/run/`, { variables: { date_from: '2024-01-01', date_to: '2024-01-02' } });
+    expect([r.status, r.body.attr, r.body.detail]).toEqual([400, 'variables', 'Unknown variable(s): date_from, date_to']);
+  });
+});
+
+describe('run response (reference §1.6)', () => {
+  const TAIL = ['name', 'execution_id', 'endpoint_version', 'endpoint_version_created_at'];
+  const ENVELOPE = ['hasMore', 'is_cached', 'last_refresh', 'next_allowed_client_refresh', 'cache_target_age', 'timezone', 'query_status'];
+
+  it.each([
+    ['a HogQL endpoint', 'resp_sql', sql('select 7 as seven')],
+    ['an insight endpoint', 'resp_trends', trends],
+  ])('%s: results first, the envelope keys, then name, execution_id, endpoint_version, endpoint_version_created_at last', async (_what, name, query) => {
+    await make({ name, query });
+    for (const refresh of ['force', 'cache']) {
+      const r = await s.api('POST', `${ep}/${name}/run/`, { refresh });
+      expect(r.status).toBe(200);
+      const keys = Object.keys(r.body);
+      expect([refresh, keys[0], keys.slice(-4)]).toEqual([refresh, 'results', TAIL]);
+      expect(keys).toEqual(expect.arrayContaining(ENVELOPE));
+      expect([r.body.is_cached, r.body.name, r.body.endpoint_version]).toEqual([refresh === 'cache', name, 1]);
+    }
+  });
+
+  it('debug on a HogQL endpoint: a debug run adds cache_key, timings and hogql; the next plain run of that cached answer drops them again', async () => {
+    await make({ name: 'dbg_sql', query: sql('select 2 as two') });
+    const debug = await s.api('POST', `${ep}/dbg_sql/run/`, { debug: true });
+    expect([debug.status, debug.body.is_cached, debug.body.results]).toEqual([200, false, [[2]]]);
+    expect(debug.body.cache_key).toMatch(/^cache_/);
+    expect(typeof debug.body.hogql).toBe('string');
+    expect(debug.body).toHaveProperty('timings');
+    const plain = await s.api('POST', `${ep}/dbg_sql/run/`, {});
+    expect([plain.body.is_cached, plain.body.results]).toEqual([true, [[2]]]);
+    for (const k of ['cache_key', 'timings', 'hogql', 'modifiers', 'explain', 'calculation_trigger', 'resolved_date_range']) expect(plain.body).not.toHaveProperty(k);
+    // and the other way round: a cached answer first served plain, then with debug
+    const again = await s.api('POST', `${ep}/dbg_sql/run/`, { debug: true });
+    expect([again.body.is_cached, again.body.cache_key]).toEqual([true, debug.body.cache_key]);
+  });
+});
+
+describe('caching by data_freshness_seconds (reference §1.6 “Inline: data_freshness_seconds”, §1.8)', () => {
+  it('a cached answer is served until the version’s freshness has passed, then recomputed', async () => {
+    await make({ name: 'fresh_15m', query: sql('select 15 as m'), data_freshness_seconds: 900 });
+    await make({ name: 'fresh_1h', query: sql('select 60 as m'), data_freshness_seconds: 3600 });
+    const first = { short: (await s.api('POST', `${ep}/fresh_15m/run/`, {})).body, long: (await s.api('POST', `${ep}/fresh_1h/run/`, {})).body };
+    expect([first.short.is_cached, first.long.is_cached]).toEqual([false, false]);
+    expect(Date.parse(first.short.cache_target_age) - Date.parse(first.short.last_refresh)).toBe(900_000);
+    expect(Date.parse(first.long.cache_target_age) - Date.parse(first.long.last_refresh)).toBe(3_600_000);
+
+    clockAhead(16 * 60_000);
+    const short = (await s.api('POST', `${ep}/fresh_15m/run/`, {})).body;
+    const long = (await s.api('POST', `${ep}/fresh_1h/run/`, {})).body;
+    expect([short.is_cached, long.is_cached, long.last_refresh]).toEqual([false, true, first.long.last_refresh]);
+    jest.restoreAllMocks();
+
+    clockAhead(61 * 60_000);
+    expect((await s.api('POST', `${ep}/fresh_1h/run/`, {})).body.is_cached).toBe(false);
+  });
+
+  it('a freshness change applies to the answer already cached: its cache_target_age moves, and it expires by the new freshness', async () => {
+    await make({ name: 'fresh_change', query: sql('select 3 as three') });
+    const first = (await s.api('POST', `${ep}/fresh_change/run/`, {})).body;
+    expect((await s.api('POST', `${ep}/fresh_change/run/`, {})).body.is_cached).toBe(true);
+    expect((await s.api('PATCH', `${ep}/fresh_change/`, { data_freshness_seconds: 900 })).body.data_freshness_seconds).toBe(900);
+    const cached = (await s.api('POST', `${ep}/fresh_change/run/`, {})).body;
+    expect([cached.is_cached, cached.last_refresh]).toEqual([true, first.last_refresh]);
+    expect(Date.parse(cached.cache_target_age) - Date.parse(cached.last_refresh)).toBe(900_000);
+    clockAhead(16 * 60_000);
+    expect((await s.api('POST', `${ep}/fresh_change/run/`, {})).body.is_cached).toBe(false);
+  });
+});
+
+describe('usage times (reference §1.1, §1.3)', () => {
+  it('last_executed_at is set by a project secret key’s run too, on the endpoint and the version', async () => {
+    await make({ name: 'psak_ran', query: sql('select 1 as one') });
+    const secret = (await s.api('POST', `/api/projects/${p}/project_secret_api_keys/`, { label: 'usage', scopes: ['endpoint:read'] })).body.value;
+    expect((await s.api('POST', `${ep}/psak_ran/run/`, {}, secret)).status).toBe(200);
+    const endpoint = (await s.api('GET', `${ep}/psak_ran/`)).body;
+    const v1 = (await s.api('GET', `${ep}/psak_ran/?version=1`)).body;
+    expect(Date.parse(endpoint.last_executed_at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(v1.last_executed_at).toBe(endpoint.last_executed_at);
+  });
+
+  it('last_execution_times: a deleted endpoint, and another project’s endpoint of the same name, have no row', async () => {
+    await make({ name: 'ran_then_deleted', query: sql('select 1 as one') });
+    await make({ name: 'ran_here', query: sql('select 1 as one') });
+    expect((await s.api('POST', `${ep}/ran_then_deleted/run/`, {})).status).toBe(200);
+    expect((await s.api('DELETE', `${ep}/ran_then_deleted/`)).status).toBe(204);
+    const other = await newProject(s, 'endpoints-posthog-compat-2 other');
+    await s.api('POST', `/api/environments/${other}/endpoints/`, { name: 'ran_elsewhere', query: sql('select 1 as one') });
+    expect((await s.api('POST', `/api/environments/${other}/endpoints/ran_elsewhere/run/`, {})).status).toBe(200);
+    expect((await s.api('POST', `${ep}/ran_here/run/`, {})).status).toBe(200);
+    const r = await s.api('POST', `${ep}/last_execution_times/`, { names: ['ran_then_deleted', 'ran_elsewhere', 'ran_here'] });
+    expect(r.status).toBe(200);
+    expect(r.body.query_status.results.map((row: string[]) => row[0])).toEqual(['ran_here']);
+  });
+});
+
+describe('materialization routes (reference §1.3, test_endpoint_materialization*.py; Quarry materializes nothing)', () => {
+  beforeAll(async () => {
+    await make({ name: 'mat', query: sql('select 1 as one') });
+  });
+
+  it('GET materialization_conditions: 200 {conditions_source, rewrite_contract}, two strings', async () => {
+    for (const prefix of [`/api/environments/${p}`, `/api/projects/${p}`]) {
+      const r = await s.api('GET', `${prefix}/endpoints/materialization_conditions/`);
+      expect([r.status, Object.keys(r.body).sort()]).toEqual([200, ['conditions_source', 'rewrite_contract']]);
+      expect([typeof r.body.conditions_source, typeof r.body.rewrite_contract]).toEqual(['string', 'string']);
+    }
+  });
+
+  it('POST materialization_preview: the preview keys; never materializable here, with the reason the status gives', async () => {
+    const r = await s.api('POST', `${ep}/mat/materialization_preview/`, { version: 1, bucket_overrides: { timestamp: 'day' } });
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body).sort()).toEqual(['aggregates', 'can_materialize', 'display_execution_query', 'execution_query', 'range_pairs', 'reason', 'transformed_query']);
+    const status = (await s.api('GET', `${ep}/mat/materialization_status/`)).body;
+    expect(r.body).toMatchObject({ can_materialize: false, reason: status.reason, range_pairs: [], aggregates: [] });
+    expect((await s.api('POST', `${ep}/mat/materialization_preview/`)).status).toBe(200);
+  });
+
+  it.each([
+    ['an unknown version', 404, { version: 9 }, { error: 'Version 9 not found' }],
+    ['a bucket function that is none', 400, { bucket_overrides: { timestamp: 'fortnight' } }, { type: 'validation_error', attr: 'bucket_overrides' }],
+    ['an unknown key', 400, { nope: 1 }, { type: 'validation_error', attr: 'nope' }],
+  ])('materialization_preview with %s → %d', async (_what, status, body, want) => {
+    const r = await s.api('POST', `${ep}/mat/materialization_preview/`, body);
+    expect(r.status).toBe(status);
+    if ('error' in want) expect(r.body).toEqual(want);
+    else expect(r.body).toMatchObject(want);
+  });
+
+  it('POST materialization_suggestion: the feature is off, so PostHog’s 404 {"error"}; a missing endpoint is Not found.', async () => {
+    const r = await s.api('POST', `${ep}/mat/materialization_suggestion/`, {});
+    expect([r.status, Object.keys(r.body), typeof r.body.error]).toEqual([404, ['error'], 'string']);
+    expect((await s.api('POST', `${ep}/nope/materialization_suggestion/`, {})).body).toEqual(notFound);
+    expect((await s.api('POST', `${ep}/nope/materialization_preview/`, {})).body).toEqual(notFound);
+  });
+
+  it('they are read actions: an endpoint:read key may call them, a project secret key may not (it runs only)', async () => {
+    const reader = await newKey(s, ['endpoint:read']);
+    expect((await s.api('GET', `${ep}/materialization_conditions/`, undefined, reader)).status).toBe(200);
+    expect((await s.api('POST', `${ep}/mat/materialization_preview/`, {}, reader)).status).toBe(200);
+    const secret = (await s.api('POST', `/api/projects/${p}/project_secret_api_keys/`, { label: 'mat', scopes: ['endpoint:read'] })).body.value;
+    for (const [method, path] of [
+      ['GET', '/materialization_conditions/'],
+      ['POST', '/mat/materialization_preview/'],
+      ['POST', '/mat/materialization_suggestion/'],
+    ]) {
+      const r = await s.api(method, `${ep}${path}`, method === 'POST' ? {} : undefined, secret);
+      expect([path, r.status, r.body.detail]).toEqual([path, 403, 'This action does not support project secret API key access']);
+    }
+  });
+});
+
+describe('the OpenAPI document (test_endpoint_openapi.py, reference §1.7)', () => {
+  it('400, 401 and 404 carry PostHog’s descriptions: Invalid request, Authentication required, Endpoint not found', async () => {
+    await make({ name: 'doc-responses', query: sql('select 1 as one') });
+    const d = (await s.api('GET', `${ep}/doc-responses/openapi.json/`)).body;
+    const responses = d.paths[`/api/projects/${p}/endpoints/doc-responses/run`].post.responses;
+    expect([responses['400'].description, responses['401'].description, responses['404'].description]).toEqual([
+      'Invalid request',
+      'Authentication required',
+      'Endpoint not found',
+    ]);
+    const result = d.components.schemas.RunResult;
+    expect(result.properties.results.type).toBe('array');
+    expect(result.required).toContain('results');
+    expect(result.properties.hasMore.type).toBe('boolean');
+  });
+});
