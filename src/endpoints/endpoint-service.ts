@@ -70,6 +70,12 @@ const freshnessSchema = z
   })
   .nullable();
 
+/**
+ * An integer field read as pydantic's lax mode reads it (and DRF's IntegerField): a string of an integer is that
+ * integer, so `"3600"` is 3600; anything else goes to `schema` as sent.
+ */
+const laxInt = <T extends z.ZodTypeAny>(schema: T) => z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d{1,15}\s*$/.test(v) ? Number(v) : v), schema);
+
 /** PostHog's `EndpointRequest` plus Quarry's `variables` declarations. Unknown keys are a 400. */
 export const endpointRequestSchema = z
   .object({
@@ -77,14 +83,15 @@ export const endpointRequestSchema = z
     description: z.string().max(10_000).nullable().optional(),
     query: z.object({ kind: z.string() }).passthrough().optional(),
     variables: variableDeclarationsSchema.nullable().optional(),
-    data_freshness_seconds: freshnessSchema.optional(),
-    is_active: z.boolean().optional(),
-    tags: z.array(z.string().min(1).max(100)).max(50).optional(),
+    data_freshness_seconds: laxInt(freshnessSchema).optional(),
+    // pydantic's Optional fields: null is "not given" (PostHog applies only the fields that are not None)
+    is_active: z.boolean().nullable().optional(),
+    tags: z.array(z.string().min(1).max(100)).max(50).nullable().optional(),
     derived_from_insight: z.string().max(12).nullable().optional(),
     is_materialized: z.boolean().nullable().optional(),
     optional_breakdown_properties: z.array(z.string()).nullable().optional(),
     bucket_overrides: z.record(z.string(), z.string()).nullable().optional(),
-    version: z.number().int().min(1).nullable().optional(),
+    version: laxInt(z.number().int().min(1).nullable()).optional(),
     deleted: z.boolean().nullable().optional(),
   })
   .strict();
@@ -518,7 +525,7 @@ export class EndpointService {
       await this.checkName(project.id, body.name);
       endpoint.name = body.name;
     }
-    if (body.tags !== undefined) endpoint.tags = body.tags;
+    if (body.tags != null) endpoint.tags = body.tags;
     if (body.derived_from_insight !== undefined) endpoint.derived_from_insight = body.derived_from_insight;
     endpoint.updated_at = now;
     endpoint.updated_by_id = userId;
@@ -550,13 +557,13 @@ export class EndpointService {
         last_executed_at: null,
       });
       endpoint.current_version = newVersion.version;
-      if (body.is_active !== undefined) endpoint.is_active = body.is_active;
+      if (body.is_active != null) endpoint.is_active = body.is_active;
     } else {
       const v = base;
       if (body.description !== undefined) v.description = body.description ?? '';
       if (body.data_freshness_seconds !== undefined) v.data_freshness_seconds = body.data_freshness_seconds ?? DEFAULT_FRESHNESS_SECONDS;
       if (body.optional_breakdown_properties !== undefined) v.optional_breakdown_properties = optionalBreakdowns(v.query, body.optional_breakdown_properties ?? []);
-      if (body.is_active !== undefined) {
+      if (body.is_active != null) {
         if (target) v.is_active = body.is_active;
         else endpoint.is_active = body.is_active;
       }

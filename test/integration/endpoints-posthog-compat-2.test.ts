@@ -106,6 +106,46 @@ describe('create validation (reference §1.4)', () => {
   });
 });
 
+describe('EndpointRequest values (reference §1.4: a pydantic model, all fields optional)', () => {
+  it('null is “not given”: is_active, tags and the others null on create take their defaults, on update change nothing', async () => {
+    const nulls = { description: null, is_active: null, tags: null, data_freshness_seconds: null, derived_from_insight: null, is_materialized: null, bucket_overrides: null, version: null, deleted: null };
+    const made = await s.api('POST', `${ep}/`, { name: 'all_nulls', query: sql('select 1 as one'), ...nulls });
+    expect([made.status, made.body.is_active, made.body.tags, made.body.data_freshness_seconds]).toEqual([201, true, [], 86400]);
+    await s.api('PATCH', `${ep}/all_nulls/`, { is_active: false, tags: ['kept'] });
+    const upd = await s.api('PATCH', `${ep}/all_nulls/`, { is_active: null, tags: null, deleted: null });
+    expect([upd.status, upd.body.is_active, upd.body.tags, upd.body.current_version]).toEqual([200, false, ['kept'], 1]);
+  });
+
+  it('integer fields as integer strings (pydantic’s lax mode): data_freshness_seconds "3600", version "1"', async () => {
+    const made = await s.api('POST', `${ep}/`, { name: 'lax_ints', query: sql('select 1 as one'), data_freshness_seconds: '3600' });
+    expect([made.status, made.body.data_freshness_seconds]).toEqual([201, 3600]);
+    await s.api('PATCH', `${ep}/lax_ints/`, { query: sql('select 2 as one') });
+    const targeted = await s.api('PATCH', `${ep}/lax_ints/`, { version: '1', description: 'first' });
+    expect([targeted.status, targeted.body.version, targeted.body.description]).toEqual([200, 1, 'first']);
+    // still one of the buckets, still an integer
+    for (const bad of ['3601', '1h', '900.5']) {
+      const r = await s.api('PATCH', `${ep}/lax_ints/`, { data_freshness_seconds: bad });
+      expect([bad, r.status, r.body.attr]).toEqual([bad, 400, 'data_freshness_seconds']);
+    }
+    expect((await s.api('GET', `${ep}/lax_ints/`)).body.data_freshness_seconds).toBe(3600);
+  });
+});
+
+describe('is_active at two levels (reference §1.1, §1.5, test_endpoint_versions.py)', () => {
+  it('an inactive endpoint stays inactive when one of its versions is switched on; a new query keeps it inactive', async () => {
+    await make({ name: 'two_levels', query: sql('select 1 as one') });
+    expect((await s.api('PATCH', `${ep}/two_levels/`, { is_active: false })).body.is_active).toBe(false);
+    const v1 = await s.api('PATCH', `${ep}/two_levels/?version=1`, { is_active: true });
+    expect([v1.status, v1.body.is_active, v1.body.endpoint_is_active]).toEqual([200, true, false]);
+    expect((await s.api('POST', `${ep}/two_levels/run/`, {})).body).toEqual(notFound);
+    const v2 = await s.api('PATCH', `${ep}/two_levels/`, { query: sql('select 2 as one') });
+    expect([v2.body.current_version, v2.body.is_active]).toEqual([2, false]);
+    expect((await s.api('POST', `${ep}/two_levels/run/`, {})).body).toEqual(notFound);
+    expect((await s.api('PATCH', `${ep}/two_levels/`, { is_active: true })).body.is_active).toBe(true);
+    expect((await s.api('POST', `${ep}/two_levels/run/`, {})).body.results).toEqual([[2]]);
+  });
+});
+
 describe('run request (reference §1.6, test_endpoint_execution.py)', () => {
   beforeAll(async () => {
     await make({ name: 'rows', query: sql('select number from numbers(4) order by number') });
@@ -220,6 +260,21 @@ describe('caching by data_freshness_seconds (reference §1.6 “Inline: data_fre
   });
 });
 
+describe('per-version freshness (reference §1.1, §1.5: data_freshness_seconds belongs to the version)', () => {
+  it('a pinned run is cached for the pinned version’s freshness, not the current one’s', async () => {
+    await make({ name: 'fresh_versions', query: sql('select 1 as v'), data_freshness_seconds: 900 });
+    await s.api('PATCH', `${ep}/fresh_versions/`, { query: sql('select 2 as v') });
+    expect((await s.api('PATCH', `${ep}/fresh_versions/`, { data_freshness_seconds: 604800 })).body.current_version).toBe(2);
+    const age = (b: { cache_target_age: string; last_refresh: string }) => Date.parse(b.cache_target_age) - Date.parse(b.last_refresh);
+    const v1 = (await s.api('POST', `${ep}/fresh_versions/run/`, { version: 1 })).body;
+    const v2 = (await s.api('POST', `${ep}/fresh_versions/run/`, {})).body;
+    expect([v1.endpoint_version, age(v1), v2.endpoint_version, age(v2)]).toEqual([1, 900_000, 2, 604_800_000]);
+    clockAhead(16 * 60_000);
+    expect((await s.api('POST', `${ep}/fresh_versions/run/`, { version: 1 })).body.is_cached).toBe(false);
+    expect((await s.api('POST', `${ep}/fresh_versions/run/`, {})).body.is_cached).toBe(true);
+  });
+});
+
 describe('usage times (reference §1.1, §1.3)', () => {
   it('last_executed_at is set by a project secret key’s run too, on the endpoint and the version', async () => {
     await make({ name: 'psak_ran', query: sql('select 1 as one') });
@@ -303,6 +358,17 @@ describe('materialization routes (reference §1.3, test_endpoint_materialization
 });
 
 describe('the OpenAPI document (test_endpoint_openapi.py, reference §1.7)', () => {
+  it('?version=N documents that version’s variables: a variable added by version 2 is absent from version 1’s document', async () => {
+    await make({ name: 'doc-vars', query: sql('select 1 as one') });
+    await s.api('PATCH', `${ep}/doc-vars/`, { query: { kind: 'HogQLQuery', query: 'select {variables.who} as who' }, variables: [{ name: 'who', type: 'String' }] });
+    const v2 = (await s.api('GET', `${ep}/doc-vars/openapi.json/`)).body;
+    expect([v2.info.version, v2.components.schemas.Variables.required, v2.components.schemas.EndpointRunRequest.required]).toEqual(['2', ['who'], ['variables']]);
+    const v1 = (await s.api('GET', `${ep}/doc-vars/openapi.json/?version=1`)).body;
+    expect([v1.info.version, v1.components.schemas.Variables, v1.components.schemas.EndpointRunRequest.required]).toEqual(['1', undefined, undefined]);
+    expect(v1.paths[`/api/projects/${p}/endpoints/doc-vars/run`].post.requestBody.required).toBe(false);
+  });
+
+
   it('400, 401 and 404 carry PostHog’s descriptions: Invalid request, Authentication required, Endpoint not found', async () => {
     await make({ name: 'doc-responses', query: sql('select 1 as one') });
     const d = (await s.api('GET', `${ep}/doc-responses/openapi.json/`)).body;
