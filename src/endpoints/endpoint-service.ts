@@ -1312,10 +1312,19 @@ function parseIntParam(raw: unknown, name: string, min: number, attrStyle = fals
   return n;
 }
 
-/** Cost guardrails are 400s on /run (PostHog maps query timeouts and memory limits this way). */
+/** What a caller can do about a cost guardrail (PostHog's endpoint errors each carry a remediation). */
+const GUARDRAIL_REMEDIATION: Record<string, string> = {
+  query_timeout: 'Narrow the query (a shorter date range, more selective filters) so it finishes in time.',
+  query_memory_limit: 'Narrow the query (a shorter date range, fewer breakdown values, more selective filters) so it fits in memory.',
+};
+
+/**
+ * Cost guardrails are 400s on /run, not retryable (PostHog maps query timeouts and memory limits this way), their
+ * detail followed by a remediation.
+ */
 function endpointError(e: unknown): unknown {
   if (isUserError(e) && (e.code === 'query_timeout' || e.code === 'query_memory_limit') && e.status !== 400) {
-    return new UserError(400, 'server_error', e.code, e.message, { attr: e.attr });
+    return new UserError(400, 'server_error', e.code, `${e.message} ${GUARDRAIL_REMEDIATION[e.code]}`, { attr: e.attr });
   }
   return e;
 }

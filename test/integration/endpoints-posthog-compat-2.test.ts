@@ -228,6 +228,23 @@ describe('run response (reference §1.6)', () => {
   });
 });
 
+describe('cost guardrails on /run (reference §1.6 status table, §4.2)', () => {
+  it('a run past the query time limit: 400 query_timeout (type server_error, not the query API’s 504), with a remediation', async () => {
+    // 1e14 rows to sum: runs until cancelled
+    await make({ name: 'too_slow', query: sql('select sum((a.number * b.number) % 7) as s from numbers(10000000) as a cross join numbers(10000000) as b') });
+    const options = (s.server.services.queries as unknown as { options: { timeoutMs: number } }).options;
+    const timeoutMs = options.timeoutMs;
+    options.timeoutMs = 200;
+    try {
+      const r = await s.api('POST', `${ep}/too_slow/run/`, {});
+      expect([r.status, r.body.type, r.body.code, r.body.attr]).toEqual([400, 'server_error', 'query_timeout', null]);
+      expect(r.body.detail).toMatch(/time limit.*\. Narrow the query/);
+    } finally {
+      options.timeoutMs = timeoutMs;
+    }
+  });
+});
+
 describe('caching by data_freshness_seconds (reference §1.6 “Inline: data_freshness_seconds”, §1.8)', () => {
   it('a cached answer is served until the version’s freshness has passed, then recomputed', async () => {
     await make({ name: 'fresh_15m', query: sql('select 15 as m'), data_freshness_seconds: 900 });
