@@ -26,6 +26,7 @@ import { Cohort } from '../store/entities/cohort';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { drfBoolean } from '../insights/drf-fields';
+import { userBasic, type UserBasic } from '../insights/activity';
 import { behavioralActionIds, behavioralCriteria } from './behavioral';
 import { csvFirstColumn } from './cohort-csv';
 import { cohortGroup, groupFromFilters, groupFromLegacyGroups, referencedCohorts } from './cohort-definition';
@@ -91,12 +92,6 @@ export function cohortFormInput(fields: Record<string, string>): Record<string, 
   return out;
 }
 
-interface UserBasic {
-  id: number;
-  first_name: string;
-  last_name: string;
-  email: string;
-}
 
 /** PostHog's CohortSerializer record. */
 export interface CohortView {
@@ -420,6 +415,6 @@ export class CohortService {
   private async users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
     const wanted = [...new Set(ids.filter((x): x is number => x !== null))];
     const rows = wanted.length ? await this.store.users.findBy({ id: In(wanted) }) : [];
-    return new Map(rows.map((u) => [u.id, { id: u.id, first_name: u.name, last_name: '', email: u.email }]));
+    return new Map(rows.map((u) => [u.id, userBasic(u)]));
   }
 }

@@ -1,13 +1,35 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ActivityChange, ActivityLog } from '../store/entities/activity-log';
 
-/** The user fields PostHog shows for a creator, a modifier or the author of an activity (UserBasic). */
+/**
+ * The user fields PostHog shows for a creator, a modifier or the author of an activity (UserBasicSerializer:
+ * reference §1.2's `created_by`). Quarry's users have no uuid, distinct id, verification, hedgehog or role: those keys
+ * are there, null (as the endpoint service's), so a PostHog client finds every key it reads.
+ */
 export interface UserBasic {
   id: number;
+  uuid: string | null;
+  distinct_id: string | null;
   first_name: string;
   last_name: string;
   email: string;
+  is_email_verified: boolean | null;
+  hedgehog_config: null;
+  role_at_organization: string | null;
 }
+
+/** A user as UserBasic: Quarry's one `name` is the first name. */
+export const userBasic = (u: { id: number; name: string; email: string }): UserBasic => ({
+  id: u.id,
+  uuid: null,
+  distinct_id: null,
+  first_name: u.name,
+  last_name: '',
+  email: u.email,
+  is_email_verified: null,
+  hedgehog_config: null,
+  role_at_organization: null,
+});
 
 /** An activity entry as `GET …/insights/<id>/activity/` returns it (PostHog's ActivityLog serializer). */
 export interface ActivityView {

@@ -11,7 +11,7 @@ import { ActivityLog, Cohort, Insight, type Project } from '../store/entities';
 import { withoutMissingCohorts } from '../cohorts/missing-cohorts';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
-import { activityView, diffFields, type ActivityView, type TrackedField, type UserBasic } from './activity';
+import { activityView, diffFields, userBasic, type ActivityView, type TrackedField, type UserBasic } from './activity';
 import { InsightViews } from './insight-views';
 import { parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, localToInstant } from '../queries/insights/local-time';
@@ -107,7 +107,8 @@ export interface InsightView {
   /** When the caller last viewed the insight (`POST …/insights/viewed/`), else null. */
   last_viewed_at: string | null;
   filters_hash: string | null;
-  search_match_type?: 'exact';
+  /** How a `search` matched: `exact` (a substring), `similar` (a fuzzy trigram match); only when searching. */
+  search_match_type?: SearchMatchType;
 }
 
 /** The fields of PostHog's InsightBasicSerializer (`basic=true`): light objects, no result, no cache fields. */
@@ -137,7 +138,7 @@ export type InsightBasicView = Pick<InsightView, Exclude<(typeof BASIC_FIELDS)[n
   last_refresh: string | null;
   /** Legacy; Quarry computes no result in the background for a saved insight: always false. */
   refreshing: false;
-  search_match_type?: 'exact';
+  search_match_type?: SearchMatchType;
 };
 
 /**
@@ -189,6 +190,7 @@ export interface InsightFilters {
   last_viewed_date_to?: unknown;
   dashboards?: unknown;
   events?: unknown;
+  feature_flag?: unknown;
 }
 
 export interface ActivityPage {
@@ -304,7 +306,7 @@ export class InsightService {
     const results: InsightView[] = [];
     for (const i of slice) {
       const view = this.view(i, users, viewed.get(i.id));
-      if (match.searching) view.search_match_type = 'exact';
+      if (match.searching) view.search_match_type = match.matchType(i);
       if (opts.basic) view.last_refresh = i.last_refresh?.toISOString() ?? null;
       else {
         try {
@@ -726,7 +728,7 @@ export class InsightService {
   private async users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
     const wanted = [...new Set(ids.filter((x): x is number => x !== null))];
     const rows = wanted.length ? await this.store.users.findBy({ id: In(wanted) }) : [];
-    return new Map(rows.map((u) => [u.id, { id: u.id, first_name: u.name, last_name: '', email: u.email }]));
+    return new Map(rows.map((u) => [u.id, userBasic(u)]));
   }
 
   private async newShortId(projectId: number): Promise<string> {
@@ -743,16 +745,30 @@ export class InsightService {
     f: InsightFilters,
     tz: string,
     viewed: Map<number, Date>,
-  ): { test: (i: Insight) => boolean; rank: (i: Insight) => number; searching: boolean } {
+  ): { test: (i: Insight) => boolean; rank: (i: Insight) => number; searching: boolean; matchType: (i: Insight) => SearchMatchType } {
     const tests: ((i: Insight) => boolean)[] = [];
     let rank = (_: Insight) => 0;
+    let matchType = (_: Insight): SearchMatchType => 'exact';
     const search = f.search === undefined || f.search === null ? '' : String(f.search).trim().toLowerCase();
     if (search.length > MAX_SEARCH_LENGTH) throw validationError(`Ensure this field has no more than ${MAX_SEARCH_LENGTH} characters.`, 'search');
     if (search) {
-      tests.push((i) =>
-        [i.name, i.derived_name, i.description, ...i.tags].some((t) => typeof t === 'string' && t.toLowerCase().includes(search)),
-      );
+      // PostHog (reference §2.3): a case-insensitive substring of the name, derived name, description or a tag
+      // ("exact"), else a fuzzy trigram match of the name or derived name ("similar"); exact matches first
+      const exact = (i: Insight) =>
+        [i.name, i.derived_name, i.description, ...i.tags].some((t) => typeof t === 'string' && t.toLowerCase().includes(search));
+      const similarity = new Map<number, number>();
+      const similar = (i: Insight) => {
+        let sim = similarity.get(i.id);
+        if (sim === undefined) {
+          sim = Math.max(titleSimilarity(search, i.name), titleSimilarity(search, i.derived_name));
+          similarity.set(i.id, sim);
+        }
+        return sim;
+      };
+      tests.push((i) => exact(i) || similar(i) >= SIMILARITY_THRESHOLD);
+      matchType = (i) => (exact(i) ? 'exact' : 'similar');
       rank = (i) => {
+        if (!exact(i)) return 4 + (1 - similar(i));
         const n = (i.name ?? i.derived_name ?? '').toLowerCase();
         return n === search ? 0 : n.startsWith(search) ? 1 : n.includes(search) ? 2 : 3;
       };
@@ -786,7 +802,7 @@ export class InsightService {
       const type = String(f.insight).toUpperCase();
       const selected = INSIGHT_TYPE_KINDS[type];
       if (!selected) throw validationError(`insight must be one of: ${Object.keys(INSIGHT_TYPE_KINDS).join(', ')}.`, 'insight');
-      tests.push((i) => (type === 'JSON' ? false : selected.includes(i.source_kind ?? i.query_kind)));
+      tests.push((i) => (type === 'JSON' ? isJsonInsight(i) : selected.includes(i.source_kind ?? i.query_kind)));
     }
     const tags = parseList(f.tags, 'tags')?.map(String);
     if (tags) tests.push((i) => i.tags.some((t) => tags.includes(t)));
@@ -815,7 +831,12 @@ export class InsightService {
     // insights on every listed dashboard: Quarry has no dashboards, so a non-empty list matches nothing
     const dashboards = parseList(f.dashboards, 'dashboards');
     if (dashboards && dashboards.length > 0) tests.push(() => false);
-    return { test: (i) => tests.every((t) => t(i)), rank, searching: search !== '' };
+    // `feature_flag` (PostHog's flag page): insights broken down by the flag, or with a property filter naming it
+    if (f.feature_flag !== undefined && f.feature_flag !== null && f.feature_flag !== '') {
+      const flag = String(f.feature_flag);
+      tests.push((i) => usesFeatureFlag(i, flag));
+    }
+    return { test: (i) => tests.every((t) => t(i)), rank, searching: search !== '', matchType };
   }
 
   /** `order`: a field, `-` for descending; nulls last. Default: `order`, then most recently modified. */
@@ -842,6 +863,71 @@ export class InsightService {
       return 0;
     };
   }
+}
+
+export type SearchMatchType = 'exact' | 'similar';
+
+/** pg_trgm's default `similarity_threshold`: a fuzzy search match needs at least this trigram similarity. */
+const SIMILARITY_THRESHOLD = 0.3;
+
+/**
+ * pg_trgm's trigrams of a text: lower-cased, split into words of letters and digits, each padded with two spaces in
+ * front and one behind, every run of three characters, as a set.
+ */
+function trigrams(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const padded = `  ${word} `;
+    for (let k = 0; k + 3 <= padded.length; k++) out.add(padded.slice(k, k + 3));
+  }
+  return out;
+}
+
+/** pg_trgm's `similarity`: shared trigrams over all trigrams of both texts (0 to 1). */
+function trigramSimilarity(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const t of a) if (b.has(t)) shared++;
+  return shared / (a.size + b.size - shared);
+}
+
+/**
+ * How alike a search is to a title: the best trigram similarity with the whole title or with any run of as many of its
+ * words as the search has (so one misspelt word of a long title still matches, as pg_trgm's word similarity).
+ */
+function titleSimilarity(search: string, title: string | null): number {
+  if (!title) return 0;
+  const s = trigrams(search);
+  const words = title.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const n = Math.max(1, (search.match(/[\p{L}\p{N}]+/gu) ?? []).length);
+  let best = trigramSimilarity(s, trigrams(title));
+  for (let k = 0; k + n <= words.length; k++) best = Math.max(best, trigramSimilarity(s, trigrams(words.slice(k, k + n).join(' '))));
+  return best;
+}
+
+/** The kinds of PostHog's insight types and SQL: an insight of none of them (a table of events, …) is a "JSON" one. */
+const TYPED_KINDS = new Set(Object.values(INSIGHT_TYPE_KINDS).flat());
+
+/** `insight=JSON`: an insight with a query that is neither of an insight type (TRENDS, …) nor SQL. */
+const isJsonInsight = (i: Insight): boolean => i.query !== null && !TYPED_KINDS.has(i.source_kind ?? i.query_kind);
+
+/**
+ * `feature_flag=<key>` (PostHog's filter: the breakdown contains `$feature/<key>`, or the properties mention the key):
+ * read from the saved legacy filters and from the query's source (breakdownFilter, properties), case-insensitively.
+ */
+function usesFeatureFlag(i: Insight, flag: string): boolean {
+  const key = flag.toLowerCase();
+  const mentions = (v: unknown, needle: string) => v !== undefined && v !== null && JSON.stringify(v).toLowerCase().includes(needle);
+  const source = i.query ? (executableNode(i.query) as Record<string, unknown>) : {};
+  const breakdown = source.breakdownFilter as { breakdown?: unknown; breakdowns?: unknown } | undefined;
+  const filters = i.filters ?? {};
+  return (
+    mentions(filters.breakdown, `$feature/${key}`) ||
+    mentions(breakdown?.breakdown, `$feature/${key}`) ||
+    mentions(breakdown?.breakdowns, `$feature/${key}`) ||
+    mentions(filters.properties, key) ||
+    mentions(source.properties, key)
+  );
 }
 
 /** Fields whose change bumps `last_modified_at` (PostHog: name, description, filters; Quarry's query is its filters). */

@@ -13,7 +13,7 @@ export class InsightResolver {
   async insights(
     @Ctx() ctx: GraphQLContext,
     @Arg('projectId', () => Int) projectId: number,
-    @Arg('search', () => String, { nullable: true, description: 'Substring of the name, derived name, description or a tag.' }) search?: string,
+    @Arg('search', () => String, { nullable: true, description: 'Substring of the name, derived name, description or a tag, or a fuzzy (trigram) match of the name or derived name, listed after the substring matches.' }) search?: string,
     @Arg('saved', () => Boolean, { nullable: true }) saved?: boolean,
     @Arg('favorited', () => Boolean, { nullable: true }) favorited?: boolean,
     @Arg('kind', () => String, { nullable: true, description: 'Query kind, outer or wrapped (e.g. TrendsQuery).' }) kind?: string,

@@ -1,0 +1,254 @@
+/**
+ * Saved insights against PostHog's posthog/api/test/test_insight.py and the reference (posthog-api.md §2, §4), third
+ * compatibility pass (the earlier ones: insights-api, insights-legacy-filters and the rest-posthog-compat files). It
+ * covers what those leave out: the whole InsightSerializer record and `result` (never `results`), the project's
+ * timezone, a trends result's `hogql`, numeric short_ids, the default `order` ordering, search over derived names
+ * and its fuzzy "similar" matches, the `insight=JSON` and `feature_flag` list filters, `_create_in_folder`, and the
+ * DRF error bodies of the insight routes. Each case names the PostHog test or the reference section it follows.
+ * One server; the two events are an hour old and only counted, so no case depends on the engine (no ClickHouse twin).
+ */
+import { Insight } from '../../src/store/entities';
+import { newProject, startServer, type TestServer } from '../helpers/server';
+
+let s: TestServer;
+let p: number;
+
+const base = (project = p) => `/api/projects/${project}/insights/`;
+const trends = (extra: Record<string, unknown> = {}) => ({
+  kind: 'InsightVizNode',
+  source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: { date_from: '-1d' }, ...extra },
+});
+const sqlViz = (query: string) => ({ kind: 'DataVisualizationNode', source: { kind: 'HogQLQuery', query } });
+
+async function make(body: Record<string, unknown>, project = p): Promise<Record<string, any>> {
+  const r = await s.api('POST', base(project), { query: trends(), ...body });
+  expect(r.status).toBe(201);
+  return r.body;
+}
+async function listNames(qs: string, project: number): Promise<string[]> {
+  const r = await s.api('GET', `${base(project)}?basic=true&${qs}`);
+  expect(r.status).toBe(200);
+  return r.body.results.map((i: { name: string | null; derived_name: string | null }) => i.name ?? i.derived_name);
+}
+
+beforeAll(async () => {
+  s = await startServer();
+  p = await newProject(s, 'insights compat 3');
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  await s.server.services.ingestor.import(p, {
+    events: [
+      { event: '$pageview', distinct_id: 'u1', timestamp: hourAgo, properties: {} },
+      { event: '$pageview', distinct_id: 'u2', timestamp: hourAgo, properties: {} },
+    ],
+  });
+  await s.server.services.ingestor.flush();
+});
+afterAll(() => s.close());
+
+describe('the InsightSerializer record (reference §2.2)', () => {
+  // every field of §2.2's table but search_match_type (only when searching)
+  const RECORD = [
+    'id', 'short_id', 'name', 'derived_name', 'description', 'query', 'filters', 'order', 'deleted', 'dashboards',
+    'dashboard_tiles', 'result', 'hasMore', 'columns', 'types', 'hogql', 'last_refresh', 'cache_target_age',
+    'next_allowed_client_refresh', 'is_cached', 'query_status', 'timezone', 'resolved_date_range', 'created_at',
+    'created_by', 'updated_at', 'last_modified_at', 'last_modified_by', 'tags', 'favorited', 'saved', 'is_sample',
+    'effective_restriction_level', 'effective_privilege_level', 'user_access_level', 'alerts', 'last_viewed_at',
+    'filters_hash',
+  ];
+
+  it('every field on create, retrieve, list and PATCH; the answer is `result`, never the query API’s `results`', async () => {
+    const made = await make({ name: 'record' });
+    const bodies = [
+      made,
+      (await s.api('GET', `${base()}${made.id}/`)).body,
+      (await s.api('GET', `${base()}${made.id}/?refresh=blocking`)).body,
+      (await s.api('GET', `${base()}?short_id=${made.short_id}`)).body.results[0],
+      (await s.api('PATCH', `${base()}${made.id}/`, { description: 'patched' })).body,
+    ];
+    for (const body of bodies) {
+      expect(RECORD.filter((k) => !(k in body))).toEqual([]);
+      expect(body).not.toHaveProperty('results');
+      expect(body).not.toHaveProperty('search_match_type');
+      expect(body).toMatchObject({ id: made.id, dashboards: [], dashboard_tiles: [], alerts: [], is_sample: false });
+    }
+    // the computed answer is under `result`, the same rows as the query API's `results`
+    const direct = await s.api('POST', `/api/projects/${p}/query/`, { query: trends().source });
+    expect(bodies[2].result).toEqual(direct.body.results);
+    expect(bodies[2].result[0].count).toBe(2);
+  });
+
+  it('test_created_updated_and_last_modified: created_by and last_modified_by are UserBasic, every key of its serializer', async () => {
+    const made = await make({ name: 'who' });
+    const USER_BASIC = ['distinct_id', 'email', 'first_name', 'hedgehog_config', 'id', 'is_email_verified', 'last_name', 'role_at_organization', 'uuid'];
+    for (const user of [made.created_by, made.last_modified_by]) {
+      expect(Object.keys(user).sort()).toEqual(USER_BASIC);
+      expect(user).toMatchObject({ id: 1, email: 'admin@localhost', hedgehog_config: null });
+    }
+    // the activity log names its author the same way
+    const activity = (await s.api('GET', `${base()}${made.id}/activity/`)).body.results[0];
+    expect(activity.user).toEqual(made.created_by);
+  });
+
+  it('test_insight_refreshing_query-style trends: the result brings its generated hogql with it', async () => {
+    const made = await make({ name: 'hogql of trends' });
+    const got = (await s.api('GET', `${base()}${made.id}/?refresh=force_blocking`)).body;
+    expect(typeof got.hogql).toBe('string');
+    expect(got.hogql).toMatch(/\bFROM events\b/i);
+    // and the cached answer keeps it
+    expect((await s.api('GET', `${base()}${made.id}/`)).body).toMatchObject({ is_cached: true, hogql: got.hogql });
+  });
+
+  it('timezone: the project’s, before any result and with one', async () => {
+    const tzProject = (await s.api('POST', '/api/projects/', { name: 'compat 3 tz', timezone: 'America/Phoenix' })).body.id;
+    const made = await make({ name: 'in Phoenix' }, tzProject);
+    expect(made).toMatchObject({ timezone: 'America/Phoenix', result: null });
+    const computed = (await s.api('GET', `${base(tzProject)}${made.id}/?refresh=blocking`)).body;
+    expect(computed).toMatchObject({ timezone: 'America/Phoenix', is_cached: false });
+    expect(computed.result).not.toBeNull();
+    expect((await s.api('GET', base(tzProject))).body.results[0].timezone).toBe('America/Phoenix');
+  });
+});
+
+describe('retrieve by id or short_id (reference §2.1)', () => {
+  it('a numeric string is tried as the pk first, then as a short_id', async () => {
+    const a = await make({ name: 'pk target' });
+    const b = await make({ name: 'numeric short id' });
+    const c = await make({ name: 'short id equal to a pk' });
+    const repo = s.server.services.store.db.getRepository(Insight);
+    // short_ids are read-only: set them as PostHog's (random) generator could have made them
+    const numericShort = String(90_000_000 + b.id);
+    await repo.update({ id: b.id }, { short_id: numericShort });
+    await repo.update({ id: c.id }, { short_id: String(a.id) });
+    // a pk wins over a short_id of the same text
+    expect((await s.api('GET', `${base()}${a.id}/`)).body.name).toBe('pk target');
+    // no pk of that number: the short_id
+    const byShort = await s.api('GET', `${base()}${numericShort}/`);
+    expect([byShort.status, byShort.body.id, byShort.body.short_id]).toEqual([200, b.id, numericShort]);
+    expect((await s.api('PATCH', `${base()}${numericShort}/`, { description: 'by numeric short id' })).body).toMatchObject({ id: b.id, description: 'by numeric short id' });
+    // the pk of a deleted insight: its text is still a live insight's short_id
+    await s.api('PATCH', `${base()}${a.id}/`, { deleted: true });
+    expect((await s.api('GET', `${base()}${a.id}/`)).body).toMatchObject({ id: c.id, name: 'short id equal to a pk' });
+  });
+
+  it('both prefixes reach the same rows: a PATCH under /api/environments/ is what /api/projects/ lists', async () => {
+    const made = await make({ name: 'env alias' });
+    const patched = await s.api('PATCH', `/api/environments/${p}/insights/${made.short_id}/`, { name: 'env alias renamed' });
+    expect([patched.status, patched.body.id]).toEqual([200, made.id]);
+    expect(await listNames(`short_id=${made.short_id}`, p)).toEqual(['env alias renamed']);
+    const envList = (await s.api('GET', `/api/environments/${p}/insights/?short_id=${made.short_id}`)).body;
+    expect([envList.count, envList.results[0].id]).toEqual([1, made.id]);
+  });
+});
+
+describe('list filters and ordering (reference §2.3)', () => {
+  let q: number;
+  beforeAll(async () => {
+    q = await newProject(s, 'compat 3 list');
+    await make({ name: 'ordered second', order: 2 }, q);
+    await make({ name: 'unordered' }, q);
+    await make({ name: 'ordered first', order: 1 }, q);
+    await make({ name: 'ordered minus', order: -5 }, q);
+  });
+
+  it('no `order` parameter: by the insights’ `order`, those without one after them', async () => {
+    expect(await listNames('', q)).toEqual(['ordered minus', 'ordered first', 'ordered second', 'unordered']);
+    expect(await listNames('order=-order', q)).toEqual(['ordered second', 'ordered first', 'ordered minus', 'unordered']);
+  });
+
+  it('search_match_type is only set when searching', async () => {
+    const plain = (await s.api('GET', base(q))).body.results;
+    expect(plain.filter((i: object) => 'search_match_type' in i)).toEqual([]);
+    const found = (await s.api('GET', `${base(q)}?search=ordered`)).body.results;
+    expect(found.map((i: { search_match_type: string }) => i.search_match_type)).toEqual(['exact', 'exact', 'exact', 'exact']);
+  });
+
+  it('search covers derived_name: an unnamed insight is found by its generated title', async () => {
+    const r = await s.api('POST', base(q), { query: trends({ series: [{ kind: 'EventsNode', event: 'purchase_completed' }] }) });
+    expect(r.body).toMatchObject({ name: null, derived_name: 'purchase_completed count' });
+    const found = (await s.api('GET', `${base(q)}?search=PURCHASE_comp`)).body;
+    expect(found.results.map((i: { id: number }) => i.id)).toEqual([r.body.id]);
+  });
+
+  it('search: a misspelt word is a fuzzy trigram match, "similar", after the exact matches', async () => {
+    const fuzzy = await newProject(s, 'compat 3 fuzzy');
+    // series of another event: their derived names ("signup count") are no match either way
+    const query = trends({ series: [{ kind: 'EventsNode', event: 'signup' }] });
+    await make({ name: 'Weekly pageviews', query }, fuzzy);
+    await make({ name: 'Pagevew typo board', query }, fuzzy);
+    await make({ name: 'Revenue', query }, fuzzy);
+    const r = await s.api('GET', `${base(fuzzy)}?search=pagevew`);
+    expect(r.body.results.map((i: { name: string; search_match_type: string }) => [i.name, i.search_match_type])).toEqual([
+      ['Pagevew typo board', 'exact'],
+      ['Weekly pageviews', 'similar'],
+    ]);
+    expect(r.body.count).toBe(2);
+    // nothing alike: no match; the derived name is searched fuzzily too
+    expect((await s.api('GET', `${base(fuzzy)}?search=zzqx`)).body.count).toBe(0);
+    const unnamed = await make({ query }, fuzzy);
+    const byDerived = (await s.api('GET', `${base(fuzzy)}?search=signpu`)).body.results;
+    expect(byDerived.map((i: { id: number; search_match_type: string }) => [i.id, i.search_match_type])).toContainEqual([unnamed.id, 'similar']);
+  });
+
+  it('insight=JSON: query insights of no insight type and not SQL (a table of events), none of the others', async () => {
+    const json = await newProject(s, 'compat 3 json');
+    await make({ name: 'trend' }, json);
+    await make({ name: 'sql', query: sqlViz('SELECT 1') }, json);
+    await make({ name: 'events table', query: { kind: 'DataTableNode', source: { kind: 'EventsQuery', select: ['*'] } } }, json);
+    await s.api('POST', base(json), { name: 'no query' });
+    expect(await listNames('insight=JSON', json)).toEqual(['events table']);
+    expect(await listNames('insight=SQL', json)).toEqual(['sql']);
+    expect(await listNames('insight=TRENDS', json)).toEqual(['trend']);
+  });
+
+  it('feature_flag: insights broken down by the flag or filtered on it, legacy filters included', async () => {
+    const ff = await newProject(s, 'compat 3 flags');
+    await make({ name: 'by variant', query: trends({ breakdownFilter: { breakdown: '$feature/new-checkout', breakdown_type: 'event' } }) }, ff);
+    await make(
+      { name: 'filtered', query: trends({ properties: [{ key: '$feature/new-checkout', value: ['test'], operator: 'exact', type: 'event' }] }) },
+      ff,
+    );
+    await make({ name: 'legacy by variant', query: undefined, filters: { insight: 'TRENDS', events: [{ id: '$pageview' }], breakdown: '$feature/new-checkout', breakdown_type: 'event' } }, ff);
+    await make({ name: 'other flag', query: trends({ breakdownFilter: { breakdown: '$feature/other', breakdown_type: 'event' } }) }, ff);
+    await make({ name: 'no flag' }, ff);
+    expect((await listNames('feature_flag=new-checkout', ff)).sort()).toEqual(['by variant', 'filtered', 'legacy by variant']);
+    expect(await listNames('feature_flag=nobody', ff)).toEqual([]);
+  });
+});
+
+describe('create (reference §2.1 body)', () => {
+  it('test_insight_query.py: a HogQL insight is saved as long as its schema holds; its SQL is only checked when it runs', async () => {
+    const made = await make({ name: 'bad sql', query: sqlViz('SELEC 1 FROM') });
+    expect(made).toMatchObject({ result: null, query: sqlViz('SELEC 1 FROM') });
+    const run = await s.api('GET', `${base()}${made.id}/?refresh=blocking`);
+    expect([run.status, run.body.type, run.body.code]).toEqual([400, 'validation_error', 'hogql_syntax_error']);
+    // the cache-only default never runs it
+    expect((await s.api('GET', `${base()}${made.id}/`)).body).toMatchObject({ result: null, query_status: null });
+  });
+
+  it('_create_in_folder is accepted (the file system placement PostHog’s UI sends) and changes nothing else', async () => {
+    const r = await s.api('POST', base(), { name: 'foldered', query: trends(), _create_in_folder: 'Unfiled/Insights' });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: 'foldered', saved: true, deleted: false, filters: {} });
+    expect(r.body).not.toHaveProperty('_create_in_folder');
+  });
+});
+
+describe('error bodies of the insight routes (reference §0, §4.2)', () => {
+  it.each([
+    ['PUT', 'list'],
+    ['PATCH', 'list'],
+    ['POST', 'one'],
+  ])('%s on the %s route → 405 method_not_allowed, as DRF', async (method, which) => {
+    const made = await make({ name: `405 ${method} ${which}` });
+    const path = which === 'list' ? base() : `${base()}${made.id}/`;
+    const r = await s.api(method, path, {});
+    expect([r.status, r.body]).toEqual([405, { type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null }]);
+  });
+
+  it.each(['abc', '1e3'])('a project id that is no number (%s) → 404 Project not found.', async (id) => {
+    for (const path of [`/api/projects/${id}/insights/`, `/api/environments/${id}/insights/1/`]) {
+      const r = await s.api('GET', path);
+      expect([path, r.status, r.body]).toEqual([path, 404, { type: 'invalid_request', code: 'not_found', detail: 'Project not found.', attr: null }]);
+    }
+  });
+});
