@@ -92,6 +92,36 @@ describe('delete (reference §1.3, §1.5, test_endpoint.py)', () => {
   });
 });
 
+describe('routing (reference §0, §4.2)', () => {
+  beforeAll(async () => {
+    await make({ name: 'routed', query: sql('select 1 as one') });
+  });
+
+  it.each([
+    ['DELETE', '/routed/run/', 'GET, POST, HEAD'],
+    ['PATCH', '/routed/run/', 'GET, POST, HEAD'],
+    ['POST', '/routed/', 'GET, PUT, PATCH, DELETE, HEAD'],
+    ['PUT', '/', 'GET, POST, HEAD'],
+    ['DELETE', '/routed/versions/', 'GET, HEAD'],
+    ['POST', '/routed/openapi.json/', 'GET, HEAD'],
+  ])('%s …/endpoints%s → 405 method_not_allowed, Allow: %s (DRF)', async (method, path, allow) => {
+    const r = await s.api(method, `${ep}${path}`, method === 'DELETE' ? undefined : {});
+    expect([r.status, r.body]).toEqual([405, { type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null }]);
+    expect(r.headers.get('allow')?.split(', ').sort()).toEqual(allow.split(', ').sort());
+  });
+
+  it('@current under /api/environments/ is the personal key’s project too: list, create and run', async () => {
+    const list = await s.api('GET', '/api/environments/@current/endpoints/');
+    expect(list.status).toBe(200);
+    // the bootstrap key's current project is the first one, not this file's
+    const own = await s.api('POST', '/api/environments/@current/endpoints/', { name: 'at_current', query: sql('select 5 as five') });
+    expect([own.status, own.body.endpoint_path]).toEqual([201, expect.stringMatching(/^\/api\/environments\/\d+\/endpoints\/at_current\/run$/)]);
+    const id = own.body.endpoint_path.split('/')[3];
+    expect((await s.api('POST', `/api/environments/${id}/endpoints/at_current/run/`, {})).body.results).toEqual([[5]]);
+    expect((await s.api('POST', '/api/environments/@current/endpoints/at_current/run/', {})).body.results).toEqual([[5]]);
+  });
+});
+
 describe('create validation (reference §1.4)', () => {
   it('a HogQL query with a direct warehouse connection (connectionId) → 400 naming query', async () => {
     const r = await s.api('POST', `${ep}/`, { name: 'direct_conn', query: { ...sql('select 1 as one'), connectionId: 'warehouse-1' } });
