@@ -75,6 +75,12 @@ describe('parseRefresh', () => {
     ['false', 'force_cache'],
     ['true', 'force_blocking'],
     [true, 'force_blocking'],
+    // PostHog's _request_has_key_set: any casing of true / 1 / yes (Python clients send True)
+    ['True', 'force_blocking'],
+    ['1', 'force_blocking'],
+    ['YES', 'force_blocking'],
+    ['False', 'force_cache'],
+    ['0', 'force_cache'],
     ['blocking', 'blocking'],
     ['async', 'async'],
     ['lazy_async', 'lazy_async'],

@@ -218,10 +218,15 @@ const ORDER_FIELDS: Record<string, (i: Insight, viewed: Map<number, Date>) => st
   created_by: (i) => i.created_by_id,
 };
 
-/** `refresh` of list/retrieve: a mode name, or the legacy booleans (`true` = force_blocking). */
+/**
+ * `refresh` of list/retrieve: a mode name, or the legacy booleans. PostHog's `_request_has_key_set` takes any casing of
+ * "true", "1" or "yes" as true (force_blocking) — so `True`, as Python's clients and Django's test client send a
+ * boolean; Quarry takes "false", "0" and "no" (any casing) as the default, force_cache, and refuses other text.
+ */
 export function parseRefresh(v: unknown): RefreshMode {
-  if (v === undefined || v === null || v === '' || v === false || v === 'false') return 'force_cache';
-  if (v === true || v === 'true' || v === '1') return 'force_blocking';
+  const lower = typeof v === 'string' ? v.toLowerCase() : v;
+  if (v === undefined || v === null || v === false || lower === '' || lower === 'false' || lower === '0' || lower === 'no') return 'force_cache';
+  if (v === true || lower === 'true' || lower === '1' || lower === 'yes') return 'force_blocking';
   if (typeof v === 'string' && (REFRESH_MODES as readonly string[]).includes(v)) return v as RefreshMode;
   throw validationError(`refresh must be one of: ${REFRESH_MODES.join(', ')} (or true/false).`, 'refresh');
 }

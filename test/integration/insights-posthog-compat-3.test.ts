@@ -215,6 +215,52 @@ describe('list filters and ordering (reference §2.3)', () => {
   });
 });
 
+describe('refresh=async on retrieve and list (test_insight.py test_insight_refreshing_query_async, reference §2.4)', () => {
+  it('a miss: null result and a query_status to poll; stale: the old result while it recomputes; fresh: the cache alone', async () => {
+    const a = await newProject(s, 'compat 3 async');
+    const ing = s.server.services.ingestor;
+    await ing.import(a, { events: [{ event: '$pageview', distinct_id: 'a1', timestamp: '2024-01-01T00:00:00Z', properties: {} }] });
+    await ing.flush();
+    const made = await make({ name: 'async', query: sqlViz('SELECT count() FROM events') }, a);
+    const get = async (qs: string) => (await s.api('GET', `${base(a)}${made.id}/${qs}`)).body;
+
+    const miss = await get('?refresh=async&client_query_id=compat3-miss');
+    expect(miss).toMatchObject({ result: null, is_cached: false, query_status: { id: 'compat3-miss', complete: false, insight_id: made.id } });
+    await s.server.services.queries.async.wait('compat3-miss');
+    expect(await get('')).toMatchObject({ result: [[1]], is_cached: true, query_status: null });
+
+    // new events make the cached answer stale: async answers it at once and recomputes in the background
+    await ing.import(a, { events: [{ event: '$pageview', distinct_id: 'a2', timestamp: '2024-01-01T00:00:00Z', properties: {} }] });
+    await ing.flush();
+    const stale = await get('?refresh=async&client_query_id=compat3-stale');
+    expect(stale).toMatchObject({ result: [[1]], is_cached: true, query_status: { id: 'compat3-stale', complete: false } });
+    await s.server.services.queries.async.wait('compat3-stale');
+    const fresh = await get('?refresh=async');
+    expect(fresh).toMatchObject({ result: [[2]], is_cached: true, query_status: null });
+
+    // the list: each insight answers as retrieve does
+    const listed = (await s.api('GET', `${base(a)}?refresh=async`)).body.results;
+    expect(listed.map((i: { result: unknown; query_status: unknown }) => [i.result, i.query_status])).toEqual([[[[2]], null]]);
+  });
+});
+
+describe('refresh as Python clients send it (test_insight.py data={"refresh": True}, reference §2.4 `true` = force_blocking)', () => {
+  it.each(['True', 'yes', '1'])('refresh=%s computes, as force_blocking', async (value) => {
+    const made = await make({ name: `refresh ${value}` });
+    const got = await s.api('GET', `${base()}${made.id}/?refresh=${value}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ is_cached: false });
+    expect(got.body.result[0].count).toBe(2);
+    // force_blocking recomputes even when a fresh result is cached
+    expect((await s.api('GET', `${base()}${made.id}/?refresh=${value}`)).body.is_cached).toBe(false);
+  });
+
+  it('refresh=False is the default: the cached result or none, never computed', async () => {
+    const made = await make({ name: 'refresh False', query: trends({ dateRange: { date_from: '-2d' } }) });
+    expect((await s.api('GET', `${base()}${made.id}/?refresh=False`)).body).toMatchObject({ result: null, is_cached: false, last_refresh: null });
+  });
+});
+
 describe('create (reference §2.1 body)', () => {
   it('test_insight_query.py: a HogQL insight is saved as long as its schema holds; its SQL is only checked when it runs', async () => {
     const made = await make({ name: 'bad sql', query: sqlViz('SELEC 1 FROM') });
