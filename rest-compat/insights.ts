@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ActivityPage, ResultOptions } from '../src/insights/insight-service';
-import { basicView, parseRefresh } from '../src/insights/insight-service';
+import { basicView, parseRefresh, strToBool } from '../src/insights/insight-service';
 import { validationError } from '../src/errors';
 import { trendCsv, trendCsvDisposition, wantsTrendCsv } from '../src/insights/trend-csv';
 import { parsePage } from '../src/pagination';
@@ -11,7 +11,8 @@ import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRe
 /** `refresh`, `client_query_id` and `basic` of list/retrieve. */
 const resultOptions = (r: RestRequest): ResultOptions => {
   const q = r.query;
-  const basic = q.basic !== undefined && !['false', '0', ''].includes(String(q.basic).toLowerCase());
+  // PostHog: str_to_bool(basic), so only a truthy spelling (true, 1, yes, …) asks for the basic serializer
+  const basic = strToBool(q.basic) ?? false;
   return {
     refresh: parseRefresh(q.refresh),
     clientQueryId: typeof q.client_query_id === 'string' ? q.client_query_id : undefined,

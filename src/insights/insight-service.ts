@@ -237,14 +237,15 @@ function parseListDate(text: string, tz: string, attr: string): Date {
   return localToInstant(parsed.value, tz);
 }
 
-/** A query-string boolean; undefined when absent. */
-function parseBool(v: unknown, attr: string): boolean | undefined {
+/**
+ * PostHog's `str_to_bool` for a list parameter: true for any casing of y, yes, t, true, on or 1; anything else (`maybe`
+ * too) is false — the reference's "truthy"/"falsy" of `saved` and `basic`. A typed boolean (GraphQL) is taken as given;
+ * undefined when absent.
+ */
+export function strToBool(v: unknown): boolean | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'boolean') return v;
-  const s = String(v).toLowerCase();
-  if (['true', '1', 'yes', 'on', 't', 'y'].includes(s)) return true;
-  if (['false', '0', 'no', 'off', 'f', 'n'].includes(s)) return false;
-  throw validationError('Must be a valid boolean.', attr);
+  return ['y', 'yes', 't', 'true', 'on', '1'].includes(String(v).toLowerCase());
 }
 
 /** The events of an insight's series (EventsNode series of its runnable query; legacy filters are converted to one). */
@@ -778,7 +779,7 @@ export class InsightService {
         return n === search ? 0 : n.startsWith(search) ? 1 : n.includes(search) ? 2 : 3;
       };
     }
-    const saved = parseBool(f.saved, 'saved');
+    const saved = strToBool(f.saved);
     if (saved !== undefined) tests.push((i) => i.saved === saved);
     // PostHog (posthog-api.md §2.3, InsightViewSet._filter_request): the mere presence of `favorited` in the query
     // string selects favorites, whatever its value (`?favorited=false` too). A typed boolean (GraphQL) is taken as given.

@@ -155,6 +155,17 @@ describe('list filters and ordering (reference §2.3)', () => {
     expect(await listNames('order=-order', q)).toEqual(['ordered second', 'ordered first', 'ordered minus', 'unordered']);
   });
 
+  it('test_get_saved_insight_items: saved and basic are read with str_to_bool — y/yes/t/true/on/1 in any casing, anything else false', async () => {
+    const sv = await newProject(s, 'compat 3 saved');
+    await make({ name: 'kept', saved: true }, sv);
+    await make({ name: 'draft', saved: false }, sv);
+    for (const qs of ['saved=true', 'saved=True', 'saved=on', 'saved=y']) expect([qs, await listNames(qs, sv)]).toEqual([qs, ['kept']]);
+    for (const qs of ['saved=false', 'saved=0', 'saved=maybe', 'saved=']) expect([qs, await listNames(qs, sv)]).toEqual([qs, ['draft']]);
+    const keysOf = async (qs: string) => Object.keys((await s.api('GET', `${base(sv)}?${qs}`)).body.results[0]);
+    for (const qs of ['basic=yes', 'basic=True', 'basic=1']) expect(await keysOf(qs)).not.toContain('result');
+    for (const qs of ['basic=no', 'basic=0', 'basic=maybe', 'basic=']) expect(await keysOf(qs)).toContain('result');
+  });
+
   it('search_match_type is only set when searching', async () => {
     const plain = (await s.api('GET', base(q))).body.results;
     expect(plain.filter((i: object) => 'search_match_type' in i)).toEqual([]);
