@@ -97,21 +97,35 @@ export const endpointRequestSchema = z
   .strict();
 export type EndpointRequest = z.infer<typeof endpointRequestSchema>;
 
+const PY_TRUE = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
+const PY_FALSE = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
+/** A bool read as pydantic's lax mode reads it: 0 and 1, and the strings it interprets (true/false, yes/no, on/off, …; any case). */
+const pyBool = z.preprocess(
+  (v) => {
+    if (v === 0 || v === 1) return v === 1;
+    if (typeof v !== 'string') return v;
+    const l = v.toLowerCase();
+    return PY_TRUE.has(l) ? true : PY_FALSE.has(l) ? false : v;
+  },
+  z.boolean({ error: (issue) => (typeof issue.input === 'string' ? 'Input should be a valid boolean, unable to interpret input' : 'Input should be a valid boolean') }),
+);
+
 /** `EndpointRunRequest` (pydantic `extra="forbid"`) plus Quarry's `result_format`. */
 export const runRequestSchema = z
   .object({
-    variables: z.record(z.string(), z.unknown()).nullable().optional(),
+    // a wrong type is named with pydantic's message, as PostHog turns EndpointRunRequest's errors into field errors
+    variables: z.record(z.string(), z.unknown(), { error: 'Input should be a valid dictionary' }).nullable().optional(),
     version: z.unknown().optional(),
     limit: z.unknown().optional(),
     offset: z.unknown().optional(),
     // pydantic's Optional fields: null is the default (refresh: cache; no query_override)
-    refresh: z.enum(['cache', 'force', 'direct']).nullable().optional(),
+    refresh: z.enum(['cache', 'force', 'direct'], { error: "Input should be 'cache', 'force' or 'direct'" }).nullable().optional(),
     client_query_id: z
-      .string()
+      .string({ error: 'Input should be a valid string' })
       .regex(/^[A-Za-z0-9_-]{1,128}$/, 'client_query_id may hold 1 to 128 letters, digits, _ and -.')
       .nullable()
       .optional(),
-    debug: z.boolean().nullable().optional(),
+    debug: pyBool.nullable().optional(),
     result_format: z.enum(['arrays', 'objects']).optional(),
     filters_override: z.unknown().optional(),
     query_override: z.unknown().optional(),

@@ -183,21 +183,34 @@ describe('run request (reference §1.6, test_endpoint_execution.py)', () => {
   });
 
   it.each(['async', 'blocking', 'force_async', 'force_blocking', 'force_cache', 'lazy_async', 'CACHE'])(
-    'refresh %j is not an endpoint mode (cache, force, direct only): 400 naming refresh',
+    'refresh %j is not an endpoint mode (cache, force, direct only): 400 naming refresh, with pydantic’s message',
     async (mode) => {
       const r = await s.api('POST', `${ep}/rows/run/`, { refresh: mode });
-      expect([r.status, r.body.type, r.body.attr]).toEqual([400, 'validation_error', 'refresh']);
+      expect([r.status, r.body.type, r.body.attr, r.body.detail]).toEqual([400, 'validation_error', 'refresh', "Input should be 'cache', 'force' or 'direct'"]);
     },
   );
 
   it.each([
-    ['variables as a list', { variables: ['who'] }, 'variables'],
-    ['variables as a string', { variables: 'who=x' }, 'variables'],
-    ['debug as an object', { debug: { on: true } }, 'debug'],
-    ['client_query_id as a number', { client_query_id: 5 }, 'client_query_id'],
-  ])('EndpointRunRequest field types: %s → 400 naming the field', async (_what, body, attr) => {
+    ['variables as a list', { variables: ['who'] }, 'variables', 'Input should be a valid dictionary'],
+    ['variables as a string', { variables: 'who=x' }, 'variables', 'Input should be a valid dictionary'],
+    ['debug as an object', { debug: { on: true } }, 'debug', 'Input should be a valid boolean'],
+    ['debug as a word pydantic does not read', { debug: 'maybe' }, 'debug', 'Input should be a valid boolean, unable to interpret input'],
+    ['debug as 2', { debug: 2 }, 'debug', 'Input should be a valid boolean'],
+    ['client_query_id as a number', { client_query_id: 5 }, 'client_query_id', 'Input should be a valid string'],
+  ])('EndpointRunRequest field types: %s → 400 naming the field with pydantic’s message', async (_what, body, attr, detail) => {
     const r = await s.api('POST', `${ep}/rows/run/`, body);
-    expect([r.status, r.body.type, r.body.attr]).toEqual([400, 'validation_error', attr]);
+    expect([r.status, r.body.type, r.body.attr, r.body.detail]).toEqual([400, 'validation_error', attr, detail]);
+  });
+
+  it.each([
+    ['"true"', 'true', true],
+    ['"yes"', 'yes', true],
+    ['1', 1, true],
+    ['"off"', 'off', false],
+    ['0', 0, false],
+  ])('debug %s is read as pydantic’s lax bool reads it', async (_label, debug, on) => {
+    const r = await s.api('POST', `${ep}/rows/run/`, { debug });
+    expect([r.status, 'cache_key' in r.body]).toEqual([200, on]);
   });
 
   it('limit and offset: the body’s win over the query string’s, each on its own', async () => {
