@@ -54,6 +54,10 @@ export function registerEndpointRoutes(app: FastifyInstance, s: Services): void 
   apiRoute(app, s, 'GET', `${base}/:name/versions/:version`, (r) =>
     s.endpoints.get(r.principal, projectIdParam(r.params), r.params.name, r.params.version, { origin: origin(r.request) }),
   );
+  apiRoute(app, s, 'GET', `${base}/:name/logs`, async (r) => {
+    const page = parsePage(r.query);
+    return listBody(r.request, page, await s.endpoints.logs(r.principal, projectIdParam(r.params), r.params.name, r.query, page));
+  });
   apiRoute(app, s, 'GET', `${base}/:name/openapi.json`, (r) =>
     s.endpoints.openapi(r.principal, projectIdParam(r.params), r.params.name, r.query.version, { origin: origin(r.request) }),
   );

@@ -11,7 +11,7 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config';
 import type { EventEngineBase } from '../engines/engine';
 import { isUserError, notFound, UserError, validationError } from '../errors';
-import type { Page, Paged } from '../pagination';
+import { pageOf, type Page, type Paged } from '../pagination';
 import { compileProductQL, parseSelect, shapeResult, type Query } from '../productql';
 import type { ProjectService } from '../projects/project-service';
 import type { PreparedQuery, QueryOutcome, QueryService } from '../queries/query-service';
@@ -203,6 +203,21 @@ export interface RunOutcome {
   columns: EndpointColumn[];
 }
 
+/** One entry of an endpoint's run log (PostHog's LogEntrySerializer fields). */
+export interface EndpointLogEntry {
+  log_source_id: string;
+  /** The run's `execution_id` (a fresh id for a refused run). */
+  instance_id: string;
+  timestamp: string;
+  level: 'INFO' | 'ERROR';
+  message: string;
+}
+
+/** Entries kept per endpoint's run log (in memory: a restart starts them afresh). */
+const MAX_LOG_ENTRIES = 1000;
+/** What `after`/`before` of the logs accept (DRF's DateTimeField: ISO 8601). */
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
 export interface ViewOptions {
   /** Scheme and host for absolute URLs (`url`, OpenAPI `servers`). */
   origin?: string;
@@ -252,6 +267,8 @@ export class EndpointService {
   private readonly runBodies = new Map<string, RunRequest>();
   /** The last cached run served for a remembered body, and all it was built from (see {@link cachedRun}). */
   private readonly fastRuns = new WeakMap<RunRequest, FastRun>();
+  /** Each endpoint's run log (by endpoint id), oldest first, at most {@link MAX_LOG_ENTRIES}: see {@link logs}. */
+  private readonly runLogs = new Map<string, EndpointLogEntry[]>();
   /** Per version object (a changed version is a new object): see {@link runMemo}. */
   private readonly runMemos = new WeakMap<EndpointVersion, { project: Project; runs: Map<string, { node: Record<string, unknown>; prepared: PreparedQuery }> }>();
 
@@ -326,6 +343,44 @@ export class EndpointService {
    */
   async materializationStatus(principal: Principal, projectId: number, name: string, version: unknown, opts: ViewOptions = {}): Promise<Record<string, unknown>> {
     return (await this.get(principal, projectId, name, version, opts)).materialization;
+  }
+
+  /**
+   * `GET …/endpoints/<name>/logs/`: the endpoint's run log, newest first (PostHog's log-entry mixin): an INFO entry
+   * per run, whose `instance_id` is the run's `execution_id`, and an ERROR entry per refused run. Filters `level`
+   * (comma-separated), `search` (in the message, any case), `instance_id`, `after` and `before` (ISO datetimes);
+   * paged by `limit`/`offset`. Quarry keeps the last {@link MAX_LOG_ENTRIES} entries of each endpoint in memory.
+   */
+  async logs(principal: Principal, projectId: number, name: string, query: Record<string, unknown>, page: Page): Promise<Paged<EndpointLogEntry>> {
+    const { endpoint } = await this.resolve(principal, projectId, name, 'endpoint:read');
+    const text = (k: string) => {
+      const v = query[k];
+      const last = Array.isArray(v) ? v[v.length - 1] : v;
+      return typeof last === 'string' && last !== '' ? last : undefined;
+    };
+    const time = (k: 'after' | 'before') => {
+      const v = text(k);
+      if (v === undefined) return undefined;
+      const t = ISO_DATETIME.test(v) ? Date.parse(v) : NaN;
+      if (Number.isNaN(t)) throw validationError('Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].', k);
+      return t;
+    };
+    const after = time('after');
+    const before = time('before');
+    const levels = text('level')?.split(',').map((l) => l.trim().toUpperCase());
+    const search = text('search')?.toLowerCase();
+    const instance = text('instance_id');
+    const entries = (this.runLogs.get(endpoint.id) ?? []).filter((e) => {
+      const t = Date.parse(e.timestamp);
+      return (
+        (after === undefined || t > after) &&
+        (before === undefined || t < before) &&
+        (levels === undefined || levels.includes(e.level)) &&
+        (search === undefined || e.message.toLowerCase().includes(search)) &&
+        (instance === undefined || e.instance_id === instance)
+      );
+    });
+    return pageOf(entries.reverse(), page);
   }
 
   /**
@@ -625,6 +680,27 @@ export class EndpointService {
     const project = this.queries.projectInMemory(projectId) ?? (await this.queries.findProject(projectId));
     const endpoint = this.endpointByName.get(endpointKey(project.id, name)) ?? (await this.liveEndpoint(project.id, name));
     if (!endpoint || !endpoint.is_active) throw notFound();
+    try {
+      return await this.runActive(principal, projectId, name, project, endpoint, input, query, signal, inputText);
+    } catch (e) {
+      // a refused run of a live endpoint is in its logs (reference §1.6); a missing or inactive one has none to write to
+      if (isUserError(e)) this.logRun(endpoint, 'ERROR', randomUUID(), `Run refused (${e.status} ${e.code}): ${e.message}`);
+      throw e;
+    }
+  }
+
+  /** {@link run} once the endpoint is found and active. */
+  private async runActive(
+    principal: Principal,
+    projectId: number,
+    name: string,
+    project: Project,
+    endpoint: Endpoint,
+    input: unknown,
+    query: Record<string, unknown>,
+    signal: AbortSignal | (() => AbortSignal) | undefined,
+    inputText: string | undefined,
+  ): Promise<RunOutcome> {
     const body = this.runRequest(input, inputText);
     const headers: Record<string, string> = {};
 
@@ -726,6 +802,7 @@ export class EndpointService {
       throw endpointError(e);
     }
     const executionId = randomUUID();
+    this.logRun(endpoint, 'INFO', executionId, `Ran version ${version.version}${out.body.is_cached === true ? ', served from the cache' : ''}.`);
     const versionCreatedAt = createdAtText(version);
     const touched = this.touchExecuted(endpoint, version);
     if (touched !== undefined) await touched;
@@ -807,6 +884,7 @@ export class EndpointService {
     // force_cache with an entry in the cache answers synchronously, from the entry's kept envelope
     const out = this.queries.executeNow(principal, project, f.node, { clientQueryId: f.clientQueryId, name: f.execName, prepared: f.prepared, refresh: 'force_cache' }) as QueryOutcome;
     const executionId = randomUUID();
+    this.logRun(endpoint, 'INFO', executionId, `Ran version ${version.version}, served from the cache.`);
     const versionCreatedAt = createdAtText(version);
     const json = `${head},"name":${JSON.stringify(endpoint.name)},"execution_id":"${executionId}","endpoint_version":${version.version},"endpoint_version_created_at":"${versionCreatedAt}"}`;
     const { isSql, limit, offset, ttlMs } = f;
@@ -816,6 +894,15 @@ export class EndpointService {
       () => this.runResponse(out.body, { isSql, limit, offset, body: body!, version, ttlMs, principal, endpoint, executionId, versionCreatedAt }),
       () => (isSql ? columnsOfResponse(served!.body) : version.columns),
     );
+  }
+
+  /** Appends to an endpoint's run log (see {@link logs}); the oldest entries go past {@link MAX_LOG_ENTRIES}. */
+  private logRun(endpoint: Endpoint, level: EndpointLogEntry['level'], instanceId: string, message: string): void {
+    let log = this.runLogs.get(endpoint.id);
+    if (log === undefined) this.runLogs.set(endpoint.id, (log = []));
+    log.push({ log_source_id: endpoint.id, instance_id: instanceId, timestamp: new Date(Date.now()).toISOString(), level, message });
+    // dropped in batches, so a busy endpoint's log costs no copy per run
+    if (log.length > MAX_LOG_ENTRIES + 100) log.splice(0, log.length - MAX_LOG_ENTRIES);
   }
 
   /** The response of a run from the query answer `r` (see {@link run}). */

@@ -233,6 +233,7 @@ const TABLE: Row[] = [
   // PostHog's AI suggestion with its feature off: 404 {"error"}, past the authorization checks
   { method: 'POST', pattern: '/api/projects/:projectId/endpoints/:name/materialization_suggestion', scope: 'endpoint:read', ok: 404, body: () => ({}) },
   { method: 'POST', pattern: '/api/projects/:projectId/endpoints/last_execution_times', scope: 'endpoint:read', ok: 200, body: () => ({ names: [] }) },
+  { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/logs', scope: 'endpoint:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/openapi.json', scope: 'endpoint:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/endpoints/:name/run', scope: 'endpoint:read', ok: 200, secretAllowed: true },
   { method: 'POST', pattern: '/api/projects/:projectId/endpoints/:name/run', scope: 'endpoint:read', ok: 200, secretAllowed: true, body: () => ({}) },

@@ -361,6 +361,57 @@ describe('usage times (reference §1.1, §1.3)', () => {
   });
 });
 
+describe('logs (reference §1.3 …/logs/, §1.6 “Rejected /run calls also write an ERROR entry”)', () => {
+  type Entry = { log_source_id: string; instance_id: string; timestamp: string; level: string; message: string };
+  const logs = async (qs = '') => {
+    const r = await s.api('GET', `${ep}/logged/logs/${qs}`);
+    expect(r.status).toBe(200);
+    return r.body.results as Entry[];
+  };
+
+  it('a run writes an INFO entry whose instance_id is its execution_id; a refused run an ERROR entry; newest first', async () => {
+    const made = await make({ name: 'logged', query: { kind: 'HogQLQuery', query: 'select {variables.n} as n' }, variables: [{ name: 'n', type: 'Number', default: 1 }] });
+    expect(await logs()).toEqual([]);
+    const ok = (await s.api('POST', `${ep}/logged/run/`, {})).body;
+    const refused = await s.api('POST', `${ep}/logged/run/`, { variables: { n: 'one' } });
+    expect(refused.status).toBe(400);
+    const cached = (await s.api('POST', `${ep}/logged/run/`, {})).body;
+    expect(cached.is_cached).toBe(true);
+    const entries = await logs();
+    expect(entries.map((e) => [e.level, e.log_source_id])).toEqual([
+      ['INFO', made.id],
+      ['ERROR', made.id],
+      ['INFO', made.id],
+    ]);
+    expect([entries[0].instance_id, entries[2].instance_id]).toEqual([cached.execution_id, ok.execution_id]);
+    expect(entries[1].message).toContain(refused.body.detail);
+    for (const e of entries) expect(Object.keys(e).sort()).toEqual(['instance_id', 'level', 'log_source_id', 'message', 'timestamp']);
+    expect(Date.parse(entries[0].timestamp)).toBeGreaterThanOrEqual(Date.parse(entries[2].timestamp));
+  });
+
+  it('filters level, search, instance_id, after and before; pages by limit', async () => {
+    const all = await logs();
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect((await logs('?level=ERROR')).map((e) => e.level)).toEqual(['ERROR']);
+    expect((await logs('?level=info,error')).length).toBe(all.length);
+    expect((await logs(`?instance_id=${all[0].instance_id}`)).map((e) => e.instance_id)).toEqual([all[0].instance_id]);
+    expect((await logs(`?search=${encodeURIComponent('MUST BE A NUMBER')}`)).map((e) => e.level)).toEqual(['ERROR']);
+    expect(await logs(`?after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
+    expect((await logs(`?before=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).length).toBe(all.length);
+    const page = await s.api('GET', `${ep}/logged/logs/?limit=1`);
+    expect([page.body.count, page.body.results, page.body.previous]).toEqual([all.length, [all[0]], null]);
+    const bad = await s.api('GET', `${ep}/logged/logs/?after=yesterday`);
+    expect([bad.status, bad.body.type, bad.body.attr]).toEqual([400, 'validation_error', 'after']);
+  });
+
+  it('a missing endpoint has no logs (404); a project secret key may not read them (it runs only)', async () => {
+    expect((await s.api('GET', `${ep}/nope/logs/`)).body).toEqual(notFound);
+    const secret = (await s.api('POST', `/api/projects/${p}/project_secret_api_keys/`, { label: 'logs', scopes: ['endpoint:read'] })).body.value;
+    const r = await s.api('GET', `${ep}/logged/logs/`, undefined, secret);
+    expect([r.status, r.body.detail]).toEqual([403, 'This action does not support project secret API key access']);
+  });
+});
+
 describe('materialization routes (reference §1.3, test_endpoint_materialization*.py; Quarry materializes nothing)', () => {
   beforeAll(async () => {
     await make({ name: 'mat', query: sql('select 1 as one') });
