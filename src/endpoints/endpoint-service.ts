@@ -214,7 +214,7 @@ export interface EndpointLogEntry {
 }
 
 /** Entries kept per endpoint's run log (in memory: a restart starts them afresh). */
-const MAX_LOG_ENTRIES = 1000;
+const MAX_LOG_ENTRIES = 500;
 /** What `after`/`before` of the logs accept (DRF's DateTimeField: ISO 8601). */
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -1213,6 +1213,7 @@ export class EndpointService {
 
   private async softDelete(endpoint: Endpoint): Promise<void> {
     await this.endpoints.update(endpoint.id, { deleted: true, deleted_at: new Date(), is_active: false });
+    this.runLogs.delete(endpoint.id); // no route reaches a deleted endpoint's logs
   }
 
   private origin(opts: ViewOptions): string {
