@@ -7,9 +7,25 @@ import { pythonTypeName } from '../validation';
  * through. The codes travel as `params.code` of a custom issue, which `zodToUserError` reports as given.
  */
 
-/** A CharField with `max_length`: "Ensure this field has no more than N characters." (code `max_length`). */
-export function drfMaxChars(max: number) {
-  return z.string().refine((s) => s.length <= max, { message: `Ensure this field has no more than ${max} characters.`, params: { code: 'max_length' } });
+/**
+ * A CharField with `max_length` (trim_whitespace, DRF's default): text, or a number DRF coerces to text (`5` → "5"; a
+ * boolean, an object or a list is "Not a valid string.", code `invalid` → `invalid_input`); leading and trailing
+ * whitespace stripped; then "Ensure this field has no more than N characters." (code `max_length`) on what is left,
+ * counted in code points as Python's len.
+ */
+export function drfChar(max: number) {
+  return z.unknown().transform((v, ctx) => {
+    if (typeof v !== 'string' && !(typeof v === 'number' && Number.isFinite(v))) {
+      ctx.addIssue({ code: 'custom', message: 'Not a valid string.', params: { code: 'invalid_input' } });
+      return z.NEVER;
+    }
+    const text = String(v).trim();
+    if ([...text].length > max) {
+      ctx.addIssue({ code: 'custom', message: `Ensure this field has no more than ${max} characters.`, params: { code: 'max_length' } });
+      return z.NEVER;
+    }
+    return text;
+  });
 }
 
 /**

@@ -16,7 +16,7 @@ import { InsightViews } from './insight-views';
 import { parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, localToInstant } from '../queries/insights/local-time';
 import { applyQueryOverrides } from '../queries/overrides';
-import { drfBoolean, drfInteger, drfList, drfMaxChars, drfMissingRelatedList } from './drf-fields';
+import { drfBoolean, drfChar, drfInteger, drfList, drfMissingRelatedList } from './drf-fields';
 import { deriveName, executableNode, INSIGHT_TYPE_KINDS, isNonRunnable, validateInsightQuery, type InsightQueryKinds } from './insight-query';
 import { cleanSavedFilters, filterToQuery, hasLegacyFilters, legacyInsightQuery, validateConverted } from './legacy-filters';
 import {
@@ -33,7 +33,8 @@ import type { ActivityChange } from '../store/entities/activity-log';
 const SHORT_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const MAX_SEARCH_LENGTH = 1000;
 
-const text400 = drfMaxChars(400).nullable();
+/** name, derived_name, description: the model's CharField(max_length=400, null=True, blank=True) as DRF reads it. */
+const text400 = drfChar(400).nullable();
 
 /** Writable fields of an insight. Unknown and read-only fields are ignored, as DRF does (clients echo a GET back). */
 const insightBody = z.object({

@@ -282,6 +282,19 @@ describe('create (reference §2.1 body)', () => {
     expect((await s.api('GET', `${base()}${made.id}/`)).body).toMatchObject({ result: null, query_status: null });
   });
 
+  it('name, derived_name and description are DRF CharFields: whitespace trimmed, a number taken as text, other types refused', async () => {
+    const made = await make({ name: '  Padded name \n', description: 7, derived_name: '\t' });
+    expect(made).toMatchObject({ name: 'Padded name', description: '7', derived_name: '' });
+    // max_length counts what is left after trimming
+    const padded = await s.api('POST', base(), { query: trends(), name: `  ${'x'.repeat(400)}  ` });
+    expect([padded.status, padded.body.name]).toEqual([201, 'x'.repeat(400)]);
+    for (const bad of [true, ['a'], { a: 1 }]) {
+      const r = await s.api('PATCH', `${base()}${made.id}/`, { description: bad });
+      expect([r.status, r.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: 'Not a valid string.', attr: 'description' }]);
+    }
+    expect((await s.api('PATCH', `${base()}${made.id}/`, { name: 12.5 })).body.name).toBe('12.5');
+  });
+
   it('_create_in_folder is accepted (the file system placement PostHog’s UI sends) and changes nothing else', async () => {
     const r = await s.api('POST', base(), { name: 'foldered', query: trends(), _create_in_folder: 'Unfiled/Insights' });
     expect(r.status).toBe(201);
