@@ -3,7 +3,8 @@
  * test_endpoint_execution.py, test_endpoint_versions.py, test_endpoint_openapi.py, test_endpoint_materialization*.py),
  * third pass: the rules of posthog-api.md §1 and §3 that endpoints-posthog-compat.test.ts, endpoints-*.test.ts and
  * rest-posthog-compat*.test.ts do not pin yet. Each case names the PostHog test or the reference section it follows.
- * One server, one project; no case reads events (the queries select constants), so there is no ClickHouse twin.
+ * One server, one project without events: the SQL selects constants or `numbers(n)`, the one insight endpoint answers
+ * zeros, so no answer depends on the engine (no ClickHouse twin).
  */
 import { newKey, newProject, startServer, type TestServer } from '../helpers/server';
 
