@@ -896,7 +896,7 @@ export class EndpointService {
     );
   }
 
-  /** Appends to an endpoint's run log (see {@link logs}); the oldest entries go past {@link MAX_LOG_ENTRIES}. */
+  /** Appends to an endpoint's run log (see {@link logs}), dropping its oldest entries beyond {@link MAX_LOG_ENTRIES}. */
   private logRun(endpoint: Endpoint, level: EndpointLogEntry['level'], instanceId: string, message: string): void {
     let log = this.runLogs.get(endpoint.id);
     if (log === undefined) this.runLogs.set(endpoint.id, (log = []));
