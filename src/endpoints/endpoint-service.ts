@@ -146,6 +146,10 @@ export class EndpointBareError extends UserError {
   }
 }
 
+/**
+ * PostHog's UserBasicSerializer (reference §1.2 `created_by`): every key a PostHog client reads; Quarry's users have no
+ * uuid, distinct id, verification, hedgehog or role, so those are null (as on insights: src/insights/activity.ts).
+ */
 export interface UserBasic {
   id: number;
   uuid: string | null;
@@ -153,6 +157,9 @@ export interface UserBasic {
   first_name: string;
   last_name: string;
   email: string;
+  is_email_verified: boolean | null;
+  hedgehog_config: null;
+  role_at_organization: string | null;
 }
 
 export interface EndpointView {
@@ -1225,7 +1232,17 @@ export class EndpointService {
     const u = await this.store.users.findOneBy({ id });
     if (!u) return null;
     const [first, ...rest] = u.name.split(' ');
-    return { id: u.id, uuid: null, distinct_id: null, first_name: first ?? '', last_name: rest.join(' '), email: u.email };
+    return {
+      id: u.id,
+      uuid: null,
+      distinct_id: null,
+      first_name: first ?? '',
+      last_name: rest.join(' '),
+      email: u.email,
+      is_email_verified: null,
+      hedgehog_config: null,
+      role_at_organization: null,
+    };
   }
 
   private async view(project: Project, e: Endpoint, v: EndpointVersion, opts: ViewOptions): Promise<EndpointView> {

@@ -42,6 +42,7 @@ describe('the serialized endpoint (reference §1.2, test_endpoint.py)', () => {
     'materialization', 'bucket_overrides', 'columns', 'tags', 'optional_breakdown_properties',
   ];
   const VERSION_KEYS = ['version', 'version_id', 'endpoint_is_active', 'version_created_at', 'version_created_by', 'version_updated_at'];
+  const USER_BASIC_KEYS = ['distinct_id', 'email', 'first_name', 'hedgehog_config', 'id', 'is_email_verified', 'last_name', 'role_at_organization', 'uuid'];
 
   it('create, retrieve, list and update answer every documented field; `deleted` is never serialized', async () => {
     const made = await make({ name: 'shape', query: sql('select 1 as one') });
@@ -54,6 +55,8 @@ describe('the serialized endpoint (reference §1.2, test_endpoint.py)', () => {
       for (const k of VERSION_KEYS) expect(view).not.toHaveProperty(k);
     }
     expect(made).toMatchObject({ is_materialized: false, bucket_overrides: null, derived_from_insight: null, last_executed_at: null, tags: [], optional_breakdown_properties: [] });
+    // UserBasicSerializer's keys (Quarry's users lack the uuid, distinct id, verification, hedgehog and role: null)
+    expect(Object.keys(made.created_by).sort()).toEqual(USER_BASIC_KEYS);
     expect(made.created_by).toMatchObject({ id: expect.any(Number), email: expect.any(String), first_name: expect.any(String), last_name: expect.any(String) });
     expect(made.materialization).toMatchObject({ name: 'shape', enabled: false, ready: false, can_materialize: false });
   });
@@ -64,6 +67,7 @@ describe('the serialized endpoint (reference §1.2, test_endpoint.py)', () => {
     expect(Object.keys(v1)).toEqual(expect.arrayContaining([...ENDPOINT_KEYS, ...VERSION_KEYS]));
     expect(v1).not.toHaveProperty('deleted');
     expect([v1.version, v1.version_id, v1.endpoint_is_active]).toEqual([1, v1.current_version_id, true]);
+    expect(Object.keys(v1.version_created_by).sort()).toEqual(USER_BASIC_KEYS);
   });
 });
 
