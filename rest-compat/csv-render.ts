@@ -48,9 +48,40 @@ export function renderCsv(data: unknown): string {
 export const csvResponse = (data: unknown): RestResponse => respond(200, renderCsv(data), { 'content-type': 'text/csv; charset=utf-8' });
 
 /**
- * How the answer is rendered, picked from the request's `format` before any work is done: the body itself (JSON) or
- * its CSV; any other format is DRF's 404 (from {@link requestedFormat}).
+ * DRF's DefaultContentNegotiation over a JSON then a CSV renderer, for a request without `format`: the Accept header's
+ * media ranges grouped by precedence (with parameters, then type/subtype, then type/*, then the full wildcard), and in each group the first
+ * renderer one of them matches; `q` is ignored, as DRF ignores it. No Accept, or nothing either renderer takes, is JSON
+ * (DRF would answer 406 to the latter; Quarry keeps answering).
  */
-export function formatRenderer(query: Record<string, unknown>): (body: unknown) => unknown {
-  return requestedFormat(query) === 'csv' ? csvResponse : (body) => body;
+export function negotiatedFormat(accept: string | undefined): 'json' | 'csv' {
+  if (!accept) return 'json';
+  const ranges = accept.split(',').map((part) => {
+    const [type, ...params] = part.split(';');
+    const [main = '', sub = ''] = type.trim().toLowerCase().split('/');
+    const hasParams = params.some((kv) => {
+      const key = kv.split('=')[0].trim();
+      return key !== '' && key !== 'q';
+    });
+    return { main, sub, precedence: hasParams ? 3 : sub !== '*' ? 2 : main !== '*' ? 1 : 0 };
+  });
+  const renderers = [
+    ['json', 'application', 'json'],
+    ['csv', 'text', 'csv'],
+  ] as const;
+  for (let precedence = 3; precedence >= 0; precedence--) {
+    for (const [format, main, sub] of renderers) {
+      if (ranges.some((r) => r.precedence === precedence && (r.main === '*' || r.main === main) && (r.sub === '*' || r.sub === sub))) return format;
+    }
+  }
+  return 'json';
+}
+
+/**
+ * How the answer is rendered, picked before any work is done: the request's `format` (the query string's, or a URL
+ * suffix put there by the route), else the Accept header as DRF negotiates it ({@link negotiatedFormat}); the body
+ * itself (JSON) or its CSV; any other format is DRF's 404 (from {@link requestedFormat}).
+ */
+export function formatRenderer(query: Record<string, unknown>, accept?: string): (body: unknown) => unknown {
+  const format = query.format === undefined && accept !== undefined ? negotiatedFormat(accept) : requestedFormat(query);
+  return format === 'csv' ? csvResponse : (body) => body;
 }

@@ -68,7 +68,7 @@ function activityBody(request: FastifyRequest, a: ActivityPage) {
 export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/insights';
   apiRoute(app, s, 'GET', base, async (r) => {
-    const render = formatRenderer(r.query);
+    const render = formatRenderer(r.query, r.request.headers.accept);
     const page = parsePage(r.query);
     const opts = resultOptions(r);
     const out = await s.insights.list(r.principal, projectIdParam(r.params), r.query, page, opts);
@@ -81,27 +81,29 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
     await s.insights.cancel(r.principal, projectIdParam(r.params), r.body);
     return respond(201);
   });
-  // the legacy filter routes; `next` (trends only) pages breakdown values, as PostHog's
+  // the legacy filter routes; `next` (trends only) pages breakdown values, as PostHog's. `query` is the request's query
+  // string, with the `format` of a URL suffix (`trend.csv/`) when the retrieve route below hands one over.
+  const legacy = async (r: RestRequest, endpoint: 'trend' | 'funnel', query: Record<string, unknown>) => {
+    const body = r.request.method === 'POST' ? r.body : undefined;
+    // DRF's renderer choice: `format` is the renderer's, never a filter key
+    const { format: _format, export_name: exportName, export_insight_id: exportInsightId, ...filterQuery } = query;
+    const csv = endpoint === 'trend' && wantsTrendCsv(query, r.request.headers.accept);
+    // DRF answers a `format` no renderer has with a 404; the viewset renders JSON and CSV (reference §2)
+    requestedFormat(query);
+    const answer = await s.insights.legacyResult(r.principal, projectIdParam(r.params), endpoint, filterQuery, body, r.signal);
+    if (csv) {
+      const origin = `${r.request.protocol}://${r.request.host}`;
+      const link = typeof exportInsightId === 'string' && exportInsightId !== '' ? `${origin}/insights/${exportInsightId}/` : undefined;
+      return respond(200, trendCsv(answer.body.result, link), {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': trendCsvDisposition(exportName, answer.resolvedDateRange),
+      });
+    }
+    if (answer.nextOffset === undefined) return answer.body;
+    return { ...answer.body, next: answer.nextOffset === null ? null : nextPageUrl(r.request, answer.nextOffset) };
+  };
   for (const endpoint of ['trend', 'funnel'] as const) {
-    apiRoute(app, s, ['GET', 'POST'], `${base}/${endpoint}`, async (r) => {
-      const body = r.request.method === 'POST' ? r.body : undefined;
-      // DRF's renderer choice: `format` is the renderer's, never a filter key
-      const { format: _format, export_name: exportName, export_insight_id: exportInsightId, ...filterQuery } = r.query;
-      const csv = endpoint === 'trend' && wantsTrendCsv(r.query, r.request.headers.accept);
-      // DRF answers a `format` no renderer has with a 404; the viewset renders JSON and CSV (reference §2)
-      requestedFormat(r.query);
-      const answer = await s.insights.legacyResult(r.principal, projectIdParam(r.params), endpoint, filterQuery, body, r.signal);
-      if (csv) {
-        const origin = `${r.request.protocol}://${r.request.host}`;
-        const link = typeof exportInsightId === 'string' && exportInsightId !== '' ? `${origin}/insights/${exportInsightId}/` : undefined;
-        return respond(200, trendCsv(answer.body.result, link), {
-          'content-type': 'text/csv; charset=utf-8',
-          'content-disposition': trendCsvDisposition(exportName, answer.resolvedDateRange),
-        });
-      }
-      if (answer.nextOffset === undefined) return answer.body;
-      return { ...answer.body, next: answer.nextOffset === null ? null : nextPageUrl(r.request, answer.nextOffset) };
-    });
+    apiRoute(app, s, ['GET', 'POST'], `${base}/${endpoint}`, (r) => legacy(r, endpoint, r.query));
   }
   // PostHog's InsightViewed actions: views feed last_viewed_at, the last-viewed filters and my_last_viewed
   apiRoute(app, s, 'POST', `${base}/viewed`, async (r) => {
@@ -122,9 +124,15 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
     activityBody(r.request, await s.insights.activity(r.principal, projectIdParam(r.params), null, r.query)),
   );
   apiRoute(app, s, 'GET', `${base}/:insightId`, async (r) => {
-    const render = formatRenderer(r.query);
+    // DRF's format suffix patterns (`…/insights/<id>.csv/`, `…/insights/trend.csv/`): the suffix is the `format`, over
+    // the query string's; ids and short_ids have no dot (the router's lookup is `[^/.]+`)
+    const suffix = /^([^.]+)\.([a-z0-9]+)$/.exec(r.params.insightId);
+    const ref = suffix ? suffix[1] : r.params.insightId;
+    const query = suffix ? { ...r.query, format: suffix[2] } : r.query;
+    if (suffix && (ref === 'trend' || ref === 'funnel')) return legacy(r, ref, query);
+    const render = formatRenderer(query, r.request.headers.accept);
     const opts = resultOptions(r);
-    const view = await s.insights.get(r.principal, projectIdParam(r.params), r.params.insightId, opts);
+    const view = await s.insights.get(r.principal, projectIdParam(r.params), ref, opts);
     return render(opts.basic ? basicView(view) : view);
   });
   apiRoute(app, s, 'PATCH', `${base}/:insightId`, (r) =>

@@ -272,6 +272,56 @@ describe('refresh as Python clients send it (test_insight.py data={"refresh": Tr
   });
 });
 
+describe('renderers: JSON and CSV (reference §2), chosen as DRF chooses them', () => {
+  it('test_insight_trends_csv: GET …/insights/trend.csv/ (a format suffix) exports the legacy trend as CSV', async () => {
+    const events = encodeURIComponent(JSON.stringify([{ id: '$pageview', custom_name: 'test custom' }]));
+    const r = await s.api('GET', `${base()}trend.csv/?events=${events}&export_name=Pageview count&export_insight_id=test123`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename="pageview-count \(.+\) from PostHog\.csv"$/);
+    const lines = r.text.split(/\r?\n/);
+    expect(lines[0]).toBe(`${s.url}/insights/test123/`);
+    expect(lines[1]).toMatch(/^series,/);
+    expect(lines[2]).toMatch(/^test custom,/);
+    // the row's values add up to the two pageviews of the last hour
+    expect(lines[2].split(',').slice(1).map(Number).reduce((a, b) => a + b, 0)).toBe(2);
+    // the JSON suffix is the JSON envelope; a suffix no renderer has is DRF's 404
+    expect((await s.api('GET', `${base()}trend.json/?events=${events}`)).body.result[0].count).toBe(2);
+    expect((await s.api('GET', `${base()}trend.xml/?events=${events}`)).status).toBe(404);
+  });
+
+  it('a format suffix on retrieve: <id>.csv/ and <short_id>.json; the suffix wins over ?format=', async () => {
+    const made = await make({ name: 'suffixed' });
+    const csv = await s.api('GET', `${base()}${made.id}.csv/`);
+    expect([csv.status, csv.headers.get('content-type')?.startsWith('text/csv')]).toEqual([200, true]);
+    expect(csv.text.split('\r\n')[0].split(',')).toEqual(expect.arrayContaining(['id', 'name', 'short_id']));
+    expect(csv.text).toContain(made.short_id);
+    const json = await s.api('GET', `${base()}${made.short_id}.json?format=csv`);
+    expect([json.status, json.body.id]).toEqual([200, made.id]);
+    expect((await s.api('GET', `${base()}${made.id}.xml/`)).status).toBe(404);
+  });
+
+  it.each<[string, 'csv' | 'json']>([
+    ['text/csv', 'csv'],
+    ['text/csv, */*', 'csv'],
+    ['text/*', 'csv'],
+    ['application/json, text/csv', 'json'],
+    // DRF ignores q: both are type/subtype, and the JSON renderer comes first
+    ['text/csv;q=1, application/json;q=0.1', 'json'],
+    ['*/*', 'json'],
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'json'],
+  ])('Accept: %s on list and retrieve → %s (DRF content negotiation)', async (accept, format) => {
+    const made = await make({ name: `accept ${accept}` });
+    for (const path of [`${base()}?short_id=${made.short_id}`, `${base()}${made.id}/`]) {
+      const r = await s.api('GET', path, undefined, undefined, { accept });
+      expect([path, r.status, r.headers.get('content-type')?.split(';')[0]]).toEqual([path, 200, format === 'csv' ? 'text/csv' : 'application/json']);
+    }
+    // ?format= decides over the header
+    const forced = await s.api('GET', `${base()}${made.id}/?format=json`, undefined, undefined, { accept });
+    expect(forced.body.id).toBe(made.id);
+  });
+});
+
 describe('create (reference §2.1 body)', () => {
   it('test_insight_query.py: a HogQL insight is saved as long as its schema holds; its SQL is only checked when it runs', async () => {
     const made = await make({ name: 'bad sql', query: sqlViz('SELEC 1 FROM') });
