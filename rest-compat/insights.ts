@@ -67,13 +67,16 @@ function activityBody(request: FastifyRequest, a: ActivityPage) {
  */
 export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/insights';
-  apiRoute(app, s, 'GET', base, async (r) => {
-    const render = formatRenderer(r.query, r.request.headers.accept);
+  const list = async (r: RestRequest, query: Record<string, unknown>) => {
+    const render = formatRenderer(query, r.request.headers.accept);
     const page = parsePage(r.query);
     const opts = resultOptions(r);
     const out = await s.insights.list(r.principal, projectIdParam(r.params), r.query, page, opts);
     return render(opts.basic ? listBody(r.request, page, { count: out.count, results: out.results.map(basicView) }) : listBody(r.request, page, out));
-  });
+  };
+  apiRoute(app, s, 'GET', base, (r) => list(r, r.query));
+  // DRF's format suffix on the list (`…/insights.csv`): the suffix is the `format`, over the query string's
+  apiRoute(app, s, 'GET', `${base}.:format`, (r) => list(r, { ...r.query, format: r.params.format }));
   // no body is an empty one, as Django's test client posts it: an insight needs no field (test_insight.py
   // test_created_updated_and_last_modified creates one with a bare POST)
   apiRoute(app, s, 'POST', base, async (r) => respond(201, await s.insights.create(r.principal, projectIdParam(r.params), r.body ?? {})));

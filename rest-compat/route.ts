@@ -229,6 +229,7 @@ export function rateFamilyOf(path: string): RateFamily {
   if (/\/query(\/|$)/.test(path)) return 'query';
   if (/\/endpoints\/:[^/]+\/run$/.test(path)) return 'endpoint_run';
   // PostHog's ClickHouse throttle classes: insights, persons and the events API
-  if (/\/(insights|persons|events)(\/|$)/.test(path)) return 'analytics';
+  // (a DRF format suffix, `insights.:format`, is the same view)
+  if (/\/(insights|persons|events)(\/|\.:format$|$)/.test(path)) return 'analytics';
   return 'default';
 }

@@ -41,6 +41,7 @@ describe('RateLimiter', () => {
     ['/projects/:projectId/query/:queryId', 'query'],
     ['/projects/:projectId/endpoints/:name/run', 'endpoint_run'],
     ['/projects/:projectId/insights', 'analytics'],
+    ['/projects/:projectId/insights.:format', 'analytics'],
     ['/projects/:projectId/persons/:personId', 'analytics'],
     ['/projects/:projectId/persons', 'analytics'],
     ['/projects/:projectId/events', 'analytics'],

@@ -153,6 +153,8 @@ const TABLE: Row[] = [
   },
   // insights
   { method: 'GET', pattern: '/api/projects/:projectId/insights', scope: 'insight:read', ok: 200 },
+  // DRF's format suffix on the list (insights-posthog-compat-3.test.ts)
+  { method: 'GET', pattern: '/api/projects/:projectId/insights.:format', scope: 'insight:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights', scope: 'insight:write', ok: 201, body: () => ({ name: uniq('i'), query: SQL }) },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/activity', scope: 'activity_log:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights/cancel', scope: 'insight:read', ok: 201, body: () => ({ client_query_id: 'matrix-nothing-running' }) },
@@ -282,6 +284,7 @@ function pathOf(r: Row, prefix: 'projects' | 'environments', t: Target): string 
     groupTypeIndex: '0',
     // every fixture endpoint has its version 1
     version: '1',
+    format: 'json',
   };
   let p = r.pattern.replace(/:(\w+)/g, (_m, k: string) => {
     if (!(k in values)) throw new Error(`no fixture for :${k} in ${r.pattern}`);

@@ -290,7 +290,7 @@ describe('renderers: JSON and CSV (reference §2), chosen as DRF chooses them', 
     expect((await s.api('GET', `${base()}trend.xml/?events=${events}`)).status).toBe(404);
   });
 
-  it('a format suffix on retrieve: <id>.csv/ and <short_id>.json; the suffix wins over ?format=', async () => {
+  it('a format suffix on retrieve and list: <id>.csv/, <short_id>.json, insights.csv; the suffix wins over ?format=', async () => {
     const made = await make({ name: 'suffixed' });
     const csv = await s.api('GET', `${base()}${made.id}.csv/`);
     expect([csv.status, csv.headers.get('content-type')?.startsWith('text/csv')]).toEqual([200, true]);
@@ -299,8 +299,15 @@ describe('renderers: JSON and CSV (reference §2), chosen as DRF chooses them', 
     const json = await s.api('GET', `${base()}${made.short_id}.json?format=csv`);
     expect([json.status, json.body.id]).toEqual([200, made.id]);
     expect((await s.api('GET', `${base()}${made.id}.xml/`)).status).toBe(404);
+    // the list too: insights.csv is the CSV of the page, insights.json/ the JSON envelope
+    const listCsv = await s.api('GET', `/api/environments/${p}/insights.csv?short_id=${made.short_id}`);
+    expect([listCsv.status, listCsv.text.split('\r\n').filter(Boolean).length]).toEqual([200, 2]);
+    expect(listCsv.text).toContain(made.short_id);
+    expect((await s.api('GET', `/api/projects/${p}/insights.json/?short_id=${made.short_id}`)).body.results.map((i: { id: number }) => i.id)).toEqual([made.id]);
+    expect((await s.api('GET', `/api/projects/${p}/insights.xml`)).status).toBe(404);
   });
 
+  let made: Record<string, any> | undefined;
   it.each<[string, 'csv' | 'json']>([
     ['text/csv', 'csv'],
     ['text/csv, */*', 'csv'],
@@ -311,7 +318,7 @@ describe('renderers: JSON and CSV (reference §2), chosen as DRF chooses them', 
     ['*/*', 'json'],
     ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'json'],
   ])('Accept: %s on list and retrieve → %s (DRF content negotiation)', async (accept, format) => {
-    const made = await make({ name: `accept ${accept}` });
+    made ??= await make({ name: 'negotiated' });
     for (const path of [`${base()}?short_id=${made.short_id}`, `${base()}${made.id}/`]) {
       const r = await s.api('GET', path, undefined, undefined, { accept });
       expect([path, r.status, r.headers.get('content-type')?.split(';')[0]]).toEqual([path, 200, format === 'csv' ? 'text/csv' : 'application/json']);
