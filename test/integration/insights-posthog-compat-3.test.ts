@@ -1,10 +1,12 @@
 /**
  * Saved insights against PostHog's posthog/api/test/test_insight.py and the reference (posthog-api.md §2, §4), third
  * compatibility pass (the earlier ones: insights-api, insights-legacy-filters and the rest-posthog-compat files). It
- * covers what those leave out: the whole InsightSerializer record and `result` (never `results`), the project's
- * timezone, a trends result's `hogql`, numeric short_ids, the default `order` ordering, search over derived names
- * and its fuzzy "similar" matches, the `insight=JSON` and `feature_flag` list filters, `_create_in_folder`, and the
- * DRF error bodies of the insight routes. Each case names the PostHog test or the reference section it follows.
+ * covers what those leave out: the whole InsightSerializer record and `result` (never `results`), UserBasic, the
+ * project's timezone, a trends result's `hogql`, numeric short_ids, the default `order` ordering, `saved`/`basic` read
+ * with str_to_bool, search over derived names and its fuzzy "similar" matches, the `insight=JSON` and `feature_flag`
+ * list filters, `refresh=async` on a miss and on a stale result, `refresh=True` as Python clients send it, DRF's
+ * CharField on name/description, the CSV renderer through format suffixes (`trend.csv/`) and Accept, and the DRF
+ * error bodies of the insight routes. Each case names the PostHog test or the reference section it follows.
  * One server; the two events are an hour old and only counted, so no case depends on the engine (no ClickHouse twin).
  */
 import { Insight } from '../../src/store/entities';
