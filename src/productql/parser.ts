@@ -108,7 +108,6 @@ class ParserWorker {
   private start(): Promise<void> {
     if (this.ready) return this.ready;
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath: require.resolve('@posthog/hogql-parser') } });
-    worker.unref();
     this.worker = worker;
     this.ready = new Promise<void>((resolve, reject) => {
       const onFirst = (m: WorkerReply) => {
@@ -126,6 +125,9 @@ class ParserWorker {
       if (this.worker === worker) this.reset();
     });
     this.ready.catch(() => this.reset());
+    // after the listeners: adding a 'message' listener refs the worker's port again, and a ref'd port keeps a
+    // process that is done (a CLI command, a test file) from exiting
+    worker.unref();
     return this.ready;
   }
 

@@ -196,11 +196,18 @@ describeClickHouse('ClickHouse engine', () => {
       }
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const proxied = await ClickHouseEngine.open({ url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`, database: 'engine_test' });
+    const proxied = await ClickHouseEngine.open({ url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`, database: 'engine_proxied' });
     try {
       expect((await proxied.query('SELECT 1', [])).rows).toEqual([[1]]);
       await new Promise((r) => setTimeout(r, 500));
       expect((await proxied.query('SELECT 2', [])).rows).toEqual([[2]]);
+      // the ingest path's requests too (@clickhouse/client keeps its sockets 2.5 s): inserts, internal reads
+      await proxied.writeBatch({ events: [], checkpoint: 21 });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await proxied.getCheckpoint()).toBe(21);
+      await new Promise((r) => setTimeout(r, 500));
+      await proxied.writeBatch({ events: [], checkpoint: 22 });
+      expect(await proxied.getCheckpoint()).toBe(22);
     } finally {
       await proxied.close();
       for (const sk of sockets) sk.destroy();

@@ -117,6 +117,21 @@ function isStaleSocketError(e: unknown): boolean {
   return /ECONNRESET|EPIPE|socket hang up|other side closed/i.test(`${cause?.code ?? ''} ${cause?.message ?? ''} ${(e as Error)?.message ?? ''}`);
 }
 
+/**
+ * Runs `send` once more when it failed on a kept-alive socket the server had closed while idle: ClickHouse's
+ * keep_alive_timeout (3 s by default) can elapse before the client's own idle timer fires on a busy machine
+ * (clickhouse-js issue 294), and the request fails before the server read it. Once, on a fresh connection, that
+ * is not an outage. Not when `aborted()` says the request was cut on purpose.
+ */
+async function retryStaleSocket<T>(send: () => Promise<T>, aborted: () => boolean = () => false): Promise<T> {
+  try {
+    return await send();
+  } catch (e) {
+    if (aborted() || !isStaleSocketError(e)) throw e;
+    return send();
+  }
+}
+
 function connectionError(url: string, e: unknown): Error {
   return new Error(`ClickHouse I/O error: cannot reach ${url} (${(e as Error)?.message ?? String(e)})`);
 }
@@ -347,16 +362,7 @@ export class ClickHouseEngine implements EventEngine {
           body,
           signal: ctl.signal,
         });
-      let res: Response;
-      try {
-        res = await send();
-      } catch (e) {
-        // A kept-alive socket the server closed while idle (its keep_alive_timeout, 3 s by default, can elapse
-        // before the client's own idle timer fires on a busy machine) fails before the server read the request:
-        // once, on a fresh connection, that is not an outage.
-        if (ctl.signal.aborted || !isStaleSocketError(e)) throw e;
-        res = await send();
-      }
+      const res = await retryStaleSocket(send, () => ctl.signal.aborted);
       const raw = await res.text();
       if (res.status !== 200) throw new Error(serverErrorMessage(raw));
       return raw;
@@ -433,7 +439,7 @@ export class ClickHouseEngine implements EventEngine {
   /** Internal read (no error translation beyond connection errors). */
   private async internal(sql: string, params: readonly unknown[] = []): Promise<QueryResult> {
     try {
-      const rs = await this.client.query({ query: bindPositional(sql, params), format: 'JSONCompact' });
+      const rs = await retryStaleSocket(() => this.client.query({ query: bindPositional(sql, params), format: 'JSONCompact' }));
       const body = (await rs.json()) as unknown as { meta: { name: string; type: string }[]; data: unknown[][] };
       const conv = body.meta.map((m) => converter(m.type));
       return { columns: body.meta.map((m) => m.name), types: body.meta.map((m) => m.type), rows: body.data.map((r) => r.map((v, i) => conv[i](v))) };
@@ -445,7 +451,7 @@ export class ClickHouseEngine implements EventEngine {
   /** Runs a statement on the query node (internal: DDL, inserts with literals). */
   async exec(sql: string, params: readonly unknown[] = []): Promise<void> {
     try {
-      await this.client.command({ query: bindPositional(sql, params) });
+      await retryStaleSocket(() => this.client.command({ query: bindPositional(sql, params) }));
     } catch (e) {
       throw isConnectionError(e) ? connectionError(this.opts.url, e) : e;
     }
@@ -454,7 +460,7 @@ export class ClickHouseEngine implements EventEngine {
   private async insert(table: string, values: Record<string, unknown>[]): Promise<void> {
     if (values.length === 0) return;
     try {
-      await this.client.insert({ table, values, format: 'JSONEachRow' });
+      await retryStaleSocket(() => this.client.insert({ table, values, format: 'JSONEachRow' }));
     } catch (e) {
       throw isConnectionError(e) ? connectionError(this.opts.url, e) : e;
     }
@@ -750,17 +756,19 @@ export class ClickHouseEngine implements EventEngine {
   private async mutateDelete(table: string, where: string): Promise<void> {
     const local = localTable(table, this.opts.cluster);
     // A mutation whose condition fails never finishes and blocks every later one: check it synchronously first.
-    await this.nodes[0].client.query({ query: `SELECT count() FROM \`${local}\` WHERE ${where}`, format: 'JSONCompact' }).then((r) => r.json());
+    await retryStaleSocket(() => this.nodes[0].client.query({ query: `SELECT count() FROM \`${local}\` WHERE ${where}`, format: 'JSONCompact' })).then((r) => r.json());
     for (const n of this.nodes) {
-      await n.client.command({ query: `ALTER TABLE \`${local}\` DELETE WHERE ${where}` });
+      await retryStaleSocket(() => n.client.command({ query: `ALTER TABLE \`${local}\` DELETE WHERE ${where}` }));
     }
     const deadline = Date.now() + 60_000;
     for (const n of this.nodes) {
       for (;;) {
-        const rs = await n.client.query({
-          query: `SELECT count() FROM system.mutations WHERE database = ${chString(this.opts.database)} AND table = ${chString(local)} AND is_done = 0`,
-          format: 'JSONCompact',
-        });
+        const rs = await retryStaleSocket(() =>
+          n.client.query({
+            query: `SELECT count() FROM system.mutations WHERE database = ${chString(this.opts.database)} AND table = ${chString(local)} AND is_done = 0`,
+            format: 'JSONCompact',
+          }),
+        );
         const body = (await rs.json()) as unknown as { data: unknown[][] };
         if (Number(body.data[0][0]) === 0) break;
         if (Date.now() > deadline) throw new Error(`ClickHouse mutation on ${local} did not finish within 60 s`);
