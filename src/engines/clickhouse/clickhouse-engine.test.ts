@@ -198,9 +198,10 @@ describeClickHouse('ClickHouse engine', () => {
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const proxied = await ClickHouseEngine.open({ url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`, database: 'engine_proxied' });
     try {
-      expect((await proxied.query('SELECT 1', [])).rows).toEqual([[1]]);
+      // four sockets in the pool, all closed by the server when the next query comes: each is tried and dropped
+      expect((await Promise.all([1, 2, 3, 4].map((i) => proxied.query(`SELECT ${i}`, [])))).map((r) => r.rows)).toEqual([[[1]], [[2]], [[3]], [[4]]]);
       await new Promise((r) => setTimeout(r, 500));
-      expect((await proxied.query('SELECT 2', [])).rows).toEqual([[2]]);
+      expect((await proxied.query('SELECT 5', [])).rows).toEqual([[5]]);
       // the ingest path's requests too (@clickhouse/client keeps its sockets 2.5 s): inserts, internal reads
       await proxied.writeBatch({ events: [], checkpoint: 21 });
       await new Promise((r) => setTimeout(r, 500));
@@ -208,6 +209,13 @@ describeClickHouse('ClickHouse engine', () => {
       await new Promise((r) => setTimeout(r, 500));
       await proxied.writeBatch({ events: [], checkpoint: 22 });
       expect(await proxied.getCheckpoint()).toBe(22);
+      // a batch's inserts go out together, on as many sockets; after a pause each of them is closed
+      const persons = [P(60), P(61)].map((id) => ({ project_id: 9, id, created_at: 0, properties: {}, is_identified: false, version: 0 }));
+      const ids = ['d60', 'd61'].map((d, i) => ({ project_id: 9, distinct_id: d, person_id: P(60 + i), version: 0 }));
+      await proxied.writeBatch({ events: [ev(60, P(60), undefined, 9)], newPersons: persons, newDistinctIds: ids, checkpoint: 23 });
+      await new Promise((r) => setTimeout(r, 500));
+      await proxied.writeBatch({ events: [ev(61, P(61), undefined, 9)], newPersons: persons, newDistinctIds: ids, checkpoint: 24 });
+      expect(await proxied.getCheckpoint()).toBe(24);
     } finally {
       await proxied.close();
       for (const sk of sockets) sk.destroy();

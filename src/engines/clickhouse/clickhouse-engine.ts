@@ -118,17 +118,25 @@ function isStaleSocketError(e: unknown): boolean {
 }
 
 /**
- * Runs `send` once more when it failed on a kept-alive socket the server had closed while idle: ClickHouse's
+ * Most tries of a request that keeps failing on closed kept-alive sockets: after an idle spell every socket of the
+ * pool may be one (@clickhouse/client keeps up to 10), and each failed one is dropped, so this many reach a fresh
+ * connection. Such failures are immediate, and a server that is down refuses instead (not retried here).
+ */
+const STALE_SOCKET_TRIES = 11;
+
+/**
+ * Runs `send` again when it failed on a kept-alive socket the server had closed while idle: ClickHouse's
  * keep_alive_timeout (3 s by default) can elapse before the client's own idle timer fires on a busy machine
- * (clickhouse-js issue 294), and the request fails before the server read it. Once, on a fresh connection, that
- * is not an outage. Not when `aborted()` says the request was cut on purpose.
+ * (clickhouse-js issue 294), and the request fails before the server read it. That is not an outage. Not when
+ * `aborted()` says the request was cut on purpose.
  */
 async function retryStaleSocket<T>(send: () => Promise<T>, aborted: () => boolean = () => false): Promise<T> {
-  try {
-    return await send();
-  } catch (e) {
-    if (aborted() || !isStaleSocketError(e)) throw e;
-    return send();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (e) {
+      if (attempt >= STALE_SOCKET_TRIES || aborted() || !isStaleSocketError(e)) throw e;
+    }
   }
 }
 
