@@ -12,6 +12,7 @@ import type { Config } from '../config';
 import type { EventEngineBase } from '../engines/engine';
 import { isUserError, notFound, UserError, validationError } from '../errors';
 import { pageOf, type Page, type Paged } from '../pagination';
+import { userBasic, type UserBasic } from '../insights/activity';
 import { compileProductQL, parseSelect, shapeResult, type Query } from '../productql';
 import type { ProjectService } from '../projects/project-service';
 import type { PreparedQuery, QueryOutcome, QueryService } from '../queries/query-service';
@@ -144,22 +145,6 @@ export class EndpointBareError extends UserError {
   override toBody(): any {
     return this.bareBody;
   }
-}
-
-/**
- * PostHog's UserBasicSerializer (reference §1.2 `created_by`): every key a PostHog client reads; Quarry's users have no
- * uuid, distinct id, verification, hedgehog or role, so those are null (as on insights: src/insights/activity.ts).
- */
-export interface UserBasic {
-  id: number;
-  uuid: string | null;
-  distinct_id: string | null;
-  first_name: string;
-  last_name: string;
-  email: string;
-  is_email_verified: boolean | null;
-  hedgehog_config: null;
-  role_at_organization: string | null;
 }
 
 export interface EndpointView {
@@ -1230,19 +1215,7 @@ export class EndpointService {
   private async user(id: number | null): Promise<UserBasic | null> {
     if (id === null) return null;
     const u = await this.store.users.findOneBy({ id });
-    if (!u) return null;
-    const [first, ...rest] = u.name.split(' ');
-    return {
-      id: u.id,
-      uuid: null,
-      distinct_id: null,
-      first_name: first ?? '',
-      last_name: rest.join(' '),
-      email: u.email,
-      is_email_verified: null,
-      hedgehog_config: null,
-      role_at_organization: null,
-    };
+    return u ? userBasic(u) : null;
   }
 
   private async view(project: Project, e: Endpoint, v: EndpointVersion, opts: ViewOptions): Promise<EndpointView> {
