@@ -92,7 +92,6 @@ export function cohortFormInput(fields: Record<string, string>): Record<string, 
   return out;
 }
 
-
 /** PostHog's CohortSerializer record. */
 export interface CohortView {
   id: number;
