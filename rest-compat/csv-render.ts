@@ -82,6 +82,10 @@ export function negotiatedFormat(accept: string | undefined): 'json' | 'csv' {
  * itself (JSON) or its CSV; any other format is DRF's 404 (from {@link requestedFormat}).
  */
 export function formatRenderer(query: Record<string, unknown>, accept?: string): (body: unknown) => unknown {
-  const format = query.format === undefined && accept !== undefined ? negotiatedFormat(accept) : requestedFormat(query);
-  return format === 'csv' ? csvResponse : (body) => body;
+  return chosenFormat(query, accept) === 'csv' ? csvResponse : (body) => body;
+}
+
+/** The renderer DRF picks for a request: its `format` ({@link requestedFormat}), else its Accept header ({@link negotiatedFormat}). */
+export function chosenFormat(query: Record<string, unknown>, accept?: string): 'json' | 'csv' {
+  return query.format === undefined && accept !== undefined ? negotiatedFormat(accept) : requestedFormat(query);
 }

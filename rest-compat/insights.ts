@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ActivityPage, ResultOptions } from '../src/insights/insight-service';
 import { basicView, parseRefresh, strToBool } from '../src/insights/insight-service';
 import { validationError } from '../src/errors';
-import { trendCsv, trendCsvDisposition, wantsTrendCsv } from '../src/insights/trend-csv';
+import { trendCsv, trendCsvDisposition } from '../src/insights/trend-csv';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
-import { formatRenderer, requestedFormat } from './csv-render';
+import { chosenFormat, formatRenderer } from './csv-render';
 import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRequest } from './route';
 
 /** `refresh`, `client_query_id` and `basic` of list/retrieve. */
@@ -90,9 +90,9 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
     const body = r.request.method === 'POST' ? r.body : undefined;
     // DRF's renderer choice: `format` is the renderer's, never a filter key
     const { format: _format, export_name: exportName, export_insight_id: exportInsightId, ...filterQuery } = query;
-    const csv = endpoint === 'trend' && wantsTrendCsv(query, r.request.headers.accept);
-    // DRF answers a `format` no renderer has with a 404; the viewset renders JSON and CSV (reference §2)
-    requestedFormat(query);
+    // DRF's renderer choice (a `format` no renderer has is a 404); the viewset renders JSON and CSV (reference §2),
+    // the CSV only for trends
+    const csv = chosenFormat(query, r.request.headers.accept) === 'csv' && endpoint === 'trend';
     const answer = await s.insights.legacyResult(r.principal, projectIdParam(r.params), endpoint, filterQuery, body, r.signal);
     if (csv) {
       const origin = `${r.request.protocol}://${r.request.host}`;

@@ -1,4 +1,4 @@
-import { slugify, trendCsv, trendCsvDisposition, wantsTrendCsv } from './trend-csv';
+import { slugify, trendCsv, trendCsvDisposition } from './trend-csv';
 
 describe('slugify (Django’s, for the export file name)', () => {
   it.each([
@@ -24,11 +24,5 @@ describe('trendCsv', () => {
     expect(trendCsvDisposition(undefined, { date_from: null, date_to: '2024-02-03T23:59:59+01:00' })).toBe(
       'attachment; filename="export (up until 2024-02-03) from PostHog.csv"',
     );
-  });
-
-  it('format wins over Accept', () => {
-    expect(wantsTrendCsv({ format: 'json' }, 'text/csv')).toBe(false);
-    expect(wantsTrendCsv({}, 'text/csv, application/json')).toBe(true);
-    expect(wantsTrendCsv({}, undefined)).toBe(false);
   });
 });

@@ -10,12 +10,6 @@ type Dict = Record<string, unknown>;
 
 const isDict = (v: unknown): v is Dict => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Whether a legacy trend request asks for CSV: DRF's `format` parameter, else the Accept header. */
-export function wantsTrendCsv(query: Dict, accept: string | undefined): boolean {
-  if (query.format !== undefined) return query.format === 'csv';
-  return /\btext\/csv\b/i.test(accept ?? '');
-}
-
 /**
  * The CSV text of a trend result, as PostHog builds it: a row per series named by the series' `custom_name`, else
  * its label; its values under the interval labels (the first series' labels make the header). `insightUrl`, when
