@@ -182,6 +182,8 @@ export class PersonReader {
    */
   async values(principal: Principal, projectId: number, query: Record<string, unknown>): Promise<{ name: string; count: number }[]> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });
+    // PostHog's PersonViewSet.values looks values up only for a key (not a virtual `$virt…` one); else it answers []
+    if (query.key === undefined || query.key === '' || (typeof query.key === 'string' && query.key.startsWith('$virt'))) return [];
     const p = parseInput(valuesParams, { key: query.key, value: query.value });
     const where = ['v IS NOT NULL', "v != ''"];
     const vars: Record<string, unknown> = {};

@@ -128,7 +128,7 @@ const TABLE: Row[] = [
   // values without ?key= are a 400 past the auth check
   { method: 'GET', pattern: '/api/projects/:projectId/events/values', scope: 'query:read', ok: 200, okAlso: [{ status: 400, detail: 'This field is required.' }] },
   { method: 'GET', pattern: '/api/projects/:projectId/persons', scope: 'person:read', ok: 200 },
-  { method: 'GET', pattern: '/api/projects/:projectId/persons/values', scope: 'person:read', ok: 200, okAlso: [{ status: 400, detail: 'This field is required.' }] },
+  { method: 'GET', pattern: '/api/projects/:projectId/persons/values', scope: 'person:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/persons/properties', scope: 'person:read', ok: 200 },
   // PostHog's cohorts action needs cohort:read (checked first) and person:read
   {

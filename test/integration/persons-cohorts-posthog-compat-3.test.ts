@@ -43,6 +43,13 @@ describe('persons (test_person.py)', () => {
     expect([r.status, r.body]).toEqual([200, []]);
   });
 
+  it('persons/values without a key, with an empty one, or with a virtual one answers [] (PersonViewSet.values: `if key and not key.startswith("$virt")`)', async () => {
+    for (const q of ['', '?key=', '?key=%24virt_initial_channel_type', '?value=x']) {
+      const r = await s.api('GET', api(`persons/values/${q}`));
+      expect([q, r.status, r.body]).toEqual([q, 200, []]);
+    }
+  });
+
   it('properties that are not JSON are PostHog’s “Properties are unparsable!” (property_mixin), as on the events list', async () => {
     const r = await s.api('GET', api('persons/?properties=not%20json'));
     expect([r.status, r.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: 'Properties are unparsable!', attr: null }]);
