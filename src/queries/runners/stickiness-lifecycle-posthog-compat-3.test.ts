@@ -1,0 +1,476 @@
+/**
+ * A sixth pass over PostHog's stickiness and lifecycle suites (posthog/hogql_queries/insights/test/
+ * test_stickiness_query_runner.py, test_lifecycle_query_runner.py, the legacy posthog/queries/test/test_stickiness.py
+ * and posthog/queries/test/test_lifecycle.py as run through the new runners, and the actors of their data points):
+ * the scenarios the earlier passes do not pin — the legacy group aggregation by week (two group types, an action),
+ * the team's default test-account filter (a person `email not_icontains`, which persons without an email pass),
+ * person and event-metadata filters in ProductQL, a one-interval range, intervalCount 3 by day and 2 by month, compare
+ * with a `compare_to` by week and with stickinessCriteria, Tokyo weeks, `date_from: "all"` by week, persons created by
+ * their first event, a `$identify` merge (the actor vs a distinct-id actor), group lifecycles under a group property
+ * filter, activity before the fetched window, and month actors. Each title names the PostHog test it follows; where
+ * PostHog's fixture is not copied as is, the expectation is derived from the reference (§1.4, §1.5, §1.7, §1.8, §6, §7)
+ * and the comment gives the arithmetic. One data set per describe, loaded once.
+ */
+import { actionRegistry, actionStep, createInsightTestDb, ev, type InsightTestDb, type TestEvent, type TestPerson, useInsightsClock } from '../insights/testing';
+import { byStatus, LIFECYCLE_DAYS, LIFECYCLE_TREND, LIFECYCLE_TREND_WITHOUT_P1, lifecycleData } from './testing';
+import { lifecycleRunner } from './lifecycle-runner';
+import { stickinessRunner } from './stickiness-runner';
+import { actorsRunner } from './actors-runner';
+
+let db: InsightTestDb;
+const { source: actionSource, action } = actionRegistry(2900);
+const freeze = useInsightsClock('each');
+beforeAll(async () => {
+  db = await createInsightTestDb();
+  db.actions = actionSource;
+});
+afterAll(async () => {
+  await db.close();
+});
+
+const PV = { kind: 'EventsNode', event: '$pageview' };
+const MOVIE = { kind: 'EventsNode', event: 'watched movie' };
+const zeros = (n: number, at: Record<number, number> = {}) => Array.from({ length: n }, (_, i) => at[i] ?? 0);
+
+/** ActorsQuery over an InsightActorsQuery source: each actor's last distinct id in sort order (groups: their key), sorted. */
+async function actorsOf(pid: number, source: Record<string, unknown>, proj: Record<string, unknown> = {}): Promise<string[]> {
+  const r = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['actor'], source: { kind: 'InsightActorsQuery', ...source } }, pid, proj as any);
+  return (r.results as any[]).map((row) => (row[0].distinct_ids ? [...row[0].distinct_ids].sort().pop() : row[0].id)).sort();
+}
+
+const stickiness = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
+  db.run(stickinessRunner, { kind: 'StickinessQuery', series: [PV], ...q }, pid, proj as any);
+const lifecycle = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
+  db.run(lifecycleRunner, { kind: 'LifecycleQuery', series: [PV], ...q }, pid, proj as any);
+const periods = (r: any) => (r.results as any[]).map((x) => [x.compare_label, x.count, x.data]);
+
+/** The team's default test-account filter (PostHog's `get_internal_ip_filter`/default `test_account_filters`). */
+const DEFAULT_TEST_FILTERS = { test_account_filters: [{ key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' }] };
+
+/**
+ * test_stickiness.py `_create_multiple_people(period, event_properties)`: person1 at t0; person2 at t0, t0+p, t0+p;
+ * person3 at t0, t0+p, t0+2p; person4 at t0+4p (t0 = 2020-01-01 12:00 UTC), "watched movie" with
+ * `event_properties(i)` for the i-th person (0-based).
+ */
+function multiplePeople(periodMs: number, props: (i: number) => Record<string, unknown>, personProps: (i: number) => Record<string, unknown> = () => ({})) {
+  const t0 = Date.parse('2020-01-01T12:00:00Z');
+  const at = (k: number) => new Date(t0 + k * periodMs).toISOString();
+  const offsets = [[0], [0, 1, 1], [0, 1, 2], [4]];
+  const persons: TestPerson[] = offsets.map((_, i) => ({ distinct_ids: [`person${i + 1}`], properties: { name: `person${i + 1}`, ...personProps(i) } }));
+  const events: TestEvent[] = offsets.flatMap((ks, i) => ks.map((k) => ev('watched movie', `person${i + 1}`, at(k), props(i))));
+  return { persons, events };
+}
+const DAY = 86_400_000;
+const WEEK = 7 * DAY;
+
+// ------------------------------------------------------------------------------------------------ stickiness (legacy)
+
+describe('StickinessQuery (posthog/queries/test/test_stickiness.py through the query runner)', () => {
+  /** By week, each movie with `$group_0: org:{i // 2}` and `$group_1: company:1` (test_aggregate_by_groups). */
+  let weekly: number;
+  /** By day, person1 with a posthog.com email, person2 with another one, person3 and person4 without. */
+  let daily: number;
+  beforeAll(async () => {
+    const w = multiplePeople(WEEK, (i) => ({ $group_0: `org:${Math.floor(i / 2)}`, $group_1: 'company:1' }));
+    const identify = (type: string, key: string) => ev('$groupidentify', 'person1', '2019-12-01T00:00:00Z', { $group_type: type, $group_key: key, $group_set: { name: key } });
+    weekly = await db.project(w.persons, [identify('organization', 'org:0'), identify('organization', 'org:1'), identify('company', 'company:1'), ...w.events]);
+    const d = multiplePeople(DAY, () => ({}), (i) => (i === 0 ? { email: 'test@posthog.com' } : i === 1 ? { email: 'person2@example.com' } : {}));
+    daily = await db.project(d.persons, d.events);
+  });
+  const WEEKS = { interval: 'week', dateRange: { date_from: '2020-01-01', date_to: '2020-02-15' } };
+
+  it('test_aggregate_by_groups: organizations by week (org:0 in 2 weeks, org:1 in 4), the one company in 4', async () => {
+    // Sunday weeks Dec 29 .. Feb 9 (7); movies on Jan 1, 8, 15 and 29. org:0 = person1, person2; org:1 = person3, person4
+    const orgs = await stickiness(weekly, { ...WEEKS, series: [{ ...MOVIE, math: 'unique_group', math_group_type_index: 0 }] });
+    expect(orgs.results[0]).toMatchObject({ data: [0, 1, 0, 1, 0, 0, 0], count: 2, labels: ['1 week', '2 weeks', '3 weeks', '4 weeks', '5 weeks', '6 weeks', '7 weeks'] });
+    const companies = await stickiness(weekly, { ...WEEKS, series: [{ ...MOVIE, math: 'unique_group', math_group_type_index: 1 }] });
+    expect(companies.results[0]).toMatchObject({ data: [0, 0, 0, 1, 0, 0, 0], count: 1 });
+    const source = (index: number) => ({ kind: 'StickinessQuery', ...WEEKS, series: [{ ...MOVIE, math: 'unique_group', math_group_type_index: index }] });
+    expect(await actorsOf(weekly, { source: source(0), day: 4 })).toEqual(['org:1']);
+    expect(await actorsOf(weekly, { source: source(0), day: 2 })).toEqual(['org:0']);
+    expect(await actorsOf(weekly, { source: source(1), day: 4 })).toEqual(['company:1']);
+    expect(await actorsOf(weekly, { source: source(1), day: 1 })).toEqual([]);
+  });
+
+  it('test_aggregate_by_groups on an action series: the groups of the action\'s events', async () => {
+    const id = action('watch movie action', [actionStep('watched movie')]);
+    const r = await stickiness(weekly, { ...WEEKS, series: [{ kind: 'ActionsNode', id, math: 'unique_group', math_group_type_index: 0 }] });
+    expect(r.results[0]).toMatchObject({ label: 'watch movie action', data: [0, 1, 0, 1, 0, 0, 0], count: 2 });
+  });
+
+  it('test_stickiness_people_endpoint by week: the persons active in exactly 1 and in 3 weeks', async () => {
+    const source = { kind: 'StickinessQuery', ...WEEKS, series: [MOVIE] };
+    expect((await stickiness(weekly, { ...WEEKS, series: [MOVIE] })).results[0]).toMatchObject({ data: [2, 1, 1, 0, 0, 0, 0], count: 4 });
+    expect(await actorsOf(weekly, { source, day: 1 })).toEqual(['person1', 'person4']);
+    expect(await actorsOf(weekly, { source, day: 3 })).toEqual(['person3']);
+  });
+
+  it('test_filter_test_accounts with the default filter (person email not_icontains @posthog.com): persons without an email stay', async () => {
+    const q = { series: [MOVIE], dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' } };
+    expect((await stickiness(daily, q, DEFAULT_TEST_FILTERS)).results[0]).toMatchObject({ data: [2, 1, 1, 0, 0, 0, 0, 0], count: 4 });
+    // without person1: person2 on 2 days, person3 on 3, person4 on 1
+    const r = await stickiness(daily, { ...q, filterTestAccounts: true }, DEFAULT_TEST_FILTERS);
+    expect(r.results[0]).toMatchObject({ data: [1, 1, 1, 0, 0, 0, 0, 0], count: 3 });
+    const source = { kind: 'StickinessQuery', ...q, filterTestAccounts: true };
+    expect(await actorsOf(daily, { source, day: 1 }, DEFAULT_TEST_FILTERS)).toEqual(['person4']);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ stickiness (runner)
+
+/**
+ * test_stickiness_query_runner.py's `_create_test_events`: p1 (Chrome) $pageview Jan 11, 12, 13, 15, 17, 19 and
+ * $pageleave Jan 11, 12; p2 (Firefox) $pageview Jan 9, 11, 12 and $pageleave Jan 14 (2020, 12:00 UTC).
+ */
+describe('StickinessQuery (test_stickiness_query_runner.py)', () => {
+  let pid: number;
+  beforeAll(async () => {
+    const at = (id: string, event: string, days: number[], props: Record<string, unknown>): TestEvent[] =>
+      days.map((d) => ev(event, id, `2020-01-${String(d).padStart(2, '0')}T12:00:00Z`, props));
+    pid = await db.project(
+      [
+        { distinct_ids: ['p1'], properties: { name: 'p1', email: 'test@posthog.com' } },
+        { distinct_ids: ['p2'], properties: { name: 'p2' } },
+      ],
+      [
+        ...at('p1', '$pageview', [11, 12, 13, 15, 17, 19], { $browser: 'Chrome', prop: 10 }),
+        ...at('p1', '$pageleave', [11, 12], { $browser: 'Chrome', prop: 10 }),
+        ...at('p2', '$pageview', [9, 11, 12], { $browser: 'Firefox', prop: 20 }),
+        ...at('p2', '$pageleave', [14], { $browser: 'Firefox', prop: 20 }),
+      ],
+    );
+  });
+  const RANGE = { date_from: '2020-01-11', date_to: '2020-01-20' };
+
+  it('test_property_filtering_hogql on a person property (person.properties.name)', async () => {
+    const r = await stickiness(pid, { dateRange: RANGE, properties: [{ type: 'hogql', key: "person.properties.name = 'p2'" }] });
+    expect(r.results[0]).toMatchObject({ data: zeros(10, { 1: 1 }), count: 1 });
+  });
+
+  it('an event_metadata filter on distinct_id', async () => {
+    const r = await stickiness(pid, { dateRange: RANGE, properties: [{ type: 'event_metadata', key: 'distinct_id', value: 'p1', operator: 'exact' }] });
+    expect(r.results[0]).toMatchObject({ data: zeros(10, { 5: 1 }), count: 1 });
+  });
+
+  it('test_filter_test_accounts with the default filter: p1 (test@posthog.com) left out, p2 (no email) kept', async () => {
+    const r = await stickiness(pid, { dateRange: RANGE, filterTestAccounts: true }, DEFAULT_TEST_FILTERS);
+    expect(r.results[0]).toMatchObject({ data: zeros(10, { 1: 1 }), count: 1 });
+  });
+
+  it('a range of one day: one interval, "1 day"; computedAs non_cumulative is the default', async () => {
+    const q = { dateRange: { date_from: '2020-01-12', date_to: '2020-01-12' }, stickinessFilter: { computedAs: 'non_cumulative' } };
+    const r = await stickiness(pid, q);
+    expect(r.results[0]).toMatchObject({ days: [1], labels: ['1 day'], data: [2], count: 2 });
+    expect(await actorsOf(pid, { source: { kind: 'StickinessQuery', series: [PV], ...q }, day: 1 })).toEqual(['p1', 'p2']);
+  });
+
+  it('the actors of a day beyond the range\'s intervals: none', async () => {
+    const source = { kind: 'StickinessQuery', series: [PV], dateRange: RANGE };
+    expect(await actorsOf(pid, { source, day: 11 })).toEqual([]);
+    expect(await actorsOf(pid, { source, day: 6 })).toEqual(['p1']);
+  });
+
+  it('intervalCount 3 by day: groups of three days counted back from date_to, the oldest one day long', async () => {
+    // Jan 11 .. 20: {18, 19, 20} {15, 16, 17} {12, 13, 14} {11}: p1 in all four, p2 ({11}, {12}) in two
+    const q = { dateRange: RANGE, intervalCount: 3 };
+    expect((await stickiness(pid, q)).results[0]).toMatchObject({ days: [1, 2, 3, 4], data: [0, 1, 0, 1], count: 2 });
+    const source = { kind: 'StickinessQuery', series: [PV], ...q };
+    expect(await actorsOf(pid, { source, day: 4 })).toEqual(['p1']);
+    expect(await actorsOf(pid, { source, day: 2 })).toEqual(['p2']);
+  });
+
+  it('test_compare with compare_to -1w by week: the previous range starts a week earlier and is as long', async () => {
+    // current Jan 12 .. 25, weeks of Jan 12 and 19: p1 in both, p2 in the first. previous Jan 5 .. 18, weeks of Jan 5
+    // and 12: p1 (Jan 11; Jan 12 ..) and p2 (Jan 9, 11; Jan 12) in both
+    const q = { interval: 'week', dateRange: { date_from: '2020-01-12', date_to: '2020-01-25' }, compareFilter: { compare: true, compare_to: '-1w' } };
+    const r = await stickiness(pid, q);
+    expect(periods(r)).toEqual([
+      ['current', 2, [1, 1]],
+      ['previous', 2, [0, 2]],
+    ]);
+    expect(r.results[1].labels).toEqual(['1 week', '2 weeks']);
+    const source = { kind: 'StickinessQuery', series: [PV], ...q };
+    expect(await actorsOf(pid, { source, day: 2, compare: 'previous' })).toEqual(['p1', 'p2']);
+    expect(await actorsOf(pid, { source, day: 1, compare: 'current' })).toEqual(['p2']);
+  });
+
+  it('test_stickiness_all_time by week: "all" starts with the week of the first pageview (Jan 9)', async () => {
+    freeze('2020-01-20T12:00:00Z');
+    // weeks of Jan 5, 12 and 19: p1 in all three (Jan 11; Jan 12 ..; Jan 19), p2 in two
+    const r = await stickiness(pid, { interval: 'week', dateRange: { date_from: 'all' } });
+    expect(r.results[0]).toMatchObject({ days: [1, 2, 3], data: [0, 1, 1], count: 2 });
+  });
+});
+
+describe('StickinessQuery: compare with stickinessCriteria (test_stickiness_query_runner.py; reference §1.7, §6.3)', () => {
+  /** a: Jan 2 ×2, Jan 3 ×1, Jan 9 ×2, Jan 10 ×2; b: Jan 1 ×1, Jan 12 ×3 (2024). Current Jan 8 .. 14, previous Jan 1 .. 7. */
+  let pid: number;
+  beforeAll(async () => {
+    const times = (id: string, day: string, n: number) => Array.from({ length: n }, (_, i) => ev('$pageview', id, `2024-01-${day}T${10 + i}:00:00Z`));
+    pid = await db.project(
+      [{ distinct_ids: ['a'] }, { distinct_ids: ['b'] }],
+      [...times('a', '02', 2), ...times('a', '03', 1), ...times('a', '09', 2), ...times('a', '10', 2), ...times('b', '01', 1), ...times('b', '12', 3)],
+    );
+  });
+  const base = { dateRange: { date_from: '2024-01-08', date_to: '2024-01-14' }, compareFilter: { compare: true } };
+
+  it('without criteria: a in 2 days in both periods, b in 1', async () => {
+    expect(periods(await stickiness(pid, base))).toEqual([
+      ['current', 2, zeros(7, { 0: 1, 1: 1 })],
+      ['previous', 2, zeros(7, { 0: 1, 1: 1 })],
+    ]);
+  });
+
+  it('gte 2: each period counts its own qualifying days (b\'s Jan 1 has one event)', async () => {
+    const r = await stickiness(pid, { ...base, stickinessFilter: { stickinessCriteria: { operator: 'gte', value: 2 } } });
+    expect(periods(r)).toEqual([
+      ['current', 2, zeros(7, { 0: 1, 1: 1 })],
+      ['previous', 1, zeros(7, { 0: 1 })],
+    ]);
+    const source = { kind: 'StickinessQuery', series: [PV], ...base, stickinessFilter: { stickinessCriteria: { operator: 'gte', value: 2 } } };
+    expect(await actorsOf(pid, { source, day: 1, compare: 'previous' })).toEqual(['a']);
+    expect(await actorsOf(pid, { source, day: 2, compare: 'current' })).toEqual(['a']);
+    expect(await actorsOf(pid, { source, day: 1, compare: 'current' })).toEqual(['b']);
+  });
+
+  it('gte 2 with computedAs cumulative: actors with at least k qualifying days, per period', async () => {
+    const stickinessFilter = { stickinessCriteria: { operator: 'gte', value: 2 }, computedAs: 'cumulative' };
+    const r = await stickiness(pid, { ...base, stickinessFilter });
+    expect(periods(r)).toEqual([
+      ['current', 2, zeros(7, { 0: 2, 1: 1 })],
+      ['previous', 1, zeros(7, { 0: 1 })],
+    ]);
+    expect(r.results[0].labels[0]).toBe('1 day or more');
+    const source = { kind: 'StickinessQuery', series: [PV], ...base, stickinessFilter };
+    expect(await actorsOf(pid, { source, day: 1, compare: 'current' })).toEqual(['a', 'b']);
+  });
+
+  it('exact 3: only b\'s Jan 12 qualifies; the previous period has nobody', async () => {
+    const r = await stickiness(pid, { ...base, stickinessFilter: { stickinessCriteria: { operator: 'exact', value: 3 } } });
+    expect(periods(r)).toEqual([
+      ['current', 1, zeros(7, { 0: 1 })],
+      ['previous', 0, zeros(7)],
+    ]);
+  });
+});
+
+describe('StickinessQuery: weeks in a timezone, months in pairs, a $identify merge (reference §1.5, §1.8, §6.3)', () => {
+  it('test_timezones by week (Asia/Tokyo): a Saturday-evening UTC event is on the local Sunday, in the next week', async () => {
+    // Sat Jan 11 20:00Z (= Sun Jan 12 05:00 JST) and Mon Jan 13 12:00Z
+    const pid = await db.project([{ distinct_ids: ['w'] }], [ev('$pageview', 'w', '2020-01-11T20:00:00Z'), ev('$pageview', 'w', '2020-01-13T12:00:00Z')]);
+    const q = { interval: 'week', dateRange: { date_from: '2020-01-05', date_to: '2020-01-18' } };
+    expect((await stickiness(pid, q)).results[0]).toMatchObject({ data: [0, 1], count: 1 });
+    expect((await stickiness(pid, q, { timezone: 'Asia/Tokyo' })).results[0]).toMatchObject({ data: [1, 0], count: 1 });
+  });
+
+  it('intervalCount 2 by month: pairs of months counted back from date_to (Jan–Feb, Mar–Apr, May–Jun)', async () => {
+    const pv = (d: string, ts: string) => ev('$pageview', d, `2020-${ts}T12:00:00Z`);
+    const pid = await db.project(
+      [{ distinct_ids: ['m1'] }, { distinct_ids: ['m2'] }, { distinct_ids: ['m3'] }],
+      [pv('m1', '01-15'), pv('m1', '02-15'), pv('m2', '02-10'), pv('m2', '03-10'), pv('m3', '01-20'), pv('m3', '03-20'), pv('m3', '06-20')],
+    );
+    const q = { interval: 'month', intervalCount: 2, dateRange: { date_from: '2020-01-01', date_to: '2020-06-30' } };
+    // m1 in one pair, m2 in two, m3 in three
+    expect((await stickiness(pid, q)).results[0]).toMatchObject({ days: [1, 2, 3], data: [1, 1, 1], count: 3 });
+    expect(await actorsOf(pid, { source: { kind: 'StickinessQuery', series: [PV], ...q }, day: 1 })).toEqual(['m1']);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ merged persons
+
+describe('a $identify merge (anonymous then identified): one person for stickiness and lifecycle (reference §1.8)', () => {
+  /** anon1 views Jan 12 (its person created then); user1 identifies with $anon_distinct_id anon1 on Jan 13, views Jan 13 and 14; anon1 views Jan 13 too. */
+  let pid: number;
+  beforeAll(async () => {
+    pid = await db.project(
+      [],
+      [
+        ev('$pageview', 'anon1', '2020-01-12T10:00:00Z'),
+        ev('$identify', 'user1', '2020-01-13T09:00:00Z', { $anon_distinct_id: 'anon1' }),
+        ev('$pageview', 'user1', '2020-01-13T10:00:00Z'),
+        ev('$pageview', 'anon1', '2020-01-13T11:00:00Z'),
+        ev('$pageview', 'user1', '2020-01-14T10:00:00Z'),
+      ],
+    );
+  });
+  const dateRange = { date_from: '2020-01-11', date_to: '2020-01-15' };
+
+  it('stickiness: the person is active on 3 days; by distinct_id (math_hogql) anon1 on 2 and user1 on 2', async () => {
+    expect((await stickiness(pid, { dateRange })).results[0]).toMatchObject({ data: [0, 0, 1, 0, 0], count: 1 });
+    const byDistinctId = await stickiness(pid, { dateRange, series: [{ ...PV, math: 'hogql', math_hogql: 'distinct_id' }] });
+    expect(byDistinctId.results[0]).toMatchObject({ data: [0, 2, 0, 0, 0], count: 2 });
+    expect(await actorsOf(pid, { source: { kind: 'StickinessQuery', series: [PV], dateRange }, day: 3 })).toEqual(['user1']);
+  });
+
+  it('test_lifecycle_trends_distinct_id_repeat through $identify: new at the first anonymous view, then returning, one actor a day', async () => {
+    const r = await lifecycle(pid, { dateRange });
+    expect(byStatus(r)).toEqual({ new: [0, 1, 0, 0, 0], returning: [0, 0, 1, 1, 0], resurrecting: [0, 0, 0, 0, 0], dormant: [0, 0, 0, 0, -1] });
+    const source = { kind: 'LifecycleQuery', series: [PV], dateRange };
+    expect(await actorsOf(pid, { source, day: '2020-01-13', status: 'returning' })).toEqual(['user1']);
+    expect(await actorsOf(pid, { source, day: '2020-01-15', status: 'dormant' })).toEqual(['user1']);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ lifecycle
+
+describe('LifecycleQuery (test_lifecycle_query_runner.py, test_lifecycle.py)', () => {
+  /** test_lifecycle_trend's fixture (each person created at their first event; p1 with test@posthog.com), p1 on Chrome. */
+  let pid: number;
+  beforeAll(async () => {
+    const { persons, events } = lifecycleData(LIFECYCLE_DAYS, '$pageview', (id) => ({ $browser: id === 'p1' ? 'Chrome' : 'Safari' }));
+    pid = await db.project(persons, events);
+  });
+  const LRANGE = { date_from: '2020-01-12', date_to: '2020-01-19' };
+
+  it('test_filter_test_accounts with the default filter (person email not_icontains @posthog.com): p1 left out', async () => {
+    expect(byStatus(await lifecycle(pid, { dateRange: LRANGE, filterTestAccounts: true }, DEFAULT_TEST_FILTERS))).toEqual(LIFECYCLE_TREND_WITHOUT_P1);
+    const source = { kind: 'LifecycleQuery', series: [PV], dateRange: LRANGE, filterTestAccounts: true };
+    expect(await actorsOf(pid, { source, day: '2020-01-13', status: 'dormant' }, DEFAULT_TEST_FILTERS)).toEqual(['p2', 'p3']);
+    expect(await actorsOf(pid, { source, day: '2020-01-12', status: 'returning' }, DEFAULT_TEST_FILTERS)).toEqual([]);
+  });
+
+  it('team test-account filters, global properties and series properties are ANDed', async () => {
+    // not p1 (test filter), not p4 (global), Safari (series): p2 and p3
+    const r = await lifecycle(
+      pid,
+      {
+        dateRange: LRANGE,
+        filterTestAccounts: true,
+        properties: [{ type: 'person', key: 'name', value: 'p4', operator: 'is_not' }],
+        series: [{ ...PV, properties: [{ type: 'event', key: '$browser', value: 'Safari', operator: 'exact' }] }],
+      },
+      DEFAULT_TEST_FILTERS,
+    );
+    expect(byStatus(r)).toEqual({ new: zeros(8, { 0: 1 }), returning: zeros(8), resurrecting: zeros(8, { 0: 1 }), dormant: zeros(8, { 1: -2 }) });
+  });
+
+  it('a range of one day: the day after p1\'s Jan 13 is dormant; Jan 15 has p4 new and p1 resurrecting', async () => {
+    const jan14 = await lifecycle(pid, { dateRange: { date_from: '2020-01-14', date_to: '2020-01-14' } });
+    expect(jan14.results[0]).toMatchObject({ days: ['2020-01-14'], labels: ['14-Jan-2020'] });
+    expect(jan14.results.map((x: any) => [x.status, x.data, x.count])).toEqual([
+      ['new', [0], 0],
+      ['returning', [0], 0],
+      ['resurrecting', [0], 0],
+      ['dormant', [-1], -1],
+    ]);
+    expect(byStatus(await lifecycle(pid, { dateRange: { date_from: '2020-01-15', date_to: '2020-01-15' } }))).toEqual({ new: [1], returning: [0], resurrecting: [1], dormant: [0] });
+    const source = { kind: 'LifecycleQuery', series: [PV], dateRange: { date_from: '2020-01-14', date_to: '2020-01-14' } };
+    expect(await actorsOf(pid, { source, day: '2020-01-14', status: 'dormant' })).toEqual(['p1']);
+  });
+
+  it('test_lifecycle_trend_any_event with an event property filter: all events of Chrome are p1\'s', async () => {
+    const r = await lifecycle(pid, { dateRange: LRANGE, series: [{ kind: 'EventsNode', event: null, properties: [{ type: 'event', key: '$browser', value: 'Chrome', operator: 'exact' }] }] });
+    expect(byStatus(r)).toEqual({ new: zeros(8), returning: zeros(8, { 0: 1, 1: 1 }), resurrecting: zeros(8, { 3: 1, 5: 1, 7: 1 }), dormant: zeros(8, { 2: -1, 4: -1, 6: -1 }) });
+    expect(r.results[1].label).toBe('All events - returning');
+  });
+
+  it('test_lifecycle_trend_all_time by week: weeks of Jan 5, 12 and 19 (frozen now Jan 20)', async () => {
+    freeze('2020-01-20T12:00:00Z');
+    const r = await lifecycle(pid, { interval: 'week', dateRange: { date_from: 'all' } });
+    expect(r.results[0].days).toEqual(['2020-01-05', '2020-01-12', '2020-01-19']);
+    expect(r.results[0].labels).toEqual(['5-Jan-2020', '12-Jan-2020', '19-Jan-2020']);
+    // wk Jan 5: p1 and p2 created and active (new); wk 12: p1, p2 returning, p3, p4 new; wk 19: p1 returning, the rest dormant
+    expect(byStatus(r)).toEqual({ new: [2, 2, 0], returning: [0, 2, 1], resurrecting: [0, 0, 0], dormant: [0, 0, -3] });
+  });
+});
+
+describe('LifecycleQuery: creation (reference §1.8, §7.3)', () => {
+  it('test_lifecycle_trend with persons created by their first event (no person rows given): the same answer', async () => {
+    const { events } = lifecycleData(LIFECYCLE_DAYS);
+    const pid = await db.project([], events);
+    expect(byStatus(await lifecycle(pid, { dateRange: { date_from: '2020-01-12', date_to: '2020-01-19' } }))).toEqual(LIFECYCLE_TREND);
+  });
+
+  it('activity before the fetched window (two days before date_from) does not stop the creation day from being new', async () => {
+    // created Jan 12 12:00, active Jan 10 and Jan 12; the window starts Jan 11 (date_from − 1 day), so Jan 12 is the
+    // first activity seen and the creation day: new
+    const pid = await db.project([{ distinct_ids: ['x'], created_at: '2020-01-12T12:00:00Z' }], [ev('$pageview', 'x', '2020-01-10T12:00:00Z'), ev('$pageview', 'x', '2020-01-12T13:00:00Z')]);
+    expect(byStatus(await lifecycle(pid, { dateRange: { date_from: '2020-01-12', date_to: '2020-01-13' } }))).toEqual({ new: [1, 0], returning: [0, 0], resurrecting: [0, 0], dormant: [0, -1] });
+  });
+});
+
+describe('LifecycleQuery aggregated by groups, with group property filters (test_lifecycle_query_runner.py group aggregation)', () => {
+  /**
+   * org:a (industry tech) identified Jan 10 08:00, org:b (finance) Jan 1. u1 views for org:a Jan 10 and 11; u2 for org:b
+   * Jan 11 and 13; u3 without a group Jan 12. Persons u1, u2, u3 created Jan 10, 11, 12.
+   */
+  let pid: number;
+  beforeAll(async () => {
+    const org = (d: string, at: string, key?: string) => ev('$pageview', d, at, key ? { $groups: { organization: key } } : {});
+    pid = await db.project(
+      [
+        { distinct_ids: ['u1'], created_at: '2020-01-10T00:00:00Z' },
+        { distinct_ids: ['u2'], created_at: '2020-01-11T00:00:00Z' },
+        { distinct_ids: ['u3'], created_at: '2020-01-12T00:00:00Z' },
+      ],
+      [
+        ev('$groupidentify', 'u2', '2020-01-01T08:00:00Z', { $group_type: 'organization', $group_key: 'org:b', $group_set: { industry: 'finance' } }),
+        ev('$groupidentify', 'u1', '2020-01-10T08:00:00Z', { $group_type: 'organization', $group_key: 'org:a', $group_set: { industry: 'tech' } }),
+        org('u1', '2020-01-10T10:00:00Z', 'org:a'),
+        org('u1', '2020-01-11T10:00:00Z', 'org:a'),
+        org('u2', '2020-01-11T11:00:00Z', 'org:b'),
+        org('u2', '2020-01-13T11:00:00Z', 'org:b'),
+        org('u3', '2020-01-12T11:00:00Z'),
+      ],
+    );
+  });
+  const q = { aggregation_group_type_index: 0, dateRange: { date_from: '2020-01-10', date_to: '2020-01-14' } };
+  const tech = [{ type: 'group', key: 'industry', value: 'tech', operator: 'exact', group_type_index: 0 }];
+  const ALL = { new: [1, 0, 0, 0, 0], returning: [0, 1, 0, 0, 0], resurrecting: [0, 1, 0, 1, 0], dormant: [0, 0, -2, 0, -1] };
+
+  it('org:a new at its creation, then returning; org:b (created before) resurrecting twice; u3\'s groupless view is no actor', async () => {
+    expect(byStatus(await lifecycle(pid, q))).toEqual(ALL);
+    const source = { kind: 'LifecycleQuery', series: [PV], ...q };
+    expect(await actorsOf(pid, { source, day: '2020-01-12', status: 'dormant' })).toEqual(['org:a', 'org:b']);
+    expect(await actorsOf(pid, { source, day: '2020-01-13', status: 'resurrecting' })).toEqual(['org:b']);
+  });
+
+  it('a group property filter keeps the groups of that industry', async () => {
+    expect(byStatus(await lifecycle(pid, { ...q, properties: tech }))).toEqual({ new: [1, 0, 0, 0, 0], returning: [0, 1, 0, 0, 0], resurrecting: zeros(5), dormant: [0, 0, -1, 0, 0] });
+    const source = { kind: 'LifecycleQuery', series: [PV], ...q, properties: tech };
+    expect(await actorsOf(pid, { source, day: '2020-01-11', status: 'returning' })).toEqual(['org:a']);
+    expect(await actorsOf(pid, { source, day: '2020-01-11', status: 'resurrecting' })).toEqual([]);
+  });
+
+  it('persons under a group property filter: the persons of finance organizations\' events (u2)', async () => {
+    const finance = [{ type: 'group', key: 'industry', value: 'finance', operator: 'exact', group_type_index: 0 }];
+    const r = await lifecycle(pid, { dateRange: q.dateRange, properties: finance });
+    // u2 created Jan 11: new then, dormant Jan 12, resurrecting Jan 13, dormant Jan 14
+    expect(byStatus(r)).toEqual({ new: [0, 1, 0, 0, 0], returning: zeros(5), resurrecting: [0, 0, 0, 1, 0], dormant: [0, 0, -1, 0, -1] });
+  });
+
+  it('an action series aggregated by groups: the groups of the action\'s events', async () => {
+    const id = action('org views', [actionStep('$pageview')]);
+    const r = await lifecycle(pid, { ...q, series: [{ kind: 'ActionsNode', id }] });
+    expect(byStatus(r)).toEqual(ALL);
+    expect(r.results[0].label).toBe('org views - new');
+  });
+});
+
+describe('LifecycleQuery by month: the actors of each status (test_lifecycle_trend_months, test_lifecycle_trend_people)', () => {
+  let pid: number;
+  beforeAll(async () => {
+    const { persons, events } = lifecycleData([
+      ['p1', ['2020-01-11T12:00:00Z', '2020-02-12T12:00:00Z', '2020-03-13T12:00:00Z', '2020-05-15T12:00:00Z', '2020-07-17T12:00:00Z', '2020-09-19T12:00:00Z']],
+      ['p2', ['2019-12-09T12:00:00Z', '2020-02-12T12:00:00Z']],
+      ['p3', ['2020-02-12T12:00:00Z']],
+      ['p4', ['2020-05-15T12:00:00Z']],
+    ]);
+    pid = await db.project(persons, events);
+  });
+  const source = { kind: 'LifecycleQuery', series: [PV], interval: 'month', dateRange: { date_from: '2020-02-01', date_to: '2020-09-30' } };
+
+  it.each<[string, string, string[]]>([
+    ['2020-02-01', 'new', ['p3']],
+    ['2020-02-01', 'returning', ['p1']],
+    ['2020-02-01', 'resurrecting', ['p2']],
+    ['2020-03-01', 'dormant', ['p2', 'p3']],
+    ['2020-03-01', 'returning', ['p1']],
+    ['2020-04-01', 'dormant', ['p1']],
+    ['2020-05-01', 'new', ['p4']],
+    ['2020-05-01', 'resurrecting', ['p1']],
+    ['2020-06-01', 'dormant', ['p1', 'p4']],
+  ])('%s %s', async (day, status, expected) => {
+    expect(await actorsOf(pid, { source, day, status })).toEqual(expected);
+  });
+});
