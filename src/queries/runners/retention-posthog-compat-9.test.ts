@@ -1,0 +1,748 @@
+/**
+ * Ninth pass over PostHog's test_retention_query_runner.py (and posthog/queries/test/test_retention.py as the runner
+ * answers it): the cases the earlier compat files (retention-lifecycle-stickiness-posthog-compat, rsl-posthog-compat-2/-3,
+ * retention-posthog-compat-4 … -8, retention/retention.test.ts) do not pin — PostHog's own
+ * `_create_first_time_retention_events` layout (persons 3 and 4 signing up inside the range) under each retention type,
+ * window mode, cumulative, minimumOccurrences and one-interval brackets, and the actors of its cohorts
+ * (test_retention_people_in_period_first_time); bracket labels by Month and Hour; Week and "today" boundaries in a
+ * project timezone; Month cohorts over a year boundary; numeric breakdown values, breakdown_limit at the number of
+ * values, test-account filters under a breakdown; hogql and person filters on one entity; all events as one entity;
+ * groups with a breakdown, cumulative and minimumOccurrences; personless first-time cohorts; an action of a filtered
+ * step as the returning entity; the schema's refusals. Where PostHog's exact fixture could not be recalled the expected
+ * counts are derived from reference §4.1–§4.3 and the comments derive them.
+ */
+import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
+import { retentionDate as _date, retentionEvent as ev, retentionEvents as evs, retentionCounts as counts, pad } from './testing';
+import { setInsightsClock } from '../insights/date-range';
+import { retentionRunner } from './retention-runner';
+import { actorsRunner } from './actors-runner';
+
+let db: InsightTestDb;
+const { source: actionSource, action } = actionRegistry(2100);
+beforeAll(async () => {
+  db = await createInsightTestDb();
+  db.actions = actionSource;
+});
+afterAll(async () => {
+  await db.close();
+});
+
+const OTHER = '$$_posthog_breakdown_other_$$';
+const people = (...ids: string[]): TestPerson[] => ids.map((id) => ({ distinct_ids: [id] }));
+const retention = (pid: number, q: Record<string, unknown>, proj: Record<string, unknown> = {}) =>
+  db.run(retentionRunner, { kind: 'RetentionQuery', retentionFilter: {}, ...q }, pid, proj as any);
+const pluck = (r: any, key: string) => (r.results as any[]).map((x) => x[key]);
+/** [breakdown_value, counts] per cohort row. */
+const blocks = (r: any) => (r.results as any[]).map((x) => [x.breakdown_value, x.values.map((v: any) => v.count)]);
+/**
+ * The actors of cohort row `interval` as [distinct ids, appearances], asked for in PostHog's run_actors_query order
+ * (`length(appearances) DESC, actor_id`); actors with as many appearances are sorted by distinct id here, as
+ * actor_id is a random person uuid.
+ */
+async function actorsOf(pid: number, source: Record<string, unknown>, interval: number, proj: Record<string, unknown> = {}): Promise<[string, number[]][]> {
+  const r = await db.run(
+    actorsRunner,
+    { kind: 'ActorsQuery', select: ['person', 'appearances'], orderBy: ['length(appearances) DESC', 'actor_id'], source: { kind: 'InsightActorsQuery', source, interval } },
+    pid,
+    proj as any,
+  );
+  const rows = (r.results as any[]).map((row): [string, number[]] => [[...row[0].distinct_ids].sort().join(','), row[1]]);
+  expect(rows.map((x) => x[1].length)).toEqual(rows.map((x) => x[1].length).sort((a, b) => b - a));
+  return rows.sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+async function withClock<T>(at: string, fn: () => Promise<T>): Promise<T> {
+  const restore = setInsightsClock(new Date(at));
+  try {
+    return await fn();
+  } finally {
+    restore();
+  }
+}
+
+describe('test_retention_query_runner.py: _create_first_time_retention_events', () => {
+  // $user_signed_up: shouldnt_include on days -5 and -1; person1 on -1, 1, 2, 3, 4; person2 on -1; person3 on 0;
+  // person4 on 2. $pageview: person1 on 0, 1, 2, 5 (alias1 on 5 at 09:00 too), 6; person2 on 1, 2, 3, 6; person3 on
+  // 1, 3, 4, 5; person4 on 3, 5.
+  let pid: number;
+  beforeAll(async () => {
+    pid = await db.project(
+      [{ distinct_ids: ['person1', 'alias1'] }, ...people('person2', 'person3', 'person4', 'shouldnt_include')],
+      [
+        ...evs(
+          [
+            ['shouldnt_include', _date(-5)],
+            ['shouldnt_include', _date(-1)],
+            ['person1', _date(-1)],
+            ['person1', _date(1)],
+            ['person1', _date(2)],
+            ['person1', _date(3)],
+            ['person1', _date(4)],
+            ['person2', _date(-1)],
+            ['person3', _date(0)],
+            ['person4', _date(2)],
+          ],
+          '$user_signed_up',
+        ),
+        ...evs([
+          ['person1', _date(0)],
+          ['person1', _date(1)],
+          ['person1', _date(2)],
+          ['person1', _date(5)],
+          ['alias1', _date(5, 0, 9)],
+          ['person1', _date(6)],
+          ['person2', _date(1)],
+          ['person2', _date(2)],
+          ['person2', _date(3)],
+          ['person2', _date(6)],
+          ['person3', _date(1)],
+          ['person3', _date(3)],
+          ['person3', _date(4)],
+          ['person3', _date(5)],
+          ['person4', _date(3)],
+          ['person4', _date(5)],
+        ]),
+      ],
+    );
+  });
+  const filter = (extra: Record<string, unknown> = {}) => ({
+    period: 'Day',
+    totalIntervals: 7,
+    retentionType: 'retention_first_time',
+    targetEntity: { id: '$user_signed_up', type: 'events' },
+    returningEntity: { id: '$pageview', type: 'events' },
+    ...extra,
+  });
+  const source = (extra: Record<string, unknown> = {}) => ({ kind: 'RetentionQuery', dateRange: { date_to: _date(5, 0, 6) }, retentionFilter: filter(extra) });
+  // days -1 .. 5: person1 and person2 first signed up on day -1, person3 on day 0, person4 on day 2
+  const FIRST_TIME = pad([[2, 1, 2, 2, 1, 0, 1], [1, 1, 0, 1, 1, 1], [0, 0, 0, 0, 0], [1, 1, 0, 1], [0, 0, 0], [0, 0], [0]]);
+
+  it('test_first_time_retention: labels, the first cohort date and the counts', async () => {
+    const r = await retention(pid, source());
+    expect(pluck(r, 'label')).toEqual(['Day 0', 'Day 1', 'Day 2', 'Day 3', 'Day 4', 'Day 5', 'Day 6']);
+    expect(r.results[0].date).toBe('2020-06-09T00:00:00Z');
+    expect(r.results[6].date).toBe('2020-06-15T00:00:00Z');
+    expect(counts(r)).toEqual(FIRST_TIME);
+  });
+
+  it('retention_first_ever_occurrence: the target has no filters, so the first-ever signup is the first matching one', async () => {
+    expect(counts(await retention(pid, source({ retentionType: 'retention_first_ever_occurrence' })))).toEqual(FIRST_TIME);
+  });
+
+  it('retention_recurring over the same layout: every signup day is a cohort (shouldnt_include on day -1 too)', async () => {
+    // day -1: shouldnt_include, person1, person2; day 0: person3; day 1: person1; day 2: person1, person4; day 3 and 4: person1
+    expect(counts(await retention(pid, source({ retentionType: 'retention_recurring' })))).toEqual([
+      [3, 1, 2, 2, 1, 0, 1],
+      [1, 1, 0, 1, 1, 1, 0],
+      [1, 1, 0, 0, 1, 0, 0],
+      [2, 1, 0, 2, 0, 0, 0],
+      [1, 0, 1, 0, 0, 0, 0],
+      [1, 1, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+    ]);
+  });
+
+  it('24_hour_windows: every event is at midnight, so the 24-hour units are the calendar days (alias1 at 09:00 on day 5 is still unit 6)', async () => {
+    expect(counts(await retention(pid, source({ timeWindowMode: '24_hour_windows' })))).toEqual(FIRST_TIME);
+  });
+
+  it('cumulative first-time retention: each person counts on every day up to its last return', async () => {
+    // person1 back 1, 2, 3, 6 days later, person2 2, 3, 4; person3 1, 3, 4, 5; person4 1, 3
+    expect(counts(await retention(pid, source({ cumulative: true })))).toEqual([
+      [2, 2, 2, 2, 2, 1, 1],
+      [1, 1, 1, 1, 1, 1, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [1, 1, 1, 1, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+    ]);
+  });
+
+  it('minimumOccurrences 2: only day 5 of person1 (a pageview of person1 and one of alias1) is a return', async () => {
+    expect(counts(await retention(pid, source({ minimumOccurrences: 2 })))).toEqual([
+      [2, 0, 0, 0, 0, 0, 1],
+      [1, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [1, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+    ]);
+  });
+
+  it('retentionCustomBrackets of size 1 give the plain intervals, labelled "Day 1" … "Day 6"', async () => {
+    const r = await retention(pid, source({ retentionCustomBrackets: [1, 1, 1, 1, 1, 1] }));
+    expect(r.results[0].values.map((v: any) => v.label)).toEqual(['Day 0', 'Day 1', 'Day 2', 'Day 3', 'Day 4', 'Day 5', 'Day 6']);
+    expect(counts(r)).toEqual(FIRST_TIME);
+  });
+
+  it('test_retention_people_in_period_first_time: the actors of cohort Day 0 (date_to day 10 at 06:00, 11 intervals)', async () => {
+    const q = { kind: 'RetentionQuery', dateRange: { date_to: _date(10, 0, 6) }, retentionFilter: filter({ totalIntervals: 11 }) };
+    expect(await actorsOf(pid, q, 0)).toEqual([['person3', [0, 1, 3, 4, 5]]]);
+    expect(await actorsOf(pid, q, 2)).toEqual([['person4', [0, 1, 3]]]);
+    // person1 and person2 first signed up before the range
+    expect(await actorsOf(pid, q, 1)).toEqual([]);
+  });
+
+  it('the actors of the first cohort of test_first_time_retention: returns after date_to are not appearances', async () => {
+    expect(await actorsOf(pid, source(), 0)).toEqual([
+      ['alias1,person1', [0, 1, 2, 3, 6]],
+      ['person2', [0, 2, 3, 4]],
+    ]);
+  });
+});
+
+describe('retentionCustomBrackets by Month and by Hour (reference §4.2: labels "<Period> i" or "<Period> i-j")', () => {
+  it('Month brackets [1, 2]: "Month 1", then "Month 2-3"', async () => {
+    // p1: Jan 15, Feb 3, Apr 20; p2: Feb 10, Mar 1
+    const pid = await db.project(people('p1', 'p2'), [
+      ev('p1', '2020-01-15T12:00:00'),
+      ev('p1', '2020-02-03T12:00:00'),
+      ev('p1', '2020-04-20T12:00:00'),
+      ev('p2', '2020-02-10T12:00:00'),
+      ev('p2', '2020-03-01T00:00:00'),
+    ]);
+    const r = await retention(pid, { dateRange: { date_from: '2020-01-01', date_to: '2020-04-30' }, retentionFilter: { period: 'Month', retentionCustomBrackets: [1, 2] } });
+    expect(pluck(r, 'label')).toEqual(['Month 0', 'Month 1', 'Month 2', 'Month 3']);
+    expect(pluck(r, 'date')).toEqual(['2020-01-01T00:00:00Z', '2020-02-01T00:00:00Z', '2020-03-01T00:00:00Z', '2020-04-01T00:00:00Z']);
+    expect(r.results[0].values.map((v: any) => v.label)).toEqual(['Month 0', 'Month 1', 'Month 2-3']);
+    // Jan: p1 back in Feb (1) and Apr (3); Feb: p1 back in Apr (2), p2 in Mar (1)
+    expect(counts(r)).toEqual([
+      [1, 1, 1],
+      [2, 1, 1],
+      [1, 0, 0],
+      [1, 0, 0],
+    ]);
+  });
+
+  it('Hour brackets [2]: one bracket "Hour 1-2"; a return in the cohort hour is none', async () => {
+    // a: 10:05 and 12:30; b: 11:10, 11:50 and 13:00
+    const pid = await db.project(people('a', 'b'), [
+      ev('a', '2020-06-10T10:05:00'),
+      ev('a', '2020-06-10T12:30:00'),
+      ev('b', '2020-06-10T11:10:00'),
+      ev('b', '2020-06-10T11:50:00'),
+      ev('b', '2020-06-10T13:00:00'),
+    ]);
+    const r = await retention(pid, {
+      dateRange: { date_from: '2020-06-10T10:00:00', date_to: '2020-06-10T13:00:00' },
+      retentionFilter: { period: 'Hour', retentionCustomBrackets: [2] },
+    });
+    expect(r.results[0].values.map((v: any) => v.label)).toEqual(['Hour 0', 'Hour 1-2']);
+    expect(counts(r)).toEqual([
+      [1, 1],
+      [1, 1],
+      [1, 0],
+      [1, 0],
+    ]);
+  });
+});
+
+describe('test_timezones: Week periods and ranges ending today in US/Pacific (reference §1.5, §4.3)', () => {
+  // a: Jun 10 18:00 UTC and Jun 14 03:00 UTC (Saturday Jun 13 20:00 in Los Angeles); b: Jun 14 03:00 UTC and Jun 15 12:00
+  // UTC; c: Jun 14 08:00 UTC (Sunday Jun 14 01:00 in Los Angeles)
+  let pid: number;
+  beforeAll(async () => {
+    pid = await db.project(people('a', 'b', 'c'), [
+      ev('a', '2020-06-10T18:00:00'),
+      ev('a', '2020-06-14T03:00:00'),
+      ev('b', '2020-06-14T03:00:00'),
+      ev('b', '2020-06-15T12:00:00'),
+      ev('c', '2020-06-14T08:00:00'),
+    ]);
+  });
+  const source = { kind: 'RetentionQuery', dateRange: { date_from: '2020-06-10', date_to: '2020-06-20' }, retentionFilter: { period: 'Week', totalIntervals: 2 } };
+  const LA = { timezone: 'America/Los_Angeles' };
+
+  it('a Saturday evening in Los Angeles is a Sunday in UTC: the weeks differ by zone', async () => {
+    const la = await retention(pid, source, LA);
+    expect(pluck(la, 'date')).toEqual(['2020-06-07T00:00:00-07:00', '2020-06-14T00:00:00-07:00']);
+    expect(counts(la)).toEqual([
+      [2, 1],
+      [2, 0],
+    ]);
+    const utc = await retention(pid, source);
+    expect(pluck(utc, 'date')).toEqual(['2020-06-07T00:00:00Z', '2020-06-14T00:00:00Z']);
+    expect(counts(utc)).toEqual([
+      [1, 1],
+      [3, 0],
+    ]);
+  });
+
+  it('the actors of the local weeks: a is in the first week only, b returns', async () => {
+    expect(await actorsOf(pid, source, 0, LA)).toEqual([
+      ['b', [0, 1]],
+      ['a', [0]],
+    ]);
+    expect(await actorsOf(pid, source, 1, LA)).toEqual([
+      ['b', [0]],
+      ['c', [0]],
+    ]);
+  });
+
+  it('without dateRange the last cohort is today in the project timezone (frozen at Jun 17 03:00 UTC = Jun 16 20:00 local)', async () => {
+    // a: Jun 15 06:00 UTC (Jun 14 local) and Jun 17 02:00 UTC (Jun 16 local); b: Jun 16 08:00 UTC and Jun 17 02:30 UTC
+    // (both Jun 16 local)
+    const today = await db.project(people('a', 'b'), [
+      ev('a', '2020-06-15T06:00:00'),
+      ev('a', '2020-06-17T02:00:00'),
+      ev('b', '2020-06-16T08:00:00'),
+      ev('b', '2020-06-17T02:30:00'),
+    ]);
+    await withClock('2020-06-17T03:00:00Z', async () => {
+      const la = await retention(today, { retentionFilter: { totalIntervals: 3 } }, LA);
+      expect(pluck(la, 'date')).toEqual(['2020-06-14T00:00:00-07:00', '2020-06-15T00:00:00-07:00', '2020-06-16T00:00:00-07:00']);
+      expect(counts(la)).toEqual([
+        [1, 0, 1],
+        [0, 0, 0],
+        [2, 0, 0],
+      ]);
+      const utc = await retention(today, { retentionFilter: { totalIntervals: 3 } });
+      expect(pluck(utc, 'date')).toEqual(['2020-06-15T00:00:00Z', '2020-06-16T00:00:00Z', '2020-06-17T00:00:00Z']);
+      expect(counts(utc)).toEqual([
+        [1, 0, 1],
+        [1, 1, 0],
+        [2, 0, 0],
+      ]);
+    });
+  });
+});
+
+describe('test_month_interval over a year boundary (reference §4.3)', () => {
+  // a: Nov 15 2019, Jan 5 2020; b: Oct 20 2019 (before the range), Dec 1 2019, Feb 28 2020; c: Dec 31 2019 23:00 and
+  // Jan 1 2020 01:00
+  let pid: number;
+  beforeAll(async () => {
+    pid = await db.project(people('a', 'b', 'c'), [
+      ev('a', '2019-11-15T12:00:00'),
+      ev('a', '2020-01-05T12:00:00'),
+      ev('b', '2019-10-20T12:00:00'),
+      ev('b', '2019-12-01T12:00:00'),
+      ev('b', '2020-02-28T12:00:00'),
+      ev('c', '2019-12-31T23:00:00'),
+      ev('c', '2020-01-01T01:00:00'),
+    ]);
+  });
+  const q = (retentionType: string) => ({ dateRange: { date_from: '2019-11-01', date_to: '2020-02-15' }, retentionFilter: { period: 'Month', totalIntervals: 4, retentionType } });
+
+  it('recurring: Nov, Dec, Jan, Feb', async () => {
+    const r = await retention(pid, q('retention_recurring'));
+    expect(pluck(r, 'date')).toEqual(['2019-11-01T00:00:00Z', '2019-12-01T00:00:00Z', '2020-01-01T00:00:00Z', '2020-02-01T00:00:00Z']);
+    expect(counts(r)).toEqual([
+      [1, 0, 1, 0],
+      [2, 1, 1, 0],
+      [2, 0, 0, 0],
+      [1, 0, 0, 0],
+    ]);
+  });
+
+  it('retention_first_time: b first came in October, so it is in no cohort', async () => {
+    expect(counts(await retention(pid, q('retention_first_time')))).toEqual([
+      [1, 0, 1, 0],
+      [1, 1, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+    ]);
+  });
+});
+
+describe('date bounds by Day (reference §4.3)', () => {
+  // a: Jun 11 12:00, Jun 12 23:59:59 and Jun 13 00:00:00
+  let pid: number;
+  beforeAll(async () => {
+    pid = await db.project(people('a'), [ev('a', '2020-06-11T12:00:00'), ev('a', '2020-06-12T23:59:59'), ev('a', '2020-06-13T00:00:00')]);
+  });
+
+  it('the last second of date_to\'s day is in the range, midnight after it is not', async () => {
+    expect(counts(await retention(pid, { dateRange: { date_from: '2020-06-11', date_to: '2020-06-12' }, retentionFilter: { totalIntervals: 2 } }))).toEqual([
+      [1, 1],
+      [1, 0],
+    ]);
+  });
+
+  it('date_from = date_to: one cohort row; returns after it are not seen', async () => {
+    const r = await retention(pid, { dateRange: { date_from: '2020-06-11', date_to: '2020-06-11' }, retentionFilter: { totalIntervals: 3 } });
+    expect(pluck(r, 'label')).toEqual(['Day 0']);
+    expect(counts(r)).toEqual([[1, 0, 0]]);
+  });
+});
+
+describe('breakdowns (reference §1.6, §4.3)', () => {
+  describe('a numeric event property', () => {
+    // a: n = 5 on days 0 and 1; b: n = 2.5 on day 0; c: n = 5 on day 1
+    let pid: number;
+    beforeAll(async () => {
+      pid = await db.project(people('a', 'b', 'c'), [ev('a', _date(0), { n: 5 }), ev('a', _date(1), { n: 5 }), ev('b', _date(0), { n: 2.5 }), ev('c', _date(1), { n: 5 })]);
+    });
+    const q = (breakdown_limit?: number) => ({
+      dateRange: { date_from: _date(0), date_to: _date(1) },
+      retentionFilter: { totalIntervals: 2 },
+      breakdownFilter: { breakdown: 'n', breakdown_type: 'event', ...(breakdown_limit ? { breakdown_limit } : {}) },
+    });
+
+    it('the values are the property\'s text: "5" and "2.5"', async () => {
+      expect(blocks(await retention(pid, q()))).toEqual([
+        ['5', [1, 1]],
+        ['5', [2, 0]],
+        ['2.5', [1, 0]],
+        ['2.5', [0, 0]],
+      ]);
+    });
+
+    it('breakdown_limit at the number of values: no Other block; one less: the smaller value is Other', async () => {
+      expect(blocks(await retention(pid, q(2))).map((b) => b[0])).toEqual(['5', '5', '2.5', '2.5']);
+      expect(blocks(await retention(pid, q(1)))).toEqual([
+        ['5', [1, 1]],
+        ['5', [2, 0]],
+        [OTHER, [1, 0]],
+        [OTHER, [0, 0]],
+      ]);
+    });
+  });
+
+  it('test_filter_test_accounts with a person property breakdown: the test person leaves its block', async () => {
+    const pid = await db.project(
+      [
+        { distinct_ids: ['p1'], properties: { email: 'p1@example.com', plan: 'pro' } },
+        { distinct_ids: ['p2'], properties: { email: 'p2@posthog.com', plan: 'pro' } },
+        { distinct_ids: ['p3'], properties: { email: 'p3@example.com', plan: 'free' } },
+      ],
+      [ev('p1', _date(0)), ev('p1', _date(1)), ev('p2', _date(0)), ev('p2', _date(1)), ev('p3', _date(0))],
+    );
+    const proj = { test_account_filters: [{ key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' }] };
+    const q = (filterTestAccounts: boolean) => ({
+      dateRange: { date_from: _date(0), date_to: _date(1) },
+      filterTestAccounts,
+      retentionFilter: { totalIntervals: 2 },
+      breakdownFilter: { breakdown: 'plan', breakdown_type: 'person' },
+    });
+    expect(blocks(await retention(pid, q(false), proj))).toEqual([
+      ['pro', [2, 2]],
+      ['pro', [2, 0]],
+      ['free', [1, 0]],
+      ['free', [0, 0]],
+    ]);
+    expect(blocks(await retention(pid, q(true), proj))).toEqual([
+      ['pro', [1, 1]],
+      ['pro', [1, 0]],
+      ['free', [1, 0]],
+      ['free', [0, 0]],
+    ]);
+  });
+
+  it('test_groups_aggregating with an event property breakdown: groups per value, events without the group left out', async () => {
+    // Chrome: org:1 on days 0 (u1) and 1 (u2), org:3 on day 2; Safari: org:2 on days 0 and 2; u3's Chrome pageview has no group
+    const g = (key: string, $browser: string) => ({ $group_0: key, $browser });
+    const pid = await db.project(people('u1', 'u2', 'u3'), [
+      ev('u1', _date(0), g('org:1', 'Chrome')),
+      ev('u2', _date(1), g('org:1', 'Chrome')),
+      ev('u1', _date(2), g('org:3', 'Chrome')),
+      ev('u2', _date(0), g('org:2', 'Safari')),
+      ev('u3', _date(2), g('org:2', 'Safari')),
+      ev('u3', _date(0), { $browser: 'Chrome' }),
+    ]);
+    const r = await retention(pid, {
+      dateRange: { date_from: _date(0), date_to: _date(2) },
+      aggregation_group_type_index: 0,
+      retentionFilter: { totalIntervals: 3 },
+      breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+    });
+    expect(blocks(r)).toEqual([
+      ['Chrome', [1, 1, 0]],
+      ['Chrome', [1, 0, 0]],
+      ['Chrome', [1, 0, 0]],
+      ['Safari', [1, 0, 1]],
+      ['Safari', [0, 0, 0]],
+      ['Safari', [1, 0, 0]],
+    ]);
+  });
+});
+
+describe('entity filters (test_retention_with_properties / test_retention_with_user_properties, reference §4.3)', () => {
+  it('a hogql property filter on the target entity picks the cohort events only', async () => {
+    // a: pro on day 0, free on day 1; b: free on day 0, pro on day 1, free on day 2
+    const pid = await db.project(people('a', 'b'), [
+      ev('a', _date(0), { plan: 'pro' }),
+      ev('a', _date(1), { plan: 'free' }),
+      ev('b', _date(0), { plan: 'free' }),
+      ev('b', _date(1), { plan: 'pro' }),
+      ev('b', _date(2), { plan: 'free' }),
+    ]);
+    const r = await retention(pid, {
+      dateRange: { date_from: _date(0), date_to: _date(2) },
+      retentionFilter: {
+        totalIntervals: 3,
+        targetEntity: { id: '$pageview', type: 'events', properties: [{ type: 'hogql', key: "properties.plan = 'pro'" }] },
+        returningEntity: { id: '$pageview', type: 'events' },
+      },
+    });
+    expect(counts(r)).toEqual([
+      [1, 1, 0],
+      [1, 1, 0],
+      [0, 0, 0],
+    ]);
+  });
+
+  it('a person property filter on the returning entity: only that person\'s returns count', async () => {
+    const pid = await db.project(
+      [
+        { distinct_ids: ['a'], properties: { plan: 'pro' } },
+        { distinct_ids: ['b'], properties: { plan: 'free' } },
+      ],
+      [ev('a', _date(0), {}, 'sign up'), ev('a', _date(1)), ev('b', _date(0), {}, 'sign up'), ev('b', _date(1)), ev('b', _date(2))],
+    );
+    const r = await retention(pid, {
+      dateRange: { date_from: _date(0), date_to: _date(2) },
+      retentionFilter: {
+        totalIntervals: 3,
+        targetEntity: { id: 'sign up', type: 'events' },
+        returningEntity: { id: '$pageview', type: 'events', properties: [{ type: 'person', key: 'plan', value: 'pro', operator: 'exact' }] },
+      },
+    });
+    expect(counts(r)).toEqual([
+      [2, 1, 0],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+  });
+
+  it('global properties and target entity properties both apply to cohort events; the global ones to returns too', async () => {
+    // a: Chrome pro on day 0, Chrome on day 1; b: Safari pro on day 0, Chrome on day 1; c: Chrome pro on day 0, Safari on day 1
+    const pid = await db.project(people('a', 'b', 'c'), [
+      ev('a', _date(0), { $browser: 'Chrome', plan: 'pro' }),
+      ev('a', _date(1), { $browser: 'Chrome' }),
+      ev('b', _date(0), { $browser: 'Safari', plan: 'pro' }),
+      ev('b', _date(1), { $browser: 'Chrome' }),
+      ev('c', _date(0), { $browser: 'Chrome', plan: 'pro' }),
+      ev('c', _date(1), { $browser: 'Safari' }),
+    ]);
+    const r = await retention(pid, {
+      dateRange: { date_from: _date(0), date_to: _date(2) },
+      properties: [{ type: 'event', key: '$browser', value: 'Chrome', operator: 'exact' }],
+      retentionFilter: {
+        totalIntervals: 3,
+        targetEntity: { id: '$pageview', type: 'events', properties: [{ type: 'event', key: 'plan', value: 'pro', operator: 'exact' }] },
+        returningEntity: { id: '$pageview', type: 'events' },
+      },
+    });
+    expect(counts(r)).toEqual([
+      [2, 1, 0],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+  });
+
+  it('test_retention_event_action with a filtered step as the returning entity: only Chrome pageviews are returns', async () => {
+    const chrome = action('chrome pageview', [actionStep('$pageview', [{ key: '$browser', value: 'Chrome', type: 'event', operator: 'exact' }])]);
+    const pid = await db.project(people('a', 'b'), [
+      ev('a', _date(0), {}, 'sign up'),
+      ev('a', _date(1), { $browser: 'Safari' }),
+      ev('a', _date(2), { $browser: 'Chrome' }),
+      ev('b', _date(0), {}, 'sign up'),
+      ev('b', _date(1), { $browser: 'Chrome' }),
+    ]);
+    const r = await retention(pid, {
+      dateRange: { date_from: _date(0), date_to: _date(2) },
+      retentionFilter: { totalIntervals: 3, targetEntity: { id: 'sign up', type: 'events' }, returningEntity: { id: chrome, type: 'actions' } },
+    });
+    expect(counts(r)).toEqual([
+      [2, 1, 1],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+  });
+
+  it('test_retention_any_event as the returning entity only: any event after the cohort day is a return', async () => {
+    // a: sign up day 0, "other" day 1, sign up day 2; b: sign up day 1
+    const pid = await db.project(people('a', 'b'), [ev('a', _date(0), {}, 'sign up'), ev('a', _date(1), {}, 'other'), ev('a', _date(2), {}, 'sign up'), ev('b', _date(1), {}, 'sign up')]);
+    const r = await retention(pid, {
+      dateRange: { date_from: _date(0), date_to: _date(2) },
+      retentionFilter: { totalIntervals: 3, targetEntity: { id: 'sign up', type: 'events' }, returningEntity: { id: null, type: 'events' } },
+    });
+    expect(counts(r)).toEqual([
+      [1, 1, 1],
+      [1, 0, 0],
+      [1, 0, 0],
+    ]);
+  });
+
+  it('test_retention_any_event as the target entity only: every day with any event is a cohort; only purchases return', async () => {
+    // a: "x" on day 0, purchase on day 1; b: purchase on day 0, "y" on day 2
+    const pid = await db.project(people('a', 'b'), [ev('a', _date(0), {}, 'x'), ev('a', _date(1), {}, 'purchase'), ev('b', _date(0), {}, 'purchase'), ev('b', _date(2), {}, 'y')]);
+    const r = await retention(pid, {
+      dateRange: { date_from: _date(0), date_to: _date(2) },
+      retentionFilter: { totalIntervals: 3, targetEntity: { id: null, type: 'events' }, returningEntity: { id: 'purchase', type: 'events' } },
+    });
+    expect(counts(r)).toEqual([
+      [2, 1, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+    ]);
+  });
+});
+
+describe('test_groups_aggregating with cumulative and minimumOccurrences (reference §4.3)', () => {
+  it('cumulative: a group back on day 2 counts on day 1 too', async () => {
+    // org:1 on days 0 (u1) and 2 (u2); org:2 on day 1
+    const pid = await db.project(people('u1', 'u2'), [ev('u1', _date(0), { $group_0: 'org:1' }), ev('u2', _date(2), { $group_0: 'org:1' }), ev('u1', _date(1), { $group_0: 'org:2' })]);
+    const r = await retention(pid, { dateRange: { date_from: _date(0), date_to: _date(2) }, aggregation_group_type_index: 0, retentionFilter: { totalIntervals: 3, cumulative: true } });
+    expect(counts(r)).toEqual([
+      [1, 1, 1],
+      [1, 0, 0],
+      [1, 0, 0],
+    ]);
+  });
+
+  it('minimumOccurrences 2: the events of the group by any of its persons add up', async () => {
+    // org:1 on day 0, and twice on day 1 (u1 and u2); org:2 on day 0 and once on day 1
+    const pid = await db.project(people('u1', 'u2'), [
+      ev('u1', _date(0), { $group_0: 'org:1' }),
+      ev('u1', _date(1), { $group_0: 'org:1' }),
+      ev('u2', _date(1), { $group_0: 'org:1' }),
+      ev('u2', _date(0), { $group_0: 'org:2' }),
+      ev('u2', _date(1, 0, 5), { $group_0: 'org:2' }),
+    ]);
+    const r = await retention(pid, { dateRange: { date_from: _date(0), date_to: _date(1) }, aggregation_group_type_index: 0, retentionFilter: { totalIntervals: 2, minimumOccurrences: 2 } });
+    expect(counts(r)).toEqual([
+      [2, 1],
+      [2, 0],
+    ]);
+  });
+});
+
+it('personless events in first-time cohorts: each distinct id is an actor whose first event is looked up over all time (reference §4.3)', async () => {
+  // anon1 (no person) on days -1, 0, 1: first seen before the range; anon2 on days 0 and 2; p1 (a person) on days 1 and 2
+  const anon = (id: string, day: number): TestEvent => ev(id, _date(day), { $process_person_profile: false });
+  const pid = await db.project(people('p1'), [anon('anon1', -1), anon('anon1', 0), anon('anon1', 1), anon('anon2', 0), anon('anon2', 2), ev('p1', _date(1)), ev('p1', _date(2))]);
+  const q = (retentionType: string) => ({ dateRange: { date_from: _date(0), date_to: _date(2) }, retentionFilter: { totalIntervals: 3, retentionType } });
+  expect(counts(await retention(pid, q('retention_first_time')))).toEqual([
+    [1, 0, 1],
+    [1, 1, 0],
+    [0, 0, 0],
+  ]);
+  expect(counts(await retention(pid, q('retention_recurring')))).toEqual([
+    [2, 1, 1],
+    [2, 1, 0],
+    [2, 0, 0],
+  ]);
+});
+
+describe('the schema refuses what PostHog\'s pydantic models refuse (extra=forbid, enums)', () => {
+  it.each<[string, Record<string, unknown>]>([
+    ['an unknown retentionFilter key', { retentionFilter: { totalIntervals: 3, interval: 'day' } }],
+    ['an unknown target entity key', { retentionFilter: { targetEntity: { id: '$pageview', type: 'events', event: '$pageview' } } }],
+    ['a lower-case period', { retentionFilter: { period: 'day' } }],
+    ['an unknown retentionType', { retentionFilter: { retentionType: 'retention_unbounded' } }],
+    ['an unknown timeWindowMode', { retentionFilter: { timeWindowMode: 'rolling' } }],
+    ['a missing retentionFilter', {}],
+  ])('%s', (_what, q) => {
+    expect(retentionRunner.schema.safeParse({ kind: 'RetentionQuery', ...q }).success).toBe(false);
+  });
+});
+
+describe('retention_first_ever_occurrence: global filters narrow the first-ever lookup, entity filters do not (reference §4.3)', () => {
+  // a: Safari on day 0, Chrome on days 1 and 2; b: Chrome on days 0 and 2
+  let pid: number;
+  beforeAll(async () => {
+    pid = await db.project(people('a', 'b'), [
+      ev('a', _date(0), { $browser: 'Safari' }),
+      ev('a', _date(1), { $browser: 'Chrome' }),
+      ev('a', _date(2), { $browser: 'Chrome' }),
+      ev('b', _date(0), { $browser: 'Chrome' }),
+      ev('b', _date(2), { $browser: 'Chrome' }),
+    ]);
+  });
+  const chrome = [{ type: 'event', key: '$browser', value: 'Chrome', operator: 'exact' }];
+  const q = (retentionType: string, where: 'global' | 'entity') => ({
+    dateRange: { date_from: _date(0), date_to: _date(2) },
+    ...(where === 'global' ? { properties: chrome } : {}),
+    retentionFilter: {
+      totalIntervals: 3,
+      retentionType,
+      targetEntity: { id: '$pageview', type: 'events', ...(where === 'entity' ? { properties: chrome } : {}) },
+      returningEntity: { id: '$pageview', type: 'events' },
+    },
+  });
+
+  it('a global Chrome filter: a\'s Safari pageview is not seen, so its first-ever event is the Chrome one of day 1', async () => {
+    expect(counts(await retention(pid, q('retention_first_ever_occurrence', 'global')))).toEqual([
+      [1, 0, 1],
+      [1, 1, 0],
+      [0, 0, 0],
+    ]);
+  });
+
+  it('the filter on the target entity: a\'s first-ever pageview (Safari) does not match it, so a is in no cohort', async () => {
+    expect(counts(await retention(pid, q('retention_first_ever_occurrence', 'entity')))).toEqual([
+      [1, 0, 1],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+  });
+
+  it('retention_first_time with the filter on the target entity: a starts with its first matching event (day 1)', async () => {
+    expect(counts(await retention(pid, q('retention_first_time', 'entity')))).toEqual([
+      [1, 0, 1],
+      [1, 1, 0],
+      [0, 0, 0],
+    ]);
+  });
+});
+
+it('aggregationType sum and avg aggregated by groups: the property over the group\'s events, avg per group (reference §4.3)', async () => {
+  // org:1: amounts 3 (u1) and 4 (u2) on day 0, 5 (u1) on day 1; org:2: 10 (u2) on day 1
+  const pv = (id: string, day: number, org: string, amount: number) => ev(id, _date(day), { $group_0: org, amount });
+  const pid = await db.project(people('u1', 'u2'), [pv('u1', 0, 'org:1', 3), pv('u2', 0, 'org:1', 4), pv('u1', 1, 'org:1', 5), pv('u2', 1, 'org:2', 10)]);
+  const cells = async (aggregationType: string) =>
+    (
+      (
+        await retention(pid, {
+          dateRange: { date_from: _date(0), date_to: _date(1) },
+          aggregation_group_type_index: 0,
+          retentionFilter: { totalIntervals: 2, aggregationType, aggregationProperty: 'amount' },
+        })
+      ).results as any[]
+    ).map((x) => x.values.map((v: any) => [v.count, v.aggregation_value]));
+  expect(await cells('sum')).toEqual([
+    [
+      [1, 7],
+      [1, 5],
+    ],
+    [
+      [2, 15],
+      [0, 0],
+    ],
+  ]);
+  expect(await cells('avg')).toEqual([
+    [
+      [1, 7],
+      [1, 5],
+    ],
+    [
+      [2, 7.5],
+      [0, 0],
+    ],
+  ]);
+});
+
+it('test_retention_people_basic with a search: the actors of the cohort whose email (any case) or distinct id matches', async () => {
+  // p1 (bob@example.com) on days 0 and 1; p2 (alice@example.com) on day 0; p3 (bobby@test.com) on day 1 only
+  const pid = await db.project(
+    [
+      { distinct_ids: ['p1'], properties: { email: 'bob@example.com' } },
+      { distinct_ids: ['p2'], properties: { email: 'alice@example.com' } },
+      { distinct_ids: ['p3'], properties: { email: 'bobby@test.com' } },
+    ],
+    [ev('p1', _date(0)), ev('p1', _date(1)), ev('p2', _date(0)), ev('p3', _date(1))],
+  );
+  const source = { kind: 'RetentionQuery', dateRange: { date_from: _date(0), date_to: _date(1) }, retentionFilter: { totalIntervals: 2 } };
+  const search = async (term: string, interval: number) =>
+    (
+      (await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['person', 'appearances'], search: term, source: { kind: 'InsightActorsQuery', source, interval } }, pid)).results as any[]
+    ).map((row) => [row[0].distinct_ids[0], row[1]]);
+  expect(await search('bob', 0)).toEqual([['p1', [0, 1]]]);
+  expect(await search('ALICE', 0)).toEqual([['p2', [0]]]);
+  expect(await search('p2', 0)).toEqual([['p2', [0]]]);
+  expect(await search('test.com', 0)).toEqual([]);
+  expect(await search('test.com', 1)).toEqual([['p3', [0]]]);
+});
