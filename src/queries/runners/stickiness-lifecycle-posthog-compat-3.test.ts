@@ -147,6 +147,13 @@ describe('StickinessQuery (test_stickiness_query_runner.py)', () => {
     expect(r.results[0]).toMatchObject({ data: zeros(10, { 1: 1 }), count: 1 });
   });
 
+  it('test_person_property_filtering with is_not_set: the persons without an email (p2)', async () => {
+    const r = await stickiness(pid, { dateRange: RANGE, properties: [{ type: 'person', key: 'email', operator: 'is_not_set' }] });
+    expect(r.results[0]).toMatchObject({ data: zeros(10, { 1: 1 }), count: 1 });
+    const set = await stickiness(pid, { dateRange: RANGE, properties: [{ type: 'person', key: 'email', operator: 'is_set' }] });
+    expect(set.results[0]).toMatchObject({ data: zeros(10, { 5: 1 }), count: 1 });
+  });
+
   it('an event_metadata filter on distinct_id', async () => {
     const r = await stickiness(pid, { dateRange: RANGE, properties: [{ type: 'event_metadata', key: 'distinct_id', value: 'p1', operator: 'exact' }] });
     expect(r.results[0]).toMatchObject({ data: zeros(10, { 5: 1 }), count: 1 });
@@ -263,6 +270,18 @@ describe('StickinessQuery: weeks in a timezone, months in pairs, a $identify mer
     expect((await stickiness(pid, q, { timezone: 'Asia/Tokyo' })).results[0]).toMatchObject({ data: [1, 0], count: 1 });
   });
 
+  it('intervalCount 2 in a project timezone (Asia/Tokyo): the pairs of local days counted back from the local date_to', async () => {
+    // x: Jan 16 16:00Z (= Jan 17 01:00 JST) and Jan 18 10:00Z; y: Jan 15 10:00Z. Pairs (19, 20) (17, 18) (15, 16)
+    const pid = await db.project(
+      [{ distinct_ids: ['x'] }, { distinct_ids: ['y'] }],
+      [ev('$pageview', 'x', '2020-01-16T16:00:00Z'), ev('$pageview', 'x', '2020-01-18T10:00:00Z'), ev('$pageview', 'y', '2020-01-15T10:00:00Z')],
+    );
+    const q = { intervalCount: 2, dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' } };
+    // UTC: x in (15, 16) and (17, 18); Tokyo: x in (17, 18) only
+    expect((await stickiness(pid, q)).results[0]).toMatchObject({ days: [1, 2, 3], data: [1, 1, 0], count: 2 });
+    expect((await stickiness(pid, q, { timezone: 'Asia/Tokyo' })).results[0]).toMatchObject({ days: [1, 2, 3], data: [2, 0, 0], count: 2 });
+  });
+
   it('intervalCount 2 by month: pairs of months counted back from date_to (Jan–Feb, Mar–Apr, May–Jun)', async () => {
     const pv = (d: string, ts: string) => ev('$pageview', d, `2020-${ts}T12:00:00Z`);
     const pid = await db.project(
@@ -364,6 +383,21 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py, test_lifecycle.py)', (
     expect(r.results[1].label).toBe('All events - returning');
   });
 
+  it('test_filter_test_accounts by hour (the self-join path): p1 left out of the hours of Jan 12', async () => {
+    const q = { interval: 'hour', dateRange: { date_from: '2020-01-12T10:00:00', date_to: '2020-01-12T13:00:00' } };
+    expect(byStatus(await lifecycle(pid, q, DEFAULT_TEST_FILTERS))).toEqual({ new: [0, 0, 1, 0], returning: zeros(4), resurrecting: [0, 0, 2, 0], dormant: [0, 0, 0, -3] });
+    // p3 new at 12:00 (its creation), p2 resurrecting; both dormant at 13:00
+    const r = await lifecycle(pid, { ...q, filterTestAccounts: true }, DEFAULT_TEST_FILTERS);
+    expect(byStatus(r)).toEqual({ new: [0, 0, 1, 0], returning: zeros(4), resurrecting: [0, 0, 1, 0], dormant: [0, 0, 0, -2] });
+  });
+
+  it('test_lifecycle_trend_action with a person property filter in the action step', async () => {
+    const id = action('p1 pageviews', [actionStep('$pageview', [{ type: 'person', key: 'name', value: 'p1', operator: 'exact' }])]);
+    const r = await lifecycle(pid, { dateRange: LRANGE, series: [{ kind: 'ActionsNode', id }] });
+    expect(byStatus(r)).toEqual({ new: zeros(8), returning: zeros(8, { 0: 1, 1: 1 }), resurrecting: zeros(8, { 3: 1, 5: 1, 7: 1 }), dormant: zeros(8, { 2: -1, 4: -1, 6: -1 }) });
+    expect(r.results[0].action).toEqual({ id: String(id), name: 'p1 pageviews', type: 'actions', order: 0, math: 'total' });
+  });
+
   it('test_lifecycle_trend_all_time by week: weeks of Jan 5, 12 and 19 (frozen now Jan 20)', async () => {
     freeze('2020-01-20T12:00:00Z');
     const r = await lifecycle(pid, { interval: 'week', dateRange: { date_from: 'all' } });
@@ -445,6 +479,23 @@ describe('LifecycleQuery aggregated by groups, with group property filters (test
     expect(byStatus(r)).toEqual(ALL);
     expect(r.results[0].label).toBe('org views - new');
   });
+
+  it('by week: org:a new in its creation week; org:b (created the week before) resurrecting, then returning', async () => {
+    const wq = { aggregation_group_type_index: 0, interval: 'week', dateRange: { date_from: '2020-01-05', date_to: '2020-01-18' } };
+    expect(byStatus(await lifecycle(pid, wq))).toEqual({ new: [1, 0], returning: [0, 1], resurrecting: [1, 0], dormant: [0, -1] });
+    const source = { kind: 'LifecycleQuery', series: [PV], ...wq };
+    expect(await actorsOf(pid, { source, day: '2020-01-12', status: 'dormant' })).toEqual(['org:a']);
+    expect(await actorsOf(pid, { source, day: '2020-01-05', status: 'resurrecting' })).toEqual(['org:b']);
+  });
+
+  it('stickiness (test_hogql_aggregations): math_hogql $group_0 makes the empty group of a groupless event an actor, unique_group does not', async () => {
+    const dateRange = q.dateRange;
+    const groups = await stickiness(pid, { dateRange, series: [{ ...PV, math: 'unique_group', math_group_type_index: 0 }] });
+    expect(groups.results[0]).toMatchObject({ data: [0, 2, 0, 0, 0], count: 2 });
+    // `$group_0` is '' (a value, not NULL) on u3's event: that actor is active on one day
+    const hogql = await stickiness(pid, { dateRange, series: [{ ...PV, math: 'hogql', math_hogql: '$group_0' }] });
+    expect(hogql.results[0]).toMatchObject({ data: [1, 2, 0, 0, 0], count: 3 });
+  });
 });
 
 describe('LifecycleQuery by month: the actors of each status (test_lifecycle_trend_months, test_lifecycle_trend_people)', () => {
@@ -459,6 +510,18 @@ describe('LifecycleQuery by month: the actors of each status (test_lifecycle_tre
     pid = await db.project(persons, events);
   });
   const source = { kind: 'LifecycleQuery', series: [PV], interval: 'month', dateRange: { date_from: '2020-02-01', date_to: '2020-09-30' } };
+
+  it('test_lifecycle_trend_all_time by month: December 2019 (p2\'s first view) to the month of now', async () => {
+    freeze('2020-09-20T12:00:00Z');
+    const r = await lifecycle(pid, { interval: 'month', dateRange: { date_from: 'all' } });
+    expect(r.results[0].days).toEqual(['2019-12-01', '2020-01-01', '2020-02-01', '2020-03-01', '2020-04-01', '2020-05-01', '2020-06-01', '2020-07-01', '2020-08-01', '2020-09-01']);
+    expect(byStatus(r)).toEqual({
+      new: [1, 1, 1, 0, 0, 1, 0, 0, 0, 0],
+      returning: [0, 0, 1, 1, 0, 0, 0, 0, 0, 0],
+      resurrecting: [0, 0, 1, 0, 0, 1, 0, 1, 0, 1],
+      dormant: [0, -1, 0, -2, -1, 0, -2, 0, -1, 0],
+    });
+  });
 
   it.each<[string, string, string[]]>([
     ['2020-02-01', 'new', ['p3']],
