@@ -186,6 +186,16 @@ describe('StickinessQuery (test_stickiness_query_runner.py)', () => {
     expect(await actorsOf(pid, { source, day: 2 })).toEqual(['p2']);
   });
 
+  it('test_compare with compare_to -1w by day: the previous 10 days are Jan 4 .. Jan 13, overlapping the current ones', async () => {
+    const q = { dateRange: RANGE, compareFilter: { compare: true, compare_to: '-1w' } };
+    // previous: p1 on Jan 11, 12, 13; p2 on Jan 9, 11, 12 — three days each
+    expect(periods(await stickiness(pid, q))).toEqual([
+      ['current', 2, zeros(10, { 1: 1, 5: 1 })],
+      ['previous', 2, zeros(10, { 2: 2 })],
+    ]);
+    expect(await actorsOf(pid, { source: { kind: 'StickinessQuery', series: [PV], ...q }, day: 3, compare: 'previous' })).toEqual(['p1', 'p2']);
+  });
+
   it('test_compare with compare_to -1w by week: the previous range starts a week earlier and is as long', async () => {
     // current Jan 12 .. 25, weeks of Jan 12 and 19: p1 in both, p2 in the first. previous Jan 5 .. 18, weeks of Jan 5
     // and 12: p1 (Jan 11; Jan 12 ..) and p2 (Jan 9, 11; Jan 12) in both
