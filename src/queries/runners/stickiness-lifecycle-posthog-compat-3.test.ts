@@ -211,6 +211,12 @@ describe('StickinessQuery (test_stickiness_query_runner.py)', () => {
     expect(await actorsOf(pid, { source, day: 1, compare: 'current' })).toEqual(['p2']);
   });
 
+  it('stickinessFilter display, showLegend, showValuesOnSeries, showMultipleYAxes and hiddenLegendIndexes are display-only', async () => {
+    const stickinessFilter = { display: 'ActionsBar', showLegend: true, showValuesOnSeries: true, showMultipleYAxes: false, hiddenLegendIndexes: [0] };
+    const r = await stickiness(pid, { dateRange: RANGE, stickinessFilter });
+    expect(r.results[0]).toMatchObject({ data: zeros(10, { 1: 1, 5: 1 }), count: 2, labels: expect.arrayContaining(['1 day', '10 days']) });
+  });
+
   it('test_stickiness_all_time by week: "all" starts with the week of the first pageview (Jan 9)', async () => {
     freeze('2020-01-20T12:00:00Z');
     // weeks of Jan 5, 12 and 19: p1 in all three (Jan 11; Jan 12 ..; Jan 19), p2 in two
@@ -545,5 +551,17 @@ describe('LifecycleQuery by month: the actors of each status (test_lifecycle_tre
     ['2020-06-01', 'dormant', ['p1', 'p4']],
   ])('%s %s', async (day, status, expected) => {
     expect(await actorsOf(pid, { source, day, status })).toEqual(expected);
+  });
+});
+
+describe('the series of a StickinessQuery or LifecycleQuery (posthog/schema.py; reference §6.1, §7.1)', () => {
+  it.each<[string, unknown]>([
+    ['StickinessQuery', stickinessRunner.schema],
+    ['LifecycleQuery', lifecycleRunner.schema],
+  ])('%s: a GroupNode is no series of it (EventsNode, ActionsNode or a data warehouse node only)', (kind, schema) => {
+    const group = { kind: 'GroupNode', operator: 'OR', nodes: [PV, { kind: 'EventsNode', event: '$pageleave' }] };
+    const r = (schema as typeof stickinessRunner.schema).safeParse({ kind, series: [group] });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues[0].path.slice(0, 2)).toEqual(['series', 0]);
   });
 });
