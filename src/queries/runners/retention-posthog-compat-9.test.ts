@@ -746,3 +746,49 @@ it('test_retention_people_basic with a search: the actors of the cohort whose em
   expect(await search('test.com', 0)).toEqual([]);
   expect(await search('test.com', 1)).toEqual([['p3', [0]]]);
 });
+
+describe('test_timezones east of UTC (Asia/Tokyo, UTC+9) where each actor\'s events are read one by one (sum aggregation, actors)', () => {
+  const TOKYO = { timezone: 'Asia/Tokyo' };
+
+  it('Day periods: an event at 20:00 UTC is on the next local day; sums follow the counts', async () => {
+    // a: Jun 9 20:00 UTC (Jun 10 05:00 local, amount 1) and Jun 10 16:00 UTC (Jun 11 01:00 local, amount 2); b: Jun 10
+    // 10:00 UTC (Jun 10 19:00 local, amount 4)
+    const pid = await db.project(people('a', 'b'), [ev('a', '2020-06-09T20:00:00', { amount: 1 }), ev('a', '2020-06-10T16:00:00', { amount: 2 }), ev('b', '2020-06-10T10:00:00', { amount: 4 })]);
+    const q = (retentionFilter: Record<string, unknown>) => ({ dateRange: { date_from: '2020-06-10', date_to: '2020-06-11' }, retentionFilter: { totalIntervals: 2, ...retentionFilter } });
+    expect(counts(await retention(pid, q({}), TOKYO))).toEqual([
+      [2, 1],
+      [1, 0],
+    ]);
+    const r = await retention(pid, q({ aggregationType: 'sum', aggregationProperty: 'amount' }), TOKYO);
+    expect(pluck(r, 'date')).toEqual(['2020-06-10T00:00:00+09:00', '2020-06-11T00:00:00+09:00']);
+    expect((r.results as any[]).map((x) => x.values.map((v: any) => [v.count, v.aggregation_value]))).toEqual([
+      [
+        [2, 5],
+        [1, 2],
+      ],
+      [
+        [1, 2],
+        [0, 0],
+      ],
+    ]);
+    expect(await actorsOf(pid, { kind: 'RetentionQuery', ...q({}) }, 0, TOKYO)).toEqual([
+      ['a', [0, 1]],
+      ['b', [0]],
+    ]);
+  });
+
+  it('Week periods: 01:00 on a local Sunday starts the next week (a Saturday in UTC)', async () => {
+    // a: Jun 9 20:00 UTC (Wednesday Jun 10 local) and Jun 13 16:00 UTC (Sunday Jun 14 01:00 local); b: Jun 13 16:00 UTC
+    const pid = await db.project(people('a', 'b'), [ev('a', '2020-06-09T20:00:00'), ev('a', '2020-06-13T16:00:00'), ev('b', '2020-06-13T16:00:00')]);
+    const source = { kind: 'RetentionQuery', dateRange: { date_from: '2020-06-07', date_to: '2020-06-14' }, retentionFilter: { period: 'Week', totalIntervals: 2 } };
+    expect(counts(await retention(pid, source, TOKYO))).toEqual([
+      [1, 1],
+      [2, 0],
+    ]);
+    expect(await actorsOf(pid, source, 0, TOKYO)).toEqual([['a', [0, 1]]]);
+    expect(await actorsOf(pid, source, 1, TOKYO)).toEqual([
+      ['a', [0]],
+      ['b', [0]],
+    ]);
+  });
+});

@@ -191,10 +191,14 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
           ? ast.call('toStartOfWeek', [ts, ast.constant(weekStart === 1 ? 1 : 0)])
           : ast.call('toStartOfMonth', [ts]);
   const flag = (c: Expr) => ast.call('if', [c, ast.constant('1'), ast.constant('0')]);
+  // The period of an event: hour and day periods as the epoch seconds of their start (a number, whatever text a datetime
+  // would read as: concat writes one in the project timezone, as toString does); week and month periods as their local date.
+  const epochSeconds = (e: Expr) => ast.arithmetic('-', e, ast.call('toDateTime', [ast.constant(0)]));
+  const periodKey = interval === 'hour' || interval === 'day' ? toStr(epochSeconds(bucketExpr)) : toStr(bucketExpr);
   const item = ast.call('concat', [
-    toStr(bucketExpr),
+    periodKey,
     ast.constant('|'),
-    toStr(ast.arithmetic('-', ts, ast.call('toDateTime', [ast.constant(0)]))),
+    toStr(epochSeconds(ts)),
     ast.constant('|'),
     flag(targetFull),
     ast.constant('|'),
@@ -204,7 +208,7 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
     ast.constant('|'),
     bdExpr,
   ]);
-  const epoch = (c: Expr) => ast.call('min', [ast.call('if', [c, ast.arithmetic('-', ts, ast.call('toDateTime', [ast.constant(0)])), ast.constant(null)])]);
+  const epoch = (c: Expr) => ast.call('min', [ast.call('if', [c, epochSeconds(ts), ast.constant(null)])]);
   const firstTime = type !== 'retention_recurring';
   const byPerson = node.aggregation_group_type_index === null || node.aggregation_group_type_index === undefined;
   // Personless events (no person id: `$process_person_profile: false` of a distinct id without a person) are one
@@ -309,21 +313,16 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   const { rows, hogql: printed } = await runAllRows(ctx, query);
   hogql = printed;
 
-  // Bucket keys: the engine returns a naive-UTC datetime (hour/day) or a local DATE (week/month).
+  // Period keys (periodKey above): epoch seconds (hour/day) or a local DATE (week/month).
   const index = new Map<string, number>();
-  buckets.forEach((b, i) => {
-    index.set(new Date(b).toISOString().slice(0, 19).replace('T', ' '), i);
-    const p = localParts(b, tz);
-    index.set(fmtLocal(p).slice(0, 10), i);
-  });
+  buckets.forEach((b, i) => index.set(interval === 'hour' || interval === 'day' ? String(Math.round(b / 1000)) : fmtLocal(localParts(b, tz)).slice(0, 10), i));
 
   ctx.timings.measureSync('retention', () => {
     for (const r of rows) {
       const evs: ActorEvent[] = [];
       for (const raw of (r[1] as string[]) ?? []) {
         const parts = String(raw).split('|');
-        const key = parts[0].length > 10 ? parts[0].slice(0, 19) : parts[0];
-        const p = index.get(key);
+        const p = index.get(interval === 'hour' || interval === 'day' ? String(Math.round(Number(parts[0]))) : parts[0].slice(0, 10));
         if (p === undefined) continue;
         const value = Number(parts[4]);
         evs.push({
