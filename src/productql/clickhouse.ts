@@ -869,6 +869,8 @@ export class ClickHouseDialect implements Dialect {
           return P(`ifNull(${fn.filter ? `uniqExactIf(${s(0)}, ${fn.filter})` : `uniqExact(${s(0)})`}, 0)`, 'int', false, { chType: 'UInt64' });
         return P(`ifNull(${agg('count', [s(0)], 'int', false).sql}, 0)`, 'int', false, { chType: 'UInt64' });
       case 'countIf':
+        // countIf(DISTINCT x, cond): the distinct non-NULL x where cond holds (ClickHouse's countDistinctIf, uniqExactIf)
+        if (a.length === 2 && fn.distinct) return P(`ifNull(uniqExactIf(${s(0)}, ${[s(1), fn.filter].filter(Boolean).join(' AND ')}), 0)`, 'int', false, { chType: 'UInt64' });
         // countIf(x, cond): the non-NULL x where cond holds
         if (a.length === 2) return P(`countIf(${[`isNotNull(${s(0)})`, s(1), fn.filter].filter(Boolean).join(' AND ')})`, 'int', false, { chType: 'UInt64' });
         return P(`countIf(${[s(0), fn.filter].filter(Boolean).join(' AND ')})`, 'int', false, { chType: 'UInt64' });
@@ -1055,12 +1057,10 @@ export class ClickHouseDialect implements Dialect {
         return P(`(${len} ${fn.sig.name === 'empty' ? '=' : '>'} 0)`, 'bool', anyNull);
       }
       case 'concat': {
-        // A datetime reads as DuckDB casts it: the naive UTC wall clock, with the fraction only when there is one.
-        const text = (x: Printed) =>
-          x.type === 'datetime'
-            ? `concat(toString(toDateTime(intDiv(${x.sql}, 1000), 'UTC')), if(${x.sql} % 1000 = 0, '', concat('.', replaceRegexpOne(substring(toString(1000 + ${x.sql} % 1000), 2), '0+$', ''))))`
-            : asText(x);
-        return P(`concat(${a.map((x) => (isStrLike(x) || x.type === 'null' ? `ifNull(${x.sql}, '')` : `ifNull(${text(x)}, '')`)).join(', ')}${a.length === 1 ? ", ''" : ''})`, 'string', false);
+        // A datetime as toString writes it (PostHog's concat takes toString of each argument that is no string).
+        const text = (x: Printed, i: number) =>
+          x.type === 'datetime' ? this.call({ ...fn, sig: lookupFunction('toString')!, args: [x], raw: fn.raw.slice(i, i + 1) }, h).sql : asText(x);
+        return P(`concat(${a.map((x, i) => (isStrLike(x) || x.type === 'null' ? `ifNull(${x.sql}, '')` : `ifNull(${text(x, i)}, '')`)).join(', ')}${a.length === 1 ? ", ''" : ''})`, 'string', false);
       }
       case 'substring': {
         // 18.16's substringUTF8 takes exactly three arguments, all constant: other calls slice the string's
@@ -1194,7 +1194,8 @@ export class ClickHouseDialect implements Dialect {
       case 'indexOf':
         return P(`toInt64(indexOf(${s(0)}, ${s(1)}))`, 'int', false);
       case 'arrayElement':
-        return P(`arrayElement(${s(0)}, ${s(1)})`, 'unknown', true);
+        // typed as arr[i] is (and as on DuckDB)
+        return this.arrayAccess(a[0], a[1]);
       case 'arrayMap':
       case 'arrayFilter':
         // Several arrays of equal length: the lambda takes one argument per array (18.16 lambdas see only those).

@@ -449,6 +449,8 @@ export class Compiler {
   private readonly h: Helpers;
   private depth = 0;
   private aliasCounter = 0;
+  /** Names of the CTEs whose bodies are being compiled: a body reading its own name is PostHog's CTE loop. */
+  private readonly cteBodies: string[] = [];
   /** Aggregate calls whose arguments are being compiled (innermost last); a nested one is refused, as in HogQL. */
   private aggregates: string[] = [];
   /**
@@ -651,7 +653,13 @@ export class Compiler {
       }
       if (!c.expr || (c.expr.node !== 'SelectQuery' && c.expr.node !== 'SelectSetQuery')) this.err('A CTE must be a SELECT query', c);
       const sqlName = `__cte_${c.name}_${++this.aliasCounter}`;
-      const body = this.compileQuery(c.expr, scope);
+      this.cteBodies.push(c.name);
+      let body: QueryOut;
+      try {
+        body = this.compileQuery(c.expr, scope);
+      } finally {
+        this.cteBodies.pop();
+      }
       const columns = new Map(body.columns.map((col) => [col.name, { type: col.type, nullable: col.nullable, chType: col.chType }]));
       const order = body.columns.map((x) => x.name);
       if (c.materialized && this.dialect.stagesCtes) {
@@ -1086,6 +1094,8 @@ export class Compiler {
     if (chain.length === 1 && chain[0] === 'sessions') {
       return this.subquerySource(this.sessions(), item.alias ?? 'sessions', scope, item, joined);
     }
+    // PostHog expands a CTE at each reference, so one reading itself expands until its limit of 50
+    if (chain.length === 1 && this.cteBodies.includes(chain[0])) return this.err('Too many CTE expansions (50+). Probably a CTE loop.', t);
     return this.err(`Unknown table "${tname}". Available tables: ${[...Object.keys(VIRTUAL_TABLES), 'sessions'].join(', ')}`, t);
   }
 
@@ -1187,7 +1197,8 @@ export class Compiler {
   }
 
   private addTable(scope: Scope, src: TableSource, node: NodeBase): void {
-    if (scope.tables.some((t) => t.name === src.name)) this.err(`Table alias "${src.name}" is used twice`, node);
+    // PostHog's resolver (visit_join_expr), word for word
+    if (scope.tables.some((t) => t.name === src.name)) this.err(`Already have joined a table called "${src.name}". Can't redefine.`, node);
     scope.tables.push(src);
   }
 
@@ -1204,13 +1215,16 @@ export class Compiler {
         const p = this.tableField(owner, [via, n], f);
         return { sql: p.sql, col: { name: n, type: p.type, nullable: p.nullable, ...(p.chType ? { chType: p.chType } : {}) } };
       });
-    if (chain.length === 1) tables = scope.tables;
+    // (ARRAY JOIN aliases are no table of the query: PostHog's scope keeps them as aliases)
+    if (chain.length === 1) tables = scope.tables.filter((t) => !t.columnRef);
     else if (chain.length === 2) {
       const t = scope.tables.find((x) => x.name === chain[0]);
       if (!t) this.err(`Unknown table "${chain[0]}"`, f);
       tables = [t];
     } else return this.err('Invalid use of *', f);
-    if (tables.length === 0) this.err('SELECT * needs a FROM clause', f);
+    // PostHog's resolver (visit_field), word for word
+    if (tables.length === 0) this.err("Cannot use '*' when there are no tables in the query", f);
+    if (tables.length > 1) this.err("Cannot use '*' without table name when there are multiple tables in the query", f);
     const out: { sql: string; col: OutputColumn }[] = [];
     for (const t of tables) {
       const names = t.virtual ? t.virtual.star : (t.columnOrder ?? []);

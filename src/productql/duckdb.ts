@@ -1035,7 +1035,8 @@ class DuckDBDialect implements Dialect {
       case 'notEmpty':
         return P(`(length(${s(0)}) > 0)`, 'bool', anyNull);
       case 'concat':
-        return P(`concat(${a.map(chText).join(', ')})`, 'string', false);
+        // (a datetime as toString writes it: PostHog's concat takes toString of each argument that is no string)
+        return P(`concat(${a.map((x, i) => (x.type === 'datetime' ? this.call({ ...fn, sig: lookupFunction('toString')!, args: [x], raw: fn.raw.slice(i, i + 1) }, h).sql : chText(x))).join(', ')})`, 'string', false);
       case 'substring':
       case 'substringUTF8': {
         // ClickHouse reads nothing from offset 0, where DuckDB's substring starts before the first character

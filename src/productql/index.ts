@@ -257,8 +257,8 @@ function reportedType(col: OutputColumn, tz: string, engineType?: string): strin
   }
   else base = BASE_TYPES[col.type];
   if (base === 'Nothing') return 'Nullable(Nothing)';
-  // ClickHouse has no Nullable(Array(...)) nor Nullable(Tuple(...)).
-  return col.nullable && !base.startsWith('Array(') && !base.startsWith('Tuple(') ? `Nullable(${base})` : base;
+  // ClickHouse has no Nullable(Array(...)) nor Nullable(Tuple(...)), nor Nullable(Nullable(...)) (a chType may be Nullable already).
+  return col.nullable && !base.startsWith('Array(') && !base.startsWith('Tuple(') && !base.startsWith('Nullable(') ? `Nullable(${base})` : base;
 }
 
 function partsIn(date: Date, tz: string): Record<string, number> {

@@ -1,0 +1,271 @@
+/**
+ * HogQL cases ported from PostHog, after hogql-posthog-compat(-2 .. -10).test.ts (which this does not repeat):
+ * - posthog/hogql/test/test_resolver.py: `*` expansion (test_asterisk_expander_*: subqueries, unions, one table only,
+ *   "Cannot use '*' ..." errors), a table alias joined twice ("Already have joined a table called ..."), test_ctes_loop,
+ *   fields of an aliased table (the alias replaces the table name);
+ * - posthog/hogql/test/test_printer.py: test_count_if_distinct, test_concat_pipes / test_nullish_concat (a datetime
+ *   is written as toString writes it), test_alias_keywords, test_comparisons (IN a single value, `~`), CASE without
+ *   ELSE, ARRAY JOIN without FROM;
+ * - posthog/hogql/test/test_query.py: test_null_properties / test_nullish_coalescing (JSON null, missing keys, "0"
+ *   and 0), and posthog/hogql_queries/test/test_hogql_query_runner.py `values` of any JSON type.
+ * Data as PostHog's `_create_random_events` (one person `bla`), through the real ingest path and runner.
+ * hogql-posthog-compat-11.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
+ */
+import { ev, hogqlTestProject } from '../queries/funnels/testing';
+
+const project = hogqlTestProject({
+  persons: [
+    { distinct_ids: ['bla'], properties: { sneaky_mail: 'tim@posthog.com', random_uuid: 'RANDOM_TEST_ID::11' } },
+    { distinct_ids: ['p1'], properties: { name: 'Person 1' } },
+  ],
+  events: [
+    ev('bla', 'random event', '2020-01-10T00:00:00Z', { random_prop: "don't include", random_uuid: 'RANDOM_TEST_ID::11', index: 0 }),
+    ev('bla', 'random event', '2020-01-10T00:01:00Z', { random_prop: "don't include", random_uuid: 'RANDOM_TEST_ID::11', index: 1 }),
+    // test_query.py test_null_properties
+    ev('bla', 'empty event', '2020-01-10T00:02:00Z', { null: null, str_zero: '0', num_zero: 0, random_uuid: 'RANDOM_TEST_ID::null' }),
+    ev('p1', 'random bla', '2020-01-10T00:10:00Z', { character: 'Luigi' }),
+  ],
+});
+
+const hogql = (query: string, timezone = 'UTC', extra: Record<string, unknown> = {}) => project.hogql(query, { timezone }, extra);
+const rows = async (query: string, timezone = 'UTC') => (await hogql(query, timezone)).results;
+const fails = (query: string, message: string, code = 'hogql_query_error') => expect(hogql(query)).rejects.toMatchObject({ status: 400, code, message });
+
+describe('test_resolver.py test_asterisk_expander_*: * reads the columns of the one table of the SELECT', () => {
+  it('test_asterisk_expander_subquery: * of a subquery is its columns, named as there', async () => {
+    const r = await hogql('select * from (select 1 as a, 2 as b)');
+    expect(r.results).toEqual([[1, 2]]);
+    expect(r.columns).toEqual(['a', 'b']);
+  });
+
+  it('test_asterisk_expander_subquery_alias: x.* of an aliased subquery', async () => {
+    const r = await hogql('select x.* from (select 1 as a, 2 as b) x');
+    expect(r.results).toEqual([[1, 2]]);
+    expect(r.columns).toEqual(['a', 'b']);
+  });
+
+  it('test_asterisk_expander_from_subquery_table: * of (select * from events) has the columns of events', async () => {
+    const direct = await hogql('select * from events order by timestamp');
+    const nested = await hogql('select * from (select * from events) order by timestamp');
+    expect(nested.columns).toEqual(direct.columns);
+    expect(nested.results).toEqual(direct.results);
+    expect(nested.results).toHaveLength(4);
+  });
+
+  it('test_asterisk_expander_select_union: * over a UNION ALL of two SELECT * from events', async () => {
+    const direct = await hogql('select * from events');
+    const union = await hogql('select * from (select * from events union all select * from events)');
+    expect(union.columns).toEqual(direct.columns);
+    expect(union.results).toHaveLength(8);
+  });
+
+  it.each([
+    ['select * from (select 1 as a, 2 as b) x left join (select 1 as a, 2 as b) y on x.a = y.a'],
+    ['select * from events e1, events e2'],
+    ['select * from events e join persons p on p.id = e.person_id'],
+  ])("test_asterisk_expander_multiple_table_error: %s is \"Cannot use '*' without table name ...\"", async (query) => {
+    await fails(query, "Cannot use '*' without table name when there are multiple tables in the query");
+  });
+
+  it("without a FROM: \"Cannot use '*' when there are no tables in the query\"", async () => {
+    await fails('select *', "Cannot use '*' when there are no tables in the query");
+  });
+
+  it('a qualified * picks one table of a join', async () => {
+    const r = await hogql('select y.* from (select 1 as a, 2 as b) x left join (select 1 as a, 3 as c) y on x.a = y.a');
+    expect(r.results).toEqual([[1, 3]]);
+    expect(r.columns).toEqual(['a', 'c']);
+  });
+
+  it('ARRAY JOIN aliases are no table: * reads the columns of the table, once per element', async () => {
+    const r = await hogql('select * from (select 1 as a, 2 as b) array join [1, 2] as c');
+    expect(r.results).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+    expect(r.columns).toEqual(['a', 'b']);
+  });
+});
+
+describe("test_resolver.py visit_join_expr: 'Already have joined a table called \"x\". Can't redefine.'", () => {
+  it.each([
+    ['select 1 from events e join events e on e.uuid = e.uuid', 'e'],
+    ['select 1 from events join events on events.uuid = events.uuid', 'events'],
+    ['select 1 from (select 1 as a) t join (select 1 as a) t on t.a = t.a', 't'],
+    ['with a as (select 1 as x) select a.x from a, a', 'a'],
+  ])('%s', async (query, name) => {
+    await fails(query, `Already have joined a table called "${name}". Can't redefine.`);
+  });
+
+  it('the same table under two aliases is fine', async () => {
+    expect(await rows('select count() from events e1 join events e2 on e1.uuid = e2.uuid')).toEqual([[4]]);
+  });
+});
+
+describe('test_resolver.py test_ctes_loop', () => {
+  it.each([
+    ['with cte as (select * from cte) select * from cte'],
+    ['with cte as (select event from cte) select count() from events where event in (select event from cte)'],
+  ])("%s: 'Too many CTE expansions (50+). Probably a CTE loop.'", async (query) => {
+    await fails(query, 'Too many CTE expansions (50+). Probably a CTE loop.');
+  });
+
+  it('a CTE read twice in one query is no loop', async () => {
+    expect(await rows('with cte as (select event from events) select count() from cte c1 join cte c2 on c1.event = c2.event')).toEqual([[6]]);
+  });
+});
+
+describe('test_resolver.py test_resolve_events_table_alias: the alias replaces the table name', () => {
+  it('e.event reads the events aliased e; events.event is no field there', async () => {
+    expect(await rows("select e.event, e.properties.character from events e where e.event = 'random bla'")).toEqual([['random bla', 'Luigi']]);
+    await fails('select events.event from events e', 'Unable to resolve field: events');
+  });
+
+  it('test_resolve_events_table_column_alias_inside_subquery: the columns of an aliased subquery through its alias', async () => {
+    expect(await rows("select b, e.c from (select event as b, timestamp as c from events) e where e.b = 'random bla'")).toEqual([['random bla', '2020-01-10T00:10:00+00:00']]);
+  });
+});
+
+describe('test_printer.py test_count_if_distinct: countIf(DISTINCT x, cond) counts the distinct x where cond holds', () => {
+  it('over all events, beside count(DISTINCT x) and countIf(cond)', async () => {
+    expect(await rows("select countIf(distinct event, event like 'random%'), count(distinct event), countIf(event like 'random%') from events")).toEqual([[2, 3, 3]]);
+  });
+
+  it('per group; NULL values are not counted', async () => {
+    expect(await rows("select distinct_id, countIf(distinct properties.random_uuid, event != 'random bla') from events group by distinct_id order by distinct_id")).toEqual([
+      ['bla', 2],
+      ['p1', 0],
+    ]);
+  });
+});
+
+describe("test_printer.py test_concat_pipes / test_nullish_concat: concat and || write a datetime as toString does", () => {
+  it("'a' || NULL || 3 || timestamp: the DateTime64(6) with six decimals, NULL as ''", async () => {
+    expect(await rows("select 'a' || NULL || 3 || timestamp from events order by timestamp limit 1")).toEqual([['a32020-01-10 00:00:00.000000']]);
+  });
+
+  it('a DateTime (toStartOfDay) without a fraction, a Date as the day; the same text as toString', async () => {
+    expect(await rows("select concat(timestamp, '|', toStartOfDay(timestamp), '|', toDate(timestamp)), concat(timestamp) = toString(timestamp) from events order by timestamp limit 1")).toEqual([
+      ['2020-01-10 00:00:00.000000|2020-01-10 00:00:00|2020-01-10', 1],
+    ]);
+  });
+
+  it('in the project timezone', async () => {
+    expect(await rows("select concat('t=', timestamp), concat('h=', toStartOfHour(timestamp)) from events order by timestamp limit 1", 'America/New_York')).toEqual([
+      ['t=2020-01-09 19:00:00.000000', 'h=2020-01-09 19:00:00'],
+    ]);
+  });
+
+  it('per row, beside a property some events lack', async () => {
+    expect(await rows("select concat(properties.random_uuid, ':', timestamp) from events order by timestamp")).toEqual([
+      ['RANDOM_TEST_ID::11:2020-01-10 00:00:00.000000'],
+      ['RANDOM_TEST_ID::11:2020-01-10 00:01:00.000000'],
+      ['RANDOM_TEST_ID::null:2020-01-10 00:02:00.000000'],
+      [':2020-01-10 00:10:00.000000'],
+    ]);
+  });
+});
+
+describe('test_printer.py test_case_when: CASE without ELSE is NULL where no branch holds, typed Nullable once', () => {
+  it('a constant', async () => {
+    const r = await hogql("select CASE WHEN 1 > 2 THEN 'a' END AS c, toTypeName(CASE WHEN 1 > 2 THEN 'a' END) AS t");
+    expect(r.results).toEqual([[null, 'Nullable(String)']]);
+    expect(r.types).toEqual([
+      ['c', 'Nullable(String)'],
+      ['t', 'String'],
+    ]);
+  });
+
+  it('per row', async () => {
+    const r = await hogql("select CASE WHEN event = 'random bla' THEN 'bla' END AS c from events order by timestamp");
+    expect(r.results).toEqual([[null], [null], [null], ['bla']]);
+    expect(r.types).toEqual([['c', 'Nullable(String)']]);
+  });
+});
+
+describe('test_query.py test_null_properties / test_nullish_coalescing', () => {
+  it('a JSON null and a missing key read NULL; "0" and 0 read "0"', async () => {
+    expect(
+      await rows("SELECT properties.`null`, properties.undefined, properties.str_zero, properties.num_zero FROM events WHERE properties.random_uuid = 'RANDOM_TEST_ID::null'"),
+    ).toEqual([[null, null, '0', '0']]);
+  });
+
+  it('?? takes the default for NULL only', async () => {
+    expect(
+      await rows(
+        "SELECT properties.`null` ?? 'null', properties.undefined ?? 'undefined', properties.str_zero ?? 'str_zero', properties.num_zero ?? 'num_zero' FROM events WHERE properties.random_uuid = 'RANDOM_TEST_ID::null'",
+      ),
+    ).toEqual([['null', 'undefined', '0', '0']]);
+  });
+});
+
+describe('test_printer.py test_comparisons: IN a single value, ~ as =~', () => {
+  it("event in 'E' / event not in 'E'", async () => {
+    expect(await rows("select event from events where event in 'random bla'")).toEqual([['random bla']]);
+    expect(await rows("select count() from events where event not in 'random bla'")).toEqual([[3]]);
+  });
+
+  it("event ~ 'E' matches the regular expression", async () => {
+    expect(await rows("select event from events where event ~ 'bla$'")).toEqual([['random bla']]);
+  });
+});
+
+describe('test_printer.py test_alias_keywords', () => {
+  it.each([
+    ['select 1 as team_id', 'team_id'],
+    ['select event as team_id from events', 'team_id'],
+    ['select 1 as true', 'true'],
+  ])("%s: '\"%s\" cannot be an alias or identifier, as it's a reserved keyword'", async (query, name) => {
+    await expect(hogql(query)).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining(`"${name}" cannot be an alias or identifier, as it's a reserved keyword`),
+    });
+  });
+
+  it('backquoted aliases that look like SQL are only names', async () => {
+    const r = await hogql('select 1 as `-- select team_id`, 2 as `SELECT`, 3 as `0x0`');
+    expect(r.results).toEqual([[1, 2, 3]]);
+    expect(r.columns).toEqual(['-- select team_id', 'SELECT', '0x0']);
+  });
+});
+
+describe('test_printer.py: ARRAY JOIN needs a FROM clause', () => {
+  it("'Using ARRAY JOIN without a FROM clause is not permitted'", async () => {
+    await expect(hogql('select a array join [1, 2, 3] as a')).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Using ARRAY JOIN without a FROM clause is not permitted'),
+    });
+  });
+});
+
+describe('test_hogql_query_runner.py test_hogql_query_values: {name} takes a value of any JSON type', () => {
+  it('an array, a string and null', async () => {
+    const r = await hogql('select {x}, {y}, {z}', 'UTC', { values: { x: [1, 2], y: 's', z: null } });
+    expect(r.results).toEqual([[[1, 2], 's', null]]);
+  });
+
+  it('in WHERE', async () => {
+    const r = await hogql('select event from events where event = {e} order by timestamp', 'UTC', { values: { e: 'random bla' } });
+    expect(r.results).toEqual([['random bla']]);
+  });
+});
+
+describe('test_printer.py test_arrays: arrayElement(arr, i) is arr[i], typed as the elements are', () => {
+  it('constants: the element, the type default out of bounds, and the element type', async () => {
+    const r = await hogql("select arrayElement([1, 2, 3], 2) AS a, arrayElement([1, 2, 3], 5) AS b, arrayElement(['x', 'y'], -1) AS c, toTypeName(arrayElement([1, 2, 3], 2)) AS t");
+    expect(r.results).toEqual([[2, 0, 'y', 'UInt8']]);
+    expect(r.types).toEqual([
+      ['a', 'UInt8'],
+      ['b', 'UInt8'],
+      ['c', 'String'],
+      ['t', 'String'],
+    ]);
+  });
+
+  it('per row, as arr[i]', async () => {
+    expect(await rows("select arrayElement(splitByChar(' ', event), 2), splitByChar(' ', event)[2] from events where event != 'random event' order by timestamp")).toEqual([
+      ['event', 'event'],
+      ['bla', 'bla'],
+    ]);
+  });
+});
