@@ -8,12 +8,14 @@
  * project timezone; Month cohorts over a year boundary; numeric breakdown values, breakdown_limit at the number of
  * values, test-account filters under a breakdown; hogql and person filters on one entity; all events as one entity;
  * groups with a breakdown, cumulative and minimumOccurrences; personless first-time cohorts; an action of a filtered
- * step as the returning entity; the schema's refusals. Where PostHog's exact fixture could not be recalled the expected
+ * step as the returning entity; session, event-metadata and entity cohort filters; days and weeks east of UTC read one
+ * actor at a time; the schema's refusals. Where PostHog's exact fixture could not be recalled the expected
  * counts are derived from reference §4.1–§4.3 and the comments derive them.
  */
 import { actionRegistry, actionStep, createInsightTestDb, type InsightTestDb, type TestEvent, type TestPerson } from '../insights/testing';
 import { retentionDate as _date, retentionEvent as ev, retentionEvents as evs, retentionCounts as counts, pad } from './testing';
 import { setInsightsClock } from '../insights/date-range';
+import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 import { retentionRunner } from './retention-runner';
 import { actorsRunner } from './actors-runner';
 
@@ -577,6 +579,65 @@ describe('entity filters (test_retention_with_properties / test_retention_with_u
       [2, 1, 0],
       [1, 0, 0],
       [1, 0, 0],
+    ]);
+  });
+});
+
+describe('session, event-metadata and cohort filters (reference §1.4: global filters on start and return events, entity filters on their own events)', () => {
+  // a (pro): session s1 on day 0 (00:00 and 01:00: an hour long), session s2 on day 1 (one event); b: s3 on day 0, s4 on day 2
+  let pid: number;
+  beforeAll(async () => {
+    pid = await db.project(
+      [{ distinct_ids: ['a'], properties: { plan: 'pro' } }, { distinct_ids: ['b'] }],
+      [
+        ev('a', _date(0), { $session_id: 's1' }),
+        ev('a', _date(0, 0, 1), { $session_id: 's1' }),
+        ev('a', _date(1), { $session_id: 's2' }),
+        ev('b', _date(0), { $session_id: 's3' }),
+        ev('b', _date(2), { $session_id: 's4' }),
+      ],
+    );
+  });
+  const q = (extra: Record<string, unknown>) => ({ dateRange: { date_from: _date(0), date_to: _date(2) }, retentionFilter: { totalIntervals: 3 }, ...extra });
+  const ALL = [
+    [2, 1, 1],
+    [1, 0, 0],
+    [1, 0, 0],
+  ];
+
+  it('a session property filter ($session_duration > 60): only the events of a\'s hour-long session, so no return', async () => {
+    expect(counts(await retention(pid, q({})))).toEqual(ALL);
+    expect(counts(await retention(pid, q({ properties: [{ type: 'session', key: '$session_duration', operator: 'gt', value: 60 }] })))).toEqual([
+      [1, 0, 0],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+  });
+
+  it('an event_metadata filter on distinct_id', async () => {
+    expect(counts(await retention(pid, q({ properties: [{ type: 'event_metadata', key: 'distinct_id', operator: 'exact', value: 'b' }] })))).toEqual([
+      [1, 0, 1],
+      [0, 0, 0],
+      [1, 0, 0],
+    ]);
+  });
+
+  it('a cohort filter on the target entity only: b starts no cohort, but a\'s returns are any pageview', async () => {
+    const pro: ResolvedCohort = { id: 91, name: 'pro', isStatic: false, group: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } as any, personIds: [] };
+    const r = await runWithCohorts(new Map([[91, pro]]), () =>
+      retention(pid, {
+        dateRange: { date_from: _date(0), date_to: _date(2) },
+        retentionFilter: {
+          totalIntervals: 3,
+          targetEntity: { id: '$pageview', type: 'events', properties: [{ type: 'cohort', key: 'id', value: 91 }] },
+          returningEntity: { id: '$pageview', type: 'events' },
+        },
+      }),
+    );
+    expect(counts(r)).toEqual([
+      [1, 1, 0],
+      [1, 0, 0],
+      [0, 0, 0],
     ]);
   });
 });
