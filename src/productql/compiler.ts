@@ -347,6 +347,12 @@ const pickTyping = (p: Printed): Partial<Printed> => ({
   ...(p.intervalUnit ? { intervalUnit: p.intervalUnit } : {}),
 });
 
+/** An interval column of a subquery keeps its unit (typed IntervalDay ...: see compileSelect), for datetime arithmetic. */
+const intervalTyping = (c: { type: PType; chType?: string }): Partial<Printed> => {
+  const unit = c.type === 'interval' ? /^Interval(\w+)$/.exec(c.chType ?? '')?.[1] : undefined;
+  return unit ? { intervalUnit: unit.toLowerCase() } : {};
+};
+
 /** A bare `*` (as in `count(*)`). */
 const isStar = (e: Expr | undefined): boolean => e?.node === 'Field' && Array.isArray(e.chain) && e.chain.length === 1 && e.chain[0] === '*';
 /** Operators and functions whose pattern (right side, second argument) is an RE2 regex: checked by src/limits.ts. */
@@ -732,7 +738,9 @@ export class Compiler {
       } finally {
         if (selfAlias !== undefined) scope.inProgress.delete(selfAlias);
       }
-      columns.push({ name, type: p.type, nullable: p.nullable, ...(p.chType ? { chType: p.chType } : {}) });
+      // (an interval is typed by its unit, IntervalDay ..., as ClickHouse types it; its value is then read in that unit)
+      const chType = p.chType ?? (p.type === 'interval' ? typeNameOf(p, this.h.timezone) : undefined);
+      columns.push({ name, type: p.type, nullable: p.nullable, ...(chType ? { chType } : {}) });
       const as = alias(name);
       items.push({ sql: p.sql, as });
       selectSql.push(`${p.sql} AS ${as}`);
@@ -1310,7 +1318,7 @@ export class Compiler {
       const c = t.columns?.get(name);
       if (!c) this.err(`Unknown field "${name}" on ${t.name}`, node);
       t.readColumns?.add(name);
-      const p: Printed = { sql: t.columnRef?.get(name) ?? `${a}.${this.q(t.columnSql?.get(name) ?? name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}), ...(isWholeSecondsType(c) ? { wholeSeconds: true } : {}) };
+      const p: Printed = { sql: t.columnRef?.get(name) ?? `${a}.${this.q(t.columnSql?.get(name) ?? name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}), ...(isWholeSecondsType(c) ? { wholeSeconds: true } : {}), ...intervalTyping(c) };
       return rest.length === 1 ? p : this.extendJson(p, rest.slice(1), node);
     }
     const def = Object.prototype.hasOwnProperty.call(t.virtual.fields, name) ? t.virtual.fields[name] : undefined;

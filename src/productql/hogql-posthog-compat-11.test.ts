@@ -269,3 +269,24 @@ describe('test_printer.py test_arrays: arrayElement(arr, i) is arr[i], typed as 
     ]);
   });
 });
+
+describe("test_printer.py test_intervals: an interval is read as ClickHouse returns it, the count of its unit, typed Interval<Unit>", () => {
+  it("toIntervalX(n), INTERVAL n UNIT and INTERVAL 'n units'", async () => {
+    const r = await hogql("select INTERVAL 5 DAY AS d, INTERVAL '2 hours' AS h, toIntervalMinute(90) AS m, toIntervalWeek(2) AS w, toIntervalMonth(3) AS mo, toIntervalYear(1) AS y");
+    expect(r.results).toEqual([[5, 2, 90, 2, 3, 1]]);
+    expect(r.types).toEqual([
+      ['d', 'IntervalDay'],
+      ['h', 'IntervalHour'],
+      ['m', 'IntervalMinute'],
+      ['w', 'IntervalWeek'],
+      ['mo', 'IntervalMonth'],
+      ['y', 'IntervalYear'],
+    ]);
+  });
+
+  it('through a subquery it keeps its unit, in a value and in datetime arithmetic', async () => {
+    const r = await hogql('select x, timestamp + x from (select toIntervalDay(3) as x, timestamp from events) order by timestamp limit 1');
+    expect(r.results).toEqual([[3, '2020-01-13T00:00:00+00:00']]);
+    expect(r.types[0]).toEqual(['x', 'IntervalDay']);
+  });
+});

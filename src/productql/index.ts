@@ -336,12 +336,30 @@ function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unk
     return whole ? formatDateTimeInTimezone(whole, zone ?? tz) : jsonValue(v);
   }
   if (col?.chType?.startsWith('Tuple(') || col?.chType?.startsWith('Array(Tuple(')) return tupleValue(v);
+  if (col?.type === 'interval') return intervalValue(v, col.chType);
   if (col?.type === 'date') {
     if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return v;
     const d = toDate(v);
     return d ? d.toISOString().slice(0, 10) : jsonValue(v);
   }
   return jsonValue(v);
+}
+
+/**
+ * An interval as ClickHouse returns it: the number of units of its type (`toIntervalDay(5)` is 5, an IntervalDay).
+ * DuckDB returns its INTERVAL as months, days and microseconds.
+ */
+function intervalValue(v: unknown, chType: string | undefined): unknown {
+  if (typeof v !== 'object' || v === null || !('months' in v) || !('days' in v) || !('micros' in v)) return jsonValue(v);
+  const { months, days, micros } = v as { months: unknown; days: unknown; micros: unknown };
+  const unit = /^Interval(\w+)$/.exec(chType ?? '')?.[1] ?? 'Second';
+  const m = Number(months);
+  const d = Number(days);
+  const us = Number(micros);
+  const perUnitMicros: Record<string, number> = { Week: 7 * 86_400e6, Day: 86_400e6, Hour: 3_600e6, Minute: 60e6, Second: 1e6 };
+  if (unit === 'Year' || unit === 'Quarter' || unit === 'Month') return m / (unit === 'Year' ? 12 : unit === 'Quarter' ? 3 : 1);
+  const per = perUnitMicros[unit] ?? 1e6;
+  return (m * 30 * 86_400e6 + d * 86_400e6 + us) / per;
 }
 
 /** The top-level parts of a type list: `UInt8, Tuple(String, Bool)` → `['UInt8', 'Tuple(String, Bool)']`. */
