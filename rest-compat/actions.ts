@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
 import { actionEventCount } from '../src/actions/action-count';
-import { apiRoute, forbidDestroy, listBody, projectIdParam, respond } from './route';
+import { formatRenderer } from './csv-render';
+import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRequest } from './route';
 
 /**
  * Actions (PostHog's `/api/projects/<id>/actions/`, also under `/api/environments/<id>/`). DELETE answers 405 as
@@ -11,10 +12,15 @@ import { apiRoute, forbidDestroy, listBody, projectIdParam, respond } from './ro
  */
 export function registerActionRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/actions';
-  apiRoute(app, s, 'GET', base, async (r) => {
+  // ActionViewSet renders JSON and CSV (PaginatedCSVRenderer: a line per action of the page; `actions.csv` is DRF's
+  // format suffix)
+  const list = async (r: RestRequest, query: Record<string, unknown>) => {
+    const render = formatRenderer(query, r.request.headers.accept);
     const page = parsePage(r.query);
-    return listBody(r.request, page, await s.actions.list(r.principal, projectIdParam(r.params), page));
-  });
+    return render(listBody(r.request, page, await s.actions.list(r.principal, projectIdParam(r.params), page)));
+  };
+  apiRoute(app, s, 'GET', base, (r) => list(r, r.query));
+  apiRoute(app, s, 'GET', `${base}.:format`, (r) => list(r, { ...r.query, format: r.params.format }));
   apiRoute(app, s, 'POST', base, async (r) => respond(201, await s.actions.create(r.principal, projectIdParam(r.params), r.body)));
   apiRoute(app, s, 'GET', `${base}/:actionId`, (r) => s.actions.get(r.principal, projectIdParam(r.params), r.params.actionId));
   apiRoute(app, s, ['PATCH', 'PUT'], `${base}/:actionId`, (r) => s.actions.update(r.principal, projectIdParam(r.params), r.params.actionId, r.body));

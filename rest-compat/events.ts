@@ -5,8 +5,9 @@ import type { PersonView } from '../src/projects/person-reader';
 import { cohortsOfPerson } from '../src/projects/person-cohorts';
 import { deletePersonProperty, setPersonProperties } from '../src/projects/person-property-events';
 import type { Services } from '../src/services';
-import { formatRenderer } from './csv-render';
-import { apiRoute, listBody, projectIdParam, respond } from './route';
+import { eventUuid } from '../src/projects/event-reader';
+import { chosenFormat, formatRenderer } from './csv-render';
+import { apiRoute, listBody, projectIdParam, respond, type RestRequest } from './route';
 
 /** PostHog's undocumented `include_total` of the persons lists: any value but false/0 asks for `count`. */
 export const includeTotal = (q: Record<string, unknown>): boolean =>
@@ -41,8 +42,12 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/:personId', (r) => s.persons.get(r.principal, projectIdParam(r.params), r.params.personId));
 
   // PostHog's events API (read side), scope query:read: `{next, results}`, `next` pages by `before` (or `after`)
-  apiRoute(app, s, 'GET', '/projects/:projectId/events', async (r) => {
-    const out = await s.eventLog.list(r.principal, projectIdParam(r.params), r.query);
+  // EventViewSet renders JSON and CSV (PaginatedCSVRenderer: a line per event; `events.csv` is DRF's format suffix)
+  const listEvents = async (r: RestRequest, query: Record<string, unknown>) => {
+    const render = formatRenderer(query, r.request.headers.accept);
+    const csv = chosenFormat(query, r.request.headers.accept) === 'csv';
+    const { format: _format, ...filters } = query;
+    const out = await s.eventLog.list(r.principal, projectIdParam(r.params), filters, { csv });
     let next: string | null = null;
     if (out.next !== null) {
       // PostHog's _build_next_url: the request's parameters, with the bound of the next page set
@@ -50,10 +55,20 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
       url.searchParams.set(out.next.param, out.next.value);
       next = url.toString();
     }
-    return { next, results: out.results };
-  });
+    return render({ next, results: out.results });
+  };
+  apiRoute(app, s, 'GET', '/projects/:projectId/events', (r) => listEvents(r, r.query));
+  apiRoute(app, s, 'GET', '/projects/:projectId/events.:format', (r) => listEvents(r, { ...r.query, format: r.params.format }));
   apiRoute(app, s, 'GET', '/projects/:projectId/events/values', (r) => s.eventLog.values(r.principal, projectIdParam(r.params), r.query));
-  apiRoute(app, s, 'GET', '/projects/:projectId/events/:eventId', (r) => s.eventLog.get(r.principal, projectIdParam(r.params), r.params.eventId));
+  apiRoute(app, s, 'GET', '/projects/:projectId/events/:eventId', async (r) => {
+    const projectId = projectIdParam(r.params);
+    if (eventUuid(r.params.eventId) === null) {
+      // PostHog's EventViewSet.retrieve answers an id that is no UUID with this body of its own (no `attr`)
+      await s.eventLog.checkAccess(r.principal, projectId);
+      return respond(400, { detail: 'Invalid UUID', code: 'invalid', type: 'validation_error' });
+    }
+    return s.eventLog.get(r.principal, projectId, r.params.eventId);
+  });
   apiRoute(app, s, 'POST', '/projects/:projectId/import', (r) => s.events.import(r.principal, projectIdParam(r.params), r.body));
   // PostHog's bulk_delete: 202 with an empty body (test_person.py test_bulk_delete_ids / _distinct_id)
   apiRoute(app, s, 'POST', '/projects/:projectId/persons/bulk_delete', async (r) => {

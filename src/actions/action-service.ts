@@ -12,6 +12,7 @@ import { Action } from '../store/entities';
 import type { ActionStep } from '../store/entities/action';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
+import { drfBoolean, drfChar } from '../insights/drf-fields';
 import type { ActionDef, ActionSource } from './matching';
 
 const MATCHING = ['contains', 'regex', 'exact'] as const;
@@ -65,18 +66,40 @@ const stepSchema = z
     }
   });
 
+/** DRF's DateTimeField (`pinned_at`, nullable): an ISO 8601 datetime; "" is no pin (ActionSerializer.validate). */
+const pinnedAt = z.unknown().transform((v, ctx) => {
+  if (v === null || v === '') return v;
+  if (typeof v === 'string' && z.iso.datetime({ offset: true, local: true }).safeParse(v).success) return v;
+  ctx.addIssue({ code: 'custom', message: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].', params: { code: 'invalid_input' } });
+  return z.NEVER;
+});
+
+/** A model CharField/TextField without `null=True` as DRF reads it: null is DRF's `null`, else {@link drfChar}. */
+const nonNullText = (max: number) =>
+  z
+    .unknown()
+    .superRefine((v, ctx) => {
+      if (v === null) ctx.addIssue({ code: 'custom', message: 'This field may not be null.', params: { code: 'null' }, abort: true });
+    })
+    .pipe(drfChar(max));
+
+/**
+ * ActionSerializer's writable fields as DRF reads them from the model: `name` CharField(max_length=400, null=True),
+ * `description` TextField(blank=True, default="") and `slack_message_format` CharField(max_length=1200, default="")
+ * (text, trimmed, never null), `post_to_slack`/`deleted` BooleanFields (DRF's true/false words), `pinned_at`.
+ */
 const actionBody = z.object({
-  name: z.string().max(400, 'Ensure this field has no more than 400 characters.').nullish(),
-  description: z.string().nullish(),
+  name: drfChar(400).nullable().optional(),
+  description: nonNullText(Number.MAX_SAFE_INTEGER).optional(),
   tags: z
     .array(z.string().trim().min(1, 'A tag may not be blank.').max(255, 'Ensure this field has no more than 255 characters.'))
     .max(100, 'An action has at most 100 tags.')
     .optional(),
-  post_to_slack: z.boolean().optional(),
-  slack_message_format: z.string().max(1200, 'Ensure this field has no more than 1200 characters.').nullish(),
+  post_to_slack: drfBoolean().optional(),
+  slack_message_format: nonNullText(1200).optional(),
   steps: z.array(stepSchema).max(100, 'An action has at most 100 steps.').nullish(),
-  deleted: z.boolean().optional(),
-  pinned_at: z.union([z.iso.datetime({ offset: true, local: true }), z.literal(''), z.null()]).optional(),
+  deleted: drfBoolean().optional(),
+  pinned_at: pinnedAt.optional(),
 });
 type ActionBody = z.output<typeof actionBody>;
 

@@ -12,6 +12,7 @@ import { parseProperties } from './person-reader';
 import { flattenValue, likeEscape, quotedKey } from './property-values';
 import { propertyList } from './rest-properties';
 import { withoutMissingCohorts } from '../cohorts/missing-cohorts';
+import { MAX_LIMIT } from '../productql';
 import type { ProjectService } from './project-service';
 
 /** PostHog's event record of the events API (ClickhouseEventSerializer). */
@@ -34,6 +35,12 @@ const PERSON_PROPERTIES = ['email', 'name', 'username'] as const;
 
 export const DEFAULT_EVENTS_LIMIT = 100;
 export const MAX_EVENTS_LIMIT = 1000;
+/**
+ * PostHog's EventViewSet.CSV_EXPORT_DEFAULT_LIMIT: a CSV export (`events.csv`, `?format=csv`) without a `limit` has up
+ * to this many events, not a page of 100. A larger `limit` is taken up to the engine's result clamp (PostHog's
+ * CSV_EXPORT_MAXIMUM_LIMIT is 100,000; Quarry's printer never answers more than MAX_LIMIT rows).
+ */
+export const CSV_EXPORT_DEFAULT_LIMIT = 10_000;
 /** PostHog's property values query: distinct values of the last 7 days, at most 10 (posthog/queries/property_values.py). */
 const VALUES_LIMIT = 10;
 /** PostHog's GET_CUSTOM_EVENTS: every event name but these. */
@@ -49,7 +56,7 @@ const listParams = z
     action_id: z.coerce.number().int().min(0).optional(),
     before: z.string().max(100).optional(),
     after: z.string().max(100).optional(),
-    limit: z.coerce.number().int().min(1).max(MAX_EVENTS_LIMIT).default(DEFAULT_EVENTS_LIMIT),
+    limit: z.coerce.number().int().min(1).optional(),
     orderBy: z.string().max(200).optional(),
     properties: z.string().max(100_000).optional(),
   })
@@ -101,9 +108,13 @@ export class EventReader {
     principal: Principal,
     projectId: number,
     query: Record<string, unknown>,
+    opts: { csv?: boolean } = {},
   ): Promise<{ results: EventView[]; next: { param: 'before' | 'after'; value: string } | null }> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
     const p = parseInput(listParams, query);
+    // a JSON page is at most MAX_EVENTS_LIMIT events; a CSV export defaults to CSV_EXPORT_DEFAULT_LIMIT (PostHog's list)
+    const limit = opts.csv ? Math.min(p.limit ?? CSV_EXPORT_DEFAULT_LIMIT, MAX_LIMIT) : (p.limit ?? DEFAULT_EVENTS_LIMIT);
+    if (!opts.csv && limit > MAX_EVENTS_LIMIT) throw validationError(`Ensure this value is less than or equal to ${MAX_EVENTS_LIMIT}.`, 'limit', 'max_value');
     const ascending = parseOrderBy(p.orderBy);
     const filters = p.properties === undefined ? [] : propertyList(p.properties);
     const byDistinctId = p.distinct_id === undefined ? [] : [{ type: 'event_metadata', key: 'distinct_id', operator: 'exact', value: p.distinct_id }];
@@ -119,7 +130,7 @@ export class EventReader {
       ...(p.before !== undefined ? { before: p.before } : {}),
       after: p.after ?? 'all',
       orderBy: ascending ? ['timestamp ASC', 'toString(uuid) ASC'] : ['timestamp DESC', 'toString(uuid) ASC'],
-      limit: p.limit,
+      limit,
     };
     let out: Record<string, unknown>;
     try {
@@ -133,16 +144,27 @@ export class EventReader {
     }
     const results = ((out.results ?? []) as unknown[][]).map(eventView);
     const last = results[results.length - 1];
-    return { results, next: out.hasMore === true && last ? { param: ascending ? 'after' : 'before', value: last.timestamp } : null };
+    // a CSV export has no next page (PostHog builds the next url for JSON only)
+    return { results, next: out.hasMore === true && last && !opts.csv ? { param: ascending ? 'after' : 'before', value: last.timestamp } : null };
   }
 
-  /** One event by UUID; a malformed or unknown id, or another project's event, is a 404. */
+  /**
+   * One event by UUID (PostHog's EventViewSet.retrieve): `uuid` as {@link eventUuid} reads it, null when it is none (the
+   * REST face answers PostHog's 400 then, after this same project and scope check). An unknown id, or another project's
+   * event, is PostHog's 404 "No events exist for event UUID <id as given>".
+   */
   async get(principal: Principal, projectId: number, eventId: string): Promise<EventView> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
-    if (!z.uuid().safeParse(eventId).success) throw notFound();
-    const rows = await this.run(principal, project, `${SELECT} WHERE toString(uuid) = {variables.id} LIMIT 1`, { id: eventId.toLowerCase() });
-    if (rows.length === 0) throw notFound();
+    const uuid = eventUuid(eventId);
+    if (uuid === null) throw notFound(`No events exist for event UUID ${eventId}`);
+    const rows = await this.run(principal, project, `${SELECT} WHERE toString(uuid) = {variables.id} LIMIT 1`, { id: uuid });
+    if (rows.length === 0) throw notFound(`No events exist for event UUID ${eventId}`);
     return eventView(rows[0]);
+  }
+
+  /** The project and scope check of {@link get} alone (for the REST face's answer to an id that is no UUID). */
+  async checkAccess(principal: Principal, projectId: number): Promise<void> {
+    await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
   }
 
   /**
@@ -200,6 +222,18 @@ export class EventReader {
     const out = await this.queries.execute(principal, project, { kind: 'HogQLQuery', query: sql, variables }, { refresh: 'force_blocking', name: 'events' });
     return (out.body.results ?? []) as unknown[][];
   }
+}
+
+/**
+ * An event id as PostHog's retrieve reads it: UUIDT.is_valid_uuid (`urn:` and `uuid:` dropped, braces stripped, the
+ * dashes removed, 32 hex digits left) and `pk.replace("-", "")` for the lookup, so `{…}`, capitals or no dashes name
+ * the same event. The canonical lower-case dashed text; null for anything else.
+ */
+export function eventUuid(raw: string): string | null {
+  const hex = raw.replace(/urn:/g, '').replace(/uuid:/g, '').replace(/^[{}]+|[{}]+$/g, '').replace(/-/g, '');
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) return null;
+  const h = hex.toLowerCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** PostHog's `_parse_order_by`: a JSON list, `["-timestamp"]` by default; descending only for exactly that. */
