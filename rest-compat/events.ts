@@ -67,7 +67,11 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
       await s.eventLog.checkAccess(r.principal, projectId);
       return respond(400, { detail: 'Invalid UUID', code: 'invalid', type: 'validation_error' });
     }
-    return s.eventLog.get(r.principal, projectId, r.params.eventId);
+    // PostHog's `request.query_params.get("include_person", False)`: any non-empty value (the last one given) asks for
+    // the person, "false" included
+    const given = r.query.include_person;
+    const include = Array.isArray(given) ? given[given.length - 1] : given;
+    return s.eventLog.get(r.principal, projectId, r.params.eventId, { includePerson: typeof include === 'string' && include !== '' });
   });
   apiRoute(app, s, 'POST', '/projects/:projectId/import', (r) => s.events.import(r.principal, projectIdParam(r.params), r.body));
   // PostHog's bulk_delete: 202 with an empty body (test_person.py test_bulk_delete_ids / _distinct_id)

@@ -23,7 +23,10 @@ export interface EventView {
   event: string;
   /** ISO 8601 in UTC, as ProductQL answers datetimes (`+00:00`, microseconds when there are any). */
   timestamp: string;
-  /** The event's person, light: identified or not, the event's distinct id, the display properties; null without one. */
+  /**
+   * The event's person, light: identified or not, its first distinct id (PostHog's `distinct_ids[:1]`), the display
+   * properties; null without one (and on a retrieve without `include_person`).
+   */
   person: { is_identified: boolean; distinct_ids: string[]; properties: Record<string, unknown> } | null;
   /** The elements_chain read back as PostHog's ElementSerializer shows it (innermost first). */
   elements: ElementView[];
@@ -142,7 +145,9 @@ export class EventReader {
       }
       throw e;
     }
-    const results = ((out.results ?? []) as unknown[][]).map(eventView);
+    const rows = (out.results ?? []) as unknown[][];
+    const firstIds = await this.firstDistinctIds(principal, project, rows);
+    const results = rows.map((row) => eventView(row, firstIds));
     const last = results[results.length - 1];
     // a CSV export has no next page (PostHog builds the next url for JSON only)
     return { results, next: out.hasMore === true && last && !opts.csv ? { param: ascending ? 'after' : 'before', value: last.timestamp } : null };
@@ -153,13 +158,33 @@ export class EventReader {
    * REST face answers PostHog's 400 then, after this same project and scope check). An unknown id, or another project's
    * event, is PostHog's 404 "No events exist for event UUID <id as given>".
    */
-  async get(principal: Principal, projectId: number, eventId: string): Promise<EventView> {
+  async get(principal: Principal, projectId: number, eventId: string, opts: { includePerson?: boolean } = {}): Promise<EventView> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
     const uuid = eventUuid(eventId);
     if (uuid === null) throw notFound(`No events exist for event UUID ${eventId}`);
     const rows = await this.run(principal, project, `${SELECT} WHERE toString(uuid) = {variables.id} LIMIT 1`, { id: uuid });
     if (rows.length === 0) throw notFound(`No events exist for event UUID ${eventId}`);
-    return eventView(rows[0]);
+    // PostHog's retrieve loads the person only when asked (`include_person`); the serializer shows none without it
+    if (!opts.includePerson) return { ...eventView(rows[0], new Map()), person: null };
+    return eventView(rows[0], await this.firstDistinctIds(principal, project, rows));
+  }
+
+  /**
+   * The first distinct id of each person of `rows` (PostHog's serializer shows `person.distinct_ids[:1]`, "only send the
+   * first one": the person's first id in PostHog's order, whichever of its ids the event has), merges applied.
+   */
+  private async firstDistinctIds(principal: Principal, project: Project, rows: unknown[][]): Promise<Map<string, string>> {
+    const ids = [...new Set(rows.map((r) => r[6]).filter((x) => x !== null && x !== undefined && x !== '').map(String))];
+    const first = new Map<string, string>();
+    if (ids.length === 0) return first;
+    const pairs = await this.run(
+      principal,
+      project,
+      'SELECT toString(person_id), distinct_id FROM person_distinct_ids WHERE toString(person_id) IN {variables.ids} ORDER BY seq, distinct_id LIMIT 50000',
+      { ids },
+    );
+    for (const [pid, did] of pairs) if (!first.has(String(pid))) first.set(String(pid), String(did));
+    return first;
   }
 
   /** The project and scope check of {@link get} alone (for the REST face's answer to an id that is no UUID). */
@@ -250,14 +275,19 @@ function parseOrderBy(raw: string | undefined): boolean {
   return !(list.length === 1 && list[0] === '-timestamp');
 }
 
-function eventView(row: unknown[]): EventView {
+/** An events API record of a row of EVENT_COLUMNS; `firstIds`: each person's first distinct id (the event's when absent). */
+function eventView(row: unknown[], firstIds: Map<string, string>): EventView {
   const [uuid, event, distinctId, properties, timestamp, elementsChain, personId, personProperties, identified] = row;
   let person: EventView['person'] = null;
   if (personId !== null && personId !== undefined && personId !== '') {
     const all = parseProperties(personProperties);
     const props: Record<string, unknown> = {};
     for (const k of PERSON_PROPERTIES) if (all[k] !== undefined) props[k] = all[k];
-    person = { is_identified: identified === true || identified === 1 || identified === 'true', distinct_ids: [String(distinctId)], properties: props };
+    person = {
+      is_identified: identified === true || identified === 1 || identified === 'true',
+      distinct_ids: [firstIds.get(String(personId)) ?? String(distinctId)],
+      properties: props,
+    };
   }
   return {
     id: String(uuid),

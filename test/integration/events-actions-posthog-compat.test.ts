@@ -57,11 +57,37 @@ describe('posthog/api/test/test_event.py: retrieve', () => {
     id = (await get(`/api/projects/${p}/events/`)).results[0].id;
   });
 
-  it('test_get_event_by_id: the event, its properties and its person (display properties only)', async () => {
-    const r = await get(`/api/projects/${p}/events/${id}`);
+  it('test_get_event_by_id: the event, its properties, and with include_person its person (display properties only)', async () => {
+    const r = await get(`/api/projects/${p}/events/${id}?include_person=True`);
     expect(r).toMatchObject({ id, event: 'event', distinct_id: '1', properties: { key: 'test_val' }, elements: [], elements_chain: '' });
     expect(r.person).toEqual({ distinct_ids: ['1'], is_identified: true, properties: { email: 'someone@posthog.com' } });
     expect(r.timestamp).toBe('2024-03-01T10:00:00+00:00');
+  });
+
+  it('retrieve without include_person has person null (EventViewSet.retrieve loads people only when asked); the list always has it', async () => {
+    const r = await get(`/api/projects/${p}/events/${id}/`);
+    expect(r.person).toBeNull();
+    const listed = (await get(`/api/projects/${p}/events/`)).results[0];
+    expect({ ...listed, person: null }).toEqual(r);
+    expect(listed.person).toEqual((await get(`/api/projects/${p}/events/${id}/?include_person=1`)).person);
+    expect((await get(`/api/projects/${p}/events/${id}/?include_person=`)).person).toBeNull();
+  });
+
+  it('the person shows its first distinct id only (`distinct_ids[:1]`), whichever of its ids the event has', async () => {
+    const q = await seed(
+      'events first distinct id',
+      [
+        { event: 'by anon', distinct_id: 'anon-1', timestamp: '2024-03-01T10:00:00Z' },
+        { event: 'by user', distinct_id: 'user-1', timestamp: '2024-03-01T11:00:00Z' },
+      ],
+      [{ distinct_ids: ['user-1', 'anon-1'], properties: { name: 'Jane', plan: 'pro' } }],
+    );
+    const rows = (await get(`/api/projects/${q}/events/`)).results;
+    expect(rows.map((e: any) => [e.event, e.distinct_id, e.person.distinct_ids, e.person.properties])).toEqual([
+      ['by user', 'user-1', ['user-1'], { name: 'Jane' }],
+      ['by anon', 'anon-1', ['user-1'], { name: 'Jane' }],
+    ]);
+    expect((await get(`/api/projects/${q}/events/${rows[1].id}/?include_person=true`)).person.distinct_ids).toEqual(['user-1']);
   });
 
   it.each(['123456', 'im_a_string_not_an_integer', `${'0'.repeat(31)}g`])('test_get_event_by_id: %s is no UUID: 400 "Invalid UUID" (EventViewSet.retrieve)', async (bad) => {
