@@ -197,10 +197,13 @@ export class EventReader {
    * seen from the start of the day 7 days ago to the end of today (project timezone), at most 10; arrays give their
    * items, objects their JSON, booleans `true`/`false` (PostHog's flatten + convert_property_value). `value` keeps
    * values containing it (any case), shortest first; `event_name` (repeatable) keeps those events' values. `key`
-   * `custom_event` lists the event names but PostHog's built-in ones; `is_column=true` reads an events column.
+   * `custom_event` lists the event names but PostHog's built-in ones; `is_column=true` reads an events column. No `key`
+   * (or an empty one) is `[]`, as PostHog's.
    */
   async values(principal: Principal, projectId: number, query: Record<string, unknown>): Promise<{ name: string }[]> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
+    // EventViewSet.values looks values up only for a key (`elif key:`); without one it answers []
+    if (query.key === undefined || query.key === '') return [];
     const p = parseInput(valuesParams, query);
     if (p.key === 'custom_event') {
       const rows = await this.run(

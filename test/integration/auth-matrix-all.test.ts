@@ -118,15 +118,16 @@ const TABLE: Row[] = [
     body: () => ({ events: [{ event: 'imported', distinct_id: 'matrix', timestamp: '2024-01-02T00:00:00Z' }] }),
   },
   { method: 'GET', pattern: '/api/projects/:projectId/events', scope: 'query:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/events.:format', scope: 'query:read', ok: 200 },
   {
     method: 'GET',
     pattern: '/api/projects/:projectId/events/:eventId',
     scope: 'query:read',
     ok: 200,
-    okAlso: [{ status: 404, detail: 'Not found.' }],
+    okAlso: [{ status: 404, detail: 'No events exist for event UUID 00000000-0000-4000-8000-000000000000' }],
   },
-  // values without ?key= are a 400 past the auth check
-  { method: 'GET', pattern: '/api/projects/:projectId/events/values', scope: 'query:read', ok: 200, okAlso: [{ status: 400, detail: 'This field is required.' }] },
+  // values without ?key= are [] (PostHog's EventViewSet.values)
+  { method: 'GET', pattern: '/api/projects/:projectId/events/values', scope: 'query:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/persons', scope: 'person:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/persons/values', scope: 'person:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/persons/properties', scope: 'person:read', ok: 200 },
@@ -204,6 +205,7 @@ const TABLE: Row[] = [
   },
   // actions
   { method: 'GET', pattern: '/api/projects/:projectId/actions', scope: 'action:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/actions.:format', scope: 'action:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/actions', scope: 'action:write', ok: 201, body: () => ({ name: uniq('a') }) },
   { method: 'GET', pattern: '/api/projects/:projectId/actions/:actionId', scope: 'action:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/actions/:actionId/count', scope: 'action:read', ok: 200 },

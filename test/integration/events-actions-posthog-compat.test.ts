@@ -300,6 +300,11 @@ describe('posthog/api/test/test_event.py: filters', () => {
     expect(await get(`/api/projects/${p}/events/values/?key=distinct_id&is_column=true&value=other`)).toEqual([{ name: 'some-other-one' }]);
     expect(await get(`/api/projects/${p}/events/values/?key=$browser&event_name=another%20event`)).toEqual([]);
   });
+
+  it('values without a key, or with an empty one: [] (EventViewSet.values looks values up only `elif key:`)', async () => {
+    freeze('2024-02-03T00:00:00Z');
+    for (const qs of ['', '?key=', '?value=x&event_name=event_name']) expect([qs, await get(`/api/projects/${p}/events/values/${qs}`)]).toEqual([qs, []]);
+  });
 });
 
 describe('posthog/api/test/test_action.py', () => {
@@ -390,6 +395,24 @@ describe('posthog/api/test/test_action.py', () => {
     expect([a.name, a.post_to_slack, a.deleted]).toEqual(['trimmed name', true, false]);
     const dup = await s.api('POST', base(), { name: 'trimmed name ' });
     expect([dup.status, dup.body.detail]).toEqual([400, `This project already has an action with this name, ID ${a.id}`]);
+  });
+
+  it('read-only fields of the ActionSerializer in the body are ignored (id, team_id, created_by, is_calculating, …)', async () => {
+    const a = await create({
+      name: 'read-only fields',
+      id: 1,
+      team_id: other,
+      created_by: { id: -1 },
+      created_at: '2000-01-01T00:00:00Z',
+      is_calculating: true,
+      is_action: false,
+      bytecode_error: 'x',
+      last_calculated_at: '2000-01-01T00:00:00Z',
+    });
+    expect([a.team_id, a.is_calculating, a.is_action, a.bytecode_error, a.created_by?.id]).toEqual([p, false, true, null, expect.any(Number)]);
+    expect(a.created_at.startsWith('2000')).toBe(false);
+    expect(a.last_calculated_at.startsWith('2000')).toBe(false);
+    expect((await get(`/api/projects/${other}/actions/`)).results.map((x: { name: string }) => x.name)).not.toContain('read-only fields');
   });
 
   it('a name of exactly 400 characters is accepted; no name is an action named null', async () => {
