@@ -469,6 +469,15 @@ describe('posthog/api/test/test_action.py', () => {
     expect((await s.api('GET', `/api/projects/${q}/actions/?format=xml`)).status).toBe(404);
   });
 
+  it('the toolbar’s @current project: list, create and count the caller’s current project’s actions', async () => {
+    const current = (await get('/api/projects/@current/')).id as number;
+    const a = await s.api('POST', '/api/projects/@current/actions/', { name: 'via current', steps: [{ event: 'never sent' }] });
+    expect([a.status, a.body.team_id]).toEqual([201, current]);
+    expect((await get('/api/projects/@current/actions/')).results.map((x: { id: number }) => x.id)).toContain(a.body.id);
+    expect(await get(`/api/projects/@current/actions/${a.body.id}/count/`)).toEqual({ count: 0 });
+    expect((await get(`/api/projects/${current}/actions/${a.body.id}/`)).name).toBe('via current');
+  });
+
   it('an unknown action: 404 in DRF’s shape for retrieve, update and count', async () => {
     const nf = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
     for (const [method, path] of [
