@@ -290,3 +290,27 @@ describe("test_printer.py test_intervals: an interval is read as ClickHouse retu
     expect(r.types[0]).toEqual(['x', 'IntervalDay']);
   });
 });
+
+describe('test_query.py dates in the project timezone: a half-hour offset (Asia/Kolkata, UTC+05:30)', () => {
+  it('starts of periods, parts and text of the local time; toUnixTimestamp is the instant', async () => {
+    const r = await hogql(
+      "select toStartOfWeek(timestamp), toStartOfHour(timestamp), toStartOfFifteenMinutes(timestamp), toHour(timestamp), toMinute(timestamp), formatDateTime(timestamp, '%Y-%m-%d %H:%i'), toUnixTimestamp(timestamp) AS u from events order by timestamp limit 1",
+      'Asia/Kolkata',
+    );
+    expect(r.results).toEqual([['2020-01-05', '2020-01-10T05:00:00+05:30', '2020-01-10T05:30:00+05:30', 5, 30, '2020-01-10 05:30', 1578614400]]);
+  });
+
+  it('string datetimes compared with timestamp are local times', async () => {
+    expect(await rows("select timestamp > '2020-01-10 05:31:00', timestamp = toDateTime('2020-01-10 05:30:00') from events order by timestamp limit 1", 'Asia/Kolkata')).toEqual([[0, 1]]);
+  });
+});
+
+describe('GROUP BY ... WITH ROLLUP / WITH TOTALS: the parser (PostHog’s, the same grammar) drops the modifier', () => {
+  it.each([['with rollup'], ['with totals']])('group by event %s reads the groups only', async (modifier) => {
+    expect(await rows(`select event, count() from events group by event ${modifier} order by event`)).toEqual([
+      ['empty event', 1],
+      ['random bla', 1],
+      ['random event', 2],
+    ]);
+  });
+});
