@@ -21,7 +21,18 @@ const matchingSchema = z.custom<(typeof MATCHING)[number] | null | undefined>().
   if (v !== null && v !== undefined && !(MATCHING as readonly unknown[]).includes(v))
     ctx.addIssue({ code: 'custom', message: `"${String(v)}" is not a valid choice.`, params: { code: 'invalid_choice' } });
 });
-const optText = z.string().nullish();
+/**
+ * A step's CharField(required=False, allow_null=True, allow_blank=True) as DRF reads it: text, or a number as its text;
+ * a boolean, list or object is "Not a valid string."; trimmed (DRF's trim_whitespace) but for `event`, which PostHog
+ * declares with trim_whitespace=False (test_create_action_event_with_space).
+ */
+const optText = (trim = true) =>
+  z.unknown().transform((v, ctx): string | null | undefined => {
+    if (v === null || v === undefined) return v;
+    if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) return trim ? String(v).trim() : String(v);
+    ctx.addIssue({ code: 'custom', message: 'Not a valid string.', params: { code: 'invalid_input' } });
+    return z.NEVER;
+  });
 
 /**
  * One step (PostHog's ActionStepJSONSerializer): every field optional, unknown keys ignored. Property filters are
@@ -29,7 +40,7 @@ const optText = z.string().nullish();
  */
 const stepSchema = z
   .object({
-    event: optText,
+    event: optText(false),
     properties: z
       .array(z.record(z.string(), z.unknown()))
       .nullish()
@@ -42,13 +53,13 @@ const stepSchema = z
           }
         }
       }),
-    selector: optText,
-    tag_name: optText,
-    text: optText,
+    selector: optText(),
+    tag_name: optText(),
+    text: optText(),
     text_matching: matchingSchema,
-    href: optText,
+    href: optText(),
     href_matching: matchingSchema,
-    url: optText,
+    url: optText(),
     url_matching: matchingSchema,
   })
   .superRefine((s, ctx) => {

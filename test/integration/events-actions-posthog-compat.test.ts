@@ -397,6 +397,13 @@ describe('posthog/api/test/test_action.py', () => {
     expect([dup.status, dup.body.detail]).toEqual([400, `This project already has an action with this name, ID ${a.id}`]);
   });
 
+  it('step fields are DRF CharFields: trimmed (but event, trim_whitespace=False), a number is its text, a boolean is refused', async () => {
+    const a = await create({ name: 'trimmed steps', steps: [{ event: 'sign up ', url: '  /signup ', url_matching: 'exact', text: ' Sign up ', selector: ' div > a ', href: 5 }] });
+    expect(a.steps[0]).toMatchObject({ event: 'sign up ', url: '/signup', text: 'Sign up', selector: 'div > a', href: '5' });
+    const bad = await s.api('POST', base(), { name: 'bool url', steps: [{ event: 'x' }, { url: true }] });
+    expect([bad.status, bad.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: 'Not a valid string.', attr: 'steps__1__url' }]);
+  });
+
   it('read-only fields of the ActionSerializer in the body are ignored (id, team_id, created_by, is_calculating, …)', async () => {
     const a = await create({
       name: 'read-only fields',
