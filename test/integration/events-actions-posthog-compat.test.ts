@@ -282,6 +282,23 @@ describe('posthog/api/test/test_event.py: filters', () => {
     expect((await list(`properties=${props(filter)}`)).map((e) => e.event)).toEqual(want);
   });
 
+  it('test_filter_events_by_precalculated_cohort: the events of the cohort’s persons', async () => {
+    const q = await seed(
+      'events cohort',
+      ['p1', 'p2', 'p3'].map((d) => ({ event: '$pageview', distinct_id: d, timestamp: '2020-01-02T12:00:00Z' })),
+      [
+        { distinct_ids: ['p1'], properties: { key: 'value' } },
+        { distinct_ids: ['p2'], properties: { key: 'value' } },
+        { distinct_ids: ['p3'], properties: { key_2: 'value_2' } },
+      ],
+    );
+    const cohort = await s.api('POST', `/api/projects/${q}/cohorts/`, { name: 'cohort1', groups: [{ properties: [{ key: 'key', value: 'value', type: 'person' }] }] });
+    expect(cohort.status).toBe(201);
+    freeze('2020-01-10T00:00:00Z');
+    const r = await get(`/api/projects/${q}/events/?properties=${props([{ key: 'id', value: cohort.body.id, type: 'cohort' }])}`);
+    expect(r.results.map((e: Ev) => e.distinct_id).sort()).toEqual(['p1', 'p2']);
+  });
+
   it('properties: is_date_before on a unix timestamp property (the mirror of is_date_after)', async () => {
     const f = [{ key: 'prop_that_is_a_unix_timestamp', value: '2012-01-07 18:30:00', operator: 'is_date_before', type: 'event' }];
     expect((await list(`properties=${props(f)}`)).map((e) => e.event)).toEqual(['should_be_excluded']);
