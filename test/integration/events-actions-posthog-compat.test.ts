@@ -123,6 +123,18 @@ describe('posthog/api/test/test_event.py: retrieve', () => {
     expect((await s.api('GET', `/api/projects/${p}/events/123456/`, undefined, null)).status).toBe(401);
   });
 
+  it('the events API is read-only (EventViewSet: list and retrieve mixins): other methods are DRF’s 405', async () => {
+    for (const [method, path] of [
+      ['POST', `/api/projects/${p}/events/`],
+      ['DELETE', `/api/projects/${p}/events/${id}/`],
+      ['PATCH', `/api/projects/${p}/events/${id}/`],
+    ] as const) {
+      const r = await s.api(method, path, method === 'DELETE' ? undefined : {});
+      expect([method, r.status, r.body]).toEqual([method, 405, { type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null }]);
+    }
+    expect((await get(`/api/projects/${p}/events/${id}/`)).id).toBe(id);
+  });
+
   it('list and retrieve need query:read (EventViewSet scope_object "query"); a key of another project is refused', async () => {
     const key = await newKey(s, ['action:read', 'person:read']);
     for (const path of [`/api/projects/${p}/events/`, `/api/projects/${p}/events/${id}/`]) {
