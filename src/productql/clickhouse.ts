@@ -480,7 +480,8 @@ export class ClickHouseDialect implements Dialect {
       const fn = op === '+' ? 'plus' : 'minus';
       // 18.16 has no toIntervalQuarter: a quarter is 3 months
       const iv = unit === 'quarter' ? `toIntervalMonth(${r.sql} * 3)` : `toInterval${CH_UNIT[unit]}(${r.sql})`;
-      if (l.type === 'date') return P(`toDate(${fn}(${l.sql}, ${iv}))`, 'date', nullable);
+      // a Date moved by hours, minutes or seconds is a datetime (ClickHouse's addHours(Date) is a DateTime)
+      if (l.type === 'date' && !SUB_DAY_MS[unit]) return P(`toDate(${fn}(${l.sql}, ${iv}))`, 'date', nullable);
       const base = this.dt(l, h, node);
       if (SUB_DAY_MS[unit]) return P(`(${base} ${op} ${r.sql} * ${SUB_DAY_MS[unit]})`, 'datetime', nullable);
       // Calendar units move the local wall clock (DST-aware); the sub-second part is kept.
@@ -1688,12 +1689,15 @@ export class ClickHouseDialect implements Dialect {
         const step = a[2]?.constValue;
         if (a.length > 2 && !(a[2].isConst && typeof step === 'number' && Number.isInteger(step) && step > 0)) return h.error('range(start, end, step) takes a constant positive integer step on ClickHouse', n);
         const cap = (x: string, k: number) => `least(${x}, ${k})`;
-        const to = a[Math.min(a.length, 2) - 1];
-        const end = boundedCount({ ...to, sql: `toInt64(greatest(${num(to)}, 0))` }, MAX_GENERATED_ELEMENTS, 'range', h, n, cap);
-        if (a.length === 1) return P(`range(toUInt64(${end}))`, 'array', anyNull);
-        const from = `arraySlice(range(toUInt64(${end})), toInt64(${num(a[0])}) + 1)`;
-        if (a.length === 2 || step === 1) return P(from, 'array', anyNull);
-        return P(`arrayFilter(__x -> (toInt64(__x) - toInt64(${num(a[0])})) % ${step} = 0, ${from})`, 'array', anyNull);
+        if (a.length === 1) return P(`range(toUInt64(${boundedCount({ ...a[0], sql: `toInt64(greatest(${num(a[0])}, 0))` }, MAX_GENERATED_ELEMENTS, 'range', h, n, cap)}))`, 'array', anyNull);
+        // start + k * step for k below the number of steps, so a negative start counts up from there (range(-3, 3))
+        const [from, to] = a;
+        const start = `toInt64(${num(from)})`;
+        const constSpan = from.isConst && to.isConst && typeof from.constValue === 'number' && typeof to.constValue === 'number' ? to.constValue - from.constValue : undefined;
+        const span: Printed = { ...to, sql: `greatest(toInt64(${num(to)}) - ${start}, 0)`, isConst: constSpan !== undefined, constValue: constSpan };
+        const count = boundedCount(span, MAX_GENERATED_ELEMENTS, 'range', h, n, cap);
+        if (a.length === 2 || step === 1) return P(`arrayMap(__x -> toInt64(__x) + ${start}, range(toUInt64(${count})))`, 'array', anyNull);
+        return P(`arrayMap(__x -> toInt64(__x) * ${step} + ${start}, range(toUInt64(intDiv(${count} + ${(step as number) - 1}, ${step}))))`, 'array', anyNull);
       }
       case 'arrayFirst':
       case 'arrayFirstIndex':

@@ -107,6 +107,17 @@ const RFC_FORMATS = ['%d %b %Y %H:%M:%S', '%d %b %Y %H:%M', '%b %d %Y %H:%M:%S',
 
 const P = (sql: string, type: PType, nullable: boolean, extra: Partial<Printed> = {}): Printed => ({ sql, type, nullable, ...extra });
 
+/**
+ * sqrt, ln/log2/log10, asin/acos outside their domain: ClickHouse's IEEE answers (nan; -inf for the logarithm of 0),
+ * which PostHog renders as null, where DuckDB raises an error.
+ */
+function outOfDomain(name: string, x: string): string {
+  const v = `CAST(${x} AS DOUBLE)`;
+  if (name === 'sqrt') return `CASE WHEN ${v} < 0 THEN 'nan'::DOUBLE ELSE sqrt(${v}) END`;
+  if (name === 'asin' || name === 'acos') return `CASE WHEN ${v} < -1 OR ${v} > 1 THEN 'nan'::DOUBLE ELSE ${name}(${v}) END`;
+  return `CASE WHEN ${v} < 0 THEN 'nan'::DOUBLE WHEN ${v} = 0 THEN '-inf'::DOUBLE ELSE ${name}(${v}) END`;
+}
+
 /*
  * ClickHouse's integer hashes (src/Common/HashTable/Hash.h, src/Functions/FunctionsHashing.h), in 64-bit unsigned
  * arithmetic done on UHUGEINT and masked: the value is read as a UInt64 (two's complement), salted, then mixed.
@@ -411,7 +422,8 @@ class DuckDBDialect implements Dialect {
   arithmetic(op: ArithmeticOp, l: Printed, r: Printed, h: Helpers, node: NodeBase): Printed {
     const nullable = l.nullable || r.nullable;
     if (r.type === 'interval' && (op === '+' || op === '-')) {
-      if (l.type === 'date') {
+      // a Date moved by hours, minutes or seconds is a datetime (ClickHouse's addHours(Date) is a DateTime)
+      if (l.type === 'date' && !SUB_DAY.has(r.intervalUnit ?? '')) {
         const sql = `CAST((${l.sql} ${op} ${r.sql}) AS DATE)`;
         return P(sql, 'date', nullable);
       }
@@ -451,7 +463,8 @@ class DuckDBDialect implements Dialect {
   private jsonScalar(name: string, json: string, path: string): Printed {
     switch (name) {
       case 'JSONExtractString':
-        return P(`coalesce(json_extract_string(${json}, ${path}), '')`, 'string', false);
+        // a value that is no JSON string (a number, true, an object) reads '', as ClickHouse's "wrong type" default
+        return P(`CASE WHEN json_type(${json}, ${path}) = 'VARCHAR' THEN json_extract_string(${json}, ${path}) ELSE '' END`, 'string', false);
       case 'JSONExtractInt':
         return P(`coalesce(TRY_CAST(json_extract_string(${json}, ${path}) AS BIGINT), 0)`, 'int', false);
       case 'JSONExtractFloat':
@@ -1121,13 +1134,13 @@ class DuckDBDialect implements Dialect {
         return P(`${fn.sig.name}(${num(a[0])})`, numType(a[0]), anyNull);
       case 'abs':
         return P(`${fn.sig.name}(${num(a[0])})`, numType(a[0]), anyNull);
-      case 'sqrt':
       case 'exp':
+        return P(`${fn.sig.name}(${num(a[0])})`, 'float', anyNull);
+      case 'sqrt':
       case 'log2':
       case 'log10':
-        return P(`${fn.sig.name}(${num(a[0])})`, 'float', anyNull);
       case 'log':
-        return P(`ln(${num(a[0])})`, 'float', anyNull);
+        return P(outOfDomain(fn.sig.name === 'log' ? 'ln' : fn.sig.name, num(a[0])), 'float', anyNull);
       case 'pow':
       case 'power':
         return P(`pow(${num(a[0])}, ${num(a[1])})`, 'float', anyNull);
@@ -1538,12 +1551,13 @@ class DuckDBDialect implements Dialect {
       case 'pi':
         return P('pi()', 'float', false);
       case 'ln':
+      case 'asin':
+      case 'acos':
+        return P(outOfDomain(fn.sig.name, num(a[0])), 'float', anyNull);
       case 'cbrt':
       case 'sin':
       case 'cos':
       case 'tan':
-      case 'asin':
-      case 'acos':
       case 'atan':
       case 'degrees':
       case 'radians':

@@ -72,6 +72,13 @@ describe('actions', () => {
     expect(upd.body.errors).toBeUndefined();
     expect(await trendsTotal([{ kind: 'ActionsNode', id: a.id }])).toBe(2);
 
+    // a null description (a GraphQL client's unset variable) leaves it as is; REST's null is DRF's "may not be null"
+    const kept = await gql(s, 'mutation($id: ID!, $input: ActionInput!) { updateAction(projectId: 1, id: $id, input: $input) { description } }', {
+      id: String(a.id),
+      input: { description: null },
+    });
+    expect(kept.body).toEqual({ data: { updateAction: { description: a.description } } });
+
     const del = await gql(s, 'mutation($id: ID!) { updateAction(projectId: 1, id: $id, input: { deleted: true }) { deleted } }', { id: String(a.id) });
     expect(del.body.data.updateAction).toEqual({ deleted: true });
     const after = await gql(s, '{ actions(projectId: 1) { results { id } } }');

@@ -48,7 +48,7 @@ export class ActionInput {
   @Field(() => String, { nullable: true })
   name?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'null is the same as absent: an action always has a description ("" for none).' })
   description?: string | null;
 
   @Field(() => [String], { nullable: true })
@@ -78,4 +78,4 @@ export const actionOf = (v: ActionView): ActionType => ({
 });
 
 export const actionInputBody = (i: ActionInput): Record<string, unknown> =>
-  dropUndefined({ name: i.name, description: i.description, tags: i.tags, steps: i.steps, deleted: i.deleted, pinned_at: i.pinnedAt });
+  dropUndefined({ name: i.name, description: i.description ?? undefined, tags: i.tags, steps: i.steps, deleted: i.deleted, pinned_at: i.pinnedAt });
