@@ -15,6 +15,7 @@
  */
 import type {
   Alias,
+  ArithmeticOp,
   Call,
   CTE,
   CompareOperation,
@@ -406,6 +407,43 @@ function groupedArrayJoinAsClause(q: SelectQuery): SelectQuery {
   return { ...q, select, array_join_op: 'ARRAY JOIN', array_join_list: [{ ...item, expr: arr }] };
 }
 /** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
+const ARRAY_AGGREGATES = new Set(['arraySum', 'arrayMin', 'arrayMax', 'arrayAvg']);
+const ARRAY_PREDICATES = new Set(['arrayExists', 'arrayAll', 'arrayCount']);
+
+/**
+ * ClickHouse's optional lambdas, spelled with the one-array forms: `arraySum(f, a, b)` is `arraySum(arrayMap(f, a, b))`
+ * (so arrayMin / arrayMax / arrayAvg); `arrayCount(a)` counts the non-zero elements, `arrayCount(x -> x, a)`, and a
+ * lambda over several arrays is `arrayCount(x -> x != 0, arrayMap(f, a, b))` (so arrayExists / arrayAll). Undefined
+ * where the call needs no rewriting.
+ */
+function arrayOverLambda(name: string, args: Expr[], at: Pick<NodeBase, 'start' | 'end'>): Expr | undefined {
+  const isLambda = args[0]?.node === 'Lambda';
+  const nonZero = (): Expr => ({ node: 'Lambda', args: ['x'], expr: { node: 'CompareOperation', op: '!=', left: { node: 'Field', chain: ['x'], ...at }, right: { node: 'Constant', value: 0, ...at }, ...at }, ...at }) as Expr;
+  const mapped = (): Expr => ({ node: 'Call', name: 'arrayMap', args, ...at }) as Expr;
+  if (ARRAY_AGGREGATES.has(name) && isLambda) return { node: 'Call', name, args: [mapped()], ...at } as Expr;
+  if (ARRAY_PREDICATES.has(name) && !isLambda) return args.length === 1 ? ({ node: 'Call', name, args: [nonZero(), args[0]], ...at } as Expr) : undefined;
+  if (ARRAY_PREDICATES.has(name) && args.length > 2) return { node: 'Call', name, args: [nonZero(), mapped()], ...at } as Expr;
+  return undefined;
+}
+
+/** The parts of a date or datetime, typed as ClickHouse types them (toYear is a UInt16, toMonth a UInt8, ...). */
+const DATE_PART_TYPES: Record<string, string> = {
+  toYear: 'UInt16',
+  toISOYear: 'UInt16',
+  toQuarter: 'UInt8',
+  toMonth: 'UInt8',
+  toISOWeek: 'UInt8',
+  toDayOfYear: 'UInt16',
+  toDayOfMonth: 'UInt8',
+  toDayOfWeek: 'UInt8',
+  toHour: 'UInt8',
+  toMinute: 'UInt8',
+  toSecond: 'UInt8',
+  toYYYYMM: 'UInt32',
+  toYYYYMMDD: 'UInt32',
+  toYYYYMMDDhhmmss: 'UInt64',
+  toUnixTimestamp: 'UInt32',
+};
 const DATE_SHIFT = new Set(['dateAdd', 'date_add', 'dateSub', 'date_sub']);
 /** timeStampAdd(t, interval) / timeStampSub: t ± interval. */
 const TIMESTAMP_SHIFT: Record<string, '+' | '-'> = { timeStampAdd: '+', timestamp_add: '+', timeStampSub: '-', timestamp_sub: '-' };
@@ -1538,7 +1576,7 @@ export class Compiler {
         return this.dialect.between(this.expr(e.expr, scope), this.expr(e.low, scope), this.expr(e.high, scope), !!e.negated, this.h);
       case 'ArithmeticOperation': {
         if (!['+', '-', '*', '/', '%'].includes(e.op)) this.err(`Unknown operator ${String(e.op)}`, e);
-        return this.dialect.arithmetic(e.op, this.expr(e.left, scope), this.expr(e.right, scope), this.h, e);
+        return this.shifted(e.op, this.expr(e.left, scope), this.expr(e.right, scope), e);
       }
       case 'ArrayAccess': {
         if (e.property?.node === 'Constant' && e.property.value === 0) this.err(ZERO_INDEX, e.property);
@@ -1789,6 +1827,9 @@ export class Compiler {
       return { ...this.expr(weekNumberExpr(sig.name, args[0], m as number, args[2]), scope), chType: sig.name === 'toWeek' ? 'UInt8' : 'UInt32' };
     }
     const at = { start: c.start, end: c.end };
+    const overLambda = arrayOverLambda(sig.name, args, at);
+    if (overLambda) return this.expr(overLambda, scope);
+    if (ARRAY_AGGREGATES.has(sig.name) && args.length > 1) this.err(`The first argument of ${sig.name} must be a lambda`, c);
     if (own(TIMESTAMP_SHIFT, sig.name)) return this.expr({ node: 'ArithmeticOperation', op: TIMESTAMP_SHIFT[sig.name], left: args[0], right: args[1], ...at }, scope);
     if (sig.name === 'sortableSemver') {
       // HogQL's own spelling (posthog/hogql/functions/mapping.py): the numbers of the leading `d.d[.d...]`, NULL read as ''
@@ -1845,7 +1886,7 @@ export class Compiler {
     }
     if (DATE_SHIFT.has(sig.name)) {
       const op = sig.name.toLowerCase().includes('add') ? '+' : '-';
-      return this.dialect.arithmetic(op, printedArgs[2], this.dialect.interval(unitOf(printedArgs[0], this.h, c), printedArgs[1]), this.h, c);
+      return this.shifted(op, printedArgs[2], this.dialect.interval(unitOf(printedArgs[0], this.h, c), printedArgs[1]), c);
     }
     const exact = own(EXACT_VARIANTS, sig.name);
     const called = exact
@@ -1857,6 +1898,7 @@ export class Compiler {
     const wholeSeconds = called.type === 'datetime' && (WHOLE_SECOND_FUNCTIONS.has(sig.name) || (sig.name === 'toDateTime' && ['int', 'float', 'datetime', 'date'].includes(printedArgs[0]?.type)));
     // typed as ClickHouse types them: DateTime('<zone>'), not DateTime64(6, ...) (so a subquery column stays one, see field())
     const out = wholeSeconds ? { ...called, wholeSeconds, chType: `DateTime('${called.displayTz ?? this.opts.timezone}')` } : called;
+    if (!out.chType && out.type === 'int' && own(DATE_PART_TYPES, sig.name)) return { ...out, chType: DATE_PART_TYPES[sig.name] };
     if (!out.chType && (sig.name === 'if' || sig.name === 'multiIf') && out.type === 'bool') {
       // if(c, true, false) is Bool as its values are; with a comparison among them, UInt8 (the bool default)
       const values = printedArgs.filter((_, i) => (sig.name === 'if' ? i > 0 : i % 2 === 1 || i === printedArgs.length - 1));
@@ -1875,6 +1917,18 @@ export class Compiler {
       if (zone && zone !== this.opts.timezone) return { ...out, displayTz: zone, chType: out.wholeSeconds ? `DateTime('${zone}')` : `DateTime64(6, '${zone}')` };
     }
     return out;
+  }
+
+  /**
+   * Arithmetic, typed as ClickHouse types a date or DateTime moved by an interval: a DateTime (whole seconds) stays
+   * one, and a Date moved by hours, minutes or seconds becomes one (addHours(Date) is a DateTime), so toString writes
+   * no fraction and toTypeName says DateTime('<zone>').
+   */
+  private shifted(op: ArithmeticOp, l: Printed, r: Printed, node: NodeBase): Printed {
+    const out = this.dialect.arithmetic(op, l, r, this.h, node);
+    const moved = r.type === 'interval' ? l : l.type === 'interval' && op === '+' ? r : undefined;
+    if (out.type !== 'datetime' || !moved || !(moved.wholeSeconds || moved.type === 'date')) return out;
+    return { ...out, wholeSeconds: true, chType: `DateTime('${out.displayTz ?? this.opts.timezone}')` };
   }
 
   private windowFunction(w: WindowFunction, scope: Scope): Printed {

@@ -140,7 +140,10 @@ add('scalar', 2, 100, ['and', 'or']);
 add('scalar', 1, 1, ['not']);
 
 // Arrays and tuples
-add('scalar', 2, 2, ['has', 'indexOf', 'arrayElement', 'arrayExists']);
+add('scalar', 2, 2, ['has', 'indexOf', 'arrayElement']);
+// arrayExists / arrayAll / arrayCount([lambda,] arr1, ...): without a lambda, the non-zero elements (ClickHouse's);
+// arraySum / arrayMin / arrayMax / arrayAvg([lambda,] arr1, ...): of the lambda's values (compiler.ts arrayOverLambda)
+add('scalar', 1, 11, ['arrayExists', 'arrayAll', 'arrayCount']);
 // arrayMap/arrayFilter over several arrays (`arrayMap((x, y) -> x + y, a, b)`): the i-th elements together.
 add('scalar', 2, 11, ['arrayMap', 'arrayFilter']);
 add('scalar', 1, 1, ['arrayJoin']);
@@ -224,10 +227,11 @@ add('scalar', 1, 1, [
 // ClickHouse's toDecimal32/64/128(x, scale) with -OrNull / -OrZero.
 add('scalar', 2, 2, ['toDecimal', ...['32', '64', '128'].flatMap((b) => [`toDecimal${b}`, `toDecimal${b}OrNull`, `toDecimal${b}OrZero`])]);
 // Arrays
-add('scalar', 1, 1, ['arraySum', 'arrayDistinct', 'arrayReverse', 'arrayUniq']);
+add('scalar', 1, 11, ['arraySum']);
+add('scalar', 1, 1, ['arrayDistinct', 'arrayReverse', 'arrayUniq']);
 add('scalar', 1, 2, ['arrayStringConcat']);
 add('scalar', 2, 3, ['arraySlice']);
-add('scalar', 2, 2, ['arrayCount', 'arrayAll', 'hasAny', 'hasAll']);
+add('scalar', 2, 2, ['hasAny', 'hasAll']);
 // Tuples: `tupleElement(t, 2)` is `t.2`.
 add('scalar', 2, 2, ['tupleElement']);
 
@@ -335,7 +339,8 @@ add('scalar', 2, 2, ['ifNotFinite']);
 add('scalar', 1, 3, ['range']);
 add('scalar', 2, 11, ['arrayFirst', 'arrayLast', 'arrayFirstIndex', 'arrayLastIndex']);
 add('scalar', 2, 2, ['countEqual']);
-add('scalar', 1, 1, ['arrayMin', 'arrayMax', 'arrayAvg', 'arrayCompact', 'arrayFlatten']);
+add('scalar', 1, 11, ['arrayMin', 'arrayMax', 'arrayAvg']);
+add('scalar', 1, 1, ['arrayCompact', 'arrayFlatten']);
 add('scalar', 1, 10, ['arrayIntersect']);
 // arrayResize(arr, size[, extender]), arrayWithConstant(n, x), arrayRotateLeft/Right(arr, n); arrayEnumerateUniq(arr):
 // each element's occurrence number so far; arrayEnumerateDense(arr): the rank of each element's first occurrence

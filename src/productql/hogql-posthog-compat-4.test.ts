@@ -197,8 +197,9 @@ describe('mapping.py: timezone arguments (toDateTime(x, tz), toStartOfDay(x, tz)
       ['2024-03-30T00:00:00+00:00', 6, '2024-03-30T22:30:00+00:00'],
       ['2024-03-30T00:00:00+00:00', 6, '2024-03-30T23:30:00+00:00'],
     ]);
-    // toStartOfDay and toDateTime of a datetime are ClickHouse DateTimes (whole seconds; hogql-functions-posthog-compat-4.test.ts)
-    expect(r.types.map((t) => t[1])).toEqual(["DateTime('UTC')", 'Int64', "DateTime('UTC')"]);
+    // toStartOfDay and toDateTime of a datetime are ClickHouse DateTimes (whole seconds; hogql-functions-posthog-compat-4.test.ts),
+    // toDayOfWeek a UInt8 (hogql-functions-posthog-compat-5.test.ts)
+    expect(r.types.map((t) => t[1])).toEqual(["DateTime('UTC')", 'UInt8', "DateTime('UTC')"]);
   });
 
   it('groups by the zoned bucket', async () => {

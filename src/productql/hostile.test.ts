@@ -310,7 +310,7 @@ const MAY_RUN: string[] = [
 ];
 
 // ("'\\'" is the SQL literal '\' : LIKE's ESCAPE character on DuckDB, where ClickHouse escapes with a backslash by default.)
-const internalLiterals = new Set(["'UTC'", "''", "'/'", "'~'", "'~0'", "'~1'", "'$'", "'g'", "'i'", "'\\'", "'%Y-%m-%d %H:%M:%S'", "'%Y-%m-%d %H:%M:%S.%f'", "'%Y-%m-%d'", ...['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'].map((u) => `'${u}'`)]);
+const internalLiterals = new Set(["'UTC'", "''", "'VARCHAR'", "'/'", "'~'", "'~0'", "'~1'", "'$'", "'g'", "'i'", "'\\'", "'%Y-%m-%d %H:%M:%S'", "'%Y-%m-%d %H:%M:%S.%f'", "'%Y-%m-%d'", ...['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'].map((u) => `'${u}'`)]);
 
 function assertGuarded(sql: string, params: unknown[]): void {
   const refs = [...sql.matchAll(/FROM "(events|persons|person_distinct_ids|person_overrides|query_log|groups)" AS "((?:[^"]|"")*)"/g)];

@@ -1,0 +1,279 @@
+/**
+ * HogQL function cases ported from PostHog, fifth batch (after hogql-functions-posthog-compat(-2 .. -4).test.ts,
+ * hogql-posthog-compat(-2 .. -11).test.ts and functions-hogql.test.ts, which this does not repeat):
+ * - maths outside a function's domain (sqrt / log / asin of what they are not defined for) is ClickHouse's nan or
+ *   -inf, which PostHog renders null, not an error (posthog/hogql/functions/test/test_mapping.py maths);
+ * - range(start, end[, step]) from a negative start counts up from there;
+ * - a Date moved by hours, minutes or seconds is a DateTime, and a DateTime moved by an interval stays one (whole
+ *   seconds, no fraction in toString), as ClickHouse's addHours / plus(DateTime, Interval) type them;
+ * - the parts of a date are ClickHouse's unsigned integers (toYear UInt16, toMonth UInt8, toUnixTimestamp UInt32, ...);
+ * - ClickHouse's optional lambdas: arrayExists / arrayAll / arrayCount without a lambda or over several arrays,
+ *   arraySum / arrayMin / arrayMax / arrayAvg of a lambda's values;
+ * - JSONExtractString of a value that is not a JSON string reads '' (ClickHouse's wrong-type default);
+ * - more of mapping.py's date, string and JSON functions with the values ClickHouse gives, and PostHog's arity and
+ *   unknown-function errors (posthog/hogql/functions/core.py validate_function_args, printer.py visit_call).
+ * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
+ * hogql-functions-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
+ */
+import { ev, hogqlTestProject } from '../queries/funnels/testing';
+
+const project = hogqlTestProject({
+  persons: [{ id: '00000000-0000-4000-8000-0000000e55f1', distinct_ids: ['dee'], properties: { email: 'dee@x.com' } }],
+  events: [
+    ev('dee', '$pageview', '2023-03-01T10:20:30Z', { n: 1, s: 'Ab', obj: { a: { b: 'c' } }, flag: true }),
+    ev('dee', '$pageview', '2023-03-02T23:59:59Z', { n: 2, s: 'cD' }),
+    ev('dee', 'signup', '2023-03-03T00:00:00Z', { n: 3 }),
+  ],
+});
+
+const { hogql, rows, one } = project;
+const typesOf = (r: { types: [string, string][] }) => r.types.map((t) => t[1]);
+const perEvent = async (expr: string) => (await rows(`SELECT ${expr} FROM events ORDER BY timestamp`)).map((r: unknown[]) => r[0]);
+const fails = (query: string, message: string | RegExp) =>
+  expect(hogql(query)).rejects.toMatchObject({ status: 400, code: 'hogql_query_error', message: typeof message === 'string' ? message : expect.stringMatching(message) });
+
+// First in the file, with a short query: the parser's first parse is its slowest (see parser.ts PARSE_TIMEOUT_MS).
+describe("test_mapping.py maths: outside a function's domain, ClickHouse's nan / -inf (PostHog renders them null), not an error", () => {
+  it.each([
+    ['sqrt(-4)', null],
+    ['log(0)', null],
+    ['log(-1)', null],
+    ['ln(0)', null],
+    ['log10(0)', null],
+    ['log2(-1)', null],
+    ['acos(2)', null],
+    ['asin(-2)', null],
+    ['isNaN(sqrt(-1))', 1],
+    ['isInfinite(log(0))', 1],
+    ['toString(log(0))', '-inf'],
+    ['toString(sqrt(-1))', 'nan'],
+    ['sqrt(16)', 4],
+    ['log10(1000)', 3],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row: only the rows outside the domain read null', async () => {
+    expect(await perEvent('sqrt(toFloat(properties.n) - 2)')).toEqual([null, 0, 1]);
+    expect(await perEvent('log(toFloat(properties.n) - 2)')).toEqual([null, null, 0]);
+    expect(await rows("SELECT countIf(isNaN(sqrt(toFloat(properties.n) - 2))) FROM events")).toEqual([[1]]);
+  });
+});
+
+describe('test_mapping.py range(start, end[, step]): from a negative start, counting up from there', () => {
+  it.each([
+    ['range(-3, 3)', [-3, -2, -1, 0, 1, 2]],
+    ['range(-3, 3, 2)', [-3, -1, 1]],
+    ['range(-2, -1)', [-2]],
+    ['range(5, 2)', []],
+    ['range(1, 10, 3)', [1, 4, 7]],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toEqual(expected);
+  });
+
+  it('bounds computed per row', async () => {
+    expect(await rows('SELECT range(number - 1, number + 2) FROM numbers(3)')).toEqual([[[-1, 0, 1]], [[0, 1, 2]], [[1, 2, 3]]]);
+  });
+});
+
+describe("dateAdd / + INTERVAL: a Date moved by hours, minutes or seconds is a DateTime (ClickHouse's addHours(Date)); a DateTime stays one", () => {
+  it.each([
+    ["dateAdd('hour', 1, toDate('2023-01-01'))", '2023-01-01T01:00:00+00:00'],
+    ["toTypeName(dateAdd('hour', 1, toDate('2023-01-01')))", "DateTime('UTC')"],
+    ["toString(toDate('2023-01-01') + INTERVAL 90 MINUTE)", '2023-01-01 01:30:00'],
+    ["toDate('2023-01-01') - INTERVAL 1 SECOND", '2022-12-31T23:59:59+00:00'],
+    ["toString(toDate('2023-01-01') + INTERVAL 1 DAY)", '2023-01-02'],
+    ["dateAdd('week', 2, toDate('2023-01-01'))", '2023-01-15'],
+    ["dateAdd('second', 3600, toDateTime('2023-01-01 00:00:00'))", '2023-01-01T01:00:00+00:00'],
+    ["dateSub('minute', 90, toDateTime('2023-01-01 00:00:00'))", '2022-12-31T22:30:00+00:00'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it.each([
+    ["toStartOfDay(toDateTime('2023-01-01 10:00:00')) + INTERVAL 90 MINUTE", '2023-01-01 01:30:00', "DateTime('UTC')"],
+    ['toDateTime(1672531200) + INTERVAL 1 DAY', '2023-01-02 00:00:00', "DateTime('UTC')"],
+    ['INTERVAL 1 DAY + toDateTime(1672531200)', '2023-01-02 00:00:00', "DateTime('UTC')"],
+    ["dateSub('month', 1, toStartOfHour(toDateTime('2023-03-31 10:30:00')))", '2023-02-28 10:00:00', "DateTime('UTC')"],
+    // toDateTime of text is a DateTime64(6) (parseDateTime64BestEffortOrNull): moved, it keeps its six decimals
+    ["toDateTime('2023-01-01 10:00:00') + INTERVAL 1 HOUR", '2023-01-01 11:00:00.000000', "DateTime64(6, 'UTC')"],
+  ])('toString(%s) = %j, a %s', async (expr, text, type) => {
+    expect(await rows(`SELECT toString(${expr}), toTypeName(${expr})`)).toEqual([[text, type]]);
+  });
+
+  it('of a bucket of timestamp, per row', async () => {
+    const r = await hogql('SELECT toStartOfDay(timestamp) + INTERVAL 12 HOUR, toString(toStartOfDay(timestamp) + INTERVAL 12 HOUR), toStartOfHour(timestamp) - INTERVAL 1 DAY FROM events ORDER BY timestamp');
+    expect(r.results).toEqual([
+      ['2023-03-01T12:00:00+00:00', '2023-03-01 12:00:00', '2023-02-28T10:00:00+00:00'],
+      ['2023-03-02T12:00:00+00:00', '2023-03-02 12:00:00', '2023-03-01T23:00:00+00:00'],
+      ['2023-03-03T12:00:00+00:00', '2023-03-03 12:00:00', '2023-03-02T00:00:00+00:00'],
+    ]);
+    expect(typesOf(r)).toEqual(["DateTime('UTC')", 'String', "DateTime('UTC')"]);
+  });
+});
+
+describe("date parts are ClickHouse's unsigned integers (mapping.py toYear / toMonth / ... toUnixTimestamp)", () => {
+  it('types and values of timestamp parts', async () => {
+    const r = await hogql(
+      'SELECT toYear(timestamp), toQuarter(timestamp), toMonth(timestamp), toDayOfYear(timestamp), toDayOfMonth(timestamp), toDayOfWeek(timestamp), ' +
+        'toHour(timestamp), toMinute(timestamp), toSecond(timestamp), toYYYYMM(timestamp), toYYYYMMDD(timestamp), toUnixTimestamp(timestamp) FROM events ORDER BY timestamp LIMIT 1',
+    );
+    expect(r.results).toEqual([[2023, 1, 3, 60, 1, 3, 10, 20, 30, 202303, 20230301, 1677666030]]);
+    expect(typesOf(r)).toEqual(['UInt16', 'UInt8', 'UInt8', 'UInt16', 'UInt8', 'UInt8', 'UInt8', 'UInt8', 'UInt8', 'UInt32', 'UInt32', 'UInt32']);
+  });
+
+  it.each([
+    ["toTypeName(toYear(toDate('2023-05-14')))", 'UInt16'],
+    ["toTypeName(toDayOfWeek(toDate('2023-05-14'), 1))", 'UInt8'],
+    ["toTypeName(toYYYYMMDDhhmmss(toDateTime('2023-01-02 03:04:05')))", 'UInt64'],
+    // HogQL's toDate of text is toDateOrNull: its parts are Nullable
+    ["toTypeName(toMonth(toDateOrNull('2023-05-14')))", 'Nullable(UInt8)'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('groupArray of a part is an Array of its type', async () => {
+    const r = await hogql('SELECT groupArray(toDayOfMonth(timestamp)), toTypeName(groupArray(toDayOfMonth(timestamp))) FROM (SELECT timestamp FROM events ORDER BY timestamp)');
+    expect(r.results).toEqual([[[1, 2, 3], 'Array(UInt8)']]);
+  });
+});
+
+describe("arrayExists / arrayAll / arrayCount: ClickHouse's optional lambda (the non-zero elements) and lambdas over several arrays", () => {
+  it.each([
+    ['arrayCount([1, 0, 2])', 2],
+    ['arrayExists([0, 0])', 0],
+    ['arrayExists([0, 1])', 1],
+    ['arrayAll([1, 2])', 1],
+    ['arrayAll([1, 0])', 0],
+    ['arrayExists((x, y) -> x = y, [1, 2], [2, 2])', 1],
+    ['arrayAll((x, y) -> x <= y, [1, 2], [2, 2])', 1],
+    ['arrayAll((x, y) -> x < y, [1, 2], [2, 2])', 0],
+    ['arrayCount((x, y) -> x = y, [1, 2, 3], [2, 2, 3])', 2],
+    ['arrayCount(x -> x > 1, [1, 2, 3])', 2],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('several arrays without a lambda are a 400', async () => {
+    await fails('SELECT arrayCount([1], [2])', 'The first argument of arrayCount must be a lambda');
+  });
+});
+
+describe('arraySum / arrayMin / arrayMax / arrayAvg of a lambda (ClickHouse: arraySum([func,] arr1, ...))', () => {
+  it.each([
+    ['arraySum(x -> x * 2, [1, 2, 3])', 12],
+    ['arraySum((x, y) -> x * y, [1, 2, 3], [4, 5, 6])', 32],
+    ['arrayMax(x -> -x, [1, 2, 3])', -1],
+    ["arrayMin(x -> length(x), ['abc', 'a', 'ab'])", 1],
+    ['arrayAvg(x -> x * 10, [1, 2])', 15],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row, and several arrays need a lambda', async () => {
+    expect(await rows("SELECT arrayCount(x -> x = event, ['signup', '$pageview']), arraySum(x -> length(x), [event, distinct_id]) FROM events ORDER BY timestamp")).toEqual([
+      [1, 12],
+      [1, 12],
+      [1, 9],
+    ]);
+    await fails('SELECT arraySum([1, 2], [3])', 'The first argument of arraySum must be a lambda');
+  });
+});
+
+describe("JSONExtractString of a value that is no JSON string reads '' (ClickHouse: \"if the value ... has a wrong type, an empty string\")", () => {
+  it.each([
+    [`JSONExtractString('{"a":1}', 'a')`, ''],
+    [`JSONExtractString('{"a":true}', 'a')`, ''],
+    [`JSONExtractString('{"a":{"b":1}}', 'a')`, ''],
+    [`JSONExtractString('{"a":null}', 'a')`, ''],
+    [`JSONExtractString('{"a":{"b":"c"}}', 'a', 'b')`, 'c'],
+    [`JSONExtractString('{"a":"x\\\\"y"}', 'a')`, 'x"y'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('of the properties: numbers, objects and missing keys read the default', async () => {
+    expect(await rows("SELECT JSONExtractString(properties, 'n'), JSONExtractString(properties, 's'), JSONExtractString(properties, 'obj'), JSONExtractString(properties, 'obj', 'a', 'b') FROM events ORDER BY timestamp")).toEqual([
+      ['', 'Ab', '', 'c'],
+      ['', 'cD', '', ''],
+      ['', '', '', ''],
+    ]);
+  });
+
+  it('JSONHas is 1 for a key whose value is null', async () => {
+    expect(await one(`JSONHas('{"a":{"b":null}}', 'a', 'b')`)).toBe(1);
+  });
+});
+
+describe('test_mapping.py: date functions with the values ClickHouse gives', () => {
+  it.each([
+    // weeks of toStartOfInterval start on Monday (ClickHouse counts them from 1970-01-05)
+    ["toStartOfInterval(toDate('2023-01-04'), INTERVAL 1 WEEK)", '2023-01-02'],
+    ["toStartOfInterval(toDateTime('2023-01-04 10:00:00'), INTERVAL 1 WEEK)", '2023-01-02'],
+    ["toStartOfInterval(toDateTime('2023-01-02 10:00:00'), INTERVAL 2 DAY)", '2023-01-01T00:00:00+00:00'],
+    ["toStartOfInterval(toDateTime('2023-05-14 10:17:45'), INTERVAL 10 SECOND)", '2023-05-14T10:17:40+00:00'],
+    ["toStartOfInterval(toDateTime('2023-05-14 10:00:00'), INTERVAL 1 QUARTER)", '2023-04-01'],
+    ["toDayOfWeek(toDate('2023-01-01'), 0)", 7],
+    ["dateDiff('month', toDate('2023-01-01'), toDate('2022-11-30'))", -2],
+    ["dateDiff('day', toDateTime('2023-01-01 23:59:59'), toDateTime('2023-01-02 00:00:00'))", 1],
+    ["formatDateTime(toDateTime('2023-01-02 13:04:05'), '%F %T')", '2023-01-02 13:04:05'],
+    ["formatDateTime(toDateTime('2023-01-02 13:04:05'), '%j %u %w %V %G')", '002 1 1 01 2023'],
+    ["formatDateTime(toDateTime('2023-01-02 13:04:05'), '%y %p %I %R')", '23 PM 01 13:04'],
+    ['toTypeName(today())', 'Date'],
+    ['yesterday() = today() - 1', 1],
+    ['fromUnixTimestamp(0)', '1970-01-01T00:00:00+00:00'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+});
+
+describe('test_mapping.py: string functions with the values ClickHouse gives', () => {
+  it.each([
+    ["left('hello', -2)", 'hel'],
+    ["right('hello', -2)", 'llo'],
+    ["left('hello', 10)", 'hello'],
+    ["concatWithSeparator('-', 'a', 1, 2.5)", 'a-1-2.5'],
+    ["appendTrailingCharIfAbsent('', '/')", ''],
+    ["countSubstrings('aaaa', 'aa')", 2],
+    ["'a_c' LIKE 'a\\\\_c'", 1],
+    ["'abc' LIKE 'a\\\\_c'", 0],
+    ["'100%' LIKE '%\\\\%'", 1],
+    ["match('aBc', 'b')", 0],
+    ["match('aBc', '(?i)b')", 1],
+    ["replaceRegexpAll('Hello World', '^', 'here: ')", 'here: Hello World'],
+    ["substringUTF8('héllo', 2, 3)", 'éll'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+});
+
+describe("posthog/hogql/functions/core.py validate_function_args: \"Function 'x' expects N arguments, found M\"", () => {
+  it.each([
+    ['SELECT if(1, 2)', "Function 'if' expects 3 arguments, found 2"],
+    ['SELECT toDateTime()', "Function 'toDateTime' expects at least 1 argument, found 0"],
+    ['SELECT now(1, 2)', "Function 'now' expects at most 1 argument, found 2"],
+    ['SELECT today(1)', "Function 'today' expects 0 arguments, found 1"],
+    ["SELECT dateDiff('day', now())", "Function 'dateDiff' expects 3 arguments, found 2"],
+    ['SELECT toString(1, 2)', "Function 'toString' expects 1 argument, found 2"],
+    ['SELECT multiIf(1, 2)', "Function 'multiIf' expects at least 3 arguments, found 2"],
+    ['SELECT coalesce()', "Function 'coalesce' expects at least 1 argument, found 0"],
+    ['SELECT formatDateTime(now())', "Function 'formatDateTime' expects at least 2 arguments, found 1"],
+    ["SELECT replaceAll('a', 'b')", "Function 'replaceAll' expects 3 arguments, found 2"],
+    ['SELECT sum() FROM events', "Aggregation 'sum' expects 1 argument, found 0"],
+    ['SELECT avg(1, 2) FROM events', "Aggregation 'avg' expects 1 argument, found 2"],
+    ['SELECT argMax(event) FROM events', "Aggregation 'argMax' expects 2 arguments, found 1"],
+    ['SELECT uniq() FROM events', "Aggregation 'uniq' expects at least 1 argument, found 0"],
+  ])('%s', async (query, message) => {
+    await fails(query, message);
+  });
+
+  it('an aggregation nested in HAVING is refused as in SELECT', async () => {
+    await fails('SELECT event FROM events GROUP BY event HAVING sum(count()) > 1', "Aggregation 'count' cannot be nested inside another aggregation 'sum'.");
+  });
+
+  it("printer.py visit_call: an unknown function, with the closest name (difflib's get_close_matches)", async () => {
+    await fails('SELECT arrayMapp(x -> x, [1])', "Unsupported function call 'arrayMapp(...)'. Perhaps you meant 'arrayMap(...)'?");
+    await fails("SELECT JSONExtractStrin('{}', 'a')", "Unsupported function call 'JSONExtractStrin(...)'. Perhaps you meant 'JSONExtractString(...)'?");
+    await fails('SELECT toStartofDay(timestamp) FROM events', "Unsupported function call 'toStartofDay(...)'. Perhaps you meant 'toStartOfDay(...)'?");
+  });
+});
