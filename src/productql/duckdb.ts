@@ -1048,8 +1048,8 @@ class DuckDBDialect implements Dialect {
       case 'notEmpty':
         return P(`(length(${s(0)}) > 0)`, 'bool', anyNull);
       case 'concat':
-        // (a datetime as toString writes it: PostHog's concat takes toString of each argument that is no string)
-        return P(`concat(${a.map((x, i) => (x.type === 'datetime' ? this.call({ ...fn, sig: lookupFunction('toString')!, args: [x], raw: fn.raw.slice(i, i + 1) }, h).sql : chText(x))).join(', ')})`, 'string', false);
+        // PostHog's concat takes toString of each argument that is no string: a datetime, an array or a tuple as toString writes it
+        return P(`concat(${a.map((x, i) => (x.type === 'string' || x.type === 'null' ? x.sql : this.call({ ...fn, sig: lookupFunction('toString')!, args: [x], raw: fn.raw.slice(i, i + 1) }, h).sql)).join(', ')})`, 'string', false);
       case 'substring':
       case 'substringUTF8': {
         // ClickHouse reads nothing from offset 0, where DuckDB's substring starts before the first character
@@ -1101,6 +1101,14 @@ class DuckDBDialect implements Dialect {
         // a DateTime64(6) (timestamp, now(), toDateTime(text)) is written with six decimals, a DateTime without
         if (a[0].type === 'datetime') return P(`strftime(${this.local(s(0), h, this.zone(a[0], h))}, '%Y-%m-%d %H:%M:%S${a[0].wholeSeconds ? '' : '.%f'}')`, 'string', a[0].nullable);
         if (a[0].type === 'date') return P(`strftime(${s(0)}, '%Y-%m-%d')`, 'string', a[0].nullable);
+        if (a[0].type === 'interval') {
+          // ClickHouse writes an interval as the count of its unit (toString(toIntervalDay(2)) is '2')
+          const unit = a[0].intervalUnit ?? 'second';
+          const months = { year: 12, quarter: 3, month: 1 }[unit as string];
+          const seconds = { week: 604800, day: 86400, hour: 3600, minute: 60, second: 1 }[unit as string] ?? 1;
+          const count = months ? `(date_part('year', ${s(0)}) * 12 + date_part('month', ${s(0)})) // ${months}` : `CAST(epoch(${s(0)}) AS BIGINT) // ${seconds}`;
+          return P(`CAST(${count} AS VARCHAR)`, 'string', a[0].nullable);
+        }
         if (a[0].type === 'bool' && !isBoolTyped(a[0])) return P(`CAST(${chText(a[0])} AS VARCHAR)`, 'string', a[0].nullable);
         return P(a[0].type === 'float' ? chText(a[0]) : (compositeText(a[0], h.timezone) ?? `CAST(${s(0)} AS VARCHAR)`), 'string', a[0].nullable);
       case 'toInt':

@@ -166,6 +166,20 @@ describe("test_printer.py test_concat_pipes / test_nullish_concat: concat and ||
   });
 });
 
+describe('test_printer.py test_concat_pipes: concat takes toString of every argument that is no string', () => {
+  it('arrays, tuples, Bool and comparison values, UUIDs, dates', async () => {
+    expect(
+      await rows("select concat('a', [1, 2]), concat('a', (1, 'x')), concat('a', true), concat('a', 1 = 1), concat(1, 2.5), 'u:' || toUUID('00000000-0000-0000-0000-000000000001'), concat('d:', toDate('2020-01-02'))"),
+    ).toEqual([['a[1,2]', "a(1,'x')", 'atrue', 'a1', '12.5', 'u:00000000-0000-0000-0000-000000000001', 'd:2020-01-02']]);
+  });
+
+  it('an interval as the count of its unit, as toString writes it', async () => {
+    expect(await rows("select concat('a', toIntervalDay(2)), toString(toIntervalMonth(14)), toString(toIntervalQuarter(2)), toString(INTERVAL 90 minute), toString(toIntervalWeek(3))")).toEqual([
+      ['a2', '14', '2', '90', '3'],
+    ]);
+  });
+});
+
 describe('test_printer.py test_case_when: CASE without ELSE is NULL where no branch holds, typed Nullable once', () => {
   it('a constant', async () => {
     const r = await hogql("select CASE WHEN 1 > 2 THEN 'a' END AS c, toTypeName(CASE WHEN 1 > 2 THEN 'a' END) AS t");
