@@ -605,13 +605,14 @@ export function arrayOfTyping(item: Printed | undefined, timezone: string): { ch
 }
 
 /**
- * The typing of groupArray(x) / groupUniqArray(x): arrayOfTyping's for tuples; `Array(T)` for text and numbers, T the
+ * The typing of groupArray(x) / groupUniqArray(x): arrayOfTyping's for tuples; `Array(T)` for text, numbers, datetimes
+ * and dates (so results render each element as the value renders, shapeResult), T the
  * type of x without Nullable (ClickHouse leaves NULLs out: groupArray of a Nullable(String) is an Array(String)), so
  * toString writes `['a','b']`. Empty otherwise.
  */
 export function groupArrayTyping(item: Printed | undefined, timezone: string): { chType?: string } {
   const tuples = arrayOfTyping(item, timezone);
-  if (tuples.chType || !item || !['string', 'int', 'float', 'bool'].includes(item.type)) return tuples;
+  if (tuples.chType || !item || !['string', 'int', 'float', 'bool', 'datetime', 'date'].includes(item.type)) return tuples;
   return { chType: `Array(${typeNameOf({ ...item, nullable: false }, timezone).replace(/^Nullable\((.*)\)$/, '$1')})` };
 }
 
@@ -624,7 +625,7 @@ export function groupArrayTyping(item: Printed | undefined, timezone: string): {
 export function arrayLiteralTyping(items: Printed[], timezone: string): { chType?: string } {
   const tuples = arrayOfTyping(items[0], timezone);
   if (tuples.chType || items.length === 0) return tuples;
-  const known = (p: Printed) => !p.nullable && (['int', 'float', 'string', 'bool'].includes(p.type) || (p.type === 'array' && !!p.chType?.startsWith('Array(')));
+  const known = (p: Printed) => !p.nullable && (['int', 'float', 'string', 'bool', 'datetime', 'date'].includes(p.type) || (p.type === 'array' && !!p.chType?.startsWith('Array(')));
   if (!items.every(known)) return {};
   const names = items.map((p) => typeNameOf(p, timezone));
   if (names.every((x) => x === names[0])) return { chType: `Array(${names[0]})` };

@@ -63,6 +63,7 @@ const compositeText = (p: Printed, timezone: string): string | undefined => {
     else if (/^U?Int(8|16|32|64)$/.test(plain)) text = `CAST(${x} AS VARCHAR)`;
     else if (plain === 'Float64') text = chText({ sql: x, type: 'float', nullable: false });
     else if (plain === 'Bool') text = `CASE WHEN ${x} THEN 'true' ELSE 'false' END`;
+    else if (plain === 'Date') text = `'''' || CAST(${x} AS VARCHAR) || ''''`;
     return text && `coalesce(${text}, 'NULL')`;
   };
   if (p.tupleItems) {

@@ -10,6 +10,7 @@
  * - ClickHouse's optional lambdas: arrayExists / arrayAll / arrayCount without a lambda or over several arrays,
  *   arraySum / arrayMin / arrayMax / arrayAvg of a lambda's values;
  * - JSONExtractString of a value that is not a JSON string reads '' (ClickHouse's wrong-type default);
+ * - arrays of datetimes and dates (groupArray(timestamp), [toDate(x)]) render their elements as the scalars do;
  * - more of mapping.py's date, string and JSON functions with the values ClickHouse gives, and PostHog's arity and
  *   unknown-function errors (posthog/hogql/functions/core.py validate_function_args, printer.py visit_call).
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
@@ -275,5 +276,35 @@ describe("posthog/hogql/functions/core.py validate_function_args: \"Function 'x'
     await fails('SELECT arrayMapp(x -> x, [1])', "Unsupported function call 'arrayMapp(...)'. Perhaps you meant 'arrayMap(...)'?");
     await fails("SELECT JSONExtractStrin('{}', 'a')", "Unsupported function call 'JSONExtractStrin(...)'. Perhaps you meant 'JSONExtractString(...)'?");
     await fails('SELECT toStartofDay(timestamp) FROM events', "Unsupported function call 'toStartofDay(...)'. Perhaps you meant 'toStartOfDay(...)'?");
+  });
+});
+
+describe('arrays of datetimes and dates render each element as the value itself renders (groupArray(timestamp), test_query.py)', () => {
+  it('groupArray of timestamp, of a DateTime bucket, of a Date; typed Array(<the element type>)', async () => {
+    const r = await hogql(
+      'SELECT groupArray(timestamp), groupArray(toStartOfDay(timestamp)), groupArray(toDate(timestamp)), groupUniqArray(toStartOfMonth(timestamp)) FROM (SELECT timestamp FROM events ORDER BY timestamp)',
+    );
+    expect(r.results).toEqual([
+      [
+        ['2023-03-01T10:20:30+00:00', '2023-03-02T23:59:59+00:00', '2023-03-03T00:00:00+00:00'],
+        ['2023-03-01T00:00:00+00:00', '2023-03-02T00:00:00+00:00', '2023-03-03T00:00:00+00:00'],
+        ['2023-03-01', '2023-03-02', '2023-03-03'],
+        ['2023-03-01'],
+      ],
+    ]);
+    expect(typesOf(r)).toEqual(["Array(DateTime64(6, 'UTC'))", "Array(DateTime('UTC'))", 'Array(Date)', 'Array(Date)']);
+  });
+
+  it('in the zone of the values, sorted, and over no rows', async () => {
+    expect(await rows("SELECT groupArray(toTimeZone(timestamp, 'Asia/Tokyo')), arraySort(groupArray(timestamp)) FROM events WHERE event = 'signup'")).toEqual([
+      [['2023-03-03T09:00:00+09:00'], ['2023-03-03T00:00:00+00:00']],
+    ]);
+    expect(await rows('SELECT arraySort(groupArray(timestamp)) FROM events WHERE 1 = 0')).toEqual([[[]]]);
+  });
+
+  it('array literals of datetimes and dates; toString of an array of dates quotes them', async () => {
+    expect(await rows("SELECT [toDateTime(1672531200)], [toDate('2023-01-01'), toDate('2023-01-02')], toString([toDate('2023-01-01')])")).toEqual([
+      [['2023-01-01T00:00:00+00:00'], ['2023-01-01', '2023-01-02'], "['2023-01-01']"],
+    ]);
   });
 });

@@ -326,6 +326,9 @@ function tupleValue(v: unknown): unknown {
 
 function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unknown {
   if (v === null || v === undefined) return null;
+  // an array of datetimes or dates (groupArray(timestamp), [toDate(x)]): each element as a value of that type is shown
+  const element = col?.type === 'array' ? /^Array\((?:Nullable\()?(DateTime(?:64)?\(.*\)|Date)\)?\)$/.exec(col.chType ?? '')?.[1] : undefined;
+  if (element && Array.isArray(v)) return v.map((x) => convertCell(x, { ...col!, type: element === 'Date' ? 'date' : 'datetime', chType: element }, tz));
   if (col?.type === 'datetime') {
     const d = toDate(v);
     // A value converted with toTimeZone(x, zone) is typed DateTime64(6, '<zone>') and shown there; a DateTime('<zone>')
