@@ -35,7 +35,7 @@ import type {
 } from './ast';
 import { WEEK_MODES, weekNumberExpr } from './week-number';
 import { MULTI_SEARCH_FUNCTIONS, multiSearchExpr } from './multi-search';
-import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, conditionalTypeName, isBoolTyped, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, arrayOfTyping, conditionalTypeName, isBoolTyped, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
@@ -1787,10 +1787,11 @@ export class Compiler {
       this.checkUserName(a, node);
       ls.lambdaArgs.set(a, this.q(a));
     }
-    if (!zipped) return this.dialect.lambda(args, this.expr(body, ls));
-    const index = `__i${++this.aliasCounter}`;
+    const typed = (b: Printed): Printed => ({ ...(zipped ? this.dialect.lambda([args[0], index], b) : this.dialect.lambda(args, b)), lambdaBody: b });
+    const index = `__i${zipped ? ++this.aliasCounter : 0}`;
+    if (!zipped) return typed(this.expr(body, ls));
     zipped.forEach((arr, i) => ls.lambdaArgs.set(args[i + 1], this.dialect.arrayAccess(arr, { sql: this.q(index), type: 'int', nullable: false }, this.h).sql));
-    return this.dialect.lambda([args[0], index], this.expr(body, ls));
+    return typed(this.expr(body, ls));
   }
 
   private call(c: Call, scope: Scope): Printed {
@@ -1899,6 +1900,12 @@ export class Compiler {
     // typed as ClickHouse types them: DateTime('<zone>'), not DateTime64(6, ...) (so a subquery column stays one, see field())
     const out = wholeSeconds ? { ...called, wholeSeconds, chType: `DateTime('${called.displayTz ?? this.opts.timezone}')` } : called;
     if (!out.chType && out.type === 'int' && own(DATE_PART_TYPES, sig.name)) return { ...out, chType: DATE_PART_TYPES[sig.name] };
+    if (sig.name === 'arrayMap' && !out.chType && printedArgs[0]?.lambdaBody) {
+      // typed by the lambda's values where that changes how they render: tuples (JSON arrays), datetimes and dates
+      const body = printedArgs[0].lambdaBody as Printed;
+      const typing = body.tupleItems || body.chType?.startsWith('Tuple(') ? arrayOfTyping(body, this.h.timezone) : ['datetime', 'date'].includes(body.type) ? { chType: `Array(${typeNameOf(body, this.h.timezone)})` } : {};
+      if (typing.chType) return { ...out, ...typing };
+    }
     if (!out.chType && (sig.name === 'if' || sig.name === 'multiIf') && out.type === 'bool') {
       // if(c, true, false) is Bool as its values are; with a comparison among them, UInt8 (the bool default)
       const values = printedArgs.filter((_, i) => (sig.name === 'if' ? i > 0 : i % 2 === 1 || i === printedArgs.length - 1));

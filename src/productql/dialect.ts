@@ -19,6 +19,8 @@ export interface Printed {
   isConst?: boolean;
   /** For intervals: the unit (second .. year). */
   intervalUnit?: string;
+  /** For lambdas: the body's typing (arrayMap types its array by it: Array(Tuple(...)), Array(DateTime64(6, tz)), ...). */
+  lambdaBody?: Pick<Printed, 'type' | 'chType' | 'tupleItems' | 'displayTz' | 'wholeSeconds' | 'nullable' | 'isConst' | 'constValue'>;
   /**
    * For datetimes: a ClickHouse DateTime (whole seconds: toDateTime of a number or datetime, toStartOfDay, ...) rather
    * than the DateTime64(6) of `timestamp`, now() and toDateTime(text); toString writes no fraction then. Unset: six

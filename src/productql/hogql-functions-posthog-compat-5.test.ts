@@ -10,7 +10,8 @@
  * - ClickHouse's optional lambdas: arrayExists / arrayAll / arrayCount without a lambda or over several arrays,
  *   arraySum / arrayMin / arrayMax / arrayAvg of a lambda's values;
  * - JSONExtractString of a value that is not a JSON string reads '' (ClickHouse's wrong-type default);
- * - arrays of datetimes and dates (groupArray(timestamp), [toDate(x)]) render their elements as the scalars do;
+ * - arrays of datetimes and dates (groupArray(timestamp), [toDate(x)]) render their elements as the scalars do, and
+ *   arrayMap to tuples renders arrays of JSON arrays on every engine;
  * - more of mapping.py's date, string and JSON functions with the values ClickHouse gives, and PostHog's arity and
  *   unknown-function errors (posthog/hogql/functions/core.py validate_function_args, printer.py visit_call).
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
@@ -305,6 +306,17 @@ describe('arrays of datetimes and dates render each element as the value itself 
   it('array literals of datetimes and dates; toString of an array of dates quotes them', async () => {
     expect(await rows("SELECT [toDateTime(1672531200)], [toDate('2023-01-01'), toDate('2023-01-02')], toString([toDate('2023-01-01')])")).toEqual([
       [['2023-01-01T00:00:00+00:00'], ['2023-01-01', '2023-01-02'], "['2023-01-01']"],
+    ]);
+  });
+});
+
+describe('arrayMap to tuples renders arrays of JSON arrays (as test_query.py reads arrays of tuples), on every engine', () => {
+  it('of literals, of a column, over several arrays; x.N reads the elements back', async () => {
+    expect(
+      await rows("SELECT arrayMap(x -> (x, x * 2), [1, 2]), arrayMap((x, y) -> (x, y), [1, 2], ['a', 'b']), arrayMap(x -> (x, x * 2), [1, 2])[2], arrayFilter(t -> t.2 > 2, arrayMap(x -> (x, x * 2), [1, 2]))"),
+    ).toEqual([[[[1, 2], [2, 4]], [[1, 'a'], [2, 'b']], [2, 4], [[2, 4]]]]);
+    expect(await rows('SELECT arrayMap(x -> (x, 1), groupArray(event)) FROM (SELECT event FROM events ORDER BY timestamp)')).toEqual([
+      [[['$pageview', 1], ['$pageview', 1], ['signup', 1]]],
     ]);
   });
 });
