@@ -8,7 +8,7 @@ import type { Repository } from 'typeorm';
 import type { Cohort, Project } from '../store/entities';
 import { parseInput } from '../validation';
 import { chainToElements, type ElementView } from '../ingest/elements-chain';
-import { parseProperties } from './person-reader';
+import { parseProperties, PERSON_DISTINCT_IDS_SQL } from './person-reader';
 import { flattenValue, likeEscape, quotedKey } from './property-values';
 import { propertyList } from './rest-properties';
 import { withoutMissingCohorts } from '../cohorts/missing-cohorts';
@@ -177,12 +177,7 @@ export class EventReader {
     const ids = [...new Set(rows.map((r) => r[6]).filter((x) => x !== null && x !== undefined && x !== '').map(String))];
     const first = new Map<string, string>();
     if (ids.length === 0) return first;
-    const pairs = await this.run(
-      principal,
-      project,
-      'SELECT toString(person_id), distinct_id FROM person_distinct_ids WHERE toString(person_id) IN {variables.ids} ORDER BY seq, distinct_id LIMIT 50000',
-      { ids },
-    );
+    const pairs = await this.run(principal, project, PERSON_DISTINCT_IDS_SQL, { ids });
     for (const [pid, did] of pairs) if (!first.has(String(pid))) first.set(String(pid), String(did));
     return first;
   }

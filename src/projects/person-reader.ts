@@ -37,6 +37,10 @@ const listFilters = z.object({
 
 const valuesParams = z.object({ key: z.string().min(1).max(400), value: z.string().max(1000).optional() });
 
+/** The distinct ids of the persons `{variables.ids}` (person id text), in the order PostHog lists them (first attached first). */
+export const PERSON_DISTINCT_IDS_SQL =
+  'SELECT toString(person_id), distinct_id FROM person_distinct_ids WHERE toString(person_id) IN {variables.ids} ORDER BY seq, distinct_id LIMIT 50000';
+
 /** PostHog's SELECT_PERSON_PROP_VALUES_SQL: the 20 most frequent values. */
 const PERSON_VALUES_LIMIT = 20;
 /** Persons read per query when counting property names. */
@@ -203,12 +207,7 @@ export class PersonReader {
   private async withDistinctIds(principal: Principal, project: Project, rows: unknown[][]): Promise<PersonView[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => String(r[0]));
-    const pairs = await this.run(
-      principal,
-      project,
-      'SELECT toString(person_id), distinct_id FROM person_distinct_ids WHERE toString(person_id) IN {variables.ids} ORDER BY seq, distinct_id LIMIT 50000',
-      { ids },
-    );
+    const pairs = await this.run(principal, project, PERSON_DISTINCT_IDS_SQL, { ids });
     const byPerson = new Map<string, string[]>();
     for (const [pid, did] of pairs) {
       const list = byPerson.get(String(pid)) ?? [];
