@@ -406,7 +406,6 @@ function groupedArrayJoinAsClause(q: SelectQuery): SelectQuery {
   const select = q.select.map((e, i) => (i === at ? ({ node: 'Field', chain: [item.alias], start: item.start, end: item.end } as Field) : e));
   return { ...q, select, array_join_op: 'ARRAY JOIN', array_join_list: [{ ...item, expr: arr }] };
 }
-/** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
 const ARRAY_AGGREGATES = new Set(['arraySum', 'arrayMin', 'arrayMax', 'arrayAvg']);
 const ARRAY_PREDICATES = new Set(['arrayExists', 'arrayAll', 'arrayCount']);
 
@@ -444,6 +443,7 @@ const DATE_PART_TYPES: Record<string, string> = {
   toYYYYMMDDhhmmss: 'UInt64',
   toUnixTimestamp: 'UInt32',
 };
+/** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
 const DATE_SHIFT = new Set(['dateAdd', 'date_add', 'dateSub', 'date_sub']);
 /** timeStampAdd(t, interval) / timeStampSub: t ± interval. */
 const TIMESTAMP_SHIFT: Record<string, '+' | '-'> = { timeStampAdd: '+', timestamp_add: '+', timeStampSub: '-', timestamp_sub: '-' };
@@ -1787,11 +1787,15 @@ export class Compiler {
       this.checkUserName(a, node);
       ls.lambdaArgs.set(a, this.q(a));
     }
-    const typed = (b: Printed): Printed => ({ ...(zipped ? this.dialect.lambda([args[0], index], b) : this.dialect.lambda(args, b)), lambdaBody: b });
-    const index = `__i${zipped ? ++this.aliasCounter : 0}`;
-    if (!zipped) return typed(this.expr(body, ls));
-    zipped.forEach((arr, i) => ls.lambdaArgs.set(args[i + 1], this.dialect.arrayAccess(arr, { sql: this.q(index), type: 'int', nullable: false }, this.h).sql));
-    return typed(this.expr(body, ls));
+    let params = args;
+    if (zipped) {
+      const index = `__i${++this.aliasCounter}`;
+      zipped.forEach((arr, i) => ls.lambdaArgs.set(args[i + 1], this.dialect.arrayAccess(arr, { sql: this.q(index), type: 'int', nullable: false }, this.h).sql));
+      params = [args[0], index];
+    }
+    const b = this.expr(body, ls);
+    // the body's typing rides along: arrayMap types its array by it
+    return { ...this.dialect.lambda(params, b), lambdaBody: b };
   }
 
   private call(c: Call, scope: Scope): Printed {

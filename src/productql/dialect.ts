@@ -185,6 +185,13 @@ export interface Helpers {
 export const INTERVAL_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 export type IntervalUnit = (typeof INTERVAL_UNITS)[number];
 
+/**
+ * How an interval counts in its own unit (ClickHouse returns and writes an IntervalDay as its number of days): months
+ * per unit for the calendar units, seconds per unit for the others.
+ */
+export const MONTHS_PER_UNIT: Partial<Record<IntervalUnit, number>> = { year: 12, quarter: 3, month: 1 };
+export const SECONDS_PER_UNIT: Partial<Record<IntervalUnit, number>> = { week: 604_800, day: 86_400, hour: 3_600, minute: 60, second: 1 };
+
 /** Unit name from a constant argument ('day', 'DAY', 'days'). */
 export function unitOf(p: Printed, h: Helpers, node: NodeBase): IntervalUnit {
   const raw = typeof p.constValue === 'string' ? p.constValue.toLowerCase().replace(/s$/, '') : undefined;

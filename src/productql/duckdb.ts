@@ -13,7 +13,7 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { isBoolTyped, INSIGNIFICANT_SECOND_LEVEL, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { isBoolTyped, INSIGNIFICANT_SECOND_LEVEL, MONTHS_PER_UNIT, SECONDS_PER_UNIT, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
@@ -1104,9 +1104,9 @@ class DuckDBDialect implements Dialect {
         if (a[0].type === 'date') return P(`strftime(${s(0)}, '%Y-%m-%d')`, 'string', a[0].nullable);
         if (a[0].type === 'interval') {
           // ClickHouse writes an interval as the count of its unit (toString(toIntervalDay(2)) is '2')
-          const unit = a[0].intervalUnit ?? 'second';
-          const months = { year: 12, quarter: 3, month: 1 }[unit as string];
-          const seconds = { week: 604800, day: 86400, hour: 3600, minute: 60, second: 1 }[unit as string] ?? 1;
+          const unit = (a[0].intervalUnit ?? 'second') as IntervalUnit;
+          const months = MONTHS_PER_UNIT[unit];
+          const seconds = SECONDS_PER_UNIT[unit] ?? 1;
           const count = months ? `(date_part('year', ${s(0)}) * 12 + date_part('month', ${s(0)})) // ${months}` : `CAST(epoch(${s(0)}) AS BIGINT) // ${seconds}`;
           return P(`CAST(${count} AS VARCHAR)`, 'string', a[0].nullable);
         }

@@ -17,7 +17,7 @@
 import { UserError } from '../errors';
 import type { Expr, Query } from './ast';
 import { Compiler, DEFAULT_LIMIT, MAX_LIMIT, type CompileOptions, type OutputColumn, type QueryStage } from './compiler';
-import type { Dialect } from './dialect';
+import { MONTHS_PER_UNIT, SECONDS_PER_UNIT, type Dialect, type IntervalUnit } from './dialect';
 import { duckdbDialect } from './duckdb';
 import { printHogQL } from './hogql';
 import { parseExpr, parseSelect, parseSelectSync } from './parser';
@@ -355,14 +355,11 @@ function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unk
 function intervalValue(v: unknown, chType: string | undefined): unknown {
   if (typeof v !== 'object' || v === null || !('months' in v) || !('days' in v) || !('micros' in v)) return jsonValue(v);
   const { months, days, micros } = v as { months: unknown; days: unknown; micros: unknown };
-  const unit = /^Interval(\w+)$/.exec(chType ?? '')?.[1] ?? 'Second';
-  const m = Number(months);
-  const d = Number(days);
-  const us = Number(micros);
-  const perUnitMicros: Record<string, number> = { Week: 7 * 86_400e6, Day: 86_400e6, Hour: 3_600e6, Minute: 60e6, Second: 1e6 };
-  if (unit === 'Year' || unit === 'Quarter' || unit === 'Month') return m / (unit === 'Year' ? 12 : unit === 'Quarter' ? 3 : 1);
-  const per = perUnitMicros[unit] ?? 1e6;
-  return (m * 30 * 86_400e6 + d * 86_400e6 + us) / per;
+  const unit = (/^Interval(\w+)$/.exec(chType ?? '')?.[1] ?? 'Second').toLowerCase() as IntervalUnit;
+  const perMonths = MONTHS_PER_UNIT[unit];
+  if (perMonths) return Number(months) / perMonths;
+  const seconds = Number(months) * 30 * 86_400 + Number(days) * 86_400 + Number(micros) / 1e6;
+  return seconds / (SECONDS_PER_UNIT[unit] ?? 1);
 }
 
 /** The top-level parts of a type list: `UInt8, Tuple(String, Bool)` → `['UInt8', 'Tuple(String, Bool)']`. */

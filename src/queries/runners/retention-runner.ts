@@ -194,7 +194,8 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   // The period of an event: hour and day periods as the epoch seconds of their start (a number, whatever text a datetime
   // would read as: concat writes one in the project timezone, as toString does); week and month periods as their local date.
   const epochSeconds = (e: Expr) => ast.arithmetic('-', e, ast.call('toDateTime', [ast.constant(0)]));
-  const periodKey = interval === 'hour' || interval === 'day' ? toStr(epochSeconds(bucketExpr)) : toStr(bucketExpr);
+  const keyedByEpoch = interval === 'hour' || interval === 'day';
+  const periodKey = keyedByEpoch ? toStr(epochSeconds(bucketExpr)) : toStr(bucketExpr);
   const item = ast.call('concat', [
     periodKey,
     ast.constant('|'),
@@ -315,14 +316,14 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
 
   // Period keys (periodKey above): epoch seconds (hour/day) or a local DATE (week/month).
   const index = new Map<string, number>();
-  buckets.forEach((b, i) => index.set(interval === 'hour' || interval === 'day' ? String(Math.round(b / 1000)) : fmtLocal(localParts(b, tz)).slice(0, 10), i));
+  buckets.forEach((b, i) => index.set(keyedByEpoch ? String(Math.round(b / 1000)) : fmtLocal(localParts(b, tz)).slice(0, 10), i));
 
   ctx.timings.measureSync('retention', () => {
     for (const r of rows) {
       const evs: ActorEvent[] = [];
       for (const raw of (r[1] as string[]) ?? []) {
         const parts = String(raw).split('|');
-        const p = index.get(interval === 'hour' || interval === 'day' ? String(Math.round(Number(parts[0]))) : parts[0].slice(0, 10));
+        const p = index.get(keyedByEpoch ? String(Math.round(Number(parts[0]))) : parts[0].slice(0, 10));
         if (p === undefined) continue;
         const value = Number(parts[4]);
         evs.push({
