@@ -208,11 +208,7 @@ export function dateConst(ms: number, tz: string): Expr {
   return ast.call('toDateTime', [ast.constant(p.ms === 999 ? `${base}.999999` : p.ms ? `${base}.${pad(p.ms, 3)}` : base)]);
 }
 
-/**
- * A value as text. Spelled `concat(x)` because the printer's `toString(...)` call fails ("Unknown operator function
- * toString()"): compiler.ts looks function names up in the plain object CMP_FUNCS, so `toString` hits
- * Object.prototype.toString. NULL becomes ''.
- */
+/** A value as text, as `concat(x)` writes it (ClickHouse's toString text; NULL becomes ''). */
 export const toStr = (e: Expr): Expr => ast.call('concat', [e]);
 
 // ------------------------------------------------------------------------------------------------ filters (shared)

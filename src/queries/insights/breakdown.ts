@@ -123,8 +123,8 @@ export function breakdownRawExpr(spec: BreakdownSpec, table?: string): Expr {
 }
 
 /**
- * Any expression as text. Property access is already text; other values go through `concat(x, '')` (NULL becomes '' or stays NULL,
- * which callers turn back into NULL with nullIf) — `toString()` cannot be used: see the ProductQL CMP_FUNCS bug.
+ * Any expression as text. Property access is already text; other values go through `concat(x, '')` (ClickHouse's
+ * toString text; NULL becomes '', which callers turn back into NULL with nullIf).
  */
 export function asTextExpr(x: Expr): Expr {
   if (x.node === 'Field' && (x.chain.includes('properties') || x.chain[x.chain.length - 1] === 'event' || x.chain[x.chain.length - 1] === 'distinct_id')) return x;
