@@ -421,3 +421,239 @@ describe('test_trends_persons.py: the actors of a data point (InsightActorsQuery
     expect(await actors(q, { day: '2020-01-15', breakdown: '[25.0,40.01]' })).toEqual([['p4', 1]]);
   });
 });
+
+describe('test_trends_query_runner.py _create_test_events: displays, dates and maths in combination (reference §1.3, §1.5, §2.3)', () => {
+  beforeEach(() => freeze('2020-01-20T00:00:00Z'));
+  const PV = { kind: 'EventsNode', event: '$pageview' };
+  const RANGE = { date_from: '2020-01-09', date_to: '2020-01-20' };
+  /** [breakdown value or compare label, data or aggregated value] per item. */
+  const items = (r: any) => r.results.map((x: any) => [x.breakdown_value ?? x.compare_label ?? x.label, x.aggregated_value ?? x.data]);
+
+  it('cumulative weekly_active is the running sum of the 7-day windows (only dau and unique_group count an actor once)', async () => {
+    const wau = await trends(P_RUNNER, { series: [{ ...PV, math: 'weekly_active' }], dateRange: RANGE });
+    expect(wau.results[0].data).toEqual([1, 1, 2, 3, 3, 3, 4, 4, 4, 4, 3, 3]);
+    const r = await trends(P_RUNNER, { series: [{ ...PV, math: 'weekly_active' }], dateRange: RANGE, trendsFilter: { display: 'ActionsLineGraphCumulative' } });
+    expect(r.results[0].data).toEqual([1, 2, 4, 7, 10, 13, 17, 21, 25, 29, 32, 35]);
+    expect(r.results[0].count).toBe(35);
+  });
+
+  it('cumulative avg of a property: the running sum of the daily averages', async () => {
+    const r = await trends(P_RUNNER, { series: [{ ...PV, math: 'avg', math_property: 'prop' }], dateRange: RANGE, trendsFilter: { display: 'ActionsLineGraphCumulative' } });
+    const expected = [20, 20, 30, 50, 65, 75, 75 + 70 / 3, 85 + 70 / 3, 95 + 70 / 3, 105 + 70 / 3, 115 + 70 / 3, 115 + 70 / 3];
+    r.results[0].data.forEach((v: number, i: number) => expect(v).toBeCloseTo(expected[i], 9));
+    expect(r.results[0].count).toBeCloseTo(115 + 70 / 3, 9);
+  });
+
+  it('cumulative dau with compare: each period counts a person once, from its own start', async () => {
+    const r = await trends(P_RUNNER, {
+      series: [{ ...PV, math: 'dau' }],
+      dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' },
+      compareFilter: { compare: true },
+      trendsFilter: { display: 'ActionsLineGraphCumulative' },
+    });
+    expect(r.results.map((x: any) => [x.compare_label, x.days[0], x.data, x.count])).toEqual([
+      ['current', '2020-01-15', [3, 3, 3, 3, 3, 3], 3],
+      // Jan 9 .. 14: p2 on the 9th, p1 on the 11th, p3 on the 12th
+      ['previous', '2020-01-09', [1, 1, 2, 3, 3, 3], 3],
+    ]);
+  });
+
+  it('smoothingIntervals 2 over dau: floor of the mean of each day and the day before', async () => {
+    const r = await trends(P_RUNNER, { series: [{ ...PV, math: 'dau' }], dateRange: RANGE, trendsFilter: { smoothingIntervals: 2 } });
+    // dau: [1, 0, 1, 3, 2, 1, 3, 1, 1, 1, 1, 0]
+    expect(r.results[0].data).toEqual([1, 0, 0, 2, 2, 1, 2, 2, 1, 1, 1, 0]);
+    expect(r.results[0].count).toBe(13);
+  });
+
+  it('a formula with constants keeps Python float arithmetic: 1 * 100 / 3 is 33.333333333333336', async () => {
+    const r = await trends(P_RUNNER, { series: [PV], dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' }, trendsFilter: { formula: 'A * 100 / 3' } });
+    expect(r.results[0].data).toEqual([100, 33.333333333333336, 33.333333333333336, 33.333333333333336, 33.333333333333336, 0]);
+    expect(r.results[0].label).toBe('Formula (A * 100 / 3)');
+  });
+
+  it('formulaNodes take precedence over formula', async () => {
+    const r = await trends(P_RUNNER, {
+      series: [PV, { kind: 'EventsNode', event: '$pageleave' }],
+      dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' },
+      trendsFilter: { formula: 'A + B', formulaNodes: [{ formula: 'A - B' }] },
+    });
+    expect(r.results).toHaveLength(1);
+    expect(r.results[0]).toMatchObject({ label: 'Formula (A - B)', data: [3, -1, 1, 1, 1, 0], count: 5 });
+  });
+
+  it('formulaNodes with a custom_name and a breakdown: the custom name labels every value', async () => {
+    const r = await trends(P_RUNNER, {
+      series: [PV, { kind: 'EventsNode', event: '$pageleave' }],
+      dateRange: RANGE,
+      breakdownFilter: { breakdown: '$browser' },
+      trendsFilter: { formulaNodes: [{ formula: 'A - B', custom_name: 'diff' }] },
+    });
+    expect(r.results.map((x: any) => [x.label, x.breakdown_value, x.count])).toEqual([
+      ['diff', 'Chrome', 6],
+      ['diff', 'Firefox', 3],
+      ['diff', 'Edge', 0],
+      ['diff', 'Safari', 0],
+    ]);
+  });
+
+  it('a total-value display counts whole days even with interval hour (the interval is day there)', async () => {
+    const r = await trends(P_RUNNER, { series: [PV], interval: 'hour', dateRange: { date_from: '2020-01-12', date_to: '2020-01-15' }, trendsFilter: { display: 'ActionsTable' } });
+    // Jan 12: 3, Jan 13: 2, Jan 14: 1, Jan 15: 3 (at 12:00, after 2020-01-15 00:00)
+    expect(r.results[0].aggregated_value).toBe(9);
+  });
+
+  it('ActionsPie with compare: an aggregated value per period', async () => {
+    const r = await trends(P_RUNNER, { series: [PV], dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' }, compareFilter: { compare: true }, trendsFilter: { display: 'ActionsPie' } });
+    expect(items(r)).toEqual([
+      ['current', 7],
+      ['previous', 8],
+    ]);
+  });
+
+  it('ActionsTable with compare and a breakdown: each period ranks its own values, ties by value', async () => {
+    const r = await trends(P_RUNNER, {
+      series: [PV],
+      dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' },
+      breakdownFilter: { breakdown: '$browser' },
+      compareFilter: { compare: true },
+      trendsFilter: { display: 'ActionsTable' },
+    });
+    expect(r.results.map((x: any) => [x.compare_label, x.breakdown_value, x.aggregated_value])).toEqual([
+      ['current', 'Chrome', 5],
+      ['current', 'Firefox', 1],
+      ['current', 'Safari', 1],
+      ['previous', 'Chrome', 4],
+      ['previous', 'Firefox', 3],
+      ['previous', 'Edge', 1],
+    ]);
+  });
+
+  it('hogql math with compare: the expression over each period', async () => {
+    const r = await trends(P_RUNNER, {
+      series: [{ ...PV, math: 'hogql', math_hogql: 'count(distinct person_id)' }],
+      dateRange: { date_from: '2020-01-15', date_to: '2020-01-17' },
+      compareFilter: { compare: true },
+    });
+    expect(r.results.map((x: any) => [x.compare_label, x.days, x.data])).toEqual([
+      ['current', ['2020-01-15', '2020-01-16', '2020-01-17'], [3, 1, 1]],
+      ['previous', ['2020-01-12', '2020-01-13', '2020-01-14'], [3, 2, 1]],
+    ]);
+    expect(r.results[0].action.math).toBe('hogql');
+  });
+
+  it('hogql math that aggregates to null (avg of a missing property) is 0 per day', async () => {
+    const r = await trends(P_RUNNER, { series: [{ ...PV, math: 'hogql', math_hogql: 'avg(toFloat(properties.missing))' }], dateRange: { date_from: '2020-01-15', date_to: '2020-01-17' } });
+    expect(r.results[0].data).toEqual([0, 0, 0]);
+  });
+
+  it('hogql math on BoldNumber with a breakdown: aggregated per value, ranked by it', async () => {
+    const r = await trends(P_RUNNER, {
+      series: [{ ...PV, math: 'hogql', math_hogql: 'count() * 2' }],
+      dateRange: RANGE,
+      breakdownFilter: { breakdown: '$browser' },
+      trendsFilter: { display: 'BoldNumber' },
+    });
+    expect(items(r)).toEqual([
+      ['Chrome', 18],
+      ['Firefox', 8],
+      ['Edge', 2],
+      ['Safari', 2],
+    ]);
+  });
+
+  it('first_time_for_user by person property on a table: only persons whose first-ever event is in the range', async () => {
+    const r = await trends(P_RUNNER, {
+      series: [{ ...PV, math: 'first_time_for_user' }],
+      dateRange: { date_from: '2020-01-12', date_to: '2020-01-20' },
+      breakdownFilter: { breakdown: 'name', breakdown_type: 'person' },
+      trendsFilter: { display: 'ActionsTable' },
+    });
+    // p2 started on the 9th and p1 on the 11th
+    expect(items(r)).toEqual([
+      ['p3', 1],
+      ['p4', 1],
+    ]);
+  });
+
+  it('a series filter of type hogql on a person property', async () => {
+    const r = await trends(P_RUNNER, { series: [{ ...PV, properties: [{ type: 'hogql', key: "person.properties.name = 'p2'" }] }], dateRange: { date_from: '2020-01-12', date_to: '2020-01-15' } });
+    expect(r.results[0].data).toEqual([1, 1, 0, 1]);
+  });
+
+  it('a date_to in the future lists its days (zeros after now)', async () => {
+    freeze('2020-01-16T00:00:00Z');
+    const r = await trends(P_RUNNER, { series: [PV], dateRange: { date_from: '2020-01-14', date_to: '2020-01-18' } });
+    expect(r.results[0].days).toEqual(['2020-01-14', '2020-01-15', '2020-01-16', '2020-01-17', '2020-01-18']);
+    expect(r.results[0].data).toEqual([1, 3, 1, 1, 1]);
+  });
+});
+
+describe('test_trends.py relative date ranges (relative_date_parse: w weeks, y years, mStart, -Nd date_to, -Nh)', () => {
+  const PV = { kind: 'EventsNode', event: '$pageview' };
+  const first = async (now: string, q: Record<string, unknown>) => {
+    freeze(now);
+    return (await trends(P_RUNNER, { series: [PV], ...q })).results[0];
+  };
+
+  it('-1w by day is 8 days, like -7d', async () => {
+    const r = await first('2020-01-16T10:00:00Z', { dateRange: { date_from: '-1w' } });
+    expect(r.days).toEqual(['2020-01-09', '2020-01-10', '2020-01-11', '2020-01-12', '2020-01-13', '2020-01-14', '2020-01-15', '2020-01-16']);
+    expect(r.data).toEqual([1, 0, 1, 3, 2, 1, 3, 1]);
+  });
+
+  it('-1y by month: 13 months from the month of the day a year ago', async () => {
+    const r = await first('2020-01-16T10:00:00Z', { interval: 'month', dateRange: { date_from: '-1y' } });
+    expect(r.days).toHaveLength(13);
+    expect([r.days[0], r.labels[0], r.days[12], r.labels[12]]).toEqual(['2019-01-01', 'Jan 2019', '2020-01-01', 'Jan 2020']);
+    expect(r.data[12]).toBe(12);
+  });
+
+  it('mStart by week: the first week starts before the month, its label clamped to the 1st', async () => {
+    const r = await first('2020-01-16T10:00:00Z', { interval: 'week', dateRange: { date_from: 'mStart' } });
+    expect(r).toMatchObject({ days: ['2019-12-29', '2020-01-05', '2020-01-12'], labels: ['1–4 Jan', '5–11 Jan', '12–16 Jan'], data: [0, 2, 10] });
+  });
+
+  it('a relative date_to (-2d) runs to the end of that day', async () => {
+    const r = await first('2020-01-16T10:00:00Z', { dateRange: { date_from: '-5d', date_to: '-2d' } });
+    expect(r).toMatchObject({ days: ['2020-01-11', '2020-01-12', '2020-01-13', '2020-01-14'], data: [1, 3, 2, 1] });
+  });
+
+  it('-2h by hour: from the top of the hour two hours ago to the current hour', async () => {
+    const r = await first('2020-01-15T13:30:00Z', { interval: 'hour', dateRange: { date_from: '-2h' } });
+    expect(r).toMatchObject({ days: ['2020-01-15 11:00:00', '2020-01-15 12:00:00', '2020-01-15 13:00:00'], labels: ['15-Jan 11:00', '15-Jan 12:00', '15-Jan 13:00'], data: [0, 3, 0] });
+  });
+
+  it('test_previous_month_timerange (-1mStart to -1mEnd): the whole of last month', async () => {
+    const r = await first('2020-02-10T08:25:00Z', { dateRange: { date_from: '-1mStart', date_to: '-1mEnd' } });
+    expect(r.days).toHaveLength(31);
+    expect([r.days[0], r.labels[0], r.days[30], r.labels[30]]).toEqual(['2020-01-01', '1-Jan-2020', '2020-01-31', '31-Jan-2020']);
+    expect(r.count).toBe(15);
+  });
+});
+
+describe('test_trends.py _create_events: breakdowns at hour and week intervals', () => {
+  const SIGN_UP = { kind: 'EventsNode', event: 'sign up' };
+
+  it('by hour: "1-Jan 00:00" labels, each value in its hour, the null sentinel last', async () => {
+    freeze('2020-01-02T00:00:00Z');
+    const r = await trends(P_EVENTS, { series: [SIGN_UP], interval: 'hour', dateRange: { date_from: '2019-12-31' }, breakdownFilter: { breakdown: '$some_property' } });
+    expect(r.results.map((x: any) => x.breakdown_value)).toEqual(['other_value', 'value', NULL_V]);
+    for (const x of r.results) {
+      expect(x.days).toHaveLength(49);
+      expect([x.labels[0], x.labels[24], x.labels[48]]).toEqual(['31-Dec 00:00', '1-Jan 00:00', '2-Jan 00:00']);
+    }
+    const at = (v: string) => r.results.find((x: any) => x.breakdown_value === v).data;
+    expect([at('other_value')[48], at('value')[24], at(NULL_V)[24]]).toEqual([1, 1, 2]);
+    expect(r.results.map((x: any) => x.count)).toEqual([1, 1, 2]);
+  });
+
+  it('by week with compare: weeks from the Sunday before date_from; the empty previous period adds no items', async () => {
+    freeze('2020-01-04T13:01:01Z');
+    const r = await trends(P_EVENTS, { series: [SIGN_UP], interval: 'week', dateRange: { date_from: '-14d' }, breakdownFilter: { breakdown: '$some_property' }, compareFilter: { compare: true } });
+    expect(r.results.map((x: any) => [x.compare_label, x.breakdown_value, x.days, x.data])).toEqual([
+      ['current', 'other_value', ['2019-12-15', '2019-12-22', '2019-12-29'], [0, 0, 2]],
+      ['current', 'value', ['2019-12-15', '2019-12-22', '2019-12-29'], [0, 1, 1]],
+      ['current', NULL_V, ['2019-12-15', '2019-12-22', '2019-12-29'], [0, 0, 2]],
+    ]);
+  });
+});
