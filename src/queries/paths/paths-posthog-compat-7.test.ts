@@ -6,7 +6,7 @@
  * on the per-actor evaluation. Expected values follow PostHog's semantics (reference §5.3); fixtures are small copies
  * of PostHog's.
  */
-import { ev, openHarness, persons, type Harness } from '../funnels/testing';
+import { actionSource, ev, openHarness, persons, type Harness } from '../funnels/testing';
 import { edges, type Link, pv } from './testing';
 import { pathsRunner } from '../runners/paths-runner';
 import { actorsRunner } from '../runners/actors-runner';
@@ -251,5 +251,55 @@ describe('edge weights and the edge limit on the per-actor evaluation (with a st
     const other = await load([...seq('b1', ['/a', '/m', '/n']), ...seq('b2', ['/b', '/m', '/n']), ...seq('b3', ['/c', '/m', '/n'])]);
     expect(edges(await paths(other, { pathsFilter: { edgeLimit: 1 } }))).toEqual([]);
     expect(edges(await paths(other, { pathsFilter: { edgeLimit: 2 } }))).toEqual(['2_/m -> 3_/n (3)', '1_/a -> 2_/m (1)']);
+  });
+});
+
+describe('funnel paths of funnels with action steps and per-step filters (test_path_by_funnel_after_step / _after_dropoff with the funnel\'s own step definitions)', () => {
+  let pid: number;
+  beforeAll(async () => {
+    pid = await load([
+      // u1 and u2 reach step two through either event of the "purchase" action; u3 never does
+      ...evs('u1', ['step one', 'browse', 'buy a', 'after a'], 1, { $browser: 'Chrome' }),
+      ...evs('u2', ['step one', 'buy b', 'after b'], 1, { $browser: 'Firefox' }),
+      ...evs('u3', ['step one', 'leave'], 1, { $browser: 'Chrome' }),
+    ]);
+  });
+  const PURCHASE = 7001;
+  const extra = actionSource([{ id: PURCHASE, name: 'purchase', steps: [{ event: 'buy a' }, { event: 'buy b' }] } as any]);
+  const run = async (pathType: string, step: number, stepTwo: Record<string, unknown>) =>
+    (
+      await h.run(
+        pathsRunner,
+        {
+          kind: 'PathsQuery',
+          dateRange: MAY,
+          pathsFilter: {},
+          funnelPathsFilter: {
+            funnelPathType: pathType,
+            funnelStep: step,
+            funnelSource: { kind: 'FunnelsQuery', dateRange: MAY, series: [{ kind: 'EventsNode', event: 'step one' }, stepTwo] },
+          },
+        },
+        pid,
+        {},
+        extra,
+      )
+    ).results as Link[];
+
+  it('an action as step two: the converters\' paths start at the event that matched the action', async () => {
+    const step = { kind: 'ActionsNode', id: PURCHASE };
+    expect(edges(await run('funnel_path_after_step', 2, step))).toEqual(['1_buy a -> 2_after a (1)', '1_buy b -> 2_after b (1)']);
+    expect(edges(await run('funnel_path_after_step', -2, step))).toEqual(['1_step one -> 2_leave (1)']);
+    expect(edges(await run('funnel_path_between_steps', 2, step))).toEqual(['1_step one -> 2_browse (1)', '1_step one -> 2_buy b (1)', '2_browse -> 3_buy a (1)']);
+  });
+
+  it('a step with its own property filter: a step-two event that fails it is no conversion, just an event on the drop-off\'s path', async () => {
+    const step = { kind: 'ActionsNode', id: PURCHASE, properties: [{ type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }] };
+    expect(edges(await run('funnel_path_after_step', 2, step))).toEqual(['1_buy a -> 2_after a (1)']);
+    expect(edges(await run('funnel_path_after_step', -2, step))).toEqual([
+      '1_step one -> 2_buy b (1)',
+      '1_step one -> 2_leave (1)',
+      '2_buy b -> 3_after b (1)',
+    ]);
   });
 });

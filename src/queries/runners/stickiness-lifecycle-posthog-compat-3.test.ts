@@ -562,3 +562,155 @@ describe('the series of a StickinessQuery or LifecycleQuery (posthog/schema.py; 
     expect(r.error!.issues[0].path.slice(0, 2)).toEqual(['series', 0]);
   });
 });
+
+describe('groups across periods and test accounts (test_stickiness_query_runner.py test_compare × test_group_aggregations; test_lifecycle_query_runner.py test_filter_test_accounts × group aggregation)', () => {
+  /**
+   * org:1 (u1) identified Jan 1; org:2 (u2) identified Jan 1. $pageview for org:1 Jan 2, 3, 9, 10, 11; for org:2 Jan 5 and
+   * Jan 12; u3 without a group Jan 9 (12:00 UTC, 2020).
+   */
+  let pid: number;
+  beforeAll(async () => {
+    const gi = (d: string, key: string) => ev('$groupidentify', d, '2020-01-01T08:00:00Z', { $group_type: 'organization', $group_key: key, $group_set: { name: key } });
+    const views = (d: string, key: string | null, days: number[]) =>
+      days.map((day) => ev('$pageview', d, `2020-01-${String(day).padStart(2, '0')}T12:00:00Z`, key ? { $groups: { organization: key } } : {}));
+    pid = await db.project(
+      [{ distinct_ids: ['u1'] }, { distinct_ids: ['u2'] }, { distinct_ids: ['u3'] }],
+      [gi('u1', 'org:1'), gi('u2', 'org:2'), ...views('u1', 'org:1', [2, 3, 9, 10, 11]), ...views('u2', 'org:2', [5, 12]), ...views('u3', null, [9])],
+    );
+  });
+  const GROUPS = { ...PV, math: 'unique_group', math_group_type_index: 0 };
+  // Jan 8 .. Jan 14; the previous period is the 7 days before, Jan 1 .. Jan 7 (reference §1.7)
+  const q = { series: [GROUPS], dateRange: { date_from: '2020-01-08', date_to: '2020-01-14' }, compareFilter: { compare: true } };
+
+  it('unique_group with compare: each period counts the groups\' own active days; the actors of either period are groups', async () => {
+    expect(periods(await stickiness(pid, q))).toEqual([
+      ['current', 2, [1, 0, 1, 0, 0, 0, 0]],
+      ['previous', 2, [1, 1, 0, 0, 0, 0, 0]],
+    ]);
+    const source = { kind: 'StickinessQuery', ...q };
+    expect(await actorsOf(pid, { source, day: 3, compare: 'current' })).toEqual(['org:1']);
+    expect(await actorsOf(pid, { source, day: 1, compare: 'current' })).toEqual(['org:2']);
+    expect(await actorsOf(pid, { source, day: 2, compare: 'previous' })).toEqual(['org:1']);
+    expect(await actorsOf(pid, { source, day: 1, compare: 'previous' })).toEqual(['org:2']);
+  });
+
+  it('unique_group with compare and computedAs cumulative: groups in at least k days, per period', async () => {
+    const cq = { ...q, stickinessFilter: { computedAs: 'cumulative' } };
+    expect(periods(await stickiness(pid, cq))).toEqual([
+      ['current', 2, [2, 1, 1, 0, 0, 0, 0]],
+      ['previous', 2, [2, 1, 0, 0, 0, 0, 0]],
+    ]);
+    const source = { kind: 'StickinessQuery', ...cq };
+    expect(await actorsOf(pid, { source, day: 1, compare: 'previous' })).toEqual(['org:1', 'org:2']);
+    expect(await actorsOf(pid, { source, day: 2, compare: 'current' })).toEqual(['org:1']);
+  });
+
+  it('a person series beside it compares persons: u3\'s groupless day makes him an actor', async () => {
+    const r = await stickiness(pid, { ...q, series: [GROUPS, PV] });
+    expect(r.results.map((x: any) => [x.action.order, x.compare_label, x.data.slice(0, 3)])).toEqual([
+      [0, 'current', [1, 0, 1]],
+      [0, 'previous', [1, 1, 0]],
+      [1, 'current', [2, 0, 1]],
+      [1, 'previous', [1, 1, 0]],
+    ]);
+  });
+
+  it('lifecycle by groups with filterTestAccounts: the test account\'s events are left out; a group first seen after its creation day resurrects', async () => {
+    const proj = { test_account_filters: [{ key: '$browser', value: 'Safari', operator: 'is_not', type: 'event' }] };
+    const other = await db.project(
+      [{ distinct_ids: ['t1'] }, { distinct_ids: ['t2'] }],
+      [
+        ev('$groupidentify', 't1', '2020-01-10T08:00:00Z', { $group_type: 'organization', $group_key: 'org:a', $group_set: {} }),
+        ev('$groupidentify', 't2', '2020-01-01T08:00:00Z', { $group_type: 'organization', $group_key: 'org:b', $group_set: {} }),
+        // t1 browses with Safari (a test account's browser), t2 with Chrome
+        ev('$pageview', 't1', '2020-01-10T10:00:00Z', { $browser: 'Safari', $groups: { organization: 'org:a' } }),
+        ev('$pageview', 't1', '2020-01-11T10:00:00Z', { $browser: 'Safari', $groups: { organization: 'org:a' } }),
+        ev('$pageview', 't2', '2020-01-12T10:00:00Z', { $browser: 'Chrome', $groups: { organization: 'org:a' } }),
+        ev('$pageview', 't2', '2020-01-11T11:00:00Z', { $browser: 'Chrome', $groups: { organization: 'org:b' } }),
+      ],
+    );
+    const lq = { aggregation_group_type_index: 0, dateRange: { date_from: '2020-01-10', date_to: '2020-01-14' } };
+    expect(byStatus(await lifecycle(other, lq, proj))).toEqual({
+      new: [1, 0, 0, 0, 0],
+      returning: [0, 1, 1, 0, 0],
+      resurrecting: [0, 1, 0, 0, 0],
+      dormant: [0, 0, -1, -1, 0],
+    });
+    const filtered = { ...lq, filterTestAccounts: true };
+    expect(byStatus(await lifecycle(other, filtered, proj))).toEqual({
+      new: zeros(5),
+      returning: zeros(5),
+      resurrecting: [0, 1, 1, 0, 0],
+      dormant: [0, 0, -1, -1, 0],
+    });
+    const source = { kind: 'LifecycleQuery', series: [PV], ...filtered };
+    expect(await actorsOf(other, { source, day: '2020-01-12', status: 'resurrecting' }, proj)).toEqual(['org:a']);
+  });
+});
+
+describe('StickinessQuery by month with compare (test_compare; reference §1.7: the previous period is as long, ending the day before date_from)', () => {
+  it('Feb .. Apr against Nov .. Jan: three months each', async () => {
+    const at = (d: string, days: string[]) => days.map((day) => ev('$pageview', d, `${day}T12:00:00Z`));
+    const pid = await db.project(
+      [{ distinct_ids: ['p1'] }, { distinct_ids: ['p2'] }],
+      [...at('p1', ['2019-11-15', '2019-12-15', '2020-02-15', '2020-03-15', '2020-04-15']), ...at('p2', ['2020-01-15', '2020-03-15'])],
+    );
+    const q = { interval: 'month', dateRange: { date_from: '2020-02-01', date_to: '2020-04-30' }, compareFilter: { compare: true } };
+    const r = await stickiness(pid, q);
+    expect(periods(r)).toEqual([
+      ['current', 2, [1, 0, 1]],
+      ['previous', 2, [1, 1, 0]],
+    ]);
+    expect(r.results[1].labels).toEqual(['1 month', '2 months', '3 months']);
+    const source = { kind: 'StickinessQuery', series: [PV], ...q };
+    expect(await actorsOf(pid, { source, day: 2, compare: 'previous' })).toEqual(['p1']);
+  });
+});
+
+describe('LifecycleQuery by hour and by week aggregated by groups, under person filters (test_lifecycle_trend_person_prop_filtering × group aggregation)', () => {
+  /** org:a identified Jan 10 08:00 (by t1), org:b Jan 1; t1 views org:a at 10:00 and 11:00, t2 org:b at 11:00 and org:a at 12:00 (Jan 10 2020). */
+  let pid: number;
+  beforeAll(async () => {
+    const view = (d: string, hh: string, key: string) => ev('$pageview', d, `2020-01-10T${hh}:00:00Z`, { $groups: { organization: key } });
+    pid = await db.project(
+      [
+        { distinct_ids: ['t1'], properties: { name: 't1', email: 'test@posthog.com' } },
+        { distinct_ids: ['t2'], properties: { name: 't2' } },
+      ],
+      [
+        ev('$groupidentify', 't2', '2020-01-01T08:00:00Z', { $group_type: 'organization', $group_key: 'org:b', $group_set: {} }),
+        ev('$groupidentify', 't1', '2020-01-10T08:00:00Z', { $group_type: 'organization', $group_key: 'org:a', $group_set: {} }),
+        view('t1', '10', 'org:a'),
+        view('t1', '11', 'org:a'),
+        view('t2', '11', 'org:b'),
+        view('t2', '12', 'org:a'),
+      ],
+    );
+  });
+  const hq = { aggregation_group_type_index: 0, interval: 'hour', dateRange: { date_from: '2020-01-10T10:00:00', date_to: '2020-01-10T14:00:00' } };
+  // with t2's events only: org:b resurrecting at 11:00, org:a (created at 08:00) resurrecting at 12:00; each dormant the hour after
+  const T2_ONLY = { new: zeros(5), returning: zeros(5), resurrecting: [0, 1, 1, 0, 0], dormant: [0, 0, -1, -1, 0] };
+
+  it('by hour: org:a first seen two hours after its creation hour resurrects, then returns', async () => {
+    expect(byStatus(await lifecycle(pid, hq))).toEqual({ new: zeros(5), returning: [0, 1, 1, 0, 0], resurrecting: [1, 1, 0, 0, 0], dormant: [0, 0, -1, -1, 0] });
+  });
+
+  it('by hour with a person property filter: the groups of t2\'s events only', async () => {
+    const properties = [{ type: 'person', key: 'name', value: 't2', operator: 'exact' }];
+    expect(byStatus(await lifecycle(pid, { ...hq, properties }))).toEqual(T2_ONLY);
+    const source = { kind: 'LifecycleQuery', series: [PV], ...hq, properties };
+    expect(await actorsOf(pid, { source, day: '2020-01-10 12:00:00', status: 'resurrecting' })).toEqual(['org:a']);
+  });
+
+  it('by hour with the default test-account filter (a person email filter): the same', async () => {
+    expect(byStatus(await lifecycle(pid, { ...hq, filterTestAccounts: true }, DEFAULT_TEST_FILTERS))).toEqual(T2_ONLY);
+  });
+
+  it('by week with a person property filter: t2\'s view of org:a falls in its creation week, still new', async () => {
+    const wq = { aggregation_group_type_index: 0, interval: 'week', dateRange: { date_from: '2020-01-05', date_to: '2020-01-18' } };
+    // org:a created in the week of Jan 5 and active in it: new; org:b created the week before: resurrecting
+    expect(byStatus(await lifecycle(pid, wq))).toEqual({ new: [1, 0], returning: [0, 0], resurrecting: [1, 0], dormant: [0, -2] });
+    const properties = [{ type: 'person', key: 'name', value: 't2', operator: 'exact' }];
+    expect(byStatus(await lifecycle(pid, { ...wq, properties }))).toEqual({ new: [1, 0], returning: [0, 0], resurrecting: [1, 0], dormant: [0, -2] });
+  });
+});
