@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { isUserError } from '../src/errors';
+import { isUserError, validationError } from '../src/errors';
 import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
 import { apiRoute, JsonText, listBody, projectIdParam, respond } from './route';
@@ -18,6 +18,14 @@ export function registerQueryRoutes(app: FastifyInstance, s: Services): void {
         (await s.queries.request(r.principal, projectId, r.body, r.signal));
       return respond(out.status, out.json !== undefined ? new JsonText(out.json) : out.body);
     })();
+  });
+  // PostHog's QueryViewSet.upgrade: `{query}` with every node migrated to the latest schema version, not run. Quarry's
+  // query schema has one version (no schema migrations), so the node comes back as sent.
+  apiRoute(app, s, 'POST', '/projects/:projectId/query/upgrade', async (r) => {
+    await s.projects.projectFor(r.principal, projectIdParam(r.params), { scope: 'query:read' });
+    const body = r.body as Record<string, unknown> | null | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body) || body.query === undefined) throw validationError('This field is required.', 'query');
+    return { query: body.query };
   });
   apiRoute(app, s, 'GET', '/projects/:projectId/query/:queryId', async (r) => {
     const out = await s.queries.status(r.principal, projectIdParam(r.params), r.params.queryId);

@@ -16,5 +16,6 @@ export const productqlError = (message: string, node?: NodeBase | SourceSpan | n
   return new UserError(400, 'validation_error', code, message, span ? { span } : {});
 };
 
+/** The detail is the parser's message alone, as PostHog's (str() of its SyntaxError: "mismatched input 'x' expecting …"). */
 export const syntaxError = (message: string, span: SourceSpan): UserError =>
-  new UserError(400, 'validation_error', 'hogql_syntax_error', `Syntax error: ${message}`, { span });
+  new UserError(400, 'validation_error', 'hogql_syntax_error', message, { span });

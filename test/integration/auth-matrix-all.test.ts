@@ -98,6 +98,7 @@ const TABLE: Row[] = [
   { method: 'DELETE', pattern: '/api/projects/:projectId/project_secret_api_keys/:keyId', scope: 'project:write', ok: 204, fresh: 'secretKey' },
   // query
   { method: 'POST', pattern: '/api/projects/:projectId/query', scope: 'query:read', ok: 200, body: () => ({ query: SQL }) },
+  { method: 'POST', pattern: '/api/projects/:projectId/query/upgrade', scope: 'query:read', ok: 200, body: () => ({ query: SQL }) },
   { method: 'GET', pattern: '/api/projects/:projectId/query/:queryId', scope: 'query:read', ok: 200 },
   {
     method: 'DELETE',

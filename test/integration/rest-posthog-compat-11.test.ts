@@ -2,7 +2,8 @@
  * The REST surface against PostHog's API tests, eleventh batch (the earlier ones are rest-posthog-compat.test.ts and
  * -2 to -10): posthog/api/test/test_query.py (EventsQuery select expressions, paging and hogql/event/person property
  * filters, a full HogQL query and its {filters}, a missing query or body, refresh modes on a miss, the force_async
- * answer, TestQueryRetrieve's running query), test_insight_query.py (saving events, events-table, persons-table and
+ * answer, TestQueryRetrieve's running query, aggregations in property filters, the EventsQuery default limit, syntax
+ * error details, query/upgrade/), test_insight_query.py (saving events, events-table, persons-table and
  * insight queries) and test_insight.py (test_insight_with_filters_via_hogql, legacy trends compare, the `dashboards`
  * field). Each case names the PostHog test it ports. One server and one project for the whole file; the events are
  * test_query.py's four, in January 2020, and only ordered or counted (no ClickHouse twin).
@@ -277,3 +278,40 @@ describe('dashboards on an insight (InsightSerializer.dashboards: PrimaryKeyRela
   });
 });
 
+
+describe('more of test_query.py', () => {
+  it('test_property_filter_aggregations: a hogql property filter over an aggregation filters the groups (HAVING)', async () => {
+    const r = await s.api('POST', Q, events({ select: ['properties.key', 'count()'], properties: [{ type: 'hogql', key: 'count() > 1' }] }));
+    expect([r.status, r.body.results]).toEqual([200, [['test_val2', 2]]]);
+  });
+
+  it('test_full_events_query_limit: an EventsQuery without limit answers DEFAULT_RETURNED_ROWS (100) rows, hasMore, limit 100, offset 0', async () => {
+    const p = await newProject(s, 'rest-compat-11 events limit');
+    const events150 = Array.from({ length: 150 }, (_, i) => ({ event: 'sign up', distinct_id: 'many', timestamp: new Date(Date.UTC(2020, 0, 10, 12, 0, i)).toISOString() }));
+    await s.server.services.ingestor.import(p, { events: events150 });
+    await s.server.services.ingestor.flush();
+    const r = await s.api('POST', `/api/projects/${p}/query/`, { query: { kind: 'EventsQuery', select: ['event'], after: 'all', where: ["distinct_id = 'many'"] } });
+    expect(r.status).toBe(200);
+    expect([r.body.results.length, r.body.hasMore, r.body.limit, r.body.offset]).toEqual([100, true, 100, 0]);
+  });
+
+  // reference §4.2: the detail of a HogQL syntax error is the parser's message alone (str() of PostHog's SyntaxError)
+  it.each<[string, string]>([
+    ['SELEC 1', "mismatched input 'SELEC' expecting {SELECT, WITH, '{', '(', '<'}"],
+    ['select event from events where', "no viable alternative at input 'select event from events where'"],
+  ])('a HogQL syntax error (%s): 400 hogql_syntax_error, the detail the parser’s message', async (query, detail) => {
+    const r = await s.api('POST', Q, { query: { kind: 'HogQLQuery', query } });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ type: 'validation_error', code: 'hogql_syntax_error', detail, attr: null });
+  });
+
+  // reference §9.2: POST …/query/upgrade/ answers {query} migrated to the latest schema, without running it
+  it('POST query/upgrade/: {query} as migrated (a current HogQLQuery unchanged), under both prefixes; nothing runs', async () => {
+    const query = { kind: 'HogQLQuery', query: 'select event from events where {filters}', filters: { dateRange: { date_from: '-7d' } } };
+    for (const prefix of ['projects', 'environments']) {
+      const p = Q.split('/')[3];
+      const r = await s.api('POST', `/api/${prefix}/${p}/query/upgrade/`, { query });
+      expect([r.status, r.body]).toEqual([200, { query }]);
+    }
+  });
+});
