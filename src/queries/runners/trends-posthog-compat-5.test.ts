@@ -6,7 +6,7 @@
  * time-series displays, and the actors of data points as test_trends_persons.py reads them (multiple breakdowns, hogql
  * breakdowns, property math, total values). Each test names the PostHog test it follows.
  */
-import { actionStep, createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '../insights/testing';
+import { actionStep, activeUsersFixture, createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '../insights/testing';
 import { formulaSetUp, multiplePeople, RUNNER_PEOPLE, runnerEvents } from './testing';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER_V } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
@@ -655,5 +655,87 @@ describe('test_trends.py _create_events: breakdowns at hour and week intervals',
       ['current', 'value', ['2019-12-15', '2019-12-22', '2019-12-29'], [0, 1, 1]],
       ['current', NULL_V, ['2019-12-15', '2019-12-22', '2019-12-29'], [0, 0, 2]],
     ]);
+  });
+});
+
+describe('test_trends.py: test_interval_filtering_breakdown (_create_events(use_time=True), a cohort breakdown, now 2020-01-02)', () => {
+  const P_EVENTS_TIME = 10;
+  const SIGN_UP = { kind: 'EventsNode', event: 'sign up' };
+  // cohort1: $some_prop = some_val, the one person of the fixture
+  const cohort: ResolvedCohort = {
+    id: 61,
+    name: 'cohort1',
+    isStatic: false,
+    group: { type: 'OR', values: [{ type: 'AND', values: [person('$some_prop', 'some_val')] }] } as ResolvedCohort['group'],
+    personIds: [],
+  };
+  const loader = { load: async (_project: number, ids: Iterable<number>) => new Map([...ids].filter((id) => id === 61).map((id) => [id, cohort])) };
+  const cohortTrends = withCohortRunners([trendsRunner], loader as unknown as CohortLoader)[0];
+  const run = async (q: Record<string, unknown>) =>
+    (await db.run(cohortTrends, { kind: 'TrendsQuery', series: [SIGN_UP], breakdownFilter: { breakdown: [61], breakdown_type: 'cohort' }, ...q }, P_EVENTS_TIME)).results;
+
+  beforeAll(async () => {
+    await db.load(P_EVENTS_TIME, {
+      persons: [{ distinct_ids: ['blabla', 'anonymous_id'], properties: { $some_prop: 'some_val' } }],
+      events: [
+        ev('sign up', 'blabla', '2019-12-24T03:45:34Z', { $some_property: 'value', $bool_prop: false }),
+        ev('sign up', 'blabla', '2020-01-01T00:06:34Z', { $some_property: 'value', $bool_prop: false }),
+        ev('sign up', 'anonymous_id', '2020-01-01T00:06:34Z', { $bool_prop: false }),
+        ev('sign up', 'blabla', '2020-01-01T00:06:34Z'),
+        ev('sign up', 'blabla', '2020-01-02T16:34:34Z', { $some_property: 'other_value', $some_numerical_prop: 80 }),
+        ev('no events', 'blabla', '2020-01-02T16:34:34Z'),
+      ],
+    });
+  });
+  beforeEach(() => freeze('2020-01-02T00:00:00Z'));
+
+  it('hour: 217 hours from 2019-12-24 to the current hour, "24-Dec 03:00" the fourth', async () => {
+    const r = await run({ dateRange: { date_from: '2019-12-24' }, interval: 'hour' });
+    expect(r).toHaveLength(1);
+    expect(r[0]).toMatchObject({ breakdown_value: 61, label: 'sign up - cohort1', count: 4 });
+    expect(r[0].days).toHaveLength(217);
+    expect([r[0].labels[3], r[0].data[3], r[0].data[192]]).toEqual(['24-Dec 03:00', 1, 3]);
+  });
+
+  it('week: -30d, labels clamped to the range', async () => {
+    const r = await run({ dateRange: { date_from: '-30d' }, interval: 'week' });
+    expect(r[0]).toMatchObject({
+      days: ['2019-12-01', '2019-12-08', '2019-12-15', '2019-12-22', '2019-12-29'],
+      labels: ['3–7 Dec', '8–14 Dec', '15–21 Dec', '22–28 Dec', '29-Dec-2019 – 2-Jan-2020'],
+      data: [0, 0, 0, 1, 4],
+    });
+  });
+
+  it('month: -90d', async () => {
+    const r = await run({ dateRange: { date_from: '-90d' }, interval: 'month' });
+    expect(r[0]).toMatchObject({ labels: ['Oct 2019', 'Nov 2019', 'Dec 2019', 'Jan 2020'], data: [0, 0, 1, 4] });
+  });
+
+  it('day: -7d, the whole of today', async () => {
+    const r = await run({ dateRange: { date_from: '-7d' } });
+    expect(r[0].days[0]).toBe('2019-12-26');
+    expect(r[0].data).toEqual([0, 0, 0, 0, 0, 0, 3, 1]);
+  });
+});
+
+describe('test_trends.py: test_weekly_active_users_daily_based_on_action (_create_active_users_events)', () => {
+  const P_ACTIVE = 11;
+  beforeAll(async () => {
+    await db.load(P_ACTIVE, activeUsersFixture());
+  });
+  beforeEach(() => freeze('2020-01-20T00:00:00Z'));
+
+  it('an action on $pageview answers as the event: the window of each day is (d − 6 days, d + 1 day]', async () => {
+    const saved = db.actions;
+    db.actions = { liveActions: async (projectId, ids) => (projectId === P_ACTIVE && ids.includes(21) ? new Map([[21, { id: 21, name: '$pageview', steps: [actionStep('$pageview', [])] }]]) : new Map()) };
+    try {
+      const r = await trends(P_ACTIVE, { series: [{ kind: 'ActionsNode', id: 21, math: 'weekly_active' }], dateRange: { date_from: '2020-01-08', date_to: '2020-01-19' } });
+      expect(r.results[0].days[0]).toBe('2020-01-08');
+      expect(r.results[0].days).toHaveLength(12);
+      expect(r.results[0].data).toEqual([1, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 0]);
+      expect(r.results[0].label).toBe('$pageview');
+    } finally {
+      db.actions = saved;
+    }
   });
 });
