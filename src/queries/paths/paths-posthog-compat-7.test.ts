@@ -303,3 +303,84 @@ describe('funnel paths of funnels with action steps and per-step filters (test_p
     ]);
   });
 });
+
+describe('funnel paths with path groupings and cleaning (test_path_by_funnel_after_step with test_path_groupings\' filters)', () => {
+  let pid: number;
+  beforeAll(async () => {
+    const at = (id: string, items: [string, number][]) => items.map(([e, s]) => ev(id, e, new Date(Date.parse('2021-05-01T00:00:00Z') + s * 1000).toISOString()));
+    pid = await load([
+      // two converters: step two, three (u1) or two (u2) events between, step three
+      ...at('u1', [['step one', 0], ['step two', 60], ['between_a', 120], ['between_b', 200], ['between_c', 300], ['step three', 420]]),
+      ...at('u2', [['step one', 0], ['step two', 60], ['between_a', 100], ['between_b', 180], ['step three', 300]]),
+    ]);
+  });
+  const funnelPathsFilter = {
+    funnelPathType: 'funnel_path_after_step',
+    funnelStep: 2,
+    funnelSource: { kind: 'FunnelsQuery', dateRange: MAY, series: ['step one', 'step two', 'step three'].map((event) => ({ kind: 'EventsNode', event })) },
+  };
+
+  it('grouped items collapse like duplicates, carrying the time of the last item of the run', async () => {
+    // u1: step two (60 s) → between_* (last at 300 s) → step three (420 s); u2: 60 s → 180 s → 300 s
+    expect(await paths(pid, { pathsFilter: { pathGroupings: ['between_*'] }, funnelPathsFilter })).toEqual([
+      { source: '1_step two', target: '2_between_*', value: 2, average_conversion_time: ((240 + 120) / 2) * 1000 },
+      { source: '2_between_*', target: '3_step three', value: 2, average_conversion_time: ((120 + 120) / 2) * 1000 },
+    ]);
+  });
+
+  it('local cleaning rules rename the items of funnel paths too', async () => {
+    expect(edges(await paths(pid, { pathsFilter: { localPathCleaningFilters: [{ regex: '_[ab]$', alias: '_ab' }] }, funnelPathsFilter }))).toEqual([
+      '1_step two -> 2_between_ab (2)',
+      '2_between_ab -> 3_between_c (1)',
+      '2_between_ab -> 3_step three (1)',
+      '3_between_c -> 4_step three (1)',
+    ]);
+  });
+});
+
+describe('exclusions and weights around the points and funnel paths', () => {
+  let pid: number;
+  beforeAll(async () => {
+    pid = await load([
+      ...seq('a1', ['/home', '/ad', '/pricing', '/signup']),
+      ...seq('a2', ['/home', '/pricing', '/signup']),
+      ...seq('a3', ['/home', '/pricing', '/about']),
+    ]);
+  });
+
+  it('an excluded endPoint ends no path: an empty list', async () => {
+    expect(await paths(pid, { pathsFilter: { endPoint: '/signup', excludeEvents: ['/signup'] } })).toEqual([]);
+  });
+
+  it('an excluded item before the endPoint: the path closes over it', async () => {
+    expect(edges(await paths(pid, { pathsFilter: { endPoint: '/signup', excludeEvents: ['/ad'] } }))).toEqual(['1_/home -> 2_/pricing (2)', '2_/pricing -> 3_/signup (2)']);
+  });
+
+  it('an excluded startPoint starts no path; an excluded item after it is skipped', async () => {
+    expect(await paths(pid, { pathsFilter: { startPoint: '/home', excludeEvents: ['/home'] } })).toEqual([]);
+    expect(edges(await paths(pid, { pathsFilter: { startPoint: '/home', excludeEvents: ['/pricing'] } }))).toEqual([
+      '1_/home -> 2_/about (1)',
+      '1_/home -> 2_/ad (1)',
+      '1_/home -> 2_/signup (1)',
+      '2_/ad -> 3_/signup (1)',
+    ]);
+  });
+
+  it('funnel paths with edge weights: the bounds apply to the funnel actors\' edges', async () => {
+    const funnelPathsFilter = {
+      funnelPathType: 'funnel_path_after_step',
+      funnelStep: 1,
+      funnelSource: { kind: 'FunnelsQuery', dateRange: MAY, series: [{ kind: 'EventsNode', event: '$pageview', properties: [{ type: 'event', key: '$current_url', operator: 'exact', value: '/home' }] }, { kind: 'EventsNode', event: '$pageview' }] },
+    };
+    // everyone reaches step one (/home): a1 /home → /ad → /pricing → /signup; a2 /home → /pricing → /signup; a3 /home → /pricing → /about
+    expect(edges(await paths(pid, { pathsFilter: { minEdgeWeight: 2 }, funnelPathsFilter }))).toEqual(['1_/home -> 2_/pricing (2)']);
+    // the converters of step two (any later pageview) start at it: a1 at /ad, a2 and a3 at /pricing
+    expect(edges(await paths(pid, { pathsFilter: { minEdgeWeight: 2 }, funnelPathsFilter: { ...funnelPathsFilter, funnelStep: 2 } }))).toEqual([]);
+    expect(edges(await paths(pid, { pathsFilter: { maxEdgeWeight: 1 }, funnelPathsFilter: { ...funnelPathsFilter, funnelStep: 2 } }))).toEqual([
+      '1_/ad -> 2_/pricing (1)',
+      '1_/pricing -> 2_/about (1)',
+      '1_/pricing -> 2_/signup (1)',
+      '2_/pricing -> 3_/signup (1)',
+    ]);
+  });
+});

@@ -714,3 +714,38 @@ describe('LifecycleQuery by hour and by week aggregated by groups, under person 
     expect(byStatus(await lifecycle(pid, { ...wq, properties }))).toEqual({ new: [1, 0], returning: [0, 0], resurrecting: [1, 0], dormant: [0, -2] });
   });
 });
+
+describe('LifecycleQuery aggregated by groups in a project timezone (test_timezones × group aggregation; reference §1.5, §7.3: created_at bucketed in project time)', () => {
+  it('by day (America/New_York): a group created at 02:00 UTC was created the local day before, so its first local day resurrects', async () => {
+    const pid = await db.project(
+      [{ distinct_ids: ['u1'] }],
+      [
+        ev('$groupidentify', 'u1', '2020-01-10T02:00:00Z', { $group_type: 'organization', $group_key: 'org:a', $group_set: {} }),
+        ev('$pageview', 'u1', '2020-01-10T12:00:00Z', { $groups: { organization: 'org:a' } }),
+        ev('$pageview', 'u1', '2020-01-11T12:00:00Z', { $groups: { organization: 'org:a' } }),
+      ],
+    );
+    const q = { aggregation_group_type_index: 0, dateRange: { date_from: '2020-01-09', date_to: '2020-01-12' } };
+    expect(byStatus(await lifecycle(pid, q))).toEqual({ new: [0, 1, 0, 0], returning: [0, 0, 1, 0], resurrecting: zeros(4), dormant: [0, 0, 0, -1] });
+    const ny = { timezone: 'America/New_York' };
+    expect(byStatus(await lifecycle(pid, q, ny))).toEqual({ new: zeros(4), returning: [0, 0, 1, 0], resurrecting: [0, 1, 0, 0], dormant: [0, 0, 0, -1] });
+    const source = { kind: 'LifecycleQuery', series: [PV], ...q };
+    expect(await actorsOf(pid, { source, day: '2020-01-10', status: 'resurrecting' }, ny)).toEqual(['org:a']);
+  });
+
+  it('by hour (Asia/Kolkata): created at 09:50 local, first seen at 10:10 local: resurrecting; in UTC both are the 04:00 hour: new', async () => {
+    const pid = await db.project(
+      [{ distinct_ids: ['u1'] }],
+      [
+        ev('$groupidentify', 'u1', '2020-01-10T04:20:00Z', { $group_type: 'organization', $group_key: 'org:a', $group_set: {} }),
+        ev('$pageview', 'u1', '2020-01-10T04:40:00Z', { $groups: { organization: 'org:a' } }),
+      ],
+    );
+    const utc = await lifecycle(pid, { aggregation_group_type_index: 0, interval: 'hour', dateRange: { date_from: '2020-01-10T03:00:00', date_to: '2020-01-10T05:00:00' } });
+    expect(byStatus(utc)).toEqual({ new: [0, 1, 0], returning: zeros(3), resurrecting: zeros(3), dormant: [0, 0, -1] });
+    const kq = { aggregation_group_type_index: 0, interval: 'hour', dateRange: { date_from: '2020-01-10T09:00:00', date_to: '2020-01-10T11:00:00' } };
+    const kolkata = await lifecycle(pid, kq, { timezone: 'Asia/Kolkata' });
+    expect(kolkata.results[0].days).toEqual(['2020-01-10 09:00:00', '2020-01-10 10:00:00', '2020-01-10 11:00:00']);
+    expect(byStatus(kolkata)).toEqual({ new: zeros(3), returning: zeros(3), resurrecting: [0, 1, 0], dormant: [0, 0, -1] });
+  });
+});
