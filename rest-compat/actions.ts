@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { parsePage } from '../src/pagination';
 import type { Services } from '../src/services';
 import { actionEventCount } from '../src/actions/action-count';
 import { formatRenderer } from './csv-render';
-import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRequest } from './route';
+import { apiRoute, forbidDestroy, projectIdParam, respond, type RestRequest } from './route';
 
 /**
  * Actions (PostHog's `/api/projects/<id>/actions/`, also under `/api/environments/<id>/`). DELETE answers 405 as
@@ -12,12 +11,11 @@ import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRe
  */
 export function registerActionRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/actions';
-  // ActionViewSet renders JSON and CSV (PaginatedCSVRenderer: a line per action of the page; `actions.csv` is DRF's
-  // format suffix)
+  // ActionViewSet.list is not paginated: `{"results": [...]}` with every live action (limit/offset are ignored). It
+  // renders JSON and CSV (PaginatedCSVRenderer: a line per action; `actions.csv` is DRF's format suffix)
   const list = async (r: RestRequest, query: Record<string, unknown>) => {
     const render = formatRenderer(query, r.request.headers.accept);
-    const page = parsePage(r.query);
-    return render(listBody(r.request, page, await s.actions.list(r.principal, projectIdParam(r.params), page)));
+    return render({ results: (await s.actions.list(r.principal, projectIdParam(r.params))).results });
   };
   apiRoute(app, s, 'GET', base, (r) => list(r, r.query));
   apiRoute(app, s, 'GET', `${base}.:format`, (r) => list(r, { ...r.query, format: r.params.format }));

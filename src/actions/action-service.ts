@@ -163,11 +163,17 @@ function parseBody(input: unknown): ActionBody {
 const userOf = (p: Principal): number | null => (p.kind === 'personal' ? p.userId : null);
 const normalizeTags = (tags: string[]): string[] => [...new Set(tags.map((t) => t.trim()))];
 
-/** Live actions first by pin (most recent first), then by name, then by id. */
+/**
+ * Live actions first by pin (most recent first), then as PostHog's ActionViewSet orders them (`-last_calculated_at`,
+ * `name`: the newest first, as nothing recalculates an action any more), then by id.
+ */
 function compareActions(a: Action, b: Action): number {
   const pa = a.pinned_at?.getTime() ?? null;
   const pb = b.pinned_at?.getTime() ?? null;
   if (pa !== pb) return pa === null ? 1 : pb === null ? -1 : pb - pa;
+  const ca = a.created_at.getTime();
+  const cb = b.created_at.getTime();
+  if (ca !== cb) return cb - ca;
   const na = a.name ?? '';
   const nb = b.name ?? '';
   if (na !== nb) return na < nb ? -1 : 1;
@@ -192,11 +198,11 @@ export class ActionService implements ActionSource {
     return this.store.db.getRepository(Action);
   }
 
-  /** `GET …/actions/`: the live actions of the project. */
-  async list(principal: Principal, projectId: number, page: Page): Promise<Paged<ActionView>> {
+  /** `GET …/actions/`: the live actions of the project; all of them without `page` (PostHog's list is not paginated). */
+  async list(principal: Principal, projectId: number, page?: Page): Promise<Paged<ActionView>> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'action:read' });
     const all = (await this.actions.find({ where: { project_id: project.id, deleted: false } })).sort(compareActions);
-    const slice = all.slice(page.offset, page.offset + page.limit);
+    const slice = page ? all.slice(page.offset, page.offset + page.limit) : all;
     const users = await this.users(slice.map((a) => a.created_by_id));
     return { count: all.length, results: slice.map((a) => this.view(a, users)) };
   }
@@ -298,7 +304,8 @@ export class ActionService implements ActionSource {
       updated_at: a.updated_at.toISOString(),
       deleted: a.deleted,
       is_calculating: false,
-      last_calculated_at: a.updated_at.toISOString(),
+      // the model's default (timezone.now at creation): PostHog no longer recalculates actions
+      last_calculated_at: a.created_at.toISOString(),
       team_id: a.project_id,
       is_action: true,
       bytecode_error: null,

@@ -315,3 +315,20 @@ describe('more of test_query.py', () => {
     }
   });
 });
+
+describe('the actions list (test_action.py; ActionViewSet.list: Response({"results": …}), ordering -last_calculated_at, name)', () => {
+  it('not paginated: every live action (more than a page of 100), newest first; an update does not move one; limit is no parameter', async () => {
+    const p = await newProject(s, 'rest-compat-11 actions');
+    const base = `/api/projects/${p}/actions/`;
+    const made: number[] = [];
+    // names fall as actions are made: creations within one millisecond are ordered by name, the same way
+    for (let i = 0; i < 102; i++) made.push((await s.api('POST', base, { name: `action ${999 - i}`, steps: [{ event: 'sign up' }] })).body.id);
+    expect((await s.api('PATCH', `${base}${made[1]}/`, { deleted: true })).status).toBe(200);
+    expect((await s.api('PATCH', `${base}${made[0]}/`, { name: 'renamed first' })).status).toBe(200);
+    const r = await s.api('GET', base);
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body)).toEqual(['results']);
+    expect(r.body.results.map((a: { id: number }) => a.id)).toEqual(made.filter((id) => id !== made[1]).reverse());
+    expect((await s.api('GET', `${base}?limit=1&offset=5`)).body.results).toHaveLength(101);
+  });
+});

@@ -6,7 +6,7 @@ import { ActionInput, actionInputBody, actionOf, ActionPage, ActionType } from '
 /** Actions over GraphQL: the same service as `/api/projects/<id>/actions/`. */
 @Resolver(() => ActionType)
 export class ActionResolver {
-  @Query(() => ActionPage, { description: "A project's live actions, pinned first, then by name (scope action:read)." })
+  @Query(() => ActionPage, { description: "A project's live actions, pinned first, then newest first, then by name (scope action:read)." })
   async actions(
     @Ctx() ctx: GraphQLContext,
     @Arg('projectId', () => Int) projectId: number,
