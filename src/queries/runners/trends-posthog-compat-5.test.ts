@@ -429,6 +429,21 @@ describe('test_trends_query_runner.py _create_test_events: displays, dates and m
   /** [breakdown value or compare label, data or aggregated value] per item. */
   const items = (r: any) => r.results.map((x: any) => [x.breakdown_value ?? x.compare_label ?? x.label, x.aggregated_value ?? x.data]);
 
+  it.each<[string, Record<string, unknown>, number[]]>([
+    // prop per day: Jan 12 [10, 20, 30], Jan 13 [10, 20], Jan 15 [10, 20, 40]; quantiles interpolate linearly
+    ['test_trends_aggregation_property_p95', { math: 'p95', math_property: 'prop' }, [20, 0, 10, 29, 19.5, 10, 38, 10, 10, 10, 10, 0]],
+    ['test_trends_aggregation_property_p99', { math: 'p99', math_property: 'prop' }, [20, 0, 10, 29.8, 19.9, 10, 39.6, 10, 10, 10, 10, 0]],
+    // nobody has two pageviews on one day
+    ['test_trends_aggregation_per_actor_avg', { math: 'avg_count_per_actor' }, [1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]],
+    ['test_trends_aggregation_per_actor_max', { math: 'max_count_per_actor' }, [1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]],
+    ['test_trends_aggregation_per_actor_median', { math: 'median_count_per_actor' }, [1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]],
+    ['test_trends_aggregation_per_actor_p90', { math: 'p90_count_per_actor' }, [1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]],
+    ['test_trends_aggregation_per_actor_p95', { math: 'p95_count_per_actor' }, [1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]],
+  ])('%s', async (_name, math, data) => {
+    const r = await trends(P_RUNNER, { series: [{ ...PV, ...math }], dateRange: RANGE });
+    expect(r.results[0].data.map((x: number) => Math.round(x * 1e9) / 1e9)).toEqual(data);
+  });
+
   it('cumulative weekly_active is the running sum of the 7-day windows (only dau and unique_group count an actor once)', async () => {
     const wau = await trends(P_RUNNER, { series: [{ ...PV, math: 'weekly_active' }], dateRange: RANGE });
     expect(wau.results[0].data).toEqual([1, 1, 2, 3, 3, 3, 4, 4, 4, 4, 3, 3]);
