@@ -3,7 +3,7 @@ import { parsePage, type Page } from '../src/pagination';
 import { bulkDeletePersons } from '../src/projects/person-bulk-delete';
 import type { PersonView } from '../src/projects/person-reader';
 import { cohortsOfPerson } from '../src/projects/person-cohorts';
-import { deletePersonProperty, setPersonProperties } from '../src/projects/person-property-events';
+import { deletePersonProperty, setPersonProperties, updatePersonProperty } from '../src/projects/person-property-events';
 import type { Services } from '../src/services';
 import { eventUuid } from '../src/projects/event-reader';
 import { chosenFormat, formatRenderer } from './csv-render';
@@ -83,6 +83,11 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'POST', '/projects/:projectId/persons/:personId/delete_property', async (r) => {
     await deletePersonProperty(s, r.principal, projectIdParam(r.params), r.params.personId, r.body);
     return respond(201);
+  });
+  // PostHog's update_property: one property set through a `$set` event; 202 with an empty body
+  apiRoute(app, s, 'POST', '/projects/:projectId/persons/:personId/update_property', async (r) => {
+    await updatePersonProperty(s, r.principal, projectIdParam(r.params), r.params.personId, r.body);
+    return respond(202);
   });
   // PostHog's person update: only properties, set through a `$set` event; 202 with an empty body (test_update_person_props)
   apiRoute(app, s, ['PATCH', 'PUT'], '/projects/:projectId/persons/:personId', async (r) => {

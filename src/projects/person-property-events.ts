@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { notFound } from '../errors';
+import { notFound, UserError } from '../errors';
 import type { Ingestor } from '../ingest/ingestor';
 import type { QueryService } from '../queries/query-service';
 import { parseInput } from '../validation';
@@ -34,6 +34,21 @@ export async function deletePersonProperty(deps: PersonEventDeps, principal: Pri
 export async function setPersonProperties(deps: PersonEventDeps, principal: Principal, projectId: number, personId: string, input: unknown): Promise<void> {
   const { properties } = parseInput(setBody, input ?? {});
   await captureForPerson(deps, principal, projectId, personId, '$set', { $set: properties });
+}
+
+/**
+ * PostHog's `POST …/persons/<uuid>/update_property/` (PersonViewSet.update_property, scope `person:write`): `{key, value}`
+ * becomes a `$set` of that one property; 202 with an empty body. A missing or null `value`, then `key`, is PostHog's
+ * hand-written 400, checked before the person is looked up, whose code and detail are the other way round
+ * (`"code": "This field is required.", "detail": "required"`).
+ */
+export async function updatePersonProperty(deps: PersonEventDeps, principal: Principal, projectId: number, personId: string, input: unknown): Promise<void> {
+  await deps.projects.projectFor(principal, projectId, { scope: 'person:write' });
+  const body = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+  for (const attr of ['value', 'key']) {
+    if (body[attr] === undefined || body[attr] === null) throw new UserError(400, 'validation_error', 'This field is required.', 'required', { attr });
+  }
+  await captureForPerson(deps, principal, projectId, personId, '$set', { $set: { [String(body.key)]: body.value } });
 }
 
 /**

@@ -153,6 +153,13 @@ const TABLE: Row[] = [
     ok: 201,
     body: () => ({ $unset: 'matrix_prop' }),
   },
+  {
+    method: 'POST',
+    pattern: '/api/projects/:projectId/persons/:personId/update_property',
+    scope: 'person:write',
+    ok: 202,
+    body: () => ({ key: 'matrix_prop', value: 'v' }),
+  },
   // insights
   { method: 'GET', pattern: '/api/projects/:projectId/insights', scope: 'insight:read', ok: 200 },
   // DRF's format suffix on the list (insights-posthog-compat-3.test.ts)

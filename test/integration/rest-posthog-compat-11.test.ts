@@ -332,3 +332,47 @@ describe('the actions list (test_action.py; ActionViewSet.list: Response({"resul
     expect((await s.api('GET', `${base}?limit=1&offset=5`)).body.results).toHaveLength(101);
   });
 });
+
+describe('PersonViewSet.update_property (test_person.py)', () => {
+  let base: string;
+  let uuid: string;
+  beforeAll(async () => {
+    const p = await newProject(s, 'rest-compat-11 persons');
+    base = `/api/projects/${p}/persons/`;
+    await s.server.services.ingestor.import(p, { persons: [{ distinct_ids: ['first', 'second'], properties: { email: 'a@example.com' } }] });
+    await s.server.services.ingestor.flush();
+    uuid = (await s.api('GET', `${base}?distinct_id=second`)).body.results[0].uuid;
+  });
+
+  it('{key, value}: 202 with an empty body; the property is set through a $set event of the first distinct id, the others stay', async () => {
+    const r = await s.api('POST', `${base}${uuid}/update_property/`, { key: 'foo', value: 'bar' });
+    expect([r.status, r.text]).toEqual([202, '']);
+    expect((await s.api('POST', `${base}${uuid}/update_property`, { key: 'n', value: 0 })).status).toBe(202);
+    await s.server.services.ingestor.flush();
+    expect((await s.api('GET', `${base}${uuid}/`)).body.properties).toEqual({ email: 'a@example.com', foo: 'bar', n: 0 });
+    const events = await s.api('GET', `${base.replace('persons', 'events')}?event=%24set&orderBy=${encodeURIComponent('["timestamp"]')}`);
+    expect(events.body.results.map((e: { distinct_id: string; properties: { $set: unknown } }) => [e.distinct_id, e.properties.$set])).toEqual([
+      ['first', { foo: 'bar' }],
+      ['first', { n: 0 }],
+    ]);
+  });
+
+  // PostHog's hand-written answer: code and detail the other way round from DRF's "required" error
+  it.each<[string, Record<string, unknown>, string]>([
+    ['no value', { key: 'foo' }, 'value'],
+    ['a null value', { key: 'foo', value: null }, 'value'],
+    ['no key', { value: 'bar' }, 'key'],
+    ['nothing', {}, 'value'],
+  ])('%s: 400 {"attr", "code": "This field is required.", "detail": "required"}, before the person is looked up', async (_what, body, attr) => {
+    const want = { type: 'validation_error', code: 'This field is required.', detail: 'required', attr };
+    const r = await s.api('POST', `${base}${uuid}/update_property/`, body);
+    expect([r.status, r.body]).toEqual([400, want]);
+    const unknown = await s.api('POST', `${base}00000000-0000-4000-8000-000000000000/update_property/`, body);
+    expect([unknown.status, unknown.body]).toEqual([400, want]);
+  });
+
+  it('an unknown person is a 404', async () => {
+    const r = await s.api('POST', `${base}00000000-0000-4000-8000-000000000000/update_property/`, { key: 'foo', value: 'bar' });
+    expect(r.status).toBe(404);
+  });
+});
