@@ -749,3 +749,34 @@ describe('LifecycleQuery aggregated by groups in a project timezone (test_timezo
     expect(byStatus(kolkata)).toEqual({ new: zeros(3), returning: zeros(3), resurrecting: [0, 1, 0], dormant: [0, 0, -1] });
   });
 });
+
+describe('StickinessQuery: an action aggregated by groups under a person property filter (test_actions × test_group_aggregations × test_person_property_filtering)', () => {
+  it('the person filter picks the events, the groups of those events are the actors', async () => {
+    // org:1: u1 (pro) on Jan 1 and 2 (signed up), u2 (free) on Jan 3 (paid); org:2: u2 on Jan 1 and 2 (paid)
+    const at = (d: string, event: string, day: number, key: string) => ev(event, d, `2020-01-0${day}T12:00:00Z`, { $groups: { organization: key } });
+    const pid = await db.project(
+      [
+        { distinct_ids: ['u1'], properties: { plan: 'pro' } },
+        { distinct_ids: ['u2'], properties: { plan: 'free' } },
+      ],
+      [
+        ev('$groupidentify', 'u1', '2020-01-01T08:00:00Z', { $group_type: 'organization', $group_key: 'org:1', $group_set: {} }),
+        ev('$groupidentify', 'u2', '2020-01-01T08:00:00Z', { $group_type: 'organization', $group_key: 'org:2', $group_set: {} }),
+        at('u1', 'signed up', 1, 'org:1'),
+        at('u1', 'signed up', 2, 'org:1'),
+        at('u2', 'paid', 3, 'org:1'),
+        at('u2', 'paid', 1, 'org:2'),
+        at('u2', 'paid', 2, 'org:2'),
+      ],
+    );
+    const id = action('conversion', [actionStep('signed up'), actionStep('paid')]);
+    const series = [{ kind: 'ActionsNode', id, math: 'unique_group', math_group_type_index: 0 }];
+    const q = { series, dateRange: { date_from: '2020-01-01', date_to: '2020-01-04' } };
+    expect((await stickiness(pid, q)).results[0]).toMatchObject({ label: 'conversion', data: [0, 1, 1, 0], count: 2 });
+    const free = [{ type: 'person', key: 'plan', value: 'free', operator: 'exact' }];
+    expect((await stickiness(pid, { ...q, properties: free })).results[0]).toMatchObject({ data: [1, 1, 0, 0], count: 2 });
+    const source = { kind: 'StickinessQuery', ...q, properties: free };
+    expect(await actorsOf(pid, { source, day: 1 })).toEqual(['org:1']);
+    expect(await actorsOf(pid, { source, day: 2 })).toEqual(['org:2']);
+  });
+});
