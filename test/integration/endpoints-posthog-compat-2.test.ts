@@ -500,3 +500,26 @@ describe('the OpenAPI document (test_endpoint_openapi.py, reference §1.7)', () 
     expect(result.properties.hasMore.type).toBe('boolean');
   });
 });
+
+describe('HogQL variables in the query (reference §1.4, §1.6; test_endpoint_execution.py)', () => {
+  const id = '0190f0c2-1111-7000-8000-00000000000a';
+  const withDefault = {
+    kind: 'HogQLQuery',
+    query: "select coalesce({variables.who}, 'nobody') as who",
+    variables: { [id]: { variableId: id, code_name: 'who', value: 'default one' } },
+  };
+
+  it('a run without the variable uses the value saved in the query; a given value replaces it; null is SQL NULL', async () => {
+    await make({ name: 'in-query-vars', query: withDefault });
+    const run = async (body: Record<string, unknown>) => (await s.api('POST', `${ep}/in-query-vars/run/`, body)).body.results;
+    expect(await run({})).toEqual([['default one']]);
+    expect(await run({ variables: { who: 'given' } })).toEqual([['given']]);
+    expect(await run({ variables: { who: null } })).toEqual([['nobody']]);
+  });
+
+  it('a syntax error on create: 400 naming query, “Invalid HogQL query: ” and the parser’s message', async () => {
+    const r = await s.api('POST', `${ep}/`, { name: 'bad-sql', query: sql('SELEC 1') });
+    expect([r.status, r.body.attr, r.body.detail]).toEqual([400, 'query', "Invalid HogQL query: mismatched input 'SELEC' expecting {SELECT, WITH, '{', '(', '<'}"]);
+    expect((await s.api('GET', `${ep}/bad-sql/`)).status).toBe(404);
+  });
+});
