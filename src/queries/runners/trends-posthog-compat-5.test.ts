@@ -10,6 +10,7 @@ import { actionStep, activeUsersFixture, createInsightTestDb, ev, type InsightTe
 import { formulaSetUp, multiplePeople, RUNNER_PEOPLE, runnerEvents } from './testing';
 import { BREAKDOWN_NULL as NULL_V, BREAKDOWN_OTHER as OTHER_V } from '../insights/breakdown';
 import { trendsRunner } from './trends-runner';
+import { zodToUserError } from '../../validation';
 import { actorsRunner } from './actors-runner';
 import type { ActionDef } from '../../actions/matching';
 import { withCohortRunners } from '../../cohorts/cohort-runners';
@@ -752,5 +753,50 @@ describe('test_trends.py: test_weekly_active_users_daily_based_on_action (_creat
     } finally {
       db.actions = saved;
     }
+  });
+});
+
+describe('test_trends.py: test_filter_test_accounts (a person filter among the test-account filters)', () => {
+  const P_TEST_ACCOUNTS = 12;
+  const SETTINGS = { test_account_filters: [{ key: 'name', value: 'Jane', operator: 'is_not', type: 'person' }] };
+  const EVENT = { kind: 'EventsNode', event: 'event_name', name: 'event_name' };
+  beforeAll(async () => {
+    await db.load(P_TEST_ACCOUNTS, {
+      persons: [
+        { distinct_ids: ['person_1'], properties: { name: 'John' } },
+        { distinct_ids: ['person_2'], properties: { name: 'Jane' } },
+      ],
+      events: [ev('event_name', 'person_1', '2020-01-11T12:00:00Z', { $browser: 'Safari' }), ev('event_name', 'person_2', '2020-01-11T12:00:00Z', { $browser: 'Safari' })],
+    });
+  });
+  beforeEach(() => freeze('2020-01-13T00:00:00Z'));
+
+  it('on: Jane’s event is left out; off: both count', async () => {
+    const on = await trends(P_TEST_ACCOUNTS, { series: [EVENT], dateRange: { date_from: '-14d' }, filterTestAccounts: true }, SETTINGS);
+    expect(on.results[0].count).toBe(1);
+    const off = await trends(P_TEST_ACCOUNTS, { series: [EVENT], dateRange: { date_from: '-14d' } }, SETTINGS);
+    expect(off.results[0].count).toBe(2);
+  });
+
+  it('with a breakdown: the Safari value counts John’s event only', async () => {
+    const r = await trends(P_TEST_ACCOUNTS, { series: [EVENT], dateRange: { date_from: '-14d' }, filterTestAccounts: true, breakdownFilter: { breakdown: '$browser' } }, SETTINGS);
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([['Safari', 1]]);
+  });
+
+  it('with dau and a total value: one person', async () => {
+    const r = await trends(P_TEST_ACCOUNTS, { series: [{ ...EVENT, math: 'dau' }], dateRange: { date_from: '-14d' }, filterTestAccounts: true, trendsFilter: { display: 'BoldNumber' } }, SETTINGS);
+    expect(r.results[0].aggregated_value).toBe(1);
+  });
+});
+
+describe('test_trends_query_runner.py: test_trends_multiple_breakdowns_have_max_limit (the error text)', () => {
+  it('four breakdowns: pydantic’s max_length message, which the test matches with ".*at most 3.*"', () => {
+    const PV = { kind: 'EventsNode', event: '$pageview' };
+    const r = trendsRunner.schema.safeParse({ kind: 'TrendsQuery', series: [PV], breakdownFilter: { breakdowns: ['$browser', 'prop', 'bool_field', 'nullable_prop'].map((property) => ({ property })) } });
+    expect(r.success).toBe(false);
+    const err = zodToUserError(r.error!);
+    expect(err).toMatchObject({ status: 400, code: 'too_many_breakdowns', attr: 'breakdownFilter__breakdowns' });
+    expect(err.message).toMatch(/.*at most 3.*/);
+    expect(err.message).toBe('List should have at most 3 items after validation, not 4');
   });
 });
