@@ -128,14 +128,16 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py, test_lifecycle.py)', (
     });
   });
 
-  it('minute interval (an IntervalType of LifecycleQuery): the statuses of minutes, as of hours', async () => {
+  it('minute interval (an IntervalType of LifecycleQuery): the statuses of minutes, as of hours, labelled by day', async () => {
     // derived (reference §7.1, §7.3): created 10:02:30; active 10:02, 10:03 and 10:05
     const m = await db.project(
       [{ distinct_ids: ['m'], created_at: '2020-01-12T10:02:30Z' }],
       ['10:02:40', '10:03:10', '10:03:50', '10:05:00'].map((t) => ({ event: '$pageview', distinct_id: 'm', timestamp: `2020-01-12T${t}Z` })),
     );
     const r = await lifecycle(m, { interval: 'minute', dateRange: { date_from: '2020-01-12T10:01:00', date_to: '2020-01-12T10:06:00' } });
-    expect(r.results[0].days).toHaveLength(6);
+    // LifecycleQueryRunner adds the time to labels and days by hour only: minutes carry their day
+    expect(r.results[0].days).toEqual(new Array(6).fill('2020-01-12'));
+    expect(r.results[0].labels).toEqual(new Array(6).fill('12-Jan-2020'));
     expect(byStatus(r)).toEqual({
       new: [0, 1, 0, 0, 0, 0],
       returning: [0, 0, 1, 0, 0, 0],

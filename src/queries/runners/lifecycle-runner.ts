@@ -44,10 +44,14 @@ const intervalCall = (interval: IntervalType): string =>
 
 /**
  * PostHog's lifecycle labels (`%-d-%b-%Y`, with ` %H:%M` by hour): the interval's start day, not the trends labels
- * (week spans like `2–8 Feb`, `Feb 2020` for months); the lifecycle runner formats its own.
+ * (week spans like `2–8 Feb`, `Feb 2020` for months); the lifecycle runner formats its own. Only `hour` adds the time
+ * (LifecycleQueryRunner tests `interval_name == "hour"`): minutes are labelled, and dated, by their day.
  */
 const lifecycleLabel = (bk: Bucket, interval: IntervalType): string =>
-  bucketLabel(bk.start, 'day') + (isSubDay(interval) ? ` ${bk.key.slice(11, 16)}` : '');
+  bucketLabel(bk.start, 'day') + (interval === 'hour' ? ` ${bk.key.slice(11, 16)}` : '');
+
+/** The `days` entry: `%Y-%m-%d`, with ` %H:%M:%S` by hour only (as the labels). */
+const lifecycleDay = (bk: Bucket, interval: IntervalType): string => (interval === 'minute' ? bk.key.slice(0, 10) : bk.key);
 
 const shift = (e: Expr, interval: IntervalType, op: '+' | '-'): Expr => ast.arithmetic(op, e, ast.call(intervalCall(interval), [ast.constant(1)]));
 
@@ -317,7 +321,7 @@ export const lifecycleRunner: QueryRunner<LifecycleQuery> = {
       data: data[status],
       count: data[status].reduce((a, v) => a + v, 0),
       labels: buckets.map((bk) => lifecycleLabel(bk, interval)),
-      days: buckets.map((bk) => bk.key),
+      days: buckets.map((bk) => lifecycleDay(bk, interval)),
       label: `${label} - ${status}`,
       status,
     }));
