@@ -23,7 +23,7 @@ import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
 import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
-import { MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, isBoolTyped, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
+import { formatTemplate, groupArraySize, regexpExtractArgs, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, isBoolTyped, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
 
@@ -922,8 +922,11 @@ export class ClickHouseDialect implements Dialect {
         return P(`quantiles(${fn.params.map((p) => p.sql).join(', ')})(${num(a[0])})`, 'array', false);
       }
       case 'groupArray':
-      case 'groupUniqArray':
-        return { ...agg(fn.sig.name, [s(0)], 'array', false), ...groupArrayTyping(a[0], h.timezone) };
+      case 'groupUniqArray': {
+        const all = agg(fn.sig.name, [s(0)], 'array', false);
+        const size = groupArraySize(fn, h);
+        return { ...all, sql: size === undefined ? all.sql : `arraySlice(${all.sql}, 1, ${size})`, ...groupArrayTyping(a[0], h.timezone) };
+      }
 
       // ---------------- dates
       case 'now': {
@@ -1040,9 +1043,9 @@ export class ClickHouseDialect implements Dialect {
 
       // ---------------- strings
       case 'lower':
-        return simple('lowerUTF8', 'string');
       case 'upper':
-        return simple('upperUTF8', 'string');
+        // ASCII letters only, as ClickHouse's own (lowerUTF8 / upperUTF8 change the others)
+        return simple(fn.sig.name, 'string');
       case 'trim':
         if (a.length === 2) return this.trimChars(a, 'both', h, n);
         return P(`replaceRegexpAll(${s(0)}, '^\\\\s+|\\\\s+$', '')`, 'string', anyNull);
@@ -1102,6 +1105,22 @@ export class ClickHouseDialect implements Dialect {
         return simple('extract', 'string');
       case 'extractAll':
         return simple('extractAll', 'array');
+      case 'regexpExtract': {
+        // (18.16 has no regexpExtract) the group of the first match: the pattern after a lazy prefix, read by replaceRegexpOne
+        const { pattern, index } = regexpExtractArgs(fn, h);
+        if (index > 9) return h.error('regexpExtract reads groups 0 to 9', n);
+        const whole = `^(?s:.*?)${index === 0 ? `(${pattern})` : `(?:${pattern})`}(?s:.*)$`;
+        return P(`if(match(${s(0)}, ${s(1)}), replaceRegexpOne(${s(0)}, ${h.param(whole)}, ${h.param(`\\${index || 1}`)}), '')`, 'string', a[0].nullable);
+      }
+      case 'format': {
+        // concat without ifNull: NULL when an argument it reads is NULL, as ClickHouse's format
+        const text = (x: Printed, i: number) =>
+          isStrLike(x) || x.type === 'null' ? x.sql : x.type === 'datetime' ? this.call({ ...fn, sig: lookupFunction('toString')!, args: [x], raw: fn.raw.slice(i, i + 1) }, h).sql : asText(x);
+        const pieces = formatTemplate(fn, h);
+        const sql = pieces.map((x) => (typeof x === 'string' ? h.param(x) : text(a[x + 1], x + 1)));
+        const nullable = pieces.some((x) => typeof x === 'number' && (a[x + 1].nullable || a[x + 1].type === 'null'));
+        return P(`concat(${[...sql, ...(sql.length < 2 ? ["''"] : [])].join(', ')})`, 'string', nullable);
+      }
       case 'splitByChar':
       case 'splitByString':
         // an empty separator splits into single characters (current ClickHouse; 18.16 refuses it)
@@ -1423,6 +1442,7 @@ export class ClickHouseDialect implements Dialect {
         return P(`toInt64(lengthUTF8(${s(0)}))`, 'int', anyNull, { chType: 'UInt64' });
       case 'lowerUTF8':
       case 'upperUTF8':
+        return simple(fn.sig.name, 'string');
       case 'reverseUTF8':
       case 'substringUTF8':
         return this.call({ ...fn, sig: { ...fn.sig, name: fn.sig.name.slice(0, -4) } }, h);

@@ -55,6 +55,8 @@ export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 50_000;
 /** Largest LIMIT/OFFSET accepted anywhere (inner queries are not clamped to MAX_LIMIT). */
 const MAX_INNER_LIMIT = 1_000_000_000_000;
+/** Calls a LIMIT / OFFSET expression may fold (with arithmetic operators): see Compiler.constantValue. */
+const FOLDED_CALLS: ReadonlySet<string> = new Set(['plus', 'minus', 'multiply', 'divide', 'modulo', 'min2', 'max2', 'least', 'greatest']);
 
 export interface CompileOptions {
   projectId: number;
@@ -610,14 +612,50 @@ export class Compiler {
   }
 
   private intConstant(e: Expr, what: string): number {
-    let v: unknown;
-    if (e.node === 'Constant') v = e.value;
-    else if (e.node === 'Placeholder') v = this.placeholderValue(e.expr, e);
-    else this.err(`${what} must be a constant integer`, e);
+    const v = this.constantValue(e, what);
     const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
     if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || Math.floor(n) !== n)
       this.err(`${what} must be a non-negative integer`, e);
     return Math.min(n, MAX_INNER_LIMIT);
+  }
+
+  /**
+   * The value of a constant expression: a constant, a placeholder, or arithmetic (+ - * / %, min2 / max2 / least /
+   * greatest) of them, as ClickHouse folds `LIMIT 1 + 1` (PostHog prints any expression there).
+   */
+  private constantValue(e: Expr, what: string): unknown {
+    if (e.node === 'Constant') return e.value;
+    if (e.node === 'Placeholder') return this.placeholderValue(e.expr, e);
+    const operands = e.node === 'ArithmeticOperation' ? [e.left, e.right] : e.node === 'Call' && FOLDED_CALLS.has(e.name) && Array.isArray(e.args) ? e.args : undefined;
+    if (!operands || operands.length !== 2) return this.err(`${what} must be a constant integer`, e);
+    const [l, r] = operands.map((x) => {
+      const v = this.constantValue(x, what);
+      const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+      return typeof n === 'number' ? n : this.err(`${what} must be a constant integer`, x);
+    });
+    const op = e.node === 'ArithmeticOperation' ? e.op : (e as Call).name;
+    switch (op) {
+      case '+':
+      case 'plus':
+        return l + r;
+      case '-':
+      case 'minus':
+        return l - r;
+      case '*':
+      case 'multiply':
+        return l * r;
+      case '/':
+      case 'divide':
+        return l / r;
+      case '%':
+      case 'modulo':
+        return l % r;
+      case 'min2':
+      case 'least':
+        return Math.min(l, r);
+      default:
+        return Math.max(l, r);
+    }
   }
 
   // ------------------------------------------------------------------------------------------ queries
@@ -1667,8 +1705,14 @@ export class Compiler {
     }
     if (chain.length === 1 && chain[0] !== 'filters') {
       const vals = this.opts.values ?? {};
-      if (!Object.prototype.hasOwnProperty.call(vals, chain[0]))
-        throw productqlError(`Missing value for placeholder "{${chain[0]}}"`, node, 'productql_missing_variable');
+      if (!Object.prototype.hasOwnProperty.call(vals, chain[0])) {
+        // PostHog's texts (posthog/hogql/placeholders.py, query.py)
+        const names = Object.keys(vals);
+        const message = names.length
+          ? `Placeholder {${chain[0]}} is not available in this context. You can use the following: ${names.join(', ')}`
+          : `Query contains placeholders, but none were provided. Placeholders in query: ${chain[0]}`;
+        throw productqlError(message, node, 'productql_missing_variable');
+      }
       return vals[chain[0]];
     }
     return this.err(`Placeholder {${chain.join('.')}} is not supported here`, node);

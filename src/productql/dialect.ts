@@ -775,6 +775,94 @@ export function topKSize(fn: FunctionCall, h: Helpers): number {
   return k;
 }
 
+/** groupArray(max_size)(x) / groupUniqArray(max_size)(x): the constant size, undefined without a parameter. */
+export function groupArraySize(fn: FunctionCall, h: Helpers): number | undefined {
+  if (!fn.params.length) return undefined;
+  const k = fn.params[0].constValue;
+  if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 1) return h.error(`Parameter for aggregate function ${fn.sig.name} should be positive number`, fn.node);
+  return k;
+}
+
+/**
+ * The capturing groups of an RE2 pattern: each `(` that is not escaped, not in a character class and not `(?...`
+ * other than a named group `(?P<name>` / `(?<name>`.
+ */
+export function captureGroupCount(re: string): number {
+  let inClass = false;
+  let groups = 0;
+  for (let i = 0; i < re.length; i++) {
+    const c = re[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') {
+      inClass = true;
+      if (re[i + 1] === '^') i++;
+      if (re[i + 1] === ']') i++;
+    } else if (c === '(' && (re[i + 1] !== '?' || re.startsWith('P<', i + 2) || (re[i + 2] === '<' && re[i + 3] !== '=' && re[i + 3] !== '!'))) groups++;
+  }
+  return groups;
+}
+
+/**
+ * regexpExtract(haystack, pattern[, index]): the constant pattern and the group to read (default 1, 0 the whole
+ * match), which must exist in the pattern, as in ClickHouse.
+ */
+export function regexpExtractArgs(fn: FunctionCall, h: Helpers): { pattern: string; index: number } {
+  const [, p, i] = fn.args;
+  if (!p.isConst || typeof p.constValue !== 'string') return h.error('regexpExtract takes a constant pattern', fn.node);
+  const index = i ? i.constValue : 1;
+  if (i && !i.isConst) return h.error('regexpExtract takes a constant group index', fn.node);
+  const groups = captureGroupCount(p.constValue);
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > groups)
+    return h.error(`Index value ${String(index)} is out of range, should be in [0, ${groups}]`, fn.node);
+  return { pattern: p.constValue, index };
+}
+
+/**
+ * ClickHouse's format(pattern, args...): the constant pattern as literal text and 0-based argument indexes. `{}`
+ * takes the next argument, `{n}` argument n, `{{` and `}}` are braces. Mixing `{}` with `{n}`, an unmatched brace,
+ * or an argument that is not there is a 400.
+ */
+export function formatTemplate(fn: FunctionCall, h: Helpers): (string | number)[] {
+  const p = fn.args[0];
+  if (!p.isConst || typeof p.constValue !== 'string') return h.error('format takes a constant pattern', fn.node);
+  const pattern = p.constValue;
+  const argCount = fn.args.length - 1;
+  const out: (string | number)[] = [];
+  let text = '';
+  let next = 0;
+  let mode: 'auto' | 'manual' | undefined;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if ((c === '{' || c === '}') && pattern[i + 1] === c) {
+      text += c;
+      i++;
+      continue;
+    }
+    if (c === '}') return h.error("Unmatched '}' in format string", fn.node);
+    if (c !== '{') {
+      text += c;
+      continue;
+    }
+    const close = pattern.indexOf('}', i);
+    if (close < 0) return h.error("Unmatched '{' in format string", fn.node);
+    const inner = pattern.slice(i + 1, close);
+    if (inner !== '' && !/^\d+$/.test(inner)) return h.error(`Not a number in curly braces at position ${i}`, fn.node);
+    const m = inner === '' ? 'auto' : 'manual';
+    if (mode && mode !== m)
+      return h.error(m === 'auto' ? 'Cannot switch from manual field specification to automatic field numbering' : 'Cannot switch from automatic field numbering to manual field specification', fn.node);
+    mode = m;
+    const index = inner === '' ? next++ : Number(inner);
+    if (index >= argCount) return h.error(`Argument is too big for formatting: ${index} (the pattern has ${argCount} argument${argCount === 1 ? '' : 's'})`, fn.node);
+    if (text) out.push(text);
+    text = '';
+    out.push(index);
+    i = close;
+  }
+  if (text) out.push(text);
+  return out;
+}
+
 /**
  * The zone-taking forms, the same in every dialect: `f(x, …, 'tz')` (the value moved into the zone, then `f` without
  * it; a datetime result shows in that zone, as ClickHouse's DateTime(zone)) and `toDayOfWeek(x, mode)`. Undefined

@@ -13,12 +13,13 @@
  * Dates (toDate, toStartOfWeek/Month/...) are local calendar DATEs.
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
-import { isBoolTyped, INSIGNIFICANT_SECOND_LEVEL, MONTHS_PER_UNIT, SECONDS_PER_UNIT, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { captureGroupCount, groupArraySize, formatTemplate, regexpExtractArgs, isBoolTyped, INSIGNIFICANT_SECOND_LEVEL, MONTHS_PER_UNIT, SECONDS_PER_UNIT, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
 
-const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+// DuckDB has no zero-length identifier (ClickHouse's ``): an empty name (`properties.`` `, named '') gets a stand-in
+const quoteIdent = (name: string): string => (name === '' ? '"__quarry_empty_name"' : `"${name.replace(/"/g, '""')}"`);
 const q = quoteIdent;
 
 const isNum = (p: Printed): boolean => p.type === 'int' || p.type === 'float';
@@ -87,6 +88,9 @@ const jsonPointer = (keys: (string | number)[]): string =>
   keys.map((k) => '/' + (typeof k === 'number' ? String(k - 1) : k.replace(/~/g, '~0').replace(/\//g, '~1'))).join('');
 
 const HAS_OFFSET = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
+
+const ASCII_LOWER = 'abcdefghijklmnopqrstuvwxyz';
+const ASCII_UPPER = ASCII_LOWER.toUpperCase();
 
 const SUB_DAY = new Set(['second', 'minute', 'hour']);
 
@@ -162,24 +166,8 @@ const JSON_VALUE_TYPES: Record<string, { duck: string }> = {
   Float64: { duck: 'DOUBLE' },
 };
 
-/**
- * Whether an RE2 pattern has a capturing group: a `(` that is not escaped, not in a character class and not `(?...`
- * other than a named group `(?P<name>` / `(?<name>`.
- */
-export function hasCaptureGroup(re: string): boolean {
-  let inClass = false;
-  for (let i = 0; i < re.length; i++) {
-    const c = re[i];
-    if (c === '\\') i++;
-    else if (inClass) inClass = c !== ']';
-    else if (c === '[') {
-      inClass = true;
-      if (re[i + 1] === '^') i++;
-      if (re[i + 1] === ']') i++;
-    } else if (c === '(' && (re[i + 1] !== '?' || re.startsWith('P<', i + 2) || (re[i + 2] === '<' && re[i + 3] !== '=' && re[i + 3] !== '!'))) return true;
-  }
-  return false;
-}
+/** Whether an RE2 pattern has a capturing group (see captureGroupCount). */
+export const hasCaptureGroup = (re: string): boolean => captureGroupCount(re) > 0;
 /** The same test at run time, for a pattern that is not a constant (escapes and classes approximated). */
 const CAPTURE_GROUP_RE = '(^|[^\\\\])\\(([^?]|\\?P?<[^=!]|$)';
 
@@ -865,9 +853,11 @@ class DuckDBDialect implements Dialect {
         return P(`quantile_cont(${num(a[0])}, [${fn.params.map((p) => p.sql).join(', ')}])${filterOf()}`, 'array', false);
       }
       case 'groupArray':
-        return P(`coalesce(list(${d}${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false, groupArrayTyping(a[0], h.timezone));
-      case 'groupUniqArray':
-        return P(`coalesce(list(DISTINCT ${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`, 'array', false, groupArrayTyping(a[0], h.timezone));
+      case 'groupUniqArray': {
+        const all = `coalesce(list(${fn.sig.name === 'groupUniqArray' ? 'DISTINCT ' : d}${s(0)})${filterOf(`${s(0)} IS NOT NULL`)}${fn.over ? OVER_MARK : ''}, [])`;
+        const size = groupArraySize(fn, h);
+        return P(size === undefined ? all : `list_slice(${all}, 1, ${size})`, 'array', false, groupArrayTyping(a[0], h.timezone));
+      }
 
       // ---------------- window functions
       case 'row_number':
@@ -1037,7 +1027,11 @@ class DuckDBDialect implements Dialect {
         if (a[0].type === 'array') return P(`list_reverse(${s(0)})`, 'array', anyNull, sameArrayTyping(a[0]));
         return simple(fn.sig.name, 'string');
       case 'lower':
-      case 'upper':
+      case 'upper': {
+        // ClickHouse's lower / upper change ASCII letters only (lowerUTF8 / upperUTF8 change the others)
+        const [from, to] = fn.sig.name === 'lower' ? [ASCII_UPPER, ASCII_LOWER] : [ASCII_LOWER, ASCII_UPPER];
+        return P(`translate(${s(0)}, ${h.param(from)}, ${h.param(to)})`, 'string', anyNull);
+      }
       case 'trim':
         return simple(fn.sig.name, 'string');
       case 'length':
@@ -1092,6 +1086,18 @@ class DuckDBDialect implements Dialect {
         const type: PType = fn.sig.name === 'extract' ? 'string' : 'array';
         if (pat.isConst && typeof pat.constValue === 'string') return P(`${fnName}(${s(0)}, ${s(1)}, ${hasCaptureGroup(pat.constValue) ? 1 : 0})`, type, anyNull);
         return P(`CASE WHEN regexp_matches(${s(1)}, ${h.param(CAPTURE_GROUP_RE)}) THEN ${fnName}(${s(0)}, ${s(1)}, 1) ELSE ${fnName}(${s(0)}, ${s(1)}, 0) END`, type, anyNull);
+      }
+      case 'regexpExtract': {
+        const { index } = regexpExtractArgs(fn, h);
+        return P(`regexp_extract(${s(0)}, ${s(1)}, ${index})`, 'string', a[0].nullable);
+      }
+      case 'format': {
+        // ClickHouse's format: NULL when an argument it reads is NULL (|| keeps NULL, DuckDB's concat would not)
+        const text = (i: number) => (a[i].type === 'string' ? s(i) : this.call({ ...fn, sig: lookupFunction('toString')!, args: [a[i]], raw: fn.raw.slice(i, i + 1) }, h).sql);
+        const pieces = formatTemplate(fn, h);
+        const sql = pieces.map((x) => (typeof x === 'string' ? h.param(x) : text(x + 1)));
+        const nullable = pieces.some((x) => typeof x === 'number' && (a[x + 1].nullable || a[x + 1].type === 'null'));
+        return P(sql.length ? `(${sql.join(' || ')})` : h.param(''), 'string', nullable);
       }
       case 'splitByChar':
       case 'splitByString':

@@ -63,7 +63,9 @@ add('aggregate', 0, 1, ['count']);
 add('aggregate', 1, 2, ['countIf']);
 add('aggregate', 1, 10, ['uniq', 'uniqExact']);
 add('aggregate', 2, 2, ['uniqIf', 'uniqExactIf', 'sumIf', 'avgIf', 'minIf', 'maxIf', 'argMax', 'argMin', 'anyIf']);
-add('aggregate', 1, 1, ['sum', 'avg', 'min', 'max', 'any', 'median', 'groupArray', 'groupUniqArray', 'stddevPop', 'stddevSamp', 'varPop', 'varSamp']);
+add('aggregate', 1, 1, ['sum', 'avg', 'min', 'max', 'any', 'median', 'stddevPop', 'stddevSamp', 'varPop', 'varSamp']);
+// groupArray(max_size)(x): the first max_size values
+add('aggregate', 1, 1, ['groupArray', 'groupUniqArray'], [0, 1]);
 add('aggregate', 1, 1, ['quantile'], [1, 1]);
 add('aggregate', 1, 1, ['quantiles'], [1, 20]);
 
@@ -124,6 +126,8 @@ add('scalar', 2, 2, ['min2', 'max2']);
 add('scalar', 1, 100, ['concat']);
 add('scalar', 2, 3, ['substring']);
 add('scalar', 3, 3, ['replaceAll', 'replace', 'replaceRegexpAll', 'replaceRegexpOne']);
+add('scalar', 2, 3, ['regexpExtract']);
+add('scalar', 1, 100, ['format']);
 add('scalar', 2, 2, ['position', 'startsWith', 'endsWith', 'like', 'ilike', 'notLike', 'notILike', 'match', 'extract', 'extractAll', 'splitByChar', 'splitByString']);
 
 // Conversions and maths

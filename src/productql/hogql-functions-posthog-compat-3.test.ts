@@ -176,7 +176,7 @@ describe('if / multiIf with NULL branches, coalesce / ifNull / nullIf (test_quer
 
   it('over a property: NULL falls to the next value', async () => {
     expect(await perEvent("coalesce(properties.$current_url, properties.word, 'none')")).toEqual(['https://www.example.com/a/b', 'http://shop.example.org/cart', 'none']);
-    expect(await perEvent("if(isNull(properties.word), NULL, upper(properties.word))")).toEqual(['HÉLLO', 'HELLO', null]);
+    expect(await perEvent("if(isNull(properties.word), NULL, upperUTF8(properties.word))")).toEqual(['HÉLLO', 'HELLO', null]);
     expect(await perEvent("nullIf(properties.word, 'hello')")).toEqual(['héllo', null, null]);
   });
 });

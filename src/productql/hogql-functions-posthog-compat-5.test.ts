@@ -320,3 +320,78 @@ describe('arrayMap to tuples renders arrays of JSON arrays (as test_query.py rea
     ]);
   });
 });
+
+describe("test_mapping.py lower / upper: ClickHouse's change ASCII letters only; lowerUTF8 / upperUTF8 the others too", () => {
+  it.each([
+    ["lower('ÀBc')", 'Àbc'],
+    ["upper('àbC')", 'àBC'],
+    ["lowerUTF8('ÄÖÜ x')", 'äöü x'],
+    ["upperUTF8('äöü X')", 'ÄÖÜ X'],
+    ["lower('Hello World')", 'hello world'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row, a NULL stays NULL', async () => {
+    expect(await perEvent('upper(properties.s)')).toEqual(['AB', 'CD', null]);
+  });
+});
+
+describe("test_mapping.py format(pattern, args...): ClickHouse's {} / {n} replacement fields", () => {
+  it.each([
+    ["format('{} {}', 'Hello', 'World')", 'Hello World'],
+    ["format('{1} {0} {1}', 'World', 'Hello')", 'Hello World Hello'],
+    ["format('{{}} {}', 'x')", '{} x'],
+    ["format('no fields')", 'no fields'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row: String, Nullable(String) (NULL where an argument it reads is NULL)', async () => {
+    const r = await hogql("SELECT format('{}: {}', event, properties.s), format('{}!', event) FROM events ORDER BY timestamp");
+    expect(r.results).toEqual([
+      ['$pageview: Ab', '$pageview!'],
+      ['$pageview: cD', '$pageview!'],
+      [null, 'signup!'],
+    ]);
+    expect(typesOf(r)).toEqual(['Nullable(String)', 'String']);
+  });
+
+  it("mixing {} and {n} is ClickHouse's error", async () => {
+    await fails("SELECT format('{} {0}', 'a')", 'Cannot switch from automatic field numbering to manual field specification');
+  });
+});
+
+describe("test_mapping.py regexpExtract(haystack, pattern[, index]): the index'th group of the first match (default 1, 0 the match)", () => {
+  it.each([
+    ["regexpExtract('100-200', '(\\\\d+)-(\\\\d+)', 1)", '100'],
+    ["regexpExtract('100-200', '(\\\\d+)-(\\\\d+)', 2)", '200'],
+    ["regexpExtract('100-200', '(\\\\d+)-(\\\\d+)', 0)", '100-200'],
+    ["regexpExtract('100-200', '(\\\\d+)-(\\\\d+)')", '100'],
+    ["regexpExtract('no digits', '(\\\\d+)')", ''],
+    ["regexpExtract('a1b22c333', '\\\\d{2,}', 0)", '22'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row', async () => {
+    expect(await perEvent("regexpExtract(distinct_id || '-' || event, '^(\\\\w+)-\\\\$?(\\\\w+)$', 2)")).toEqual(['pageview', 'pageview', 'signup']);
+  });
+});
+
+describe('groupArray(max_size)(x): parametric, the first max_size values (ClickHouse: groupArray(1)(x) is [any(x)])', () => {
+  it('over ordered rows, with -If, beside the whole array', async () => {
+    const r = await hogql(
+      "SELECT groupArray(2)(event), groupArray(10)(event), groupArrayIf(1)(event, event = 'signup'), groupArray(event) FROM (SELECT event FROM events ORDER BY timestamp)",
+    );
+    expect(r.results).toEqual([[['$pageview', '$pageview'], ['$pageview', '$pageview', 'signup'], ['signup'], ['$pageview', '$pageview', 'signup']]]);
+    expect(typesOf(r)).toEqual(['Array(String)', 'Array(String)', 'Array(String)', 'Array(String)']);
+  });
+
+  it('per group', async () => {
+    expect(await rows('SELECT event, length(groupArray(1)(timestamp)) FROM events GROUP BY event ORDER BY event')).toEqual([
+      ['$pageview', 1],
+      ['signup', 1],
+    ]);
+  });
+});

@@ -328,3 +328,59 @@ describe('GROUP BY ... WITH ROLLUP / WITH TOTALS: the parser (PostHog’s, the s
     ]);
   });
 });
+
+describe('test_printer.py LIMIT / OFFSET of an expression: PostHog prints it (clamped with min2), ClickHouse folds it', () => {
+  it('limit 1 + 1, offset 1 * 2', async () => {
+    expect(await rows('select event from events order by timestamp limit 1 + 1')).toEqual([['random event'], ['random event']]);
+    expect(await rows('select event from events order by timestamp limit 2 offset 1 * 2')).toEqual([['empty event'], ['random bla']]);
+  });
+
+  it('of a {value}', async () => {
+    const r = await hogql('select event from events order by timestamp limit {n} - 1', 'UTC', { values: { n: 2 } });
+    expect(r.results).toEqual([['random event']]);
+  });
+});
+
+describe('posthog/hogql/placeholders.py and query.py: a {placeholder} without a value', () => {
+  it('with other values: "Placeholder {x} is not available in this context. You can use the following: ..."', async () => {
+    await expect(hogql('select {foo}', 'UTC', { values: { bar: 1 } })).rejects.toMatchObject({
+      status: 400,
+      message: 'Placeholder {foo} is not available in this context. You can use the following: bar',
+    });
+  });
+
+  it('without values: "Query contains placeholders, but none were provided. Placeholders in query: x"', async () => {
+    await expect(hogql('select {foo}')).rejects.toMatchObject({
+      status: 400,
+      message: 'Query contains placeholders, but none were provided. Placeholders in query: foo',
+    });
+  });
+});
+
+describe('test_resolver.py hidden aliases: a field is named by the last part of its chain, even an empty one', () => {
+  it('properties.`` is a column named ""', async () => {
+    const r = await hogql('select properties.`` from events order by timestamp limit 1');
+    expect(r.results).toEqual([[null]]);
+    expect(r.columns).toEqual(['']);
+  });
+});
+
+describe('test_query.py test_with_pivot_table_2_levels: a WITH inside a CTE', () => {
+  it('the inner CTE is visible in its own query only', async () => {
+    const q =
+      'WITH final AS (WITH PIVOT_TABLE_COL_ABC AS (SELECT distinct_id, arraySort(groupArray(event)) AS events, count() AS count FROM events GROUP BY distinct_id) ' +
+      'SELECT distinct_id, events, count FROM PIVOT_TABLE_COL_ABC ORDER BY distinct_id ASC) SELECT distinct_id, events, count FROM final';
+    expect(await rows(q)).toEqual([
+      ['bla', ['empty event', 'random event', 'random event'], 3],
+      ['p1', ['random bla'], 1],
+    ]);
+    await expect(hogql('WITH final AS (WITH inner_cte AS (SELECT 1 AS a) SELECT a FROM inner_cte) SELECT a FROM inner_cte')).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Unknown table "inner_cte".'),
+    });
+  });
+
+  it('column CTEs: WITH <expr> AS name', async () => {
+    expect(await rows("WITH 'random event' AS e, 1 + 1 AS two SELECT count(), two FROM events WHERE event = e")).toEqual([[2, 2]]);
+  });
+});

@@ -422,7 +422,7 @@ describe('test_printer.py: semantics of printed expressions', () => {
     ['1, -1, 1.5, true, false, null', '', [1, -1, 1.5, true, false, null]],
     // test_strings: escapes and unicode
     // (length counts bytes, as ClickHouse's: the hedgehog is 4 of them)
-    ["'a\\'b', 'tab\\there', 'ünïcödé 🦔', length('🦔'), lower('ÄÖÜ')", '', ["a'b", 'tab\there', 'ünïcödé 🦔', 4, 'äöü']],
+    ["'a\\'b', 'tab\\there', 'ünïcödé 🦔', length('🦔'), lowerUTF8('ÄÖÜ')", '', ["a'b", 'tab\there', 'ünïcödé 🦔', 4, 'äöü']],
     // test_case: CASE WHEN / CASE x WHEN
     ["CASE WHEN 1 > 2 THEN 'a' WHEN 2 > 1 THEN 'b' ELSE 'c' END, CASE 2 WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE 'many' END", '', ['b', 'two']],
     // test_lambdas
