@@ -183,3 +183,80 @@ describe('session properties of these fields in trends', () => {
     ]);
   });
 });
+
+/*
+ * test_sessions_v1.py / test_sessions_v2.py `test_bounce_rate` with PostHog's own dataset (both bounce-rate modes answer
+ * the same), and a session across midnight in a project timezone.
+ */
+describe('test_bounce_rate (PostHog’s dataset) and sessions in the project timezone', () => {
+  let bounce: number;
+  let tz: number;
+  const NY = { timezone: 'America/New_York' };
+  beforeAll(async () => {
+    bounce = await h.load({
+      persons: ['d1', 'd2', 'd3', 'd4', 'd5'].map((d) => ({ distinct_ids: [d], properties: {} })),
+      events: [
+        // a person with two sessions: two pageviews on two days, then one pageview
+        e('d1', '$pageview', 's1a', '2023-12-02T00:00:00Z', { $current_url: 'https://example.com/1' }),
+        e('d1', '$pageview', 's1a', '2023-12-03T00:00:00Z', { $current_url: 'https://example.com/2' }),
+        e('d1', '$pageview', 's1b', '2023-12-12T00:00:00Z', { $current_url: 'https://example.com/3' }),
+        // one pageview
+        e('d2', '$pageview', 's2', '2023-12-11T00:00:00Z', { $current_url: 'https://example.com/4' }),
+        // a pageview and an autocapture at the same time
+        e('d3', '$pageview', 's3', '2023-12-11T00:00:00Z', { $current_url: 'https://example.com/5' }),
+        e('d3', '$autocapture', 's3', '2023-12-11T00:00:00Z', { $current_url: 'https://example.com/5' }),
+        // a short session with a pageleave
+        e('d4', '$pageview', 's4', '2023-12-11T12:00:00Z', { $current_url: 'https://example.com/6' }),
+        e('d4', '$pageleave', 's4', '2023-12-11T12:00:01Z', { $current_url: 'https://example.com/6' }),
+        // a long session with a pageleave
+        e('d5', '$pageview', 's5', '2023-12-11T12:00:00Z', { $current_url: 'https://example.com/7' }),
+        e('d5', '$pageleave', 's5', '2023-12-11T12:00:11Z', { $current_url: 'https://example.com/7' }),
+      ],
+    });
+    tz = await h.load({
+      persons: [{ distinct_ids: ['n1'], properties: {} }],
+      events: [
+        // 23:30 on 29 Feb to 00:30 on 1 Mar in New York
+        e('n1', '$pageview', 'mid', '2024-03-01T04:30:00Z', { $current_url: 'https://example.com/before' }),
+        e('n1', '$pageview', 'mid', '2024-03-01T05:30:00Z', { $current_url: 'https://example.com/after' }),
+      ],
+    });
+  });
+
+  it('test_bounce_rate: select $is_bounce, session_id from sessions ORDER BY session_id', async () => {
+    expect((await h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select $is_bounce, session_id from sessions ORDER BY session_id' }, bounce)).results).toEqual([
+      [0, 's1a'],
+      [1, 's1b'],
+      [1, 's2'],
+      [0, 's3'],
+      [1, 's4'],
+      [0, 's5'],
+    ]);
+  });
+
+  it('$start_timestamp and $end_timestamp read in the project timezone; the duration is unchanged', async () => {
+    const r = await h.run(
+      productqlRunner,
+      { kind: 'HogQLQuery', query: 'select toString($start_timestamp), toString($end_timestamp), toString(toDate($start_timestamp)), $session_duration from sessions' },
+      tz,
+      NY,
+    );
+    // min/max of the events' DateTime64(6) timestamps: microseconds in the text
+    expect(r.results).toEqual([['2024-02-29 23:30:00.000000', '2024-03-01 00:30:00.000000', '2024-02-29', 3600]]);
+    const ev2 = await h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select toString(session.$start_timestamp), toString(timestamp) from events order by timestamp' }, tz, NY);
+    expect(ev2.results).toEqual([
+      ['2024-02-29 23:30:00.000000', '2024-02-29 23:30:00.000000'],
+      ['2024-02-29 23:30:00.000000', '2024-03-01 00:30:00.000000'],
+    ]);
+  });
+
+  it('a session across midnight counts on both local days with unique_session; a $start_timestamp filter compares in the project timezone', async () => {
+    const run = (q: Record<string, unknown>) =>
+      h.run(trendsRunner, { kind: 'TrendsQuery', dateRange: { date_from: '2024-02-29', date_to: '2024-03-01' }, series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_session' }], ...q }, tz, NY);
+    expect((await run({})).results[0].data).toEqual([1, 1]);
+    const before = await run({ properties: [{ type: 'session', key: '$start_timestamp', operator: 'is_date_before', value: '2024-03-01' }] });
+    expect(before.results[0].data).toEqual([1, 1]);
+    const after = await run({ properties: [{ type: 'session', key: '$start_timestamp', operator: 'is_date_after', value: '2024-03-01' }] });
+    expect(after.results[0].data).toEqual([0, 0]);
+  });
+});
