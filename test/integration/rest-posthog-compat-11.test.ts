@@ -2,11 +2,12 @@
  * The REST surface against PostHog's API tests, eleventh batch (the earlier ones are rest-posthog-compat.test.ts and
  * -2 to -10): posthog/api/test/test_query.py (EventsQuery select expressions, paging and hogql/event/person property
  * filters, a full HogQL query and its {filters}, a missing query or body, refresh modes on a miss, the force_async
- * answer, TestQueryRetrieve's running query, aggregations in property filters, the EventsQuery default limit, syntax
- * error details, query/upgrade/), test_insight_query.py (saving events, events-table, persons-table and
- * insight queries) and test_insight.py (test_insight_with_filters_via_hogql, legacy trends compare, the `dashboards`
- * field). Each case names the PostHog test it ports. One server and one project for the whole file; the events are
- * test_query.py's four, in January 2020, and only ordered or counted (no ClickHouse twin).
+ * answer, TestQueryRetrieve's running query, aggregations in property filters, the EventsQuery default limit and date
+ * range, syntax error details, query/upgrade/), test_insight_query.py (saving events, events-table, persons-table and
+ * insight queries), test_insight.py (test_insight_with_filters_via_hogql, legacy trends compare, the `dashboards`
+ * field), test_action.py (the unpaginated list) and test_person.py (update_property). Each case names the PostHog test
+ * it ports. One server; one project for test_query.py's four events, in January 2020, only ordered or counted, and a
+ * project of its own for each case that needs other data (no ClickHouse twin).
  */
 import { newProject, startServer, type TestServer } from '../helpers/server';
 
@@ -293,6 +294,27 @@ describe('more of test_query.py', () => {
     const r = await s.api('POST', `/api/projects/${p}/query/`, { query: { kind: 'EventsQuery', select: ['event'], after: 'all', where: ["distinct_id = 'many'"] } });
     expect(r.status).toBe(200);
     expect([r.body.results.length, r.body.hasMore, r.body.limit, r.body.offset]).toEqual([100, true, 100, 0]);
+  });
+
+  it('test_events_query_all_time_date: after "all" has no lower bound; before and after take relative dates; the default is the last 24 hours', async () => {
+    const p = await newProject(s, 'rest-compat-11 all time');
+    const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    await s.server.services.ingestor.import(p, {
+      events: [
+        { event: 'a', distinct_id: 'x', timestamp: ago(800) },
+        { event: 'b', distinct_id: 'x', timestamp: ago(200) },
+        { event: 'c', distinct_id: 'x', timestamp: ago(2) },
+      ],
+    });
+    await s.server.services.ingestor.flush();
+    const events = async (range: Record<string, string>) =>
+      (await s.api('POST', `/api/projects/${p}/query/`, { query: { kind: 'EventsQuery', select: ['event'], ...range } })).body.results.map((r: string[]) => r[0]);
+    expect(await events({ after: 'all' })).toEqual(['a', 'b', 'c']);
+    expect(await events({ after: 'all', before: '-1y' })).toEqual(['a']);
+    expect(await events({ after: '-4y', before: '-1y' })).toEqual(['a']);
+    expect(await events({ after: '-1y' })).toEqual(['b', 'c']);
+    expect(await events({ after: '-7d', before: '-1d' })).toEqual(['c']);
+    expect(await events({})).toEqual([]);
   });
 
   // reference §4.2: the detail of a HogQL syntax error is the parser's message alone (str() of PostHog's SyntaxError)
