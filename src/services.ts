@@ -17,6 +17,7 @@ import { InsightService } from './insights/insight-service';
 import { shutdownParser } from './productql';
 import { EventReader } from './projects/event-reader';
 import { GroupService } from './projects/group-service';
+import { RelatedActors } from './projects/related-actors';
 import { PersonReader } from './projects/person-reader';
 import { ProjectService } from './projects/project-service';
 import { Metrics } from './metrics';
@@ -54,6 +55,8 @@ export interface Services {
   actions: ActionService;
   /** The groups API: group types and groups (group analytics). */
   groups: GroupService;
+  /** The groups API's related actors (`groups/related`). */
+  relatedActors: RelatedActors;
   /** Closes everything, newest first. */
   close(): Promise<void>;
 }
@@ -102,6 +105,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     );
     closers.push(async () => queries.close());
     projects.onDelete({ deleteProject: async (id) => queries.cache.dropProject(id) });
+    const persons = new PersonReader(projects, queries);
     return {
       config,
       store,
@@ -116,11 +120,12 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       queries,
       insights: new InsightService(store, projects, queries),
       endpoints: new EndpointService(store, projects, queries, engine, config),
-      persons: new PersonReader(projects, queries),
+      persons,
       eventLog: new EventReader(projects, queries, store.db.getRepository(Cohort)),
       cohorts: new CohortService(store, projects, queries, engine, config.queryTimeoutMs, resolvePersons),
       actions,
       groups: new GroupService(projects, engine, ingestor),
+      relatedActors: new RelatedActors(projects, queries, engine, persons),
       close,
     };
   } catch (e) {

@@ -52,7 +52,8 @@ const MISSING_INDEX = 'You must pass ?group_type_index= in this URL. To get a li
 
 /** `group_type_index` from a query string or body: an integer 0–4 (PostHog's GroupTypeIndex). */
 function groupTypeIndex(v: unknown): number {
-  if (v === undefined || v === null || v === '') throw validationError(MISSING_INDEX, 'group_type_index', 'required');
+  // a plain DRF ValidationError({"group_type_index": [...]}): code "invalid", rendered "invalid_input"
+  if (v === undefined || v === null || v === '') throw validationError(MISSING_INDEX, 'group_type_index');
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isInteger(n) || n < 0 || n >= MAX_GROUP_TYPES)
     throw validationError(`group_type_index must be an integer from 0 to ${MAX_GROUP_TYPES - 1}.`, 'group_type_index');

@@ -138,6 +138,18 @@ export class PersonReader {
     return rows.map(([id]) => String(id));
   }
 
+  /** The persons of these UUIDs (lowercase text) in creation order; unknown ids are left out. The caller checks the scope. */
+  async byIds(principal: Principal, project: Project, ids: string[]): Promise<PersonView[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.run(
+      principal,
+      project,
+      'SELECT toString(id), created_at, properties, is_identified FROM persons WHERE toString(id) IN {variables.ids} ORDER BY created_at, toString(id) LIMIT 50000',
+      { ids },
+    );
+    return this.withDistinctIds(principal, project, rows);
+  }
+
   /** One person by UUID (any letter case); a malformed or unknown id, or another project's person, is a 404. */
   async get(principal: Principal, projectId: number, personId: string): Promise<PersonView> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });

@@ -97,7 +97,8 @@ export function describeGroupsCompat(engine: string, server: () => TestServer): 
     ])('group_type_index %s is a 400 naming it', async (_n, qs, detail) => {
       const r = await s.api('GET', api(`groups/${qs}`));
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ type: 'validation_error', attr: 'group_type_index', detail });
+      // test_groups_list_no_group_type: {type: validation_error, attr: group_type_index, code: invalid_input}
+      expect(r.body).toMatchObject({ type: 'validation_error', code: 'invalid_input', attr: 'group_type_index', detail });
     });
 
     it('finds one group by type and key; 404 when it does not exist or is another project’s', async () => {
@@ -173,6 +174,118 @@ export function describeGroupsCompat(engine: string, server: () => TestServer): 
       const readOnly = await s.api('PATCH', api('groups_types/update_metadata'), [{ group_type_index: 0, name_singular: 'x' }], reader);
       expect([readOnly.status, readOnly.body.detail]).toEqual([403, "API key missing required scope 'group:write'"]);
       expect((await s.api('GET', '/api/projects/999999/groups_types/')).body.detail).toBe('Project not found.');
+    });
+
+    describe('test_property_values, test_empty_property_values', () => {
+      let v: number;
+      beforeAll(async () => {
+        v = (await s.api('POST', '/api/projects/', { name: 'group values' })).body.id;
+        await s.server.services.ingestor.import(v, {
+          events: [
+            identify('organization', 'org:5', { industry: 'finance' }, '2021-05-01T00:00:00Z'),
+            identify('organization', 'org:6', { industry: 'technology' }, '2021-05-01T00:00:00Z'),
+            identify('organization', 'org:7', { industry: 'finance-technology' }, '2021-05-01T00:00:00Z'),
+            identify('company', 'org:1', { industry: 'finance' }, '2021-05-01T00:00:00Z'),
+          ],
+        });
+        await s.server.services.ingestor.flush();
+      });
+      const values = async (qs: string) => (await s.api('GET', `/api/projects/${v}/groups/property_values/?${qs}`)).body;
+
+      it('values of one type, filtered by a case-insensitive substring', async () => {
+        expect(await values('key=industry&group_type_index=0')).toEqual([
+          { name: 'finance', count: 1 },
+          { name: 'finance-technology', count: 1 },
+          { name: 'technology', count: 1 },
+        ]);
+        expect(await values('key=industry&group_type_index=0&value=fin')).toEqual([
+          { name: 'finance', count: 1 },
+          { name: 'finance-technology', count: 1 },
+        ]);
+        expect(await values('key=industry&group_type_index=0&value=TECH')).toEqual([
+          { name: 'finance-technology', count: 1 },
+          { name: 'technology', count: 1 },
+        ]);
+      });
+
+      it('a key no group has: []', async () => {
+        expect(await values('key=name&group_type_index=0')).toEqual([]);
+      });
+    });
+
+    /*
+     * test_groups.py _create_related_groups_data: person 1 (distinct ids 1 and 2) shared events with 0::0, 0::1, 1::2 and
+     * 1::3 lately; an event with 1::4 is too old (PostHog looks back 90 days, so the recent events are a few days old
+     * here); `no such group` has no groups row. Persons 3 and 4 have no events.
+     */
+    describe('related actors (test_related_groups, test_related_groups_person)', () => {
+      let r: number;
+      const PERSON = '01795392-cc00-0003-7dc7-67a694604d72';
+      const recent = new Date(Date.now() - 5 * 86_400_000).toISOString();
+      const group = (index: number, key: string) => ({
+        created_at: '2021-05-10T00:00:00Z',
+        group_key: key,
+        group_type_index: index,
+        id: key,
+        matched_recordings: [],
+        properties: {},
+        type: 'group',
+        value_at_data_point: null,
+      });
+      beforeAll(async () => {
+        r = (await s.api('POST', '/api/projects/', { name: 'related groups' })).body.id;
+        const ing = s.server.services.ingestor;
+        const pageview = (distinct_id: string, timestamp: string, groups: Record<string, string>) => ({ event: '$pageview', distinct_id, timestamp, properties: { $groups: groups } });
+        await ing.import(r, {
+          persons: [
+            { id: PERSON, distinct_ids: ['1', '2'], properties: {}, created_at: '2021-05-10T00:00:00Z' },
+            { distinct_ids: ['3'], properties: {} },
+            { distinct_ids: ['4'], properties: {} },
+          ],
+          events: [
+            ...['0::0', '0::1'].map((k) => identify('organization', k, {}, '2021-05-10T00:00:00Z')),
+            ...['1::2', '1::3', '1::4', '1::5'].map((k) => identify('playlist', k, {}, '2021-05-10T00:00:00Z')),
+            pageview('1', recent, { organization: '0::0', playlist: '1::2' }),
+            pageview('1', recent, { organization: '0::0', playlist: '1::3' }),
+            pageview('1', recent, { organization: '0::1', playlist: '1::3' }),
+            // too old
+            pageview('1', '2000-05-05T00:00:00Z', { organization: '0::0', playlist: '1::4' }),
+            // no such group
+            pageview('1', recent, { organization: '0::0', playlist: 'no such group' }),
+          ],
+        });
+        await ing.flush();
+      });
+
+      it('test_related_groups: the persons, then the groups of the other types, of a group', async () => {
+        const res = await s.api('GET', `/api/projects/${r}/groups/related?id=0::0&group_type_index=0`);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual([
+          {
+            created_at: '2021-05-10T00:00:00Z',
+            distinct_ids: ['1', '2'],
+            id: PERSON,
+            uuid: PERSON,
+            is_identified: false,
+            name: '1',
+            properties: {},
+            type: 'person',
+            matched_recordings: [],
+            value_at_data_point: null,
+          },
+          group(1, '1::2'),
+          group(1, '1::3'),
+        ]);
+      });
+
+      it('test_related_groups_person: the groups of every type of a person', async () => {
+        const res = await s.api('GET', `/api/projects/${r}/groups/related?id=${PERSON}`);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual([group(0, '0::0'), group(0, '0::1'), group(1, '1::2'), group(1, '1::3')]);
+        // scope group:read is enough
+        const reader = (await s.api('POST', '/api/personal_api_keys/', { label: 'related', scopes: ['group:read'] })).body.value as string;
+        expect((await s.api('GET', `/api/projects/${r}/groups/related?id=${PERSON}`, undefined, reader)).body).toHaveLength(4);
+      });
     });
 
     it('deleting a group type removes it and its groups; the next new type takes its index', async () => {
