@@ -47,8 +47,9 @@ export const queryRequestSchema = z
     filters_override: z.unknown().optional(),
     variables_override: z.unknown().optional(),
     async: optional(z.boolean()),
-    // PostHog's limit_context selects row limits of its AI assistant, which Quarry does not have: only its null default
-    limit_context: z.null().optional(),
+    // PostHog's LimitContext.POSTHOG_AI (the only value its QueryRequest takes) tags queries of its AI assistant, which
+    // Quarry does not have: accepted, and run with the query API's limits
+    limit_context: optional(z.enum(['posthog_ai'])),
   })
   .strict();
 

@@ -398,3 +398,15 @@ describe('PersonViewSet.update_property (test_person.py)', () => {
     expect(r.status).toBe(404);
   });
 });
+
+describe('QueryRequest.limit_context (reference §9.1: "posthog_ai" | null)', () => {
+  it.each([null, 'posthog_ai'])('%j is a valid envelope: the query runs', async (limit_context) => {
+    const r = await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: "select 'ai'" }, limit_context });
+    expect([r.status, r.body.results]).toEqual([200, [['ai']]]);
+  });
+
+  it('any other value is a 400 naming limit_context', async () => {
+    const r = await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: "select 'ai'" }, limit_context: 'export' });
+    expect([r.status, r.body.type, r.body.code, r.body.attr]).toEqual([400, 'invalid_request', 'parse_error', 'limit_context']);
+  });
+});
