@@ -853,3 +853,136 @@ describe('test_timezones east of UTC (Asia/Tokyo, UTC+9) where each actor\'s eve
     ]);
   });
 });
+
+describe('tenth-pass cases: actions with entity filters, Hour and Month cohorts (test_retention_query_runner.py; counts derived from reference §4.3)', () => {
+  it('test_retention_event_action with properties on the ActionsNode returning entity: they narrow the action\'s events', async () => {
+    // a signs up on day 0; Safari pageview day 1 (no), Chrome autocapture day 2, Chrome pageview day 3, Chrome other event
+    // day 4 (not the action); b signs up on day 1, a Chrome autocapture on day 1 (its cohort day), a Chrome pageview day 2
+    const act = action('pageview or autocapture', [actionStep('$pageview'), actionStep('$autocapture')]);
+    const chrome = { $browser: 'Chrome' };
+    const pid = await db.project(people('a', 'b'), [
+      ev('a', _date(0), {}, '$user_signed_up'),
+      ev('a', _date(1), { $browser: 'Safari' }),
+      ev('a', _date(2), chrome, '$autocapture'),
+      ev('a', _date(3), chrome),
+      ev('a', _date(4), chrome, 'other'),
+      ev('b', _date(1), {}, '$user_signed_up'),
+      ev('b', _date(1, 0, 5), chrome, '$autocapture'),
+      ev('b', _date(2), chrome),
+    ]);
+    const source = {
+      kind: 'RetentionQuery',
+      dateRange: { date_from: _date(0), date_to: _date(4) },
+      retentionFilter: {
+        totalIntervals: 5,
+        targetEntity: { id: '$user_signed_up', type: 'events' },
+        returningEntity: { id: act, type: 'actions', kind: 'ActionsNode', properties: [{ type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }] },
+      },
+    };
+    const r = await retention(pid, source);
+    expect(counts(r)).toEqual(pad([[1, 0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 0], [0, 0], [0]]));
+    expect(await actorsOf(pid, source, 0)).toEqual([['a', [0, 2, 3]]]);
+    expect(await actorsOf(pid, source, 1)).toEqual([['b', [0, 1]]]);
+  });
+
+  describe('Hour periods with minimumOccurrences 2 (test_hour_interval; reference §4.3)', () => {
+    // p: 10:05 (first), 11:10 and 11:20 (two), 12:00 (one), 13:00 and 13:30 (two); q: 11:00 (first), 12:10 and 12:40
+    let pid: number;
+    beforeAll(async () => {
+      pid = await db.project(people('p', 'q'), [
+        ev('p', '2020-06-10T10:05:00'),
+        ev('p', '2020-06-10T11:10:00'),
+        ev('p', '2020-06-10T11:20:00'),
+        ev('p', '2020-06-10T12:00:00'),
+        ev('p', '2020-06-10T13:00:00'),
+        ev('p', '2020-06-10T13:30:00'),
+        ev('q', '2020-06-10T11:00:00'),
+        ev('q', '2020-06-10T12:10:00'),
+        ev('q', '2020-06-10T12:40:00'),
+      ]);
+    });
+    const source = (extra: Record<string, unknown>) => ({
+      kind: 'RetentionQuery',
+      dateRange: { date_from: '2020-06-10T10:00:00', date_to: '2020-06-10T13:00:00' },
+      retentionFilter: { period: 'Hour', totalIntervals: 5, retentionType: 'retention_first_time', minimumOccurrences: 2, ...extra },
+    });
+
+    it('first-time: p returns in hours 1 and 3 (two events each), not hour 2 (one); q in hour 1', async () => {
+      const r = await retention(pid, source({}));
+      expect(pluck(r, 'label')).toEqual(['Hour 0', 'Hour 1', 'Hour 2', 'Hour 3']);
+      expect(pluck(r, 'date')).toEqual(['2020-06-10T10:00:00Z', '2020-06-10T11:00:00Z', '2020-06-10T12:00:00Z', '2020-06-10T13:00:00Z']);
+      expect(counts(r)).toEqual([
+        [1, 1, 0, 1, 0],
+        [1, 1, 0, 0, 0],
+        [0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0],
+      ]);
+      expect(await actorsOf(pid, source({}), 0)).toEqual([['p', [0, 1, 3]]]);
+    });
+
+    it('cumulative: p counts in hours 1 to 3', async () => {
+      const r = await retention(pid, source({ cumulative: true }));
+      expect(counts(r)).toEqual([
+        [1, 1, 1, 1, 0],
+        [1, 1, 0, 0, 0],
+        [0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0],
+      ]);
+      expect(await actorsOf(pid, source({ cumulative: true }), 0)).toEqual([['p', [0, 1, 2, 3]]]);
+    });
+  });
+
+  describe('Month periods with a filtered target (test_month_interval; reference §4.3 on the first-time types)', () => {
+    // p1: Safari pageview Jan 5, Chrome Feb 3, Mar 2; p2: Chrome Feb 10, Apr 1
+    let pid: number;
+    beforeAll(async () => {
+      pid = await db.project(people('p1', 'p2'), [
+        ev('p1', '2020-01-05T10:00:00', { $browser: 'Safari' }),
+        ev('p1', '2020-02-03T10:00:00', { $browser: 'Chrome' }),
+        ev('p1', '2020-03-02T10:00:00', { $browser: 'Chrome' }),
+        ev('p2', '2020-02-10T10:00:00', { $browser: 'Chrome' }),
+        ev('p2', '2020-04-01T10:00:00', { $browser: 'Chrome' }),
+      ]);
+    });
+    const q = (retentionType: string) => ({
+      dateRange: { date_from: '2020-01-01', date_to: '2020-04-30' },
+      retentionFilter: {
+        period: 'Month',
+        totalIntervals: 4,
+        retentionType,
+        targetEntity: { id: '$pageview', type: 'events', properties: [{ type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }] },
+        returningEntity: { id: '$pageview', type: 'events' },
+      },
+    });
+
+    it('retention_first_time: both start in February (p1 with its first Chrome pageview)', async () => {
+      const r = await retention(pid, q('retention_first_time'));
+      expect(pluck(r, 'label')).toEqual(['Month 0', 'Month 1', 'Month 2', 'Month 3']);
+      expect(pluck(r, 'date')).toEqual(['2020-01-01T00:00:00Z', '2020-02-01T00:00:00Z', '2020-03-01T00:00:00Z', '2020-04-01T00:00:00Z']);
+      expect(counts(r)).toEqual([
+        [0, 0, 0, 0],
+        [2, 1, 1, 0],
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+      ]);
+    });
+
+    it('retention_first_ever_occurrence: p1\'s first-ever pageview (Safari) does not match, so only p2', async () => {
+      expect(counts(await retention(pid, q('retention_first_ever_occurrence')))).toEqual([
+        [0, 0, 0, 0],
+        [1, 0, 1, 0],
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+      ]);
+    });
+
+    it('retention_recurring: a cohort in each month with a Chrome pageview', async () => {
+      expect(counts(await retention(pid, q('retention_recurring')))).toEqual([
+        [0, 0, 0, 0],
+        [2, 1, 1, 0],
+        [1, 0, 0, 0],
+        [1, 0, 0, 0],
+      ]);
+    });
+  });
+});
