@@ -9,6 +9,7 @@
 import { ev, openHarness, type Harness } from '../queries/funnels/testing';
 import { productqlRunner } from '../queries/runners/productql-runner';
 import { trendsRunner } from '../queries/runners/trends-runner';
+import { actorsRunner } from '../queries/runners/actors-runner';
 import { setInsightsClock } from '../queries/insights/date-range';
 import { BREAKDOWN_NULL } from '../queries/insights/breakdown';
 import { shutdownParser } from './index';
@@ -258,5 +259,24 @@ describe('test_bounce_rate (PostHog’s dataset) and sessions in the project tim
     expect(before.results[0].data).toEqual([1, 1]);
     const after = await run({ properties: [{ type: 'session', key: '$start_timestamp', operator: 'is_date_after', value: '2024-03-01' }] });
     expect(after.results[0].data).toEqual([0, 0]);
+  });
+});
+
+describe('the session join from events (hogql test_query.py) and session filters in the persons of an insight', () => {
+  it('test_join_with_property_materialized_session_id / not_materialized: session.session_id of events filtered on properties.$session_id', async () => {
+    expect(await rows("select session.session_id from events where properties.$session_id = 'b4'")).toEqual([['b4'], ['b4']]);
+    expect(await rows("select session.id from events where properties.$session_id = 'b5'")).toEqual([['b5']]);
+  });
+
+  it('a trends day’s persons under a session filter: only those with a matching session', async () => {
+    const source = {
+      kind: 'TrendsQuery',
+      dateRange: { date_from: '2024-02-01', date_to: '2024-02-01' },
+      series: [{ kind: 'EventsNode', event: '$pageview' }],
+      properties: [{ type: 'session', key: '$session_duration', operator: 'gte', value: 9 }],
+    };
+    // b2 (11 s) and b3 (9 s) are d1's; d2's longest session lasts 5 s
+    const r = await h.run(actorsRunner, { kind: 'ActorsQuery', select: ['actor'], source: { kind: 'InsightActorsQuery', source, day: '2024-02-01' } }, pid);
+    expect(r.results.map((x: any[]) => x[0].id)).toEqual([P1]);
   });
 });
