@@ -71,6 +71,16 @@ event('ni_2', '$pageview', 20 * DAY, { attr: 'some_val' });
 // test_cohortpeople_with_nonexistent_other_cohort_filter, test_cohortpeople_with_cyclic_cohort_filter
 person('nx_1', { foo: 'bar' });
 person('nx_2', { foo: 'non' });
+// cohorts in insights: rt_view events on the days before today (rt_p3 also did rt_signup ten days ago)
+person('rt_p1', { plan: 'pro' });
+event('rt_p1', 'rt_view', 3 * DAY);
+event('rt_p1', 'rt_view', 2 * DAY);
+person('rt_p2', { plan: 'free' });
+event('rt_p2', 'rt_view', 3 * DAY);
+event('rt_p2', 'rt_view', 1 * DAY);
+person('rt_p3', { plan: 'pro' });
+event('rt_p3', 'rt_view', 2 * DAY);
+event('rt_p3', 'rt_signup', 10 * DAY);
 
 
 let s: TestServer;
@@ -204,5 +214,72 @@ describe('negations in nested groups (test_cohort_query.py: check_negation_claus
     expect(() => cohortGroup({ filters: props('OR', { type: 'AND', values: [neg] }, { type: 'AND', values: [pos] }), groups: [] })).toThrow(expect.objectContaining(refused));
     expect(() => cohortGroup({ filters: props('AND', { type: 'OR', values: [{ type: 'AND', values: [pos, neg] }] }), groups: [] })).not.toThrow();
     expect(() => cohortGroup({ filters: props('AND', { type: 'AND', values: [neg] }, { type: 'AND', values: [pos] }), groups: [] })).not.toThrow();
+  });
+});
+
+describe('saved cohorts in insights, through the query API (retention cohort breakdowns, cohort filters; reference §1.4, §4.3)', () => {
+  /** Retention of rt_view over the three days before today. */
+  const retentionQuery = (extra: Record<string, unknown>) => ({
+    kind: 'RetentionQuery',
+    dateRange: { date_from: '-3d', date_to: '-1d' },
+    retentionFilter: { period: 'Day', totalIntervals: 3, targetEntity: { id: 'rt_view', type: 'events' }, returningEntity: { id: 'rt_view', type: 'events' } },
+    ...extra,
+  });
+  const run = async (query: Record<string, unknown>) => {
+    const r = await s.api('POST', `/api/projects/${pid}/query/`, { query, refresh: 'force_blocking' });
+    expect([r.status, r.body.detail]).toEqual([200, undefined]);
+    return r.body;
+  };
+  const rows = (body: any) => (body.results as any[]).map((x) => [x.breakdown_value, x.values.map((v: any) => v.count)]);
+  let pro: number;
+  let statik: number;
+  let signedUp: number;
+  beforeAll(async () => {
+    pro = await saveCohort({ name: 'rt pro', filters: props('AND', { key: 'plan', value: 'pro', type: 'person' }) });
+    statik = await saveCohort({ name: 'rt static', is_static: true, static_person_ids: [cases.uuidOf('rt_p2')] });
+    signedUp = await saveCohort({ name: 'rt signed up', filters: props('AND', behavioral('performed_event', 'rt_signup', { time_value: 30, time_interval: 'day' })) });
+  });
+
+  it('a cohort breakdown of a person-property, a static and a behavioral cohort and all users: one block each, largest first', async () => {
+    // all: rt_p1 and rt_p2 on day -3 (rt_p1 back on -2, rt_p2 on -1), rt_p1 and rt_p3 on -2, rt_p2 on -1
+    const body = await run(retentionQuery({ breakdownFilter: { breakdown_type: 'cohort', breakdown: [pro, statik, signedUp, 'all'] } }));
+    expect(rows(body)).toEqual([
+      [0, [2, 1, 1]],
+      [0, [2, 0, 0]],
+      [0, [1, 0, 0]],
+      [pro, [1, 1, 0]],
+      [pro, [2, 0, 0]],
+      [pro, [0, 0, 0]],
+      [statik, [1, 0, 1]],
+      [statik, [0, 0, 0]],
+      [statik, [1, 0, 0]],
+      [signedUp, [0, 0, 0]],
+      [signedUp, [1, 0, 0]],
+      [signedUp, [0, 0, 0]],
+    ]);
+  });
+
+  it('a cohort property filter on a retention insight: in the static cohort, and not in the behavioral one', async () => {
+    expect(rows(await run(retentionQuery({ properties: [{ type: 'cohort', key: 'id', value: statik }] })))).toEqual([
+      [null, [1, 0, 1]],
+      [null, [0, 0, 0]],
+      [null, [1, 0, 0]],
+    ]);
+    expect(rows(await run(retentionQuery({ properties: [{ type: 'cohort', key: 'id', value: signedUp, operator: 'not_in' }] })))).toEqual([
+      [null, [2, 1, 1]],
+      [null, [1, 0, 0]],
+      [null, [1, 0, 0]],
+    ]);
+  });
+
+  it('the actors of a cohort block (InsightActorsQuery with the cohort id as breakdown)', async () => {
+    const source = retentionQuery({ breakdownFilter: { breakdown_type: 'cohort', breakdown: [pro, statik] } });
+    const actors = async (interval: number, breakdown: number) => {
+      const body = await run({ kind: 'ActorsQuery', select: ['person'], source: { kind: 'InsightActorsQuery', source, interval, breakdown } });
+      return (body.results as any[]).map((r) => r[0].distinct_ids[0]).sort();
+    };
+    expect(await actors(1, pro)).toEqual(['rt_p1', 'rt_p3']);
+    expect(await actors(0, statik)).toEqual(['rt_p2']);
+    expect(await actors(1, statik)).toEqual([]);
   });
 });
