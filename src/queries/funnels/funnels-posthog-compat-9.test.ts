@@ -441,3 +441,189 @@ describe.each(['strict', 'unordered'])('breakdown_cases.py tests inherited by th
     ]);
   });
 });
+
+// ------------------------------------------------------------------------------------------------ tenth pass
+
+/*
+ * Conversion-window units beyond days, the window's default count with a unit, multiple-property breakdown limits,
+ * time-to-convert under a breakdown, unrounded step conversion times and strict funnels under global filters.
+ * Expected values are derived from the reference (§3.1 defaults, §3.2, §3.3) and PostHog's funnel code as cited.
+ */
+events.push(
+  // week window: wu1 converts 6 d 23 h after entering, wu2 7 d 1 h after
+  ev('wu1', 'wu a', t(2021, 6, 1, 0)),
+  ev('wu1', 'wu b', t(2021, 6, 7, 23)),
+  ev('wu2', 'wu a', t(2021, 6, 1, 0)),
+  ev('wu2', 'wu b', t(2021, 6, 8, 1)),
+  // month window (31 days): mu1 converts 30 d 23 h after entering, mu2 31 d 1 h after, mu3 never
+  ev('mu1', 'mu a', t(2021, 6, 1, 0)),
+  ev('mu1', 'mu b', t(2021, 7, 1, 23)),
+  ev('mu2', 'mu a', t(2021, 6, 1, 0)),
+  ev('mu2', 'mu b', t(2021, 7, 2, 1)),
+  ev('mu3', 'mu a', t(2021, 6, 1, 0)),
+  // a unit without a count: 14 of it (wh1 converts after 13 h, wh2 after 15 h)
+  ev('wh1', 'wh a', t(2021, 6, 1, 0)),
+  ev('wh1', 'wh b', t(2021, 6, 1, 13)),
+  ev('wh2', 'wh a', t(2021, 6, 1, 0)),
+  ev('wh2', 'wh b', t(2021, 6, 1, 15)),
+  // two-property breakdown: Chrome/Mac 2 of 2 convert, Chrome/Windows 1 of 3, Safari/Mac 0 of 1
+  ...[
+    ['mb1', 'Chrome', 'Mac', true],
+    ['mb2', 'Chrome', 'Mac', true],
+    ['mb3', 'Chrome', 'Windows', true],
+    ['mb4', 'Chrome', 'Windows', false],
+    ['mb5', 'Chrome', 'Windows', false],
+    ['mb6', 'Safari', 'Mac', false],
+  ].flatMap(([who, $browser, $os, converts]) => [
+    ev(who as string, 'mb a', t(2021, 6, 1, 10), { $browser, $os }),
+    ...(converts ? [ev(who as string, 'mb b', t(2021, 6, 1, 11))] : []),
+  ]),
+  // conversion times 1 s, 1 h and 3 h (an average of 4800.333… s), ct1 and ct2 with a browser
+  ev('ct1', 'ct a', t(2021, 6, 1, 0), { $browser: 'Chrome' }),
+  ev('ct1', 'ct b', t(2021, 6, 1, 1)),
+  ev('ct2', 'ct a', t(2021, 6, 1, 0), { $browser: 'Safari' }),
+  ev('ct2', 'ct b', t(2021, 6, 1, 3)),
+  ev('ct3', 'ct a', t(2021, 6, 1, 0)),
+  ev('ct3', 'ct b', t(2021, 6, 1, 0, 0, 1)),
+  // time to convert with an exclusion: xe2 meets the excluded event between its steps
+  ev('xe1', 'xe a', t(2021, 6, 1, 0)),
+  ev('xe1', 'xe b', t(2021, 6, 1, 1)),
+  ev('xe2', 'xe a', t(2021, 6, 1, 0)),
+  ev('xe2', 'xe no', t(2021, 6, 1, 0, 30)),
+  ev('xe2', 'xe b', t(2021, 6, 1, 2)),
+  ev('xe3', 'xe a', t(2021, 6, 1, 0)),
+  ev('xe3', 'xe b', t(2021, 6, 1, 3)),
+  // strict, global filter on $browser: st1's other event is a Firefox one (filtered out), st2's a Chrome one
+  ev('st1', 'st a', t(2021, 6, 1, 0), { $browser: 'Chrome' }),
+  ev('st1', 'st other', t(2021, 6, 1, 0, 30), { $browser: 'Firefox' }),
+  ev('st1', 'st b', t(2021, 6, 1, 1), { $browser: 'Chrome' }),
+  ev('st2', 'st a', t(2021, 6, 1, 0), { $browser: 'Chrome' }),
+  ev('st2', 'st other', t(2021, 6, 1, 0, 30), { $browser: 'Chrome' }),
+  ev('st2', 'st b', t(2021, 6, 1, 1), { $browser: 'Chrome' }),
+);
+
+describe('conversion window units (reference §3.3: the UDF window is interval × seconds, week = 7 days, month = 31 days; derived)', () => {
+  const june = { date_from: '2021-06-01', date_to: '2021-07-31' };
+  const q = (tag: string, ff: Record<string, unknown>) => ({ series: [E(`${tag} a`), E(`${tag} b`)], dateRange: june, funnelsFilter: ff });
+
+  it.each(['ordered', 'strict', 'unordered'])('%s, 1 week: a conversion after 6 d 23 h is in, after 7 d 1 h out', async (funnelOrderType) => {
+    expect(counts(await run(q('wu', { funnelOrderType, funnelWindowInterval: 1, funnelWindowIntervalUnit: 'week' })))).toEqual([2, 1]);
+  });
+
+  it('2 weeks: both convert', async () => {
+    expect(counts(await run(q('wu', { funnelWindowInterval: 2, funnelWindowIntervalUnit: 'week' })))).toEqual([2, 2]);
+  });
+
+  it.each(['ordered', 'strict', 'unordered'])('%s, 1 month: 30 d 23 h is in, 31 d 1 h out (a month is 31 days, not the calendar month of June)', async (funnelOrderType) => {
+    const r = await run(q('mu', { funnelOrderType, funnelWindowInterval: 1, funnelWindowIntervalUnit: 'month' }));
+    expect(r.results.map((s: any) => [s.count, s.average_conversion_time])).toEqual([
+      [3, null],
+      [1, 2674800],
+    ]);
+  });
+
+  it('time_to_convert with a month window: the one sample, one bin of 60 s', async () => {
+    const r = await run(q('mu', { funnelVizType: 'time_to_convert', funnelWindowInterval: 1, funnelWindowIntervalUnit: 'month' }));
+    expect(r.results).toEqual({ bins: [[2674800, 1], [2674860, 0]], average_conversion_time: 2674800, median_conversion_time: 2674800 });
+  });
+
+  it('trends with a week window: June 1 entries wu1 and wu2, one converts', async () => {
+    const r = await run({ ...q('wu', { funnelVizType: 'trends', funnelWindowInterval: 1, funnelWindowIntervalUnit: 'week' }), dateRange: { date_from: '2021-06-01', date_to: '2021-06-02' } });
+    // (the conversion on June 7 is after date_to: §3.3, conversions must be inside the range)
+    expect(r.results.map((s: any) => s.data)).toEqual([[0, 0]]);
+    const wide = await run({ ...q('wu', { funnelVizType: 'trends', funnelWindowInterval: 1, funnelWindowIntervalUnit: 'week' }), dateRange: { date_from: '2021-06-01', date_to: '2021-06-09' } });
+    expect(wide.results[0].data.slice(0, 2)).toEqual([50, 0]);
+  });
+
+  it.each(['ordered', 'strict', 'unordered'])('%s, funnelWindowIntervalUnit hour without a count: 14 hours (funnelWindowInterval defaults to 14)', async (funnelOrderType) => {
+    expect(counts(await run(q('wh', { funnelOrderType, funnelWindowIntervalUnit: 'hour' })))).toEqual([2, 1]);
+  });
+});
+
+describe('multiple-property breakdown limits (funnels base.py: `[\'Other\']` for array breakdowns, values ranked by the last step, then earlier steps; derived)', () => {
+  const q = (extra: Record<string, unknown> = {}) => ({
+    series: [E('mb a'), E('mb b')],
+    dateRange: { date_from: '2021-06-01', date_to: '2021-06-02' },
+    breakdownFilter: { breakdown_type: 'event', breakdown: ['$browser', '$os'], ...extra },
+  });
+  const rowsOf = (r: any) => (r.results as any[][]).map((steps) => [steps[0].breakdown_value, steps[0].breakdown, steps.map((s) => s.count)]);
+
+  it('no limit reached: every pair, the most conversions first', async () => {
+    expect(rowsOf(await run(q()))).toEqual([
+      [['Chrome', 'Mac'], ['Chrome', 'Mac'], [2, 2]],
+      [['Chrome', 'Windows'], ['Chrome', 'Windows'], [3, 1]],
+      [['Safari', 'Mac'], ['Safari', 'Mac'], [1, 0]],
+    ]);
+  });
+
+  it('breakdown_limit 1: Chrome/Mac (2 conversions) kept over Chrome/Windows (3 entries, 1 conversion); the rest is one ["Other"]', async () => {
+    expect(rowsOf(await run(q({ breakdown_limit: 1 })))).toEqual([
+      [['Chrome', 'Mac'], ['Chrome', 'Mac'], [2, 2]],
+      [['Other'], ['Other'], [4, 1]],
+    ]);
+  });
+
+  it('the same in a strict funnel', async () => {
+    const r = await run({ ...q({ breakdown_limit: 2 }), funnelsFilter: { funnelOrderType: 'strict' } });
+    expect(rowsOf(r)).toEqual([
+      [['Chrome', 'Mac'], ['Chrome', 'Mac'], [2, 2]],
+      [['Chrome', 'Windows'], ['Chrome', 'Windows'], [3, 1]],
+      [['Other'], ['Other'], [1, 0]],
+    ]);
+  });
+});
+
+describe('conversion times (funnel UDF: avgArrayOrNull / medianArrayOrNull per step, unrounded; time-to-convert rounds its average to 2 dp)', () => {
+  const q = (extra: Record<string, unknown> = {}) => ({ series: [E('ct a'), E('ct b')], dateRange: { date_from: '2021-06-01', date_to: '2021-06-02' }, ...extra });
+
+  it('steps: the average of 1 s, 3600 s and 10800 s is not rounded; the median is the middle time', async () => {
+    const r = await run(q());
+    expect(r.results[1]).toMatchObject({ count: 3, average_conversion_time: 14401 / 3, median_conversion_time: 3600 });
+  });
+
+  it('time_to_convert: the average rounded to 2 dp', async () => {
+    const r = await run(q({ funnelsFilter: { funnelVizType: 'time_to_convert' } }));
+    expect(r.results).toEqual({ bins: [[1, 2], [5401, 1], [10801, 0]], average_conversion_time: 4800.33, median_conversion_time: 3600 });
+  });
+
+  it('time_to_convert with an event breakdown (first touch): one histogram over every actor, as without the breakdown (FunnelTimeToConvert does not group by the value)', async () => {
+    const r = await run(q({ funnelsFilter: { funnelVizType: 'time_to_convert' }, breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' } }));
+    expect(r.results).toEqual({ bins: [[1, 2], [5401, 1], [10801, 0]], average_conversion_time: 4800.33, median_conversion_time: 3600 });
+  });
+});
+
+describe('time_to_convert with an exclusion (reference §3.3 Exclusions: the excluded actor is out of the funnel, so out of the histogram; derived)', () => {
+  const q = (funnelOrderType: string) => ({
+    series: [E('xe a'), E('xe b')],
+    dateRange: { date_from: '2021-06-01', date_to: '2021-06-02' },
+    funnelsFilter: { funnelOrderType, funnelVizType: 'time_to_convert', exclusions: [{ kind: 'EventsNode', event: 'xe no', funnelFromStep: 0, funnelToStep: 1 }] },
+  });
+
+  it.each(['ordered', 'strict', 'unordered'])('%s: the times of xe1 (1 h) and xe3 (3 h) only', async (funnelOrderType) => {
+    // (strict: xe2's excluded event breaks its sequence anyway)
+    expect((await run(q(funnelOrderType))).results).toEqual({ bins: [[3600, 1], [7200, 0], [10800, 1]], average_conversion_time: 7200, median_conversion_time: 7200 });
+  });
+});
+
+describe('strict funnels under global property filters (FunnelEventQuery: strict skips the step-event filter but keeps the global filters)', () => {
+  const q = (extra: Record<string, unknown> = {}) => ({
+    series: [E('st a'), E('st b')],
+    dateRange: { date_from: '2021-06-01', date_to: '2021-06-02' },
+    properties: [{ type: 'event', key: '$browser', operator: 'exact', value: 'Chrome' }],
+    funnelsFilter: { funnelOrderType: 'strict' },
+    ...extra,
+  });
+
+  it('an event the global filter leaves out does not break the sequence (st1); one it keeps does (st2)', async () => {
+    expect(counts(await run(q()))).toEqual([2, 1]);
+  });
+
+  it('without the filter both sequences break', async () => {
+    expect(counts(await run(q({ properties: [] })))).toEqual([2, 0]);
+  });
+
+  it('trends: 1 of 2 on June 1', async () => {
+    const r = await run(q({ funnelsFilter: { funnelOrderType: 'strict', funnelVizType: 'trends' } }));
+    expect(r.results.map((s: any) => s.data)).toEqual([[50, 0]]);
+  });
+});
