@@ -986,3 +986,33 @@ describe('tenth-pass cases: actions with entity filters, Hour and Month cohorts 
     });
   });
 });
+
+describe('test_filter_test_accounts with a cohort among the test-account filters (reference §1.1, §1.4, §4.3)', () => {
+  // a and b (an internal user, in cohort 93) view on days 0 and 1; c on day 1 only
+  let pid: number;
+  beforeAll(async () => {
+    pid = await db.project(
+      [{ distinct_ids: ['a'] }, { distinct_ids: ['b'], properties: { email: 'b@internal.example' } }, { distinct_ids: ['c'] }],
+      [ev('a', _date(0)), ev('a', _date(1)), ev('b', _date(0)), ev('b', _date(1)), ev('c', _date(1))],
+    );
+  });
+  const internal: ResolvedCohort = { id: 93, name: 'internal', isStatic: false, group: { type: 'AND', values: [{ key: 'email', value: 'internal.example', operator: 'icontains', type: 'person' }] } as any, personIds: [] };
+  const proj = { test_account_filters: [{ key: 'id', value: 93, type: 'cohort', operator: 'not_in' }] };
+  const source = (filterTestAccounts: boolean) => ({ kind: 'RetentionQuery', filterTestAccounts, dateRange: { date_from: _date(0), date_to: _date(1) }, retentionFilter: { totalIntervals: 2 } });
+
+  it('with the filters b is in no cohort; without them it is', async () => {
+    const run = (on: boolean) => runWithCohorts(new Map([[93, internal]]), () => retention(pid, source(on), proj));
+    expect(counts(await run(true))).toEqual([
+      [1, 1],
+      [2, 0],
+    ]);
+    expect(counts(await run(false))).toEqual([
+      [2, 2],
+      [3, 0],
+    ]);
+    expect(await runWithCohorts(new Map([[93, internal]]), () => actorsOf(pid, source(true), 1, proj))).toEqual([
+      ['a', [0]],
+      ['c', [0]],
+    ]);
+  });
+});
