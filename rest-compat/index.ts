@@ -11,6 +11,7 @@ import { registerKeyRoutes } from './keys';
 import { registerFormParser } from './multipart';
 import { registerProjectRoutes } from './projects';
 import { registerQueryRoutes } from './query';
+import { registerSessionRoutes } from './sessions';
 
 /** The REST paths PostHog users already call, each a thin call into the service layer. */
 export function registerRestRoutes(app: FastifyInstance, services: Services): void {
@@ -24,5 +25,6 @@ export function registerRestRoutes(app: FastifyInstance, services: Services): vo
   registerActionRoutes(app, services);
   registerCohortRoutes(app, services);
   registerGroupRoutes(app, services);
+  registerSessionRoutes(app, services);
   registerBackupRoute(app, services);
 }

@@ -18,6 +18,7 @@ import { shutdownParser } from './productql';
 import { EventReader } from './projects/event-reader';
 import { GroupService } from './projects/group-service';
 import { RelatedActors } from './projects/related-actors';
+import { SessionProperties } from './projects/session-properties';
 import { PersonReader } from './projects/person-reader';
 import { ProjectService } from './projects/project-service';
 import { Metrics } from './metrics';
@@ -57,6 +58,8 @@ export interface Services {
   groups: GroupService;
   /** The groups API's related actors (`groups/related`). */
   relatedActors: RelatedActors;
+  /** The sessions API: session property definitions and values. */
+  sessionProperties: SessionProperties;
   /** Closes everything, newest first. */
   close(): Promise<void>;
 }
@@ -126,6 +129,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       actions,
       groups: new GroupService(projects, engine, ingestor),
       relatedActors: new RelatedActors(projects, queries, engine, persons),
+      sessionProperties: new SessionProperties(projects, queries),
       close,
     };
   } catch (e) {

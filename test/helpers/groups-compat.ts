@@ -1,7 +1,8 @@
 /**
  * PostHog's groups API (posthog/api/group.py, posthog/api/test/test_groups.py) through the real server, for one
  * engine: group types (list, update_metadata, delete), groups (list with search and cursor, find, property
- * definitions and values), bad parameters, scopes, and project isolation. Used by groups-api.test.ts (DuckDB) and
+ * definitions and values, related actors), bad parameters, scopes, and project isolation; and the sessions API's
+ * property definitions and values (posthog/api/sessions.py). Used by groups-api.test.ts (DuckDB) and
  * groups-api.clickhouse.test.ts (ClickHouse): same cases, same expected answers.
  */
 import type { TestServer } from './server';
@@ -303,6 +304,64 @@ export function describeGroupsCompat(engine: string, server: () => TestServer): 
       ]);
       // the other project's types are untouched
       expect((await s.api('GET', `/api/projects/${other}/groups_types/`)).body.map((t: { group_type: string }) => t.group_type)).toEqual(['organization']);
+    });
+  });
+
+  /*
+   * PostHog's sessions API (posthog/api/test/test_sessions.py): session s1 (d1) entered with utm_source google, then
+   * youtube; s2 (d2) with youtube.
+   */
+  describe(`sessions property definitions and values (test_sessions.py) on ${engine}`, () => {
+    let s: TestServer;
+    let p: number;
+    const api = (path: string) => `/api/projects/${p}/sessions/${path}`;
+    beforeAll(async () => {
+      s = server();
+      p = (await s.api('POST', '/api/projects/', { name: 'sessions api' })).body.id;
+      const pageview = (distinct_id: string, session: string, utm_source: string, timestamp: string) => ({
+        event: '$pageview',
+        distinct_id,
+        timestamp,
+        properties: { $session_id: session, utm_source },
+      });
+      await s.server.services.ingestor.import(p, {
+        events: [pageview('d1', 's1', 'google', '2024-01-01T10:00:00Z'), pageview('d1', 's1', 'youtube', '2024-01-01T10:00:05Z'), pageview('d2', 's2', 'youtube', '2024-01-01T11:00:00Z')],
+      });
+      await s.server.services.ingestor.flush();
+    });
+    const names = async (path: string): Promise<Set<unknown>> => {
+      const r = await s.api('GET', api(path));
+      expect(r.status).toBe(200);
+      return new Set((Array.isArray(r.body) ? r.body : r.body.results).map((x: { name: unknown }) => x.name));
+    };
+
+    it('test_search_session_properties and test_empty_search_session_properties', async () => {
+      expect(await names('property_definitions/?search=utm')).toEqual(new Set(['$entry_utm_campaign', '$entry_utm_content', '$entry_utm_medium', '$entry_utm_source', '$entry_utm_term']));
+      expect(await names('property_definitions/?search=doesnotexist')).toEqual(new Set());
+    });
+
+    it('property definitions carry PostHog’s fields; $session_duration is a Duration', async () => {
+      const r = await s.api('GET', api('property_definitions/?search=session_duration'));
+      expect(r.body.results).toEqual([{ id: '$session_duration', name: '$session_duration', is_numerical: true, property_type: 'Duration', is_seen_on_filtered_events: null, tags: [] }]);
+      expect(r.body.count).toBe(1);
+    });
+
+    it('test_list_channel_type_values and test_search_channel_type_values', async () => {
+      const all = await names('values/?key=$channel_type');
+      for (const t of ['Direct', 'Organic Search', 'Paid Search', 'Referral', 'Email', 'Unknown']) expect(all).toContain(t);
+      expect(await names('values/?key=$channel_type&value=paid')).toEqual(new Set(['Paid Unknown', 'Paid Search', 'Paid Shopping', 'Paid Video', 'Paid Social']));
+    });
+
+    it('test_list_session_property_values, test_search_session_property_values, no matching values', async () => {
+      expect(await names('values/?key=$entry_utm_source')).toEqual(new Set(['google', 'youtube']));
+      expect(await names('values/?key=$entry_utm_source&value=tub')).toEqual(new Set(['youtube']));
+      expect(await names('values/?key=$entry_utm_source&value=doesnotexist')).toEqual(new Set());
+      expect(await names('values/?key=$nope')).toEqual(new Set());
+    });
+
+    it('a missing key is a 400', async () => {
+      const r = await s.api('GET', api('values/'));
+      expect([r.status, r.body.detail]).toEqual([400, 'Key not provided']);
     });
   });
 }

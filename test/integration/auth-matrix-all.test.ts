@@ -266,6 +266,8 @@ const TABLE: Row[] = [
   { method: 'GET', pattern: '/api/projects/:projectId/groups/property_definitions', scope: 'group:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/groups/property_values', scope: 'group:read', ok: 200, okAlso: [{ status: 400, detail: GROUP_TYPE_INDEX_MISSING }] },
   { method: 'GET', pattern: '/api/projects/:projectId/groups/related', scope: 'group:read', ok: 200, okAlso: [{ status: 400, detail: 'You must pass ?id= in this URL.' }] },
+  { method: 'GET', pattern: '/api/projects/:projectId/sessions/property_definitions', scope: 'query:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/sessions/values', scope: 'query:read', ok: 200, okAlso: [{ status: 400, detail: 'Key not provided' }] },
   // backups: the whole data dir, so only an instance administrator (a personal key with * and no project restriction)
   { method: 'POST', pattern: '/api/backups', scope: '*', ok: 201 },
 ];
