@@ -272,6 +272,18 @@ describe('saved cohorts in insights, through the query API (retention cohort bre
     ]);
   });
 
+  it('IN COHORT in a hogql breakdown of a retention insight: the named cohort is loaded for the run', async () => {
+    const body = await run(retentionQuery({ breakdownFilter: { breakdown_type: 'hogql', breakdown: `if(person_id IN COHORT ${pro}, 'pro', 'rest')` } }));
+    expect(rows(body)).toEqual([
+      ['pro', [1, 1, 0]],
+      ['pro', [2, 0, 0]],
+      ['pro', [0, 0, 0]],
+      ['rest', [1, 0, 1]],
+      ['rest', [0, 0, 0]],
+      ['rest', [1, 0, 0]],
+    ]);
+  });
+
   it('the actors of a cohort block (InsightActorsQuery with the cohort id as breakdown)', async () => {
     const source = retentionQuery({ breakdownFilter: { breakdown_type: 'cohort', breakdown: [pro, statik] } });
     const actors = async (interval: number, breakdown: number) => {
