@@ -1016,3 +1016,20 @@ describe('test_filter_test_accounts with a cohort among the test-account filters
     ]);
   });
 });
+
+it('personless events under a not_in cohort filter: PostHog gives them a person id in no cohort, so they stay (reference §1.8, §4.3)', async () => {
+  // anon (no person) on days 0 and 1; p1 (in cohort 94) on days 0 and 1; p2 on day 1
+  const anon = (day: number): TestEvent => ev('anon', _date(day), { $process_person_profile: false });
+  const pid = await db.project([{ distinct_ids: ['p1'], properties: { plan: 'pro' } }, { distinct_ids: ['p2'] }], [anon(0), anon(1), ev('p1', _date(0)), ev('p1', _date(1)), ev('p2', _date(1))]);
+  const pro: ResolvedCohort = { id: 94, name: 'pro', isStatic: false, group: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } as any, personIds: [] };
+  const q = (operator: string) => ({ dateRange: { date_from: _date(0), date_to: _date(1) }, properties: [{ type: 'cohort', key: 'id', value: 94, operator }], retentionFilter: { totalIntervals: 2 } });
+  const run = (operator: string) => runWithCohorts(new Map([[94, pro]]), () => retention(pid, q(operator)));
+  expect(counts(await run('not_in'))).toEqual([
+    [1, 1],
+    [2, 0],
+  ]);
+  expect(counts(await run('in'))).toEqual([
+    [1, 1],
+    [1, 0],
+  ]);
+});
