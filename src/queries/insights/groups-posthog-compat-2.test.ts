@@ -9,6 +9,9 @@
 import { ev, openHarness, type Harness } from '../funnels/testing';
 import { productqlRunner } from '../runners/productql-runner';
 import { trendsRunner } from '../runners/trends-runner';
+import { lifecycleRunner } from '../runners/lifecycle-runner';
+import { retentionRunner } from '../runners/retention-runner';
+import { funnelsRunner } from '../runners/funnels-runner';
 import { shutdownParser } from '../../productql';
 
 let h: Harness;
@@ -134,5 +137,76 @@ describe('groups created by $groupidentify, then used by insights (process-event
       c,
     );
     expect(r.results[0].data).toEqual([1, 1, 1]);
+  });
+});
+
+/*
+ * Insights aggregated by organization (aggregation_group_type_index 0) over project c: o1 (finance, created 1 Mar
+ * 08:00) is active on 1, 2 and 3 Mar; o2 (technology, created 2 Mar 09:00) on 1 and 3 Mar; u3's 1 Mar pageview has
+ * no organization and counts for none.
+ */
+describe('lifecycle, retention and funnels aggregated by organization, with group property filters', () => {
+  const RANGE3 = { date_from: '2024-03-01', date_to: '2024-03-03' };
+  const PAGEVIEW = { kind: 'EventsNode', event: '$pageview' };
+  const finance = { type: 'group', group_type_index: 0, key: 'industry', operator: 'exact', value: 'finance' };
+
+  it('lifecycle of finance organizations: new in its creation interval, then returning', async () => {
+    const r = await h.run(
+      lifecycleRunner,
+      { kind: 'LifecycleQuery', dateRange: RANGE3, series: [PAGEVIEW], aggregation_group_type_index: 0, properties: [finance] },
+      c,
+    );
+    expect(Object.fromEntries(r.results.map((x: any) => [x.status, x.data]))).toEqual({
+      new: [1, 0, 0],
+      returning: [0, 1, 1],
+      resurrecting: [0, 0, 0],
+      dormant: [0, 0, 0],
+    });
+  });
+
+  it('lifecycle of every organization: o2 was active before its creation interval, so it resurrects on 3 Mar', async () => {
+    const r = await h.run(lifecycleRunner, { kind: 'LifecycleQuery', dateRange: RANGE3, series: [PAGEVIEW], aggregation_group_type_index: 0 }, c);
+    // 1 Mar: o1 new (created that day), o2 not new (created 2 Mar): resurrecting; 2 Mar: o2 dormant; 3 Mar: o2 back
+    expect(Object.fromEntries(r.results.map((x: any) => [x.status, x.data]))).toEqual({
+      new: [1, 0, 0],
+      returning: [0, 1, 1],
+      resurrecting: [1, 0, 1],
+      dormant: [0, -1, 0],
+    });
+  });
+
+  it('retention of organizations by day: the 1 Mar cohort (o1, o2) and its returns', async () => {
+    const r = await h.run(
+      retentionRunner,
+      {
+        kind: 'RetentionQuery',
+        dateRange: { date_to: '2024-03-03' },
+        aggregation_group_type_index: 0,
+        retentionFilter: { period: 'Day', totalIntervals: 3, targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: '$pageview', type: 'events' } },
+      },
+      c,
+    );
+    expect(r.results[0].values.map((v: any) => v.count)).toEqual([2, 1, 2]);
+    const finance1 = await h.run(
+      retentionRunner,
+      {
+        kind: 'RetentionQuery',
+        dateRange: { date_to: '2024-03-03' },
+        aggregation_group_type_index: 0,
+        properties: [finance],
+        retentionFilter: { period: 'Day', totalIntervals: 3, targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: '$pageview', type: 'events' } },
+      },
+      c,
+    );
+    expect(finance1.results[0].values.map((v: any) => v.count)).toEqual([1, 1, 1]);
+  });
+
+  it('a funnel of organizations: both steps by the same organization, whoever performs them', async () => {
+    // o1: u1's pageview on 1 Mar, then u2's on 3 Mar; o2: u2's on 1 Mar, u3's on 3 Mar (a 14-day window)
+    const r = await h.run(funnelsRunner, { kind: 'FunnelsQuery', dateRange: RANGE3, series: [PAGEVIEW, PAGEVIEW], aggregation_group_type_index: 0 }, c);
+    expect(r.results.map((s: any) => s.count)).toEqual([2, 2]);
+    const persons = await h.run(funnelsRunner, { kind: 'FunnelsQuery', dateRange: RANGE3, series: [PAGEVIEW, PAGEVIEW] }, c);
+    // by person: u1 (1 and 2 Mar), u2 (1 and 3 Mar), u3 (1 and 3 Mar)
+    expect(persons.results.map((s: any) => s.count)).toEqual([3, 3]);
   });
 });
