@@ -563,6 +563,17 @@ describe('multiple-property breakdown limits (funnels base.py: `[\'Other\']` for
     ]);
   });
 
+  it('the actors of ["Other"] (FunnelsActorsQuery funnelStepBreakdown) and of a kept pair', async () => {
+    const actors = async (funnelStep: number, funnelStepBreakdown: unknown) => {
+      const r = await h.run(actorsRunner, { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', ...q({ breakdown_limit: 1 }) }, funnelStep, funnelStepBreakdown }, select: ['actor'] }, pid);
+      return (r.results as any[][]).map((row) => row[0].distinct_ids[0]).sort();
+    };
+    expect(await actors(1, ['Other'])).toEqual(['mb3', 'mb4', 'mb5', 'mb6']);
+    expect(await actors(2, ['Other'])).toEqual(['mb3']);
+    expect(await actors(-2, ['Other'])).toEqual(['mb4', 'mb5', 'mb6']);
+    expect(await actors(2, ['Chrome', 'Mac'])).toEqual(['mb1', 'mb2']);
+  });
+
   it('the same in a strict funnel', async () => {
     const r = await run({ ...q({ breakdown_limit: 2 }), funnelsFilter: { funnelOrderType: 'strict' } });
     expect(rowsOf(r)).toEqual([
