@@ -35,7 +35,7 @@ import type {
 } from './ast';
 import { WEEK_MODES, weekNumberExpr } from './week-number';
 import { MULTI_SEARCH_FUNCTIONS, multiSearchExpr } from './multi-search';
-import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, arrayOfTyping, conditionalTypeName, isBoolTyped, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, arrayOfTyping, conditionalTypeName, intArithmeticTypeName, isBoolTyped, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
@@ -55,6 +55,8 @@ export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 50_000;
 /** Largest LIMIT/OFFSET accepted anywhere (inner queries are not clamped to MAX_LIMIT). */
 const MAX_INNER_LIMIT = 1_000_000_000_000;
+/** The functions of the arithmetic operators (typed alike, intArithmeticTypeName). */
+const ARITHMETIC_CALLS: Readonly<Record<string, string>> = { plus: '+', minus: '-', multiply: '*', modulo: '%' };
 /** Calls a LIMIT / OFFSET expression may fold (with arithmetic operators): see Compiler.constantValue. */
 const FOLDED_CALLS: ReadonlySet<string> = new Set(['plus', 'minus', 'multiply', 'divide', 'modulo', 'min2', 'max2', 'least', 'greatest']);
 
@@ -815,7 +817,8 @@ export class Compiler {
         if (selfAlias !== undefined) scope.inProgress.delete(selfAlias);
       }
       // (an interval is typed by its unit, IntervalDay ..., as ClickHouse types it; its value is then read in that unit)
-      const chType = p.chType ?? (p.type === 'interval' ? typeNameOf(p, this.h.timezone) : undefined);
+      // (an integer constant by its value, UInt8 for 1, as ClickHouse types a literal: through a subquery too)
+      const chType = p.chType ?? (p.type === 'interval' || (p.type === 'int' && p.isConst) ? typeNameOf(p, this.h.timezone) : undefined);
       columns.push({ name, type: p.type, nullable: p.nullable, ...(chType ? { chType } : {}) });
       const as = alias(name);
       items.push({ sql: p.sql, as });
@@ -1948,6 +1951,9 @@ export class Compiler {
     // typed as ClickHouse types them: DateTime('<zone>'), not DateTime64(6, ...) (so a subquery column stays one, see field())
     const out = wholeSeconds ? { ...called, wholeSeconds, chType: `DateTime('${called.displayTz ?? this.opts.timezone}')` } : called;
     if (!out.chType && out.type === 'int' && own(DATE_PART_TYPES, sig.name)) return { ...out, chType: DATE_PART_TYPES[sig.name] };
+    const op = own(ARITHMETIC_CALLS, sig.name) ? ARITHMETIC_CALLS[sig.name] : undefined;
+    const intType = op && !out.chType && out.type === 'int' ? intArithmeticTypeName(op, printedArgs[0], printedArgs[1], this.h.timezone) : undefined;
+    if (intType) return { ...out, chType: intType };
     if (sig.name === 'arrayMap' && !out.chType && printedArgs[0]?.lambdaBody) {
       // typed by the lambda's values where that changes how they render: tuples (JSON arrays), datetimes and dates
       const body = printedArgs[0].lambdaBody as Printed;
@@ -1981,6 +1987,8 @@ export class Compiler {
    */
   private shifted(op: ArithmeticOp, l: Printed, r: Printed, node: NodeBase): Printed {
     const out = this.dialect.arithmetic(op, l, r, this.h, node);
+    const intType = out.type === 'int' && !out.chType ? intArithmeticTypeName(op, l, r, this.h.timezone) : undefined;
+    if (intType) return { ...out, chType: intType };
     const moved = r.type === 'interval' ? l : l.type === 'interval' && op === '+' ? r : undefined;
     if (out.type !== 'datetime' || !moved || !(moved.wholeSeconds || moved.type === 'date')) return out;
     return { ...out, wholeSeconds: true, chType: `DateTime('${out.displayTz ?? this.opts.timezone}')` };

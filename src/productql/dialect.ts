@@ -141,6 +141,26 @@ export function typeNameOf(p: Printed, timezone: string): string {
 }
 
 /**
+ * ClickHouse's type of integer arithmetic (NumberTraits): `+` and `*` the next size up of the larger operand, signed
+ * when one is (UInt8 + UInt8 is UInt16); `-` the same, always signed; `%` the size of the divisor (the next one up
+ * when the dividend is signed), signed as the dividend. Undefined unless both operands are integers.
+ */
+export function intArithmeticTypeName(op: string, l: Printed, r: Printed, timezone: string): string | undefined {
+  if (l.type !== 'int' || r.type !== 'int') return undefined;
+  const parse = (p: Printed) => /^(?:Nullable\()?(U?)Int(8|16|32|64)\)?$/.exec(typeNameOf(p, timezone));
+  const [a, b] = [parse(l), parse(r)];
+  if (!a || !b) return undefined;
+  const [aSigned, bSigned] = [a[1] === '', b[1] === ''];
+  const [aBits, bBits] = [Number(a[2]), Number(b[2])];
+  const next = (bits: number) => Math.min(bits * 2, 64);
+  const name = (signed: boolean, bits: number) => `${signed ? '' : 'U'}Int${bits}`;
+  if (op === '+' || op === '*') return name(aSigned || bSigned, next(Math.max(aBits, bBits)));
+  if (op === '-') return name(true, next(Math.max(aBits, bBits)));
+  if (op === '%') return name(aSigned, aSigned ? next(bBits) : bBits);
+  return undefined;
+}
+
+/**
  * ClickHouse's type of `if` / `multiIf` / `nullIf` when it is clear from the values it can take: their common type,
  * Nullable when one of them is NULL (`if(c, NULL, 1)`: Nullable(UInt8)) and always for nullIf; undefined otherwise
  * (values of different or unknown types, where the printed type stands).

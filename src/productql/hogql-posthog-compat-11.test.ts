@@ -384,3 +384,39 @@ describe('test_query.py test_with_pivot_table_2_levels: a WITH inside a CTE', ()
     expect(await rows("WITH 'random event' AS e, 1 + 1 AS two SELECT count(), two FROM events WHERE event = e")).toEqual([[2, 2]]);
   });
 });
+
+describe("HogQLQueryResponse.types are ClickHouse's: integer literals by their value, integer arithmetic by NumberTraits", () => {
+  it('literals: UInt8, Int8, UInt16, UInt32; through a subquery and a CTE too', async () => {
+    const r = await hogql('select 1, -1, 300, 70000, 1.5');
+    expect(r.types).toEqual([
+      ['1', 'UInt8'],
+      ['-1', 'Int8'],
+      ['300', 'UInt16'],
+      ['70000', 'UInt32'],
+      ['1.5', 'Float64'],
+    ]);
+    expect(await rows('select a, toTypeName(a), toTypeName(b) from (select 1 as a, -200 as b)')).toEqual([[1, 'UInt8', 'Int16']]);
+    expect((await hogql('with t as (select 1 as a) select a from t')).types).toEqual([['a', 'UInt8']]);
+  });
+
+  it.each([
+    ['1 + 1', 'UInt16'],
+    ['plus(1, 1)', 'UInt16'],
+    ['1 - 1', 'Int16'],
+    ['2 * 300', 'UInt32'],
+    ['5 % 3', 'UInt8'],
+    ['-5 % 3', 'Int16'],
+    ['4 / 2', 'Float64'],
+    ['1 + 1.5', 'Float64'],
+    ['toUnixTimestamp(now()) + 1', 'UInt64'],
+    ['toInt(properties.index) + 1', 'Nullable(Int64)'],
+  ])('toTypeName(%s) = %s', async (expr, type) => {
+    expect(await rows(`select toTypeName(${expr}) from events limit 1`)).toEqual([[type]]);
+  });
+
+  it('aggregates: count() + 1 is UInt64, count() - 1 Int64', async () => {
+    const r = await hogql('select count() + 1, count() - 1 from events');
+    expect(r.results).toEqual([[5, 3]]);
+    expect(r.types.map((t: string[]) => t[1])).toEqual(['UInt64', 'Int64']);
+  });
+});
