@@ -10,6 +10,7 @@ import { ev, openHarness, type Harness } from '../queries/funnels/testing';
 import { productqlRunner } from '../queries/runners/productql-runner';
 import { trendsRunner } from '../queries/runners/trends-runner';
 import { actorsRunner } from '../queries/runners/actors-runner';
+import { eventsRunner } from '../queries/runners/events-runner';
 import { setInsightsClock } from '../queries/insights/date-range';
 import { BREAKDOWN_NULL } from '../queries/insights/breakdown';
 import { shutdownParser } from './index';
@@ -266,6 +267,26 @@ describe('the session join from events (hogql test_query.py) and session filters
   it('test_join_with_property_materialized_session_id / not_materialized: session.session_id of events filtered on properties.$session_id', async () => {
     expect(await rows("select session.session_id from events where properties.$session_id = 'b4'")).toEqual([['b4'], ['b4']]);
     expect(await rows("select session.id from events where properties.$session_id = 'b5'")).toEqual([['b5']]);
+  });
+
+  it('an EventsQuery selects and filters session fields of its events (the events table’s session columns)', async () => {
+    const r = await h.run(
+      eventsRunner,
+      {
+        kind: 'EventsQuery',
+        select: ['event', 'session.$session_duration', 'session.$is_bounce'],
+        properties: [{ type: 'session', key: '$session_duration', operator: 'gt', value: 10 }],
+        after: '2024-02-01',
+        before: '2024-02-02',
+        orderBy: ['timestamp ASC'],
+      },
+      pid,
+    );
+    expect(r.columns).toEqual(['event', 'session.$session_duration', 'session.$is_bounce']);
+    expect(r.results).toEqual([
+      ['$pageview', 11, 0],
+      ['$pageleave', 11, 0],
+    ]);
   });
 
   it('a trends day’s persons under a session filter: only those with a matching session', async () => {
