@@ -272,6 +272,14 @@ describe('saved cohorts in insights, through the query API (retention cohort bre
     ]);
   });
 
+  it('a cohort breakdown given as one id (not a list): one block, that cohort\'s', async () => {
+    expect(rows(await run(retentionQuery({ breakdownFilter: { breakdown_type: 'cohort', breakdown: statik } })))).toEqual([
+      [statik, [1, 0, 1]],
+      [statik, [0, 0, 0]],
+      [statik, [1, 0, 0]],
+    ]);
+  });
+
   it('IN COHORT in a hogql breakdown of a retention insight: the named cohort is loaded for the run', async () => {
     const body = await run(retentionQuery({ breakdownFilter: { breakdown_type: 'hogql', breakdown: `if(person_id IN COHORT ${pro}, 'pro', 'rest')` } }));
     expect(rows(body)).toEqual([
