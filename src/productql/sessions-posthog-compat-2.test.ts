@@ -252,6 +252,21 @@ describe('test_bounce_rate (PostHog’s dataset) and sessions in the project tim
     ]);
   });
 
+  it('a breakdown by $start_timestamp is its text in the project timezone (DateTime64(6): microseconds)', async () => {
+    const r = await h.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        dateRange: { date_from: '2024-02-29', date_to: '2024-03-01' },
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        breakdownFilter: { breakdown_type: 'session', breakdown: '$start_timestamp' },
+      },
+      tz,
+      NY,
+    );
+    expect(r.results.map((x: any) => [x.breakdown_value, x.data])).toEqual([['2024-02-29 23:30:00.000000', [1, 1]]]);
+  });
+
   it('a session across midnight counts on both local days with unique_session; a $start_timestamp filter compares in the project timezone', async () => {
     const run = (q: Record<string, unknown>) =>
       h.run(trendsRunner, { kind: 'TrendsQuery', dateRange: { date_from: '2024-02-29', date_to: '2024-03-01' }, series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_session' }], ...q }, tz, NY);
