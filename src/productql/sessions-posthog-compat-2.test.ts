@@ -236,6 +236,27 @@ describe('test_bounce_rate (PostHog’s dataset) and sessions in the project tim
     ]);
   });
 
+  it('test_page_screen_autocapture_count_up_to: 2 for more than one, whichever of the three they are', async () => {
+    const t = (s: number) => `2024-01-01T10:00:0${s}Z`;
+    const counts = await h.load({
+      persons: [{ distinct_ids: ['c1'], properties: {} }],
+      events: [
+        // two pageviews; one pageview; one screen; one autocapture; one of each; another event only
+        e('c1', '$pageview', 'p1', t(0)),
+        e('c1', '$pageview', 'p1', t(1)),
+        e('c1', '$pageview', 'p2', t(0)),
+        e('c1', '$screen', 'p3', t(0)),
+        e('c1', '$autocapture', 'p4', t(0)),
+        e('c1', '$pageview', 'p5', t(0)),
+        e('c1', '$screen', 'p5', t(1)),
+        e('c1', '$autocapture', 'p5', t(2)),
+        e('c1', 'other event', 'p6', t(0)),
+      ],
+    });
+    const r = await h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select $page_screen_autocapture_count_up_to from sessions ORDER BY session_id' }, counts);
+    expect(r.results).toEqual([[2], [1], [1], [1], [2], [0]]);
+  });
+
   it('$start_timestamp and $end_timestamp read in the project timezone; the duration is unchanged', async () => {
     const r = await h.run(
       productqlRunner,
