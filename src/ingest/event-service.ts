@@ -34,7 +34,7 @@ export class EventService {
   /** Deletes a person (scope `person:write`, as PostHog's persons API); with `deleteEvents`, their events too. */
   async deletePerson(principal: Principal, projectId: number, personId: string, deleteEvents: boolean): Promise<void> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'person:write' });
-    if (!z.uuid().safeParse(personId).success) throw notFound();
+    if (!z.guid().safeParse(personId).success) throw notFound();
     if (!(await this.engine.personExists(project.id, personId))) throw notFound();
     await this.ingestor.deletePerson(project.id, personId, deleteEvents);
   }

@@ -24,7 +24,7 @@ export async function cohortsOfPerson(
   await deps.projects.projectFor(principal, projectId, { scope: 'cohort:read' });
   const project = await deps.projects.projectFor(principal, projectId, { scope: 'person:read' });
   const { person_id: personId } = parseInput(params, { person_id: query.person_id });
-  if (!z.uuid().safeParse(personId).success) throw notFound();
+  if (!z.guid().safeParse(personId).success) throw notFound();
   // every live cohort of the project, oldest first (PostHog lists them by id)
   const cohorts = (await deps.cohorts.list(principal, projectId, { limit: MAX_PAGE_SIZE, offset: 0 })).results.reverse();
   const columns = cohorts.length ? cohorts.map((c) => `id IN COHORT ${Number(c.id)}`).join(', ') : '1';

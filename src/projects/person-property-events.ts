@@ -64,7 +64,7 @@ async function captureForPerson(
   properties: Record<string, unknown>,
 ): Promise<void> {
   const project = await deps.projects.projectFor(principal, projectId, { scope: 'person:write' });
-  if (!z.uuid().safeParse(personId).success) throw notFound();
+  if (!z.guid().safeParse(personId).success) throw notFound();
   const out = await deps.queries.execute(
     principal,
     project,

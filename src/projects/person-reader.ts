@@ -127,7 +127,7 @@ export class PersonReader {
     const rows =
       'ids' in by
         ? await this.run(principal, project, 'SELECT toString(id) FROM persons WHERE toString(id) IN {variables.ids} LIMIT 10000', {
-            ids: by.ids.filter((id) => z.uuid().safeParse(id).success).map((id) => id.toLowerCase()),
+            ids: by.ids.filter((id) => z.guid().safeParse(id).success).map((id) => id.toLowerCase()),
           })
         : await this.run(
             principal,
@@ -153,7 +153,7 @@ export class PersonReader {
   /** One person by UUID (any letter case); a malformed or unknown id, or another project's person, is a 404. */
   async get(principal: Principal, projectId: number, personId: string): Promise<PersonView> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });
-    if (!z.uuid().safeParse(personId).success) throw notFound();
+    if (!z.guid().safeParse(personId).success) throw notFound();
     const rows = await this.run(
       principal,
       project,

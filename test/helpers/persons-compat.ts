@@ -79,6 +79,16 @@ export function describePersonsCompat(engine: string, server: () => TestServer):
       expect((await s.api('GET', `/api/projects/1/persons/${listed.uuid}/`)).body).toEqual(nf);
     });
 
+    it('a person id in PostHog’s UUIDT form (no RFC variant bits) is found like any other', async () => {
+      const q = (await s.api('POST', '/api/projects/', { name: 'persons uuidt' })).body.id;
+      const uuid = '01795392-cc00-0003-7dc7-67a694604d72';
+      await s.server.services.ingestor.import(q, { persons: [{ uuid, distinct_ids: ['uuidt'] }], events: [] });
+      await s.server.services.ingestor.flush();
+      const got = await s.api('GET', `/api/projects/${q}/persons/${uuid}/`);
+      expect([got.status, got.body.uuid, got.body.distinct_ids]).toEqual([200, uuid, ['uuidt']]);
+      expect((await s.api('GET', `/api/projects/${q}/persons/cohorts/?person_id=${uuid}`)).body).toEqual({ results: [] });
+    });
+
     it('scope person:read; a deleted person is gone from the list (DELETE answers 202)', async () => {
       const reader = await newKey(s, { scopes: ['person:read'] });
       expect((await s.api('GET', base(), undefined, reader.value)).status).toBe(200);
