@@ -387,3 +387,126 @@ describe('EventsQuery: the Person column sort (events_query_runner.py orderBy [[
     ]);
   });
 });
+
+describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_runner.py, test_actors_query_runner.py)', () => {
+  beforeEach(() => freeze('2020-01-20T12:00:00Z'));
+  const email = (i: number) => `jacob${i}@${RANDOM}.posthog.com`;
+  const events = (q: Record<string, unknown>) => db.run(eventsRunner, { kind: 'EventsQuery', after: 'all', ...q }, P_PERSONS);
+  const emails = (r: { results: unknown[][] }) => r.results.map((row) => row[0]);
+
+  it('test_persons_query_properties with a HogQLPropertyFilter: toInt(properties.index) > 5', async () => {
+    const properties = [
+      { type: 'person', key: 'random_uuid', value: RANDOM, operator: 'exact' },
+      { type: 'hogql', key: 'toInt(properties.index) > 5' },
+    ];
+    expect((await actors({ properties }, P_PERSONS)).results).toHaveLength(4);
+  });
+
+  it('an empty search is no search (PersonStrategy.filter_conditions: search != "")', async () => {
+    expect((await actors({ select: ['id'], search: '' }, P_PERSONS)).results).toHaveLength(10);
+  });
+
+  it('search is ANDed with properties', async () => {
+    const r = await actors({ select: ['properties.email'], search: 'JACOB', properties: [{ type: 'person', key: 'index', value: '6', operator: 'gt' }] }, P_PERSONS);
+    expect(emails(r)).toEqual([7, 8, 9].map(email));
+  });
+
+  it('an offset past the last actor: no rows, no more', async () => {
+    const r = await actors({ select: ['properties.email'], orderBy: ['properties.email'], limit: 5, offset: 10 }, P_PERSONS);
+    expect([r.results, r.hasMore, r.limit, r.offset]).toEqual([[], false, 5, 10]);
+  });
+
+  it('EventsQuery select ["count()"] alone: one row, no grouping', async () => {
+    const r = await events({ select: ['count()'] });
+    expect([r.columns, r.results, r.hasMore]).toEqual([['count()'], [[20]], false]);
+  });
+
+  it('EventsQuery an offset past the last event: no rows, no more', async () => {
+    const r = await events({ select: ['event', 'timestamp'], limit: 5, offset: 20 });
+    expect([r.results, r.hasMore, r.limit, r.offset]).toEqual([[], false, 5, 20]);
+  });
+
+  it('EventsQuery personId with event: both apply', async () => {
+    const person = (await actors({ select: ['id'], search: email(3) }, P_PERSONS)).results[0][0];
+    const r = await events({ select: ['event', 'timestamp'], personId: person, event: 'clicky-3' });
+    expect(r.results).toEqual([
+      ['clicky-3', '2020-01-11T12:00:00+00:00'],
+      ['clicky-3', '2020-01-10T12:00:00+00:00'],
+    ]);
+    expect((await events({ select: ['event'], personId: person, event: 'clicky-4' })).results).toEqual([]);
+  });
+
+  it('EventsQuery a person property filter with a count() per person email', async () => {
+    const r = await events({
+      select: ['person.properties.email', 'count()'],
+      properties: [{ type: 'person', key: 'index', value: '7', operator: 'gt' }],
+      orderBy: ['person.properties.email'],
+    });
+    expect(r.results).toEqual([
+      [email(8), 2],
+      [email(9), 2],
+    ]);
+  });
+
+  it('no orderBy, created_at selected: newest first (created_at DESC)', async () => {
+    const r = await actors({ select: ['properties.email', 'created_at'] }, P_PERSONS);
+    expect(emails(r).slice(0, 8)).toEqual([8, 7, 6, 5, 4, 3, 2, 1].map(email));
+    expect(r.results[0][1]).toBe('2020-01-09T00:00:00+00:00');
+  });
+
+  it('EventsQuery types: the ClickHouse types of the columns', async () => {
+    const r = await events({ select: ['event', 'timestamp', 'distinct_id', 'uuid', 'count()'], limit: 1 });
+    expect(r.types).toEqual(['String', "DateTime64(6, 'UTC')", 'String', 'UUID', 'UInt64']);
+  });
+
+  it('EventsQuery aggregates page by group: limit counts groups, hasMore tells more', async () => {
+    const r = await events({ select: ['event', 'count()'], limit: 3 });
+    expect([r.results.length, r.hasMore, r.results.map((x: unknown[]) => x[1])]).toEqual([3, true, [2, 2, 2]]);
+  });
+
+  it('EventsQuery orderBy without a direction ascends', async () => {
+    const r = await events({ select: ['event', 'timestamp'], orderBy: ['timestamp', 'event'], limit: 2 });
+    expect(r.results).toEqual([
+      ['clicky-0', '2020-01-10T12:00:00+00:00'],
+      ['clicky-1', '2020-01-10T12:00:00+00:00'],
+    ]);
+  });
+
+  it('ActorsQuery count() alone, and with a search: one row', async () => {
+    expect((await actors({ select: ['count()'] }, P_PERSONS)).results).toEqual([[10]]);
+    expect((await actors({ select: ['properties.name', 'count()'], search: email(2) }, P_PERSONS)).results).toEqual([[`Mr Jacob ${RANDOM}`, 1]]);
+  });
+
+  it('EventsQuery where on a person property: the events of that person, first column ASC', async () => {
+    const r = await events({ select: ['event', 'person.properties.email'], where: ["person.properties.email ILIKE '%jacob1@%'"] });
+    expect(r.results).toEqual([
+      ['clicky-1', email(1)],
+      ['clicky-1', email(1)],
+    ]);
+  });
+
+  it('EventsQuery fixedProperties (a hogql filter) ANDed with properties', async () => {
+    const r = await events({
+      select: ['event', 'timestamp'],
+      fixedProperties: [{ type: 'hogql', key: "event IN ('clicky-2', 'clicky-5')" }],
+      properties: [{ type: 'person', key: 'index', value: '4', operator: 'gt' }],
+    });
+    expect(r.results).toEqual([
+      ['clicky-5', '2020-01-11T12:00:00+00:00'],
+      ['clicky-5', '2020-01-10T12:00:00+00:00'],
+    ]);
+  });
+
+  it('EventsQuery actionId with event: both apply', async () => {
+    const registry = actionRegistry(7101);
+    db.actions = registry.source;
+    const clicky3 = registry.action('clicky 3', [actionStep('clicky-3')]);
+    expect((await events({ select: ['event', 'count()'], actionId: clicky3 })).results).toEqual([['clicky-3', 2]]);
+    expect((await events({ select: ['event', 'count()'], actionId: clicky3, event: 'clicky-4' })).results).toEqual([]);
+  });
+
+  it('EventsQuery relative after ("-10d", not rounded) and before, strict on both ends', async () => {
+    expect((await events({ select: ['event'], after: '-10d' })).results).toHaveLength(10);
+    expect((await events({ select: ['event'], after: '-11d', before: '2020-01-11T12:00:00Z' })).results).toHaveLength(10);
+  });
+});
