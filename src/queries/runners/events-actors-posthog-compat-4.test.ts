@@ -6,6 +6,7 @@ import { stickinessRunner } from './stickiness-runner';
 import { retentionRunner } from './retention-runner';
 import { trendsRunner } from './trends-runner';
 import { eventsRunner } from './events-runner';
+import { pathsRunner } from './paths-runner';
 import { shutdownParser } from '../../productql/parser';
 
 /**
@@ -508,5 +509,50 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
   it('EventsQuery relative after ("-10d", not rounded) and before, strict on both ends', async () => {
     expect((await events({ select: ['event'], after: '-10d' })).results).toHaveLength(10);
     expect((await events({ select: ['event'], after: '-11d', before: '2020-01-11T12:00:00Z' })).results).toHaveLength(10);
+  });
+});
+
+describe('InsightActorsQuery over paths (paths_query_runner.py to_actors_query: pathStartKey / pathEndKey / pathDropoffKey)', () => {
+  const P_PATHS = 403;
+  // u1: /1 → /2 → /3, u2: /1 → /2, u3: /1 → /3 (one session each, a minute apart)
+  const visits: [string, string[]][] = [
+    ['u1', ['/1', '/2', '/3']],
+    ['u2', ['/1', '/2']],
+    ['u3', ['/1', '/3']],
+  ];
+  beforeAll(async () => {
+    await db.load(P_PATHS, {
+      persons: visits.map(([id]) => ({ distinct_ids: [id], properties: { name: id }, created_at: '2020-01-01T00:00:00Z' })),
+      events: visits.flatMap(([id, urls]) => urls.map((url, i) => ev('$pageview', id, `2020-01-10T12:0${i}:00Z`, { $current_url: `https://example.com${url}` }))),
+    });
+  });
+  beforeEach(() => freeze('2020-01-20T12:00:00Z'));
+  const paths = (pathsFilter: Record<string, unknown> = {}) => ({
+    kind: 'PathsQuery',
+    dateRange: { date_from: '2020-01-09', date_to: '2020-01-19' },
+    pathsFilter: { includeEventTypes: ['$pageview'], ...pathsFilter },
+  });
+  const names = async (pathsFilter: Record<string, unknown>) =>
+    (await actors({ select: ['properties.name'], orderBy: ['properties.name'], source: { kind: 'InsightActorsQuery', source: paths(pathsFilter) } }, P_PATHS)).results.map((r: string[]) => r[0]);
+
+  it('the edges, keyed by step and URL', async () => {
+    const r = await db.run(pathsRunner, paths(), P_PATHS);
+    const edges = (r.results as { source: string; target: string; value: number }[]).map((e) => [e.source, e.target, e.value]);
+    expect(edges.sort()).toEqual([
+      ['1_https://example.com/1', '2_https://example.com/2', 2],
+      ['1_https://example.com/1', '2_https://example.com/3', 1],
+      ['2_https://example.com/2', '3_https://example.com/3', 1],
+    ]);
+  });
+
+  it('pathStartKey with pathEndKey: the actors of the edge, as many as its value', async () => {
+    expect(await names({ pathStartKey: '1_https://example.com/1', pathEndKey: '2_https://example.com/2' })).toEqual(['u1', 'u2']);
+    expect(await names({ pathStartKey: '1_https://example.com/1', pathEndKey: '2_https://example.com/3' })).toEqual(['u3']);
+    expect(await names({ pathStartKey: '2_https://example.com/2', pathEndKey: '3_https://example.com/3' })).toEqual(['u1']);
+  });
+
+  it('pathDropoffKey: the actors whose path ends at the node', async () => {
+    expect(await names({ pathDropoffKey: '2_https://example.com/2' })).toEqual(['u2']);
+    expect(await names({ pathDropoffKey: '3_https://example.com/3' })).toEqual(['u1']);
   });
 });
