@@ -12,6 +12,9 @@
  * - an invalid regex value is the caller's 400 (posthog/errors.py: ClickHouse's CANNOT_COMPILE_REGEXP is user-safe);
  * - person filters on personless events (test_property.py `test_person_scope` / the persons join: a personless event
  *   has no person properties, so `is_set` fails and `is_not_set` passes).
+ * - test_trends.py `test_breakdown_user_props_with_filter`, `test_breakdown_filter_by_precalculated_cohort`,
+ *   `test_person_property_filtering` (a list of values), `test_filter_events_by_cohort` (not_in keeps personless events),
+ *   test_filter.py `test_is_not_true_false`, and is_date_* on text that is no date (NULL on both engines).
  * property-filters-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expectations.
  */
 import { quarryOnTestEngine } from '../../../test/helpers/clickhouse-quarry';
@@ -145,5 +148,99 @@ describe('a regex ClickHouse cannot compile (CANNOT_COMPILE_REGEXP is user-safe 
   it.each([['regex'], ['not_regex']])('%s with an unbalanced parenthesis', async (operator) => {
     const r = await s.api('POST', `/api/projects/${p}/query/`, { query: { kind: 'EventsQuery', select: ['event'], properties: [{ type: 'event', key: '$pathname', operator, value: '/project/(' }] } });
     expect([r.status, r.body.type]).toEqual([400, 'validation_error']);
+  });
+});
+
+/**
+ * test_trends.py `test_breakdown_user_props_with_filter`, `test_breakdown_filter_by_precalculated_cohort`,
+ * `test_person_property_filtering` (a list of values), `test_filter_events_by_cohort` on personless events, and
+ * posthog/models/filters/test/test_filter.py `test_is_not_true_false`, on a project of their own.
+ * Persons: person1 test@posthog.com (name test), person2 test@gmail.com (name test), person3 other@gmail.com (name foo);
+ * `anon` is personless.
+ */
+describe('trends property filters with person breakdowns and cohorts (test_trends.py, test_filter.py)', () => {
+  let r: number;
+  let cohort: number;
+  const RANGE = { date_from: '2024-03-01', date_to: '2024-03-03' };
+  /** `sign up` for the breakdown case, `$pageview` by every person and anon, `flag` for the boolean case, `dates` for is_date_*. */
+  const EVENTS: { event: string; distinct_id: string; properties: Record<string, unknown> }[] = [
+    { event: 'sign up', distinct_id: 'person1', properties: { key: 'val' } }, // 0
+    { event: 'sign up', distinct_id: 'person2', properties: { key: 'val' } }, // 1
+    { event: 'sign up', distinct_id: 'person2', properties: { key: 'oh' } }, // 2
+    { event: '$pageview', distinct_id: 'person1', properties: {} }, // 3
+    { event: '$pageview', distinct_id: 'person2', properties: {} }, // 4
+    { event: '$pageview', distinct_id: 'person3', properties: {} }, // 5
+    { event: '$pageview', distinct_id: 'anon', properties: { $process_person_profile: false } }, // 6
+    { event: 'flag', distinct_id: 'person1', properties: { is_first_user: true } }, // 7
+    { event: 'flag', distinct_id: 'person1', properties: {} }, // 8
+    { event: 'dates', distinct_id: 'person1', properties: { d: 'ünï' } }, // 9
+    { event: 'dates', distinct_id: 'person1', properties: { d: { a: 1 } } }, // 10
+    { event: 'dates', distinct_id: 'person1', properties: { d: '2020-01-01' } }, // 11
+  ];
+
+  beforeAll(async () => {
+    r = (await s.api('POST', '/api/projects/', { name: 'filters compat 5, trends' })).body.id;
+    const ing = s.server.services.ingestor;
+    await ing.import(r, {
+      persons: [
+        { distinct_ids: ['person1'], properties: { email: 'test@posthog.com', name: 'test' } },
+        { distinct_ids: ['person2'], properties: { email: 'test@gmail.com', name: 'test' } },
+        { distinct_ids: ['person3'], properties: { email: 'other@gmail.com', name: 'foo' } },
+      ],
+      events: EVENTS.map((e, i) => ({ ...e, timestamp: `2024-03-02T${10 + i}:00:00Z`, properties: { ...e.properties, i } })),
+    });
+    await ing.flush();
+    const created = await s.api('POST', `/api/projects/${r}/cohorts/`, { name: 'cohort1', groups: [{ properties: [{ key: 'name', value: 'test', type: 'person' }] }] });
+    expect(created.status).toBe(201);
+    cohort = created.body.id;
+  });
+
+  const trends = async (event: string, q: Record<string, unknown>) =>
+    (await query({ kind: 'TrendsQuery', dateRange: RANGE, series: [{ kind: 'EventsNode', event }], ...q }, r)).results as Record<string, unknown>[];
+  const summary = (rows: Record<string, unknown>[]) => rows.map((x) => [x.breakdown_value, x.count, x.data]);
+
+  it('test_breakdown_user_props_with_filter: a person not_icontains and an event filter, a person breakdown', async () => {
+    const rows = await trends('sign up', {
+      breakdownFilter: { breakdown: 'email', breakdown_type: 'person' },
+      properties: [
+        { key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' },
+        { key: 'key', value: 'val' },
+      ],
+    });
+    expect(summary(rows)).toEqual([['test@gmail.com', 1, [0, 1, 0]]]);
+  });
+
+  it('test_breakdown_filter_by_precalculated_cohort: a cohort filter and a person breakdown', async () => {
+    const rows = await trends('$pageview', { breakdownFilter: { breakdown: 'name', breakdown_type: 'person' }, properties: [{ key: 'id', type: 'cohort', value: cohort }] });
+    expect(summary(rows)).toEqual([['test', 2, [0, 2, 0]]]);
+  });
+
+  it.each<[string, string, number]>([
+    ['in: the events of the cohort’s persons', 'in', 2],
+    ['not_in: the others, the personless event included', 'not_in', 2],
+  ])('test_filter_events_by_cohort, %s', async (_n, operator, count) => {
+    const rows = await trends('$pageview', { properties: [{ key: 'id', type: 'cohort', value: cohort, operator }] });
+    expect(rows.map((x) => x.count)).toEqual([count]);
+  });
+
+  it('test_person_property_filtering: a list of values is any of them', async () => {
+    const rows = await trends('$pageview', { properties: [{ key: 'email', type: 'person', value: ['test@posthog.com', 'other@gmail.com'] }] });
+    expect(rows.map((x) => x.count)).toEqual([2]);
+  });
+
+  it('test_is_not_true_false: is_not "true" keeps the event without the property, not the JSON true', async () => {
+    const is = async (operator: string, value: unknown) => (await matching([{ key: 'is_first_user', type: 'event', operator, value }, { key: 'i', type: 'event', operator: 'between', value: [7, 8] }], r));
+    expect(await is('is_not', 'true')).toEqual([8]);
+    expect(await is('exact', 'true')).toEqual([7]);
+    expect(await is('exact', ['true'])).toEqual([7]);
+  });
+
+  // posthog/hogql/property.py reads is_date_* with parseDateTime64BestEffortOrNull: text that is no date is NULL
+  it.each<[string, string, number[]]>([
+    ['is_date_before', '2024-01-01', [11]],
+    ['is_date_after', '1999-01-01', [11]],
+    ['is_date_exact', '2020-01-01', [11]],
+  ])('%s %s: text without a date and a JSON object match no date filter', async (operator, value, expected) => {
+    expect(await matching([{ key: 'd', type: 'event', operator, value }, { key: 'i', type: 'event', operator: 'gte', value: 9 }], r)).toEqual(expected);
   });
 });

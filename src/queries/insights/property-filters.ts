@@ -157,6 +157,9 @@ const EPOCH_TEXT = '^[0-9]{9,}(\\.[0-9]+)?$';
 /** From this value on, a Unix timestamp is in milliseconds (in seconds it would be the year 5138). */
 const EPOCH_MS_FROM = 1e11;
 
+/** Date text has a four-digit year somewhere. */
+const YEAR_TEXT = '[0-9]{4}';
+
 /** A day-first date with dashes (`01-04-2021 19:00:00`, 1 April): rewritten with slashes, the day-first form both engines' best-effort parsers read. */
 const DAY_FIRST_DASHES = '^\\s*([0-9]{1,2})-([0-9]{1,2})-([0-9]{4})';
 
@@ -172,7 +175,9 @@ function dateOf(x: Expr, isDatetime: boolean): Expr {
   const n = ast.call('toFloat', [x]);
   const seconds = ast.call('if', [ast.compare('>=', n, ast.constant(EPOCH_MS_FROM)), ast.arithmetic('/', n, ast.constant(1000)), n]);
   const text = ast.call('replaceRegexpOne', [asTextExpr(x), ast.constant(DAY_FIRST_DASHES), ast.constant('\\1/\\2/\\3')]);
-  return ast.call('if', [ast.compare('=~', asTextExpr(x), ast.constant(EPOCH_TEXT)), ast.call('toDateTime', [seconds]), ast.call('parseDateTimeBestEffortOrNull', [text])]);
+  // text without a year (`ünï`, `5`, a JSON object) is no date: ClickHouse releases before 22 read such text as 2000-01-01
+  const parsed = ast.call('if', [ast.compare('=~', asTextExpr(x), ast.constant(YEAR_TEXT)), ast.call('parseDateTimeBestEffortOrNull', [text]), ast.constant(null)]);
+  return ast.call('if', [ast.compare('=~', asTextExpr(x), ast.constant(EPOCH_TEXT)), ast.call('toDateTime', [seconds]), parsed]);
 }
 
 /** One operator on one scalar value. */
