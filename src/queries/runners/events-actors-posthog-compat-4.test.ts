@@ -506,6 +506,18 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
     expect((await events({ select: ['event', 'count()'], actionId: clicky3, event: 'clicky-4' })).results).toEqual([]);
   });
 
+  it('a limit of exactly the row count: every row, hasMore false (the paginator reads limit + 1)', async () => {
+    const ev20 = await events({ select: ['event'], limit: 20 });
+    expect([ev20.results.length, ev20.hasMore]).toEqual([20, false]);
+    const act10 = await actors({ limit: 10 }, P_PERSONS);
+    expect([act10.results.length, act10.hasMore]).toEqual([10, false]);
+  });
+
+  it('test_default_persons_query: person.$delete is the constant 1', async () => {
+    const r = await actors({ limit: 3 }, P_PERSONS);
+    expect(r.results.map((row: unknown[]) => row[3])).toEqual([1, 1, 1]);
+  });
+
   it('EventsQuery relative after ("-10d", not rounded) and before, strict on both ends', async () => {
     expect((await events({ select: ['event'], after: '-10d' })).results).toHaveLength(10);
     expect((await events({ select: ['event'], after: '-11d', before: '2020-01-11T12:00:00Z' })).results).toHaveLength(10);
