@@ -223,6 +223,11 @@ describe('trends property filters with person breakdowns and cohorts (test_trend
     expect(rows.map((x) => x.count)).toEqual([count]);
   });
 
+  it('a cohort id given as numeric text is the cohort (CohortPropertyFilter.value is an int, read in pydantic’s lax mode)', async () => {
+    const rows = await trends('$pageview', { properties: [{ key: 'id', type: 'cohort', value: String(cohort) }] });
+    expect(rows.map((x) => x.count)).toEqual([2]);
+  });
+
   it('test_person_property_filtering: a list of values is any of them', async () => {
     const rows = await trends('$pageview', { properties: [{ key: 'email', type: 'person', value: ['test@posthog.com', 'other@gmail.com'] }] });
     expect(rows.map((x) => x.count)).toEqual([2]);

@@ -175,7 +175,7 @@ function dateOf(x: Expr, isDatetime: boolean): Expr {
   const n = ast.call('toFloat', [x]);
   const seconds = ast.call('if', [ast.compare('>=', n, ast.constant(EPOCH_MS_FROM)), ast.arithmetic('/', n, ast.constant(1000)), n]);
   const text = ast.call('replaceRegexpOne', [asTextExpr(x), ast.constant(DAY_FIRST_DASHES), ast.constant('\\1/\\2/\\3')]);
-  // text without a year (`ünï`, `5`, a JSON object) is no date: ClickHouse releases before 22 read such text as 2000-01-01
+  // text without a year (`ünï`, `5`, a JSON object) is no date; the old ClickHouse release under test would read it as one
   const parsed = ast.call('if', [ast.compare('=~', asTextExpr(x), ast.constant(YEAR_TEXT)), ast.call('parseDateTimeBestEffortOrNull', [text]), ast.constant(null)]);
   return ast.call('if', [ast.compare('=~', asTextExpr(x), ast.constant(EPOCH_TEXT)), ast.call('toDateTime', [seconds]), parsed]);
 }
