@@ -1918,7 +1918,12 @@ export class Compiler {
     if (LAMBDA_FUNCS.has(sig.name) && !OPTIONAL_LAMBDA_FUNCTIONS.has(sig.name) && args[0]?.node !== 'Lambda') this.err(`The first argument of ${sig.name} must be a lambda`, c);
     if (REGEX_FUNCS.has(sig.name)) this.checkRegex(printedArgs[1], args[1]);
     // Computed from what the compiler knows of the value, for every engine (never the engine's own representation).
-    if (sig.name === 'toTypeName') return { sql: this.h.param(typeNameOf(printedArgs[0], this.h.timezone)), type: 'string', nullable: false };
+    if (sig.name === 'toTypeName') {
+      const name = this.h.param(typeNameOf(printedArgs[0], this.h.timezone));
+      // of an aggregate, still an aggregated query (one row, as ClickHouse's toTypeName(count()))
+      const sql = containsAggregate(args[0]) ? `(CASE WHEN (${printedArgs[0].sql}) IS NULL THEN ${name} ELSE ${name} END)` : name;
+      return { sql, type: 'string', nullable: false };
+    }
     const printedParams = params.map((p) => {
       const x = this.expr(p, scope);
       if (!x.isConst) this.err(`Parameters of "${sig.name}" must be constants`, p);
@@ -1951,6 +1956,9 @@ export class Compiler {
     // typed as ClickHouse types them: DateTime('<zone>'), not DateTime64(6, ...) (so a subquery column stays one, see field())
     const out = wholeSeconds ? { ...called, wholeSeconds, chType: `DateTime('${called.displayTz ?? this.opts.timezone}')` } : called;
     if (!out.chType && out.type === 'int' && own(DATE_PART_TYPES, sig.name)) return { ...out, chType: DATE_PART_TYPES[sig.name] };
+    // sum of unsigned integers is a UInt64 (ClickHouse's sum widens to the 64-bit type of the same sign)
+    if ((sig.name === 'sum' || sig.name === 'sumIf') && !out.chType && out.type === 'int' && printedArgs[0]?.type === 'int' && /^(Nullable\()?UInt/.test(typeNameOf(printedArgs[0], this.h.timezone)))
+      return { ...out, chType: 'UInt64' };
     const op = own(ARITHMETIC_CALLS, sig.name) ? ARITHMETIC_CALLS[sig.name] : undefined;
     const intType = op && !out.chType && out.type === 'int' ? intArithmeticTypeName(op, printedArgs[0], printedArgs[1], this.h.timezone) : undefined;
     if (intType) return { ...out, chType: intType };

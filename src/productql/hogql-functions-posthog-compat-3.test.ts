@@ -270,7 +270,7 @@ describe('countMatches / countMatchesCaseInsensitive: non-overlapping matches of
 describe('sum is Nullable only when its argument is (ClickHouse sums no rows to 0)', () => {
   it('types and values, over rows and over none', async () => {
     const r = await hogql('SELECT sum(1), sum(toInt(properties.n)), toTypeName(sum(1)), toTypeName(sum(toInt(properties.n))) FROM events');
-    expect(r.results).toEqual([[3, 6, 'Int64', 'Nullable(Int64)']]);
+    expect(r.results).toEqual([[3, 6, 'UInt64', 'Nullable(Int64)']]);
     expect(await rows('SELECT sum(1), sumIf(1, 1 = 2) FROM events WHERE 1 = 2')).toEqual([[0, 0]]);
   });
 });

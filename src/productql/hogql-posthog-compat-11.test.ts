@@ -414,9 +414,18 @@ describe("HogQLQueryResponse.types are ClickHouse's: integer literals by their v
     expect(await rows(`select toTypeName(${expr}) from events limit 1`)).toEqual([[type]]);
   });
 
-  it('aggregates: count() + 1 is UInt64, count() - 1 Int64', async () => {
-    const r = await hogql('select count() + 1, count() - 1 from events');
-    expect(r.results).toEqual([[5, 3]]);
-    expect(r.types.map((t: string[]) => t[1])).toEqual(['UInt64', 'Int64']);
+  it('aggregates: count() + 1 is UInt64, count() - 1 Int64; sum of unsigned integers UInt64, of signed ones Int64', async () => {
+    const r = await hogql('select count() + 1, count() - 1, sum(1), sumIf(1, 1 = 1), sum(-1) from events');
+    expect(r.results).toEqual([[5, 3, 4, 4, -4]]);
+    expect(r.types.map((t: string[]) => t[1])).toEqual(['UInt64', 'Int64', 'UInt64', 'UInt64', 'Int64']);
+  });
+
+  it('toTypeName of an aggregate: the query still aggregates (one row)', async () => {
+    expect(await rows('select toTypeName(count()), toTypeName(sum(1)) from events')).toEqual([['UInt64', 'UInt64']]);
+    expect(await rows('select event, toTypeName(count()) from events group by event order by event')).toEqual([
+      ['empty event', 'UInt64'],
+      ['random bla', 'UInt64'],
+      ['random event', 'UInt64'],
+    ]);
   });
 });
