@@ -22,6 +22,9 @@ import { shutdownParser } from '../../productql/parser';
  *   filters, search, event_count, aggregates and paging over a data point; a ProductQL source's id column
  *   (ActorsQueryRunner.source_id_column).
  * - events_query_runner.py: the Person column's sort (`orderBy: ["person ASC"]` / `["person DESC"]`).
+ * - a compatibility pass over EventsQueryRunner / ActorsQueryRunner: filters combined (search, properties,
+ *   fixedProperties, personId, actionId, event), paging at and past the end, types, relative bounds; and the actors of
+ *   a paths edge or drop-off (PathsQueryRunner.to_actors_query).
  * All data is loaded once; each describe has a project of its own. Runs on DuckDB here and on ClickHouse in the
  * .clickhouse twin, with the same pinned results.
  */
