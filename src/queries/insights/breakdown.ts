@@ -112,7 +112,7 @@ export function breakdownRawExpr(spec: BreakdownSpec, table?: string): Expr {
     case 'session':
       return sessionPropertyExpr(spec.property, 'breakdownFilter', table);
     case 'group':
-      return f(...groupPropertyChain({ key: spec.property, group_type_index: spec.groupTypeIndex }, undefined, 'breakdownFilter'));
+      return f(...groupPropertyChain({ key: spec.property, group_type_index: spec.groupTypeIndex }, 'breakdownFilter'));
     case 'hogql': {
       const expr = parseExprSync(spec.property);
       if (containsAggregate(expr))

@@ -18,11 +18,7 @@ export function groupTypeIndexOf(v: unknown, attr: string): number {
   throw validationError(`Group type index must be an integer from 0 to 4, got ${JSON.stringify(v)}.`, attr);
 }
 
-/**
- * The ProductQL chain of a group property: `['group_N', 'properties', key]`. `rowsAre: 'persons'` (a cohort's
- * criteria evaluated on persons) is a 400: groups belong to events, and PostHog cohorts take no group filters.
- */
-export function groupPropertyChain(f: { key: string; group_type_index?: number | null }, rowsAre: 'persons' | undefined, attr: string): string[] {
-  if (rowsAre === 'persons') throw validationError('Group property filters apply to events, not to persons.', attr);
+/** The ProductQL chain of a group property: `['group_N', 'properties', key]`. */
+export function groupPropertyChain(f: { key: string; group_type_index?: number | null }, attr: string): string[] {
   return [`group_${groupTypeIndexOf(f.group_type_index, attr)}`, 'properties', f.key];
 }

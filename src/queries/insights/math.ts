@@ -93,7 +93,7 @@ export function mathPropertyExpr(s: EventsNode, attr = 'series', table?: string)
       : s.math_property_type === 'session_properties'
         ? sessionPropertyExpr(key, `${attr}__math_property`, table)
         : s.math_property_type === 'group_properties'
-          ? f(...groupPropertyChain({ key, group_type_index: s.math_group_type_index }, undefined, `${attr}__math_group_type_index`))
+          ? f(...groupPropertyChain({ key, group_type_index: s.math_group_type_index }, `${attr}__math_group_type_index`))
           : f('properties', key);
   return ast.call('toFloat', [base]);
 }

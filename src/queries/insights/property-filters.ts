@@ -78,15 +78,10 @@ const EVENT_METADATA_COLUMNS: Record<string, string> = {
 };
 const DATETIME_COLUMNS = new Set(['timestamp', 'created_at']);
 /** Filter types that read the event itself (on the persons table there is none). */
-const EVENT_ONLY = new Map([
-  ['event', 'Event property'],
-  ['feature', 'Feature flag'],
-  ['event_metadata', 'Event metadata'],
-  ['element', 'Element'],
-]);
+const EVENT_ONLY = new Set(['event', 'feature', 'event_metadata', 'element', 'session', 'group']);
 /** PostHog's property_to_expr in person scope: "The 'event' property filter does not work in 'person' scope". */
 function assertRowsHaveEvents(type: string, ctx: FilterContext): void {
-  if (ctx.personTable && EVENT_ONLY.has(type)) throw validationError(`${EVENT_ONLY.get(type)} filters apply to events, not to persons.`, ctx.attr ?? 'properties');
+  if (ctx.personTable && EVENT_ONLY.has(type)) throw validationError(`The '${type}' property filter does not work in 'person' scope`, ctx.attr ?? 'properties');
 }
 /** The session properties that are datetimes (src/productql/sessions.ts). */
 const SESSION_DATETIMES = new Set(['$start_timestamp', '$end_timestamp']);
@@ -102,10 +97,9 @@ export function propertyField(f: { type: string; key: string; group_type_index?:
       // PostHog's filter keys already carry the prefix (`$feature/my-flag`); a bare flag key gets it
       return prefixed(ctx, 'properties', f.key.startsWith('$feature/') ? f.key : `$feature/${f.key}`);
     case 'session':
-      if (ctx.personTable) throw validationError('Session property filters apply to events, not to persons.', ctx.attr ?? 'properties');
       return sessionPropertyExpr(f.key, ctx.attr ?? 'properties', ctx.table);
     case 'group':
-      return prefixed(ctx, ...groupPropertyChain(f, ctx.personTable ? 'persons' : undefined, ctx.attr ?? 'properties'));
+      return prefixed(ctx, ...groupPropertyChain(f, ctx.attr ?? 'properties'));
     case 'person': {
       const read = (key: string) => (ctx.personTable ? prefixed(ctx, 'properties', key) : prefixed(ctx, 'person', 'properties', key));
       // `$virt_*` keys are fields computed from the person's properties (PostHog's persons table), not stored ones
