@@ -381,3 +381,66 @@ describe('error bodies of the insight routes (reference §0, §4.2)', () => {
     }
   });
 });
+
+describe('update, soft delete and the list (test_insight.py test_update_insight / test_soft_delete_can_be_reversed, DRF ModelSerializer)', () => {
+  it('PATCH ignores read-only fields (DRF drops them) and unknown keys; the writable ones change', async () => {
+    const made = await make({ name: 'read only on patch' });
+    const r = await s.api('PATCH', `${base()}${made.id}/`, {
+      id: made.id + 1000, short_id: 'zzzzzzzz', created_at: '2001-01-01T00:00:00Z', created_by: null, last_refresh: '2001-01-01T00:00:00Z',
+      result: [1], is_cached: true, timezone: 'Asia/Tokyo', not_a_field: 1, description: 'changed',
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: made.id, short_id: made.short_id, created_at: made.created_at, created_by: made.created_by, description: 'changed' });
+    expect(r.body).not.toHaveProperty('not_a_field');
+    expect(r.body.timezone).not.toBe('Asia/Tokyo');
+  });
+
+  it('an unknown key in a create body is ignored: 201', async () => {
+    const r = await s.api('POST', base(), { name: 'extra key', query: trends(), not_a_field: 'x' });
+    expect(r.status).toBe(201);
+    expect(r.body).not.toHaveProperty('not_a_field');
+  });
+
+  it('name, description and derived_name are null=True, blank=True: null and "" are both kept', async () => {
+    const made = await make({ name: 'to clear', description: 'd' });
+    const cleared = await s.api('PATCH', `${base()}${made.id}/`, { name: null, description: '', derived_name: null });
+    expect([cleared.status, cleared.body.name, cleared.body.description, cleared.body.derived_name]).toEqual([200, null, '', null]);
+    const blank = await s.api('PATCH', `${base()}${made.id}/`, { name: '' });
+    expect([blank.status, blank.body.name]).toEqual([200, '']);
+  });
+
+  it('tags, favorited and name each change alone; the others stay', async () => {
+    const made = await make({ name: 'partial', tags: ['a'], favorited: true });
+    const r = await s.api('PATCH', `${base()}${made.id}/`, { name: 'partial renamed' });
+    expect(r.body).toMatchObject({ name: 'partial renamed', tags: ['a'], favorited: true, description: null });
+    const r2 = await s.api('PATCH', `${base()}${made.id}/`, { favorited: false });
+    expect(r2.body).toMatchObject({ name: 'partial renamed', tags: ['a'], favorited: false });
+  });
+
+  it('a soft-deleted insight leaves every list filter (short_id, search, favorited, insight kind) and comes back when restored', async () => {
+    const d = await newProject(s, 'compat 3 deleted');
+    const made = await make({ name: 'gone for now', favorited: true }, d);
+    await make({ name: 'stays' }, d);
+    expect((await s.api('PATCH', `${base(d)}${made.id}/`, { deleted: true })).body.deleted).toBe(true);
+    for (const qs of [`short_id=${made.short_id}`, 'search=gone', 'favorited=true', 'insight=TRENDS', '']) {
+      expect([qs, (await listNames(qs, d)).includes('gone for now')]).toEqual([qs, false]);
+    }
+    expect((await s.api('GET', base(d))).body.count).toBe(1);
+    const back = await s.api('PATCH', `${base(d)}${made.id}/`, { deleted: false });
+    expect([back.status, back.body.deleted]).toEqual([200, false]);
+    expect(await listNames(`short_id=${made.short_id}`, d)).toEqual(['gone for now']);
+    expect((await s.api('GET', base(d))).body.count).toBe(2);
+  });
+
+  it('order=created_at / -created_at / -last_modified_at (Django order_by of the field)', async () => {
+    const o = await newProject(s, 'compat 3 order by');
+    const first = await make({ name: 'first made' }, o);
+    await make({ name: 'second made' }, o);
+    expect(await listNames('order=created_at', o)).toEqual(['first made', 'second made']);
+    expect(await listNames('order=-created_at', o)).toEqual(['second made', 'first made']);
+    await new Promise((r) => setTimeout(r, 5));
+    await s.api('PATCH', `${base(o)}${first.id}/`, { name: 'first made, renamed' });
+    expect(await listNames('order=-last_modified_at', o)).toEqual(['first made, renamed', 'second made']);
+    expect(await listNames('order=-created_at', o)).toEqual(['second made', 'first made, renamed']);
+  });
+});
