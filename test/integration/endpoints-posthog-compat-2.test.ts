@@ -6,6 +6,7 @@
  * One server, one project without events: the SQL selects constants or `numbers(n)`, the one insight endpoint answers
  * zeros, so no answer depends on the engine (no ClickHouse twin).
  */
+import { Endpoint, User } from '../../src/store/entities';
 import { newKey, newProject, startServer, type TestServer } from '../helpers/server';
 
 let s: TestServer;
@@ -521,5 +522,40 @@ describe('HogQL variables in the query (reference §1.4, §1.6; test_endpoint_ex
     const r = await s.api('POST', `${ep}/`, { name: 'bad-sql', query: sql('SELEC 1') });
     expect([r.status, r.body.attr, r.body.detail]).toEqual([400, 'query', "Invalid HogQL query: mismatched input 'SELEC' expecting {SELECT, WITH, '{', '(', '<'}"]);
     expect((await s.api('GET', `${ep}/bad-sql/`)).status).toBe(404);
+  });
+});
+
+describe('list filters, bulk tags and the documented version range (reference §1.3, §1.7; test_endpoint.py, test_endpoint_openapi.py)', () => {
+  it('?created_by=<user id> lists that user’s endpoints only; it combines with is_active', async () => {
+    const q = await newProject(s, 'endpoints-posthog-compat-2 created_by');
+    const eq = `/api/environments/${q}/endpoints`;
+    for (const [name, is_active] of [['mine', true], ['mine_off', false], ['theirs', true]] as const) {
+      expect((await s.api('POST', `${eq}/`, { name, query: sql('select 1 as one'), is_active })).status).toBe(201);
+    }
+    // another user of the organization made `theirs` (Quarry's keys all belong to the bootstrap user)
+    const users = s.server.services.store.db.getRepository(User);
+    const other = (await users.save(users.create({ email: 'other@endpoints-compat-2.test', name: 'Other' }))).id;
+    await s.server.services.store.db.getRepository(Endpoint).update({ project_id: q, name: 'theirs' }, { created_by_id: other });
+    const me = (await s.api('GET', `${eq}/mine/`)).body.created_by.id;
+    const names = async (qs: string) => (await s.api('GET', `${eq}/?${qs}`)).body.results.map((e: { name: string }) => e.name).sort();
+    expect(await names(`created_by=${other}`)).toEqual(['theirs']);
+    expect(await names(`created_by=${me}`)).toEqual(['mine', 'mine_off']);
+    expect(await names(`created_by=${me}&is_active=true`)).toEqual(['mine']);
+    expect((await s.api('GET', `${eq}/theirs/`)).body.created_by).toMatchObject({ id: other, email: 'other@endpoints-compat-2.test' });
+  });
+
+  it('POST bulk_update_tags: 405 {"detail": "Bulk tag updates are not supported for endpoints."}', async () => {
+    const r = await s.api('POST', `${ep}/bulk_update_tags/`, { ids: [1], action: 'add', tags: ['x'] });
+    expect([r.status, r.body]).toEqual([405, { detail: 'Bulk tag updates are not supported for endpoints.' }]);
+  });
+
+  it('EndpointRunRequest.version states the range 1-{current_version}, minimum 1; limit minimum 1', async () => {
+    await make({ name: 'ranged', query: sql('select 1 as one') });
+    await s.api('PATCH', `${ep}/ranged/`, { query: sql('select 2 as one') });
+    await s.api('PATCH', `${ep}/ranged/`, { query: sql('select 3 as one') });
+    const props = (await s.api('GET', `${ep}/ranged/openapi.json/`)).body.components.schemas.EndpointRunRequest.properties;
+    expect(props.version).toMatchObject({ type: 'integer', minimum: 1, description: expect.stringContaining('1-3') });
+    expect(props.limit).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(props.refresh.enum).toEqual(['cache', 'force', 'direct']);
   });
 });
