@@ -559,3 +559,46 @@ describe('list filters, bulk tags and the documented version range (reference §
     expect(props.refresh.enum).toEqual(['cache', 'force', 'direct']);
   });
 });
+
+describe('breakdown values on an insight endpoint run (reference §1.6; test_endpoint_execution.py)', () => {
+  // its own project with three events; only per-series counts are compared, so no answer depends on the engine
+  let eb: string;
+  const byBrowser = { ...trends, breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } };
+  const pairs = (results: { breakdown_value: unknown; count: number }[]) => results.map((r) => [r.breakdown_value, r.count]);
+  beforeAll(async () => {
+    const q = await newProject(s, 'endpoints-posthog-compat-2 breakdowns');
+    eb = `/api/environments/${q}/endpoints`;
+    await s.server.services.ingestor.import(q, {
+      events: [
+        { event: '$pageview', distinct_id: 'u1', timestamp: '2024-01-01T10:00:00Z', properties: { $browser: 'Chrome' } },
+        { event: '$pageview', distinct_id: 'u2', timestamp: '2024-01-01T11:00:00Z', properties: { $browser: 'Chrome' } },
+        { event: '$pageview', distinct_id: 'u3', timestamp: '2024-01-01T12:00:00Z', properties: {} },
+      ],
+    });
+    await s.server.services.ingestor.flush();
+    expect((await s.api('POST', `${eb}/`, { name: 'by_browser', query: byBrowser })).status).toBe(201);
+    const direct = await s.api('POST', `/api/projects/${q}/query/`, { query: byBrowser });
+    expect(pairs(direct.body.results)).toEqual([
+      ['Chrome', 2],
+      ['$$_posthog_breakdown_null_$$', 1],
+    ]);
+  });
+
+  it('the null-breakdown marker the query API answers becomes null on the endpoint run', async () => {
+    const r = await s.api('POST', `${eb}/by_browser/run/`, {});
+    expect([r.status, pairs(r.body.results)]).toEqual([
+      200,
+      [
+        ['Chrome', 2],
+        [null, 1],
+      ],
+    ]);
+  });
+
+  it('a breakdown variable filters by that value; "" means the property is not set', async () => {
+    const chrome = await s.api('POST', `${eb}/by_browser/run/`, { variables: { $browser: 'Chrome' } });
+    expect([chrome.status, pairs(chrome.body.results)]).toEqual([200, [['Chrome', 2]]]);
+    const unset = await s.api('POST', `${eb}/by_browser/run/`, { variables: { $browser: '' } });
+    expect([unset.status, pairs(unset.body.results)]).toEqual([200, [[null, 1]]]);
+  });
+});
