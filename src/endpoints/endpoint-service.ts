@@ -1005,7 +1005,8 @@ export class EndpointService {
       try {
         ast = await parseSelect(String(query.query));
       } catch (e) {
-        if (isUserError(e)) throw new UserError(400, 'validation_error', e.code, `Invalid HogQL query: ${e.message}`, { attr: 'query', span: e.span });
+        // PostHog wraps the parser's error in a DRF ValidationError on `query`: code invalid_input, not the parser's
+        if (isUserError(e)) throw new UserError(400, 'validation_error', 'invalid_input', `Invalid HogQL query: ${e.message}`, { attr: 'query', span: e.span });
         throw e;
       }
       const used = placeholderNames(ast);

@@ -602,3 +602,12 @@ describe('breakdown values on an insight endpoint run (reference §1.6; test_end
     expect([unset.status, pairs(unset.body.results)]).toEqual([200, [[null, 1]]]);
   });
 });
+
+describe('HogQL syntax errors on create and update (reference §1.4; test_endpoint.py)', () => {
+  it.each(['POST', 'PATCH'])('%s: a DRF ValidationError on query, so code invalid_input (not the query API’s hogql_syntax_error)', async (method) => {
+    if (method === 'PATCH') await make({ name: 'syntax_update', query: sql('select 1 as one') });
+    const r = method === 'POST' ? await s.api('POST', `${ep}/`, { name: 'syntax_create', query: sql('selec 1') }) : await s.api('PATCH', `${ep}/syntax_update/`, { query: sql('selec 1') });
+    expect([r.status, r.body.type, r.body.code, r.body.attr]).toEqual([400, 'validation_error', 'invalid_input', 'query']);
+    expect(r.body.detail).toBe("Invalid HogQL query: mismatched input 'selec' expecting {SELECT, WITH, '{', '(', '<'}");
+  });
+});
