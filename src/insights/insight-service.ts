@@ -13,6 +13,7 @@ import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { activityView, diffFields, userBasic, type ActivityView, type TrackedField, type UserBasic } from './activity';
 import { InsightViews } from './insight-views';
+import { drfDateTime } from '../projects/person-reader';
 import { parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, localToInstant } from '../queries/insights/local-time';
 import { applyQueryOverrides } from '../queries/overrides';
@@ -314,7 +315,7 @@ export class InsightService {
     for (const i of slice) {
       const view = this.view(i, users, viewed.get(i.id));
       if (match.searching) view.search_match_type = match.matchType(i);
-      if (opts.basic) view.last_refresh = i.last_refresh?.toISOString() ?? null;
+      if (opts.basic) view.last_refresh = drfTime(i.last_refresh);
       else {
         try {
           Object.assign(view, await this.result(principal, project, i, { ...opts, refresh }));
@@ -362,7 +363,7 @@ export class InsightService {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'insight:read' });
     const recent = await this.views.recent(project.id, userOf(principal));
     const users = await this.users(recent.flatMap(({ insight }) => [insight.created_by_id, insight.last_modified_by_id]));
-    return recent.map(({ insight, at }) => Object.assign(this.view(insight, users, at), { last_refresh: insight.last_refresh?.toISOString() ?? null }));
+    return recent.map(({ insight, at }) => Object.assign(this.view(insight, users, at), { last_refresh: drfTime(insight.last_refresh) }));
   }
 
   /**
@@ -380,7 +381,7 @@ export class InsightService {
     return rows.map(({ insight, viewCount, viewerIds }) => {
       const view = this.view(insight, users, viewed.get(insight.id));
       return {
-        view: Object.assign(view, { last_refresh: insight.last_refresh?.toISOString() ?? null }),
+        view: Object.assign(view, { last_refresh: drfTime(insight.last_refresh) }),
         view_count: viewCount,
         viewers: viewerIds.map((id) => users.get(id)).filter((u): u is UserBasic => u !== undefined),
       };
@@ -642,7 +643,7 @@ export class InsightService {
     const users = await this.users([insight.created_by_id, insight.last_modified_by_id]);
     const viewed = await this.views.lastViewed(project.id, userOf(principal), [insight.id]);
     const view = this.view(insight, users, viewed.get(insight.id));
-    if (opts.basic) return Object.assign(view, { last_refresh: insight.last_refresh?.toISOString() ?? null });
+    if (opts.basic) return Object.assign(view, { last_refresh: drfTime(insight.last_refresh) });
     return Object.assign(view, await this.result(principal, project, insight, opts));
   }
 
@@ -698,6 +699,10 @@ export class InsightService {
         },
       );
     }
+    // DRF renders these datetimes as the record's own: `Z`, microseconds only when there are any
+    for (const k of ['last_refresh', 'cache_target_age', 'next_allowed_client_refresh'] as const) {
+      if (typeof fields[k] === 'string') fields[k] = drfDateTime(fields[k]);
+    }
     return fields;
   }
 
@@ -714,10 +719,10 @@ export class InsightService {
       deleted: i.deleted,
       dashboards: [],
       dashboard_tiles: [],
-      created_at: i.created_at.toISOString(),
+      created_at: drfTime(i.created_at),
       created_by: i.created_by_id !== null ? (users.get(i.created_by_id) ?? null) : null,
-      updated_at: i.updated_at.toISOString(),
-      last_modified_at: i.last_modified_at.toISOString(),
+      updated_at: drfTime(i.updated_at),
+      last_modified_at: drfTime(i.last_modified_at),
       last_modified_by: i.last_modified_by_id !== null ? (users.get(i.last_modified_by_id) ?? null) : null,
       tags: i.tags,
       favorited: i.favorited,
@@ -727,7 +732,7 @@ export class InsightService {
       effective_privilege_level: 37,
       user_access_level: 'editor',
       alerts: [],
-      last_viewed_at: lastViewed?.toISOString() ?? null,
+      last_viewed_at: drfTime(lastViewed),
       filters_hash: i.cache_key,
     };
   }
@@ -1023,6 +1028,13 @@ const tracked = (i: Insight): Tracked => ({
  * The result fields of an insight with no result. PostHog's serializer always has them (null until a result
  * exists), so a client can read `hasMore` or `columns` without checking for the key.
  */
+/** A model datetime as DRF's DateTimeField renders it (`2024-01-02T03:04:05.123000Z`, no fraction when zero). */
+function drfTime(d: Date): string;
+function drfTime(d: Date | null | undefined): string | null;
+function drfTime(d: Date | null | undefined): string | null {
+  return d ? drfDateTime(d.toISOString()) : null;
+}
+
 const emptyResult = (project: Project): Partial<InsightView> => ({
   result: null,
   hasMore: null,

@@ -444,3 +444,21 @@ describe('update, soft delete and the list (test_insight.py test_update_insight 
     expect(await listNames('order=-created_at', o)).toEqual(['second made', 'first made, renamed']);
   });
 });
+
+describe('datetimes as DRF renders them (test_insight.py test_insight_refreshing_query: "2012-01-15T04:01:34Z")', () => {
+  // DRF: isoformat() with +00:00 as Z; Python prints microseconds as six digits, and none when they are zero
+  const DRF_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/;
+  it('created_at, updated_at, last_modified_at, last_viewed_at, last_refresh and the cache times', async () => {
+    const made = await make({ name: 'drf times' });
+    await s.api('POST', `${base()}viewed/`, { insight_ids: [made.id] });
+    const got = (await s.api('GET', `${base()}${made.id}/?refresh=blocking`)).body;
+    const listed = (await s.api('GET', `${base()}?short_id=${made.short_id}&basic=true`)).body.results[0];
+    for (const [where, body] of [['create', made], ['retrieve', got], ['basic list', listed]] as const) {
+      for (const k of ['created_at', 'updated_at', 'last_modified_at']) expect([where, k, body[k]]).toEqual([where, k, expect.stringMatching(DRF_TIME)]);
+    }
+    for (const k of ['last_viewed_at', 'last_refresh', 'cache_target_age', 'next_allowed_client_refresh']) expect([k, got[k]]).toEqual([k, expect.stringMatching(DRF_TIME)]);
+    expect(listed.last_refresh).toBe(got.last_refresh);
+    // the same instant as before, only written as DRF writes it
+    expect(Date.parse(got.created_at)).toBe(Date.parse(made.created_at));
+  });
+});
