@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ActivityChange, ActivityLog } from '../store/entities/activity-log';
+import { drfDateTime } from '../projects/person-reader';
 
 /**
  * The user fields PostHog shows for a creator, a modifier or the author of an activity (UserBasicSerializer:
@@ -73,7 +74,8 @@ export const activityView = (a: ActivityLog, users: Map<number, UserBasic>): Act
   scope: a.scope,
   item_id: a.item_id,
   detail: a.detail,
-  created_at: a.created_at.toISOString(),
+  // ActivityLogSerializer's DateTimeField: `Z`, microseconds only when there are any
+  created_at: drfDateTime(a.created_at.toISOString()),
   is_system: a.user_id === null,
   unread: false,
 });

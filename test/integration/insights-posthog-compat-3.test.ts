@@ -460,5 +460,8 @@ describe('datetimes as DRF renders them (test_insight.py test_insight_refreshing
     expect(listed.last_refresh).toBe(got.last_refresh);
     // the same instant as before, only written as DRF writes it
     expect(Date.parse(got.created_at)).toBe(Date.parse(made.created_at));
+    // the activity log's entries too (ActivityLogSerializer)
+    const activity = (await s.api('GET', `${base()}${made.id}/activity/`)).body.results;
+    for (const entry of activity) expect(entry.created_at).toMatch(DRF_TIME);
   });
 });
