@@ -473,7 +473,7 @@ const DATE_DIFF_UNIT_ALIASES: Record<string, IntervalUnit> = {
   yyyy: 'year',
   yy: 'year',
 };
-const REGEX_FUNCS = new Set(['match', 'extract', 'extractAll', 'replaceRegexpAll', 'replaceRegexpOne', 'countMatches', 'countMatchesCaseInsensitive']);
+const REGEX_FUNCS = new Set(['match', 'extract', 'extractAll', 'regexpExtract', 'replaceRegexpAll', 'replaceRegexpOne', 'countMatches', 'countMatchesCaseInsensitive']);
 
 // HogQL's HOGQL_COMPARISON_MAPPING: these calls print as comparisons, with their NULL handling (`notLike(NULL, p)` is
 // true, as `NULL not like p` is)

@@ -377,6 +377,10 @@ describe("test_mapping.py regexpExtract(haystack, pattern[, index]): the index't
   it('per row', async () => {
     expect(await perEvent("regexpExtract(distinct_id || '-' || event, '^(\\\\w+)-\\\\$?(\\\\w+)$', 2)")).toEqual(['pageview', 'pageview', 'signup']);
   });
+
+  it('its pattern is checked like every regex: a lookahead (not RE2) is a 400 before the engine sees it', async () => {
+    await expect(hogql("SELECT regexpExtract(event, '^(?=x)(.)') FROM events")).rejects.toMatchObject({ status: 400, code: 'invalid_regex' });
+  });
 });
 
 describe('groupArray(max_size)(x): parametric, the first max_size values (ClickHouse: groupArray(1)(x) is [any(x)])', () => {
