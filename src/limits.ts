@@ -376,6 +376,16 @@ export const maxItems =
     if (list && list.length > max) limitIssue(ctx, code, `At most ${max} ${what} are allowed, got ${list.length}.`);
   };
 
+/**
+ * {@link maxItems} for a list PostHog's schema caps itself (pydantic `max_length`): pydantic's message, which
+ * PostHog's tests match ("List should have at most 3 items after validation, not 4").
+ */
+export const maxLength =
+  (max: number, code: string) =>
+  (list: unknown[] | null | undefined, ctx: IssueSink): void => {
+    if (list && list.length > max) limitIssue(ctx, code, `List should have at most ${max} items after validation, not ${list.length}`);
+  };
+
 /** A zod check of a regex value (a string or a list of strings) for `regex`/`not_regex` filters. */
 export function checkRegexValue(value: unknown, ctx: IssueSink, path: (string | number)[]): void {
   const one = (v: unknown, p: (string | number)[]) => {

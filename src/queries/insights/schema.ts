@@ -15,6 +15,7 @@ import {
   MAX_BREAKDOWNS,
   MAX_SERIES,
   maxItems,
+  maxLength,
 } from '../../limits';
 import { INTERVALS, type IntervalType } from './interval';
 import { SEMVER_OPERATORS } from './semver';
@@ -327,14 +328,8 @@ export const breakdownFilterSchema = z
     breakdown_group_type_index: z.number().int().nullish(),
     breakdown_histogram_bin_count: z.number().int().positive().nullish(),
     breakdown_hide_other_aggregation: z.boolean().nullish(),
-    // (PostHog's BreakdownFilter.breakdowns is `max_length=3`: pydantic's message, which its tests match on "at most 3")
-    breakdowns: z
-      .array(breakdownSchema)
-      .superRefine((list, ctx) => {
-        if (list.length > MAX_BREAKDOWNS)
-          limitIssue(ctx, LIMIT_CODES.tooManyBreakdowns, `List should have at most ${MAX_BREAKDOWNS} items after validation, not ${list.length}`);
-      })
-      .nullish(),
+    // PostHog's BreakdownFilter.breakdowns is `max_length=3`
+    breakdowns: z.array(breakdownSchema).superRefine(maxLength(MAX_BREAKDOWNS, LIMIT_CODES.tooManyBreakdowns)).nullish(),
   })
   .strict();
 export type BreakdownFilter = z.infer<typeof breakdownFilterSchema>;
