@@ -166,8 +166,6 @@ const JSON_VALUE_TYPES: Record<string, { duck: string }> = {
   Float64: { duck: 'DOUBLE' },
 };
 
-/** Whether an RE2 pattern has a capturing group (see captureGroupCount). */
-export const hasCaptureGroup = (re: string): boolean => captureGroupCount(re) > 0;
 /** The same test at run time, for a pattern that is not a constant (escapes and classes approximated). */
 const CAPTURE_GROUP_RE = '(^|[^\\\\])\\(([^?]|\\?P?<[^=!]|$)';
 
@@ -1084,7 +1082,7 @@ class DuckDBDialect implements Dialect {
         const fnName = fn.sig.name === 'extract' ? 'regexp_extract' : 'regexp_extract_all';
         const pat = a[1];
         const type: PType = fn.sig.name === 'extract' ? 'string' : 'array';
-        if (pat.isConst && typeof pat.constValue === 'string') return P(`${fnName}(${s(0)}, ${s(1)}, ${hasCaptureGroup(pat.constValue) ? 1 : 0})`, type, anyNull);
+        if (pat.isConst && typeof pat.constValue === 'string') return P(`${fnName}(${s(0)}, ${s(1)}, ${captureGroupCount(pat.constValue) > 0 ? 1 : 0})`, type, anyNull);
         return P(`CASE WHEN regexp_matches(${s(1)}, ${h.param(CAPTURE_GROUP_RE)}) THEN ${fnName}(${s(0)}, ${s(1)}, 1) ELSE ${fnName}(${s(0)}, ${s(1)}, 0) END`, type, anyNull);
       }
       case 'regexpExtract': {
