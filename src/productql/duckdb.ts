@@ -166,7 +166,7 @@ const JSON_VALUE_TYPES: Record<string, { duck: string }> = {
   Float64: { duck: 'DOUBLE' },
 };
 
-/** The same test at run time, for a pattern that is not a constant (escapes and classes approximated). */
+/** captureGroupCount at run time, for a pattern that is not a constant (escapes and classes approximated). */
 const CAPTURE_GROUP_RE = '(^|[^\\\\])\\(([^?]|\\?P?<[^=!]|$)';
 
 /** Zones whose offset is zero at every instant (tzdata links to Etc/UTC); local time there is UTC itself. */
