@@ -275,7 +275,7 @@ export class ClickHouseDialect implements Dialect {
 
   // ---------------------------------------------------------------------------------------- properties
   /**
-   * `base.k1.k2`: a string, NULL for missing, JSON null and ''. ClickHouse 18.16 has only the `visitParam*`
+   * `base.k1.k2`: a string, NULL for a missing key and JSON null, '' for `""`. ClickHouse 18.16 has only the `visitParam*`
    * functions, which match a key's first `"key":` occurrence in the text (JSON as Quarry writes it: compact,
    * keys JSON-escaped). Nested keys extract the raw object first, then the key inside it.
    */
@@ -291,9 +291,10 @@ export class ClickHouseDialect implements Dialect {
     }
     const last = keys.length ? h.param(JSON.stringify(String(keys[keys.length - 1])).slice(1, -1)) : '';
     // Strings are unquoted/unescaped (read straight from the parent: the same first occurrence of the key as
-    // visitParamExtractRaw finds); numbers, objects and arrays are their JSON text; null and '' are NULL.
+    // visitParamExtractRaw finds), `""` being ''; numbers, objects and arrays are their JSON text; a missing key
+    // (raw '') and JSON null are NULL — PostHog's `nullIf(nullIf(JSONExtractRaw(…), ''), 'null')` before unquoting.
     const sql = keys.length
-      ? `nullIf(if(substring(${raw}, 1, 1) = '"', visitParamExtractString(${parent}, ${last}), if(${raw} = 'null', '', ${raw})), '')`
+      ? `if(${raw} = '' OR ${raw} = 'null', NULL, if(substring(${raw}, 1, 1) = '"', visitParamExtractString(${parent}, ${last}), ${raw}))`
       : `nullIf(${raw}, '')`;
     return P(sql, 'string', true, { json: { base, keys } });
   }

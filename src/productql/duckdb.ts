@@ -291,20 +291,14 @@ class DuckDBDialect implements Dialect {
   jsonProperty(base: string, keys: (string | number)[], h: Helpers): Printed {
     for (const k of keys)
       if (typeof k === 'number' && (!Number.isSafeInteger(k) || k < 1)) h.error('JSON array indexes must be positive integers (the first element is 1)');
-    return P(`nullif(json_extract_string(${base}, ${h.param(jsonPointer(keys))}), '')`, 'string', true, { json: { base, keys } });
-  }
-  /** A property read exactly as {@link jsonProperty} printed it, without the nullif; anything else unchanged. */
-  private bareJson(p: Printed, h: Helpers): Printed {
-    if (p.type !== 'string' || !p.json || p.json.keys.length === 0) return p;
-    const raw = `json_extract_string(${p.json.base}, ${h.param(jsonPointer(p.json.keys))})`;
-    return p.sql === `nullif(${raw}, '')` ? { ...p, sql: raw } : p;
+    return P(`json_extract_string(${base}, ${h.param(jsonPointer(keys))})`, 'string', true, { json: { base, keys } });
   }
   jsonAsText(base: string): string {
     return `CAST(${base} AS VARCHAR)`;
   }
   jsonPropertyDynamic(base: string, key: Printed, h: Helpers): Printed {
     return P(
-      `nullif(json_extract_string(${base}, '/' || replace(replace(CAST(${key.sql} AS VARCHAR), '~', '~0'), '/', '~1')), '')`,
+      `json_extract_string(${base}, '/' || replace(replace(CAST(${key.sql} AS VARCHAR), '~', '~0'), '/', '~1'))`,
       'string',
       true,
     );
@@ -352,13 +346,6 @@ class DuckDBDialect implements Dialect {
         return P(`(${nullTestSql(other)} IS ${op === '==' ? '' : 'NOT '}NULL)`, 'bool', false);
       }
     }
-    // `properties.x = 'v'` (or IN a list) with non-empty string constants: '' and NULL compare alike there (both never
-    // match, both are kept by `!=` once coalesced), so the nullif is dropped; DuckDB would extract the JSON twice for it.
-    const nonEmptyStr = (p: Printed) => p.type === 'string' && p.isConst && typeof p.constValue === 'string' && p.constValue !== '';
-    if (op === '==' || op === '!=') {
-      if (nonEmptyStr(r)) l = this.bareJson(l, h);
-      else if (nonEmptyStr(l)) r = this.bareJson(r, h);
-    } else if ((op === 'in' || op === 'not in') && r.list && r.list.every(nonEmptyStr)) l = this.bareJson(l, h);
     const negative = op === '!=' || op === 'not like' || op === 'not ilike' || op === 'not in' || op === '!~' || op === '!~*';
     let sql: string;
     if (op === 'in' || op === 'not in') {

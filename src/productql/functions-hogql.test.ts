@@ -445,7 +445,7 @@ describe('LIMIT n BY', () => {
       ['anon', '$pageview'],
     ]);
     expect(await all('select distinct_id, properties.$browser from events order by timestamp desc limit 1 by distinct_id')).toEqual([
-      ['anon', null],
+      ['anon', ''],
       ['user3', null],
       ['user2', null],
       ['user1', 'Safari'],

@@ -152,9 +152,9 @@ describe('events.group_N (groups on index N and key $group_N)', () => {
 describe('printed SQL', () => {
   it('joins the guarded groups of the type on the key inside the guarded events reference (DuckDB)', async () => {
     const c = await compileProductQL({ query: 'select $group_0, group_0.properties.name from events limit 1', projectId: 1, timezone: 'UTC', dialect: 'duckdb' });
-    const key = `coalesce(nullif(json_extract_string("events"."properties", $1), ''), $2)`;
+    const key = `coalesce(json_extract_string("events"."properties", $1), $2)`;
     expect(c.sql).toBe(
-      `SELECT ${key} AS "$group_0", nullif(json_extract_string("events"."__group0_properties", $3), '') AS "name"` +
+      `SELECT ${key} AS "$group_0", json_extract_string("events"."__group0_properties", $3) AS "name"` +
         ` FROM (SELECT "events".*, "__group0"."properties" AS "__group0_properties" FROM "events" AS "events"` +
         ` LEFT JOIN (SELECT "__gr0".* FROM "groups" AS "__gr0" WHERE "__gr0"."project_id" = $4 AND "__gr0"."group_type_index" = 0) AS "__group0"` +
         ` ON "__group0"."group_key" = ${key} WHERE "events"."project_id" = $4) AS "events" LIMIT 2`,

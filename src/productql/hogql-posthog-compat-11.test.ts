@@ -22,7 +22,7 @@ const project = hogqlTestProject({
     ev('bla', 'random event', '2020-01-10T00:00:00Z', { random_prop: "don't include", random_uuid: 'RANDOM_TEST_ID::11', index: 0 }),
     ev('bla', 'random event', '2020-01-10T00:01:00Z', { random_prop: "don't include", random_uuid: 'RANDOM_TEST_ID::11', index: 1 }),
     // test_query.py test_null_properties
-    ev('bla', 'empty event', '2020-01-10T00:02:00Z', { null: null, str_zero: '0', num_zero: 0, random_uuid: 'RANDOM_TEST_ID::null' }),
+    ev('bla', 'empty event', '2020-01-10T00:02:00Z', { empty_string: '', null: null, str_zero: '0', num_zero: 0, random_uuid: 'RANDOM_TEST_ID::null' }),
     ev('p1', 'random bla', '2020-01-10T00:10:00Z', { character: 'Luigi' }),
   ],
 });
@@ -198,18 +198,20 @@ describe('test_printer.py test_case_when: CASE without ELSE is NULL where no bra
 });
 
 describe('test_query.py test_null_properties / test_nullish_coalescing', () => {
-  it('a JSON null and a missing key read NULL; "0" and 0 read "0"', async () => {
+  it('"" reads \'\' (not NULL), a JSON null and a missing key read NULL; "0" and 0 read "0"', async () => {
     expect(
-      await rows("SELECT properties.`null`, properties.undefined, properties.str_zero, properties.num_zero FROM events WHERE properties.random_uuid = 'RANDOM_TEST_ID::null'"),
-    ).toEqual([[null, null, '0', '0']]);
+      await rows(
+        "SELECT properties.empty_string, properties.`null`, properties.undefined, properties.str_zero, properties.num_zero FROM events WHERE properties.random_uuid = 'RANDOM_TEST_ID::null'",
+      ),
+    ).toEqual([['', null, null, '0', '0']]);
   });
 
   it('?? takes the default for NULL only', async () => {
     expect(
       await rows(
-        "SELECT properties.`null` ?? 'null', properties.undefined ?? 'undefined', properties.str_zero ?? 'str_zero', properties.num_zero ?? 'num_zero' FROM events WHERE properties.random_uuid = 'RANDOM_TEST_ID::null'",
+        "SELECT properties.empty_string ?? 'empty_string', properties.`null` ?? 'null', properties.undefined ?? 'undefined', properties.str_zero ?? 'str_zero', properties.num_zero ?? 'num_zero' FROM events WHERE properties.random_uuid = 'RANDOM_TEST_ID::null'",
       ),
-    ).toEqual([['null', 'undefined', '0', '0']]);
+    ).toEqual([['', 'null', 'undefined', '0', '0']]);
   });
 });
 

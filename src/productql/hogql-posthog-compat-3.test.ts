@@ -93,7 +93,7 @@ describe('HOGQL_AGGREGATIONS: the -If combinator on every aggregation', () => {
           "arraySort(groupArrayIf(properties.$browser, event = '$pageview')), arraySort(groupUniqArrayIf(event, event != 'signup')), countIf(properties.plan, event = 'signup'), " +
           "medianIf(toFloat(properties.price), event = '$pageview'), stddevPopIf(toFloat(properties.price), toFloat(properties.price) < 50) from events",
       ),
-    ).toEqual(['Chrome', 'Chrome', ['Chrome', 'Chrome', 'Safari'], ['$pageview', 'url-test'], 1, 10, 0.25]);
+    ).toEqual(['Chrome', 'Chrome', ['', 'Chrome', 'Chrome', 'Safari'], ['$pageview', 'url-test'], 1, 10, 0.25]);
   });
 
   it('keeps the parameters of a parametric aggregation: quantileIf(0.5)(x, cond)', async () => {
@@ -365,7 +365,7 @@ describe('HOGQL_CLICKHOUSE_FUNCTIONS: arrays', () => {
 
   it('work on columns', async () => {
     expect(await all("select arraySort(groupArray(properties.$browser)), arrayCompact(arraySort(groupArray(event))) from events where event = '$pageview'")).toEqual([
-      [['Chrome', 'Chrome', 'Safari'], ['$pageview']],
+      [['', 'Chrome', 'Chrome', 'Safari'], ['$pageview']],
     ]);
   });
 });

@@ -346,7 +346,7 @@ describe('printed SQL of the lazy joins (DuckDB)', () => {
   it('guards person_distinct_ids and the person behind it inside the events reference', async () => {
     const c = await compile('select pdi.distinct_id, pdi.person.properties.email from events');
     expect(c.sql).toBe(
-      `SELECT "events"."__pdi_distinct_id" AS "distinct_id", nullif(json_extract_string("events"."__pdiperson_properties", $1), '') AS "email"` +
+      `SELECT "events"."__pdi_distinct_id" AS "distinct_id", json_extract_string("events"."__pdiperson_properties", $1) AS "email"` +
         ` FROM (SELECT "events".*, "__pdi"."distinct_id" AS "__pdi_distinct_id", "__pdiperson"."properties" AS "__pdiperson_properties" FROM "events" AS "events"` +
         ` LEFT JOIN (SELECT "__d".* FROM "person_distinct_ids" AS "__d" WHERE "__d"."project_id" = $2) AS "__pdi" ON "__pdi"."distinct_id" = "events"."distinct_id"` +
         ` LEFT JOIN (SELECT "__pp".* FROM "persons" AS "__pp" WHERE "__pp"."project_id" = $2) AS "__pdiperson" ON "__pdiperson"."id" = "__pdi"."person_id"` +

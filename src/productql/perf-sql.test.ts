@@ -50,12 +50,13 @@ describe('printed shapes', () => {
     expect(sql).toMatch(/WHERE \(\(json_extract_string\("e"\."properties", \$2\) = \$\d\) AND \(NOT coalesce\(json_extract_string\("e"\."properties", \$2\) = \$\d, false\)\) AND coalesce\(json_extract_string\("e"\."properties", \$2\) <> \$\d, true\)\)/);
   });
 
-  it('property equality with a non-empty string skips nullif; other comparisons keep it', async () => {
+  it("a property is json_extract_string alone (PostHog's '' is a value, JSON null and a missing key NULL): no nullif", async () => {
     const sql = await sqlOf("select properties.plan = 'pro', properties.plan = '', properties.plan in ('a', 'b'), properties.plan < 'm' from events");
+    expect(sql).not.toContain('nullif');
     expect(sql).toContain(`coalesce(json_extract_string("events"."properties", $1) = $2, false)`);
-    expect(sql).toContain(`coalesce(nullif(json_extract_string("events"."properties", $1), '') = $3, false)`);
+    expect(sql).toContain(`coalesce(json_extract_string("events"."properties", $1) = $3, false)`);
     expect(sql).toContain(`coalesce(json_extract_string("events"."properties", $1) IN ($4, $5), false)`);
-    expect(sql).toContain(`coalesce(nullif(json_extract_string("events"."properties", $1), '') < $6, false)`);
+    expect(sql).toContain(`coalesce(json_extract_string("events"."properties", $1) < $6, false)`);
   });
 
   it('null tests on person_id read the stored column (an override never maps a person to none), values the resolved one', async () => {
@@ -135,7 +136,7 @@ describe('semantics kept', () => {
     expect(await one("select count() from events where not(properties.$browser = 'Chrome')")).toBe(4);
     expect(await one("select count() from events where properties.$browser != 'Chrome'")).toBe(4);
     expect(await one("select count() from events where properties.$browser not in ('Chrome', 'Safari')")).toBe(3);
-    expect(await one("select count() from events where properties.empty = ''")).toBe(0);
+    expect(await one("select count() from events where properties.empty = ''")).toBe(1);
     expect(await one("select count() from events where properties.empty != 'x'")).toBe(6);
     expect(await one('select count() from events e join persons p on p.id = e.person_id')).toBe(5);
     expect(await one('select count() from events e left join persons p on p.id = e.person_id where p.id is null')).toBe(1);

@@ -19,10 +19,12 @@ export type PersonVirtualField = (typeof PERSON_VIRTUAL_FIELDS)[number];
 
 export const isPersonVirtualField = (key: string): key is PersonVirtualField => (PERSON_VIRTUAL_FIELDS as readonly string[]).includes(key);
 
-/** The expression of virtual person field `key`; `property(name)` reads one of the person's stored properties. */
-export function personVirtualFieldExpr(key: PersonVirtualField, property: (name: string) => Expr): Expr {
+/** The expression of virtual person field `key`; `read(name)` reads one of the person's stored properties. */
+export function personVirtualFieldExpr(key: PersonVirtualField, read: (name: string) => Expr): Expr {
   switch (key) {
-    case '$virt_initial_channel_type':
+    case '$virt_initial_channel_type': {
+      // PostHog's wrap_with_null_if_empty: '' and 'null' are missing (a click id of '' is no click id)
+      const property = (name: string): Expr => ast.call('nullIf', [ast.call('nullIf', [read(name), ast.constant('')]), ast.constant('null')]);
       return channelTypeExpr({
         source: property('$initial_utm_source'),
         medium: property('$initial_utm_medium'),
@@ -32,5 +34,6 @@ export function personVirtualFieldExpr(key: PersonVirtualField, property: (name:
         hasFbclid: ast.call('isNotNull', [property('$initial_fbclid')]),
         gadSource: property('$initial_gad_source'),
       });
+    }
   }
 }

@@ -24,12 +24,12 @@ describe('exact printed SQL', () => {
     ],
     [
       "select properties.$browser as b, count() from events e where e.properties.price > 10 group by b",
-      `SELECT nullif(json_extract_string("e"."properties", $1), '') AS "b", count(*) AS "count()" FROM (SELECT "e".* FROM "events" AS "e" WHERE "e"."project_id" = $2) AS "e" WHERE (TRY_CAST(nullif(json_extract_string("e"."properties", $3), '') AS DOUBLE) > $4) GROUP BY nullif(json_extract_string("e"."properties", $1), '') LIMIT 101`,
+      `SELECT json_extract_string("e"."properties", $1) AS "b", count(*) AS "count()" FROM (SELECT "e".* FROM "events" AS "e" WHERE "e"."project_id" = $2) AS "e" WHERE (TRY_CAST(json_extract_string("e"."properties", $3) AS DOUBLE) > $4) GROUP BY json_extract_string("e"."properties", $1) LIMIT 101`,
       ['/$browser', 7, '/price', 10],
     ],
     [
       "select properties.plan != 'pro', properties.plan = NULL from events",
-      `SELECT coalesce(json_extract_string("events"."properties", $1) <> $2, true) AS "properties.plan != 'pro'", (nullif(json_extract_string("events"."properties", $1), '') IS NULL) AS "properties.plan = NULL" FROM (SELECT "events".* FROM "events" AS "events" WHERE "events"."project_id" = $3) AS "events" LIMIT 101`,
+      `SELECT coalesce(json_extract_string("events"."properties", $1) <> $2, true) AS "properties.plan != 'pro'", (json_extract_string("events"."properties", $1) IS NULL) AS "properties.plan = NULL" FROM (SELECT "events".* FROM "events" AS "events" WHERE "events"."project_id" = $3) AS "events" LIMIT 101`,
       ['/plan', 'pro', 7],
     ],
     [
@@ -62,7 +62,7 @@ describe('exact printed SQL', () => {
     const text = 'select person_id, person.properties.email from events';
     const duck = await compile(text, { personOverrides: false });
     expect(duck.sql).toBe(
-      `SELECT "events"."__person_id" AS "person_id", nullif(json_extract_string("events"."__person_properties", $1), '') AS "email" FROM (SELECT "events".*, "events"."person_id" AS "__person_id", "__person"."properties" AS "__person_properties" FROM "events" AS "events" LEFT JOIN (SELECT "__p".* FROM "persons" AS "__p" WHERE "__p"."project_id" = $2) AS "__person" ON "__person"."id" = "events"."person_id" WHERE "events"."project_id" = $2) AS "events" LIMIT 101`,
+      `SELECT "events"."__person_id" AS "person_id", json_extract_string("events"."__person_properties", $1) AS "email" FROM (SELECT "events".*, "events"."person_id" AS "__person_id", "__person"."properties" AS "__person_properties" FROM "events" AS "events" LEFT JOIN (SELECT "__p".* FROM "persons" AS "__p" WHERE "__p"."project_id" = $2) AS "__person" ON "__person"."id" = "events"."person_id" WHERE "events"."project_id" = $2) AS "events" LIMIT 101`,
     );
     expect((await compile(text)).sql).toContain('person_overrides');
     const ch = await compile(text, { personOverrides: false, dialect: 'clickhouse' });

@@ -244,12 +244,6 @@ export function breakdownExprs(bf: BreakdownFilter | null | undefined): Expr[] {
   return breakdownSpecs(bf).map((spec) => ast.call('ifNull', [breakdownStringExpr(spec), ast.constant('')]));
 }
 
-/** `properties.$group_N` for group aggregation, else the person id. */
-export function actorExpr(groupTypeIndex: number | null | undefined): Expr {
-  if (groupTypeIndex !== null && groupTypeIndex !== undefined) return ast.field('properties', `$group_${groupTypeIndex}`);
-  return ast.field('person_id');
-}
-
 /**
  * The `funnelAggregateByHogQL` expression the funnel aggregates by, or null for the person or group: PostHog's
  * FunnelEventQuery._aggregation_target_expr takes the group first (`aggregation_group_type_index`), then the

@@ -29,11 +29,15 @@ export function effectiveMath(math: MathType | null | undefined, interval: Inter
   return m;
 }
 
-/** Who an actor is: `person_id`, or `$group_N` (as text, empty = none) when aggregating by a group type. */
+/** The event's group key of type `index`, NULL when it has none (`''` or missing: PostHog's `$group_N != ''`). */
+export function groupKeyExpr(index: number, table?: string): Expr {
+  return ast.call('nullIf', [ast.field(...(table ? [table] : []), 'properties', `$group_${index}`), ast.constant('')]);
+}
+
+/** Who an actor is: `person_id`, or the group key ({@link groupKeyExpr}) when aggregating by a group type. */
 export function actorExpr(groupTypeIndex?: number | null, table?: string): Expr {
-  const f = (...chain: string[]): Expr => ast.field(...(table ? [table, ...chain] : chain));
-  if (groupTypeIndex !== null && groupTypeIndex !== undefined) return f('properties', `$group_${groupTypeIndex}`);
-  return f('person_id');
+  if (groupTypeIndex !== null && groupTypeIndex !== undefined) return groupKeyExpr(groupTypeIndex, table);
+  return ast.field(...(table ? [table] : []), 'person_id');
 }
 
 /**
@@ -156,7 +160,7 @@ export function aggregationExpr(s: EventsNode, math: MathType, opts: { groupType
     case 'unique_group': {
       if (s.math_group_type_index === null || s.math_group_type_index === undefined)
         throw validationError('math "unique_group" needs math_group_type_index.', `${attr}__math_group_type_index`);
-      return ast.call('uniq', [f('properties', `$group_${s.math_group_type_index}`)]);
+      return ast.call('uniq', [groupKeyExpr(s.math_group_type_index, opts.table)]);
     }
     case 'unique_session':
       return ast.call('uniq', [ast.call('nullIf', [f('$session_id'), ast.constant('')])]);

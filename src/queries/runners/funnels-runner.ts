@@ -1,7 +1,7 @@
 import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
-import { actorExpr, breakdownExprs, funnelActorHogQLExpr, funnelAggregationHogQL, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, round2, toStr } from '../funnels/common';
-import { bucketKey, bucketKeyFromValue, bucketLabel, bucketStartExpr, earliestTimestamp, globalFilterExpr, instantToLocal, personOrDistinctActorExpr, QueryDateRange, startOfInterval, type Bucket, type IntervalType } from '../insights';
+import { breakdownExprs, funnelActorHogQLExpr, funnelAggregationHogQL, clickhouseActorKey, entityExpr, eventNameExpr, median, medianOfSorted, propertiesExpr, round2, toStr } from '../funnels/common';
+import { actorExpr, bucketKey, bucketKeyFromValue, bucketLabel, bucketStartExpr, earliestTimestamp, globalFilterExpr, instantToLocal, personOrDistinctActorExpr, QueryDateRange, startOfInterval, type Bucket, type IntervalType } from '../insights';
 import { evaluateActor, type ActorResult, type FunnelConfig, type FunnelEvent } from '../funnels/compute';
 import { fastOrderedFunnelQuery } from '../funnels/fast-ordered';
 import { epochMsExpr, runAllRows, runPerActorItems } from '../funnels/run-paged';

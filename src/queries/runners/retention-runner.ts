@@ -1,7 +1,6 @@
 import { validationError } from '../../errors';
 import { ast, initParser, type Expr } from '../../productql';
 import {
-  actorExpr,
   addInterval,
   breakdownExprs,
   clickhouseActorKey,
@@ -19,7 +18,7 @@ import { runAllRows } from '../funnels/run-paged';
 import { clickhouseRetentionGridQuery } from '../retention/clickhouse-grid';
 import { retentionGridQuery, type RetentionSqlInput } from '../retention/sql';
 import { actionToExpr, type ActionDef } from '../../actions/matching';
-import { actionsOf, earliestTimestamp, globalFilterExpr, insightsNow, mayHavePersonless, personOrDistinctActorExpr } from '../insights';
+import { actionsOf, actorExpr, earliestTimestamp, globalFilterExpr, insightsNow, mayHavePersonless, personOrDistinctActorExpr } from '../insights';
 import { retentionQuerySchema, type RetentionEntity, type RetentionQueryNode } from '../retention/schema';
 import { retentionCohortIds, runRetentionCohortBreakdown } from '../retention/cohort-breakdown';
 import type { QueryRunner, RunnerContext } from '../runner';
