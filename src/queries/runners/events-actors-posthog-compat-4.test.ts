@@ -21,7 +21,8 @@ import { shutdownParser } from '../../productql/parser';
  * - test_actors_query_runner.py's ActorsQuery over `_create_random_persons`: orderBy items, person property
  *   filters, search, event_count, aggregates and paging over a data point; a ProductQL source's id column
  *   (ActorsQueryRunner.source_id_column).
- * - events_query_runner.py: the Person column's sort (`orderBy: ["person ASC"]` / `["person DESC"]`).
+ * - events_query_runner.py: the Person column's sort (`orderBy: ["person"]` / `["person ASC"]` ascend, `["person DESC"]`
+ *   descends).
  * - a compatibility pass over EventsQueryRunner / ActorsQueryRunner: filters combined (search, properties,
  *   fixedProperties, personId, actionId, event), paging at and past the end, types, relative bounds; and the actors of
  *   a paths edge or drop-off (PathsQueryRunner.to_actors_query).
@@ -380,6 +381,10 @@ describe('EventsQuery: the Person column sort (events_query_runner.py orderBy [[
 
   it('"person DESC": descending', async () => {
     expect(await emails(['person DESC'])).toEqual([9, 9, 8, 8].map(email));
+  });
+
+  it('bare "person": ascending, as the frontend writes a column\'s ascending sort ("DESC" only for "person DESC")', async () => {
+    expect(await emails(['person'])).toEqual([0, 0, 1, 1].map(email));
   });
 
   it('the person sort with a second item is an ordinary orderBy', async () => {

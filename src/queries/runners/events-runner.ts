@@ -17,7 +17,7 @@
  *   `timestamp > after` (default `-24h`; `all`: no lower bound). Dates are ISO (naive = project timezone) or
  *   relative (`-24h`, `-7d`) and are not rounded.
  * - order: `orderBy` (`expr [ASC|DESC]`; exactly `["person"]`, `["person DESC"]` or `["person ASC"]`: the person's email,
- *   descending unless `person ASC`), else `count() DESC` when `count()` is selected, else the first aggregate
+ *   ascending unless `person DESC`), else `count() DESC` when `count()` is selected, else the first aggregate
  *   DESC, else `timestamp DESC` when `timestamp` is selected, else the first column ASC (ties: oldest event first).
  * - paging: `limit` (default 100; ≤ 0 → 100; clamped to 50,000) and `offset`; `hasMore` from one extra row.
  */
@@ -247,8 +247,9 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
     let orderBy: OrderExpr[];
     if (node.orderBy !== undefined && node.orderBy !== null && PERSON_ORDER.has(node.orderBy.join('\n'))) {
       // PostHog's events table sort on its Person column: by the person's first display property (email); only
-      // exactly ["person ASC"] ascends, ["person"] and ["person DESC"] descend
-      orderBy = [ast.order(ast.field('person', 'properties', DISPLAY_NAME_PROPERTIES[0]), node.orderBy[0] === 'person ASC' ? 'ASC' : 'DESC')];
+      // exactly ["person DESC"] descends, ["person"] and ["person ASC"] ascend (`"DESC" if orderBy[0] == "person DESC"
+      // else "ASC"`, as the frontend writes a column's ascending sort as its bare key)
+      orderBy = [ast.order(ast.field('person', 'properties', DISPLAY_NAME_PROPERTIES[0]), node.orderBy[0] === 'person DESC' ? 'DESC' : 'ASC')];
     } else if (node.orderBy !== undefined && node.orderBy !== null) {
       orderBy = [];
       for (const [i, text] of node.orderBy.entries()) orderBy.push(await parseOrder(text, `orderBy__${i}`));
