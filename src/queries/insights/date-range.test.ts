@@ -166,3 +166,104 @@ describe('buckets are computed once per range', () => {
     expect(current.buckets()[0].key).toBe('2024-01-01');
   });
 });
+
+/*
+ * posthog/hogql_queries/utils/test/test_query_date_range.py (TestQueryDateRange): now = 2021-08-25T00:00:00Z, team in
+ * UTC. `date_from()`/`date_to()` are PostHog's bounds before the start-of-interval snap (Quarry's dateFrom/dateTo,
+ * printed by resolved()); `all_values()` lists the interval starts (Quarry's bucket keys).
+ */
+describe('test_query_date_range.py (now 2021-08-25T00:00Z, UTC)', () => {
+  const NOW_2021 = new Date('2021-08-25T00:00:00Z');
+  const q = (dr: DateRangeInput, interval: IntervalType, week = 0) => range(dr, interval, { now: NOW_2021, week });
+  const bounds = (r: QueryDateRange) => [r.resolved().date_from, r.resolved().date_to];
+
+  it('test_parsed_date: -48h by day runs from the start of the day 48 hours ago to the end of today', () => {
+    expect(bounds(q({ date_from: '-48h' }, 'day'))).toEqual(['2021-08-23T00:00:00+00:00', '2021-08-25T23:59:59.999999+00:00']);
+  });
+
+  it('test_parsed_date_hour: -48h by hour runs to the end of the current hour (the last hour is included)', () => {
+    expect(bounds(q({ date_from: '-48h' }, 'hour'))).toEqual(['2021-08-23T00:00:00+00:00', '2021-08-25T00:59:59.999999+00:00']);
+  });
+
+  it('test_parsed_date_middle_of_hour: absolute datetimes by hour are kept as given', () => {
+    const r = q({ date_from: '2021-08-23 05:00:00', date_to: '2021-08-23 05:00:00' }, 'hour');
+    expect(bounds(r)).toEqual(['2021-08-23T05:00:00+00:00', '2021-08-23T05:00:00+00:00']);
+    expect(r.buckets().map((b) => b.key)).toEqual(['2021-08-23 05:00:00']);
+  });
+
+  it('test_parsed_date_week: -7d by week starts on the day itself (not the start of its week)', () => {
+    const r = q({ date_from: '-7d' }, 'week');
+    expect(bounds(r)).toEqual(['2021-08-18T00:00:00+00:00', '2021-08-25T23:59:59.999999+00:00']);
+    expect(r.fromSql()).toBe('2021-08-18 00:00:00');
+  });
+
+  it.each<[string, DateRangeInput, IntervalType, number, string[]]>([
+    ['-20h by day', { date_from: '-20h' }, 'day', 0, ['2021-08-24', '2021-08-25']],
+    ['-20d by week (Sunday weeks)', { date_from: '-20d' }, 'week', 0, ['2021-08-01', '2021-08-08', '2021-08-15', '2021-08-22']],
+    ['-20d by week (Monday weeks)', { date_from: '-20d' }, 'week', 1, ['2021-08-02', '2021-08-09', '2021-08-16', '2021-08-23']],
+    ['-50d by month', { date_from: '-50d' }, 'month', 0, ['2021-07-01', '2021-08-01']],
+    ['-3h by hour', { date_from: '-3h' }, 'hour', 0, ['2021-08-24 21:00:00', '2021-08-24 22:00:00', '2021-08-24 23:00:00', '2021-08-25 00:00:00']],
+    ['-3M by minute', { date_from: '-3M' }, 'minute', 0, ['2021-08-24 23:57:00', '2021-08-24 23:58:00', '2021-08-24 23:59:00', '2021-08-25 00:00:00']],
+  ])('test_all_values: %s', (_n, dr, interval, week, keys) => {
+    expect(q(dr, interval, week).buckets().map((b) => b.key)).toEqual(keys);
+  });
+
+  it.each<[string, string]>([
+    ['-20d', '2021-08-05T00:00:00+00:00'],
+    ['-20w', '2021-04-07T00:00:00+00:00'],
+    ['-20m', '2019-12-25T00:00:00+00:00'],
+    ['-2q', '2021-02-24T00:00:00+00:00'], // q = 13 weeks (get_delta_mapping_for): 26 weeks back
+    ['-20y', '2001-08-25T00:00:00+00:00'],
+    ['-1mStart', '2021-07-01T00:00:00+00:00'],
+    ['-1yStart', '2020-01-01T00:00:00+00:00'],
+  ])('relative date_from %s by day', (date_from, from) => {
+    expect(q({ date_from }, 'day').resolved().date_from).toBe(from);
+  });
+
+  it('date_to of a relative end of month (-1mEnd) by day is the end of that day', () => {
+    expect(bounds(q({ date_from: '-1mStart', date_to: '-1mEnd' }, 'day'))).toEqual(['2021-07-01T00:00:00+00:00', '2021-07-31T23:59:59.999999+00:00']);
+  });
+
+  it('explicitDate: absolute datetimes verbatim, by day too', () => {
+    const r = q({ date_from: '2021-08-23T05:23:11', date_to: '2021-08-24T18:11:00', explicitDate: true }, 'day');
+    expect(bounds(r)).toEqual(['2021-08-23T05:23:11+00:00', '2021-08-24T18:11:00+00:00']);
+    expect(r.buckets().map((b) => b.key)).toEqual(['2021-08-23', '2021-08-24']);
+  });
+
+  it('a project timezone: relative dates are local days, offsets printed (America/Los_Angeles, -07:00 in August)', () => {
+    const r = range({ date_from: '-1dStart', date_to: '-1dEnd' }, 'day', { now: NOW_2021, tz: 'America/Los_Angeles' });
+    // 2021-08-25T00:00Z is Aug 24 17:00 local: yesterday is Aug 23
+    expect(bounds(r)).toEqual(['2021-08-23T00:00:00-07:00', '2021-08-23T23:59:59.999999-07:00']);
+  });
+
+  it('an absolute date with an offset is moved to the project timezone before the day is taken (Asia/Tokyo)', () => {
+    const r = range({ date_from: '2021-08-23T20:00:00Z', date_to: '2021-08-24T20:00:00+00:00' }, 'day', { now: NOW_2021, tz: 'Asia/Tokyo' });
+    expect(bounds(r)).toEqual(['2021-08-24T00:00:00+09:00', '2021-08-25T23:59:59.999999+09:00']);
+  });
+});
+
+describe('test_utils.py TestRelativeDateParse: hours, minutes, weeks and a timezone (frozen at 2020-01-31T12:22:23Z)', () => {
+  const NOW_UTC = Date.UTC(2020, 0, 31, 12, 22, 23);
+  const iso = (s: string, tz = 'UTC', now = NOW_UTC) => new Date(parseDateString(s, now, tz).value).toISOString().slice(0, 19);
+  it('hours are not truncated (always_truncate is off)', () => {
+    expect([iso('-24h'), iso('-48h'), iso('-1h')]).toEqual(['2020-01-30T12:22:23', '2020-01-29T12:22:23', '2020-01-31T11:22:23']);
+  });
+  it('hStart / hEnd', () => {
+    expect([iso('-1hStart'), iso('-1hEnd')]).toEqual(['2020-01-31T11:00:00', '2020-01-31T11:59:59']);
+  });
+  it('days, weeks and minutes keep the time of day', () => {
+    expect([iso('-1d'), iso('-1w'), iso('-2w'), iso('-30M')]).toEqual(['2020-01-30T12:22:23', '2020-01-24T12:22:23', '2020-01-17T12:22:23', '2020-01-31T11:52:23']);
+  });
+  it('dEnd / -1dStart / -1dEnd', () => {
+    expect([iso('dEnd'), iso('-1dStart'), iso('-1dEnd')]).toEqual(['2020-01-31T23:59:59', '2020-01-30T00:00:00', '2020-01-30T23:59:59']);
+  });
+  it('month arithmetic clamps to the end of a shorter month (relativedelta): Mar 31 − 1m = Feb 29 2020', () => {
+    expect(iso('-1m', 'UTC', Date.UTC(2020, 2, 31, 10))).toBe('2020-02-29T10:00:00');
+    expect(iso('-1y', 'UTC', Date.UTC(2020, 1, 29, 10))).toBe('2019-02-28T10:00:00');
+  });
+  it('in a timezone "now" is local: dStart in America/Los_Angeles at 2020-01-31T05:00Z is Jan 30', () => {
+    // parseDateString takes the local "now"; QueryDateRange converts it (see the timezone test above)
+    const r = new QueryDateRange({ dateRange: { date_from: 'dStart' }, interval: 'day', timezone: 'America/Los_Angeles', now: new Date('2020-01-31T05:00:00Z') });
+    expect(r.resolved().date_from).toBe('2020-01-30T00:00:00-08:00');
+  });
+});
