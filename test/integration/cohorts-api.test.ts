@@ -86,6 +86,17 @@ describe('CRUD (test_cohort.py)', () => {
     expect((await s.api('GET', base(project))).body.count).toBe(3);
   });
 
+  it('test_cohort_change / test_update_cohort (ee models test_cohort.py): after the groups change, the count and the persons follow the new definition', async () => {
+    const persons = async (id: number) =>
+      ((await s.api('GET', `${base()}${id}/persons/`)).body.results as { distinct_ids: string[] }[]).map((x) => x.distinct_ids[0]).sort();
+    const made = await s.api('POST', base(), { name: 'changing', groups: [{ properties: [{ key: 'name', value: 'Jane', type: 'person' }] }] });
+    expect([made.status, made.body.count, await persons(made.body.id)]).toEqual([201, 1, ['a']]);
+    const changed = await s.api('PATCH', `${base()}${made.body.id}/`, { groups: [{ properties: [{ key: 'name', value: 'John', type: 'person' }] }] });
+    expect([changed.status, changed.body.count, await persons(made.body.id)]).toEqual([200, 1, ['b']]);
+    const both = await s.api('PATCH', `${base()}${made.body.id}/`, { groups: [{ properties: [{ key: 'name', value: 'Jane', type: 'person' }] }, { properties: [{ key: 'name', value: 'John', type: 'person' }] }] });
+    expect([both.status, both.body.count, await persons(made.body.id)]).toEqual([200, 2, ['a', 'b']]);
+  });
+
   it('DELETE answers 405 (soft delete is PATCH, as PostHog’s ForbidDestroyModel)', async () => {
     const id = (await s.api('POST', base(), { name: 'x' })).body.id;
     expect((await s.api('DELETE', `${base()}${id}/`)).status).toBe(405);
@@ -143,6 +154,23 @@ describe('validation', () => {
     const loop = await s.api('PATCH', `${base()}${a}/`, { filters: { properties: { type: 'AND', values: [{ type: 'cohort', key: 'id', value: b }] } } });
     expect(loop.status).toBe(400);
     expect((await s.api('GET', `${base()}${b}/`)).body.count).toBe(1);
+  });
+
+  it('test_creating_update_with_non_directed_cycle: C refers to B and to A, B to A: no loop, created (201)', async () => {
+    const a = await s.api('POST', base(), { name: 'cohort A', groups: [{ properties: { team_id: 5 } }] });
+    expect(a.status).toBe(201);
+    const b = await s.api('POST', base(), { name: 'cohort B', groups: [{ properties: [{ type: 'cohort', value: a.body.id, key: 'id' }] }] });
+    expect(b.status).toBe(201);
+    const c = await s.api('POST', base(), {
+      name: 'cohort C',
+      groups: [{ properties: [{ type: 'cohort', value: b.body.id, key: 'id' }, { type: 'cohort', value: a.body.id, key: 'id' }] }],
+    });
+    expect([c.status, c.body.detail]).toEqual([201, undefined]);
+    const viaFilters = await s.api('POST', base(), {
+      name: 'cohort D',
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ type: 'cohort', key: 'id', value: c.body.id }, { type: 'cohort', key: 'id', value: a.body.id }] }] } },
+    });
+    expect([viaFilters.status, viaFilters.body.detail]).toEqual([201, undefined]);
   });
 
   it('a reference to another project’s cohort is refused like a missing one', async () => {

@@ -84,3 +84,22 @@ describe('cohort persons (test_cohort.py)', () => {
     expect(r.body.results.map((x: { distinct_ids: string[] }) => x.distinct_ids)).toEqual([['target']]);
   });
 });
+
+describe('cohort persons paging (test_cohort.py test_filter_by_cohort)', () => {
+  it('150 persons in the cohort: a page of 100, then its next link gives the other 50 (a person outside is never listed)', async () => {
+    await s.server.services.ingestor.import(p, {
+      persons: [{ distinct_ids: ['fake'], properties: {} }, ...Array.from({ length: 150 }, (_, i) => ({ distinct_ids: [`paged_${i}`], properties: { $os: 'Linux' } }))],
+    });
+    await s.server.services.ingestor.flush();
+    const made = await s.api('POST', api('cohorts/'), { name: 'linux', groups: [{ properties: [{ key: '$os', value: 'Linux', type: 'person' }] }] });
+    expect([made.status, made.body.count]).toEqual([201, 150]);
+    const first = await s.api('GET', api(`cohorts/${made.body.id}/persons/`));
+    expect([first.status, first.body.results.length, typeof first.body.next]).toEqual([200, 100, 'string']);
+    const next = new URL(first.body.next);
+    const second = await s.api('GET', `${next.pathname}${next.search}`);
+    expect([second.status, second.body.results.length, second.body.next]).toEqual([200, 50, null]);
+    const ids = [...first.body.results, ...second.body.results].map((x: { distinct_ids: string[] }) => x.distinct_ids[0]);
+    expect(new Set(ids).size).toBe(150);
+    expect(ids).not.toContain('fake');
+  });
+});
