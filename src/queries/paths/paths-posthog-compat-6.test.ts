@@ -142,3 +142,47 @@ it('average_conversion_time across sessions: the mean over every traversal of th
   const pid = await load([pv('p1', '/a', minute(1)), pv('p1', '/b', minute(2)), pv('p1', '/a', minute(60)), pv('p1', '/b', minute(63)), pv('p2', '/a', minute(1)), pv('p2', '/b', minute(3))]);
   expect(await paths(pid, {})).toEqual([{ source: '1_/a', target: '2_/b', value: 3, average_conversion_time: 2 * ONE_MINUTE }]);
 });
+
+describe('pageviews with an empty or missing $current_url (ifNull(properties.$current_url, \'\'): "" and no key are one item)', () => {
+  let pid: number;
+  beforeAll(async () => {
+    pid = await load([
+      // p1: /a, a pageview with "" and one without the key (one run of the item ""), /b
+      pv('p1', '/a', minute(1)),
+      pv('p1', '', minute(2)),
+      pv('p1', null, minute(3)),
+      pv('p1', '/b', minute(4)),
+      // p2: a URL-less pageview first, then /b
+      pv('p2', null, minute(1)),
+      pv('p2', '/b', minute(2)),
+    ]);
+  });
+
+  it('the empty item is a node like any other; the run of "" carries the time of its last event', async () => {
+    expect(await paths(pid, {})).toEqual([
+      { source: '1_', target: '2_/b', value: 1, average_conversion_time: ONE_MINUTE },
+      { source: '1_/a', target: '2_', value: 1, average_conversion_time: 2 * ONE_MINUTE },
+      { source: '2_', target: '3_/b', value: 1, average_conversion_time: ONE_MINUTE },
+    ]);
+  });
+
+  it('the per-actor evaluation (a start point) reads the same items', async () => {
+    expect(edges(await paths(pid, { pathsFilter: { startPoint: '/a' } }))).toEqual(['1_/a -> 2_ (1)', '2_ -> 3_/b (1)']);
+  });
+
+  it('excludeEvents [""] drops the URL-less pageviews (path_item NOT IN excludeEvents)', async () => {
+    expect(edges(await paths(pid, { pathsFilter: { excludeEvents: [''] } }))).toEqual(['1_/a -> 2_/b (1)']);
+  });
+
+  it('an empty startPoint or endPoint is no point (PostHog tests them for truthiness)', async () => {
+    const all = edges(await paths(pid, {}));
+    expect(edges(await paths(pid, { pathsFilter: { startPoint: '' } }))).toEqual(all);
+    expect(edges(await paths(pid, { pathsFilter: { endPoint: '' } }))).toEqual(all);
+  });
+
+  it('the actors of the empty node', async () => {
+    expect(await people(pid, { pathEndKey: '2_' })).toEqual(['p1']);
+    expect(await people(pid, { pathEndKey: '1_' })).toEqual(['p2']);
+    expect(await people(pid, { pathStartKey: '1_/a', pathEndKey: '2_' })).toEqual(['p1']);
+  });
+});

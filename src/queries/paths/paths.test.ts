@@ -1,5 +1,6 @@
 import { groupingRegex, pathsRunner, runPaths, stripTrailingSlash } from '../runners/paths-runner';
 import { ev, openHarness, persons, type Harness } from '../funnels/testing';
+import { edgeLinks } from './compute';
 
 let h: Harness;
 beforeAll(async () => {
@@ -184,5 +185,31 @@ describe('the in-engine path computation agrees with the per-actor evaluation', 
     const general: any = await runPaths(node, await ctxFor(), { forceGeneral: true });
     expect(fast.results).toEqual(general.results);
     expect(general.results.length).toBeGreaterThan(2);
+  });
+});
+
+describe('TestClickhousePathsEdgeValidation (validate_results): only edges reachable from a 1_ node are kept', () => {
+  const BASIC_PATH: [string, string][] = [['1_a', '2_b'], ['2_b', '3_c'], ['3_c', '4_d']];
+  const BASIC_PATH_2: [string, string][] = [['1_x', '2_y'], ['2_y', '3_z']];
+  const validate = (list: [string, string][]) =>
+    edgeLinks(list.map(([source, target]) => ({ source, target, value: 1, total: 0 })), { stepLimit: 5, edgeLimit: 50 })
+      .map((e) => `${e.source}>${e.target}`)
+      .sort();
+  const names = (list: [string, string][]) => list.map(([s, t]) => `${s}>${t}`).sort();
+
+  it('test_basic_forest', () => {
+    expect(validate([...BASIC_PATH, ...BASIC_PATH_2])).toEqual(names([...BASIC_PATH, ...BASIC_PATH_2]));
+  });
+  it('test_basic_forest_with_dangling_edges', () => {
+    const dangling: [string, string][] = [['2_w', '3_z'], ['3_x', '4_d'], ['2_xxx', '3_yyy']];
+    expect(validate([...BASIC_PATH, ...BASIC_PATH_2, ...dangling])).toEqual(names([...BASIC_PATH, ...BASIC_PATH_2]));
+  });
+  it('test_basic_forest_with_dangling_and_cross_edges', () => {
+    const extra: [string, string][] = [['2_w', '3_z'], ['3_x', '4_d'], ['2_y', '3_c']];
+    expect(validate([...BASIC_PATH, ...BASIC_PATH_2, ...extra])).toEqual(names([...BASIC_PATH, ...BASIC_PATH_2, ['2_y', '3_c']]));
+  });
+  it('test_no_start_point', () => {
+    const list = [...BASIC_PATH, ...BASIC_PATH_2, ['2_w', '3_z'], ['3_x', '4_d']].filter(([s]) => s !== '1_a') as [string, string][];
+    expect(validate(list)).toEqual(names(BASIC_PATH_2));
   });
 });
