@@ -3,10 +3,12 @@
  * compat file sends. PostHog's RetentionQueryRunner never reads it (the frontend uses it to show each interval as a
  * share of the cohort, `total`, or of the interval before, `previous`), so the counts are PostHog's own for the test
  * each case follows, whichever reference is asked for (reference §4.1: "display only"). And test_timezones across a DST
- * change with first-time cohorts, which failed on ClickHouse (the regression case names the bug).
+ * change with first-time cohorts, which failed on ClickHouse (the regression case names the bug). And the cohort rows of a
+ * query without a dateRange (test_query_date_range.py TestQueryDateRangeWithIntervals).
  */
 import { createInsightTestDb, type InsightTestDb, type TestEvent } from '../insights/testing';
 import { PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, retentionDate as _date, retentionCounts as counts, pad } from './testing';
+import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { actorsRunner } from './actors-runner';
 
@@ -122,5 +124,42 @@ describe('test_timezones across a DST change with first-time cohorts (derived fr
       [3, 2],
       [0, 0],
     ]);
+  });
+});
+
+/*
+ * posthog/hogql_queries/utils/test/test_query_date_range.py TestQueryDateRangeWithIntervals: no dateRange, 5 intervals,
+ * now = 2021-08-25T00:00:00Z. date_to = the start of the interval after now's (Day: Aug 26 00:00, Hour: Aug 25 01:00),
+ * date_from = 5 intervals before it (Day: Aug 21, Hour: Aug 24 20:00, Week: Sunday Jul 25, Month: Apr 1): those are the
+ * five cohort rows, and events just outside either bound are in none of them.
+ * One person's pageviews: e1 Apr 1 00:00, e9 Mar 31 23:59 (before the Month rows); e2 Sun Jul 25 00:00, e8 Jul 24 23:59
+ * (before the Week rows); e3 Sat Aug 21 00:00, e7 Aug 20 23:59 (before the Day rows); e4 Aug 24 20:00, e6 Aug 24 19:59
+ * (before the Hour rows); e5 Aug 25 00:30; e10 Aug 25 01:00 (after the Hour rows, in the last Day row).
+ */
+describe('test_query_date_range.py TestQueryDateRangeWithIntervals: cohort rows without a dateRange (5 intervals, now 2021-08-25T00:00Z)', () => {
+  let pid: number;
+  let restore: () => void;
+  beforeAll(async () => {
+    restore = setInsightsClock(new Date('2021-08-25T00:00:00Z'));
+    pid = await db.project(
+      [{ distinct_ids: ['p1'] }],
+      pvs(
+        ['2021-04-01T00:00:00', '2021-03-31T23:59:00', '2021-07-25T00:00:00', '2021-07-24T23:59:00', '2021-08-21T00:00:00', '2021-08-20T23:59:00'].map((t) => ['p1', t] as [string, string]).concat(
+          ['2021-08-24T20:00:00', '2021-08-24T19:59:00', '2021-08-25T00:30:00', '2021-08-25T01:00:00'].map((t) => ['p1', t] as [string, string]),
+        ),
+      ),
+    );
+  });
+  afterAll(() => restore());
+
+  it.each<[string, string[], number[]]>([
+    ['Day', ['2021-08-21', '2021-08-22', '2021-08-23', '2021-08-24', '2021-08-25'].map((d) => `${d}T00:00:00Z`), [1, 0, 0, 1, 1]],
+    ['Hour', ['2021-08-24T20', '2021-08-24T21', '2021-08-24T22', '2021-08-24T23', '2021-08-25T00'].map((d) => `${d}:00:00Z`), [1, 0, 0, 0, 1]],
+    ['Week', ['2021-07-25', '2021-08-01', '2021-08-08', '2021-08-15', '2021-08-22'].map((d) => `${d}T00:00:00Z`), [1, 0, 0, 1, 1]],
+    ['Month', ['2021-04-01', '2021-05-01', '2021-06-01', '2021-07-01', '2021-08-01'].map((d) => `${d}T00:00:00Z`), [1, 0, 0, 1, 1]],
+  ])('%s', async (period, dates, cohortSizes) => {
+    const r = await retention(pid, { retentionFilter: { period, totalIntervals: 5 } });
+    expect((r.results as any[]).map((x) => x.date)).toEqual(dates);
+    expect((r.results as any[]).map((x) => x.values[0].count)).toEqual(cohortSizes);
   });
 });
