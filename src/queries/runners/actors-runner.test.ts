@@ -100,9 +100,10 @@ describe('ActorsQuery without a source (test_actors_query_runner.py)', () => {
     ['u1b', ['u1']],
     ['u3', ['u3']],
     ['nobody', []],
-    // the term is literal text: LIKE's wildcards in it match only themselves
-    ['b_b', []],
-    ['%', []],
+    // the term goes into PostHog's ILIKE '%term%' as given: LIKE's wildcards in it are wildcards
+    ['b_b', ['u2']],
+    ['%', ['u4', 'u3', 'u2', 'u1']],
+    ['a%@', ['u1']],
   ])('search %j matches email, name and distinct id substrings (any case)', async (search, expected) => {
     expect(names(await actors(null, { select: ['person', 'created_at'], search }))).toEqual(expected);
   });

@@ -182,17 +182,16 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
       return { name, expr };
     });
 
-    // Search: persons by email, name or a distinct id (substring, any case: PostHog's ILIKE '%term%' on
-    // properties.email, properties.name and pdi.distinct_id) or the UUID (exact), as PostHog's PersonStrategy; groups by
-    // key or name.
+    // Search: persons by email, name or a distinct id (PostHog's ILIKE '%term%' on properties.email, properties.name
+    // and pdi.distinct_id) or the UUID (exact), as PostHog's PersonStrategy.filter_conditions; groups by name or key
+    // (GroupStrategy). The term goes into the pattern as given, as PostHog's f"%{search}%" does (like its icontains
+    // property filter): a % or _ in it is a LIKE wildcard.
     const term = node.search?.trim();
-    // a case-insensitive substring test: PostHog's `ILIKE '%term%'` without LIKE's wildcards in the term (whose
-    // escaping engines read differently)
-    const contains = (e: Expr): Expr => ast.compare('>', ast.call('positionCaseInsensitiveUTF8', [ast.call('toString', [e]), ast.constant(term!)]), ast.constant(0));
+    const contains = (e: Expr): Expr => ast.compare('ilike', e, ast.constant(`%${term}%`));
     const search = !term
       ? undefined
       : groups
-        ? ast.or(contains(ast.field('p', 'key')), contains(ast.field('p', 'properties', 'name')))
+        ? ast.or(contains(ast.field('p', 'properties', 'name')), contains(ast.call('toString', [ast.field('p', 'key')])))
         : ast.or(
             contains(ast.field('p', 'properties', 'email')),
             contains(ast.field('p', 'properties', 'name')),

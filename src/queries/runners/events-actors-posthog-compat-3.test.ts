@@ -121,6 +121,11 @@ describe('ActorsQuery persons list (test_actors_query_runner.py)', () => {
     ['test_persons_query_search_name: part of the name', 'rthu', ['ABC-Distinct']],
     ['other properties are not searched', 'free', []],
     ['nothing matches', 'nobody', []],
+    // the term goes into the pattern as given (f"%{search}%", no escaping): % and _ are LIKE's wildcards
+    ['an underscore matches any one character', 't_m@', ['2']],
+    ['a percent sign matches any run of characters', 'T%HOG', ['2']],
+    ['a lone % matches every person (each has a distinct id)', '%', ['2', 'ABC-Distinct', 'u4', 'zzz-3']],
+    ['the name only: Name is not searched', 'Dee Dee', []],
   ])('search: %s', async (_title, search, expected) => {
     const r = await actors({ select: ['person'], search }, P_PERSONS);
     expect(r.results.map((row: any[]) => row[0].distinct_ids[0]).sort()).toEqual(expected);
