@@ -71,6 +71,29 @@ describe('test_query_compare_to_date_range.py (QueryCompareToDateRange, now 2021
     const prev = previousPeriodRange(current(), { compare: true, compare_to });
     expect(prev.resolved()).toEqual({ date_from: from, date_to: to });
   });
+
+  // more offsets of get_delta_mapping_for with human_friendly_comparison_periods: 2 months = 8 weeks, a quarter = 13
+  // weeks, 2 years = 104 weeks (Monday Aug 26 2019, not Friday Aug 23)
+  it.each<[string, string, string]>([
+    ['-3d', '2021-08-20T00:00:00+00:00', '2021-08-22T23:59:59.999999+00:00'],
+    ['-2w', '2021-08-09T00:00:00+00:00', '2021-08-11T23:59:59.999999+00:00'],
+    ['-2m', '2021-06-28T00:00:00+00:00', '2021-06-30T23:59:59.999999+00:00'],
+    ['-1q', '2021-05-24T00:00:00+00:00', '2021-05-26T23:59:59.999999+00:00'],
+    ['-2y', '2019-08-26T00:00:00+00:00', '2019-08-28T23:59:59.999999+00:00'],
+  ])('compare_to %s', (compare_to, from, to) => {
+    expect(previousPeriodRange(current(), { compare: true, compare_to }).resolved()).toEqual({ date_from: from, date_to: to });
+  });
+
+  it.each<[string, string, string]>([
+    ['-1h', '2021-08-23T23:00:00+00:00', '2021-08-24T23:59:59.999999+00:00'],
+    ['-1d', '2021-08-23T00:00:00+00:00', '2021-08-24T00:59:59.999999+00:00'],
+  ])('by hour (-24h: Aug 24 00:00 .. Aug 25 00:59:59.999999), compare_to %s moves both bounds by that much', (compare_to, from, to) => {
+    const hourly = new QueryDateRange({ dateRange: { date_from: '-24h' }, interval: 'hour', timezone: 'UTC', now: NOW });
+    expect(hourly.resolved()).toEqual({ date_from: '2021-08-24T00:00:00+00:00', date_to: '2021-08-25T00:59:59.999999+00:00' });
+    const prev = previousPeriodRange(hourly, { compare: true, compare_to });
+    expect(prev.resolved()).toEqual({ date_from: from, date_to: to });
+    expect(prev.buckets()).toHaveLength(hourly.buckets().length);
+  });
 });
 
 describe('compare_to in months and years on a trends query (test_trends.py compare, QueryCompareToDateRange)', () => {
