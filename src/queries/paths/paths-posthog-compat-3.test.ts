@@ -141,6 +141,15 @@ describe('test_custom_hogql_paths: ProductQL items', () => {
     ]);
   });
 
+  it('test_custom_hogql_paths\' own expression: `event || properties.a` (|| is concat; a missing property adds nothing)', async () => {
+    expect(edges(await paths(pid, { pathsFilter: { includeEventTypes: ['hogql'], pathsHogQLExpression: 'event || properties.a' } }))).toEqual([
+      '1_1! -> 2_2! (1)',
+      '1_1! -> 2_3! (1)',
+      '2_2! -> 3_3! (1)',
+      '2_3! -> 3_$screen (1)',
+    ]);
+  });
+
   it('an aggregate is no path item: a 400 naming pathsHogQLExpression, not an engine error', async () => {
     await expect(paths(pid, { pathsFilter: { ...hogql, pathsHogQLExpression: 'count()' } })).rejects.toMatchObject({
       status: 400,

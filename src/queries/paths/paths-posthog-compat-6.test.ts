@@ -152,17 +152,18 @@ describe('pageviews with an empty or missing $current_url (ifNull(properties.$cu
       pv('p1', '', minute(2)),
       pv('p1', null, minute(3)),
       pv('p1', '/b', minute(4)),
-      // p2: a URL-less pageview first, then /b
-      pv('p2', null, minute(1)),
-      pv('p2', '/b', minute(2)),
+      // p2: /c, a URL-less pageview, /b
+      pv('p2', '/c', minute(1)),
+      pv('p2', null, minute(2)),
+      pv('p2', '/b', minute(3)),
     ]);
   });
 
   it('the empty item is a node like any other; the run of "" carries the time of its last event', async () => {
     expect(await paths(pid, {})).toEqual([
-      { source: '1_', target: '2_/b', value: 1, average_conversion_time: ONE_MINUTE },
+      { source: '2_', target: '3_/b', value: 2, average_conversion_time: ONE_MINUTE },
       { source: '1_/a', target: '2_', value: 1, average_conversion_time: 2 * ONE_MINUTE },
-      { source: '2_', target: '3_/b', value: 1, average_conversion_time: ONE_MINUTE },
+      { source: '1_/c', target: '2_', value: 1, average_conversion_time: ONE_MINUTE },
     ]);
   });
 
@@ -171,7 +172,7 @@ describe('pageviews with an empty or missing $current_url (ifNull(properties.$cu
   });
 
   it('excludeEvents [""] drops the URL-less pageviews (path_item NOT IN excludeEvents)', async () => {
-    expect(edges(await paths(pid, { pathsFilter: { excludeEvents: [''] } }))).toEqual(['1_/a -> 2_/b (1)']);
+    expect(edges(await paths(pid, { pathsFilter: { excludeEvents: [''] } }))).toEqual(['1_/a -> 2_/b (1)', '1_/c -> 2_/b (1)']);
   });
 
   it('an empty startPoint or endPoint is no point (PostHog tests them for truthiness)', async () => {
@@ -181,8 +182,8 @@ describe('pageviews with an empty or missing $current_url (ifNull(properties.$cu
   });
 
   it('the actors of the empty node', async () => {
-    expect(await people(pid, { pathEndKey: '2_' })).toEqual(['p1']);
-    expect(await people(pid, { pathEndKey: '1_' })).toEqual(['p2']);
+    expect(await people(pid, { pathEndKey: '2_' })).toEqual(['p1', 'p2']);
     expect(await people(pid, { pathStartKey: '1_/a', pathEndKey: '2_' })).toEqual(['p1']);
+    expect(await people(pid, { pathStartKey: '2_', pathEndKey: '3_/b' })).toEqual(['p1', 'p2']);
   });
 });

@@ -60,6 +60,8 @@ describe('test_current_url_paths_and_logic', () => {
     ['a range before every event', { date_from: '2011-12-01', date_to: '2011-12-31' }, []],
     ['one day: date_from is the start and date_to the end of their days', { date_from: '2012-01-14', date_to: '2012-01-14' }, ['1_/ -> 2_/about (2)', '1_/ -> 2_/pricing (1)', '2_/pricing -> 3_/about (1)']],
     ['only the first day', { date_from: '2012-01-01', date_to: '2012-01-01' }, ['1_/ -> 2_/about (1)']],
+    ['the week either side of 2012-01-15', { date_from: '2012-01-08', date_to: '2012-01-22' }, ['1_/ -> 2_/about (2)', '1_/ -> 2_/pricing (1)', '2_/pricing -> 3_/about (1)']],
+    ['date_from after date_to (now + 7 days, now - 7 days): an empty list, not an error', { date_from: '2012-01-22', date_to: '2012-01-08' }, []],
   ])('date filtering: %s', async (_name, dateRange, expected) => {
     expect(edges(await run({ events }, { dateRange }))).toEqual(expected);
   });
