@@ -98,6 +98,31 @@ describe('cohort definitions', () => {
   });
 });
 
+describe('negations (test_cohort_query.py TestCohortNegationValidation: check_negation_clause)', () => {
+  const P = (key: string, value: string, negation = false) => ({ type: 'person', key, value, ...(negation ? { negation: true } : {}) });
+  const G = (type: 'AND' | 'OR', ...values: unknown[]) => ({ type, values });
+  const check = (root: unknown) => () => cohortGroup({ filters: { properties: root } as never, groups: [] });
+  const refused = expect.objectContaining({ status: 400, message: 'Negations must be paired with a positive filter.' });
+
+  it.each([
+    ['test_basic_valid_negation_tree', G('AND', P('name', 'test'), P('email', 'xxx', true))],
+    ['test_valid_negation_tree_with_extra_layers', G('OR', G('AND', P('name', 'test')), G('AND', G('OR', G('AND', P('email', 'xxx', true))), G('OR', G('AND', P('name', 'test2')))))],
+    ['test_valid_negation_tree_with_extra_layers_recombining_at_top', G('AND', G('OR', G('AND', P('email', 'xxx', true))), G('OR', G('AND', P('name', 'test2'))))],
+    ['test_empty_property_group', G('AND')],
+  ])('%s: accepted', (_n, root) => {
+    expect(check(root)).not.toThrow();
+  });
+
+  it.each([
+    ['test_invalid_negation_tree_with_extra_layers', G('OR', G('AND', G('OR', G('AND', P('email', 'xxx', true)))), G('AND', G('OR', G('AND', P('name', 'test2')))))],
+    ['test_invalid_negation_tree_no_positive_filter', G('OR', G('AND', P('name', 'test', true)), G('AND', P('email', 'xxx', true)))],
+    ['a lone negated person property', G('AND', P('email', 'xxx', true))],
+    ['a negation and a positive ORed in one group (only an AND group pairs them)', G('OR', P('name', 'test', true), P('email', 'xxx'))],
+  ])('%s: refused', (_n, root) => {
+    expect(check(root)).toThrow(refused);
+  });
+});
+
 describe('cohort breakdown values', () => {
   it.each([
     [{ breakdown_type: 'cohort' as const, breakdown: [3, '4', 'all', 3] }, [3, 4, 'all']],
