@@ -330,9 +330,10 @@ export function propertyGroupToExpr(g: PropertyGroupFilter, ctx: FilterContext =
 }
 
 /** `properties` of a node or series (list = AND, or a group) as one expression; undefined when there is none. */
-export function propertiesToExpr(props: PropertiesInput | AnyPropertyFilter[] | null | undefined, ctx: FilterContext = {}): Expr | undefined {
+export function propertiesToExpr(props: PropertiesInput | (AnyPropertyFilter | PropertyGroupFilter)[] | null | undefined, ctx: FilterContext = {}): Expr | undefined {
   if (!props) return undefined;
-  if (Array.isArray(props)) return props.length ? ast.and(...props.map((f) => propertyFilterToExpr(f, ctx))) : undefined;
+  // a list may hold groups too (EventsQuery.fixedProperties)
+  if (Array.isArray(props)) return props.length ? ast.and(...props.map((f) => (isGroup(f) ? propertyGroupToExpr(f, ctx) : propertyFilterToExpr(f, ctx)))) : undefined;
   if (isGroup(props)) return props.values.length ? propertyGroupToExpr(props, ctx) : undefined;
   return undefined;
 }

@@ -161,16 +161,26 @@ export const propertyGroupFilterSchema: z.ZodType<PropertyGroupFilter> = z.lazy(
   z
     .object({
       type: z.enum(['AND', 'OR']),
-      values: z.array(byShape<AnyPropertyFilter | PropertyGroupFilter>((v) => (isGroupShape(v) ? propertyGroupFilterSchema : anyPropertyFilterSchema))),
+      values: z.array(filterOrGroupSchema),
     })
     .strict(),
 );
+/** A property filter or a property group, told apart by shape. */
+const filterOrGroupSchema = byShape<AnyPropertyFilter | PropertyGroupFilter>((v) => (isGroupShape(v) ? propertyGroupFilterSchema : anyPropertyFilterSchema));
 
 /** Insight/series `properties`: a list (ANDed) or a property group. */
 export const propertiesSchema = byShape<AnyPropertyFilter[] | PropertyGroupFilter>((v) =>
   Array.isArray(v) ? z.array(anyPropertyFilterSchema) : propertyGroupFilterSchema,
 ).nullish();
 export type PropertiesInput = z.infer<typeof propertiesSchema>;
+
+/**
+ * PostHog's EventsQuery.fixedProperties: a list whose items are property filters or property groups
+ * (`list[PropertyGroupFilter | PropertyGroupFilterValue | AnyPropertyFilter]`), ANDed; or a group, as `properties`.
+ */
+export const filtersAndGroupsSchema = byShape<(AnyPropertyFilter | PropertyGroupFilter)[] | PropertyGroupFilter>((v) =>
+  Array.isArray(v) ? z.array(filterOrGroupSchema) : propertyGroupFilterSchema,
+).nullish();
 
 // ---------------------------------------------------------------------------------------------- math and series
 

@@ -24,7 +24,7 @@ import { shutdownParser } from '../../productql/parser';
  * - events_query_runner.py: the Person column's sort (`orderBy: ["person"]` / `["person ASC"]` ascend, `["person DESC"]`
  *   descends).
  * - a compatibility pass over EventsQueryRunner / ActorsQueryRunner: filters combined (search, properties,
- *   fixedProperties, personId, actionId, event), paging at and past the end, types, relative bounds; and the actors of
+ *   fixedProperties — its items may be property groups —, personId, actionId, event), paging at and past the end, types, relative bounds; and the actors of
  *   a paths edge or drop-off (PathsQueryRunner.to_actors_query).
  * All data is loaded once; each describe has a project of its own. Runs on DuckDB here and on ClickHouse in the
  * .clickhouse twin, with the same pinned results.
@@ -504,6 +504,24 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
       ['clicky-5', '2020-01-11T12:00:00+00:00'],
       ['clicky-5', '2020-01-10T12:00:00+00:00'],
     ]);
+  });
+
+  it('EventsQuery fixedProperties items may be property groups (list[PropertyGroupFilter | PropertyGroupFilterValue | AnyPropertyFilter])', async () => {
+    const r = await events({
+      select: ['event'],
+      orderBy: ['event'],
+      fixedProperties: [
+        { type: 'OR', values: [{ type: 'person', key: 'index', value: '2', operator: 'exact' }, { type: 'event', key: '$ev', operator: 'is_not_set' }] },
+        { type: 'AND', values: [{ type: 'OR', values: [{ type: 'hogql', key: "event = 'clicky-2'" }, { type: 'hogql', key: "event = 'clicky-7'" }] }] },
+        { type: 'hogql', key: "timestamp < '2020-01-11'" },
+      ],
+    });
+    expect(r.results).toEqual([['clicky-2'], ['clicky-7']]);
+    // a group with no filters matches all; a bad filter inside a group fails the schema at its path
+    expect((await events({ select: ['count()'], fixedProperties: [{ type: 'AND', values: [] }] })).results).toEqual([[20]]);
+    await expect(events({ select: ['event'], fixedProperties: [{ type: 'OR', values: [{ type: 'event', key: 'x', operator: 'nope' }] }] })).rejects.toThrow(
+      /"fixedProperties",\s*0,\s*"values",\s*0,\s*"operator"/,
+    );
   });
 
   it('EventsQuery actionId with event: both apply', async () => {

@@ -34,7 +34,7 @@ import { executeCompiled, projectCompileInput } from '../insights/execute';
 import { insightsNow, parseDateString } from '../insights/date-range';
 import { instantToLocal, sqlLocal } from '../insights/local-time';
 import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
-import { dataNodeShape, propertiesSchema } from '../insights/schema';
+import { dataNodeShape, filtersAndGroupsSchema, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 
 /** PostHog's EventsQuery node. `source` (InsightActorsQuery) is refused, never ignored. */
@@ -44,7 +44,7 @@ export const eventsQuerySchema = z
     select: z.array(z.string().max(10_000)).max(200),
     where: z.array(z.string().max(10_000)).max(200).nullish(),
     properties: propertiesSchema,
-    fixedProperties: propertiesSchema,
+    fixedProperties: filtersAndGroupsSchema,
     filterTestAccounts: z.boolean().nullish(),
     event: z.string().max(1000).nullish(),
     actionId: z.number().int().nullish(),
