@@ -267,3 +267,30 @@ describe('test_utils.py TestRelativeDateParse: hours, minutes, weeks and a timez
     expect(r.resolved().date_from).toBe('2020-01-30T00:00:00-08:00');
   });
 });
+
+/*
+ * QueryPreviousPeriodDateRange (posthog/hogql_queries/utils/query_previous_period_date_range.py, get_compare_period_dates
+ * in posthog/utils.py) on the test_query_date_range.py inputs: now = 2021-08-25T00:00:00Z, UTC.
+ * diff = date_to − date_from; previous from = from − diff aligned (day: 00:00; hour: date_from's hour), previous
+ * to = previous from + diff extended to the end of its day/hour.
+ */
+describe('previous period of the test_query_date_range.py inputs (get_compare_period_dates)', () => {
+  const NOW_2021 = new Date('2021-08-25T00:00:00Z');
+  const prev = (dr: DateRangeInput, interval: IntervalType) => previousPeriodRange(range(dr, interval, { now: NOW_2021 }), { compare: true }).resolved();
+  it.each<[string, DateRangeInput, IntervalType, string, string]>([
+    ['-48h by day', { date_from: '-48h' }, 'day', '2021-08-20T00:00:00+00:00', '2021-08-22T23:59:59.999999+00:00'],
+    ['-48h by hour: date_from’s hour (00:00) of the day before − diff', { date_from: '-48h' }, 'hour', '2021-08-20T00:00:00+00:00', '2021-08-22T00:59:59.999999+00:00'],
+    // diff 0: the same hour, extended to its end
+    ['a one-instant range by hour (05:00 .. 05:00)', { date_from: '2021-08-23 05:00:00', date_to: '2021-08-23 05:00:00' }, 'hour', '2021-08-23T05:00:00+00:00', '2021-08-23T05:59:59.999999+00:00'],
+    // the week kludge is for day intervals only
+    ['-7d by week', { date_from: '-7d' }, 'week', '2021-08-10T00:00:00+00:00', '2021-08-17T23:59:59.999999+00:00'],
+    // (new_date_to is computed after the kludge: 8 days again, the last one the current period's first, as
+    // test_trends.py test_trends_compare_day_interval_relative_range's previous days 2019-12-21 .. 2019-12-28)
+    ['-7d by day: the kludge moves the start a day later', { date_from: '-7d' }, 'day', '2021-08-11T00:00:00+00:00', '2021-08-18T23:59:59.999999+00:00'],
+    ['-7d to -1d by day: a relative date_to, no kludge', { date_from: '-7d', date_to: '-1d' }, 'day', '2021-08-11T00:00:00+00:00', '2021-08-17T23:59:59.999999+00:00'],
+    ['mStart by day (Aug 1 .. Aug 25): 25 days before', { date_from: 'mStart' }, 'day', '2021-07-07T00:00:00+00:00', '2021-07-31T23:59:59.999999+00:00'],
+    ['-1mStart .. -1mEnd by month', { date_from: '-1mStart', date_to: '-1mEnd' }, 'month', '2021-05-31T00:00:00+00:00', '2021-06-30T23:59:59.999999+00:00'],
+  ])('%s', (_n, dr, interval, from, to) => {
+    expect(prev(dr, interval)).toEqual({ date_from: from, date_to: to });
+  });
+});
