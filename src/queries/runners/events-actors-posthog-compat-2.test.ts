@@ -369,3 +369,101 @@ describe('the person of merged distinct ids (events_query_runner.py person colum
     for (const search of ['anon1', 'user1', 'MERGED@']) expect((await actors({ select: ['properties.email'], search }, P)).results).toEqual([['merged@posthog.com']]);
   });
 });
+
+describe('TrendsActorsQueryBuilder date bounds (test_trends_actors_query_builder.py: Europe/Berlin, 2023-05-08 … 2023-05-14)', () => {
+  const P = 208;
+  const TZ = { timezone: 'Europe/Berlin' };
+  beforeAll(async () => {
+    // (Berlin is UTC+2 in May and April)
+    await db.load(P, {
+      persons: Array.from({ length: 10 }, (_, i) => ({ distinct_ids: [`u${i + 1}`], properties: { name: `u${i + 1}` } })),
+      events: [
+        ev('$pageview', 'u1', '2023-05-07T21:59:00Z'), // 05-07 23:59: before the range
+        ev('$pageview', 'u1', '2023-05-03T21:59:00Z'), // 05-03 23:59
+        ev('$pageview', 'u2', '2023-05-07T22:00:00Z'), // 05-08 00:00: the first instant of the range
+        ev('$pageview', 'u3', '2023-05-09T22:30:00Z'), // 05-10 00:30
+        ev('$pageview', 'u4', '2023-05-10T21:59:59Z'), // 05-10 23:59:59
+        ev('$pageview', 'u5', '2023-05-10T22:00:01Z'), // 05-11 00:00:01
+        ev('$pageview', 'u6', '2023-05-14T21:59:59Z'), // 05-14 23:59:59: the last second of the range
+        ev('$pageview', 'u7', '2023-05-14T22:00:00Z'), // 05-15 00:00: after the range
+        ev('$pageview', 'u8', '2023-05-04T10:00:00Z'), // 05-04 12:00
+        ev('$pageview', 'u9', '2023-04-10T22:00:01Z'), // 04-11 00:00:01
+        ev('$pageview', 'u10', '2023-04-10T21:59:00Z'), // 04-10 23:59
+      ],
+    });
+  });
+  beforeEach(() => freeze('2023-05-20T12:00:00Z'));
+
+  const PV = { kind: 'EventsNode', event: '$pageview' };
+  const trends = (q: Record<string, unknown> = {}) => ({ kind: 'TrendsQuery', series: [PV], dateRange: { date_from: '2023-05-08', date_to: '2023-05-14' }, ...q });
+  const names = async (q: Record<string, unknown>, point: Record<string, unknown> = {}) => {
+    const r = await actors({ source: { kind: 'InsightActorsQuery', source: trends(q), ...point }, select: ['properties.name'] }, P, TZ);
+    return r.results.map((row: string[]) => row[0]).sort();
+  };
+
+  it('test_date_range: without a day, the whole range in the project timezone, both ends inclusive', async () => {
+    expect(await names({})).toEqual(['u2', 'u3', 'u4', 'u5', 'u6']);
+  });
+
+  it('test_time_frame: a day is [day 00:00, next day 00:00) in the project timezone', async () => {
+    expect(await names({}, { day: '2023-05-10' })).toEqual(['u3', 'u4']);
+    expect(await names({}, { day: '2023-05-08' })).toEqual(['u2']);
+    expect(await names({}, { day: '2023-05-11' })).toEqual(['u5']);
+    expect(await names({}, { day: '2023-05-14' })).toEqual(['u6']);
+  });
+
+  it('test_date_range_total_value: a total-value display takes the whole range whatever the day', async () => {
+    expect(await names({ trendsFilter: { display: 'ActionsPie' } }, { day: '2023-05-10' })).toEqual(['u2', 'u3', 'u4', 'u5', 'u6']);
+  });
+
+  it('hour interval: the day is the hour in the project timezone', async () => {
+    expect(await names({ interval: 'hour' }, { day: '2023-05-10 00:00:00' })).toEqual(['u3']);
+    expect(await names({ interval: 'hour' }, { day: '2023-05-10 23:00:00' })).toEqual(['u4']);
+  });
+
+  it('test_date_range_compare_previous: the previous period is 2023-05-01 … 2023-05-07, its days as the previous series has them', async () => {
+    const compare = { compareFilter: { compare: true } };
+    expect(await names(compare, { compare: 'previous' })).toEqual(['u1', 'u8']);
+    expect(await names(compare, { compare: 'previous', day: '2023-05-07' })).toEqual(['u1']);
+    expect(await names(compare, { compare: 'previous', day: '2023-05-04' })).toEqual(['u8']);
+    expect(await names(compare, { compare: 'current', day: '2023-05-10' })).toEqual(['u3', 'u4']);
+  });
+
+  it('test_date_range_weekly_active_users_math: a day looks back 6 days (05-04 … 05-10)', async () => {
+    // (u1: active on 05-07, not for its 05-03 event)
+    expect(await names({ series: [{ ...PV, math: 'weekly_active' }] }, { day: '2023-05-10' })).toEqual(['u1', 'u2', 'u3', 'u4', 'u8']);
+    expect(await names({ series: [{ ...PV, math: 'weekly_active' }] }, { day: '2023-05-08' })).toEqual(['u1', 'u2', 'u8']);
+    // the last day's window stops at the range's end (05-14 23:59:59.999999): u7, at 05-15 00:00, is out
+    expect(await names({ series: [{ ...PV, math: 'weekly_active' }] }, { day: '2023-05-14' })).not.toContain('u7');
+  });
+
+  it('weekly active users with a total-value display: the last 7 days of the range, whatever the day', async () => {
+    const q = { series: [{ ...PV, math: 'weekly_active' }], trendsFilter: { display: 'BoldNumber' } };
+    expect(await names(q, { day: '2023-05-10' })).toEqual(['u2', 'u3', 'u4', 'u5', 'u6']);
+    expect((await db.run(trendsRunner, trends(q), P, TZ)).results[0].aggregated_value).toBe(5);
+  });
+
+  it('weekly active users compared: a previous day looks back 6 days from it (04-27 … 05-03)', async () => {
+    const q = { series: [{ ...PV, math: 'weekly_active' }], compareFilter: { compare: true } };
+    expect(await names(q, { compare: 'previous', day: '2023-05-03' })).toEqual(['u1']);
+    expect(await names(q, { compare: 'previous', day: '2023-05-04' })).toEqual(['u1', 'u8']);
+  });
+
+  it('test_date_range_monthly_active_users_math: a day looks back 29 days (04-11 … 05-10)', async () => {
+    expect(await names({ series: [{ ...PV, math: 'monthly_active' }] }, { day: '2023-05-10' })).toEqual(['u1', 'u2', 'u3', 'u4', 'u8', 'u9']);
+  });
+
+  it('the actors of each point number its value: their events for total, themselves for dau/WAU/MAU (a month interval counts from the start of the month)', async () => {
+    const total = async (q: Record<string, unknown>, day: string) => {
+      const r = await actors({ source: { kind: 'InsightActorsQuery', source: trends(q), day }, select: ['actor_id', 'event_count'] }, P, TZ);
+      const counted = (q.series as { math?: string }[] | undefined)?.[0]?.math;
+      return counted ? r.results.length : r.results.reduce((n: number, row: number[]) => n + row[1], 0);
+    };
+    const queries = [{}, { interval: 'week' }, { interval: 'month' }, ...['dau', 'weekly_active', 'monthly_active'].map((math) => ({ series: [{ ...PV, math }] }))];
+    for (const q of queries) {
+      const t = await db.run(trendsRunner, trends(q), P, TZ);
+      for (const [i, day] of t.results[0].days.entries()) expect([q, day, await total(q, day)]).toEqual([q, day, t.results[0].data[i]]);
+    }
+    expect((await db.run(trendsRunner, trends({ interval: 'month' }), P, TZ)).results[0].data).toEqual([8]);
+  });
+});

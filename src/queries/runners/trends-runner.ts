@@ -783,7 +783,15 @@ export async function trendsActorsQuery(
     const lower = plan.kind === 'active_window' ? cal.addDays(start, -(plan.days - 1)) : cumulative ? range.whereFrom : Math.max(start, range.whereFrom);
     // (active users: PostHog's window `(d − (days − 1) days, d + 1 day]`, its start made exclusive below)
     if (plan.kind === 'active_window') after = lower;
-    bounds = plan.kind === 'active_window' ? { lower, upper: cal.addDays(start, 1) } : end !== undefined ? { lower, upper: end, upperExclusive: true } : { lower };
+    // (the window's end stops at the range's end, as the insight's events do: an event at the very start of the next
+    // day is no actor of the last day)
+    const windowEnd = cal.addDays(start, 1);
+    bounds =
+      plan.kind === 'active_window'
+        ? { lower, upper: windowEnd > range.dateTo ? undefined : windowEnd }
+        : end !== undefined
+          ? { lower, upper: end, upperExclusive: true }
+          : { lower };
   } else if (plan.kind === 'active_window' && d.totalValue) {
     bounds = { lower: cal.addDays(cal.startOfDay(range.dateTo), -(plan.days - 1)) };
   }
