@@ -15,6 +15,7 @@ const freeze = useInsightsClock();
 
 const P_MAIN = 1; // sign ups around Aug 2021 and Aug 2020 (below)
 const P_EMPTY = 2; // no events at all
+const P_LA = 3; // pageviews around Aug 23–24 2021 read in America/Los_Angeles (below)
 
 /*
  * P_MAIN, UTC. "sign up" events (one person per distinct id):
@@ -46,6 +47,19 @@ beforeAll(async () => {
       ...[10, 11].map((h) => su('u2', `2021-09-01T${h}:30:00Z`, { $os: 'Mac' })),
       su('u3', '2021-09-01T13:00:00Z'),
     ],
+  });
+  // P_LA: one person's pageviews, UTC instants (local PDT = UTC − 7 h)
+  await db.load(P_LA, {
+    persons: [{ distinct_ids: ['la'] }],
+    events: [
+      '2021-08-23T06:59:00Z', // Sun Aug 22 23:59 local
+      '2021-08-23T07:00:00Z', // Mon Aug 23 00:00 local
+      '2021-08-24T06:30:00Z', // Aug 23 23:30 local
+      '2021-08-24T07:30:00Z', // Tue Aug 24 00:30 local
+      '2021-08-24T23:30:00Z', // Aug 24 16:30 local
+      '2021-08-25T00:30:00Z', // Aug 24 17:30 local (after "now", in the current hour)
+      '2021-08-25T07:30:00Z', // Wed Aug 25 00:30 local (tomorrow)
+    ].map((ts) => ev('$pageview', 'la', ts)),
   });
 });
 
@@ -205,5 +219,63 @@ describe('test_utils.py TestRelativeDateParse (frozen at 2020-01-31, UTC)', () =
   it('human_friendly_comparison_periods: -1m is 4 weeks back, -1y 52 weeks (insight date ranges keep calendar months)', () => {
     const friendly = (s: string) => new Date(parseDateString(s, NOW, 'UTC', 'compare_to', { humanFriendlyComparisonPeriods: true }).value).toISOString().slice(0, 10);
     expect([friendly('-1m'), friendly('-1y'), friendly('-1w'), friendly('-1d')]).toEqual(['2020-01-03', '2019-02-01', '2020-01-24', '2020-01-30']);
+  });
+});
+
+/*
+ * QueryDateRange in a project timezone through the trends runner (test_query_date_range.py's rules, test_trends.py's
+ * relative ranges): relative dates are taken from the local "now" and truncated to local days/hours.
+ * now = 2021-08-25T00:00Z = Tue Aug 24 17:00 in America/Los_Angeles.
+ */
+describe('relative and absolute ranges in America/Los_Angeles (now Aug 24 17:00 local)', () => {
+  beforeEach(() => freeze('2021-08-25T00:00:00Z'));
+  const LA = { timezone: 'America/Los_Angeles' };
+  const PV = { kind: 'EventsNode', event: '$pageview' };
+  const la = (q: Record<string, unknown>) => db.run(trendsRunner, { kind: 'TrendsQuery', series: [PV], ...q }, P_LA, LA as any);
+  const at = (n: number, hits: Record<number, number>) => Array.from({ length: n }, (_, i) => hits[i] ?? 0);
+
+  it('yesterday (-1dStart .. -1dEnd) by day: local Aug 23, its 00:00 and 23:30', async () => {
+    const r = await la({ dateRange: { date_from: '-1dStart', date_to: '-1dEnd' } });
+    expect([r.results[0].days, r.results[0].data]).toEqual([['2021-08-23'], [2]]);
+    expect(r.resolved_date_range).toEqual({ date_from: '2021-08-23T00:00:00-07:00', date_to: '2021-08-23T23:59:59.999999-07:00' });
+  });
+
+  it('today (dStart) by hour: local 00:00 to the end of the current hour (18 hours), the 17:30 event in the last', async () => {
+    const r = await la({ interval: 'hour', dateRange: { date_from: 'dStart' } });
+    expect(r.results[0].days[0]).toBe('2021-08-24 00:00:00');
+    expect(r.results[0].data).toEqual(at(18, { 0: 1, 16: 1, 17: 1 }));
+  });
+
+  it('-24h by hour: from the local hour a day ago (Aug 23 17:00), 25 hours', async () => {
+    const r = await la({ interval: 'hour', dateRange: { date_from: '-24h' } });
+    expect(r.results[0].days[0]).toBe('2021-08-23 17:00:00');
+    expect(r.results[0].data).toEqual(at(25, { 6: 1, 7: 1, 23: 1, 24: 1 }));
+  });
+
+  it('-1dStart by hour without date_to: from local midnight yesterday to the end of the current hour (42 hours)', async () => {
+    const r = await la({ interval: 'hour', dateRange: { date_from: '-1dStart' } });
+    expect(r.results[0].days[0]).toBe('2021-08-23 00:00:00');
+    expect(r.results[0].data).toEqual(at(42, { 0: 1, 23: 1, 24: 1, 40: 1, 41: 1 }));
+  });
+
+  it('all by day: from the local day of the earliest event (Aug 22) to today', async () => {
+    const r = await la({ dateRange: { date_from: 'all' } });
+    expect([r.results[0].days, r.results[0].data]).toEqual([['2021-08-22', '2021-08-23', '2021-08-24'], [1, 2, 3]]);
+  });
+
+  it('mStart by week: Sunday weeks from Aug 1; the Sunday 23:59 local event is in the week of Aug 22', async () => {
+    const r = await la({ interval: 'week', dateRange: { date_from: 'mStart' } });
+    expect([r.results[0].days, r.results[0].data]).toEqual([['2021-08-01', '2021-08-08', '2021-08-15', '2021-08-22'], [0, 0, 0, 6]]);
+  });
+
+  it('explicitDate: local datetimes verbatim, the upper one inclusive', async () => {
+    const q = (date_to: string) => la({ dateRange: { date_from: '2021-08-23T00:00:00', date_to, explicitDate: true } });
+    expect((await q('2021-08-23T23:30:00')).results[0].data).toEqual([2]);
+    expect((await q('2021-08-23T23:29:59')).results[0].data).toEqual([1]);
+  });
+
+  it('an absolute date_from with an offset is read in the project timezone (07:00Z = local midnight Aug 23)', async () => {
+    const r = await la({ dateRange: { date_from: '2021-08-23T07:00:00Z', date_to: '2021-08-23T07:00:00Z' } });
+    expect([r.results[0].days, r.results[0].data]).toEqual([['2021-08-23'], [2]]);
   });
 });
