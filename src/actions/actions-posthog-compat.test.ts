@@ -229,6 +229,15 @@ describe('test_property.py test_action_to_expr: the expression, printed as Produ
     ['an event-less step is true', [{ event: '$pageview' }, { event: null }], "((event = '$pageview') OR true)"],
     ['no steps: true', [], 'true'],
     ['element fields of a $pageview step add nothing', [{ event: '$pageview', selector: 'a.nav-link.active', tag_name: 'a', text: 'x', href: 'y' }], "event = '$pageview'"],
+    [
+      'action1: an $autocapture step’s selector (classes sorted) then tag_name, ORed with a contains url step',
+      [
+        { event: '$autocapture', selector: 'a.nav-link.active', tag_name: 'a' },
+        { event: '$pageview', url: 'https://example.com', url_matching: 'contains' },
+      ],
+      "(((event = '$autocapture') AND (elements_chain =~ '(^|;)a.*?\\\\.active\\\\..*?nav\\\\-link([-_a-zA-Z0-9\\\\.:\"= \\\\[\\\\]\\\\(\\\\),]*?)?($|;|:([^;^\\\\s]*(;|$|\\\\s)))') AND (elements_chain =~ '(^|;)a(\\\\.|$|;|:)')) OR ((event = '$pageview') AND (properties.$current_url LIKE '%https://example.com%')))",
+    ],
+    ['action3: a step’s event property, ORed with an event-less step', [{ event: '$pageview', properties: [{ key: '$browser', type: 'event', value: 'Chrome', operator: 'exact' }] }, { event: null }], "(((event = '$pageview') AND (properties.$browser = 'Chrome')) OR true)"],
     ['tag_name on $autocapture: one chain regex', [{ event: '$autocapture', tag_name: 'a' }], "(event = '$autocapture') AND (elements_chain =~ '(^|;)a(\\\\.|$|;|:)')"],
   ])('%s', (_n, steps, printed) => {
     expect(printHogQLExpr(actionToExpr({ id: 1, name: 'a', steps: steps.map(modelActionStep) }))).toBe(printed);
