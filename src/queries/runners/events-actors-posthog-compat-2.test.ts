@@ -467,3 +467,53 @@ describe('TrendsActorsQueryBuilder date bounds (test_trends_actors_query_builder
     expect((await db.run(trendsRunner, trends({ interval: 'month' }), P, TZ)).results[0].data).toEqual([8]);
   });
 });
+
+describe('first-time math actors (test_actors_query_runner.py test_actors_query_for_first_matching_event, test_trends_persons.py)', () => {
+  const P = 209;
+  beforeAll(async () => {
+    await db.load(P, {
+      persons: ['p1', 'p2', 'p3'].map((d) => ({ distinct_ids: [d], properties: { name: d } })),
+      events: [
+        // p1: Chrome first, then Safari twice; p2: Safari first; p3: Chrome only
+        ev('$pageview', 'p1', '2020-01-01T12:00:00Z', { $browser: 'Chrome' }),
+        ev('$pageview', 'p1', '2020-01-03T12:00:00Z', { $browser: 'Safari' }),
+        ev('$pageview', 'p1', '2020-01-04T12:00:00Z', { $browser: 'Safari' }),
+        ev('$pageview', 'p2', '2020-01-02T12:00:00Z', { $browser: 'Safari' }),
+        ev('$pageview', 'p2', '2020-01-03T13:00:00Z', { $browser: 'Safari' }),
+        ev('$pageview', 'p3', '2020-01-03T12:00:00Z', { $browser: 'Chrome' }),
+      ],
+    });
+  });
+  beforeEach(() => freeze('2020-01-10T12:00:00Z'));
+
+  const SAFARI = [{ type: 'event', key: '$browser', value: 'Safari', operator: 'exact' }];
+  const series = (math: string) => [{ kind: 'EventsNode', event: '$pageview', math, properties: SAFARI }];
+  const names = async (math: string, day?: string) => {
+    const source = { kind: 'InsightActorsQuery', ...(day ? { day } : {}), source: { kind: 'TrendsQuery', series: series(math), dateRange: { date_from: '2020-01-01', date_to: '2020-01-05' } } };
+    return (await actors({ source, select: ['properties.name'] }, P)).results.map((r: string[]) => r[0]).sort();
+  };
+
+  it.each<[string, string, string[]]>([
+    // the actor's first event matching the series' filters
+    ['first_matching_event_for_user', '2020-01-02', ['p2']],
+    ['first_matching_event_for_user', '2020-01-03', ['p1']],
+    ['first_matching_event_for_user', '2020-01-04', []],
+    // the actor's first event of the series' event, counted only when it matches the filters: p1's was Chrome
+    ['first_time_for_user', '2020-01-02', ['p2']],
+    ['first_time_for_user', '2020-01-03', []],
+  ])('%s on %s', async (math, day, want) => {
+    expect(await names(math, day)).toEqual(want);
+  });
+
+  it('without a day: every actor counted once in the range', async () => {
+    expect(await names('first_matching_event_for_user')).toEqual(['p1', 'p2']);
+    expect(await names('first_time_for_user')).toEqual(['p2']);
+  });
+
+  it('the actors of each day number the insight’s value', async () => {
+    for (const math of ['first_matching_event_for_user', 'first_time_for_user']) {
+      const t = await db.run(trendsRunner, { kind: 'TrendsQuery', series: series(math), dateRange: { date_from: '2020-01-01', date_to: '2020-01-05' } }, P);
+      for (const [i, day] of t.results[0].days.entries()) expect([math, day, (await names(math, day)).length]).toEqual([math, day, t.results[0].data[i]]);
+    }
+  });
+});
