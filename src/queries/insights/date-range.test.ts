@@ -220,6 +220,22 @@ describe('test_query_date_range.py (now 2021-08-25T00:00Z, UTC)', () => {
     expect(q({ date_from }, 'day').resolved().date_from).toBe(from);
   });
 
+  it('-1h by minute: not truncated; date_to is the end of the current minute', () => {
+    expect(bounds(q({ date_from: '-1h' }, 'minute'))).toEqual(['2021-08-24T23:00:00+00:00', '2021-08-25T00:00:59.999999+00:00']);
+    expect(q({ date_from: '-1h' }, 'minute').buckets()).toHaveLength(61);
+  });
+
+  it('explicitDate by hour: both datetimes verbatim (date_to not extended to its hour)', () => {
+    const r = q({ date_from: '2021-08-23T05:23:11', date_to: '2021-08-23T10:45:00', explicitDate: true }, 'hour');
+    expect(bounds(r)).toEqual(['2021-08-23T05:23:11+00:00', '2021-08-23T10:45:00+00:00']);
+    expect(r.buckets().map((b) => b.key)).toEqual(['05', '06', '07', '08', '09', '10'].map((h) => `2021-08-23 ${h}:00:00`));
+  });
+
+  it('-24h across the end of daylight saving time is wall-clock (Python aware-datetime arithmetic): 12:00 PDT the day before', () => {
+    const r = range({ date_from: '-24h' }, 'hour', { now: new Date('2020-11-01T20:00:00Z'), tz: 'US/Pacific' });
+    expect(r.resolved().date_from).toBe('2020-10-31T12:00:00-07:00');
+  });
+
   it('date_to of a relative end of month (-1mEnd) by day is the end of that day', () => {
     expect(bounds(q({ date_from: '-1mStart', date_to: '-1mEnd' }, 'day'))).toEqual(['2021-07-01T00:00:00+00:00', '2021-07-31T23:59:59.999999+00:00']);
   });
