@@ -517,3 +517,45 @@ describe('first-time math actors (test_actors_query_runner.py test_actors_query_
     }
   });
 });
+
+describe('filterTestAccounts in the source: its actors leave out the test accounts, as the insight does', () => {
+  const P = 210;
+  const SETTINGS = { test_account_filters: [{ key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' }] };
+  beforeAll(async () => {
+    await db.load(P, {
+      persons: [
+        // (created at their first event: lifecycle's new)
+        { distinct_ids: ['a'], properties: { name: 'a', email: 'a@posthog.com' }, created_at: '2020-01-02T12:00:00Z' },
+        { distinct_ids: ['b'], properties: { name: 'b', email: 'b@example.com' }, created_at: '2020-01-02T12:00:00Z' },
+        { distinct_ids: ['c'], properties: { name: 'c' }, created_at: '2020-01-02T12:00:00Z' },
+      ],
+      events: ['a', 'b', 'c'].flatMap((d) => [ev('$pageview', d, '2020-01-02T12:00:00Z'), ev('signup', d, '2020-01-02T13:00:00Z'), ev('$pageview', d, '2020-01-03T12:00:00Z')]),
+    });
+  });
+  beforeEach(() => freeze('2020-01-10T12:00:00Z'));
+
+  const PV = { kind: 'EventsNode', event: '$pageview' };
+  const dateRange = { date_from: '2020-01-01', date_to: '2020-01-05' };
+  const names = async (source: Record<string, unknown>) =>
+    (await actors({ source, select: ['properties.name'] }, P, SETTINGS)).results.map((r: string[]) => r[0]).sort();
+
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['trends', { kind: 'TrendsQuery', series: [PV], dateRange }, { day: '2020-01-02' }],
+    ['lifecycle', { kind: 'LifecycleQuery', series: [PV], dateRange }, { day: '2020-01-02', status: 'new' }],
+    ['stickiness', { kind: 'StickinessQuery', series: [PV], dateRange }, { day: 2 }],
+  ])('%s', async (_kind, source, point) => {
+    expect(await names({ kind: 'InsightActorsQuery', source: { ...source, filterTestAccounts: true }, ...point })).toEqual(['b', 'c']);
+    expect(await names({ kind: 'InsightActorsQuery', source: { ...source, filterTestAccounts: false }, ...point })).toEqual(['a', 'b', 'c']);
+  });
+
+  it('funnels (FunnelsActorsQuery)', async () => {
+    const funnel = { kind: 'FunnelsQuery', series: [PV, { kind: 'EventsNode', event: 'signup' }], dateRange };
+    expect(await names({ kind: 'FunnelsActorsQuery', source: { ...funnel, filterTestAccounts: true }, funnelStep: 2 })).toEqual(['b', 'c']);
+    expect(await names({ kind: 'FunnelsActorsQuery', source: funnel, funnelStep: 2 })).toEqual(['a', 'b', 'c']);
+  });
+
+  it('retention (an interval’s cohort)', async () => {
+    const retention = { kind: 'RetentionQuery', dateRange, retentionFilter: { totalIntervals: 3, period: 'Day' } };
+    expect(await names({ kind: 'InsightActorsQuery', source: { ...retention, filterTestAccounts: true }, interval: 1 })).toEqual(['b', 'c']);
+  });
+});
