@@ -129,6 +129,15 @@ describe('test_filters (replace_filters)', () => {
     expect(await rows('select e.distinct_id from events e where {filters} order by e.timestamp', { filters }, project)).toEqual([['id-1'], ['id-2']]);
   });
 
+  it('test_replace_filters_test_accounts: a person not_icontains test-account filter (notILike(toString(person.properties.x), ...))', async () => {
+    const project = { test_account_filters: [{ key: 'sneaky_mail', type: 'person', value: 'tim1@', operator: 'not_icontains' }] };
+    const q = 'select distinct_id from events where {filters} order by timestamp';
+    expect(await rows(q, { filters: { filterTestAccounts: true } }, project)).toEqual([['id-0'], ['id-2'], ['id-3'], ['id-4']]);
+    // off, or without test-account filters on the project: every event
+    expect(await rows(q, { filters: { filterTestAccounts: false } }, project)).toHaveLength(5);
+    expect(await rows(q, { filters: { filterTestAccounts: true } })).toHaveLength(5);
+  });
+
   it('{filters} applies to the SELECT it appears in (a subquery here)', async () => {
     const filters = { properties: [{ key: '$browser', operator: 'exact', value: 'Chrome', type: 'event' }] };
     expect(await rows('select count() from (select distinct_id from events where {filters})', { filters })).toEqual([[2]]);
