@@ -1,6 +1,7 @@
 import { createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '../insights/testing';
 import { actorsRunner } from './actors-runner';
 import { insightActorsOptionsRunner } from './insight-actors-options-runner';
+import { trendsRunner } from './trends-runner';
 import { shutdownParser } from '../../productql/parser';
 
 /**
@@ -22,6 +23,7 @@ const P_PERSONS = 301;
 const P_INSIGHT = 302;
 const P_STRICT = 303;
 const P_UNORDERED = 304;
+const P_POINTS = 305;
 
 /** test_lifecycle_query_runner.py / test_insight_actors_query_runner.py: each person created at their first event. */
 const LIFECYCLE_DATA: [string, string[]][] = [
@@ -75,6 +77,22 @@ beforeAll(async () => {
     [15, 35, [['step one', 1]]],
   ]);
   await db.load(P_UNORDERED, unordered);
+  // (sessions: s1 lasts 30 minutes, s2 5 minutes, s3 one event)
+  const pv = (d: string, t: string, props: Record<string, unknown>) => ev('$pageview', d, `2020-01-0${t}:00Z`, props);
+  await db.load(P_POINTS, {
+    persons: ['q1', 'q2', 'q3', 'q4'].map((d, i) => ({ distinct_ids: [d], properties: { name: d, tier: i % 2 ? 'pro' : 'free' } })),
+    events: [
+      ev('$groupidentify', 'q1', '2020-01-01T00:00:00Z', { $group_type: 'company', $group_key: 'acme', $group_set: { industry: 'tech' } }),
+      ev('$groupidentify', 'q1', '2020-01-01T00:00:00Z', { $group_type: 'company', $group_key: 'beta', $group_set: { industry: 'retail' } }),
+      pv('q1', '2T10:00', { $browser: 'Chrome', price: 10, is_pro: true, $session_id: 's1', $groups: { company: 'acme' } }),
+      pv('q1', '2T10:30', { $browser: 'Chrome', price: 25, is_pro: true, $session_id: 's1', $groups: { company: 'acme' } }),
+      pv('q2', '2T11:00', { $browser: 'Safari', price: 10, is_pro: false, $session_id: 's2', $groups: { company: 'beta' } }),
+      pv('q2', '2T11:05', { $browser: 'Safari', price: 40, $session_id: 's2', $groups: { company: 'beta' } }),
+      pv('q3', '3T09:00', { $browser: 'Firefox', price: 5, is_pro: false, $session_id: 's3' }),
+      pv('q4', '3T09:00', { $browser: 'Chrome', $groups: { company: 'acme' } }),
+      pv('q1', '4T12:00', { $browser: 'Edge', price: 100, is_pro: true }),
+    ],
+  });
 });
 afterAll(async () => {
   await db.close();
@@ -304,5 +322,42 @@ describe('FunnelsActorsQuery over strict and unordered funnels (test_funnel_pers
     ['test_last_step_dropoff', -3, 10],
   ])('TestFunnelUnorderedStepsPersons %s (funnelStep %d)', async (_t, funnelStep, n) => {
     expect(await count(P_UNORDERED, 'unordered', funnelStep)).toBe(n);
+  });
+});
+
+describe('every data point of a trends insight: its actors number its value (TrendsActorsQueryBuilder over each breakdown kind)', () => {
+  beforeEach(() => freeze('2020-01-10T12:00:00Z'));
+  const PVS = { kind: 'EventsNode', event: '$pageview' };
+  /** The insight's points (line × day) and, for each, the actors' events (total) or the actors (dau): they agree. */
+  const sweep = async (q: Record<string, unknown>): Promise<number> => {
+    const trends = { kind: 'TrendsQuery', series: [PVS], dateRange: { date_from: '2020-01-01', date_to: '2020-01-04' }, ...q };
+    const t = await db.run(trendsRunner, trends, P_POINTS);
+    const dau = (trends.series as { math?: string }[])[0].math === 'dau';
+    let points = 0;
+    for (const line of t.results)
+      for (const [i, day] of line.days.entries()) {
+        const point = { kind: 'InsightActorsQuery', source: trends, day, ...(line.breakdown_value !== undefined ? { breakdown: line.breakdown_value } : {}) };
+        const r = await actors({ source: point, select: ['actor_id', 'event_count'] }, P_POINTS);
+        const got = dau ? r.results.length : r.results.reduce((n: number, row: number[]) => n + row[1], 0);
+        expect([line.breakdown_value, day, got]).toEqual([line.breakdown_value, day, line.data[i]]);
+        points += line.data[i] ? 1 : 0;
+      }
+    return points;
+  };
+
+  it.each<[string, Record<string, unknown>]>([
+    ['an event property with the null value', { breakdownFilter: { breakdown: '$browser' } }],
+    ['a numeric property (values as text)', { breakdownFilter: { breakdown: 'price' } }],
+    ['a boolean property ("true"/"false")', { breakdownFilter: { breakdown: 'is_pro' } }],
+    ['a histogram of a numeric property', { breakdownFilter: { breakdown: 'price', breakdown_histogram_bin_count: 2 } }],
+    ['a person property', { breakdownFilter: { breakdown: 'tier', breakdown_type: 'person' } }],
+    ['a group property', { breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 } }],
+    ['a session duration histogram', { breakdownFilter: { breakdown: '$session_duration', breakdown_type: 'session', breakdown_histogram_bin_count: 2 } }],
+    ['a ProductQL expression', { breakdownFilter: { breakdown: "if(toFloat(properties.price) > 20, 'big', 'small')", breakdown_type: 'hogql' } }],
+    ['a limit with "Other"', { breakdownFilter: { breakdown: '$browser', breakdown_limit: 1 } }],
+    ['two breakdowns', { breakdownFilter: { breakdowns: [{ property: '$browser' }, { property: 'tier', type: 'person' }] } }],
+    ['dau by browser', { series: [{ ...PVS, math: 'dau' }], breakdownFilter: { breakdown: '$browser' } }],
+  ])('%s', async (_title, q) => {
+    expect(await sweep(q)).toBeGreaterThan(1);
   });
 });
