@@ -263,6 +263,13 @@ describe('relative and absolute ranges in America/Los_Angeles (now Aug 24 17:00 
     expect([r.results[0].days, r.results[0].data]).toEqual([['2021-08-22', '2021-08-23', '2021-08-24'], [1, 2, 3]]);
   });
 
+  it('all by hour: date_from is the earliest event itself (hourly: not truncated to its day), buckets from its hour', async () => {
+    const r = await la({ interval: 'hour', dateRange: { date_from: 'all' } });
+    expect(r.results[0].days[0]).toBe('2021-08-22 23:00:00');
+    expect(r.results[0].data).toEqual(at(43, { 0: 1, 1: 1, 24: 1, 25: 1, 41: 1, 42: 1 }));
+    expect(r.resolved_date_range.date_from).toBe('2021-08-22T23:59:00-07:00');
+  });
+
   it('mStart by week: Sunday weeks from Aug 1; the Sunday 23:59 local event is in the week of Aug 22', async () => {
     const r = await la({ interval: 'week', dateRange: { date_from: 'mStart' } });
     expect([r.results[0].days, r.results[0].data]).toEqual([['2021-08-01', '2021-08-08', '2021-08-15', '2021-08-22'], [0, 0, 0, 6]]);
