@@ -277,6 +277,19 @@ describe('test_utils.py TestRelativeDateParse: hours, minutes, weeks and a timez
     expect(iso('-1m', 'UTC', Date.UTC(2020, 2, 31, 10))).toBe('2020-02-29T10:00:00');
     expect(iso('-1y', 'UTC', Date.UTC(2020, 1, 29, 10))).toBe('2019-02-28T10:00:00');
   });
+  it('with a timezone (minute interval: no truncation): relative dates from the local now, ISO dates read or converted there', () => {
+    // now 2020-01-31T00:00Z = Jan 30 16:00 PST
+    const at = (date_from: string) =>
+      new QueryDateRange({ dateRange: { date_from }, interval: 'minute', timezone: 'America/Los_Angeles', now: new Date('2020-01-31T00:00:00Z') }).resolved().date_from;
+    expect(at('-1d')).toBe('2020-01-29T16:00:00-08:00');
+    expect(at('-1h')).toBe('2020-01-30T15:00:00-08:00');
+    expect(at('-1w')).toBe('2020-01-23T16:00:00-08:00');
+    expect(at('-1m')).toBe('2019-12-30T16:00:00-08:00');
+    expect(at('2020-01-15')).toBe('2020-01-15T00:00:00-08:00');
+    expect(at('2020-01-15T12:00:00Z')).toBe('2020-01-15T04:00:00-08:00');
+    expect(at('2020-01-15T12:00:00+01:00')).toBe('2020-01-15T03:00:00-08:00');
+  });
+
   it('in a timezone "now" is local: dStart in America/Los_Angeles at 2020-01-31T05:00Z is Jan 30', () => {
     // parseDateString takes the local "now"; QueryDateRange converts it (see the timezone test above)
     const r = new QueryDateRange({ dateRange: { date_from: 'dStart' }, interval: 'day', timezone: 'America/Los_Angeles', now: new Date('2020-01-31T05:00:00Z') });
