@@ -2,6 +2,8 @@ import { createInsightTestDb, ev, type InsightTestDb, useInsightsClock } from '.
 import { actorsRunner } from './actors-runner';
 import { insightActorsOptionsRunner } from './insight-actors-options-runner';
 import { trendsRunner } from './trends-runner';
+import { lifecycleRunner } from './lifecycle-runner';
+import { stickinessRunner } from './stickiness-runner';
 import { shutdownParser } from '../../productql/parser';
 
 /**
@@ -359,5 +361,38 @@ describe('every data point of a trends insight: its actors number its value (Tre
     ['dau by browser', { series: [{ ...PVS, math: 'dau' }], breakdownFilter: { breakdown: '$browser' } }],
   ])('%s', async (_title, q) => {
     expect(await sweep(q)).toBeGreaterThan(1);
+  });
+});
+
+describe('every lifecycle and stickiness data point: its actors number its value (week and month intervals, a timezone)', () => {
+  beforeEach(() => freeze('2020-01-20T12:00:00Z'));
+  const PVS = { kind: 'EventsNode', event: '$pageview' };
+  const count = async (source: Record<string, unknown>, point: Record<string, unknown>, settings: Record<string, unknown>) =>
+    (await actors({ source: { kind: 'InsightActorsQuery', source, ...point }, select: ['actor_id'] }, P_INSIGHT, settings)).results.length;
+
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['day, Asia/Tokyo', { interval: 'day', dateRange: { date_from: '2020-01-10', date_to: '2020-01-16' } }, { timezone: 'Asia/Tokyo' }],
+    ['week', { interval: 'week', dateRange: { date_from: '2019-12-29', date_to: '2020-01-19' } }, {}],
+    ['week starting Monday', { interval: 'week', dateRange: { date_from: '2019-12-29', date_to: '2020-01-19' } }, { week_start_day: 1 }],
+    ['month', { interval: 'month', dateRange: { date_from: '2019-12-01', date_to: '2020-01-19' } }, {}],
+  ])('lifecycle by %s', async (_title, q, settings) => {
+    const source = { kind: 'LifecycleQuery', series: [PVS], ...q };
+    const r = await db.run(lifecycleRunner, source, P_INSIGHT, settings);
+    let nonzero = 0;
+    for (const line of r.results)
+      for (const [i, day] of line.days.entries()) {
+        expect([line.status, day, await count(source, { day, status: line.status }, settings)]).toEqual([line.status, day, Math.abs(line.data[i])]);
+        if (line.data[i]) nonzero++;
+      }
+    expect(nonzero).toBeGreaterThan(0);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['day', { interval: 'day', dateRange: { date_from: '2020-01-08', date_to: '2020-01-19' } }],
+    ['week', { interval: 'week', dateRange: { date_from: '2019-12-29', date_to: '2020-01-19' } }],
+  ])('stickiness by %s', async (_title, q) => {
+    const source = { kind: 'StickinessQuery', series: [PVS], ...q };
+    const r = await db.run(stickinessRunner, source, P_INSIGHT);
+    for (const [i, day] of r.results[0].days.entries()) expect([day, await count(source, { day }, {})]).toEqual([day, r.results[0].data[i]]);
   });
 });
