@@ -148,17 +148,26 @@ export class CohortService {
     return this.store.db.getRepository(Cohort);
   }
 
-  /** `GET …/cohorts/`: live cohorts of the project, newest first, each with its count; `search` keeps those whose name contains it (any case). */
-  async list(principal: Principal, projectId: number, page: Page, filters: { search?: unknown } = {}): Promise<Paged<CohortView>> {
+  /**
+   * `GET …/cohorts/`: live cohorts of the project, newest first, each with its count. As PostHog's CohortViewSet list:
+   * `search` keeps those whose name contains it (any case), `type` `static` or `dynamic` keeps that kind (another
+   * value filters nothing), `created_by_id` keeps those the user made.
+   */
+  async list(principal: Principal, projectId: number, page: Page, filters: { search?: unknown; type?: unknown; created_by_id?: unknown } = {}): Promise<Paged<CohortView>> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'cohort:read' });
     const search = typeof filters.search === 'string' ? filters.search.trim().toLowerCase() : '';
     if (search.length > MAX_SEARCH_LENGTH) throw validationError(`Ensure this field has no more than ${MAX_SEARCH_LENGTH} characters.`, 'search');
     let rows: Cohort[];
     let count: number;
-    if (search) {
+    const kind = filters.type === 'static' ? true : filters.type === 'dynamic' ? false : null;
+    const createdBy = typeof filters.created_by_id === 'string' && /^\d+$/.test(filters.created_by_id) ? Number(filters.created_by_id) : null;
+    if (search || kind !== null || createdBy !== null) {
       // PostHog's CohortViewSet list `?search=`: name icontains (metadata rows: filtered here, not in SQL LIKE's escapes)
-      const all = (await this.cohorts.find({ where: { project_id: project.id, deleted: false }, order: { id: 'DESC' } })).filter((c) =>
-        (c.name ?? '').toLowerCase().includes(search),
+      const all = (await this.cohorts.find({ where: { project_id: project.id, deleted: false }, order: { id: 'DESC' } })).filter(
+        (c) =>
+          (c.name ?? '').toLowerCase().includes(search) &&
+          (kind === null || Boolean(c.is_static) === kind) &&
+          (createdBy === null || c.created_by_id === createdBy),
       );
       [rows, count] = [all.slice(page.offset, page.offset + page.limit), all.length];
     } else {

@@ -276,6 +276,27 @@ describe('list', () => {
   });
 });
 
+describe('list filters (CohortViewSet list: ?type=, ?created_by_id=)', () => {
+  it('type static or dynamic keeps that kind, with search and paging over the matches; created_by_id keeps the user’s cohorts', async () => {
+    const project = (await s.api('POST', '/api/projects/', { name: 'cohort list filters' })).body.id;
+    const dyn = await create({ name: 'dynamic one', filters: SOMETHING }, project);
+    await create({ name: 'static one', is_static: true }, project);
+    await create({ name: 'static two', is_static: true }, project);
+    const names = async (qs: string) => {
+      const r = await s.api('GET', `${base(project)}?${qs}`);
+      expect(r.status).toBe(200);
+      return [r.body.count, r.body.results.map((c: { name: string }) => c.name)];
+    };
+    expect(await names('type=static')).toEqual([2, ['static two', 'static one']]);
+    expect(await names('type=dynamic')).toEqual([1, ['dynamic one']]);
+    expect(await names('type=static&search=ONE')).toEqual([1, ['static one']]);
+    expect(await names('type=static&limit=1&offset=1')).toEqual([2, ['static one']]);
+    expect(await names('type=other')).toEqual([3, ['static two', 'static one', 'dynamic one']]);
+    expect(await names(`created_by_id=${dyn.created_by.id}`)).toEqual([3, ['static two', 'static one', 'dynamic one']]);
+    expect(await names(`created_by_id=${dyn.created_by.id + 1000}&type=static`)).toEqual([0, []]);
+  });
+});
+
 describe('static cohorts and person merges (reference §6.5: "cohort links … move to B")', () => {
   it('the loader maps a static cohort’s stored persons to the persons they were merged into, when given a resolver', async () => {
     const ing = s.server.services.ingestor;
