@@ -3,6 +3,7 @@ import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from '../insights/breakdown';
 import { actorsRunner } from './actors-runner';
 import { trendsRunner } from './trends-runner';
 import { eventsRunner } from './events-runner';
+import { insightActorsOptionsRunner } from './insight-actors-options-runner';
 import { shutdownParser } from '../../productql/parser';
 
 /**
@@ -419,6 +420,22 @@ describe('TrendsActorsQueryBuilder date bounds (test_trends_actors_query_builder
   it('hour interval: the day is the hour in the project timezone', async () => {
     expect(await names({ interval: 'hour' }, { day: '2023-05-10 00:00:00' })).toEqual(['u3']);
     expect(await names({ interval: 'hour' }, { day: '2023-05-10 23:00:00' })).toEqual(['u4']);
+  });
+
+  it('hour interval: each day option (the hour with the project offset) and each days entry names the hour of its data point', async () => {
+    const q = { interval: 'hour', dateRange: { date_from: '2023-05-10', date_to: '2023-05-11' } };
+    const t = await db.run(trendsRunner, trends(q), P, TZ);
+    const o = await db.run(insightActorsOptionsRunner, { kind: 'InsightActorsQueryOptions', source: { kind: 'InsightActorsQuery', source: trends(q) } }, P, TZ);
+    expect(o.day[0].value).toBe('2023-05-10T00:00:00+02:00');
+    const line = t.results[0];
+    expect(o.day).toHaveLength(line.days.length);
+    for (const [i, day] of line.days.entries()) {
+      if (!line.data[i]) continue;
+      const want = line.data[i];
+      expect([day, (await names(q, { day })).length]).toEqual([day, want]);
+      expect([o.day[i].value, (await names(q, { day: o.day[i].value })).length]).toEqual([o.day[i].value, want]);
+    }
+    expect(await names(q, { day: o.day[23].value })).toEqual(['u4']);
   });
 
   it('test_date_range_compare_previous: the previous period is 2023-05-01 … 2023-05-07, its days as the previous series has them', async () => {

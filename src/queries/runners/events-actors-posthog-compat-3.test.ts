@@ -362,6 +362,19 @@ describe('every data point of a trends insight: its actors number its value (Tre
   ])('%s', async (_title, q) => {
     expect(await sweep(q)).toBeGreaterThan(1);
   });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['unique_session', { math: 'unique_session' }],
+    ['a property sum', { math: 'sum', math_property: 'price' }],
+    ['a property minimum', { math: 'min', math_property: 'price' }],
+    ['a ProductQL aggregate', { math: 'hogql', math_hogql: 'sum(toFloat(properties.price))' }],
+    ['a 90th percentile', { math: 'p90', math_property: 'price' }],
+  ])('%s: the actors are the persons of the point’s events, with those events', async (_title, math) => {
+    const point = (day: string) => ({ kind: 'InsightActorsQuery', day, source: { kind: 'TrendsQuery', series: [{ ...PVS, ...math }], dateRange: { date_from: '2020-01-01', date_to: '2020-01-04' } } });
+    const of = async (day: string) => (await actors({ source: point(day), select: ['properties.name', 'event_count'], orderBy: ['properties.name'] }, P_POINTS)).results;
+    expect(await of('2020-01-02')).toEqual([['q1', 2], ['q2', 2]]);
+    expect(await of('2020-01-04')).toEqual([['q1', 1]]);
+  });
 });
 
 describe('every lifecycle and stickiness data point: its actors number its value (week and month intervals, a timezone)', () => {
