@@ -65,6 +65,17 @@ const CHANNEL_CASES: [string, Record<string, unknown>, string][] = [
   ['test_unknown_domain_is_referral', { $referring_domain: 'example.com' }, 'Referral'],
   ['test_doesnt_fail_on_numbers', { $referring_domain: 'example.com', utm_source: 123, utm_medium: 456, utm_campaign: 789 }, 'Referral'],
   ['test_no_info_is_unknown', {}, 'Unknown'],
+  ['test_direct_empty_string: every campaign field and click id empty', { $referring_domain: '$direct', utm_source: '', utm_medium: '', utm_campaign: '', gclid: '', gad_source: '' }, 'Direct'],
+  ['test_direct_null_string: every campaign field and click id the text null', { $referring_domain: '$direct', utm_source: 'null', utm_medium: 'null', utm_campaign: 'null', gclid: 'null', gad_source: 'null' }, 'Direct'],
+  ['test_firefox_google_search_for_shoes', { $current_url: 'https://www.zappos.com/c/shoes', $host: 'www.zappos.com', $pathname: '/c/shoes', $referrer: 'https://www.google.com/', $referring_domain: 'www.google.com' }, 'Organic Search'],
+  ['google paid search click: gclid and gad_source 1 from www.google.com', { $current_url: 'https://www.example.com/?gad_source=1&gclid=abc', $referring_domain: 'www.google.com', gclid: 'abc', gad_source: '1' }, 'Paid Search'],
+  ['daily mail ad click: cpc from an unknown source', { $referring_domain: 'www.dailymail.co.uk', utm_source: 'dailymail', utm_medium: 'cpc', utm_campaign: 'uk_dm_flats' }, 'Paid Unknown'],
+  ['organic social: l.facebook.com', { $referring_domain: 'l.facebook.com' }, 'Organic Social'],
+  ['organic social: www.reddit.com', { $referring_domain: 'www.reddit.com' }, 'Organic Social'],
+  ['referral: a zendesk help center link', { $referring_domain: 'posthoghelp.zendesk.com' }, 'Referral'],
+  ['organic search: duckduckgo.com', { $referring_domain: 'duckduckgo.com' }, 'Organic Search'],
+  ['organic search: www.bing.com', { $referring_domain: 'www.bing.com' }, 'Organic Search'],
+  ['paid social: utm_source fb, utm_medium paid', { $referring_domain: 'l.facebook.com', utm_source: 'fb', utm_medium: 'paid', fbclid: 'x' }, 'Paid Social'],
 ];
 
 let channels: number;

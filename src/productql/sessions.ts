@@ -21,6 +21,8 @@ const interactions = countOf('$pageview', '$screen', '$autocapture');
 const firstText = (key: string): Expr => call('argMin', [call('ifNull', [field('properties', key), constant('')]), ts]);
 /** The first event's value of a property, NULL when that event has none. */
 const firstValue = (key: string): Expr => call('nullIf', [firstText(key), constant('')]);
+/** A click id of the first event for the channel type: NULL when missing, `''` or the text `null` (PostHog's `wrap_with_null_if_empty`). */
+const clickId = (key: string): Expr => call('nullIf', [firstValue(key), constant('null')]);
 const entryUrl = call('argMin', [url, ts]);
 const exitUrl = call('argMax', [url, ts]);
 /** The distinct non-empty `$current_url`s of the session, sorted (PostHog's `groupUniqArray`, whose order is arbitrary). */
@@ -103,9 +105,9 @@ export const SESSION_FIELDS: Record<string, Expr> = {
     medium: firstText('utm_medium'),
     campaign: firstText('utm_campaign'),
     referringDomain: firstText('$referring_domain'),
-    hasGclid: compare('!=', firstText('gclid'), constant('')),
-    hasFbclid: compare('!=', firstText('fbclid'), constant('')),
-    gadSource: firstText('gad_source'),
+    hasGclid: call('isNotNull', [clickId('gclid')]),
+    hasFbclid: call('isNotNull', [clickId('fbclid')]),
+    gadSource: clickId('gad_source'),
   }),
   $vitals_lcp: call('argMin', [call('toFloat', [field('properties', '$web_vitals_LCP_value')]), ts]),
   $is_bounce: call('if', [eq(interactions, constant(0)), constant(null), not(or(compare('>', interactions, constant(1)), compare('>=', duration, constant(10))))]),
