@@ -332,12 +332,14 @@ describe('every data point of a trends insight: its actors number its value (Tre
   const PVS = { kind: 'EventsNode', event: '$pageview' };
   /** The insight's points (line × day) and, for each, the actors' events (total) or the actors (dau): they agree. */
   const sweep = async (q: Record<string, unknown>): Promise<number> => {
-    const trends = { kind: 'TrendsQuery', series: [PVS], dateRange: { date_from: '2020-01-01', date_to: '2020-01-04' }, ...q };
+    const trends = { kind: 'TrendsQuery', series: [PVS], dateRange: { date_from: '2020-01-02', date_to: '2020-01-04' }, ...q };
     const t = await db.run(trendsRunner, trends, P_POINTS);
     const dau = (trends.series as { math?: string }[])[0].math === 'dau';
     let points = 0;
     for (const line of t.results)
       for (const [i, day] of line.days.entries()) {
+        // (an empty point of a breakdown line is asked for once per line, to keep the sweep short)
+        if (!line.data[i] && line.data.slice(0, i).some((v: number) => !v)) continue;
         const point = { kind: 'InsightActorsQuery', source: trends, day, ...(line.breakdown_value !== undefined ? { breakdown: line.breakdown_value } : {}) };
         const r = await actors({ source: point, select: ['actor_id', 'event_count'] }, P_POINTS);
         const got = dau ? r.results.length : r.results.reduce((n: number, row: number[]) => n + row[1], 0);
@@ -384,8 +386,7 @@ describe('every lifecycle and stickiness data point: its actors number its value
     (await actors({ source: { kind: 'InsightActorsQuery', source, ...point }, select: ['actor_id'] }, P_INSIGHT, settings)).results.length;
 
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
-    ['day, Asia/Tokyo', { interval: 'day', dateRange: { date_from: '2020-01-10', date_to: '2020-01-16' } }, { timezone: 'Asia/Tokyo' }],
-    ['week', { interval: 'week', dateRange: { date_from: '2019-12-29', date_to: '2020-01-19' } }, {}],
+    ['day, Asia/Tokyo', { interval: 'day', dateRange: { date_from: '2020-01-11', date_to: '2020-01-14' } }, { timezone: 'Asia/Tokyo' }],
     ['week starting Monday', { interval: 'week', dateRange: { date_from: '2019-12-29', date_to: '2020-01-19' } }, { week_start_day: 1 }],
     ['month', { interval: 'month', dateRange: { date_from: '2019-12-01', date_to: '2020-01-19' } }, {}],
   ])('lifecycle by %s', async (_title, q, settings) => {
@@ -394,6 +395,8 @@ describe('every lifecycle and stickiness data point: its actors number its value
     let nonzero = 0;
     for (const line of r.results)
       for (const [i, day] of line.days.entries()) {
+        // (one empty point per status line is enough)
+        if (!line.data[i] && line.data.slice(0, i).some((v: number) => !v)) continue;
         expect([line.status, day, await count(source, { day, status: line.status }, settings)]).toEqual([line.status, day, Math.abs(line.data[i])]);
         if (line.data[i]) nonzero++;
       }
