@@ -1121,6 +1121,85 @@ describe('first-time step math (§3.3 First-time math; funnel _build_step_query 
     );
     expect(counts(r)).toEqual([2, 1]);
   });
+
+  describe('test_first_time_for_user_funnel_multiple_ids: the first time is the person’s, over all its distinct ids (derived)', () => {
+    const people = [{ distinct_ids: ['user_1', 'user_1_alias'], properties: {} }];
+    const events = [
+      ev('user_1', 'user signed up', '2024-03-20T13:00:00Z'),
+      ev('user_1_alias', '$pageview', '2024-03-22T13:00:00Z'),
+      ev('user_1_alias', 'user signed up', '2024-03-23T13:00:00Z'),
+      ev('user_1', '$pageview', '2024-03-24T13:00:00Z'),
+      ev('user_2', 'user signed up', '2024-03-24T13:00:00Z'),
+      ev('user_2', '$pageview', '2024-03-25T13:00:00Z'),
+    ];
+    it.each<[string, string, unknown[], number[], number | null]>([
+      // user_1 signed up first on Mar 20 (as user_1): 2 days to its first pageview (as user_1_alias)
+      ['first step, range from Mar 20', '2024-03-20', [E('user signed up', { math: 'first_time_for_user' }), E('$pageview')], [2, 2], (2 * 86400 + 86400) / 2],
+      // from Mar 21 user_1’s first signup is out of the range; its alias’s later signup is no first time
+      ['first step, range from Mar 21', '2024-03-21', [E('user signed up', { math: 'first_time_for_user' }), E('$pageview')], [1, 1], 86400],
+      // second step: each person’s first signup precedes its pageviews, so nobody converts
+      ['second step', '2024-03-20', [E('$pageview'), E('user signed up', { math: 'first_time_for_user' })], [2, 0], null],
+    ])('%s', async (_n, date_from, series, expected, avg) => {
+      const r = await funnel(events, { series, dateRange: { date_from, date_to: '2024-03-30' } }, {}, people);
+      expect(counts(r)).toEqual(expected);
+      expect(r.results[1].average_conversion_time).toBe(avg);
+    });
+  });
+});
+
+describe('"" and missing properties in funnels (funnels base.py get_breakdown_expr: ifNull(toString(prop), \'\'); funnel_udf.py first/last touch pick a non-empty value; derived)', () => {
+  // e1: "" on its entry, "x" on its conversion; e2: no property; e3: "y", no conversion; e4: "" on both events
+  const events = [
+    ev('e1', 'ea', '2021-05-01T11:00:00Z', { v: '', w: 'a' }),
+    ev('e1', 'eb', '2021-05-01T11:01:00Z', { v: 'x' }),
+    ev('e2', 'ea', '2021-05-01T11:00:00Z', { w: 'a' }),
+    ev('e2', 'eb', '2021-05-01T11:01:00Z'),
+    ev('e3', 'ea', '2021-05-02T11:00:00Z', { v: 'y' }),
+    ev('e4', 'ea', '2021-05-02T11:00:00Z', { v: '', w: '' }),
+    ev('e4', 'eb', '2021-05-02T12:00:00Z', { v: '' }),
+  ];
+  const q = (breakdown: unknown, ff: Record<string, unknown> = {}, breakdown_type = 'event') => ({
+    series: [E('ea'), E('eb')],
+    dateRange: { date_from: '2021-05-01', date_to: '2021-05-02' },
+    breakdownFilter: { breakdown_type, breakdown },
+    funnelsFilter: ff,
+  });
+  const sorted = (r: any) => byBreakdown(r).sort((a, b) => (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1));
+
+  it.each<[string, unknown, Record<string, unknown>, unknown[]]>([
+    // e1 takes "x" (the first non-empty value); "" and a missing key are the one value ""
+    ['first_touch', 'v', {}, [[[''], [2, 2]], [['x'], [1, 1]], [['y'], [1, 0]]]],
+    ['last_touch', 'v', { breakdownAttributionType: 'last_touch' }, [[[''], [2, 2]], [['x'], [1, 1]], [['y'], [1, 0]]]],
+    ['unordered, first_touch', 'v', { funnelOrderType: 'unordered' }, [[[''], [2, 2]], [['x'], [1, 1]], [['y'], [1, 0]]]],
+    // each value its own funnel: e1’s "" entry does not convert under "" (its conversion is "x", with no entry there)
+    ['all_events', 'v', { breakdownAttributionType: 'all_events' }, [[[''], [3, 2]], [['y'], [1, 0]]]],
+    // the value of the entry event: e1 is under ""
+    ['step 0', 'v', { breakdownAttributionType: 'step', breakdownAttributionValue: 0 }, [[[''], [3, 3]], [['y'], [1, 0]]]],
+    // two properties: first touch takes the first pair with a non-empty value; e4 has none, so ["", ""]
+    ['two properties, first_touch', ['w', 'v'], {}, [[['', ''], [1, 1]], [['', 'y'], [1, 0]], [['a', ''], [2, 2]]]],
+    ['two properties, all_events', ['w', 'v'], { breakdownAttributionType: 'all_events' }, [[['', ''], [1, 1]], [['', 'y'], [1, 0]], [['a', ''], [2, 0]]]],
+  ])('%s', async (_n, breakdown, ff, expected) => {
+    expect(sorted(await funnel(events, q(breakdown, ff)))).toEqual(expected);
+  });
+
+  it('trends: one series for "" (e2 on May 1, e4 on May 2), e1 under "x"', async () => {
+    const r = await funnel(events, q('v', { funnelVizType: 'trends' }));
+    expect((r.results as any[]).map((s) => [s.breakdown_value, s.data])).toEqual([
+      [[''], [100, 100]],
+      [['x'], [100, 0]],
+      [['y'], [0, 0]],
+    ]);
+  });
+
+  it.each<[string, Record<string, unknown>, number[]]>([
+    // a "" value is set and equals ""; only a missing key is not set
+    ['exact ""', { operator: 'exact', value: '' }, [2, 2]],
+    ['is_set', { operator: 'is_set' }, [3, 2]],
+    ['is_not_set', { operator: 'is_not_set' }, [1, 1]],
+  ])('a step filter %s on the entry', async (_n, filter, expected) => {
+    const r = await funnel(events, { series: [E('ea', { properties: [{ type: 'event', key: 'v', ...filter }] }), E('eb')], dateRange: { date_from: '2021-05-01', date_to: '2021-05-02' } });
+    expect(counts(r)).toEqual(expected);
+  });
 });
 
 describe('time_to_convert histogram_params', () => {
