@@ -247,6 +247,11 @@ describe('InsightActorsQuery over trends (test_trends.py _get_actors)', () => {
     expect(search.results.map((row: any[]) => row[0].group_key)).toEqual(['acme']);
     const none = await actors(trendsSource({ aggregation_group_type_index: 0, series: [{ ...PV, math: 'dau' }] }, { day: '2024-01-01' }), { search: 'zzz' });
     expect(none.results).toEqual([]);
+    // GroupStrategy: ILIKE '%term%' on the name and the key, the term as given (LIKE's wildcards are wildcards)
+    for (const term of ['A_M', 'c%e', 'ACME']) {
+      const r2 = await actors(trendsSource({ aggregation_group_type_index: 0, series: [{ ...PV, math: 'dau' }] }, { day: '2024-01-01' }), { search: term });
+      expect([term, r2.results.map((row: any[]) => row[0].group_key)]).toEqual([term, ['acme']]);
+    }
   });
 
   it('a day outside the range, a missing series and a breakdown without a breakdown query are 400s', async () => {
