@@ -17,6 +17,7 @@ import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import * as ast from '../productql/ast';
 import { PRODUCTQL_MAX_LIMIT } from '../productql';
+import { parseSelect } from '../productql/parser';
 import { runInsightQuery, toNumber } from '../queries/insights/execute';
 import { ensureFilterParser, propertyFilterToExpr } from '../queries/insights/property-filters';
 import type { QueryService } from '../queries/query-service';
@@ -32,6 +33,7 @@ import { csvFirstColumn } from './cohort-csv';
 import { cohortGroup, groupFromFilters, groupFromLegacyGroups, referencedCohorts } from './cohort-definition';
 import { CohortLoader, type PersonIdResolver } from './cohort-loader';
 import { cohortNotFoundMessage, runWithCohorts, type ResolvedCohort } from './cohort-scope';
+import { productqlCohortIds } from './productql-cohorts';
 
 /** Longest `search` of the cohorts list. */
 const MAX_SEARCH_LENGTH = 400;
@@ -53,9 +55,8 @@ const cohortBody = z.object({
   // DRF BooleanFields: a multipart form sends them as text ("True", "false", …)
   is_static: drfBoolean().optional(),
   deleted: drfBoolean().optional(),
-  // PostHog fills a static cohort from a query node's persons; Quarry does not (yet): a clear 400 rather than a cohort
-  // saved without the persons the caller meant
-  query: z.null({ message: 'Cohorts made from a query are not supported: list the persons with _create_static_person_ids, or copy a cohort with duplicate_as_static_cohort.' }).optional(),
+  // a static cohort created with a query holds the persons of its rows ({@link CohortService.queryPersons})
+  query: z.record(z.string(), z.unknown()).nullable().optional(),
   _create_static_person_ids: personIds.optional(),
 });
 type CohortBody = z.output<typeof cohortBody>;
@@ -207,6 +208,11 @@ export class CohortService {
       created_by_id: userOf(principal),
       updated_at: now,
     });
+    if (body.query) {
+      // PostHog's CohortSerializer.create: a query fills a static cohort (insert_cohort_from_query); a dynamic one is refused
+      if (!row.is_static) throw validationError('Cannot create a dynamic cohort with a query. Set is_static to true.', 'query');
+      row.static_person_ids = await this.queryPersons(principal, project, body.query);
+    }
     if (body._create_static_person_ids !== undefined) {
       if (!row.is_static) throw validationError('Person ids can only be given to a static cohort.', '_create_static_person_ids');
       row.static_person_ids = [...new Set(body._create_static_person_ids.map((p) => p.toLowerCase()))];
@@ -233,6 +239,8 @@ export class CohortService {
     if (body.is_static === true && !row.is_static)
       throw validationError('A dynamic cohort cannot be made static: duplicate it as a static cohort instead.', 'is_static');
     if (body._create_static_person_ids !== undefined) throw validationError('Only allowed when creating a cohort.', '_create_static_person_ids');
+    // PostHog runs a cohort's query when the cohort is created only
+    if (body.query) throw validationError('A cohort’s query is run when the cohort is created: create a new static cohort with it.', 'query');
     if (toDynamic) {
       row.is_static = false;
       row.static_person_ids = [];
@@ -304,6 +312,33 @@ export class CohortService {
       for (const r of out.rows) if (typeof r.id === 'string' && UUID.test(r.id)) persons.add(r.id.toLowerCase());
     }
     row.static_person_ids = [...persons];
+  }
+
+  /**
+   * The persons of a HogQL query's rows, as PostHog's insert_cohort_from_query reads them: its `person_id`, `actor_id`
+   * or `id` column (in that order of preference); a query over `events` or `persons` without one of them reads the
+   * rows' person (`person.id`, `id`). At most {@link MAX_STATIC_COPY} persons, else a 400 rather than a cut list.
+   */
+  private async queryPersons(principal: Principal, project: Project, node: Record<string, unknown>): Promise<string[]> {
+    if (node.kind !== 'HogQLQuery' || typeof node.query !== 'string')
+      throw validationError('A cohort can be made from a HogQLQuery ({"kind": "HogQLQuery", "query": "select id from persons …"}) only.', 'query');
+    const parsed = await parseSelect(node.query);
+    const first = parsed.node === 'SelectQuery' ? parsed : null;
+    const names = (first?.select ?? []).map((e) => (e.node === 'Alias' ? e.alias : e.node === 'Field' ? String(e.chain[e.chain.length - 1]) : null));
+    let column = ['person_id', 'actor_id', 'id'].find((c) => names.includes(c));
+    if (column === undefined && first) {
+      const table = first.select_from?.table;
+      const tableName = table && table.node === 'Field' ? String(table.chain[table.chain.length - 1]) : null;
+      if (tableName === 'events') first.select = [ast.alias('actor_id', ast.field('person', 'id'))];
+      else if (tableName === 'persons') first.select = [ast.alias('actor_id', ast.field('id'))];
+      if (tableName === 'events' || tableName === 'persons') column = 'actor_id';
+    }
+    if (column === undefined) throw validationError('Could not find a person_id, actor_id, or id column in the query', 'query');
+    const cohorts = await this.loader.load(project.id, await productqlCohortIds(node, project.id, this.loader));
+    const query = ast.select({ select: [ast.alias('id', ast.call('toString', [ast.field(column)]))], from: parsed, limit: MAX_STATIC_COPY + 1 });
+    const out = await runWithCohorts(cohorts, () => runInsightQuery(this.queryContext(principal, project), query, 'cohort_query'));
+    if (out.truncated) throw validationError(`A query of more than ${MAX_STATIC_COPY} persons cannot fill a static cohort.`, 'query');
+    return [...new Set(out.rows.map((r) => String(r.id).toLowerCase()).filter((id) => UUID.test(id)))];
   }
 
   /** Checks that a dynamic cohort's definition can be evaluated and its references exist, without a cycle. */

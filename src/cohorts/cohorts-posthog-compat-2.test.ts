@@ -144,13 +144,26 @@ describe('validation (CohortSerializer.validate_filters)', () => {
     expect(await countOf(b.id)).toBe(3);
   });
 
-  it('a cohort made from a query node is a clear 400 (PostHog fills a static cohort from the query’s persons; Quarry does not)', async () => {
-    const r = await s.api('POST', base(), { name: 'from query', is_static: true, query: { kind: 'HogQLQuery', query: 'select id from persons' } });
-    expect([r.status, r.body.attr, r.body.detail]).toEqual([
-      400,
-      'query',
-      'Cohorts made from a query are not supported: list the persons with _create_static_person_ids, or copy a cohort with duplicate_as_static_cohort.',
-    ]);
+  it('test_creating_update_and_calculating_with_new_cohort_query: a static cohort made from a HogQLQuery holds the persons of its id column', async () => {
+    // (p5, made by an earlier case, has $some_prop too; PostHog's test has the two persons only)
+    const r = await s.api('POST', base(), { name: 'cohort A', is_static: true, query: { kind: 'HogQLQuery', query: "select id from persons where properties.$some_prop = 'something' and properties.age >= 20" } });
+    expect([r.status, r.body.detail, r.body.is_static, r.body.count]).toEqual([201, undefined, true, 2]);
+    expect(await members(r.body.id)).toEqual(['p1', 'p2']);
+    // person_id, actor_id or id, by name; a query over persons or events without one reads the rows' person
+    for (const [query, want] of [
+      ["select 1 as x, id as actor_id from persons where properties.email like '%posthog.com'", ['p1', 'p3']],
+      ["select properties.email from persons where properties.$some_prop = 'other'", ['p3']],
+    ] as const) {
+      const c = await s.api('POST', base(), { name: 'from query', is_static: true, query: { kind: 'HogQLQuery', query } });
+      expect([c.status, await members(c.body.id)]).toEqual([201, want]);
+    }
+  });
+
+  it('test_creating_update_and_calculating_with_new_cohort_query_dynamic_error: a dynamic cohort with a query is a 400; so is a query without a person column', async () => {
+    const dyn = await s.api('POST', base(), { name: 'dynamic from query', query: { kind: 'HogQLQuery', query: 'select id from persons' } });
+    expect([dyn.status, dyn.body.attr, dyn.body.detail]).toEqual([400, 'query', 'Cannot create a dynamic cohort with a query. Set is_static to true.']);
+    const none = await s.api('POST', base(), { name: 'no column', is_static: true, query: { kind: 'HogQLQuery', query: 'select 1 as x' } });
+    expect([none.status, none.body.attr, none.body.detail]).toEqual([400, 'query', 'Could not find a person_id, actor_id, or id column in the query']);
   });
 
   it('test_cohort_with_is_set_filter_missing_value: is_set needs no value', async () => {
