@@ -51,7 +51,8 @@ const cohortBody = z.object({
   name: z.string().max(400, 'Ensure this field has no more than 400 characters.').nullable().optional(),
   description: z.string().max(1000, 'Ensure this field has no more than 1000 characters.').nullable().optional(),
   groups: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
-  filters: z.record(z.string(), z.unknown()).nullable().optional(),
+  // CohortSerializer.validate_filters: anything but a dict (text, a list) gets the same answer as a dict without properties
+  filters: z.record(z.string(), z.unknown(), { message: "Filters must be a dictionary with a 'properties' key." }).nullable().optional(),
   // DRF BooleanFields: a multipart form sends them as text ("True", "false", …)
   is_static: drfBoolean().optional(),
   deleted: drfBoolean().optional(),

@@ -126,6 +126,8 @@ describe('validation (CohortSerializer.validate_filters)', () => {
   it.each([
     ['an empty object', {}],
     ['an object without properties', { groups: [] }],
+    ['text (test_creating_update_and_calculating_ignore_bad_filters: "[Slkasd=lkxcn]")', '[Slkasd=lkxcn]'],
+    ['a list', [{ type: 'person', key: 'x', value: 'y' }]],
   ])('filters as %s is a 400 asking for the properties key', async (_n, filters) => {
     const r = await s.api('POST', base(), { name: 'bad', filters });
     expect([r.status, r.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: "Filters must be a dictionary with a 'properties' key.", attr: 'filters' }]);
