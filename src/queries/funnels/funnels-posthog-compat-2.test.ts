@@ -1032,3 +1032,39 @@ describe('test_funnel_filter_by_action_with_person_properties', () => {
     expect(counts(r)).toEqual([1, 1]);
   });
 });
+
+describe('exclusion nodes with their own filters (FunnelBase: an exclusion is an entity with its properties, person ones too; derived)', () => {
+  const X_ACTION: ActionDef = { id: 92, name: 'x act', steps: [actionStep('xf x')] };
+  const events = [
+    ...(['xf1', 'xf2', 'xf3'] as const).flatMap((who, i) => [
+      ev(who, 'xf a', '2021-05-01T10:00:00Z'),
+      ev(who, 'xf x', '2021-05-01T10:30:00Z', { k: i + 1 }),
+      ev(who, 'xf b', '2021-05-01T11:00:00Z'),
+    ]),
+  ];
+  const people = [
+    { distinct_ids: ['xf1'], properties: { email: 'a@x.com' } },
+    { distinct_ids: ['xf2'], properties: { email: 'b@y.com' } },
+    { distinct_ids: ['xf3'], properties: {} },
+  ];
+  const run = async (exclusion: Record<string, unknown>) => {
+    const pid = await load(events, people);
+    const source = {
+      kind: 'FunnelsQuery',
+      series: [E('xf a'), E('xf b')],
+      dateRange: { date_from: '2021-05-01', date_to: '2021-05-02' },
+      funnelsFilter: { exclusions: [{ funnelFromStep: 0, funnelToStep: 1, ...exclusion }] },
+    };
+    const steps = await h.run(funnelsRunner, source, pid, {}, actionSource([X_ACTION]));
+    const actors = await h.run(actorsRunner, { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source, funnelStep: 1 }, select: ['actor'] }, pid, {}, actionSource([X_ACTION]));
+    return [counts(steps), (actors.results as any[][]).map((row) => row[0].distinct_ids[0]).sort()];
+  };
+
+  it.each<[string, Record<string, unknown>, unknown[]]>([
+    ['an event exclusion with a person property filter: only xf1 (x.com) is out', { kind: 'EventsNode', event: 'xf x', properties: [{ type: 'person', key: 'email', operator: 'icontains', value: 'x.com' }] }, [[2, 2], ['xf2', 'xf3']]],
+    ['an action exclusion with an event property filter on the node: only xf2 (k 2) is out', { kind: 'ActionsNode', id: 92, properties: [{ type: 'event', key: 'k', operator: 'exact', value: 2 }] }, [[2, 2], ['xf1', 'xf3']]],
+    ['the action alone: everyone is out', { kind: 'ActionsNode', id: 92 }, [[], []]],
+  ])('%s', async (_n, exclusion, expected) => {
+    expect(await run(exclusion)).toEqual(expected);
+  });
+});
