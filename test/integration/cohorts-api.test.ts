@@ -215,6 +215,31 @@ describe('behavioral cohorts (test_cohort.py)', () => {
     expect([u.status, u.body.count]).toEqual([200, 3]);
   });
 
+  it('test_calculating_with_new_cohort_event_filters: event_filters narrow the events of a performed_event criterion', async () => {
+    const r = await s.api('POST', '/api/projects/', { name: 'behavioral event filters' });
+    const project = r.body.id;
+    await s.server.services.ingestor.import(project, {
+      persons: [
+        { distinct_ids: ['p1'], properties: { $some_prop: 'something' } },
+        { distinct_ids: ['p2'], properties: { $some_prop: 'not it' } },
+        { distinct_ids: ['p3'], properties: { $some_prop: 'not it' } },
+      ],
+      events: [
+        { event: '$pageview', distinct_id: 'p1', timestamp: ago(12), properties: { $filter_prop: 'something' } },
+        { event: '$pageview', distinct_id: 'p2', timestamp: ago(12), properties: { $filter_prop: 'something2' } },
+        { event: '$pageview', distinct_id: 'p3', timestamp: ago(24 * 31), properties: { $filter_prop: 'something2' } },
+      ],
+    });
+    await s.server.services.ingestor.flush();
+    const made = await create(
+      { name: 'cohort A', filters: { properties: { type: 'OR', values: [performed({ event_filters: [{ key: '$filter_prop', value: 'something', operator: 'exact', type: 'event' }] })] } } },
+      project,
+    );
+    expect([made.status, made.body.count, made.body.is_calculating]).toEqual([201, 1, false]);
+    const persons = await s.api('GET', `${base(project)}${made.body.id}/persons/?cohort=${made.body.id}`);
+    expect(persons.body.results.map((x: { distinct_ids: string[] }) => x.distinct_ids)).toEqual([['p1']]);
+  });
+
   it('performed_event_multiple and the analytical kinds count their persons; cohort_type tells them apart', async () => {
     const multiple = await create({ filters: { properties: { type: 'AND', values: [performed({ value: 'performed_event_multiple', operator: 'gte', operator_value: 2, time_interval: 'week' })] } } });
     expect([multiple.status, multiple.body.count, multiple.body.cohort_type]).toEqual([201, 1, 'behavioral']);
