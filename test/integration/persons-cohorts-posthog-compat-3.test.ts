@@ -63,6 +63,8 @@ describe('cohort persons (test_cohort.py)', () => {
       persons: [
         ...Array.from({ length: 5 }, (_, i) => ({ distinct_ids: [`person_${i}`], properties: { $os: 'Chrome' } })),
         { distinct_ids: ['target'], properties: { $os: 'Chrome', $browser: 'Safari' } },
+        // test_filter_by_cohort_prop_from_clickhouse: Safari, but outside the cohort
+        { distinct_ids: ['not_target'], properties: { $os: 'Something else', $browser: 'Safari' } },
       ],
     });
     await s.server.services.ingestor.flush();
