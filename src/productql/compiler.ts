@@ -83,6 +83,8 @@ export interface CompileOptions {
    * HogQL gives it the team's mode (0, or 3 for Monday). Default 0.
    */
   weekStartDay?: number;
+  /** The query's `bounceRateDurationSeconds` modifier: the shortest session that is no bounce (`$is_bounce`). Default 10. */
+  bounceRateDurationSeconds?: number;
 }
 
 export interface OutputColumn {
@@ -906,7 +908,7 @@ export class Compiler {
     for (const t of scope.tables) {
       if (t.virtual?.table !== 'events' || !t.needs.session) continue;
       const bounds = timestampBounds(q, t.name, scope.tables.length === 1);
-      const sessions = sessionsWith(t.needs.session.fields);
+      const sessions = sessionsWith(t.needs.session.fields, this.opts.bounceRateDurationSeconds);
       t.needs.session.sql = this.compileQuery(bounds ? boundedSessionsQuery(bounds, sessions) : sessions, new Scope(undefined)).sql;
     }
     let sql = withParts.length ? `WITH ${withParts.join(', ')} ` : '';
@@ -1280,7 +1282,8 @@ export class Compiler {
    * not reach it, and its events reference is guarded like every other.
    */
   private sessions(): QueryOut {
-    return (this.sessionsOut ??= this.compileQuery(SESSIONS_QUERY, new Scope(undefined)));
+    const bounce = this.opts.bounceRateDurationSeconds;
+    return (this.sessionsOut ??= this.compileQuery(bounce === undefined ? SESSIONS_QUERY : sessionsWith(Object.keys(SESSION_FIELDS), bounce), new Scope(undefined)));
   }
 
   private addTable(scope: Scope, src: TableSource, node: NodeBase): void {

@@ -92,6 +92,8 @@ export interface CompileProductQLInput {
   personless?: boolean;
   /** The project's `week_start_day` (0 Sunday, 1 Monday): where `toStartOfWeek(x)` without a mode starts weeks. Default 0. */
   weekStartDay?: number;
+  /** The query's `bounceRateDurationSeconds` modifier (`$is_bounce` of the sessions table). Default 10. */
+  bounceRateDurationSeconds?: number;
   dialect: ProductQLDialect;
 }
 
@@ -162,6 +164,7 @@ export function compileProductQLSync(input: CompileProductQLInput): CompiledProd
     personOverrides: input.personOverrides,
     personless: input.personless,
     weekStartDay: input.weekStartDay,
+    bounceRateDurationSeconds: input.bounceRateDurationSeconds,
   });
   return {
     sql: out.sql,

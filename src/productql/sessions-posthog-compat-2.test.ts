@@ -236,6 +236,38 @@ describe('test_bounce_rate (PostHog’s dataset) and sessions in the project tim
     ]);
   });
 
+  it('test_custom_bounce_rate_duration: the bounceRateDurationSeconds modifier is the shortest session that is no bounce', async () => {
+    const bounces = async (modifiers?: Record<string, unknown>, query = 'select $is_bounce, session_id from sessions ORDER BY session_id') =>
+      (await h.run(productqlRunner, { kind: 'HogQLQuery', query, ...(modifiers ? { modifiers } : {}) }, bounce)).results;
+    // s4 lasts 1 s, s5 11 s (s1a has two pageviews, s3 a pageview and an autocapture: never bounces)
+    expect(await bounces({ bounceRateDurationSeconds: 10 })).toEqual(await bounces());
+    expect(await bounces({ bounceRateDurationSeconds: 30 })).toEqual([
+      [0, 's1a'],
+      [1, 's1b'],
+      [1, 's2'],
+      [0, 's3'],
+      [1, 's4'],
+      [1, 's5'],
+    ]);
+    expect(await bounces({ bounceRateDurationSeconds: 1 })).toEqual([
+      [0, 's1a'],
+      [1, 's1b'],
+      [1, 's2'],
+      [0, 's3'],
+      [0, 's4'],
+      [0, 's5'],
+    ]);
+    // through the events' lazy join too
+    expect(await bounces({ bounceRateDurationSeconds: 11.5 }, "select distinct session.$is_bounce, $session_id from events where $session_id in ('s4', 's5') order by $session_id")).toEqual([
+      [1, 's4'],
+      [1, 's5'],
+    ]);
+    expect(await bounces({ bounceRateDurationSeconds: 11 }, "select distinct session.$is_bounce, $session_id from events where $session_id in ('s4', 's5') order by $session_id")).toEqual([
+      [1, 's4'],
+      [0, 's5'],
+    ]);
+  });
+
   it('test_page_screen_autocapture_count_up_to: 2 for more than one, whichever of the three they are', async () => {
     const t = (s: number) => `2024-01-01T10:00:0${s}Z`;
     const counts = await h.load({

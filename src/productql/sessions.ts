@@ -52,6 +52,9 @@ const CLICK_ID_KEYS = [
 ] as const;
 const entryParams = Object.fromEntries([...UTM_KEYS, ...CLICK_ID_KEYS].map((k) => [`$entry_${k}`, firstValue(k)])) as Record<`$entry_${string}`, Expr>;
 
+/** How long a session must last not to be a bounce, without a `bounceRateDurationSeconds` modifier (PostHog's default). */
+export const DEFAULT_BOUNCE_RATE_DURATION_SECONDS = 10;
+
 /**
  * The sessions table's fields, in `*` order, as aggregates over one session's events:
  * - `$session_duration` (and `duration`, its v1 name): whole seconds between the first and the last event;
@@ -67,7 +70,8 @@ const entryParams = Object.fromEntries([...UTM_KEYS, ...CLICK_ID_KEYS].map((k) =
  * - `$vitals_lcp`: the first `$web_vitals_LCP_value` of the session, as a number (any event may carry it: posthog-js
  *   sends it on `$web_vitals`), NULL without one;
  * - `$is_bounce` (v2): NULL without any pageview, screen or autocapture; otherwise a bounce (1) when there is at most
- *   one of them and the session lasted less than 10 seconds (a `$pageleave` lengthens it without being one of them).
+ *   one of them and the session lasted less than 10 seconds (a `$pageleave` lengthens it without being one of them);
+ *   the query's `bounceRateDurationSeconds` modifier replaces the 10 seconds (see {@link sessionsWith}).
  */
 export const SESSION_FIELDS: Record<string, Expr> = {
   // PostHog's sessions tables (v1 and v2) expose the session id as `id` too ("a duplicate of the correct session_id
@@ -110,8 +114,13 @@ export const SESSION_FIELDS: Record<string, Expr> = {
     gadSource: clickId('gad_source'),
   }),
   $vitals_lcp: call('argMin', [call('toFloat', [field('properties', '$web_vitals_LCP_value')]), ts]),
-  $is_bounce: call('if', [eq(interactions, constant(0)), constant(null), not(or(compare('>', interactions, constant(1)), compare('>=', duration, constant(10))))]),
+  $is_bounce: isBounce(DEFAULT_BOUNCE_RATE_DURATION_SECONDS),
 };
+
+/** `$is_bounce` with a session of at least `seconds` never a bounce (PostHog's `bounceRateDurationSeconds` modifier). */
+function isBounce(seconds: number): Expr {
+  return call('if', [eq(interactions, constant(0)), constant(null), not(or(compare('>', interactions, constant(1)), compare('>=', duration, constant(seconds))))]);
+}
 
 /** Fields whose value is a list (not a property value a filter or breakdown can compare). */
 export const SESSION_LIST_FIELDS: ReadonlySet<string> = new Set(['$urls']);
@@ -121,12 +130,17 @@ export const SESSIONS_QUERY: SelectQuery = sessionsWith(Object.keys(SESSION_FIEL
 
 /**
  * The sessions query computing only `fields` (and `session_id`): what `events.session.<field>` joins, so that a query
- * reading one field does not print (and make the engine plan) every aggregate of the table.
+ * reading one field does not print (and make the engine plan) every aggregate of the table. `bounceRateDurationSeconds`:
+ * the query's modifier of that name, the shortest session that is no bounce (default 10).
  */
-export function sessionsWith(fields: readonly string[]): SelectQuery {
+export function sessionsWith(fields: readonly string[], bounceRateDurationSeconds?: number): SelectQuery {
   const names = Object.keys(SESSION_FIELDS).filter((f) => f === 'session_id' || fields.includes(f));
+  const expr = (name: string): Expr =>
+    name === '$is_bounce' && bounceRateDurationSeconds !== undefined && bounceRateDurationSeconds !== DEFAULT_BOUNCE_RATE_DURATION_SECONDS
+      ? isBounce(bounceRateDurationSeconds)
+      : SESSION_FIELDS[name];
   return select({
-    select: names.map((name) => alias(name, SESSION_FIELDS[name])),
+    select: names.map((name) => alias(name, expr(name))),
     from: 'events',
     // `$session_id` reads '' (never NULL) when an event has none: such events make no session, as in PostHog's sessions tables.
     where: compare('!=', field('$session_id'), constant('')),

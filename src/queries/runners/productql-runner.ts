@@ -52,6 +52,7 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
         values: node.values,
         limit: node.limit,
         offset: node.offset,
+        bounceRateDurationSeconds: bounceRateDuration(node.modifiers),
       }),
     );
     const result = await executeCompiled(ctx, compiled);
@@ -74,6 +75,16 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
   },
 };
 
+/** PostHog's `bounceRateDurationSeconds` modifier (`$is_bounce` of the sessions table), when the query sets one. */
+function bounceRateDuration(modifiers: Record<string, unknown> | undefined): number | undefined {
+  const v = modifiers?.bounceRateDurationSeconds;
+  if (v === undefined || v === null) return undefined;
+  // a float, as PostHog's HogQLQueryModifiers (pydantic also takes its text)
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isFinite(n)) throw validationError('modifiers.bounceRateDurationSeconds must be a number', 'modifiers');
+  return n;
+}
+
 /** Compiled queries kept by {@link compileMemo} (oldest forgotten first). */
 export const COMPILE_MEMO_ENTRIES = 500;
 /** Query texts longer than this are compiled every time (the memo keeps small, repeated questions). */
@@ -82,7 +93,7 @@ const compiledByInput = new Map<string, CompiledProductQL>();
 
 /**
  * {@link compileProductQL}, remembered by its whole input. A compilation is a pure function of that input (text,
- * project id, timezone, variables, values, limit, offset, person overrides, dialect, week start: the printer reads nothing else, binds every
+ * project id, timezone, variables, values, limit, offset, person overrides, dialect, week start, bounce duration: the printer reads nothing else, binds every
  * literal and prints `now()` as SQL, never as a value), so a query asked again — a dashboard refresh, a
  * `force_blocking` rerun, an endpoint run with the same variables — skips resolving and printing. The compiled
  * object is only read afterwards (the engine takes its params as readonly). Errors are not remembered.
@@ -110,6 +121,7 @@ export async function compileMemo(input: CompileProductQLInput): Promise<Compile
     input.personOverrides ?? true,
     input.personless ?? false,
     input.weekStartDay ?? 0,
+    input.bounceRateDurationSeconds ?? null,
   ]);
   const hit = compiledByInput.get(key);
   if (hit !== undefined) return hit;
