@@ -1122,6 +1122,38 @@ describe('first-time step math (§3.3 First-time math; funnel _build_step_query 
     expect(counts(r)).toEqual([2, 1]);
   });
 
+  it.each<[string, number[], number | null]>([
+    // u1 signs up after its pageview; u2’s first signup is before the range; u3 and u4 convert in 2 h
+    ['ordered', [3, 2], 7200],
+    // strict: u3’s other event and u4’s second (not first-time) signup are events between the steps
+    ['strict', [3, 0], null],
+    // unordered: u1 converts (1 day) and u2’s pageview is one completed step
+    ['unordered', [4, 3], (86400 + 7200 + 7200) / 3],
+  ])('a first-time step in a %s funnel (derived: the first-time condition is the step’s own)', async (funnelOrderType, expected, avg) => {
+    const r = await funnel(
+      [
+        ev('u1', '$pageview', '2024-03-21T13:00:00Z'),
+        ev('u1', 'signup', '2024-03-22T13:00:00Z'),
+        ev('u2', 'signup', '2024-03-10T13:00:00Z'),
+        ev('u2', 'signup', '2024-03-22T13:00:00Z'),
+        ev('u2', '$pageview', '2024-03-23T13:00:00Z'),
+        ev('u3', 'signup', '2024-03-22T13:00:00Z'),
+        ev('u3', 'other', '2024-03-22T14:00:00Z'),
+        ev('u3', '$pageview', '2024-03-22T15:00:00Z'),
+        ev('u4', 'signup', '2024-03-22T13:00:00Z'),
+        ev('u4', 'signup', '2024-03-22T14:00:00Z'),
+        ev('u4', '$pageview', '2024-03-22T15:00:00Z'),
+      ],
+      {
+        series: [E('signup', { math: 'first_time_for_user' }), E('$pageview')],
+        dateRange: { date_from: '2024-03-20', date_to: '2024-03-30' },
+        funnelsFilter: { funnelOrderType },
+      },
+    );
+    expect(counts(r)).toEqual(expected);
+    expect(r.results[1].average_conversion_time).toBe(avg);
+  });
+
   describe('test_first_time_for_user_funnel_multiple_ids: the first time is the person’s, over all its distinct ids (derived)', () => {
     const people = [{ distinct_ids: ['user_1', 'user_1_alias'], properties: {} }];
     const events = [
