@@ -35,7 +35,7 @@ import type {
 } from './ast';
 import { WEEK_MODES, weekNumberExpr } from './week-number';
 import { MULTI_SEARCH_FUNCTIONS, multiSearchExpr } from './multi-search';
-import { MAX_NUMBERS_ROWS, OVER_MARK, arrayElementTyping, arrayOfTyping, conditionalTypeName, intArithmeticTypeName, isBoolTyped, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { MAX_NUMBERS_ROWS, jodaToMysqlFormat, OVER_MARK, arrayElementTyping, arrayOfTyping, conditionalTypeName, intArithmeticTypeName, isBoolTyped, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
@@ -45,6 +45,7 @@ import { inCohortAsIn, installedCohortMembers, type CohortMembers } from './coho
 import { GROUPS, SESSIONS_QUERY, SESSION_FIELDS, VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
 import { boundedSessionsQuery, timestampBounds } from './session-bounds';
 import { sessionsWith } from './sessions';
+import type { CustomChannelRule } from './channel-type';
 
 /** HogQL's error for a 0 index (posthog/hogql/test/test_printer.py test_expr_parse_errors). */
 const ZERO_INDEX = 'SQL indexes start from one, not from zero. E.g: array[1]';
@@ -85,6 +86,8 @@ export interface CompileOptions {
   weekStartDay?: number;
   /** The query's `bounceRateDurationSeconds` modifier: the shortest session that is no bounce (`$is_bounce`). Default 10. */
   bounceRateDurationSeconds?: number;
+  /** The query's `customChannelTypeRules` modifier: rules tried before the default `$channel_type` of sessions. */
+  customChannelTypeRules?: readonly CustomChannelRule[];
 }
 
 export interface OutputColumn {
@@ -908,7 +911,7 @@ export class Compiler {
     for (const t of scope.tables) {
       if (t.virtual?.table !== 'events' || !t.needs.session) continue;
       const bounds = timestampBounds(q, t.name, scope.tables.length === 1);
-      const sessions = sessionsWith(t.needs.session.fields, this.opts.bounceRateDurationSeconds);
+      const sessions = sessionsWith(t.needs.session.fields, this.opts);
       t.needs.session.sql = this.compileQuery(bounds ? boundedSessionsQuery(bounds, sessions) : sessions, new Scope(undefined)).sql;
     }
     let sql = withParts.length ? `WITH ${withParts.join(', ')} ` : '';
@@ -1282,8 +1285,8 @@ export class Compiler {
    * not reach it, and its events reference is guarded like every other.
    */
   private sessions(): QueryOut {
-    const bounce = this.opts.bounceRateDurationSeconds;
-    return (this.sessionsOut ??= this.compileQuery(bounce === undefined ? SESSIONS_QUERY : sessionsWith(Object.keys(SESSION_FIELDS), bounce), new Scope(undefined)));
+    const modified = this.opts.bounceRateDurationSeconds !== undefined || !!this.opts.customChannelTypeRules?.length;
+    return (this.sessionsOut ??= this.compileQuery(modified ? sessionsWith(Object.keys(SESSION_FIELDS), this.opts) : SESSIONS_QUERY, new Scope(undefined)));
   }
 
   private addTable(scope: Scope, src: TableSource, node: NodeBase): void {
@@ -1895,6 +1898,14 @@ export class Compiler {
       const toNumber = { node: 'Lambda', args: ['x'], expr: call('toUInt64OrZero', { node: 'Field', chain: ['x'], ...at } as Expr), ...at } as Expr;
       return this.expr(call('arrayMap', toNumber, parts), scope);
     }
+    if (sig.name === 'parseDateTimeInJodaSyntax' || sig.name === 'parseDateTimeInJodaSyntaxOrNull') {
+      // HogQL's parseDateTimeInJodaSyntaxOrNull: parseDateTime with the Joda format read as MySQL codes
+      const f = args[1];
+      if (f?.node !== 'Constant' || typeof f.value !== 'string') this.err(`${sig.name} takes a constant format string`, f ?? c);
+      const mysql = jodaToMysqlFormat(f.value as string);
+      if ('error' in mysql) this.err(mysql.error, f);
+      return this.expr({ node: 'Call', name: 'parseDateTime', args: [args[0], { ...f, value: mysql.format }, ...args.slice(2)], ...at } as Expr, scope);
+    }
     if (MULTI_SEARCH_FUNCTIONS.has(sig.name)) return this.expr(multiSearchExpr(sig.name, args[0], args[1], (m) => this.err(m, args[1])), scope);
     const outerAggregate = this.aggregates[this.aggregates.length - 1];
     if (sig.kind === 'aggregate' && outerAggregate !== undefined)
@@ -1976,9 +1987,10 @@ export class Compiler {
       const values = printedArgs.filter((_, i) => (sig.name === 'if' ? i > 0 : i % 2 === 1 || i === printedArgs.length - 1));
       if (values.every(isBoolTyped)) return { ...out, chType: 'Bool' };
     }
-    if (!out.chType && (sig.name === 'if' || sig.name === 'multiIf' || sig.name === 'nullIf') && ['int', 'float', 'string'].includes(out.type)) {
+    if (!out.chType && ['if', 'multiIf', 'nullIf', 'coalesce', 'ifNull'].includes(sig.name) && ['int', 'float', 'string'].includes(out.type)) {
       const chType = conditionalTypeName(sig.name, printedArgs, this.h.timezone);
-      if (chType) return { ...out, chType };
+      // integers with a float among the values are a Float64 (if(c, 1, 2.5)), as ClickHouse's supertype is
+      if (chType) return { ...out, chType, ...(/Float64/.test(chType) ? { type: 'float' as const } : {}) };
     }
     // A datetime bucket of a value shown in another zone (toTimeZone), or truncated in a given zone, is shown there too,
     // as ClickHouse keeps the DateTime's zone through these functions.

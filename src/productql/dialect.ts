@@ -166,12 +166,41 @@ export function intArithmeticTypeName(op: string, l: Printed, r: Printed, timezo
  * (values of different or unknown types, where the printed type stands).
  */
 export function conditionalTypeName(name: string, args: Printed[], timezone: string): string | undefined {
-  const values = name === 'nullIf' ? args.slice(0, 1) : name === 'if' ? args.slice(1, 3) : name === 'multiIf' ? args.filter((_, i) => i % 2 === 1 || i === args.length - 1) : [];
+  const coalescing = name === 'coalesce' || name === 'ifNull';
+  const values = coalescing ? args : name === 'nullIf' ? args.slice(0, 1) : name === 'if' ? args.slice(1, 3) : name === 'multiIf' ? args.filter((_, i) => i % 2 === 1 || i === args.length - 1) : [];
   const typed = values.filter((v) => v.type !== 'null');
   if (!typed.length) return undefined;
-  const names = typed.map((v) => typeNameOf(v, timezone));
-  if (!names.every((x) => x === names[0] && /^(U?Int(8|16|32|64)|Float64|String)$/.test(x))) return undefined;
-  return name === 'nullIf' || typed.length < values.length ? `Nullable(${names[0]})` : names[0];
+  // coalesce / ifNull: of the values' non-Nullable types, Nullable only when every value is
+  const names = typed.map((v) => typeNameOf(v, timezone)).map((x) => (coalescing ? x.replace(/^Nullable\((.*)\)$/, '$1') : x));
+  const common = leastSupertype(names);
+  if (!common) return undefined;
+  const nullable = coalescing ? values.every((v) => v.type === 'null' || v.nullable) : name === 'nullIf' || typed.length < values.length;
+  return nullable ? `Nullable(${common})` : common;
+}
+
+/**
+ * ClickHouse's least supertype (getLeastSupertype) of integer, Float64 and String type names: one name as it is;
+ * integers the widest unsigned, or a signed one wider than every unsigned (UInt8 and Int8: Int16); integers of at most
+ * 32 bits with Float64 a Float64. Undefined where ClickHouse has none (UInt64 with a signed type, 64-bit integers with
+ * Float64, numbers with text) or for other types.
+ */
+function leastSupertype(names: string[]): string | undefined {
+  if (names.every((x) => x === names[0])) return /^(U?Int(8|16|32|64)|Float64|String)$/.test(names[0]) ? names[0] : undefined;
+  let unsigned = 0;
+  let signed = 0;
+  let float = false;
+  for (const x of names) {
+    const m = /^(U?)Int(8|16|32|64)$/.exec(x);
+    if (m) {
+      if (m[1]) unsigned = Math.max(unsigned, Number(m[2]));
+      else signed = Math.max(signed, Number(m[2]));
+    } else if (x === 'Float64') float = true;
+    else return undefined;
+  }
+  if (float) return Math.max(unsigned, signed) <= 32 ? 'Float64' : undefined;
+  if (!signed) return `UInt${unsigned}`;
+  const bits = Math.max(signed, unsigned * 2);
+  return bits <= 64 ? `Int${bits}` : undefined;
 }
 
 export interface FunctionCall {
@@ -984,6 +1013,38 @@ export function intHashArgument(fn: FunctionCall, h: Helpers): Printed {
   const x = fn.args[0];
   if (!(x.type === 'int' || x.type === 'null')) return h.error(`${fn.sig.name} takes an integer: use ${fn.sig.name}(toInt(x))`, fn.node);
   return x;
+}
+
+/** parseDateTimeInJodaSyntax's fixed-width Joda fields, as the MySQL codes parseDateTime reads. */
+const JODA_CODES: Record<string, string> = { yyyy: '%Y', MM: '%m', dd: '%d', HH: '%H', mm: '%i', ss: '%s' };
+
+/**
+ * `parseDateTimeInJodaSyntax(text, format[, tz])` (HogQL's parseDateTimeInJodaSyntaxOrNull): its Joda format as the
+ * MySQL format parseDateTime reads (`yyyy-MM-dd HH:mm:ss` is `%Y-%m-%d %H:%i:%s`); letters are fields (yyyy MM dd HH mm
+ * ss here), other characters and `'quoted'` text literals (`''` a quote). An error message for any other field.
+ */
+export function jodaToMysqlFormat(format: string): { format: string } | { error: string } {
+  let out = '';
+  for (let i = 0; i < format.length; ) {
+    const ch = format[i];
+    if (ch === "'") {
+      const end = format.indexOf("'", i + 1);
+      if (end < 0) return { error: 'parseDateTimeInJodaSyntax: an unterminated quote in the format' };
+      out += end === i + 1 ? "'" : format.slice(i + 1, end).replace(/%/g, '%%');
+      i = end + 1;
+    } else if (/[A-Za-z]/.test(ch)) {
+      let j = i;
+      while (format[j] === ch) j++;
+      const field = format.slice(i, j);
+      if (!Object.prototype.hasOwnProperty.call(JODA_CODES, field)) return { error: `parseDateTimeInJodaSyntax: unsupported field "${field}" (supported: yyyy MM dd HH mm ss)` };
+      out += JODA_CODES[field];
+      i = j;
+    } else {
+      out += ch === '%' ? '%%' : ch;
+      i++;
+    }
+  }
+  return { format: out };
 }
 
 /** parseDateTime's format codes (MySQL's, as ClickHouse reads them) that Quarry reads: fixed-width numbers. */

@@ -212,6 +212,8 @@ add('scalar', 1, 3, ['toDateTime64']);
 add('scalar', 1, 2, ['parseDateTimeBestEffort', 'parseDateTimeBestEffortOrNull', 'parseDateTimeBestEffortOrZero', 'toDateOrNull', 'toDateTimeOrNull']);
 // parseDateTime(text, format[, tz]): MySQL format codes (dialect.ts parseDateTimeFormat); NULL when the text does not match
 add('scalar', 2, 3, ['parseDateTime', 'parseDateTimeOrNull']);
+// parseDateTimeInJodaSyntax(text, format[, tz]): Joda fields yyyy MM dd HH mm ss (compiler.ts: as parseDateTime); NULL when no match
+add('scalar', 2, 3, ['parseDateTimeInJodaSyntax', 'parseDateTimeInJodaSyntaxOrNull']);
 // Strings
 add('scalar', 2, 2, ['left', 'right', 'positionCaseInsensitive', 'positionUTF8', 'positionCaseInsensitiveUTF8']);
 // initcap(s): each word's first letter upper case, the rest lower case (words: runs of ASCII letters and digits)

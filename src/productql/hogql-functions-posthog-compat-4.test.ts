@@ -7,7 +7,8 @@
  *   (posthog/hogql/test/test_query.py datetime cases, functions/test/test_mapping.py toDateTime / toStartOf*);
  * - aggregates that return one of their values (any, anyLast, min, max, argMax ...) keep the value's type (any(true) is
  *   Bool, any(1 = 1) UInt8) and are Nullable only when it is; groupArray(true) is an Array(Bool);
- * - date, string, array and rounding functions of posthog/hogql/functions/mapping.py with the values ClickHouse gives.
+ * - date, string, array and rounding functions of posthog/hogql/functions/mapping.py with the values ClickHouse gives;
+ * - parseDateTimeInJodaSyntax (test_mapping.py), and if / multiIf / coalesce / ifNull typed by ClickHouse's least supertype.
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-4.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -194,5 +195,57 @@ describe('min / max / argMax of a datetime keep its kind and zone', () => {
     expect(
       await rows("SELECT max(toStartOfDay(timestamp)), toString(max(toDateTime(timestamp))), max(toTimeZone(timestamp, 'Asia/Tokyo')), argMax(toStartOfHour(timestamp), timestamp) FROM events"),
     ).toEqual([['2023-01-02T00:00:00+00:00', '2023-01-02 23:59:59', '2023-01-03T08:59:59.999000+09:00', '2023-01-02T23:00:00+00:00']]);
+  });
+});
+
+describe('test_mapping.py test_parse_datetime_in_joda_syntax: parseDateTimeInJodaSyntax is HogQL\'s parseDateTimeInJodaSyntaxOrNull', () => {
+  it.each([
+    ["parseDateTimeInJodaSyntax('2023-02-24 14:53:31', 'yyyy-MM-dd HH:mm:ss')", '2023-02-24T14:53:31+00:00'],
+    ["parseDateTimeInJodaSyntax('24.02.2023', 'dd.MM.yyyy')", '2023-02-24T00:00:00+00:00'],
+    ["parseDateTimeInJodaSyntax('2023-02-24T14', 'yyyy-MM-dd\\'T\\'HH')", '2023-02-24T14:00:00+00:00'],
+    ["parseDateTimeInJodaSyntax('2023-02-24 14', 'yyyy-MM-dd HH', 'Asia/Tokyo')", '2023-02-24T14:00:00+09:00'],
+    ["parseDateTimeInJodaSyntax('not a date', 'yyyy-MM-dd')", null],
+    ["parseDateTimeInJodaSyntaxOrNull('2023-02-24', 'yyyy-MM-dd')", '2023-02-24T00:00:00+00:00'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row, in the project timezone', async () => {
+    expect(await rows("SELECT parseDateTimeInJodaSyntax(toString(toDate(timestamp)), 'yyyy-MM-dd') FROM events ORDER BY timestamp", { timezone: 'Europe/Berlin' })).toEqual([
+      ['2023-01-01T00:00:00+01:00'],
+      ['2023-01-03T00:00:00+01:00'],
+    ]);
+  });
+
+  it('a field it does not read, or a format that is not a constant, is a 400', async () => {
+    await expect(hogql("SELECT parseDateTimeInJodaSyntax('24.2.2023', 'd.M.yyyy')")).rejects.toMatchObject({ status: 400, message: expect.stringContaining('unsupported field "d"') });
+    await expect(hogql("SELECT parseDateTimeInJodaSyntax('2023', event) FROM events")).rejects.toMatchObject({ status: 400, message: expect.stringContaining('constant format') });
+  });
+});
+
+describe("if / multiIf / coalesce / ifNull are typed by ClickHouse's least supertype of their values", () => {
+  it('integers and a float: Float64 (with the value of the branch taken); integers: the widest, signed when one is', async () => {
+    const r = await hogql('SELECT if(1 = 1, 1, 2.5), multiIf(0, 1, 1, 2.5, 3), if(1 = 1, 1, 300), if(1 = 1, 1, -1), if(1 = 0, 1, NULL), toString(multiIf(0, 1, 1, 2.5, 3))');
+    expect(r.results).toEqual([[1, 2.5, 1, 1, null, '2.5']]);
+    expect(typesOf(r)).toEqual(['Float64', 'Float64', 'UInt16', 'Int16', 'Nullable(UInt8)', 'String']);
+  });
+
+  it('coalesce / ifNull: Nullable only when every value is', async () => {
+    const r = await hogql(
+      "SELECT coalesce(NULL, 1), ifNull(NULL, 2), coalesce(NULL, 1.5, 2), coalesce(toInt(properties.n), 0), coalesce(toInt(properties.n), toInt(properties.m)), ifNull(properties.missing, 'dflt') FROM events ORDER BY timestamp",
+    );
+    expect(r.results).toEqual([
+      [1, 2, 1.5, 1, 1, 'dflt'],
+      [1, 2, 1.5, 2, 2, 'dflt'],
+    ]);
+    expect(typesOf(r)).toEqual(['UInt8', 'UInt8', 'Float64', 'Int64', 'Nullable(Int64)', 'String']);
+  });
+
+  it('per row: if(cond, 1, 0.5) is a Float64 column', async () => {
+    const r = await hogql("SELECT if(properties.n = 2, 1, 0.5), toTypeName(if(properties.n = 2, 1, 0.5)) FROM events ORDER BY timestamp");
+    expect(r.results).toEqual([
+      [0.5, 'Float64'],
+      [1, 'Float64'],
+    ]);
   });
 });
