@@ -1371,6 +1371,14 @@ describe('breakdown limit by breakdown type (funnel UDF use_breakdown_limit: eve
       [['Safari'], [1, 0]],
     ]);
   });
+  it('event_metadata breakdown: read as a ProductQL column (base.py _get_breakdown_expr), no "Other" either', async () => {
+    const r = await funnel(events, q({ breakdown_type: 'event_metadata', breakdown: 'distinct_id', breakdown_limit: 1 }));
+    expect(byBreakdown(r)).toEqual([
+      [['a'], [1, 1]],
+      [['b'], [1, 0]],
+      [['c'], [1, 0]],
+    ]);
+  });
 });
 
 describe('test_funnel_trends.py (more)', () => {
