@@ -141,6 +141,44 @@ describe('legacy action/event groups (test_cohort.py)', () => {
   });
 });
 
+describe('test_prop_cohort_basic / test_prop_cohort_multiple_groups / test_prop_cohort_with_negation (ee models test_cohort.py): a cohort filter on the events API', () => {
+  const eventsOf = async (p: number, cohort: number): Promise<string[]> => {
+    const r = await s.api('GET', `/api/projects/${p}/events/?properties=${encodeURIComponent(JSON.stringify([{ key: 'id', value: cohort, type: 'cohort' }]))}`);
+    expect(r.status).toBe(200);
+    return r.body.results.map((e: { distinct_id: string }) => e.distinct_id).sort();
+  };
+  const EVENTS = ['some_id', 'some_other_id'].map((d) => ({ event: '$pageview', distinct_id: d, timestamp: ago(HOUR), properties: { attr: 'some_val' } }));
+
+  it('test_prop_cohort_basic: an old-style dict of properties, ANDed: one person’s event', async () => {
+    const p = await project('prop cohort basic', {
+      persons: [
+        { distinct_ids: ['some_other_id'], properties: { $some_prop: 'something' } },
+        { distinct_ids: ['some_id'], properties: { $some_prop: 'something', $another_prop: 'something' } },
+        { distinct_ids: ['no_match'], properties: {} },
+      ],
+      events: EVENTS,
+    });
+    expect(await eventsOf(p, await create(p, { groups: [{ properties: { $some_prop: 'something', $another_prop: 'something' } }] }))).toEqual(['some_id']);
+  });
+
+  it('test_prop_cohort_multiple_groups: groups ORed: both persons’ events', async () => {
+    const p = await project('prop cohort multiple groups', {
+      persons: [
+        { distinct_ids: ['some_other_id'], properties: { $some_prop: 'something' } },
+        { distinct_ids: ['some_id'], properties: { $another_prop: 'something' } },
+      ],
+      events: EVENTS,
+    });
+    expect(await eventsOf(p, await create(p, { groups: [{ properties: { $some_prop: 'something' } }, { properties: { $another_prop: 'something' } }] }))).toEqual(['some_id', 'some_other_id']);
+  });
+
+  it('test_prop_cohort_with_negation: is_not over a project whose only person has the value: no events (the other project’s person never counts)', async () => {
+    const p = await project('prop cohort negation', { persons: [{ distinct_ids: ['some_other_id'], properties: { $some_prop: 'something' } }], events: [EVENTS[1]] });
+    await project('prop cohort negation, team2', { persons: [{ distinct_ids: ['some_id'], properties: { $another_prop: 'something' } }], events: [EVENTS[0]] });
+    expect(await eventsOf(p, await create(p, { groups: [{ properties: [{ type: 'person', key: '$some_prop', operator: 'is_not', value: 'something' }] }] }))).toEqual([]);
+  });
+});
+
 describe('cohorts in legacy groups (test_cohort.py)', () => {
   it('test_cohortpeople_with_valid_other_cohort_filter: a group naming another cohort holds its persons', async () => {
     const p = await project('cohort in legacy group', {
