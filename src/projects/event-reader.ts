@@ -9,7 +9,7 @@ import type { Cohort, Project } from '../store/entities';
 import { parseInput } from '../validation';
 import { chainToElements, type ElementView } from '../ingest/elements-chain';
 import { parseProperties, PERSON_DISTINCT_IDS_SQL } from './person-reader';
-import { flattenValue, likeEscape, quotedKey } from './property-values';
+import { flattenValue, quotedKey } from './property-values';
 import { propertyList } from './rest-properties';
 import { withoutMissingCohorts } from '../cohorts/missing-cohorts';
 import { MAX_LIMIT } from '../productql';
@@ -226,7 +226,7 @@ export class EventReader {
     }
     if (p.value !== undefined && p.value !== '') {
       where.push('v ILIKE {variables.pattern}');
-      vars.pattern = `%${likeEscape(p.value)}%`;
+      vars.pattern = `%${p.value}%`;
     }
     const order = p.value ? 'length(v), v' : 'count() DESC, v';
     const rows = await this.run(

@@ -8,7 +8,7 @@ import type { PropertiesInput } from '../queries/insights/schema';
 import type { QueryService } from '../queries/query-service';
 import type { Project } from '../store/entities';
 import { parseInput } from '../validation';
-import { jsonValue, likeEscape, propertyValueName, quotedKey } from './property-values';
+import { jsonValue, propertyValueName, quotedKey } from './property-values';
 import { propertyList } from './rest-properties';
 import type { ProjectService } from './project-service';
 
@@ -59,7 +59,7 @@ export class PersonReader {
 
   /**
    * Newest first (created_at, then id). `distinct_id` selects the person owning that distinct id; `search` matches
-   * the email or name property (case-insensitive substring), a distinct id or the UUID exactly, as PostHog's search;
+   * the email or name property (PostHog's ILIKE '%term%', its % and _ wildcards too), a distinct id or the UUID exactly, as PostHog's search;
    * `email` the email property exactly; `properties` is PostHog's JSON list of property filters (person properties,
    * cohorts, hogql; a filter without a type is a person filter here).
    *
@@ -92,7 +92,7 @@ export class PersonReader {
         '(ilike(toString(properties.email), {variables.pattern}) OR ilike(toString(properties.name), {variables.pattern})' +
           ' OR toString(id) = {variables.term} OR id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id = {variables.term}))',
       );
-      vars.pattern = `%${likeEscape(term)}%`;
+      vars.pattern = `%${term}%`;
       vars.term = term;
     }
     if (f.email) {
@@ -205,7 +205,7 @@ export class PersonReader {
     const vars: Record<string, unknown> = {};
     if (p.value !== undefined && p.value !== '') {
       where.push('v ILIKE {variables.pattern}');
-      vars.pattern = `%${likeEscape(p.value)}%`;
+      vars.pattern = `%${p.value}%`;
     }
     const rows = await this.run(
       principal,

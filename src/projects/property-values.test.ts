@@ -1,5 +1,5 @@
 /** Property values as PostHog's values endpoints name them (posthog/api/event.py, person.py: convert_property_value). */
-import { flattenValue, likeEscape, propertyValueName, quotedKey } from './property-values';
+import { flattenValue, propertyValueName, quotedKey } from './property-values';
 
 describe('flattenValue: the names one stored value gives', () => {
   it.each([
@@ -22,10 +22,6 @@ describe('flattenValue: the names one stored value gives', () => {
 });
 
 describe('ProductQL text pieces', () => {
-  it('likeEscape: %, _ and \\ match themselves', () => {
-    expect(likeEscape('50%_a\\b')).toBe('50\\%\\_a\\\\b');
-  });
-
   it('quotedKey: backticks double, backslashes escape', () => {
     expect(quotedKey('a`b\\c')).toBe('`a``b\\\\c`');
   });

@@ -4,9 +4,6 @@
  * then PostHog's convert_property_value.
  */
 
-/** `%` and `_` in an ILIKE pattern match themselves. */
-export const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /** A value as PostHog's values endpoints name it: JSON arrays give their items; see {@link propertyValueName}. */
 export function flattenValue(text: string): string[] {
   const v = jsonValue(text);
