@@ -25,6 +25,64 @@
  */
 import { and, call, compare, constant, eq, not, or, type Expr } from './ast';
 
+/** A condition of a custom channel rule (PostHog's `CustomChannelCondition`): a field of the visit compared to a value. */
+export interface CustomChannelCondition {
+  key: 'utm_source' | 'utm_medium' | 'utm_campaign' | 'referring_domain' | 'url' | 'hostname' | 'pathname';
+  op: 'exact' | 'is_not' | 'is_set' | 'is_not_set' | 'icontains' | 'not_icontains' | 'regex' | 'not_regex';
+  value?: string | string[] | null;
+}
+
+/** PostHog's `CustomChannelRule` (the `customChannelTypeRules` modifier): when its conditions hold, the visit is of `channel_type`. */
+export interface CustomChannelRule {
+  items: CustomChannelCondition[];
+  combiner: 'AND' | 'OR';
+  channel_type: string;
+}
+
+/** What a custom rule's conditions read: the visit's fields as stored (not lowercased). */
+export type CustomChannelFields = Record<CustomChannelCondition['key'], Expr>;
+
+function customConditionExpr(e: Expr, c: CustomChannelCondition): Expr {
+  if (c.op === 'is_set') return call('isNotNull', [e]);
+  if (c.op === 'is_not_set') return call('isNull', [e]);
+  const values = (Array.isArray(c.value) ? c.value : [c.value ?? '']).map(String);
+  const one = (v: string): Expr => {
+    switch (c.op) {
+      case 'exact':
+        return eq(e, constant(v));
+      case 'is_not':
+        return compare('!=', e, constant(v));
+      case 'icontains':
+        return compare('ilike', e, constant(`%${v}%`));
+      case 'not_icontains':
+        return compare('not ilike', e, constant(`%${v}%`));
+      case 'regex':
+        return call('match', [e, constant(v)]);
+      default:
+        return not(call('match', [e, constant(v)]));
+    }
+  };
+  // a list: any of the values matches (all of them for the negative operators)
+  const negative = c.op === 'is_not' || c.op === 'not_icontains' || c.op === 'not_regex';
+  return negative ? and(...values.map(one)) : or(...values.map(one));
+}
+
+/**
+ * The channel type with custom rules (PostHog's `customChannelTypeRules` modifier): the type of the first rule whose
+ * conditions hold (all of them for `AND`, one for `OR`), else `otherwise` (the default channel type). A rule without
+ * conditions always holds.
+ */
+export function customChannelTypeExpr(rules: readonly CustomChannelRule[], fields: CustomChannelFields, otherwise: Expr): Expr {
+  if (rules.length === 0) return otherwise;
+  const cases = rules.map((r): Expr[] => {
+    const conditions = r.items.map((c) => customConditionExpr(fields[c.key], c));
+    // an unknown NULL (a missing field) is no match
+    const holds = call('ifNull', [r.combiner === 'OR' ? or(...conditions) : and(...conditions), constant(false)]);
+    return [conditions.length ? holds : constant(true), constant(r.channel_type)];
+  });
+  return call('multiIf', [...cases.flat(), otherwise]);
+}
+
 /** What the channel type is read from: text expressions (`''` or NULL when missing), the click ids as booleans. */
 export interface ChannelTypeInputs {
   source: Expr;

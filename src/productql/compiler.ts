@@ -45,6 +45,7 @@ import { inCohortAsIn, installedCohortMembers, type CohortMembers } from './coho
 import { GROUPS, SESSIONS_QUERY, SESSION_FIELDS, VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
 import { boundedSessionsQuery, timestampBounds } from './session-bounds';
 import { sessionsWith } from './sessions';
+import type { CustomChannelRule } from './channel-type';
 
 /** HogQL's error for a 0 index (posthog/hogql/test/test_printer.py test_expr_parse_errors). */
 const ZERO_INDEX = 'SQL indexes start from one, not from zero. E.g: array[1]';
@@ -85,6 +86,8 @@ export interface CompileOptions {
   weekStartDay?: number;
   /** The query's `bounceRateDurationSeconds` modifier: the shortest session that is no bounce (`$is_bounce`). Default 10. */
   bounceRateDurationSeconds?: number;
+  /** The query's `customChannelTypeRules` modifier: rules tried before the default `$channel_type` of sessions. */
+  customChannelTypeRules?: readonly CustomChannelRule[];
 }
 
 export interface OutputColumn {
@@ -908,7 +911,7 @@ export class Compiler {
     for (const t of scope.tables) {
       if (t.virtual?.table !== 'events' || !t.needs.session) continue;
       const bounds = timestampBounds(q, t.name, scope.tables.length === 1);
-      const sessions = sessionsWith(t.needs.session.fields, this.opts.bounceRateDurationSeconds);
+      const sessions = sessionsWith(t.needs.session.fields, this.opts);
       t.needs.session.sql = this.compileQuery(bounds ? boundedSessionsQuery(bounds, sessions) : sessions, new Scope(undefined)).sql;
     }
     let sql = withParts.length ? `WITH ${withParts.join(', ')} ` : '';
@@ -1282,8 +1285,8 @@ export class Compiler {
    * not reach it, and its events reference is guarded like every other.
    */
   private sessions(): QueryOut {
-    const bounce = this.opts.bounceRateDurationSeconds;
-    return (this.sessionsOut ??= this.compileQuery(bounce === undefined ? SESSIONS_QUERY : sessionsWith(Object.keys(SESSION_FIELDS), bounce), new Scope(undefined)));
+    const modified = this.opts.bounceRateDurationSeconds !== undefined || !!this.opts.customChannelTypeRules?.length;
+    return (this.sessionsOut ??= this.compileQuery(modified ? sessionsWith(Object.keys(SESSION_FIELDS), this.opts) : SESSIONS_QUERY, new Scope(undefined)));
   }
 
   private addTable(scope: Scope, src: TableSource, node: NodeBase): void {

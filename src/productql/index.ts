@@ -16,6 +16,7 @@
  */
 import { UserError } from '../errors';
 import type { Expr, Query } from './ast';
+import type { CustomChannelRule } from './channel-type';
 import { Compiler, DEFAULT_LIMIT, MAX_LIMIT, type CompileOptions, type OutputColumn, type QueryStage } from './compiler';
 import { MONTHS_PER_UNIT, SECONDS_PER_UNIT, type Dialect, type IntervalUnit } from './dialect';
 import { duckdbDialect } from './duckdb';
@@ -94,6 +95,8 @@ export interface CompileProductQLInput {
   weekStartDay?: number;
   /** The query's `bounceRateDurationSeconds` modifier (`$is_bounce` of the sessions table). Default 10. */
   bounceRateDurationSeconds?: number;
+  /** The query's `customChannelTypeRules` modifier (`$channel_type` of the sessions table). */
+  customChannelTypeRules?: readonly CustomChannelRule[];
   dialect: ProductQLDialect;
 }
 
@@ -165,6 +168,7 @@ export function compileProductQLSync(input: CompileProductQLInput): CompiledProd
     personless: input.personless,
     weekStartDay: input.weekStartDay,
     bounceRateDurationSeconds: input.bounceRateDurationSeconds,
+    customChannelTypeRules: input.customChannelTypeRules,
   });
   return {
     sql: out.sql,

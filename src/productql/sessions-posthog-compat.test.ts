@@ -147,6 +147,81 @@ describe('test_channel_type.py: $channel_type of a session', () => {
   });
 });
 
+/*
+ * test_channel_type.py custom channel types: the customChannelTypeRules modifier's rules come before the default
+ * channel type, the first that holds wins. Sessions of `fields`: s1 enters /landing on www.example.com from
+ * www.google.com with utm google/cpc/brand (Paid Search by default), s2 / on www.example.com directly (Direct), s3 /a
+ * from news.ycombinator.com (Organic Social), s4 has no url (Unknown).
+ */
+describe('test_channel_type.py: custom channel type rules (the customChannelTypeRules modifier)', () => {
+  type Item = { key: string; op: string; value?: string | string[] };
+  const rule = (channel_type: string, items: Item[], combiner = 'AND') => ({ id: channel_type, channel_type, combiner, items: items.map((x, i) => ({ id: String(i), ...x })) });
+  const types = async (rules: unknown[]) =>
+    (await h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select session_id, $channel_type from sessions order by session_id', modifiers: { customChannelTypeRules: rules } }, fields)).results;
+
+  it('without rules (or with none) the default channel types', async () => {
+    const defaults = [
+      ['s1', 'Paid Search'],
+      ['s2', 'Direct'],
+      ['s3', 'Organic Social'],
+      ['s4', 'Unknown'],
+    ];
+    expect(await rows('select session_id, $channel_type from sessions order by session_id', fields)).toEqual(defaults);
+    expect(await types([])).toEqual(defaults);
+  });
+
+  it('an exact utm_source rule names its sessions; the others keep their default type', async () => {
+    expect(await types([rule('Test', [{ key: 'utm_source', op: 'exact', value: 'google' }])])).toEqual([
+      ['s1', 'Test'],
+      ['s2', 'Direct'],
+      ['s3', 'Organic Social'],
+      ['s4', 'Unknown'],
+    ]);
+  });
+
+  it('the first rule that holds wins; AND needs every condition, OR one', async () => {
+    const r = await types([
+      rule('Both', [
+        { key: 'hostname', op: 'exact', value: 'www.example.com' },
+        { key: 'referring_domain', op: 'exact', value: 'news.ycombinator.com' },
+      ]),
+      rule('Either', [{ key: 'pathname', op: 'exact', value: '/a' }, { key: 'utm_medium', op: 'exact', value: 'cpc' }], 'OR'),
+      rule('Later', [{ key: 'utm_campaign', op: 'exact', value: 'brand' }]),
+    ]);
+    expect(r).toEqual([
+      ['s1', 'Either'],
+      ['s2', 'Direct'],
+      ['s3', 'Both'],
+      ['s4', 'Unknown'],
+    ]);
+  });
+
+  it('operators: exact with a list, is_not, icontains, regex, is_set and is_not_set', async () => {
+    const one = async (item: Item) => (await types([rule('Custom', [item])])).filter(([, t]: string[]) => t === 'Custom').map(([id]: string[]) => id);
+    expect(await one({ key: 'pathname', op: 'exact', value: ['/', '/a'] })).toEqual(['s2', 's3']);
+    // a missing url (s4): the negative operators hold, as HogQL's comparisons of a NULL (ifNull(notEquals(…), 1))
+    expect(await one({ key: 'pathname', op: 'is_not', value: '/' })).toEqual(['s1', 's3', 's4']);
+    expect(await one({ key: 'url', op: 'icontains', value: 'LANDING' })).toEqual(['s1']);
+    expect(await one({ key: 'url', op: 'not_icontains', value: 'landing' })).toEqual(['s2', 's3', 's4']);
+    expect(await one({ key: 'referring_domain', op: 'regex', value: '^news\\.' })).toEqual(['s3']);
+    expect(await one({ key: 'utm_source', op: 'is_set' })).toEqual(['s1']);
+    expect(await one({ key: 'utm_source', op: 'is_not_set' })).toEqual(['s2', 's3', 's4']);
+  });
+
+  it('events.session.$channel_type follows the rules too', async () => {
+    const r = await h.run(
+      productqlRunner,
+      {
+        kind: 'HogQLQuery',
+        query: "select distinct session.$channel_type from events where $session_id = 's2'",
+        modifiers: { customChannelTypeRules: [rule('Home', [{ key: 'pathname', op: 'exact', value: '/' }])] },
+      },
+      fields,
+    );
+    expect(r.results).toEqual([['Home']]);
+  });
+});
+
 describe('test_sessions_v2.py: the v2 fields', () => {
   it('entry utm parameters and click ids are the first event’s; NULL without them', async () => {
     const r = await rows(

@@ -3,7 +3,7 @@
  * of the project's events, computed from them when a query reads it (schema.ts describes how it is joined).
  */
 import { alias, call, compare, constant, eq, field, not, or, select, tuple, type Expr, type SelectQuery } from './ast';
-import { channelTypeExpr } from './channel-type';
+import { channelTypeExpr, customChannelTypeExpr, type CustomChannelRule } from './channel-type';
 
 const ts = field('timestamp');
 const url = field('properties', '$current_url');
@@ -62,7 +62,7 @@ export const DEFAULT_BOUNCE_RATE_DURATION_SECONDS = 10;
  *   (`$exit_current_url` is the v1 name of the latter); the pathnames are their paths, the hostnames their hosts;
  * - `$entry_referring_domain`, `$entry_utm_*`, `$entry_<click id>`: the first event's `$referring_domain`, `utm_*`
  *   and click id (`gclid`, `gad_source`, `fbclid`, …), NULL when it has none (PostHog v2's `initial_*` argMin);
- * - `$channel_type`: channel-type.ts over those entry values;
+ * - `$channel_type`: channel-type.ts over those entry values (after the query's `customChannelTypeRules`, if any);
  * - `$urls`: the distinct `$current_url`s (sorted), `$num_uniq_urls` how many;
  * - `$last_external_click_url`: the last `$external_click_url` (posthog-js sets it on clicks of outbound links);
  * - `$page_screen_autocapture_count_up_to`: pageviews + screens + autocaptures, capped at 2 (PostHog's
@@ -122,6 +122,31 @@ function isBounce(seconds: number): Expr {
   return call('if', [eq(interactions, constant(0)), constant(null), not(or(compare('>', interactions, constant(1)), compare('>=', duration, constant(seconds))))]);
 }
 
+/** The query's modifiers that change sessions fields (PostHog's HogQLQueryModifiers of those names). */
+export interface SessionModifiers {
+  /** The shortest session that is no bounce (`$is_bounce`), default 10. */
+  bounceRateDurationSeconds?: number;
+  /** Rules tried before the default `$channel_type`, on the session's entry values (channel-type.ts). */
+  customChannelTypeRules?: readonly CustomChannelRule[];
+}
+
+/** `$channel_type` with custom rules: their conditions read the entry fields (the utm values as sent, not lowercased). */
+function customChannelType(rules: readonly CustomChannelRule[]): Expr {
+  return customChannelTypeExpr(
+    rules,
+    {
+      utm_source: entryParams.$entry_utm_source,
+      utm_medium: entryParams.$entry_utm_medium,
+      utm_campaign: entryParams.$entry_utm_campaign,
+      referring_domain: firstValue('$referring_domain'),
+      url: entryUrl,
+      hostname: hostOf(entryUrl),
+      pathname: pathOf(entryUrl),
+    },
+    SESSION_FIELDS.$channel_type,
+  );
+}
+
 /** Fields whose value is a list (not a property value a filter or breakdown can compare). */
 export const SESSION_LIST_FIELDS: ReadonlySet<string> = new Set(['$urls']);
 
@@ -130,15 +155,17 @@ export const SESSIONS_QUERY: SelectQuery = sessionsWith(Object.keys(SESSION_FIEL
 
 /**
  * The sessions query computing only `fields` (and `session_id`): what `events.session.<field>` joins, so that a query
- * reading one field does not print (and make the engine plan) every aggregate of the table. `bounceRateDurationSeconds`:
- * the query's modifier of that name, the shortest session that is no bounce (default 10).
+ * reading one field does not print (and make the engine plan) every aggregate of the table. `modifiers`: the query's
+ * modifiers changing `$is_bounce` and `$channel_type`.
  */
-export function sessionsWith(fields: readonly string[], bounceRateDurationSeconds?: number): SelectQuery {
+export function sessionsWith(fields: readonly string[], modifiers: SessionModifiers = {}): SelectQuery {
   const names = Object.keys(SESSION_FIELDS).filter((f) => f === 'session_id' || fields.includes(f));
-  const expr = (name: string): Expr =>
-    name === '$is_bounce' && bounceRateDurationSeconds !== undefined && bounceRateDurationSeconds !== DEFAULT_BOUNCE_RATE_DURATION_SECONDS
-      ? isBounce(bounceRateDurationSeconds)
-      : SESSION_FIELDS[name];
+  const { bounceRateDurationSeconds: bounce, customChannelTypeRules: rules } = modifiers;
+  const expr = (name: string): Expr => {
+    if (name === '$is_bounce' && bounce !== undefined && bounce !== DEFAULT_BOUNCE_RATE_DURATION_SECONDS) return isBounce(bounce);
+    if (name === '$channel_type' && rules?.length) return customChannelType(rules);
+    return SESSION_FIELDS[name];
+  };
   return select({
     select: names.map((name) => alias(name, expr(name))),
     from: 'events',

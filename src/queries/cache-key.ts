@@ -4,8 +4,8 @@ import type { Project } from '../store/entities';
 /** Keys that change how a result is shown or labelled, never what it is: left out of the cache key. */
 const DISPLAY_ONLY_KEYS = new Set(['name', 'custom_name', 'tags', 'response', 'explain', 'modifiers', 'displayName']);
 
-/** Modifiers that change a result (`$is_bounce` of the sessions table): kept in the cache key, the others left out. */
-const RESULT_MODIFIERS = ['bounceRateDurationSeconds'] as const;
+/** Modifiers that change a result (`$is_bounce`, `$channel_type` of sessions): kept in the cache key, the others left out. */
+const RESULT_MODIFIERS = ['bounceRateDurationSeconds', 'customChannelTypeRules'] as const;
 
 /** The node with display-only keys removed at every depth, object keys sorted (a stable JSON text). */
 export function normalizeNode(value: unknown): unknown {
@@ -15,7 +15,7 @@ export function normalizeNode(value: unknown): unknown {
     for (const k of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[k];
       if (k === 'modifiers' && v && typeof v === 'object') {
-        const kept = RESULT_MODIFIERS.filter((m) => (v as Record<string, unknown>)[m] != null).map((m) => [m, (v as Record<string, unknown>)[m]]);
+        const kept = RESULT_MODIFIERS.filter((m) => (v as Record<string, unknown>)[m] != null).map((m) => [m, normalizeNode((v as Record<string, unknown>)[m])]);
         if (kept.length) out[k] = Object.fromEntries(kept);
         continue;
       }

@@ -11,6 +11,7 @@ import { dateRangeSchema, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { productqlQuerySchema, variableValues } from '../schema/productql-query';
 import { MAY_MATCH_ACTION, withActions } from '../../actions/productql-actions';
+import type { CustomChannelRule } from '../../productql/channel-type';
 
 /** PostHog's `HogQLFilters`: what `{filters}` in a HogQLQuery expands to (reference §8.3). */
 export const hogqlFiltersSchema = z
@@ -53,6 +54,7 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
         limit: node.limit,
         offset: node.offset,
         bounceRateDurationSeconds: bounceRateDuration(node.modifiers),
+        customChannelTypeRules: customChannelRules(node.modifiers),
       }),
     );
     const result = await executeCompiled(ctx, compiled);
@@ -85,6 +87,32 @@ function bounceRateDuration(modifiers: Record<string, unknown> | undefined): num
   return n;
 }
 
+/** PostHog's CustomChannelRule (its `id`s name rules in the UI and change nothing). */
+const customChannelRulesSchema = z.array(
+  z.object({
+    items: z.array(
+      z.object({
+        key: z.enum(['utm_source', 'utm_medium', 'utm_campaign', 'referring_domain', 'url', 'hostname', 'pathname']),
+        op: z.enum(['exact', 'is_not', 'is_set', 'is_not_set', 'icontains', 'not_icontains', 'regex', 'not_regex']),
+        value: z.union([z.string(), z.array(z.string())]).nullish(),
+        id: z.string().nullish(),
+      }),
+    ),
+    combiner: z.enum(['AND', 'OR']),
+    channel_type: z.string(),
+    id: z.string().nullish(),
+  }),
+);
+
+/** PostHog's `customChannelTypeRules` modifier (`$channel_type` of the sessions table), when the query sets one. */
+function customChannelRules(modifiers: Record<string, unknown> | undefined): CustomChannelRule[] | undefined {
+  const v = modifiers?.customChannelTypeRules;
+  if (v === undefined || v === null) return undefined;
+  const parsed = customChannelRulesSchema.safeParse(v);
+  if (!parsed.success) throw validationError(`modifiers.customChannelTypeRules: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'modifiers');
+  return parsed.data.map((r) => ({ items: r.items.map((c) => ({ key: c.key, op: c.op, value: c.value ?? null })), combiner: r.combiner, channel_type: r.channel_type }));
+}
+
 /** Compiled queries kept by {@link compileMemo} (oldest forgotten first). */
 export const COMPILE_MEMO_ENTRIES = 500;
 /** Query texts longer than this are compiled every time (the memo keeps small, repeated questions). */
@@ -93,7 +121,7 @@ const compiledByInput = new Map<string, CompiledProductQL>();
 
 /**
  * {@link compileProductQL}, remembered by its whole input. A compilation is a pure function of that input (text,
- * project id, timezone, variables, values, limit, offset, person overrides, dialect, week start, bounce duration: the printer reads nothing else, binds every
+ * project id, timezone, variables, values, limit, offset, person overrides, dialect, week start, session modifiers: the printer reads nothing else, binds every
  * literal and prints `now()` as SQL, never as a value), so a query asked again — a dashboard refresh, a
  * `force_blocking` rerun, an endpoint run with the same variables — skips resolving and printing. The compiled
  * object is only read afterwards (the engine takes its params as readonly). Errors are not remembered.
@@ -122,6 +150,7 @@ export async function compileMemo(input: CompileProductQLInput): Promise<Compile
     input.personless ?? false,
     input.weekStartDay ?? 0,
     input.bounceRateDurationSeconds ?? null,
+    input.customChannelTypeRules ?? null,
   ]);
   const hit = compiledByInput.get(key);
   if (hit !== undefined) return hit;
