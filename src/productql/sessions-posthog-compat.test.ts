@@ -75,6 +75,12 @@ const CHANNEL_CASES: [string, Record<string, unknown>, string][] = [
   ['referral: a zendesk help center link', { $referring_domain: 'posthoghelp.zendesk.com' }, 'Referral'],
   ['organic search: duckduckgo.com', { $referring_domain: 'duckduckgo.com' }, 'Organic Search'],
   ['organic search: www.bing.com', { $referring_domain: 'www.bing.com' }, 'Organic Search'],
+  ['daily mail ad click: a gclid from a googlesyndication safeframe', { $current_url: 'https://www.vivaia.com/item/flats.html?gclid=EAIa', $referring_domain: '2bb5cd7f10ba63d8b55ecfac1a3948db.safeframe.googlesyndication.com', gclid: 'EAIa' }, 'Paid Unknown'],
+  ['youtube video ad click: utm_source youtube, utm_medium paid, a gclid', { $referring_domain: 'www.youtube.com', utm_source: 'youtube', utm_medium: 'paid', gclid: 'abc' }, 'Paid Video'],
+  ['bing ad click: utm_source bing, utm_medium cpc, an msclkid', { $referring_domain: 'www.bing.com', utm_source: 'bing', utm_medium: 'cpc', msclkid: 'm' }, 'Paid Search'],
+  ['organic social: l.instagram.com', { $referring_domain: 'l.instagram.com' }, 'Organic Social'],
+  ['organic social: lnkd.in', { $referring_domain: 'lnkd.in' }, 'Organic Social'],
+  ['organic video: utm_source youtube without a medium', { $referring_domain: '$direct', utm_source: 'youtube' }, 'Organic Video'],
   ['paid social: utm_source fb, utm_medium paid', { $referring_domain: 'l.facebook.com', utm_source: 'fb', utm_medium: 'paid', fbclid: 'x' }, 'Paid Social'],
 ];
 
