@@ -269,8 +269,20 @@ export class ClickHouseDialect implements Dialect {
   }
   private asDate(p: Printed, h: Helpers, node: NodeBase, tz?: string): string {
     if (p.type === 'date') return p.sql;
-    if (isStrLike(p) && !(p.isConst && /\d[T ]\d/.test(String(p.constValue)))) return `toDateOrNull(${p.sql})`;
+    if (isStrLike(p) && !(p.isConst && /\d[T ]\d/.test(String(p.constValue)))) return this.textDateOrNull(p.sql, h);
     return `toDate(${this.local(this.dt(p, h, node), h, tz)})`;
+  }
+
+  /**
+   * toDateOrNull of text, NULL for a `Y-M-D` that is no real date, as ClickHouse's toDateOrNull gives (18.16 reads
+   * month 13 as 0000-00-00 and February 30 as March 2): such text is a date only when its month and day come back.
+   */
+  private textDateOrNull(text: string, h: Helpers): string {
+    const d = `toDateOrNull(${text})`;
+    const part = (re: string) => `toUInt8OrZero(extract(${text}, ${h.param(re)}))`;
+    const wrong = `(${part('^[0-9]{4}-([0-9]{1,2})-')} != toMonth(${d}) OR ${part('^[0-9]{4}-[0-9]{1,2}-([0-9]{1,2})')} != toDayOfMonth(${d}))`;
+    // (the date assumeNotNull in its branch: 18.16 refuses a Nullable one there, "Nullable(UInt16) cannot be inside Nullable column")
+    return `if(isNull(${d}) OR (match(${text}, ${h.param('^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}')}) AND ${wrong}), NULL, assumeNotNull(${d}))`;
   }
 
   // ---------------------------------------------------------------------------------------- properties
@@ -1396,7 +1408,7 @@ export class ClickHouseDialect implements Dialect {
         return P(x, 'datetime', true, shown);
       }
       case 'toDateOrNull':
-        return P(isStrLike(a[0]) ? `toDateOrNull(${s(0)})` : this.asDate(a[0], h, n), 'date', true);
+        return P(isStrLike(a[0]) ? this.textDateOrNull(s(0), h) : this.asDate(a[0], h, n), 'date', true);
       case 'parseDateTime':
       case 'parseDateTimeOrNull': {
         // (18.16 has no parseDateTime: the text rewritten as `YYYY-MM-DD hh:mm:ss`, '' when it does not match)

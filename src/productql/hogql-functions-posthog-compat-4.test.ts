@@ -8,7 +8,8 @@
  * - aggregates that return one of their values (any, anyLast, min, max, argMax ...) keep the value's type (any(true) is
  *   Bool, any(1 = 1) UInt8) and are Nullable only when it is; groupArray(true) is an Array(Bool);
  * - date, string, array and rounding functions of posthog/hogql/functions/mapping.py with the values ClickHouse gives;
- * - parseDateTimeInJodaSyntax (test_mapping.py), and if / multiIf / coalesce / ifNull typed by ClickHouse's least supertype.
+ * - parseDateTimeInJodaSyntax (test_mapping.py), if / multiIf / coalesce / ifNull typed by ClickHouse's least supertype, and
+ *   toDate / toDateOrNull of text that is no real date (February 30, month 13) NULL on ClickHouse 18.16 too.
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-4.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -246,6 +247,33 @@ describe("if / multiIf / coalesce / ifNull are typed by ClickHouse's least super
     expect(r.results).toEqual([
       [0.5, 'Float64'],
       [1, 'Float64'],
+    ]);
+  });
+});
+
+describe('toDate / toDateOrNull of text that is no real date: NULL (HogQL prints toDate(text) as toDateOrNull), on every engine', () => {
+  it.each([
+    ["toDateOrNull('2023-02-30')", null],
+    ["toDateOrNull('2023-02-29')", null],
+    ["toDateOrNull('2023-13-01')", null],
+    ["toDateOrNull('2023-00-10')", null],
+    ["toDateOrNull('2023-01-32')", null],
+    ["toDateOrNull('x')", null],
+    ["toDateOrNull('')", null],
+    ["toDateOrNull('2024-02-29')", '2024-02-29'],
+    ["toDateOrNull('2023-03-01 10:00:00')", '2023-03-01'],
+    ["toDateOrNull('2023-3-1')", '2023-03-01'],
+    ["toDate('2023-02-30')", null],
+    ["toDate('2023-13-01')", null],
+    ["toDate('2023-3-1')", '2023-03-01'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row: a property holding a date or not', async () => {
+    expect(await rows("SELECT toDateOrNull(if(properties.n = 1, '2023-02-31', '2023-02-28')), toDate(if(properties.n = 1, '2023-04-31', '2023-04-30')) FROM events ORDER BY timestamp")).toEqual([
+      [null, null],
+      ['2023-02-28', '2023-04-30'],
     ]);
   });
 });
