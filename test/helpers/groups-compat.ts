@@ -363,5 +363,28 @@ export function describeGroupsCompat(engine: string, server: () => TestServer): 
       const r = await s.api('GET', api('values/'));
       expect([r.status, r.body.detail]).toEqual([400, 'Key not provided']);
     });
+
+    it('the session modifiers (bounceRateDurationSeconds, customChannelTypeRules) change the answer, cached apart', async () => {
+      const query = (modifiers?: Record<string, unknown>) =>
+        s.api('POST', `/api/projects/${p}/query/`, { query: { kind: 'HogQLQuery', query: 'select session_id, $channel_type, $is_bounce from sessions order by session_id', ...(modifiers ? { modifiers } : {}) } });
+      // s1 lasts 5 s over two pageviews (no bounce), s2 is one pageview of 0 s (a bounce); neither has a referring domain
+      expect((await query()).body.results).toEqual([
+        ['s1', 'Organic Search', 0],
+        ['s2', 'Organic Video', 1],
+      ]);
+      const rules = [{ id: 'a', channel_type: 'From Google', combiner: 'AND', items: [{ id: '1', key: 'utm_source', op: 'exact', value: 'google' }] }];
+      expect((await query({ customChannelTypeRules: rules })).body.results).toEqual([
+        ['s1', 'From Google', 0],
+        ['s2', 'Organic Video', 1],
+      ]);
+      // a session of 0 s lasts at least 0 s: no bounce
+      expect((await query({ bounceRateDurationSeconds: 0 })).body.results.map((r: unknown[]) => r[2])).toEqual([0, 0]);
+      expect((await query()).body.results.map((r: unknown[]) => r.slice(1))).toEqual([
+        ['Organic Search', 0],
+        ['Organic Video', 1],
+      ]);
+      const bad = await query({ customChannelTypeRules: [{ channel_type: 'x', combiner: 'AND', items: [{ key: 'nope', op: 'exact', value: 'y' }] }] });
+      expect(bad.status).toBe(400);
+    });
   });
 }
