@@ -13,7 +13,9 @@
  * - arrays of datetimes and dates (groupArray(timestamp), [toDate(x)]) render their elements as the scalars do, and
  *   arrayMap to tuples renders arrays of JSON arrays on every engine;
  * - more of mapping.py's date, string and JSON functions with the values ClickHouse gives, and PostHog's arity and
- *   unknown-function errors (posthog/hogql/functions/core.py validate_function_args, printer.py visit_call).
+ *   unknown-function errors (posthog/hogql/functions/core.py validate_function_args, printer.py visit_call);
+ * - toStartOfWeek's modes, months / years added to the end of a month, and today() / now() / text read in the project
+ *   timezone (a UTC+14 one).
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -396,6 +398,53 @@ describe('groupArray(max_size)(x): parametric, the first max_size values (ClickH
     expect(await rows('SELECT event, length(groupArray(1)(timestamp)) FROM events GROUP BY event ORDER BY event')).toEqual([
       ['$pageview', 1],
       ['signup', 1],
+    ]);
+  });
+});
+
+describe('test_mapping.py / test_query.py: week modes, calendar arithmetic and the project timezone', () => {
+  it.each([
+    // toStartOfWeek's mode: only whether weeks start on Monday (odd modes) or Sunday
+    ["toStartOfWeek(toDate('2023-03-08'), 2)", '2023-03-05'],
+    ["toStartOfWeek(toDate('2023-03-08'), 3)", '2023-03-06'],
+    ["toStartOfWeek(toDate('2023-03-08'), 5)", '2023-03-06'],
+    ["toStartOfWeek(toDate('2023-03-05'), 1)", '2023-02-27'],
+    ["toStartOfWeek(toDate('2023-03-05'), 0)", '2023-03-05'],
+    ["toMonday(toDate('2023-03-05'))", '2023-02-27'],
+    // months and years added keep to the end of a shorter month
+    ["toDate('2023-03-31') + INTERVAL 1 MONTH", '2023-04-30'],
+    ["toDate('2024-02-29') + INTERVAL 1 YEAR", '2025-02-28'],
+    ["date_add('month', 1, toDate('2023-01-31'))", '2023-02-28'],
+    ["date_sub('month', 1, toDate('2023-03-31'))", '2023-02-28'],
+    ["toDateTime('2023-03-08 10:00:00') + INTERVAL '1' DAY", '2023-03-09T10:00:00+00:00'],
+    ["toDateTime('2023-03-08 10:00:00') - INTERVAL 90 MINUTE", '2023-03-08T08:30:00+00:00'],
+    ["date_diff('hour', toDateTime('2023-03-08 10:00:00'), toDateTime('2023-03-09 12:00:00'))", 26],
+    ["dateDiff('quarter', toDate('2023-03-31'), toDate('2023-04-01'))", 1],
+    ["dateDiff('year', toDate('2022-12-31'), toDate('2023-01-01'))", 1],
+    ["dateDiff('week', toDate('2023-03-01'), toDate('2023-03-20'))", 3],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('types: week and month buckets of toStartOfInterval are Date, dateTrunc of a DateTime a DateTime', async () => {
+    const r = await hogql(
+      "SELECT toStartOfInterval(toDateTime('2023-03-08 10:17:00'), INTERVAL 1 week), toStartOfInterval(toDateTime('2023-03-08 10:17:00'), INTERVAL 1 month), toStartOfInterval(toDateTime('2023-03-08 10:17:00'), INTERVAL 3 hour), dateTrunc('month', toDateTime('2023-03-08 10:17:00')), dateTrunc('quarter', toDate('2023-05-08'))",
+    );
+    expect(r.results).toEqual([['2023-03-06', '2023-03-01', '2023-03-08T09:00:00+00:00', '2023-03-01T00:00:00+00:00', '2023-04-01']]);
+    expect(typesOf(r)).toEqual(['Date', 'Date', "DateTime('UTC')", "DateTime('UTC')", 'Date']);
+  });
+
+  it("today() / yesterday() / now() are the project timezone's (UTC+14 is a day ahead of UTC for ten hours of each day)", async () => {
+    const tz = { timezone: 'Pacific/Kiritimati' };
+    expect(await rows("SELECT today() = toDate(now()), dateDiff('day', yesterday(), today()), toTypeName(now()), toDate(now('UTC')) = toDate(toTimeZone(now(), 'UTC'))", tz)).toEqual([
+      [1, 1, "DateTime64(6, 'Pacific/Kiritimati')", 1],
+    ]);
+  });
+
+  it('text without an offset is local time in the project timezone; with one, converted', async () => {
+    const tz = { timezone: 'Pacific/Kiritimati' };
+    expect(await rows("SELECT toDateTime('2023-03-01 00:00:00'), toUnixTimestamp(toDateTime('2023-03-01 00:00:00')), toDate('2023-03-01T23:30:00Z'), toDateTime('2023-03-01T23:30:00Z')", tz)).toEqual([
+      ['2023-03-01T00:00:00+14:00', 1677578400, '2023-03-02', '2023-03-02T13:30:00+14:00'],
     ]);
   });
 });
