@@ -452,6 +452,22 @@ const DATE_PART_TYPES: Record<string, string> = {
   toYYYYMMDDhhmmss: 'UInt64',
   toUnixTimestamp: 'UInt32',
 };
+/**
+ * More of HogQL's calendar functions (posthog/hogql/functions/mapping.py) as ClickHouse computes them, spelled with the
+ * ones Quarry has, and ClickHouse's type of each: timeSlot(t), the start of its half hour; toLastDayOfWeek(t[, mode]),
+ * the last day of its week (mode as toStartOfWeek's, default 0: Sunday to Saturday); toStartOfISOYear(t), the Monday
+ * of its ISO year's first week; toModifiedJulianDay(d) / fromModifiedJulianDay(n), days since 1858-11-17 (40587 of
+ * them before 1970-01-01).
+ */
+const CALENDAR_REWRITES: Record<string, { type?: string; to: (args: Expr[], call: (name: string, ...xs: Expr[]) => Expr, k: (v: string | number) => Expr) => Expr }> = {
+  timeSlot: { to: ([t], call, k) => call('toStartOfInterval', t, call('toIntervalMinute', k(30))) },
+  toLastDayOfWeek: { type: 'Date', to: ([t, mode], call, k) => call('addDays', call('toStartOfWeek', t, mode ?? k(0)), k(6)) },
+  toStartOfISOYear: { type: 'Date', to: ([t], call, k) => call('minus', call('toMonday', t), call('multiply', call('minus', call('toISOWeek', t), k(1)), k(7))) },
+  toModifiedJulianDay: { type: 'Int32', to: ([d], call, k) => call('plus', call('toRelativeDayNum', call('toDate', d)), k(40587)) },
+  toModifiedJulianDayOrNull: { type: 'Int32', to: ([d], call, k) => call('plus', call('toRelativeDayNum', call('toDateOrNull', d)), k(40587)) },
+  fromModifiedJulianDay: { type: 'Date', to: ([n], call, k) => call('addDays', call('toDate', k('1970-01-01')), call('minus', n, k(40587))) },
+  fromModifiedJulianDayOrNull: { type: 'Date', to: ([n], call, k) => call('addDays', call('toDate', k('1970-01-01')), call('minus', n, k(40587))) },
+};
 /** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
 const DATE_SHIFT = new Set(['dateAdd', 'date_add', 'dateSub', 'date_sub']);
 /** timeStampAdd(t, interval) / timeStampSub: t ± interval. */
@@ -1897,6 +1913,12 @@ export class Compiler {
       const parts = call('splitByChar', constant('.'), call('extract', text, constant('(\\d+(\\.\\d+)+)')));
       const toNumber = { node: 'Lambda', args: ['x'], expr: call('toUInt64OrZero', { node: 'Field', chain: ['x'], ...at } as Expr), ...at } as Expr;
       return this.expr(call('arrayMap', toNumber, parts), scope);
+    }
+    const calendar = own(CALENDAR_REWRITES, sig.name);
+    if (calendar) {
+      const call = (name: string, ...xs: Expr[]): Expr => ({ node: 'Call', name, args: xs, ...at }) as Expr;
+      const out = this.expr(calendar.to(args, call, (value) => ({ node: 'Constant', value, ...at }) as Expr), scope);
+      return calendar.type ? { ...out, chType: out.nullable ? `Nullable(${calendar.type})` : calendar.type } : out;
     }
     if (sig.name === 'parseDateTimeInJodaSyntax' || sig.name === 'parseDateTimeInJodaSyntaxOrNull') {
       // HogQL's parseDateTimeInJodaSyntaxOrNull: parseDateTime with the Joda format read as MySQL codes

@@ -15,7 +15,7 @@
  * - more of mapping.py's date, string and JSON functions with the values ClickHouse gives, and PostHog's arity and
  *   unknown-function errors (posthog/hogql/functions/core.py validate_function_args, printer.py visit_call);
  * - toStartOfWeek's modes, months / years added to the end of a month, and today() / now() / text read in the project
- *   timezone (a UTC+14 one).
+ *   timezone (a UTC+14 one); timeSlot, toLastDayOfWeek, toStartOfISOYear, (to|from)ModifiedJulianDay.
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -446,5 +446,35 @@ describe('test_mapping.py / test_query.py: week modes, calendar arithmetic and t
     expect(await rows("SELECT toDateTime('2023-03-01 00:00:00'), toUnixTimestamp(toDateTime('2023-03-01 00:00:00')), toDate('2023-03-01T23:30:00Z'), toDateTime('2023-03-01T23:30:00Z')", tz)).toEqual([
       ['2023-03-01T00:00:00+14:00', 1677578400, '2023-03-02', '2023-03-02T13:30:00+14:00'],
     ]);
+  });
+});
+
+describe("mapping.py's timeSlot, toLastDayOfWeek, toStartOfISOYear and (to|from)ModifiedJulianDay, with ClickHouse's values and types", () => {
+  it.each([
+    ["timeSlot(toDateTime('2023-03-08 10:47:12'))", '2023-03-08T10:30:00+00:00'],
+    ["toTypeName(timeSlot(toDateTime('2023-03-08 10:47:12')))", "DateTime('UTC')"],
+    ["toLastDayOfWeek(toDate('2023-03-08'))", '2023-03-11'],
+    ["toLastDayOfWeek(toDate('2023-03-08'), 1)", '2023-03-12'],
+    ["toLastDayOfWeek(toDateTime('2023-03-05 10:00:00'), 1)", '2023-03-05'],
+    ["toTypeName(toLastDayOfWeek(toDate('2023-03-08')))", 'Date'],
+    ["toStartOfISOYear(toDate('2023-03-08'))", '2023-01-02'],
+    ["toStartOfISOYear(toDate('2021-01-02'))", '2019-12-30'],
+    ["toStartOfISOYear(toDate('2024-12-31'))", '2024-12-30'],
+    ["toModifiedJulianDay('2023-03-08')", 60011],
+    ["toTypeName(toModifiedJulianDay('2023-03-08'))", 'Int32'],
+    ["toModifiedJulianDayOrNull('nope')", null],
+    ['fromModifiedJulianDay(60011)', '2023-03-08'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row, in the project timezone', async () => {
+    const r = await hogql('SELECT timeSlot(timestamp), toLastDayOfWeek(timestamp), toStartOfISOYear(timestamp), toModifiedJulianDay(timestamp) FROM events ORDER BY timestamp', { timezone: 'America/New_York' });
+    expect(r.results).toEqual([
+      ['2023-03-01T05:00:00-05:00', '2023-03-04', '2023-01-02', 60004],
+      ['2023-03-02T18:30:00-05:00', '2023-03-04', '2023-01-02', 60005],
+      ['2023-03-02T19:00:00-05:00', '2023-03-04', '2023-01-02', 60005],
+    ]);
+    expect(typesOf(r)).toEqual(["DateTime('America/New_York')", 'Date', 'Date', 'Int32']);
   });
 });
