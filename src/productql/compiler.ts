@@ -468,6 +468,19 @@ const CALENDAR_REWRITES: Record<string, { type?: string; to: (args: Expr[], call
   fromModifiedJulianDay: { type: 'Date', to: ([n], call, k) => call('addDays', call('toDate', k('1970-01-01')), call('minus', n, k(40587))) },
   fromModifiedJulianDayOrNull: { type: 'Date', to: ([n], call, k) => call('addDays', call('toDate', k('1970-01-01')), call('minus', n, k(40587))) },
 };
+/** dateName's parts: the function giving each ('weekday': the day's English name). */
+const DATE_NAME_PARTS: Record<string, string> = {
+  year: 'toYear',
+  quarter: 'toQuarter',
+  month: 'monthName',
+  week: 'toISOWeek',
+  dayofyear: 'toDayOfYear',
+  day: 'toDayOfMonth',
+  weekday: 'weekday',
+  hour: 'toHour',
+  minute: 'toMinute',
+  second: 'toSecond',
+};
 /** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
 const DATE_SHIFT = new Set(['dateAdd', 'date_add', 'dateSub', 'date_sub']);
 /** timeStampAdd(t, interval) / timeStampSub: t ± interval. */
@@ -1913,6 +1926,14 @@ export class Compiler {
       const parts = call('splitByChar', constant('.'), call('extract', text, constant('(\\d+(\\.\\d+)+)')));
       const toNumber = { node: 'Lambda', args: ['x'], expr: call('toUInt64OrZero', { node: 'Field', chain: ['x'], ...at } as Expr), ...at } as Expr;
       return this.expr(call('arrayMap', toNumber, parts), scope);
+    }
+    if (sig.name === 'dateName') {
+      // dateName(part, t): the part as text (ClickHouse's: numbers unpadded, month and weekday names in English)
+      const part = args[0]?.node === 'Constant' && typeof args[0].value === 'string' ? own(DATE_NAME_PARTS, args[0].value) : undefined;
+      if (!part) this.err(`dateName's first argument must be one of ${Object.keys(DATE_NAME_PARTS).join(', ')}`, args[0] ?? c);
+      const call = (name: string, ...xs: Expr[]): Expr => ({ node: 'Call', name, args: xs, ...at }) as Expr;
+      const value = part === 'weekday' ? call('formatDateTime', args[1], { node: 'Constant', value: '%W', ...at } as Expr) : call(part, args[1]);
+      return this.expr(call('toString', value), scope);
     }
     const calendar = own(CALENDAR_REWRITES, sig.name);
     if (calendar) {

@@ -311,6 +311,8 @@ add('scalar', 3, 3, ['age']);
 // timeSlot, toStartOfISOYear, toLastDayOfWeek(t[, mode]), (to|from)ModifiedJulianDay[OrNull]: compiler.ts CALENDAR_REWRITES
 add('scalar', 1, 1, ['timeSlot', 'toStartOfISOYear', 'toModifiedJulianDay', 'toModifiedJulianDayOrNull', 'fromModifiedJulianDay', 'fromModifiedJulianDayOrNull']);
 add('scalar', 1, 2, ['toLastDayOfWeek']);
+// dateName(part, t): compiler.ts DATE_NAME_PARTS
+add('scalar', 2, 2, ['dateName']);
 // timeStampAdd(datetime, interval) / timeStampSub: datetime + interval, datetime - interval (ClickHouse's aliases timestamp_add / timestamp_sub)
 add('scalar', 2, 2, ['timeStampAdd', 'timeStampSub', 'timestamp_add', 'timestamp_sub']);
 // Strings

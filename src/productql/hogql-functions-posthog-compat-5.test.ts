@@ -15,7 +15,7 @@
  * - more of mapping.py's date, string and JSON functions with the values ClickHouse gives, and PostHog's arity and
  *   unknown-function errors (posthog/hogql/functions/core.py validate_function_args, printer.py visit_call);
  * - toStartOfWeek's modes, months / years added to the end of a month, and today() / now() / text read in the project
- *   timezone (a UTC+14 one); timeSlot, toLastDayOfWeek, toStartOfISOYear, (to|from)ModifiedJulianDay.
+ *   timezone (a UTC+14 one); timeSlot, toLastDayOfWeek, toStartOfISOYear, (to|from)ModifiedJulianDay, dateName.
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -476,5 +476,27 @@ describe("mapping.py's timeSlot, toLastDayOfWeek, toStartOfISOYear and (to|from)
       ['2023-03-02T19:00:00-05:00', '2023-03-04', '2023-01-02', 60005],
     ]);
     expect(typesOf(r)).toEqual(["DateTime('America/New_York')", 'Date', 'Date', 'Int32']);
+  });
+});
+
+describe("mapping.py's dateName(part, t): the part as text", () => {
+  it.each([
+    ["dateName('year', toDateTime('2021-04-14 11:22:33'))", '2021'],
+    ["dateName('month', toDateTime('2021-04-14 11:22:33'))", 'April'],
+    ["dateName('day', toDateTime('2021-04-14 11:22:33'))", '14'],
+    ["dateName('quarter', toDateTime('2021-04-14 11:22:33'))", '2'],
+    ["dateName('weekday', toDateTime('2021-04-14 11:22:33'))", 'Wednesday'],
+    ["dateName('hour', toDateTime('2021-04-14 11:22:33'))", '11'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row in the project timezone; an unknown part is a 400', async () => {
+    expect(await rows("SELECT dateName('weekday', timestamp), dateName('day', timestamp) FROM events ORDER BY timestamp", { timezone: 'America/New_York' })).toEqual([
+      ['Wednesday', '1'],
+      ['Thursday', '2'],
+      ['Thursday', '2'],
+    ]);
+    await fails("SELECT dateName('fortnight', now())", /dateName's first argument must be one of/);
   });
 });
