@@ -481,6 +481,25 @@ const DATE_NAME_PARTS: Record<string, string> = {
   minute: 'toMinute',
   second: 'toSecond',
 };
+/**
+ * mapping.py's time windows (ClickHouse's, on a DateTime): tumble(t, size) is the window of `size` holding t, from
+ * toStartOfInterval(t, size); hop(t, step, size) the window of `size` ending at the first `step` boundary after t;
+ * `(tumble|hop)(Start|End)` one bound, of the same arguments or of a window tuple. Bounds are DateTimes.
+ */
+function timeWindowExpr(name: string, args: Expr[], at: { start?: number; end?: number }): Expr | undefined {
+  const call = (fn: string, ...xs: Expr[]): Expr => ({ node: 'Call', name: fn, args: xs, ...at }) as Expr;
+  const arith = (op: '+' | '-', left: Expr, right: Expr): Expr => ({ node: 'ArithmeticOperation', op, left, right, ...at }) as Expr;
+  const element = (t: Expr, i: number): Expr => call('tupleElement', t, { node: 'Constant', value: i, ...at } as Expr);
+  const hop = name.startsWith('hop');
+  const bound = name.endsWith('Start') ? 1 : name.endsWith('End') ? 2 : 0;
+  if (bound && args.length === 1) return element(args[0], bound);
+  if (args.length !== (hop ? 3 : 2)) return undefined;
+  const [t, step] = args;
+  const start = call('toDateTime', call('toStartOfInterval', t, step));
+  const [lower, upper] = hop ? [arith('-', arith('+', start, step), args[2]), arith('+', start, step)] : [start, arith('+', start, step)];
+  return bound === 1 ? lower : bound === 2 ? upper : call('tuple', lower, upper);
+}
+const TIME_WINDOWS = new Set(['tumble', 'tumbleStart', 'tumbleEnd', 'hop', 'hopStart', 'hopEnd']);
 /** dateAdd(unit, n, t) / dateSub(unit, n, t): t ± n units. */
 const DATE_SHIFT = new Set(['dateAdd', 'date_add', 'dateSub', 'date_sub']);
 /** timeStampAdd(t, interval) / timeStampSub: t ± interval. */
@@ -1934,6 +1953,11 @@ export class Compiler {
       const call = (name: string, ...xs: Expr[]): Expr => ({ node: 'Call', name, args: xs, ...at }) as Expr;
       const value = part === 'weekday' ? call('formatDateTime', args[1], { node: 'Constant', value: '%W', ...at } as Expr) : call(part, args[1]);
       return this.expr(call('toString', value), scope);
+    }
+    if (TIME_WINDOWS.has(sig.name)) {
+      const window = timeWindowExpr(sig.name, args, at);
+      if (!window) this.err(`${sig.name} takes ${sig.name.startsWith('hop') ? '(time, hop interval, window interval)' : '(time, interval)'}, or a window`, c);
+      return this.expr(window, scope);
     }
     const calendar = own(CALENDAR_REWRITES, sig.name);
     if (calendar) {

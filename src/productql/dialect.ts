@@ -263,12 +263,15 @@ export function roundingDigits(p: Printed, name: string, h: Helpers, node: NodeB
 export function startOfIntervalArgs(a: Printed[], h: Helpers, node: NodeBase, subDay: (u: IntervalUnit) => boolean): { k: number; unit: IntervalUnit; isDate: boolean } {
   const iv = a[1];
   const cnt = iv.intervalCount;
-  if (iv.type !== 'interval' || !cnt?.isConst || typeof cnt.constValue !== 'number' || !Number.isSafeInteger(cnt.constValue) || cnt.constValue < 1)
+  // the count a constant number, or text of one (toIntervalDay('1'), as ClickHouse reads it)
+  const v = cnt?.isConst ? cnt.constValue : undefined;
+  const k = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (iv.type !== 'interval' || !Number.isSafeInteger(k) || k < 1)
     return h.error('toStartOfInterval takes an interval with a constant positive count, such as INTERVAL 5 minute', node);
   const unit = iv.intervalUnit as IntervalUnit;
   const isDate = a[0].type === 'date';
   if (isDate && subDay(unit)) return h.error(`toStartOfInterval on a Date takes a unit of a day or more, not ${unit}`, node);
-  return { k: cnt.constValue, unit, isDate };
+  return { k, unit, isDate };
 }
 
 /** Lazily joined columns a guarded table reference must expose (`__person_id`, `__person_properties`, ...). */

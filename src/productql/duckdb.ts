@@ -1298,7 +1298,7 @@ class DuckDBDialect implements Dialect {
           case 'hour': {
             // Hours counted from the local midnight, as ClickHouse does.
             const day = `date_trunc('day', ${l})`;
-            const start = `(${day} + to_seconds(CAST(epoch(${l}) - epoch(${day}) AS BIGINT) // ${3600 * k} * ${3600 * k}))`;
+            const start = `(${day} + to_seconds(CAST(floor(epoch(${l}) - epoch(${day})) AS BIGINT) // ${3600 * k} * ${3600 * k}))`;
             return P(`(${x} - (${l} - ${start}))`, 'datetime', v.nullable);
           }
           case 'day': {

@@ -311,6 +311,11 @@ add('scalar', 3, 3, ['age']);
 // timeSlot, toStartOfISOYear, toLastDayOfWeek(t[, mode]), (to|from)ModifiedJulianDay[OrNull]: compiler.ts CALENDAR_REWRITES
 add('scalar', 1, 1, ['timeSlot', 'toStartOfISOYear', 'toModifiedJulianDay', 'toModifiedJulianDayOrNull', 'fromModifiedJulianDay', 'fromModifiedJulianDayOrNull']);
 add('scalar', 1, 2, ['toLastDayOfWeek']);
+// time windows: tumble(t, size), hop(t, step, size), their Start / End of those or of a window (compiler.ts timeWindowExpr)
+add('scalar', 2, 2, ['tumble']);
+add('scalar', 3, 3, ['hop']);
+add('scalar', 1, 2, ['tumbleStart', 'tumbleEnd']);
+add('scalar', 1, 3, ['hopStart', 'hopEnd']);
 // dateName(part, t): compiler.ts DATE_NAME_PARTS
 add('scalar', 2, 2, ['dateName']);
 // timeStampAdd(datetime, interval) / timeStampSub: datetime + interval, datetime - interval (ClickHouse's aliases timestamp_add / timestamp_sub)

@@ -9,7 +9,8 @@
  *   Bool, any(1 = 1) UInt8) and are Nullable only when it is; groupArray(true) is an Array(Bool);
  * - date, string, array and rounding functions of posthog/hogql/functions/mapping.py with the values ClickHouse gives;
  * - parseDateTimeInJodaSyntax (test_mapping.py), if / multiIf / coalesce / ifNull typed by ClickHouse's least supertype, and
- *   toDate / toDateOrNull of text that is no real date (February 30, month 13) NULL on ClickHouse 18.16 too.
+ *   toDate / toDateOrNull of text that is no real date (February 30, month 13) NULL on ClickHouse 18.16 too; the time
+ *   windows tumble / hop and their bounds, and tuples holding datetimes shown as the scalars are.
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-4.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -275,5 +276,44 @@ describe('toDate / toDateOrNull of text that is no real date: NULL (HogQL prints
       [null, null],
       ['2023-02-28', '2023-04-30'],
     ]);
+  });
+});
+
+describe("mapping.py's time windows tumble / hop (test_printer.py test_functions_expecting_datetime_arg), and tuples holding datetimes", () => {
+  it('tumble(t, size): the window holding t, as a tuple of DateTimes; tumbleStart / tumbleEnd its bounds; an interval count given as text', async () => {
+    const r = await hogql(
+      "SELECT tumble(toDateTime('2023-06-12'), toIntervalDay('1')), tumbleStart(toDateTime('2023-06-12 10:00:00'), toIntervalDay('1')), tumbleEnd(toDateTime('2023-06-14 10:00:00'), INTERVAL 1 WEEK), tumbleStart(tumble(toDateTime('2023-06-12 10:17:00'), INTERVAL 15 MINUTE))",
+    );
+    expect(r.results).toEqual([[['2023-06-12T00:00:00+00:00', '2023-06-13T00:00:00+00:00'], '2023-06-12T00:00:00+00:00', '2023-06-19T00:00:00+00:00', '2023-06-12T10:15:00+00:00']]);
+    expect(typesOf(r)).toEqual(["Tuple(DateTime('UTC'), DateTime('UTC'))", "DateTime('UTC')", "DateTime('UTC')", "DateTime('UTC')"]);
+  });
+
+  it('hop(t, step, size): the window of size ending at the first step boundary after t', async () => {
+    expect(
+      await rows("SELECT hop(toDateTime('2024-07-04 10:00:00'), INTERVAL '1' DAY, INTERVAL '2' DAY), hopStart(toDateTime('2024-07-04 10:00:00'), INTERVAL 1 HOUR, INTERVAL 3 HOUR), hopEnd(toDateTime('2024-07-04 10:00:00'), INTERVAL 1 HOUR, INTERVAL 3 HOUR)"),
+    ).toEqual([[['2024-07-03T00:00:00+00:00', '2024-07-05T00:00:00+00:00'], '2024-07-04T08:00:00+00:00', '2024-07-04T11:00:00+00:00']]);
+  });
+
+  it('per row in the project timezone; grouped by a window', async () => {
+    const tz = { timezone: 'Europe/Berlin' };
+    expect(await rows('SELECT tumble(timestamp, INTERVAL 1 HOUR), tumbleStart(timestamp, INTERVAL 1 DAY) FROM events ORDER BY timestamp', tz)).toEqual([
+      [['2023-01-01T11:00:00+01:00', '2023-01-01T12:00:00+01:00'], '2023-01-01T00:00:00+01:00'],
+      [['2023-01-03T00:00:00+01:00', '2023-01-03T01:00:00+01:00'], '2023-01-03T00:00:00+01:00'],
+    ]);
+    expect(await rows('SELECT tumbleStart(timestamp, INTERVAL 1 WEEK) AS w, count() FROM events GROUP BY w ORDER BY w')).toEqual([
+      ['2022-12-26T00:00:00+00:00', 1],
+      ['2023-01-02T00:00:00+00:00', 1],
+    ]);
+  });
+
+  it('a tuple with datetimes and dates shows them as the scalars are shown (in their zone)', async () => {
+    const r = await hogql("SELECT (timestamp, event), (toDate('2023-01-01'), 1), (toTimeZone(timestamp, 'Asia/Tokyo'), toStartOfDay(timestamp)) FROM events ORDER BY timestamp LIMIT 1", { timezone: 'Europe/Berlin' });
+    expect(r.results).toEqual([[['2023-01-01T11:20:30.123000+01:00', '$pageview'], ['2023-01-01', 1], ['2023-01-01T19:20:30.123000+09:00', '2023-01-01T00:00:00+01:00']]]);
+    expect(typesOf(r)).toEqual(["Tuple(DateTime64(6, 'Europe/Berlin'), String)", 'Tuple(Date, UInt8)', "Tuple(DateTime64(6, 'Asia/Tokyo'), DateTime('Europe/Berlin'))"]);
+  });
+
+  it('tumble takes (time, interval); hop (time, step, size)', async () => {
+    await expect(hogql('SELECT tumble(now())')).rejects.toMatchObject({ status: 400 });
+    await expect(hogql('SELECT hopStart(now(), INTERVAL 1 HOUR)')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('hopStart takes') });
   });
 });

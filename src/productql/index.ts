@@ -331,6 +331,9 @@ function tupleValue(v: unknown): unknown {
   return jsonValue(v);
 }
 
+/** A tuple element type that is a datetime or a date. */
+const TIME_ELEMENT = /^(?:Nullable\()?(DateTime(?:64)?\(.*\)|Date)\)?$/;
+
 function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unknown {
   if (v === null || v === undefined) return null;
   // an array of datetimes or dates (groupArray(timestamp), [toDate(x)]): each element as a value of that type is shown
@@ -344,6 +347,20 @@ function convertCell(v: unknown, col: OutputColumn | undefined, tz: string): unk
     const zone = typed?.[2];
     const whole = d && typed && !typed[1] ? new Date(Math.floor(d.getTime() / 1000) * 1000) : d;
     return whole ? formatDateTimeInTimezone(whole, zone ?? tz) : jsonValue(v);
+  }
+  if (col?.chType?.startsWith('Tuple(')) {
+    // a tuple holding datetimes or dates (tumble(t, size)): those elements shown as values of their type
+    const items = typeList(col.chType.slice('Tuple('.length, -1));
+    const elements = Array.isArray(v) ? v : tupleValue(v);
+    if (Array.isArray(elements) && items.some((t) => TIME_ELEMENT.test(t)))
+      return elements.map((x, i) => {
+        const m = TIME_ELEMENT.exec(items[i] ?? '');
+        if (!m || x === null || x === undefined) return tupleValue(x);
+        const datetime = m[1] !== 'Date';
+        // (ClickHouse's datetimes arrive as epoch milliseconds)
+        const raw = datetime && typeof x === 'string' && /^-?\d+$/.test(x) ? Number(x) : x;
+        return convertCell(raw, { ...col, type: datetime ? 'datetime' : 'date', chType: m[1] }, tz);
+      });
   }
   if (col?.chType?.startsWith('Tuple(') || col?.chType?.startsWith('Array(Tuple(')) return tupleValue(v);
   if (col?.type === 'interval') return intervalValue(v, col.chType);
