@@ -1302,6 +1302,7 @@ export class ClickHouseDialect implements Dialect {
           if ('native' in piece) return `formatDateTime(${l}, ${h.param(piece.native)}, ${zone})`;
           if (piece.code === 'G') return `toString(toISOYear(${l}))`;
           if (piece.code === 'Q') return `toString(toQuarter(${l}))`;
+          if (piece.code === 'f') return a[0].wholeSeconds || a[0].type !== 'datetime' ? h.param('000000') : `substring(toString(1000000 + (${dtArg(0)} % 1000) * 1000), 2)`;
           if (piece.code === 'C') return `substring(toString(100 + intDiv(toYear(${l}), 100) % 100), 2)`;
           if (piece.code === 'A' || piece.code === 'a') return names(piece.code === 'A' ? WEEKDAY_NAMES : WEEKDAY_NAMES.map((x) => x.slice(0, 3)), `toDayOfWeek(${l})`);
           if (piece.code === 'B' || piece.code === 'b') return names(piece.code === 'B' ? MONTH_NAMES : MONTH_NAMES.map((x) => x.slice(0, 3)), `toMonth(${l})`);

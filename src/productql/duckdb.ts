@@ -1259,6 +1259,7 @@ class DuckDBDialect implements Dialect {
           if (piece.code === 'e') return `lpad(CAST(day(${l}) AS VARCHAR), 2, ${h.param(' ')})`;
           if (piece.code === 'Q') return `CAST(quarter(${l}) AS VARCHAR)`;
           if (piece.code === 'C') return `lpad(CAST(year(${l}) // 100 % 100 AS VARCHAR), 2, ${h.param('0')})`;
+          if (piece.code === 'f') return a[0].wholeSeconds || a[0].type !== 'datetime' ? h.param('000000') : `lpad(CAST(microsecond(${x}) % 1000000 AS VARCHAR), 6, ${h.param('0')})`;
           // %z: the zone's offset at that instant, +hhmm
           const off = `CAST(epoch(${l}) - epoch(${x}) AS BIGINT)`;
           const two = (v: string) => `lpad(CAST(${v} AS VARCHAR), 2, ${h.param('0')})`;

@@ -10,7 +10,7 @@
  * - date, string, array and rounding functions of posthog/hogql/functions/mapping.py with the values ClickHouse gives;
  * - parseDateTimeInJodaSyntax (test_mapping.py), if / multiIf / coalesce / ifNull typed by ClickHouse's least supertype, and
  *   toDate / toDateOrNull of text that is no real date (February 30, month 13) NULL on ClickHouse 18.16 too; the time
- *   windows tumble / hop and their bounds, and tuples holding datetimes shown as the scalars are.
+ *   windows tumble / hop and their bounds, tuples holding datetimes shown as the scalars are, formatDateTime's %f.
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-4.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -315,5 +315,17 @@ describe("mapping.py's time windows tumble / hop (test_printer.py test_functions
   it('tumble takes (time, interval); hop (time, step, size)', async () => {
     await expect(hogql('SELECT tumble(now())')).rejects.toMatchObject({ status: 400 });
     await expect(hogql('SELECT hopStart(now(), INTERVAL 1 HOUR)')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('hopStart takes') });
+  });
+});
+
+describe("formatDateTime's %f: the microseconds, 000000 for a DateTime or Date (ClickHouse since 23.4)", () => {
+  it('of timestamp, of whole-second values and of dates', async () => {
+    expect(
+      await rows("SELECT formatDateTime(timestamp, '%H:%i:%S.%f'), formatDateTime(toDateTime(timestamp), '%f'), formatDateTime(toStartOfMinute(timestamp), '%f'), formatDateTime(toDate(timestamp), '%f') FROM events ORDER BY timestamp", { timezone: 'Asia/Kolkata' }),
+    ).toEqual([
+      ['15:50:30.123000', '000000', '000000', '000000'],
+      ['05:29:59.999000', '000000', '000000', '000000'],
+    ]);
+    expect(await one("formatDateTime(toDateTime64('2023-03-01 10:00:00.5', 6), '%f')")).toBe('500000');
   });
 });
