@@ -77,27 +77,6 @@ const freshnessSchema = z
  */
 const laxInt = <T extends z.ZodTypeAny>(schema: T) => z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d{1,15}\s*$/.test(v) ? Number(v) : v), schema);
 
-/** PostHog's `EndpointRequest` plus Quarry's `variables` declarations. Unknown keys are a 400. */
-export const endpointRequestSchema = z
-  .object({
-    name: z.string().optional(),
-    description: z.string().max(10_000).nullable().optional(),
-    query: z.object({ kind: z.string() }).passthrough().optional(),
-    variables: variableDeclarationsSchema.nullable().optional(),
-    data_freshness_seconds: laxInt(freshnessSchema).optional(),
-    // pydantic's Optional fields: null is "not given" (PostHog applies only the fields that are not None)
-    is_active: z.boolean().nullable().optional(),
-    tags: z.array(z.string().min(1).max(100)).max(50).nullable().optional(),
-    derived_from_insight: z.string().max(12).nullable().optional(),
-    is_materialized: z.boolean().nullable().optional(),
-    optional_breakdown_properties: z.array(z.string()).nullable().optional(),
-    bucket_overrides: z.record(z.string(), z.string()).nullable().optional(),
-    version: laxInt(z.number().int().min(1).nullable()).optional(),
-    deleted: z.boolean().nullable().optional(),
-  })
-  .strict();
-export type EndpointRequest = z.infer<typeof endpointRequestSchema>;
-
 const PY_TRUE = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
 const PY_FALSE = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
 /** A bool read as pydantic's lax mode reads it: 0 and 1, and the strings it interprets (true/false, yes/no, on/off, …; any case). */
@@ -110,6 +89,27 @@ const pyBool = z.preprocess(
   },
   z.boolean({ error: (issue) => (typeof issue.input === 'string' ? 'Input should be a valid boolean, unable to interpret input' : 'Input should be a valid boolean') }),
 );
+
+/** PostHog's `EndpointRequest` plus Quarry's `variables` declarations. Unknown keys are a 400. */
+export const endpointRequestSchema = z
+  .object({
+    name: z.string().optional(),
+    description: z.string().max(10_000).nullable().optional(),
+    query: z.object({ kind: z.string() }).passthrough().optional(),
+    variables: variableDeclarationsSchema.nullable().optional(),
+    data_freshness_seconds: laxInt(freshnessSchema).optional(),
+    // pydantic's Optional fields: null is "not given" (PostHog applies only the fields that are not None)
+    is_active: pyBool.nullable().optional(),
+    tags: z.array(z.string().min(1).max(100)).max(50).nullable().optional(),
+    derived_from_insight: z.string().max(12).nullable().optional(),
+    is_materialized: pyBool.nullable().optional(),
+    optional_breakdown_properties: z.array(z.string()).nullable().optional(),
+    bucket_overrides: z.record(z.string(), z.string()).nullable().optional(),
+    version: laxInt(z.number().int().min(1).nullable()).optional(),
+    deleted: z.boolean().nullable().optional(),
+  })
+  .strict();
+export type EndpointRequest = z.infer<typeof endpointRequestSchema>;
 
 /** `EndpointRunRequest` (pydantic `extra="forbid"`) plus Quarry's `result_format`. */
 export const runRequestSchema = z
@@ -231,16 +231,21 @@ function withoutUnusedDefinitions(query: Record<string, unknown>, used: Set<stri
   return kept.length === entries.length ? query : { ...query, variables: Object.fromEntries(kept) };
 }
 
-/** Declarations from PostHog's in-query variables (`{uuid: {code_name, value}}`), typed by their value. */
+/**
+ * Declarations from PostHog's in-query variables (`{uuid: {code_name, value, isNull?}}`), typed by their value.
+ * `isNull: true` is a value set to NULL (HogQL's variable replacement binds NULL whatever `value` holds, as the query
+ * API does here): an optional variable whose run without it binds NULL.
+ */
 function declarationsFromQueryVariables(vars: unknown): EndpointVariable[] {
   if (!vars || typeof vars !== 'object') return [];
   const out: EndpointVariable[] = [];
   for (const v of Object.values(vars as Record<string, unknown>)) {
     if (!v || typeof v !== 'object' || typeof (v as { code_name?: unknown }).code_name !== 'string') continue;
-    const { code_name, value } = v as { code_name: string; value?: unknown };
+    const { code_name, value, isNull } = v as { code_name: string; value?: unknown; isNull?: unknown };
     const type: EndpointVariable['type'] =
       typeof value === 'number' ? 'Number' : typeof value === 'boolean' ? 'Boolean' : Array.isArray(value) ? 'List' : 'String';
-    out.push({ name: code_name, type, ...(value !== undefined && value !== null ? { default: value } : {}) });
+    if (isNull === true) out.push({ name: code_name, type, required: false });
+    else out.push({ name: code_name, type, ...(value !== undefined && value !== null ? { default: value } : {}) });
   }
   return out;
 }

@@ -165,6 +165,26 @@ describe('EndpointRequest values (reference §1.4: a pydantic model, all fields 
     }
     expect((await s.api('GET', `${ep}/lax_ints/`)).body.data_freshness_seconds).toBe(3600);
   });
+
+  it('booleans as pydantic’s lax mode reads them: is_active "false", "no", 0 and "1"; anything else is pydantic’s message', async () => {
+    await make({ name: 'lax_bools', query: sql('select 1 as one'), is_active: 'false' });
+    expect((await s.api('GET', `${ep}/lax_bools/`)).body.is_active).toBe(false);
+    for (const [sent, kept] of [['1', true], ['no', false], [1, true], [0, false], ['TRUE', true]] as const) {
+      const r = await s.api('PATCH', `${ep}/lax_bools/`, { is_active: sent });
+      expect([sent, r.status, r.body.is_active, r.body.current_version]).toEqual([sent, 200, kept, 1]);
+    }
+    for (const bad of ['maybe', 2, []]) {
+      const r = await s.api('PATCH', `${ep}/lax_bools/`, { is_active: bad });
+      expect([bad, r.status, r.body.attr, r.body.detail]).toEqual([
+        bad,
+        400,
+        'is_active',
+        typeof bad === 'string' ? 'Input should be a valid boolean, unable to interpret input' : 'Input should be a valid boolean',
+      ]);
+    }
+    // nothing changed by the refused ones: the last accepted "TRUE"
+    expect((await s.api('GET', `${ep}/lax_bools/`)).body.is_active).toBe(true);
+  });
 });
 
 describe('is_active at two levels (reference §1.1, §1.5, test_endpoint_versions.py)', () => {
@@ -516,6 +536,23 @@ describe('HogQL variables in the query (reference §1.4, §1.6; test_endpoint_ex
     expect(await run({})).toEqual([['default one']]);
     expect(await run({ variables: { who: 'given' } })).toEqual([['given']]);
     expect(await run({ variables: { who: null } })).toEqual([['nobody']]);
+  });
+
+  it('isNull: true in the saved query is a value set to NULL (HogQL’s variable replacement): a run without the variable binds NULL, whatever `value` holds; a given value replaces it', async () => {
+    const nulled = { ...withDefault, variables: { [id]: { variableId: id, code_name: 'who', value: 'stale text', isNull: true } } };
+    const made = await make({ name: 'in-query-null', query: nulled });
+    expect(made.query).toEqual(nulled);
+    const run = async (body: Record<string, unknown>) => (await s.api('POST', `${ep}/in-query-null/run/`, body)).body.results;
+    expect(await run({})).toEqual([['nobody']]);
+    expect(await run({ variables: { who: 'given' } })).toEqual([['given']]);
+    // the query API binds it alike
+    const viaQuery = await s.api('POST', `/api/projects/${p}/query/`, { query: nulled });
+    expect(viaQuery.body.results).toEqual([['nobody']]);
+    // optional in the document: the run body need not carry it, and no stale example is shown
+    const doc = (await s.api('GET', `${ep}/in-query-null/openapi.json/`)).body;
+    expect(doc.components.schemas.Variables.required).toBeUndefined();
+    expect(doc.components.schemas.Variables.properties.who.example).toBeUndefined();
+    expect(doc.paths[`/api/projects/${p}/endpoints/in-query-null/run`].post.requestBody.required).toBe(false);
   });
 
   it('a syntax error on create: 400 naming query, “Invalid HogQL query: ” and the parser’s message', async () => {
