@@ -21,7 +21,7 @@ export interface EventView {
   distinct_id: string;
   properties: Record<string, unknown>;
   event: string;
-  /** ISO 8601 in UTC, as ProductQL answers datetimes (`+00:00`, microseconds when there are any). */
+  /** ISO 8601 in UTC whatever the project's timezone (`+00:00`, microseconds when there are any), as PostHog's. */
   timestamp: string;
   /**
    * The event's person, light: identified or not, its first distinct id (PostHog's `distinct_ids[:1]`), the display
@@ -80,7 +80,9 @@ const EVENT_COLUMNS = [
   'event',
   'distinct_id',
   'properties',
-  'timestamp',
+  // PostHog's ClickhouseEventSerializer.get_timestamp: `timestamp.replace(tzinfo=UTC).astimezone().isoformat()` on a
+  // UTC server, so `+00:00` whatever the project's timezone (ProductQL would answer it in the project's)
+  "toTimeZone(timestamp, 'UTC')",
   'elements_chain',
   'toString(person_id)',
   'person.properties',

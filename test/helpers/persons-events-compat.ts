@@ -445,6 +445,26 @@ export function describePersonsEventsCompat(engine: string, server: () => TestSe
       expect((await list('?limit=2')).results).toHaveLength(2);
     });
 
+    it('timestamps are UTC whatever the project’s timezone (ClickhouseEventSerializer.get_timestamp: astimezone().isoformat() on a UTC server)', async () => {
+      const tz = await seed(s, 'events-2-tz', {
+        events: [
+          { event: 'tz event', distinct_id: 'tz', timestamp: '2021-01-05T00:00:00.123Z', properties: { n: 1 } },
+          { event: 'tz event', distinct_id: 'tz', timestamp: '2021-01-04T03:00:00Z', properties: { n: 2 } },
+        ],
+      });
+      expect((await s.api('PATCH', `/api/projects/${tz}/`, { timezone: 'America/New_York' })).status).toBe(200);
+      const r = await s.api('GET', `/api/projects/${tz}/events/?limit=1`);
+      expect(r.status).toBe(200);
+      // microseconds only when there are any, as Python's isoformat
+      expect(r.body.results.map((e: { timestamp: string }) => e.timestamp)).toEqual(['2021-01-05T00:00:00.123000+00:00']);
+      expect(new URL(r.body.next).searchParams.get('before')).toBe('2021-01-05T00:00:00.123000+00:00');
+      const url = new URL(r.body.next);
+      const page2 = await s.api('GET', url.pathname + url.search);
+      expect(page2.body.results.map((e: { timestamp: string }) => e.timestamp)).toEqual(['2021-01-04T03:00:00+00:00']);
+      const one = await s.api('GET', `/api/projects/${tz}/events/${r.body.results[0].id}/`);
+      expect([one.status, one.body.timestamp]).toEqual([200, '2021-01-05T00:00:00.123000+00:00']);
+    });
+
     it('test_event_property_values: the last 7 days, arrays flattened, booleans and objects named as PostHog', async () => {
       const r = await s.api('GET', `${base()}values/?key=random_prop`);
       expect(r.status).toBe(200);
