@@ -134,12 +134,19 @@ export function asTextExpr(x: Expr): Expr {
 /**
  * The value as text with `''` → NULL, URL-normalized when asked (trailing `/?#` stripped, empty → `/`). `text`: the
  * value's text when the caller already has it (default: {@link asTextExpr} of {@link breakdownRawExpr}).
+ *
+ * PostHog normalizes before its `nullIf(toString(x), '')` (breakdown.py `_get_breakdown_values_transform`:
+ * `empty(trimRight(x, '/?#')) ? '/' : trimRight(x, '/?#')`), so a URL holding `''` is `/` there, and only a missing
+ * (NULL) one is null.
  */
 export function breakdownStringExpr(spec: BreakdownSpec, table?: string, text?: Expr): Expr {
-  const s = ast.call('nullIf', [text ?? asTextExpr(breakdownRawExpr(spec, table)), ast.constant('')]);
+  const raw = text ?? asTextExpr(breakdownRawExpr(spec, table));
+  const s = ast.call('nullIf', [raw, ast.constant('')]);
   if (!spec.normalizeUrl) return s;
-  const stripped = ast.call('replaceRegexpAll', [s, ast.constant('[/?#]+$'), ast.constant('')]);
-  return ast.call('if', [ast.call('isNull', [s]), s, ast.call('coalesce', [ast.call('nullIf', [stripped, ast.constant('')]), ast.constant('/')])]);
+  // NULL stays NULL: asTextExpr's concat turns a NULL non-text value into '', so test the value itself there
+  const isNull = ast.call('isNull', [text ?? breakdownRawExpr(spec, table)]);
+  const stripped = ast.call('replaceRegexpAll', [raw, ast.constant('[/?#]+$'), ast.constant('')]);
+  return ast.call('if', [isNull, s, ast.call('coalesce', [ast.call('nullIf', [stripped, ast.constant('')]), ast.constant('/')])]);
 }
 
 /** The breakdown column: text value with the null sentinel (`text`: as in {@link breakdownStringExpr}). */

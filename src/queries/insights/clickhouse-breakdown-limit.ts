@@ -49,14 +49,15 @@ export function clickhouseRawBreakdownKeys(specs: BreakdownSpec[]): { keys: Expr
 /**
  * What `properties.<k>` is, given the key's raw JSON text `r` (`''` when missing): a string value unescaped (the raw
  * text read back as the only key of an object, so JSON escapes are decoded exactly as for the whole properties
- * text), `null` as `''`, any other value as its JSON text — the ClickHouse printer's `jsonProperty`.
+ * text), a missing key and `null` as NULL (`""` is `''`), any other value as its JSON text — the ClickHouse printer's
+ * `jsonProperty`.
  */
 export function rawJsonText(r: Expr): Expr {
   return call(
     'if',
-    call('startsWith', r, c('"')),
-    call('JSONExtractString', call('concat', c('{"k":'), r, c('}')), c('k')),
-    call('if', ast.eq(r, c('null')), c(''), r),
+    ast.or(ast.eq(r, c('')), ast.eq(r, c('null'))),
+    ast.constant(null),
+    call('if', call('startsWith', r, c('"')), call('JSONExtractString', call('concat', c('{"k":'), r, c('}')), c('k')), r),
   );
 }
 
