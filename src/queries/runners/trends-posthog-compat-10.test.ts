@@ -286,3 +286,65 @@ describe('relative and absolute ranges in America/Los_Angeles (now Aug 24 17:00 
     expect([r.results[0].days, r.results[0].data]).toEqual([['2021-08-23'], [2]]);
   });
 });
+
+describe('test_trends.py _test_math_property_aggregation: the aggregated value of a property on ActionsTable by week', () => {
+  beforeEach(() => freeze('2020-01-04T13:01:01Z'));
+  const aggregated = async (values: number[], math: string): Promise<number> => {
+    const p = await db.project([{ distinct_ids: ['blabla'] }], values.map((v) => ev('sign up', 'blabla', '2020-01-01T00:00:00Z', { some_number: v })));
+    const r = await db.run(trendsRunner, { kind: 'TrendsQuery', interval: 'week', trendsFilter: { display: 'ActionsTable' }, series: [{ ...SIGN_UP, math, math_property: 'some_number' }] }, p);
+    expect(r.results).toHaveLength(1);
+    return r.results[0].aggregated_value;
+  };
+
+  it('test_sum/avg/min/max_filtering over 2, 3, 5.5, 7.5: 18, 4.5, 2, 7.5', async () => {
+    const values = [2, 3, 5.5, 7.5];
+    expect(await aggregated(values, 'sum')).toBe(18);
+    expect(await aggregated(values, 'avg')).toBe(4.5);
+    expect(await aggregated(values, 'min')).toBe(2);
+    expect(await aggregated(values, 'max')).toBe(7.5);
+  });
+
+  // quantiles interpolate between the 100 values 101..200 (PostHog: assertAlmostEqual, "clickhouse functions not 100%")
+  it.each<[string, number]>([
+    ['median', 150.5],
+    ['p75', 175.25],
+    ['p90', 190.1],
+    ['p95', 195.05],
+    ['p99', 199.01],
+  ])('test_%s_filtering over 101..200: %s', async (math, expected) => {
+    expect(await aggregated(Array.from({ length: 100 }, (_, i) => 101 + i), math)).toBeCloseTo(expected, 6);
+  });
+});
+
+describe('breakdown_normalize_url reads a URL holding "" as "" (non-materialized properties), then normalizes it', () => {
+  beforeEach(() => freeze('2020-01-04T13:01:01Z'));
+
+  it('"" and "//" become "/", a missing or null URL is the null sentinel, last; the same per breakdown of a breakdowns list', async () => {
+    const pv = (d: string, p: Record<string, unknown>) => ev('$pageview', d, '2020-01-02T10:00:00Z', p);
+    const p = await db.project(
+      [{ distinct_ids: ['a'] }, { distinct_ids: ['b'] }],
+      [pv('a', { $current_url: '' }), pv('a', { $current_url: '/' }), pv('a', { $current_url: '//' }), pv('b', { $current_url: 'https://x.com/?' }), pv('b', {}), pv('b', { $current_url: null })],
+    );
+    const PV = { kind: 'EventsNode', event: '$pageview' };
+    const one = await db.run(trendsRunner, { kind: 'TrendsQuery', series: [PV], dateRange: { date_from: '-7d' }, breakdownFilter: { breakdown: '$current_url', breakdown_normalize_url: true } }, p);
+    expect(one.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      ['/', 3],
+      ['https://x.com', 1],
+      [NULL_V, 2],
+    ]);
+    const list = await db.run(trendsRunner, { kind: 'TrendsQuery', series: [PV], dateRange: { date_from: '-7d' }, breakdownFilter: { breakdowns: [{ property: '$current_url', normalize_url: true }] } }, p);
+    expect(list.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      [['/'], 3],
+      [['https://x.com'], 1],
+      [[NULL_V], 2],
+    ]);
+    // without normalize_url, "" is the null sentinel (nullIf(toString(x), ''))
+    const plain = await db.run(trendsRunner, { kind: 'TrendsQuery', series: [PV], dateRange: { date_from: '-7d' }, breakdownFilter: { breakdown: '$current_url' } }, p);
+    expect(plain.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      ['/', 1],
+      ['//', 1],
+      ['https://x.com/?', 1],
+      [NULL_V, 3],
+    ]);
+  });
+});
