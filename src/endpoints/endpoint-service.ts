@@ -13,7 +13,7 @@ import type { EventEngineBase } from '../engines/engine';
 import { isUserError, notFound, UserError, validationError } from '../errors';
 import { pageOf, type Page, type Paged } from '../pagination';
 import { userBasic, type UserBasic } from '../insights/activity';
-import { compileProductQL, parseSelect, shapeResult, type Query } from '../productql';
+import { compileProductQL, MAX_LIMIT, parseSelect, shapeResult, type Query } from '../productql';
 import type { ProjectService } from '../projects/project-service';
 import type { PreparedQuery, QueryOutcome, QueryService } from '../queries/query-service';
 import { Endpoint, EndpointVersion, type Project } from '../store/entities';
@@ -1088,7 +1088,8 @@ export class EndpointService {
       // List values are bound by the printer itself (a tuple right of IN, an array elsewhere).
       const { limit: _limit, offset: _offset, ...stored } = version.query;
       const node: Record<string, unknown> = { ...stored, query: String(version.query.query), variables: values };
-      if (limit !== undefined) node.limit = limit;
+      // a run limit past HogQL's largest returned rows is clamped to it (HogQLHasMorePaginator's min(max, limit)), not refused
+      if (limit !== undefined) node.limit = Math.min(limit, MAX_LIMIT);
       if (offset !== undefined) node.offset = offset;
       return node;
     }

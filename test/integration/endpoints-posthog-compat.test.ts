@@ -283,6 +283,17 @@ describe('runs (test_endpoint_execution.py)', () => {
     expect(wide.body.results.length).toBeLessThanOrEqual(10);
   });
 
+  it('a run limit past HogQL’s largest returned rows (50000) is clamped to it (the has-more paginator’s min), not refused', async () => {
+    await s.api('POST', `${ep}/`, { name: 'many_rows', query: sql('select number from numbers(50002) order by number') });
+    for (const body of [{ limit: 1_000_000 }, { limit: 50_001, offset: 1 }]) {
+      const r = await s.api('POST', `${ep}/many_rows/run/`, body);
+      expect([r.status, r.body.results.length, r.body.hasMore, r.body.limit]).toEqual([200, 50_000, true, 50_000]);
+      expect(r.body.results[0]).toEqual([body.offset ?? 0]);
+    }
+    const q = await s.api('GET', `${ep}/many_rows/run/?limit=60000&offset=2`);
+    expect([q.status, q.body.results.length, q.body.hasMore, q.body.offset]).toEqual([200, 50_000, false, 2]);
+  });
+
   it('a RetentionQuery endpoint takes its breakdown as a variable: only that value’s cohorts', async () => {
     const retention = {
       kind: 'RetentionQuery',
