@@ -97,6 +97,22 @@ describe('create, retrieve, update, delete (test_endpoint.py)', () => {
     expect(one).toEqual((await s.api('GET', `/api/environments/${q}/endpoints/first/`)).body);
   });
 
+  it('the list is newest first (-created_at): an update, a new version included, does not move an endpoint; ?is_active=true lists the active ones', async () => {
+    const q = await newProject(s, 'endpoints-posthog-compat order');
+    const qe = `/api/environments/${q}/endpoints`;
+    for (const n of ['older', 'middle', 'newer']) {
+      expect((await s.api('POST', `${qe}/`, { name: n, query: sql('select 1 as one') })).status).toBe(201);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await s.api('PATCH', `${qe}/older/`, { query: sql('select 2 as one'), description: 'touched' });
+    await s.api('PATCH', `${qe}/middle/`, { is_active: false });
+    const names = async (path: string) => (await s.api('GET', `${qe}/${path}`)).body.results.map((e: { name: string }) => e.name);
+    expect(await names('')).toEqual(['newer', 'middle', 'older']);
+    expect(await names('?is_active=true')).toEqual(['newer', 'older']);
+    expect(await names('?is_active=false')).toEqual(['middle']);
+    expect(await names('?limit=1&offset=1')).toEqual(['middle']);
+  });
+
   it('data_freshness_seconds: each allowed bucket is kept; any other value on update → 400 naming it, nothing changes', async () => {
     await s.api('POST', `${ep}/`, { name: 'fresh', query: sql('select 1 as one') });
     for (const n of [900, 1800, 3600, 21600, 43200, 86400, 604800]) {
