@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import type { Principal } from '../src/auth/principal';
 import type { RateFamily } from '../src/auth/rate-limiter';
 import type { Scope } from '../src/auth/scopes';
-import { projectNotFound, UserError } from '../src/errors';
+import { authenticationFailed, projectNotFound, UserError } from '../src/errors';
 import type { Page, Paged } from '../src/pagination';
 import type { Services } from '../src/services';
 import { FORM_ROUTE, MultipartForm } from './multipart';
@@ -106,6 +106,16 @@ export function apiRoute(
     : [path];
   const run = (principal: Principal, request: FastifyRequest, reply: FastifyReply): RestResult | Promise<RestResult> => {
     const params = (request.params ?? {}) as Record<string, string>;
+    const token = params.projectId !== undefined ? projectTokenOf(request) : undefined;
+    if (token !== undefined) {
+      // PostHog's TeamAndOrgViewSetMixin._get_team_from_request: a project token (`get_token`) names the project,
+      // whatever the URL's id; a token no project has is AuthenticationFailed. The key's access is checked as usual.
+      return services.projects.findByToken(token).then((project) => {
+        if (!project) throw authenticationFailed('Incorrect authentication credentials.'); // DRF's default detail
+        params.projectId = String(project.id);
+        return run(principal, withoutToken(request), reply);
+      });
+    }
     if (params.projectId === CURRENT_PROJECT) {
       // PostHog's `@current`: the caller's current project, then the route as if its id had been given
       return services.projects.currentFor(principal).then((id) => {
@@ -192,6 +202,30 @@ function send(reply: FastifyReply, result: RestResult): FastifyReply {
 const CURRENT_PROJECT = '@current';
 
 /** A numeric project id from the path; anything else is a project that does not exist. */
+/**
+ * The project token of a request as PostHog's get_token reads it for a project route: on a GET, `token` or else
+ * `api_key` of the query string (stripped; empty is none). Bodies are JSON here (get_token reads form fields only).
+ */
+function projectTokenOf(request: FastifyRequest): string | undefined {
+  if (request.method !== 'GET') return undefined;
+  const q = (request.query ?? {}) as Record<string, unknown>;
+  const last = (v: unknown) => (Array.isArray(v) ? v[v.length - 1] : v); // QueryDict.get: the last value
+  for (const name of ['token', 'api_key']) {
+    const v = last(q[name]);
+    if (typeof v === 'string' && v.trim() !== '') return v.trim();
+  }
+  return undefined;
+}
+
+/** The request with its token taken (the project is chosen once; a second pass must not look it up again). */
+function withoutToken(request: FastifyRequest): FastifyRequest {
+  const q = { ...((request.query ?? {}) as Record<string, unknown>) };
+  delete q.token;
+  delete q.api_key;
+  request.query = q;
+  return request;
+}
+
 export function projectIdParam(params: Record<string, string>): number {
   const raw = params.projectId;
   if (!/^\d{1,15}$/.test(raw ?? '')) throw projectNotFound();

@@ -445,6 +445,28 @@ export function describePersonsEventsCompat(engine: string, server: () => TestSe
       expect((await list('?limit=2')).results).toHaveLength(2);
     });
 
+    it('test_get_events_with_specified_token: ?token= names the project (TeamAndOrgViewSetMixin._get_team_from_request)', async () => {
+      const tokenOf = async (id: number) => (await s.api('GET', `/api/projects/${id}/`)).body.api_token as string;
+      const [mine, theirs] = [await tokenOf(p), await tokenOf(other)];
+      const [event1] = (await list('?event=event_name&limit=1')).results;
+      const [event2] = (await s.api('GET', `/api/projects/${other}/events/`)).body.results;
+      const plain = await s.api('GET', `${base()}${event1.id}/`);
+      const withToken = await s.api('GET', `${base()}${event1.id}/?token=${mine}`);
+      expect([plain.status, withToken.status, withToken.body]).toEqual([200, 200, plain.body]);
+      // the other project's token: its event is found through this project's URL, this project's event is not
+      const team2 = await s.api('GET', `${base()}${event2.id}/?token=${theirs}`);
+      expect([team2.status, team2.body.id, team2.body.properties]).toEqual([200, event2.id, { random_prop: 'abcd', $browser: 'Safari' }]);
+      expect((await s.api('GET', `${base()}${event1.id}/?token=${theirs}`)).status).toBe(404);
+      expect((await s.api('GET', `${base()}?token=${theirs}`)).body.results.map((e: { id: string }) => e.id)).toEqual([event2.id]);
+      // api_key is read as the token too; a token no project has is AuthenticationFailed
+      expect((await s.api('GET', `${base()}?api_key=${theirs}`)).body.results).toHaveLength(1);
+      const unknown = await s.api('GET', `${base()}?token=phc_nobody_has_this_token`);
+      expect([unknown.status, unknown.body]).toEqual([
+        401,
+        { type: 'authentication_error', code: 'authentication_failed', detail: 'Incorrect authentication credentials.', attr: null },
+      ]);
+    });
+
     it('timestamps are UTC whatever the project’s timezone (ClickhouseEventSerializer.get_timestamp: astimezone().isoformat() on a UTC server)', async () => {
       const tz = await seed(s, 'events-2-tz', {
         events: [
