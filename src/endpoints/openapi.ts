@@ -249,7 +249,17 @@ export function openapiDocument(input: OpenApiInput): Record<string, unknown> {
               description: 'The rows of the query.',
               content: {
                 'application/json': {
-                  schema: { oneOf: [{ $ref: '#/components/schemas/RunResult' }, { $ref: '#/components/schemas/RunResultObjects' }] },
+                  // PostHog's shape ({results (required), columns, hasMore}), narrowed to Quarry's typed results
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      results: { type: 'array', items: {} },
+                      columns: { type: 'array', items: { type: 'string' } },
+                      hasMore: { type: 'boolean' },
+                    },
+                    required: ['results'],
+                    oneOf: [{ $ref: '#/components/schemas/RunResult' }, { $ref: '#/components/schemas/RunResultObjects' }],
+                  },
                 },
               },
             },

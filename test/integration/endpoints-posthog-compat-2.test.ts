@@ -505,7 +505,6 @@ describe('the OpenAPI document (test_endpoint_openapi.py, reference §1.7)', () 
     expect(v1.paths[`/api/projects/${p}/endpoints/doc-vars/run`].post.requestBody.required).toBe(false);
   });
 
-
   it('400, 401 and 404 carry PostHog’s descriptions: Invalid request, Authentication required, Endpoint not found', async () => {
     await make({ name: 'doc-responses', query: sql('select 1 as one') });
     const d = (await s.api('GET', `${ep}/doc-responses/openapi.json/`)).body;
@@ -519,6 +518,17 @@ describe('the OpenAPI document (test_endpoint_openapi.py, reference §1.7)', () 
     expect(result.properties.results.type).toBe('array');
     expect(result.required).toContain('results');
     expect(result.properties.hasMore.type).toBe('boolean');
+  });
+
+  it('the 200 response’s own schema is PostHog’s object: results (an array, required), columns (strings), hasMore (a boolean)', async () => {
+    await make({ name: 'doc-200', query: sql('select 1 as one') });
+    const d = (await s.api('GET', `${ep}/doc-200/openapi.json/`)).body;
+    const ok = d.paths[`/api/projects/${p}/endpoints/doc-200/run`].post.responses['200'].content['application/json'].schema;
+    expect([ok.type, ok.required]).toEqual(['object', ['results']]);
+    expect(ok.properties).toMatchObject({ results: { type: 'array' }, columns: { type: 'array', items: { type: 'string' } }, hasMore: { type: 'boolean' } });
+    // and a run answers that shape
+    const run = await s.api('POST', `${ep}/doc-200/run/`, {});
+    expect([Array.isArray(run.body.results), run.body.columns, run.body.hasMore]).toEqual([true, ['one'], false]);
   });
 });
 
