@@ -348,3 +348,30 @@ describe('breakdown_normalize_url reads a URL holding "" as "" (non-materialized
     ]);
   });
 });
+
+describe('breakdown_limit over active-user math (query_builder.py: Other folds the totals of the values past the limit)', () => {
+  beforeEach(() => freeze('2020-01-04T13:01:01Z'));
+
+  it('dau and weekly_active: Other is the sum of each folded value’s actors (a person in two of them counts twice), by day and as a total value', async () => {
+    const pv = (d: string, b: string, ts = '2020-01-02T10:00:00Z') => ev('$pageview', d, ts, { b });
+    // a: X twice, Y and Z on Jan 2; c: X on Jan 2, Y on Jan 3
+    const p = await db.project([{ distinct_ids: ['a'] }, { distinct_ids: ['c'] }], [pv('a', 'X'), pv('a', 'X'), pv('a', 'Y'), pv('a', 'Z'), pv('c', 'X'), pv('c', 'Y', '2020-01-03T10:00:00Z')]);
+    const q = (math: string, display: string) =>
+      db.run(trendsRunner, { kind: 'TrendsQuery', dateRange: { date_from: '-3d' }, trendsFilter: { display }, breakdownFilter: { breakdown: 'b', breakdown_limit: 1 }, series: [{ kind: 'EventsNode', event: '$pageview', math }] }, p);
+    const OTHER_V = '$$_posthog_breakdown_other_$$';
+    // X ties with Y on their totals (2 each) and ranks first by value; Other = Y + Z
+    expect((await q('dau', 'ActionsLineGraph')).results.map((x: any) => [x.breakdown_value, x.data])).toEqual([
+      ['X', [0, 2, 0, 0]],
+      [OTHER_V, [0, 2, 1, 0]],
+    ]);
+    expect((await q('weekly_active', 'ActionsLineGraph')).results.map((x: any) => [x.breakdown_value, x.data])).toEqual([
+      ['X', [0, 2, 2, 2]],
+      [OTHER_V, [0, 2, 3, 3]],
+    ]);
+    for (const math of ['dau', 'weekly_active'])
+      expect((await q(math, 'ActionsTable')).results.map((x: any) => [x.breakdown_value, x.aggregated_value])).toEqual([
+        ['X', 2],
+        [OTHER_V, 3],
+      ]);
+  });
+});
