@@ -375,3 +375,17 @@ describe('breakdown_limit over active-user math (query_builder.py: Other folds t
       ]);
   });
 });
+
+describe('smoothingIntervals on ActionsLineGraphCumulative (query_builder.py smooths in the inner select; trends_display.py wraps it in a running sum)', () => {
+  beforeEach(() => freeze('2020-01-04T13:01:01Z'));
+
+  it('the running sum of the smoothed counts, not the smoothed running sum', async () => {
+    // counts by day Jan 1..4: [1, 3, 0, 1]; smoothed over 2 intervals: [1, 2, 1, 0]
+    const p = await db.project([{ distinct_ids: ['a'] }], ['2020-01-01T10:00:00Z', '2020-01-02T10:00:00Z', '2020-01-02T11:00:00Z', '2020-01-02T12:00:00Z', '2020-01-04T10:00:00Z'].map((ts) => ev('$pageview', 'a', ts)));
+    const q = (display: string) =>
+      db.run(trendsRunner, { kind: 'TrendsQuery', dateRange: { date_from: '-3d' }, trendsFilter: { display, smoothingIntervals: 2 }, series: [{ kind: 'EventsNode', event: '$pageview' }] }, p);
+    expect((await q('ActionsLineGraph')).results[0].data).toEqual([1, 2, 1, 0]);
+    const cumulative = (await q('ActionsLineGraphCumulative')).results[0];
+    expect([cumulative.data, cumulative.count]).toEqual([[1, 3, 4, 4], 4]);
+  });
+});

@@ -491,19 +491,24 @@ function sqlBreakdownLimit(q: ast.SelectQuery, nb: number, hasBucket: boolean, l
   });
 }
 
-/** Display transforms on a time series: cumulative running sum, smoothing (floored moving average). */
+/**
+ * Display transforms on a time series: smoothing (floored moving average), then the cumulative running sum — PostHog's
+ * query_builder.py computes the rolling average in the inner select, which trends_display.py's cumulative query
+ * (a running `sum(count)` window) then wraps.
+ */
 function transformData(data: number[], d: TrendsDefaults): number[] {
   let out = data;
+  if (d.smoothingIntervals > 1) {
+    const n = d.smoothingIntervals;
+    const raw = out;
+    out = raw.map((_, i) => {
+      const win = raw.slice(Math.max(0, i - n + 1), i + 1);
+      return Math.floor(win.reduce((a, b) => a + b, 0) / win.length);
+    });
+  }
   if (d.display === 'ActionsLineGraphCumulative') {
     let acc = 0;
     out = out.map((v) => (acc += v));
-  }
-  if (d.smoothingIntervals > 1) {
-    const n = d.smoothingIntervals;
-    out = out.map((_, i) => {
-      const win = out.slice(Math.max(0, i - n + 1), i + 1);
-      return Math.floor(win.reduce((a, b) => a + b, 0) / win.length);
-    });
   }
   return out;
 }
