@@ -201,7 +201,6 @@ function send(reply: FastifyReply, result: RestResult): FastifyReply {
 /** The project id PostHog accepts for "the caller's current project" (reference §0). */
 const CURRENT_PROJECT = '@current';
 
-/** A numeric project id from the path; anything else is a project that does not exist. */
 /**
  * The project token of a request as PostHog's get_token reads it for a project route: on a GET, `token` or else
  * `api_key` of the query string (stripped; empty is none). Bodies are JSON here (get_token reads form fields only).
@@ -226,6 +225,7 @@ function withoutToken(request: FastifyRequest): FastifyRequest {
   return request;
 }
 
+/** A numeric project id from the path; anything else is a project that does not exist. */
 export function projectIdParam(params: Record<string, string>): number {
   const raw = params.projectId;
   if (!/^\d{1,15}$/.test(raw ?? '')) throw projectNotFound();
