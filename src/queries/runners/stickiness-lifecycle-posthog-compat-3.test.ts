@@ -114,6 +114,26 @@ describe('StickinessQuery (posthog/queries/test/test_stickiness.py through the q
     const source = { kind: 'StickinessQuery', ...q, filterTestAccounts: true };
     expect(await actorsOf(daily, { source, day: 1 }, DEFAULT_TEST_FILTERS)).toEqual(['person4']);
   });
+
+  it('test_filter_test_accounts with a group property in the team filters: only the events of org:0 count (reference §1.4)', async () => {
+    // team filter: organization name is_not org:1 → the movies of person1 (week of Dec 29) and person2 (Dec 29, Jan 5)
+    const proj = { test_account_filters: [{ type: 'group', group_type_index: 0, key: 'name', value: 'org:1', operator: 'is_not' }] };
+    expect((await stickiness(weekly, { ...WEEKS, series: [MOVIE] }, proj)).results[0]).toMatchObject({ data: [2, 1, 1, 0, 0, 0, 0], count: 4 });
+    const r = await stickiness(weekly, { ...WEEKS, series: [MOVIE], filterTestAccounts: true }, proj);
+    expect(r.results[0]).toMatchObject({ data: [1, 1, 0, 0, 0, 0, 0], count: 2 });
+    const source = { kind: 'StickinessQuery', ...WEEKS, series: [MOVIE], filterTestAccounts: true };
+    expect(await actorsOf(weekly, { source, day: 2 }, proj)).toEqual(['person2']);
+  });
+
+  it('test_aggregate_by_groups with stickinessCriteria gte 2: the events of all the group\'s persons count together', async () => {
+    // org:0: 2 movies in the week of Dec 29 (person1, person2), 2 in the week of Jan 5 (person2) → 2 weeks;
+    // org:1: one movie a week (person3 Jan 1, 8, 15; person4 Jan 29) → none
+    const series = [{ ...MOVIE, math: 'unique_group', math_group_type_index: 0 }];
+    const r = await stickiness(weekly, { ...WEEKS, series, stickinessFilter: { stickinessCriteria: { operator: 'gte', value: 2 } } });
+    expect(r.results[0]).toMatchObject({ data: [0, 1, 0, 0, 0, 0, 0], count: 1 });
+    const lte1 = await stickiness(weekly, { ...WEEKS, series, stickinessFilter: { stickinessCriteria: { operator: 'lte', value: 1 } } });
+    expect(lte1.results[0]).toMatchObject({ data: [0, 0, 0, 1, 0, 0, 0], count: 1 });
+  });
 });
 
 // ------------------------------------------------------------------------------------------------ stickiness (runner)
