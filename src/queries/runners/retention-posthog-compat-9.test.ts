@@ -1033,3 +1033,66 @@ it('personless events under a not_in cohort filter: PostHog gives them a person 
     [1, 0],
   ]);
 });
+
+describe('eleventh-pass cases: showMean, an action target under a person property breakdown (test_retention_query_runner.py; counts derived from reference §4.2/§4.3)', () => {
+  // a (pro): sign up day 0, views days 1 and 2; b (free): purchase day 0, views days 0 and 2; c (pro): purchase day 1,
+  // view day 2. The target is the action "sign up or purchase", the returning entity $pageview.
+  let pid: number;
+  let act: number;
+  beforeAll(async () => {
+    act = action('sign up or purchase', [actionStep('$user_signed_up'), actionStep('purchase')]);
+    pid = await db.project(
+      [
+        { distinct_ids: ['a'], properties: { plan: 'pro' } },
+        { distinct_ids: ['b'], properties: { plan: 'free' } },
+        { distinct_ids: ['c'], properties: { plan: 'pro' } },
+      ],
+      [
+        ev('a', _date(0), {}, '$user_signed_up'),
+        ev('a', _date(1)),
+        ev('a', _date(2)),
+        ev('b', _date(0), {}, 'purchase'),
+        ev('b', _date(0, 0, 5)),
+        ev('b', _date(2)),
+        ev('c', _date(1), {}, 'purchase'),
+        ev('c', _date(2)),
+      ],
+    );
+  });
+  const source = () => ({
+    kind: 'RetentionQuery',
+    dateRange: { date_from: _date(0), date_to: _date(2) },
+    breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' },
+    retentionFilter: { totalIntervals: 3, targetEntity: { id: act, type: 'actions' }, returningEntity: { id: '$pageview', type: 'events' } },
+  });
+
+  it('one block per plan, pro (two cohort members) first; b\'s view on its cohort day adds nothing', async () => {
+    expect(blocks(await retention(pid, source()))).toEqual([
+      ['pro', [1, 1, 1]],
+      ['pro', [1, 1, 0]],
+      ['pro', [0, 0, 0]],
+      ['free', [1, 0, 1]],
+      ['free', [0, 0, 0]],
+      ['free', [0, 0, 0]],
+    ]);
+  });
+
+  it('the actors of a block\'s cohort row (InsightActorsQuery with interval and breakdown) and their appearances', async () => {
+    const of = async (interval: number, breakdown: string) => {
+      const r = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['person', 'appearances'], source: { kind: 'InsightActorsQuery', source: source(), interval, breakdown } }, pid);
+      return (r.results as any[]).map((row) => [[...row[0].distinct_ids].sort().join(','), row[1]]);
+    };
+    expect(await of(0, 'pro')).toEqual([['a', [0, 1, 2]]]);
+    expect(await of(1, 'pro')).toEqual([['c', [0, 1]]]);
+    expect(await of(0, 'free')).toEqual([['b', [0, 2]]]);
+    expect(await of(1, 'free')).toEqual([]);
+  });
+
+  it('showMean (true or false) is display only: the rows are the same', async () => {
+    const plain = blocks(await retention(pid, source()));
+    for (const showMean of [true, false]) {
+      const q = source();
+      expect(blocks(await retention(pid, { ...q, retentionFilter: { ...q.retentionFilter, showMean } }))).toEqual(plain);
+    }
+  });
+});
