@@ -135,6 +135,15 @@ describe('StickinessQuery (test_stickiness_query_runner.py)', () => {
     expect(await runWithCohorts(cohorts, () => actorsOf(pid, { source, day: 2 }))).toEqual([]);
   });
 
+  it('test_cohort_filtering with a dynamic cohort (person property email set): its persons only, in the counts and in the actors', async () => {
+    // only p1 has an email; p1 active on 6 days of the range
+    const cohorts = new Map<number, ResolvedCohort>([[1311, { id: 1311, name: 'emails', isStatic: false, group: { type: 'AND', values: [{ type: 'person', key: 'email', operator: 'is_set' }] } as any, personIds: [] }]]);
+    const properties = [{ type: 'cohort', key: 'id', value: 1311 }];
+    expect((await runWithCohorts(cohorts, () => stickiness(pid, { properties }))).results[0]).toMatchObject({ data: zeros(10, { 5: 1 }), count: 1 });
+    const source = { kind: 'StickinessQuery', series: [PV], dateRange: RANGE, properties };
+    expect(await runWithCohorts(cohorts, () => actorsOf(pid, { source, day: 6 }))).toEqual(['p1']);
+  });
+
   it('test_hogql_aggregations: math_hogql may name the events table by its alias `e` (FROM events AS e)', async () => {
     const r = await stickiness(pid, { series: [{ ...PV, math: 'hogql', math_hogql: 'e.properties.prop' }] });
     // prop 10 (p1's events) on 6 days, prop 20 (p2's) on 2
@@ -286,6 +295,16 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py)', () => {
     expect(byStatus(await runWithCohorts(cohorts, () => lifecycle(pid, { properties: [{ ...properties[0], operator: 'not_in' }] })))).toEqual(P1_ONLY);
     const source = { kind: 'LifecycleQuery', series: [PV], dateRange: LRANGE, properties };
     expect(await runWithCohorts(cohorts, () => actorsOf(pid, { source, day: '2020-01-13', status: 'dormant' }))).toEqual(['p2', 'p3']);
+  });
+
+  it('test_lifecycle_cohort_filter with a dynamic cohort (person name in p2, p3, p4): as the static one', async () => {
+    const group = { type: 'AND', values: [{ type: 'person', key: 'name', operator: 'exact', value: ['p2', 'p3', 'p4'] }] } as any;
+    const cohorts = new Map<number, ResolvedCohort>([[1312, { id: 1312, name: 'not p1', isStatic: false, group, personIds: [] }]]);
+    const properties = [{ type: 'cohort', key: 'id', value: 1312 }];
+    expect(byStatus(await runWithCohorts(cohorts, () => lifecycle(pid, { properties })))).toEqual(LIFECYCLE_TREND_WITHOUT_P1);
+    expect(byStatus(await runWithCohorts(cohorts, () => lifecycle(pid, { properties: [{ ...properties[0], operator: 'not_in' }] })))).toEqual(P1_ONLY);
+    const source = { kind: 'LifecycleQuery', series: [PV], dateRange: LRANGE, properties };
+    expect(await runWithCohorts(cohorts, () => actorsOf(pid, { source, day: '2020-01-15', status: 'new' }))).toEqual(['p4']);
   });
 
   it('test_filter_test_accounts with an event property filter in the team filters', async () => {
