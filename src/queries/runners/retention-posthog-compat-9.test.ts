@@ -1096,3 +1096,65 @@ describe('eleventh-pass cases: showMean, an action target under a person propert
     }
   });
 });
+
+it('test_hour_interval with a person property breakdown: one block of Hour rows per tier, and the actors of a block\'s hour (reference §4.2/§4.3)', async () => {
+  // gold: x at 10:05, 11:30, 12:59; w at 10:20. silver: y at 10:10, 12:00.
+  const at = (h: number, m: number) => new Date(Date.UTC(2020, 5, 10, h, m)).toISOString().slice(0, 19);
+  const pid = await db.project(
+    [
+      { distinct_ids: ['x'], properties: { tier: 'gold' } },
+      { distinct_ids: ['w'], properties: { tier: 'gold' } },
+      { distinct_ids: ['y'], properties: { tier: 'silver' } },
+    ],
+    [ev('x', at(10, 5)), ev('x', at(11, 30)), ev('x', at(12, 59)), ev('w', at(10, 20)), ev('y', at(10, 10)), ev('y', at(12, 0))],
+  );
+  const source = { kind: 'RetentionQuery', dateRange: { date_from: at(10, 0), date_to: at(12, 0) }, breakdownFilter: { breakdown_type: 'person', breakdown: 'tier' }, retentionFilter: { period: 'Hour', totalIntervals: 3 } };
+  const r = await retention(pid, source);
+  expect(pluck(r, 'label')).toEqual(['Hour 0', 'Hour 1', 'Hour 2', 'Hour 0', 'Hour 1', 'Hour 2']);
+  expect(blocks(r)).toEqual([
+    ['gold', [2, 1, 1]],
+    ['gold', [1, 1, 0]],
+    ['gold', [1, 0, 0]],
+    ['silver', [1, 0, 1]],
+    ['silver', [0, 0, 0]],
+    ['silver', [1, 0, 0]],
+  ]);
+  const of = async (interval: number, breakdown: string) => {
+    const a = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['person', 'appearances'], source: { kind: 'InsightActorsQuery', source, interval, breakdown } }, pid);
+    return (a.results as any[]).map((row) => [[...row[0].distinct_ids].sort().join(','), row[1]]).sort((p, q) => (p[0] < q[0] ? -1 : 1));
+  };
+  expect(await of(0, 'gold')).toEqual([
+    ['w', [0]],
+    ['x', [0, 1, 2]],
+  ]);
+  expect(await of(0, 'silver')).toEqual([['y', [0, 2]]]);
+  expect(await of(2, 'silver')).toEqual([['y', [0]]]);
+});
+
+it('an action of overlapping steps as the returning entity with minimumOccurrences 2: an event matching both steps counts once (reference §4.3)', async () => {
+  // a: view day 0; one Chrome view day 1 (both steps); two views day 2. b: view day 0; two views day 1.
+  const act = action('any view or a Chrome view', [actionStep('$pageview'), actionStep('$pageview', [{ key: '$browser', value: 'Chrome', type: 'event', operator: 'exact' }])]);
+  const pid = await db.project(people('a', 'b'), [
+    ev('a', _date(0)),
+    ev('a', _date(1), { $browser: 'Chrome' }),
+    ev('a', _date(2)),
+    ev('a', _date(2, 0, 3)),
+    ev('b', _date(0)),
+    ev('b', _date(1), { $browser: 'Chrome' }),
+    ev('b', _date(1, 0, 3)),
+  ]);
+  const q = (minimumOccurrences?: number) => ({
+    dateRange: { date_from: _date(0), date_to: _date(2) },
+    retentionFilter: { totalIntervals: 3, minimumOccurrences, returningEntity: { id: act, type: 'actions' } },
+  });
+  expect(counts(await retention(pid, q()))).toEqual([
+    [2, 2, 1],
+    [2, 1, 0],
+    [1, 0, 0],
+  ]);
+  expect(counts(await retention(pid, q(2)))).toEqual([
+    [2, 1, 1],
+    [2, 1, 0],
+    [1, 0, 0],
+  ]);
+});
