@@ -434,6 +434,19 @@ describe('LifecycleQuery (test_lifecycle_query_runner.py, test_lifecycle.py)', (
     expect(r.results[0].action).toEqual({ id: String(id), name: 'p1 pageviews', type: 'actions', order: 0, math: 'total' });
   });
 
+  it('test_lifecycle_trend_action by hour (the self-join path): an action step with an event property, a series property filter', async () => {
+    // hours 10:00 .. 13:00 of Jan 12: p1 (Chrome, last seen Jan 11) resurrecting at 12:00; p2 (Safari) resurrecting, p3 new
+    const q = { interval: 'hour', dateRange: { date_from: '2020-01-12T10:00:00', date_to: '2020-01-12T13:00:00' } };
+    const id = action('chrome views', [actionStep('$pageview', [{ type: 'event', key: '$browser', value: 'Chrome', operator: 'exact' }])]);
+    const r = await lifecycle(pid, { ...q, series: [{ kind: 'ActionsNode', id }] });
+    expect(byStatus(r)).toEqual({ new: zeros(4), returning: zeros(4), resurrecting: [0, 0, 1, 0], dormant: [0, 0, 0, -1] });
+    expect(r.results[2]).toMatchObject({ label: 'chrome views - resurrecting', status: 'resurrecting', days: ['2020-01-12 10:00:00', '2020-01-12 11:00:00', '2020-01-12 12:00:00', '2020-01-12 13:00:00'] });
+    const safari = await lifecycle(pid, { ...q, series: [{ ...PV, properties: [{ type: 'event', key: '$browser', value: 'Safari', operator: 'exact' }] }] });
+    expect(byStatus(safari)).toEqual({ new: [0, 0, 1, 0], returning: zeros(4), resurrecting: [0, 0, 1, 0], dormant: [0, 0, 0, -2] });
+    const source = { kind: 'LifecycleQuery', ...q, series: [{ kind: 'ActionsNode', id }] };
+    expect(await actorsOf(pid, { source, day: '2020-01-12 12:00:00', status: 'resurrecting' })).toEqual(['p1']);
+  });
+
   it('test_lifecycle_trend_all_time by week: weeks of Jan 5, 12 and 19 (frozen now Jan 20)', async () => {
     freeze('2020-01-20T12:00:00Z');
     const r = await lifecycle(pid, { interval: 'week', dateRange: { date_from: 'all' } });
