@@ -1158,3 +1158,33 @@ it('an action of overlapping steps as the returning entity with minimumOccurrenc
     [1, 0, 0],
   ]);
 });
+
+it('test_retention_with_cohort_breakdown with cumulative retention: each cohort block is cumulative on its own (reference §4.3)', async () => {
+  // p1 (pro) views days 0 and 2; p2 (free) days 0 and 1; p3 (pro) days 1 and 2. Cohort 95: plan pro.
+  const pid = await db.project(
+    [
+      { distinct_ids: ['p1'], properties: { plan: 'pro' } },
+      { distinct_ids: ['p2'], properties: { plan: 'free' } },
+      { distinct_ids: ['p3'], properties: { plan: 'pro' } },
+    ],
+    [ev('p1', _date(0)), ev('p1', _date(2)), ev('p2', _date(0)), ev('p2', _date(1)), ev('p3', _date(1)), ev('p3', _date(2))],
+  );
+  const pro: ResolvedCohort = { id: 95, name: 'pro', isStatic: false, group: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } as any, personIds: [] };
+  const scope = <T>(fn: () => Promise<T>) => runWithCohorts(new Map([[95, pro]]), fn);
+  const source = { kind: 'RetentionQuery', dateRange: { date_from: _date(0), date_to: _date(2) }, breakdownFilter: { breakdown_type: 'cohort', breakdown: [95, 'all'] }, retentionFilter: { totalIntervals: 3, cumulative: true } };
+  expect(blocks(await scope(() => retention(pid, source)))).toEqual([
+    [0, [2, 2, 1]],
+    [0, [2, 1, 0]],
+    [0, [2, 0, 0]],
+    [95, [1, 1, 1]],
+    [95, [1, 1, 0]],
+    [95, [2, 0, 0]],
+  ]);
+  const of = async (interval: number, breakdown: number | string) => {
+    const a = await scope(() => db.run(actorsRunner, { kind: 'ActorsQuery', select: ['person'], source: { kind: 'InsightActorsQuery', source, interval, breakdown } }, pid));
+    return (a.results as any[]).map((row) => [...row[0].distinct_ids].sort().join(',')).sort();
+  };
+  expect(await of(0, 95)).toEqual(['p1']);
+  expect(await of(2, 95)).toEqual(['p1', 'p3']);
+  expect(await of(1, 'all')).toEqual(['p2', 'p3']);
+});
