@@ -98,6 +98,20 @@ describe('StickinessQuery (posthog/queries/test/test_stickiness.py through the q
     expect(r.results[0]).toMatchObject({ label: 'watch movie action', data: [0, 1, 0, 1, 0, 0, 0], count: 2 });
   });
 
+  it('computedAs cumulative by week with an event and an action series: each series cumulated, in order (reference §6.2/§6.3)', async () => {
+    // non-cumulative [2, 1, 1, 0, 0, 0, 0] (person1, person4 one week; person2 two; person3 three) → at least k weeks
+    const id = action('movies cumulative', [actionStep('watched movie')]);
+    const stickinessFilter = { computedAs: 'cumulative' };
+    const r = await stickiness(weekly, { ...WEEKS, series: [MOVIE, { kind: 'ActionsNode', id }], stickinessFilter });
+    expect(r.results.map((x: any) => [x.label, x.action.order, x.data, x.count])).toEqual([
+      ['watched movie', 0, [4, 2, 1, 0, 0, 0, 0], 4],
+      ['movies cumulative', 1, [4, 2, 1, 0, 0, 0, 0], 4],
+    ]);
+    expect(r.results[1].labels.slice(0, 2)).toEqual(['1 week or more', '2 weeks or more']);
+    const source = { kind: 'StickinessQuery', ...WEEKS, series: [MOVIE, { kind: 'ActionsNode', id }], stickinessFilter };
+    expect(await actorsOf(weekly, { source, day: 2, series: 1 })).toEqual(['person2', 'person3']);
+  });
+
   it('test_stickiness_people_endpoint by week: the persons active in exactly 1 and in 3 weeks', async () => {
     const source = { kind: 'StickinessQuery', ...WEEKS, series: [MOVIE] };
     expect((await stickiness(weekly, { ...WEEKS, series: [MOVIE] })).results[0]).toMatchObject({ data: [2, 1, 1, 0, 0, 0, 0], count: 4 });
