@@ -1188,3 +1188,34 @@ it('test_retention_with_cohort_breakdown with cumulative retention: each cohort 
   expect(await of(2, 95)).toEqual(['p1', 'p3']);
   expect(await of(1, 'all')).toEqual(['p2', 'p3']);
 });
+
+it('test_groups_aggregating with a property breakdown of the same group type: blocks of groups, and the groups of a block\'s cohort row (reference §4.3)', async () => {
+  // org:1 (tech) on days 0 and 1; org:2 (finance) on day 0; org:3 (tech) on days 1 and 2.
+  const identify = (key: string, industry: string): TestEvent => ({ event: '$groupidentify', distinct_id: 'p', timestamp: `${_date(-5)}Z`, properties: { $group_type: 'organization', $group_key: key, $group_set: { industry } } });
+  const at = (day: number, org: string) => ev('p', _date(day), { $groups: { organization: org } });
+  const pid = await db.project(people('p'), [identify('org:1', 'tech'), identify('org:2', 'finance'), identify('org:3', 'tech'), at(0, 'org:1'), at(1, 'org:1'), at(0, 'org:2'), at(1, 'org:3'), at(2, 'org:3')]);
+  const source = {
+    kind: 'RetentionQuery',
+    aggregation_group_type_index: 0,
+    dateRange: { date_from: _date(0), date_to: _date(2) },
+    breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 },
+    retentionFilter: { totalIntervals: 3 },
+  };
+  expect(blocks(await retention(pid, source))).toEqual([
+    ['tech', [1, 1, 0]],
+    ['tech', [2, 1, 0]],
+    ['tech', [1, 0, 0]],
+    ['finance', [1, 0, 0]],
+    ['finance', [0, 0, 0]],
+    ['finance', [0, 0, 0]],
+  ]);
+  const of = async (interval: number, breakdown: string) => {
+    const a = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['actor', 'appearances'], source: { kind: 'InsightActorsQuery', source, interval, breakdown } }, pid);
+    return (a.results as any[]).map((row) => [row[0].id, row[1]]).sort();
+  };
+  expect(await of(1, 'tech')).toEqual([
+    ['org:1', [0]],
+    ['org:3', [0, 1]],
+  ]);
+  expect(await of(0, 'finance')).toEqual([['org:2', [0]]]);
+});
