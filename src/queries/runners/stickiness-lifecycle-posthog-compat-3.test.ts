@@ -112,6 +112,17 @@ describe('StickinessQuery (posthog/queries/test/test_stickiness.py through the q
     expect(await actorsOf(weekly, { source, day: 2, series: 1 })).toEqual(['person2', 'person3']);
   });
 
+  it('stickinessCriteria by hour: person2\'s two movies of Jan 8 12:00 meet gte 2, person3\'s one does not', async () => {
+    const q = { interval: 'hour', dateRange: { date_from: '2020-01-08T00:00:00', date_to: '2020-01-08T23:59:59' }, series: [MOVIE] };
+    const all = await stickiness(weekly, q);
+    expect(all.results[0]).toMatchObject({ data: zeros(24, { 0: 2 }), count: 2 });
+    expect(all.results[0].labels.slice(0, 2)).toEqual(['1 hour', '2 hours']);
+    const r = await stickiness(weekly, { ...q, stickinessFilter: { stickinessCriteria: { operator: 'gte', value: 2 } } });
+    expect(r.results[0]).toMatchObject({ data: zeros(24, { 0: 1 }), count: 1 });
+    const source = { kind: 'StickinessQuery', ...q, stickinessFilter: { stickinessCriteria: { operator: 'gte', value: 2 } } };
+    expect(await actorsOf(weekly, { source, day: 1 })).toEqual(['person2']);
+  });
+
   it('test_stickiness_people_endpoint by week: the persons active in exactly 1 and in 3 weeks', async () => {
     const source = { kind: 'StickinessQuery', ...WEEKS, series: [MOVIE] };
     expect((await stickiness(weekly, { ...WEEKS, series: [MOVIE] })).results[0]).toMatchObject({ data: [2, 1, 1, 0, 0, 0, 0], count: 4 });
