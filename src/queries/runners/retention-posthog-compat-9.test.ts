@@ -1219,3 +1219,40 @@ it('test_groups_aggregating with a property breakdown of the same group type: bl
   ]);
   expect(await of(0, 'finance')).toEqual([['org:2', [0]]]);
 });
+
+it('test_week_interval with Monday weeks in Europe/Berlin, first-time and cumulative: a Sunday-night UTC event is on Monday local time (reference §1.5, §4.3)', async () => {
+  // a: first event Sun Jun 14 22:30 UTC (Mon 00:30 in Berlin), back Mon Jun 22; b: first event Sun Jun 14 21:30 UTC
+  // (Sun 23:30 in Berlin), back Mon Jun 22; c: first event Jun 1 (before the range), again Jun 9.
+  const pid = await db.project(people('a', 'b', 'c'), [
+    ev('a', '2020-06-14T22:30:00'),
+    ev('a', '2020-06-22T10:00:00'),
+    ev('b', '2020-06-14T21:30:00'),
+    ev('b', '2020-06-22T12:00:00'),
+    ev('c', '2020-06-01T12:00:00'),
+    ev('c', '2020-06-09T12:00:00'),
+  ]);
+  const q = (cumulative: boolean) => ({
+    dateRange: { date_from: '2020-06-08', date_to: '2020-06-22' },
+    retentionFilter: { period: 'Week', totalIntervals: 3, retentionType: 'retention_first_time', cumulative },
+  });
+  const berlin = { timezone: 'Europe/Berlin', week_start_day: 1 };
+  const r = await retention(pid, q(false), berlin);
+  expect(pluck(r, 'date')).toEqual(['2020-06-08T00:00:00+02:00', '2020-06-15T00:00:00+02:00', '2020-06-22T00:00:00+02:00']);
+  expect(counts(r)).toEqual([
+    [1, 0, 1],
+    [1, 1, 0],
+    [0, 0, 0],
+  ]);
+  expect(counts(await retention(pid, q(true), berlin))).toEqual([
+    [1, 1, 1],
+    [1, 1, 0],
+    [0, 0, 0],
+  ]);
+  // in UTC both first events are on Sunday Jun 14, in the Monday week of Jun 8
+  expect(counts(await retention(pid, q(true), { week_start_day: 1 }))).toEqual([
+    [2, 2, 2],
+    [0, 0, 0],
+    [0, 0, 0],
+  ]);
+  expect(await actorsOf(pid, { kind: 'RetentionQuery', ...q(false) }, 1, berlin)).toEqual([['a', [0, 1]]]);
+});
