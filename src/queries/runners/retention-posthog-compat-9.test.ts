@@ -1256,3 +1256,50 @@ it('test_week_interval with Monday weeks in Europe/Berlin, first-time and cumula
   ]);
   expect(await actorsOf(pid, { kind: 'RetentionQuery', ...q(false) }, 1, berlin)).toEqual([['a', [0, 1]]]);
 });
+
+it('test_month_interval with a person property breakdown and minimumOccurrences 2: a month with one return is none; the actors\' appearances follow (reference §4.3)', async () => {
+  // m (pro): Jan 5; Feb 3; Mar 2 and Mar 20. n (free): Jan 10; Feb 1 and Feb 28; Mar 5. o (free): Jan 15.
+  const pid = await db.project(
+    [
+      { distinct_ids: ['m'], properties: { plan: 'pro' } },
+      { distinct_ids: ['n'], properties: { plan: 'free' } },
+      { distinct_ids: ['o'], properties: { plan: 'free' } },
+    ],
+    [
+      ev('m', '2020-01-05T12:00:00'),
+      ev('m', '2020-02-03T12:00:00'),
+      ev('m', '2020-03-02T12:00:00'),
+      ev('m', '2020-03-20T12:00:00'),
+      ev('n', '2020-01-10T12:00:00'),
+      ev('n', '2020-02-01T12:00:00'),
+      ev('n', '2020-02-28T12:00:00'),
+      ev('n', '2020-03-05T12:00:00'),
+      ev('o', '2020-01-15T12:00:00'),
+    ],
+  );
+  const source = {
+    kind: 'RetentionQuery',
+    dateRange: { date_from: '2020-01-01', date_to: '2020-03-01' },
+    breakdownFilter: { breakdown_type: 'person', breakdown: 'plan' },
+    retentionFilter: { period: 'Month', totalIntervals: 3, minimumOccurrences: 2 },
+  };
+  const r = await retention(pid, source);
+  expect(pluck(r, 'label')).toEqual(['Month 0', 'Month 1', 'Month 2', 'Month 0', 'Month 1', 'Month 2']);
+  expect(blocks(r)).toEqual([
+    ['free', [2, 1, 0]],
+    ['free', [1, 0, 0]],
+    ['free', [1, 0, 0]],
+    ['pro', [1, 0, 1]],
+    ['pro', [1, 1, 0]],
+    ['pro', [1, 0, 0]],
+  ]);
+  const of = async (interval: number, breakdown: string) => {
+    const a = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['person', 'appearances'], source: { kind: 'InsightActorsQuery', source, interval, breakdown } }, pid);
+    return (a.results as any[]).map((row) => [[...row[0].distinct_ids].sort().join(','), row[1]]).sort((p, q) => (p[0] < q[0] ? -1 : 1));
+  };
+  expect(await of(0, 'pro')).toEqual([['m', [0, 2]]]);
+  expect(await of(0, 'free')).toEqual([
+    ['n', [0, 1]],
+    ['o', [0]],
+  ]);
+});
