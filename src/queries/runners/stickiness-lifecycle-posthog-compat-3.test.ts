@@ -123,6 +123,16 @@ describe('StickinessQuery (posthog/queries/test/test_stickiness.py through the q
     expect(await actorsOf(weekly, { source, day: 1 })).toEqual(['person2']);
   });
 
+  it('lifecycle by week with a group property in the team test-account filters: persons of org:0\'s events only', async () => {
+    // org:0's movies: person1 Jan 1; person2 Jan 1, Jan 8 (twice). Weeks Dec 29 .. Feb 9
+    const proj = { test_account_filters: [{ type: 'group', group_type_index: 0, key: 'name', value: 'org:1', operator: 'is_not' }] };
+    const r = await lifecycle(weekly, { ...WEEKS, series: [MOVIE], filterTestAccounts: true }, proj);
+    // this fixture gives the persons no created_at, so they are not created in their first week: resurrecting, not new
+    expect(byStatus(r)).toEqual({ new: zeros(7), returning: zeros(7, { 1: 1 }), resurrecting: zeros(7, { 0: 2 }), dormant: zeros(7, { 1: -1, 2: -1 }) });
+    const source = { kind: 'LifecycleQuery', ...WEEKS, series: [MOVIE], filterTestAccounts: true };
+    expect(await actorsOf(weekly, { source, day: '2020-01-05', status: 'returning' }, proj)).toEqual(['person2']);
+  });
+
   it('test_stickiness_people_endpoint by week: the persons active in exactly 1 and in 3 weeks', async () => {
     const source = { kind: 'StickinessQuery', ...WEEKS, series: [MOVIE] };
     expect((await stickiness(weekly, { ...WEEKS, series: [MOVIE] })).results[0]).toMatchObject({ data: [2, 1, 1, 0, 0, 0, 0], count: 4 });
