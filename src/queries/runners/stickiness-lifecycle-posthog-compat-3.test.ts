@@ -557,6 +557,15 @@ describe('LifecycleQuery aggregated by groups, with group property filters (test
     expect(byStatus(r)).toEqual({ new: [0, 1, 0, 0, 0], returning: zeros(5), resurrecting: [0, 0, 0, 1, 0], dormant: [0, 0, -1, 0, -1] });
   });
 
+  it('by month: both organizations created and first active in January are new then, dormant in February', async () => {
+    const mq = { aggregation_group_type_index: 0, interval: 'month', dateRange: { date_from: '2019-12-01', date_to: '2020-02-29' } };
+    const r = await lifecycle(pid, mq);
+    expect(r.results[0].days).toEqual(['2019-12-01', '2020-01-01', '2020-02-01']);
+    expect(byStatus(r)).toEqual({ new: [0, 2, 0], returning: zeros(3), resurrecting: zeros(3), dormant: [0, 0, -2] });
+    const source = { kind: 'LifecycleQuery', series: [PV], ...mq };
+    expect(await actorsOf(pid, { source, day: '2020-02-01', status: 'dormant' })).toEqual(['org:a', 'org:b']);
+  });
+
   it('an action series aggregated by groups: the groups of the action\'s events', async () => {
     const id = action('org views', [actionStep('$pageview')]);
     const r = await lifecycle(pid, { ...q, series: [{ kind: 'ActionsNode', id }] });
