@@ -1303,3 +1303,32 @@ it('test_month_interval with a person property breakdown and minimumOccurrences 
     ['o', [0]],
   ]);
 });
+
+it('test_filter_test_accounts with test_groups_aggregating: a group\'s events by a test person are left out, so it starts later or not at all (reference §1.1, §4.3)', async () => {
+  // i (internal): org:1 on days 0 and 1, org:2 on day 0; u: org:2 on days 1 and 2 (both groups identified before the range:
+  // the actors of a group-aggregated query are rows of the groups table).
+  const at = (who: string, day: number, org: string) => ev(who, _date(day), { $groups: { organization: org } });
+  const identify = (key: string): TestEvent => ({ event: '$groupidentify', distinct_id: 'u', timestamp: `${_date(-5)}Z`, properties: { $group_type: 'organization', $group_key: key, $group_set: { name: key } } });
+  const pid = await db.project([{ distinct_ids: ['i'], properties: { email: 'i@internal.example' } }, { distinct_ids: ['u'] }], [identify('org:1'), identify('org:2'), at('i', 0, 'org:1'), at('i', 1, 'org:1'), at('i', 0, 'org:2'), at('u', 1, 'org:2'), at('u', 2, 'org:2')]);
+  const proj = { test_account_filters: [{ key: 'email', value: 'internal.example', operator: 'not_icontains', type: 'person' }] };
+  const source = (filterTestAccounts: boolean) => ({ kind: 'RetentionQuery', aggregation_group_type_index: 0, filterTestAccounts, dateRange: { date_from: _date(0), date_to: _date(2) }, retentionFilter: { totalIntervals: 3 } });
+  expect(counts(await retention(pid, source(true), proj))).toEqual([
+    [0, 0, 0],
+    [1, 1, 0],
+    [1, 0, 0],
+  ]);
+  expect(counts(await retention(pid, source(false), proj))).toEqual([
+    [2, 2, 1],
+    [2, 1, 0],
+    [1, 0, 0],
+  ]);
+  const groups = async (on: boolean, interval: number) => {
+    const a = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['actor', 'appearances'], source: { kind: 'InsightActorsQuery', source: source(on), interval } }, pid, proj as any);
+    return (a.results as any[]).map((row) => [row[0].id, row[1]]).sort();
+  };
+  expect(await groups(true, 1)).toEqual([['org:2', [0, 1]]]);
+  expect(await groups(false, 0)).toEqual([
+    ['org:1', [0, 1]],
+    ['org:2', [0, 1, 2]],
+  ]);
+});
