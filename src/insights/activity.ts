@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ActivityChange, ActivityLog } from '../store/entities/activity-log';
-import { drfDateTime } from '../projects/person-reader';
+import { drfTime } from '../projects/person-reader';
 
 /**
  * The user fields PostHog shows for a creator, a modifier or the author of an activity (UserBasicSerializer:
@@ -75,7 +75,7 @@ export const activityView = (a: ActivityLog, users: Map<number, UserBasic>): Act
   item_id: a.item_id,
   detail: a.detail,
   // ActivityLogSerializer's DateTimeField: `Z`, microseconds only when there are any
-  created_at: drfDateTime(a.created_at.toISOString()),
+  created_at: drfTime(a.created_at),
   is_system: a.user_id === null,
   unread: false,
 });

@@ -13,7 +13,7 @@ import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { activityView, diffFields, userBasic, type ActivityView, type TrackedField, type UserBasic } from './activity';
 import { InsightViews } from './insight-views';
-import { drfDateTime } from '../projects/person-reader';
+import { drfDateTime, drfTime } from '../projects/person-reader';
 import { parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, localToInstant } from '../queries/insights/local-time';
 import { applyQueryOverrides } from '../queries/overrides';
@@ -1028,13 +1028,6 @@ const tracked = (i: Insight): Tracked => ({
  * The result fields of an insight with no result. PostHog's serializer always has them (null until a result
  * exists), so a client can read `hasMore` or `columns` without checking for the key.
  */
-/** A model datetime as DRF's DateTimeField renders it (`2024-01-02T03:04:05.123000Z`, no fraction when zero). */
-function drfTime(d: Date): string;
-function drfTime(d: Date | null | undefined): string | null;
-function drfTime(d: Date | null | undefined): string | null {
-  return d ? drfDateTime(d.toISOString()) : null;
-}
-
 const emptyResult = (project: Project): Partial<InsightView> => ({
   result: null,
   hasMore: null,

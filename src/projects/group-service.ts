@@ -7,7 +7,7 @@ import type { Ingestor } from '../ingest/ingestor';
 import { MAX_GROUP_TEXT, MAX_GROUP_TYPES } from '../ingest/groups';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination';
 import { parseInput } from '../validation';
-import { drfDateTime } from './person-reader';
+import { drfTime } from './person-reader';
 import type { ProjectService } from './project-service';
 
 /** PostHog's group scopes (`GroupsViewSet` / `GroupsTypesViewSet`, scope_object "group"). */
@@ -45,7 +45,7 @@ const groupView = (g: GroupRow): GroupView => ({
   group_type_index: g.group_type_index,
   group_key: g.group_key,
   group_properties: g.properties,
-  created_at: drfDateTime(new Date(g.created_at).toISOString()),
+  created_at: drfTime(new Date(g.created_at)),
 });
 
 const MISSING_INDEX = 'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.';

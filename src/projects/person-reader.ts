@@ -305,6 +305,13 @@ function pythonTruthy(v: unknown): boolean {
 /** PostHog's is_anonymous_id: SDK-generated ids are five dash-separated runs of lowercase letters and digits. */
 const isAnonymousId = (distinctId: string): boolean => /^([a-z0-9]+-){4}[a-z0-9]+$/.test(distinctId);
 
+/** A model datetime as DRF's DateTimeField renders it ({@link drfDateTime} of the instant); null stays null. */
+export function drfTime(d: Date): string;
+export function drfTime(d: Date | null | undefined): string | null;
+export function drfTime(d: Date | null | undefined): string | null {
+  return d ? drfDateTime(d.toISOString()) : null;
+}
+
 /** DRF's rendering of an aware datetime: ISO 8601 in UTC with `Z`, microseconds only when there are any. */
 export function drfDateTime(v: unknown): string {
   const text = String(v);

@@ -5,7 +5,7 @@ import { validationError } from '../errors';
 import { MAX_GROUP_TYPES } from '../ingest/groups';
 import type { QueryService } from '../queries/query-service';
 import type { Project } from '../store/entities';
-import { drfDateTime, type PersonReader, type PersonView } from './person-reader';
+import { drfTime, type PersonReader, type PersonView } from './person-reader';
 import type { ProjectService } from './project-service';
 
 /** PostHog's SerializedPerson (posthog/queries/actor_base_query.py). */
@@ -90,7 +90,7 @@ const groupActor = (g: GroupRow): RelatedGroup => ({
   id: g.group_key,
   group_type_index: g.group_type_index,
   group_key: g.group_key,
-  created_at: drfDateTime(new Date(g.created_at).toISOString()),
+  created_at: drfTime(new Date(g.created_at)),
   properties: g.properties,
   matched_recordings: [],
   value_at_data_point: null,
