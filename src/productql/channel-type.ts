@@ -25,10 +25,15 @@
  */
 import { and, call, compare, constant, eq, not, or, type Expr } from './ast';
 
+/** The visit fields a custom channel rule's condition can read (PostHog's `CustomChannelField`). */
+export const CUSTOM_CHANNEL_KEYS = ['utm_source', 'utm_medium', 'utm_campaign', 'referring_domain', 'url', 'hostname', 'pathname'] as const;
+/** The operators of a custom channel rule's condition (PostHog's `CustomChannelOperator`). */
+export const CUSTOM_CHANNEL_OPS = ['exact', 'is_not', 'is_set', 'is_not_set', 'icontains', 'not_icontains', 'regex', 'not_regex'] as const;
+
 /** A condition of a custom channel rule (PostHog's `CustomChannelCondition`): a field of the visit compared to a value. */
 export interface CustomChannelCondition {
-  key: 'utm_source' | 'utm_medium' | 'utm_campaign' | 'referring_domain' | 'url' | 'hostname' | 'pathname';
-  op: 'exact' | 'is_not' | 'is_set' | 'is_not_set' | 'icontains' | 'not_icontains' | 'regex' | 'not_regex';
+  key: (typeof CUSTOM_CHANNEL_KEYS)[number];
+  op: (typeof CUSTOM_CHANNEL_OPS)[number];
   value?: string | string[] | null;
 }
 

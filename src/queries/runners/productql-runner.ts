@@ -11,7 +11,7 @@ import { dateRangeSchema, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { productqlQuerySchema, variableValues } from '../schema/productql-query';
 import { MAY_MATCH_ACTION, withActions } from '../../actions/productql-actions';
-import type { CustomChannelRule } from '../../productql/channel-type';
+import { CUSTOM_CHANNEL_KEYS, CUSTOM_CHANNEL_OPS, type CustomChannelRule } from '../../productql/channel-type';
 
 /** PostHog's `HogQLFilters`: what `{filters}` in a HogQLQuery expands to (reference §8.3). */
 export const hogqlFiltersSchema = z
@@ -92,8 +92,8 @@ const customChannelRulesSchema = z.array(
   z.object({
     items: z.array(
       z.object({
-        key: z.enum(['utm_source', 'utm_medium', 'utm_campaign', 'referring_domain', 'url', 'hostname', 'pathname']),
-        op: z.enum(['exact', 'is_not', 'is_set', 'is_not_set', 'icontains', 'not_icontains', 'regex', 'not_regex']),
+        key: z.enum(CUSTOM_CHANNEL_KEYS),
+        op: z.enum(CUSTOM_CHANNEL_OPS),
         value: z.union([z.string(), z.array(z.string())]).nullish(),
         id: z.string().nullish(),
       }),
