@@ -538,6 +538,23 @@ describe('conversion window units (reference ยง3.3: the UDF window is interval ร
   it.each(['ordered', 'strict', 'unordered'])('%s, funnelWindowIntervalUnit hour without a count: 14 hours (funnelWindowInterval defaults to 14)', async (funnelOrderType) => {
     expect(counts(await run(q('wh', { funnelOrderType, funnelWindowIntervalUnit: 'hour' })))).toEqual([2, 1]);
   });
+
+  it.each(['ordered', 'strict', 'unordered'])('%s, funnelWindowInterval 0 is the default 14 (FunnelQueryContext: `funnelWindowInterval or 14`), not a 400', async (funnelOrderType) => {
+    expect(counts(await run(q('wh', { funnelOrderType, funnelWindowInterval: 0, funnelWindowIntervalUnit: 'hour' })))).toEqual([2, 1]);
+    // 14 days: both week-unit conversions (after 6 d 23 h and 7 d 1 h) are in
+    expect(counts(await run(q('wu', { funnelOrderType, funnelWindowInterval: 0 })))).toEqual([2, 2]);
+  });
+
+  it('funnelWindowInterval 0 in trends and time_to_convert: 14 days', async () => {
+    const trends = await run({ ...q('wu', { funnelVizType: 'trends', funnelWindowInterval: 0 }), dateRange: { date_from: '2021-06-01', date_to: '2021-06-09' } });
+    expect(trends.results[0].data.slice(0, 2)).toEqual([100, 0]);
+    const ttc = await run(q('wh', { funnelVizType: 'time_to_convert', funnelWindowInterval: 0, funnelWindowIntervalUnit: 'hour' }));
+    expect(ttc.results.bins.reduce((n: number, b: number[]) => n + b[1], 0)).toBe(1);
+  });
+
+  it('a negative funnelWindowInterval is still refused', () => {
+    expect(() => funnelsRunner.schema.parse({ kind: 'FunnelsQuery', series: [E('a'), E('b')], funnelsFilter: { funnelWindowInterval: -1 } })).toThrow();
+  });
 });
 
 describe('multiple-property breakdown limits (funnels base.py: `[\'Other\']` for array breakdowns, values ranked by the last step, then earlier steps; derived)', () => {

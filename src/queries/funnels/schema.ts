@@ -17,7 +17,8 @@ export const funnelsFilterSchema = z
   .object({
     funnelVizType: z.enum(['steps', 'trends', 'time_to_convert']).nullable().optional(),
     funnelOrderType: z.enum(['ordered', 'strict', 'unordered']).nullable().optional(),
-    funnelWindowInterval: z.number().int().min(1).nullable().optional(),
+    // 0 is accepted and read as the default (PostHog's FunnelQueryContext: `funnelWindowInterval or 14`)
+    funnelWindowInterval: z.number().int().min(0).nullable().optional(),
     funnelWindowIntervalUnit: z.enum(['second', 'minute', 'hour', 'day', 'week', 'month']).nullable().optional(),
     exclusions: z.array(funnelExclusionSchema).superRefine(maxItems(MAX_FUNNEL_EXCLUSIONS, LIMIT_CODES.tooManyExclusions, 'funnel exclusions')).nullable().optional(),
     breakdownAttributionType: z.enum(['first_touch', 'last_touch', 'all_events', 'step']).nullable().optional(),

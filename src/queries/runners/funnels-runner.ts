@@ -23,9 +23,12 @@ const UNIT_SECONDS: Record<string, number> = {
   month: 31 * 86400,
 };
 
-/** The funnel's conversion window in ms (default 14 days); funnel paths split sessions at it too. */
+/**
+ * The funnel's conversion window in ms (default 14 days); funnel paths split sessions at it too. An interval of 0 is the
+ * default, as PostHog's FunnelQueryContext reads it (`funnelWindowInterval or 14`, `funnelWindowIntervalUnit or DAY`).
+ */
 export const funnelWindowMs = (ff: { funnelWindowInterval?: number | null; funnelWindowIntervalUnit?: string | null } | null | undefined): number =>
-  (ff?.funnelWindowInterval ?? 14) * UNIT_SECONDS[ff?.funnelWindowIntervalUnit ?? 'day'] * 1000;
+  (ff?.funnelWindowInterval || 14) * UNIT_SECONDS[ff?.funnelWindowIntervalUnit || 'day'] * 1000;
 
 const SEP = '\u0001';
 
