@@ -220,6 +220,29 @@ describe('test_query_date_range.py (now 2021-08-25T00:00Z, UTC)', () => {
     expect(q({ date_from }, 'day').resolved().date_from).toBe(from);
   });
 
+  // date_to is parsed with always_truncate (an `h` offset to the top of its hour), then extended to the end of its hour
+  it('-3h .. -1h by hour: from 21:00 to the end of the 23:00 hour, 3 buckets', () => {
+    const r = q({ date_from: '-3h', date_to: '-1h' }, 'hour');
+    expect(bounds(r)).toEqual(['2021-08-24T21:00:00+00:00', '2021-08-24T23:59:59.999999+00:00']);
+    expect(r.buckets().map((b) => b.key)).toEqual(['2021-08-24 21:00:00', '2021-08-24 22:00:00', '2021-08-24 23:00:00']);
+  });
+
+  it('no dateRange by hour: 00:00 seven days ago (DEFAULT_DATE_FROM_DAYS) to the end of the current hour', () => {
+    const r = q({}, 'hour');
+    expect(bounds(r)).toEqual(['2021-08-18T00:00:00+00:00', '2021-08-25T00:59:59.999999+00:00']);
+    expect(r.buckets()).toHaveLength(7 * 24 + 1);
+  });
+
+  it('yStart by month: January to the current month; -1m by month: the WHERE starts at the first month’s start', () => {
+    expect(q({ date_from: 'yStart' }, 'month').buckets().map((b) => b.key)).toEqual(
+      ['01', '02', '03', '04', '05', '06', '07', '08'].map((m) => `2021-${m}-01`),
+    );
+    const r = q({ date_from: '-1m' }, 'month');
+    expect(r.resolved().date_from).toBe('2021-07-25T00:00:00+00:00');
+    expect(r.fromSql()).toBe('2021-07-01 00:00:00');
+    expect(r.buckets().map((b) => b.key)).toEqual(['2021-07-01', '2021-08-01']);
+  });
+
   it('-1h by minute: not truncated; date_to is the end of the current minute', () => {
     expect(bounds(q({ date_from: '-1h' }, 'minute'))).toEqual(['2021-08-24T23:00:00+00:00', '2021-08-25T00:00:59.999999+00:00']);
     expect(q({ date_from: '-1h' }, 'minute').buckets()).toHaveLength(61);

@@ -258,6 +258,22 @@ describe('relative and absolute ranges in America/Los_Angeles (now Aug 24 17:00 
     expect(r.results[0].data).toEqual(at(42, { 0: 1, 23: 1, 24: 1, 40: 1, 41: 1 }));
   });
 
+  // test_query_date_range.py: date_to is parsed with always_truncate (an `h` offset to the top of its hour), then a
+  // relative date_to by hour is extended to the end of that hour — the 16:30 event is in, the 17:30 one out
+  it('-8h .. -1h by hour: local 09:00 to the end of the 16:00 hour, 8 buckets', async () => {
+    const r = await la({ interval: 'hour', dateRange: { date_from: '-8h', date_to: '-1h' } });
+    expect([r.results[0].days[0], r.results[0].days[7]]).toEqual(['2021-08-24 09:00:00', '2021-08-24 16:00:00']);
+    expect(r.results[0].data).toEqual(at(8, { 7: 1 }));
+    expect(r.resolved_date_range).toEqual({ date_from: '2021-08-24T09:00:00-07:00', date_to: '2021-08-24T16:59:59.999999-07:00' });
+  });
+
+  it('no dateRange by hour: QueryDateRange’s default, local 00:00 seven days ago (Aug 17), to the end of the current hour', async () => {
+    const r = await la({ interval: 'hour' });
+    expect(r.results[0].days[0]).toBe('2021-08-17 00:00:00');
+    expect(r.results[0].data).toEqual(at(7 * 24 + 18, { 143: 1, 144: 1, 167: 1, 168: 1, 184: 1, 185: 1 }));
+    expect(r.resolved_date_range).toEqual({ date_from: '2021-08-17T00:00:00-07:00', date_to: '2021-08-24T17:59:59.999999-07:00' });
+  });
+
   it('all by day: from the local day of the earliest event (Aug 22) to today', async () => {
     const r = await la({ dateRange: { date_from: 'all' } });
     expect([r.results[0].days, r.results[0].data]).toEqual([['2021-08-22', '2021-08-23', '2021-08-24'], [1, 2, 3]]);
