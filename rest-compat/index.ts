@@ -3,6 +3,7 @@ import { registerBackupRoute } from '../src/backup/backup-route';
 import type { Services } from '../src/services';
 import { registerActionRoutes } from './actions';
 import { registerCohortRoutes } from './cohorts';
+import { registerElementRoutes } from './elements';
 import { registerEndpointRoutes } from './endpoints';
 import { registerEventRoutes } from './events';
 import { registerGroupRoutes } from './groups';
@@ -26,5 +27,6 @@ export function registerRestRoutes(app: FastifyInstance, services: Services): vo
   registerCohortRoutes(app, services);
   registerGroupRoutes(app, services);
   registerSessionRoutes(app, services);
+  registerElementRoutes(app, services);
   registerBackupRoute(app, services);
 }

@@ -15,6 +15,7 @@ import { EventService } from './ingest/event-service';
 import { Ingestor } from './ingest/ingestor';
 import { InsightService } from './insights/insight-service';
 import { shutdownParser } from './productql';
+import { ElementStats } from './projects/element-stats';
 import { EventReader } from './projects/event-reader';
 import { GroupService } from './projects/group-service';
 import { RelatedActors } from './projects/related-actors';
@@ -60,6 +61,8 @@ export interface Services {
   relatedActors: RelatedActors;
   /** The sessions API: session property definitions and values. */
   sessionProperties: SessionProperties;
+  /** The elements API: the most clicked element chains and element values. */
+  elements: ElementStats;
   /** Closes everything, newest first. */
   close(): Promise<void>;
 }
@@ -130,6 +133,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       groups: new GroupService(projects, engine, ingestor),
       relatedActors: new RelatedActors(projects, queries, engine, persons),
       sessionProperties: new SessionProperties(projects, queries),
+      elements: new ElementStats(projects, queries),
       close,
     };
   } catch (e) {

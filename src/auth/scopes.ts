@@ -2,7 +2,8 @@
  * Scopes are `<object>:<read|write>`; write implies read; `*` grants everything.
  * Objects: project, query, insight, endpoint, event (capture/import), person (the persons API), personal_api_key,
  * action (saved actions), cohort (saved person groups), group (group types and groups: the groups API),
- * activity_log (the insights' activity: PostHog's `required_scopes=["activity_log:read"]` on those actions).
+ * activity_log (the insights' activity: PostHog's `required_scopes=["activity_log:read"]` on those actions),
+ * element (the elements API: PostHog's ElementViewSet).
  */
 export const SCOPE_OBJECTS = [
   'project',
@@ -16,6 +17,7 @@ export const SCOPE_OBJECTS = [
   'cohort',
   'group',
   'activity_log',
+  'element',
 ] as const;
 export type ScopeObject = (typeof SCOPE_OBJECTS)[number];
 export type Scope = `${ScopeObject}:${'read' | 'write'}` | '*';
@@ -39,7 +41,7 @@ export const POSTHOG_ONLY_SCOPE_OBJECTS: readonly string[] = [
   'batch_import', 'billing', 'business_knowledge', 'canvas', 'comment', 'conversation', 'customer_analytics',
   'customer_task', 'customer_journey', 'customer_profile_config', 'data_catalog', 'data_catalog_approval', 'dashboard',
   'event_filter', 'dashboard_template', 'dataset', 'early_access_feature', 'engineering_analytics', 'error_tracking',
-  'evaluation', 'element', 'event_definition', 'experiment', 'experiment_holdout', 'experiment_saved_metric', 'export',
+  'evaluation', 'event_definition', 'experiment', 'experiment_holdout', 'experiment_saved_metric', 'export',
   'external_data_schema', 'external_data_source', 'feature_flag', 'file_system', 'file_system_shortcut',
   'health_issue', 'heatmap', 'hog_flow', 'hog_function', 'ingestion_warning', 'insight_variable', 'integration',
   'legal_document', 'link', 'live_debugger', 'llm_analytics', 'ai_observability_clusters', 'llm_gateway',

@@ -106,4 +106,116 @@ export function describeElementsCapture(engine: string, server: () => TestServer
       expect(r.body).toMatchObject({ type: 'validation_error', detail: expect.stringMatching(/exact and is_not/) });
     });
   });
+
+  /**
+   * PostHog's posthog/api/test/test_element.py (ElementViewSet): its _setup_events fixture (three autocaptures and a
+   * rageclick today, an autocapture 8 days ago), chains written by elements_to_string.
+   */
+  describe(`elements API (PostHog test_element.py) on ${engine}`, () => {
+    let s: TestServer;
+    let p: number;
+    const chain = (n: number) => `a:href="https://posthog.com/event-${n}"nth-child="0"nth-of-type="0"text="event ${n}";div:nth-child="0"nth-of-type="0"`;
+    const elements = (n: number) => [
+      { text: `event ${n}`, tag_name: 'a', attr_class: null, href: `https://posthog.com/event-${n}`, attr_id: null, nth_child: 0, nth_of_type: 0, attributes: {}, order: 0 },
+      { text: null, tag_name: 'div', attr_class: null, href: null, attr_id: null, nth_child: 0, nth_of_type: 0, attributes: {}, order: 1 },
+    ];
+    const autocapture = [
+      { count: 2, hash: null, type: '$autocapture', elements: elements(1) },
+      { count: 1, hash: null, type: '$autocapture', elements: elements(2) },
+    ];
+    const rageclick = [{ count: 1, hash: null, type: '$rageclick', elements: elements(1) }];
+    const get = (path: string) => s.api('GET', `/api/projects/${p}/elements/${path}`);
+
+    beforeAll(async () => {
+      s = server();
+      const project = (await s.api('POST', '/api/projects/', { name: 'elements api' })).body;
+      p = project.id;
+      // early today (the UTC project's day): what a date_from clamped to the start of the day still sees
+      const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 + 1000).toISOString();
+      const eightDaysAgo = new Date(Date.now() - 8 * 86_400_000).toISOString();
+      const ev = (event: string, distinct_id: string, n: number, url: string, timestamp = today) => ({
+        event,
+        distinct_id,
+        timestamp,
+        properties: { $elements_chain: chain(n), $current_url: `http://example.com/${url}` },
+      });
+      const batch = [
+        ev('$autocapture', 'one', 1, 'demo'),
+        ev('$autocapture', 'one', 1, 'demo'),
+        ev('$autocapture', 'two', 2, 'another_page'),
+        ev('$rageclick', 'one', 1, 'demo'),
+        // only the last 7 days load by default
+        ev('$autocapture', 'one', 1, 'demo', eightDaysAgo),
+        ev('$pageview', 'one', 1, 'demo'),
+      ];
+      const r = await fetch(`${s.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_token, batch }) });
+      expect(r.status).toBe(200);
+      await s.server.services.ingestor.flush();
+    });
+
+    it('test_element_stats: autocapture chains of the last 7 days, most counted first; a bare list unless paginate_response=true', async () => {
+      const bare = await get('stats/');
+      expect([bare.status, bare.body]).toEqual([200, autocapture]);
+      const paged = await get('stats/?paginate_response=true');
+      expect([paged.status, paged.body]).toEqual([200, { results: autocapture, next: null, previous: null }]);
+      // date_from=all: the older autocapture counts too
+      const all = await get('stats/?date_from=all');
+      expect(all.body.map((e: any) => e.count)).toEqual([3, 1]);
+    });
+
+    it('test_element_stats_can_load_only_rageclick_data / rageclick_and_autocapture_data (include)', async () => {
+      expect((await get('stats/?paginate_response=true&include=$rageclick')).body.results).toEqual(rageclick);
+      expect((await get('stats/?paginate_response=true&include=$rageclick&include=$autocapture')).body.results).toEqual([...autocapture, ...rageclick]);
+    });
+
+    it('test_element_stats_obeys_limit_parameter: next is the request with offset and limit set', async () => {
+      const first = await get('stats/?paginate_response=true&limit=1');
+      expect(first.status).toBe(200);
+      expect(first.body.results).toEqual([autocapture[0]]);
+      expect(first.body.next).toBe(`${s.url}/api/projects/${p}/elements/stats/?paginate_response=true&limit=1&offset=1`);
+      const next = new URL(first.body.next);
+      const second = await s.api('GET', next.pathname + next.search);
+      expect(second.body.results).toEqual([autocapture[1]]);
+      expect(second.body.next).toBeNull();
+      // without paginate_response the limit applies to the bare list
+      expect((await get('stats/?limit=1&offset=1')).body).toEqual([autocapture[1]]);
+    });
+
+    it('test_element_stats_does_not_allow_non_numeric_limit / offset, nor an unexpected include', async () => {
+      for (const q of ['limit=not-a-number', 'offset=not-a-number']) {
+        const r = await get(`stats/?${q}`);
+        expect([r.status, r.body.type, r.body.code]).toEqual([400, 'validation_error', 'invalid_input']);
+      }
+      const r = await get('stats/?include=$pageview');
+      expect([r.status, r.body]).toEqual([
+        400,
+        { type: 'validation_error', code: 'invalid_input', detail: 'Only $autocapture, $rageclick, and $dead_click are supported.', attr: null },
+      ]);
+    });
+
+    it('test_element_stats_clamps_date_from_to_start_of_day: a date_from with a time starts at its day', async () => {
+      const r = await get(`stats/?paginate_response=true&date_from=${encodeURIComponent(new Date().toISOString())}`);
+      expect([r.status, r.body.results]).toEqual([200, autocapture]);
+      // a day before the 8-day-old event: it counts
+      const older = await get(`stats/?date_from=${new Date(Date.now() - 9 * 86_400_000).toISOString().slice(0, 10)}`);
+      expect(older.body.map((e: any) => e.count)).toEqual([3, 1]);
+    });
+
+    it('properties filter the events counted', async () => {
+      const properties = encodeURIComponent(JSON.stringify([{ key: '$current_url', value: 'http://example.com/another_page', type: 'event' }]));
+      expect((await get(`stats/?properties=${properties}`)).body).toEqual([autocapture[1]]);
+    });
+
+    it('test_event_property_values: values of an element field, most frequent first; a key that is no field is []', async () => {
+      expect((await get('values/?key=tag_name')).body).toEqual([{ name: 'a' }]);
+      expect((await get('values/?key=tag_name&value=a')).body).toEqual([{ name: 'a' }]);
+      expect((await get('values/?key=tag_name&value=div')).body).toEqual([]);
+      // every event's chain, whatever the event ($pageview included) and however old
+      expect((await get('values/?key=text&value=event')).body).toEqual([{ name: 'event 1' }, { name: 'event 2' }]);
+      expect((await get('values/?key=text&value=2')).body).toEqual([{ name: 'event 2' }]);
+      expect((await get('values/?key=href')).body).toEqual([{ name: 'https://posthog.com/event-1' }, { name: 'https://posthog.com/event-2' }]);
+      expect((await get('values/?key=selector')).body).toEqual([]);
+      expect((await get('values/')).body).toEqual([]);
+    });
+  });
 }

@@ -268,6 +268,9 @@ const TABLE: Row[] = [
   { method: 'GET', pattern: '/api/projects/:projectId/groups/related', scope: 'group:read', ok: 200, okAlso: [{ status: 400, detail: 'You must pass ?id= in this URL.' }] },
   { method: 'GET', pattern: '/api/projects/:projectId/sessions/property_definitions', scope: 'query:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/sessions/values', scope: 'query:read', ok: 200, okAlso: [{ status: 400, detail: 'Key not provided' }] },
+  // elements (PostHog's ElementViewSet, scope_object "element")
+  { method: 'GET', pattern: '/api/projects/:projectId/elements/stats', scope: 'element:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/elements/values', scope: 'element:read', ok: 200 },
   // backups: the whole data dir, so only an instance administrator (a personal key with * and no project restriction)
   { method: 'POST', pattern: '/api/backups', scope: '*', ok: 201 },
 ];

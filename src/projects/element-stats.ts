@@ -1,0 +1,171 @@
+import type { Principal } from '../auth/principal';
+import { validationError } from '../errors';
+import { chainToElements, type ElementView } from '../ingest/elements-chain';
+import { DEFAULT_DATE_FROM, insightsNow, parseDateString } from '../queries/insights/date-range';
+import { cal, instantToLocal, sqlLocal } from '../queries/insights/local-time';
+import type { QueryService } from '../queries/query-service';
+import type { Project } from '../store/entities';
+import type { ProjectService } from './project-service';
+import { propertyList } from './rest-properties';
+
+/** One chain of PostHog's `elements/stats/` (ElementViewSet.stats): how often it was clicked, by which event. */
+export interface ElementStat {
+  count: number;
+  /** Always null: PostHog no longer hashes element groups. */
+  hash: null;
+  type: string;
+  elements: ElementView[];
+}
+
+/** The events `include` may ask for (ElementViewSet._events_filter). */
+const INCLUDABLE = ['$autocapture', '$rageclick', '$dead_click'] as const;
+
+/** ElementViewSet._pagination_params' default limit. */
+const DEFAULT_LIMIT = 100_000;
+
+/** The element fields `values/?key=` may name (ElementSerializer's fields); any other key answers []. */
+const VALUE_KEYS = new Set(['text', 'tag_name', 'attr_class', 'href', 'attr_id', 'nth_child', 'nth_of_type', 'attributes', 'order']);
+
+/** How many values `values/` lists (PostHog's LIMIT 50). */
+const VALUES_LIMIT = 50;
+
+/** The last value of a repeated query parameter (Django's QueryDict.get). */
+const last = (v: unknown): unknown => (Array.isArray(v) ? v[v.length - 1] : v);
+
+/**
+ * PostHog's elements API (`posthog/api/element.py`, scope `element:read`): the autocaptured element chains most
+ * clicked, and the values of one element field. Read from the events' `elements_chain` through ProductQL.
+ */
+export class ElementStats {
+  constructor(
+    private readonly projects: ProjectService,
+    private readonly queries: QueryService,
+  ) {}
+
+  /**
+   * `GET elements/stats/`: the chains of the events asked for by `include` (repeatable; `$autocapture` without it),
+   * most counted first, as `{count, hash, type, elements}`. `date_from` (default `-7d`) starts at the start of its day
+   * and `date_to` (default today) ends at the end of its day, in the project timezone, except `-24h`/`-48h` which keep
+   * their time (PostHog's format_ch_timestamp); `properties` are PostHog's property filters; `limit`/`offset` page.
+   * `paginate_response=true` wraps the page as `{results, next, previous}`, the links being the request's URL with
+   * `offset` and `limit` set (format_query_params_absolute_url).
+   */
+  async stats(
+    principal: Principal,
+    projectId: number,
+    query: Record<string, unknown>,
+  ): Promise<{ results: ElementStat[]; next: { offset: number; limit: number } | null; previous: { offset: number; limit: number } | null }> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'element:read' });
+    const events = includedEvents(query.include);
+    const { limit, offset } = pagination(query);
+    const dates = dateRange(project, query);
+    const where = ['event IN {variables.events}', "elements_chain != ''", ...dates.where];
+    const vars: Record<string, unknown> = { events, ...dates.vars };
+    const properties = typeof last(query.properties) === 'string' && last(query.properties) !== '' ? propertyList(String(last(query.properties))) : [];
+    const rows = await this.run(
+      principal,
+      project,
+      `SELECT elements_chain, count() AS count, event FROM events WHERE ${where.join(' AND ')} AND {filters} ` +
+        `GROUP BY elements_chain, event ORDER BY count DESC, event ASC, elements_chain ASC LIMIT ${limit + 1} OFFSET ${offset}`,
+      vars,
+      properties,
+    );
+    const results = rows.slice(0, limit).map(([chain, count, event]) => ({
+      count: Number(count),
+      hash: null,
+      type: String(event),
+      elements: chainToElements(String(chain)),
+    }));
+    return {
+      results,
+      next: rows.length > limit ? { offset: offset + limit, limit } : null,
+      previous: offset - limit >= 0 ? { offset: offset - limit, limit } : null,
+    };
+  }
+
+  /**
+   * `GET elements/values/?key=K&value=V`: `[{name}]`, the values of an element field read out of every event's chain
+   * by PostHog's regular expressions (`tag_name`: the first element's tag; others: `K="…"`), those containing V
+   * (V is part of the expression, as in PostHog), most frequent first, at most 50. A key that is no element field
+   * answers [].
+   */
+  async values(principal: Principal, projectId: number, query: Record<string, unknown>): Promise<{ name: string }[]> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'element:read' });
+    const key = last(query.key);
+    const value = last(query.value);
+    if (typeof key !== 'string' || !VALUE_KEYS.has(key)) return [];
+    const given = typeof value === 'string' && value !== '' ? value : undefined;
+    let select: string;
+    let filter: string;
+    if (key === 'tag_name') {
+      select = '^([-_a-zA-Z0-9]*?)[\\.|:]';
+      filter = given === undefined ? select : `^([-_a-zA-Z0-9]*?${given}[-_a-zA-Z0-9]*?)[\\.|:]`;
+    } else {
+      select = `[:|"]${key}="(.*?)"`;
+      filter = given === undefined ? select : `[:|"]${key}=".*?${given}.*?"`;
+    }
+    const rows = await this.run(
+      principal,
+      project,
+      'SELECT extract(elements_chain, {variables.select}) AS value, count() AS count FROM events ' +
+        `WHERE match(elements_chain, {variables.filter}) GROUP BY value ORDER BY count DESC, value ASC LIMIT ${VALUES_LIMIT}`,
+      { select, filter },
+    );
+    return rows.map(([v]) => ({ name: String(v) }));
+  }
+
+  private async run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>, properties: unknown = []): Promise<unknown[][]> {
+    const variables = Object.fromEntries(Object.entries(values).map(([code, value]) => [code, { variableId: code, code_name: code, value }]));
+    const node = { kind: 'HogQLQuery', query: sql, variables, filters: { properties } };
+    const out = await this.queries.execute(principal, project, node, { refresh: 'force_blocking', name: 'elements' });
+    return (out.body.results ?? []) as unknown[][];
+  }
+}
+
+/** ElementViewSet._events_filter: the `include` events (each at most once), `$autocapture` when none is given. */
+function includedEvents(raw: unknown): string[] {
+  const asked = (raw === undefined ? [] : [raw].flat()).map(String);
+  if (asked.length === 0) return ['$autocapture'];
+  if (asked.some((e) => !(INCLUDABLE as readonly string[]).includes(e))) throw validationError('Only $autocapture, $rageclick, and $dead_click are supported.');
+  return INCLUDABLE.filter((e) => asked.includes(e));
+}
+
+/** ElementViewSet._pagination_params: integers, or a 400. */
+function pagination(query: Record<string, unknown>): { limit: number; offset: number } {
+  const int = (v: unknown, fallback: number): number => {
+    if (v === undefined) return fallback;
+    const s = String(v).trim();
+    if (!/^[-+]?\d+$/.test(s)) throw validationError('offset and limit must be numbers');
+    return Number(s);
+  };
+  const limit = int(last(query.limit), DEFAULT_LIMIT);
+  const offset = int(last(query.offset), 0);
+  if (limit < 0 || offset < 0) throw validationError('offset and limit must be numbers');
+  return { limit, offset };
+}
+
+/** PostHog's format_ch_timestamp keeps the time of these (and of an hourly interval); any other date is its day. */
+const KEEPS_TIME = new Set(['-24h', '-48h']);
+
+/**
+ * The `timestamp` conditions of `date_from`/`date_to` (PostHog's parse_timestamps) with their bound values, as local
+ * times of the project timezone. `date_from=all` has no lower bound.
+ */
+function dateRange(project: Project, query: Record<string, unknown>): { where: string[]; vars: Record<string, string> } {
+  const tz = project.timezone;
+  const nowLocal = instantToLocal(insightsNow(), tz);
+  const text = (v: unknown) => (typeof last(v) === 'string' && last(v) !== '' ? String(last(v)) : undefined);
+  const fromText = text(query.date_from) ?? DEFAULT_DATE_FROM;
+  const toText = text(query.date_to);
+  const keepTime = last(query.interval) === 'hour' || KEEPS_TIME.has(fromText);
+  const second = (t: number) => Math.floor(t / 1000) * 1000;
+  const to = toText === undefined ? nowLocal : parseDateString(toText, nowLocal, tz, 'date_to').value;
+  const where = ['timestamp <= {variables.date_to}'];
+  const vars: Record<string, string> = { date_to: sqlLocal(keepTime ? second(to) : cal.addDays(cal.startOfDay(to), 1) - 1000) };
+  if (fromText !== 'all') {
+    const from = parseDateString(fromText, nowLocal, tz, 'date_from').value;
+    where.unshift('timestamp >= {variables.date_from}');
+    vars.date_from = sqlLocal(keepTime ? second(from) : cal.startOfDay(from));
+  }
+  return { where, vars };
+}
