@@ -655,3 +655,46 @@ describe('strict funnels under global property filters (FunnelEventQuery: strict
     expect(r.results.map((s: any) => s.data)).toEqual([[50, 0]]);
   });
 });
+
+// ------------------------------------------------------------------------------------------------ eleventh pass
+
+// breakdown_cases.py test_funnel_step_breakdown_event_with_other: five persons, breakdown_limit 1
+events.push(
+  ...tagged('oth', [
+    ev('person1', 'sign up', t(2020, 1, 1, 12), { $browser: 'Chrome' }),
+    ev('person1', 'play movie', t(2020, 1, 1, 13), { $browser: 'Chrome' }),
+    ev('person1', 'buy', t(2020, 1, 1, 15), { $browser: 'Chrome' }),
+    ev('person2', 'sign up', t(2020, 1, 2, 14), { $browser: 'Safari' }),
+    ev('person2', 'play movie', t(2020, 1, 2, 16), { $browser: 'Safari' }),
+    ev('person3', 'sign up', t(2020, 1, 2, 14), { $browser: 'Safari' }),
+    ev('person4', 'sign up', t(2020, 1, 2, 14), { $browser: 'random' }),
+    ev('person5', 'sign up', t(2020, 1, 2, 15), { $browser: 'another one' }),
+  ]),
+);
+
+describe.each(['ordered', 'strict', 'unordered'])('breakdown_cases.py: test_funnel_step_breakdown_event_with_other (%s)', (order) => {
+  const q = () => {
+    const base = breakdownQuery(order)('oth', {}, ['$browser'], [E('oth:sign up'), E('oth:play movie'), E('oth:buy')]);
+    return { ...base, breakdownFilter: { ...base.breakdownFilter, breakdown_limit: 1 } };
+  };
+
+  it('Chrome (the only buy) is kept; Safari, random and another one are ["Other"]', async () => {
+    const r = await run(q());
+    expect(rows(r)).toEqual([
+      [['Chrome'], [[1, null], [1, 3600], [1, 7200]]],
+      [['Other'], [[4, null], [1, 7200], [0, null]]],
+    ]);
+    expect(r.results.map((steps: any[]) => steps[0].breakdown)).toEqual([['Chrome'], ['Other']]);
+  });
+
+  it('_get_actor_ids_at_step(filters, step, ["Chrome"] / ["Other"])', async () => {
+    const actors = async (funnelStep: number, funnelStepBreakdown: unknown) => {
+      const r = await h.run(actorsRunner, { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', ...q() }, funnelStep, funnelStepBreakdown }, select: ['actor'] }, pid);
+      return (r.results as any[][]).map((row) => row[0].distinct_ids[0]).sort();
+    };
+    expect(await actors(1, ['Chrome'])).toEqual(['oth:person1']);
+    expect(await actors(2, ['Chrome'])).toEqual(['oth:person1']);
+    expect(await actors(1, ['Other'])).toEqual(['oth:person2', 'oth:person3', 'oth:person4', 'oth:person5']);
+    expect(await actors(2, ['Other'])).toEqual(['oth:person2']);
+  });
+});
