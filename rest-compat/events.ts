@@ -3,6 +3,7 @@ import { parsePage, type Page } from '../src/pagination';
 import { bulkDeletePersons } from '../src/projects/person-bulk-delete';
 import type { PersonView } from '../src/projects/person-reader';
 import { cohortsOfPerson } from '../src/projects/person-cohorts';
+import { splitPerson } from '../src/projects/person-split';
 import { deletePersonProperty, setPersonProperties, updatePersonProperty } from '../src/projects/person-property-events';
 import type { Services } from '../src/services';
 import { eventUuid } from '../src/projects/event-reader';
@@ -30,12 +31,15 @@ export function personsPage(request: FastifyRequest, page: Page, out: { count?: 
 
 export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   // PostHog's persons API (read side), scope person:read
-  apiRoute(app, s, 'GET', '/projects/:projectId/persons', async (r) => {
-    // PersonViewSet renders JSON and CSV (PaginatedCSVRenderer: a line per person of the page)
-    const render = formatRenderer(r.query);
+  // PersonViewSet renders JSON and CSV (PaginatedCSVRenderer: a line per person of the page); `persons.csv` is DRF's
+  // format suffix (test_person.py test_csv_export)
+  const listPersons = async (r: RestRequest, query: Record<string, unknown>) => {
+    const render = formatRenderer(query);
     const page = parsePage(r.query);
     return render(personsPage(r.request, page, await s.persons.list(r.principal, projectIdParam(r.params), r.query, page, includeTotal(r.query))));
-  });
+  };
+  apiRoute(app, s, 'GET', '/projects/:projectId/persons', (r) => listPersons(r, r.query));
+  apiRoute(app, s, 'GET', '/projects/:projectId/persons.:format', (r) => listPersons(r, { ...r.query, format: r.params.format }));
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/cohorts', (r) => cohortsOfPerson(s, r.principal, projectIdParam(r.params), r.query));
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/properties', (r) => s.persons.propertyNames(r.principal, projectIdParam(r.params)));
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/values', (r) => s.persons.values(r.principal, projectIdParam(r.params), r.query));
@@ -88,6 +92,11 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'POST', '/projects/:projectId/persons/:personId/update_property', async (r) => {
     await updatePersonProperty(s, r.principal, projectIdParam(r.params), r.params.personId, r.body);
     return respond(202);
+  });
+  // PostHog's split: 201 {"success": true} (test_person.py test_split_people_delete_props)
+  apiRoute(app, s, 'POST', '/projects/:projectId/persons/:personId/split', async (r) => {
+    await splitPerson(s, r.principal, projectIdParam(r.params), r.params.personId, r.body);
+    return respond(201, { success: true });
   });
   // PostHog's person update: only properties, set through a `$set` event; 202 with an empty body (test_update_person_props)
   apiRoute(app, s, ['PATCH', 'PUT'], '/projects/:projectId/persons/:personId', async (r) => {

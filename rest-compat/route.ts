@@ -104,8 +104,12 @@ export function apiRoute(
   const paths = path.startsWith('/projects/:projectId')
     ? [path, path.replace('/projects/:projectId', '/environments/:projectId')]
     : [path];
+  const legacy = legacyPathOf(path);
+  if (legacy !== undefined) paths.push(legacy);
   const run = (principal: Principal, request: FastifyRequest, reply: FastifyReply): RestResult | Promise<RestResult> => {
     const params = (request.params ?? {}) as Record<string, string>;
+    // a legacy route names no project: it is the caller's current one
+    if (legacy !== undefined && params.projectId === undefined) params.projectId = CURRENT_PROJECT;
     const token = params.projectId !== undefined ? projectTokenOf(request) : undefined;
     if (token !== undefined) {
       // PostHog's TeamAndOrgViewSetMixin._get_team_from_request: a project token (`get_token`) names the project,
@@ -200,6 +204,21 @@ function send(reply: FastifyReply, result: RestResult): FastifyReply {
 
 /** The project id PostHog accepts for "the caller's current project" (reference §0). */
 const CURRENT_PROJECT = '@current';
+
+/**
+ * PostHog's legacy routes without a project in the path (posthog/api/__init__.py "Legacy endpoints": e.g.
+ * `router.register(r"person", person.LegacyPersonViewSet)`), each the project route of the caller's current project
+ * (`param_derived_from_user_current_team`). test_person.py calls `/api/person/…` throughout.
+ */
+const LEGACY_PREFIXES: [project: string, legacy: string][] = [['/projects/:projectId/persons', '/person']];
+
+/** The legacy path serving a project route, if PostHog has one. */
+function legacyPathOf(path: string): string | undefined {
+  for (const [project, legacy] of LEGACY_PREFIXES) {
+    if (path === project || path.startsWith(`${project}/`) || path.startsWith(`${project}.`)) return legacy + path.slice(project.length);
+  }
+  return undefined;
+}
 
 /**
  * The project token of a request as PostHog's get_token reads it for a project route: on a GET, `token` or else

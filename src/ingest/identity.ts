@@ -445,6 +445,43 @@ export class ProjectIdentity {
     return { id: created.id };
   }
 
+  /**
+   * PostHog's Person.split_person: each distinct id of the person but `mainDistinctId` moves to a person of its own
+   * (`get_or_create(uuid=newId(distinct_id))`: new, without properties, unidentified, created `now`, one version
+   * above the original). Without a main id the person keeps its first distinct id and loses its properties. Past
+   * events keep their person id (PostHog writes no override for a split); later events of a moved id go to its new
+   * person. False when the person is not the project's.
+   */
+  splitPerson(personId: string, mainDistinctId: string | null, newId: (distinctId: string) => string, now: number): boolean {
+    const p = this.persons.get(personId);
+    if (!p) return false;
+    const ids = [...p.distinctIds].sort((a, b) => (this.distinctSeq.get(a) ?? 0) - (this.distinctSeq.get(b) ?? 0));
+    let main = mainDistinctId;
+    if (!main) {
+      p.properties = {};
+      p.coveredCodes = undefined;
+      p.version++;
+      this.dirtyPersons.add(p.id);
+      main = ids[0];
+    }
+    const version = p.version + 1;
+    this.full = undefined;
+    this.creatorUuid = undefined;
+    for (const d of ids) {
+      if (d === main) continue;
+      const id = newId(d);
+      let target = this.persons.get(id);
+      if (target === p) continue;
+      if (!target) {
+        target = this.createPerson([], now, {}, false, id);
+        target.version = version;
+      }
+      p.distinctIds.delete(d);
+      this.attach(target, d);
+    }
+    return true;
+  }
+
   /** Forgets a deleted person (after the engine deleted it). */
   forgetPerson(personId: string): void {
     const p = this.persons.get(personId);

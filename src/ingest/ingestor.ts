@@ -45,6 +45,7 @@ import { importNdjsonFile, type ImportFileSummary } from './import-file';
 import { importFileNative, type NativeImportOptions } from './native-import';
 import { RecentUuids } from './recent-uuids';
 import { DERIVED_KEY, withPersonInitialProperties } from './person-initial-properties';
+import { uuidFromDistinctId } from './person-uuid';
 
 /**
  * Whether an apply error may be caused by the records themselves (a value DuckDB refuses). I/O and resource
@@ -643,6 +644,34 @@ export class Ingestor {
     return this.lock.run(async () => {
       await this.engine.deletePerson(projectId, personId, deleteEvents);
       this.identity.invalidate(projectId);
+    });
+  }
+
+  /**
+   * Splits a person (PostHog's split_person, ProjectIdentity.splitPerson), serialized with the flusher; false when
+   * the person is not (or no longer) the project's.
+   */
+  splitPerson(projectId: number, personId: string, mainDistinctId: string | null): Promise<boolean> {
+    return this.lock.run(async () => {
+      await this.ensureLoaded(projectId);
+      const ident = this.identity.get(projectId);
+      if (!ident.splitPerson(personId, mainDistinctId, (d) => uuidFromDistinctId(projectId, d), Date.now())) return false;
+      const d = ident.drain();
+      try {
+        await this.engine.writeBatch({
+          events: [],
+          persons: d.persons,
+          newPersons: d.newPersons,
+          distinctIds: d.distinctIds,
+          newDistinctIds: d.newDistinctIds,
+          deletedPersons: d.deletedPersons,
+          overrides: d.overrides,
+        });
+      } catch (e) {
+        this.identity.invalidate(projectId);
+        throw e;
+      }
+      return true;
     });
   }
 

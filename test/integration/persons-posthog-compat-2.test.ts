@@ -6,14 +6,18 @@
  * path; persons-posthog-compat-2.clickhouse.test.ts runs this file on ClickHouse.
  */
 import { quarryOnTestEngine } from '../helpers/clickhouse-quarry';
-import type { TestServer } from '../helpers/server';
+import { newKey, type TestServer } from '../helpers/server';
 import type { PersonView as Person } from '../../src/projects/person-reader';
+import { uuidFromDistinctId } from '../../src/ingest/person-uuid';
 
 const server = quarryOnTestEngine('quarry_persons_compat_2');
 
 let s: TestServer;
 let p: number;
 let other: number;
+/** A key of `p` only: `p` is its current project, which PostHog's legacy `/api/person/` routes serve. */
+let legacyKey: string;
+const legacy = (method: string, path: string, body?: unknown) => s.api(method, `/api/person/${path}`, body, legacyKey);
 const base = () => `/api/projects/${p}/persons/`;
 const nf = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
 
@@ -45,6 +49,7 @@ beforeAll(async () => {
   s = server();
   p = (await s.api('POST', '/api/projects/', { name: 'persons compat 2' })).body.id;
   other = (await s.api('POST', '/api/projects/', { name: 'persons compat 2 other' })).body.id;
+  legacyKey = await newKey(s, ['person:read', 'person:write'], { scoped_teams: [p] });
   await ingest(p, {
     persons: [
       // test_person_display_name_defaults
@@ -313,5 +318,112 @@ describe('an identified person is merged only dangerously (reference §6.5), as 
     const merged = (await personOf('ident_a'))!;
     expect(merged).toMatchObject({ uuid: b.uuid, distinct_ids: ['ident_a', 'ident_b'], properties: { side: 'b', a_only: true }, created_at: a.created_at });
     expect((await s.api('GET', `${base()}${a.uuid}/`)).status).toBe(404);
+  });
+});
+
+describe('split (test_person.py test_split_people_keep_props / _delete_props / test_split_person_clickhouse)', () => {
+  const props = { $browser: 'whatever', $os: 'Mac OS X' };
+  let keep: Person;
+  let drop: Person;
+  let middle: Person;
+  beforeAll(async () => {
+    await ingest(p, {
+      persons: [
+        { distinct_ids: ['split_k1', 'split_k2', 'split_k3'], properties: props, created_at: '2024-05-01T00:00:00Z' },
+        { distinct_ids: ['split_d1', 'split_d2', 'split_d3'], properties: props, created_at: '2024-05-02T00:00:00Z' },
+        { distinct_ids: ['split_m1', 'split_m2', 'split_m3'], properties: props, is_identified: true, created_at: '2024-05-03T00:00:00Z' },
+      ],
+      events: [{ event: 'before split', distinct_id: 'split_d2', timestamp: '2024-05-04T00:00:00Z' }],
+    });
+    keep = (await personOf('split_k1'))!;
+    drop = (await personOf('split_d1'))!;
+    middle = (await personOf('split_m2'))!;
+  });
+
+  it('with main_distinct_id: the person keeps it and its properties; every other id is a new person without properties', async () => {
+    const r = await legacy('POST', `${keep.uuid}/split/`, { main_distinct_id: 'split_k1' });
+    expect([r.status, r.body]).toEqual([201, { success: true }]);
+    expect(await personOf('split_k1')).toMatchObject({ uuid: keep.uuid, distinct_ids: ['split_k1'], properties: props });
+    for (const d of ['split_k2', 'split_k3']) {
+      const own = (await personOf(d))!;
+      // PostHog's get_or_create(uuid=uuidFromDistinctId(team_id, distinct_id))
+      expect(own).toMatchObject({ uuid: uuidFromDistinctId(p, d), id: uuidFromDistinctId(p, d), distinct_ids: [d], properties: {}, is_identified: false, name: d });
+    }
+  });
+
+  it('without main_distinct_id: the first distinct id stays, the properties go; {"success": true}', async () => {
+    const r = await s.api('POST', `${base()}${drop.uuid}/split/`);
+    expect([r.status, r.body]).toEqual([201, { success: true }]);
+    expect(await personOf('split_d1')).toMatchObject({ uuid: drop.uuid, distinct_ids: ['split_d1'], properties: {} });
+    expect((await personOf('split_d2'))?.distinct_ids).toEqual(['split_d2']);
+    expect((await personOf('split_d3'))?.distinct_ids).toEqual(['split_d3']);
+    expect(await sql("SELECT distinct_id, toString(person_id) FROM person_distinct_ids WHERE distinct_id LIKE 'split_d%' ORDER BY distinct_id")).toEqual([
+      ['split_d1', drop.uuid],
+      ['split_d2', uuidFromDistinctId(p, 'split_d2')],
+      ['split_d3', uuidFromDistinctId(p, 'split_d3')],
+    ]);
+  });
+
+  it('stored events keep their person id (no override for a split); later events of a moved id go to its new person', async () => {
+    await ingest(p, { events: [{ event: 'after split', distinct_id: 'split_d2', timestamp: '2024-05-05T00:00:00Z' }] });
+    expect(await sql("SELECT event, toString(person_id) FROM events WHERE distinct_id = 'split_d2' ORDER BY timestamp")).toEqual([
+      ['before split', drop.uuid],
+      ['after split', uuidFromDistinctId(p, 'split_d2')],
+    ]);
+  });
+
+  it('a main_distinct_id that is not the first: the ids before and after it move, the person stays identified', async () => {
+    const r = await s.api('POST', `${base()}${middle.uuid}/split/`, { main_distinct_id: 'split_m2' });
+    expect(r.status).toBe(201);
+    expect(await personOf('split_m2')).toMatchObject({ uuid: middle.uuid, distinct_ids: ['split_m2'], properties: props, is_identified: true });
+    expect((await personOf('split_m1'))?.uuid).toBe(uuidFromDistinctId(p, 'split_m1'));
+    expect((await personOf('split_m3'))?.uuid).toBe(uuidFromDistinctId(p, 'split_m3'));
+  });
+
+  it('a person of one distinct id: nothing moves', async () => {
+    const r = await s.api('POST', `${base()}${keep.uuid}/split/`);
+    expect(r.status).toBe(201);
+    expect(await personOf('split_k1')).toMatchObject({ uuid: keep.uuid, distinct_ids: ['split_k1'], properties: {} });
+  });
+
+  it('404 for an unknown, a malformed or another project’s person', async () => {
+    const theirs = (await personOf('anon_m', other))!;
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', theirs.uuid]) {
+      const r = await s.api('POST', `${base()}${id}/split/`);
+      expect([r.status, r.body]).toEqual([404, nf]);
+    }
+    expect((await personOf('anon_m', other))?.distinct_ids).toEqual(theirs.distinct_ids);
+  });
+});
+
+describe('legacy /api/person/ (LegacyPersonViewSet: the current project) and persons.csv', () => {
+  it('test_pagination_limit through /api/person/: the next link stays on the legacy path', async () => {
+    const mine = (await s.api('GET', `${base()}?limit=10`)).body;
+    const r = await legacy('GET', '?limit=10');
+    expect(r.status).toBe(200);
+    expect(r.body.results).toEqual(mine.results);
+    expect(new URL(r.body.next).pathname + new URL(r.body.next).search).toBe('/api/person/?limit=10&offset=10');
+    const next = await legacy('GET', '?limit=10&offset=10');
+    expect(next.body.results).toEqual((await s.api('GET', `${base()}?limit=10&offset=10`)).body.results);
+  });
+
+  it('retrieve, values and 404s as under the project', async () => {
+    const person = (await personOf('distinct_id1'))!;
+    expect((await legacy('GET', `${person.uuid}/`)).body).toEqual(person);
+    expect((await legacy('GET', person.uuid)).body).toEqual(person);
+    expect((await legacy('GET', 'values/?key=name')).body).toEqual((await s.api('GET', `${base()}values/?key=name`)).body);
+    const theirs = (await personOf('anon_m', other))!;
+    expect((await legacy('GET', `${theirs.uuid}/`)).body).toEqual(nf);
+  });
+
+  it('test_csv_export: persons.csv has a header and a line per person; properties filter it', async () => {
+    const count = (await s.api('GET', `${base()}?include_total=1&limit=1000`)).body.count as number;
+    const r = await s.api('GET', `/api/projects/${p}/persons.csv?limit=1000`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(r.text.split(/\r?\n/).filter((l) => l !== '').length).toBe(count + 1);
+    const props = encodeURIComponent(JSON.stringify([{ key: 'email', value: 'someone@gmail.com', type: 'person' }]));
+    const one = await s.api('GET', `/api/projects/${p}/persons.csv?properties=${props}`);
+    expect(one.text.split(/\r?\n/).filter((l) => l !== '').length).toBe(2);
   });
 });

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { notFound } from '../errors';
+import type { Ingestor } from '../ingest/ingestor';
+import { parseInput } from '../validation';
+import type { ProjectService } from './project-service';
+
+/** `main_distinct_id`: the distinct id that stays with the person (Python compares it to text: a number is its text). */
+const body = z
+  .object({ main_distinct_id: z.union([z.string(), z.number().transform(String)]).nullable().optional() })
+  .strip();
+
+/**
+ * PostHog's `POST …/persons/<uuid>/split/` (PersonViewSet.split, scope `person:write`; test_person.py
+ * test_split_people_keep_props / test_split_people_delete_props / test_split_person_clickhouse): every distinct id of
+ * the person but `main_distinct_id` becomes a person of its own (UUID `uuidFromDistinctId`, no properties); without
+ * `main_distinct_id` (or with an empty one) the person keeps its first distinct id and loses its properties.
+ * Events already stored keep their person id, as in PostHog (which writes no person override for a split). A malformed
+ * or unknown id, or another project's person, is a 404. The route answers 201 `{"success": true}`.
+ */
+export async function splitPerson(
+  deps: { projects: ProjectService; ingestor: Ingestor },
+  principal: Principal,
+  projectId: number,
+  personId: string,
+  input: unknown,
+): Promise<void> {
+  const project = await deps.projects.projectFor(principal, projectId, { scope: 'person:write' });
+  if (!z.guid().safeParse(personId).success) throw notFound();
+  const b = parseInput(body, input ?? {});
+  // events acknowledged before the split keep the person their distinct id had then
+  await deps.ingestor.flush();
+  if (!(await deps.ingestor.splitPerson(project.id, personId.toLowerCase(), b.main_distinct_id || null))) throw notFound();
+}
