@@ -763,7 +763,7 @@ export function zipTyping(arrays: Printed[]): { chType: string } {
 /**
  * `toUInt8(x)` .. `toInt64OrZero(x)`: the width, signedness and variant of a fixed-width integer conversion (undefined
  * for other names, and for toInt64 / toInt64OrNull, which are toInt). The value is toInt's (a number truncated
- * toward zero, a string read as a number; NULL when unreadable), then wrapped into the width as ClickHouse converts
+ * toward zero, a string read as an integer; NULL when it is none, as "1.5"), then wrapped into the width as ClickHouse converts
  * integers (`toUInt8(300)` is 44, `toUInt8(-1)` 255, `toInt8(200)` -56). -OrZero reads 0 where toInt reads NULL;
  * the plain name reads NULL there as -OrNull does (ClickHouse throws: a NULL rather than a failed query).
  */

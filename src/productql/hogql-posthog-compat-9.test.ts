@@ -101,6 +101,13 @@ describe('engine parity: text as a number (toFloat64OrNull)', () => {
     ["toFloat('1e3')", 1000],
     ["toFloat('x')", null],
     ["toInt('42')", 42],
+    // HogQL's toInt is accurateCastOrNull(x, 'Int64'): text is an integer or NULL, never a truncated decimal
+    ["toInt('1.5')", null],
+    ["toInt('1e3')", null],
+    ["toInt('-007')", -7],
+    ["toInt('+7')", 7],
+    ["toInt('')", null],
+    ["toIntOrZero('2.5')", 0],
     ["toFloatOrZero('x')", 0],
     ["toIntOrNull('x')", null],
   ])('%s is %p', async (expr, expected) => {
