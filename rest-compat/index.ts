@@ -8,6 +8,7 @@ import { registerEndpointRoutes } from './endpoints';
 import { registerEventRoutes } from './events';
 import { registerGroupRoutes } from './groups';
 import { registerInsightRoutes } from './insights';
+import { registerInsightVariableRoutes } from './insight-variables';
 import { registerKeyRoutes } from './keys';
 import { registerFormParser } from './multipart';
 import { registerProjectRoutes } from './projects';
@@ -23,6 +24,7 @@ export function registerRestRoutes(app: FastifyInstance, services: Services): vo
   registerEventRoutes(app, services);
   registerEndpointRoutes(app, services);
   registerInsightRoutes(app, services);
+  registerInsightVariableRoutes(app, services);
   registerActionRoutes(app, services);
   registerCohortRoutes(app, services);
   registerGroupRoutes(app, services);

@@ -14,6 +14,7 @@ import { EndpointService } from './endpoints/endpoint-service';
 import { EventService } from './ingest/event-service';
 import { Ingestor } from './ingest/ingestor';
 import { InsightService } from './insights/insight-service';
+import { InsightVariableService } from './insights/insight-variable-service';
 import { shutdownParser } from './productql';
 import { ElementStats } from './projects/element-stats';
 import { EventReader } from './projects/event-reader';
@@ -55,6 +56,8 @@ export interface Services {
   cohorts: CohortService;
   /** Saved actions (ActionsNode series read them). */
   actions: ActionService;
+  /** Saved variables (HogQL queries and endpoints read their defaults and types). */
+  insightVariables: InsightVariableService;
   /** The groups API: group types and groups (group analytics). */
   groups: GroupService;
   /** The groups API's related actors (`groups/related`). */
@@ -101,11 +104,13 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     const resolvePersons = (projectId: number, ids: string[]) => ingestor.resolvePersonIds(projectId, ids);
     // A change to an action drops the project's cached results (computed with the old definition).
     const actions = new ActionService(store, projects, (id) => queries.cache.dropProject(id));
+    // likewise a change to a saved variable (its default fills queries that leave the value out)
+    const insightVariables = new InsightVariableService(store, projects, (id) => queries.cache.dropProject(id));
     const queries: QueryService = new QueryService(
       projects,
       engine,
       queryLog,
-      { timeoutMs: config.queryTimeoutMs, concurrency: config.queryConcurrency, asyncResultTtlMs: config.asyncResultTtlMs, actions },
+      { timeoutMs: config.queryTimeoutMs, concurrency: config.queryConcurrency, asyncResultTtlMs: config.asyncResultTtlMs, actions, variables: insightVariables },
       withCohortRunners(RUNNERS, new CohortLoader(store, resolvePersons)),
       metrics,
     );
@@ -125,11 +130,12 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
       events: new EventService(projects, ingestor, engine),
       queries,
       insights: new InsightService(store, projects, queries),
-      endpoints: new EndpointService(store, projects, queries, engine, config),
+      endpoints: new EndpointService(store, projects, queries, engine, config, insightVariables),
       persons,
       eventLog: new EventReader(projects, queries, store.db.getRepository(Cohort)),
       cohorts: new CohortService(store, projects, queries, engine, config.queryTimeoutMs, resolvePersons),
       actions,
+      insightVariables,
       groups: new GroupService(projects, engine, ingestor),
       relatedActors: new RelatedActors(projects, queries, engine, persons),
       sessionProperties: new SessionProperties(projects, queries),

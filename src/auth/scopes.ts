@@ -3,7 +3,8 @@
  * Objects: project, query, insight, endpoint, event (capture/import), person (the persons API), personal_api_key,
  * action (saved actions), cohort (saved person groups), group (group types and groups: the groups API),
  * activity_log (the insights' activity: PostHog's `required_scopes=["activity_log:read"]` on those actions),
- * element (the elements API: PostHog's ElementViewSet).
+ * insight_variable (saved SQL variables: PostHog's InsightVariableViewSet), element (the elements API: PostHog's
+ * ElementViewSet).
  */
 export const SCOPE_OBJECTS = [
   'project',
@@ -17,6 +18,7 @@ export const SCOPE_OBJECTS = [
   'cohort',
   'group',
   'activity_log',
+  'insight_variable',
   'element',
 ] as const;
 export type ScopeObject = (typeof SCOPE_OBJECTS)[number];
@@ -43,7 +45,7 @@ export const POSTHOG_ONLY_SCOPE_OBJECTS: readonly string[] = [
   'event_filter', 'dashboard_template', 'dataset', 'early_access_feature', 'engineering_analytics', 'error_tracking',
   'evaluation', 'event_definition', 'experiment', 'experiment_holdout', 'experiment_saved_metric', 'export',
   'external_data_schema', 'external_data_source', 'feature_flag', 'file_system', 'file_system_shortcut',
-  'health_issue', 'heatmap', 'hog_flow', 'hog_function', 'ingestion_warning', 'insight_variable', 'integration',
+  'health_issue', 'heatmap', 'hog_flow', 'hog_function', 'ingestion_warning', 'integration',
   'legal_document', 'link', 'live_debugger', 'llm_analytics', 'ai_observability_clusters', 'llm_gateway',
   'llm_playground', 'llm_prompt', 'llm_provider_key', 'llm_skill', 'logs', 'loop', 'marketing_analytics',
   'mcp_analytics', 'metrics', 'notebook', 'organization', 'organization_integration', 'organization_member',

@@ -27,6 +27,7 @@ import { columnsOfResponse, columnTypeOf, diffColumns } from './columns';
 import {
   applyMagic,
   checkDeclarations,
+  declarationType,
   checkPlaceholders,
   magicDeclarations,
   magicVariables,
@@ -35,6 +36,8 @@ import {
   sampleValue,
   variableDeclarationsSchema,
   type MagicVariables,
+  type SavedVariable,
+  type SavedVariableSource,
 } from './variables';
 
 /** Body of `POST …/endpoints/last_execution_times/`. */
@@ -232,22 +235,40 @@ function withoutUnusedDefinitions(query: Record<string, unknown>, used: Set<stri
 }
 
 /**
- * Declarations from PostHog's in-query variables (`{uuid: {code_name, value, isNull?}}`), typed by their value.
+ * Declarations from PostHog's in-query variables (`{uuid: {variableId, code_name, value, isNull?}}`). A definition of a
+ * saved variable (`saved`: the project's, by id) takes its type and, without a value of its own, its default (as
+ * PostHog's replace_variables); any other is typed by its value.
  * `isNull: true` is a value set to NULL (HogQL's variable replacement binds NULL whatever `value` holds, as the query
  * API does here): an optional variable whose run without it binds NULL.
  */
-function declarationsFromQueryVariables(vars: unknown): EndpointVariable[] {
+function declarationsFromQueryVariables(vars: unknown, saved: SavedVariable[] = []): EndpointVariable[] {
   if (!vars || typeof vars !== 'object') return [];
+  const savedById = new Map(saved.map((v) => [v.id.toLowerCase(), v]));
   const out: EndpointVariable[] = [];
-  for (const v of Object.values(vars as Record<string, unknown>)) {
+  for (const [key, v] of Object.entries(vars as Record<string, unknown>)) {
     if (!v || typeof v !== 'object' || typeof (v as { code_name?: unknown }).code_name !== 'string') continue;
-    const { code_name, value, isNull } = v as { code_name: string; value?: unknown; isNull?: unknown };
+    const { code_name, value, isNull, variableId } = v as { code_name: string; value?: unknown; isNull?: unknown; variableId?: unknown };
+    const own = savedById.get((typeof variableId === 'string' ? variableId : key).toLowerCase());
+    const given = value !== undefined && value !== null ? value : own?.default_value;
+    // a saved List variable's value is one of its `values` in PostHog's UI (a string): a list only when it holds one
+    const savedType = own && own.type === 'List' && given !== undefined && given !== null && !Array.isArray(given) ? 'String' : own?.type;
     const type: EndpointVariable['type'] =
-      typeof value === 'number' ? 'Number' : typeof value === 'boolean' ? 'Boolean' : Array.isArray(value) ? 'List' : 'String';
+      savedType !== undefined
+        ? declarationType(savedType)
+        : typeof value === 'number' ? 'Number' : typeof value === 'boolean' ? 'Boolean' : Array.isArray(value) ? 'List' : 'String';
     if (isNull === true) out.push({ name: code_name, type, required: false });
-    else out.push({ name: code_name, type, ...(value !== undefined && value !== null ? { default: value } : {}) });
+    else out.push({ name: code_name, type, ...(given !== undefined && given !== null ? { default: given } : {}) });
   }
   return out;
+}
+
+/** The saved variable ids PostHog-style definitions name (`variableId`, else the key). */
+function definitionIds(vars: unknown): string[] {
+  if (!vars || typeof vars !== 'object' || Array.isArray(vars)) return [];
+  return Object.entries(vars as Record<string, unknown>).map(([key, v]) => {
+    const id = v && typeof v === 'object' ? (v as { variableId?: unknown }).variableId : undefined;
+    return typeof id === 'string' ? id : key;
+  });
 }
 
 export class EndpointService {
@@ -275,6 +296,8 @@ export class EndpointService {
     private readonly queries: QueryService,
     private readonly engine: EventEngineBase,
     private readonly config: Pick<Config, 'host' | 'port'>,
+    /** The project's saved variables: the types and defaults of the definitions naming them, and auto-filled ones. */
+    private readonly saved?: SavedVariableSource,
   ) {
     watchMetadata(store.db);
   }
@@ -1001,7 +1024,9 @@ export class EndpointService {
     if (PRODUCTQL_KINDS.has(String(query.kind))) {
       let vars = explicit;
       if (!vars) {
-        const own = declarationsFromQueryVariables(query.variables);
+        const ids = definitionIds(query.variables);
+        const saved = this.saved && ids.length ? await this.saved.savedVariables(project.id, ids) : [];
+        const own = declarationsFromQueryVariables(query.variables, saved);
         const ownNames = new Set(own.map((v) => v.name));
         vars = [...inherited.filter((v) => !ownNames.has(v.name)), ...own];
       }
@@ -1019,6 +1044,7 @@ export class EndpointService {
       if (!explicit) {
         vars = vars.filter((v) => used.has(v.name));
         stored = withoutUnusedDefinitions(query, used);
+        ({ vars, stored } = await this.autoFilled(project, used, vars, stored));
       }
       checkPlaceholders(used, vars);
       return { variables: vars, columns: await this.sqlColumns(project, ast, vars), query: stored };
@@ -1043,6 +1069,35 @@ export class EndpointService {
       throw endpointError(e);
     }
     return { variables: kept, columns: columnsOfResponse(out.body), query };
+  }
+
+  /**
+   * PostHog's convenience (reference §1.4): placeholders without a definition take one from the project's saved
+   * variable of that code name — `{variableId, code_name, value: <its default>}` added to the stored query's
+   * `variables` under its id — and its declaration (type and default).
+   */
+  private async autoFilled(
+    project: Project,
+    used: Set<string>,
+    vars: EndpointVariable[],
+    stored: Record<string, unknown>,
+  ): Promise<{ vars: EndpointVariable[]; stored: Record<string, unknown> }> {
+    const declared = new Set(vars.map((v) => v.name));
+    const missing = [...used].filter((u) => !declared.has(u));
+    if (!missing.length || !this.saved) return { vars, stored };
+    const found = await this.saved.savedVariablesByCodeName(project.id, missing);
+    const defs: Record<string, unknown> = {};
+    const added: SavedVariable[] = [];
+    for (const name of missing) {
+      const v = found.find((f) => f.code_name === name);
+      if (!v) continue;
+      defs[v.id] = { variableId: v.id, code_name: name, value: v.default_value ?? null };
+      added.push(v);
+    }
+    if (!added.length) return { vars, stored };
+    const current = stored.variables && typeof stored.variables === 'object' && !Array.isArray(stored.variables) ? (stored.variables as Record<string, unknown>) : {};
+    const next = { ...stored, variables: { ...current, ...defs } };
+    return { vars: [...vars, ...declarationsFromQueryVariables(defs, added)], stored: next };
   }
 
   /** Result columns of a ProductQL query: compiled with sample values and run with LIMIT 0. */

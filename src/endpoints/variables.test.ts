@@ -1,7 +1,7 @@
 import { parseSelectSync, initParser } from '../productql';
 import { columnsOfResponse, columnTypeOf, diffColumns } from './columns';
 import { csvCell, rowStream } from './stream';
-import { applyMagic, checkPlaceholders, isRequired, magicVariables, placeholderNames, resolveValues } from './variables';
+import { applyMagic, checkPlaceholders, codeNameOf, idsWanting, isRequired, magicVariables, placeholderNames, resolveValues, withSavedDefaults } from './variables';
 import type { EndpointVariable } from '../store/entities/endpoint-version';
 
 beforeAll(() => initParser());
@@ -129,5 +129,44 @@ describe('csv', () => {
     let text = '';
     for await (const chunk of rowStream('csv', ['a', 'b'], [[1, 'x'], [2, null]])) text += chunk;
     expect(text).toBe('a,b\r\n1,x\r\n2,\r\n');
+  });
+});
+
+describe('saved variables (PostHog’s InsightVariable, posthog/api/insight_variable.py, posthog/hogql/variables.py)', () => {
+  it.each([
+    ['Test 1', 'test_1'], // test_insight_variable.py test_create_insight_variable
+    ['Max. price ($)', 'max_price_'],
+    ['  two  spaces ', '__two__spaces_'],
+    ['Größe', 'größe'],
+    ['a-b_c', 'abc'], // `_` is not alphanumeric in Python either
+    ['!!!', ''],
+  ])('the code name of %j is %j (alphanumerics and spaces kept, spaces → _, lowercased)', (name, code) => {
+    expect(codeNameOf(name)).toBe(code);
+  });
+
+  const id = '0190f0c2-2222-7000-8000-000000000001';
+  const saved = [{ id, code_name: 'foo', type: 'String', default_value: 'some value' }];
+
+  it('a definition without a value takes the saved default (replace_variables); a value or isNull wins', () => {
+    const defs = {
+      [id]: { variableId: id, code_name: 'foo' },
+      b: { variableId: 'b', code_name: 'foo', value: null },
+      c: { variableId: id, code_name: 'foo', value: 'bar' },
+      d: { variableId: id, code_name: 'foo', isNull: true },
+    };
+    expect(idsWanting(defs)).toEqual([id, 'b']);
+    expect(withSavedDefaults(defs, saved)).toEqual({
+      [id]: { variableId: id, code_name: 'foo', value: 'some value' },
+      b: { variableId: 'b', code_name: 'foo', value: 'some value' },
+      c: { variableId: id, code_name: 'foo', value: 'bar' },
+      d: { variableId: id, code_name: 'foo', isNull: true },
+    });
+  });
+
+  it('a definition no saved variable answers is left as it is; no saved variable: the same object', () => {
+    const defs = { x: { variableId: 'x', code_name: 'other' } };
+    expect(withSavedDefaults(defs, saved)).toEqual(defs);
+    expect(withSavedDefaults(defs, [])).toBe(defs);
+    expect(idsWanting({ plain: 5, y: { code_name: 'y' } })).toEqual([]);
   });
 });

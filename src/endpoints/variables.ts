@@ -10,6 +10,79 @@ import type { EndpointVariable } from '../store/entities/endpoint-version';
 export const VARIABLE_TYPES = ['String', 'Number', 'Boolean', 'List', 'Date'] as const;
 export type VariableType = (typeof VARIABLE_TYPES)[number];
 
+/**
+ * The `code_name` PostHog's InsightVariableSerializer derives from a variable's name: its letters, digits and spaces
+ * (Python's `isalnum`, so any script), spaces turned into `_`, lowercased ("Test 1" → `test_1`, "Max. price" →
+ * `max_price`).
+ */
+export function codeNameOf(name: string): string {
+  return [...name]
+    .filter((c) => c === ' ' || /[\p{L}\p{N}]/u.test(c))
+    .join('')
+    .replace(/ /g, '_')
+    .toLowerCase();
+}
+
+/** A saved variable as variable definitions read it (src/insights/insight-variable-service.ts). */
+export interface SavedVariable {
+  id: string;
+  code_name: string | null;
+  type: string;
+  default_value: unknown;
+}
+
+/** Where runners and endpoints read a project's saved variables from (see RunnerContext.variables). */
+export interface SavedVariableSource {
+  /** The saved variables of `projectId` among `ids` (other projects' are absent). */
+  savedVariables(projectId: number, ids: string[]): Promise<SavedVariable[]>;
+  /** The saved variables of `projectId` whose code_name is one of `codeNames`. */
+  savedVariablesByCodeName(projectId: number, codeNames: string[]): Promise<SavedVariable[]>;
+}
+
+/** A saved variable's type as a declaration type (a type Quarry does not know reads as String, as PostHog's OpenAPI). */
+export const declarationType = (type: string): VariableType => ((VARIABLE_TYPES as readonly string[]).includes(type) ? (type as VariableType) : 'String');
+
+/** A variable definition as PostHog's HogQLQuery carries it (`variables: {<uuid>: {variableId, code_name, value, isNull?}}`). */
+interface VariableDefinition {
+  variableId?: string;
+  code_name: string;
+  value?: unknown;
+  isNull?: boolean;
+}
+
+const isDefinition = (v: unknown): v is VariableDefinition =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { code_name?: unknown }).code_name === 'string';
+
+/** The saved variable ids of the definitions without a value (null or absent, not `isNull`): those a default may fill. */
+export function idsWanting(defs: Record<string, unknown> | null | undefined): string[] {
+  const out: string[] = [];
+  for (const v of Object.values(defs ?? {})) {
+    if (isDefinition(v) && typeof v.variableId === 'string' && (v.value === undefined || v.value === null) && v.isNull !== true) out.push(v.variableId);
+  }
+  return out;
+}
+
+/**
+ * PostHog's replace_variables: a definition without a value takes the `default_value` of the saved variable with its
+ * code name among the saved variables the definitions name (`saved`: those of the project). `isNull: true` stays NULL;
+ * a definition no saved variable answers is left as it is (Quarry binds NULL, where PostHog's would fail: "Variable
+ * <code_name> does not exist").
+ */
+export function withSavedDefaults<T extends Record<string, unknown>>(defs: T, saved: SavedVariable[]): T {
+  if (!saved.length) return defs;
+  const byCode = new Map<string, SavedVariable>();
+  for (const s of saved) if (s.code_name !== null && !byCode.has(s.code_name)) byCode.set(s.code_name, s);
+  let out: Record<string, unknown> | null = null;
+  for (const [key, v] of Object.entries(defs)) {
+    if (!isDefinition(v) || v.isNull === true || (v.value !== undefined && v.value !== null)) continue;
+    const hit = byCode.get(v.code_name);
+    if (!hit || hit.default_value === undefined) continue;
+    out ??= { ...defs };
+    out[key] = { ...v, value: hit.default_value };
+  }
+  return (out ?? defs) as T;
+}
+
 /** `{variables.<name>}`: a ProductQL identifier. */
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** A breakdown property may be named anything (`$browser`, `plan tier`), but not absurdly. */

@@ -16,6 +16,7 @@ import type { QueryLog, QueryLogEntry } from './query-log';
 import { ResultCache, type CacheEntry } from './result-cache';
 import { ProjectSlots } from './project-slots';
 import type { ActionSource } from '../actions/matching';
+import type { SavedVariableSource } from '../endpoints/variables';
 import { applyQueryOverrides } from './overrides';
 import { executableNode, isNonRunnable, validateInsightQuery, WRAPPER_KINDS, type NodeValidator } from '../insights/insight-query';
 import type { QueryRunner } from './runner';
@@ -63,6 +64,8 @@ export interface QueryServiceOptions {
   asyncResultTtlMs: number;
   /** The saved actions runners read (RunnerContext.actions). */
   actions?: ActionSource;
+  /** The saved variables runners read (RunnerContext.variables). */
+  variables?: SavedVariableSource;
 }
 
 /** The outcome of a query request: 200 with an answer, or 202 while an async query runs. */
@@ -425,7 +428,7 @@ export class QueryService {
           pickedUp?.();
           // the project's path-cleaning rules, for is_cleaned_path_exact filters anywhere in the query
           return runWithPathCleaning(project, () =>
-            runner.run(node, { project, principal, engine: this.engine, timings, signal, timeoutMs: this.options.timeoutMs, actions: this.options.actions }),
+            runner.run(node, { project, principal, engine: this.engine, timings, signal, timeoutMs: this.options.timeoutMs, actions: this.options.actions, variables: this.options.variables }),
           );
         },
         signal,

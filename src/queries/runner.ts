@@ -1,4 +1,5 @@
 import type { ActionSource } from '../actions/matching';
+import type { SavedVariableSource } from '../endpoints/variables';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import type { EventEngineBase } from '../engines/engine';
@@ -16,6 +17,8 @@ export interface RunnerContext {
   timeoutMs: number;
   /** The project's saved actions (ActionsNode series, action entities); absent: no action exists. */
   actions?: ActionSource;
+  /** The project's saved variables (defaults of HogQL variables sent without a value); absent: none is saved. */
+  variables?: SavedVariableSource;
 }
 
 /** One query kind: its node schema (mirroring PostHog's) and how to answer it. */

@@ -18,6 +18,8 @@ export interface Target {
   insightId: number;
   cohortId: number;
   actionId: number;
+  /** A saved variable (insight_variables) of `project`. */
+  variableId: string;
   endpointName: string;
   personId: string;
   queryId: string;
@@ -25,7 +27,7 @@ export interface Target {
   secretKeyId: string;
 }
 
-export type Fresh = 'project' | 'insight' | 'endpoint' | 'person' | 'query' | 'personalKey' | 'secretKey';
+export type Fresh = 'project' | 'insight' | 'insightVariable' | 'endpoint' | 'person' | 'query' | 'personalKey' | 'secretKey';
 
 export const CREDS = [
   'none',
@@ -106,6 +108,7 @@ export class MatrixFixture {
       insightId: await this.newInsight(p.project),
       cohortId: await this.newCohort(p.project),
       actionId: await this.newAction(p.project),
+      variableId: await this.newVariable(p.project),
       endpointName: await this.newEndpoint(p.project),
       personId: await this.newPerson(p.project),
       queryId: await this.newQuery(p.project),
@@ -123,6 +126,8 @@ export class MatrixFixture {
         return { ...t, ...(await this.newProject()) };
       case 'insight':
         return { ...t, insightId: await this.newInsight(t.project) };
+      case 'insightVariable':
+        return { ...t, variableId: await this.newVariable(t.project) };
       case 'endpoint':
         return { ...t, endpointName: await this.newEndpoint(t.project) };
       case 'person':
@@ -194,6 +199,10 @@ export class MatrixFixture {
 
   private async newAction(project: number): Promise<number> {
     return (await this.ok(this.srv.api('POST', `/api/projects/${project}/actions/`, { name: this.uniq('a'), steps: [{ event: 'x' }] }), 201, 'action')).id;
+  }
+
+  private async newVariable(project: number): Promise<string> {
+    return (await this.ok(this.srv.api('POST', `/api/projects/${project}/insight_variables/`, { name: this.uniq('v'), type: 'String' }), 201, 'variable')).id;
   }
 
   private async newInsight(project: number): Promise<number> {

@@ -183,6 +183,13 @@ const TABLE: Row[] = [
   { method: 'POST', pattern: '/api/projects/:projectId/insights/trend', scope: 'insight:read', ok: 200, body: () => ({ events: [{ id: '$pageview' }] }) },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/funnel', scope: 'insight:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights/funnel', scope: 'insight:read', ok: 200, body: () => ({ events: [{ id: '$pageview' }, { id: 'signup' }] }) },
+  // saved variables (PostHog's InsightVariableViewSet): DELETE destroys, so each cell gets a fresh one
+  { method: 'GET', pattern: '/api/projects/:projectId/insight_variables', scope: 'insight_variable:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/insight_variables', scope: 'insight_variable:write', ok: 201, body: () => ({ name: uniq('v'), type: 'Number' }) },
+  { method: 'GET', pattern: '/api/projects/:projectId/insight_variables/:variableId', scope: 'insight_variable:read', ok: 200 },
+  { method: 'PATCH', pattern: '/api/projects/:projectId/insight_variables/:variableId', scope: 'insight_variable:write', ok: 200, body: () => ({ default_value: 'x' }) },
+  { method: 'PUT', pattern: '/api/projects/:projectId/insight_variables/:variableId', scope: 'insight_variable:write', ok: 200, body: () => ({ name: uniq('v'), type: 'String' }) },
+  { method: 'DELETE', pattern: '/api/projects/:projectId/insight_variables/:variableId', scope: 'insight_variable:write', ok: 204, fresh: 'insightVariable' },
   // cohorts
   { method: 'GET', pattern: '/api/projects/:projectId/cohorts', scope: 'cohort:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/cohorts', scope: 'cohort:write', ok: 201, body: () => ({ name: uniq('c'), groups: [] }) },
@@ -293,6 +300,7 @@ function pathOf(r: Row, prefix: 'projects' | 'environments', t: Target): string 
     insightId: String(t.insightId),
     cohortId: String(t.cohortId),
     actionId: String(t.actionId),
+    variableId: t.variableId,
     name: t.endpointName,
     // no fixture event: a 404 past the authorization checks proves them (okAlso)
     eventId: '00000000-0000-4000-8000-000000000000',

@@ -658,3 +658,172 @@ describe('HogQL syntax errors on create and update (reference §1.4; test_endpoi
     expect(r.body.detail).toBe("Invalid HogQL query: mismatched input 'selec' expecting {SELECT, WITH, '{', '(', '<'}");
   });
 });
+
+describe('saved variables: /insight_variables/ (posthog/api/test/test_insight_variable.py, InsightVariableSerializer)', () => {
+  let vp: number;
+  let iv: string;
+  beforeAll(async () => {
+    vp = await newProject(s, 'endpoints-posthog-compat-2 insight variables');
+    iv = `/api/environments/${vp}/insight_variables`;
+  });
+  const VARIABLE_KEYS = ['code_name', 'created_at', 'created_by', 'default_value', 'id', 'name', 'type', 'values'];
+
+  it('test_create_insight_variable: 201; code_name "test_1" from "Test 1"; the serializer’s fields; created_by is the caller', async () => {
+    const r = await s.api('POST', `${iv}/`, { name: 'Test 1', type: 'String' });
+    expect(r.status).toBe(201);
+    expect(Object.keys(r.body).sort()).toEqual(VARIABLE_KEYS);
+    expect(r.body).toMatchObject({ name: 'Test 1', type: 'String', code_name: 'test_1', default_value: null, values: null });
+    expect(r.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(r.body.created_by).toMatchObject({ id: expect.any(Number), email: expect.any(String) });
+    expect(Number.isNaN(Date.parse(r.body.created_at))).toBe(false);
+    // retrieved and listed alike, under /api/projects/ too
+    expect((await s.api('GET', `/api/projects/${vp}/insight_variables/${r.body.id}/`)).body).toEqual(r.body);
+    const list = (await s.api('GET', `${iv}/`)).body;
+    expect(list).toMatchObject({ count: 1, next: null, previous: null });
+    expect(list.results).toEqual([r.body]);
+  });
+
+  it('test_no_duplicate_code_names: a second name with the same code name is 400 “Variable with name already exists” (no attr); nothing is saved', async () => {
+    const r = await s.api('POST', `${iv}/`, { name: 'TEST 1', type: 'Number' });
+    expect([r.status, r.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: 'Variable with name already exists', attr: null }]);
+    expect((await s.api('GET', `${iv}/`)).body.count).toBe(1);
+  });
+
+  it.each([
+    [{ type: 'String' }, 'name', 'required', 'This field is required.'],
+    [{ name: '', type: 'String' }, 'name', 'blank', 'This field may not be blank.'],
+    [{ name: 'x'.repeat(401), type: 'String' }, 'name', 'max_length', 'Ensure this field has no more than 400 characters.'],
+    [{ name: 'No type' }, 'type', 'required', 'This field is required.'],
+    [{ name: 'Bad type', type: 'Text' }, 'type', 'invalid_choice', '"Text" is not a valid choice.'],
+  ])('create %j: 400 on %s (%s)', async (body, attr, code, detail) => {
+    const r = await s.api('POST', `${iv}/`, body);
+    expect([r.status, r.body]).toEqual([400, { type: 'validation_error', code, detail, attr }]);
+  });
+
+  it('read-only fields are ignored; default_value and values take any JSON; a List keeps its values', async () => {
+    const r = await s.api('POST', `${iv}/`, { name: 'Plan tier', type: 'List', values: ['free', 'pro'], default_value: 'pro', code_name: 'ignored', id: 'x' });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ code_name: 'plan_tier', values: ['free', 'pro'], default_value: 'pro' });
+    expect(r.body.id).not.toBe('x');
+  });
+
+  it('PATCH changes the fields given (the code name stays as created); PUT needs name and type', async () => {
+    const made = (await s.api('POST', `${iv}/`, { name: 'Limit rows', type: 'Number', default_value: 10 })).body;
+    const patched = await s.api('PATCH', `${iv}/${made.id}/`, { name: 'Row limit', default_value: 20 });
+    expect([patched.status, patched.body.name, patched.body.default_value, patched.body.code_name, patched.body.type]).toEqual([200, 'Row limit', 20, 'limit_rows', 'Number']);
+    const put = await s.api('PUT', `${iv}/${made.id}/`, { name: 'Row limit' });
+    expect([put.status, put.body.attr, put.body.code]).toEqual([400, 'type', 'required']);
+    const bad = await s.api('PATCH', `${iv}/${made.id}/`, { type: 'Nope' });
+    expect([bad.status, bad.body.attr, bad.body.detail]).toEqual([400, 'type', '"Nope" is not a valid choice.']);
+  });
+
+  it('test_delete_insight_variable: 204 and gone; an unknown id, a non-UUID or another project’s variable is 404', async () => {
+    const made = (await s.api('POST', `${iv}/`, { name: 'Test Delete', type: 'String' })).body;
+    const del = await s.api('DELETE', `${iv}/${made.id}/`);
+    expect([del.status, del.text]).toEqual([204, '']);
+    expect((await s.api('GET', `${iv}/${made.id}/`)).body).toEqual(notFound);
+    expect((await s.api('DELETE', `${iv}/${made.id}/`)).status).toBe(404);
+    expect((await s.api('GET', `${iv}/not-a-uuid/`)).body).toEqual(notFound);
+    const other = (await s.api('GET', `${iv}/`)).body.results[0];
+    expect((await s.api('GET', `/api/projects/${p}/insight_variables/${other.id}/`)).body).toEqual(notFound);
+  });
+
+  it('the list is paginated as the project’s other lists (limit/offset, absolute next/previous)', async () => {
+    const q = await newProject(s, 'endpoints-posthog-compat-2 variable pages');
+    for (const name of ['A', 'B', 'C']) expect((await s.api('POST', `/api/projects/${q}/insight_variables/`, { name, type: 'String' })).status).toBe(201);
+    const page = (await s.api('GET', `/api/projects/${q}/insight_variables/?limit=2`)).body;
+    expect([page.count, page.results.map((v: { name: string }) => v.name), page.previous]).toEqual([3, ['A', 'B'], null]);
+    expect(page.next).toMatch(new RegExp(`/api/projects/${q}/insight_variables/\\?limit=2&offset=2$`));
+  });
+
+  it('scopes insight_variable:read / insight_variable:write', async () => {
+    const read = await newKey(s, ['insight_variable:read']);
+    expect((await s.api('GET', `${iv}/`, undefined, read)).status).toBe(200);
+    const r = await s.api('POST', `${iv}/`, { name: 'Nope', type: 'String' }, read);
+    expect([r.status, r.body.detail]).toEqual([403, "API key missing required scope 'insight_variable:write'"]);
+  });
+});
+
+describe('saved variables in HogQL queries (posthog/hogql/variables.py replace_variables; test_hogql_query_runner.py)', () => {
+  let vp: number;
+  let foo: { id: string };
+  beforeAll(async () => {
+    vp = await newProject(s, 'endpoints-posthog-compat-2 variables in queries');
+    foo = (await s.api('POST', `/api/projects/${vp}/insight_variables/`, { name: 'Foo', type: 'String', default_value: 'some value' })).body;
+  });
+  const ask = async (def: Record<string, unknown>) => {
+    const r = await s.api('POST', `/api/projects/${vp}/query/`, { query: { kind: 'HogQLQuery', query: 'select {variables.foo} as foo', variables: { [foo.id]: { variableId: foo.id, code_name: 'foo', ...def } } } });
+    expect(r.status).toBe(200);
+    return r.body.results;
+  };
+
+  it('a value is bound; no value (absent or null) takes the saved default_value; isNull is NULL', async () => {
+    expect(await ask({ value: 'bar' })).toEqual([['bar']]);
+    expect(await ask({})).toEqual([['some value']]);
+    expect(await ask({ value: null })).toEqual([['some value']]);
+    expect(await ask({ value: 'ignored', isNull: true })).toEqual([[null]]);
+  });
+
+  it('a changed default is read by the next query (cached answers are dropped)', async () => {
+    expect(await ask({})).toEqual([['some value']]);
+    expect((await s.api('PATCH', `/api/projects/${vp}/insight_variables/${foo.id}/`, { default_value: 'changed' })).status).toBe(200);
+    expect(await ask({})).toEqual([['changed']]);
+    await s.api('PATCH', `/api/projects/${vp}/insight_variables/${foo.id}/`, { default_value: 'some value' });
+  });
+
+  it('another project’s variable gives no default (replace_variables reads the team’s own)', async () => {
+    const r = await s.api('POST', `/api/projects/${p}/query/`, {
+      query: { kind: 'HogQLQuery', query: "select coalesce({variables.foo}, 'none') as foo", variables: { [foo.id]: { variableId: foo.id, code_name: 'foo' } } },
+    });
+    expect(r.body.results).toEqual([['none']]);
+  });
+});
+
+describe('saved variables in endpoints (reference §1.4, §1.7; test_endpoint.py, test_endpoint_openapi.py)', () => {
+  let vp: number;
+  let vep: string;
+  let limit: { id: string };
+  let since: { id: string };
+  beforeAll(async () => {
+    vp = await newProject(s, 'endpoints-posthog-compat-2 variables in endpoints');
+    vep = `/api/environments/${vp}/endpoints`;
+    limit = (await s.api('POST', `/api/projects/${vp}/insight_variables/`, { name: 'Row limit', type: 'Number', default_value: 3 })).body;
+    since = (await s.api('POST', `/api/projects/${vp}/insight_variables/`, { name: 'Since', type: 'Date' })).body;
+  });
+
+  it('a definition naming a saved variable takes its type and default: a run without it uses the default; the document types it', async () => {
+    const query = { kind: 'HogQLQuery', query: 'select {variables.row_limit} * 2 as twice', variables: { [limit.id]: { variableId: limit.id, code_name: 'row_limit', value: null } } };
+    const r = await s.api('POST', `${vep}/`, { name: 'saved-number', query });
+    expect(r.status).toBe(201);
+    const run = async (body: Record<string, unknown>) => s.api('POST', `${vep}/saved-number/run/`, body);
+    expect((await run({})).body.results).toEqual([[6]]);
+    expect((await run({ variables: { row_limit: 5 } })).body.results).toEqual([[10]]);
+    const wrong = await run({ variables: { row_limit: 'five' } });
+    expect([wrong.status, wrong.body.attr]).toEqual([400, 'variables__row_limit']);
+    const doc = (await s.api('GET', `${vep}/saved-number/openapi.json/`)).body;
+    expect(doc.components.schemas.Variables.properties.row_limit).toMatchObject({ type: 'number', example: 3, description: 'Variable: row_limit' });
+    expect(doc.components.schemas.Variables.required).toBeUndefined();
+  });
+
+  it('a saved Date variable without a default is a required date in the document', async () => {
+    const query = { kind: 'HogQLQuery', query: 'select toDate({variables.since}) as d', variables: { [since.id]: { variableId: since.id, code_name: 'since' } } };
+    expect((await s.api('POST', `${vep}/`, { name: 'saved-date', query })).status).toBe(201);
+    const doc = (await s.api('GET', `${vep}/saved-date/openapi.json/`)).body;
+    expect(doc.components.schemas.Variables.properties.since).toMatchObject({ type: 'string', format: 'date' });
+    expect(doc.components.schemas.Variables.required).toEqual(['since']);
+    const run = await s.api('POST', `${vep}/saved-date/run/`, { variables: { since: '2024-05-06' } });
+    expect(run.body.results).toEqual([['2024-05-06']]);
+  });
+
+  it('placeholders without a definition are auto-filled from the project’s saved variables of that code name', async () => {
+    const r = await s.api('POST', `${vep}/`, { name: 'auto-filled', query: sql('select {variables.row_limit} + 1 as n') });
+    expect(r.status).toBe(201);
+    expect(r.body.query.variables).toEqual({ [limit.id]: { variableId: limit.id, code_name: 'row_limit', value: 3 } });
+    expect((await s.api('POST', `${vep}/auto-filled/run/`, {})).body.results).toEqual([[4]]);
+    const doc = (await s.api('GET', `${vep}/auto-filled/openapi.json/`)).body;
+    expect(doc.components.schemas.Variables.properties.row_limit.type).toBe('number');
+    // a placeholder no saved variable answers is still PostHog's undefined-variable error
+    const bad = await s.api('POST', `${vep}/`, { name: 'not-filled', query: sql('select {variables.nobody} as n') });
+    expect([bad.status, bad.body.detail]).toEqual([400, 'Query references undefined variable(s): nobody. See https://posthog.com/docs/endpoints/variables for detail.']);
+  });
+});

@@ -10,6 +10,7 @@ import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '..
 import { dateRangeSchema, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { productqlQuerySchema, variableValues } from '../schema/productql-query';
+import { idsWanting, withSavedDefaults } from '../../endpoints/variables';
 import { MAY_MATCH_ACTION, withActions } from '../../actions/productql-actions';
 import { CUSTOM_CHANNEL_KEYS, CUSTOM_CHANNEL_OPS, type CustomChannelRule } from '../../productql/channel-type';
 
@@ -45,11 +46,14 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
     const filtered = FILTERS_PLACEHOLDER.test(node.query) ? await ctx.timings.measure('filters', () => withFilters(node.query, node.filters, ctx)) : node.query;
     // matchesAction(x), in the text or in a hogql filter of {filters}: the saved action's condition (src/actions/productql-actions.ts)
     const query = MAY_MATCH_ACTION.test(node.query) || typeof filtered !== 'string' ? await withActions(filtered, ctx.project.id, ctx.actions) : filtered;
+    // definitions of saved variables without a value take the saved default (PostHog's replace_variables)
+    const wanting = ctx.variables ? idsWanting(node.variables) : [];
+    const defs = wanting.length ? withSavedDefaults(node.variables!, await ctx.variables!.savedVariables(ctx.project.id, wanting)) : node.variables;
     const compiled = await ctx.timings.measure('print', () =>
       compileMemo({
         ...projectCompileInput(ctx),
         query,
-        variables: variableValues(node.variables),
+        variables: variableValues(defs),
         values: node.values,
         limit: node.limit,
         offset: node.offset,

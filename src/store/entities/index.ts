@@ -9,12 +9,14 @@ import { ProjectSecretApiKey } from './project-secret-api-key';
 import { User } from './user';
 import { Action } from './action';
 import { Cohort } from './cohort';
+import { InsightVariable } from './insight-variable';
 
 export { PersonalApiKey, Project, ProjectSecretApiKey, User };
 export { Insight, ActivityLog, InsightViewed };
 export { Endpoint, EndpointVersion };
 export { Action };
 export { Cohort };
+export { InsightVariable };
 
 export const ENTITIES = [
   User,
@@ -28,4 +30,5 @@ export const ENTITIES = [
   EndpointVersion,
   Action,
   Cohort,
+  InsightVariable,
 ];

@@ -8,6 +8,8 @@ import { InsightFilters1764100000007 } from './0007-insight-filters';
 import { InsightViewed1764100000008 } from './0008-insight-viewed';
 import { KeyRolls1764100000009 } from './0009-key-rolls';
 import { EndpointOptionalBreakdowns1764100000010 } from './0010-endpoint-optional-breakdowns';
+import { InsightVariables1764100000011 } from './0011-insight-variables';
+import { PersonDisplayNameProperties1764100000012 } from './0012-person-display-name-properties';
 
 /** Every migration, oldest first. A later issue appends its own; never edit a released one. */
 export const MIGRATIONS = [
@@ -21,4 +23,6 @@ export const MIGRATIONS = [
   InsightViewed1764100000008,
   KeyRolls1764100000009,
   EndpointOptionalBreakdowns1764100000010,
+  InsightVariables1764100000011,
+  PersonDisplayNameProperties1764100000012,
 ];
