@@ -14,6 +14,7 @@ import { eventsRunner } from '../queries/runners/events-runner';
 import { setInsightsClock } from '../queries/insights/date-range';
 import { BREAKDOWN_NULL } from '../queries/insights/breakdown';
 import { shutdownParser } from './index';
+import { SESSION_FIELDS } from './sessions';
 
 let h: Harness;
 let pid: number;
@@ -143,6 +144,15 @@ describe('test_sessions_v2.py, second batch', () => {
     ]);
     expect(await rows("select $entry_current_url, $end_current_url from sessions where session_id = 'b4'")).toEqual([['https://example.com/4a', 'https://example.com/4b']]);
   });
+
+  it('test_select_each_field: every field reads from the sessions table, and the same through events.session', async () => {
+    for (const name of Object.keys(SESSION_FIELDS)) {
+      const table = await rows(`select ${name} from sessions where session_id = 'b6'`);
+      expect([name, table.length]).toEqual([name, 1]);
+      // b6 has two events: each reads its session's row
+      expect([name, await rows(`select session.${name} from events where $session_id = 'b6'`)]).toEqual([name, [table[0], table[0]]]);
+    }
+  });
 });
 
 describe('session properties of these fields in trends', () => {
@@ -235,6 +245,22 @@ describe('test_bounce_rate (PostHog’s dataset) and sessions in the project tim
       [0, 's5'],
     ]);
   });
+
+  it.each(['count_pageviews', 'uniq_urls', 'uniq_page_screen_autocaptures'])(
+    'test_bounce_rate with bounceRatePageViewMode %s (and sessionTableVersion v2): the same bounces on this dataset',
+    async (bounceRatePageViewMode) => {
+      const modifiers = { bounceRatePageViewMode, sessionTableVersion: 'v2' };
+      const r = await h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select $is_bounce, session_id from sessions ORDER BY session_id', modifiers }, bounce);
+      expect(r.results).toEqual([
+        [0, 's1a'],
+        [1, 's1b'],
+        [1, 's2'],
+        [0, 's3'],
+        [1, 's4'],
+        [0, 's5'],
+      ]);
+    },
+  );
 
   it('test_custom_bounce_rate_duration: the bounceRateDurationSeconds modifier is the shortest session that is no bounce', async () => {
     const bounces = async (modifiers?: Record<string, unknown>, query = 'select $is_bounce, session_id from sessions ORDER BY session_id') =>
