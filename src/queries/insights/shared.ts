@@ -32,8 +32,13 @@ export function globalFilterExpr(node: GlobalFilterInput, ctx: Pick<RunnerContex
   return parts.length ? ast.and(...parts) : undefined;
 }
 
+/** PostHog's EARLIEST_TIMESTAMP (posthog/queries/util.py): events before it are not where `all` starts. */
+const EARLIEST_TIMESTAMP = '2015-01-01 00:00:00';
+
 /**
  * The earliest event timestamp among events matching `where` (for `date_from: "all"`); null when there is none.
+ * As PostHog's get_earliest_timestamp, only events after {@link EARLIEST_TIMESTAMP} count (a device clock years
+ * behind does not stretch the range back to it).
  * `alias` names the events table as the runner's own query does (stickiness: `e`), so the same filters resolve.
  */
 export async function earliestTimestamp(ctx: RunnerContext, where: Expr | undefined, alias?: string): Promise<Date | null> {
@@ -41,7 +46,7 @@ export async function earliestTimestamp(ctx: RunnerContext, where: Expr | undefi
     select: [ast.alias('t', ast.call('toUnixTimestamp', [ast.call('min', [ast.field('timestamp')])]))],
     from: 'events',
     fromAlias: alias,
-    where,
+    where: ast.and(where, ast.compare('>', ast.field('timestamp'), ast.constant(EARLIEST_TIMESTAMP))),
   });
   const { rows } = await runInsightQuery(ctx, q, 'earliest');
   const t = rows[0]?.t;

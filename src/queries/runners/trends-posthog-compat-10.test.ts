@@ -185,6 +185,18 @@ describe('date_from "all" without any event (posthog/queries/util.py get_earlies
     expect(r.results[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
     expect(r.resolved_date_range.date_from).toBe('2021-08-18T00:00:00+00:00');
   });
+
+  // posthog/queries/util.py: get_earliest_timestamp only looks at events after EARLIEST_TIMESTAMP ("2015-01-01"), so an
+  // event with a bogus old timestamp (a device clock in 2014) does not stretch "all" back to it
+  it('events before 2015 do not move the start: it is the first event after 2015-01-01', async () => {
+    const p = await db.project(
+      [{ distinct_ids: ['old'] }],
+      [ev('sign up', 'old', '2014-06-01T10:00:00Z'), ev('sign up', 'old', '2021-07-10T10:00:00Z'), ev('sign up', 'old', '2021-08-20T10:00:00Z')],
+    );
+    const r = await trends(p, { series: [SIGN_UP], interval: 'month', dateRange: { date_from: 'all' } });
+    expect([r.results[0].days, r.results[0].data]).toEqual([['2021-07-01', '2021-08-01'], [1, 1]]);
+    expect(r.resolved_date_range.date_from).toBe('2021-07-10T00:00:00+00:00');
+  });
 });
 
 describe('multiple breakdowns with a missing value (reference §1.6 sentinels, §2.3 labels)', () => {
@@ -265,6 +277,19 @@ describe('relative and absolute ranges in America/Los_Angeles (now Aug 24 17:00 
     expect([r.results[0].days[0], r.results[0].days[7]]).toEqual(['2021-08-24 09:00:00', '2021-08-24 16:00:00']);
     expect(r.results[0].data).toEqual(at(8, { 7: 1 }));
     expect(r.resolved_date_range).toEqual({ date_from: '2021-08-24T09:00:00-07:00', date_to: '2021-08-24T16:59:59.999999-07:00' });
+  });
+
+  // the date filter's "Yesterday" (-1dStart .. -1dEnd), whose default interval is hour: dEnd is 23:59:59.999999 already
+  it('yesterday by hour: the 24 local hours of Aug 23, with and without compare (the 24 hours of Aug 22 before)', async () => {
+    const r = await la({ interval: 'hour', dateRange: { date_from: '-1dStart', date_to: '-1dEnd' } });
+    expect([r.results[0].days[0], r.results[0].days[23]]).toEqual(['2021-08-23 00:00:00', '2021-08-23 23:00:00']);
+    expect(r.results[0].data).toEqual(at(24, { 0: 1, 23: 1 }));
+    expect(r.resolved_date_range).toEqual({ date_from: '2021-08-23T00:00:00-07:00', date_to: '2021-08-23T23:59:59.999999-07:00' });
+    const c = await la({ interval: 'hour', dateRange: { date_from: '-1dStart', date_to: '-1dEnd' }, compareFilter: { compare: true } });
+    expect(c.results.map((x: any) => [x.compare_label, x.days[0], x.days.length, x.data])).toEqual([
+      ['current', '2021-08-23 00:00:00', 24, at(24, { 0: 1, 23: 1 })],
+      ['previous', '2021-08-22 00:00:00', 24, at(24, { 23: 1 })],
+    ]);
   });
 
   it('no dateRange by hour: QueryDateRange’s default, local 00:00 seven days ago (Aug 17), to the end of the current hour', async () => {
