@@ -20,7 +20,7 @@ export function registerElementRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'GET', '/projects/:projectId/elements/stats', async (r) => {
     const out = await s.elements.stats(r.principal, projectIdParam(r.params), r.query);
     // without paginate_response=true, the bare list of the page (the API's original answer)
-    const paginate = r.query.paginate_response === 'true';
+    const paginate = [r.query.paginate_response].flat().pop() === 'true'; // QueryDict.get: the last value
     if (!paginate) return out.results;
     return {
       results: out.results,

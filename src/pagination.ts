@@ -20,7 +20,7 @@ export const MAX_PAGE_SIZE = 1000;
  * Python's `int(text)` for the texts a query string carries: surrounding blanks, a sign, `_` between digits; null when
  * it raises ValueError. A repeated parameter is its last value (Django's QueryDict).
  */
-function pythonInt(raw: unknown): number | null {
+export function pythonInt(raw: unknown): number | null {
   const v = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   if (typeof v === 'number') return Number.isSafeInteger(v) ? v : null;
   if (typeof v !== 'string') return null;

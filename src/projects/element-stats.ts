@@ -7,6 +7,7 @@ import type { QueryService } from '../queries/query-service';
 import type { Project } from '../store/entities';
 import type { ProjectService } from './project-service';
 import { propertyList } from './rest-properties';
+import { pythonInt } from '../pagination';
 
 /** One chain of PostHog's `elements/stats/` (ElementViewSet.stats): how often it was clicked, by which event. */
 export interface ElementStat {
@@ -122,26 +123,31 @@ export class ElementStats {
   }
 }
 
-/** ElementViewSet._events_filter: the `include` events (each at most once), `$autocapture` when none is given. */
+/**
+ * ElementViewSet._events_filter: the `include` events, `$autocapture` when none is given. Each of the three is taken
+ * out of the list once; anything left (another event, or one given twice) is a 400.
+ */
 function includedEvents(raw: unknown): string[] {
-  const asked = (raw === undefined ? [] : [raw].flat()).map(String);
-  if (asked.length === 0) return ['$autocapture'];
-  if (asked.some((e) => !(INCLUDABLE as readonly string[]).includes(e))) throw validationError('Only $autocapture, $rageclick, and $dead_click are supported.');
-  return INCLUDABLE.filter((e) => asked.includes(e));
+  const left = (raw === undefined ? [] : [raw].flat()).map(String);
+  if (left.length === 0) return ['$autocapture'];
+  const events = INCLUDABLE.filter((e) => {
+    const i = left.indexOf(e);
+    if (i >= 0) left.splice(i, 1);
+    return i >= 0;
+  });
+  if (left.length > 0) throw validationError('Only $autocapture, $rageclick, and $dead_click are supported.');
+  return events;
 }
 
-/** ElementViewSet._pagination_params: integers, or a 400. */
+/** ElementViewSet._pagination_params: `int()` of each (the last value given), or a 400. */
 function pagination(query: Record<string, unknown>): { limit: number; offset: number } {
   const int = (v: unknown, fallback: number): number => {
     if (v === undefined) return fallback;
-    const s = String(v).trim();
-    if (!/^[-+]?\d+$/.test(s)) throw validationError('offset and limit must be numbers');
-    return Number(s);
+    const n = pythonInt(v);
+    if (n === null || n < 0) throw validationError('offset and limit must be numbers');
+    return n;
   };
-  const limit = int(last(query.limit), DEFAULT_LIMIT);
-  const offset = int(last(query.offset), 0);
-  if (limit < 0 || offset < 0) throw validationError('offset and limit must be numbers');
-  return { limit, offset };
+  return { limit: int(query.limit, DEFAULT_LIMIT), offset: int(query.offset, 0) };
 }
 
 /** PostHog's format_ch_timestamp keeps the time of these (and of an hourly interval); any other date is its day. */
