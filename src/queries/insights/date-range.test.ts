@@ -63,6 +63,13 @@ describe('bucket counts and bounds (UTC, now = 2024-01-08 12:00)', () => {
     expect(() => range({ date_from: s })).toThrow(expect.objectContaining({ status: 400, attr: 'dateRange__date_from' }));
   });
 
+  // relative_date_parse_with_delta_mapping: "Fallback to also parse dates without zero-padding, e.g. 2021-1-1"
+  it('a date without zero padding (2024-1-2) is read as 2024-01-02', () => {
+    const r = range({ date_from: '2024-1-2', date_to: '2024-1-4T10:00:00' });
+    expect(r.buckets().map((b) => b.key)).toEqual(['2024-01-02', '2024-01-03', '2024-01-04']);
+    expect(() => range({ date_from: '2024-1-32' })).toThrow(expect.objectContaining({ status: 400 }));
+  });
+
   it('an ISO datetime with an offset is converted to the project timezone', () => {
     const p = parseDateString('2024-01-01T23:30:00Z', 0, 'Europe/Berlin');
     expect(new Date(p.value).toISOString()).toBe('2024-01-02T00:30:00.000Z'); // local wall clock 00:30 on Jan 2

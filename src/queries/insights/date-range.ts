@@ -66,7 +66,8 @@ const MAX_LOCAL = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export const MAX_INTERVALS = 10_000;
 
 const RELATIVE = /^-?(\d+)?([hdwmqyMs])(Start|End)?$/;
-const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+// (month and day may lack their zero: PostHog falls back to dateutil's parser for `2021-1-1`)
+const ABSOLUTE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * Parses a PostHog date string relative to `now` (local): ISO date/datetime (naive = project timezone; with an offset
