@@ -139,7 +139,10 @@ export function describeElementsCapture(engine: string, server: () => TestServer
         timestamp,
         properties: { $elements_chain: chain(n), $current_url: `http://example.com/${url}` },
       });
+      const person = (distinct_id: string) => ({ event: '$identify', distinct_id, timestamp: today, properties: { $set: { email: `${distinct_id}@mail.com` } } });
       const batch = [
+        person('one'),
+        person('two'),
         ev('$autocapture', 'one', 1, 'demo'),
         ev('$autocapture', 'one', 1, 'demo'),
         ev('$autocapture', 'two', 2, 'another_page'),
@@ -166,6 +169,8 @@ export function describeElementsCapture(engine: string, server: () => TestServer
     it('test_element_stats_can_load_only_rageclick_data / rageclick_and_autocapture_data (include)', async () => {
       expect((await get('stats/?paginate_response=true&include=$rageclick')).body.results).toEqual(rageclick);
       expect((await get('stats/?paginate_response=true&include=$rageclick&include=$autocapture')).body.results).toEqual([...autocapture, ...rageclick]);
+      // test_element_stats_can_load_all_the_data: every kind asked for (no dead clicks here)
+      expect((await get('stats/?paginate_response=true&include=$dead_click&include=$rageclick&include=$autocapture')).body.results).toEqual([...autocapture, ...rageclick]);
     });
 
     it('test_element_stats_obeys_limit_parameter: next is the request with offset and limit set', async () => {
@@ -207,6 +212,9 @@ export function describeElementsCapture(engine: string, server: () => TestServer
     it('properties filter the events counted', async () => {
       const properties = encodeURIComponent(JSON.stringify([{ key: '$current_url', value: 'http://example.com/another_page', type: 'event' }]));
       expect((await get(`stats/?properties=${properties}`)).body).toEqual([autocapture[1]]);
+      // person properties too (PostHog's _create_person fixtures have emails)
+      const byPerson = encodeURIComponent(JSON.stringify([{ key: 'email', value: 'one@mail.com', type: 'person' }]));
+      expect((await get(`stats/?properties=${byPerson}&include=$autocapture&include=$rageclick`)).body).toEqual([autocapture[0], ...rageclick]);
     });
 
     it('test_event_property_values: values of an element field, most frequent first; a key that is no field is []', async () => {
