@@ -352,4 +352,13 @@ describe('previous period of the test_query_date_range.py inputs (get_compare_pe
   ])('%s', (_n, dr, interval, from, to) => {
     expect(prev(dr, interval)).toEqual({ date_from: from, date_to: to });
   });
+
+  // the test_all_values inputs: the previous period's interval starts (its date_from snapped to its interval)
+  it.each<[string, DateRangeInput, IntervalType, string[]]>([
+    ['-20h by day (no days offset: no kludge)', { date_from: '-20h' }, 'day', ['2021-08-22', '2021-08-23']],
+    ['-20d by week: Thu Jul 15 .. Wed Aug 4, Sunday weeks', { date_from: '-20d' }, 'week', ['2021-07-11', '2021-07-18', '2021-07-25', '2021-08-01']],
+    ['-50d by month: May 16 .. Jul 5', { date_from: '-50d' }, 'month', ['2021-05-01', '2021-06-01', '2021-07-01']],
+  ])('buckets of %s', (_n, dr, interval, keys) => {
+    expect(previousPeriodRange(range(dr, interval, { now: NOW_2021 }), { compare: true }).buckets().map((b) => b.key)).toEqual(keys);
+  });
 });
