@@ -730,7 +730,7 @@ export class Compiler {
       if (q.node === 'SelectSetQuery') {
         const inner = this.compileSet({ ...q, limit: null, offset: null }, parent);
         if (!q.limit && !q.offset) return inner;
-        const lim = q.limit ? ` LIMIT ${this.intConstant(q.limit, 'LIMIT')}` : '';
+        const lim = ` LIMIT ${q.limit ? this.intConstant(q.limit, 'LIMIT') : MAX_INNER_LIMIT}`;
         const off = q.offset ? ` OFFSET ${this.intConstant(q.offset, 'OFFSET')}` : '';
         return { sql: `SELECT * FROM (${inner.sql}) AS ${this.q('__set')}${lim}${off}`, columns: inner.columns };
       }
@@ -746,6 +746,8 @@ export class Compiler {
     let s = '';
     // WITH TIES: the rank bound of compileSelect stands for the LIMIT.
     if (q.limit && !q.limit_with_ties) s += ` LIMIT ${this.intConstant(q.limit, 'LIMIT')}`;
+    // ClickHouse 18.16 has no OFFSET without a LIMIT: a LIMIT no query reaches stands for none
+    else if (q.offset && !q.limit) s += ` LIMIT ${MAX_INNER_LIMIT}`;
     if (q.offset) s += ` OFFSET ${this.intConstant(q.offset, 'OFFSET')}`;
     return s;
   }

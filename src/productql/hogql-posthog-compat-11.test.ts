@@ -431,3 +431,19 @@ describe("HogQLQueryResponse.types are ClickHouse's: integer literals by their v
     ]);
   });
 });
+
+describe('OFFSET without LIMIT (test_printer.py: the top-level SELECT gets the default LIMIT, the OFFSET stays)', () => {
+  it('at the top level: the default 100 rows from the offset on', async () => {
+    const r = await hogql('select number from numbers(300) offset 150');
+    expect(r.results).toHaveLength(100);
+    expect(r.results[0]).toEqual([150]);
+    expect(r.results[99]).toEqual([249]);
+    expect(await rows('select number from numbers(200) offset 190')).toEqual([[190], [191], [192], [193], [194], [195], [196], [197], [198], [199]]);
+  });
+
+  it('in a subquery: every row after the offset (ClickHouse 18.16 has no OFFSET without LIMIT either)', async () => {
+    expect(await rows('select number from (select number from numbers(5) offset 3)')).toEqual([[3], [4]]);
+    expect(await rows('select number from (select number from numbers(5) order by number desc offset 1) order by number')).toEqual([[0], [1], [2], [3]]);
+    expect(await rows("select count() from (select event from events order by timestamp offset 1)")).toEqual([[3]]);
+  });
+});
