@@ -232,7 +232,7 @@ export class PersonReader {
       return {
         id: String(id),
         uuid: String(id),
-        name: displayName(properties, distinctIds, String(id)),
+        name: displayName(properties, distinctIds, String(id), project.person_display_name_properties),
         distinct_ids: distinctIds,
         properties,
         is_identified: identified === true || identified === 1 || identified === 'true',
@@ -284,10 +284,12 @@ function cohortsAsProductQL(props: PropertiesInput): PropertiesInput {
 
 /**
  * PostHog's get_person_name_helper: the first display property set, else the first distinct id that does not look
- * anonymous (test_person.py test_return_non_anonymous_name), else the first distinct id, else the UUID.
+ * anonymous (test_person.py test_return_non_anonymous_name), else the first distinct id, else the UUID. The display
+ * properties are the project's `person_display_name_properties` when set (non-empty), which replace the defaults
+ * (test_person.py test_person_display_name: a person with only `email` is then named by its distinct id).
  */
-function displayName(properties: Record<string, unknown>, distinctIds: string[], id: string): string {
-  for (const k of DISPLAY_NAME_PROPERTIES) {
+function displayName(properties: Record<string, unknown>, distinctIds: string[], id: string, own: string[] | null): string {
+  for (const k of own && own.length > 0 ? own : DISPLAY_NAME_PROPERTIES) {
     const v = properties[k];
     if (pythonTruthy(v)) return String(v);
   }

@@ -44,6 +44,8 @@ const projectFields = {
       }),
     ),
   path_cleaning_filters: z.array(z.object({ alias: z.string(), regex: z.string() }).strict()).max(100),
+  // PostHog's ArrayField(CharField(max_length=400), null=True, blank=True)
+  person_display_name_properties: z.array(z.string().max(400)).max(100).nullable(),
 };
 
 export const createProjectInput = z
@@ -53,6 +55,7 @@ export const createProjectInput = z
     week_start_day: projectFields.week_start_day.default(0),
     test_account_filters: projectFields.test_account_filters.default([]),
     path_cleaning_filters: projectFields.path_cleaning_filters.default([]),
+    person_display_name_properties: projectFields.person_display_name_properties.optional(),
   })
   .strict();
 export type CreateProjectInput = z.input<typeof createProjectInput>;
@@ -64,6 +67,7 @@ export const updateProjectInput = z
     week_start_day: projectFields.week_start_day,
     test_account_filters: projectFields.test_account_filters,
     path_cleaning_filters: projectFields.path_cleaning_filters,
+    person_display_name_properties: projectFields.person_display_name_properties,
   })
   .partial()
   .strict();
@@ -82,6 +86,7 @@ export interface ProjectView {
   api_token: string;
   test_account_filters: unknown[];
   path_cleaning_filters: unknown[];
+  person_display_name_properties: string[] | null;
   created_at: string;
 }
 
@@ -93,6 +98,7 @@ export const projectView = (p: Project): ProjectView => ({
   api_token: p.api_token,
   test_account_filters: p.test_account_filters,
   path_cleaning_filters: p.path_cleaning_filters,
+  person_display_name_properties: p.person_display_name_properties ?? null,
   created_at: p.created_at.toISOString(),
 });
 

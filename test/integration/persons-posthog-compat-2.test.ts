@@ -427,3 +427,38 @@ describe('legacy /api/person/ (LegacyPersonViewSet: the current project) and per
     expect(one.text.split(/\r?\n/).filter((l) => l !== '').length).toBe(2);
   });
 });
+
+describe('team person_display_name_properties (test_person.py test_person_display_name)', () => {
+  let q: number;
+  beforeAll(async () => {
+    q = (await s.api('POST', '/api/projects/', { name: 'persons compat 2 display names' })).body.id;
+    await ingest(q, {
+      persons: [
+        { distinct_ids: ['distinct_id1'], properties: { custom_name: 'someone', custom_email: 'someone@custom.com', email: 'someone@gmail.com' }, created_at: '2024-06-01T00:00:00Z' },
+        { distinct_ids: ['distinct_id2'], properties: { custom_email: 'another_one@custom.com', email: 'another_one@gmail.com' }, created_at: '2024-06-02T00:00:00Z' },
+        { distinct_ids: ['distinct_id3'], properties: { email: 'yet_another_one@gmail.com' }, created_at: '2024-06-03T00:00:00Z' },
+      ],
+    });
+  });
+  const names = async () => ((await s.api('GET', `/api/projects/${q}/persons/`)).body.results as Person[]).map((x) => x.name);
+
+  it('unset (null): the defaults', async () => {
+    expect((await s.api('GET', `/api/projects/${q}/`)).body.person_display_name_properties).toBeNull();
+    expect(await names()).toEqual(['yet_another_one@gmail.com', 'another_one@gmail.com', 'someone@gmail.com']);
+  });
+
+  it('set by PATCH: they replace the defaults, in order; a person with none of them is named by its distinct id', async () => {
+    const r = await s.api('PATCH', `/api/projects/${q}/`, { person_display_name_properties: ['custom_name', 'custom_email'] });
+    expect([r.status, r.body.person_display_name_properties]).toEqual([200, ['custom_name', 'custom_email']]);
+    expect(await names()).toEqual(['distinct_id3', 'another_one@custom.com', 'someone']);
+    const one = (await personOf('distinct_id2', q))!;
+    expect((await s.api('GET', `/api/projects/${q}/persons/${one.uuid}/`)).body.name).toBe('another_one@custom.com');
+  });
+
+  it('an empty list or null is the defaults again', async () => {
+    for (const v of [[], null]) {
+      expect((await s.api('PATCH', `/api/projects/${q}/`, { person_display_name_properties: v })).status).toBe(200);
+      expect(await names()).toEqual(['yet_another_one@gmail.com', 'another_one@gmail.com', 'someone@gmail.com']);
+    }
+  });
+});

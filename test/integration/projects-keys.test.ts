@@ -37,6 +37,7 @@ describe('projects', () => {
       api_token: expect.stringMatching(/^phc_[2-9A-HJ-NP-Za-km-z]{43}$/),
       test_account_filters: [],
       path_cleaning_filters: [],
+      person_display_name_properties: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const id = created.body.id;

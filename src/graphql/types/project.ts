@@ -27,6 +27,13 @@ export class ProjectType implements ProjectView {
   @Field(() => GraphQLJSON, { name: 'pathCleaningFilters' })
   path_cleaning_filters!: unknown[];
 
+  @Field(() => [String], {
+    name: 'personDisplayNameProperties',
+    nullable: true,
+    description: "The person properties a display name is taken from, in order; null: PostHog's defaults.",
+  })
+  person_display_name_properties!: string[] | null;
+
   @Field({ name: 'createdAt' })
   created_at!: string;
 }
@@ -50,6 +57,9 @@ export class ProjectInput {
 
   @Field(() => GraphQLJSON, { nullable: true })
   pathCleaningFilters?: unknown[];
+
+  @Field(() => [String], { nullable: true })
+  personDisplayNameProperties?: string[] | null;
 }
 
 /** The REST-shaped body the service validates. */
@@ -60,6 +70,7 @@ export const projectInputBody = (i: ProjectInput): Record<string, unknown> =>
     week_start_day: i.weekStartDay,
     test_account_filters: i.testAccountFilters,
     path_cleaning_filters: i.pathCleaningFilters,
+    person_display_name_properties: i.personDisplayNameProperties,
   });
 
 export function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {

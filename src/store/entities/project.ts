@@ -29,6 +29,13 @@ export class Project {
   @Column({ ...jsonColumn, default: '[]' })
   path_cleaning_filters!: unknown[];
 
+  /**
+   * The person properties a person's display name is taken from, in order (PostHog's person_display_name_properties);
+   * null: PostHog's defaults (email, name, username in their spellings).
+   */
+  @Column({ ...jsonColumn, nullable: true, default: null })
+  person_display_name_properties!: string[] | null;
+
   @CreateDateColumn({ type: 'datetime' })
   created_at!: Date;
 }
