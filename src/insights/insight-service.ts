@@ -16,7 +16,7 @@ import { InsightViews } from './insight-views';
 import { drfDateTime, drfTime } from '../projects/person-reader';
 import { parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, localToInstant } from '../queries/insights/local-time';
-import { applyQueryOverrides } from '../queries/overrides';
+import { applyQueryOverrides, queryWithVariablesOverride } from '../queries/overrides';
 import { drfBoolean, drfChar, drfInteger, drfList, drfMissingRelatedList } from './drf-fields';
 import { deriveName, executableNode, INSIGHT_TYPE_KINDS, isNonRunnable, validateInsightQuery, type InsightQueryKinds } from './insight-query';
 import { cleanSavedFilters, filterToQuery, hasLegacyFilters, legacyInsightQuery, validateConverted } from './legacy-filters';
@@ -682,6 +682,8 @@ export class InsightService {
       filters_hash: (b.cache_key as string | undefined) ?? insight.cache_key,
     };
     for (const k of RESULT_EXTRAS) if (b[k] !== undefined) (fields as Record<string, unknown>)[k] = b[k];
+    // PostHog's serializer shows the query with the overridden variables' values (apply_dashboard_variables_to_dict)
+    if (opts.variablesOverride != null) fields.query = queryWithVariablesOverride(insight.query, opts.variablesOverride);
     // the insight's own cache fields describe its saved query: an answer under overrides (a dashboard's filters,
     // variables) is a different query, shown but not remembered as the insight's
     if (!overridden && fields.last_refresh && fields.last_refresh !== insight.last_refresh?.toISOString()) {

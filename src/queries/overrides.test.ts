@@ -1,4 +1,4 @@
-import { applyQueryOverrides } from './overrides';
+import { applyQueryOverrides, queryWithVariablesOverride } from './overrides';
 
 describe('applyQueryOverrides (PostHog apply_dashboard_filters / apply_variable_overrides)', () => {
   const trends = {
@@ -54,5 +54,26 @@ describe('applyQueryOverrides (PostHog apply_dashboard_filters / apply_variable_
   it('bad shapes are 400s naming the envelope field', () => {
     expect(() => applyQueryOverrides(trends, { date_from: 1 }, null)).toThrow(expect.objectContaining({ status: 400, attr: 'filters_override__date_from' }));
     expect(() => applyQueryOverrides(trends, null, { v1: 3 })).toThrow(expect.objectContaining({ status: 400, attr: 'variables_override__v1' }));
+  });
+});
+
+describe('queryWithVariablesOverride (PostHog apply_dashboard_variables_to_dict: the query an insight shows)', () => {
+  const viz = {
+    kind: 'DataVisualizationNode',
+    source: { kind: 'HogQLQuery', query: 'select {variables.test_1}', variables: { v1: { code_name: 'test_1', variableId: 'v1', isNull: true } } },
+  };
+
+  it('through the wrapper, a declared variable becomes {variableId, code_name, value}; undeclared ones are left out', () => {
+    expect(queryWithVariablesOverride(viz, { v1: { value: 'override value!', code_name: 'ignored' }, v9: { value: 1 } })).toEqual({
+      ...viz,
+      source: { ...viz.source, variables: { v1: { variableId: 'v1', code_name: 'test_1', value: 'override value!' } } },
+    });
+  });
+
+  it('no override, another kind or nothing declared: the same object', () => {
+    expect(queryWithVariablesOverride(viz, null)).toBe(viz);
+    expect(queryWithVariablesOverride(viz, { v9: { value: 1 } })).toBe(viz);
+    const trends = { kind: 'TrendsQuery', series: [] };
+    expect(queryWithVariablesOverride(trends, { v1: { value: 1 } })).toBe(trends);
   });
 });

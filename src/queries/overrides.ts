@@ -87,3 +87,30 @@ export function applyQueryOverrides(rawNode: Node, filtersOverride: unknown, var
   }
   return node;
 }
+
+/**
+ * A saved query as PostHog's insight serializer shows it under `variables_override` (apply_dashboard_variables_to_dict):
+ * through wrapper nodes (`source`), each variable of the HogQLQuery the override names becomes `{variableId,
+ * code_name, value: <the override's value>}`; variables the query does not declare are left out. The same object when
+ * nothing changes.
+ */
+export function queryWithVariablesOverride(query: Record<string, unknown>, variablesOverride: unknown): Record<string, unknown> {
+  if (variablesOverride === undefined || variablesOverride === null) return query;
+  const v = parseInput(z.object({ variables_override: variablesOverrideSchema }), { variables_override: variablesOverride }).variables_override;
+  const source = query.source;
+  if (source && typeof source === 'object' && !Array.isArray(source)) {
+    const inner = queryWithVariablesOverride(source as Record<string, unknown>, v);
+    return inner === source ? query : { ...query, source: inner };
+  }
+  const vars = query.variables;
+  if (query.kind !== 'HogQLQuery' || !vars || typeof vars !== 'object' || Array.isArray(vars)) return query;
+  const next: Record<string, unknown> = { ...(vars as Record<string, unknown>) };
+  let changed = false;
+  for (const [id, override] of Object.entries(v)) {
+    const cur = next[id] as { code_name?: unknown } | undefined;
+    if (!cur || typeof cur !== 'object') continue;
+    next[id] = { variableId: id, code_name: cur.code_name, value: override.value };
+    changed = true;
+  }
+  return changed ? { ...query, variables: next } : query;
+}

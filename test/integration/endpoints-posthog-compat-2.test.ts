@@ -827,3 +827,24 @@ describe('saved variables in endpoints (reference §1.4, §1.7; test_endpoint.py
     expect([bad.status, bad.body.detail]).toEqual([400, 'Query references undefined variable(s): nobody. See https://posthog.com/docs/endpoints/variables for detail.']);
   });
 });
+
+describe('saved variables in a saved SQL insight (posthog/api/test/test_insight.py test_insight_variables_overrides)', () => {
+  it('a definition without a value runs with the saved default; variables_override sets the value, shown in the returned query', async () => {
+    const vp = await newProject(s, 'endpoints-posthog-compat-2 variables in insights');
+    const v = (await s.api('POST', `/api/projects/${vp}/insight_variables/`, { name: 'Test 1', type: 'String', default_value: 'some_default_value' })).body;
+    expect(v.code_name).toBe('test_1');
+    const query = {
+      kind: 'DataVisualizationNode',
+      source: { kind: 'HogQLQuery', query: 'select {variables.test_1}', variables: { [v.id]: { code_name: 'test_1', variableId: v.id } } },
+    };
+    const made = await s.api('POST', `/api/projects/${vp}/insights/`, { name: 'sql with a variable', query });
+    expect(made.status).toBe(201);
+    const plain = (await s.api('GET', `/api/projects/${vp}/insights/${made.body.id}/?refresh=blocking`)).body;
+    expect(plain.result).toEqual([['some_default_value']]);
+    const override = encodeURIComponent(JSON.stringify({ [v.id]: { code_name: 'test_1', variableId: v.id, value: 'override value!' } }));
+    const got = (await s.api('GET', `/api/projects/${vp}/insights/${made.body.id}/?refresh=blocking&variables_override=${override}`)).body;
+    expect(got.result).toEqual([['override value!']]);
+    expect(Object.keys(got.query.source.variables)).toHaveLength(1);
+    for (const data of Object.values(got.query.source.variables) as { value: unknown }[]) expect(data.value).toBe('override value!');
+  });
+});
