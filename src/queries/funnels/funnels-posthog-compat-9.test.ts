@@ -698,3 +698,67 @@ describe.each(['ordered', 'strict', 'unordered'])('breakdown_cases.py: test_funn
     expect(await actors(2, ['Other'])).toEqual(['oth:person2']);
   });
 });
+
+// First/last touch read every row of the funnel events query (base.py _get_breakdown_select_prop: argMinIf/argMaxIf
+// over the actor's rows, _add_breakdown_attribution_subquery): exclusion events are rows, and a strict funnel's query
+// keeps every event of the actor (skip_step_filter).
+events.push(
+  ...tagged('ft', [
+    // p1: an unrelated event with a value, then the steps (one without a value)
+    ev('p1', 'other', t(2021, 8, 1, 0), { $browser: 'Firefox' }),
+    ev('p1', 'one', t(2021, 8, 1, 1)),
+    ev('p1', 'two', t(2021, 8, 1, 2), { $browser: 'Chrome' }),
+    // p2: the exclusion event before the entry (no exclusion) carries the first value
+    ev('p2', 'x', t(2021, 8, 2, 0), { $browser: 'Opera' }),
+    ev('p2', 'one', t(2021, 8, 2, 1)),
+    ev('p2', 'two', t(2021, 8, 2, 2), { $browser: 'Chrome' }),
+    // p3: the exclusion event after the conversion carries the last value
+    ev('p3', 'one', t(2021, 8, 3, 1), { $browser: 'Chrome' }),
+    ev('p3', 'two', t(2021, 8, 3, 2)),
+    ev('p3', 'x', t(2021, 8, 3, 3), { $browser: 'Opera' }),
+  ]),
+);
+
+describe('first/last touch over the funnel events query’s rows (exclusion events; every event in a strict funnel)', () => {
+  const q = (ff: Record<string, unknown>) => ({
+    series: [E('ft:one'), E('ft:two')],
+    dateRange: { date_from: '2021-08-01', date_to: '2021-08-04' },
+    breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+    funnelsFilter: ff,
+  });
+  const exclusion = { exclusions: [{ kind: 'EventsNode', event: 'ft:x', funnelFromStep: 0, funnelToStep: 1 }] };
+
+  it('strict, first touch: p1’s unrelated Firefox event and p2’s Opera event come first', async () => {
+    expect(countRows(await run(q({ funnelOrderType: 'strict' })))).toEqual([
+      [['Chrome'], [1, 1]],
+      [['Firefox'], [1, 1]],
+      [['Opera'], [1, 1]],
+    ]);
+  });
+
+  it('strict, last touch: p3’s Opera event after the conversion is the last', async () => {
+    expect(countRows(await run(q({ funnelOrderType: 'strict', breakdownAttributionType: 'last_touch' })))).toEqual([
+      [['Chrome'], [2, 2]],
+      [['Opera'], [1, 1]],
+    ]);
+  });
+
+  it.each(['ordered', 'unordered'])('%s with an exclusion: the exclusion events are rows (p2 first touch, p3 last touch: Opera); p1’s unrelated event is not', async (funnelOrderType) => {
+    for (const breakdownAttributionType of ['first_touch', 'last_touch'])
+      expect(countRows(await run(q({ funnelOrderType, breakdownAttributionType, ...exclusion })))).toEqual([
+        [['Chrome'], [2, 2]],
+        [['Opera'], [1, 1]],
+      ]);
+    // without the exclusion its events are not in the query: Chrome for everyone
+    expect(countRows(await run(q({ funnelOrderType })))).toEqual([[['Chrome'], [3, 3]]]);
+  });
+
+  it('the actors of Opera (FunnelsActorsQuery funnelStepBreakdown)', async () => {
+    const actors = async (ff: Record<string, unknown>) => {
+      const r = await h.run(actorsRunner, { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', ...q(ff) }, funnelStep: 2, funnelStepBreakdown: ['Opera'] }, select: ['actor'] }, pid);
+      return (r.results as any[][]).map((row) => row[0].distinct_ids[0]).sort();
+    };
+    expect(await actors({ funnelOrderType: 'strict' })).toEqual(['ft:p2']);
+    expect(await actors({ breakdownAttributionType: 'last_touch', ...exclusion })).toEqual(['ft:p3']);
+  });
+});

@@ -279,7 +279,10 @@ function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepI
   }
   const stepEvents = events.filter((e) => e.steps !== 0);
   if (type === 'first_touch' || type === 'last_touch') {
-    const ordered = type === 'first_touch' ? stepEvents : [...stepEvents].reverse();
+    // PostHog picks the value with argMinIf/argMaxIf over the actor's rows of the funnel events query
+    // (base.py _get_breakdown_select_prop): its exclusion events too, and for a strict funnel every event of the actor.
+    // Those are the events fetched here.
+    const ordered = type === 'first_touch' ? events : [...events].reverse();
     const hit = ordered.find((e) => e.bd.split(SEP).some((p) => p !== ''));
     const r = evaluateActor(events, cfg);
     return r ? [{ value: hit ? hit.bd : (stepEvents[0]?.bd ?? ''), result: r }] : [];
