@@ -279,6 +279,12 @@ describe('relative and absolute ranges in America/Los_Angeles (now Aug 24 17:00 
     expect(r.resolved_date_range).toEqual({ date_from: '2021-08-24T09:00:00-07:00', date_to: '2021-08-24T16:59:59.999999-07:00' });
   });
 
+  it('-1hStart .. -1hEnd by hour: the previous hour alone (16:00 local), its 16:30 event', async () => {
+    const r = await la({ interval: 'hour', dateRange: { date_from: '-1hStart', date_to: '-1hEnd' } });
+    expect([r.results[0].days, r.results[0].data]).toEqual([['2021-08-24 16:00:00'], [1]]);
+    expect(r.resolved_date_range).toEqual({ date_from: '2021-08-24T16:00:00-07:00', date_to: '2021-08-24T16:59:59.999999-07:00' });
+  });
+
   // the date filter's "Yesterday" (-1dStart .. -1dEnd), whose default interval is hour: dEnd is 23:59:59.999999 already
   it('yesterday by hour: the 24 local hours of Aug 23, with and without compare (the 24 hours of Aug 22 before)', async () => {
     const r = await la({ interval: 'hour', dateRange: { date_from: '-1dStart', date_to: '-1dEnd' } });
