@@ -646,6 +646,14 @@ export function portDefault(a: Printed[], h: Helpers, node: NodeBase): number {
 export const SPARKLINE_MARKER = ['__hogql_chart_type', 'sparkline', 'results'];
 
 /**
+ * recording_button(session_id[, recording_status]) (posthog/hogql/functions/recording_button.py): the tag tuple
+ * `('__hx_tag', 'RecordingButton', 'sessionId', session_id)`, with `'recordingStatus', recording_status` after it
+ * when that is given. The marker's constants, then which argument follows each name.
+ */
+export const RECORDING_BUTTON_MARKER = ['__hx_tag', 'RecordingButton'];
+export const RECORDING_BUTTON_ARGS = ['sessionId', 'recordingStatus'];
+
+/**
  * Bounds on what one call may generate (range's elements, repeat/leftPad/rightPad's characters): a constant beyond
  * them is a 400 before anything runs (`range(1000000000)` would exhaust memory); a computed count is capped there.
  */

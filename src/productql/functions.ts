@@ -389,6 +389,8 @@ add('scalar', 0, 0, Object.keys(EMPTY_ARRAY_TYPES).map((t) => `emptyArray${t}`))
 add('scalar', 2, 2, ['multiSearchAny', 'multiSearchFirstIndex', 'multiSearchFirstPosition', 'multiSearchAllPositions', 'multiSearchAllPositionsUTF8', 'multiMatchAny', 'multiMatchAnyIndex']);
 // PostHog's own: sparkline(values) is a chart marker tuple the frontend draws.
 add('scalar', 1, 1, ['sparkline']);
+// PostHog's recording_button(session_id[, recording_status]): a tag tuple the frontend draws as a button (dialect.ts)
+add('scalar', 1, 2, ['recording_button']);
 // PostHog's sortableSemver(version): the numbers of its leading dotted version as an array, which sorts as versions do
 add('scalar', 1, 1, ['sortableSemver']);
 

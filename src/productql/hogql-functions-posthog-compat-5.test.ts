@@ -500,3 +500,20 @@ describe("mapping.py's dateName(part, t): the part as text", () => {
     await fails("SELECT dateName('fortnight', now())", /dateName's first argument must be one of/);
   });
 });
+
+describe('posthog/hogql/functions/test/test_recording_button.py: recording_button(session_id[, recording_status])', () => {
+  it("is PostHog's tag tuple, as sparkline is its chart marker", async () => {
+    expect(await one("recording_button('12345-6789')")).toEqual(['__hx_tag', 'RecordingButton', 'sessionId', '12345-6789']);
+    expect(await one("recording_button('12345-6789', 'active')")).toEqual(['__hx_tag', 'RecordingButton', 'sessionId', '12345-6789', 'recordingStatus', 'active']);
+    expect(await perEvent('recording_button(properties.s)')).toEqual([
+      ['__hx_tag', 'RecordingButton', 'sessionId', 'Ab'],
+      ['__hx_tag', 'RecordingButton', 'sessionId', 'cD'],
+      ['__hx_tag', 'RecordingButton', 'sessionId', null],
+    ]);
+  });
+
+  it('takes one or two arguments', async () => {
+    await fails('SELECT recording_button()', "Function 'recording_button' expects at least 1 argument, found 0");
+    await fails("SELECT recording_button('a', 'b', 'c')", "Function 'recording_button' expects at most 2 arguments, found 3");
+  });
+});
