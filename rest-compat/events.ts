@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsePage, type Page } from '../src/pagination';
-import { bulkDeletePersons } from '../src/projects/person-bulk-delete';
+import { bulkDeletePersons, deletePerson } from '../src/projects/person-bulk-delete';
+import { personActivity } from '../src/projects/person-activity';
+import { activityBody } from './insights';
 import type { PersonView } from '../src/projects/person-reader';
 import { cohortsOfPerson } from '../src/projects/person-cohorts';
 import { splitPerson } from '../src/projects/person-split';
@@ -43,6 +45,13 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/cohorts', (r) => cohortsOfPerson(s, r.principal, projectIdParam(r.params), r.query));
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/properties', (r) => s.persons.propertyNames(r.principal, projectIdParam(r.params)));
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/values', (r) => s.persons.values(r.principal, projectIdParam(r.params), r.query));
+  // PostHog's activity actions (scope activity_log:read): every person's, or a live person's
+  apiRoute(app, s, 'GET', '/projects/:projectId/persons/activity', async (r) =>
+    activityBody(r.request, await personActivity(s, r.principal, projectIdParam(r.params), null, r.query)),
+  );
+  apiRoute(app, s, 'GET', '/projects/:projectId/persons/:personId/activity', async (r) =>
+    activityBody(r.request, await personActivity(s, r.principal, projectIdParam(r.params), r.params.personId, r.query)),
+  );
   apiRoute(app, s, 'GET', '/projects/:projectId/persons/:personId', (r) => s.persons.get(r.principal, projectIdParam(r.params), r.params.personId));
 
   // PostHog's events API (read side), scope query:read: `{next, results}`, `next` pages by `before` (or `after`)
@@ -105,7 +114,7 @@ export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   });
   apiRoute(app, s, 'DELETE', '/projects/:projectId/persons/:personId', async (r) => {
     const deleteEvents = ['true', '1'].includes(String(r.query.delete_events ?? '').toLowerCase());
-    await s.events.deletePerson(r.principal, projectIdParam(r.params), r.params.personId, deleteEvents);
+    await deletePerson(s, r.principal, projectIdParam(r.params), r.params.personId, deleteEvents);
     // PostHog answers a person delete 202 with an empty body (test_person.py test_delete_person)
     return respond(202);
   });

@@ -45,7 +45,7 @@ function nextPageUrl(request: FastifyRequest, offset: number): string {
 }
 
 /** PostHog's activity envelope: `{results, next, previous, total_count}` with 1-based `page` links. */
-function activityBody(request: FastifyRequest, a: ActivityPage) {
+export function activityBody(request: FastifyRequest, a: ActivityPage) {
   const link = (page: number) => {
     const url = new URL(request.url, `${request.protocol}://${request.host}`);
     url.searchParams.set('limit', String(a.limit));

@@ -450,11 +450,11 @@ export class ProjectIdentity {
    * (`get_or_create(uuid=newId(distinct_id))`: new, without properties, unidentified, created `now`, one version
    * above the original). Without a main id the person keeps its first distinct id and loses its properties. Past
    * events keep their person id (PostHog writes no override for a split); later events of a moved id go to its new
-   * person. False when the person is not the project's.
+   * person. Returns the person's distinct ids before the split, in order; null when the person is not the project's.
    */
-  splitPerson(personId: string, mainDistinctId: string | null, newId: (distinctId: string) => string, now: number): boolean {
+  splitPerson(personId: string, mainDistinctId: string | null, newId: (distinctId: string) => string, now: number): string[] | null {
     const p = this.persons.get(personId);
-    if (!p) return false;
+    if (!p) return null;
     const ids = [...p.distinctIds].sort((a, b) => (this.distinctSeq.get(a) ?? 0) - (this.distinctSeq.get(b) ?? 0));
     let main = mainDistinctId;
     if (!main) {
@@ -479,7 +479,7 @@ export class ProjectIdentity {
       p.distinctIds.delete(d);
       this.attach(target, d);
     }
-    return true;
+    return ids;
   }
 
   /** Forgets a deleted person (after the engine deleted it). */

@@ -648,14 +648,15 @@ export class Ingestor {
   }
 
   /**
-   * Splits a person (PostHog's split_person, ProjectIdentity.splitPerson), serialized with the flusher; false when
-   * the person is not (or no longer) the project's.
+   * Splits a person (PostHog's split_person, ProjectIdentity.splitPerson), serialized with the flusher: the person's
+   * distinct ids before the split; null when the person is not (or no longer) the project's.
    */
-  splitPerson(projectId: number, personId: string, mainDistinctId: string | null): Promise<boolean> {
+  splitPerson(projectId: number, personId: string, mainDistinctId: string | null): Promise<string[] | null> {
     return this.lock.run(async () => {
       await this.ensureLoaded(projectId);
       const ident = this.identity.get(projectId);
-      if (!ident.splitPerson(personId, mainDistinctId, (d) => uuidFromDistinctId(projectId, d), Date.now())) return false;
+      const ids = ident.splitPerson(personId, mainDistinctId, (d) => uuidFromDistinctId(projectId, d), Date.now());
+      if (ids === null) return null;
       const d = ident.drain();
       try {
         await this.engine.writeBatch({
@@ -671,7 +672,7 @@ export class Ingestor {
         this.identity.invalidate(projectId);
         throw e;
       }
-      return true;
+      return ids;
     });
   }
 

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { validationError } from '../errors';
 import type { EventService } from '../ingest/event-service';
+import type { Store } from '../store/store';
 import { parseInput } from '../validation';
+import { recordPersonActivity } from './person-activity';
 import type { PersonReader } from './person-reader';
 import type { ProjectService } from './project-service';
 
@@ -21,7 +23,7 @@ const body = z.object({
  * with `delete_events` their events too. Ids that match no person of the project are skipped. Answers 202.
  */
 export async function bulkDeletePersons(
-  deps: { projects: ProjectService; persons: PersonReader; events: EventService },
+  deps: { projects: ProjectService; persons: PersonReader; events: EventService; store: Store },
   principal: Principal,
   projectId: number,
   input: unknown,
@@ -36,5 +38,21 @@ export async function bulkDeletePersons(
     if (b.ids.length > BULK_DELETE_MAX) throw validationError(`You can only pass ${BULK_DELETE_MAX} ids in one call`);
     uuids = await deps.persons.uuidsOf(principal, project, { ids: b.ids });
   } else throw validationError('You need to specify either distinct_ids or ids');
-  for (const uuid of uuids) await deps.events.deletePerson(principal, project.id, uuid, b.delete_events ?? false);
+  for (const uuid of uuids) await deletePerson(deps, principal, project.id, uuid, b.delete_events ?? false);
+}
+
+/**
+ * PostHog's `DELETE …/persons/<uuid>/` (PersonViewSet.destroy, scope `person:write`): deletes the person (with
+ * `deleteEvents`, its events too) and logs `deleted`, named by the UUID (test_person.py test_delete_person).
+ */
+export async function deletePerson(
+  deps: { projects: ProjectService; events: EventService; store: Store },
+  principal: Principal,
+  projectId: number,
+  personId: string,
+  deleteEvents: boolean,
+): Promise<void> {
+  const project = await deps.projects.projectFor(principal, projectId, { scope: 'person:write' });
+  await deps.events.deletePerson(principal, project.id, personId, deleteEvents);
+  await recordPersonActivity(deps.store, principal, project, personId, 'deleted', { name: personId.toLowerCase() });
 }

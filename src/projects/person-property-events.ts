@@ -3,7 +3,9 @@ import type { Principal } from '../auth/principal';
 import { notFound, UserError } from '../errors';
 import type { Ingestor } from '../ingest/ingestor';
 import type { QueryService } from '../queries/query-service';
+import type { Store } from '../store/store';
 import { parseInput } from '../validation';
+import { PROPERTIES_CHANGED, recordPersonActivity } from './person-activity';
 import type { ProjectService } from './project-service';
 
 /** What these writes need of the services. */
@@ -11,6 +13,7 @@ export interface PersonEventDeps {
   projects: ProjectService;
   queries: QueryService;
   ingestor: Ingestor;
+  store: Store;
 }
 
 const unsetBody = z.object({ $unset: z.string().min(1).max(400) }).strip();
@@ -23,7 +26,7 @@ const setBody = z.object({ properties: z.record(z.string().max(400), z.unknown()
  */
 export async function deletePersonProperty(deps: PersonEventDeps, principal: Principal, projectId: number, personId: string, input: unknown): Promise<void> {
   const { $unset: key } = parseInput(unsetBody, input ?? {});
-  await captureForPerson(deps, principal, projectId, personId, '$delete_person_property', { $unset: [key] });
+  await captureForPerson(deps, principal, projectId, personId, '$delete_person_property', { $unset: [key] }, 'delete_property');
 }
 
 /**
@@ -33,7 +36,7 @@ export async function deletePersonProperty(deps: PersonEventDeps, principal: Pri
  */
 export async function setPersonProperties(deps: PersonEventDeps, principal: Principal, projectId: number, personId: string, input: unknown): Promise<void> {
   const { properties } = parseInput(setBody, input ?? {});
-  await captureForPerson(deps, principal, projectId, personId, '$set', { $set: properties });
+  await captureForPerson(deps, principal, projectId, personId, '$set', { $set: properties }, 'updated');
 }
 
 /**
@@ -48,12 +51,13 @@ export async function updatePersonProperty(deps: PersonEventDeps, principal: Pri
   for (const attr of ['value', 'key']) {
     if (body[attr] === undefined || body[attr] === null) throw new UserError(400, 'validation_error', 'This field is required.', 'required', { attr });
   }
-  await captureForPerson(deps, principal, projectId, personId, '$set', { $set: { [String(body.key)]: body.value } });
+  await captureForPerson(deps, principal, projectId, personId, '$set', { $set: { [String(body.key)]: body.value } }, 'updated');
 }
 
 /**
  * Ingests `event` from the person's first distinct id, through the identity rules like any captured event (scope
- * `person:write`). A malformed or unknown id, or another project's person, is a 404.
+ * `person:write`), and logs `activity` (PostHog's `Change(type="Person", action="changed", field="properties")`). A
+ * malformed or unknown id, or another project's person, is a 404.
  */
 async function captureForPerson(
   deps: PersonEventDeps,
@@ -62,6 +66,7 @@ async function captureForPerson(
   personId: string,
   event: string,
   properties: Record<string, unknown>,
+  activity: 'updated' | 'delete_property',
 ): Promise<void> {
   const project = await deps.projects.projectFor(principal, projectId, { scope: 'person:write' });
   if (!z.guid().safeParse(personId).success) throw notFound();
@@ -79,4 +84,5 @@ async function captureForPerson(
   if (!row) throw notFound();
   const result = await deps.ingestor.import(project.id, { events: [{ event, distinct_id: String(row[0]), timestamp: new Date().toISOString(), properties }] });
   if (result.errors.length) throw new Error(`${event} was not ingested: ${result.errors[0].message}`);
+  await recordPersonActivity(deps.store, principal, project, personId, activity, { changes: [PROPERTIES_CHANGED] });
 }

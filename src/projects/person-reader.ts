@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
+import type { Scope } from '../auth/scopes';
 import { notFound, validationError } from '../errors';
 import type { Page } from '../pagination';
 import { printHogQLExpr } from '../productql';
@@ -150,9 +151,12 @@ export class PersonReader {
     return this.withDistinctIds(principal, project, rows);
   }
 
-  /** One person by UUID (any letter case); a malformed or unknown id, or another project's person, is a 404. */
-  async get(principal: Principal, projectId: number, personId: string): Promise<PersonView> {
-    const project = await this.projects.projectFor(principal, projectId, { scope: 'person:read' });
+  /**
+   * One person by UUID (any letter case); a malformed or unknown id, or another project's person, is a 404. `scope`:
+   * what the caller needs (an action on a person may declare its own, as PostHog's activity does).
+   */
+  async get(principal: Principal, projectId: number, personId: string, scope: Scope = 'person:read'): Promise<PersonView> {
+    const project = await this.projects.projectFor(principal, projectId, { scope });
     if (!z.guid().safeParse(personId).success) throw notFound();
     const rows = await this.run(
       principal,

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { notFound } from '../errors';
 import type { Ingestor } from '../ingest/ingestor';
+import type { Store } from '../store/store';
 import { parseInput } from '../validation';
+import { recordPersonActivity } from './person-activity';
 import type { ProjectService } from './project-service';
 
 /** `main_distinct_id`: the distinct id that stays with the person (Python compares it to text: a number is its text). */
@@ -16,10 +18,11 @@ const body = z
  * the person but `main_distinct_id` becomes a person of its own (UUID `uuidFromDistinctId`, no properties); without
  * `main_distinct_id` (or with an empty one) the person keeps its first distinct id and loses its properties.
  * Events already stored keep their person id, as in PostHog (which writes no person override for a split). A malformed
- * or unknown id, or another project's person, is a 404. The route answers 201 `{"success": true}`.
+ * or unknown id, or another project's person, is a 404. The route answers 201 `{"success": true}`. Logged as
+ * `split_person` with the person's UUID and distinct ids before the split.
  */
 export async function splitPerson(
-  deps: { projects: ProjectService; ingestor: Ingestor },
+  deps: { projects: ProjectService; ingestor: Ingestor; store: Store },
   principal: Principal,
   projectId: number,
   personId: string,
@@ -30,5 +33,11 @@ export async function splitPerson(
   const b = parseInput(body, input ?? {});
   // events acknowledged before the split keep the person their distinct id had then
   await deps.ingestor.flush();
-  if (!(await deps.ingestor.splitPerson(project.id, personId.toLowerCase(), b.main_distinct_id || null))) throw notFound();
+  const uuid = personId.toLowerCase();
+  const ids = await deps.ingestor.splitPerson(project.id, uuid, b.main_distinct_id || null);
+  if (ids === null) throw notFound();
+  await recordPersonActivity(deps.store, principal, project, uuid, 'split_person', {
+    name: uuid,
+    changes: [{ type: 'Person', action: 'split', field: null, before: null, after: { uuid, distinct_ids: ids } }],
+  });
 }

@@ -462,3 +462,87 @@ describe('team person_display_name_properties (test_person.py test_person_displa
     }
   });
 });
+
+describe('person activity (test_person.py _assert_person_activity: /persons/activity and /persons/<uuid>/activity)', () => {
+  let q: number;
+  let person: Person;
+  let gone: Person;
+  const changed = [{ type: 'Person', action: 'changed', field: 'properties', before: null, after: null }];
+  const detail = (d: Record<string, unknown>) => ({ changes: null, trigger: null, type: null, name: null, short_id: null, ...d });
+  const activity = async (path: string) => {
+    const r = await s.api('GET', `/api/projects/${q}/persons/${path}`);
+    expect(r.status).toBe(200);
+    return r.body;
+  };
+  beforeAll(async () => {
+    q = (await s.api('POST', '/api/projects/', { name: 'persons compat 2 activity' })).body.id;
+    await ingest(q, {
+      persons: [
+        { distinct_ids: ['act_1', 'act_2', 'act_3'], properties: { $browser: 'whatever', $os: 'Mac OS X' }, created_at: '2024-07-01T00:00:00Z' },
+        { distinct_ids: ['act_gone'], properties: { $os: 'Chrome' }, created_at: '2024-07-02T00:00:00Z' },
+      ],
+    });
+    person = (await personOf('act_1', q))!;
+    gone = (await personOf('act_gone', q))!;
+  });
+
+  it('test_patch_user_property_activity: the whole person PATCHed back is 202 and logs one `updated` entry', async () => {
+    const body = (await s.api('GET', `/api/projects/${q}/persons/${person.uuid}/`)).body;
+    body.properties.a = 'b';
+    expect((await s.api('PATCH', `/api/projects/${q}/persons/${person.uuid}/`, body)).status).toBe(202);
+    const page = await activity(`${person.uuid}/activity/`);
+    expect(page).toEqual({ results: [expect.any(Object)], next: null, previous: null, total_count: 1 });
+    const [entry] = page.results;
+    expect(entry).toMatchObject({ activity: 'updated', scope: 'Person', item_id: person.uuid, user: { email: expect.any(String) } });
+    expect(entry.detail).toEqual(detail({ changes: changed }));
+    expect(entry.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/);
+  });
+
+  it('test_delete_person_properties / update_property: `delete_property` and `updated`, newest first', async () => {
+    expect((await s.api('POST', `/api/projects/${q}/persons/${person.uuid}/delete_property/`, { $unset: 'a' })).status).toBe(201);
+    expect((await s.api('POST', `/api/projects/${q}/persons/${person.uuid}/update_property/`, { key: 'k', value: 1 })).status).toBe(202);
+    const page = await activity(`${person.uuid}/activity/`);
+    expect(page.results.map((a: { activity: string; detail: unknown }) => [a.activity, a.detail])).toEqual([
+      ['updated', detail({ changes: changed })],
+      ['delete_property', detail({ changes: changed })],
+      ['updated', detail({ changes: changed })],
+    ]);
+  });
+
+  it('test_split_person_clickhouse: `split_person` named by the UUID, with the distinct ids before the split', async () => {
+    expect((await s.api('POST', `/api/projects/${q}/persons/${person.uuid}/split/`)).status).toBe(201);
+    const [entry] = (await activity(`${person.uuid}/activity/`)).results;
+    expect([entry.activity, entry.item_id]).toEqual(['split_person', person.uuid]);
+    expect(entry.detail).toEqual(
+      detail({
+        name: person.uuid,
+        changes: [{ type: 'Person', action: 'split', field: null, before: null, after: { uuid: person.uuid, distinct_ids: ['act_1', 'act_2', 'act_3'] } }],
+      }),
+    );
+    // the new persons have no activity of their own
+    expect((await activity(`${uuidFromDistinctId(q, 'act_2')}/activity/`)).results).toEqual([]);
+  });
+
+  it('test_delete_person: `deleted` named by the UUID, seen in the project’s activity; the deleted person’s own is a 404', async () => {
+    expect((await s.api('DELETE', `/api/projects/${q}/persons/${gone.uuid}/`)).status).toBe(202);
+    const all = await activity('activity/');
+    expect(all.total_count).toBe(5);
+    expect(all.results[0]).toMatchObject({ activity: 'deleted', scope: 'Person', item_id: gone.uuid, detail: detail({ name: gone.uuid }) });
+    expect(all.results.map((a: { item_id: string }) => a.item_id)).toEqual([gone.uuid, ...Array(4).fill(person.uuid)]);
+    expect((await s.api('GET', `/api/projects/${q}/persons/${gone.uuid}/activity/`)).status).toBe(404);
+    // a failed delete logs nothing
+    expect((await s.api('DELETE', `/api/projects/${q}/persons/${gone.uuid}/`)).status).toBe(404);
+    expect((await activity('activity/')).total_count).toBe(5);
+  });
+
+  it('pages of `limit`, 1-based `page`; another project’s activity is its own', async () => {
+    const first = await activity('activity/?limit=2');
+    expect(first.results).toHaveLength(2);
+    expect(first.previous).toBeNull();
+    expect(new URL(first.next).searchParams.get('page')).toBe('2');
+    const third = await activity('activity/?limit=2&page=3');
+    expect([third.results.length, third.next]).toEqual([1, null]);
+    const theirs = (await s.api('GET', `/api/projects/${other}/persons/activity/`)).body;
+    expect(theirs.results.every((a: { item_id: string }) => a.item_id !== person.uuid)).toBe(true);
+  });
+});

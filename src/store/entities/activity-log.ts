@@ -4,7 +4,7 @@ import { jsonColumn } from '../json-column';
 /** One field change of an activity entry (PostHog's `Change`). */
 export interface ActivityChange {
   type: string;
-  action: 'created' | 'changed' | 'deleted';
+  action: 'created' | 'changed' | 'deleted' | 'split';
   field: string | null;
   before: unknown;
   after: unknown;
@@ -12,7 +12,8 @@ export interface ActivityChange {
 
 /** PostHog's activity `detail`: what the item was called and what changed. */
 export interface ActivityDetail {
-  id: string;
+  /** The item's id (insights); PostHog's person entries have none. */
+  id?: string;
   name: string | null;
   short_id: string | null;
   type: string | null;
