@@ -736,6 +736,15 @@ describe('first/last touch over the funnel events query’s rows (exclusion even
     ]);
   });
 
+  it('strict, first touch, trends: one series per value, each actor on its entry day', async () => {
+    const r = await run(q({ funnelOrderType: 'strict', funnelVizType: 'trends' }));
+    expect(r.results.map((s: any) => [s.breakdown_value, s.data])).toEqual([
+      [['Chrome'], [0, 0, 100, 0]],
+      [['Firefox'], [100, 0, 0, 0]],
+      [['Opera'], [0, 100, 0, 0]],
+    ]);
+  });
+
   it('strict, last touch: p3’s Opera event after the conversion is the last', async () => {
     expect(countRows(await run(q({ funnelOrderType: 'strict', breakdownAttributionType: 'last_touch' })))).toEqual([
       [['Chrome'], [2, 2]],
