@@ -13,6 +13,7 @@ import { ViewerResolver } from './resolvers/viewer-resolver';
 import { ActionResolver } from './resolvers/action-resolver';
 import { CohortResolver } from './resolvers/cohort-resolver';
 import { GroupResolver } from './resolvers/group-resolver';
+import { InsightVariableResolver } from './resolvers/insight-variable-resolver';
 
 /** Every resolver class; a later capability appends its own. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -30,6 +31,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   ActionResolver,
   CohortResolver,
   GroupResolver,
+  InsightVariableResolver,
 ];
 
 let schema: GraphQLSchema | undefined;

@@ -119,6 +119,12 @@ const TABLE: Row[] = [
       okAlso: [{ code: 'invalid_input', detail: `Can only ${field === 'addPersonsToCohort' ? 'add users to' : 'remove users from'} static cohorts` }],
     }),
   ),
+  // saved variables
+  { type: 'Query', field: 'insightVariables', scope: 'insight_variable:read', projectArg: true, args: inProject() },
+  { type: 'Query', field: 'insightVariable', scope: 'insight_variable:read', projectArg: true, args: inProject((t) => ({ id: t.variableId })) },
+  { type: 'Mutation', field: 'createInsightVariable', scope: 'insight_variable:write', projectArg: true, args: inProject(() => ({ input: { name: uniq('v'), type: 'String' } })) },
+  { type: 'Mutation', field: 'updateInsightVariable', scope: 'insight_variable:write', projectArg: true, args: inProject((t) => ({ id: t.variableId, input: { defaultValue: 'x' } })) },
+  { type: 'Mutation', field: 'deleteInsightVariable', scope: 'insight_variable:write', projectArg: true, fresh: 'insightVariable', args: inProject((t) => ({ id: t.variableId })) },
   // groups: the fixture project has no group types or groups, so reads of one answer past the auth check
   { type: 'Query', field: 'groupTypes', scope: 'group:read', projectArg: true, args: inProject() },
   { type: 'Query', field: 'groups', scope: 'group:read', projectArg: true, args: inProject(() => ({ groupTypeIndex: 0 })) },

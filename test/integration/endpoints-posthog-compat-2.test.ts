@@ -7,7 +7,7 @@
  * zeros, so no answer depends on the engine (no ClickHouse twin).
  */
 import { Endpoint, User } from '../../src/store/entities';
-import { newKey, newProject, startServer, type TestServer } from '../helpers/server';
+import { gql, newKey, newProject, startServer, type TestServer } from '../helpers/server';
 
 let s: TestServer;
 let p: number;
@@ -846,5 +846,26 @@ describe('saved variables in a saved SQL insight (posthog/api/test/test_insight.
     expect(got.result).toEqual([['override value!']]);
     expect(Object.keys(got.query.source.variables)).toHaveLength(1);
     for (const data of Object.values(got.query.source.variables) as { value: unknown }[]) expect(data.value).toBe('override value!');
+  });
+});
+
+describe('saved variables over GraphQL (the same service as /insight_variables/)', () => {
+  it('create, read, update and delete; the code name and the validation errors are the REST ones', async () => {
+    const vp = await newProject(s, 'endpoints-posthog-compat-2 variables graphql');
+    const fields = 'id name type defaultValue values codeName createdAt createdBy { id }';
+    const made = await gql(s, `mutation($p: Int!) { createInsightVariable(projectId: $p, input: { name: "Max rows", type: "Number", defaultValue: 5 }) { ${fields} } }`, { p: vp });
+    const v = made.body.data.createInsightVariable;
+    expect(v).toMatchObject({ name: 'Max rows', type: 'Number', defaultValue: 5, values: null, codeName: 'max_rows' });
+    const rest = (await s.api('GET', `/api/projects/${vp}/insight_variables/${v.id}/`)).body;
+    expect([rest.code_name, rest.default_value]).toEqual(['max_rows', 5]);
+    const listed = await gql(s, `query($p: Int!) { insightVariables(projectId: $p) { count results { id codeName } } }`, { p: vp });
+    expect(listed.body.data.insightVariables).toEqual({ count: 1, results: [{ id: v.id, codeName: 'max_rows' }] });
+    const updated = await gql(s, `mutation($p: Int!, $id: ID!) { updateInsightVariable(projectId: $p, id: $id, input: { defaultValue: 7 }) { defaultValue codeName } }`, { p: vp, id: v.id });
+    expect(updated.body.data.updateInsightVariable).toEqual({ defaultValue: 7, codeName: 'max_rows' });
+    const dup = await gql(s, `mutation($p: Int!) { createInsightVariable(projectId: $p, input: { name: "max rows", type: "String" }) { id } }`, { p: vp });
+    expect(dup.body.errors[0]).toMatchObject({ message: 'Variable with name already exists', extensions: { code: 'invalid_input' } });
+    const gone = await gql(s, `mutation($p: Int!, $id: ID!) { deleteInsightVariable(projectId: $p, id: $id) }`, { p: vp, id: v.id });
+    expect(gone.body.data.deleteInsightVariable).toBe(true);
+    expect((await s.api('GET', `/api/projects/${vp}/insight_variables/${v.id}/`)).status).toBe(404);
   });
 });
