@@ -294,6 +294,52 @@ describe('test_bounce_rate (PostHog’s dataset) and sessions in the project tim
     ]);
   });
 
+  it('the bounceRateDurationSeconds modifier of a TrendsQuery applies to its session filters and breakdowns (QueryRunner.modifiers)', async () => {
+    const trend = async (extra: Record<string, unknown>) =>
+      (
+        await h.run(
+          trendsRunner,
+          {
+            kind: 'TrendsQuery',
+            series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_session' }],
+            dateRange: { date_from: '2023-12-11', date_to: '2023-12-11' },
+            properties: [{ type: 'session', key: '$is_bounce', operator: 'exact', value: 'true' }],
+            ...extra,
+          },
+          bounce,
+        )
+      ).results.map((r: any) => r.count);
+    // on 2023-12-11: s2 (a pageview), s3 (no bounce), s4 (1 s), s5 (11 s)
+    expect(await trend({})).toEqual([2]);
+    expect(await trend({ modifiers: { bounceRateDurationSeconds: 30 } })).toEqual([3]);
+    expect(await trend({ modifiers: { bounceRateDurationSeconds: 1 } })).toEqual([1]);
+    // a session-property breakdown: sessions by $is_bounce ('1' / '0')
+    const byBounce = async (modifiers?: Record<string, unknown>) =>
+      (
+        await h.run(
+          trendsRunner,
+          {
+            kind: 'TrendsQuery',
+            series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_session' }],
+            dateRange: { date_from: '2023-12-11', date_to: '2023-12-11' },
+            breakdownFilter: { breakdown_type: 'session', breakdown: '$is_bounce' },
+            ...(modifiers ? { modifiers } : {}),
+          },
+          bounce,
+        )
+      ).results
+        .map((r: any) => [r.breakdown_value, r.count])
+        .sort();
+    expect(await byBounce()).toEqual([
+      ['0', 2],
+      ['1', 2],
+    ]);
+    expect(await byBounce({ bounceRateDurationSeconds: 30 })).toEqual([
+      ['0', 1],
+      ['1', 3],
+    ]);
+  });
+
   it('test_page_screen_autocapture_count_up_to: 2 for more than one, whichever of the three they are', async () => {
     const t = (s: number) => `2024-01-01T10:00:0${s}Z`;
     const counts = await h.load({

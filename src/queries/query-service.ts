@@ -18,6 +18,7 @@ import { ProjectSlots } from './project-slots';
 import type { ActionSource } from '../actions/matching';
 import type { SavedVariableSource } from '../endpoints/variables';
 import { applyQueryOverrides } from './overrides';
+import { sessionModifiersOf } from './session-modifiers';
 import { executableNode, isNonRunnable, validateInsightQuery, WRAPPER_KINDS, type NodeValidator } from '../insights/insight-query';
 import type { QueryRunner } from './runner';
 import { RUNNERS } from './runners';
@@ -428,7 +429,17 @@ export class QueryService {
           pickedUp?.();
           // the project's path-cleaning rules, for is_cleaned_path_exact filters anywhere in the query
           return runWithPathCleaning(project, () =>
-            runner.run(node, { project, principal, engine: this.engine, timings, signal, timeoutMs: this.options.timeoutMs, actions: this.options.actions, variables: this.options.variables }),
+            runner.run(node, {
+              project,
+              principal,
+              engine: this.engine,
+              timings,
+              signal,
+              timeoutMs: this.options.timeoutMs,
+              actions: this.options.actions,
+              variables: this.options.variables,
+              sessionModifiers: sessionModifiersOf((node as { modifiers?: unknown }).modifiers),
+            }),
           );
         },
         signal,

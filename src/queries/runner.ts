@@ -3,6 +3,7 @@ import type { SavedVariableSource } from '../endpoints/variables';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import type { EventEngineBase } from '../engines/engine';
+import type { SessionModifiers } from '../productql/sessions';
 import type { Project } from '../store/entities';
 import type { Timings } from './timings';
 
@@ -19,6 +20,8 @@ export interface RunnerContext {
   actions?: ActionSource;
   /** The project's saved variables (defaults of HogQL variables sent without a value); absent: none is saved. */
   variables?: SavedVariableSource;
+  /** The query's modifiers changing the sessions table (session-modifiers.ts); absent: none. */
+  sessionModifiers?: SessionModifiers;
 }
 
 /** One query kind: its node schema (mirroring PostHog's) and how to answer it. */

@@ -10,6 +10,7 @@ import { Ingestor } from '../../ingest/ingestor';
 import type { Project } from '../../store/entities';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { Timings } from '../timings';
+import { sessionModifiersOf } from '../session-modifiers';
 import { shutdownParser } from '../../productql';
 import { productqlRunner } from '../runners/productql-runner';
 
@@ -64,6 +65,8 @@ export async function openHarness(): Promise<Harness> {
         engine,
         timings: new Timings(),
         timeoutMs: 30_000,
+        // as the query service reads them (session-modifiers.ts)
+        sessionModifiers: sessionModifiersOf((parsed as { modifiers?: unknown }).modifiers),
         ...extra,
       });
     },

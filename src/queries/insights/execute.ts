@@ -53,7 +53,9 @@ export function astCacheKey(query: Query): string | null {
  * What a compilation takes from the running query's project and engine (everything but the query, paging and
  * variables): every runner compiles with these, so a project setting reaches each printed query the same way.
  */
-export function projectCompileInput(ctx: RunnerContext): Pick<CompileProductQLInput, 'projectId' | 'timezone' | 'weekStartDay' | 'personOverrides' | 'personless' | 'dialect'> {
+export function projectCompileInput(
+  ctx: RunnerContext,
+): Pick<CompileProductQLInput, 'projectId' | 'timezone' | 'weekStartDay' | 'personOverrides' | 'personless' | 'dialect' | 'bounceRateDurationSeconds' | 'customChannelTypeRules'> {
   return {
     projectId: ctx.project.id,
     timezone: ctx.project.timezone,
@@ -62,6 +64,9 @@ export function projectCompileInput(ctx: RunnerContext): Pick<CompileProductQLIn
     // events stored without a person take the person their distinct id gets later (PostHog credits them to it)
     personless: mayHavePersonless(ctx),
     dialect: ctx.engine.dialect,
+    // the query's sessions modifiers ($is_bounce, $channel_type), for any sessions table or session property it reads
+    bounceRateDurationSeconds: ctx.sessionModifiers?.bounceRateDurationSeconds,
+    customChannelTypeRules: ctx.sessionModifiers?.customChannelTypeRules,
   };
 }
 
@@ -81,7 +86,7 @@ export async function printInsightQuery(
   const key =
     ast === null
       ? null
-      : `${input.dialect}\u0001${input.projectId}\u0001${input.timezone}\u0001${input.weekStartDay}\u0001${limit}\u0001${offset ?? ''}\u0001${input.personOverrides}\u0001${input.personless}\u0001${ast}`;
+      : `${input.dialect}\u0001${input.projectId}\u0001${input.timezone}\u0001${input.weekStartDay}\u0001${limit}\u0001${offset ?? ''}\u0001${input.personOverrides}\u0001${input.personless}\u0001${input.bounceRateDurationSeconds ?? ''}\u0001${JSON.stringify(input.customChannelTypeRules ?? null)}\u0001${ast}`;
   let entry = key === null ? undefined : printed.get(key);
   if (entry) printed.delete(key!); // re-inserted below: the map's order is recency
   else entry = { compiled: await compileProductQL({ ...input, query, limit, offset }) };

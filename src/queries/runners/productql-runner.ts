@@ -12,7 +12,7 @@ import type { QueryRunner, RunnerContext } from '../runner';
 import { productqlQuerySchema, variableValues } from '../schema/productql-query';
 import { idsWanting, withSavedDefaults } from '../../endpoints/variables';
 import { MAY_MATCH_ACTION, withActions } from '../../actions/productql-actions';
-import { CUSTOM_CHANNEL_KEYS, CUSTOM_CHANNEL_OPS, type CustomChannelRule } from '../../productql/channel-type';
+import { sessionModifiersOf } from '../session-modifiers';
 
 /** PostHog's `HogQLFilters`: what `{filters}` in a HogQLQuery expands to (reference §8.3). */
 export const hogqlFiltersSchema = z
@@ -57,8 +57,7 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
         values: node.values,
         limit: node.limit,
         offset: node.offset,
-        bounceRateDurationSeconds: bounceRateDuration(node.modifiers),
-        customChannelTypeRules: customChannelRules(node.modifiers),
+        ...sessionModifiersOf(node.modifiers),
       }),
     );
     const result = await executeCompiled(ctx, compiled);
@@ -80,42 +79,6 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
     };
   },
 };
-
-/** PostHog's `bounceRateDurationSeconds` modifier (`$is_bounce` of the sessions table), when the query sets one. */
-function bounceRateDuration(modifiers: Record<string, unknown> | undefined): number | undefined {
-  const v = modifiers?.bounceRateDurationSeconds;
-  if (v === undefined || v === null) return undefined;
-  // a float, as PostHog's HogQLQueryModifiers (pydantic also takes its text)
-  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n)) throw validationError('modifiers.bounceRateDurationSeconds must be a number', 'modifiers');
-  return n;
-}
-
-/** PostHog's CustomChannelRule (its `id`s name rules in the UI and change nothing). */
-const customChannelRulesSchema = z.array(
-  z.object({
-    items: z.array(
-      z.object({
-        key: z.enum(CUSTOM_CHANNEL_KEYS),
-        op: z.enum(CUSTOM_CHANNEL_OPS),
-        value: z.union([z.string(), z.array(z.string())]).nullish(),
-        id: z.string().nullish(),
-      }),
-    ),
-    combiner: z.enum(['AND', 'OR']),
-    channel_type: z.string(),
-    id: z.string().nullish(),
-  }),
-);
-
-/** PostHog's `customChannelTypeRules` modifier (`$channel_type` of the sessions table), when the query sets one. */
-function customChannelRules(modifiers: Record<string, unknown> | undefined): CustomChannelRule[] | undefined {
-  const v = modifiers?.customChannelTypeRules;
-  if (v === undefined || v === null) return undefined;
-  const parsed = customChannelRulesSchema.safeParse(v);
-  if (!parsed.success) throw validationError(`modifiers.customChannelTypeRules: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'modifiers');
-  return parsed.data.map((r) => ({ items: r.items.map((c) => ({ key: c.key, op: c.op, value: c.value ?? null })), combiner: r.combiner, channel_type: r.channel_type }));
-}
 
 /** Compiled queries kept by {@link compileMemo} (oldest forgotten first). */
 export const COMPILE_MEMO_ENTRIES = 500;
