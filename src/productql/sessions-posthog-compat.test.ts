@@ -226,6 +226,35 @@ describe('test_channel_type.py: custom channel type rules (the customChannelType
     );
     expect(r.results).toEqual([['Home']]);
   });
+
+  it('a TrendsQuery breakdown by $channel_type follows its rules too (QueryRunner.modifiers)', async () => {
+    const channels = async (modifiers?: Record<string, unknown>) =>
+      (
+        await h.run(
+          trendsRunner,
+          {
+            kind: 'TrendsQuery',
+            series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_session' }],
+            dateRange: { date_from: '2024-01-10', date_to: '2024-01-10' },
+            breakdownFilter: { breakdown_type: 'session', breakdown: '$channel_type' },
+            ...(modifiers ? { modifiers } : {}),
+          },
+          fields,
+        )
+      ).results
+        .map((r: any) => [r.breakdown_value, r.count])
+        .sort();
+    expect(await channels()).toEqual([
+      ['Direct', 1],
+      ['Organic Social', 1],
+      ['Paid Search', 1],
+    ]);
+    expect(await channels({ customChannelTypeRules: [rule('Home', [{ key: 'pathname', op: 'exact', value: '/' }])] })).toEqual([
+      ['Home', 1],
+      ['Organic Social', 1],
+      ['Paid Search', 1],
+    ]);
+  });
 });
 
 describe('test_sessions_v2.py: the v2 fields', () => {
