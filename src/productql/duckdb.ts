@@ -1369,8 +1369,13 @@ class DuckDBDialect implements Dialect {
       case 'toDateTime64': {
         if (a.length > 1 && (!a[1].isConst || typeof a[1].constValue !== 'number' || !Number.isInteger(a[1].constValue) || a[1].constValue < 0 || a[1].constValue > 9))
           h.error('toDateTime64 precision must be a constant integer from 0 to 9', n);
-        if (a.length > 2) return this.inZone(a[0], a[2], h, n);
-        return P(this.dt(a[0], h, n), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
+        const v = a.length > 2 ? this.inZone(a[0], a[2], h, n) : P(this.dt(a[0], h, n), 'datetime', a[0].nullable || !(a[0].type === 'datetime' || a[0].isConst));
+        if (a.length < 2) return v;
+        // DateTime64(P): the fraction cut to P digits (microseconds here)
+        const p = a[1].constValue as number;
+        const us = 10 ** Math.max(0, 6 - p);
+        const sql = us > 1 ? `make_timestamp(CAST(floor(epoch_us(${v.sql}) / ${us}) AS BIGINT) * ${us})` : v.sql;
+        return { ...v, sql, chType: `DateTime64(${p}, '${v.displayTz ?? h.timezone}')`, ...(p === 0 ? { wholeSeconds: true } : {}) };
       }
       case 'parseDateTimeBestEffort':
       case 'parseDateTimeBestEffortOrNull':

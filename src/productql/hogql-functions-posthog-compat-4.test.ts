@@ -329,3 +329,19 @@ describe("formatDateTime's %f: the microseconds, 000000 for a DateTime or Date (
     expect(await one("formatDateTime(toDateTime64('2023-03-01 10:00:00.5', 6), '%f')")).toBe('500000');
   });
 });
+
+describe('toDateTime64(x, P[, tz]) (mapping.py "toDateTime64"): ClickHouse DateTime64(P), the fraction cut to P digits', () => {
+  it('is typed DateTime64(P, <zone>), and keeps P digits at most (milliseconds are the finest kept here)', async () => {
+    const r = await hogql(
+      "SELECT toDateTime64('2023-03-01 10:00:00.567', 0), toDateTime64('2023-03-01 10:00:00.567', 1), toDateTime64('2023-03-01 10:00:00.567', 3), toDateTime64('2023-03-01 10:00:00.567', 6, 'America/New_York')",
+      { timezone: 'UTC' },
+    );
+    expect(r.results).toEqual([['2023-03-01T10:00:00+00:00', '2023-03-01T10:00:00.500000+00:00', '2023-03-01T10:00:00.567000+00:00', '2023-03-01T10:00:00.567000-05:00']]);
+    expect(typesOf(r)).toEqual(["DateTime64(0, 'UTC')", "DateTime64(1, 'UTC')", "DateTime64(3, 'UTC')", "DateTime64(6, 'America/New_York')"]);
+  });
+
+  it('toDateTime64(x, 0) has no fraction: toString writes none', async () => {
+    expect(await one("toString(toDateTime64('2023-03-01 10:00:00.567', 0))")).toBe('2023-03-01 10:00:00');
+    expect(await one("toTypeName(toDateTime64(now(), 3))")).toMatch(/^DateTime64\(3, '/);
+  });
+});
