@@ -207,10 +207,14 @@ const CURRENT_PROJECT = '@current';
 
 /**
  * PostHog's legacy routes without a project in the path (posthog/api/__init__.py "Legacy endpoints": e.g.
- * `router.register(r"person", person.LegacyPersonViewSet)`), each the project route of the caller's current project
- * (`param_derived_from_user_current_team`). test_person.py calls `/api/person/…` throughout.
+ * `router.register(r"person", person.LegacyPersonViewSet)`, `r"cohort"`), each the project route of the caller's
+ * current project (`param_derived_from_user_current_team`). test_person.py calls `/api/person/…` throughout, and
+ * `/api/cohort/<id>/persons` for a cohort's persons.
  */
-const LEGACY_PREFIXES: [project: string, legacy: string][] = [['/projects/:projectId/persons', '/person']];
+const LEGACY_PREFIXES: [project: string, legacy: string][] = [
+  ['/projects/:projectId/persons', '/person'],
+  ['/projects/:projectId/cohorts', '/cohort'],
+];
 
 /** The legacy path serving a project route, if PostHog has one. */
 function legacyPathOf(path: string): string | undefined {

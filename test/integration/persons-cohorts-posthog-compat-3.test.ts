@@ -4,7 +4,7 @@
  * cohort's persons narrowed by `properties` and `search`, through the real server with data from the real ingest path. persons-cohorts-posthog-compat-3.clickhouse.test.ts runs this file on ClickHouse.
  */
 import { quarryOnTestEngine } from '../helpers/clickhouse-quarry';
-import type { TestServer } from '../helpers/server';
+import { newKey, type TestServer } from '../helpers/server';
 
 const server = quarryOnTestEngine('quarry_persons_cohorts_compat_3');
 
@@ -103,5 +103,24 @@ describe('cohort persons paging (test_cohort.py test_filter_by_cohort)', () => {
     const ids = [...first.body.results, ...second.body.results].map((x: { distinct_ids: string[] }) => x.distinct_ids[0]);
     expect(new Set(ids).size).toBe(150);
     expect(ids).not.toContain('fake');
+  });
+
+  it('test_filter_by_cohort / test_filter_by_static_cohort through the legacy /api/cohort/<id>/persons (the current project)', async () => {
+    // a key of this project only: it is the key's current project
+    const key = await newKey(s, ['cohort:read', 'cohort:write', 'person:read'], { scoped_teams: [p] });
+    const linux = (await s.api('GET', api('cohorts/'))).body.results.find((x: { name: string }) => x.name === 'linux');
+    const first = await s.api('GET', `/api/cohort/${linux.id}/persons`, undefined, key);
+    expect([first.status, first.body.results.length]).toEqual([200, 100]);
+    const next = new URL(first.body.next);
+    expect(next.pathname).toBe(`/api/cohort/${linux.id}/persons`);
+    expect((await s.api('GET', `${next.pathname}${next.search}`, undefined, key)).body.results).toHaveLength(50);
+    const made = await s.api('POST', '/api/cohort/', { name: 'static', is_static: true, groups: [] }, key);
+    expect([made.status, made.body.is_static]).toEqual([201, true]);
+    const uuid = async (d: string) => (await s.api('GET', api(`persons/?distinct_id=${d}`))).body.results[0].uuid as string;
+    const added = await s.api('PATCH', `/api/cohort/${made.body.id}/add_persons_to_static_cohort/`, { person_ids: [await uuid('paged_1'), await uuid('paged_2')] }, key);
+    expect(added.status).toBe(200);
+    const persons = await s.api('GET', `/api/cohort/${made.body.id}/persons`, undefined, key);
+    expect(persons.body.results.map((x: { distinct_ids: string[] }) => x.distinct_ids[0]).sort()).toEqual(['paged_1', 'paged_2']);
+    expect((await s.api('GET', api(`cohorts/${made.body.id}/`))).body.name).toBe('static');
   });
 });
