@@ -205,3 +205,36 @@ describe('identity', () => {
     expect(id.resolvePersonId('p0')).toBe('p1');
   });
 });
+
+describe('splitPerson (PostHog Person.split_person)', () => {
+  const newId = (d: string) => `new-${d}`;
+
+  it('keeps main_distinct_id and the properties; the other ids get persons of their own, one version up, written in the drain', () => {
+    const id = fresh();
+    const pid = (id.importPerson({ distinct_ids: ['1', '2', '3'], properties: { $os: 'Mac' }, created_at: T0, is_identified: true }) as { id: string }).id;
+    id.drain();
+    expect(id.splitPerson(pid, '2', newId, T0 + 5)).toEqual(['1', '2', '3']);
+    expect(id.persons.get(pid)).toMatchObject({ properties: { $os: 'Mac' }, is_identified: true, distinctIds: new Set(['2']) });
+    expect(id.persons.get('new-1')).toMatchObject({ properties: {}, is_identified: false, created_at: T0 + 5, version: 1, distinctIds: new Set(['1']) });
+    expect(id.personFor('3')?.id).toBe('new-3');
+    const d = id.drain();
+    expect(d.newPersons.map((p) => p.id).sort()).toEqual(['new-1', 'new-3']);
+    expect(d.distinctIds.map((r) => [r.distinct_id, r.person_id, r.version])).toEqual([
+      ['1', 'new-1', 1],
+      ['3', 'new-3', 1],
+    ]);
+    expect(d.overrides).toEqual([]);
+    // later events of a moved id go to its new person
+    expect(id.processEvent(ev('e', '3'))).toBe('new-3');
+  });
+
+  it('without a main id: the first distinct id stays and the properties go; an unknown person is null', () => {
+    const id = fresh();
+    const pid = id.processEvent(ev('e', 'a', { $set: { x: 1 } }))!;
+    id.processEvent(ev('$identify', 'b', { $anon_distinct_id: 'a' }));
+    expect(id.splitPerson(pid, null, newId, T0)).toEqual(['a', 'b']);
+    expect(id.persons.get(pid)).toMatchObject({ properties: {}, distinctIds: new Set(['a']) });
+    expect(id.personFor('b')?.id).toBe('new-b');
+    expect(id.splitPerson('nobody', null, newId, T0)).toBeNull();
+  });
+});
