@@ -34,9 +34,9 @@ export function personsPage(request: FastifyRequest, page: Page, out: { count?: 
 export function registerEventRoutes(app: FastifyInstance, s: Services): void {
   // PostHog's persons API (read side), scope person:read
   // PersonViewSet renders JSON and CSV (PaginatedCSVRenderer: a line per person of the page); `persons.csv` is DRF's
-  // format suffix (test_person.py test_csv_export)
+  // format suffix (test_person.py test_csv_export); without a format, DRF negotiates the Accept header
   const listPersons = async (r: RestRequest, query: Record<string, unknown>) => {
-    const render = formatRenderer(query);
+    const render = formatRenderer(query, r.request.headers.accept);
     const page = parsePage(r.query);
     return render(personsPage(r.request, page, await s.persons.list(r.principal, projectIdParam(r.params), r.query, page, includeTotal(r.query))));
   };

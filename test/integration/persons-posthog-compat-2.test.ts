@@ -425,6 +425,11 @@ describe('legacy /api/person/ (LegacyPersonViewSet: the current project) and per
     const props = encodeURIComponent(JSON.stringify([{ key: 'email', value: 'someone@gmail.com', type: 'person' }]));
     const one = await s.api('GET', `/api/projects/${p}/persons.csv?properties=${props}`);
     expect(one.text.split(/\r?\n/).filter((l) => l !== '').length).toBe(2);
+    // DRF's content negotiation: Accept text/csv picks PersonViewSet's CSV renderer; ?format= wins over it
+    const negotiated = await s.api('GET', `${base()}?properties=${props}`, undefined, undefined, { accept: 'text/csv' });
+    expect([negotiated.headers.get('content-type')?.split(';')[0], negotiated.text]).toEqual(['text/csv', one.text]);
+    const json = await s.api('GET', `${base()}?properties=${props}&format=json`, undefined, undefined, { accept: 'text/csv' });
+    expect(json.body.results).toHaveLength(1);
   });
 });
 
