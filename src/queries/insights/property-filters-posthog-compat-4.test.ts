@@ -194,6 +194,22 @@ describe('JSON null and the text "null" (nullIf(JSONExtractRaw(…), \'null\') o
   });
 });
 
+describe('lists containing null (property_to_expr keeps None in the IN tuple; HogQL runs with transform_null_in = 1)', () => {
+  const WITH_S = [8, 9, 10, 11, 14];
+  it.each<[string, unknown, number[]]>([
+    ['exact [null, v]: the events without the property, and v', ev('s', 'exact', [null, "it's quoted"]), except(9, 10, 11, 14)],
+    ['is_not [null, v]: the events with the property, but v', ev('s', 'is_not', [null, "it's quoted"]), [9, 10, 11, 14]],
+    ['exact [null] is the scalar null: not set', ev('s', 'exact', [null]), except(...WITH_S)],
+    ['is_not [null] is the scalar null: set', ev('s', 'is_not', [null]), WITH_S],
+    ['in [null, v]', ev('s', 'in', [null, 'a.b*c']), except(8, 10, 11, 14)],
+    ['not_in [null, v]', ev('s', 'not_in', [null, 'a.b*c']), [8, 10, 11, 14]],
+    ['JSON null and the text "null": exact [null, "null"] matches both (and the events without n)', ev('n', 'exact', [null, 'null']), ALL],
+    ['a person property: exact [null, "person1"]', person('name', 'exact', [null, 'person1']), except(2, 3, 4, 5, 10, 11, 12)],
+  ])('%s', async (_n, f, expected) => {
+    expect(await matching([f])).toEqual(expected);
+  });
+});
+
 describe('test_property_to_expr_event: the other operators', () => {
   it('is_cleaned_path_exact without path-cleaning rules is exact', async () => {
     expect(await matching([ev('$pathname', 'is_cleaned_path_exact', '/project/123/home')])).toEqual([12]);

@@ -1,11 +1,12 @@
 /**
  * Property filters → ProductQL boolean expressions, with PostHog's semantics (reference §1.4):
  *
- * - properties read as strings; `''` and JSON null are NULL (the printer's property access already does this);
+ * - properties read as strings; a missing key and JSON null are NULL, `""` is `''` (the printer's property access does this);
  * - nullable `=` is false on NULL, nullable `!=`/`NOT IN`/`NOT ILIKE`/`not_regex` are TRUE on NULL (the printer
  *   wraps comparisons in `coalesce(…, false|true)` exactly like HogQL's `ifNull(…, 0|1)`);
- * - lists: `exact`/`is_not` become IN/NOT IN; other operators OR their per-value conditions (negative operators
- *   AND them); an empty list is a no-op (TRUE);
+ * - lists: `exact`/`is_not` become IN/NOT IN (a null item matches a NULL property, as under HogQL's
+ *   transform_null_in); other operators OR their per-value conditions (negative operators AND them); an empty list is
+ *   a no-op (TRUE);
  * - `gt`/`lt`/… compare numerically when the value is a number (or numeric text);
  * - `exact` / `is_not` with a null value are "not set" / "set" (PostHog compares with NULL: `x = NULL` is isNull);
  * - `is_date_*` read Unix timestamps (seconds or milliseconds) as instants and other text as dates in the project
@@ -277,7 +278,8 @@ export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = 
   if (isDatetime && DATETIME_COMPARED.has(op)) for (const v of values) if (v !== null) absoluteDateValue(v, ctx);
   if (values.length === 1) return scalarCondition(x, op, values[0], ctx, isDatetime);
   if (op === 'exact' || op === 'in' || op === 'is_not' || op === 'not_in') {
-    const list = ast.tuple(values.map((v) => ast.constant(asString(v))));
+    // a null item stays NULL: PostHog's tuple keeps None, and HogQL's transform_null_in makes it match a NULL property
+    const list = ast.tuple(values.map((v) => ast.constant(v === null ? null : asString(v))));
     return ast.compare(op === 'exact' || op === 'in' ? 'in' : 'not in', x, list);
   }
   const parts = values.map((v) => scalarCondition(x, op, v, ctx, isDatetime));
