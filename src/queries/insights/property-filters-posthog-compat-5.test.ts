@@ -249,3 +249,49 @@ describe('trends property filters with person breakdowns and cohorts (test_trend
     expect(await matching([{ key: 'd', type: 'event', operator, value }, { key: 'i', type: 'event', operator: 'gte', value: 9 }], r)).toEqual(expected);
   });
 });
+
+/**
+ * posthog/hogql_queries/test/test_events_query_runner.py: `_create_boolean_field_test_events` (true, false, missing,
+ * JSON null) with `test_is_not_set_boolean` / `test_is_set_boolean` (the filter's value is the operator's name, as the
+ * UI sends it), and `test_test_account_filters` (a person not_icontains test-account filter on an EventsQuery).
+ */
+describe('EventsQuery property filters (test_events_query_runner.py)', () => {
+  let e: number;
+  beforeAll(async () => {
+    e = (await s.api('POST', '/api/projects/', { name: 'filters compat 5, events query' })).body.id;
+    const rows: [string, string, Record<string, unknown>][] = [
+      ['p_true', '2020-01-11T12:00:01Z', { boolean_field: true }],
+      ['p_false', '2020-01-11T12:00:02Z', { boolean_field: false }],
+      ['p_notset', '2020-01-11T12:00:04Z', {}],
+      ['p_null', '2020-01-11T12:00:04Z', { boolean_field: null }],
+      ['test', '2020-01-11T12:00:05Z', { some: 'thing' }],
+    ];
+    await s.server.services.ingestor.import(e, {
+      persons: rows.map(([d]) => ({ distinct_ids: [d], properties: { name: d, ...(d === 'test' ? { email: 'test@posthog.com' } : {}) } })),
+      events: rows.map(([distinct_id, timestamp, properties]) => ({ event: '$pageview', distinct_id, timestamp, properties })),
+    });
+    await s.server.services.ingestor.flush();
+  });
+  const ids = async (extra: Record<string, unknown>, project: Record<string, unknown> | null = null): Promise<string[]> => {
+    if (project) expect((await s.api('PATCH', `/api/projects/${e}/`, project)).status).toBe(200);
+    const body = await query({ kind: 'EventsQuery', event: '$pageview', after: '2020-01-10', before: '2020-01-12', orderBy: ['timestamp ASC'], select: ['*'], ...extra }, e);
+    return (body.results as Record<string, unknown>[][]).map((r) => r[0].distinct_id as string).sort();
+  };
+  const boolean = (operator: string, value: unknown = operator) => ({ properties: [{ type: 'event', key: 'boolean_field', operator, value }] });
+
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ['test_is_not_set_boolean: missing and JSON null (the test account’s event lacks it too)', boolean('is_not_set'), ['p_notset', 'p_null', 'test']],
+    ['test_is_set_boolean: true and false', boolean('is_set'), ['p_false', 'p_true']],
+    ['exact true', boolean('exact', true), ['p_true']],
+    ['exact false', boolean('exact', 'false'), ['p_false']],
+    ['is_not true: false, missing and null', boolean('is_not', true), ['p_false', 'p_notset', 'p_null', 'test']],
+  ])('%s', async (_n, extra, expected) => {
+    expect(await ids(extra)).toEqual(expected);
+  });
+
+  it('test_test_account_filters: a person not_icontains filter leaves out the test account', async () => {
+    const filters = { test_account_filters: [{ key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' }] };
+    expect(await ids({ filterTestAccounts: true }, filters)).toEqual(['p_false', 'p_notset', 'p_null', 'p_true']);
+    expect(await ids({ filterTestAccounts: false })).toEqual(['p_false', 'p_notset', 'p_null', 'p_true', 'test']);
+  });
+});
