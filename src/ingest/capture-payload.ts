@@ -159,7 +159,73 @@ function looksLikeBase64(buf: Buffer): boolean {
 
 function decodeBase64(s: string): Buffer {
   // Form decoding turns '+' into ' '; base64 never contains spaces, so map them back.
-  return Buffer.from(s.replace(/ /g, '+').replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return joinSurrogatePairs(Buffer.from(s.replace(/ /g, '+').replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
+}
+
+/**
+ * UTF-16 surrogate pairs encoded one half at a time (CESU-8, `ED A0..AF xx ED B0..BF xx`), as old clients' base64 of a
+ * JavaScript string carried an emoji, rewritten as the UTF-8 of their code point. PostHog's Python capture decoded
+ * base64 payloads with `surrogatepass` and read them as UTF-16, so such a pair is the character (test_capture.py
+ * test_emojis_in_text: "💻 Writing code"); UTF-8 decoding would make each half three U+FFFD. Lone halves are left.
+ */
+function joinSurrogatePairs(buf: Buffer): Buffer {
+  let i = buf.indexOf(0xed);
+  if (i < 0) return buf;
+  let out: Buffer | null = null;
+  let from = 0;
+  let w = 0;
+  for (; i >= 0 && i + 5 < buf.length; i = buf.indexOf(0xed, i + 1)) {
+    const b1 = buf[i + 1];
+    const b4 = buf[i + 4];
+    if (b1 < 0xa0 || b1 > 0xaf || buf[i + 3] !== 0xed || b4 < 0xb0 || b4 > 0xbf) continue;
+    const b2 = buf[i + 2];
+    const b5 = buf[i + 5];
+    if ((b2 & 0xc0) !== 0x80 || (b5 & 0xc0) !== 0x80) continue;
+    const cp = 0x10000 + ((((b1 & 0x0f) << 6) | (b2 & 0x3f)) << 10) + (((b4 & 0x0f) << 6) | (b5 & 0x3f));
+    out ??= Buffer.allocUnsafe(buf.length);
+    w += buf.copy(out, w, from, i);
+    out[w++] = 0xf0 | (cp >> 18);
+    out[w++] = 0x80 | ((cp >> 12) & 0x3f);
+    out[w++] = 0x80 | ((cp >> 6) & 0x3f);
+    out[w++] = 0x80 | (cp & 0x3f);
+    from = i + 6;
+    i += 5;
+  }
+  if (out === null) return buf;
+  w += buf.copy(out, w, from);
+  return out.subarray(0, w);
+}
+
+const hexValue = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : (c | 0x20) >= 0x61 && (c | 0x20) <= 0x66 ? (c | 0x20) - 0x57 : -1);
+
+/** A form-encoded name or value (a latin1 string: one character a byte) as its bytes: '+' is a space, %XX a byte. */
+function formBytes(s: string): Buffer {
+  const b = Buffer.from(s, 'latin1');
+  let w = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (c === 0x2b) b[w++] = 0x20;
+    else if (c === 0x25 && i + 2 < b.length && hexValue(b[i + 1]) >= 0 && hexValue(b[i + 2]) >= 0) {
+      b[w++] = hexValue(b[i + 1]) * 16 + hexValue(b[i + 2]);
+      i += 2;
+    } else b[w++] = c;
+  }
+  return b.subarray(0, w);
+}
+
+/**
+ * The fields of an `application/x-www-form-urlencoded` body (the first of each name), their values as bytes: a
+ * percent-encoded UTF-8 `data=` stays UTF-8 (as Django's request.POST reads it) and raw bytes stay as sent.
+ */
+function formFields(body: Buffer): Map<string, Buffer> {
+  const fields = new Map<string, Buffer>();
+  for (const pair of body.toString('latin1').split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = formBytes(eq < 0 ? pair : pair.slice(0, eq)).toString('utf8');
+    if (!fields.has(name)) fields.set(name, formBytes(eq < 0 ? '' : pair.slice(eq + 1)));
+  }
+  return fields;
 }
 
 function tooLarge(maxBytes: number): CaptureError {
@@ -195,18 +261,19 @@ export function decodePayload(parts: CaptureRequestParts, form?: { token?: strin
   const ct = (parts.contentType ?? '').toLowerCase();
 
   if (parts.body && parts.body.length > 0 && ct.startsWith('application/x-www-form-urlencoded')) {
-    const fields = new URLSearchParams(parts.body.toString('latin1'));
+    const fields = formFields(parts.body);
+    const field = (name: string): string | undefined => fields.get(name)?.toString('utf8') || undefined;
     const d = fields.get('data');
-    if (d === null) throw new CaptureError(400, 'failed to decode request: form body without a data field');
-    const fc = fields.get('compression');
+    if (d === undefined) throw new CaptureError(400, 'failed to decode request: form body without a data field');
+    const fc = field('compression');
     if (fc) compression = fc.toLowerCase();
     // The token may come as a form field beside `data` (posthog/api/capture.py get_token: `request.POST["api_key"]`).
     // So may `sent_at` (posthog/api/capture.py _get_sent_at: `request.POST["sent_at"]`; test_capture.py test_sent_at_field).
     if (form) {
-      form.token = fields.get('api_key') || fields.get('token') || undefined;
-      form.sentAt = fields.get('sent_at') || undefined;
+      form.token = field('api_key') || field('token');
+      form.sentAt = field('sent_at');
     }
-    data = Buffer.from(d, 'latin1');
+    data = d;
     fromForm = true;
   } else if (parts.body && parts.body.length > 0) {
     data = parts.body;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { clientIp } from '../../src/ingest/capture-routes';
 import { startCaptureServer, type CaptureServer } from '../fixtures/ingest-server';
 
@@ -103,6 +104,65 @@ describe.each([0, 1])('capture as test_capture.py pins it (parseWorkers=%i)', (p
     );
     const [[creator]] = await rows('SELECT uuid::VARCHAR FROM events WHERE distinct_id = $1', [d]);
     expect(typeof props === 'string' ? JSON.parse(props) : props).toEqual({ $os: 'Mac OS X', $creator_event_uuid: creator });
+  });
+
+  it("'test_js_gzip' and 'test_js_gzip_with_no_content_type': a gzip body with compression=gzip-js, sent as text/plain or with an empty Content-Type", async () => {
+    for (const contentType of ['text/plain', '']) {
+      const uuid = randomUUID();
+      const body = gzipSync(JSON.stringify({ event: 'my-event', uuid, properties: { distinct_id: 2, token: TOKEN, prop: '💻 Writing code', pad } }));
+      const r = await send('/track?compression=gzip-js', { method: 'POST', headers: { 'content-type': contentType }, body });
+      expect(r).toEqual({ status: 200, text: '{"status":1}' });
+      const [[, event, distinctId, props]] = await byUuid(uuid);
+      expect([event, distinctId, props.prop]).toEqual(['my-event', '2', '💻 Writing code']);
+    }
+  });
+
+  it("'test_invalid_gzip': a body named gzip that is not is a 400, nothing stored", async () => {
+    const r = await send('/track?compression=gzip', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: Buffer.from('1f8b08000000000000031234', 'hex') });
+    expect(r).toEqual({ status: 400, text: 'failed to decode request: invalid GZIP data' });
+  });
+
+  it("'test_multiple_events': form data= holding a percent-encoded JSON array; its UTF-8 text arrives intact", async () => {
+    const [u1, u2] = [randomUUID(), randomUUID()];
+    const data = JSON.stringify([
+      { event: 'beep', uuid: u1, properties: { distinct_id: 'eeee', token: TOKEN, text: 'ünïcödé 💻', pad } },
+      { event: 'boop', uuid: u2, properties: { distinct_id: 'aaaa', token: TOKEN } },
+    ]);
+    const r = await send('/track/', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `data=${encodeURIComponent(data)}` });
+    expect(r).toEqual({ status: 200, text: '{"status":1}' });
+    expect((await byUuid(u1)).map(([, e, d, p]) => [e, d, p.text])).toEqual([['beep', 'eeee', 'ünïcödé 💻']]);
+    expect((await byUuid(u2)).map(([, e, d]) => [e, d])).toEqual([['boop', 'aaaa']]);
+  });
+
+  it("'test_emojis_in_text': base64 whose emoji is a UTF-8-encoded surrogate pair (as Python's surrogatepass decoded it) reads as the emoji", async () => {
+    const uuid = randomUUID();
+    // {"event": "$web_event", "properties": {"$elements": [{"tag_name": "button", "$el_text": "💻 Writing code"}], ...}}
+    // with 💻 as ED A0 BD ED B2 BB, as in test_capture.py's payload.
+    const json = Buffer.from(JSON.stringify({ event: '$web_event', uuid, properties: { distinct_id: 63, token: TOKEN, text: 'XX Writing code', $elements: [{ tag_name: 'button', $el_text: 'XX Writing code' }], pad } }));
+    const cesu = Buffer.from('eda0bdedb2bb', 'hex');
+    const parts: Buffer[] = [];
+    let from = 0;
+    for (let i = json.indexOf('XX'); i >= 0; i = json.indexOf('XX', i + 2)) {
+      parts.push(json.subarray(from, i), cesu);
+      from = i + 2;
+    }
+    parts.push(json.subarray(from));
+    const data = Buffer.concat(parts).toString('base64');
+    const r = await send('/track', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `data=${encodeURIComponent(data)}` });
+    expect(r).toEqual({ status: 200, text: '{"status":1}' });
+    expect((await byUuid(uuid))[0][3].text).toBe('💻 Writing code');
+    const [[chain]] = await rows('SELECT elements_chain FROM events WHERE uuid = $1::UUID', [uuid]);
+    expect(chain).toContain('text="💻 Writing code"');
+  });
+
+  it("'test_capture_event_ipv6' and 'test_capture_event_ip_with_port': an IPv6 X-Forwarded-For is kept whole, a port is cut from IPv4", async () => {
+    const [u1, u2] = [randomUUID(), randomUUID()];
+    const post = (uuid: string, xff: string) =>
+      send('/e/', { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': xff }, body: JSON.stringify({ event: 'ip', uuid, properties: { distinct_id: 'ip', token: TOKEN, pad } }) });
+    expect((await post(u1, '2345:0425:2CA1:0000:0000:0567:5673:23b5')).status).toBe(200);
+    expect((await post(u2, '1.2.3.4:5555')).status).toBe(200);
+    expect((await byUuid(u1))[0][3].$ip).toBe('2345:0425:2CA1:0000:0000:0567:5673:23b5');
+    expect((await byUuid(u2))[0][3].$ip).toBe('1.2.3.4');
   });
 
   it('a token with surrounding whitespace is the token (get_token strips it); a query token never overrides the body', async () => {
