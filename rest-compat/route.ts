@@ -214,6 +214,8 @@ const CURRENT_PROJECT = '@current';
 const LEGACY_PREFIXES: [project: string, legacy: string][] = [
   ['/projects/:projectId/persons', '/person'],
   ['/projects/:projectId/cohorts', '/cohort'],
+  // test_element.py calls `/api/element/stats/` and `/api/element/values/`
+  ['/projects/:projectId/elements', '/element'],
 ];
 
 /** The legacy path serving a project route, if PostHog has one. */

@@ -4,7 +4,7 @@
  * both keys gone from the stored properties (as PostHog's ingestion deletes them); element filters and a selector
  * action answer over the query API. Used by ingest-elements.test.ts (DuckDB) and ingest-elements.clickhouse.test.ts.
  */
-import type { TestServer } from './server';
+import { newKey, type TestServer } from './server';
 
 export function describeElementsCapture(engine: string, server: () => TestServer): void {
   describe(`autocapture elements over /batch/ on ${engine}`, () => {
@@ -207,6 +207,18 @@ export function describeElementsCapture(engine: string, server: () => TestServer
       // a day before the 8-day-old event: it counts
       const older = await get(`stats/?date_from=${new Date(Date.now() - 9 * 86_400_000).toISOString().slice(0, 10)}`);
       expect(older.body.map((e: any) => e.count)).toEqual([3, 1]);
+    });
+
+    it('the legacy /api/element/ routes serve the current project (a key of this project only), next links staying on them', async () => {
+      const key = await newKey(s, ['element:read'], { scoped_teams: [p] });
+      const r = await s.api('GET', '/api/element/stats/?paginate_response=true&limit=1', undefined, key);
+      expect([r.status, r.body.results]).toEqual([200, [autocapture[0]]]);
+      expect(r.body.next).toBe(`${s.url}/api/element/stats/?paginate_response=true&limit=1&offset=1`);
+      expect((await s.api('GET', '/api/element/stats', undefined, key)).body).toEqual(autocapture);
+      expect((await s.api('GET', '/api/element/values/?key=text&value=2', undefined, key)).body).toEqual([{ name: 'event 2' }]);
+      // scope element:read, as the project routes
+      const other = await newKey(s, ['query:read'], { scoped_teams: [p] });
+      expect((await s.api('GET', '/api/element/stats/', undefined, other)).status).toBe(403);
     });
 
     it('properties filter the events counted', async () => {
