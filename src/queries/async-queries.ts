@@ -18,6 +18,8 @@ export interface QueryStatus {
   start_time: string;
   end_time: string | null;
   expiration_time: string | null;
+  /** PostHog's celery task id; Quarry runs async queries in-process, so there is no task: always null. */
+  task_id: null;
   query_progress: null;
   labels: string[];
 }
@@ -67,6 +69,7 @@ export class AsyncQueries {
       start_time: new Date().toISOString(),
       end_time: null,
       expiration_time: null,
+      task_id: null,
       query_progress: null,
       labels: [],
     };
@@ -82,8 +85,9 @@ export class AsyncQueries {
           status.error_message = 'Query was cancelled.';
         } else {
           status.error_code = typeof err?.code === 'string' && typeof err?.status === 'number' ? err.code : 'error';
-          // only user errors carry a message a caller may see
-          status.error_message = typeof err?.status === 'number' ? (err.message ?? null) : 'Internal error.';
+          // only user errors carry a message a caller may see; an internal one has none (PostHog's
+          // execute_process_query sets error_message for exposed errors only), which the status route answers as a 500
+          status.error_message = typeof err?.status === 'number' ? (err.message ?? null) : null;
         }
       },
     ).finally(() => {

@@ -376,11 +376,13 @@ export class QueryService {
   }
 
   /** `GET …/query/<id>/`: the status of an async query of the project (scope `query:read`). */
-  async status(principal: Principal, projectId: number, queryId: string): Promise<{ status: 200 | 202 | 400; body: { query_status: QueryStatus } }> {
+  async status(principal: Principal, projectId: number, queryId: string): Promise<{ status: 200 | 202 | 400 | 500; body: { query_status: QueryStatus } }> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
     const st = this.async.get(project.id, queryId);
     if (!st) throw notFound('Query not found.');
-    return { status: !st.complete ? 202 : st.error ? 400 : 200, body: { query_status: st } };
+    // PostHog's QueryViewSet.retrieve: an error with a message is the user's (400), one without is internal (500)
+    const code = st.error ? (st.error_message ? 400 : 500) : st.complete ? 200 : 202;
+    return { status: code, body: { query_status: st } };
   }
 
   /** `DELETE …/query/<id>/`: cancels a running async query; the engine work stops. */

@@ -162,6 +162,36 @@ describe('the envelope (test_query.py)', () => {
     expect(Object.keys(r.body).sort()).toEqual(['cache_key', 'query_status']);
     await s.server.services.queries.async.wait(r.body.query_status.id);
   });
+
+  // PostHog's QueryStatus model: every field is dumped (model_dump), task_id included (null without a celery task)
+  it('TestQueryRetrieve.test_completed_query: the status carries every QueryStatus field, task_id among them', async () => {
+    await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: 'select 8' }, refresh: 'force_async', client_query_id: 'compat11-fields' });
+    await s.server.services.queries.async.wait('compat11-fields');
+    const st = await s.api('GET', `${Q}compat11-fields/`);
+    expect(st.status).toBe(200);
+    for (const key of ['id', 'team_id', 'complete', 'error', 'error_message', 'results', 'start_time', 'pickup_time', 'end_time', 'expiration_time', 'task_id', 'query_async', 'dashboard_id', 'insight_id', 'query_progress', 'labels']) {
+      expect(st.body.query_status).toHaveProperty(key);
+    }
+    expect(st.body.query_status).toMatchObject({ id: 'compat11-fields', team_id: Number(Q.split('/')[3]), complete: true, error: false, error_message: null, query_async: true, task_id: null });
+  });
+
+  // QueryViewSet.retrieve: an error with a message is one the user can act on (400); an error without one is an
+  // internal surprise (500), its cause not shown (execute_process_query sets error_message for exposed errors only)
+  it('TestQueryRetrieve.test_failed_query: an internal failure has no error_message and answers 500; a user error 400 with its message', async () => {
+    const p = Number(Q.split('/')[3]);
+    s.server.services.queries.async.start(p, 'compat11-internal', async () => {
+      throw new Error('secret internal detail');
+    });
+    await s.server.services.queries.async.wait('compat11-internal');
+    const internal = await s.api('GET', `${Q}compat11-internal/`);
+    expect(internal.status).toBe(500);
+    expect(internal.body.query_status).toMatchObject({ complete: true, error: true, error_message: null, results: null });
+    expect(internal.text).not.toContain('secret internal detail');
+    await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: 'select nope' }, refresh: 'force_async', client_query_id: 'compat11-user-error' });
+    await s.server.services.queries.async.wait('compat11-user-error');
+    const user = await s.api('GET', `${Q}compat11-user-error/`);
+    expect([user.status, user.body.query_status.error, user.body.query_status.error_message]).toEqual([400, true, 'Unable to resolve field: nope']);
+  });
 });
 
 describe('saving queries as insights (test_insight_query.py)', () => {
