@@ -9,6 +9,7 @@ import type { PropertiesInput } from '../queries/insights/schema';
 import type { QueryService } from '../queries/query-service';
 import type { Project } from '../store/entities';
 import { parseInput } from '../validation';
+import { displayNameProperties } from './person-display-name';
 import { jsonValue, propertyValueName, quotedKey } from './property-values';
 import { propertyList } from './rest-properties';
 import type { ProjectService } from './project-service';
@@ -26,8 +27,6 @@ export interface PersonView {
   created_at: string;
 }
 
-/** PostHog's PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES (team.person_display_name_properties unset). */
-const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName'] as const;
 
 const listFilters = z.object({
   distinct_id: z.string().max(400).optional(),
@@ -236,7 +235,7 @@ export class PersonReader {
       return {
         id: String(id),
         uuid: String(id),
-        name: displayName(properties, distinctIds, String(id), project.person_display_name_properties),
+        name: displayName(properties, distinctIds, String(id), displayNameProperties(project)),
         distinct_ids: distinctIds,
         properties,
         is_identified: identified === true || identified === 1 || identified === 'true',
@@ -292,8 +291,8 @@ function cohortsAsProductQL(props: PropertiesInput): PropertiesInput {
  * properties are the project's `person_display_name_properties` when set (non-empty), which replace the defaults
  * (test_person.py test_person_display_name: a person with only `email` is then named by its distinct id).
  */
-function displayName(properties: Record<string, unknown>, distinctIds: string[], id: string, own: string[] | null): string {
-  for (const k of own && own.length > 0 ? own : DISPLAY_NAME_PROPERTIES) {
+function displayName(properties: Record<string, unknown>, distinctIds: string[], id: string, keys: readonly string[]): string {
+  for (const k of keys) {
     const v = properties[k];
     if (pythonTruthy(v)) return String(v);
   }

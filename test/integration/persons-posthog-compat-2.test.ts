@@ -443,6 +443,7 @@ describe('team person_display_name_properties (test_person.py test_person_displa
         { distinct_ids: ['distinct_id2'], properties: { custom_email: 'another_one@custom.com', email: 'another_one@gmail.com' }, created_at: '2024-06-02T00:00:00Z' },
         { distinct_ids: ['distinct_id3'], properties: { email: 'yet_another_one@gmail.com' }, created_at: '2024-06-03T00:00:00Z' },
       ],
+      events: [1, 2, 3].map((i) => ({ event: `e${i}`, distinct_id: `distinct_id${i}`, timestamp: `2024-06-0${i + 3}T00:00:00Z` })),
     });
   });
   const names = async () => ((await s.api('GET', `/api/projects/${q}/persons/`)).body.results as Person[]).map((x) => x.name);
@@ -458,6 +459,20 @@ describe('team person_display_name_properties (test_person.py test_person_displa
     expect(await names()).toEqual(['distinct_id3', 'another_one@custom.com', 'someone']);
     const one = (await personOf('distinct_id2', q))!;
     expect((await s.api('GET', `/api/projects/${q}/persons/${one.uuid}/`)).body.name).toBe('another_one@custom.com');
+  });
+
+  it('EventsQuery and ActorsQuery person_display_name take them too (team.person_display_name_properties or the defaults)', async () => {
+    const run = async (query: unknown) => {
+      const r = await s.api('POST', `/api/projects/${q}/query/`, { query, refresh: 'force_blocking' });
+      expect([r.status, r.body.detail]).toEqual([200, undefined]);
+      return r.body.results as { display_name: string; id: string }[][];
+    };
+    const third = (await personOf('distinct_id3', q))!;
+    const events = await run({ kind: 'EventsQuery', select: ['person_display_name -- Person', 'event'], orderBy: ['event'], after: 'all' });
+    // EventsQuery falls back to the distinct id, ActorsQuery to the person id
+    expect(events.map((row) => row[0].display_name)).toEqual(['someone', 'another_one@custom.com', 'distinct_id3']);
+    const actors = await run({ kind: 'ActorsQuery', select: ['person_display_name -- Person', 'created_at'], orderBy: ['created_at'] });
+    expect(actors.map((row) => row[0].display_name)).toEqual(['someone', 'another_one@custom.com', third.uuid]);
   });
 
   it('an empty list or null is the defaults again', async () => {

@@ -17,6 +17,7 @@ import { dataNodeShape, ensureFilterParser, executeCompiled, printInsightQuery, 
 import { MAX_LIMIT, shapeResult } from '../../productql';
 import { actorSourceSchema, resolveActorSource, type ActorSource } from './actors-sources';
 import { hasAggregation } from './events-runner';
+import { displayNameProperties } from '../../projects/person-display-name';
 
 /** PostHog's ActorsQuery (schema.py), strict like every node. */
 export const actorsQuerySchema = z
@@ -44,12 +45,12 @@ const defaultSelect = (groups: boolean): string[] => (groups ? ['group'] : ['per
 
 const ACTOR_COLUMNS = new Set(['person', 'actor', 'group']);
 
-/** PostHog's PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES: the person properties a display name is taken from, in order. */
-const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName'];
-
-/** `person_display_name`: the person's first display property set, else the person's id (PostHog's ActorsQueryRunner). */
-const displayNameExpr = (): Expr =>
-  ast.call('coalesce', [...DISPLAY_NAME_PROPERTIES.map((k) => ast.call('toString', [ast.field('p', 'properties', k)])), ast.call('toString', [ast.field('p', 'id')])]);
+/**
+ * `person_display_name`: the person's first display property set (the project's display properties:
+ * displayNameProperties), else the person's id (PostHog's ActorsQueryRunner).
+ */
+const displayNameExpr = (keys: readonly string[]): Expr =>
+  ast.call('coalesce', [...keys.map((k) => ast.call('toString', [ast.field('p', 'properties', k)])), ast.call('toString', [ast.field('p', 'id')])]);
 
 /** The type of PostHog's matching events column (`groupUniqArray(100)((timestamp, uuid, $session_id, $window_id))`). */
 const RECORDINGS_TYPE = "Array(Tuple(DateTime64(6, 'UTC'), UUID, String, String))";
@@ -168,7 +169,7 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
         // PostHog's (coalesce(<display properties>, toString(id)), toString(id)), answered as {display_name, id}: run
         // as the name here and the id among the extra columns (so that grouped rows group by both, as by the tuple)
         extra.push(structuredClone(idField));
-        return { name, display: extra.length - 1, expr: displayNameExpr() };
+        return { name, display: extra.length - 1, expr: displayNameExpr(displayNameProperties(ctx.project)) };
       }
       // PostHog's matched_recordings: the recorded sessions among the actor's matching events, `[]` when none was
       // recorded; Quarry stores no recordings, so the list is always empty. It exists only when the source asks for

@@ -36,6 +36,7 @@ import { instantToLocal, sqlLocal } from '../insights/local-time';
 import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
 import { dataNodeShape, filtersAndGroupsSchema, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
+import { displayNameProperties, PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES } from '../../projects/person-display-name';
 
 /** PostHog's EventsQuery node. `source` (InsightActorsQuery) is refused, never ignored. */
 export const eventsQuerySchema = z
@@ -78,18 +79,16 @@ const entryKind = (text: string): EntryKind => {
   return 'expr';
 };
 
-/** PostHog's PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES: the person properties a display name is taken from, in order. */
-const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName'];
-
 /** The orderBy lists PostHog's EventsQueryRunner reads as the Person column's sort (`[["person"], ["person DESC"], ["person ASC"]]`). */
 const PERSON_ORDER = new Set(['person', 'person DESC', 'person ASC']);
 
 /**
  * `person_display_name` (the events table's Person column in PostHog's newer default columns): the person's first
- * display property set, else the distinct id; and the person's id. Run as two columns, shown as PostHog's tuple.
+ * display property set (the project's display properties: displayNameProperties), else the distinct id; and the
+ * person's id. Run as two columns, shown as PostHog's tuple.
  */
-const displayNameExprs = (): [Expr, Expr] => [
-  ast.call('coalesce', [...DISPLAY_NAME_PROPERTIES.map((k) => ast.call('toString', [ast.field('person', 'properties', k)])), ast.field('distinct_id')]),
+const displayNameExprs = (keys: readonly string[]): [Expr, Expr] => [
+  ast.call('coalesce', [...keys.map((k) => ast.call('toString', [ast.field('person', 'properties', k)])), ast.field('distinct_id')]),
   ast.call('toString', [ast.field('person', 'id')]),
 ];
 
@@ -197,8 +196,8 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
         run.push(ast.field('distinct_id'));
         shown.push(ast.field('distinct_id'));
       } else if (kind === 'display') {
-        run.push(...displayNameExprs());
-        shown.push(ast.call('tuple', displayNameExprs()));
+        run.push(...displayNameExprs(displayNameProperties(ctx.project)));
+        shown.push(ast.call('tuple', displayNameExprs(displayNameProperties(ctx.project))));
       } else {
         const e = await parseAt(text, `select__${i}`);
         run.push(e);
@@ -249,7 +248,7 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
       // PostHog's events table sort on its Person column: by the person's first display property (email); only
       // exactly ["person DESC"] descends, ["person"] and ["person ASC"] ascend (`"DESC" if orderBy[0] == "person DESC"
       // else "ASC"`, as the frontend writes a column's ascending sort as its bare key)
-      orderBy = [ast.order(ast.field('person', 'properties', DISPLAY_NAME_PROPERTIES[0]), node.orderBy[0] === 'person DESC' ? 'DESC' : 'ASC')];
+      orderBy = [ast.order(ast.field('person', 'properties', PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES[0]), node.orderBy[0] === 'person DESC' ? 'DESC' : 'ASC')];
     } else if (node.orderBy !== undefined && node.orderBy !== null) {
       orderBy = [];
       for (const [i, text] of node.orderBy.entries()) orderBy.push(await parseOrder(text, `orderBy__${i}`));
