@@ -283,3 +283,77 @@ describe('test_person_property_filtering_clashing_with_event_property (test_tren
     expect(r.results[0].data).toEqual([0, 5, 0]);
   });
 });
+
+/**
+ * posthog/models/filters/test/test_filter.py (`PropertiesTimeline`-free filter tests, recalled): events filtered by
+ * `_filter_events` and persons by `filter_persons`, each on a project of its own.
+ */
+describe('test_filter.py: events and persons filtered by property filters', () => {
+  let f: number;
+  /** Events by `whatever` (a person without properties, made by ingest), person1 and person2; `properties.i` = index. */
+  const EVENTS_F: { distinct_id: string; properties: Record<string, unknown> }[] = [
+    { distinct_id: 'whatever', properties: {} }, // 0: test_is_not / test_does_not_contain's event1
+    { distinct_id: 'whatever', properties: { $current_url: 'https://something.com' } }, // 1
+    { distinct_id: 'whatever', properties: { $current_url: 'https://whatever.com' } }, // 2
+    { distinct_id: 'whatever', properties: { $current_url: null } }, // 3
+    { distinct_id: 'whatever', properties: { $a_number: 5 } }, // 4: test_numerical
+    { distinct_id: 'whatever', properties: { $a_number: 6 } }, // 5
+    { distinct_id: 'whatever', properties: { $a_number: 'rubbish' } }, // 6
+    { distinct_id: 'whatever', properties: { is_first_user: true } }, // 7: test_boolean_filters, test_is_not_set_and_is_set
+    { distinct_id: 'person1', properties: { another_key: 'value' } }, // 8: test_user_properties(_numerical)
+    { distinct_id: 'person2', properties: {} }, // 9
+  ];
+  beforeAll(async () => {
+    f = await db.project(
+      [
+        { distinct_ids: ['person1'], properties: { group: 1, name: 'some group', url: 'https://whatever.com', is_first_user: true } },
+        { distinct_ids: ['person2'], properties: { group: 2, name: 'another group', url: 'https://example.com' } },
+        { distinct_ids: ['p3'], properties: {} },
+        { distinct_ids: ['p4'], properties: { url: null } },
+      ],
+      EVENTS_F.map((e, i) => ({ event: '$pageview', distinct_id: e.distinct_id, timestamp: `2020-01-02T${String(i).padStart(2, '0')}:00:00Z`, properties: { ...e.properties, i } })),
+    );
+  });
+  const events = async (props: unknown): Promise<number[]> => {
+    const q = ast.select({ select: [ast.alias('i', ast.field('properties', 'i'))], from: 'events', where: propertiesToExpr(propertiesSchema.parse(props)) });
+    return (await runInsightQuery(db.ctx(f), q)).rows.map((r) => Number(r.i)).sort((a, b) => a - b);
+  };
+  const persons = async (props: unknown): Promise<string[]> => {
+    const sel = ast.select({ select: [ast.alias('n', ast.field('properties', 'name')), ast.alias('u', ast.field('properties', 'url'))], from: 'persons', where: propertiesToExpr(propertiesSchema.parse(props), { personTable: true }) });
+    return (await runInsightQuery(db.ctx(f), sel)).rows.map((r) => `${r.n ?? '-'}|${r.u ?? '-'}`).sort();
+  };
+  const ALL_F = EVENTS_F.map((_, i) => i);
+  const exceptF = (...out: number[]) => ALL_F.filter((i) => !out.includes(i));
+
+  it.each<[string, unknown, number[]]>([
+    ['test_numerical: gt 5 (the text "rubbish" is not greater)', [ev('$a_number', 'gt', 5)], [5]],
+    ['test_numerical: exact 5', [ev('$a_number', undefined, 5)], [4]],
+    ['test_numerical: lt 6', [ev('$a_number', 'lt', 6)], [4]],
+    ['test_contains', [ev('$current_url', 'icontains', 'whatever')], [2]],
+    ['test_is_not: the events without the property pass', [ev('$current_url', 'is_not', 'https://whatever.com')], exceptF(2)],
+    ['test_does_not_contain: missing and JSON null pass', [ev('$current_url', 'not_icontains', 'whatever.com')], exceptF(2)],
+    ['test_boolean_filters: value "true" matches the JSON true', [ev('is_first_user', undefined, 'true')], [7]],
+    ['test_is_not_set_and_is_set: is_not_set (value "is_not_set")', [ev('is_first_user', 'is_not_set', 'is_not_set')], exceptF(7)],
+    ['test_is_not_set_and_is_set: is_set', [ev('is_first_user', 'is_set', 'is_set')], [7]],
+    ['test_is_not_set_and_is_set_with_missing_value: no value', [ev('is_first_user', 'is_set')], [7]],
+    ['test_user_properties: a person filter', [person('name', 'exact', 'some group')], [8]],
+    ['test_user_properties: person is_not (persons without the property, and events without a person, pass)', [person('name', 'is_not', 'some group')], exceptF(8)],
+    ['test_user_properties_numerical: lt 2 and gt 0', [person('group', 'lt', 2), person('group', 'gt', 0)], [8]],
+  ])('events: %s', async (_n, props, expected) => {
+    expect(await events(props)).toEqual(expected);
+  });
+
+  it.each<[string, unknown, string[]]>([
+    ['test_regex', [person('url', 'regex', '\\.com$')], ['another group|https://example.com', 'some group|https://whatever.com']],
+    ['test_regex: not_regex (the persons without url pass)', [person('url', 'not_regex', '\\.eee$')], ['-|-', '-|-', '-|-', 'another group|https://example.com', 'some group|https://whatever.com']],
+    ['test_is_not_persons', [person('url', 'is_not', 'https://whatever.com')], ['-|-', '-|-', '-|-', 'another group|https://example.com']],
+    ['test_does_not_contain (persons): missing and null pass', [person('url', 'not_icontains', 'whatever.com')], ['-|-', '-|-', '-|-', 'another group|https://example.com']],
+    ['test_numerical_person_properties: gt 1', [person('group', 'gt', 1)], ['another group|https://example.com']],
+    ['test_boolean_filters_persons: ["true"]', [person('is_first_user', 'exact', ['true'])], ['some group|https://whatever.com']],
+    ['test_is_not_set_and_is_set_persons: is_set', [person('is_first_user', 'is_set', 'is_set')], ['some group|https://whatever.com']],
+    ['test_is_not_set_and_is_set_persons: is_not_set', [person('is_first_user', 'is_not_set', 'is_not_set')], ['-|-', '-|-', '-|-', 'another group|https://example.com']],
+    ['test_is_not_true_false_persons: is_not ["true"]', [person('is_first_user', 'is_not', ['true'])], ['-|-', '-|-', '-|-', 'another group|https://example.com']],
+  ])('persons: %s', async (_n, props, expected) => {
+    expect(await persons(props)).toEqual(expected);
+  });
+});

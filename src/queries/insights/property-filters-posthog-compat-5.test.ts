@@ -233,6 +233,12 @@ describe('trends property filters with person breakdowns and cohorts (test_trend
     expect(rows.map((x) => x.count)).toEqual([2]);
   });
 
+  it('test_filter_test_accounts_cohorts: a cohort as the test-account filter keeps its members’ events', async () => {
+    expect((await s.api('PATCH', `/api/projects/${r}/`, { test_account_filters: [{ key: 'id', value: cohort, type: 'cohort' }] })).status).toBe(200);
+    expect((await trends('$pageview', { filterTestAccounts: true })).map((x) => x.count)).toEqual([2]);
+    expect((await trends('$pageview', { filterTestAccounts: false })).map((x) => x.count)).toEqual([4]);
+  });
+
   it('test_is_not_true_false: is_not "true" keeps the event without the property, not the JSON true', async () => {
     const is = async (operator: string, value: unknown) => (await matching([{ key: 'is_first_user', type: 'event', operator, value }, { key: 'i', type: 'event', operator: 'between', value: [7, 8] }], r));
     expect(await is('is_not', 'true')).toEqual([8]);
