@@ -29,6 +29,9 @@ export interface CaptureRouteDeps {
 
 const SINGLE_PATHS = ['/capture', '/e', '/i/v0/e', '/track', '/engage'];
 
+/** A well-formed `type/subtype` (RFC 9110 tokens), parameters after a `;` not checked. */
+const MEDIA_TYPE_RE = /^\s*[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(?:;|$)/;
+
 function setCors(req: FastifyRequest, reply: FastifyReply): void {
   const origin = req.headers.origin;
   reply.header('Access-Control-Allow-Origin', origin ?? '*');
@@ -95,7 +98,7 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
     // test_js_gzip_with_no_content_type posts gzip with `Content-Type: ""`).
     scope.addHook('onRequest', (req, _reply, done) => {
       const ct = req.headers['content-type'];
-      if (ct !== undefined && ct.indexOf('/') <= 0) delete req.headers['content-type'];
+      if (ct !== undefined && !MEDIA_TYPE_RE.test(ct)) delete req.headers['content-type'];
       done();
     });
 

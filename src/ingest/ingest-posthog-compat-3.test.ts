@@ -71,6 +71,8 @@ describe("rust capture v0_request.rs 'extract_distinct_id': the stored distinct 
     ['{"event": "e", "distinct_id": {"string": "a", "int": 42}}', '{"int":42,"string":"a"}'],
     ['{"event": "e", "distinct_id": {"z": {"y": 1, "x": [{"b": 1, "a": 2}]}, "10": 0, "9": 0}}', '{"10":0,"9":0,"z":{"x":[{"a":2,"b":1}],"y":1}}'],
     [`{"event": "e", "distinct_id": "${'a'.repeat(222)}"}`, 'a'.repeat(200)],
+    // NUL characters are replaced (plugin-server normalizeEvent: sanitizeString(String(event.distinct_id))).
+    ['{"event": "e", "distinct_id": "a\\u0000b"}', 'a\uFFFDb'],
   ])('%s → %j', async (event, expected) => {
     const pid = await project();
     await capture(pid, `[${event.replace(/^\{/, `{"api_key": "${TOKEN}", `)}]`);
