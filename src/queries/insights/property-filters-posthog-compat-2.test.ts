@@ -294,12 +294,46 @@ describe('actions (test_trends.py, test_action.py)', () => {
   });
 });
 
-describe('empty-string values (reference §1.4: "" reads as NULL, so `exact ""` never matches)', () => {
+describe('empty-string values (PostHog\'s non-materialized property read: "" is \'\', a missing key and JSON null are NULL)', () => {
   it.each<[string, unknown, number[]]>([
-    ['exact ""', ev('name', 'exact', ''), []],
+    ['exact "" where no event has ""', ev('name', 'exact', ''), []],
     ['is_not "": every event, those without the property included', ev('name', 'is_not', ''), ALL],
   ])('%s', async (_n, f, expected) => {
     expect(await matching([f])).toEqual(expected);
+  });
+
+  /** Events 0–3: "" / "x" / JSON null / missing, by a person whose `p` is "" / "x" / null / missing (their own person each). */
+  let e: number;
+  beforeAll(async () => {
+    const values: unknown[] = ['', 'x', null, undefined];
+    e = await db.project(
+      values.map((v, i) => ({ distinct_ids: [`d${i}`], properties: v === undefined ? {} : { p: v } })),
+      values.map((v, i) => ({ event: 'e', distinct_id: `d${i}`, timestamp: '2022-04-20T10:00:00Z', properties: { i, ...(v === undefined ? {} : { v }) } })),
+    );
+  });
+  const onE = async (props: unknown): Promise<number[]> => {
+    const q = ast.select({ select: [ast.alias('i', ast.field('properties', 'i'))], from: 'events', where: propertiesToExpr(propertiesSchema.parse(props)) });
+    return (await runInsightQuery(db.ctx(e), q)).rows.map((r) => Number(r.i)).sort((a, b) => a - b);
+  };
+  const pp = (operator: string, value?: unknown) => ({ type: 'person', key: 'p', operator, ...(value !== undefined ? { value } : {}) });
+  it.each<[string, unknown, number[]]>([
+    ['exact "" matches ""', ev('v', 'exact', ''), [0]],
+    ['is_set is true for ""', ev('v', 'is_set'), [0, 1]],
+    ['is_not_set: JSON null and missing', ev('v', 'is_not_set'), [2, 3]],
+    ['is_not "": "x", null and missing', ev('v', 'is_not', ''), [1, 2, 3]],
+    ['icontains "" (%%) matches every set value', ev('v', 'icontains', ''), [0, 1]],
+    ['not_icontains "x": "" passes, as do null and missing', ev('v', 'not_icontains', 'x'), [0, 2, 3]],
+    ['regex ^$ matches ""', ev('v', 'regex', '^$'), [0]],
+    ['exact ["", "x"] → IN', ev('v', 'exact', ['', 'x']), [0, 1]],
+    ['is_not ["", "x"] → NOT IN: null and missing pass', ev('v', 'is_not', ['', 'x']), [2, 3]],
+    ['exact [null, ""]: "" and the NULLs (transform_null_in)', ev('v', 'exact', [null, '']), [0, 2, 3]],
+    ['"" is no date', ev('v', 'is_date_after', '2000-01-01'), []],
+    ['a person property "": exact ""', pp('exact', ''), [0]],
+    ['a person property "": is_set', pp('is_set'), [0, 1]],
+    ['a person property: is_not_set (null and missing)', pp('is_not_set'), [2, 3]],
+    ['a person property: is_not ""', pp('is_not', ''), [1, 2, 3]],
+  ])('%s', async (_n, f, expected) => {
+    expect(await onE([f])).toEqual(expected);
   });
 });
 
