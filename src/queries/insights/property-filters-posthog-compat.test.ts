@@ -159,6 +159,14 @@ it('is_date_* reads dates without an offset in the project timezone; Unix timest
   expect(await before('iso_8601_$time', '2021-04-01 14:30:00')).toEqual([]);
 });
 
+it.each<[string, string, number[]]>([
+  ['a value with Z is that instant, whatever the project timezone', '2021-04-01T19:30:00Z', [14]],
+  ['… and one with an offset too (19:30+02:00 is 17:30Z)', '2021-04-01T19:30:00+02:00', []],
+  ['a value with milliseconds', '2021-04-01T19:00:00.001Z', [14]],
+])('is_date_before with an ISO value: %s', async (_n, value, expected) => {
+  expect(await matching([ev('iso_8601_$time', 'is_date_before', value)], 'America/New_York')).toEqual(expected);
+});
+
 describe('test_property_to_expr_* (posthog/hogql/test/test_property.py)', () => {
   it.each<[string, unknown, number[]]>([
     // test_property_to_expr_event
