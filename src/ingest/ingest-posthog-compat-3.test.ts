@@ -441,4 +441,11 @@ describe("process-event.test.ts '$groupidentify creating group' / 'updating prop
     await capture(pid, batch({ event: 'e', distinct_id: 'distinct_id1', properties: { $groups: { organization: 'org::5' } } }));
     expect(await hogql(pid, "select $group_0 from events where event = 'e'")).toEqual([['org::5']]);
   });
+
+  it("'groupidentify without group_type ingests event': the event is stored with its person, no group is made", async () => {
+    const pid = await project();
+    await capture(pid, batch({ event: '$groupidentify', distinct_id: 'distinct_id1', properties: { $group_key: 'org::5', $group_set: { foo: 'bar' } } }));
+    expect(await hogql(pid, 'select event, distinct_id, properties.$group_key, person.id is not null from events')).toEqual([['$groupidentify', 'distinct_id1', 'org::5', 1]]);
+    expect(await hogql(pid, 'select count() from groups')).toEqual([[0]]);
+  });
 });
