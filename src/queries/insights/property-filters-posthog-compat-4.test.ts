@@ -357,3 +357,31 @@ describe('test_filter.py: events and persons filtered by property filters', () =
     expect(await persons(props)).toEqual(expected);
   });
 });
+
+describe('person properties set by events ($set / $set_once), then filtered on', () => {
+  let q: number;
+  beforeAll(async () => {
+    q = await db.project(
+      [],
+      [
+        { event: '$identify', distinct_id: 's1', timestamp: '2020-01-02T10:00:00Z', properties: { i: 0, $set: { plan: 'free', email: 's1@posthog.com' }, $set_once: { first: 'a' } } },
+        { event: 'e', distinct_id: 's1', timestamp: '2020-01-02T11:00:00Z', properties: { i: 1, $set: { plan: 'pro' }, $set_once: { first: 'b' } } },
+        { event: 'e', distinct_id: 's2', timestamp: '2020-01-02T12:00:00Z', properties: { i: 2, $set: { plan: 'free' } } },
+        { event: 'e', distinct_id: 's3', timestamp: '2020-01-02T13:00:00Z', properties: { i: 3 } },
+      ],
+    );
+  });
+  const on = async (props: unknown): Promise<number[]> => {
+    const sel = ast.select({ select: [ast.alias('i', ast.field('properties', 'i'))], from: 'events', where: propertiesToExpr(propertiesSchema.parse(props)) });
+    return (await runInsightQuery(db.ctx(q), sel)).rows.map((r) => Number(r.i)).sort((a, b) => a - b);
+  };
+  it.each<[string, unknown, number[]]>([
+    ['the latest $set wins: every event of s1 reads plan pro', person('plan', 'exact', 'pro'), [0, 1]],
+    ['$set on another person', person('plan', 'exact', 'free'), [2]],
+    ['$set_once keeps the first value', person('first', 'exact', 'a'), [0, 1]],
+    ['a property set once stays', person('email', 'not_icontains', '@posthog.com'), [2, 3]],
+    ['a person never $set: is_not_set', person('plan', 'is_not_set'), [3]],
+  ])('%s', async (_n, f, expected) => {
+    expect(await on([f])).toEqual(expected);
+  });
+});
