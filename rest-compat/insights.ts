@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ActivityPage, ResultOptions } from '../src/insights/insight-service';
+import type { LegacyEndpoint } from '../src/insights/legacy-results';
 import { basicView, parseRefresh, strToBool } from '../src/insights/insight-service';
 import { validationError } from '../src/errors';
 import { trendCsv, trendCsvDisposition } from '../src/insights/trend-csv';
@@ -86,7 +87,7 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
   });
   // the legacy filter routes; `next` (trends only) pages breakdown values, as PostHog's. `query` is the request's query
   // string, with the `format` of a URL suffix (`trend.csv/`) when the retrieve route below hands one over.
-  const legacy = async (r: RestRequest, endpoint: 'trend' | 'funnel', query: Record<string, unknown>) => {
+  const legacy = async (r: RestRequest, endpoint: LegacyEndpoint, query: Record<string, unknown>) => {
     const body = r.request.method === 'POST' ? r.body : undefined;
     // DRF's renderer choice: `format` is the renderer's, never a filter key
     const { format: _format, export_name: exportName, export_insight_id: exportInsightId, ...filterQuery } = query;
@@ -105,9 +106,11 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
     if (answer.nextOffset === undefined) return answer.body;
     return { ...answer.body, next: answer.nextOffset === null ? null : nextPageUrl(r.request, answer.nextOffset) };
   };
-  for (const endpoint of ['trend', 'funnel'] as const) {
+  for (const endpoint of ['trend', 'funnel', 'path'] as const) {
     apiRoute(app, s, ['GET', 'POST'], `${base}/${endpoint}`, (r) => legacy(r, endpoint, r.query));
   }
+  // PostHog's retention action takes GET only (RetentionFilter(data=request.GET.dict()))
+  apiRoute(app, s, 'GET', `${base}/retention`, (r) => legacy(r, 'retention', r.query));
   // PostHog's InsightViewed actions: views feed last_viewed_at, the last-viewed filters and my_last_viewed
   apiRoute(app, s, 'POST', `${base}/viewed`, async (r) => {
     await s.insights.viewed(r.principal, projectIdParam(r.params), r.body);
@@ -132,7 +135,7 @@ export function registerInsightRoutes(app: FastifyInstance, s: Services): void {
     const suffix = /^([^.]+)\.([a-z0-9]+)$/.exec(r.params.insightId);
     const ref = suffix ? suffix[1] : r.params.insightId;
     const query = suffix ? { ...r.query, format: suffix[2] } : r.query;
-    if (suffix && (ref === 'trend' || ref === 'funnel')) return legacy(r, ref, query);
+    if (suffix && (ref === 'trend' || ref === 'funnel' || ref === 'path' || ref === 'retention')) return legacy(r, ref, query);
     const render = formatRenderer(query, r.request.headers.accept);
     const opts = resultOptions(r);
     const view = await s.insights.get(r.principal, projectIdParam(r.params), ref, opts);

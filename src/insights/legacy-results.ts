@@ -1,5 +1,6 @@
 /**
- * The legacy `GET|POST …/insights/trend/` and `…/insights/funnel/` routes of PostHog's InsightViewSet: legacy filter
+ * The legacy `GET|POST …/insights/trend/`, `…/insights/funnel/`, `…/insights/path/` and `GET …/insights/retention/`
+ * routes of PostHog's InsightViewSet: legacy filter
  * parameters → the query they convert to → its results in the legacy envelope `{result, timezone, is_cached,
  * last_refresh, timings, next?}`. This file holds the request and response shaping; the service runs the query.
  */
@@ -8,7 +9,7 @@ import { parseLegacyValues } from './legacy-filters';
 
 type Dict = Record<string, unknown>;
 
-export type LegacyEndpoint = 'trend' | 'funnel';
+export type LegacyEndpoint = 'trend' | 'funnel' | 'retention' | 'path';
 
 /** PostHog's BREAKDOWN_VALUES_LIMIT: a trend answer with this many series has a `next` page. */
 export const LEGACY_BREAKDOWN_LIMIT = 25;
@@ -26,13 +27,18 @@ const isDict = (v: unknown): v is Dict => v !== null && typeof v === 'object' &&
 
 /**
  * The filter of a legacy request, as PostHog's `Filter(request=…)` builds it: the query string, then the JSON body
- * over it, then what the route forces. `/funnel/` is always a funnel; `/trend/` answers trends, or stickiness or
- * lifecycle when `insight` or the old `shown_as` asks for them (PostHog's `calculate_trends`).
+ * over it, then what the route forces. `/funnel/` is always a funnel, `/retention/` a retention (RetentionFilter),
+ * `/path/` paths (PathFilter with `insight: PATHS`); `/trend/` answers trends, or stickiness or lifecycle when
+ * `insight` or the old `shown_as` asks for them (PostHog's `calculate_trends`).
  */
 export function legacyRequestFilter(endpoint: LegacyEndpoint, query: Dict, body: unknown): Dict {
   if (body !== undefined && body !== null && !isDict(body)) throw new UserError(400, 'invalid_request', 'parse_error', 'The request body must be a JSON object.');
   const merged = { ...query, ...(body ?? {}) };
   if (endpoint === 'funnel') return { ...merged, insight: 'FUNNELS' };
+  // the legacy route's RetentionFilter counts RETENTION_DEFAULT_INTERVALS (11) periods when none are asked for, where a
+  // RetentionQuery without totalIntervals counts 7
+  if (endpoint === 'retention') return { total_intervals: 11, ...merged, insight: 'RETENTION' };
+  if (endpoint === 'path') return { ...merged, insight: 'PATHS' };
   const shownAs = merged.shown_as;
   const insight =
     merged.insight === 'STICKINESS' || shownAs === 'Stickiness' ? 'STICKINESS' : merged.insight === 'LIFECYCLE' || shownAs === 'Lifecycle' ? 'LIFECYCLE' : 'TRENDS';

@@ -270,6 +270,39 @@ describe('legacy /insights/trend/ and /insights/funnel/', () => {
     expect(denied.body.detail).toBe("API key missing required scope 'insight:read'");
     expect((await s.api('GET', `/api/projects/987654/insights/trend/?${qs(pageviews)}`)).status).toBe(404);
   });
+
+  // PostHog's InsightViewSet.retention (GET only; RetentionFilter's default of 11 periods, $pageview both ways) and
+  // InsightViewSet.path (GET and POST; PathFilter with insight PATHS), answered in the legacy envelope
+  it('test_insight_retention_basic / test_insight_paths_basic: the legacy retention and path routes', async () => {
+    const p = (await s.api('POST', '/api/projects/', { name: 'legacy retention and paths' })).body.id;
+    const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    await s.server.services.ingestor.import(p, {
+      persons: [{ distinct_ids: ['person1'], properties: { email: 'person1@test.com' } }, { distinct_ids: ['person_1'], properties: { $os: 'Mac' } }],
+      events: [
+        ev('$pageview', 'person1', ago(11)),
+        ev('$pageview', 'person1', ago(10)),
+        ev('$pageview', 'person_1', ago(0.02), { $current_url: '/', test: 'val' }),
+        ev('$pageview', 'person_1', ago(0.01), { $current_url: '/another/page', test: 'val' }),
+      ],
+    });
+    await s.server.services.ingestor.flush();
+    const base = `/api/projects/${p}/insights/`;
+    const retention = await s.api('GET', `${base}retention/`);
+    expect(retention.status).toBe(200);
+    expect(retention.body).toMatchObject({ timezone: 'UTC', is_cached: false });
+    expect(retention.body.result).toHaveLength(11);
+    expect(retention.body.result[0]).toMatchObject({ label: 'Day 0' });
+    expect((await s.api('GET', `${base}retention/?${qs({ total_intervals: 5 })}`)).body.result).toHaveLength(5);
+    expect((await s.api('POST', `${base}retention/`, {})).status).toBe(405);
+    const path = await s.api('GET', `${base}path/?${qs({ properties: [{ key: 'test', value: 'val' }] })}`);
+    expect(path.status).toBe(200);
+    expect(path.body.result).toHaveLength(1);
+    expect(path.body.result[0]).toMatchObject({ source: '1_/', target: '2_/another/page', value: 1 });
+    const posted = await s.api('POST', `${base}path/`, { properties: [{ key: 'test', value: 'val' }] });
+    expect([posted.status, posted.body.result]).toEqual([200, path.body.result]);
+    expect((await s.api('GET', `${base}path/?${qs({ properties: [{ key: 'test', value: 'other' }] })}`)).body.result).toEqual([]);
+    expect((await s.api('GET', `${base}path/`, undefined, queryOnlyKey)).status).toBe(403);
+  });
 });
 
 describe('over GraphQL', () => {
