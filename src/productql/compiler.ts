@@ -762,6 +762,8 @@ export class Compiler {
         String(n.set_operator),
       );
       if (!op) this.err(`Unsupported set operator ${String(n.set_operator)}`, n);
+      // ClickHouse 18.16 has only UNION ALL (UNION DISTINCT is written with it below)
+      if ((op === 'INTERSECT' || op === 'EXCEPT') && this.dialect.name !== 'duckdb') this.err(`${String(n.set_operator)} is not available on this engine`, n);
       const next = this.compileQuery(n.select_query, parent);
       if (next.columns.length !== first.columns.length)
         this.err(`Each ${n.set_operator} query must have the same number of columns`, n.select_query);

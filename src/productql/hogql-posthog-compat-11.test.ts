@@ -12,6 +12,7 @@
  * hogql-posthog-compat-11.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
 import { ev, hogqlTestProject } from '../queries/funnels/testing';
+import { testEngine } from '../engines/clickhouse/test-engine';
 
 const project = hogqlTestProject({
   persons: [
@@ -445,5 +446,19 @@ describe('OFFSET without LIMIT (test_printer.py: the top-level SELECT gets the d
     expect(await rows('select number from (select number from numbers(5) offset 3)')).toEqual([[3], [4]]);
     expect(await rows('select number from (select number from numbers(5) order by number desc offset 1) order by number')).toEqual([[0], [1], [2], [3]]);
     expect(await rows("select count() from (select event from events order by timestamp offset 1)")).toEqual([[3]]);
+  });
+});
+
+describe('INTERSECT / EXCEPT (HogQL set operators beside UNION ALL / UNION DISTINCT)', () => {
+  it('keep the rows of both / of the first only; ClickHouse 18.16 has neither: a 400 naming the operator', async () => {
+    const intersect = "select event from events where event != 'random bla' intersect select event from events where event = 'random event'";
+    const except = "select event from (select event from events except select event from events where event = 'random event') order by event";
+    if (testEngine() === 'clickhouse') {
+      await fails(intersect, 'INTERSECT is not available on this engine');
+      await fails(except, 'EXCEPT is not available on this engine');
+      return;
+    }
+    expect(await rows(intersect)).toEqual([['random event']]);
+    expect(await rows(except)).toEqual([['empty event'], ['random bla']]);
   });
 });
