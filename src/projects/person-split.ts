@@ -7,7 +7,10 @@ import { parseInput } from '../validation';
 import { recordPersonActivity } from './person-activity';
 import type { ProjectService } from './project-service';
 
-/** `main_distinct_id`: the distinct id that stays with the person (Python compares it to text: a number is its text). */
+/**
+ * `main_distinct_id`: the distinct id that stays with the person. A number is taken as its text here; PostHog compares
+ * a JSON number with the text ids as is, so none stays and every id moves (form posts, as its tests send, are text).
+ */
 const body = z
   .object({ main_distinct_id: z.union([z.string(), z.number().transform(String)]).nullable().optional() })
   .strip();
