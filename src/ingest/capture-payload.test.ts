@@ -196,6 +196,29 @@ describe('body shapes and encodings', () => {
     expect(e.message).toMatch(/event 1/);
   });
 
+  it('form fields are bytes: percent-encoded UTF-8 and raw bytes both arrive as sent; the first of a repeated field counts', () => {
+    const text = (body: Buffer) =>
+      parseCaptureRequest(req({ body, contentType: 'application/x-www-form-urlencoded' })).events.map((e) => e.properties.t);
+    const data = (t: string) => JSON.stringify({ api_key: TOKEN, ...ev({ properties: { t } }) });
+    expect(text(Buffer.from(`data=${encodeURIComponent(data('é 💻'))}&data=x`))).toEqual(['é 💻']);
+    expect(text(Buffer.concat([Buffer.from('data='), Buffer.from(data('é 💻'), 'utf8')]))).toEqual(['é 💻']);
+    // A '%' not followed by two hex digits stays itself.
+    expect(text(Buffer.from(`data=${encodeURIComponent(data('100')).replace('100', '100%')}`))).toEqual(['100%']);
+  });
+
+  it.each<[string, string, string]>([
+    ['a surrogate pair encoded half by half (CESU-8) is its character', '5a eda0bd edb2bb 5a', 'Z💻Z'],
+    ['at the very end', 'eda0bd edb2bb', '💻'],
+    ['two in a row', 'eda0bd edb2bb eda0bd edb2bb', '💻💻'],
+    ['a lone high half is left (read as replacement characters)', 'eda0bd 5a', '\uFFFD\uFFFD\uFFFDZ'],
+    ['real 4-byte UTF-8 is untouched', 'f09f92bb', '💻'],
+    ['a 3-byte character led by ED (U+D7FF) is untouched', 'ed9fbf', '\uD7FF'],
+  ])('base64 payloads: %s', (_name, hex, expected) => {
+    const bytes = Buffer.concat([Buffer.from(`{"api_key":"${TOKEN}","event":"e","distinct_id":"u","properties":{"t":"`), Buffer.from(hex.replace(/ /g, ''), 'hex'), Buffer.from('"}}')]);
+    const r = parseCaptureRequest(req({ method: 'GET', query: { data: bytes.toString('base64') } }));
+    expect(r.events[0].properties.t).toBe(expected);
+  });
+
   it('beacon=1 and historical_migration are reported', () => {
     const r = parseCaptureRequest(req({ body: json({ api_key: TOKEN, historical_migration: true, batch: [ev()] }), query: { beacon: '1' } }));
     expect(r.beacon).toBe(true);
