@@ -264,6 +264,40 @@ describe('groups (test_property.py test_property_to_expr_group*, test_trends.py)
   });
 });
 
+describe('test_trends.py test_filtering_with_group_props (_create_groups: org:5/org:7 finance, org:6 technology, company:10 finance)', () => {
+  let t: number;
+  beforeAll(async () => {
+    const page = (properties: Record<string, unknown>) => ({ event: '$pageview', distinct_id: 'person1', timestamp: '2020-01-02T12:00:00Z', properties });
+    t = await db.project(
+      [{ distinct_ids: ['person1'], properties: { key: 'value' } }],
+      [page({}), page({ $group_0: 'org:5' }), page({ $group_0: 'org:6' }), page({ $group_0: 'org:6', $group_1: 'company:10' })],
+    );
+    const groupTypes: GroupTypeUpsert[] = [
+      { project_id: t, group_type: 'organization', group_type_index: 0, name_singular: null, name_plural: null },
+      { project_id: t, group_type: 'company', group_type_index: 1, name_singular: null, name_plural: null },
+    ];
+    const groups: GroupUpsert[] = [
+      [0, 'org:5', 'finance'],
+      [0, 'org:6', 'technology'],
+      [0, 'org:7', 'finance'],
+      [1, 'company:10', 'finance'],
+    ].map(([index, key, industry]) => ({ project_id: t, group_type_index: index as number, group_key: key as string, created_at: Date.parse('2020-01-01T00:00:00Z'), properties: { industry }, version: 1 }));
+    await (db.engine as unknown as InternalStatements).writeBatch({ events: [], groupTypes, groups });
+  });
+  const count = async (properties: unknown) =>
+    (await db.run(trendsRunner, { kind: 'TrendsQuery', dateRange: { date_from: '2020-01-01', date_to: '2020-01-12' }, series: [{ kind: 'EventsNode', event: '$pageview' }], properties }, t)).results[0].count;
+
+  it('a group filter and a person filter: the org:5 event', async () => {
+    expect(await count([{ key: 'industry', value: 'finance', type: 'group', group_type_index: 0 }, { key: 'key', value: 'value', type: 'person' }])).toBe(1);
+  });
+  it('test_filtering_with_group_props_event_with_no_group_data: is_not keeps the events without a group', async () => {
+    expect(await count([{ key: 'industry', operator: 'is_not', value: 'textiles', type: 'group', group_type_index: 0 }, { key: 'key', value: 'value', type: 'person' }])).toBe(4);
+  });
+  it('a filter on group type 1: the company:10 event', async () => {
+    expect(await count([{ key: 'industry', value: 'finance', type: 'group', group_type_index: 1 }])).toBe(1);
+  });
+});
+
 describe('actions (test_trends.py, test_action.py)', () => {
   const RANGE = { date_from: '2020-01-01', date_to: '2020-01-05' };
   const trends = (series: unknown[], extra: Record<string, unknown> = {}) => db.run(trendsRunner, { kind: 'TrendsQuery', dateRange: RANGE, series, ...extra }, G);
