@@ -124,6 +124,11 @@ describe('numbers stored as JSON numbers or as text (ee/clickhouse/models/test/t
     ['exact [0, 2] → IN', ev('test_prop', 'exact', [0, 2]), [0, 1, 2]],
     ['is_not 2: "2" and 2 out, the events without the property in', ev('test_prop', 'is_not', 2), except(1, 2)],
     ['icontains 2 reads both as text', ev('test_prop', 'icontains', 2), [1, 2]],
+    ['regex on a JSON number reads its text', ev('test_prop', 'regex', '^2$'), [1, 2]],
+    ['between with decimal bounds', ev('dec', 'between', [1.4, 1.45]), [4]],
+    ['between with numeric-text bounds', ev('v', 'between', ['9', '10']), [18, 19]],
+    ['not_between: the text that is no number fails, as do the events without it', ev('test_prop', 'not_between', [1, 3]), [0]],
+    ['gte a negative number', ev('dec', 'gte', -1), [4, 5]],
   ])('%s', async (_n, f, expected) => {
     expect(await matching([f])).toEqual(expected);
   });
@@ -176,6 +181,9 @@ describe('values with quotes and LIKE metacharacters', () => {
     ['an unescaped regex metacharacter is one', ev('s', 'regex', '^a.b'), [9]],
     ['exact compares non-ASCII text as it is', ev('s', 'exact', 'ZÜRICH'), [14]],
     ['exact is case-sensitive', ev('s', 'exact', 'zürich'), []],
+    ['icontains folds non-ASCII case (ClickHouse ILIKE is UTF-8)', ev('s', 'icontains', 'zür'), [14]],
+    ['not_icontains folds it too', ev('s', 'not_icontains', 'zür'), except(14)],
+    ['regex (?i) folds non-ASCII case', ev('s', 'regex', '(?i)^zürich$'), [14]],
   ])('%s', async (_n, f, expected) => {
     expect(await matching([f])).toEqual(expected);
   });
