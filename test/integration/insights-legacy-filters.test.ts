@@ -303,6 +303,31 @@ describe('legacy /insights/trend/ and /insights/funnel/', () => {
     expect((await s.api('GET', `${base}path/?${qs({ properties: [{ key: 'test', value: 'other' }] })}`)).body.result).toEqual([]);
     expect((await s.api('GET', `${base}path/`, undefined, queryOnlyKey)).status).toBe(403);
   });
+
+  // events of just now and no date range: the funnel's default range (the last 7 days) holds them
+  it('test_insight_funnels_basic_post / test_insight_funnels_basic_get: two steps, one person through both', async () => {
+    const p = (await s.api('POST', '/api/projects/', { name: 'legacy funnels basic' })).body.id;
+    const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    await s.server.services.ingestor.import(p, {
+      persons: [{ distinct_ids: ['1'], properties: {} }],
+      events: [ev('user signed up', '1', ago(10)), ev('user did things', '1', ago(5))],
+    });
+    await s.server.services.ingestor.flush();
+    const events = [
+      { id: 'user signed up', type: 'events', order: 0 },
+      { id: 'user did things', type: 'events', order: 1 },
+    ];
+    const posted = await s.api('POST', `/api/projects/${p}/insights/funnel/`, { events, funnel_window_days: 14 });
+    const got = await s.api('GET', `/api/projects/${p}/insights/funnel/?${qs({ funnel_window_days: 14, events })}`);
+    for (const r of [posted, got]) {
+      expect(r.status).toBe(200);
+      expect(r.body.timezone).toBe('UTC');
+      expect(r.body.result.map((step: { name: string; count: number }) => [step.name, step.count])).toEqual([
+        ['user signed up', 1],
+        ['user did things', 1],
+      ]);
+    }
+  });
 });
 
 describe('over GraphQL', () => {
