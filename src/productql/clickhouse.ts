@@ -1157,6 +1157,8 @@ export class ClickHouseDialect implements Dialect {
         if (a[0].type === 'bool') return P(`toInt64(${s(0)})`, 'int', a[0].nullable);
         if (a[0].type === 'datetime') return P(`intDiv(${s(0)}, 1000)`, 'int', a[0].nullable);
         if (isNum(a[0])) return P(`toInt64(trunc(${s(0)}))`, 'int', a[0].nullable);
+        // a Date is its day number
+        if (a[0].type === 'date') return P(`toInt64(${s(0)})`, 'int', a[0].nullable);
         // Text is read as an integer or is NULL ('1.5', '1e3', ' 1'), as accurateCastOrNull(x, 'Int64') parses it
         if (isStrLike(a[0])) return P(`toInt64OrNull(if(match(${s(0)}, ${h.param('^[+-]?[0-9]+$')}), ${s(0)}, ''))`, 'int', true);
         return P(`toInt64OrNull(toString(trunc(toFloat64OrNull(${s(0)}))))`, 'int', true);

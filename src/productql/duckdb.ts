@@ -1108,6 +1108,8 @@ class DuckDBDialect implements Dialect {
       case 'toInt32':
         if (a[0].type === 'bool') return P(`CAST(${s(0)} AS INTEGER)`, 'int', a[0].nullable);
         if (a[0].type === 'datetime') return P(`CAST(floor(epoch(${s(0)})) AS BIGINT)`, 'int', a[0].nullable);
+        // a Date is its day number, as ClickHouse stores it
+        if (a[0].type === 'date') return P(`CAST(${s(0)} - DATE '1970-01-01' AS BIGINT)`, 'int', a[0].nullable);
         // Text is read as an integer or is NULL ('1.5', '1e3', ' 1'), as accurateCastOrNull(x, 'Int64') parses it
         if (isStrLike(a[0])) return P(`CASE WHEN regexp_full_match(${s(0)}, ${h.param('[+-]?[0-9]+')}) THEN TRY_CAST(${s(0)} AS BIGINT) END`, 'int', true);
         return P(`TRY_CAST(trunc(${isNum(a[0]) ? s(0) : `TRY_CAST(${s(0)} AS DOUBLE)`}) AS BIGINT)`, 'int', true);

@@ -114,6 +114,10 @@ describe('engine parity: text as a number (toFloat64OrNull)', () => {
     expect(await rows(`SELECT ${expr}`)).toEqual([[expected]]);
   });
 
+  it('toInt of a Date is its day number, of a DateTime its unix seconds (accurateCastOrNull(x, \'Int64\'))', async () => {
+    expect(await rows("SELECT toInt(toDate('2020-01-10')), toInt(toDateTime('2020-01-10 00:00:00')), toUInt16(toDate('2020-01-10')), toInt(toDateOrNull('x'))")).toEqual([[18271, 1578614400, 18271, null]]);
+  });
+
   it('per row, property text compared with a number: only numbers match', async () => {
     expect(await rows("SELECT properties.n, toFloat(properties.n), properties.n > 0 FROM events WHERE event = '$pageview' AND properties.i IN (0, 4, 5) ORDER BY toInt(properties.i)")).toEqual([
       ['1', 1, 1],
