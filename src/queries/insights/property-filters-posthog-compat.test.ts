@@ -167,6 +167,14 @@ it.each<[string, string, number[]]>([
   expect(await matching([ev('iso_8601_$time', 'is_date_before', value)], 'America/New_York')).toEqual(expected);
 });
 
+it('event_metadata timestamp compared with a datetime without offset reads it in the project timezone (ClickHouse reads a string against a DateTime in its zone)', async () => {
+  const gt = { type: 'event_metadata', key: 'timestamp', operator: 'gt', value: '2021-05-01 02:00:00' };
+  expect(await matching([gt])).toEqual(range(3, 24));
+  // 02:00 in New York (EDT) is 06:00 UTC
+  expect(await matching([gt], 'America/New_York')).toEqual(range(7, 24));
+  expect(await matching([{ ...gt, operator: 'is_date_after' }], 'America/New_York')).toEqual(range(7, 24));
+});
+
 describe('test_property_to_expr_* (posthog/hogql/test/test_property.py)', () => {
   it.each<[string, unknown, number[]]>([
     // test_property_to_expr_event
