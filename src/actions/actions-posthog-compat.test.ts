@@ -243,3 +243,84 @@ describe('test_property.py test_action_to_expr: the expression, printed as Produ
     expect(printHogQLExpr(actionToExpr({ id: 1, name: 'a', steps: steps.map(modelActionStep) }))).toBe(printed);
   });
 });
+
+describe('test_action.py test_hogql_filter / test_hogql_filter_no_event: a hogql step filter in the count, the events list and trends', () => {
+  let h: number;
+  beforeAll(async () => {
+    h = (await s.api('POST', '/api/projects/', { name: 'actions compat hogql' })).body.id;
+    await s.server.services.ingestor.import(h, {
+      events: [
+        { event: 'custom event', distinct_id: 'test', timestamp: '2021-12-04T19:20:00Z', properties: {} },
+        { event: 'another event', distinct_id: 'test', timestamp: '2021-12-04T19:20:00Z', properties: {} },
+        { event: 'blue event', distinct_id: 'test', timestamp: '2021-12-04T19:21:00Z', properties: {} },
+        { event: 'green event', distinct_id: 'test', timestamp: '2021-12-04T19:22:00Z', properties: {} },
+      ],
+    });
+    await s.server.services.ingestor.flush();
+  });
+  const threeWays = async (id: number) => {
+    const events = await s.api('GET', `/api/projects/${h}/events/?action_id=${id}`);
+    const trend = await s.api('GET', `/api/projects/${h}/insights/trend/?actions=${encodeURIComponent(JSON.stringify([{ type: 'actions', id }]))}&date_from=2021-12-01&date_to=2021-12-10`);
+    expect([events.status, trend.status, trend.body?.detail]).toEqual([200, 200, undefined]);
+    return [await count(id, h), events.body.results.length, trend.body.result[0].count];
+  };
+
+  it("test_hogql_filter: `'a%sd' != 'sdf'` (a % in a string constant stays a character) on a custom event step", async () => {
+    const id = await action([{ event: 'custom event', properties: [{ key: "'a%sd' != 'sdf'", type: 'hogql' }] }], h);
+    expect(await threeWays(id)).toEqual([1, 1, 1]);
+  });
+
+  it("test_hogql_filter_no_event: an event-less step with `event like 'blue %'`", async () => {
+    const id = await action([{ event: null, properties: [{ key: "event like 'blue %'", type: 'hogql' }] }], h);
+    expect(await threeWays(id)).toEqual([1, 1, 1]);
+  });
+});
+
+describe('selectors of $autocapture steps (test_action.py _get_events_for_action: test_with_class, test_attributes, nth-child, #id)', () => {
+  let e: number;
+  const el = (tag_name: string, extra: Record<string, unknown> = {}) => ({ tag_name, ...extra });
+  beforeAll(async () => {
+    e = (await s.api('POST', '/api/projects/', { name: 'actions compat selectors' })).body.id;
+    const click = (n: number, elements: unknown[]) => ({ event: '$autocapture', distinct_id: 'whatever', timestamp: `2024-04-01T10:0${n}:00Z`, properties: { $elements: elements } });
+    await s.server.services.ingestor.import(e, {
+      events: [
+        // test_with_class: a span inside a.active.nav-link, and a lone span
+        click(0, [el('span'), el('a', { attr__class: ['active', 'nav-link'] })]),
+        click(1, [el('span')]),
+        // nth-child: the second and the first button of a div
+        click(2, [el('button', { nth_child: 2, nth_of_type: 2 }), el('div', { nth_child: 1, nth_of_type: 1 })]),
+        click(3, [el('button', { nth_child: 1, nth_of_type: 1 }), el('div', { nth_child: 1, nth_of_type: 1 })]),
+        // an id, and data attributes
+        click(4, [el('div', { attr__id: 'someID' })]),
+        click(5, [el('button', { 'attr__data-id': '123' })]),
+        click(6, [el('button', { 'attr__data-id': '1234' })]),
+        // a link two levels under a section (for a descendant and a `> * >` selector)
+        click(7, [el('a', { attr__href: '/x' }), el('li'), el('section')]),
+        // test_with_class_with_escaped_symbols: a class with a backslash, a colon and an @
+        click(8, [el('span'), el('a', { attr__class: ['na\\v-link:b@ld'] })]),
+      ],
+    });
+    await s.server.services.ingestor.flush();
+  });
+
+  it.each<[string, Record<string, unknown>, number]>([
+    ['test_with_class: classes in any order, with tag_name', { selector: 'a.nav-link.active', tag_name: 'a' }, 1],
+    ['a class alone', { selector: '.nav-link' }, 1],
+    ['a class no element has', { selector: 'a.nav-link.inactive' }, 0],
+    ['nth-child with a direct-descendant step', { selector: 'div > button:nth-child(2)' }, 1],
+    // build_selector_regex's `.*?` before the attributes crosses elements: the first button's div parent is nth-child 1
+    ['nth-child(1): PostHog’s pattern also matches a button whose parent is the first child', { selector: 'button:nth-child(1)' }, 2],
+    ['a descendant selector', { selector: 'div button' }, 2],
+    ['#id', { selector: '#someID' }, 1],
+    ['#id with a tag', { selector: 'div#someID' }, 1],
+    ['#id no element has', { selector: '#otherID' }, 0],
+    ['test_attributes: [data-id="123"] is the whole value, not a prefix', { selector: '[data-id="123"]' }, 1],
+    ["[data-id='1234']", { selector: "button[data-id='1234']" }, 1],
+    ['a descendant selector whose parts are adjacent', { selector: 'li a' }, 1],
+    ['two direct-descendant steps', { selector: 'section > li > a' }, 1],
+    ['a direct child that is not one', { selector: 'section > a' }, 0],
+    ['test_with_class_with_escaped_symbols: a class with \\, : and @ matches as written', { selector: 'a.na\\v-link:b@ld', tag_name: 'a' }, 1],
+  ])('%s', async (_n, step, n) => {
+    expect(await count(await action([{ event: '$autocapture', ...step }], e), e)).toBe(n);
+  });
+});
