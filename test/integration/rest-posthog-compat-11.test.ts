@@ -112,6 +112,26 @@ describe('HogQLQuery through /query/ (test_query.py)', () => {
     });
     expect(r.body.results).toEqual([['sign out', '4', 'test_val3']]);
   });
+
+  it('test_hogql_query_filters_empty_true: {filters} without filters is true: every row', async () => {
+    const r = await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: 'select event from events where {filters} order by timestamp' } });
+    expect([r.status, r.body.results.length]).toEqual([200, 4]);
+    expect(r.body.hogql).toMatch(/WHERE true\b/);
+  });
+
+  // HogQLQueryExecutor: `filters` among the values while the query has its own filters is refused, nothing runs
+  it("test_hogql_query_filters_double_error: a 'filters' value next to the query's filters is a 400", async () => {
+    const r = await s.api('POST', Q, {
+      query: {
+        kind: 'HogQLQuery',
+        query: 'select event from events where {filters}',
+        filters: { properties: [{ key: 'key', value: 'test_val3', operator: 'exact', type: 'event' }] },
+        values: { filters: 'something' },
+      },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ type: 'validation_error', detail: "Query contains 'filters' placeholder, yet filters are also provided as a standalone query parameter." });
+  });
 });
 
 describe('the envelope (test_query.py)', () => {

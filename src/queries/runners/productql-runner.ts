@@ -43,6 +43,11 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
   schema: hogqlQueryRunnerSchema,
   async run(node, ctx) {
     if (node.connectionId) throw validationError('Direct connections to external sources (connectionId) are not supported by this server', 'connectionId');
+    // PostHog's HogQLQueryExecutor: {filters} has one source; a `filters` value next to the query's filters is refused
+    // (test_query.py test_hogql_query_filters_double_error)
+    if (node.filters != null && node.values != null && Object.prototype.hasOwnProperty.call(node.values, 'filters')) {
+      throw productqlError("Query contains 'filters' placeholder, yet filters are also provided as a standalone query parameter.");
+    }
     const filtered = FILTERS_PLACEHOLDER.test(node.query) ? await ctx.timings.measure('filters', () => withFilters(node.query, node.filters, ctx)) : node.query;
     // matchesAction(x), in the text or in a hogql filter of {filters}: the saved action's condition (src/actions/productql-actions.ts)
     const query = MAY_MATCH_ACTION.test(node.query) || typeof filtered !== 'string' ? await withActions(filtered, ctx.project.id, ctx.actions) : filtered;
