@@ -524,3 +524,168 @@ describe('retention, lifecycle and stickiness', () => {
     ]);
   });
 });
+
+// ------------------------------------------------------------------------------------------------ more PostHog cases
+
+describe('more group cases from PostHog’s insight suites', () => {
+  it('test_filtering_by_multiple_groups: filters on two group types are ANDed', async () => {
+    const p = await project(
+      [
+        { index: 0, key: 'org:5', properties: { industry: 'finance' } },
+        { index: 0, key: 'org:6', properties: { industry: 'technology' } },
+        { index: 1, key: 'company:1', properties: { name: 'company1' } },
+        { index: 1, key: 'company:2', properties: { name: 'company2' } },
+      ],
+      [{ distinct_ids: ['person1'], properties: { key: 'value' } }],
+      [
+        ev('sign up', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:5', $group_1: 'company:1' }),
+        ev('sign up', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:6', $group_1: 'company:1' }),
+        ev('sign up', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:6', $group_1: 'company:2' }),
+        ev('sign up', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:6' }),
+      ],
+    );
+    const r = await db.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        series: [signUp],
+        dateRange: { date_from: '2020-01-01T00:00:00Z', date_to: '2020-01-12' },
+        properties: [
+          { key: 'industry', value: 'finance', type: 'group', group_type_index: 0 },
+          { key: 'name', value: 'company1', type: 'group', group_type_index: 1 },
+        ],
+      },
+      p,
+    );
+    expect(r.results).toHaveLength(1);
+    expect(r.results[0].count).toBe(1);
+    expect(r.results[0].data).toEqual([0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it('test_breakdown_by_group_props_with_person_filter: a group breakdown under a person filter', async () => {
+    const p = await project(TRENDS_GROUPS, [{ distinct_ids: ['person1'], properties: { key: 'value' } }, { distinct_ids: ['person2'], properties: {} }], [
+      ev('sign up', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:5' }),
+      ev('sign up', 'person2', '2020-01-02T12:00:00Z', { $group_0: 'org:6' }),
+    ]);
+    const r = await db.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        series: [signUp],
+        dateRange: TRENDS_RANGE,
+        breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 },
+        properties: [{ key: 'key', value: 'value', type: 'person' }],
+      },
+      p,
+    );
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([['finance', 1]]);
+  });
+
+  describe('funnels aggregated by organization (test_funnel_group_aggregation_with_groups_global_filtering, …_breakdown_group)', () => {
+    let global: number;
+    let breakdown: number;
+    beforeAll(async () => {
+      global = await project(FUNNEL_GROUPS, ['user_1', 'user_2', 'user_3', 'user_4'].map((d) => ({ distinct_ids: [d] })), [
+        ev('user signed up', 'user_1', '2020-01-02T14:00:00Z', { $group_0: 'org:5' }),
+        ev('paid', 'user_2', '2020-01-03T14:00:00Z', { $group_0: 'org:5' }),
+        ev('user signed up', 'user_3', '2020-01-02T14:00:00Z', { $group_0: 'org:6' }),
+        ev('paid', 'user_4', '2020-01-03T14:00:00Z', { $group_0: 'org:6' }),
+      ]);
+      const g5 = { $group_0: 'org:5', $browser: 'Chrome' };
+      const g6 = { $group_0: 'org:6', $browser: 'Safari' };
+      breakdown = await project(FUNNEL_GROUPS, ['person1', 'person2', 'person3'].map((d) => ({ distinct_ids: [d] })), [
+        ev('sign up', 'person1', '2020-01-01T12:00:00Z', g5),
+        ev('play movie', 'person1', '2020-01-01T13:00:00Z', g5),
+        ev('buy', 'person1', '2020-01-01T15:00:00Z', g5),
+        ev('sign up', 'person2', '2020-01-02T14:00:00Z', g6),
+        ev('play movie', 'person2', '2020-01-02T16:00:00Z', g6),
+        ev('buy', 'person3', '2020-01-02T18:00:00Z', g6),
+      ]);
+    });
+
+    it('a global group property filter keeps the finance organization only', async () => {
+      const r = await db.run(
+        funnelsRunner,
+        {
+          kind: 'FunnelsQuery',
+          series: [
+            { kind: 'EventsNode', event: 'user signed up' },
+            { kind: 'EventsNode', event: 'paid' },
+          ],
+          dateRange: FUNNEL_RANGE,
+          aggregation_group_type_index: 0,
+          properties: [{ key: 'industry', value: 'finance', type: 'group', group_type_index: 0 }],
+        },
+        global,
+      );
+      expect(r.results.map((x: any) => x.count)).toEqual([1, 1]);
+    });
+
+    it('test_funnel_aggregate_by_groups_breakdown_group: org:6 converts through two of its persons', async () => {
+      const node = (aggregation?: number) => ({
+        kind: 'FunnelsQuery',
+        series: ['sign up', 'play movie', 'buy'].map((event) => ({ kind: 'EventsNode', event })),
+        dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
+        funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+        breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 },
+        ...(aggregation === undefined ? {} : { aggregation_group_type_index: aggregation }),
+      });
+      const r = await db.run(funnelsRunner, node(0), breakdown);
+      expect(r.results.map((s: any[]) => s.map((x) => [x.breakdown_value, x.count]))).toEqual([
+        [
+          ['finance', 1],
+          ['finance', 1],
+          ['finance', 1],
+        ],
+        [
+          ['technology', 1],
+          ['technology', 1],
+          ['technology', 1],
+        ],
+      ]);
+      // by person, technology's buyer never signed up
+      const persons = await db.run(funnelsRunner, node(), breakdown);
+      expect(persons.results.map((s: any[]) => s.map((x) => x.count))).toEqual([
+        [1, 1, 1],
+        [1, 1, 0],
+      ]);
+    });
+  });
+
+  it('stickiness test_aggregate_by_groups: weeks active per organization (_create_multiple_people by week)', async () => {
+    const base = Date.parse('2020-01-01T12:00:00Z');
+    const at = (weeks: number) => new Date(base + weeks * 7 * 86_400_000).toISOString();
+    const props = (i: number) => ({ $group_0: `org:${Math.floor(i / 2)}`, $group_1: 'project:1' });
+    const p = await project(
+      [
+        { index: 0, key: 'org:0', properties: { industry: 'technology' } },
+        { index: 0, key: 'org:1', properties: { industry: 'agriculture' } },
+        { index: 0, key: 'org:2', properties: { industry: 'technology' } },
+      ],
+      [{ distinct_ids: ['person1'] }, { distinct_ids: ['person2'] }, { distinct_ids: ['person3a', 'person3b'] }, { distinct_ids: ['person4'] }],
+      [
+        ev('watched movie', 'person1', at(0), props(0)),
+        ev('watched movie', 'person2', at(0), props(1)),
+        ev('watched movie', 'person2', at(1), props(1)),
+        ev('watched movie', 'person2', at(1), props(1)),
+        ev('watched movie', 'person3a', at(0), props(2)),
+        ev('watched movie', 'person3b', at(1), props(2)),
+        ev('watched movie', 'person3a', at(2), props(2)),
+        ev('watched movie', 'person4', at(4), props(3)),
+      ],
+    );
+    const r = await db.run(
+      stickinessRunner,
+      {
+        kind: 'StickinessQuery',
+        series: [{ kind: 'EventsNode', event: 'watched movie', math: 'unique_group', math_group_type_index: 0 }],
+        dateRange: { date_from: '2020-01-01', date_to: '2020-02-15' },
+        interval: 'week',
+      },
+      p,
+    );
+    // org:0 (person1, person2) is active 2 weeks, org:1 (person3, person4) 4 weeks
+    expect(r.results[0].count).toBe(2);
+    expect(r.results[0].data).toEqual([0, 1, 0, 1, 0, 0, 0]);
+  });
+});
