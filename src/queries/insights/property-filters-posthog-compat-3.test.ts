@@ -25,6 +25,8 @@ import { createInsightTestDb, type InsightTestDb } from './testing';
 import { trendsRunner } from '../runners/trends-runner';
 import { funnelsRunner } from '../runners/funnels-runner';
 import { stickinessRunner } from '../runners/stickiness-runner';
+import { lifecycleRunner } from '../runners/lifecycle-runner';
+import { retentionRunner } from '../runners/retention-runner';
 
 let db: InsightTestDb;
 const P = 1;
@@ -311,6 +313,29 @@ describe('property groups in the other insights', () => {
     // p1 (Safari 10:00, then Mac 11:00) and p2 (Safari 12:00, then Mac 13:00)
     expect(await counts({})).toEqual([2, 2]);
     expect(await counts({ properties: GROUP })).toEqual([1, 1]);
+  });
+
+  it('lifecycle: the group picks p2 and p3, active on 2020-01-02 and dormant the day after', async () => {
+    const r = await db.run(lifecycleRunner, { kind: 'LifecycleQuery', dateRange: RANGE, series: [{ kind: 'EventsNode', event: 'sign up' }], properties: GROUP }, P);
+    const byStatus: Record<string, number[]> = Object.fromEntries(r.results.map((x: { status: string; data: number[] }) => [x.status, x.data]));
+    // (new or resurrecting by the persons' created_at, which the import sets)
+    expect(byStatus.new.map((n, i) => n + byStatus.resurrecting[i] + byStatus.returning[i])).toEqual([0, 2, 0]);
+    expect(byStatus.dormant).toEqual([0, 0, -2]);
+  });
+
+  it('retention: the group and the test-account filters pick who is counted', async () => {
+    const node = {
+      kind: 'RetentionQuery',
+      dateRange: { date_from: '2020-01-02', date_to: '2020-01-04' },
+      retentionFilter: { period: 'Day', totalIntervals: 3, targetEntity: { id: 'sign up', type: 'events' }, returningEntity: { id: 'sign up', type: 'events' } },
+    };
+    const first = async (q: Record<string, unknown>, project: Record<string, unknown> = {}) =>
+      (await db.run(retentionRunner, { ...node, ...q }, P, project)).results[0].values[0].count;
+    expect(await first({})).toBe(4);
+    expect(await first({ properties: GROUP })).toBe(2);
+    const project = { test_account_filters: [{ key: 'email', type: 'person', operator: 'not_icontains', value: '@gmail.com' }] };
+    // p1 (posthog.com) and p4 (no email) stay
+    expect(await first({ filterTestAccounts: true }, project)).toBe(2);
   });
 
   it('stickiness: p2 and p3 each on one day', async () => {
