@@ -130,6 +130,11 @@ describe('relative dates in is_date_before / is_date_after, under a frozen clock
     ['-1y before (2021-05-01)', ev('d', 'is_date_before', '-1y'), [4]],
     ['-1y after', ev('d', 'is_date_after', '-1y'), [0, 1, 2, 3]],
     ['events without the property match neither', ev('d', 'is_date_after', '-10y'), [0, 1, 2, 3, 4]],
+    ['dStart (today, 00:00) after', ev('d', 'is_date_after', 'dStart'), [2]],
+    ['-1dStart (2022-04-30 00:00) after: midnight itself is not after', ev('d', 'is_date_after', '-1dStart'), [1, 2]],
+    ['-1mStart (2022-04-01 00:00) before', ev('d', 'is_date_before', '-1mStart'), [3, 4]],
+    ['-1dEnd (2022-04-30 23:59:59) after', ev('d', 'is_date_after', '-1dEnd'), [2]],
+    ['a relative value with is_date_exact: -1dStart is 2022-04-30 00:00', ev('d', 'is_date_exact', '-1dStart'), [0]],
     // test_property_to_expr_person with a date operator: the person's property, parsed the same way
     ['a person property after -30d (2022-04-01 12:00)', { type: 'person', key: 'signed_up', operator: 'is_date_after', value: '-30d' }, [0, 1]],
     ['a person property (day first) before -30d', { type: 'person', key: 'signed_up', operator: 'is_date_before', value: '-30d' }, [2, 3]],
