@@ -1760,7 +1760,8 @@ export class Compiler {
     if (chain[0] === 'variables' && chain.length === 2) {
       const vars = this.opts.variables ?? {};
       if (!Object.prototype.hasOwnProperty.call(vars, chain[1])) {
-        throw productqlError(`Missing value for variable "${chain[1]}"`, node, 'productql_missing_variable');
+        // PostHog's text (posthog/hogql/variables.py replace_variables)
+        throw productqlError(`Variable ${chain[1]} is missing from query`, node, 'productql_missing_variable');
       }
       return vars[chain[1]];
     }

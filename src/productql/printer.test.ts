@@ -133,7 +133,7 @@ describe('errors', () => {
     ['select toStartOfDay() from events', 'hogql_query_error', 7, 21, /Function 'toStartOfDay' expects at least 1 argument, found 0/],
     ['select person.nope from events', 'hogql_query_error', 7, 18, /Unknown field "nope" on persons/],
     ['select event from events where', 'hogql_syntax_error', 30, 30, /^no viable alternative at input 'select event from events where'$/],
-    ['select {variables.plan}', 'productql_missing_variable', 7, 23, /variable "plan"/],
+    ['select {variables.plan}', 'productql_missing_variable', 7, 23, /^Variable plan is missing from query$/],
     ['select properties from events e join persons p on 1 = 1', 'hogql_query_error', 7, 17, /^Ambiguous query. Found multiple sources for field: properties/],
     ['select row_number() from events', 'hogql_query_error', 7, 19, /needs an OVER clause/],
   ])('%s', async (text, code, start, end, message) => {
