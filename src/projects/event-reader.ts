@@ -56,7 +56,8 @@ const listParams = z
     event: z.string().max(1000).optional(),
     distinct_id: z.string().max(400).optional(),
     person_id: z.string().max(100).optional(),
-    action_id: z.coerce.number().int().min(0).optional(),
+    // PostHog's query_events_list filters by an action only `if action_id:` (an empty `action_id=` is no filter)
+    action_id: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).optional()),
     before: z.string().max(100).optional(),
     after: z.string().max(100).optional(),
     limit: z.coerce.number().int().min(1).optional(),
@@ -117,6 +118,9 @@ export class EventReader {
   ): Promise<{ results: EventView[]; next: { param: 'before' | 'after'; value: string } | null }> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'query:read' });
     const p = parseInput(listParams, query);
+    // PostHog's determine_event_conditions adds `event = %(event)s` for any text, so `event=` (empty) matches no event
+    // (an EventsQuery's empty `event` is no filter)
+    if (p.event === '') return { results: [], next: null };
     // a JSON page is at most MAX_EVENTS_LIMIT events; a CSV export defaults to CSV_EXPORT_DEFAULT_LIMIT (PostHog's list)
     const limit = opts.csv ? Math.min(p.limit ?? CSV_EXPORT_DEFAULT_LIMIT, MAX_LIMIT) : (p.limit ?? DEFAULT_EVENTS_LIMIT);
     if (!opts.csv && limit > MAX_EVENTS_LIMIT) throw validationError(`Ensure this value is less than or equal to ${MAX_EVENTS_LIMIT}.`, 'limit', 'max_value');

@@ -322,6 +322,13 @@ describe('posthog/api/test/test_event.py: filters', () => {
     expect(await list(`event=another%20event&distinct_id=2`)).toEqual([]);
   });
 
+  it('empty parameters as query_events_list reads them: event= and distinct_id= compare with "" (no events), action_id= is no filter (`if action_id:`)', async () => {
+    expect(await get(`/api/projects/${p}/events/?event=`)).toEqual({ next: null, results: [] });
+    expect(await get(`/api/projects/${p}/events/?distinct_id=`)).toEqual({ next: null, results: [] });
+    expect(await list('action_id=')).toHaveLength(6);
+    expect((await list('action_id=&event=event_name')).map((e) => e.event)).toEqual(['event_name', 'event_name']);
+  });
+
   it('the values of the distinct_id column (is_column=true), and value search over them', async () => {
     freeze('2024-02-03T00:00:00Z');
     const r = await get(`/api/projects/${p}/events/values/?key=distinct_id&is_column=true`);
