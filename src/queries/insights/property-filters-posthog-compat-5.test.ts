@@ -149,6 +149,15 @@ describe('a regex ClickHouse cannot compile (CANNOT_COMPILE_REGEXP is user-safe 
     const r = await s.api('POST', `/api/projects/${p}/query/`, { query: { kind: 'EventsQuery', select: ['event'], properties: [{ type: 'event', key: '$pathname', operator, value: '/project/(' }] } });
     expect([r.status, r.body.type]).toEqual([400, 'validation_error']);
   });
+
+  it.each<[string, string]>([
+    ['a lookahead (not RE2)', '/project(?=/)'],
+    ['a backreference (not RE2)', '(a)\\1'],
+    ['test_invalid_regex (test_filter.py): "?*"', '?*'],
+  ])('%s is a 400 too', async (_n, value) => {
+    const r = await s.api('POST', `/api/projects/${p}/query/`, { query: { kind: 'EventsQuery', select: ['event'], properties: [{ type: 'person', key: 'email', operator: 'regex', value }] } });
+    expect([r.status, r.body.type]).toEqual([400, 'validation_error']);
+  });
 });
 
 /**
