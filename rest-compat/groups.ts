@@ -28,5 +28,7 @@ export function registerGroupRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'GET', '/projects/:projectId/groups/find', (r) => s.groups.find(r.principal, projectIdParam(r.params), r.query));
   apiRoute(app, s, 'GET', '/projects/:projectId/groups/property_definitions', (r) => s.groups.propertyDefinitions(r.principal, projectIdParam(r.params)));
   apiRoute(app, s, 'GET', '/projects/:projectId/groups/related', (r) => s.relatedActors.related(r.principal, projectIdParam(r.params), r.query));
+  apiRoute(app, s, 'POST', '/projects/:projectId/groups/update_property', (r) => s.groups.updateProperty(r.principal, projectIdParam(r.params), r.query, r.body));
+  apiRoute(app, s, 'POST', '/projects/:projectId/groups/delete_property', (r) => s.groups.deleteProperty(r.principal, projectIdParam(r.params), r.query, r.body));
   apiRoute(app, s, 'GET', '/projects/:projectId/groups/property_values', (r) => s.groups.propertyValues(r.principal, projectIdParam(r.params), r.query));
 }

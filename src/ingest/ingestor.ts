@@ -13,7 +13,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { EventEngine, EventInsert, GroupTypeRow, WriteBatch } from '../engines/engine';
+import type { EventEngine, EventInsert, GroupRow, GroupTypeRow, WriteBatch } from '../engines/engine';
 import { validationError } from '../errors';
 import { DuckDbEngine, type DuckDbWriteBatch, type EngineLogger, type EventSlice } from '../engines/duckdb/duckdb-engine';
 import { CaptureError, normalizeEvent, parseTimestamp, slimProperties, type ParsedEvent } from './capture-payload';
@@ -529,9 +529,10 @@ export class Ingestor {
 
   /**
    * Imports persons then events (historical: timestamps kept as given, no skew correction) directly into DuckDB in
-   * one transaction. Rows that fail validation are reported with their index; the others land.
+   * one transaction. Rows that fail validation are reported with their index; the others land. With `anonymizeIps`
+   * (the project's `anonymize_ips`), events are stored without `$ip`, as captured ones are.
    */
-  async import(projectId: number, input: { persons?: unknown[]; events?: unknown[] }): Promise<ImportResult> {
+  async import(projectId: number, input: { persons?: unknown[]; events?: unknown[] }, opts: { anonymizeIps?: boolean } = {}): Promise<ImportResult> {
     // Validation is pure and runs before taking the write lock, so it overlaps with the previous chunk's commit.
     const errors: ImportError[] = [];
     const now = Date.now();
@@ -545,7 +546,7 @@ export class Ingestor {
     const eventErrors: ImportError[] = [];
     (input.events ?? []).forEach((raw, index) => {
       try {
-        parsed.push(normalizeEvent(raw, { now, historical: true }));
+        parsed.push(normalizeEvent(raw, { now, historical: true, anonymizeIps: opts.anonymizeIps === true }));
       } catch (e) {
         if (e instanceof CaptureError) eventErrors.push({ index, kind: 'event', message: e.message });
         else throw e;
@@ -699,6 +700,31 @@ export class Ingestor {
       if (!updated.size) return;
       await this.engine.writeBatch({ events: [], groupTypes: [...updated.values()].map((t) => ({ project_id: projectId, ...t })) });
       this.groups.invalidate(projectId);
+    });
+  }
+
+  /**
+   * Replaces the properties of one stored group with `update(properties)` (PostHog's group `update_property` /
+   * `delete_property`, which save the group directly rather than through an event): the new version is written at
+   * once, serialized with the flusher so the in-memory groups stay the stored ones. Null when there is no such group.
+   */
+  updateGroupProperties(
+    projectId: number,
+    groupTypeIndex: number,
+    groupKey: string,
+    update: (properties: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<GroupRow | null> {
+    return this.lock.run(async () => {
+      await this.groups.ensureLoaded(projectId);
+      const g = this.groups.get(projectId).group(groupTypeIndex, groupKey);
+      if (!g) return null;
+      const next: GroupRow = { ...g, properties: update({ ...g.properties }), version: g.version + 1 };
+      try {
+        await this.engine.writeBatch({ events: [], groups: [{ project_id: projectId, ...next }] });
+      } finally {
+        this.groups.invalidate(projectId);
+      }
+      return next;
     });
   }
 

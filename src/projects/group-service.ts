@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import type { Scope } from '../auth/scopes';
 import type { EventEngine, GroupRow, GroupTypeRow } from '../engines/engine';
-import { notFound, validationError } from '../errors';
+import { notFound, UserError, validationError } from '../errors';
 import type { Ingestor } from '../ingest/ingestor';
 import { MAX_GROUP_TEXT, MAX_GROUP_TYPES } from '../ingest/groups';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination';
@@ -49,6 +49,12 @@ const groupView = (g: GroupRow): GroupView => ({
 });
 
 const MISSING_INDEX = 'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.';
+
+/** `group_key` from a query string: required. */
+function groupKeyParam(v: unknown): string {
+  if (typeof v !== 'string' || v === '') throw validationError('You must pass ?group_key= in this URL.', 'group_key', 'required');
+  return v;
+}
 
 /** `group_type_index` from a query string or body: an integer 0–4 (PostHog's GroupTypeIndex). */
 function groupTypeIndex(v: unknown): number {
@@ -150,9 +156,49 @@ export class GroupService {
   async find(principal: Principal, projectId: number, query: Record<string, unknown>): Promise<GroupView> {
     await this.projects.projectFor(principal, projectId, { scope: GROUP_READ });
     const index = groupTypeIndex(query.group_type_index);
-    const key = query.group_key;
-    if (typeof key !== 'string' || key === '') throw validationError('You must pass ?group_key= in this URL.', 'group_key', 'required');
-    const g = await this.engine.getGroup(projectId, index, key);
+    const g = await this.engine.getGroup(projectId, index, groupKeyParam(query.group_key));
+    if (!g) throw notFound();
+    return groupView(g);
+  }
+
+  /**
+   * `POST groups/update_property?group_type_index=N&group_key=K` with `{key, value}` (PostHog's GroupsViewSet
+   * update_property, scope `group:write`): sets one property of the group, saved directly as PostHog saves it; answers
+   * the group. An unknown group is a 404; then a missing or null `value`, then `key`, is PostHog's hand-written 400
+   * (`"code": "This field is required.", "detail": "required"`, as persons' update_property).
+   */
+  async updateProperty(principal: Principal, projectId: number, query: Record<string, unknown>, body: unknown): Promise<GroupView> {
+    return this.changeProperties(principal, projectId, query, body, ['value', 'key'], (b, props) => ({ ...props, [String(b.key)]: b.value }));
+  }
+
+  /**
+   * `POST groups/delete_property?group_type_index=N&group_key=K` with `{"$unset": key}` (PostHog's GroupsViewSet
+   * delete_property, scope `group:write`): removes one property of the group (a key it lacks changes nothing);
+   * answers the group.
+   */
+  async deleteProperty(principal: Principal, projectId: number, query: Record<string, unknown>, body: unknown): Promise<GroupView> {
+    return this.changeProperties(principal, projectId, query, body, ['$unset'], (b, props) => {
+      delete props[String(b.$unset)];
+      return props;
+    });
+  }
+
+  private async changeProperties(
+    principal: Principal,
+    projectId: number,
+    query: Record<string, unknown>,
+    input: unknown,
+    required: string[],
+    change: (body: Record<string, unknown>, properties: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<GroupView> {
+    await this.projects.projectFor(principal, projectId, { scope: GROUP_WRITE });
+    const index = groupTypeIndex(query.group_type_index);
+    const key = groupKeyParam(query.group_key);
+    if (!(await this.engine.getGroup(projectId, index, key))) throw notFound();
+    const body = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+    for (const attr of required)
+      if (body[attr] === undefined || body[attr] === null) throw new UserError(400, 'validation_error', 'This field is required.', 'required', { attr });
+    const g = await this.ingestor.updateGroupProperties(projectId, index, key, (props) => change(body, props));
     if (!g) throw notFound();
     return groupView(g);
   }

@@ -289,6 +289,68 @@ export function describeGroupsCompat(engine: string, server: () => TestServer): 
       });
     });
 
+    describe('test_retrieve_group, update_property and delete_property', () => {
+      let g: number;
+      const at = (path: string) => `/api/projects/${g}/groups/${path}`;
+      beforeAll(async () => {
+        g = (await s.api('POST', '/api/projects/', { name: 'group properties' })).body.id;
+        await s.server.services.ingestor.import(g, {
+          events: [
+            identify('organization', 'key', { industry: 'finance', name: 'Mr. Krabs' }, '2021-05-02T00:00:00Z'),
+            identify('playlist', 'foo//bar', {}, '2021-05-02T00:00:00Z'),
+          ],
+        });
+        await s.server.services.ingestor.flush();
+      });
+
+      it('test_retrieve_group: by type and key, a key with slashes too', async () => {
+        expect((await s.api('GET', at('find?group_type_index=1&group_key=key'))).status).toBe(404);
+        const ok = await s.api('GET', at('find?group_type_index=0&group_key=key'));
+        expect(ok.body).toEqual({ created_at: '2021-05-02T00:00:00Z', group_key: 'key', group_properties: { industry: 'finance', name: 'Mr. Krabs' }, group_type_index: 0 });
+        const slashes = await s.api('GET', at('find?group_type_index=1&group_key=foo//bar'));
+        expect([slashes.status, slashes.body]).toEqual([200, { created_at: '2021-05-02T00:00:00Z', group_key: 'foo//bar', group_properties: {}, group_type_index: 1 }]);
+      });
+
+      it('update_property sets one property (added or changed) and answers the group', async () => {
+        const added = await s.api('POST', at('update_property?group_type_index=0&group_key=key'), { key: 'seats', value: 10 });
+        expect(added.status).toBe(200);
+        expect(added.body).toEqual({ created_at: '2021-05-02T00:00:00Z', group_key: 'key', group_properties: { industry: 'finance', name: 'Mr. Krabs', seats: 10 }, group_type_index: 0 });
+        await s.api('POST', at('update_property?group_type_index=0&group_key=key'), { key: 'industry', value: 'technology' });
+        expect((await s.api('GET', at('find?group_type_index=0&group_key=key'))).body.group_properties).toEqual({ industry: 'technology', name: 'Mr. Krabs', seats: 10 });
+        // insights read the new value
+        const q = await s.api('POST', `/api/projects/${g}/query/`, { query: { kind: 'HogQLQuery', query: "select properties.industry from groups where key = 'key'" } });
+        expect(q.body.results).toEqual([['technology']]);
+        // a later $groupidentify still merges over it
+        await s.server.services.ingestor.import(g, { events: [identify('organization', 'key', { plan: 'pro' }, '2021-05-03T00:00:00Z')] });
+        await s.server.services.ingestor.flush();
+        expect((await s.api('GET', at('find?group_type_index=0&group_key=key'))).body.group_properties).toEqual({ industry: 'technology', name: 'Mr. Krabs', seats: 10, plan: 'pro' });
+      });
+
+      it('delete_property removes one property and answers the group', async () => {
+        const r = await s.api('POST', at('delete_property?group_type_index=0&group_key=key'), { $unset: 'seats' });
+        expect(r.status).toBe(200);
+        expect(r.body.group_properties).toEqual({ industry: 'technology', name: 'Mr. Krabs', plan: 'pro' });
+        expect((await s.api('GET', at('find?group_type_index=0&group_key=key'))).body.group_properties).toEqual({ industry: 'technology', name: 'Mr. Krabs', plan: 'pro' });
+      });
+
+      it('an unknown group is a 404; a missing field is PostHog’s hand-written 400; group:write is required', async () => {
+        expect((await s.api('POST', at('update_property?group_type_index=0&group_key=nope'), { key: 'a', value: 1 })).body).toEqual(NOT_FOUND);
+        expect((await s.api('POST', at('delete_property?group_type_index=1&group_key=key'), { $unset: 'a' })).status).toBe(404);
+        const noValue = await s.api('POST', at('update_property?group_type_index=0&group_key=key'), { key: 'a' });
+        expect([noValue.status, noValue.body]).toEqual([400, { type: 'validation_error', code: 'This field is required.', detail: 'required', attr: 'value' }]);
+        const noKey = await s.api('POST', at('update_property?group_type_index=0&group_key=key'), { value: 1 });
+        expect([noKey.status, noKey.body.attr]).toEqual([400, 'key']);
+        const noUnset = await s.api('POST', at('delete_property?group_type_index=0&group_key=key'), {});
+        expect([noUnset.status, noUnset.body.attr]).toEqual([400, '$unset']);
+        const noIndex = await s.api('POST', at('update_property?group_key=key'), { key: 'a', value: 1 });
+        expect([noIndex.status, noIndex.body.attr]).toEqual([400, 'group_type_index']);
+        const reader = (await s.api('POST', '/api/personal_api_keys/', { label: 'groups read', scopes: ['group:read'] })).body.value as string;
+        const denied = await s.api('POST', at('update_property?group_type_index=0&group_key=key'), { key: 'a', value: 1 }, reader);
+        expect([denied.status, denied.body.detail]).toEqual([403, "API key missing required scope 'group:write'"]);
+        expect((await s.api('GET', at('find?group_type_index=0&group_key=key'))).body.group_properties).toEqual({ industry: 'technology', name: 'Mr. Krabs', plan: 'pro' });
+      });
+    });
+
     it('deleting a group type removes it and its groups; the next new type takes its index', async () => {
       const del = await s.api('DELETE', api('groups_types/1'));
       expect([del.status, del.text]).toEqual([204, '']);

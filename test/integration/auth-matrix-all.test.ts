@@ -277,6 +277,8 @@ const TABLE: Row[] = [
   { method: 'GET', pattern: '/api/projects/:projectId/groups/find', scope: 'group:read', ok: 200, okAlso: [{ status: 400, detail: GROUP_TYPE_INDEX_MISSING }] },
   { method: 'GET', pattern: '/api/projects/:projectId/groups/property_definitions', scope: 'group:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/groups/property_values', scope: 'group:read', ok: 200, okAlso: [{ status: 400, detail: GROUP_TYPE_INDEX_MISSING }] },
+  { method: 'POST', pattern: '/api/projects/:projectId/groups/update_property', scope: 'group:write', ok: 200, okAlso: [{ status: 400, detail: GROUP_TYPE_INDEX_MISSING }], body: () => ({ key: 'k', value: 'v' }) },
+  { method: 'POST', pattern: '/api/projects/:projectId/groups/delete_property', scope: 'group:write', ok: 200, okAlso: [{ status: 400, detail: GROUP_TYPE_INDEX_MISSING }], body: () => ({ $unset: 'k' }) },
   { method: 'GET', pattern: '/api/projects/:projectId/groups/related', scope: 'group:read', ok: 200, okAlso: [{ status: 400, detail: 'You must pass ?id= in this URL.' }] },
   { method: 'GET', pattern: '/api/projects/:projectId/sessions/property_definitions', scope: 'query:read', ok: 200 },
   { method: 'GET', pattern: '/api/projects/:projectId/sessions/values', scope: 'query:read', ok: 200, okAlso: [{ status: 400, detail: 'Key not provided' }] },
