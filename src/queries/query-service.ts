@@ -307,7 +307,13 @@ export class QueryService {
       case 'lazy_async':
       case 'async_except_on_cache_miss':
         if (fresh) return fromCache(entry!);
-        if (entry) return fromCache(entry, startAsync()); // stale: answer now, refresh behind
+        if (entry) {
+          // stale: answer now, refresh behind. PostHog's QueryViewSet.create answers 202 whenever the query_status it
+          // returns is not complete, a stale answer with its refresh running included
+          const started = startAsync();
+          const stale = fromCache(entry, started);
+          return started.complete ? stale : { ...stale, status: 202 };
+        }
         if (opts.refresh === 'async_except_on_cache_miss') break;
         return { status: 202, body: { cache_key: key, query_status: startAsync() } };
       case 'force_async':

@@ -183,6 +183,26 @@ describe('the envelope (test_query.py)', () => {
     await s.server.services.queries.async.wait(r.body.query_status.id);
   });
 
+  // QueryViewSet.create: 202 whenever the answer's query_status is not complete; the async modes' stale answer carries
+  // the status of the refresh it started (QueryRunner.run: cached_response.query_status = …)
+  it('refresh=async on a stale cache entry: 202, the cached results with the running refresh’s query_status; then the fresh answer', async () => {
+    const p = await newProject(s, 'rest-compat-11 async stale');
+    const q = `/api/projects/${p}/query/`;
+    const ing = s.server.services.ingestor;
+    await ing.import(p, { events: [{ event: 'e', distinct_id: 'a', timestamp: '2020-01-10T12:00:00Z' }] });
+    await ing.flush();
+    const body = (id?: string) => ({ query: { kind: 'HogQLQuery', query: 'select count() from events' }, refresh: 'async', ...(id ? { client_query_id: id } : {}) });
+    expect((await s.api('POST', q, { ...body(), refresh: 'blocking' })).body.results).toEqual([[1]]);
+    await ing.import(p, { events: [{ event: 'e', distinct_id: 'b', timestamp: '2020-01-10T12:01:00Z' }] });
+    await ing.flush();
+    const stale = await s.api('POST', q, body('compat11-stale'));
+    expect(stale.status).toBe(202);
+    expect(stale.body).toMatchObject({ results: [[1]], is_cached: true, query_status: { id: 'compat11-stale', complete: false } });
+    await s.server.services.queries.async.wait('compat11-stale');
+    const fresh = await s.api('POST', q, body());
+    expect([fresh.status, fresh.body.results, fresh.body.is_cached, fresh.body.query_status]).toEqual([200, [[2]], true, null]);
+  });
+
   // PostHog's QueryStatus model: every field is dumped (model_dump), task_id included (null without a celery task)
   it('TestQueryRetrieve.test_completed_query: the status carries every QueryStatus field, task_id among them', async () => {
     await s.api('POST', Q, { query: { kind: 'HogQLQuery', query: 'select 8' }, refresh: 'force_async', client_query_id: 'compat11-fields' });
