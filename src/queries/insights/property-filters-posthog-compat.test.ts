@@ -376,6 +376,16 @@ describe('through the runners (test_trends.py, test_filters.py)', () => {
     expect(await run({ type: 'event_metadata', key: 'timestamp', operator: 'is_date_after', value: '2020-01-03 10:30:00' })).toEqual([0, 0, 1, 0]);
   });
 
+  it.each<[string, string]>([
+    ['a syntax error', "properties.$browser = "],
+    ['a field events do not have', 'nonexistent_field = 1'],
+    ['a function ProductQL does not have', "nosuchfunction(properties.$browser) = 'x'"],
+  ])('a hogql filter with %s is a 400', async (_n, key) => {
+    const e = await trends({ properties: [{ type: 'hogql', key }] }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(UserError);
+    expect((e as UserError).status).toBe(400);
+  });
+
   it('a hogql filter with an aggregation is a 400, not an engine error', async () => {
     const e = await trends({ properties: [{ type: 'hogql', key: 'count() > 1' }] }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UserError);
