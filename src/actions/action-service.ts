@@ -7,6 +7,7 @@ import { selectorToExpr } from '../queries/insights/element-filters';
 import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
 import { userBasic, type UserBasic } from '../insights/activity';
+import { drfTime } from '../projects/person-reader';
 import { anyPropertyFilterSchema } from '../queries/insights/schema';
 import { Action } from '../store/entities';
 import type { ActionStep } from '../store/entities/action';
@@ -114,7 +115,7 @@ const actionBody = z.object({
 });
 type ActionBody = z.output<typeof actionBody>;
 
-/** PostHog's ActionSerializer fields. */
+/** PostHog's ActionSerializer fields; datetimes as DRF renders them (UTC `Z`, microseconds when there are any). */
 export interface ActionView {
   id: number;
   name: string | null;
@@ -299,17 +300,17 @@ export class ActionService implements ActionSource {
       post_to_slack: a.post_to_slack,
       slack_message_format: a.slack_message_format,
       steps: a.steps,
-      created_at: a.created_at.toISOString(),
+      created_at: drfTime(a.created_at),
       created_by: a.created_by_id !== null ? (users.get(a.created_by_id) ?? null) : null,
-      updated_at: a.updated_at.toISOString(),
+      updated_at: drfTime(a.updated_at),
       deleted: a.deleted,
       is_calculating: false,
       // the model's default (timezone.now at creation): PostHog no longer recalculates actions
-      last_calculated_at: a.created_at.toISOString(),
+      last_calculated_at: drfTime(a.created_at),
       team_id: a.project_id,
       is_action: true,
       bytecode_error: null,
-      pinned_at: a.pinned_at?.toISOString() ?? null,
+      pinned_at: drfTime(a.pinned_at),
       creation_context: null,
       user_access_level: 'editor',
     };

@@ -476,6 +476,10 @@ describe('posthog/api/test/test_action.py', () => {
     expect(Date.parse(a.pinned_at)).toBe(Date.parse('2024-05-01T10:00:00Z'));
     expect((await s.api('PATCH', `${base()}${a.id}/`, { pinned_at: '' })).body.pinned_at).toBeNull();
     expect((await s.api('PATCH', `${base()}${a.id}/`, { pinned_at: '2024-05-02T10:00:00Z' })).body.pinned_at).not.toBeNull();
+    // DRF's DateTimeField renders UTC with `Z`, microseconds (six digits) only when there are any
+    expect(a.pinned_at).toBe('2024-05-01T10:00:00Z');
+    expect((await s.api('PATCH', `${base()}${a.id}/`, { pinned_at: '2024-05-02T12:00:00.5+02:00' })).body.pinned_at).toBe('2024-05-02T10:00:00.500000Z');
+    for (const k of ['created_at', 'updated_at', 'last_calculated_at']) expect([k, a[k]]).toEqual([k, expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/)]);
     expect((await s.api('PATCH', `${base()}${a.id}/`, { pinned_at: null })).body.pinned_at).toBeNull();
   });
 
