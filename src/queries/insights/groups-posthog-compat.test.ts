@@ -689,3 +689,99 @@ describe('more group cases from PostHog’s insight suites', () => {
     expect(r.results[0].data).toEqual([0, 1, 0, 1, 0, 0, 0]);
   });
 });
+
+/**
+ * test_retention.py `_create_groups_and_events()` with its own dates (`_date(day, month)` = 2020-(6+month)-(10+day)):
+ * weekly retention to 2020-07-20 (its week runs to 25 Jul, where person2 acts for org:6 and company:1).
+ */
+describe('retention by week (test_retention.py test_groups_aggregating, test_groups_filtering)', () => {
+  let p: number;
+  beforeAll(async () => {
+    const d = (day: number, month = 0) => new Date(Date.UTC(2020, 5 + month, 10 + day)).toISOString();
+    const pv = (who: string, at: string, props: Record<string, unknown> = {}) => ev('$pageview', who, at, props);
+    p = await project(
+      [
+        { index: 0, key: 'org:5', properties: { industry: 'finance' } },
+        { index: 0, key: 'org:6', properties: { industry: 'technology' } },
+        { index: 1, key: 'company:1', properties: {} },
+        { index: 1, key: 'company:2', properties: {} },
+      ],
+      [{ distinct_ids: ['person1', 'alias1'] }, { distinct_ids: ['person2'] }, { distinct_ids: ['person3'] }],
+      [
+        pv('person1', d(0), { $group_0: 'org:5', $group_1: 'company:1' }),
+        pv('person2', d(0), { $group_0: 'org:6' }),
+        pv('person3', d(0)),
+        pv('person1', d(1), { $group_0: 'org:5' }),
+        pv('person2', d(1), { $group_0: 'org:6' }),
+        pv('person1', d(7), { $group_0: 'org:5' }),
+        pv('person2', d(7), { $group_0: 'org:6' }),
+        pv('person1', d(14), { $group_0: 'org:5' }),
+        pv('person1', d(-6, 1), { $group_0: 'org:5', $group_1: 'company:1' }),
+        pv('person2', d(-6, 1), { $group_0: 'org:6' }),
+        pv('person2', d(1, 1), { $group_0: 'org:6' }),
+        pv('person1', d(1, 1), { $group_0: 'org:5' }),
+        pv('person2', d(15, 1), { $group_0: 'org:6', $group_1: 'company:1' }),
+      ],
+    );
+  });
+  const weekly = (extra: Record<string, unknown>) => ({
+    kind: 'RetentionQuery',
+    dateRange: { date_to: '2020-07-20T00:00:00' },
+    retentionFilter: { period: 'Week', totalIntervals: 7 },
+    ...extra,
+  });
+  const counts = (r: any) => (r.results as any[]).map((x) => x.values.map((v: any) => v.count));
+  // PostHog's test_retention.py `pad()`: every row is as long as the first, zeros after the last interval
+  const pad = (rows: number[][]) => rows.map((row) => [...row, ...new Array(rows[0].length - row.length).fill(0)]);
+
+  it('test_groups_aggregating: organizations, then companies', async () => {
+    expect(counts(await db.run(retentionRunner, weekly({ aggregation_group_type_index: 0 }), p))).toEqual(
+      pad([
+      [2, 2, 1, 2, 2, 0, 1],
+      [2, 1, 2, 2, 0, 1],
+      [1, 1, 1, 0, 0],
+      [2, 2, 0, 1],
+      [2, 0, 1],
+      [0, 0],
+      [1],
+      ]),
+    );
+    expect(counts(await db.run(retentionRunner, weekly({ aggregation_group_type_index: 1 }), p))).toEqual(
+      pad([
+      [1, 0, 0, 1, 0, 0, 1],
+      [0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0],
+      [1, 0, 0, 1],
+      [0, 0, 0],
+      [0, 0],
+      [1],
+      ]),
+    );
+  });
+
+  it('test_groups_filtering: persons whose events are in a technology organization, then in any organization', async () => {
+    const filtered = (filter: Record<string, unknown>) => db.run(retentionRunner, weekly({ properties: [{ key: 'industry', type: 'group', group_type_index: 0, ...filter }] }), p);
+    expect(counts(await filtered({ value: 'technology' }))).toEqual(
+      pad([
+      [1, 1, 0, 1, 1, 0, 1],
+      [1, 0, 1, 1, 0, 1],
+      [0, 0, 0, 0, 0],
+      [1, 1, 0, 1],
+      [1, 0, 1],
+      [0, 0],
+      [1],
+      ]),
+    );
+    expect(counts(await filtered({ value: '', operator: 'is_set' }))).toEqual(
+      pad([
+      [2, 2, 1, 2, 2, 0, 1],
+      [2, 1, 2, 2, 0, 1],
+      [1, 1, 1, 0, 0],
+      [2, 2, 0, 1],
+      [2, 0, 1],
+      [0, 0],
+      [1],
+      ]),
+    );
+  });
+});
