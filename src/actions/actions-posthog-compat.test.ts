@@ -298,6 +298,8 @@ describe('selectors of $autocapture steps (test_action.py _get_events_for_action
         click(7, [el('a', { attr__href: '/x' }), el('li'), el('section')]),
         // test_with_class_with_escaped_symbols: a class with a backslash, a colon and an @
         click(8, [el('span'), el('a', { attr__class: ['na\\v-link:b@ld'] })]),
+        // a text with quotes (the chain stores them escaped: text="Say \"Hi\"")
+        click(9, [el('button', { $el_text: 'Say "Hi"' })]),
       ],
     });
     await s.server.services.ingestor.flush();
@@ -320,6 +322,9 @@ describe('selectors of $autocapture steps (test_action.py _get_events_for_action
     ['two direct-descendant steps', { selector: 'section > li > a' }, 1],
     ['a direct child that is not one', { selector: 'section > a' }, 0],
     ['test_with_class_with_escaped_symbols: a class with \\, : and @ matches as written', { selector: 'a.na\\v-link:b@ld', tag_name: 'a' }, 1],
+    ['element_chain_key_filter: an exact text with quotes (escaped as the chain stores them)', { text: 'Say "Hi"' }, 1],
+    ['… contains, any case', { text: 'say "hi', text_matching: 'contains' }, 1],
+    ['… regex over the escaped text', { text: 'Say \\\\"H.\\\\"', text_matching: 'regex' }, 1],
   ])('%s', async (_n, step, n) => {
     expect(await count(await action([{ event: '$autocapture', ...step }], e), e)).toBe(n);
   });
