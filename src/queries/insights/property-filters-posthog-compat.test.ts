@@ -163,6 +163,8 @@ it.each<[string, string, number[]]>([
   ['a value with Z is that instant, whatever the project timezone', '2021-04-01T19:30:00Z', [14]],
   ['… and one with an offset too (19:30+02:00 is 17:30Z)', '2021-04-01T19:30:00+02:00', []],
   ['a value with milliseconds', '2021-04-01T19:00:00.001Z', [14]],
+  ['a value without seconds (15:30 in New York)', '2021-04-01 15:30', [14]],
+  ['a T-separated value without seconds', '2021-04-01T14:30', []],
 ])('is_date_before with an ISO value: %s', async (_n, value, expected) => {
   expect(await matching([ev('iso_8601_$time', 'is_date_before', value)], 'America/New_York')).toEqual(expected);
 });
