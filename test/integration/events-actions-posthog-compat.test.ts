@@ -492,6 +492,25 @@ describe('posthog/api/test/test_action.py', () => {
     expect((await get(`/api/projects/${p}/events/?action_id=${both.id}`)).results).toHaveLength(3);
   });
 
+  it('test_person_with_different_distinct_id: the action’s events of both distinct ids of one person carry that person', async () => {
+    const q = await seed(
+      'actions person ids',
+      [
+        { event: 'watched movie', distinct_id: 'anonymous_user', timestamp: '2024-01-01T10:00:00Z' },
+        { event: 'watched movie', distinct_id: 'is_now_signed_up', timestamp: '2024-01-01T11:00:00Z' },
+        { event: 'other', distinct_id: 'is_now_signed_up', timestamp: '2024-01-01T12:00:00Z' },
+      ],
+      [{ distinct_ids: ['anonymous_user', 'is_now_signed_up'] }],
+    );
+    const a = await create({ name: 'watched movie', steps: [{ event: 'watched movie' }] }, q);
+    const rows = (await get(`/api/projects/${q}/events/?action_id=${a.id}&orderBy=${encodeURIComponent('["timestamp"]')}`)).results;
+    expect(rows.map((e: any) => [e.distinct_id, e.person.distinct_ids])).toEqual([
+      ['anonymous_user', ['anonymous_user']],
+      ['is_now_signed_up', ['anonymous_user']],
+    ]);
+    expect(await get(`/api/projects/${q}/actions/${a.id}/count/`)).toEqual({ count: 2 });
+  });
+
   it('the events list by another project’s action id: no events (the action is not this project’s)', async () => {
     const theirs = await create({ name: 'their signups', steps: [{ event: 'sign up' }] }, other);
     expect(await get(`/api/projects/${p}/events/?action_id=${theirs.id}`)).toEqual({ next: null, results: [] });
