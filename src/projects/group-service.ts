@@ -14,7 +14,10 @@ import type { ProjectService } from './project-service';
 const GROUP_READ: Scope = 'group:read';
 const GROUP_WRITE: Scope = 'group:write';
 
-/** PostHog's GroupTypeSerializer. Quarry has no group dashboards or column settings: those are null. */
+/**
+ * PostHog's GroupTypeSerializer. Quarry has no group dashboards or column settings: those are null. `created_at` is
+ * null, as for PostHog's mappings made without one (its tests' `create_group_type_mapping_without_created_at`).
+ */
 export interface GroupTypeView {
   group_type: string;
   group_type_index: number;
@@ -22,6 +25,7 @@ export interface GroupTypeView {
   name_plural: string | null;
   detail_dashboard: null;
   default_columns: null;
+  created_at: null;
 }
 
 /** PostHog's GroupSerializer. */
@@ -39,7 +43,7 @@ export interface GroupPage {
   previousCursor: string | null;
 }
 
-const typeView = (t: GroupTypeRow): GroupTypeView => ({ ...t, detail_dashboard: null, default_columns: null });
+const typeView = (t: GroupTypeRow): GroupTypeView => ({ ...t, detail_dashboard: null, default_columns: null, created_at: null });
 
 const groupView = (g: GroupRow): GroupView => ({
   group_type_index: g.group_type_index,

@@ -43,8 +43,8 @@ export function describeGroupsCompat(engine: string, server: () => TestServer): 
       const r = await s.api('GET', api('groups_types/'));
       expect(r.status).toBe(200);
       expect(r.body).toEqual([
-        { group_type: 'organization', group_type_index: 0, name_singular: null, name_plural: null, detail_dashboard: null, default_columns: null },
-        { group_type: 'project', group_type_index: 1, name_singular: null, name_plural: null, detail_dashboard: null, default_columns: null },
+        { group_type: 'organization', group_type_index: 0, name_singular: null, name_plural: null, detail_dashboard: null, default_columns: null, created_at: null },
+        { group_type: 'project', group_type_index: 1, name_singular: null, name_plural: null, detail_dashboard: null, default_columns: null, created_at: null },
       ]);
     });
 
@@ -287,6 +287,29 @@ export function describeGroupsCompat(engine: string, server: () => TestServer): 
         const reader = (await s.api('POST', '/api/personal_api_keys/', { label: 'related', scopes: ['group:read'] })).body.value as string;
         expect((await s.api('GET', `/api/projects/${r}/groups/related?id=${PERSON}`, undefined, reader)).body).toHaveLength(4);
       });
+    });
+
+    it('test_list_group_types and test_update_groups_metadata: the whole list, as PostHog answers it', async () => {
+      const m = (await s.api('POST', '/api/projects/', { name: 'group metadata' })).body.id;
+      await s.server.services.ingestor.import(m, {
+        events: ['organization', 'playlist', 'another'].map((t, i) => identify(t, `k${i}`, {}, '2021-05-01T00:00:00Z')),
+      });
+      await s.server.services.ingestor.flush();
+      const type = (group_type: string, group_type_index: number, name_singular: string | null = null, name_plural: string | null = null) => ({
+        group_type_index,
+        group_type,
+        name_singular,
+        name_plural,
+        default_columns: null,
+        detail_dashboard: null,
+        created_at: null,
+      });
+      expect((await s.api('GET', `/api/projects/${m}/groups_types`)).body).toEqual([type('organization', 0), type('playlist', 1), type('another', 2)]);
+      const r = await s.api('PATCH', `/api/projects/${m}/groups_types/update_metadata`, [
+        { group_type_index: 0, name_singular: 'organization!' },
+        { group_type_index: 1, group_type: 'rename attempt', name_plural: 'playlists' },
+      ]);
+      expect(r.body).toEqual([type('organization', 0, 'organization!'), type('playlist', 1, null, 'playlists'), type('another', 2)]);
     });
 
     describe('test_retrieve_group, update_property and delete_property', () => {
