@@ -9,7 +9,7 @@
 import type { GroupTypeUpsert, GroupUpsert, InternalStatements } from '../../engines/engine';
 import { UserError } from '../../errors';
 import { createInsightTestDb, type InsightTestDb } from './testing';
-import { BREAKDOWN_NULL } from './breakdown';
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from './breakdown';
 import { trendsRunner } from '../runners/trends-runner';
 import { funnelsRunner } from '../runners/funnels-runner';
 import { retentionRunner } from '../runners/retention-runner';
@@ -783,5 +783,69 @@ describe('retention by week (test_retention.py test_groups_aggregating, test_gro
       [1],
       ]),
     );
+  });
+});
+
+describe('group breakdowns and filters combined with group aggregation, limits and numeric or date values', () => {
+  let p: number;
+  beforeAll(async () => {
+    p = await project(
+      [
+        ...TRENDS_GROUPS,
+        { index: 0, key: 'org:1', properties: { employees: 5, founded: '2019-06-01' } },
+        { index: 0, key: 'org:2', properties: { employees: 50, founded: '2021-06-01' } },
+        { index: 0, key: 'org:3', properties: { employees: '100' } },
+      ],
+      [{ distinct_ids: ['person1'] }, { distinct_ids: ['person2'] }],
+      [
+        ev('sign up', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:5' }),
+        ev('sign up', 'person2', '2020-01-02T13:00:00Z', { $group_0: 'org:6' }),
+        ev('sign up', 'person1', '2020-01-02T15:00:00Z', { $group_0: 'org:7', $group_1: 'company:10' }),
+        ev('sign up', 'person2', '2020-01-03T15:00:00Z', { $group_0: 'org:7' }),
+        ev('$pageview', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:1' }),
+        ev('$pageview', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:2' }),
+        ev('$pageview', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:3' }),
+        ev('$pageview', 'person1', '2020-01-02T12:00:00Z'),
+      ],
+    );
+  });
+  const breakdown = { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 };
+  const trends = (extra: Record<string, unknown>) => db.run(trendsRunner, { kind: 'TrendsQuery', dateRange: TRENDS_RANGE, ...extra }, p);
+
+  it('aggregated by organization, a breakdown by its industry counts organizations per industry', async () => {
+    const r = await trends({ series: [{ ...signUp, math: 'dau' }], aggregation_group_type_index: 0, breakdownFilter: breakdown });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      ['finance', 3],
+      ['technology', 1],
+    ]);
+    // by company, only the event with a company is an actor's
+    const byCompany = await trends({ series: [{ ...signUp, math: 'dau' }], aggregation_group_type_index: 1, breakdownFilter: breakdown });
+    expect(byCompany.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([['finance', 1]]);
+  });
+
+  it('breakdown_limit keeps the top industry and merges the rest into Other', async () => {
+    const r = await trends({ series: [signUp], breakdownFilter: { ...breakdown, breakdown_limit: 1 } });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      ['finance', 3],
+      [BREAKDOWN_OTHER, 1],
+    ]);
+  });
+
+  it.each([
+    [{ operator: 'gt', value: 10 }, 2],
+    [{ operator: 'lt', value: 10 }, 1],
+    [{ operator: 'exact', value: 50 }, 1],
+    [{ operator: 'exact', value: ['5', '100'] }, 2],
+  ])('numeric group property filter %j (a number or its text)', async (op, count) => {
+    const r = await trends({ series: [{ kind: 'EventsNode', event: '$pageview', properties: [{ key: 'employees', type: 'group', group_type_index: 0, ...op }] }] });
+    expect(r.results[0].count).toBe(count);
+  });
+
+  it.each([
+    ['is_date_before', '2020-01-01', 1],
+    ['is_date_after', '2020-01-01', 1],
+  ])('group property %s %s', async (operator, value, count) => {
+    const r = await trends({ series: [{ kind: 'EventsNode', event: '$pageview', properties: [{ key: 'founded', type: 'group', group_type_index: 0, operator, value }] }] });
+    expect(r.results[0].count).toBe(count);
   });
 });
