@@ -100,6 +100,7 @@ export async function buildApp(config: Config, services: Services, logger: Logge
   registerCaptureRoutes(app, {
     ingestor: services.ingestor,
     resolveToken: async (token) => (await services.projects.findByToken(token))?.id ?? null,
+    anonymizeIpTokens: () => services.projects.anonymizeIpTokens(),
   });
 
   return app;

@@ -121,6 +121,13 @@ export interface CaptureRequestParts {
    */
   ip?: string;
   /**
+   * The capture tokens of the projects with `anonymize_ips` on (ProjectService.anonymizeIpTokens): a request with one
+   * of them stores its events without `$ip`, neither {@link ip} nor the event's own ({@link NormalizeContext.anonymizeIps}).
+   * Looked up once per request, by the token the body names, so a parse worker applies it before the project is
+   * resolved. Absent: none.
+   */
+  anonymizeIpTokens?: ReadonlySet<string>;
+  /**
    * The request came to `/engage`: an event without a name is a `$identify` (PostHog's Python capture, for the
    * Mixpanel-style JS identify call: test_capture.py test_engage).
    */
@@ -590,6 +597,13 @@ export interface NormalizeContext {
    * properties object gets it (parseCaptureRequest's own parse, never a caller's object).
    */
   ip?: string;
+  /**
+   * The project has `anonymize_ips` on: a truthy `$ip` is removed from the event's properties once {@link ip} was
+   * given its chance, so neither the event's own nor the client's is stored (plugin-server EventsProcessor, after
+   * normalizeEvent: `if (properties['$ip'] && team.anonymize_ips) delete properties['$ip']`; process-event.test.ts
+   * 'anonymized ip capture'). Default false.
+   */
+  anonymizeIps?: boolean;
   /** The name of an event sent without one ({@link CaptureRequestParts.engage}); absent: such an event is a 400. */
   defaultEvent?: string;
 }
@@ -692,6 +706,11 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
   // The client's address, unless the event has its own (PostHog's normalizeEvent: `if (!properties['$ip'] && event.ip)`).
   const ip = ctx.ip;
   if (ip !== undefined && !props.$ip) props.$ip = ip;
+  // Then removed, whoever set it, when the project anonymizes IPs (a falsy one, with no address to replace it, stays).
+  if (ctx.anonymizeIps === true && props.$ip) {
+    if (props === raw.properties) props = { ...props };
+    delete props.$ip;
+  }
   // Heatmap data goes to PostHog's heatmaps table, never to the events table (plugin-server extractHeatmapDataStep:
   // "We don't want to ingest this data to the events table").
   if (props.$heatmap_data !== undefined) {
@@ -835,7 +854,14 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   const sentAt =
     parseSentAt(sentAtRaw) ?? parseSentAt(str(parts.query._)) ?? parseSentAt(str(parts.query.sent_at)) ?? parseSentAt(form.sentAt);
   const events: ParsedEvent[] = new Array(rawEvents.length);
-  const ctx: NormalizeContext = { now, sentAt, index: undefined, ip: parts.ip, defaultEvent: parts.engage ? '$identify' : undefined };
+  const ctx: NormalizeContext = {
+    now,
+    sentAt,
+    index: undefined,
+    ip: parts.ip,
+    anonymizeIps: parts.anonymizeIpTokens !== undefined && parts.anonymizeIpTokens.has(token),
+    defaultEvent: parts.engage ? '$identify' : undefined,
+  };
   let dropped = 0;
   for (let i = 0; i < rawEvents.length; i++) {
     if (rawEvents.length > 1) ctx.index = i;

@@ -2,7 +2,8 @@
  * PostHog-compatible capture routes (reference §6.1, §6.4): `/batch`, `/capture`, `/e`, `/i/v0/e`, `/track`,
  * `/engage`, and `/s` for session recordings, which are checked and not stored (trailing slash optional), POST and GET,
  * permissive CORS. No auth header: the body's token is the project's public capture token (in the payload, else a form
- * field or the query string). Each event gets the client's address as `$ip` unless it has one ({@link clientIp}); on
+ * field or the query string). Each event gets the client's address as `$ip` unless it has one ({@link clientIp}), or
+ * none at all when its project has `anonymize_ips` on ({@link CaptureRouteDeps.anonymizeIpTokens}); on
  * `/engage` an event without a name is a `$identify`. Errors are plain-text bodies; success is `{"status": 1}` (204 with
  * `beacon=1`).
  */
@@ -20,6 +21,12 @@ export interface CaptureRouteDeps {
   ingestor: Pick<Ingestor, 'capture' | 'captureEncoded'>;
   /** Resolves a public project token (phc_…) to its project id; null when unknown. */
   resolveToken(token: string): Promise<number | null>;
+  /**
+   * The tokens of the projects with `anonymize_ips` on, whose events are stored without `$ip`
+   * (CaptureRequestParts.anonymizeIpTokens), asked per request: the provider keeps them in memory and drops them when
+   * a project changes, so a PATCH counts from the next request. Absent: none.
+   */
+  anonymizeIpTokens?(): Promise<ReadonlySet<string>>;
   /**
    * Worker threads parsing request bodies off the main thread. Default: 0 (inline) below 4 CPUs, else
    * min(4, CPUs − 2); see {@link CaptureParsePool}. The pool is closed with the app.
@@ -114,6 +121,7 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
 
     const handler = (maxBytes: number, engage: boolean, recordings: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
       setCors(req, reply);
+      const anonymizing = deps.anonymizeIpTokens ? await deps.anonymizeIpTokens() : undefined;
       let parsed;
       try {
         parsed = await pool.parse({
@@ -124,6 +132,8 @@ export function registerCaptureRoutes(app: FastifyInstance, deps: CaptureRouteDe
           body: Buffer.isBuffer(req.body) ? req.body : undefined,
           maxBytes,
           ip: clientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress),
+          // (Only a non-empty set crosses to a parse worker.)
+          anonymizeIpTokens: anonymizing && anonymizing.size > 0 ? anonymizing : undefined,
           engage,
           recordings,
         });

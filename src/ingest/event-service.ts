@@ -24,11 +24,11 @@ export class EventService {
     private readonly engine: Pick<InternalStatements, 'personExists'>,
   ) {}
 
-  /** Imports persons, then events, through the identity rules (scope `event:write`). */
+  /** Imports persons, then events, through the identity rules (scope `event:write`); no `$ip` with `anonymize_ips`. */
   async import(principal: Principal, projectId: number, input: unknown): Promise<ImportResult> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'event:write' });
     const body = parseInput(importInput, input);
-    return this.ingestor.import(project.id, body);
+    return this.ingestor.import(project.id, body, { anonymizeIps: project.anonymize_ips === true });
   }
 
   /** Deletes a person (scope `person:write`, as PostHog's persons API); with `deleteEvents`, their events too. */

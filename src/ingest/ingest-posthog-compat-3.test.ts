@@ -449,3 +449,45 @@ describe("process-event.test.ts '$groupidentify creating group' / 'updating prop
     expect(await hogql(pid, 'select count() from groups')).toEqual([[0]]);
   });
 });
+
+describe("process-event.test.ts 'ip capture', 'ip override' and 'anonymized ip capture' (the project's anonymize_ips)", () => {
+  const IP = '11.12.13.14';
+  const storedIp = async (pid: number) => (await hogql(pid, "select JSONHas(properties, '$ip'), properties.$ip from events"));
+
+  it.each<[string, Record<string, unknown>, boolean, unknown[][]]>([
+    ["'ip capture': capture's address", {}, false, [[1, IP]]],
+    ["'ip override': the event's own", { $ip: '1.0.0.1' }, false, [[1, '1.0.0.1']]],
+    ['an empty $ip is replaced by the address', { $ip: '' }, false, [[1, IP]]],
+    ["'anonymized ip capture': no $ip", {}, true, [[0, null]]],
+    ["anonymized, the event's own $ip is removed too", { $ip: '1.0.0.1' }, true, [[0, null]]],
+    ['anonymized, an empty $ip takes the address and so is removed', { $ip: '' }, true, [[0, null]]],
+  ])('%s', async (_name, properties, anonymize, expected) => {
+    const pid = await project();
+    const parts = { ip: IP, anonymizeIpTokens: anonymize ? new Set([TOKEN]) : new Set(['phc_someone_else']) };
+    await capture(pid, batch({ event: '$pageview', distinct_id: 'asdfasdfasdf', properties }), parts);
+    expect(await storedIp(pid)).toEqual(expected);
+  });
+
+  it('anonymized with no address seen: a falsy $ip is kept as it is (the removal checks `properties.$ip` is truthy)', async () => {
+    const pid = await project();
+    await capture(pid, batch({ event: 'e', distinct_id: 'd', properties: { $ip: '' } }), { anonymizeIpTokens: new Set([TOKEN]) });
+    expect(await storedIp(pid)).toEqual([[1, '']]);
+  });
+
+  it('only the named tokens: an event for another token keeps its address; a batch token decides for its events', async () => {
+    const anon = new Set([TOKEN]);
+    expect(parse({ api_key: 'phc_other', batch: [{ event: 'e', distinct_id: 'd', token: TOKEN }] }, { ip: IP, anonymizeIpTokens: anon }).events[0].properties.$ip).toBe(IP);
+    expect(parse([{ event: 'e', distinct_id: 'd', token: TOKEN, properties: { $ip: '1.0.0.1' } }], { ip: IP, anonymizeIpTokens: anon }).events[0].properties.$ip).toBeUndefined();
+  });
+
+  it('an import with anonymizeIps stores no $ip; without, the row keeps its own', async () => {
+    const pid = await project();
+    const row = (uuid: string) => ({ event: 'imported', distinct_id: 'imp', uuid, timestamp: '2021-10-29T00:00:00Z', properties: { $ip: '1.0.0.1' } });
+    await compat.h.ingestor.import(pid, { events: [row('0190a0a0-0000-7000-8000-00000000a001')] }, { anonymizeIps: true });
+    await compat.h.ingestor.import(pid, { events: [row('0190a0a0-0000-7000-8000-00000000a002')] });
+    expect(await hogql(pid, "select toString(uuid), JSONHas(properties, '$ip') from events order by uuid")).toEqual([
+      ['0190a0a0-0000-7000-8000-00000000a001', 0],
+      ['0190a0a0-0000-7000-8000-00000000a002', 1],
+    ]);
+  });
+});

@@ -529,9 +529,10 @@ export class Ingestor {
 
   /**
    * Imports persons then events (historical: timestamps kept as given, no skew correction) directly into DuckDB in
-   * one transaction. Rows that fail validation are reported with their index; the others land.
+   * one transaction. Rows that fail validation are reported with their index; the others land. With `anonymizeIps`
+   * (the project's `anonymize_ips`), events are stored without `$ip`, as captured ones are.
    */
-  async import(projectId: number, input: { persons?: unknown[]; events?: unknown[] }): Promise<ImportResult> {
+  async import(projectId: number, input: { persons?: unknown[]; events?: unknown[] }, opts: { anonymizeIps?: boolean } = {}): Promise<ImportResult> {
     // Validation is pure and runs before taking the write lock, so it overlaps with the previous chunk's commit.
     const errors: ImportError[] = [];
     const now = Date.now();
@@ -545,7 +546,7 @@ export class Ingestor {
     const eventErrors: ImportError[] = [];
     (input.events ?? []).forEach((raw, index) => {
       try {
-        parsed.push(normalizeEvent(raw, { now, historical: true }));
+        parsed.push(normalizeEvent(raw, { now, historical: true, anonymizeIps: opts.anonymizeIps === true }));
       } catch (e) {
         if (e instanceof CaptureError) eventErrors.push({ index, kind: 'event', message: e.message });
         else throw e;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { canSeeProject, requireProjectAccess, requireScope, type AccessRule } from '../auth/access';
 import { newCaptureToken } from '../auth/key-material';
 import { checkRegexValue } from '../limits';
+import { drfBoolean } from '../insights/drf-fields';
 import type { Principal } from '../auth/principal';
 import { projectNotFound } from '../errors';
 import { pageOf, type Page, type Paged } from '../pagination';
@@ -46,6 +47,8 @@ const projectFields = {
   path_cleaning_filters: z.array(z.object({ alias: z.string(), regex: z.string() }).strict()).max(100),
   // PostHog's ArrayField(CharField(max_length=400), null=True, blank=True)
   person_display_name_properties: z.array(z.string().max(400)).max(100).nullable(),
+  // PostHog's BooleanField(default=False): DRF's true/false words
+  anonymize_ips: drfBoolean(),
 };
 
 export const createProjectInput = z
@@ -56,6 +59,7 @@ export const createProjectInput = z
     test_account_filters: projectFields.test_account_filters.default([]),
     path_cleaning_filters: projectFields.path_cleaning_filters.default([]),
     person_display_name_properties: projectFields.person_display_name_properties.optional(),
+    anonymize_ips: projectFields.anonymize_ips.optional(),
   })
   .strict();
 export type CreateProjectInput = z.input<typeof createProjectInput>;
@@ -68,6 +72,7 @@ export const updateProjectInput = z
     test_account_filters: projectFields.test_account_filters,
     path_cleaning_filters: projectFields.path_cleaning_filters,
     person_display_name_properties: projectFields.person_display_name_properties,
+    anonymize_ips: projectFields.anonymize_ips,
   })
   .partial()
   .strict();
@@ -87,6 +92,7 @@ export interface ProjectView {
   test_account_filters: unknown[];
   path_cleaning_filters: unknown[];
   person_display_name_properties: string[] | null;
+  anonymize_ips: boolean;
   created_at: string;
 }
 
@@ -99,12 +105,15 @@ export const projectView = (p: Project): ProjectView => ({
   test_account_filters: p.test_account_filters,
   path_cleaning_filters: p.path_cleaning_filters,
   person_display_name_properties: p.person_display_name_properties ?? null,
+  anonymize_ips: p.anonymize_ips === true,
   created_at: p.created_at.toISOString(),
 });
 
 /** Projects: the tenants. Every user of this instance sees every project, unless a key is restricted. */
 export class ProjectService {
   private erasers: ProjectDataEraser[] = [];
+  /** {@link anonymizeIpTokens}, read once and dropped by every write to a project (this service is the only writer). */
+  private anonymizing: Promise<ReadonlySet<string>> | null = null;
 
   constructor(private readonly store: Store) {}
 
@@ -159,6 +168,23 @@ export class ProjectService {
     return this.store.projects.findOneBy({ api_token: token });
   }
 
+  /**
+   * The capture tokens of the projects with `anonymize_ips` on, whose events capture stores without `$ip`. Kept in
+   * memory until a project is created, updated or deleted here, so capture sees a PATCH from its next request.
+   */
+  anonymizeIpTokens(): Promise<ReadonlySet<string>> {
+    const cached = this.anonymizing;
+    if (cached) return cached;
+    const load: Promise<ReadonlySet<string>> = this.store.projects
+      .findBy({ anonymize_ips: true })
+      .then((ps) => new Set(ps.map((p) => p.api_token)));
+    this.anonymizing = load;
+    load.catch(() => {
+      if (this.anonymizing === load) this.anonymizing = null;
+    });
+    return load;
+  }
+
   async create(principal: Principal, input: unknown): Promise<ProjectView> {
     requireScope(principal, { scope: 'project:write' });
     return projectView(await this.createUnchecked(parseInput(createProjectInput, input)));
@@ -167,14 +193,18 @@ export class ProjectService {
   /** Creates a project without a principal: bootstrap and the CLI. */
   async createUnchecked(input: z.output<typeof createProjectInput>): Promise<Project> {
     const p = this.store.projects.create({ ...input, api_token: newCaptureToken() });
-    return this.store.projects.save(p);
+    const saved = await this.store.projects.save(p);
+    this.anonymizing = null;
+    return saved;
   }
 
   async update(principal: Principal, id: number, input: unknown): Promise<ProjectView> {
     const p = await this.projectFor(principal, id, { scope: 'project:write' });
     const changes = parseInput(updateProjectInput, input);
     Object.assign(p, changes);
-    return projectView(await this.store.projects.save(p));
+    const saved = await this.store.projects.save(p);
+    this.anonymizing = null;
+    return projectView(saved);
   }
 
   async delete(principal: Principal, id: number): Promise<void> {
@@ -182,5 +212,6 @@ export class ProjectService {
     // Events first: a failure leaves the project in place, so the delete can be retried.
     for (const e of this.erasers) await e.deleteProject(p.id);
     await this.store.projects.delete({ id: p.id });
+    this.anonymizing = null;
   }
 }

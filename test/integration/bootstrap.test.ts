@@ -130,6 +130,7 @@ describe('migrations upgrade an older store', () => {
         test_account_filters: [],
         path_cleaning_filters: [],
         person_display_name_properties: null,
+        anonymize_ips: false,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       });
       // Created_at written by SQLite's datetime('now') is UTC; it must read back as roughly now.

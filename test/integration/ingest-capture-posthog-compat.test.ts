@@ -1,6 +1,7 @@
 /**
  * Capture over HTTP as PostHog's capture tests pin it (posthog/api/test/test_capture.py, plugin-server
- * process-event.test.ts 'ip capture'): the client's address as `$ip`, the token from a form field or the query
+ * process-event.test.ts 'ip capture' and 'anonymized ip capture'): the client's address as `$ip` (none with the project's
+ * `anonymize_ips`), the token from a form field or the query
  * string, `/engage`, legacy base64 bodies. The parsing rules themselves are in src/ingest/ingest-posthog-compat-2.test.ts.
  */
 import fs from 'node:fs';
@@ -10,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { clientIp } from '../../src/ingest/capture-routes';
 import { startCaptureServer, type CaptureServer } from '../fixtures/ingest-server';
+import { startServer, type TestServer } from '../helpers/server';
 
 const TOKEN = 'phc_test_project_1';
 
@@ -175,5 +177,117 @@ describe.each([0, 1])('capture as test_capture.py pins it (parseWorkers=%i)', (p
     expect((await byUuid(u2))[0][0]).toBe(2);
     const none = await post({ batch: [{ event: 'ws', distinct_id: 'w', properties: { pad } }] });
     expect(none).toEqual({ status: 401, text: 'event submitted without an api_key' });
+  });
+});
+
+describe.each([0, 1])("the project's anonymize_ips (process-event.test.ts 'anonymized ip capture'; parseWorkers=%i)", (parseWorkers) => {
+  let srv: TestServer;
+  let pid: number;
+  let token: string;
+  const saved = process.env.QUARRY_CAPTURE_PARSE_WORKERS;
+
+  beforeAll(async () => {
+    process.env.QUARRY_CAPTURE_PARSE_WORKERS = String(parseWorkers);
+    try {
+      srv = await startServer();
+    } finally {
+      if (saved === undefined) delete process.env.QUARRY_CAPTURE_PARSE_WORKERS;
+      else process.env.QUARRY_CAPTURE_PARSE_WORKERS = saved;
+    }
+    const created = await srv.api('POST', '/api/projects/', { name: 'anonymize' });
+    expect(created.status).toBe(201);
+    ({ id: pid, api_token: token } = created.body);
+  });
+  afterAll(async () => {
+    await srv?.close();
+  });
+
+  // Bodies big enough for the parse worker when there is one (small ones are parsed inline).
+  const pad = 'p'.repeat(parseWorkers ? 9000 : 10);
+  const setting = async (on: unknown) => srv.api('PATCH', `/api/projects/${pid}/`, { anonymize_ips: on });
+
+  /** Captures two events, one with its own `$ip`, one from 203.0.113.9 (X-Forwarded-For); their stored `$ip`s. */
+  async function captureBoth(): Promise<[unknown, unknown]> {
+    const [own, forwarded] = [randomUUID(), randomUUID()];
+    const post = (uuid: string, props: Record<string, unknown>) =>
+      fetch(`${srv.url}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' },
+        body: JSON.stringify({ api_key: token, batch: [{ event: 'ip', distinct_id: 'ip', uuid, properties: { pad, ...props } }] }),
+      });
+    expect((await post(own, { $ip: '1.0.0.1' })).status).toBe(200);
+    expect((await post(forwarded, {})).status).toBe(200);
+    return [await storedIp(own), await storedIp(forwarded)];
+  }
+
+  /** The event's stored `$ip`; undefined when its properties have none. */
+  async function storedIp(uuid: string): Promise<unknown> {
+    await srv.server.services.ingestor.flush();
+    const r = await srv.api('POST', `/api/projects/${pid}/query/`, { query: { kind: 'HogQLQuery', query: `select properties from events where uuid = '${uuid}'` } });
+    expect(r.status).toBe(200);
+    expect(r.body.results).toHaveLength(1);
+    const props = r.body.results[0][0];
+    return (typeof props === 'string' ? JSON.parse(props) : props).$ip;
+  }
+
+  it('off (the default): the event keeps its own $ip, or gets the forwarded address', async () => {
+    expect((await srv.api('GET', `/api/projects/${pid}/`)).body.anonymize_ips).toBe(false);
+    expect(await captureBoth()).toEqual(['1.0.0.1', '203.0.113.9']);
+  });
+
+  it('on: neither is stored; off again: both are, from the next request', async () => {
+    const on = await setting(true);
+    expect(on.status).toBe(200);
+    expect(on.body.anonymize_ips).toBe(true);
+    expect((await srv.api('GET', `/api/projects/${pid}/`)).body.anonymize_ips).toBe(true);
+    expect(await captureBoth()).toEqual([undefined, undefined]);
+    expect((await setting(false)).body.anonymize_ips).toBe(false);
+    expect(await captureBoth()).toEqual(['1.0.0.1', '203.0.113.9']);
+  });
+
+  it("another project's events keep their $ip", async () => {
+    expect((await setting(true)).status).toBe(200);
+    try {
+      const other = (await srv.api('GET', '/api/projects/1/')).body.api_token;
+      const uuid = randomUUID();
+      const r = await fetch(`${srv.url}/e/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.2' },
+        body: JSON.stringify({ event: 'ip', distinct_id: 'ip', uuid, api_key: other, properties: { pad } }),
+      });
+      expect(r.status).toBe(200);
+      await srv.server.services.ingestor.flush();
+      const q = await srv.api('POST', '/api/projects/1/query/', { query: { kind: 'HogQLQuery', query: `select properties.$ip from events where uuid = '${uuid}'` } });
+      expect(q.body.results).toEqual([['198.51.100.2']]);
+    } finally {
+      await setting(false);
+    }
+  });
+
+  it('the import route honours it too', async () => {
+    const imp = async () => {
+      const uuid = randomUUID();
+      const r = await srv.api('POST', `/api/projects/${pid}/import/`, {
+        events: [{ event: 'imported', distinct_id: 'imp', uuid, timestamp: '2024-01-01T00:00:00Z', properties: { $ip: '1.0.0.1' } }],
+      });
+      expect(r.status).toBe(200);
+      return storedIp(uuid);
+    };
+    expect(await imp()).toBe('1.0.0.1');
+    expect((await setting(true)).status).toBe(200);
+    try {
+      expect(await imp()).toBeUndefined();
+    } finally {
+      await setting(false);
+    }
+  });
+
+  it("a BooleanField: DRF's true/false words; anything else is refused", async () => {
+    expect((await setting('true')).body.anonymize_ips).toBe(true);
+    expect((await setting(0)).body.anonymize_ips).toBe(false);
+    const bad = await setting('maybe');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ type: 'validation_error', detail: 'Must be a valid boolean.', attr: 'anonymize_ips' });
+    expect((await srv.api('GET', `/api/projects/${pid}/`)).body.anonymize_ips).toBe(false);
   });
 });

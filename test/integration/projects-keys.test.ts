@@ -38,6 +38,7 @@ describe('projects', () => {
       test_account_filters: [],
       path_cleaning_filters: [],
       person_display_name_properties: null,
+      anonymize_ips: false,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const id = created.body.id;

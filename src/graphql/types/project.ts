@@ -34,6 +34,9 @@ export class ProjectType implements ProjectView {
   })
   person_display_name_properties!: string[] | null;
 
+  @Field({ name: 'anonymizeIps', description: 'Capture stores this project\'s events without `$ip`.' })
+  anonymize_ips!: boolean;
+
   @Field({ name: 'createdAt' })
   created_at!: string;
 }
@@ -60,6 +63,9 @@ export class ProjectInput {
 
   @Field(() => [String], { nullable: true })
   personDisplayNameProperties?: string[] | null;
+
+  @Field({ nullable: true })
+  anonymizeIps?: boolean;
 }
 
 /** The REST-shaped body the service validates. */
@@ -71,6 +77,7 @@ export const projectInputBody = (i: ProjectInput): Record<string, unknown> =>
     test_account_filters: i.testAccountFilters,
     path_cleaning_filters: i.pathCleaningFilters,
     person_display_name_properties: i.personDisplayNameProperties,
+    anonymize_ips: i.anonymizeIps,
   });
 
 export function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {

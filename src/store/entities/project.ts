@@ -36,6 +36,10 @@ export class Project {
   @Column({ ...jsonColumn, nullable: true, default: null })
   person_display_name_properties!: string[] | null;
 
+  /** Capture stores this project's events without `$ip` (PostHog's anonymize_ips). Default false. */
+  @Column({ type: 'boolean', default: false })
+  anonymize_ips!: boolean;
+
   @CreateDateColumn({ type: 'datetime' })
   created_at!: Date;
 }

@@ -10,6 +10,7 @@ import { KeyRolls1764100000009 } from './0009-key-rolls';
 import { EndpointOptionalBreakdowns1764100000010 } from './0010-endpoint-optional-breakdowns';
 import { InsightVariables1764100000011 } from './0011-insight-variables';
 import { PersonDisplayNameProperties1764100000012 } from './0012-person-display-name-properties';
+import { AnonymizeIps1764100000013 } from './0013-anonymize-ips';
 
 /** Every migration, oldest first. A later issue appends its own; never edit a released one. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   EndpointOptionalBreakdowns1764100000010,
   InsightVariables1764100000011,
   PersonDisplayNameProperties1764100000012,
+  AnonymizeIps1764100000013,
 ];
