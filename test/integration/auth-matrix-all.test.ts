@@ -188,6 +188,9 @@ const TABLE: Row[] = [
   { method: 'POST', pattern: '/api/projects/:projectId/insights/trend', scope: 'insight:read', ok: 200, body: () => ({ events: [{ id: '$pageview' }] }) },
   { method: 'GET', pattern: '/api/projects/:projectId/insights/funnel', scope: 'insight:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insights/funnel', scope: 'insight:read', ok: 200, body: () => ({ events: [{ id: '$pageview' }, { id: 'signup' }] }) },
+  { method: 'GET', pattern: '/api/projects/:projectId/insights/path', scope: 'insight:read', ok: 200 },
+  { method: 'POST', pattern: '/api/projects/:projectId/insights/path', scope: 'insight:read', ok: 200, body: () => ({}) },
+  { method: 'GET', pattern: '/api/projects/:projectId/insights/retention', scope: 'insight:read', ok: 200 },
   // saved variables (PostHog's InsightVariableViewSet): DELETE destroys, so each cell gets a fresh one
   { method: 'GET', pattern: '/api/projects/:projectId/insight_variables', scope: 'insight_variable:read', ok: 200 },
   { method: 'POST', pattern: '/api/projects/:projectId/insight_variables', scope: 'insight_variable:write', ok: 201, body: () => ({ name: uniq('v'), type: 'Number' }) },
