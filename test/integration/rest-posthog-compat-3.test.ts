@@ -23,7 +23,7 @@ afterAll(() => s.close());
 describeRestCompat3Persons('DuckDB', () => s);
 
 describe('query API (test_query.py)', () => {
-  it('TestQueryRetrieve.test_destroy: DELETE cancels and answers 204 with an empty body, finished or not; unknown ids stay a 404', async () => {
+  it('TestQueryRetrieve.test_destroy: DELETE cancels and answers 204 with an empty body, finished, unknown or not', async () => {
     const p = await newProject(s, 'query-destroy');
     const q = `/api/projects/${p}/query/`;
     await s.server.services.ingestor.import(p, {
@@ -37,15 +37,20 @@ describe('query API (test_query.py)', () => {
     expect([r.status, r.text]).toEqual([204, '']);
     await s.server.services.queries.async.wait('compat3-destroy');
     expect((await s.api('GET', `${q}compat3-destroy/`)).body.query_status).toMatchObject({ complete: true, error: true, error_code: 'cancelled' });
-    expect((await s.api('DELETE', `${q}never-ran/`)).status).toBe(404);
+    // cancel_query passes over an unknown id (QueryNotFoundError): still 204, and still nothing to poll
+    expect((await s.api('DELETE', `${q}never-ran/`)).status).toBe(204);
+    expect((await s.api('GET', `${q}never-ran/`)).status).toBe(404);
     // a query that already finished: still 204, and its answer stays pollable
     await s.api('POST', q, { query: { kind: 'HogQLQuery', query: 'select 5' }, refresh: 'force_async', client_query_id: 'compat3-done' });
     await s.server.services.queries.async.wait('compat3-done');
     const done = await s.api('DELETE', `${q}compat3-done/`);
     expect([done.status, done.text]).toEqual([204, '']);
     expect((await s.api('GET', `${q}compat3-done/`)).body.query_status).toMatchObject({ complete: true, error: false });
-    // another project's query is not this project's
-    expect((await s.api('DELETE', `/api/projects/1/query/compat3-done/`)).status).toBe(404);
+    // another project's query is not this project's: nothing of it is touched (a 204 all the same)
+    expect((await s.api('DELETE', `/api/projects/1/query/compat3-done/`)).status).toBe(204);
+    expect((await s.api('GET', `${q}compat3-done/`)).body.query_status).toMatchObject({ complete: true, error: false });
+    // an unknown project is still a 404
+    expect((await s.api('DELETE', `/api/projects/987654/query/compat3-done/`)).status).toBe(404);
   });
 
   it('test_full_hogql_query_values: a HogQLQuery’s `values` fill its {placeholders} as bound constants', async () => {
