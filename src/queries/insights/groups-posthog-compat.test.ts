@@ -849,3 +849,88 @@ describe('group breakdowns and filters combined with group aggregation, limits a
     expect(r.results[0].count).toBe(count);
   });
 });
+
+it('stickiness test_filter_by_group_properties: persons active in technology organizations, by week', async () => {
+  const base = Date.parse('2020-01-01T12:00:00Z');
+  const at = (weeks: number) => new Date(base + weeks * 7 * 86_400_000).toISOString();
+  const props = (i: number) => ({ $group_0: `org:${i}`, $group_1: 'project:1' });
+  const p = await project(
+    [
+      { index: 0, key: 'org:0', properties: { industry: 'technology' } },
+      { index: 0, key: 'org:1', properties: { industry: 'agriculture' } },
+      { index: 0, key: 'org:2', properties: { industry: 'technology' } },
+    ],
+    [{ distinct_ids: ['person1'] }, { distinct_ids: ['person2'] }, { distinct_ids: ['person3a', 'person3b'] }, { distinct_ids: ['person4'] }],
+    [
+      ev('watched movie', 'person1', at(0), props(0)),
+      ev('watched movie', 'person2', at(0), props(1)),
+      ev('watched movie', 'person2', at(1), props(1)),
+      ev('watched movie', 'person2', at(1), props(1)),
+      ev('watched movie', 'person3a', at(0), props(2)),
+      ev('watched movie', 'person3b', at(1), props(2)),
+      ev('watched movie', 'person3a', at(2), props(2)),
+      ev('watched movie', 'person4', at(4), props(3)),
+    ],
+  );
+  const r = await db.run(
+    stickinessRunner,
+    {
+      kind: 'StickinessQuery',
+      series: [{ kind: 'EventsNode', event: 'watched movie' }],
+      dateRange: { date_from: '2020-01-01', date_to: '2020-02-15' },
+      interval: 'week',
+      properties: [{ key: 'industry', value: 'technology', type: 'group', group_type_index: 0 }],
+    },
+    p,
+  );
+  // person1 (org:0) one week, person3 (org:2) three; person2's org:1 is agriculture, person4's org:3 does not exist
+  expect(r.results[0].count).toBe(2);
+  expect(r.results[0].data).toEqual([1, 0, 1, 0, 0, 0, 0]);
+});
+
+describe('funnels filtered on the event’s $group_0 (test_funnel_with_groups_entity_filtering, …_global_filtering)', () => {
+  let p: number;
+  beforeAll(async () => {
+    p = await project(FUNNEL_GROUPS, [{ distinct_ids: ['user_1'] }, { distinct_ids: ['user_2'] }], [
+      ev('user signed up', 'user_1', '2020-01-02T14:00:00Z', { $group_0: 'org:5' }),
+      ev('user signed up', 'user_1', '2020-01-03T14:00:00Z', { $group_0: 'org:6' }),
+      ev('paid', 'user_1', '2020-01-10T14:00:00Z', { $group_0: 'org:6' }),
+      ev('user signed up', 'user_2', '2020-01-02T14:00:00Z', { $group_0: 'org:6' }),
+      ev('paid', 'user_2', '2020-01-03T14:00:00Z', { $group_0: 'org:6' }),
+    ]);
+  });
+  const org5 = [{ key: '$group_0', value: 'org:5', type: 'event', operator: 'exact' }];
+
+  it('on the first step: user_1 signed up in org:5 and paid later (in another organization)', async () => {
+    const r = await db.run(
+      funnelsRunner,
+      {
+        kind: 'FunnelsQuery',
+        series: [
+          { kind: 'EventsNode', event: 'user signed up', properties: org5 },
+          { kind: 'EventsNode', event: 'paid' },
+        ],
+        dateRange: FUNNEL_RANGE,
+      },
+      p,
+    );
+    expect(r.results.map((x: any) => x.count)).toEqual([1, 1]);
+  });
+
+  it('on the whole funnel: nobody paid in org:5', async () => {
+    const r = await db.run(
+      funnelsRunner,
+      {
+        kind: 'FunnelsQuery',
+        series: [
+          { kind: 'EventsNode', event: 'user signed up' },
+          { kind: 'EventsNode', event: 'paid' },
+        ],
+        dateRange: FUNNEL_RANGE,
+        properties: org5,
+      },
+      p,
+    );
+    expect(r.results.map((x: any) => x.count)).toEqual([1, 0]);
+  });
+});
