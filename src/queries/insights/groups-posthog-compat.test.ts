@@ -823,6 +823,30 @@ describe('group breakdowns and filters combined with group aggregation, limits a
     expect(byCompany.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([['finance', 1]]);
   });
 
+  it('unique organizations by industry: per day, and over the whole range (ActionsTable)', async () => {
+    const series = [{ ...signUp, math: 'unique_group', math_group_type_index: 0 }];
+    const r = await trends({ series, breakdownFilter: breakdown });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count, x.data.slice(1, 3)])).toEqual([
+      ['finance', 3, [2, 1]],
+      ['technology', 1, [1, 0]],
+    ]);
+    const table = await trends({ series, breakdownFilter: breakdown, trendsFilter: { display: 'ActionsTable' } });
+    expect(table.results.map((x: any) => [x.breakdown_value, x.aggregated_value])).toEqual([
+      ['finance', 2],
+      ['technology', 1],
+    ]);
+  });
+
+  it('a numeric group property as breakdown: values as text, events without the group the null value', async () => {
+    const r = await trends({ series: [{ kind: 'EventsNode', event: '$pageview' }], breakdownFilter: { ...breakdown, breakdown: 'employees' } });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count]).sort()).toEqual([
+      ['$$_posthog_breakdown_null_$$', 1],
+      ['100', 1],
+      ['5', 1],
+      ['50', 1],
+    ]);
+  });
+
   it('breakdown_limit keeps the top industry and merges the rest into Other', async () => {
     const r = await trends({ series: [signUp], breakdownFilter: { ...breakdown, breakdown_limit: 1 } });
     expect(r.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
