@@ -159,7 +159,8 @@ export interface PathActorKeys {
 /**
  * How many steps of one actor's paths match the keys (PostHog's paths actors filter over each step of each session
  * path): `start` — the previous step is that node (`last_path_key`); `end` — the step is that node (`path_key`);
- * `dropoff` — the path ends at that node and the step is it. With `start` and `end`, the actors who crossed that
+ * `dropoff` — the path ends at that node and the step is it; a dropoff key overrides the other two (PostHog's actors
+ * query checks start and end only when there is no dropoff key). With `start` and `end`, the actors who crossed that
  * edge. Zero: the actor is not one of them.
  */
 export function matchingSteps(paths: PathEvent[][], k: PathActorKeys): number {
@@ -168,9 +169,12 @@ export function matchingSteps(paths: PathEvent[][], k: PathActorKeys): number {
     const dropoff = `${p.length}_${p[p.length - 1].item}`;
     for (let i = 0; i < p.length; i++) {
       const key = `${i + 1}_${p[i].item}`;
-      if (k.start && (i === 0 || `${i}_${p[i - 1].item}` !== k.start)) continue;
-      if (k.end && key !== k.end) continue;
-      if (k.dropoff && (dropoff !== k.dropoff || key !== k.dropoff)) continue;
+      if (k.dropoff) {
+        if (dropoff !== k.dropoff || key !== k.dropoff) continue;
+      } else {
+        if (k.start && (i === 0 || `${i}_${p[i - 1].item}` !== k.start)) continue;
+        if (k.end && key !== k.end) continue;
+      }
       n++;
     }
   }

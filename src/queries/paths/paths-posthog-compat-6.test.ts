@@ -135,6 +135,13 @@ describe('the actors of nodes', () => {
     expect(await people(pid, { pathStartKey: '1_/a', pathEndKey: '2_/b' })).toEqual(['p1']);
     expect(await people(pid, { pathEndKey: '1_/a' })).toEqual(['p1', 'p2']);
   });
+
+  it('a pathDropoffKey overrides pathStartKey and pathEndKey (PostHog checks those only without a drop-off key)', async () => {
+    const pid = await load([...seq('solo', ['/a']), ...seq('pair', ['/a', '/b'])]);
+    expect(await people(pid, { pathDropoffKey: '1_/a', pathEndKey: '2_/b' })).toEqual(['solo']);
+    expect(await people(pid, { pathDropoffKey: '2_/b', pathStartKey: '1_/x' })).toEqual(['pair']);
+    expect(await people(pid, { pathDropoffKey: '1_/a', pathStartKey: '1_/a', pathEndKey: '2_/b' })).toEqual(['solo']);
+  });
 });
 
 it('average_conversion_time across sessions: the mean over every traversal of the edge, in milliseconds', async () => {
