@@ -24,7 +24,7 @@ export function registerCohortRoutes(app: FastifyInstance, s: Services): void {
   const base = '/projects/:projectId/cohorts';
   apiRoute(app, s, 'GET', base, async (r) => {
     const page = parsePage(r.query);
-    return listBody(r.request, page, await s.cohorts.list(r.principal, projectIdParam(r.params), page, { search: r.query.search, type: r.query.type, created_by_id: r.query.created_by_id }));
+    return listBody(r.request, page, await s.cohorts.list(r.principal, projectIdParam(r.params), page, { search: r.query.search, type: r.query.type, created_by_id: r.query.created_by_id, hide_behavioral_cohorts: r.query.hide_behavioral_cohorts }));
   });
   apiRoute(
     app,

@@ -20,6 +20,7 @@ import { PRODUCTQL_MAX_LIMIT } from '../productql';
 import { parseSelect } from '../productql/parser';
 import { runInsightQuery, toNumber } from '../queries/insights/execute';
 import { ensureFilterParser, propertyFilterToExpr } from '../queries/insights/property-filters';
+import type { PropertyGroupFilter } from '../queries/insights/schema';
 import type { QueryService } from '../queries/query-service';
 import { Timings } from '../queries/timings';
 import type { Project } from '../store/entities';
@@ -124,6 +125,29 @@ function cohortType(loaded: ReadonlyMap<number, ResolvedCohort>): CohortView['co
   return criteria.length ? 'behavioral' : 'person_property';
 }
 
+/**
+ * The cohorts among `cohorts` with a behavioral criterion, their own or one of a cohort they refer to that is among
+ * `cohorts` too (PostHog's CohortViewSet list `hide_behavioral_cohorts`: `has_behavioral_filter` over the listed
+ * queryset, a loop ending the walk). A definition that no longer parses counts as not behavioral.
+ */
+function behavioralCohortIds(cohorts: readonly Cohort[]): Set<number> {
+  const groups = new Map<number, PropertyGroupFilter | null>();
+  for (const c of cohorts) {
+    try {
+      groups.set(c.id, cohortGroup(c));
+    } catch {
+      groups.set(c.id, null);
+    }
+  }
+  const behavioral = (id: number, seen: Set<number>): boolean => {
+    const g = groups.get(id);
+    if (!g || seen.has(id)) return false;
+    seen.add(id);
+    return behavioralCriteria(g).length > 0 || referencedCohorts(g).some((ref) => behavioral(ref, seen));
+  };
+  return new Set([...groups.keys()].filter((id) => behavioral(id, new Set())));
+}
+
 interface Measured {
   count: number;
   type: CohortView['cohort_type'];
@@ -153,9 +177,15 @@ export class CohortService {
   /**
    * `GET …/cohorts/`: live cohorts of the project, newest first, each with its count. As PostHog's CohortViewSet list:
    * `search` keeps those whose name contains it (any case), `type` `static` or `dynamic` keeps that kind (another
-   * value filters nothing), `created_by_id` keeps those the user made.
+   * value filters nothing), `created_by_id` keeps those the user made, `hide_behavioral_cohorts=true` (any case) drops
+   * those with a behavioral criterion of their own or in a cohort they refer to ({@link behavioralCohortIds}).
    */
-  async list(principal: Principal, projectId: number, page: Page, filters: { search?: unknown; type?: unknown; created_by_id?: unknown } = {}): Promise<Paged<CohortView>> {
+  async list(
+    principal: Principal,
+    projectId: number,
+    page: Page,
+    filters: { search?: unknown; type?: unknown; created_by_id?: unknown; hide_behavioral_cohorts?: unknown } = {},
+  ): Promise<Paged<CohortView>> {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'cohort:read' });
     const search = typeof filters.search === 'string' ? filters.search.trim().toLowerCase() : '';
     if (search.length > MAX_SEARCH_LENGTH) throw validationError(`Ensure this field has no more than ${MAX_SEARCH_LENGTH} characters.`, 'search');
@@ -163,10 +193,14 @@ export class CohortService {
     let count: number;
     const kind = filters.type === 'static' ? true : filters.type === 'dynamic' ? false : null;
     const createdBy = typeof filters.created_by_id === 'string' && /^\d+$/.test(filters.created_by_id) ? Number(filters.created_by_id) : null;
-    if (search || kind !== null || createdBy !== null) {
+    const hideBehavioral = typeof filters.hide_behavioral_cohorts === 'string' && filters.hide_behavioral_cohorts.toLowerCase() === 'true';
+    if (search || kind !== null || createdBy !== null || hideBehavioral) {
       // PostHog's CohortViewSet list `?search=`: name icontains (metadata rows: filtered here, not in SQL LIKE's escapes)
-      const all = (await this.cohorts.find({ where: { project_id: project.id, deleted: false }, order: { id: 'DESC' } })).filter(
+      const live = await this.cohorts.find({ where: { project_id: project.id, deleted: false }, order: { id: 'DESC' } });
+      const hidden = hideBehavioral ? behavioralCohortIds(live.filter((c) => (c.name ?? '').toLowerCase().includes(search))) : new Set<number>();
+      const all = live.filter(
         (c) =>
+          !hidden.has(c.id) &&
           (c.name ?? '').toLowerCase().includes(search) &&
           (kind === null || Boolean(c.is_static) === kind) &&
           (createdBy === null || c.created_by_id === createdBy),

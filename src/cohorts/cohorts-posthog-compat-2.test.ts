@@ -312,6 +312,29 @@ describe('list filters (CohortViewSet list: ?type=, ?created_by_id=)', () => {
   });
 });
 
+describe('list ?hide_behavioral_cohorts= (CohortViewSet list: has_behavioral_filter, followed through referenced cohorts)', () => {
+  it('true (any case) drops cohorts with a behavioral criterion, their own, a legacy event group, or one of a cohort they refer to', async () => {
+    const project = (await s.api('POST', '/api/projects/', { name: 'cohort hide behavioral' })).body.id;
+    const performed = { type: 'behavioral', value: 'performed_event', key: '$pageview', event_type: 'events', time_value: 30, time_interval: 'day' };
+    const props = await create({ name: 'props', filters: SOMETHING }, project);
+    const beh = await create({ name: 'behavioral', filters: { properties: group('OR', group('AND', performed)) } }, project);
+    await create({ name: 'mixed', filters: { properties: group('OR', group('AND', person('$some_prop', 'something')), group('AND', performed)) } }, project);
+    await create({ name: 'legacy event', groups: [{ event_id: '$pageview', days: 7 }] }, project);
+    await create({ name: 'refers to behavioral', filters: { properties: group('AND', cohortRef(beh.id)) } }, project);
+    await create({ name: 'refers to props', filters: { properties: group('AND', cohortRef(props.id)) } }, project);
+    await create({ name: 'static', is_static: true }, project);
+    const names = async (qs: string) => {
+      const r = await s.api('GET', `${base(project)}?${qs}`);
+      expect(r.status).toBe(200);
+      return [r.body.count, r.body.results.map((c: { name: string }) => c.name)];
+    };
+    expect(await names('hide_behavioral_cohorts=true')).toEqual([3, ['static', 'refers to props', 'props']]);
+    expect(await names('hide_behavioral_cohorts=True&search=PROPS')).toEqual([2, ['refers to props', 'props']]);
+    expect((await names('hide_behavioral_cohorts=false'))[0]).toBe(7);
+    expect((await names('hide_behavioral_cohorts=1'))[0]).toBe(7);
+  });
+});
+
 describe('static cohorts and person merges (reference §6.5: "cohort links … move to B")', () => {
   it('the loader maps a static cohort’s stored persons to the persons they were merged into, when given a resolver', async () => {
     const ing = s.server.services.ingestor;
