@@ -1,16 +1,33 @@
 import type { FastifyInstance } from 'fastify';
-import { parsePage } from '../src/pagination';
+import { parsePage, pythonInt } from '../src/pagination';
+import type { PersonView } from '../src/projects/person-reader';
 import { personsOfCohort } from '../src/projects/cohort-persons';
 import { cohortFormInput, type CohortUpload } from '../src/cohorts/cohort-service';
 import type { Services } from '../src/services';
 import { MultipartForm } from './multipart';
 import { includeTotal, personsPage } from './events';
-import { apiRoute, forbidDestroy, listBody, projectIdParam, respond } from './route';
+import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRequest } from './route';
+import { chosenFormat, formatRenderer } from './csv-render';
 
 /** A JSON body as is; a multipart form (PostHog's CSV upload) as its fields and its `csv` file. */
 function bodyOf(body: unknown): [unknown, CohortUpload] {
   if (!(body instanceof MultipartForm)) return [body, {}];
   return [cohortFormInput(body.fields), { csv: body.files.csv?.data }];
+}
+
+/** PostHog's CSV_EXPORT_LIMIT: the persons of a cohort's CSV export when no `limit` is given. */
+const CSV_EXPORT_LIMIT = 10_000;
+
+/**
+ * A person as CohortViewSet.persons exports it to CSV: a truthy `email` property moved out of the properties to an
+ * `email` column, and `uuid` and `is_identified` dropped (its DELETE_KEYS).
+ */
+function csvPerson(p: PersonView): Record<string, unknown> {
+  const { uuid: _uuid, is_identified: _identified, ...rest } = p;
+  const email = p.properties.email;
+  if (!email) return rest;
+  const { email: _email, ...properties } = p.properties;
+  return { ...rest, email, properties };
 }
 
 /**
@@ -55,11 +72,19 @@ export function registerCohortRoutes(app: FastifyInstance, s: Services): void {
   apiRoute(app, s, 'PATCH', `${base}/:cohortId/remove_person_from_static_cohort`, (r) =>
     s.cohorts.removePerson(r.principal, projectIdParam(r.params), r.params.cohortId, r.body),
   );
-  apiRoute(app, s, 'GET', `${base}/:cohortId/persons`, async (r) => {
-    const page = parsePage(r.query);
+  // CohortViewSet.persons renders JSON and CSV (PaginatedCSVRenderer; `persons.csv` is DRF's format suffix, and
+  // `is_csv_export` asks for the CSV's shaping too); without a format, DRF negotiates the Accept header
+  const persons = async (r: RestRequest, query: Record<string, unknown>) => {
+    const render = formatRenderer(query, r.request.headers.accept);
+    const csv = chosenFormat(query, r.request.headers.accept) === 'csv' || Boolean(r.query.is_csv_export);
+    // a CSV export without a `limit` (Filter's: missing or 0) is the first CSV_EXPORT_LIMIT persons
+    const page = csv && !pythonInt(r.query.limit) ? { limit: CSV_EXPORT_LIMIT, offset: 0 } : parsePage(r.query);
     const out = await personsOfCohort(s, r.principal, projectIdParam(r.params), r.params.cohortId, r.query, page, includeTotal(r.query));
-    return personsPage(r.request, page, out);
-  });
+    const body = personsPage(r.request, page, out);
+    return render(csv ? { ...body, results: body.results.map(csvPerson) } : body);
+  };
+  apiRoute(app, s, 'GET', `${base}/:cohortId/persons`, (r) => persons(r, r.query));
+  apiRoute(app, s, 'GET', `${base}/:cohortId/persons.:format`, (r) => persons(r, { ...r.query, format: r.params.format }));
   apiRoute(app, s, 'GET', `${base}/:cohortId/duplicate_as_static_cohort`, (r) =>
     s.cohorts.duplicateAsStatic(r.principal, projectIdParam(r.params), r.params.cohortId),
   );

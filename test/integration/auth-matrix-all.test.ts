@@ -207,6 +207,8 @@ const TABLE: Row[] = [
   // PostHog forbids hard deletes of cohorts: 405, once authorized (soft delete is PATCH deleted:true)
   { method: 'DELETE', pattern: '/api/projects/:projectId/cohorts/:cohortId', scope: 'cohort:write', ok: 405 },
   { method: 'GET', pattern: '/api/projects/:projectId/cohorts/:cohortId/persons', scope: 'cohort:read', alsoScopes: ['person:read'], ok: 200 },
+  // DRF's format suffix on the cohort's persons (test_cohort.py test_csv_export_new)
+  { method: 'GET', pattern: '/api/projects/:projectId/cohorts/:cohortId/persons.:format', scope: 'cohort:read', alsoScopes: ['person:read'], ok: 200 },
   // PostHog's CohortViewSet.duplicate_as_static_cohort: a GET that saves a new static cohort
   { method: 'GET', pattern: '/api/projects/:projectId/cohorts/:cohortId/duplicate_as_static_cohort', scope: 'cohort:write', ok: 200 },
   // the shared cohort is dynamic: a 400 past the authorization checks proves them (okAlso)

@@ -87,6 +87,54 @@ describe('cohort persons (test_cohort.py)', () => {
   });
 });
 
+describe('cohort persons as CSV (test_cohort.py test_csv_export_new; CohortViewSet.persons with PaginatedCSVRenderer)', () => {
+  let c: number;
+  beforeAll(async () => {
+    await s.server.services.ingestor.import(p, {
+      persons: [
+        { distinct_ids: ['csv_person3', ...Array.from({ length: 20 }, (_, i) => `csv_person_${i + 4}`)], properties: { $os: 'Windows 95', email: 'csv@posthog.com' } },
+        { distinct_ids: ['csv_person1'], properties: { $os: 'Windows 95' } },
+      ],
+    });
+    await s.server.services.ingestor.flush();
+    const r = await s.api('POST', api('cohorts/'), { name: 'csv', groups: [{ properties: [{ key: '$os', value: 'Windows 95', type: 'person' }] }] });
+    expect(r.status).toBe(201);
+    c = r.body.id;
+  });
+  const lines = (text: string) => text.split('\r\n').filter((l) => l !== '');
+
+  it.each([`cohorts/CID/persons.csv`, `cohorts/CID/persons/?format=csv`])('%s: a header and a line per person; the email property is the email column, uuid and is_identified are gone', async (path) => {
+    const r = await s.api('GET', api(path.replace('CID', String(c))));
+    expect([r.status, r.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/csv')]);
+    const [header, ...rows] = lines(r.text);
+    expect(rows).toHaveLength(2);
+    const columns = header.split(',');
+    expect(columns).toEqual([...columns].sort());
+    expect(columns).toEqual(expect.arrayContaining(['id', 'email', 'name', 'created_at', 'properties.$os', 'distinct_ids.0']));
+    for (const gone of ['uuid', 'is_identified', 'properties.email', 'next', 'previous']) expect(columns).not.toContain(gone);
+    const withEmail = rows.find((l) => l.includes('csv@posthog.com'))!.split(',');
+    expect(withEmail[columns.indexOf('email')]).toBe('csv@posthog.com');
+    expect(withEmail[columns.indexOf('distinct_ids.0')]).toBe('csv_person3');
+    const without = rows.find((l) => l.includes('csv_person1'))!.split(',');
+    expect(without[columns.indexOf('email')]).toBe('');
+  });
+
+  it('through the legacy /api/cohort/<id>/persons.csv (the test’s own path)', async () => {
+    const key = await newKey(s, ['cohort:read', 'person:read'], { scoped_teams: [p] });
+    const r = await s.api('GET', `/api/cohort/${c}/persons.csv`, undefined, key);
+    expect([r.status, lines(r.text).length]).toEqual([200, 3]);
+  });
+
+  it('JSON stays the persons list’s shape (uuid and the email property kept); is_csv_export shapes it as the CSV', async () => {
+    const json = await s.api('GET', api(`cohorts/${c}/persons/`));
+    const one = json.body.results.find((x: { distinct_ids: string[] }) => x.distinct_ids[0] === 'csv_person3');
+    expect([typeof one.uuid, one.properties.email, one.email]).toEqual(['string', 'csv@posthog.com', undefined]);
+    const shaped = await s.api('GET', api(`cohorts/${c}/persons/?is_csv_export=1`));
+    const two = shaped.body.results.find((x: { distinct_ids: string[] }) => x.distinct_ids[0] === 'csv_person3');
+    expect([two.uuid, two.properties.email, two.email, two.properties.$os]).toEqual([undefined, undefined, 'csv@posthog.com', 'Windows 95']);
+  });
+});
+
 describe('cohort persons paging (test_cohort.py test_filter_by_cohort)', () => {
   it('150 persons in the cohort: a page of 100, then its next link gives the other 50 (a person outside is never listed)', async () => {
     await s.server.services.ingestor.import(p, {
@@ -122,5 +170,17 @@ describe('cohort persons paging (test_cohort.py test_filter_by_cohort)', () => {
     const persons = await s.api('GET', `/api/cohort/${made.body.id}/persons`, undefined, key);
     expect(persons.body.results.map((x: { distinct_ids: string[] }) => x.distinct_ids[0]).sort()).toEqual(['paged_1', 'paged_2']);
     expect((await s.api('GET', api(`cohorts/${made.body.id}/`))).body.name).toBe('static');
+  });
+
+  it('a CSV export without a limit is every person (up to CSV_EXPORT_LIMIT) from the first, whatever the offset; with a limit, that page', async () => {
+    const linux = (await s.api('GET', api('cohorts/?search=linux'))).body.results[0];
+    const rows = async (qs: string) => {
+      const r = await s.api('GET', api(`cohorts/${linux.id}/persons.csv${qs}`));
+      expect(r.status).toBe(200);
+      return r.text.split('\r\n').filter((l) => l !== '').length - 1;
+    };
+    expect(await rows('')).toBe(150);
+    expect(await rows('?offset=100')).toBe(150);
+    expect(await rows('?limit=10&offset=145')).toBe(5);
   });
 });
