@@ -53,12 +53,15 @@ export function personPaths(events: PathEvent[], o: PathsOptions): PathEvent[][]
 
   const out: PathEvent[][] = [];
   for (const s of sessions) {
-    // Collapse runs of the same item: one entry per run, carrying the run's last timestamp.
+    // Collapse runs of the same item: one entry per run, carrying the run's last timestamp. PostHog keeps an item
+    // when it differs from the next one, the last compared with '' (`arrayPopFront(arrayPushBack(path_basic, ''))`),
+    // so an empty item that ends the session is dropped.
     const path: PathEvent[] = [];
     for (const e of s) {
       if (path.length && path[path.length - 1].item === e.item) path[path.length - 1] = e;
       else path.push(e);
     }
+    if (path.length && path[path.length - 1].item === '') path.pop();
     const cut = cutPath(path, o);
     if (cut && cut.length) out.push(cut);
   }

@@ -188,6 +188,26 @@ describe('pageviews with an empty or missing $current_url (ifNull(properties.$cu
     expect(edges(await paths(pid, { pathsFilter: { endPoint: '' } }))).toEqual(all);
   });
 
+  it('an empty item that ends a session is dropped (PostHog keeps an item that differs from the next, the last compared with \'\')', async () => {
+    const pid2 = await load([
+      // p1: /a, /b, a URL-less pageview last; p2: /a, then a run of ""; p3: only ""; p4: "" first, then /x
+      ...seq('p1', ['/a', '/b']),
+      pv('p1', null, minute(3)),
+      pv('p2', '/a', minute(1)),
+      pv('p2', '', minute(2)),
+      pv('p2', null, minute(3)),
+      pv('p3', '', minute(1)),
+      pv('p4', null, minute(1)),
+      pv('p4', '/x', minute(2)),
+    ]);
+    expect(edges(await paths(pid2, {}))).toEqual(['1_ -> 2_/x (1)', '1_/a -> 2_/b (1)']);
+    expect(edges(await paths(pid2, { pathsFilter: { startPoint: '/a' } }))).toEqual(['1_/a -> 2_/b (1)']);
+    expect(await people(pid2, { pathDropoffKey: '1_/a' })).toEqual(['p2']);
+    expect(await people(pid2, { pathDropoffKey: '2_/b' })).toEqual(['p1']);
+    expect(await people(pid2, { pathEndKey: '2_' })).toEqual([]);
+    expect(await people(pid2, { pathEndKey: '1_' })).toEqual(['p4']);
+  });
+
   it('the actors of the empty node', async () => {
     expect(await people(pid, { pathEndKey: '2_' })).toEqual(['p1', 'p2']);
     expect(await people(pid, { pathStartKey: '1_/a', pathEndKey: '2_' })).toEqual(['p1']);

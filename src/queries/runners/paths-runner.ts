@@ -120,7 +120,7 @@ function includeExpr(node: PathsQueryNode): Expr | undefined {
 /**
  * {@link personPaths} + edge counting in SQL, for paths without start/end points: items (rows of `from`: actor, ms)
  * minus excluded ones; sessions split where the gap to the actor's previous event is 30 minutes or more; runs of one
- * item collapsed to their last event; the first `stepLimit` items of each session; edges between consecutive items
+ * item collapsed to their last event (a trailing empty item dropped); the first `stepLimit` items of each session; edges between consecutive items
  * with their count and summed time. Every window orders by (ms, item), so equal timestamps are ordered alike in all
  * passes (the per-actor evaluation takes them in the engine's array order, which is arbitrary).
  */
@@ -175,7 +175,9 @@ function pathEdgesQuery(from: Query, grouped: Expr, o: PathsOptions): Query {
     select: [f('r.actor'), f('r.session'), f('r.ms'), f('r.item')],
     from: runs,
     fromAlias: 'r',
-    where: ast.or(ast.call('isNull', [f('r.following')]), ast.compare('!=', f('r.following'), f('r.item'))),
+    // an item differing from the next one, the last compared with '' (PostHog's arrayPushBack(path_basic, '')): a
+    // session's trailing empty item is dropped
+    where: ast.compare('!=', f('r.item'), ast.call('ifNull', [f('r.following'), ast.constant('')])),
   });
   const steps = ast.select({
     select: [
