@@ -179,6 +179,8 @@ interface TableSource {
   /** Columns this table joined on with USING: an unqualified name reads the left table's (the merged column). */
   usingHidden?: Set<string>;
   needs: TableNeeds;
+  /** A table of PostHog's database compiled as a subquery (sessions, numbers()): its errors are a table's. */
+  isTable?: boolean;
 }
 
 type CteInfo =
@@ -1000,6 +1002,8 @@ export class Compiler {
   /** User-chosen names that could collide with the printer's own (`__...`) are refused. */
   private checkUserName(name: string, node: NodeBase): void {
     if (typeof name !== 'string' || name.length === 0) this.err('Empty name', node);
+    // PostHog's escape_hogql_identifier / escape_clickhouse_identifier (posthog/hogql/escape_sql.py) refuse it
+    if (name.includes('%')) this.err(`The HogQL identifier "${name}" is not permitted as it contains the "%" character`, node);
     if (name.startsWith('__')) this.err(`Names starting with "__" are reserved: ${name}`, node);
     if (/[\u0000]/.test(name)) this.err('Names may not contain NUL characters', node);
   }
@@ -1183,8 +1187,9 @@ export class Compiler {
   }
 
   /** Registers a compiled subquery (a FROM subquery, or the sessions table) as table `name`; returns its FROM text thunk. */
-  private subquerySource(sub: QueryOut, name: string, scope: Scope, item: JoinExpr, joined: boolean): () => string {
+  private subquerySource(sub: QueryOut, name: string, scope: Scope, item: JoinExpr, joined: boolean, isTable = false): () => string {
     const src: TableSource = {
+      ...(isTable ? { isTable } : {}),
       name,
       sqlAlias: name,
       columns: new Map(sub.columns.map((c) => [c.name, { type: c.type, nullable: c.nullable, chType: c.chType }])),
@@ -1236,7 +1241,7 @@ export class Compiler {
       }
     }
     if (chain.length === 1 && chain[0] === 'sessions') {
-      return this.subquerySource(this.sessions(), item.alias ?? 'sessions', scope, item, joined);
+      return this.subquerySource(this.sessions(), item.alias ?? 'sessions', scope, item, joined, true);
     }
     // PostHog expands a CTE at each reference, so one reading itself expands until its limit of 50
     if (chain.length === 1 && this.cteBodies.includes(chain[0])) return this.err('Too many CTE expansions (50+). Probably a CTE loop.', t);
@@ -1258,7 +1263,7 @@ export class Compiler {
     const count = this.intConstant(args[args.length - 1], 'numbers() count');
     if (count > MAX_NUMBERS_ROWS) this.err(`numbers() returns at most ${MAX_NUMBERS_ROWS.toLocaleString('en-US')} rows, got ${count}`, args[args.length - 1]);
     const sub: QueryOut = { sql: this.dialect.numbersTable(offset, count), columns: [{ name: 'number', type: 'int', nullable: false, chType: 'UInt64' }] };
-    return this.subquerySource(sub, item.alias ?? name, scope, item, joined);
+    return this.subquerySource(sub, item.alias ?? name, scope, item, joined, true);
   }
 
   /**
@@ -1453,13 +1458,15 @@ export class Compiler {
     const name = rest[0];
     if (!t.virtual) {
       const c = t.columns?.get(name);
-      if (!c) this.err(`Unknown field "${name}" on ${t.name}`, node);
+      // PostHog's SelectQueryAliasType.get_child for a subquery or a CTE under its alias, BaseTableType's for a table
+      if (!c) this.err(t.isTable ? `Field not found: ${name}` : `Field ${name} not found on query with alias ${t.name}`, node);
       t.readColumns?.add(name);
       const p: Printed = { sql: t.columnRef?.get(name) ?? `${a}.${this.q(t.columnSql?.get(name) ?? name)}`, type: c.type, nullable: c.nullable, ...(c.chType ? { chType: c.chType } : {}), ...(isWholeSecondsType(c) ? { wholeSeconds: true } : {}), ...intervalTyping(c) };
       return rest.length === 1 ? p : this.extendJson(p, rest.slice(1), node);
     }
     const def = Object.prototype.hasOwnProperty.call(t.virtual.fields, name) ? t.virtual.fields[name] : undefined;
-    if (!def) this.err(`Unknown field "${name}" on table ${t.virtual.name}. Available: ${Object.keys(t.virtual.fields).join(', ')}`, node);
+    // PostHog's BaseTableType.get_child (posthog/hogql/ast.py): "Field not found: x", for every table and lazy table
+    if (!def) this.err(`Field not found: ${name}`, node);
     switch (def.kind) {
       case 'column': {
         const sql = `${a}.${this.q(def.column)}`;
@@ -1502,7 +1509,7 @@ export class Compiler {
         if (t.virtual.table === 'persons') {
           // persons.pdi: the person's own distinct ids (schema.ts)
           const own = pf === 'distinct_id' || pf === 'person_id' ? pf : undefined;
-          if (!own) return this.err(`Unknown field "${pf}" on persons.pdi. Available: distinct_id, person_id`, node);
+          if (!own) return this.err(`Field not found: ${pf}`, node);
           if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on pdi.${pf}`, node);
           const fields = (t.needs.pdiFields ??= []);
           if (!fields.includes(own)) fields.push(own);
@@ -1513,7 +1520,7 @@ export class Compiler {
           return this.lazyPersonField(t, rest.slice(2), (t.needs.pdiPersonFields ??= []), 'pdiperson', 'pdi.person.', node);
         }
         const pdef = own(VIRTUAL_TABLES.person_distinct_ids.fields, pf);
-        if (!pdef || pdef.kind !== 'column') return this.err(`Unknown field "${pf}" on pdi. Available: distinct_id, person_id, person`, node);
+        if (!pdef || pdef.kind !== 'column') return this.err(`Field not found: ${pf}`, node);
         if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on pdi.${pf}`, node);
         const fields = (t.needs.pdiFields ??= []);
         if (!fields.includes(pdef.column)) fields.push(pdef.column);
@@ -1523,7 +1530,7 @@ export class Compiler {
         if (rest.length === 1) this.err('"session" is a table: use session.session_id, session.$session_duration, ...', node);
         const sf = rest[1];
         const col = own(SESSION_FIELDS, sf) ? this.sessions().columns.find((c) => c.name === sf) : undefined;
-        if (!col) return this.err(`Unknown field "${sf}" on sessions. Available: ${Object.keys(SESSION_FIELDS).join(', ')}`, node);
+        if (!col) return this.err(`Field not found: ${sf}`, node);
         if (rest.length > 2) this.err(`Cannot access "${rest.slice(2).join('.')}" on session.${sf}`, node);
         const needs = (t.needs.session ??= { sql: this.sessions().sql, fields: [] });
         if (!needs.fields.includes(sf)) needs.fields.push(sf);
@@ -1538,7 +1545,7 @@ export class Compiler {
         const gf = rest[1];
         const gdef = own(GROUPS.fields, gf);
         if (!gdef || (gdef.kind !== 'column' && gdef.kind !== 'json'))
-          return this.err(`Unknown field "${gf}" on groups. Available: ${Object.keys(GROUPS.fields).join(', ')}`, node);
+          return this.err(`Field not found: ${gf}`, node);
         const groups = (t.needs.groups ??= []);
         let entry = groups.find((g) => g.index === def.index);
         if (!entry) {
@@ -1591,7 +1598,7 @@ export class Compiler {
       return this.expr(prefixFieldChains(pdef.expr, via) as Expr, tableScope);
     }
     if (!pdef || (pdef.kind !== 'column' && pdef.kind !== 'json'))
-      return this.err(`Unknown field "${pf}" on persons. Available: ${Object.keys(VIRTUAL_TABLES.persons.fields).join(', ')}`, node);
+      return this.err(`Field not found: ${pf}`, node);
     if (!needs.includes(pdef.column)) needs.push(pdef.column);
     const sql = this.dialect.lazyColumn(t.sqlAlias, `${prefix}_${pdef.column}`);
     if (pdef.kind === 'json') {
@@ -1730,6 +1737,8 @@ export class Compiler {
           if (!fn) this.err(`Cannot cast to type ${JSON.stringify(String(cast.type_name))}: supported are ${CAST_TYPES}`, e);
           return this.call({ node: 'Call', name: fn, args: [cast.expr], start: cast.start, end: cast.end } as Call, scope);
         }
+        // `b.a(x)`: the grammar parses a call of an expression (for Hog programs); PostHog's resolver refuses it
+        if (cast.node === 'ExprCall') return this.err('You can only call simple functions in HogQL, not expressions', cast);
         return this.err(`Unsupported expression: ${String(cast.node)}`, cast);
       }
     }

@@ -136,8 +136,8 @@ describe('events.group_N (groups on index N and key $group_N)', () => {
 
   it.each([
     ['select group_0 from events', '"group_0" is a table'],
-    ['select group_0.team_id from events', 'Unknown field "team_id" on groups'],
-    ['select group_0.project_id from events', 'Unknown field "project_id" on groups'],
+    ['select group_0.team_id from events', 'Field not found: team_id'],
+    ['select group_0.project_id from events', 'Field not found: project_id'],
     ['select group_0.key.x from events', 'Cannot access "x" on group_0.key'],
     ['select group_5.key from events', 'Unable to resolve field: group_5'],
     ['select $group_0.x from events', 'Cannot access "x" on $group_0'],

@@ -262,8 +262,8 @@ describe('persons.pdi (reference §10: persons has `pdi`; PostHog persons_pdi is
 
   it.each([
     ['SELECT pdi FROM persons', /^"pdi" is a table/],
-    ['SELECT pdi.version FROM persons', 'Unknown field "version" on persons.pdi. Available: distinct_id, person_id'],
-    ['SELECT pdi.person.id FROM persons', 'Unknown field "person" on persons.pdi. Available: distinct_id, person_id'],
+    ['SELECT pdi.version FROM persons', 'Field not found: version'],
+    ['SELECT pdi.person.id FROM persons', 'Field not found: person'],
     ['SELECT pdi.distinct_id FROM raw_persons', 'Unable to resolve field: pdi'],
   ])('%s is a 400', async (query, message) => {
     await fails(query, message);

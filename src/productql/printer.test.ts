@@ -131,7 +131,7 @@ describe('errors', () => {
     ['select count(1, 2) from events', 'hogql_query_error', 7, 18, /Aggregation 'count' expects at most 1 argument, found 2/],
     // posthog/hogql/functions/mapping.py: "toStartOfDay": HogQLFunctionMeta("toStartOfDay", 1, 2) (value, timezone)
     ['select toStartOfDay() from events', 'hogql_query_error', 7, 21, /Function 'toStartOfDay' expects at least 1 argument, found 0/],
-    ['select person.nope from events', 'hogql_query_error', 7, 18, /Unknown field "nope" on persons/],
+    ['select person.nope from events', 'hogql_query_error', 7, 18, /^Field not found: nope$/],
     ['select event from events where', 'hogql_syntax_error', 30, 30, /^no viable alternative at input 'select event from events where'$/],
     ['select {variables.plan}', 'productql_missing_variable', 7, 23, /^Variable plan is missing from query$/],
     ['select properties from events e join persons p on 1 = 1', 'hogql_query_error', 7, 17, /^Ambiguous query. Found multiple sources for field: properties/],
