@@ -16,6 +16,7 @@ const freeze = useInsightsClock();
 const P_MAIN = 1; // sign ups around Aug 2021 and Aug 2020 (below)
 const P_EMPTY = 2; // no events at all
 const P_LA = 3; // pageviews around Aug 23–24 2021 read in America/Los_Angeles (below)
+const P_FILTER_GROUPS = 4; // test_trends.py test_breakdown_with_filter_groups
 
 /*
  * P_MAIN, UTC. "sign up" events (one person per distinct id):
@@ -60,6 +61,14 @@ beforeAll(async () => {
       '2021-08-25T00:30:00Z', // Aug 24 17:30 local (after "now", in the current hour)
       '2021-08-25T07:30:00Z', // Wed Aug 25 00:30 local (tomorrow)
     ].map((ts) => ev('$pageview', 'la', ts)),
+  });
+  // test_breakdown_with_filter_groups: three sign ups of blabla on Jan 2 2020
+  await db.load(P_FILTER_GROUPS, {
+    events: [
+      ev('sign up', 'blabla', '2020-01-02T12:00:00Z', { key: 'oh', $browser: 'Chrome' }),
+      ev('sign up', 'blabla', '2020-01-02T13:00:00Z', { key: 'uh', $browser: 'Mac' }),
+      ev('sign up', 'blabla', '2020-01-02T15:00:00Z', { key: 'uh', $browser: 'Chrome' }),
+    ],
   });
 });
 
@@ -434,5 +443,24 @@ describe('smoothingIntervals on ActionsLineGraphCumulative (query_builder.py smo
     expect((await q('ActionsLineGraph')).results[0].data).toEqual([1, 2, 1, 0]);
     const cumulative = (await q('ActionsLineGraphCumulative')).results[0];
     expect([cumulative.data, cumulative.count]).toEqual([[1, 3, 4, 4], 4]);
+  });
+});
+
+describe('test_trends.py: test_breakdown_with_filter_groups', () => {
+  beforeEach(() => freeze('2020-01-13T00:00:00Z'));
+
+  it('a global AND group (properties {type: AND, values: [...]}) applies before the breakdown: oh 1, uh 1 (the Mac event left out)', async () => {
+    const r = await trends(P_FILTER_GROUPS, {
+      series: [{ ...SIGN_UP, name: 'sign up' }],
+      dateRange: { date_from: '2020-01-01 00:00:00', date_to: '2020-01-12 00:00:00' },
+      breakdownFilter: { breakdown: 'key' },
+      properties: { type: 'AND', values: [{ type: 'event', key: '$browser', value: 'Chrome' }] },
+    });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.count])).toEqual([
+      ['oh', 1],
+      ['uh', 1],
+    ]);
+    expect(r.results[0].days[0]).toBe('2020-01-01');
+    expect(r.results[0].data[1]).toBe(1);
   });
 });

@@ -325,6 +325,36 @@ describe('test_trends_query_runner.py: _create_test_events', () => {
     expect(await q('max_count_per_actor')).toBe(9);
   });
 
+  it('test_properties_filtering: an exact $browser filter under a $browser breakdown leaves Firefox alone', async () => {
+    const r = await pv({}, { breakdownFilter: { breakdown: '$browser' }, properties: [{ type: 'event', key: '$browser', operator: 'exact', value: 'Firefox' }] });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.data])).toEqual([['Firefox', [1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0]]]);
+  });
+
+  it('test_properties_filtering_with_property_group: an AND group holding an OR group of two browsers', async () => {
+    const r = await pv(
+      {},
+      {
+        breakdownFilter: { breakdown: '$browser' },
+        properties: {
+          type: 'AND',
+          values: [
+            {
+              type: 'OR',
+              values: [
+                { type: 'event', key: '$browser', operator: 'exact', value: 'Firefox' },
+                { type: 'event', key: '$browser', operator: 'exact', value: 'Edge' },
+              ],
+            },
+          ],
+        },
+      },
+    );
+    expect(r.results.map((x: any) => [x.breakdown_value, x.data])).toEqual([
+      ['Firefox', [1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0]],
+      ['Edge', [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]],
+    ]);
+  });
+
   it('test_trends_display_cumulative', async () => {
     const r = await pv({}, { trendsFilter: { display: 'ActionsLineGraphCumulative' } });
     expect(r.results[0]).toMatchObject({ data: [1, 1, 2, 5, 7, 8, 11, 12, 13, 14, 15, 15], count: 15 });

@@ -207,6 +207,12 @@ describe('test_trends.py: _create_events, now 2020-01-04T13:00:01Z', () => {
     expect(r.results[0].labels[4]).toBe('1-Jan-2020');
   });
 
+  it('test_trends_per_day_dau_cumulative: each person once, at their first day (someone_else, a person of its own here, joins on Jan 2)', async () => {
+    const r = await trends(P_EVENTS, { series: [{ ...SIGN_UP, math: 'dau' }], dateRange: { date_from: '-7d' }, trendsFilter: { display: 'ActionsLineGraphCumulative' } });
+    expect(r.results[0]).toMatchObject({ label: 'sign up', data: [0, 0, 0, 0, 1, 2, 2, 2], count: 2 });
+    expect(r.results[0].labels.slice(4, 6)).toEqual(['1-Jan-2020', '2-Jan-2020']);
+  });
+
   it('test_trends_single_aggregate_dau: both distinct ids are one person, whatever the interval', async () => {
     const weekly = await trends(P_EVENTS, { series: [{ ...SIGN_UP, math: 'dau' }], interval: 'week', trendsFilter: { display: 'ActionsTable' } });
     const daily = await trends(P_EVENTS, { series: [{ ...SIGN_UP, math: 'dau' }], interval: 'day', trendsFilter: { display: 'ActionsTable' } });
