@@ -6,6 +6,7 @@ import { cohortFormInput, type CohortUpload } from '../src/cohorts/cohort-servic
 import type { Services } from '../src/services';
 import { MultipartForm } from './multipart';
 import { includeTotal, personsPage } from './events';
+import { activityBody } from './insights';
 import { apiRoute, forbidDestroy, listBody, projectIdParam, respond, type RestRequest } from './route';
 import { chosenFormat, formatRenderer } from './csv-render';
 
@@ -54,7 +55,12 @@ export function registerCohortRoutes(app: FastifyInstance, s: Services): void {
     },
     { form: true },
   );
+  // PostHog's all_activity / activity actions (scope activity_log:read); `activity` is no cohort id
+  apiRoute(app, s, 'GET', `${base}/activity`, async (r) => activityBody(r.request, await s.cohorts.activity(r.principal, projectIdParam(r.params), null, r.query)));
   apiRoute(app, s, 'GET', `${base}/:cohortId`, (r) => s.cohorts.get(r.principal, projectIdParam(r.params), r.params.cohortId));
+  apiRoute(app, s, 'GET', `${base}/:cohortId/activity`, async (r) =>
+    activityBody(r.request, await s.cohorts.activity(r.principal, projectIdParam(r.params), r.params.cohortId, r.query)),
+  );
   apiRoute(
     app,
     s,

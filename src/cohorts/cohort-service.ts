@@ -30,6 +30,8 @@ import { parseInput } from '../validation';
 import { drfBoolean } from '../insights/drf-fields';
 import { userBasic, type UserBasic } from '../insights/activity';
 import { behavioralActionIds, behavioralCriteria } from './behavioral';
+import type { ActivityPage } from '../insights/insight-service';
+import { cohortActivity, cohortChanges, cohortSnapshot, recordCohortActivity } from './cohort-activity';
 import { csvFirstColumn } from './cohort-csv';
 import { cohortGroup, groupFromFilters, groupFromLegacyGroups, referencedCohorts } from './cohort-definition';
 import { CohortLoader, type PersonIdResolver } from './cohort-loader';
@@ -255,6 +257,7 @@ export class CohortService {
     await this.validateDefinition(project.id, row, null);
     if (upload.csv !== undefined && row.is_static) await this.addCsvPersons(principal, project, row, upload.csv);
     const saved = await this.cohorts.save(row);
+    await recordCohortActivity(this.store, principal, saved, 'created', null);
     this.queries.cache.dropProject(project.id);
     return this.fullView(principal, project, saved);
   }
@@ -268,6 +271,7 @@ export class CohortService {
     const project = await this.projects.projectFor(principal, projectId, { scope: 'cohort:write' });
     const body: CohortBody = parseInput(cohortBody, input ?? {});
     const row = await this.find(project.id, id);
+    const before = cohortSnapshot(row);
     // PostHog's test_static_cohort_to_dynamic_cohort: a static cohort becomes dynamic, its persons then being those its
     // criteria select (its list is dropped). The other way is refused: the copy action makes a static cohort of one.
     const toDynamic = body.is_static === false && row.is_static;
@@ -289,8 +293,19 @@ export class CohortService {
     if (upload.csv !== undefined && row.is_static) await this.addCsvPersons(principal, project, row, upload.csv);
     row.updated_at = new Date();
     const saved = await this.cohorts.save(row);
+    await recordCohortActivity(this.store, principal, saved, 'updated', cohortChanges(before, cohortSnapshot(saved)));
     this.queries.cache.dropProject(project.id);
     return this.fullView(principal, project, saved);
+  }
+
+  /**
+   * `GET …/cohorts/activity/` (`id` null: every cohort's) or `GET …/cohorts/<id>/activity/` (a cohort of the project,
+   * deleted or not; another id is a 404), scope `activity_log:read` (PostHog's all_activity / activity actions).
+   */
+  async activity(principal: Principal, projectId: number, id: string | number | null, query: { limit?: unknown; page?: unknown }): Promise<ActivityPage> {
+    const project = await this.projects.projectFor(principal, projectId, { scope: 'activity_log:read' });
+    const row = id === null ? null : await this.find(project.id, id);
+    return cohortActivity(this.store, project, row?.id ?? null, query);
   }
 
   /** `PATCH …/cohorts/<id>/add_persons_to_static_cohort/` `{person_ids: [uuid, …]}`. */

@@ -207,6 +207,9 @@ const TABLE: Row[] = [
   // PostHog forbids hard deletes of cohorts: 405, once authorized (soft delete is PATCH deleted:true)
   { method: 'DELETE', pattern: '/api/projects/:projectId/cohorts/:cohortId', scope: 'cohort:write', ok: 405 },
   { method: 'GET', pattern: '/api/projects/:projectId/cohorts/:cohortId/persons', scope: 'cohort:read', alsoScopes: ['person:read'], ok: 200 },
+  // CohortViewSet all_activity / activity (test_cohort.py test_cohort_activity_log)
+  { method: 'GET', pattern: '/api/projects/:projectId/cohorts/activity', scope: 'activity_log:read', ok: 200 },
+  { method: 'GET', pattern: '/api/projects/:projectId/cohorts/:cohortId/activity', scope: 'activity_log:read', ok: 200 },
   // DRF's format suffix on the cohort's persons (test_cohort.py test_csv_export_new)
   { method: 'GET', pattern: '/api/projects/:projectId/cohorts/:cohortId/persons.:format', scope: 'cohort:read', alsoScopes: ['person:read'], ok: 200 },
   // PostHog's CohortViewSet.duplicate_as_static_cohort: a GET that saves a new static cohort
@@ -433,9 +436,9 @@ afterAll(async () => {
 describe('auth matrix over every REST route', () => {
   it('every registered /api/ route has a row (and every row is a registered route)', () => {
     const routes = registeredRoutes();
-    // PostHog's legacy routes (`/api/person/…`, `/api/cohort/…`, `/api/element/…`) are the project routes of the caller's current project (`@current`), whose
+    // PostHog's legacy routes (`/api/person/…`, `/api/cohort/…`, `/api/element/…`, `/api/event/…`, `/api/insight/…`, `/api/action/…`) are the project routes of the caller's current project (`@current`), whose
     // rows cover them; persons-posthog-compat-2 and persons-cohorts-posthog-compat-3 check them with a project-restricted key
-    const api = routes.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && !/^\/api\/(person|cohort|element)(\/|\.|$)/.test(r.url));
+    const api = routes.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && !/^\/api\/(person|cohort|element|event|insight|action)(\/|\.|$)/.test(r.url));
     expect(api.length).toBeGreaterThan(60); // the parser found the tree
     for (const r of routes) expect([r.method, r.url, srv.server.app.hasRoute({ method: r.method as 'GET', url: r.url })]).toEqual([r.method, r.url, true]);
     const covered = new Set(EXPANDED.map((e) => e.key));

@@ -129,6 +129,61 @@ describe('CRUD (test_cohort.py)', () => {
   });
 });
 
+describe('activity (test_cohort.py test_cohort_activity_log; CohortViewSet activity / all_activity)', () => {
+  it('created without changes, then updated with the changed fields in model order; newest first; a soft delete is an update', async () => {
+    const project = (await s.api('POST', '/api/projects/', { name: 'cohort activity' })).body.id;
+    const made = await s.api('POST', base(project), { name: 'whatever', groups: [{ properties: { team_id: 5 } }] });
+    expect(made.status).toBe(201);
+    const id = made.body.id;
+    const activity = async (path: string) => {
+      const r = await s.api('GET', `${base(project)}${path}`);
+      expect(r.status).toBe(200);
+      return r.body;
+    };
+    const created = await activity(`${id}/activity/`);
+    expect(created).toMatchObject({ next: null, previous: null, total_count: 1 });
+    expect(created.results).toEqual([
+      {
+        id: expect.any(Number),
+        user: expect.objectContaining({ email: expect.any(String), first_name: expect.any(String) }),
+        activity: 'created',
+        scope: 'Cohort',
+        item_id: String(id),
+        detail: { changes: null, trigger: null, type: null, name: 'whatever', short_id: null },
+        created_at: expect.stringMatching(/Z$/),
+        is_system: false,
+        unread: false,
+      },
+    ]);
+    expect((await s.api('PATCH', `${base(project)}${id}/`, { name: 'woohoo', groups: [{ properties: { team_id: 6 } }] })).status).toBe(200);
+    const updated = (await activity(`${id}/activity/`)).results;
+    expect(updated.map((a: { activity: string }) => a.activity)).toEqual(['updated', 'created']);
+    expect(updated[0].detail).toEqual({
+      changes: [
+        { type: 'Cohort', action: 'changed', field: 'name', before: 'whatever', after: 'woohoo' },
+        { type: 'Cohort', action: 'changed', field: 'groups', before: [{ properties: { team_id: 5 } }], after: [{ properties: { team_id: 6 } }] },
+      ],
+      trigger: null,
+      type: null,
+      name: 'woohoo',
+      short_id: null,
+    });
+    expect((await s.api('PATCH', `${base(project)}${id}/`, { deleted: true })).status).toBe(200);
+    const deleted = (await activity(`${id}/activity/`)).results[0];
+    expect([deleted.activity, deleted.detail.changes]).toEqual(['updated', [{ type: 'Cohort', action: 'changed', field: 'deleted', before: false, after: true }]]);
+    // every cohort's, paged by `limit` and 1-based `page`
+    const second = (await s.api('POST', base(project), { name: 'second', filters: JANE })).body.id;
+    const all = await activity('activity/?limit=2');
+    expect([all.total_count, all.results.map((a: { item_id: string }) => a.item_id), typeof all.next]).toEqual([4, [String(second), String(id)], 'string']);
+    expect((await activity('activity/?limit=2&page=2')).results.map((a: { activity: string }) => a.activity)).toEqual(['updated', 'created']);
+    // a cohort of another project, or none, is a 404; the log needs activity_log:read
+    expect((await s.api('GET', `${base()}${id}/activity/`)).status).toBe(404);
+    expect((await s.api('GET', `${base(project)}999999/activity/`)).status).toBe(404);
+    const reader = await newKey({ scopes: ['cohort:read'] });
+    expect((await s.api('GET', `${base(project)}${id}/activity/`, undefined, reader)).status).toBe(403);
+  });
+});
+
 describe('validation', () => {
   it.each([
     ['a behavioral criterion without its window', { filters: { properties: { type: 'AND', values: [{ type: 'behavioral', key: '$pageview', value: 'performed_event', event_type: 'events' }] } } }, 'filters'],
