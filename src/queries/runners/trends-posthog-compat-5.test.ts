@@ -37,7 +37,11 @@ beforeAll(async () => {
   await db.load(P_PEOPLE, multiplePeople());
   await db.load(P_QUANTILES, {
     persons: [{ distinct_ids: ['blabla'], properties: {} }],
-    events: Array.from({ length: 101 }, (_, i) => ev('sign up', 'blabla', '2020-01-04T10:00:00Z', { some_number: i })),
+    events: [
+      ...Array.from({ length: 101 }, (_, i) => ev('sign up', 'blabla', '2020-01-04T10:00:00Z', { some_number: i })),
+      // _test_math_property_aggregation over range(101, 201): levels between two values interpolate
+      ...Array.from({ length: 100 }, (_, i) => ev('sign up 101..200', 'blabla', '2020-01-04T10:00:00Z', { some_number: 101 + i })),
+    ],
   });
   await db.load(P_ACTION_PERSONS, {
     persons: [
@@ -197,6 +201,17 @@ describe('test_trends.py: quantile math over 0..100 (test_median_filtering, test
     const r = await trends(P_QUANTILES, { series: [{ kind: 'EventsNode', event: 'sign up', math, math_property: 'some_number' }] });
     expect(r.results[0].days[7]).toBe('2020-01-04');
     expect(r.results[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, expected]);
+  });
+  it.each<[string, number]>([
+    ['median', 150.5],
+    ['p75', 175.25],
+    ['p90', 190.1],
+    ['p95', 195.05],
+    ['p99', 199.01],
+  ])('%s over 101..200: linear interpolation between the two nearest values (101 + level × 99)', async (math, expected) => {
+    const r = await trends(P_QUANTILES, { series: [{ kind: 'EventsNode', event: 'sign up 101..200', math, math_property: 'some_number' }] });
+    expect(r.results[0].data.slice(0, 7)).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(r.results[0].data[7]).toBeCloseTo(expected, 9);
   });
 });
 
