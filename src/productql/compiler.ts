@@ -1913,6 +1913,17 @@ export class Compiler {
     return { ...this.dialect.lambda(params, b), lambdaBody: b };
   }
 
+  /**
+   * PostHog's checks of a parametric_first_arg function (posthog/hogql/printer.py visit_call), before its arity: no
+   * argument, or a first argument naming no aggregation. An aggregation the engine cannot reduce with is the printer's.
+   */
+  private arrayReduceName(args: Expr[], c: Call): void {
+    if (args.length === 0) this.err(`Missing arguments in function '${c.name}'`, c);
+    const first = args[0];
+    if (first?.node === 'Constant' && typeof first.value === 'string' && lookupFunction(first.value)?.kind !== 'aggregate')
+      this.err(`Invalid parametric function in '${c.name}', '${first.value}' is not supported.`, first);
+  }
+
   private call(c: Call, scope: Scope): Printed {
     if (typeof c.name !== 'string') this.err('Malformed function call', c);
     const sig = lookupFunction(c.name);
@@ -1921,6 +1932,7 @@ export class Compiler {
     if (!Array.isArray(args)) this.err('Malformed function call', c);
     // count(*) is count(), as in HogQL and ClickHouse.
     if (sig.name === 'count' && !c.distinct && args.length === 1 && isStar(args[0])) args = [];
+    if (sig.name === 'arrayReduce') this.arrayReduceName(args, c);
     const arity = arityError(sig, args.length);
     if (arity) this.err(arity, c);
     const params = c.params ?? [];

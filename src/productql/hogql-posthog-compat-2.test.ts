@@ -204,6 +204,20 @@ describe('test_printer.py test_expr_parse_errors / test_expr_syntax_errors: the 
   });
 });
 
+describe('test_printer.py parametric_first_arg: arrayReduce names an aggregation', () => {
+  it('test_can_call_parametric_function / _from_placeholder', async () => {
+    expect(await rows("SELECT arrayReduce('sum', [1, 2, 3])")).toEqual([[6]]);
+    expect((await h.run(productqlRunner, { kind: 'HogQLQuery', query: 'SELECT arrayReduce({f}, [1, 2, 3])', values: { f: 'sum' } }, pid)).results).toEqual([[6]]);
+  });
+
+  it.each([
+    ['test_fails_on_parametric_function_with_no_arguments', 'SELECT arrayReduce()', "Missing arguments in function 'arrayReduce'"],
+    ['test_fails_on_parametric_function_with_invalid_argument_function', "SELECT arrayReduce('blah', [1, 2, 3])", "Invalid parametric function in 'arrayReduce', 'blah' is not supported."],
+  ])('%s', async (_name, query, message) => {
+    await expect(hogql(query)).rejects.toMatchObject({ status: 400, code: 'hogql_query_error', message });
+  });
+});
+
 describe('test_resolver.py test_resolve_errors: correlated and out-of-scope names are "Unable to resolve field:"', () => {
   it.each([
     ["SELECT event, (select count() from events where event = x.event) as c FROM events x where event = '$pageview'", 'Unable to resolve field: x'],
