@@ -216,6 +216,10 @@ const LEGACY_PREFIXES: [project: string, legacy: string][] = [
   ['/projects/:projectId/cohorts', '/cohort'],
   // test_element.py calls `/api/element/stats/` and `/api/element/values/`
   ['/projects/:projectId/elements', '/element'],
+  // posthog/api/__init__.py's legacy project router also serves events, insights and actions
+  ['/projects/:projectId/events', '/event'],
+  ['/projects/:projectId/insights', '/insight'],
+  ['/projects/:projectId/actions', '/action'],
 ];
 
 /** The legacy path serving a project route, if PostHog has one. */

@@ -556,3 +556,25 @@ describe('posthog/api/test/test_action.py', () => {
     }
   });
 });
+
+describe('legacy /api/event/, /api/action/ and /api/insight/ (posthog/api/__init__.py legacy project router)', () => {
+  it('each serves the current project of the caller (a key of one project), with the project routes’ scopes', async () => {
+    const p = await seed('legacy routes', [{ event: 'legacy seen', distinct_id: 'l1', timestamp: '2024-03-01T10:00:00Z' }]);
+    const key = await newKey(s, ['query:read', 'action:read', 'action:write', 'insight:read', 'insight:write'], { scoped_teams: [p] });
+    const events = await s.api('GET', '/api/event/', undefined, key);
+    expect([events.status, events.body.results.map((e: { event: string }) => e.event)]).toEqual([200, ['legacy seen']]);
+    const one = await s.api('GET', `/api/event/${events.body.results[0].id}/`, undefined, key);
+    expect([one.status, one.body.event]).toEqual([200, 'legacy seen']);
+    const made = await s.api('POST', '/api/action/', { name: 'legacy action', steps: [{ event: 'legacy seen' }] }, key);
+    expect([made.status, made.body.team_id]).toEqual([201, p]);
+    expect((await s.api('GET', `/api/action/${made.body.id}/count/`, undefined, key)).body).toEqual({ count: 1 });
+    expect((await s.api('GET', `/api/projects/${p}/actions/${made.body.id}/`)).body.name).toBe('legacy action');
+    const insight = await s.api('POST', '/api/insight/', { name: 'legacy insight', query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'legacy seen' }] } } }, key);
+    expect(insight.status).toBe(201);
+    expect((await s.api('GET', `/api/projects/${p}/insights/${insight.body.id}/`)).body.name).toBe('legacy insight');
+    // the scopes of the project routes (the events list is scope query:read, as PostHog's EventViewSet)
+    const weak = await newKey(s, ['person:read'], { scoped_teams: [p] });
+    expect((await s.api('GET', '/api/event/', undefined, weak)).status).toBe(403);
+    expect((await s.api('GET', '/api/action/', undefined, weak)).status).toBe(403);
+  });
+});
