@@ -19,9 +19,13 @@ function bodyOf(body: unknown): [unknown, CohortUpload] {
 /** PostHog's CSV_EXPORT_LIMIT: the persons of a cohort's CSV export when no `limit` is given. */
 const CSV_EXPORT_LIMIT = 10_000;
 
+/** A person as CohortViewSet.persons answers it in JSON (PostHog's serialize_people: SerializedPerson). */
+const serializedPerson = (p: PersonView) => ({ type: 'person' as const, ...p, matched_recordings: [], value_at_data_point: null });
+
 /**
  * A person as CohortViewSet.persons exports it to CSV: a truthy `email` property moved out of the properties to an
- * `email` column, and `uuid` and `is_identified` dropped (its DELETE_KEYS).
+ * `email` column, and the rest of its DELETE_KEYS dropped (`uuid`, `is_identified`; `type`, `matched_recordings` and
+ * `value_at_data_point` are only in the JSON's {@link serializedPerson}).
  */
 function csvPerson(p: PersonView): Record<string, unknown> {
   const { uuid: _uuid, is_identified: _identified, ...rest } = p;
@@ -87,7 +91,7 @@ export function registerCohortRoutes(app: FastifyInstance, s: Services): void {
     const page = csv && !pythonInt(r.query.limit) ? { limit: CSV_EXPORT_LIMIT, offset: 0 } : parsePage(r.query);
     const out = await personsOfCohort(s, r.principal, projectIdParam(r.params), r.params.cohortId, r.query, page, includeTotal(r.query));
     const body = personsPage(r.request, page, out);
-    return render(csv ? { ...body, results: body.results.map(csvPerson) } : body);
+    return render(csv ? { ...body, results: body.results.map(csvPerson) } : { ...body, results: body.results.map(serializedPerson) });
   };
   apiRoute(app, s, 'GET', `${base}/:cohortId/persons`, (r) => persons(r, r.query));
   apiRoute(app, s, 'GET', `${base}/:cohortId/persons.:format`, (r) => persons(r, { ...r.query, format: r.params.format }));

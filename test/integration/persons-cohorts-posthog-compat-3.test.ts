@@ -111,7 +111,7 @@ describe('cohort persons as CSV (test_cohort.py test_csv_export_new; CohortViewS
     const columns = header.split(',');
     expect(columns).toEqual([...columns].sort());
     expect(columns).toEqual(expect.arrayContaining(['id', 'email', 'name', 'created_at', 'properties.$os', 'distinct_ids.0']));
-    for (const gone of ['uuid', 'is_identified', 'properties.email', 'next', 'previous']) expect(columns).not.toContain(gone);
+    for (const gone of ['uuid', 'is_identified', 'type', 'value_at_data_point', 'properties.email', 'next', 'previous']) expect(columns).not.toContain(gone);
     const withEmail = rows.find((l) => l.includes('csv@posthog.com'))!.split(',');
     expect(withEmail[columns.indexOf('email')]).toBe('csv@posthog.com');
     expect(withEmail[columns.indexOf('distinct_ids.0')]).toBe('csv_person3');
@@ -129,9 +129,11 @@ describe('cohort persons as CSV (test_cohort.py test_csv_export_new; CohortViewS
     const json = await s.api('GET', api(`cohorts/${c}/persons/`));
     const one = json.body.results.find((x: { distinct_ids: string[] }) => x.distinct_ids[0] === 'csv_person3');
     expect([typeof one.uuid, one.properties.email, one.email]).toEqual(['string', 'csv@posthog.com', undefined]);
+    // serialize_people's SerializedPerson
+    expect(one).toMatchObject({ type: 'person', id: one.uuid, matched_recordings: [], value_at_data_point: null, is_identified: expect.any(Boolean) });
     const shaped = await s.api('GET', api(`cohorts/${c}/persons/?is_csv_export=1`));
     const two = shaped.body.results.find((x: { distinct_ids: string[] }) => x.distinct_ids[0] === 'csv_person3');
-    expect([two.uuid, two.properties.email, two.email, two.properties.$os]).toEqual([undefined, undefined, 'csv@posthog.com', 'Windows 95']);
+    expect([two.uuid, two.type, two.properties.email, two.email, two.properties.$os]).toEqual([undefined, undefined, undefined, 'csv@posthog.com', 'Windows 95']);
   });
 });
 
