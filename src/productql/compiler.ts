@@ -1453,6 +1453,12 @@ export class Compiler {
     return !!t.columns?.has(name);
   }
 
+  /** A lazy join (person, pdi, session, group_0, ...) read as a value: PostHog's printer visit_field refuses it, naming the chain as written. */
+  private tableAsValue(node: NodeBase, name: string): never {
+    const chain = (node as Partial<Field>).chain;
+    return this.err(`Can't select a table when a column is expected: ${Array.isArray(chain) ? chain.map(String).join('.') : name}`, node);
+  }
+
   private tableField(t: TableSource, rest: string[], node: NodeBase): Printed {
     const a = this.q(t.sqlAlias);
     const name = rest[0];
@@ -1498,13 +1504,13 @@ export class Compiler {
           return { sql, type: 'uuid', nullable: true, ...(test ? { nullTest: { of: sql, sql: test } } : {}) };
         }
       case 'person': {
-        if (rest.length === 1) this.err(`"${name}" is a table: use ${name}.id, ${name}.properties.<key>, ${name}.created_at, ...`, node);
+        if (rest.length === 1) this.tableAsValue(node, name);
         // poe.id is the event's person id itself (see schema.ts), set even when no persons row exists.
         if (def.poe && rest[1] === 'id') return this.tableField(t, ['person_id', ...rest.slice(2)], node);
         return this.lazyPersonField(t, rest.slice(1), t.needs.personFields, 'person', `${name}.`, node);
       }
       case 'pdi': {
-        if (rest.length === 1) this.err('"pdi" is a table: use pdi.distinct_id, pdi.person_id, pdi.person.<field>', node);
+        if (rest.length === 1) this.tableAsValue(node, name);
         const pf = rest[1];
         if (t.virtual.table === 'persons') {
           // persons.pdi: the person's own distinct ids (schema.ts)
@@ -1516,7 +1522,7 @@ export class Compiler {
           return { sql: this.dialect.lazyColumn(t.sqlAlias, `pdi_${own}`), type: own === 'person_id' ? 'uuid' : 'string', nullable: false };
         }
         if (pf === 'person') {
-          if (rest.length === 2) this.err('"pdi.person" is a table: use pdi.person.id, pdi.person.properties.<key>, ...', node);
+          if (rest.length === 2) this.tableAsValue(node, 'pdi.person');
           return this.lazyPersonField(t, rest.slice(2), (t.needs.pdiPersonFields ??= []), 'pdiperson', 'pdi.person.', node);
         }
         const pdef = own(VIRTUAL_TABLES.person_distinct_ids.fields, pf);
@@ -1527,7 +1533,7 @@ export class Compiler {
         return { sql: this.dialect.lazyColumn(t.sqlAlias, `pdi_${pdef.column}`), type: pdef.type, nullable: true };
       }
       case 'session': {
-        if (rest.length === 1) this.err('"session" is a table: use session.session_id, session.$session_duration, ...', node);
+        if (rest.length === 1) this.tableAsValue(node, name);
         const sf = rest[1];
         const col = own(SESSION_FIELDS, sf) ? this.sessions().columns.find((c) => c.name === sf) : undefined;
         if (!col) return this.err(`Field not found: ${sf}`, node);
@@ -1541,7 +1547,7 @@ export class Compiler {
         if (rest.length > 1) this.err(`Cannot access "${rest.slice(1).join('.')}" on ${name}`, node);
         return this.groupKey(`${a}.${this.q('properties')}`, def.index, node);
       case 'group': {
-        if (rest.length === 1) this.err(`"${name}" is a table: use ${name}.key, ${name}.properties.<key>, ${name}.created_at, ...`, node);
+        if (rest.length === 1) this.tableAsValue(node, name);
         const gf = rest[1];
         const gdef = own(GROUPS.fields, gf);
         if (!gdef || (gdef.kind !== 'column' && gdef.kind !== 'json'))

@@ -135,7 +135,7 @@ describe('events.group_N (groups on index N and key $group_N)', () => {
   });
 
   it.each([
-    ['select group_0 from events', '"group_0" is a table'],
+    ['select group_0 from events', "Can't select a table when a column is expected: group_0"],
     ['select group_0.team_id from events', 'Field not found: team_id'],
     ['select group_0.project_id from events', 'Field not found: project_id'],
     ['select group_0.key.x from events', 'Cannot access "x" on group_0.key'],

@@ -261,7 +261,7 @@ describe('persons.pdi (reference §10: persons has `pdi`; PostHog persons_pdi is
   });
 
   it.each([
-    ['SELECT pdi FROM persons', /^"pdi" is a table/],
+    ['SELECT pdi FROM persons', "Can't select a table when a column is expected: pdi"],
     ['SELECT pdi.version FROM persons', 'Field not found: version'],
     ['SELECT pdi.person.id FROM persons', 'Field not found: person'],
     ['SELECT pdi.distinct_id FROM raw_persons', 'Unable to resolve field: pdi'],

@@ -84,10 +84,10 @@ describe('events.pdi (person_distinct_ids on distinct_id)', () => {
   });
 
   it.each([
-    ['select pdi from events', '"pdi" is a table'],
+    ['select pdi from events', "Can't select a table when a column is expected: pdi"],
     ['select pdi.version from events', 'Field not found: version'],
     ['select pdi.distinct_id.x from events', 'Cannot access "x" on pdi.distinct_id'],
-    ['select pdi.person from events', '"pdi.person" is a table'],
+    ['select pdi.person from events', "Can't select a table when a column is expected: pdi.person"],
     ['select pdi.person.version from events', 'Field not found: version'],
   ])('refuses %s', async (text, message) => {
     const e = await db.query(text).catch((x: unknown) => x);
@@ -130,7 +130,7 @@ describe('events.poe (persons on events: current person, after merges)', () => {
 
   it('refuses poe as a value and unknown poe fields', async () => {
     for (const [text, message] of [
-      ['select poe from events', '"poe" is a table'],
+      ['select poe from events', "Can't select a table when a column is expected: poe"],
       ['select poe.version from events', 'Field not found: version'],
     ]) {
       const e = await db.query(text).catch((x: unknown) => x);
@@ -328,7 +328,7 @@ describe('sessions (computed from events) and events.session', () => {
   });
 
   it.each([
-    ['select session from events', '"session" is a table'],
+    ['select session from events', "Can't select a table when a column is expected: session"],
     ['select session.project_id from events', 'Field not found: project_id'],
     ['select session.$session_duration.x from events', 'Cannot access "x" on session.$session_duration'],
     ['select project_id from sessions', 'Unable to resolve field: project_id'],
