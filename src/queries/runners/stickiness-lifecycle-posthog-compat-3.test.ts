@@ -857,3 +857,55 @@ describe('StickinessQuery: an action aggregated by groups under a person propert
     expect(await actorsOf(pid, { source, day: 2 })).toEqual(['org:2']);
   });
 });
+
+describe('session property filters on stickiness and lifecycle (test_stickiness_query_runner.py / test_lifecycle_query_runner.py property filtering × sessions; reference §1.4)', () => {
+  // $session_duration is the span of all the session's events, whatever the series: s1 300 s, s2 0, s3 600 (p1);
+  // s4 120, s5 0 (p2); s6 1800 (p3: a $pageview at 09:00 and another event at 09:30)
+  let pid: number;
+  beforeAll(async () => {
+    const pv = (d: string, ts: string, s: string) => ev('$pageview', d, ts, { $session_id: s });
+    const created = '2024-01-01T00:00:00Z';
+    pid = await db.project(
+      ['p1', 'p2', 'p3'].map((d) => ({ distinct_ids: [d], created_at: created, properties: { name: d } })),
+      [
+        pv('p1', '2024-01-01T10:00:00Z', 's1'),
+        pv('p1', '2024-01-01T10:05:00Z', 's1'),
+        pv('p1', '2024-01-02T10:00:00Z', 's2'),
+        pv('p1', '2024-01-03T10:00:00Z', 's3'),
+        pv('p1', '2024-01-03T10:10:00Z', 's3'),
+        pv('p2', '2024-01-02T12:00:00Z', 's4'),
+        pv('p2', '2024-01-02T12:02:00Z', 's4'),
+        pv('p2', '2024-01-03T12:00:00Z', 's5'),
+        pv('p3', '2024-01-01T09:00:00Z', 's6'),
+        ev('other', 'p3', '2024-01-01T09:30:00Z', { $session_id: 's6' }),
+      ],
+    );
+  });
+  const LONG = [{ type: 'session', key: '$session_duration', operator: 'gt', value: 60 }];
+  const q = { dateRange: { date_from: '2024-01-01', date_to: '2024-01-03' } };
+
+  it('stickiness: only the days of sessions over a minute (p1 on Jan 1 and 3, p2 on Jan 2, p3 on Jan 1 by its other event)', async () => {
+    expect((await stickiness(pid, q)).results[0]).toMatchObject({ data: [1, 1, 1], count: 3 });
+    expect((await stickiness(pid, { ...q, properties: LONG })).results[0]).toMatchObject({ data: [2, 1, 0], count: 3 });
+    const source = { kind: 'StickinessQuery', series: [PV], ...q, properties: LONG };
+    expect(await actorsOf(pid, { source, day: 1 })).toEqual(['p2', 'p3']);
+    expect(await actorsOf(pid, { source, day: 2 })).toEqual(['p1']);
+  });
+
+  it('stickiness: the filter on the series (EventsNode.properties) is the same', async () => {
+    const r = await stickiness(pid, { ...q, series: [{ ...PV, properties: LONG }] });
+    expect(r.results[0]).toMatchObject({ data: [2, 1, 0], count: 3 });
+  });
+
+  it('lifecycle: the filtered days decide the statuses (all created Jan 1)', async () => {
+    expect(byStatus(await lifecycle(pid, { ...q, properties: LONG }))).toEqual({
+      new: [2, 0, 0],
+      returning: [0, 0, 0],
+      resurrecting: [0, 1, 1],
+      dormant: [0, -2, -1],
+    });
+    const source = { kind: 'LifecycleQuery', series: [PV], ...q, properties: LONG };
+    expect(await actorsOf(pid, { source, day: '2024-01-02', status: 'dormant' })).toEqual(['p1', 'p3']);
+    expect(await actorsOf(pid, { source, day: '2024-01-03', status: 'resurrecting' })).toEqual(['p1']);
+  });
+});
