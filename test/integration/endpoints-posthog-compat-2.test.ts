@@ -869,3 +869,40 @@ describe('saved variables over GraphQL (the same service as /insight_variables/)
     expect((await s.api('GET', `/api/projects/${vp}/insight_variables/${v.id}/`)).status).toBe(404);
   });
 });
+
+describe('filters_override on run and name boundaries (reference §1.4, §1.6; test_endpoint.py, test_endpoint_execution.py)', () => {
+  beforeAll(async () => {
+    await make({ name: 'fo_sql', query: sql('select 1 as one') });
+    await make({ name: 'fo_trends', query: trends });
+  });
+
+  it('a HogQL endpoint refuses filters_override: 400 naming it, “Not allowed for HogQL endpoints. Use variables instead.”', async () => {
+    const r = await s.api('POST', `${ep}/fo_sql/run/`, { filters_override: { date_from: '-7d' } });
+    expect([r.status, r.body.type, r.body.attr, r.body.detail]).toEqual([400, 'validation_error', 'filters_override', 'Not allowed for HogQL endpoints. Use variables instead.']);
+    // null is "not given"
+    expect((await s.api('POST', `${ep}/fo_sql/run/`, { filters_override: null })).status).toBe(200);
+  });
+
+  it('an insight endpoint takes it (deprecated): the run answers with the X-PostHog-Warn header; a plain run has none', async () => {
+    const r = await s.api('POST', `${ep}/fo_trends/run/`, { filters_override: { date_from: '2024-01-01', date_to: '2024-01-05' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-posthog-warn')).toMatch(/^filters_override is deprecated/);
+    expect(r.body.results[0].days).toEqual(['2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04', '2024-01-05']);
+    const plain = await s.api('POST', `${ep}/fo_trends/run/`, {});
+    expect([plain.status, plain.headers.get('x-posthog-warn'), plain.body.results[0].days]).toEqual([200, null, ['2024-01-01', '2024-01-02']]);
+  });
+
+  it.each([
+    ['128 characters', `a${'b'.repeat(127)}`, 201],
+    ['hyphens and underscores after the first letter', 'a-b_C9', 201],
+    ['129 characters', `a${'b'.repeat(128)}`, 400],
+    ['a leading underscore', '_abc', 400],
+    ['a leading hyphen', '-abc', 400],
+    ['a space', 'daily signups', 400],
+    ['a dot', 'daily.signups', 400],
+  ])('a name of %s (%s) → %i', async (_what, name, status) => {
+    const r = await s.api('POST', `${ep}/`, { name, query: sql('select 1 as one') });
+    expect([r.status, status === 400 ? r.body.attr : r.body.name]).toEqual([status, status === 400 ? 'name' : name]);
+    if (status === 400) expect(r.body.detail).toMatch(new RegExp(`^Invalid name '`));
+  });
+});
