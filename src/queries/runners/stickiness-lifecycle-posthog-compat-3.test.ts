@@ -908,4 +908,23 @@ describe('session property filters on stickiness and lifecycle (test_stickiness_
     expect(await actorsOf(pid, { source, day: '2024-01-02', status: 'dormant' })).toEqual(['p1', 'p3']);
     expect(await actorsOf(pid, { source, day: '2024-01-03', status: 'resurrecting' })).toEqual(['p1']);
   });
+
+  it('lifecycle by hour (the self-join path): p1\'s one-event session on Jan 2 10:00 is left out, p2\'s two-minute one at 12:00 kept', async () => {
+    const hours = { interval: 'hour', dateRange: { date_from: '2024-01-02 10:00:00', date_to: '2024-01-02 12:00:00' } };
+    expect(byStatus(await lifecycle(pid, hours))).toEqual({ new: [0, 0, 0], returning: [0, 0, 0], resurrecting: [1, 0, 1], dormant: [0, -1, 0] });
+    expect(byStatus(await lifecycle(pid, { ...hours, properties: LONG }))).toEqual({ new: [0, 0, 0], returning: [0, 0, 0], resurrecting: [0, 0, 1], dormant: [0, 0, 0] });
+  });
+
+  it('stickiness with compare: each period\'s events filtered by their own sessions', async () => {
+    const range = { dateRange: { date_from: '2024-01-02', date_to: '2024-01-03' }, compareFilter: { compare: true } };
+    // current Jan 2 .. 3, previous Dec 31 .. Jan 1
+    expect(periods(await stickiness(pid, range))).toEqual([
+      ['current', 2, [0, 2]],
+      ['previous', 2, [2, 0]],
+    ]);
+    expect(periods(await stickiness(pid, { ...range, properties: LONG }))).toEqual([
+      ['current', 2, [2, 0]],
+      ['previous', 2, [2, 0]],
+    ]);
+  });
 });
