@@ -19,6 +19,9 @@ import { isPersonVirtualProperty, personVirtualPropertyExpr } from './person-vir
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
 /** Value of the bucket that sums every value past `breakdown_limit`. */
 export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$';
+/** The labels of the two sentinels in the actors options (PostHog's BREAKDOWN_NULL_DISPLAY / BREAKDOWN_OTHER_DISPLAY). */
+export const BREAKDOWN_NULL_DISPLAY = 'None (i.e. no value)';
+export const BREAKDOWN_OTHER_DISPLAY = 'Other (i.e. all remaining values)';
 
 /** One breakdown dimension. */
 export interface BreakdownSpec {

@@ -200,6 +200,24 @@ describe('InsightActorsQueryOptions (insight_actors_query_options_runner.py, tes
     expect([lifecycle.series, lifecycle.interval, lifecycle.breakdown, lifecycle.breakdowns, lifecycle.compare]).toEqual([null, null, null, null, null]);
     expect(lifecycle.status).toHaveLength(4);
   });
+
+  it('trends breakdown options (TrendsQueryRunner._get_breakdown_items): Other and the null value by their display labels, the value kept', async () => {
+    const OTHER = '$$_posthog_breakdown_other_$$';
+    const NULL = '$$_posthog_breakdown_null_$$';
+    const expected = [
+      { label: 'Chrome', value: 'Chrome' },
+      { label: 'Other (i.e. all remaining values)', value: OTHER },
+      { label: 'None (i.e. no value)', value: NULL },
+    ];
+    const single = await insightOptions({ kind: 'TrendsQuery', dateRange, series: [PV, LEAVE], breakdownFilter: { breakdown: '$browser', breakdown_limit: 1 } });
+    expect([single.breakdown, single.breakdowns]).toEqual([expected, null]);
+    const multi = await insightOptions({ kind: 'TrendsQuery', dateRange, series: [PV, LEAVE], breakdownFilter: { breakdowns: [{ property: '$browser' }], breakdown_limit: 1 } });
+    expect([multi.breakdown, multi.breakdowns]).toEqual([null, [{ values: expected }]]);
+    // each value names a line whose actors can be asked for (the null value: p1 and p2 left without a $browser)
+    const names = async (breakdown: string) =>
+      (await actors({ select: ['properties.name'], orderBy: ['properties.name'], source: { kind: 'InsightActorsQuery', series: 1, breakdown, source: { kind: 'TrendsQuery', dateRange, series: [PV, LEAVE], breakdownFilter: { breakdown: '$browser', breakdown_limit: 1 } } } }, P_INSIGHT)).results;
+    expect(await names(NULL)).toEqual([['p1'], ['p2']]);
+  });
 });
 
 describe('the actors of lifecycle points aggregated by groups (test_lifecycle_query_runner.py group aggregation)', () => {

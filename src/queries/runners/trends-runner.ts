@@ -9,6 +9,8 @@ import type { QueryRunner, RunnerContext } from '../runner';
 import {
   BREAKDOWN_NULL,
   BREAKDOWN_OTHER,
+  BREAKDOWN_NULL_DISPLAY,
+  BREAKDOWN_OTHER_DISPLAY,
   QueryDateRange,
   aggregationExpr,
   personOrDistinctActorExpr,
@@ -890,7 +892,8 @@ export interface TrendsActorsQueryOptions {
   /** The series by index, labelled as their results are (event name, `All events`, action name). */
   series: ActorsQueryOption<number>[];
   /**
-   * The breakdown values the insight answers, in its order (single breakdowns; `null` without one). A cohort
+   * The breakdown values the insight answers, in its order (single breakdowns; `null` without one); Other and the
+   * null value are labelled `Other (i.e. all remaining values)` and `None (i.e. no value)`. A cohort
    * breakdown lists its cohorts as given: the cohort's name and id, `all users` / `all`.
    */
   breakdown: ActorsQueryOption<string | number>[] | null;
@@ -928,7 +931,9 @@ export async function trendsActorsQueryOptions(node: TrendsQuery, ctx: RunnerCon
     // (formulas replace the series lines: the options list the values of the series themselves)
     const answer = await trendsRunner.run({ ...node, trendsFilter: { ...node.trendsFilter, formula: null, formulas: null, formulaNodes: null } }, ctx);
     const values = (answer.results as Record<string, unknown>[]).filter((r) => (r.compare_label ?? 'current') === 'current').map((r) => r.breakdown_value as BreakdownValue);
-    const unique = (xs: string[]): ActorsQueryOption<string>[] => [...new Set(xs)].map((v) => ({ label: v, value: v }));
+    // (_get_breakdown_items: the Other and null sentinels are labelled as the persons modal shows them)
+    const label = (v: string) => (v === BREAKDOWN_OTHER ? BREAKDOWN_OTHER_DISPLAY : v === BREAKDOWN_NULL ? BREAKDOWN_NULL_DISPLAY : v);
+    const unique = (xs: string[]): ActorsQueryOption<string>[] => [...new Set(xs)].map((v) => ({ label: label(v), value: v }));
     if (env.multi) breakdowns = specs.map((_, i) => ({ values: unique(values.map((v) => (v as string[])[i])) }));
     else breakdown = unique(values as string[]);
   }
