@@ -915,6 +915,26 @@ describe('session property filters on stickiness and lifecycle (test_stickiness_
     expect(byStatus(await lifecycle(pid, { ...hours, properties: LONG }))).toEqual({ new: [0, 0, 0], returning: [0, 0, 0], resurrecting: [0, 0, 1], dormant: [0, 0, 0] });
   });
 
+  it('lifecycle aggregated by groups: org:a (created Jan 1) new, dormant after its short-session day, resurrecting', async () => {
+    const at = (ts: string, sid: string) => ev('$pageview', 'u1', ts, { $session_id: sid, $groups: { organization: 'org:a' } });
+    const gp = await db.project(
+      [{ distinct_ids: ['u1'], created_at: '2023-12-01T00:00:00Z' }],
+      [
+        ev('$groupidentify', 'u1', '2024-01-01T08:00:00Z', { $group_type: 'organization', $group_key: 'org:a', $group_set: {} }),
+        at('2024-01-01T10:00:00Z', 'g1'),
+        at('2024-01-01T10:05:00Z', 'g1'),
+        at('2024-01-02T10:00:00Z', 'g2'),
+        at('2024-01-03T10:00:00Z', 'g3'),
+        at('2024-01-03T10:10:00Z', 'g3'),
+      ],
+    );
+    const byGroup = { ...q, aggregation_group_type_index: 0 };
+    expect(byStatus(await lifecycle(gp, byGroup))).toEqual({ new: [1, 0, 0], returning: [0, 1, 1], resurrecting: [0, 0, 0], dormant: [0, 0, 0] });
+    expect(byStatus(await lifecycle(gp, { ...byGroup, properties: LONG }))).toEqual({ new: [1, 0, 0], returning: [0, 0, 0], resurrecting: [0, 0, 1], dormant: [0, -1, 0] });
+    const r = await stickiness(gp, { ...q, series: [{ ...PV, math: 'unique_group', math_group_type_index: 0 }], properties: LONG });
+    expect(r.results[0]).toMatchObject({ data: [0, 1, 0], count: 1 });
+  });
+
   it('stickiness with compare: each period\'s events filtered by their own sessions', async () => {
     const range = { dateRange: { date_from: '2024-01-02', date_to: '2024-01-03' }, compareFilter: { compare: true } };
     // current Jan 2 .. 3, previous Dec 31 .. Jan 1
