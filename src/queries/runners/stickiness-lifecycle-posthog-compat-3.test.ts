@@ -915,6 +915,14 @@ describe('session property filters on stickiness and lifecycle (test_stickiness_
     expect(byStatus(await lifecycle(pid, { ...hours, properties: LONG }))).toEqual({ new: [0, 0, 0], returning: [0, 0, 0], resurrecting: [0, 0, 1], dormant: [0, 0, 0] });
   });
 
+  it('a ProductQL filter reading the session (session.$session_duration > 60) is the same filter', async () => {
+    const properties = [{ type: 'hogql', key: 'session.$session_duration > 60' }];
+    expect((await stickiness(pid, { ...q, properties })).results[0]).toMatchObject({ data: [2, 1, 0], count: 3 });
+    expect(byStatus(await lifecycle(pid, { ...q, properties }))).toEqual({ new: [2, 0, 0], returning: [0, 0, 0], resurrecting: [0, 1, 1], dormant: [0, -2, -1] });
+    const hours = { interval: 'hour', dateRange: { date_from: '2024-01-02 10:00:00', date_to: '2024-01-02 12:00:00' } };
+    expect(byStatus(await lifecycle(pid, { ...hours, properties }))).toEqual({ new: [0, 0, 0], returning: [0, 0, 0], resurrecting: [0, 0, 1], dormant: [0, 0, 0] });
+  });
+
   it('a property group ORing the session filter with a person filter (name p2): p2\'s short sessions count too', async () => {
     const properties = { type: 'AND', values: [{ type: 'OR', values: [...LONG, { type: 'person', key: 'name', operator: 'exact', value: 'p2' }] }] };
     expect((await stickiness(pid, { ...q, properties })).results[0]).toMatchObject({ data: [1, 2, 0], count: 3 });
