@@ -934,9 +934,9 @@ describe('session property filters on stickiness and lifecycle (test_stickiness_
   it('lifecycle aggregated by groups: org:a (created Jan 1) new, dormant after its short-session day, resurrecting', async () => {
     const at = (ts: string, sid: string) => ev('$pageview', 'u1', ts, { $session_id: sid, $groups: { organization: 'org:a' } });
     const gp = await db.project(
-      [{ distinct_ids: ['u1'], created_at: '2023-12-01T00:00:00Z' }],
+      [{ distinct_ids: ['u1'], created_at: '2023-12-01T00:00:00Z', properties: { plan: 'pro' } }],
       [
-        ev('$groupidentify', 'u1', '2024-01-01T08:00:00Z', { $group_type: 'organization', $group_key: 'org:a', $group_set: {} }),
+        ev('$groupidentify', 'u1', '2024-01-01T08:00:00Z', { $group_type: 'organization', $group_key: 'org:a', $group_set: { industry: 'tech' } }),
         at('2024-01-01T10:00:00Z', 'g1'),
         at('2024-01-01T10:05:00Z', 'g1'),
         at('2024-01-02T10:00:00Z', 'g2'),
@@ -949,6 +949,12 @@ describe('session property filters on stickiness and lifecycle (test_stickiness_
     expect(byStatus(await lifecycle(gp, { ...byGroup, properties: LONG }))).toEqual({ new: [1, 0, 0], returning: [0, 0, 0], resurrecting: [0, 0, 1], dormant: [0, -1, 0] });
     const r = await stickiness(gp, { ...q, series: [{ ...PV, math: 'unique_group', math_group_type_index: 0 }], properties: LONG });
     expect(r.results[0]).toMatchObject({ data: [0, 1, 0], count: 1 });
+    // with a person and a group property filter beside it (three joins of the events): the same answers
+    const all = [...LONG, { type: 'person', key: 'plan', operator: 'exact', value: 'pro' }, { type: 'group', group_type_index: 0, key: 'industry', operator: 'exact', value: 'tech' }];
+    expect(byStatus(await lifecycle(gp, { ...byGroup, properties: all }))).toEqual({ new: [1, 0, 0], returning: [0, 0, 0], resurrecting: [0, 0, 1], dormant: [0, -1, 0] });
+    expect(byStatus(await lifecycle(gp, { ...q, properties: all }))).toEqual({ new: [0, 0, 0], returning: [0, 0, 0], resurrecting: [1, 0, 1], dormant: [0, -1, 0] });
+    expect((await stickiness(gp, { ...q, properties: all })).results[0]).toMatchObject({ data: [0, 1, 0], count: 1 });
+    expect((await stickiness(gp, { ...q, properties: [...all.slice(0, 2), { ...all[2], value: 'finance' }] })).results[0]).toMatchObject({ data: [0, 0, 0], count: 0 });
   });
 
   it('stickiness with compare: each period\'s events filtered by their own sessions', async () => {
