@@ -14,6 +14,7 @@ import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope'
 import type { ActionDef } from '../../actions/matching';
 import type { ActionStep } from '../../store/entities/action';
 import { elementsToString } from '../../ingest/elements-chain';
+import { filterToQuery } from '../../insights/legacy-filters';
 
 let h: Harness;
 beforeAll(async () => {
@@ -363,6 +364,22 @@ describe('test_funnel_with_cohorts_step_filter / test_funnel_with_static_cohort_
     const all = await h.run(actorsRunner, { kind: 'ActorsQuery', select: ['person'], limit: 10 }, pid);
     const user2 = all.results.find((row: any[]) => row[0].distinct_ids[0] === 'user_2')[0].id;
     const r = await inScope([cohort(912, 's', { personIds: [user2] })], () => h.run(funnelsRunner, query(912), pid));
+    expect(counts(r)).toEqual([1, 1]);
+  });
+
+  it('test_funnel_with_precalculated_cohort_step_filter: legacy filters with a precalculated-cohort step property (filter_to_query: a cohort filter)', async () => {
+    const pid = await load(events, people);
+    const query = filterToQuery({
+      insight: 'FUNNELS',
+      events: [
+        { id: 'user signed up', type: 'events', order: 0, properties: [{ type: 'precalculated-cohort', key: 'id', value: 913 }] },
+        { id: 'paid', type: 'events', order: 1 },
+      ],
+      date_from: '2020-01-01',
+      date_to: '2020-01-14',
+    });
+    const c = cohort(913, 'p', { person: [{ key: 'email', operator: 'icontains', value: '.com', type: 'person' }] });
+    const r = await inScope([c], () => h.run(funnelsRunner, query, pid));
     expect(counts(r)).toEqual([1, 1]);
   });
 });

@@ -771,3 +771,46 @@ describe('first/last touch over the funnel events query’s rows (exclusion even
     expect(await actors({ breakdownAttributionType: 'last_touch', ...exclusion })).toEqual(['ft:p3']);
   });
 });
+
+// ------------------------------------------------------------------------------------------------ twelfth pass
+
+// test_funnel.py test_basic_funnel_with_repeat_steps / test_basic_funnel_with_repeat_step_updated_param: two sign-ups
+// (created with `now()`, moments apart) by one person, one by another; the same event twice as the steps.
+events.push(
+  ...tagged('rp', [
+    ev('stopped_after_signup1', 'user signed up', '2021-09-01T12:00:00Z'),
+    ev('stopped_after_signup1', 'user signed up', '2021-09-01T12:00:01Z'),
+    ev('stopped_after_signup2', 'user signed up', '2021-09-01T12:00:02Z'),
+  ]),
+);
+
+describe('test_funnel.py: test_basic_funnel_with_repeat_steps / test_basic_funnel_with_repeat_step_updated_param', () => {
+  const q = (funnelsFilter: Record<string, unknown>) => ({
+    series: [E('rp:user signed up'), E('rp:user signed up')],
+    dateRange: { date_from: '2021-09-01', date_to: '2021-09-02' },
+    funnelsFilter,
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['14 days', { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' }],
+    ['2 weeks', { funnelWindowInterval: 2, funnelWindowIntervalUnit: 'week' }],
+    ['1 hour', { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'hour' }],
+    ['strict (derived: the second sign-up is the next event)', { funnelOrderType: 'strict' }],
+  ])('%s: 2 signed up, 1 signed up again', async (_n, ff) => {
+    const r = await run(q(ff));
+    expect(r.results.map((s: any) => [s.name, s.count])).toEqual([
+      ['rp:user signed up', 2],
+      ['rp:user signed up', 1],
+    ]);
+  });
+
+  it('_get_actor_ids_at_step: both at step one, stopped_after_signup1 at step two', async () => {
+    const actors = async (funnelStep: number) => {
+      const r = await h.run(actorsRunner, { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', ...q({}) }, funnelStep }, select: ['actor'] }, pid);
+      return (r.results as any[][]).map((row) => row[0].distinct_ids[0]).sort();
+    };
+    expect(await actors(1)).toEqual(['rp:stopped_after_signup1', 'rp:stopped_after_signup2']);
+    expect(await actors(2)).toEqual(['rp:stopped_after_signup1']);
+    expect(await actors(-2)).toEqual(['rp:stopped_after_signup2']);
+  });
+});
