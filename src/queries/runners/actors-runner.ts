@@ -233,9 +233,10 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     if (node.orderBy?.length) {
       orderBy = node.orderBy.map((text, i) => {
         const { expr, order: dir } = parseOrderItem(text, `orderBy__${i}`);
-        // PostHog's PersonStrategy/GroupStrategy order_by: the actor column sorts by its display name property.
+        // PostHog's PersonStrategy/GroupStrategy order_by: the actor column sorts by its display name property (a
+        // group's name; a person's first display property: email, or the project's person_display_name_properties[0]).
         if (expr.node === 'Field' && expr.chain.length === 1 && ACTOR_COLUMNS.has(String(expr.chain[0])))
-          return ast.order(ast.field('p', 'properties', groups ? 'name' : 'email'), dir);
+          return ast.order(ast.field('p', 'properties', groups ? 'name' : displayNameProperties(ctx.project)[0]), dir);
         // an alias of a select column (`properties.email as email`) orders by that column, as in PostHog's SELECT
         const aliased = expr.node === 'Field' && expr.chain.length === 1 ? columns.find((c) => c.expr.node === 'Alias' && c.expr.alias === expr.chain[0]) : undefined;
         if (aliased?.expr.node === 'Alias') return ast.order(structuredClone(aliased.expr.expr), dir);

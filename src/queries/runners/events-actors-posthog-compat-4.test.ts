@@ -405,6 +405,15 @@ describe('EventsQuery: the Person column sort (events_query_runner.py orderBy [[
     expect(await emails(['person'])).toEqual([0, 0, 1, 1].map(email));
   });
 
+  it("the person sort reads the project's person_display_name_properties[0] when set (EventsQueryRunner, PersonStrategy.order_by)", async () => {
+    const settings = { person_display_name_properties: ['name', 'email'] };
+    const ev = await db.run(eventsRunner, { kind: 'EventsQuery', select: ['event', 'person'], after: 'all', orderBy: ['person DESC'] }, P_INSIGHT, settings);
+    const names = ev.results.map((r: [string, { properties: { name: string } }]) => r[1].properties.name);
+    expect(names.filter((n: string, i: number) => n !== names[i - 1])).toEqual(['p4', 'p3', 'p2', 'p1']);
+    expect((await actors({ select: ['properties.name'], orderBy: ['person DESC'] }, P_INSIGHT, settings)).results).toEqual([['p4'], ['p3'], ['p2'], ['p1']]);
+    expect((await actors({ select: ['properties.name'], orderBy: ['person ASC'] }, P_INSIGHT, settings)).results).toEqual([['p1'], ['p2'], ['p3'], ['p4']]);
+  });
+
   it('the person sort with a second item is an ordinary orderBy', async () => {
     const r = await db.run(eventsRunner, { kind: 'EventsQuery', select: ['event', 'person.properties.email'], after: 'all', orderBy: ['person.properties.email DESC', 'event'], limit: 3 }, P_PERSONS);
     expect(r.results).toEqual([

@@ -36,7 +36,7 @@ import { instantToLocal, sqlLocal } from '../insights/local-time';
 import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '../insights/property-filters';
 import { dataNodeShape, filtersAndGroupsSchema, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
-import { displayNameProperties, PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES } from '../../projects/person-display-name';
+import { displayNameProperties } from '../../projects/person-display-name';
 
 /** PostHog's EventsQuery node. `source` (InsightActorsQuery) is refused, never ignored. */
 export const eventsQuerySchema = z
@@ -245,10 +245,11 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
     // order
     let orderBy: OrderExpr[];
     if (node.orderBy !== undefined && node.orderBy !== null && PERSON_ORDER.has(node.orderBy.join('\n'))) {
-      // PostHog's events table sort on its Person column: by the person's first display property (email); only
+      // PostHog's events table sort on its Person column: by the person's first display property (email, or the
+      // project's person_display_name_properties[0]); only
       // exactly ["person DESC"] descends, ["person"] and ["person ASC"] ascend (`"DESC" if orderBy[0] == "person DESC"
       // else "ASC"`, as the frontend writes a column's ascending sort as its bare key)
-      orderBy = [ast.order(ast.field('person', 'properties', PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES[0]), node.orderBy[0] === 'person DESC' ? 'DESC' : 'ASC')];
+      orderBy = [ast.order(ast.field('person', 'properties', displayNameProperties(ctx.project)[0]), node.orderBy[0] === 'person DESC' ? 'DESC' : 'ASC')];
     } else if (node.orderBy !== undefined && node.orderBy !== null) {
       orderBy = [];
       for (const [i, text] of node.orderBy.entries()) orderBy.push(await parseOrder(text, `orderBy__${i}`));
