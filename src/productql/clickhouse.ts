@@ -22,7 +22,7 @@ import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
-import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
+import { EMPTY_ARRAY_TYPES, ROUND_STEPS, lookupFunction } from './functions';
 import { formatTemplate, groupArraySize, regexpExtractArgs, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, RECORDING_BUTTON_MARKER, RECORDING_BUTTON_ARGS, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, isBoolTyped, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
@@ -1598,6 +1598,18 @@ export class ClickHouseDialect implements Dialect {
       case 'gcd':
       case 'lcm':
         return P(`${fn.sig.name}(toInt64(${num(a[0])}), toInt64(${num(a[1])}))`, 'int', anyNull);
+      case 'roundToExp2': {
+        // spelled, not 18.16's roundToExp2, which reads a float below 1 as its own power of two (0.3 is 0.25)
+        const [x, t] = [num(a[0]), numType(a[0])];
+        const pow2 = `exp2(floor(log2(greatest(${x}, 1))))`;
+        return P(`if(${x} < 1, ${t === 'int' ? 'toInt64(0)' : '0.'}, ${t === 'int' ? `toInt64(${pow2})` : pow2})`, t === 'int' ? 'int' : 'float', anyNull);
+      }
+      case 'roundDuration':
+      case 'roundAge': {
+        const x = num(a[0]);
+        const steps = [...ROUND_STEPS[fn.sig.name as keyof typeof ROUND_STEPS]].reverse().map(([from, v]) => `${x} >= ${from}, ${v}`);
+        return P(`toInt64(multiIf(${anyNull ? `isNull(${x}), NULL, ` : ''}${steps.join(', ')}, 0))`, 'int', anyNull);
+      }
       case 'trunc':
         if (a.length > 1 && (!a[1].isConst || typeof a[1].constValue !== 'number')) return h.error('trunc takes a constant number of decimal places', n);
         return P(`trunc(${num(a[0])}${a.length > 1 ? `, ${s(1)}` : ''})`, a.length > 1 ? 'float' : numType(a[0]), anyNull);

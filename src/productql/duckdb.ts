@@ -14,7 +14,7 @@
  */
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { captureGroupCount, groupArraySize, formatTemplate, regexpExtractArgs, isBoolTyped, INSIGNIFICANT_SECOND_LEVEL, MONTHS_PER_UNIT, SECONDS_PER_UNIT, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, RECORDING_BUTTON_MARKER, RECORDING_BUTTON_ARGS, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
-import { EMPTY_ARRAY_TYPES, lookupFunction } from './functions';
+import { EMPTY_ARRAY_TYPES, ROUND_STEPS, lookupFunction } from './functions';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
 
@@ -1602,6 +1602,17 @@ class DuckDBDialect implements Dialect {
         if (a.length === 1) return P(`trunc(${num(a[0])})`, numType(a[0]), anyNull);
         const scale = `pow(10, CAST(${num(a[1])} AS INTEGER))`;
         return P(`(trunc(${num(a[0])} * ${scale}) / ${scale})`, 'float', anyNull);
+      }
+      case 'roundToExp2': {
+        const [x, t] = [num(a[0]), numType(a[0])];
+        const pow2 = `pow(2, floor(log2(greatest(${x}, 1))))`;
+        return P(`CASE WHEN ${x} < 1 THEN 0 ELSE ${t === 'int' ? `CAST(${pow2} AS BIGINT)` : pow2} END`, t === 'int' ? 'int' : 'float', anyNull);
+      }
+      case 'roundDuration':
+      case 'roundAge': {
+        const x = num(a[0]);
+        const steps = [...ROUND_STEPS[fn.sig.name as keyof typeof ROUND_STEPS]].reverse().map(([from, v]) => `WHEN ${x} >= ${from} THEN ${v}`);
+        return P(`CASE ${anyNull ? `WHEN ${x} IS NULL THEN NULL ` : ''}${steps.join(' ')} ELSE 0 END`, 'int', anyNull);
       }
       case 'roundBankers':
         return P(`round_even(${num(a[0])}, ${a.length > 1 ? `CAST(${num(a[1])} AS INTEGER)` : '0'})`, 'float', anyNull);

@@ -281,6 +281,22 @@ add('scalar', 0, 0, ['e', 'pi']);
 add('scalar', 1, 1, ['ln', 'exp2', 'exp10', 'cbrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sign', 'degrees', 'radians', 'log1p', 'negate', 'isFinite', 'isInfinite', 'isNaN']);
 add('scalar', 2, 2, ['atan2', 'hypot', 'intDivOrZero', 'moduloOrZero', 'gcd', 'lcm']);
 add('scalar', 1, 2, ['trunc', 'roundBankers']);
+// roundToExp2(x): 0 below 1, else the greatest power of two not above x; roundDuration / roundAge(x): the greatest of
+// ClickHouse's fixed steps not above x (0 below the first), as its documentation states them
+add('scalar', 1, 1, ['roundToExp2', 'roundDuration', 'roundAge']);
+
+/** The steps of roundDuration and roundAge: [from, value], ascending; below the first one reads 0. */
+export const ROUND_STEPS: Readonly<Record<'roundDuration' | 'roundAge', readonly (readonly [number, number])[]>> = {
+  roundDuration: [1, 10, 30, 60, 120, 180, 240, 300, 600, 1200, 1800, 3600, 7200, 18000, 36000].map((v) => [v, v] as const),
+  roundAge: [
+    [1, 17],
+    [18, 18],
+    [25, 25],
+    [35, 35],
+    [45, 45],
+    [55, 55],
+  ],
+};
 add('scalar', 2, 2, ['positiveModulo', 'bitShiftLeft', 'bitShiftRight']);
 add('scalar', 1, 1, ['bitNot']);
 add('scalar', 2, 10, ['xor']);

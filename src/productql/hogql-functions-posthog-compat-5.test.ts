@@ -517,3 +517,45 @@ describe('posthog/hogql/functions/test/test_recording_button.py: recording_butto
     await fails("SELECT recording_button('a', 'b', 'c')", "Function 'recording_button' expects at most 2 arguments, found 3");
   });
 });
+
+describe("mapping.py rounding: roundToExp2, roundDuration, roundAge (ClickHouse's documented steps)", () => {
+  it.each([
+    ['roundToExp2(10)', 8],
+    ['roundToExp2(1023)', 512],
+    ['roundToExp2(1024)', 1024],
+    ['roundToExp2(1)', 1],
+    ['roundToExp2(0)', 0],
+    ['roundToExp2(-5)', 0],
+    ['roundToExp2(10.7)', 8],
+    ['roundDuration(0)', 0],
+    ['roundDuration(0.5)', 0],
+    ['roundDuration(1)', 1],
+    ['roundDuration(9)', 1],
+    ['roundDuration(45)', 30],
+    ['roundDuration(59.9)', 30],
+    ['roundDuration(230)', 180],
+    ['roundDuration(7199)', 3600],
+    ['roundDuration(100000)', 36000],
+    ['roundDuration(-5)', 0],
+    ['roundAge(0)', 0],
+    ['roundAge(1)', 17],
+    ['roundAge(17.9)', 17],
+    ['roundAge(18)', 18],
+    ['roundAge(24.5)', 18],
+    ['roundAge(30)', 25],
+    ['roundAge(40)', 35],
+    ['roundAge(54.9)', 45],
+    ['roundAge(55)', 55],
+    ['roundAge(90)', 55],
+    ['roundAge(-3)', 0],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row, a missing property reads null; one argument only', async () => {
+    expect(await perEvent('roundDuration(properties.n * 20)')).toEqual([10, 30, 60]);
+    expect(await perEvent('roundToExp2(properties.n * 3)')).toEqual([2, 4, 8]);
+    expect(await perEvent('roundAge(properties.missing)')).toEqual([null, null, null]);
+    await fails('SELECT roundAge(1, 2)', "Function 'roundAge' expects 1 argument, found 2");
+  });
+});
