@@ -968,5 +968,8 @@ describe('session property filters on stickiness and lifecycle (test_stickiness_
       ['current', 2, [2, 0]],
       ['previous', 2, [2, 0]],
     ]);
+    const source = { kind: 'StickinessQuery', series: [PV], ...range, properties: LONG };
+    expect(await actorsOf(pid, { source, day: 1, compare: 'current' })).toEqual(['p1', 'p2']);
+    expect(await actorsOf(pid, { source, day: 1, compare: 'previous' })).toEqual(['p1', 'p3']);
   });
 });
