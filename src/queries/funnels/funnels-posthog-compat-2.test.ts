@@ -598,6 +598,16 @@ describe('breakdown attribution (breakdown_cases.py)', () => {
 // ------------------------------------------------------------------------------------------------ steps
 
 describe('test_funnel.py (more)', () => {
+  it('test_funnel_filter_test_accounts: person1 (a @posthog.com email) is filtered out, person2 (no email) kept', async () => {
+    const r = await funnel(
+      [ev('ta_person1', 'user signed up', '2020-01-02T14:00:00Z'), ev('ta_person2', 'user signed up', '2020-01-03T14:00:00Z')],
+      { series: [E('user signed up')], dateRange: { date_from: '2020-01-01', date_to: '2020-01-14' }, filterTestAccounts: true },
+      { test_account_filters: [{ key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' }] },
+      [{ distinct_ids: ['ta_person1'], properties: { email: 'test@posthog.com' } }, { distinct_ids: ['ta_person2'], properties: {} }],
+    );
+    expect(counts(r)).toEqual([1]);
+  });
+
   it('test_timezones: an event on the previous local day is outside the range', async () => {
     const r = await funnel([ev('user_1', 'user signed up', '2020-01-01T01:00:00Z')], { series: [E('user signed up'), E('paid')], dateRange: { date_from: '2020-01-01', date_to: '2020-01-14' } }, { timezone: 'US/Pacific' });
     expect(r.results).toEqual([]);
