@@ -973,3 +973,36 @@ describe('session property filters on stickiness and lifecycle (test_stickiness_
     expect(await actorsOf(pid, { source, day: 1, compare: 'previous' })).toEqual(['p1', 'p3']);
   });
 });
+
+describe('element filters and autocapture actions on stickiness and lifecycle (test_actions × autocapture; reference §1.2, §1.4)', () => {
+  // $autocapture: p1 clicks "Sign up" on Jan 1 and 3 and a nav link "Plans" on Jan 2; p2 clicks "Sign up" on Jan 2
+  const SIGN_UP = 'button.btn:attr__href="/signup"href="/signup"nth-child="1"nth-of-type="1"text="Sign up"';
+  const PLANS = 'a.nav:href="/Pricing/plans"nth-child="1"nth-of-type="1"text="Plans";div:nth-child="1"nth-of-type="1"';
+  const AC = { kind: 'EventsNode', event: '$autocapture' };
+  const q = { series: [AC], dateRange: { date_from: '2024-01-01', date_to: '2024-01-03' } };
+  let pid: number;
+  beforeAll(async () => {
+    const click = (d: string, day: number, chain: string) => ev('$autocapture', d, `2024-01-0${day}T10:00:00Z`, { $elements_chain: chain });
+    pid = await db.project(
+      ['p1', 'p2'].map((d) => ({ distinct_ids: [d], created_at: '2024-01-01T00:00:00Z' })),
+      [click('p1', 1, SIGN_UP), click('p1', 2, PLANS), click('p1', 3, SIGN_UP), click('p2', 2, SIGN_UP)],
+    );
+  });
+  const TEXT = [{ type: 'element', key: 'text', operator: 'exact', value: 'Sign up' }];
+
+  it('an element text filter: only the "Sign up" clicks', async () => {
+    expect((await stickiness(pid, q)).results[0]).toMatchObject({ data: [1, 0, 1], count: 2 });
+    expect((await stickiness(pid, { ...q, properties: TEXT })).results[0]).toMatchObject({ data: [1, 1, 0], count: 2 });
+    expect(byStatus(await lifecycle(pid, { ...q, properties: TEXT }))).toEqual({ new: [1, 0, 0], returning: [0, 0, 0], resurrecting: [0, 1, 1], dormant: [0, -1, -1] });
+  });
+
+  it('an action step matching the element text and a selector: the same days', async () => {
+    const text = action('sign up clicks', [{ ...actionStep('$autocapture'), text: 'Sign up', text_matching: 'exact' }]);
+    const selector = action('button clicks', [{ ...actionStep('$autocapture'), selector: 'button.btn' }]);
+    for (const id of [text, selector]) {
+      const series = [{ kind: 'ActionsNode', id }];
+      expect((await stickiness(pid, { ...q, series })).results[0]).toMatchObject({ data: [1, 1, 0], count: 2 });
+      expect(byStatus(await lifecycle(pid, { ...q, series }))).toEqual({ new: [1, 0, 0], returning: [0, 0, 0], resurrecting: [0, 1, 1], dormant: [0, -1, -1] });
+    }
+  });
+});
