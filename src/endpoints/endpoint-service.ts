@@ -271,6 +271,22 @@ function definitionIds(vars: unknown): string[] {
   });
 }
 
+const VARIABLE_ID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/**
+ * PostHog's endpoint validation of a HogQL query's variable definitions (reference §1.4): each names a saved variable
+ * of the project by its UUID — "Variable ID(s) not valid UUIDs: …", then "Variable ID(s) not found: …". `saved`: the
+ * project's saved variables among `ids` (null: no saved-variable source, nothing to check against).
+ */
+function checkDefinitionIds(ids: string[], saved: SavedVariable[] | null): void {
+  const invalid = [...new Set(ids.filter((id) => !VARIABLE_ID.test(id)))];
+  if (invalid.length) throw validationError(`Variable ID(s) not valid UUIDs: ${invalid.join(', ')}`, 'variables');
+  if (!saved) return;
+  const found = new Set(saved.map((v) => v.id.replace(/-/g, '').toLowerCase()));
+  const missing = [...new Set(ids.filter((id) => !found.has(id.replace(/-/g, '').toLowerCase())))];
+  if (missing.length) throw validationError(`Variable ID(s) not found: ${missing.join(', ')}`, 'variables');
+}
+
 export class EndpointService {
   // What a run reads from the metadata store, kept in memory until the next write to endpoints, versions, keys or
   // projects (generation counters: auth/metadata-watch.ts). Runs only: management reads go to the store.
@@ -1022,10 +1038,11 @@ export class EndpointService {
       throw validationError('Endpoints cannot use a direct warehouse connection (connectionId). Query the project\'s tables instead.', 'query');
     }
     if (PRODUCTQL_KINDS.has(String(query.kind))) {
+      const ids = definitionIds(query.variables);
+      const saved = this.saved && ids.length ? await this.saved.savedVariables(project.id, ids) : [];
+      checkDefinitionIds(ids, this.saved ? saved : null);
       let vars = explicit;
       if (!vars) {
-        const ids = definitionIds(query.variables);
-        const saved = this.saved && ids.length ? await this.saved.savedVariables(project.id, ids) : [];
         const own = declarationsFromQueryVariables(query.variables, saved);
         const ownNames = new Set(own.map((v) => v.name));
         vars = [...inherited.filter((v) => !ownNames.has(v.name)), ...own];

@@ -158,15 +158,28 @@ describe('endpoints', () => {
     });
 
     it('PostHog-style in-query variables become declarations', async () => {
+      const id = (await s.api('POST', '/api/projects/1/insight_variables/', { name: 'n', type: 'Number' })).body.id;
       const r = await s.api('POST', `${P}/`, {
         name: 'ph_vars',
-        query: { kind: 'HogQLQuery', query: 'SELECT {variables.n} + 1 AS m', variables: { 'a1b2': { variableId: 'a1b2', code_name: 'n', value: 41 } } },
+        query: { kind: 'HogQLQuery', query: 'SELECT {variables.n} + 1 AS m', variables: { [id]: { variableId: id, code_name: 'n', value: 41 } } },
       });
       expect(r.status).toBe(201);
       expect(r.body.variables).toEqual([{ name: 'n', type: 'Number', default: 41 }]);
       expect((await s.api('POST', `${P}/ph_vars/run`, {})).body.results).toEqual([[42]]);
       expect((await s.api('POST', `${P}/ph_vars/run`, { variables: { n: 1 } })).body.results).toEqual([[2]]);
     });
+  });
+
+  it.each([
+    ['a variable id that is no UUID', 'a1b2', 'Variable ID(s) not valid UUIDs: a1b2'],
+    ['a UUID no saved variable of the project has', '0190f0c2-1111-7000-8000-0000000000ff', 'Variable ID(s) not found: 0190f0c2-1111-7000-8000-0000000000ff'],
+  ])('an in-query definition must name a saved variable (PostHog’s endpoint validation): %s → 400', async (_what, id, detail) => {
+    const query = { kind: 'HogQLQuery', query: 'SELECT {variables.m} AS m', variables: { [id]: { variableId: id, code_name: 'm', value: 1 } } };
+    const made = await s.api('POST', `${P}/`, { name: 'bad_var_id', query });
+    expect([made.status, made.body.type, made.body.attr, made.body.detail]).toEqual([400, 'validation_error', 'variables', detail]);
+    expect((await s.api('POST', `${P}/`, { name: 'good_var_id', query: { kind: 'HogQLQuery', query: 'SELECT 1 AS m' } })).status).toBeLessThan(500);
+    const patched = await s.api('PATCH', `${P}/good_var_id/`, { query });
+    expect([patched.status, patched.body.detail]).toEqual([400, detail]);
   });
 
   describe('/run error table', () => {

@@ -533,12 +533,17 @@ describe('the OpenAPI document (test_endpoint_openapi.py, reference §1.7)', () 
 });
 
 describe('HogQL variables in the query (reference §1.4, §1.6; test_endpoint_execution.py)', () => {
-  const id = '0190f0c2-1111-7000-8000-00000000000a';
-  const withDefault = {
-    kind: 'HogQLQuery',
-    query: "select coalesce({variables.who}, 'nobody') as who",
-    variables: { [id]: { variableId: id, code_name: 'who', value: 'default one' } },
-  };
+  let id: string;
+  let withDefault: Record<string, unknown>;
+  beforeAll(async () => {
+    // PostHog's endpoint validation: an in-query definition names a saved variable of the project by its UUID
+    id = (await s.api('POST', `/api/projects/${p}/insight_variables/`, { name: 'who', type: 'String' })).body.id;
+    withDefault = {
+      kind: 'HogQLQuery',
+      query: "select coalesce({variables.who}, 'nobody') as who",
+      variables: { [id]: { variableId: id, code_name: 'who', value: 'default one' } },
+    };
+  });
 
   it('a run without the variable uses the value saved in the query; a given value replaces it; null is SQL NULL', async () => {
     await make({ name: 'in-query-vars', query: withDefault });

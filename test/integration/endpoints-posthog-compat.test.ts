@@ -12,6 +12,12 @@ let p: number;
 let ep: string;
 
 const sql = (query: string) => ({ kind: 'HogQLQuery', query });
+/** A saved variable of the project (PostHog's endpoint validation: each in-query definition names one by its UUID). */
+const savedVar = async (name: string, type = 'String'): Promise<string> => {
+  const r = await s.api('POST', `/api/projects/${p}/insight_variables/`, { name, type });
+  expect([name, r.status]).toEqual([name, 201]);
+  return r.body.id;
+};
 const notFound = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
 const trends = (extra: Record<string, unknown> = {}) => ({
   kind: 'TrendsQuery',
@@ -179,7 +185,8 @@ describe('versions (test_endpoint_versions.py)', () => {
   });
 
   it('a changed variable default inside the query is a changed query: version 2, whose runs default to the new value', async () => {
-    const q = (value: string) => ({ kind: 'HogQLQuery', query: 'select {variables.who} as who', variables: { 'id-who': { variableId: 'id-who', code_name: 'who', value } } });
+    const id = await savedVar('who');
+    const q = (value: string) => ({ kind: 'HogQLQuery', query: 'select {variables.who} as who', variables: { [id]: { variableId: id, code_name: 'who', value } } });
     await s.api('POST', `${ep}/`, { name: 'defaults', query: q('ada') });
     expect((await s.api('PATCH', `${ep}/defaults/`, { query: q('ada') })).body.current_version).toBe(1);
     const r = await s.api('PATCH', `${ep}/defaults/`, { query: q('grace') });
@@ -221,14 +228,15 @@ describe('the OpenAPI document (test_endpoint_openapi.py)', () => {
   });
 
   it('PostHog-style in-query variables: a value is the example and makes it optional; a null value makes it required', async () => {
+    const [a, b] = [await savedVar('a'), await savedVar('b')];
     const made = await s.api('POST', `${ep}/`, {
       name: 'inline_vars',
       query: {
         kind: 'HogQLQuery',
         query: 'select {variables.a} as a, {variables.b} as b',
         variables: {
-          'id-a': { variableId: 'id-a', code_name: 'a', value: 'x' },
-          'id-b': { variableId: 'id-b', code_name: 'b', value: null },
+          [a]: { variableId: a, code_name: 'a', value: 'x' },
+          [b]: { variableId: b, code_name: 'b', value: null },
         },
       },
     });

@@ -267,10 +267,15 @@ describe('endpoints (products/endpoints tests, reference §1.4)', () => {
     expect(r.body.detail).toBe('Query references undefined variable(s): x, y. See https://posthog.com/docs/endpoints/variables for detail.');
   });
 
+  // PostHog's endpoint validation: each in-query definition names a saved variable of the project by its UUID
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    for (const c of ['a', 'b', 'c']) ids[c] = (await s.api('POST', '/api/projects/1/insight_variables/', { name: c, type: 'String' })).body.id;
+  });
   const hogql = (query: string, codeNames: string[]) => ({
     kind: 'HogQLQuery',
     query,
-    variables: Object.fromEntries(codeNames.map((c) => [`id-${c}`, { variableId: `id-${c}`, code_name: c, value: `${c}-default` }])),
+    variables: Object.fromEntries(codeNames.map((c) => [ids[c], { variableId: ids[c], code_name: c, value: `${c}-default` }])),
   });
 
   it('definitions of placeholders the query does not use are dropped, from the query too', async () => {
