@@ -163,6 +163,16 @@ describe('saved variables (PostHog’s InsightVariable, posthog/api/insight_vari
     });
   });
 
+  it('a falsy value (0, "", false) is a value: only null or absent takes the default (replace_variables’ `value is not None`)', () => {
+    const defs = {
+      zero: { variableId: id, code_name: 'foo', value: 0 },
+      empty: { variableId: id, code_name: 'foo', value: '' },
+      no: { variableId: id, code_name: 'foo', value: false },
+    };
+    expect(idsWanting(defs)).toEqual([]);
+    expect(withSavedDefaults(defs, saved)).toEqual(defs);
+  });
+
   it('a definition no saved variable answers is left as it is; no saved variable: the same object', () => {
     const defs = { x: { variableId: 'x', code_name: 'other' } };
     expect(withSavedDefaults(defs, saved)).toEqual(defs);
