@@ -1696,6 +1696,7 @@ export class ClickHouseDialect implements Dialect {
         if (isHashDigest(a[0])) return P(`upper(${s(0)})`, 'string', anyNull);
         return simple(fn.sig.name, 'string');
       case 'decodeURLComponent':
+      case 'unhex':
         return simple(fn.sig.name, 'string');
       case 'MD5':
       case 'SHA1':

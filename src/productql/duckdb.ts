@@ -1683,6 +1683,9 @@ class DuckDBDialect implements Dialect {
       case 'hex':
         if (isHashDigest(a[0])) return P(`upper(${s(0)})`, 'string', anyNull);
         return P(`upper(hex(${s(0)}))`, 'string', anyNull);
+      case 'unhex':
+        // DuckDB's text holds UTF-8 only: bytes that are not text (or digits that are not hexadecimal) read '', as tryBase64Decode's
+        return P(`coalesce(TRY(decode(unhex(${s(0)}))), CASE WHEN ${s(0)} IS NOT NULL THEN '' END)`, 'string', anyNull);
       case 'MD5':
       case 'SHA1':
       case 'SHA256': {

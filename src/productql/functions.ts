@@ -341,6 +341,8 @@ add('scalar', 2, 3, ['leftPad', 'rightPad', 'leftPadUTF8', 'rightPadUTF8']);
 add('scalar', 2, 2, ['repeat', 'appendTrailingCharIfAbsent', 'splitByRegexp', 'countSubstrings', 'leftUTF8', 'rightUTF8']);
 add('scalar', 1, 100, ['concatWithSeparator']);
 add('scalar', 1, 1, ['splitByWhitespace', 'hex', 'decodeURLComponent', 'encodeURLComponent']);
+// unhex(s): the bytes of hexadecimal digits, as text (an odd count reads the first digit alone)
+add('scalar', 1, 1, ['unhex']);
 // URLs (ClickHouse's URL functions)
 add('scalar', 1, 1, [
   'protocol',

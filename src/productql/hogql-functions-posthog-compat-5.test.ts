@@ -559,3 +559,22 @@ describe("mapping.py rounding: roundToExp2, roundDuration, roundAge (ClickHouse'
     await fails('SELECT roundAge(1, 2)', "Function 'roundAge' expects 1 argument, found 2");
   });
 });
+
+describe("mapping.py unhex(s): the bytes of hexadecimal digits, hex's inverse", () => {
+  it.each([
+    ["unhex('61626364')", 'abcd'],
+    ["unhex('6a6B')", 'jk'],
+    ["unhex('')", ''],
+    ["unhex(hex('Quarry'))", 'Quarry'],
+    ["hex(unhex('4142'))", '4142'],
+    ["length(unhex('414'))", 2],
+    ["unhex('414') = concat(unhex('04'), unhex('14'))", 1],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row; a missing property reads null', async () => {
+    expect(await perEvent('unhex(hex(properties.s))')).toEqual(['Ab', 'cD', null]);
+    expect(await perEvent('unhex(properties.missing)')).toEqual([null, null, null]);
+  });
+});
