@@ -225,8 +225,9 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     const groupBy = grouped ? [...columns.filter((c) => !hasAggregation(c.expr) && c.expr.node !== 'Constant').map((c) => c.expr), ...extra] : undefined;
 
     // Order (PostHog's ActorsQueryRunner): the given expressions; else count() DESC when selected, else the first
-    // aggregate DESC, else created_at DESC when selected, else the first column ASC. Quarry also puts the most active
-    // actors first when `event_count` is selected (the persons modal's order). The actor id breaks ties so pages are
+    // aggregate DESC, else created_at DESC when selected, else the first column ASC. When that first column is the actor
+    // (PostHog: its id, an arbitrary order) and `event_count` is selected, Quarry puts the most active actors first (the
+    // persons modal's order). The actor id breaks ties so pages are
     // stable (not when grouping: the id is no column then).
     const hasCol = (n: string): boolean => names.includes(n);
     let orderBy: ast.OrderExpr[];
@@ -246,7 +247,7 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     } else if (hasCol('count()')) orderBy = [ast.order(ast.call('count', []), 'DESC')];
     else if (grouped) orderBy = [ast.order(structuredClone(aggregations[0]), 'DESC')];
     else if (hasCol('created_at')) orderBy = [ast.order(ast.field('p', 'created_at'), 'DESC')];
-    else if (hasCol('event_count') && source?.eventCount) orderBy = [ast.order(ast.field('s', 'event_count'), 'DESC')];
+    else if (hasCol('event_count') && source?.eventCount && columns[0].actor) orderBy = [ast.order(ast.field('s', 'event_count'), 'DESC')];
     else orderBy = [ast.order(structuredClone(columns[0].values ? valueExprs[columns[0].name]() : columns[0].expr), 'ASC')];
     if (!grouped) orderBy.push(ast.order(idField));
 

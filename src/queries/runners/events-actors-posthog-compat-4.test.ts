@@ -566,6 +566,21 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
     expect([act10.results.length, act10.hasMore]).toEqual([10, false]);
   });
 
+  it('ActorsQuery over a data point without orderBy: the first column ASC (ActorsQueryRunner), event_count included', async () => {
+    const source = { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', dateRange, series: [LEAVE] } };
+    expect((await actors({ select: ['event_count', 'properties.name'], source }, P_INSIGHT)).results).toEqual([
+      [1, 'p2'],
+      [2, 'p1'],
+    ]);
+    const pv = { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', dateRange, series: [PV] } };
+    expect((await actors({ select: ['properties.name', 'event_count'], source: pv }, P_INSIGHT)).results).toEqual([
+      ['p1', 6],
+      ['p2', 2],
+      ['p3', 1],
+      ['p4', 1],
+    ]);
+  });
+
   it('test_default_persons_query: person.$delete is the constant 1', async () => {
     const r = await actors({ limit: 3 }, P_PERSONS);
     expect(r.results.map((row: unknown[]) => row[3])).toEqual([1, 1, 1]);
