@@ -186,8 +186,8 @@ export const actorsRunner: QueryRunner<ActorsQuery> = {
     // Search: persons by email, name or a distinct id (PostHog's ILIKE '%term%' on properties.email, properties.name
     // and pdi.distinct_id) or the UUID (exact), as PostHog's PersonStrategy.filter_conditions; groups by name or key
     // (GroupStrategy). The term goes into the pattern as given, as PostHog's f"%{search}%" does (like its icontains
-    // property filter): a % or _ in it is a LIKE wildcard.
-    const term = node.search?.trim();
+    // property filter): a % or _ in it is a LIKE wildcard, and spaces are kept (only "" is no search).
+    const term = node.search;
     const contains = (e: Expr): Expr => ast.compare('ilike', e, ast.constant(`%${term}%`));
     const search = !term
       ? undefined

@@ -442,6 +442,12 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
     expect((await actors({ select: ['id'], search: '' }, P_PERSONS)).results).toHaveLength(10);
   });
 
+  it('the search term is not trimmed (f"%{search}%"): spaces are part of the pattern', async () => {
+    expect((await actors({ select: ['id'], search: ' JACOB3@' }, P_PERSONS)).results).toEqual([]);
+    expect((await actors({ select: ['properties.email'], search: 'b3@' }, P_PERSONS)).results).toEqual([[email(3)]]);
+    expect((await actors({ select: ['id'], search: ' ' }, P_PERSONS)).results).toHaveLength(10);
+  });
+
   it('search is ANDed with properties', async () => {
     const r = await actors({ select: ['properties.email'], search: 'JACOB', properties: [{ type: 'person', key: 'index', value: '6', operator: 'gt' }] }, P_PERSONS);
     expect(emails(r)).toEqual([7, 8, 9].map(email));
