@@ -1808,7 +1808,8 @@ export class ClickHouseDialect implements Dialect {
         return P(`${fn.sig.name}(${s(0)})`, 'array', anyNull, { chType: 'Array(UInt32)' });
       case 'arrayCompact':
         // lambdas on 18.16 cannot read columns: the previous elements come as a second array
-        return P(`arrayFilter((__x, __p, __i) -> __i = 1 OR __x != __p, ${s(0)}, arraySlice(arrayPushFront(${s(0)}, arrayElement(${s(0)}, 1)), 1, length(${s(0)})), arrayEnumerate(${s(0)}))`, 'array', anyNull);
+        // (NULLs equal each other: a run of them is one NULL)
+        return P(`arrayFilter((__x, __p, __i) -> __i = 1 OR NOT (isNull(__x) AND isNull(__p) OR ifNull(__x = __p, 0)), ${s(0)}, arraySlice(arrayPushFront(${s(0)}, arrayElement(${s(0)}, 1)), 1, length(${s(0)})), arrayEnumerate(${s(0)}))`, 'array', anyNull);
       case 'arrayFlatten': {
         // ClickHouse flattens every level (18.16 has no arrayFlatten): one groupArrayArray per known level of nesting
         const { times, chType } = flattenDepth(a[0]);

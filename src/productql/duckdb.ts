@@ -450,7 +450,12 @@ class DuckDBDialect implements Dialect {
       case 'JSONHas':
         return P(`(json_extract(${json}, ${path}) IS NOT NULL)`, 'bool', false);
       default:
-        return P(`coalesce(json_array_length(${json}, ${path}), 0)`, 'int', false);
+        // ClickHouse's JSONLength: an array's elements or an object's keys; 0 for anything else
+        return P(
+          `CASE json_type(${json}, ${path}) WHEN 'ARRAY' THEN json_array_length(${json}, ${path}) WHEN 'OBJECT' THEN len(json_keys(${json}, ${path})) ELSE 0 END`,
+          'int',
+          false,
+        );
     }
   }
 

@@ -20,6 +20,7 @@
  * hogql-functions-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
 import { ev, hogqlTestProject } from '../queries/funnels/testing';
+import { testEngine } from '../engines/clickhouse/test-engine';
 
 const project = hogqlTestProject({
   persons: [{ id: '00000000-0000-4000-8000-0000000e55f1', distinct_ids: ['dee'], properties: { email: 'dee@x.com' } }],
@@ -576,5 +577,75 @@ describe("mapping.py unhex(s): the bytes of hexadecimal digits, hex's inverse", 
   it('per row; a missing property reads null', async () => {
     expect(await perEvent('unhex(hex(properties.s))')).toEqual(['Ab', 'cD', null]);
     expect(await perEvent('unhex(properties.missing)')).toEqual([null, null, null]);
+  });
+});
+
+describe("JSONLength counts an object's keys as well as an array's elements (ClickHouse's; 0 for a scalar or a missing path)", () => {
+  const cases: [string, number][] = [
+    ['JSONLength(\'{"a":1,"b":[1,2]}\')', 2],
+    ['JSONLength(\'{"a":1,"b":[1,2]}\', \'b\')', 2],
+    ['JSONLength(\'{"a":{"x":1,"y":2,"z":3}}\', \'a\')', 3],
+    ["JSONLength('[1,2,3]')", 3],
+    ['JSONLength(\'{"a":1}\', \'a\')', 0],
+    ['JSONLength(\'{"a":1}\', \'b\')', 0],
+    ["JSONLength('{}')", 0],
+  ];
+  it.each(cases)('%s = %j', async (expr, expected) => {
+    if (testEngine() === 'clickhouse') return expect(hogql(`SELECT ${expr}`)).rejects.toThrow('Function "JSONLength" is not available on ClickHouse');
+    expect(await one(expr)).toBe(expected);
+  });
+});
+
+describe('arrayCompact: a run of NULLs is one NULL (NULLs equal each other), on every engine', () => {
+  it.each([
+    ['arrayCompact([1,1,NULL,NULL,2,1,NULL])', [1, null, 2, 1, null]],
+    ["arrayCompact(['a','a','b'])", ['a', 'b']],
+    ['arrayCompact([NULL,NULL])', [null]],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toEqual(expected);
+  });
+});
+
+describe('array and string functions as ClickHouse answers them (negative slices, NULL as a value, padding, regexp replacement)', () => {
+  it.each([
+    ['arraySlice([1,2,3,4,5], -2)', [4, 5]],
+    ['arraySlice([1,2,3,4,5], -3, 2)', [3, 4]],
+    ['arraySlice([1,2,3,4,5], 2, -1)', [2, 3, 4]],
+    ['arraySlice([1,2,3,4,5], -1, -1)', []],
+    ['arraySlice([1,2,3], 0)', []],
+    ['indexOf([1,NULL,3], NULL)', 2],
+    ['indexOf([1,2,3], 4)', 0],
+    ['has([1,NULL], NULL)', 1],
+    ['hasAll([1,2,3], [])', 1],
+    ['hasAny([1,2,3], [])', 0],
+    ['range(0, 10, 3)', [0, 3, 6, 9]],
+    ['arraySort(arrayIntersect([1,2,3],[2,3,4],[3,2]))', [2, 3]],
+    ['arraySort(arrayDistinct([1,2,2,NULL,1]))', [1, 2]],
+    ['arrayPopBack([1,2,3])', [1, 2]],
+    ["arrayZip([1,2],['a','b'])", [[1, 'a'], [2, 'b']]],
+    ["splitByString('', 'abc')", ['a', 'b', 'c']],
+    ["splitByChar(',', 'a,,b')", ['a', '', 'b']],
+    ["splitByChar(',', '')", ['']],
+    ["extractAll('a1b22c333', '\\\\d+')", ['1', '22', '333']],
+    ["replaceRegexpOne('Hello, World!', 'o', '0')", 'Hell0, World!'],
+    ["replaceRegexpOne('abc', '(b)', '[\\\\1]')", 'a[b]c'],
+    ["leftPad('abc', 7, '*')", '****abc'],
+    ["leftPad('abc', 2)", 'ab'],
+    ["rightPad('abc', 7, '*-')", 'abc*-*-'],
+    ['modulo(-7, 3)', -1],
+    ['modulo(7, -3)', 1],
+    ['intDiv(-7, 2)', -3],
+    ['arrayDifference([1,3,6])', [0, 2, 3]],
+    ["arrayFirstIndex(x -> x > 5, [1,2,3])", 0],
+    ["position('abc', '')", 1],
+    ["substring('abcdef', -3)", 'def'],
+    ['JSONExtractString(\'{"a":{"b":"c"}}\', \'a\', \'b\')', 'c'],
+    ["toISOWeek(toDate('2023-01-01'))", 52],
+    ["toISOYear(toDate('2023-01-01'))", 2022],
+    ["formatDateTime(toDateTime('2023-03-01 10:20:30'), '%j %u %V %e %p %I %y %D %F %T %R %w')", '060 3 09  1 AM 10 23 03/01/23 2023-03-01 10:20:30 10:20 3'],
+    ["dateDiff('quarter', toDate('2023-03-31'), toDate('2023-04-01'))", 1],
+    ["toUnixTimestamp64Milli(toDateTime64('2023-03-01 00:00:00.123', 3, 'UTC'))", 1677628800123],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toEqual(expected);
   });
 });
