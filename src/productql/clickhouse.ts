@@ -927,12 +927,14 @@ export class ClickHouseDialect implements Dialect {
       case 'quantile': {
         const p = fn.params[0];
         if (typeof p.constValue !== 'number' || p.constValue < 0 || p.constValue > 1) h.error('quantile level must be a number between 0 and 1', n);
-        return P(`quantile(${p.sql})(${num(a[0])})`, 'float', true);
+        // quantileIf(p)(x, cond): the -If condition is the call's filter, as topK's
+        return P(fn.filter ? `quantileIf(${p.sql})(${num(a[0])}, ${fn.filter})` : `quantile(${p.sql})(${num(a[0])})`, 'float', true);
       }
       case 'quantiles': {
         for (const p of fn.params)
           if (typeof p.constValue !== 'number' || p.constValue < 0 || p.constValue > 1) h.error('quantile levels must be numbers between 0 and 1', n);
-        return P(`quantiles(${fn.params.map((p) => p.sql).join(', ')})(${num(a[0])})`, 'array', false);
+        const levels = fn.params.map((p) => p.sql).join(', ');
+        return P(fn.filter ? `quantilesIf(${levels})(${num(a[0])}, ${fn.filter})` : `quantiles(${levels})(${num(a[0])})`, 'array', false);
       }
       case 'groupArray':
       case 'groupUniqArray': {

@@ -649,3 +649,17 @@ describe('array and string functions as ClickHouse answers them (negative slices
     expect(await one(expr)).toEqual(expected);
   });
 });
+
+describe('parametric aggregates under -If: the condition filters the rows (quantileIf / quantilesIf on ClickHouse ignored it)', () => {
+  it.each([
+    ['quantileIf(0.5)(toFloat(properties.n), toFloat(properties.n) > 1)', 2.5],
+    ['quantileIf(0.5)(properties.n, properties.n > 1)', 2.5],
+    ["quantilesIf(0.5, 1)(toFloat(properties.n), event = '$pageview')", [1.5, 2]],
+    ["medianIf(toFloat(properties.n), event = '$pageview')", 1.5],
+    ["quantileExactIf(0.5)(toFloat(properties.n), event = '$pageview')", 2],
+    ["topKIf(1)(event, event = 'signup')", ['signup']],
+  ])('%s = %j', async (expr, expected) => {
+    const r = await rows(`SELECT ${expr} FROM events`);
+    expect(r[0][0]).toEqual(expected);
+  });
+});
