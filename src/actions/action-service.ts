@@ -6,7 +6,7 @@ import { notFound, parseError, UserError, validationError } from '../errors';
 import { selectorToExpr } from '../queries/insights/element-filters';
 import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
-import { userBasic, type UserBasic } from '../insights/activity';
+import { usersById, type UserBasic } from '../insights/activity';
 import { drfTime } from '../projects/person-reader';
 import { anyPropertyFilterSchema } from '../queries/insights/schema';
 import { Action } from '../store/entities';
@@ -316,9 +316,7 @@ export class ActionService implements ActionSource {
     };
   }
 
-  private async users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
-    const wanted = [...new Set(ids.filter((x): x is number => x !== null))];
-    const rows = wanted.length ? await this.store.users.findBy({ id: In(wanted) }) : [];
-    return new Map(rows.map((u) => [u.id, userBasic(u)]));
+  private users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
+    return usersById(this.store, ids);
   }
 }

@@ -8,7 +8,6 @@
  * `behavioral` with those only, else `person_property` — the cohort's own criteria and those of the cohorts it refers
  * to (src/cohorts/behavioral.ts).
  */
-import { In } from 'typeorm';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import type { EventEngineBase } from '../engines/engine';
@@ -28,7 +27,7 @@ import { Cohort } from '../store/entities/cohort';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
 import { drfBoolean } from '../insights/drf-fields';
-import { userBasic, type UserBasic } from '../insights/activity';
+import { usersById, type UserBasic } from '../insights/activity';
 import { behavioralActionIds, behavioralCriteria } from './behavioral';
 import type { ActivityPage } from '../insights/insight-service';
 import { cohortActivity, cohortChanges, cohortSnapshot, recordCohortActivity } from './cohort-activity';
@@ -505,9 +504,7 @@ export class CohortService {
     return row;
   }
 
-  private async users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
-    const wanted = [...new Set(ids.filter((x): x is number => x !== null))];
-    const rows = wanted.length ? await this.store.users.findBy({ id: In(wanted) }) : [];
-    return new Map(rows.map((u) => [u.id, userBasic(u)]));
+  private users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
+    return usersById(this.store, ids);
   }
 }

@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { ActivityChange, ActivityLog } from '../store/entities/activity-log';
+import { In } from 'typeorm';
+import { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { ActivityLog } from '../store/entities';
+import type { ActivityChange } from '../store/entities/activity-log';
+import type { Store } from '../store/store';
 import { drfTime } from '../projects/person-reader';
+import { parseInput } from '../validation';
 
 /**
  * The user fields PostHog shows for a creator, a modifier or the author of an activity (UserBasicSerializer:
@@ -79,3 +85,62 @@ export const activityView = (a: ActivityLog, users: Map<number, UserBasic>): Act
   is_system: a.user_id === null,
   unread: false,
 });
+
+/** A page of activity entries (PostHog's ActivityLogViewSet pagination: `page` 1-based). */
+export interface ActivityPage {
+  results: ActivityView[];
+  total_count: number;
+  page: number;
+  limit: number;
+  has_next: boolean;
+}
+
+/** The users of these ids as UserBasic (ids of no user are left out). */
+export async function usersById(store: Store, ids: (number | null)[]): Promise<Map<number, UserBasic>> {
+  const wanted = [...new Set(ids.filter((x): x is number => x !== null))];
+  const rows = wanted.length ? await store.users.findBy({ id: In(wanted) }) : [];
+  return new Map(rows.map((u) => [u.id, userBasic(u)]));
+}
+
+const activityPaging = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(10),
+  page: z.coerce.number().int().min(1).default(1),
+});
+
+/**
+ * A page of a project's activity in one scope (`Insight`, `Cohort`, `Person`), of one item when `item_id` is given:
+ * newest first, `page` 1-based, `limit` 10 by default, as PostHog's activity routes.
+ */
+export async function activityPage(
+  store: Store,
+  where: { project_id: number; scope: string; item_id?: string },
+  query: { limit?: unknown; page?: unknown },
+): Promise<ActivityPage> {
+  const { limit, page } = parseInput(activityPaging, { limit: query.limit, page: query.page });
+  const [rows, total] = await store.db.getRepository(ActivityLog).findAndCount({ where, order: { id: 'DESC' }, skip: (page - 1) * limit, take: limit });
+  const users = await usersById(store, rows.map((r) => r.user_id));
+  return { results: rows.map((r) => activityView(r, users)), total_count: total, page, limit, has_next: page * limit < total };
+}
+
+/**
+ * Logs an activity as PostHog's `log_activity` (`detail` with the item's name and the changes; no short id, type or
+ * trigger); the user is the personal key's (none for a project key).
+ */
+export async function recordActivity(
+  store: Store,
+  principal: Principal,
+  entry: { project_id: number; scope: string; item_id: string; activity: string; name: string | null; changes: ActivityChange[] | null },
+): Promise<void> {
+  const repo = store.db.getRepository(ActivityLog);
+  await repo.save(
+    repo.create({
+      project_id: entry.project_id,
+      scope: entry.scope,
+      item_id: entry.item_id,
+      activity: entry.activity,
+      user_id: principal.kind === 'personal' ? principal.userId : null,
+      detail: { name: entry.name, short_id: null, type: null, changes: entry.changes, trigger: null },
+      created_at: new Date(),
+    }),
+  );
+}

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { In, type Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { isUserError, notFound, parseError, UserError, validationError } from '../errors';
@@ -11,7 +11,7 @@ import { ActivityLog, Cohort, Insight, type Project } from '../store/entities';
 import { withoutMissingCohorts } from '../cohorts/missing-cohorts';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
-import { activityView, diffFields, userBasic, type ActivityView, type TrackedField, type UserBasic } from './activity';
+import { activityPage, diffFields, usersById, type ActivityPage, type TrackedField, type UserBasic } from './activity';
 import { InsightViews } from './insight-views';
 import { drfDateTime, drfTime } from '../projects/person-reader';
 import { parseDateString } from '../queries/insights/date-range';
@@ -195,13 +195,7 @@ export interface InsightFilters {
   feature_flag?: unknown;
 }
 
-export interface ActivityPage {
-  results: ActivityView[];
-  total_count: number;
-  page: number;
-  limit: number;
-  has_next: boolean;
-}
+export type { ActivityPage } from './activity';
 
 /** Sort keys of `order`; `viewed` holds the caller's last view of each insight. */
 const ORDER_FIELDS: Record<string, (i: Insight, viewed: Map<number, Date>) => string | number | null> = {
@@ -295,9 +289,6 @@ export class InsightService {
 
   private get insights() {
     return this.store.db.getRepository(Insight);
-  }
-  private get activityLog() {
-    return this.store.db.getRepository(ActivityLog);
   }
 
   /** `GET …/insights/`: live insights of the project, filtered and ordered, with results per `refresh`. */
@@ -555,12 +546,8 @@ export class InsightService {
   async activity(principal: Principal, projectId: number, ref: string | number | null, paging: { limit?: unknown; page?: unknown }): Promise<ActivityPage> {
     // PostHog's activity actions declare required_scopes=["activity_log:read"] (reference §2.1, §3.2)
     const project = await this.projects.projectFor(principal, projectId, { scope: 'activity_log:read' });
-    const { limit, page } = parseInput(activityPaging, paging);
-    const where: Record<string, unknown> = { project_id: project.id, scope: 'Insight' };
-    if (ref !== null) where.item_id = String((await this.find(project.id, ref, false)).id);
-    const [rows, total] = await this.activityLog.findAndCount({ where, order: { id: 'DESC' }, skip: (page - 1) * limit, take: limit });
-    const users = await this.users(rows.map((r) => r.user_id));
-    return { results: rows.map((r) => activityView(r, users)), total_count: total, page, limit, has_next: page * limit < total };
+    const item_id = ref !== null ? String((await this.find(project.id, ref, false)).id) : undefined;
+    return activityPage(this.store, { project_id: project.id, scope: 'Insight', ...(item_id !== undefined ? { item_id } : {}) }, paging);
   }
 
   private async applyChanges(principal: Principal, insight: Insight, body: InsightBody, source: QuerySource | undefined): Promise<Insight> {
@@ -739,10 +726,8 @@ export class InsightService {
     };
   }
 
-  private async users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
-    const wanted = [...new Set(ids.filter((x): x is number => x !== null))];
-    const rows = wanted.length ? await this.store.users.findBy({ id: In(wanted) }) : [];
-    return new Map(rows.map((u) => [u.id, userBasic(u)]));
+  private users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
+    return usersById(this.store, ids);
   }
 
   private async newShortId(projectId: number): Promise<string> {
@@ -968,11 +953,6 @@ export interface TrendingInsight {
   view_count: number;
   viewers: UserBasic[];
 }
-
-const activityPaging = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(10),
-  page: z.coerce.number().int().min(1).default(1),
-});
 
 /**
  * An insight `query` that fails the query schema is a 400 `parse_error` (posthog-api.md §2.1, POST /insights/: "A

@@ -9,7 +9,7 @@ import type { ProjectService } from '../projects/project-service';
 import { InsightVariable } from '../store/entities';
 import type { Store } from '../store/store';
 import { parseInput } from '../validation';
-import { userBasic, type UserBasic } from './activity';
+import { usersById, type UserBasic } from './activity';
 import { drfChar } from './drf-fields';
 
 /** DRF's `required` (a missing field of a create or a PUT); a field left out of a PATCH is never read (`.optional()`). */
@@ -195,9 +195,7 @@ export class InsightVariableService implements SavedVariableSource {
     };
   }
 
-  private async users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
-    const wanted = [...new Set(ids.filter((x): x is number => x !== null))];
-    const rows = wanted.length ? await this.store.users.findBy({ id: In(wanted) }) : [];
-    return new Map(rows.map((u) => [u.id, userBasic(u)]));
+  private users(ids: (number | null)[]): Promise<Map<number, UserBasic>> {
+    return usersById(this.store, ids);
   }
 }

@@ -1,12 +1,8 @@
-import { z } from 'zod';
-import { In } from 'typeorm';
 import type { Principal } from '../auth/principal';
-import { activityView, userBasic } from '../insights/activity';
-import type { ActivityPage } from '../insights/insight-service';
-import { ActivityLog, type Project } from '../store/entities';
+import { activityPage, recordActivity, type ActivityPage } from '../insights/activity';
+import type { Project } from '../store/entities';
 import type { ActivityChange } from '../store/entities/activity-log';
 import type { Store } from '../store/store';
-import { parseInput } from '../validation';
 import type { PersonReader } from './person-reader';
 import type { ProjectService } from './project-service';
 
@@ -19,17 +15,12 @@ export interface PersonActivityDetail {
 /** PostHog's `Change(type="Person", action="changed", field="properties")` of an update or a delete_property. */
 export const PROPERTIES_CHANGED: ActivityChange = { type: 'Person', action: 'changed', field: 'properties', before: null, after: null };
 
-const paging = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(10),
-  page: z.coerce.number().int().min(1).default(1),
-});
-
 /**
  * Logs a change to a person as PostHog's PersonViewSet does (`log_activity(scope="Person", item_id=person.pk, ...)`):
  * `updated` (PATCH, update_property), `delete_property`, `deleted`, `split_person`. Quarry's persons have no integer
- * key: the item id is the person's UUID. The user is the personal key's (none for a project key).
+ * key: the item id is the person's UUID.
  */
-export async function recordPersonActivity(
+export function recordPersonActivity(
   store: Store,
   principal: Principal,
   project: Project,
@@ -37,18 +28,14 @@ export async function recordPersonActivity(
   activity: string,
   detail: PersonActivityDetail,
 ): Promise<void> {
-  const repo = store.db.getRepository(ActivityLog);
-  await repo.save(
-    repo.create({
-      project_id: project.id,
-      scope: 'Person',
-      item_id: personId.toLowerCase(),
-      activity,
-      user_id: principal.kind === 'personal' ? principal.userId : null,
-      detail: { name: detail.name ?? null, short_id: null, type: null, changes: detail.changes ?? null, trigger: null },
-      created_at: new Date(),
-    }),
-  );
+  return recordActivity(store, principal, {
+    project_id: project.id,
+    scope: 'Person',
+    item_id: personId.toLowerCase(),
+    activity,
+    name: detail.name ?? null,
+    changes: detail.changes ?? null,
+  });
 }
 
 /**
@@ -63,11 +50,7 @@ export async function personActivity(
   query: { limit?: unknown; page?: unknown },
 ): Promise<ActivityPage> {
   const project = await deps.projects.projectFor(principal, projectId, { scope: 'activity_log:read' });
-  const { limit, page } = parseInput(paging, { limit: query.limit, page: query.page });
-  const where: Record<string, unknown> = { project_id: project.id, scope: 'Person' };
+  const where: { project_id: number; scope: string; item_id?: string } = { project_id: project.id, scope: 'Person' };
   if (personId !== null) where.item_id = (await deps.persons.get(principal, project.id, personId, 'activity_log:read')).uuid;
-  const [rows, total] = await deps.store.db.getRepository(ActivityLog).findAndCount({ where, order: { id: 'DESC' }, skip: (page - 1) * limit, take: limit });
-  const ids = [...new Set(rows.map((r) => r.user_id).filter((x): x is number => x !== null))];
-  const users = new Map((ids.length ? await deps.store.users.findBy({ id: In(ids) }) : []).map((u) => [u.id, userBasic(u)]));
-  return { results: rows.map((r) => activityView(r, users)), total_count: total, page, limit, has_next: page * limit < total };
+  return activityPage(deps.store, where, query);
 }
