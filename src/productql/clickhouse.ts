@@ -1307,6 +1307,7 @@ export class ClickHouseDialect implements Dialect {
         const parts = formatPieces(f.constValue, 'YmdHMSyejuwpIV', h, n).map((piece) => {
           if ('native' in piece) return `formatDateTime(${l}, ${h.param(piece.native)}, ${zone})`;
           if (piece.code === 'G') return `toString(toISOYear(${l}))`;
+          if (piece.code === 'g') return `substring(toString(100 + toISOYear(${l}) % 100), 2)`;
           if (piece.code === 'Q') return `toString(toQuarter(${l}))`;
           if (piece.code === 'f') return a[0].wholeSeconds || a[0].type !== 'datetime' ? h.param('000000') : `substring(toString(1000000 + (${dtArg(0)} % 1000) * 1000), 2)`;
           if (piece.code === 'C') return `substring(toString(100 + intDiv(toYear(${l}), 100) % 100), 2)`;

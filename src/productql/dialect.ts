@@ -482,9 +482,9 @@ export const SAMPLE_BUCKETS = 4_294_967_296;
  * (ClickHouse since 23.4; 18.16 read it as the minute, which is `%i`), `%i` / `%s` / `%h` are the MySQL spellings of
  * minute, second and 12-hour hour, `%c` / `%k` / `%l` print the month and hours with their leading zero (ClickHouse's
  * default, formatdatetime_format_without_leading_zeros = 0); `%f` the microseconds, six digits (000000 for a value without a
- * fraction: a DateTime or Date, as ClickHouse since 23.4).
+ * fraction: a DateTime or Date, as ClickHouse since 23.4); `%g` the ISO 8601 week-based year's last two digits (`%G`'s).
  */
-export const FORMAT_CODES = 'YmdHMSFTDRyejuwpIGVzish%abcCklrQWntf';
+export const FORMAT_CODES = 'YmdHMSFTDRyejuwpIGgVzish%abcCklrQWntf';
 /**
  * Codes that are spelled with others: `%F` is `%Y-%m-%d`, `%T` `%H:%M:%S`, `%D` `%m/%d/%y`, `%R` `%H:%M`, `%i` `%M`, ...
  * After this expansion, `%M` is the minute, `%B` / `%A` the month's / weekday's full name (strftime's codes).

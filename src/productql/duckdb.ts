@@ -1267,6 +1267,7 @@ class DuckDBDialect implements Dialect {
           if ('native' in piece) return `strftime(${l}, ${h.param(piece.native)})`;
           if (piece.code === 'e') return `lpad(CAST(day(${l}) AS VARCHAR), 2, ${h.param(' ')})`;
           if (piece.code === 'Q') return `CAST(quarter(${l}) AS VARCHAR)`;
+          if (piece.code === 'g') return `lpad(CAST(isoyear(${l}) % 100 AS VARCHAR), 2, ${h.param('0')})`;
           if (piece.code === 'C') return `lpad(CAST(year(${l}) // 100 % 100 AS VARCHAR), 2, ${h.param('0')})`;
           if (piece.code === 'f') return a[0].wholeSeconds || a[0].type !== 'datetime' ? h.param('000000') : `lpad(CAST(microsecond(${x}) % 1000000 AS VARCHAR), 6, ${h.param('0')})`;
           // %z: the zone's offset at that instant, +hhmm

@@ -663,3 +663,33 @@ describe('parametric aggregates under -If: the condition filters the rows (quant
     expect(r[0][0]).toEqual(expected);
   });
 });
+
+describe('dates as ClickHouse gives them: week boundaries, toDayOfWeek modes, formatDateTime %g and the other codes', () => {
+  it.each([
+    ["dateDiff('minute', toDateTime('2023-03-01 00:00:59'), toDateTime('2023-03-01 00:01:00'))", 1],
+    ["dateDiff('day', toDateTime('2023-03-01 23:59:00'), toDateTime('2023-03-02 00:00:00'))", 1],
+    ["dateDiff('week', toDate('2023-03-04'), toDate('2023-03-05'))", 0],
+    ["dateDiff('week', toDate('2023-03-05'), toDate('2023-03-06'))", 1],
+    ["dateDiff('month', toDate('2023-03-31'), toDate('2023-03-01'))", 0],
+    ["dateDiff('year', toDate('2024-01-01'), toDate('2023-12-31'))", -1],
+    ["toDayOfWeek(toDate('2023-03-05'))", 7],
+    ["toDayOfWeek(toDate('2023-03-05'), 1)", 6],
+    ["toDayOfWeek(toDate('2023-03-05'), 2)", 0],
+    ["toDayOfWeek(toDate('2023-03-05'), 3)", 1],
+    ["toDayOfYear(toDate('2023-12-31'))", 365],
+    ["toRelativeWeekNum(toDate('1970-01-05'))", 1],
+    ["toRelativeMonthNum(toDate('2023-08-01'))", 24284],
+    ["toString(toStartOfWeek(toDate('2023-03-05')))", '2023-03-05'],
+    ["toString(toStartOfWeek(toDate('2023-03-05'), 1))", '2023-02-27'],
+    ["toString(toStartOfInterval(toDateTime('2023-03-01 10:37:00'), toIntervalMinute(15)))", '2023-03-01 10:30:00'],
+    ["toString(dateTrunc('quarter', toDateTime('2023-08-15 10:00:00')))", '2023-07-01 00:00:00'],
+    ["formatDateTime(toDateTime('2023-03-01 13:05:09'), '%h %I %l %k %p %M %b %a %W %C %G %g')", '01 01 01 13 PM March Mar Wed Wednesday 20 2023 23'],
+    ["formatDateTime(toDate('2023-01-01'), '%G %g %V')", '2022 22 52'],
+    ["formatDateTime(toDateTime('2023-03-01 13:05:09'), '%%|%Q|%s')", '%|1|09'],
+    ["toString(parseDateTimeBestEffort('2023-03-01T10:20:30+02:00'))", '2023-03-01 08:20:30.000000'],
+    ["toString(addMonths(toDate('2023-01-31'), 1))", '2023-02-28'],
+    ["toString(subtractYears(toDate('2024-02-29'), 1))", '2023-02-28'],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toEqual(expected);
+  });
+});
