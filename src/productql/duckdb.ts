@@ -1602,8 +1602,11 @@ class DuckDBDialect implements Dialect {
       case 'moduloOrZero':
         return P(`CASE WHEN ${num(a[1])} = 0 THEN 0 ELSE ${num(a[0])} % ${num(a[1])} END`, numType(a[0]), anyNull);
       case 'gcd':
-      case 'lcm':
-        return P(`${fn.sig.name}(CAST(${num(a[0])} AS BIGINT), CAST(${num(a[1])} AS BIGINT))`, 'int', anyNull);
+      case 'lcm': {
+        // ClickHouse divides each argument by the other first: a zero either side is its "Division by zero" error
+        const [x, y] = [`CAST(${num(a[0])} AS BIGINT)`, `CAST(${num(a[1])} AS BIGINT)`];
+        return P(`CASE WHEN ${x} = 0 OR ${y} = 0 THEN error(${h.param('Division by zero')}) ELSE ${fn.sig.name}(${x}, ${y}) END`, 'int', anyNull);
+      }
       case 'trunc': {
         if (a.length === 1) return P(`trunc(${num(a[0])})`, numType(a[0]), anyNull);
         const scale = `pow(10, CAST(${num(a[1])} AS INTEGER))`;

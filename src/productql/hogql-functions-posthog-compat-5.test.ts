@@ -744,3 +744,61 @@ describe('strings, URLs, conditionals and conversions as ClickHouse answers them
     expect(await one(expr)).toEqual(expected);
   });
 });
+
+describe('maths and arrays as ClickHouse answers them; gcd / lcm with a zero argument its "Division by zero" error', () => {
+  it.each([
+    ['floor(-2.5)', -3],
+    ['ceil(-2.5)', -2],
+    ['floor(123.456, 1)', 123.4],
+    ['ceil(123.451, 2)', 123.46],
+    ['floor(1234, -2)', 1200],
+    ['round(1234.5678, -2)', 1200],
+    ['trunc(-2.7)', -2],
+    ['trunc(2.789, 2)', 2.78],
+    ['abs(-3)', 3],
+    ['intDivOrZero(5, 0)', 0],
+    ['moduloOrZero(5, 0)', 0],
+    ['positiveModulo(-7, 3)', 2],
+    ['bitAnd(12, 10)', 8],
+    ['bitOr(12, 10)', 14],
+    ['bitXor(12, 10)', 6],
+    ['bitShiftLeft(1, 4)', 16],
+    ['bitShiftRight(16, 2)', 4],
+    ['pow(2, -1)', 0.5],
+    ['exp10(2)', 100],
+    ['log2(8)', 3],
+    ['intExp2(10)', 1024],
+    ['greatest(1, 3, 2)', 3],
+    ['least(1, 3, 2)', 1],
+    ['divide(1, 0)', null],
+    ['divide(0, 0)', null],
+    ['7 / 2', 3.5],
+    ['-7 % 3', -1],
+    ['arrayMax([1, 5, 3])', 5],
+    ['arrayAvg([1, 2])', 1.5],
+    ['arrayReduce(\'max\', [1, 5, 3])', 5],
+    ["arrayCount(x -> x > 1, [1, 2, 3])", 2],
+    ['arrayResize([1], 3)', [1, 0, 0]],
+    ['arrayWithConstant(2, \'a\')', ['a', 'a']],
+    ['arrayRotateLeft([1,2,3], 1)', [2, 3, 1]],
+    ['arrayEnumerateUniq([1,1,2,1])', [1, 2, 1, 3]],
+    ['arrayEnumerateDense([10,20,10])', [1, 2, 1]],
+    ['arrayFlatten([[1],[2,3]])', [1, 2, 3]],
+    ['arrayLastIndex(x -> x > 1, [1,2,3])', 3],
+    ['hasSubstr([1,2,3], [2,3])', 1],
+    ['length([1,2])', 2],
+    ['empty([])', 1],
+    ['notEmpty([1])', 1],
+    ['arrayElement([1,2,3], -1)', 3],
+    ['[1,2,3][5]', 0],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toEqual(expected);
+  });
+
+  it.each(['gcd(0, 5)', 'gcd(5, 0)', 'lcm(0, 5)', 'lcm(5, 0)'])('%s is a 400 (Division by zero)', async (expr) => {
+    await expect(hogql(`SELECT ${expr}`)).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/Division by zero/) });
+  });
+  it('gcd / lcm of negatives', async () => {
+    expect(await rows('SELECT gcd(-4, 6), lcm(-4, 6)')).toEqual([[2, 12]]);
+  });
+});
