@@ -802,3 +802,21 @@ describe('maths and arrays as ClickHouse answers them; gcd / lcm with a zero arg
     expect(await rows('SELECT gcd(-4, 6), lcm(-4, 6)')).toEqual([[2, 12]]);
   });
 });
+
+describe('JSON functions with their types (JSONExtract, keys, raw arrays, lengths); those 18.16 lacks a clear 400 on ClickHouse', () => {
+  it.each([
+    ["JSONExtract('{\"a\":\"x\"}', 'a', 'String')", 'x'],
+    ["JSONExtract('{\"a\":1.5}', 'a', 'Float64')", 1.5],
+    ["JSONExtractKeys('{\"a\":1,\"b\":2}')", ['a', 'b']],
+    ["JSONExtractArrayRaw('[1,\"x\",{\"a\":1}]')", ['1', '"x"', '{"a":1}']],
+    ["JSONArrayLength('[1,2,3]')", 3],
+    ["JSONArrayLength('{}')", null],
+    ["JSONExtractKeysAndValues('{\"a\":1,\"b\":2}', 'Int64')", [['a', 1], ['b', 2]]],
+    ["isValidJSON('{')", 0],
+    ["JSONHas('{\"a\":{\"b\":null}}', 'a', 'b')", 1],
+  ])('%s = %j', async (expr, expected) => {
+    const name = /^(JSONExtractKeys|JSONExtractArrayRaw|JSONArrayLength|JSONExtractKeysAndValues|isValidJSON)\(/.exec(expr)?.[1];
+    if (testEngine() === 'clickhouse' && name) return expect(hogql(`SELECT ${expr}`)).rejects.toThrow(`Function "${name}" is not available on ClickHouse`);
+    expect(await one(expr)).toEqual(expected);
+  });
+});
