@@ -16,6 +16,8 @@
  *   unknown-function errors (posthog/hogql/functions/core.py validate_function_args, printer.py visit_call);
  * - toStartOfWeek's modes, months / years added to the end of a month, and today() / now() / text read in the project
  *   timezone (a UTC+14 one); timeSlot, toLastDayOfWeek, toStartOfISOYear, (to|from)ModifiedJulianDay, dateName.
+ * - second pass: roundToExp2 / roundDuration / roundAge, unhex, JSONLength of objects, arrayCompact of NULL runs,
+ *   quantileIf / quantilesIf, formatDateTime %g, gcd / lcm by zero, and more array, string, date and JSON values.
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
