@@ -48,6 +48,33 @@ async function project(groups: Group[], persons: Person[], events: Ev[]): Promis
   return id;
 }
 
+/**
+ * test_stickiness.py `_create_multiple_people` by week with groups: persons 1–4 (the third with two distinct ids), each
+ * event in the organization `orgOf(person index)`; organizations 0–2 have an industry, a fourth has no group row.
+ */
+function multiplePeople(orgOf: (i: number) => string): Promise<number> {
+  const at = (weeks: number) => new Date(Date.parse('2020-01-01T12:00:00Z') + weeks * 7 * 86_400_000).toISOString();
+  const props = (i: number) => ({ $group_0: orgOf(i), $group_1: 'project:1' });
+  return project(
+    [
+      { index: 0, key: 'org:0', properties: { industry: 'technology' } },
+      { index: 0, key: 'org:1', properties: { industry: 'agriculture' } },
+      { index: 0, key: 'org:2', properties: { industry: 'technology' } },
+    ],
+    [{ distinct_ids: ['person1'] }, { distinct_ids: ['person2'] }, { distinct_ids: ['person3a', 'person3b'] }, { distinct_ids: ['person4'] }],
+    [
+      ev('watched movie', 'person1', at(0), props(0)),
+      ev('watched movie', 'person2', at(0), props(1)),
+      ev('watched movie', 'person2', at(1), props(1)),
+      ev('watched movie', 'person2', at(1), props(1)),
+      ev('watched movie', 'person3a', at(0), props(2)),
+      ev('watched movie', 'person3b', at(1), props(2)),
+      ev('watched movie', 'person3a', at(2), props(2)),
+      ev('watched movie', 'person4', at(4), props(3)),
+    ],
+  );
+}
+
 beforeAll(async () => {
   db = await createInsightTestDb();
 });
@@ -653,27 +680,7 @@ describe('more group cases from PostHog’s insight suites', () => {
   });
 
   it('stickiness test_aggregate_by_groups: weeks active per organization (_create_multiple_people by week)', async () => {
-    const base = Date.parse('2020-01-01T12:00:00Z');
-    const at = (weeks: number) => new Date(base + weeks * 7 * 86_400_000).toISOString();
-    const props = (i: number) => ({ $group_0: `org:${Math.floor(i / 2)}`, $group_1: 'project:1' });
-    const p = await project(
-      [
-        { index: 0, key: 'org:0', properties: { industry: 'technology' } },
-        { index: 0, key: 'org:1', properties: { industry: 'agriculture' } },
-        { index: 0, key: 'org:2', properties: { industry: 'technology' } },
-      ],
-      [{ distinct_ids: ['person1'] }, { distinct_ids: ['person2'] }, { distinct_ids: ['person3a', 'person3b'] }, { distinct_ids: ['person4'] }],
-      [
-        ev('watched movie', 'person1', at(0), props(0)),
-        ev('watched movie', 'person2', at(0), props(1)),
-        ev('watched movie', 'person2', at(1), props(1)),
-        ev('watched movie', 'person2', at(1), props(1)),
-        ev('watched movie', 'person3a', at(0), props(2)),
-        ev('watched movie', 'person3b', at(1), props(2)),
-        ev('watched movie', 'person3a', at(2), props(2)),
-        ev('watched movie', 'person4', at(4), props(3)),
-      ],
-    );
+    const p = await multiplePeople((i) => `org:${Math.floor(i / 2)}`);
     const r = await db.run(
       stickinessRunner,
       {
@@ -875,27 +882,7 @@ describe('group breakdowns and filters combined with group aggregation, limits a
 });
 
 it('stickiness test_filter_by_group_properties: persons active in technology organizations, by week', async () => {
-  const base = Date.parse('2020-01-01T12:00:00Z');
-  const at = (weeks: number) => new Date(base + weeks * 7 * 86_400_000).toISOString();
-  const props = (i: number) => ({ $group_0: `org:${i}`, $group_1: 'project:1' });
-  const p = await project(
-    [
-      { index: 0, key: 'org:0', properties: { industry: 'technology' } },
-      { index: 0, key: 'org:1', properties: { industry: 'agriculture' } },
-      { index: 0, key: 'org:2', properties: { industry: 'technology' } },
-    ],
-    [{ distinct_ids: ['person1'] }, { distinct_ids: ['person2'] }, { distinct_ids: ['person3a', 'person3b'] }, { distinct_ids: ['person4'] }],
-    [
-      ev('watched movie', 'person1', at(0), props(0)),
-      ev('watched movie', 'person2', at(0), props(1)),
-      ev('watched movie', 'person2', at(1), props(1)),
-      ev('watched movie', 'person2', at(1), props(1)),
-      ev('watched movie', 'person3a', at(0), props(2)),
-      ev('watched movie', 'person3b', at(1), props(2)),
-      ev('watched movie', 'person3a', at(2), props(2)),
-      ev('watched movie', 'person4', at(4), props(3)),
-    ],
-  );
+  const p = await multiplePeople((i) => `org:${i}`);
   const r = await db.run(
     stickinessRunner,
     {
