@@ -599,3 +599,168 @@ describe('a whole insight', () => {
   });
 });
 
+
+describe('filter_to_query: compatibility pass (test_filter_to_query.py)', () => {
+  it('test_hogql_filter: a global HogQL property has no operator', () => {
+    expect(convert({ properties: [{ type: 'hogql', key: "event = '$pageview'" }] }).properties).toEqual(AND({ type: 'hogql', key: "event = '$pageview'" }));
+  });
+
+  it('test_properties_list: every global property type, cleaned', () => {
+    const q = convert({
+      properties: [
+        { key: 'success', type: 'event', value: ['true'], operator: 'exact' },
+        { key: 'email', type: 'person', value: 'is_set', operator: 'is_set' },
+        { key: 'text', value: ['some text'], operator: 'exact', type: 'element' },
+        { key: '$session_duration', value: 1, operator: 'gt', type: 'session' },
+        { key: 'id', value: 2, type: 'cohort' },
+        { key: 'name', value: ['Hedgebox Inc.'], operator: 'exact', type: 'group', group_type_index: 2 },
+        { key: "dateDiff('minute', timestamp, now()) < 30", type: 'hogql', value: null },
+      ],
+    });
+    expect(q.properties).toEqual(
+      AND(
+        { key: 'success', type: 'event', value: ['true'], operator: 'exact' },
+        { key: 'email', type: 'person', value: 'is_set', operator: 'is_set' },
+        { key: 'text', value: ['some text'], operator: 'exact', type: 'element' },
+        { key: '$session_duration', value: 1, operator: 'gt', type: 'session' },
+        { key: 'id', value: 2, type: 'cohort' },
+        { key: 'name', value: ['Hedgebox Inc.'], operator: 'exact', type: 'group', group_type_index: 2 },
+        { key: "dateDiff('minute', timestamp, now()) < 30", type: 'hogql' },
+      ),
+    );
+  });
+
+  it('clean_global_properties: old dict-style {"$browser": "Chrome"}; a group of groups kept as is', () => {
+    expect(cleanGlobalProperties({ $browser: 'Chrome' })).toEqual(AND({ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }));
+    const nested = { type: 'OR', values: [{ type: 'AND', values: [{ key: 'a', value: 'b', type: 'person' }] }] };
+    expect(cleanGlobalProperties(nested)).toEqual({ type: 'OR', values: [{ type: 'AND', values: [{ key: 'a', value: 'b', type: 'person', operator: 'exact' }] }] });
+  });
+
+  it('test_breakdown_converts_cohort: cohort ids and "all"', () => {
+    expect(convert({ breakdown_type: 'cohort', breakdown: ['all'] }).breakdownFilter).toEqual({ breakdown_type: 'cohort', breakdown: ['all'] });
+    expect(convert({ breakdown_type: 'cohort', breakdown: [1, 2] }).breakdownFilter).toEqual({ breakdown_type: 'cohort', breakdown: [1, 2] });
+    expect(filterToQuery({ breakdown_type: 'cohort', breakdown: '[1, "all"]' }).breakdownFilter).toEqual({ breakdown_type: 'cohort', breakdown: [1, 'all'] });
+  });
+
+  it('test_breakdown_type_hogql / person / session / group / histogram / normalize_url / limit', () => {
+    expect(convert({ breakdown_type: 'hogql', breakdown: 'properties.$browser' }).breakdownFilter).toEqual({ breakdown_type: 'hogql', breakdown: 'properties.$browser' });
+    expect(convert({ breakdown_type: 'person', breakdown: '$browser' }).breakdownFilter).toEqual({ breakdown_type: 'person', breakdown: '$browser' });
+    expect(convert({ breakdown_type: 'session', breakdown: '$session_duration' }).breakdownFilter).toEqual({ breakdown_type: 'session', breakdown: '$session_duration' });
+    expect(convert({ breakdown_type: 'group', breakdown: '$browser', breakdown_group_type_index: 0 }).breakdownFilter).toEqual({
+      breakdown_type: 'group',
+      breakdown: '$browser',
+      breakdown_group_type_index: 0,
+    });
+    expect(convert({ breakdown_type: 'event', breakdown: '$browser', breakdown_histogram_bin_count: 5 }).breakdownFilter).toEqual({
+      breakdown_type: 'event',
+      breakdown: '$browser',
+      breakdown_histogram_bin_count: 5,
+    });
+    expect(convert({ breakdown_type: 'event', breakdown: '$current_url', breakdown_normalize_url: true }).breakdownFilter).toEqual({
+      breakdown_type: 'event',
+      breakdown: '$current_url',
+      breakdown_normalize_url: true,
+    });
+    expect(convert({ breakdown_type: 'event', breakdown: '$browser', breakdown_limit: 20 }).breakdownFilter).toEqual({ breakdown_type: 'event', breakdown: '$browser', breakdown_limit: 20 });
+    expect(filterToQuery({ breakdown: '$browser', breakdown_limit: '20' }).breakdownFilter).toEqual({ breakdown_type: 'event', breakdown: '$browser', breakdown_limit: 20 });
+  });
+
+  it('test_breakdown_converts_multi with a breakdown_type alongside; a trends breakdown as a list of properties', () => {
+    expect(convert({ breakdowns: [{ type: 'event', property: '$browser' }], breakdown_type: 'event' }).breakdownFilter).toEqual({
+      breakdown_type: 'event',
+      breakdowns: [{ type: 'event', property: '$browser' }],
+    });
+    expect(convert({ breakdowns: [{ type: 'session', property: '$session_duration', histogram_bin_count: 10 }, { type: 'group', property: 'name', group_type_index: 1 }] }).breakdownFilter).toEqual({
+      breakdowns: [
+        { type: 'session', property: '$session_duration', histogram_bin_count: 10 },
+        { type: 'group', property: 'name', group_type_index: 1 },
+      ],
+    });
+    expect(convert({ insight: 'FUNNELS', events: [{ id: 'a' }], breakdowns: [{ property: '$browser' }] }).breakdownFilter).toEqual({ breakdown_type: 'event', breakdown: '$browser' });
+  });
+
+  it('_insight_filter for FUNNELS: events and actions interleaved by order', () => {
+    const q = convert({
+      insight: 'FUNNELS',
+      events: [
+        { id: '$pageview', order: 0 },
+        { id: 'signup', order: 2 },
+      ],
+      actions: [{ id: 5, name: 'Clicked', order: 1 }],
+    });
+    expect(q.series).toEqual([pageview, { kind: 'ActionsNode', id: 5, name: 'Clicked' }, { kind: 'EventsNode', event: 'signup', name: 'signup' }]);
+  });
+
+  it('math_group_type_index as text is an index; custom names kept on every kind', () => {
+    const q = convert({ events: [{ id: '$pageview', math: 'unique_group', math_group_type_index: '1', custom_name: 'Orgs' }] });
+    expect(q.series).toEqual([{ ...pageview, custom_name: 'Orgs', math: 'unique_group', math_group_type_index: 1 }]);
+    const f = convert({ insight: 'FUNNELS', events: [{ id: '$pageview', custom_name: 'Landing', math: 'dau' }] });
+    expect(f.series).toEqual([{ ...pageview, custom_name: 'Landing' }]);
+  });
+
+  it('date_from "all"; explicit_date as a boolean and as text', () => {
+    expect(convert({ date_from: 'all' }).dateRange).toEqual({ date_from: 'all' });
+    expect(filterToQuery({ date_from: '-7d', explicit_date: true }).dateRange).toEqual({ date_from: '-7d', explicitDate: true });
+    expect(filterToQuery({ date_from: '-7d', explicit_date: 'yes' }).dateRange).toEqual({ date_from: '-7d', explicitDate: true });
+    expect(filterToQuery({ date_to: '2024-01-31' }).dateRange).toEqual({ date_to: '2024-01-31' });
+  });
+
+  it('test_compare: compare_to alone', () => {
+    expect(filterToQuery({ compare_to: '-1w' }).compareFilter).toEqual({ compare_to: '-1w' });
+    expect(filterToQuery({ insight: 'LIFECYCLE', compare: true }).compareFilter).toBeUndefined();
+  });
+
+  it('test_trends_filter: display-only fields and every chart display', () => {
+    const q = convert({
+      display: 'BoldNumber',
+      show_labels_on_series: true,
+      y_axis_scale_type: 'log10',
+      show_multiple_y_axes: true,
+    });
+    expect(q.trendsFilter).toEqual({ display: 'BoldNumber', showLabelsOnSeries: true, yAxisScaleType: 'log10', showMultipleYAxes: true });
+    for (const display of ['ActionsLineGraph', 'ActionsBar', 'ActionsAreaGraph', 'ActionsLineGraphCumulative', 'BoldNumber', 'ActionsPie', 'ActionsBarValue', 'ActionsTable', 'WorldMap']) {
+      expect(filterToQuery({ display }).trendsFilter).toEqual({ display });
+    }
+    expect(filterToQuery({ display: 'PathsViz' }).trendsFilter).toBeUndefined();
+    expect(filterToQuery({ smoothing_intervals: '7', decimal_places: '2' }).trendsFilter).toEqual({ smoothingIntervals: 7, decimalPlaces: 2 });
+  });
+
+  it('test_stickiness_filter: an unknown display is dropped; hidden legend keys that are false or breakdowns are not indexes', () => {
+    expect(filterToQuery({ insight: 'STICKINESS', display: 'Nope', hidden_legend_keys: { '0': false, Chrome: true } }).stickinessFilter).toBeUndefined();
+    expect(filterToQuery({ insight: 'STICKINESS', show_multiple_y_axes: true }).stickinessFilter).toEqual({ showMultipleYAxes: true });
+  });
+
+  it('test_retention_filter: show_mean, a custom named target', () => {
+    const q = convert({
+      insight: 'RETENTION',
+      show_mean: true,
+      period: 'Day',
+      target_entity: { id: 'signup', type: 'events', custom_name: 'Sign up', order: null },
+    });
+    expect(q.retentionFilter).toEqual({ showMean: true, period: 'Day', targetEntity: { id: 'signup', type: 'events', custom_name: 'Sign up' } });
+    expect(filterToQuery({ insight: 'RETENTION', total_intervals: '8' }).retentionFilter).toEqual({ totalIntervals: 8 });
+  });
+
+  it('test_paths_filter: no funnelPathsFilter without a funnel filter; path_type is legacy and dropped', () => {
+    const q = convert({ insight: 'PATHS', funnel_paths: 'funnel_path_before_step', funnel_filter: {}, path_type: '$pageview' });
+    expect(q).toEqual({ kind: 'PathsQuery', pathsFilter: {} });
+    expect(filterToQuery({ insight: 'PATHS', step_limit: '3', edge_limit: '10' }).pathsFilter).toEqual({ stepLimit: 3, edgeLimit: 10 });
+  });
+
+  it('test_lifecycle_filter: global properties and test-account filtering kept, series without math or properties', () => {
+    const q = convert({
+      insight: 'LIFECYCLE',
+      events: [{ id: '$pageview', math: 'total', properties: [{ key: 'a', value: 'b' }] }],
+      properties: [{ key: '$browser', value: 'Chrome', type: 'event' }],
+      filter_test_accounts: true,
+      interval: 'week',
+    });
+    expect(q).toEqual({
+      kind: 'LifecycleQuery',
+      interval: 'week',
+      series: [pageview],
+      filterTestAccounts: true,
+      properties: AND({ key: '$browser', value: 'Chrome', type: 'event', operator: 'exact' }),
+    });
+  });
+});
