@@ -764,3 +764,57 @@ describe('filter_to_query: compatibility pass (test_filter_to_query.py)', () => 
     });
   });
 });
+
+describe('test_base_insights: real-world legacy filters convert to a query the API accepts', () => {
+  const real: Record<string, unknown>[] = [
+    { events: [{ id: 'signed_up', type: 'events', order: 0 }], actions: [], display: 'ActionsLineGraph', insight: 'TRENDS', interval: 'week', date_from: '-8w' },
+    {
+      events: [{ id: '$pageview', name: '$pageview', type: 'events', order: 0, math: 'dau', math_property: null, properties: [] }],
+      actions: [{ id: 123, math: 'total', name: 'Clicked', type: 'actions', order: 1, properties: [], math_property: null }],
+      display: 'ActionsBarValue',
+      insight: 'TRENDS',
+      interval: 'day',
+      shown_as: 'Volume',
+      date_from: 'all',
+      date_to: null,
+      new_entity: [],
+      entity_type: 'events',
+      breakdown: '$browser',
+      breakdown_type: 'event',
+      properties: [{ key: 'id', type: 'precalculated-cohort', value: 760, operator: null }],
+      filter_test_accounts: false,
+    },
+    {
+      insight: 'FUNNELS',
+      events: [
+        { id: '$pageview', type: 'events', order: 0, name: '$pageview', math: 'total' },
+        { id: 'signed_up', type: 'events', order: 1, name: 'signed_up', custom_name: 'Signed up' },
+      ],
+      funnel_viz_type: 'time_to_convert',
+      funnel_window_days: 14,
+      funnel_order_type: 'unordered',
+      layout: 'vertical',
+      exclusions: [{ id: 'x', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }],
+      breakdown: 123,
+      breakdown_type: 'cohort',
+      entrance_period_start: '2021-01-01',
+      drop_off: false,
+    },
+    {
+      insight: 'RETENTION',
+      period: 'Week',
+      target_entity: { id: '$pageview', name: '$pageview', type: 'events' },
+      returning_entity: { id: 5, name: 'Did thing', type: 'actions' },
+      retention_type: 'retention_recurring',
+      total_intervals: 11,
+      date_to: '2021-01-01',
+    },
+    { insight: 'LIFECYCLE', events: [{ id: '$pageview', type: 'events', order: 0 }], shown_as: 'Lifecycle', interval: 'day', date_from: '-30d', properties: { type: 'AND', values: [] } },
+    { insight: 'STICKINESS', events: [{ id: '$pageview', math: 'total' }], shown_as: 'Stickiness', display: 'ActionsBar', compare: 'true' },
+    { insight: 'PATHS', path_type: '$pageview', include_event_types: ['$pageview'], date_from: '-7d', start_point: '/home' },
+    { insight: 'TRENDS', events: ['{{template}}', { id: '$pageview' }], properties: { type: 'AND', values: [{ type: 'OR', values: [{}] }] } },
+  ];
+  it.each(real.map((f, i) => [i, f]))('insight_%s', (_, filter) => {
+    expect(() => legacyInsightQuery(filter, validateNode)).not.toThrow();
+  });
+});
