@@ -283,6 +283,20 @@ describe('project secret API keys (reference §3.3)', () => {
     expect((await s.api('POST', `${keys()}00000000-0000-0000-0000-000000000000/roll/`)).status).toBe(404);
   });
 
+  it('last_used_at: null until the key is used, then set by a run; a deleted key is a 401 and leaves the list', async () => {
+    const made = (await s.api('POST', keys(), { label: 'used', scopes: ['endpoint:read'] })).body;
+    const lastUsed = async () => (await s.api('GET', `${keys()}${made.id}/`)).body.last_used_at as string | null;
+    expect([made.last_used_at, await lastUsed()]).toEqual([null, null]);
+    expect((await s.api('POST', `/api/environments/${p}/endpoints/one/run/`, {}, made.value)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 50)); // the usage write does not hold up the request
+    expect(Date.parse((await lastUsed())!)).toBeGreaterThan(Date.now() - 60_000);
+    expect((await s.api('DELETE', `${keys()}${made.id}/`)).status).toBe(204);
+    const gone = await s.api('POST', `/api/environments/${p}/endpoints/one/run/`, {}, made.value);
+    expect([gone.status, gone.body.type, gone.body.code]).toEqual([401, 'authentication_error', 'authentication_failed']);
+    expect((await s.api('GET', `${keys()}${made.id}/`)).status).toBe(404);
+    expect((await s.api('GET', keys())).body.results.map((k: { id: string }) => k.id)).not.toContain(made.id);
+  });
+
   it('PostHog’s allowed scope pairs are accepted (feature_flag:read, …); only endpoint:read runs endpoints here', async () => {
     const flags = await s.api('POST', keys(), { label: 'flags', scopes: ['feature_flag:read', 'experiment:read'] });
     expect([flags.status, flags.body.scopes]).toEqual([201, ['feature_flag:read', 'experiment:read']]);

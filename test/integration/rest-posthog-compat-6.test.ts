@@ -85,6 +85,75 @@ describe('personal API keys (test_personal_api_keys.py)', () => {
     // a good body key wins over a bad query-string one
     expect((await s.api('POST', '/api/projects/1/query/?personal_api_key=phx_not_a_key', { ...query, personal_api_key: s.key }, null)).status).toBe(200);
   });
+
+  it('TestPersonalAPIKeysWithScopeAPIAuthentication: a read scope does not grant write (test_works_with_routes_missing_action_annotations); write implies read', async () => {
+    const made = await s.api('POST', '/api/projects/1/insights/', { name: 'scoped write', query: trends });
+    expect(made.status).toBe(201);
+    const read = await newKey(s, ['insight:read']);
+    expect((await s.api('GET', `/api/projects/1/insights/${made.body.id}/`, undefined, read)).status).toBe(200);
+    const patch = await s.api('PATCH', `/api/projects/1/insights/${made.body.id}/`, {}, read);
+    expect([patch.status, patch.body]).toEqual([
+      403,
+      { type: 'authentication_error', code: 'permission_denied', detail: "API key missing required scope 'insight:write'", attr: null },
+    ]);
+    const write = await newKey(s, ['insight:write']);
+    expect((await s.api('GET', `/api/projects/1/insights/${made.body.id}/`, undefined, write)).status).toBe(200);
+    expect((await s.api('PATCH', `/api/projects/1/insights/${made.body.id}/`, { name: 'renamed' }, write)).status).toBe(200);
+    // an unrelated scope grants nothing here: the route's own scope is named
+    const other = await newKey(s, ['feature_flag:write']);
+    expect((await s.api('GET', '/api/projects/1/insights/', undefined, other)).body.detail).toBe("API key missing required scope 'insight:read'");
+  });
+
+  it('test_no_key / a deleted key: 401 not_authenticated without credentials; a deleted key is invalid wherever it is sent', async () => {
+    const none = await s.api('GET', '/api/projects/1/insights/', undefined, null);
+    expect([none.status, none.body]).toEqual([
+      401,
+      { type: 'authentication_error', code: 'not_authenticated', detail: 'Authentication credentials were not provided.', attr: null },
+    ]);
+    const made = await s.api('POST', '/api/personal_api_keys/', { label: 'to delete', scopes: ['insight:read'] });
+    const key = made.body.value as string;
+    expect((await s.api('GET', '/api/projects/1/insights/', undefined, key)).status).toBe(200);
+    expect((await s.api('DELETE', `/api/personal_api_keys/${made.body.id}/`)).status).toBe(204);
+    const header = await s.api('GET', '/api/projects/1/insights/', undefined, key);
+    expect([header.status, header.body]).toEqual([
+      401,
+      { type: 'authentication_error', code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.', attr: null },
+    ]);
+    const qs = await s.api('GET', `/api/projects/1/insights/?personal_api_key=${key}`, undefined, null);
+    expect([qs.status, qs.body.detail]).toEqual([401, 'Personal API key found in request query string is invalid.']);
+    // the deleted key is gone from the list and from retrieve
+    expect((await s.api('GET', `/api/personal_api_keys/${made.body.id}/`)).status).toBe(404);
+  });
+
+  it('test_denies_access_to_non_team_endpoints_if_scoped_teams: a project-scoped key on a route outside projects is a 403', async () => {
+    const key = await newKey(s, ['personal_api_key:read', 'insight:read'], { scoped_teams: [1] });
+    expect((await s.api('GET', '/api/projects/1/insights/', undefined, key)).status).toBe(200);
+    const r = await s.api('GET', '/api/personal_api_keys/', undefined, key);
+    expect([r.status, r.body]).toEqual([
+      403,
+      { type: 'authentication_error', code: 'permission_denied', detail: 'API keys with scoped projects are only supported on project-based endpoints.', attr: null },
+    ]);
+    const ok = await newKey(s, ['personal_api_key:read', 'insight:read'], { scoped_teams: [] });
+    expect((await s.api('GET', '/api/personal_api_keys/', undefined, ok)).status).toBe(200);
+  });
+
+  it.each(['insight', 'insight:', ':read', 'insight:read:write', '**', 'INSIGHT:READ'])('validate_scopes: %j is “Invalid scope: …”', async (scope) => {
+    const r = await s.api('POST', '/api/personal_api_keys/', { label: 'bad scope', scopes: [scope] });
+    expect([r.status, r.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: `Invalid scope: ${scope}`, attr: 'scopes' }]);
+  });
+
+  it('the value is shown once: create has it (phx_, its mask the first and last four characters); list and retrieve have null', async () => {
+    const made = await s.api('POST', '/api/personal_api_keys/', { label: 'once', scopes: ['*'] });
+    expect(made.status).toBe(201);
+    const value = made.body.value as string;
+    expect(value.startsWith('phx_')).toBe(true);
+    expect(made.body.mask_value).toBe(`${value.slice(0, 4)}...${value.slice(-4)}`);
+    const one = await s.api('GET', `/api/personal_api_keys/${made.body.id}/`);
+    expect([one.body.value, one.body.mask_value, one.body.scopes]).toEqual([null, made.body.mask_value, ['*']]);
+    const list = await s.api('GET', '/api/personal_api_keys/?limit=1000');
+    expect(list.body.results.find((k: { id: string }) => k.id === made.body.id).value).toBeNull();
+    expect(list.text).not.toContain(value);
+  });
 });
 
 describe('endpoints (products/endpoints/backend/tests/test_endpoint.py, reference §1.1, §1.4, §1.5)', () => {
