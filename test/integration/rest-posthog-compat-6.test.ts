@@ -1,6 +1,7 @@
 /**
  * The REST surface against PostHog's API tests, sixth batch (the earlier ones are rest-posthog-compat.test.ts and -2 to
- * -5): posthog/api/test/test_personal_api_keys.py (blank labels, the hourly last_used_at, where a key is looked for),
+ * -5): posthog/api/test/test_personal_api_keys.py (blank labels, the hourly last_used_at, where a key is looked for,
+ * read vs write scopes, deleted keys, project-scoped keys off project routes, malformed scopes, other users' keys),
  * products/endpoints/backend/tests/test_endpoint.py (name rules, reusing a deleted endpoint's name, what a new version
  * inherits, materializing an inactive endpoint, last_executed_at per version and its 30-minute granularity), the
  * endpoint execution tests (null optional fields of a run), posthog/api/test/test_insight.py (the deprecated `saved`
@@ -135,6 +136,21 @@ describe('personal API keys (test_personal_api_keys.py)', () => {
     ]);
     const ok = await newKey(s, ['personal_api_key:read', 'insight:read'], { scoped_teams: [] });
     expect((await s.api('GET', '/api/personal_api_keys/', undefined, ok)).status).toBe(200);
+  });
+
+  it('test_list_only_user_personal_api_keys: another user’s keys are neither listed nor reachable by id', async () => {
+    const services = s.server.services;
+    const other = await services.store.users.save(services.store.users.create({ email: 'abc@def.xyz', name: 'Other' }));
+    const theirs = await services.keys.issuePersonal(other.id, { label: 'Other test', scopes: ['*'], scoped_teams: null });
+    const mine = await s.api('GET', '/api/personal_api_keys/?limit=1000');
+    expect(mine.body.results.map((k: { id: string }) => k.id)).not.toContain(theirs.id);
+    expect(mine.body.results.every((k: { user_id: number }) => k.user_id === 1)).toBe(true);
+    for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', 'roll/']] as const) {
+      const r = await s.api(method, `/api/personal_api_keys/${theirs.id}/${path}`, method === 'PATCH' ? { label: 'mine now' } : undefined);
+      expect([method, r.status]).toEqual([method, 404]);
+    }
+    const own = await s.api('GET', '/api/personal_api_keys/', undefined, theirs.value);
+    expect(own.body.results.map((k: { id: string; label: string; value: null }) => [k.id, k.label, k.value])).toEqual([[theirs.id, 'Other test', null]]);
   });
 
   it.each(['insight', 'insight:', ':read', 'insight:read:write', '**', 'INSIGHT:READ'])('validate_scopes: %j is “Invalid scope: …”', async (scope) => {
