@@ -19,7 +19,9 @@ import { instantToLocal, localToInstant } from '../queries/insights/local-time';
 import { applyQueryOverrides, queryWithVariablesOverride } from '../queries/overrides';
 import { drfBoolean, drfChar, drfInteger, drfList, drfMissingRelatedList } from './drf-fields';
 import { deriveName, executableNode, INSIGHT_TYPE_KINDS, isNonRunnable, validateInsightQuery, type InsightQueryKinds } from './insight-query';
-import { cleanSavedFilters, filterToQuery, hasLegacyFilters, legacyInsightQuery, validateConverted } from './legacy-filters';
+import { cleanSavedFilters, filterToQuery, hasLegacyFilters, legacyInsightQuery, strToBool, validateConverted } from './legacy-filters';
+
+export { strToBool };
 import {
   LEGACY_BREAKDOWN_LIMIT,
   legacyOffset,
@@ -231,17 +233,6 @@ export function parseRefresh(v: unknown): RefreshMode {
 function parseListDate(text: string, tz: string, attr: string): Date {
   const parsed = parseDateString(text, instantToLocal(new Date(), tz), tz, attr);
   return localToInstant(parsed.value, tz);
-}
-
-/**
- * PostHog's `str_to_bool` for a list parameter: true for any casing of y, yes, t, true, on or 1; anything else (`maybe`
- * too) is false — the reference's "truthy"/"falsy" of `saved` and `basic`. A typed boolean (GraphQL) is taken as given;
- * undefined when absent.
- */
-export function strToBool(v: unknown): boolean | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'boolean') return v;
-  return ['y', 'yes', 't', 'true', 'on', '1'].includes(String(v).toLowerCase());
 }
 
 /** The events of an insight's series (EventsNode series of its runnable query; legacy filters are converted to one). */

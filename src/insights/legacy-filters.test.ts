@@ -703,6 +703,10 @@ describe('filter_to_query: compatibility pass (test_filter_to_query.py)', () => 
     expect(filterToQuery({ date_from: '-7d', explicit_date: true }).dateRange).toEqual({ date_from: '-7d', explicitDate: true });
     expect(filterToQuery({ date_from: '-7d', explicit_date: 'yes' }).dateRange).toEqual({ date_from: '-7d', explicitDate: true });
     expect(filterToQuery({ date_to: '2024-01-31' }).dateRange).toEqual({ date_to: '2024-01-31' });
+    // str_to_bool: y, yes, t, true, on, 1 in any casing; any other text is false
+    expect(filterToQuery({ date_from: '-7d', explicit_date: 'ON' }).dateRange).toEqual({ date_from: '-7d', explicitDate: true });
+    expect(filterToQuery({ date_from: '-7d', explicit_date: 'tomorrow' }).dateRange).toEqual({ date_from: '-7d', explicitDate: false });
+    expect(filterToQuery({ date_from: '-7d', explicit_date: '10' }).dateRange).toEqual({ date_from: '-7d', explicitDate: false });
   });
 
   it('test_compare: compare_to alone', () => {

@@ -93,8 +93,16 @@ function laxBool(v: unknown): unknown {
   return v;
 }
 
-/** PostHog's `str_to_bool`: true when the text starts with y, t or 1. */
-const strToBool = (v: unknown): boolean => (typeof v === 'boolean' ? v : ['y', 't', '1'].includes(String(v).charAt(0).toLowerCase()));
+/**
+ * PostHog's `str_to_bool` (posthog/utils.py): true for any casing of y, yes, t, true, on or 1; anything else (`maybe`
+ * too) is false — the reference's "truthy"/"falsy" of `saved` and `basic`, and of a legacy `explicit_date`. A typed
+ * boolean (GraphQL) is taken as given; undefined when absent.
+ */
+export function strToBool(v: unknown): boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'boolean') return v;
+  return ['y', 'yes', 't', 'true', 'on', '1'].includes(String(v).toLowerCase());
+}
 
 /**
  * Typed values from text: JSON for lists and objects, numbers and booleans for their keys (PostHog's Filter for
