@@ -696,6 +696,12 @@ describe('filter_to_query: compatibility pass (test_filter_to_query.py)', () => 
     expect(q.series).toEqual([{ ...pageview, custom_name: 'Orgs', math: 'unique_group', math_group_type_index: 1 }]);
     const f = convert({ insight: 'FUNNELS', events: [{ id: '$pageview', custom_name: 'Landing', math: 'dau' }] });
     expect(f.series).toEqual([{ ...pageview, custom_name: 'Landing' }]);
+    // LegacyEntity: custom names are trimmed text, blank ones none
+    expect(filterToQuery({ events: [{ id: '$pageview', custom_name: '  Views  ' }, { id: '$pageview', custom_name: '   ' }, { id: '$pageview', custom_name: -1 }] }).series).toEqual([
+      { ...pageview, custom_name: 'Views' },
+      pageview,
+      { ...pageview, custom_name: '-1' },
+    ]);
   });
 
   it('date_from "all"; explicit_date as a boolean and as text', () => {

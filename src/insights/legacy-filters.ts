@@ -284,6 +284,9 @@ function entities(f: Dict): LegacyEntity[] {
     .map((x) => x.e);
 }
 
+/** PostHog's `Entity`: a custom name is trimmed text, and blank is none (`-1` → `"-1"`, `"  "` → null). */
+const cleanCustomName = (v: unknown): string | null | undefined => (v === undefined || v === null ? v : String(v).trim() || null);
+
 const intOrRaw = (v: unknown): unknown => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v);
 
 /** PostHog's `legacy_entity_to_node`. */
@@ -292,7 +295,7 @@ function entityToNode(entity: LegacyEntity, includeProperties: boolean, math: Ma
   const id = d.id ?? null;
   // LegacyEntity: an event without a name is named after its event ("All events" for none)
   const name = entity.type === 'events' && !d.name ? (id === null ? 'All events' : String(id)) : d.name;
-  let shared: Dict = { name, custom_name: d.custom_name };
+  let shared: Dict = { name, custom_name: cleanCustomName(d.custom_name) };
   if (includeProperties) shared.properties = cleanEntityProperties(d.properties, `${key}__properties`);
   const m = d.math ?? null;
   if (math === 'actors_only' && m !== null && !ACTORS_ONLY_MATH.includes(String(m))) shared.math = 'dau';
@@ -549,8 +552,7 @@ export function cleanSavedFilters(filters: Dict): Dict {
     if (!Array.isArray(list)) continue;
     out[key] = list.map((e) => {
       if (!isDict(e) || e.custom_name === undefined || e.custom_name === null) return e;
-      const text = String(e.custom_name).trim();
-      return { ...e, custom_name: text === '' ? null : text };
+      return { ...e, custom_name: cleanCustomName(e.custom_name) };
     });
   }
   return out;
