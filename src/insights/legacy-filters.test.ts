@@ -775,6 +775,54 @@ describe('filter_to_query: compatibility pass (test_filter_to_query.py)', () => 
   });
 });
 
+describe('filter_to_query: query-string legacy filters (Filter values as text)', () => {
+  it('a funnel from text: JSON exclusions and hidden legend keys, integer windows and steps, boolean flags', () => {
+    const q = filterToQuery({
+      insight: 'FUNNELS',
+      events: '[{"id": "$pageview", "order": 0}, {"id": "signup", "order": 1}]',
+      exclusions: '[{"id": "logout", "type": "events", "funnel_from_step": 0, "funnel_to_step": 1}]',
+      funnel_window_interval: '3',
+      funnel_window_interval_unit: 'hour',
+      funnel_from_step: '0',
+      funnel_to_step: '1',
+      hidden_legend_keys: '{"Chrome": true}',
+      filter_test_accounts: 'true',
+      breakdown_attribution_value: '1',
+    });
+    expect(q).toEqual({
+      kind: 'FunnelsQuery',
+      series: [pageview, { kind: 'EventsNode', event: 'signup', name: 'signup' }],
+      filterTestAccounts: true,
+      funnelsFilter: {
+        funnelWindowInterval: 3,
+        funnelWindowIntervalUnit: 'hour',
+        funnelFromStep: 0,
+        funnelToStep: 1,
+        breakdownAttributionValue: 1,
+        hiddenLegendBreakdowns: ['Chrome'],
+        exclusions: [{ kind: 'EventsNode', event: 'logout', name: 'logout', funnelFromStep: 0, funnelToStep: 1 }],
+      },
+    });
+  });
+
+  it('a trend from text: JSON properties and breakdowns, boolean display flags', () => {
+    const q = filterToQuery({
+      events: '[{"id": "$pageview"}]',
+      properties: '[{"key": "$browser", "value": "Chrome"}]',
+      breakdowns: '[{"type": "person", "property": "plan"}]',
+      show_values_on_series: 'false',
+      show_legend: '1',
+    });
+    expect(q).toEqual({
+      kind: 'TrendsQuery',
+      series: [pageview],
+      properties: AND({ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }),
+      breakdownFilter: { breakdowns: [{ type: 'person', property: 'plan' }] },
+      trendsFilter: { showValuesOnSeries: false, showLegend: true },
+    });
+  });
+});
+
 describe('test_base_insights: real-world legacy filters convert to a query the API accepts', () => {
   const real: Record<string, unknown>[] = [
     { events: [{ id: 'signed_up', type: 'events', order: 0 }], actions: [], display: 'ActionsLineGraph', insight: 'TRENDS', interval: 'week', date_from: '-8w' },
