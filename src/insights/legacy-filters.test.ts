@@ -735,6 +735,15 @@ describe('filter_to_query: compatibility pass (test_filter_to_query.py)', () => 
     expect(filterToQuery({ smoothing_intervals: '7', decimal_places: '2' }).trendsFilter).toEqual({ smoothingIntervals: 7, decimalPlaces: 2 });
   });
 
+  it('hidden legend keys: indexes are what int() reads, breakdowns the keys that are not all digits', () => {
+    const keys = { '0': true, ' 2': true, '-1': true, '1.5': true, Infinity: true, Chrome: true, '3': false };
+    expect(filterToQuery({ events: [{ id: 'a' }], hidden_legend_keys: keys }).trendsFilter).toEqual({ hiddenLegendIndexes: [0, 2, -1] });
+    expect(filterToQuery({ insight: 'FUNNELS', hidden_legend_keys: keys }).funnelsFilter).toEqual({
+      hiddenLegendBreakdowns: [' 2', '-1', '1.5', 'Infinity', 'Chrome'],
+      exclusions: [],
+    });
+  });
+
   it('test_stickiness_filter: an unknown display is dropped; hidden legend keys that are false or breakdowns are not indexes', () => {
     expect(filterToQuery({ insight: 'STICKINESS', display: 'Nope', hidden_legend_keys: { '0': false, Chrome: true } }).stickinessFilter).toBeUndefined();
     expect(filterToQuery({ insight: 'STICKINESS', show_multiple_y_axes: true }).stickinessFilter).toEqual({ showMultipleYAxes: true });

@@ -385,12 +385,16 @@ function compareFilter(f: Dict, type: LegacyInsightType): Dict {
   return nonEmpty('compareFilter', { compare: f.compare, compare_to: f.compare_to });
 }
 
-/** `hidden_legend_keys` `{"0": true, "Chrome": true}`: numeric keys are series indexes, the rest breakdown values. */
+/**
+ * `hidden_legend_keys` `{"0": true, "Chrome": true}`: PostHog's `hidden_legend_keys_to_indexes` keeps the keys Python's
+ * `int()` reads (`" 1"`, `"-1"`, `"1_0"`; not `"1.5"`), `hidden_legend_keys_to_breakdowns` the keys that are not all
+ * digits (`str.isnumeric`), so `"-1"` and `"1.5"` are breakdown values.
+ */
 function hiddenLegend(keys: unknown, numeric: boolean): unknown[] | undefined {
   if (!isDict(keys)) return undefined;
   const hidden = Object.entries(keys).filter(([, v]) => v);
-  const isIndex = (k: string) => k.trim() !== '' && !Number.isNaN(Number(k));
-  const out = numeric ? hidden.filter(([k]) => isIndex(k)).map(([k]) => Number(k)) : hidden.filter(([k]) => !isIndex(k)).map(([k]) => k);
+  const isInt = (k: string) => /^\s*[+-]?\d+(_\d+)*\s*$/.test(k);
+  const out = numeric ? hidden.filter(([k]) => isInt(k)).map(([k]) => Number(k.replace(/_/g, ''))) : hidden.filter(([k]) => !/^\d+$/.test(k)).map(([k]) => k);
   return out.length ? out : undefined;
 }
 
