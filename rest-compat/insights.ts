@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ActivityPage, ResultOptions } from '../src/insights/insight-service';
 import type { LegacyEndpoint } from '../src/insights/legacy-results';
-import { basicView, parseRefresh, strToBool } from '../src/insights/insight-service';
+import { basicView, parseRefresh } from '../src/insights/insight-service';
+import { strToBool } from '../src/insights/legacy-filters';
 import { validationError } from '../src/errors';
 import { trendCsv, trendCsvDisposition } from '../src/insights/trend-csv';
 import { parsePage } from '../src/pagination';

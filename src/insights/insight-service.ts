@@ -20,8 +20,6 @@ import { applyQueryOverrides, queryWithVariablesOverride } from '../queries/over
 import { drfBoolean, drfChar, drfInteger, drfList, drfMissingRelatedList } from './drf-fields';
 import { deriveName, executableNode, INSIGHT_TYPE_KINDS, isNonRunnable, validateInsightQuery, type InsightQueryKinds } from './insight-query';
 import { cleanSavedFilters, filterToQuery, hasLegacyFilters, legacyInsightQuery, strToBool, validateConverted } from './legacy-filters';
-
-export { strToBool };
 import {
   LEGACY_BREAKDOWN_LIMIT,
   legacyOffset,
