@@ -15,6 +15,7 @@ import type { ActionStep } from '../../store/entities/action';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { Timings } from '../timings';
 import { setInsightsClock } from './date-range';
+import { sessionModifiersOf } from '../session-modifiers';
 
 /** An event and a person as the import takes them (the fixtures of the PostHog compatibility suites). */
 export type TestEvent = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
@@ -143,7 +144,8 @@ export async function createInsightTestDb(): Promise<InsightTestDb> {
     async run(runner, node, projectId = 1, project = {}) {
       const parsed = runner.schema.safeParse(node);
       if (!parsed.success) throw parsed.error;
-      return runner.run(parsed.data, ctx(projectId, project));
+      // the query's session modifiers, as the query service reads them for every kind
+      return runner.run(parsed.data, { ...ctx(projectId, project), sessionModifiers: sessionModifiersOf((parsed.data as { modifiers?: unknown }).modifiers) });
     },
     async close() {
       await ingestor.close();

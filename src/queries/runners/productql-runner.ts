@@ -12,7 +12,6 @@ import type { QueryRunner, RunnerContext } from '../runner';
 import { productqlQuerySchema, variableValues } from '../schema/productql-query';
 import { idsWanting, withSavedDefaults } from '../../endpoints/variables';
 import { MAY_MATCH_ACTION, withActions } from '../../actions/productql-actions';
-import { sessionModifiersOf } from '../session-modifiers';
 
 /** PostHog's `HogQLFilters`: what `{filters}` in a HogQLQuery expands to (reference §8.3). */
 export const hogqlFiltersSchema = z
@@ -62,7 +61,6 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
         values: node.values,
         limit: node.limit,
         offset: node.offset,
-        ...sessionModifiersOf(node.modifiers),
       }),
     );
     const result = await executeCompiled(ctx, compiled);
