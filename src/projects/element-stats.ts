@@ -4,6 +4,7 @@ import { chainToElements, type ElementView } from '../ingest/elements-chain';
 import { DEFAULT_DATE_FROM, insightsNow, parseDateString } from '../queries/insights/date-range';
 import { cal, instantToLocal, sqlLocal } from '../queries/insights/local-time';
 import type { QueryService } from '../queries/query-service';
+import { productqlRows } from './productql-rows';
 import type { Project } from '../store/entities';
 import type { ProjectService } from './project-service';
 import { propertyList } from './rest-properties';
@@ -115,11 +116,8 @@ export class ElementStats {
     return rows.map(([v]) => ({ name: String(v) }));
   }
 
-  private async run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>, properties: unknown = []): Promise<unknown[][]> {
-    const variables = Object.fromEntries(Object.entries(values).map(([code, value]) => [code, { variableId: code, code_name: code, value }]));
-    const node = { kind: 'HogQLQuery', query: sql, variables, filters: { properties } };
-    const out = await this.queries.execute(principal, project, node, { refresh: 'force_blocking', name: 'elements' });
-    return (out.body.results ?? []) as unknown[][];
+  private run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>, properties: unknown = []): Promise<unknown[][]> {
+    return productqlRows(this.queries, principal, project, 'elements', sql, values, { properties });
   }
 }
 

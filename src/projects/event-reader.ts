@@ -4,6 +4,7 @@ import { notFound, UserError, validationError } from '../errors';
 import { insightsNow, parseDateString } from '../queries/insights/date-range';
 import { instantToLocal, sqlLocal } from '../queries/insights/local-time';
 import type { QueryService } from '../queries/query-service';
+import { productqlRows } from './productql-rows';
 import type { Repository } from 'typeorm';
 import type { Cohort, Project } from '../store/entities';
 import { parseInput } from '../validation';
@@ -246,10 +247,8 @@ export class EventReader {
     return names.map((name) => ({ name }));
   }
 
-  private async run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>): Promise<unknown[][]> {
-    const variables = Object.fromEntries(Object.entries(values).map(([code, value]) => [code, { variableId: code, code_name: code, value }]));
-    const out = await this.queries.execute(principal, project, { kind: 'HogQLQuery', query: sql, variables }, { refresh: 'force_blocking', name: 'events' });
-    return (out.body.results ?? []) as unknown[][];
+  private run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>): Promise<unknown[][]> {
+    return productqlRows(this.queries, principal, project, 'events', sql, values);
   }
 }
 

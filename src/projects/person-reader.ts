@@ -7,6 +7,7 @@ import { printHogQLExpr } from '../productql';
 import { ensureFilterParser, propertiesToExpr } from '../queries/insights/property-filters';
 import type { PropertiesInput } from '../queries/insights/schema';
 import type { QueryService } from '../queries/query-service';
+import { productqlRows } from './productql-rows';
 import type { Project } from '../store/entities';
 import { parseInput } from '../validation';
 import { displayNameProperties } from './person-display-name';
@@ -244,10 +245,8 @@ export class PersonReader {
     });
   }
 
-  private async run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>): Promise<unknown[][]> {
-    const variables = Object.fromEntries(Object.entries(values).map(([code, value]) => [code, { variableId: code, code_name: code, value }]));
-    const out = await this.queries.execute(principal, project, { kind: 'HogQLQuery', query: sql, variables }, { refresh: 'force_blocking', name: 'persons' });
-    return (out.body.results ?? []) as unknown[][];
+  private run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>): Promise<unknown[][]> {
+    return productqlRows(this.queries, principal, project, 'persons', sql, values);
   }
 }
 

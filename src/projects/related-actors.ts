@@ -4,6 +4,7 @@ import type { EventEngine, GroupRow } from '../engines/engine';
 import { validationError } from '../errors';
 import { MAX_GROUP_TYPES } from '../ingest/groups';
 import type { QueryService } from '../queries/query-service';
+import { productqlRows } from './productql-rows';
 import type { Project } from '../store/entities';
 import { drfTime, type PersonReader, type PersonView } from './person-reader';
 import type { ProjectService } from './project-service';
@@ -78,10 +79,8 @@ export class RelatedActors {
     return out;
   }
 
-  private async run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>): Promise<unknown[][]> {
-    const variables = Object.fromEntries(Object.entries(values).map(([code, value]) => [code, { variableId: code, code_name: code, value }]));
-    const out = await this.queries.execute(principal, project, { kind: 'HogQLQuery', query: sql, variables }, { refresh: 'force_blocking', name: 'related actors' });
-    return (out.body.results ?? []) as unknown[][];
+  private run(principal: Principal, project: Project, sql: string, values: Record<string, unknown>): Promise<unknown[][]> {
+    return productqlRows(this.queries, principal, project, 'related actors', sql, values);
   }
 }
 
