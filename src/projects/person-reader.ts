@@ -28,7 +28,6 @@ export interface PersonView {
   created_at: string;
 }
 
-
 const listFilters = z.object({
   distinct_id: z.string().max(400).optional(),
   search: z.string().max(1000).optional(),
