@@ -5,6 +5,7 @@ import { notFound, permissionDenied, validationError } from '../errors';
 import { pageOf, type Page, type Paged } from '../pagination';
 import { PersonalApiKey, ProjectSecretApiKey } from '../store/entities';
 import type { Store } from '../store/store';
+import { drfChar } from '../insights/drf-fields';
 import { parseInput } from '../validation';
 import { requireScope } from './access';
 import { hashKey, maskKey, newPersonalKey, newSecretKey } from './key-material';
@@ -29,14 +30,15 @@ const scopeList = z
   });
 
 /**
- * A personal key's label as sent: DRF's CharField refuses a blank one (test_personal_api_keys.py
- * test_create_personal_api_key_label_required). Quarry still defaults a missing label to '' (the CLI and GraphQL
+ * A personal key's label as sent: PostHog's model field `label = CharField(max_length=40)` through DRF's CharField —
+ * a blank one is refused first (test_personal_api_keys.py test_create_personal_api_key_label_required), then the
+ * value is trimmed and at most 40 characters. Quarry still defaults a missing label to '' (the CLI and GraphQL
  * create keys without one).
  */
 const personalLabel = z
-  .string()
-  .max(100)
-  .refine((v) => v.trim() !== '', { message: 'This field may not be blank.', params: { code: 'blank' } });
+  .unknown()
+  .refine((v) => !(typeof v === 'string' && v.trim() === ''), { message: 'This field may not be blank.', params: { code: 'blank' }, abort: true })
+  .pipe(drfChar(40));
 
 const ORG_MEMBER_ONLY = 'You must be a member of all organizations that you are scoping the key to.';
 

@@ -291,6 +291,21 @@ describe('personal API keys (test_personal_api_keys.py)', () => {
     expect((await s.api('POST', '/api/personal_api_keys/', { label: 'org', scopes: ['insight:read'], scoped_organizations: null })).body.scoped_organizations).toBeNull();
   });
 
+  it('the label is the model’s CharField(max_length=40) through DRF: trimmed, then at most 40 characters, on create and update', async () => {
+    const tooLong = { type: 'validation_error', code: 'max_length', detail: 'Ensure this field has no more than 40 characters.', attr: 'label' };
+    const r = await s.api('POST', '/api/personal_api_keys/', { label: 'x'.repeat(41), scopes: ['insight:read'] });
+    expect([r.status, r.body]).toEqual([400, tooLong]);
+    const ok = await newKey({ label: `  ${'y'.repeat(40)}  `, scopes: ['insight:read'] });
+    expect(ok.label).toBe('y'.repeat(40));
+    const upd = await s.api('PATCH', `/api/personal_api_keys/${ok.id}/`, { label: 'z'.repeat(41) });
+    expect([upd.status, upd.body]).toEqual([400, tooLong]);
+    expect((await s.api('GET', `/api/personal_api_keys/${ok.id}/`)).body.label).toBe('y'.repeat(40));
+    // CharField takes a number as its text; a boolean is not a string
+    expect((await s.api('PATCH', `/api/personal_api_keys/${ok.id}/`, { label: 7 })).body.label).toBe('7');
+    const bool = await s.api('PATCH', `/api/personal_api_keys/${ok.id}/`, { label: true });
+    expect([bool.status, bool.body.code, bool.body.detail, bool.body.attr]).toEqual([400, 'invalid_input', 'Not a valid string.', 'label']);
+  });
+
   it('PostHog scope objects Quarry has no routes for are valid but grant nothing', async () => {
     const k = await newKey({ scopes: ['dashboard:read', 'feature_flag:write', 'person:read'] });
     expect(k.scopes).toEqual(['dashboard:read', 'feature_flag:write', 'person:read']);
