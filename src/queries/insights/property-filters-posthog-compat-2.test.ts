@@ -387,7 +387,10 @@ describe('group properties beyond property filters of type group', () => {
 
   it('test_property_to_expr_event_metadata: $group_N is the event column', async () => {
     expect(await total([{ type: 'event_metadata', key: '$group_2', operator: 'exact', value: 'company:2' }])).toBe(3);
-    expect(await total([{ type: 'event_metadata', key: '$group_2', operator: 'is_not_set' }])).toBe(6);
+    // '' when the event has none (PostHog's String column): set, and equal to ''
+    expect(await total([{ type: 'event_metadata', key: '$group_2', operator: 'is_not_set' }])).toBe(0);
+    expect(await total([{ type: 'event_metadata', key: '$group_2', operator: 'is_set' }])).toBe(11);
+    expect(await total([{ type: 'event_metadata', key: '$group_2', operator: 'exact', value: '' }])).toBe(6);
   });
 
   it('stickiness of the events of finance organizations: person1 on one day, person3 on two', async () => {

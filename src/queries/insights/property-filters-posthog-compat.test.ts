@@ -227,7 +227,10 @@ describe('test_property_to_expr_* (posthog/hogql/test/test_property.py)', () => 
     ['event_metadata distinct_id list', { type: 'event_metadata', key: 'distinct_id', operator: 'exact', value: ['p3', 'p2'] }, [1, 2]],
     ['event_metadata event', { type: 'event_metadata', key: 'event', operator: 'exact', value: '$autocapture' }, [0]],
     ['event_metadata $group_0', { type: 'event_metadata', key: '$group_0', operator: 'exact', value: 'org:1' }, [1]],
-    ['event_metadata $group_0 is_set ("" is not set)', { type: 'event_metadata', key: '$group_0', operator: 'is_set' }, [0, 1, 2]],
+    // the column is a String holding '' when the event has no group: isNotNull('') holds, as on PostHog's column
+    ['event_metadata $group_0 is_set ("" is set)', { type: 'event_metadata', key: '$group_0', operator: 'is_set' }, ALL],
+    ['event_metadata $group_0 is_not_set: never', { type: 'event_metadata', key: '$group_0', operator: 'is_not_set' }, []],
+    ['event_metadata $group_0 exact "": the events without one', { type: 'event_metadata', key: '$group_0', operator: 'exact', value: '' }, range(3)],
     ['event_metadata timestamp is_date_before', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_before', value: '2021-05-01 02:00:00' }, [0, 1, 24]],
     ['event_metadata timestamp is_date_after', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_after', value: '2021-05-01T22:00:00Z' }, [23]],
     // test_property_to_expr_hogql

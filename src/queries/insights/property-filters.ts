@@ -62,7 +62,8 @@ const prefixed = (ctx: FilterContext, ...chain: (string | number)[]): Expr =>
 
 /**
  * `event_metadata` filter keys → the events column they read (PostHog's property_to_expr reads `ast.Field([key])`, a
- * column of the events table). Text columns read `''` as NULL, as properties do.
+ * column of the events table, printed bare). Its text columns are never NULL: `$group_N`, `$session_id`, `$window_id` and
+ * `elements_chain` hold `''` when the event has none, as PostHog's String columns do, so `is_set` holds for them.
  */
 const EVENT_METADATA_COLUMNS: Record<string, string> = {
   distinct_id: 'distinct_id',
@@ -114,7 +115,8 @@ export function propertyField(f: { type: string; key: string; group_type_index?:
           ctx.attr ?? 'properties',
         );
       if (DATETIME_COLUMNS.has(col)) return prefixed(ctx, col);
-      return ast.call('nullIf', [ast.call('concat', [prefixed(ctx, col), ast.constant('')]), ast.constant('')]);
+      // as text (uuid and person_id compare with the filter's string value as PostHog's String comparison does)
+      return ast.call('concat', [prefixed(ctx, col), ast.constant('')]);
     }
     default:
       throw validationError(`Property filters of type "${f.type}" are not supported.`, ctx.attr ?? 'properties');
