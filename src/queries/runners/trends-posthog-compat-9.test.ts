@@ -2,7 +2,8 @@
  * TrendsQuery scenarios ported from PostHog's suites, ninth batch (after trends-posthog-compat{,-2,...,-8}.test.ts):
  * breakdown limits and the hidden Other under formulas (one and several breakdowns), cumulative and compared periods,
  * formulas over total values and `formulas` lists, active users of persons and groups by breakdown across the range
- * start, count per group by day, and the labels of all-events series under a breakdown. Each test names the PostHog
+ * start, count per group by day, the labels of all-events series under a breakdown, and active-user math, formulas and
+ * compare on total values and cumulative lines. Each test names the PostHog
  * test it follows, or the reference section (posthog-queries.md) where the scenario is not one of PostHog's own.
  */
 import { activeUsersFixture, createInsightTestDb, ev, eventCountPerActorFixture, type InsightTestDb, useInsightsClock } from '../insights/testing';
@@ -341,5 +342,96 @@ describe('test_trends.py: test_weekly_active_users_weekly_minus_utc / _plus_utc 
     );
     expect(r.results[0].days).toEqual(['2019-12-29', '2020-01-05', '2020-01-12']);
     expect(r.results[0].data).toEqual([1, 2, 1]);
+  });
+});
+
+describe('active-user math, formulas and compare on total values and cumulative lines (reference §1.3, §1.7, §2.3)', () => {
+  beforeEach(() => freeze('2020-01-10T12:00:00Z'));
+  const agg = (r: any) => r.results.map((x: any) => [x.breakdown_value, x.aggregated_value]);
+
+  it('monthly_active as a total value (ActionsTable): the 30 days up to date_to, u2’s Jan 1 and u3’s Jan 3 pageviews included', async () => {
+    const r = await trends(P_MAIN, { series: [{ ...PV, math: 'monthly_active' }], ...RANGE, trendsFilter: { display: 'ActionsTable' } });
+    expect(r.results.map((x: any) => [x.label, x.aggregated_value, x.data, x.count])).toEqual([['$pageview', 4, [], 0]]);
+  });
+
+  it('weekly_active on ActionsPie by $browser: the 7 days up to date_to per value (u3’s Jan 3 Chrome in, u2’s Jan 1 Edge out)', async () => {
+    const r = await trends(P_MAIN, { series: [{ ...PV, math: 'weekly_active' }], ...RANGE, breakdownFilter: { breakdown: '$browser' }, trendsFilter: { display: 'ActionsPie' } });
+    expect(agg(r)).toEqual([
+      ['Chrome', 4],
+      ['Firefox', 1],
+      ['Safari', 1],
+    ]);
+  });
+
+  it('ActionsPie with breakdown_hide_other_aggregation: the kept value alone, hasMore', async () => {
+    const r = await trends(P_MAIN, {
+      series: [PV],
+      ...RANGE,
+      breakdownFilter: { breakdown: '$browser', breakdown_limit: 1, breakdown_hide_other_aggregation: true },
+      trendsFilter: { display: 'ActionsPie' },
+    });
+    expect(agg(r)).toEqual([['Chrome', 6]]);
+    expect(r.hasMore).toBe(true);
+  });
+
+  it('avg_count_per_actor on ActionsPie by $os: events per person of each value over the range, the null value last', async () => {
+    const r = await trends(P_MAIN, { series: [{ ...PV, math: 'avg_count_per_actor' }], ...RANGE, breakdownFilter: { breakdown: '$os' }, trendsFilter: { display: 'ActionsPie' } });
+    expect(agg(r)).toEqual([
+      ['Mac', 5 / 3],
+      ['Windows', 1.5],
+      [NULL_V, 1],
+    ]);
+  });
+
+  it('a hogql breakdown on ActionsTable with breakdown_limit 2: the top two, the rest in Other, hasMore', async () => {
+    const r = await trends(P_MAIN, {
+      series: [PV],
+      ...RANGE,
+      breakdownFilter: { breakdown: "concat(properties.$browser, '-', properties.$os)", breakdown_type: 'hogql', breakdown_limit: 2 },
+      trendsFilter: { display: 'ActionsTable' },
+    });
+    expect(agg(r)).toEqual([
+      ['Chrome-Mac', 5],
+      ['Firefox-Windows', 2],
+      [OTHER, 2],
+    ]);
+    expect(r.hasMore).toBe(true);
+  });
+
+  it('a formula on ActionsLineGraphCumulative with compare: A + B of the running sums per period, count the sum of the formula’s data (apply_formula_to_results_group)', async () => {
+    const r = await trends(P_MAIN, { series: [PV, PL], ...RANGE, compareFilter: { compare: true }, trendsFilter: { display: 'ActionsLineGraphCumulative', formula: 'A+B' } });
+    expect(r.results.map((x: any) => [x.label, x.compare_label, x.days[0], x.data, x.count])).toEqual([
+      ['Formula (A+B)', 'current', '2020-01-06', [4, 8, 11, 13], 36],
+      ['Formula (A+B)', 'previous', '2020-01-02', [0, 1, 1, 1], 3],
+    ]);
+  });
+
+  it('BoldNumber dau with compare over -3d: the exact 72 hours before now, and the 72 before those', async () => {
+    const r = await trends(P_MAIN, { series: [{ ...PV, math: 'dau' }], dateRange: { date_from: '-3d' }, compareFilter: { compare: true }, trendsFilter: { display: 'BoldNumber' } });
+    expect(r.results.map((x: any) => [x.compare_label, x.aggregated_value])).toEqual([
+      ['current', 3],
+      ['previous', 3],
+    ]);
+  });
+
+  it('unique_session with compare: distinct sessions per day of each period, labelled by position', async () => {
+    const r = await trends(P_MAIN, { series: [{ ...PV, math: 'unique_session' }], dateRange: { date_from: '2020-01-08', date_to: '2020-01-09' }, compareFilter: { compare: true } });
+    expect(r.results.map((x: any) => [x.compare_label, x.days, x.labels, x.data])).toEqual([
+      ['current', ['2020-01-08', '2020-01-09'], ['day 0', 'day 1'], [2, 1]],
+      ['previous', ['2020-01-06', '2020-01-07'], ['day 0', 'day 1'], [3, 3]],
+    ]);
+  });
+
+  it('compare_to -1d by hour over an explicit range: the same hours of the day before', async () => {
+    const r = await trends(P_MAIN, {
+      series: [PV],
+      dateRange: { date_from: '2020-01-07T10:00:00', date_to: '2020-01-07T12:00:00', explicitDate: true },
+      interval: 'hour',
+      compareFilter: { compare: true, compare_to: '-1d' },
+    });
+    expect(r.results.map((x: any) => [x.compare_label, x.days, x.labels, x.data])).toEqual([
+      ['current', ['2020-01-07 10:00:00', '2020-01-07 11:00:00', '2020-01-07 12:00:00'], ['hour 0', 'hour 1', 'hour 2'], [1, 1, 1]],
+      ['previous', ['2020-01-06 10:00:00', '2020-01-06 11:00:00', '2020-01-06 12:00:00'], ['hour 0', 'hour 1', 'hour 2'], [1, 1, 1]],
+    ]);
   });
 });
