@@ -317,6 +317,28 @@ export const arithmetic = (op: ArithmeticOp, left: Expr, right: Expr): Arithmeti
 
 export const tuple = (exprs: Expr[]): Tuple => ({ node: 'Tuple', exprs });
 export const array = (exprs: Expr[]): ArrayExpr => ({ node: 'Array', exprs });
+
+/** A HogQLX tag as the parser gives it (`<strong>hi</strong>`: kind `strong`, a `children` attribute holding a list). */
+export interface HogQLXTag extends NodeBase {
+  node: 'HogQLXTag';
+  kind: string;
+  attributes?: { name: string; value: unknown }[];
+}
+
+export const isHogQLXTag = (n: unknown): n is HogQLXTag => !!n && typeof n === 'object' && (n as { node?: unknown }).node === 'HogQLXTag';
+
+/**
+ * A HogQLX tag in an expression, as PostHog's resolver reads it (posthog/hogql/resolver.py visit_hogqlx_tag,
+ * convert_to_hx): the tuple `('__hx_tag', kind, name1, value1, ...)` (the shape recording_button returns and the
+ * frontend renders), a list (`children`) as an array, a nested tag as its own tuple.
+ */
+export function hogqlxTagTuple(tag: HogQLXTag): Tuple {
+  const value = (v: unknown): Expr =>
+    isHogQLXTag(v) ? hogqlxTagTuple(v) : Array.isArray(v) ? { node: 'Array', exprs: v.map(value) } : v && typeof v === 'object' && 'node' in v ? (v as Expr) : constant(v as ConstantValue);
+  const exprs: Expr[] = [constant('__hx_tag'), constant(tag.kind)];
+  for (const a of tag.attributes ?? []) exprs.push(constant(a.name), value(a.value));
+  return { node: 'Tuple', exprs, start: tag.start, end: tag.end };
+}
 export const lambda = (args: string[], expr: Expr): Lambda => ({ node: 'Lambda', args, expr });
 export const between = (expr: Expr, low: Expr, high: Expr, negated = false): BetweenExpr => ({
   node: 'BetweenExpr',

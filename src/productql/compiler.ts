@@ -40,6 +40,7 @@ import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
 import { printHogQLExpr } from './hogql';
+import { hogqlxTagTuple, isHogQLXTag } from './ast';
 import { MAX_AST_DEPTH } from './parser';
 import { inCohortAsIn, installedCohortMembers, type CohortMembers } from './cohorts';
 import { GROUPS, SESSIONS_QUERY, SESSION_FIELDS, VIRTUAL_TABLES, type PType, type VirtualTable } from './schema';
@@ -1209,6 +1210,8 @@ export class Compiler {
     if (t && (t.node === 'SelectQuery' || t.node === 'SelectSetQuery')) {
       return this.subquerySource(this.compileQuery(t, scope), item.alias ?? `__sub${++this.aliasCounter}`, scope, item, joined);
     }
+    const tag: unknown = t;
+    if (isHogQLXTag(tag)) this.err(`A HogQLX tag (<${tag.kind} />) cannot be used as a table: name a table or write a subquery`, item);
     if (!t || t.node !== 'Field') this.err('Expected a table name or subquery', item);
     const chain = t.chain.map(String);
     const tname = chain.join('.');
@@ -1745,6 +1748,7 @@ export class Compiler {
         }
         // `b.a(x)`: the grammar parses a call of an expression (for Hog programs); PostHog's resolver refuses it
         if (cast.node === 'ExprCall') return this.err('You can only call simple functions in HogQL, not expressions', cast);
+        if (isHogQLXTag(cast)) return this.expr(hogqlxTagTuple(cast), scope);
         return this.err(`Unsupported expression: ${String(cast.node)}`, cast);
       }
     }

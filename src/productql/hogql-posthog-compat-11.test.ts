@@ -7,7 +7,9 @@
  *   is written as toString writes it), test_alias_keywords, test_comparisons (IN a single value, `~`), CASE without
  *   ELSE, ARRAY JOIN without FROM;
  * - posthog/hogql/test/test_query.py: test_null_properties / test_nullish_coalescing (JSON null, missing keys, "0"
- *   and 0), and posthog/hogql_queries/test/test_hogql_query_runner.py `values` of any JSON type.
+ *   and 0), and posthog/hogql_queries/test/test_hogql_query_runner.py `values` of any JSON type;
+ * - HogQLX tags in expressions (test_parser.py test_hogqlx_*, resolver.py visit_hogqlx_tag / convert_to_hx): the tuple
+ *   ('__hx_tag', kind, name, value, ...) the frontend renders; a tag where a table goes is a clear 400.
  * Data as PostHog's `_create_random_events` (one person `bla`), through the real ingest path and runner.
  * hogql-posthog-compat-11.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -460,5 +462,28 @@ describe('INTERSECT / EXCEPT (HogQL set operators beside UNION ALL / UNION DISTI
     }
     expect(await rows(intersect)).toEqual([['random event']]);
     expect(await rows(except)).toEqual([['empty event'], ['random bla']]);
+  });
+});
+
+describe('HogQLX tags (test_parser.py test_hogqlx_*; resolver.py visit_hogqlx_tag reads them as convert_to_hx does)', () => {
+  it("<strong>hi</strong> is the tuple ('__hx_tag', 'strong', 'children', ['hi'])", async () => {
+    expect(await rows('select <strong>hi</strong>')).toEqual([[['__hx_tag', 'strong', 'children', ['hi']]]]);
+  });
+
+  it('attributes in source order (text and {expressions}), then the children; a nested tag is its own tuple', async () => {
+    expect(await rows("select <a href='https://posthog.com' title={event}>{event}</a> from events order by timestamp limit 1")).toEqual([
+      [['__hx_tag', 'a', 'href', 'https://posthog.com', 'title', 'random event', 'children', ['random event']]],
+    ]);
+    expect(await rows("select <ul><li id='1' /><li id='2' /></ul>")).toEqual([
+      [['__hx_tag', 'ul', 'children', [['__hx_tag', 'li', 'id', '1'], ['__hx_tag', 'li', 'id', '2']]]],
+    ]);
+  });
+
+  it('a tag without attributes or children is the marker alone', async () => {
+    expect(await rows('select <br />')).toEqual([[['__hx_tag', 'br']]]);
+  });
+
+  it('a tag where a table goes (a query tag like <ActorsQuery />) is a clear 400', async () => {
+    await fails('select * from <ActorsQuery />', 'A HogQLX tag (<ActorsQuery />) cannot be used as a table: name a table or write a subquery');
   });
 });

@@ -3,6 +3,7 @@
  * unaliased column (`count()`). This is display only; it never reaches an engine.
  */
 import type { Expr, JoinExpr, OrderExpr, Query, SelectQuery, WindowExpr, WindowFrameExpr, CTE } from './ast';
+import { hogqlxTagTuple, isHogQLXTag } from './ast';
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const KEYWORDS = new Set(['select', 'from', 'where', 'and', 'or', 'not', 'as', 'join', 'on', 'true', 'false', 'null', 'group', 'order', 'by', 'limit']);
@@ -76,6 +77,7 @@ export function printHogQLExpr(e: Expr): string {
     case 'SelectSetQuery':
       return `(${printHogQL(e)})`;
     default:
+      if (isHogQLXTag(e)) return printHogQLExpr(hogqlxTagTuple(e));
       return `<${(e as { node: string }).node}>`;
   }
 }
