@@ -289,6 +289,20 @@ const cleanCustomName = (v: unknown): string | null | undefined => (v === undefi
 
 const intOrRaw = (v: unknown): unknown => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v);
 
+/**
+ * An entity's `properties` as PostHog's Entity reads them (PropertyMixin): JSON text is loaded — old clients send each
+ * series' filters as text (test_insight.py test_insight_funnels_hogql_local_filters) — and text that is no JSON is
+ * "Properties are unparsable!".
+ */
+function entityPropertiesValue(v: unknown, key: string): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    throw bad('Properties are unparsable!', key);
+  }
+}
+
 /** PostHog's `legacy_entity_to_node`. */
 function entityToNode(entity: LegacyEntity, includeProperties: boolean, math: MathAvailability, key: string): Dict {
   const d = entity.data;
@@ -296,7 +310,7 @@ function entityToNode(entity: LegacyEntity, includeProperties: boolean, math: Ma
   // LegacyEntity: an event without a name is named after its event ("All events" for none)
   const name = entity.type === 'events' && !d.name ? (id === null ? 'All events' : String(id)) : d.name;
   let shared: Dict = { name, custom_name: cleanCustomName(d.custom_name) };
-  if (includeProperties) shared.properties = cleanEntityProperties(d.properties, `${key}__properties`);
+  if (includeProperties) shared.properties = cleanEntityProperties(entityPropertiesValue(d.properties, `${key}__properties`), `${key}__properties`);
   const m = d.math ?? null;
   if (math === 'actors_only' && m !== null && !ACTORS_ONLY_MATH.includes(String(m))) shared.math = 'dau';
   else if (math === 'funnels_only') {
