@@ -549,10 +549,38 @@ export function nestingDepthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
-function stringifyId(v: unknown): string | null {
+/** `"distinct_id": <number>` / `"$distinct_id": <number>` in a request's JSON text: the number as written. */
+const NUMERIC_ID_LITERAL = /"\$?distinct_id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+
+/**
+ * An integral number id as rust capture prints it (serde_json's `Value::to_string`), where JavaScript's String() differs:
+ * a literal written with a fraction or an exponent is an f64, printed with `.0` (`23.0` → "23.0", `1e2` → "100.0"); one
+ * written as an integer is an i64/u64, printed exactly (beyond 2^53 too). Read from the request's text, looked at only
+ * when an id is an integral number (rare); the same value written both ways reads as the integer.
+ */
+function integralIdText(v: number, json: string | undefined): string {
+  const plain = String(v);
+  if (json === undefined) return plain;
+  let asFloat = false;
+  NUMERIC_ID_LITERAL.lastIndex = 0;
+  for (let m = NUMERIC_ID_LITERAL.exec(json); m; m = NUMERIC_ID_LITERAL.exec(json)) {
+    const lit = m[1];
+    if (Number(lit) !== v) continue;
+    // an integer beyond i64/u64 (and -0) is an f64 to serde_json
+    if (!/[.eE]/.test(lit) && lit !== '-0' && BigInt(lit) >= -(2n ** 63n) && BigInt(lit) < 2n ** 64n) return lit;
+    asFloat = true;
+  }
+  if (!asFloat) return plain;
+  // ryu (serde_json's f64 printer): integral values below 1e16 with `.0`, larger ones in exponent form (`1e16`)
+  if (Math.abs(v) < 1e16) return (Object.is(v, -0) ? '-0' : plain) + '.0';
+  return v.toExponential().replace('e+', 'e');
+}
+
+function stringifyId(v: unknown, json?: string): string | null {
   if (v === undefined || v === null) return null;
   let s: string;
   if (typeof v === 'string') s = v;
+  else if (typeof v === 'number' && Number.isInteger(v)) s = integralIdText(v, json);
   else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') s = String(v);
   else {
     // Keys sorted, as rust capture's serde_json (its maps are BTreeMaps) prints an object id: v0_request.rs
@@ -592,6 +620,8 @@ export interface NormalizeContext {
   historical?: boolean;
   /** Position used in error messages. */
   index?: number;
+  /** The request's JSON text, where an integral number id is read as written ({@link integralIdText}). Default none: String(id). */
+  json?: string;
   /**
    * The client's IP address ({@link CaptureRequestParts.ip}), set as `$ip` when the event has none. The event's own
    * properties object gets it (parseCaptureRequest's own parse, never a caller's object).
@@ -641,7 +671,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
   else if (isPlainObject(raw.properties)) props = raw.properties;
   else throw new CaptureError(400, `invalid event${at(ctx)}: properties must be a JSON object`);
 
-  const distinct = stringifyId(raw.distinct_id ?? raw.$distinct_id ?? props.distinct_id);
+  const distinct = stringifyId(raw.distinct_id ?? raw.$distinct_id ?? props.distinct_id, ctx.json);
   if (distinct === null) throw new CaptureError(400, `event submitted without a distinct_id${at(ctx)}`);
 
   for (const key of ['$set', '$set_once'] as const) {
@@ -798,9 +828,11 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   const form: { token?: string; sentAt?: string } = {};
   const data = decodePayload(parts, form);
   let payload: unknown;
+  let json: string;
   try {
     // utf8Slice: toString's argument handling skipped (this decodes every request body).
-    payload = JSON.parse((data as unknown as { utf8Slice(start: number, end: number): string }).utf8Slice(0, data.length));
+    json = (data as unknown as { utf8Slice(start: number, end: number): string }).utf8Slice(0, data.length);
+    payload = JSON.parse(json);
   } catch (e) {
     if (e instanceof RangeError) throw new CaptureError(400, 'failed to decode request: JSON nested too deeply');
     throw new CaptureError(400, `failed to decode request: invalid JSON (${(e as Error).message.slice(0, 200)})`);
@@ -858,6 +890,7 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
     now,
     sentAt,
     index: undefined,
+    json,
     ip: parts.ip,
     anonymizeIps: parts.anonymizeIpTokens !== undefined && parts.anonymizeIpTokens.has(token),
     defaultEvent: parts.engage ? '$identify' : undefined,

@@ -66,6 +66,15 @@ describe("rust capture v0_request.rs 'extract_distinct_id': the stored distinct 
     ['{"event": "e", "distinct_id": null, "properties": {"distinct_id": "myid"}}', 'myid'],
     ['{"event": "e", "distinct_id": 23}', '23'],
     ['{"event": "e", "distinct_id": 23.4}', '23.4'],
+    // serde_json's Value::to_string: a number written with a fraction or an exponent is an f64, printed by ryu with
+    // `.0` (and in exponent form from 1e16); one written as an integer is an i64/u64, printed exactly
+    ['{"event": "e", "distinct_id": 23.0}', '23.0'],
+    ['{"event": "e", "$distinct_id": 1e2}', '100.0'],
+    ['{"event": "e", "properties": {"distinct_id": -5.00}}', '-5.0'],
+    ['{"event": "e", "distinct_id": 1e16}', '1e16'],
+    ['{"event": "e", "distinct_id": 12345678901234567890}', '12345678901234567890'],
+    ['{"event": "e", "distinct_id": -9007199254740993}', '-9007199254740993'],
+    ['{"event": "e", "distinct_id": 23, "properties": {"distinct_id": 23.0}}', '23'],
     ['{"event": "e", "distinct_id": ["a", "b"]}', '["a","b"]'],
     // serde_json's maps are sorted by key.
     ['{"event": "e", "distinct_id": {"string": "a", "int": 42}}', '{"int":42,"string":"a"}'],
