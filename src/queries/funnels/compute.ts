@@ -23,8 +23,6 @@ export interface FunnelConfig {
   windowMs: number;
   /** `optional[i]`: step i may be skipped (ordered/strict, steps viz). */
   optional: boolean[];
-  /** `sameAsPrevious[i]`: step i has the same definition as step i-1 (then it must be strictly later). */
-  sameAsPrevious: boolean[];
   exclusions: { from: number; to: number }[];
   /**
    * Trends viz: fill {@link ActorResult.reachByEntry} with each entry's own sequence (see {@link entryReach}) instead
@@ -121,8 +119,10 @@ export function evaluateActor(events: FunnelEvent[], cfg: FunnelConfig, stepFilt
       const inWindow = ev.ts - prev.entry <= cfg.windowMs;
       const cur = entered[k];
       const already = cur !== null && cur.entry === prev.entry;
-      const ordered = cfg.sameAsPrevious[k] ? ev.ts > prev.last : ev.ts >= prev.last;
-      if (inWindow && !already && ordered) {
+      // No "strictly later" for a step repeating the previous one: another event of the same instant converts (the
+      // UDF processes events of one timestamp that match the same steps one after the other); the same event cannot
+      // fill both, as steps are tried from the last down.
+      if (inWindow && !already && ev.ts >= prev.last) {
         const timings = [...prev.timings];
         timings[k] = ev.ts;
         entered[k] = { entry: prev.entry, timings, last: ev.ts, excluded: prev.excluded };
@@ -144,7 +144,7 @@ export function evaluateActor(events: FunnelEvent[], cfg: FunnelConfig, stepFilt
  * actor's other entries — a later entry does not take over an earlier entry's progress (PostHog's funnel trends UDF
  * keeps a list of entered timestamps and advances each one on every event; the legacy SQL computed a chain per
  * step-0 row). Per entry the furthest step reached inside the window from the entry: ordered takes the first event
- * of each next step (strictly later for a step identical to the previous one); strict stops at the first event that
+ * of each next step (a later event, possibly of the same instant); strict stops at the first event that
  * neither completes the next step nor repeats the current one (the UDF clears the steps an event does not match).
  */
 export function entryReach(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?: (step: number, ev: FunnelEvent) => boolean): Map<number, number> {
@@ -172,17 +172,14 @@ export function entryReach(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?
       const entry = events[i];
       let reached = 0;
       let pos = i;
-      let last = entry.ts;
       for (let k = 1; k < n; k++) {
         const list = positions[k];
-        let p = firstAfter(list, pos);
-        if (cfg.sameAsPrevious[k]) while (p < list.length && events[list[p]].ts <= last) p++;
+        const p = firstAfter(list, pos);
         if (p >= list.length) break;
         const ev = events[list[p]];
         if (ev.ts - entry.ts > cfg.windowMs) break;
         reached = k;
         pos = list[p];
-        last = ev.ts;
       }
       const prev = out.get(entry.ts);
       if (prev === undefined || prev < reached) out.set(entry.ts, reached);
@@ -193,7 +190,6 @@ export function entryReach(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?
     const entry = events[i];
     if (!ok(0, entry)) continue;
     let reached = 0;
-    let last = entry.ts;
     const at: number[] = [entry.ts];
     let excluded = false;
     for (let j = i + 1; j < events.length && !excluded && reached < n - 1; j++) {
@@ -206,10 +202,8 @@ export function entryReach(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?
           if (has(ev.excl, x) && reached >= from && reached < to && ev.ts > at[from]) excluded = true;
         }
       const k = reached + 1;
-      const advances = ok(k, ev) && (cfg.sameAsPrevious[k] ? ev.ts > last : ev.ts >= last);
-      if (advances) {
+      if (ok(k, ev)) {
         reached = k;
-        last = ev.ts;
         at[k] = ev.ts;
       } else if (cfg.order === 'strict' && !has(ev.steps, reached)) break;
     }

@@ -258,7 +258,8 @@ function finish(inp: FastFunnelInput, ctes: ast.CTE[], startRows: string | Query
     // Chain times are float seconds since the epoch (~1.7e9, so ~1e-7 s of float error); events carry whole
     // milliseconds, so rounding the difference to 3 decimals gives the exact conversion time (0.1, not 0.0999999).
     const diff = ast.call('round', [ast.arithmetic('-', f(`b${k}`), f(`b${k - 1}`)), c(3)]);
-    const d = ast.call('if', [ast.compare('>=', f('max_reach'), c(k)), diff, c(null)]);
+    // Zero-second conversions count but have no time (the funnel UDF's `groupArrayIf(timings[i], timings[i] > 0)`).
+    const d = ast.call('if', [ast.and(ast.compare('>=', f('max_reach'), c(k)), ast.compare('>', diff, c(0))), diff, c(null)]);
     out.push(ast.alias(`avg_${k}`, ast.call('avg', [d])), ast.alias(`median_${k}`, ast.call('median', [d])));
   }
   if (!inp.breakdown) return { ...ast.select({ select: out, from: perActor }), ctes };

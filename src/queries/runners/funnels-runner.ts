@@ -12,7 +12,7 @@ import { funnelCohortValues, runFunnelCohortBreakdown } from '../funnels/cohort-
 import type { QueryRunner, RunnerContext } from '../runner';
 import { actionToExpr, type ActionDef } from '../../actions/matching';
 import { actionsOf } from '../insights/series';
-import { exclusionCoversStep, isEqualEntity } from '../funnels/entities';
+import { exclusionCoversStep } from '../funnels/entities';
 
 const UNIT_SECONDS: Record<string, number> = {
   second: 1,
@@ -198,7 +198,6 @@ const DEFAULT_RETURNED_ROWS = 100;
 const groupsRemainingValues = (node: FunnelsQueryNode): boolean => ['event', 'person', 'group'].includes(node.breakdownFilter?.breakdown_type ?? 'event');
 
 const stepEvent = (s: Step): string | null => (s.kind === 'EventsNode' ? (s.event ?? null) : null);
-const sameDefinition = (a: Step, b: Step): boolean => isEqualEntity(a, b);
 
 function buildQueryParts(node: FunnelsQueryNode, ctx: RunnerContext, range: QueryDateRange): { actor: Expr; item: Expr; where: Expr } {
   const ff = node.funnelsFilter ?? {};
@@ -443,7 +442,6 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     order,
     windowMs: funnelWindowMs(ff),
     optional: node.series.map((s) => !!s.optionalInFunnel),
-    sameAsPrevious: node.series.map((s, i) => i > 0 && sameDefinition(s, node.series[i - 1])),
     exclusions: (ff.exclusions ?? []).map((e) => ({ from: e.funnelFromStep, to: e.funnelToStep })),
     perEntry: viz === 'trends',
   };
@@ -670,12 +668,15 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   const stepsFor = (results: ActorResult[], value: string | null): Record<string, unknown>[] => {
     return node.series.map((s, i) => {
       const reachedBy = results.filter((r) => r.reached[i]);
+      // Zero-second conversions (a step at the instant of the previous one) count in `count` but not in the average or
+      // median: the funnel UDF collects `groupArrayIf(timings[i], timings[i] > 0)`.
       const times: number[] = [];
       if (i > 0)
         for (const r of reachedBy) {
           let j = i - 1;
           while (j >= 0 && (r.timings[j] === null || r.timings[j] === undefined)) j--;
-          if (j >= 0) times.push(((r.timings[i] as number) - (r.timings[j] as number)) / 1000);
+          const t = j >= 0 ? ((r.timings[i] as number) - (r.timings[j] as number)) / 1000 : 0;
+          if (t > 0) times.push(t);
         }
       return stepObject(
         s,
@@ -742,7 +743,8 @@ async function runClickHouseFunnel(
     node.series.map((s, i) => {
       // Summed in ascending order: the engine returns the times in no fixed order (its threads' order), and a float
       // sum depends on it.
-      const times = i > 0 ? Float64Array.from(g.ms[i - 1], (x) => x / 1000).sort() : new Float64Array(0);
+      // (zero-second conversions left out, as in the per-actor path: the UDF's `timings[i] > 0`)
+      const times = i > 0 ? Float64Array.from(g.ms[i - 1].filter((x) => x > 0), (x) => x / 1000).sort() : new Float64Array(0);
       return stepObject(s, i, 'ordered', g.counts[i], times.length ? times.reduce((a, b) => a + b, 0) / times.length : null, medianOfSorted(times), value, o.bdCount, isGroupBreakdown(node));
     });
   if (!withBreakdown) {
