@@ -535,6 +535,48 @@ describe('legacy routes with hogql filters and breakdowns (test_insight.py test_
     expect([unparsable.status, unparsable.body.detail]).toEqual([400, 'Properties are unparsable!']);
   });
 
+  it('test_insight_retention_hogql: the default legacy retention (11 days to today), filtered by a hogql property', async () => {
+    const rp = await newProject(s, 'insights compat 3 retention hogql');
+    const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+    await s.server.services.ingestor.import(rp, {
+      persons: [{ distinct_ids: ['person1'], properties: { email: 'person1@test.com' } }],
+      events: [
+        { event: '$pageview', distinct_id: 'person1', timestamp: daysAgo(11), properties: { int_value: 1 } },
+        { event: '$pageview', distinct_id: 'person1', timestamp: daysAgo(10), properties: { int_value: 20 } },
+      ],
+    });
+    await s.server.services.ingestor.flush();
+    const plain = await s.api('GET', `${base(rp)}retention/`);
+    expect(plain.status).toBe(200);
+    expect([plain.body.result.length, plain.body.result[0].values[0].count]).toEqual([11, 1]);
+    const filtered = await s.api('GET', `${base(rp)}retention/?${qs({ properties: [{ key: "toInt(properties.int_value) > 100 and 'bla' != 'a%sd'", type: 'hogql' }] })}`);
+    expect([filtered.body.result.length, filtered.body.result[0].values[0].count]).toEqual([11, 0]);
+  });
+
+  it('test_save_new_funnel: a funnel’s legacy filters are saved and shown as sent, the UI’s extra keys (new_entity, layout) included', async () => {
+    const step = (id: string, order: number) => ({ id, math: null, name: id, type: 'events', order, properties: [], math_hogql: null, math_property: null });
+    const filters = {
+      insight: 'FUNNELS',
+      events: [step('$pageview', 0), step('$rageclick', 1)],
+      display: 'FunnelViz',
+      interval: 'day',
+      date_from: '-30d',
+      actions: [],
+      new_entity: [],
+      layout: 'horizontal',
+    };
+    const r = await s.api('POST', base(hp), { filters, name: 'My Funnel One' });
+    expect(r.status).toBe(201);
+    expect([r.body.filters.events[1].id, r.body.filters.display, r.body.filters.interval, r.body.filters.date_from, r.body.filters.layout, r.body.name]).toEqual([
+      '$rageclick',
+      'FunnelViz',
+      'day',
+      '-30d',
+      'horizontal',
+      'My Funnel One',
+    ]);
+  });
+
   it('a hogql property naming nothing: 400 with the resolver’s message', async () => {
     const r = await trend({ properties: [{ key: 'bla', type: 'hogql' }] });
     expect([r.status, r.body.detail]).toEqual([400, 'Unable to resolve field: bla']);

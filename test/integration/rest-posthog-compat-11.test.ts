@@ -480,3 +480,19 @@ describe('QueryRequest.limit_context (reference §9.1: "posthog_ai" | null)', ()
     expect([r.status, r.body.type, r.body.code, r.body.attr]).toEqual([400, 'invalid_request', 'parse_error', 'limit_context']);
   });
 });
+
+describe('test_query.py, EventsQuery hogql filters', () => {
+  it('test_hogql_property_filter: a hogql property filter with %s in its text is an expression, never a format string', async () => {
+    const select = ['event', 'distinct_id', 'properties.key', "'a%sd'", "concat(event, ' ', properties.key)"];
+    const count = async (properties?: unknown[]) => {
+      const r = await s.api('POST', Q, { query: { kind: 'EventsQuery', select, after: 'all', ...(properties ? { properties } : {}) } });
+      expect([r.status, r.body.detail]).toEqual([200, undefined]);
+      return r.body.results.length;
+    };
+    expect(await count()).toBe(4);
+    expect(await count([{ type: 'hogql', key: "'a%sd' == 'foo'" }])).toBe(0);
+    expect(await count([{ type: 'hogql', key: "'a%sd' == 'a%sd'" }])).toBe(4);
+    expect(await count([{ type: 'hogql', key: "properties.key == 'test_val2'" }])).toBe(2);
+  });
+
+});
