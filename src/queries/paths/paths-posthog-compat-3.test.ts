@@ -158,3 +158,44 @@ describe('test_custom_hogql_paths: ProductQL items', () => {
     await expect(paths(pid, { pathsFilter: { ...hogql, pathsHogQLExpression: 'count()', startPoint: '1!' } })).rejects.toMatchObject({ status: 400 });
   });
 });
+
+describe('test_paths_query_runner_ee.py: sessions, duplicates and recordings (2011-12-12 fixtures)', () => {
+  const DEC = { date_from: '2011-12-12', date_to: '2011-12-13' };
+  const at = (hm: string) => `2011-12-12T${hm}:00Z`;
+  const run = async (pid: number, pathsFilter: Record<string, unknown> = {}): Promise<Link[]> =>
+    (await h.run(pathsRunner, { kind: 'PathsQuery', dateRange: DEC, pathsFilter }, pid)).results;
+
+  it('test_path_respect_session_limits: /1 /2 /3 twice, an hour apart, are two sessions of the same path', async () => {
+    const pid = await load([pv('fake', '/1', at('00:00')), pv('fake', '/2', at('00:01')), pv('fake', '/3', at('00:02')), pv('fake', '/1', at('01:00')), pv('fake', '/2', at('01:01')), pv('fake', '/3', at('01:02'))]);
+    const expected = [
+      { source: '1_/1', target: '2_/2', value: 2, average_conversion_time: 60_000 },
+      { source: '2_/2', target: '3_/3', value: 2, average_conversion_time: 60_000 },
+    ];
+    expect(await run(pid)).toEqual(expected);
+    // the per-actor evaluation (a start point) splits the sessions alike
+    expect(await run(pid, { startPoint: '/1' })).toEqual(expected);
+  });
+
+  it('test_path_removes_duplicates: /1 /1 /2 /3 is the path /1 /2 /3, timed from the last /1', async () => {
+    const pid = await load([
+      pv('fake', '/1', at('00:00')),
+      pv('fake', '/1', at('00:01')),
+      pv('fake', '/2', at('00:02')),
+      pv('fake', '/3', at('00:03')),
+      pv('fake2', '/1', at('00:00')),
+      pv('fake2', '/2', at('00:01')),
+      pv('fake2', '/3', at('00:02')),
+    ]);
+    expect(await run(pid)).toEqual([
+      { source: '1_/1', target: '2_/2', value: 2, average_conversion_time: 60_000 },
+      { source: '2_/2', target: '3_/3', value: 2, average_conversion_time: 60_000 },
+    ]);
+  });
+
+  it('test_path_recording_with_no_window_or_session_id: the actor of the edge, with no matched recordings', async () => {
+    const pid = await load([pv('p1', '/1', '2011-12-12T03:21:34Z'), pv('p1', '/2', '2011-12-12T03:22:34Z')]);
+    const source = { kind: 'PathsQuery', dateRange: DEC, pathsFilter: { includeEventTypes: ['$pageview'], pathStartKey: '1_/1', pathEndKey: '2_/2' } };
+    const r = await h.run(actorsRunner, { kind: 'ActorsQuery', select: ['person', 'matched_recordings'], source: { kind: 'InsightActorsQuery', source, includeRecordings: true } }, pid);
+    expect((r.results as any[]).map((row) => [row[0].distinct_ids, row[1]])).toEqual([[['p1'], []]]);
+  });
+});
