@@ -435,3 +435,38 @@ describe('active-user math, formulas and compare on total values and cumulative 
     ]);
   });
 });
+
+describe('test_aggregation_operations.py test_all_cases_return: every math answers, by day and as a total value', () => {
+  beforeEach(() => freeze('2020-01-10T12:00:00Z'));
+
+  // [math, math_property, data Jan 6..9, aggregated Jan 6..9 (ActionsTable)]. Per person over the range: u1 4 pageviews,
+  // u2 3, u3 1, u4 1; by day Jan 6: u1 2, u2 1; every other day one each. $browser holds no numbers: property math is 0.
+  it.each<[string, string | null, number[], number]>([
+    ['total', null, [3, 3, 2, 1], 9],
+    ['dau', null, [2, 3, 2, 1], 4],
+    ['weekly_active', null, [3, 3, 4, 4], 4],
+    ['monthly_active', null, [3, 3, 4, 4], 4],
+    ['unique_session', null, [3, 3, 2, 1], 8],
+    ['first_time_for_user', null, [1, 0, 1, 0], 2],
+    ['first_matching_event_for_user', null, [1, 0, 1, 0], 2],
+    ['avg', '$browser', [0, 0, 0, 0], 0],
+    ['sum', '$browser', [0, 0, 0, 0], 0],
+    ['p90', '$browser', [0, 0, 0, 0], 0],
+    ['avg_count_per_actor', null, [1.5, 1, 1, 1], 2.25],
+    ['min_count_per_actor', null, [1, 1, 1, 1], 1],
+    ['max_count_per_actor', null, [2, 1, 1, 1], 4],
+    ['median_count_per_actor', null, [1.5, 1, 1, 1], 2],
+    ['p75_count_per_actor', null, [1.75, 1, 1, 1], 3.25],
+    ['p90_count_per_actor', null, [1.9, 1, 1, 1], 3.7],
+    ['p95_count_per_actor', null, [1.95, 1, 1, 1], 3.85],
+    ['p99_count_per_actor', null, [1.99, 1, 1, 1], 3.97],
+    ['unique_group', null, [3, 3, 2, 1], 9], // no math_group_type_index: select_aggregation falls through to count()
+  ])('%s', async (math, math_property, data, aggregated) => {
+    const series = [{ ...PV, math, ...(math_property ? { math_property } : {}) }];
+    const byDay = await trends(P_MAIN, { series, ...RANGE });
+    expect(byDay.results).toHaveLength(1);
+    byDay.results[0].data.forEach((v: number, i: number) => expect(v).toBeCloseTo(data[i], 9));
+    const table = await trends(P_MAIN, { series, ...RANGE, trendsFilter: { display: 'ActionsTable' } });
+    expect(table.results[0].aggregated_value).toBeCloseTo(aggregated, 9);
+  });
+});
