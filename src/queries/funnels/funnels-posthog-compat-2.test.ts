@@ -680,6 +680,35 @@ describe('test_funnel.py (more)', () => {
     expect(r.results[1].average_conversion_time).toBeNull();
   });
 
+  it('a repeated step at one instant in the other orders, trends, a breakdown and the actors (derived from the funnel UDF as above)', async () => {
+    const evs = [
+      ev('u', 'user signed up', '2021-05-01T00:00:00Z', { $browser: 'Chrome' }),
+      ev('u', '$pageview', '2021-05-01T01:00:00Z', { $browser: 'Chrome' }),
+      ev('u', '$pageview', '2021-05-01T01:00:00Z', { $browser: 'Chrome' }),
+      ev('w', 'user signed up', '2021-05-01T00:00:00Z', { $browser: 'Safari' }),
+      ev('w', '$pageview', '2021-05-01T01:00:00Z', { $browser: 'Safari' }),
+    ];
+    const pid = await load(evs);
+    const q = (extra: Record<string, unknown> = {}) => ({
+      kind: 'FunnelsQuery',
+      series: [E('user signed up'), E('$pageview'), E('$pageview')],
+      dateRange: { date_from: '2021-05-01', date_to: '2021-05-03' },
+      ...extra,
+    });
+    const run = (extra: Record<string, unknown> = {}) => h.run(funnelsRunner, q(extra), pid);
+    expect(counts(await run())).toEqual([2, 2, 1]);
+    // strict: the two pageviews are consecutive events of u
+    expect(counts(await run({ funnelsFilter: { funnelOrderType: 'strict' } }))).toEqual([2, 2, 1]);
+    // trends: of the two May 1 entries, u converts
+    expect((await run({ funnelsFilter: { funnelVizType: 'trends' } })).results[0].data).toEqual([50, 0, 0]);
+    expect(byBreakdown(await run({ breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } }))).toEqual([
+      [['Chrome'], [1, 1, 1]],
+      [['Safari'], [1, 1, 0]],
+    ]);
+    expect(await actorNames(pid, { kind: 'FunnelsActorsQuery', source: q(), funnelStep: 3 })).toEqual(['u']);
+    expect(await actorNames(pid, { kind: 'FunnelsActorsQuery', source: q(), funnelStep: -3 })).toEqual(['w']);
+  });
+
   it('test_funnel_with_different_actions_at_same_time_count_as_converted: different steps at one timestamp convert', async () => {
     const r = await funnel(
       [ev('u', 'user signed up', '2021-05-01T00:00:00Z'), ev('u', 'paid', '2021-05-01T00:00:00Z')],
