@@ -392,11 +392,9 @@ export class CohortService {
 
   /** Checks that a dynamic cohort's definition can be evaluated and its references exist, without a cycle. */
   private async validateDefinition(projectId: number, row: Cohort, selfId: number | null): Promise<void> {
-    if (row.is_static) {
-      if ((row.groups?.length ?? 0) > 0 || row.filters?.properties)
-        throw validationError('A static cohort is a list of persons: it takes no criteria.', row.filters ? 'filters' : 'groups');
-      return;
-    }
+    // A static cohort's criteria are kept and never evaluated (its persons are its list): PostHog's CohortSerializer
+    // takes them, and its frontend creates every static cohort with `filters: {"properties": {}}`.
+    if (row.is_static) return;
     if (row.filters !== null) groupFromFilters(row.filters);
     groupFromLegacyGroups(row.groups ?? []);
     const group = cohortGroup(row);

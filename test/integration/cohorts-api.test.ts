@@ -124,8 +124,12 @@ describe('CRUD (test_cohort.py)', () => {
     expect([refused.status, refused.body.detail]).toEqual([400, 'Can only add users to static cohorts']);
     const flip = await s.api('PATCH', `${base()}${dynamic}/`, { is_static: true });
     expect([flip.status, flip.body.attr]).toEqual([400, 'is_static']);
-    const withCriteria = await s.api('POST', base(), { name: 's', is_static: true, filters: JANE });
-    expect([withCriteria.status, withCriteria.body.attr]).toEqual([400, 'filters']);
+    // criteria given to a static cohort are kept, not evaluated: its persons are its list (PostHog's frontend creates a
+    // static cohort with `filters: {"properties": {}}`)
+    const withCriteria = await s.api('POST', base(), { name: 's', is_static: true, filters: JANE, _create_static_person_ids: [persons[1]] });
+    expect([withCriteria.status, withCriteria.body.filters, withCriteria.body.count, withCriteria.body.cohort_type]).toEqual([201, JANE, 1, 'static']);
+    const asTheFrontend = await s.api('POST', base(), { name: 'csv', is_static: true, filters: { properties: {} } });
+    expect([asTheFrontend.status, asTheFrontend.body.count, asTheFrontend.body.cohort_type]).toEqual([201, 0, 'static']);
   });
 });
 
