@@ -35,7 +35,7 @@ import type {
 } from './ast';
 import { WEEK_MODES, weekNumberExpr } from './week-number';
 import { MULTI_SEARCH_FUNCTIONS, multiSearchExpr } from './multi-search';
-import { MAX_NUMBERS_ROWS, jodaToMysqlFormat, OVER_MARK, arrayElementTyping, arrayOfTyping, conditionalTypeName, intArithmeticTypeName, isBoolTyped, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
+import { MAX_NUMBERS_ROWS, jodaToMysqlFormat, OVER_MARK, aggregateDefault, arrayElementTyping, arrayOfTyping, conditionalTypeName, intArithmeticTypeName, isBoolTyped, typeNameOf, unitOf, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
@@ -917,10 +917,25 @@ export class Compiler {
       return all && p.residual !== undefined && sole ? p.residual : this.filterSql(p);
     });
     const where = [...whereSql.filter((w) => w !== '1'), ...scope.joinWhere];
-    const groupBy = this.inRowClause('GROUP BY', () => this.groupKeys(q, scope)).map((g) => selectAliasOf.get(g) ?? g);
+    const keys: string[] = [];
+    const groupBy = this.inRowClause('GROUP BY', () => this.groupKeys(q, scope, keys)).map((g) => selectAliasOf.get(g) ?? g);
     const mode = q.group_by_mode ?? null;
+    let subtotalKeys: Map<string, string> | undefined;
     if (mode === 'rollup' || mode === 'cube' || mode === 'grouping_sets') {
       if (this.dialect.name !== 'duckdb') this.err(`GROUP BY ${mode === 'grouping_sets' ? 'GROUPING SETS' : mode.toUpperCase()} is not available on this engine`, q);
+      // A key left out of a subtotal row reads its type's default ('' , 0), as ClickHouse fills it (group_by_use_nulls
+      // is off in PostHog's settings); a Nullable key reads NULL there, which is its default.
+      subtotalKeys = new Map();
+      items.forEach((item, i) => {
+        const col = columns[i];
+        if (!keys.includes(item.sql) || col.nullable || subtotalKeys!.has(item.sql)) return;
+        const dflt = col.type === 'bool' ? 'false' : aggregateDefault({ sql: item.sql, type: col.type, nullable: false }, (v) => this.h.param(v));
+        if (dflt !== undefined) subtotalKeys!.set(item.sql, `CASE WHEN GROUPING(${item.sql}) = 1 THEN ${dflt} ELSE ${item.sql} END`);
+      });
+      items.forEach((item, i) => {
+        const filled = subtotalKeys!.get(item.sql);
+        if (filled) selectSql[i] = `${filled} AS ${item.as}`;
+      });
       if (mode === 'grouping_sets') {
         // each key is one set's keys, printed by groupKeys as `(a, b)`
         groupBy.splice(0, groupBy.length, `GROUPING SETS (${groupBy.join(', ')})`);
@@ -930,7 +945,9 @@ export class Compiler {
     const qualify = q.qualify ? this.expr(q.qualify, scope).sql : undefined;
     // A constant key (`ORDER BY 'a'`, or an alias of one) orders nothing: left out (DuckDB refuses a bound value there,
     // and would read an integer as a position).
-    const orderBy = (q.order_by ?? []).map((o) => this.orderExpr(o, scope, true)).filter((o): o is string => o !== null);
+    let orderBy = (q.order_by ?? []).map((o) => this.orderExpr(o, scope, true)).filter((o): o is string => o !== null);
+    // ORDER BY reads a subtotal row's keys as its SELECT shows them (the type's default), as in ClickHouse
+    if (subtotalKeys?.size) orderBy = orderBy.map((o) => [...subtotalKeys!].reduce((acc, [k, filled]) => acc.split(k).join(filled), o));
     const windows = Object.entries(q.window_exprs ?? {}).map(([name, w]) => `${this.q(name)} AS (${this.windowSpec(w, scope)})`);
     // `LIMIT n [OFFSET m] BY exprs`: at most n rows (after the first m) per distinct value of exprs, in ORDER BY order.
     let limitBy = '';
@@ -1032,7 +1049,8 @@ export class Compiler {
    * The GROUP BY keys of `q`: its expressions; for `GROUP BY ALL` the select items without an aggregation or window
    * function (ClickHouse's rule), by position; for `GROUPING SETS` each set as `(a, b)`.
    */
-  private groupKeys(q: SelectQuery, scope: Scope): string[] {
+  /** The printed GROUP BY keys (a grouping set as `(a, b)`); `flat` collects each single key expression. */
+  private groupKeys(q: SelectQuery, scope: Scope, flat: string[] = []): string[] {
     if (q.group_by_mode === 'all') {
       if (q.select.some(isStarField)) this.err('GROUP BY ALL cannot be used with *: name the columns', q);
       const positions = q.select.flatMap((e, i) => (containsAggregate(e && e.node === 'Alias' ? e.expr : e) ? [] : [i + 1]));
@@ -1041,9 +1059,13 @@ export class Compiler {
     return (q.group_by ?? []).map((x) => {
       if (x && (x as { node: string }).node === 'GroupingSet') {
         const exprs = (x as unknown as { exprs?: Expr[] }).exprs ?? [];
-        return `(${exprs.map((e) => this.positionalOrExpr(e, scope, true)).join(', ')})`;
+        const set = exprs.map((e) => this.positionalOrExpr(e, scope, true));
+        flat.push(...set);
+        return `(${set.join(', ')})`;
       }
-      return this.positionalOrExpr(x, scope, true);
+      const key = this.positionalOrExpr(x, scope, true);
+      flat.push(key);
+      return key;
     });
   }
 

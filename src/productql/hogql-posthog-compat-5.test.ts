@@ -316,7 +316,8 @@ describe('GROUP BY ALL / ROLLUP / CUBE / GROUPING SETS (the parser reports them 
   });
 
   it('ROLLUP, CUBE and GROUPING SETS add the subtotal rows (DuckDB; ClickHouse 18.16 has none of them: a 400)', async () => {
-    // NULLs sort last (PostHog's OrderExpr has no NULLS FIRST/LAST; ClickHouse and DuckDB put them last)
+    // A key left out of a subtotal row reads its type's default ('' for a String), as ClickHouse fills it without
+    // group_by_use_nulls (which PostHog's settings leave off); ORDER BY sees that value too
     const rollup = "SELECT event, count() FROM events WHERE event != 'big event' GROUP BY ROLLUP(event) ORDER BY event";
     const sets = "SELECT event, count() FROM events WHERE event != 'big event' GROUP BY GROUPING SETS ((event), ()) ORDER BY event";
     const cube = "SELECT event, distinct_id, count() FROM events WHERE event = 'signup' GROUP BY CUBE(event, distinct_id) ORDER BY event, distinct_id";
@@ -327,17 +328,29 @@ describe('GROUP BY ALL / ROLLUP / CUBE / GROUPING SETS (the parser reports them 
       return;
     }
     const expected = [
+      ['', 4],
       ['$pageview', 3],
       ['signup', 1],
-      [null, 4],
     ];
     expect(await rows(rollup)).toEqual(expected);
     expect(await rows(sets)).toEqual(expected);
     expect(await rows(cube)).toEqual([
+      ['', '', 1],
+      ['', 'alice', 1],
+      ['signup', '', 1],
       ['signup', 'alice', 1],
-      ['signup', null, 1],
-      [null, 'alice', 1],
-      [null, null, 1],
+    ]);
+    // a Nullable key (a property) reads NULL there, its type's default; NULLs sort last
+    expect(await rows("SELECT properties.$browser AS b, count() FROM events WHERE event = '$pageview' GROUP BY ROLLUP(b) ORDER BY b")).toEqual([
+      ['Chrome', 2],
+      ['Safari', 1],
+      [null, 3],
+    ]);
+    // a number key reads 0
+    expect(await rows("SELECT length(event) AS l, count() FROM events WHERE event != 'big event' GROUP BY ROLLUP(l) ORDER BY l")).toEqual([
+      [0, 4],
+      [6, 1],
+      [9, 3],
     ]);
     expect((await hogql(sets)).hogql).toBe("SELECT event, count() FROM events WHERE event != 'big event' GROUP BY GROUPING SETS ((event), ()) ORDER BY event ASC LIMIT 100");
   });
