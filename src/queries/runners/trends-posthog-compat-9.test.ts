@@ -422,6 +422,20 @@ describe('active-user math, formulas and compare on total values and cumulative 
     ]);
   });
 
+  it('compare: every item’s filter echoes the query’s own range (_query_to_filter reads the runner’s query_date_range), previous and formula items too', async () => {
+    const current = { date_from: '2020-01-06T00:00:00+00:00', date_to: '2020-01-09T23:59:59.999999+00:00' };
+    const r = await trends(P_MAIN, { series: [PV], ...RANGE, compareFilter: { compare: true } });
+    expect(r.results.map((x: any) => [x.compare_label, x.days[0], x.filter.date_from, x.filter.date_to])).toEqual([
+      ['current', '2020-01-06', current.date_from, current.date_to],
+      ['previous', '2020-01-02', current.date_from, current.date_to],
+    ]);
+    const f = await trends(P_MAIN, { series: [PV, PL], ...RANGE, compareFilter: { compare: true }, trendsFilter: { formula: 'A+B' } });
+    expect(f.results.map((x: any) => [x.compare_label, x.filter.date_from, x.filter.date_to])).toEqual([
+      ['current', current.date_from, current.date_to],
+      ['previous', current.date_from, current.date_to],
+    ]);
+  });
+
   it('compare_to -1d by hour over an explicit range: the same hours of the day before', async () => {
     const r = await trends(P_MAIN, {
       series: [PV],

@@ -550,6 +550,11 @@ interface Item {
   period: Period;
 }
 
+/**
+ * One result item. `range` is the query's own (current) range: PostHog's build_series_response echoes
+ * `_query_to_filter()`, which reads the runner's query_date_range, on every item, previous-period ones included (as
+ * their `action.days`).
+ */
 function shapeItem(env: Env, it: Item, buckets: Bucket[], label: string, action: Record<string, unknown> | null, range: QueryDateRange): Record<string, unknown> {
   const { d } = env;
   const base: Record<string, unknown> = {
@@ -658,7 +663,7 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
         for (const line of perSeries[i]) {
           const label =
             line.value === null ? seriesLabel(s) : series.length === 1 ? breakdownLabel(line.value) : `${seriesLabel(s)} - ${breakdownLabel(line.value)}`;
-          results.push(shapeItem(env, { seriesIndex: i, line, period: p }, buckets, label, seriesAction(s, i, actionExtra), p.range));
+          results.push(shapeItem(env, { seriesIndex: i, line, period: p }, buckets, label, seriesAction(s, i, actionExtra), range));
         }
       });
     }
@@ -683,7 +688,7 @@ export const trendsRunner: QueryRunner<TrendsQuery> = {
           items.sort((a, b) => compareBreakdownRanks({ value: a.value!, total: total(a, d.totalValue) }, { value: b.value!, total: total(b, d.totalValue) }));
         for (const line of items) {
           const label = f.custom_name || `Formula (${f.formula})`;
-          results.push(shapeItem(env, { seriesIndex: -1, line, period: p }, buckets, label, null, p.range));
+          results.push(shapeItem(env, { seriesIndex: -1, line, period: p }, buckets, label, null, range));
         }
       }
     }
