@@ -718,6 +718,20 @@ describe('test_funnel.py (more)', () => {
     // a 0 s conversion is left out of the times (funnel UDF: groupArrayIf(timings[i], timings[i] > 0)): none is left
     expect(r.results[1].average_conversion_time).toBeNull();
     expect(r.results[1].median_conversion_time).toBeNull();
+    // strict is a UDF funnel too; unordered is not (get_funnel_order_class returns FunnelUnordered whatever use_udf),
+    // and its SQL averages the 0 s conversion
+    const q = { series: [E('user signed up'), E('paid')], dateRange: { date_from: '2021-05-01', date_to: '2021-05-10' } };
+    const same = [ev('u', 'user signed up', '2021-05-01T00:00:00Z'), ev('u', 'paid', '2021-05-01T00:00:00Z'), ev('v', 'user signed up', '2021-05-01T00:00:00Z'), ev('v', 'paid', '2021-05-01T00:01:00Z')];
+    const strict = await funnel(same, { ...q, funnelsFilter: { funnelOrderType: 'strict' } });
+    expect(strict.results.map((s: any) => [s.count, s.average_conversion_time, s.median_conversion_time])).toEqual([
+      [2, null, null],
+      [2, 60, 60],
+    ]);
+    const unordered = await funnel(same, { ...q, funnelsFilter: { funnelOrderType: 'unordered' } });
+    expect(unordered.results.map((s: any) => [s.count, s.average_conversion_time, s.median_conversion_time])).toEqual([
+      [2, null, null],
+      [2, 30, 30],
+    ]);
   });
 
   it('funnelStepReference and layout are display only: the counts do not change', async () => {

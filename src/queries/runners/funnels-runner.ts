@@ -669,14 +669,17 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     return node.series.map((s, i) => {
       const reachedBy = results.filter((r) => r.reached[i]);
       // Zero-second conversions (a step at the instant of the previous one) count in `count` but not in the average or
-      // median: the funnel UDF collects `groupArrayIf(timings[i], timings[i] > 0)`.
+      // median of an ordered or strict funnel: the funnel UDF collects `groupArrayIf(timings[i], timings[i] > 0)`.
+      // Unordered funnels are not UDF ones (get_funnel_order_class: FunnelUnordered whatever use_udf): their SQL
+      // averages every conversion time, 0 s too.
       const times: number[] = [];
       if (i > 0)
         for (const r of reachedBy) {
           let j = i - 1;
           while (j >= 0 && (r.timings[j] === null || r.timings[j] === undefined)) j--;
-          const t = j >= 0 ? ((r.timings[i] as number) - (r.timings[j] as number)) / 1000 : 0;
-          if (t > 0) times.push(t);
+          if (j < 0) continue;
+          const t = ((r.timings[i] as number) - (r.timings[j] as number)) / 1000;
+          if (t > 0 || order === 'unordered') times.push(t);
         }
       return stepObject(
         s,
