@@ -14,6 +14,7 @@ import type { EventEngineBase } from '../engines/engine';
 import { notFound, validationError } from '../errors';
 import type { Page, Paged } from '../pagination';
 import type { ProjectService } from '../projects/project-service';
+import { drfTime } from '../projects/person-reader';
 import * as ast from '../productql/ast';
 import { PRODUCTQL_MAX_LIMIT } from '../productql';
 import { parseSelect } from '../productql/parser';
@@ -482,8 +483,9 @@ export class CohortService {
       query: null,
       is_calculating: false,
       created_by: r.created_by_id !== null ? (users.get(r.created_by_id) ?? null) : null,
-      created_at: r.created_at.toISOString(),
-      last_calculation: r.updated_at.toISOString(),
+      // DRF's DateTimeField: microseconds (`.106000Z`)
+      created_at: drfTime(r.created_at),
+      last_calculation: drfTime(r.updated_at),
       errors_calculating: 0,
       last_error_at: null,
       count,

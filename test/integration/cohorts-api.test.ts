@@ -60,6 +60,9 @@ describe('CRUD (test_cohort.py)', () => {
     expect(Object.keys(r.body).sort()).toEqual(FIELDS);
     expect(r.body).toMatchObject({ name: 'whatever', description: '', filters: JANE, groups: [], deleted: false, is_static: false, is_calculating: false, count: 1, cohort_type: 'person_property' });
     expect(r.body.created_by).toMatchObject({ id: expect.any(Number), email: expect.any(String) });
+    // DRF's DateTimeField renders microseconds (none when there are none)
+    const drf = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/);
+    expect([r.body.created_at, r.body.last_calculation]).toEqual([drf, drf]);
 
     const u = await s.api('PATCH', `${base()}${r.body.id}/`, { name: 'whatever2', description: 'A great cohort!', groups: [{ properties: [{ key: 'name', value: 'John' }] }], filters: null });
     expect(u.status).toBe(200);
