@@ -553,34 +553,34 @@ export function nestingDepthExceeds(value: unknown, limit: number): boolean {
 const NUMERIC_ID_LITERAL = /"\$?distinct_id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
 
 /**
- * An integral number id as rust capture prints it (serde_json's `Value::to_string`), where JavaScript's String() differs:
- * a literal written with a fraction or an exponent is an f64, printed with `.0` (`23.0` → "23.0", `1e2` → "100.0"); one
- * written as an integer is an i64/u64, printed exactly (beyond 2^53 too). Read from the request's text, looked at only
- * when an id is an integral number (rare); the same value written both ways reads as the integer.
+ * The integral number ids of a request's JSON text as rust capture prints them (serde_json's `Value::to_string`),
+ * keyed by value, where JavaScript's String() differs: a literal written with a fraction or an exponent is an f64,
+ * printed by ryu with `.0` (`23.0` → "23.0", `1e2` → "100.0"), in exponent form from 1e16 (`1e16`); one written as an
+ * integer is an i64/u64, printed exactly (beyond 2^53 too). The same value written both ways reads as the integer.
+ * Built once per request, and only when an id is an integral number (rare).
  */
-function integralIdText(v: number, json: string | undefined): string {
-  const plain = String(v);
-  if (json === undefined) return plain;
-  let asFloat = false;
+function integralIdTexts(json: string): Map<number, string> {
+  const out = new Map<number, string>();
+  const integer = new Set<number>();
   NUMERIC_ID_LITERAL.lastIndex = 0;
   for (let m = NUMERIC_ID_LITERAL.exec(json); m; m = NUMERIC_ID_LITERAL.exec(json)) {
     const lit = m[1];
-    if (Number(lit) !== v) continue;
+    const v = Number(lit);
+    if (!Number.isInteger(v) || integer.has(v)) continue;
     // an integer beyond i64/u64 (and -0) is an f64 to serde_json
-    if (!/[.eE]/.test(lit) && lit !== '-0' && BigInt(lit) >= -(2n ** 63n) && BigInt(lit) < 2n ** 64n) return lit;
-    asFloat = true;
+    if (!/[.eE]/.test(lit) && lit !== '-0' && BigInt(lit) >= -(2n ** 63n) && BigInt(lit) < 2n ** 64n) {
+      out.set(v, lit);
+      integer.add(v);
+    } else if (!out.has(v)) out.set(v, Math.abs(v) < 1e16 ? `${Object.is(v, -0) ? '-0' : String(v)}.0` : v.toExponential().replace('e+', 'e'));
   }
-  if (!asFloat) return plain;
-  // ryu (serde_json's f64 printer): integral values below 1e16 with `.0`, larger ones in exponent form (`1e16`)
-  if (Math.abs(v) < 1e16) return (Object.is(v, -0) ? '-0' : plain) + '.0';
-  return v.toExponential().replace('e+', 'e');
+  return out;
 }
 
-function stringifyId(v: unknown, json?: string): string | null {
+function stringifyId(v: unknown, ctx?: NormalizeContext): string | null {
   if (v === undefined || v === null) return null;
   let s: string;
   if (typeof v === 'string') s = v;
-  else if (typeof v === 'number' && Number.isInteger(v)) s = integralIdText(v, json);
+  else if (typeof v === 'number' && Number.isInteger(v) && ctx?.json !== undefined) s = (ctx.idTexts ??= integralIdTexts(ctx.json)).get(v) ?? String(v);
   else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') s = String(v);
   else {
     // Keys sorted, as rust capture's serde_json (its maps are BTreeMaps) prints an object id: v0_request.rs
@@ -620,8 +620,10 @@ export interface NormalizeContext {
   historical?: boolean;
   /** Position used in error messages. */
   index?: number;
-  /** The request's JSON text, where an integral number id is read as written ({@link integralIdText}). Default none: String(id). */
+  /** The request's JSON text, where an integral number id is read as written ({@link integralIdTexts}). Default none: String(id). */
   json?: string;
+  /** integralIdTexts(json), built on first use. */
+  idTexts?: Map<number, string>;
   /**
    * The client's IP address ({@link CaptureRequestParts.ip}), set as `$ip` when the event has none. The event's own
    * properties object gets it (parseCaptureRequest's own parse, never a caller's object).
@@ -671,7 +673,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent
   else if (isPlainObject(raw.properties)) props = raw.properties;
   else throw new CaptureError(400, `invalid event${at(ctx)}: properties must be a JSON object`);
 
-  const distinct = stringifyId(raw.distinct_id ?? raw.$distinct_id ?? props.distinct_id, ctx.json);
+  const distinct = stringifyId(raw.distinct_id ?? raw.$distinct_id ?? props.distinct_id, ctx);
   if (distinct === null) throw new CaptureError(400, `event submitted without a distinct_id${at(ctx)}`);
 
   for (const key of ['$set', '$set_once'] as const) {
