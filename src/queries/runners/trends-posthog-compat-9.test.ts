@@ -484,3 +484,40 @@ describe('test_aggregation_operations.py test_all_cases_return: every math answe
     expect(table.results[0].aggregated_value).toBeCloseTo(aggregated, 9);
   });
 });
+
+describe('a project far east of UTC (Pacific/Auckland, +13:00 in January; reference §1.5: buckets are local)', () => {
+  beforeEach(() => freeze('2020-01-10T12:00:00Z'));
+  const NZ = { timezone: 'Pacific/Auckland' };
+  const DAYS = ['2020-01-06', '2020-01-07', '2020-01-08', '2020-01-09'];
+
+  // Local times: u1 Jan 6 23:00, Jan 7 00:00 and 23:00, Jan 9 23:00; u2 Jan 7 01:00, Jan 8 01:00, Jan 9 00:00; u3 Jan 3 23:00,
+  // Jan 8 00:00; u4 Jan 8 23:00; u2 Jan 1 23:00.
+  it('volume, dau, weekly_active and a breakdown by local day; the 11:00 UTC event is the next local day', async () => {
+    const pv = await trends(P_MAIN, { series: [PV], ...RANGE }, NZ);
+    expect([pv.results[0].days, pv.results[0].data]).toEqual([DAYS, [1, 3, 3, 2]]);
+    const dau = await trends(P_MAIN, { series: [{ ...PV, math: 'dau' }], ...RANGE }, NZ);
+    expect(dau.results[0].data).toEqual([1, 2, 3, 2]);
+    const wau = await trends(P_MAIN, { series: [{ ...PV, math: 'weekly_active' }], ...RANGE }, NZ);
+    expect(wau.results[0].data).toEqual([3, 3, 4, 4]);
+    const bd = await trends(P_MAIN, { series: [PV], ...RANGE, breakdownFilter: { breakdown: '$browser' } }, NZ);
+    expect(valueData(bd)).toEqual([
+      ['Chrome', [1, 2, 2, 1]],
+      ['Firefox', [0, 1, 0, 1]],
+      ['Safari', [0, 0, 1, 0]],
+    ]);
+  });
+
+  it('compare, week and hour buckets and a total value, all local', async () => {
+    const cmp = await trends(P_MAIN, { series: [PV], dateRange: { date_from: '2020-01-08', date_to: '2020-01-09' }, compareFilter: { compare: true } }, NZ);
+    expect(cmp.results.map((x: any) => [x.compare_label, x.days, x.data])).toEqual([
+      ['current', ['2020-01-08', '2020-01-09'], [3, 2]],
+      ['previous', ['2020-01-06', '2020-01-07'], [1, 3]],
+    ]);
+    const week = await trends(P_MAIN, { series: [PV], ...RANGE, interval: 'week' }, NZ);
+    expect([week.results[0].days, week.results[0].data]).toEqual([['2020-01-05'], [9]]);
+    const hour = await trends(P_MAIN, { series: [PV], dateRange: { date_from: '2020-01-07T00:00:00', date_to: '2020-01-07T02:00:00' }, interval: 'hour' }, NZ);
+    expect([hour.results[0].days, hour.results[0].data]).toEqual([['2020-01-07 00:00:00', '2020-01-07 01:00:00', '2020-01-07 02:00:00'], [1, 1, 0]]);
+    const table = await trends(P_MAIN, { series: [{ ...PV, math: 'dau' }], ...RANGE, trendsFilter: { display: 'ActionsTable' } }, NZ);
+    expect(table.results[0].aggregated_value).toBe(4);
+  });
+});
