@@ -225,6 +225,27 @@ describe('test_timezones: a project timezone ahead of UTC (reference §1.5: buck
     expect(byStatus(r)).toEqual({ new: [1, 0, 0, 0], returning: [0, 0, 0, 0], resurrecting: [0, 0, 1, 0], dormant: [0, -1, 0, -1] });
   });
 
+  it('US/Pacific by hour on the spring-forward day (Mar 8 2020): no 02:00 hour; 01:30 PST then 03:30 PDT is returning', async () => {
+    // LifecycleQueryRunner's periods are `start_of_period - INTERVAL 1 HOUR` in ClickHouse (real time), so the hour
+    // before 03:00 PDT is 01:00 PST. p1 (created Mar 1): 09:30Z = 01:30 PST, 10:30Z = 03:30 PDT, 12:30Z = 05:30 PDT.
+    const s = await db.project(
+      [{ distinct_ids: ['s'], created_at: '2020-03-01T00:00:00Z' }],
+      ['2020-03-08T09:30:00Z', '2020-03-08T10:30:00Z', '2020-03-08T12:30:00Z'].map((timestamp) => ({ event: '$pageview', distinct_id: 's', timestamp })),
+    );
+    const dateRange = { date_from: '2020-03-08T00:00:00', date_to: '2020-03-08T06:00:00' };
+    const r = await lifecycle(s, { interval: 'hour', dateRange }, { timezone: 'US/Pacific' });
+    expect(r.results[0].days).toEqual(['2020-03-08 00:00:00', '2020-03-08 01:00:00', '2020-03-08 03:00:00', '2020-03-08 04:00:00', '2020-03-08 05:00:00', '2020-03-08 06:00:00']);
+    expect(r.results[0].labels).toEqual(['8-Mar-2020 00:00', '8-Mar-2020 01:00', '8-Mar-2020 03:00', '8-Mar-2020 04:00', '8-Mar-2020 05:00', '8-Mar-2020 06:00']);
+    expect(byStatus(r)).toEqual({
+      new: [0, 0, 0, 0, 0, 0],
+      returning: [0, 0, 1, 0, 0, 0],
+      resurrecting: [0, 1, 0, 0, 1, 0],
+      dormant: [0, 0, 0, -1, 0, -1],
+    });
+    const source = { kind: 'LifecycleQuery', series: [PV], interval: 'hour', dateRange };
+    expect(await actorsOf(s, { source, day: '2020-03-08 03:00:00', status: 'returning' }, { timezone: 'US/Pacific' })).toEqual(['s']);
+  });
+
   it('Asia/Tokyo by week: a Saturday-evening UTC event is on the local Sunday, in the next week', async () => {
     // created and seen Sat Feb 8 20:00Z (= Sun Feb 9 05:00 JST), seen again Sat Feb 15 16:00Z (= Sun Feb 16 01:00 JST)
     const w = await db.project(
