@@ -1,7 +1,7 @@
 import { parseSelectSync, initParser } from '../productql';
 import { columnsOfResponse, columnTypeOf, diffColumns } from './columns';
 import { csvCell, rowStream } from './stream';
-import { applyMagic, checkPlaceholders, codeNameOf, idsWanting, isRequired, magicVariables, placeholderNames, resolveValues, withSavedDefaults } from './variables';
+import { applyMagic, checkPlaceholders, codeNameOf, isRequired, magicVariables, placeholderNames, resolveValues, savedVariableRefs, unknownSavedVariables, withSavedDefaults } from './variables';
 import type { EndpointVariable } from '../store/entities/endpoint-version';
 
 beforeAll(() => initParser());
@@ -154,7 +154,7 @@ describe('saved variables (PostHog’s InsightVariable, posthog/api/insight_vari
       c: { variableId: id, code_name: 'foo', value: 'bar' },
       d: { variableId: id, code_name: 'foo', isNull: true },
     };
-    expect(idsWanting(defs)).toEqual([id, 'b']);
+    expect(savedVariableRefs(defs)).toEqual([id, id, id]);
     expect(withSavedDefaults(defs, saved)).toEqual({
       [id]: { variableId: id, code_name: 'foo', value: 'some value' },
       b: { variableId: 'b', code_name: 'foo', value: 'some value' },
@@ -169,7 +169,6 @@ describe('saved variables (PostHog’s InsightVariable, posthog/api/insight_vari
       empty: { variableId: id, code_name: 'foo', value: '' },
       no: { variableId: id, code_name: 'foo', value: false },
     };
-    expect(idsWanting(defs)).toEqual([]);
     expect(withSavedDefaults(defs, saved)).toEqual(defs);
   });
 
@@ -177,6 +176,19 @@ describe('saved variables (PostHog’s InsightVariable, posthog/api/insight_vari
     const defs = { x: { variableId: 'x', code_name: 'other' } };
     expect(withSavedDefaults(defs, saved)).toEqual(defs);
     expect(withSavedDefaults(defs, [])).toBe(defs);
-    expect(idsWanting({ plain: 5, y: { code_name: 'y' } })).toEqual([]);
+    expect(savedVariableRefs({ plain: 5, y: { code_name: 'y' }, z: { variableId: 'z', code_name: 'z' } })).toEqual([]);
+  });
+
+  it('a definition naming a saved variable (a UUID) no saved variable of its code name answers does not exist; inline ones bind', () => {
+    const other = '0190f0c2-2222-7000-8000-000000000002';
+    const defs = {
+      [id]: { variableId: id, code_name: 'foo' },
+      [other]: { variableId: other, code_name: 'gone' },
+      renamed: { variableId: id, code_name: 'bar' },
+      inline: { variableId: 'inline', code_name: 'own' },
+      both: { variableId: other, code_name: 'own' },
+    };
+    expect([...unknownSavedVariables(defs, saved)]).toEqual(['gone', 'bar']);
+    expect([...unknownSavedVariables(defs, [])]).toEqual(['foo', 'gone', 'bar']);
   });
 });

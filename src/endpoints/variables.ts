@@ -53,20 +53,44 @@ interface VariableDefinition {
 const isDefinition = (v: unknown): v is VariableDefinition =>
   !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { code_name?: unknown }).code_name === 'string';
 
-/** The saved variable ids of the definitions without a value (null or absent, not `isNull`): those a default may fill. */
-export function idsWanting(defs: Record<string, unknown> | null | undefined): string[] {
+/** A saved variable's id (src/insights/insight-variable-service.ts: a UUID). */
+const SAVED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The saved variables the definitions name: their `variableId`s that are saved-variable ids (UUIDs). Any other id
+ * (or none) is Quarry's inline definition, bound as given — the REST readers' own queries name their values so; in
+ * PostHog every definition names a saved variable.
+ */
+export function savedVariableRefs(defs: Record<string, unknown> | null | undefined): string[] {
   const out: string[] = [];
-  for (const v of Object.values(defs ?? {})) {
-    if (isDefinition(v) && typeof v.variableId === 'string' && (v.value === undefined || v.value === null) && v.isNull !== true) out.push(v.variableId);
-  }
+  for (const v of Object.values(defs ?? {})) if (isDefinition(v) && typeof v.variableId === 'string' && SAVED_ID.test(v.variableId)) out.push(v.variableId);
   return out;
+}
+
+/**
+ * PostHog's replace_variables: the code names of definitions naming a saved variable (see {@link savedVariableRefs})
+ * that no saved variable among them answers — "Variable <code_name> does not exist" once the query uses them.
+ * `saved`: the project's saved variables among the definitions' ids. A code name an inline definition also gives is
+ * bound by that one.
+ */
+export function unknownSavedVariables(defs: Record<string, unknown>, saved: SavedVariable[]): Set<string> {
+  const known = new Set(saved.map((s) => s.code_name));
+  const inline = new Set<string>();
+  const unknown = new Set<string>();
+  for (const v of Object.values(defs)) {
+    if (!isDefinition(v)) continue;
+    if (typeof v.variableId === 'string' && SAVED_ID.test(v.variableId)) {
+      if (!known.has(v.code_name)) unknown.add(v.code_name);
+    } else inline.add(v.code_name);
+  }
+  for (const name of inline) unknown.delete(name);
+  return unknown;
 }
 
 /**
  * PostHog's replace_variables: a definition without a value takes the `default_value` of the saved variable with its
  * code name among the saved variables the definitions name (`saved`: those of the project). `isNull: true` stays NULL;
- * a definition no saved variable answers is left as it is (Quarry binds NULL, where PostHog's would fail: "Variable
- * <code_name> does not exist").
+ * a definition no saved variable answers is left as it is (see {@link unknownSavedVariables}).
  */
 export function withSavedDefaults<T extends Record<string, unknown>>(defs: T, saved: SavedVariable[]): T {
   if (!saved.length) return defs;

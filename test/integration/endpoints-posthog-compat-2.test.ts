@@ -776,11 +776,29 @@ describe('saved variables in HogQL queries (posthog/hogql/variables.py replace_v
     await s.api('PATCH', `/api/projects/${vp}/insight_variables/${foo.id}/`, { default_value: 'some value' });
   });
 
-  it('another project’s variable gives no default (replace_variables reads the team’s own)', async () => {
-    const r = await s.api('POST', `/api/projects/${p}/query/`, {
-      query: { kind: 'HogQLQuery', query: "select coalesce({variables.foo}, 'none') as foo", variables: { [foo.id]: { variableId: foo.id, code_name: 'foo' } } },
-    });
-    expect(r.body.results).toEqual([['none']]);
+  it('another project’s variable does not exist here (replace_variables reads the team’s own), with a value too', async () => {
+    for (const def of [{}, { value: 'given' }]) {
+      const r = await s.api('POST', `/api/projects/${p}/query/`, {
+        query: { kind: 'HogQLQuery', query: "select coalesce({variables.foo}, 'none') as foo", variables: { [foo.id]: { variableId: foo.id, code_name: 'foo', ...def } } },
+      });
+      expect([r.status, r.body.type, r.body.detail]).toEqual([400, 'validation_error', 'Variable foo does not exist']);
+    }
+  });
+
+  it('test_variables.py: a definition whose saved variable has another code name, or is deleted, does not exist; no definition is “missing from query”', async () => {
+    const asked = (variables: Record<string, unknown>) =>
+      s.api('POST', `/api/projects/${vp}/query/`, { query: { kind: 'HogQLQuery', query: 'select {variables.bar} as bar', variables } });
+    const renamed = await asked({ [foo.id]: { variableId: foo.id, code_name: 'bar', value: 1 } });
+    expect([renamed.status, renamed.body.detail]).toEqual([400, 'Variable bar does not exist']);
+    const missing = await asked({ [foo.id]: { variableId: foo.id, code_name: 'foo', value: 1 } });
+    expect([missing.status, missing.body.detail]).toEqual([400, 'Variable bar is missing from query']);
+    const bar = (await s.api('POST', `/api/projects/${vp}/insight_variables/`, { name: 'Bar', type: 'Number', default_value: 7 })).body;
+    expect((await asked({ [bar.id]: { variableId: bar.id, code_name: 'bar' } })).body.results).toEqual([[7]]);
+    expect((await s.api('DELETE', `/api/projects/${vp}/insight_variables/${bar.id}/`)).status).toBe(204);
+    const deleted = await asked({ [bar.id]: { variableId: bar.id, code_name: 'bar' } });
+    expect([deleted.status, deleted.body.detail]).toEqual([400, 'Variable bar does not exist']);
+    // a definition that is no saved variable's (no UUID id) is Quarry's own, bound as given
+    expect((await asked({ inline: { variableId: 'inline', code_name: 'bar', value: 3 } })).body.results).toEqual([[3]]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validationError } from '../../errors';
+import { isUserError, UserError, validationError } from '../../errors';
 import { productqlError } from '../../productql/errors';
 import { assertResultSize } from '../../limits';
 import { ast, compileProductQL, parseSelect, shapeResult, type CompileProductQLInput, type CompiledProductQL, type Expr, type Query } from '../../productql';
@@ -10,7 +10,7 @@ import { ensureFilterParser, propertiesToExpr, testAccountFiltersExpr } from '..
 import { dateRangeSchema, propertiesSchema } from '../insights/schema';
 import type { QueryRunner, RunnerContext } from '../runner';
 import { productqlQuerySchema, variableValues } from '../schema/productql-query';
-import { idsWanting, withSavedDefaults } from '../../endpoints/variables';
+import { savedVariableRefs, unknownSavedVariables, withSavedDefaults } from '../../endpoints/variables';
 import { MAY_MATCH_ACTION, withActions } from '../../actions/productql-actions';
 
 /** PostHog's `HogQLFilters`: what `{filters}` in a HogQLQuery expands to (reference §8.3). */
@@ -50,17 +50,27 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
     const filtered = FILTERS_PLACEHOLDER.test(node.query) ? await ctx.timings.measure('filters', () => withFilters(node.query, node.filters, ctx)) : node.query;
     // matchesAction(x), in the text or in a hogql filter of {filters}: the saved action's condition (src/actions/productql-actions.ts)
     const query = MAY_MATCH_ACTION.test(node.query) || typeof filtered !== 'string' ? await withActions(filtered, ctx.project.id, ctx.actions) : filtered;
-    // definitions of saved variables without a value take the saved default (PostHog's replace_variables)
-    const wanting = ctx.variables ? idsWanting(node.variables) : [];
-    const defs = wanting.length ? withSavedDefaults(node.variables!, await ctx.variables!.savedVariables(ctx.project.id, wanting)) : node.variables;
+    // definitions of saved variables take the saved default when they have no value, and one naming no saved variable
+    // of that code name does not exist (PostHog's replace_variables)
+    const refs = ctx.variables ? savedVariableRefs(node.variables) : [];
+    const saved = refs.length ? await ctx.variables!.savedVariables(ctx.project.id, refs) : [];
+    const defs = saved.length ? withSavedDefaults(node.variables!, saved) : node.variables;
+    const unknown = refs.length ? unknownSavedVariables(node.variables!, saved) : NO_NAMES;
+    const variables = variableValues(defs);
+    for (const name of unknown) delete variables[name];
     const compiled = await ctx.timings.measure('print', () =>
       compileMemo({
         ...projectCompileInput(ctx),
         query,
-        variables: variableValues(defs),
+        variables,
         values: node.values,
         limit: node.limit,
         offset: node.offset,
+      }).catch((e: unknown) => {
+        // the printer finds the placeholder: its "missing" is, for such a definition, PostHog's "does not exist"
+        const name = isUserError(e) && e.code === 'productql_missing_variable' ? /^Variable (.+) is missing from query$/.exec(e.message)?.[1] : undefined;
+        if (name !== undefined && unknown.has(name)) throw productqlError(`Variable ${name} does not exist`, e instanceof UserError ? e.span : undefined, 'productql_missing_variable');
+        throw e;
       }),
     );
     const result = await executeCompiled(ctx, compiled);
@@ -82,6 +92,8 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
     };
   },
 };
+
+const NO_NAMES: ReadonlySet<string> = new Set();
 
 /** Compiled queries kept by {@link compileMemo} (oldest forgotten first). */
 export const COMPILE_MEMO_ENTRIES = 500;
