@@ -262,6 +262,21 @@ describe('static and dynamic (test_cohort.py)', () => {
     expect((await s.api('GET', `${base()}${d.id}/`)).body.is_static).toBe(true);
   });
 
+  it('a static cohort created with criteria keeps them and holds only its list (CohortSerializer takes them; the frontend sends filters {properties: {}})', async () => {
+    const p3 = (await s.api('GET', `/api/projects/${p}/persons/?distinct_id=p3`)).body.results[0].uuid;
+    const c = await create({ name: 'static with criteria', is_static: true, filters: SOMETHING, _create_static_person_ids: [p3] });
+    expect(c).toMatchObject({ is_static: true, cohort_type: 'static', count: 1, filters: SOMETHING });
+    expect(await members(c.id)).toEqual(['p3']);
+    expect(await inCohort(c.id)).toBe(1);
+    const legacy = await create({ name: 'static with groups', is_static: true, groups: [{ properties: [{ key: 'email', value: 'a@posthog.com', type: 'person' }] }] });
+    expect([legacy.count, await inCohort(legacy.id)]).toEqual([0, 0]);
+    const frontend = await create({ name: 'from the frontend', is_static: true, filters: { properties: {} } });
+    expect([frontend.count, frontend.cohort_type]).toEqual([0, 'static']);
+    // a PATCH of its criteria keeps the list too
+    const r = await s.api('PATCH', `${base()}${c.id}/`, { filters: { properties: group('AND', person('email', 'b@x.io')) } });
+    expect([r.status, r.body.count, await members(c.id)]).toEqual([200, 1, ['p3']]);
+  });
+
   it('a dynamic cohort is not made static in place: the answer points to the copy action', async () => {
     const c = await create({ filters: SOMETHING });
     const r = await s.api('PATCH', `${base()}${c.id}/`, { is_static: true });
