@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isUserError, UserError, validationError } from '../../errors';
+import { isUserError, validationError } from '../../errors';
 import { productqlError } from '../../productql/errors';
 import { assertResultSize } from '../../limits';
 import { ast, compileProductQL, parseSelect, shapeResult, type CompileProductQLInput, type CompiledProductQL, type Expr, type Query } from '../../productql';
@@ -68,9 +68,9 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
         offset: node.offset,
       }).catch((e: unknown) => {
         // the printer finds the placeholder: its "missing" is, for such a definition, PostHog's "does not exist"
-        const name = isUserError(e) && e.code === 'productql_missing_variable' ? /^Variable (.+) is missing from query$/.exec(e.message)?.[1] : undefined;
-        if (name !== undefined && unknown.has(name)) throw productqlError(`Variable ${name} does not exist`, e instanceof UserError ? e.span : undefined, 'productql_missing_variable');
-        throw e;
+        if (!isUserError(e) || e.code !== 'productql_missing_variable') throw e;
+        const name = /^Variable (.+) is missing from query$/.exec(e.message)?.[1];
+        throw name !== undefined && unknown.has(name) ? productqlError(`Variable ${name} does not exist`, e.span, e.code) : e;
       }),
     );
     const result = await executeCompiled(ctx, compiled);
