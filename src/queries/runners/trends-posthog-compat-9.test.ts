@@ -414,6 +414,20 @@ describe('active-user math, formulas and compare on total values and cumulative 
     ]);
   });
 
+  it('BoldNumber compare_to -1w over -3d: the exact 72 hours a week earlier (Dec 31 12:00 .. Jan 3 12:00); with a date_to the periods are whole days', async () => {
+    const exact = await trends(P_MAIN, { series: [PV], dateRange: { date_from: '-3d' }, compareFilter: { compare: true, compare_to: '-1w' }, trendsFilter: { display: 'BoldNumber' } });
+    expect(exact.results.map((x: any) => [x.compare_label, x.aggregated_value])).toEqual([
+      ['current', 4],
+      ['previous', 2],
+    ]);
+    expect(exact.resolved_date_range).toEqual({ date_from: '2020-01-07T12:00:00+00:00', date_to: '2020-01-10T12:00:00+00:00' });
+    const days = await trends(P_MAIN, { series: [PV], dateRange: { date_from: '-3d', date_to: '-1d' }, compareFilter: { compare: true }, trendsFilter: { display: 'BoldNumber' } });
+    expect(days.results.map((x: any) => [x.compare_label, x.aggregated_value])).toEqual([
+      ['current', 6],
+      ['previous', 3],
+    ]);
+  });
+
   it('unique_session with compare: distinct sessions per day of each period, labelled by position', async () => {
     const r = await trends(P_MAIN, { series: [{ ...PV, math: 'unique_session' }], dateRange: { date_from: '2020-01-08', date_to: '2020-01-09' }, compareFilter: { compare: true } });
     expect(r.results.map((x: any) => [x.compare_label, x.days, x.labels, x.data])).toEqual([
