@@ -577,6 +577,42 @@ describe('legacy routes with hogql filters and breakdowns (test_insight.py test_
     ]);
   });
 
+  it('test_insight_trends_basic: the legacy answer names the series’ action and the project’s timezone', async () => {
+    const r = await trend({});
+    expect([r.body.result[0].count, r.body.result[0].action.name, r.body.timezone]).toEqual([25, '$pageview', 'UTC']);
+  });
+
+  it('test_insight_trends_cumulative: total, unique users counted once over the range, and a breakdown', async () => {
+    const cp = await newProject(s, 'insights compat 3 cumulative');
+    const ev = (d: string, ts: string, key: string) => ({ event: '$pageview', distinct_id: d, timestamp: ts, properties: { key } });
+    await s.server.services.ingestor.import(cp, {
+      persons: ['p1', 'p2', 'p3'].map((d) => ({ distinct_ids: [d], properties: { key: 'some_val' } })),
+      events: [
+        ev('p1', '2012-01-13T03:21:34Z', 'val'),
+        ev('p1', '2012-01-13T03:21:34Z', 'val'),
+        ev('p1', '2012-01-14T03:21:34Z', 'val'),
+        ev('p2', '2012-01-14T03:21:34Z', 'notval'),
+        ev('p3', '2012-01-14T03:21:34Z', 'val'),
+      ],
+    });
+    await s.server.services.ingestor.flush();
+    const cumulative = async (params: Record<string, unknown>) => {
+      const r = await s.api('GET', `${base(cp)}trend/?${qs({ events: [{ id: '$pageview' }], display: 'ActionsLineGraphCumulative', ...RANGE, ...params })}`);
+      expect(r.status).toBe(200);
+      return r.body.result.map((x: { breakdown_value?: unknown; data: number[] }) => [x.breakdown_value ?? null, x.data]);
+    };
+    expect(await cumulative({})).toEqual([[null, [0, 0, 0, 0, 0, 2, 5, 5]]]);
+    expect(await cumulative({ events: [{ id: '$pageview', math: 'dau' }] })).toEqual([[null, [0, 0, 0, 0, 0, 1, 3, 3]]]);
+    expect(await cumulative({ breakdown: 'key' })).toEqual([
+      ['val', [0, 0, 0, 0, 0, 2, 4, 4]],
+      ['notval', [0, 0, 0, 0, 0, 0, 1, 1]],
+    ]);
+    expect(await cumulative({ events: [{ id: '$pageview', math: 'dau' }], breakdown: 'key' })).toEqual([
+      ['val', [0, 0, 0, 0, 0, 1, 2, 2]],
+      ['notval', [0, 0, 0, 0, 0, 0, 1, 1]],
+    ]);
+  });
+
   it('a hogql property naming nothing: 400 with the resolver’s message', async () => {
     const r = await trend({ properties: [{ key: 'bla', type: 'hogql' }] });
     expect([r.status, r.body.detail]).toEqual([400, 'Unable to resolve field: bla']);
