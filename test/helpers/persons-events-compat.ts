@@ -345,6 +345,12 @@ export function describePersonsEventsCompat(engine: string, server: () => TestSe
       ['a property group', { type: 'OR', values: [{ key: '$browser', value: 'Chrome' }, { key: '$ip', value: '8.8.8.8' }] }, '', ['random event/some-random-uid', 'event_name/2']],
       ['with distinct_id', [{ key: '$browser', operator: 'is_set', value: 'is_set' }], 'distinct_id=2', ['event_name/2', 'event_name/2']],
       ['a hogql filter', [{ type: 'hogql', key: "properties.$ip = '8.8.8.8'" }], '', ['random event/some-random-uid']],
+      // event_metadata reads the events column: distinct_id, and $group_0 / $session_id, which hold '' when the event
+      // has none (PostHog's String columns), so is_set holds and is_not_set never does
+      ['event_metadata distinct_id', [{ type: 'event_metadata', key: 'distinct_id', value: 'some-other-one' }], '', ['random event/some-other-one']],
+      ['event_metadata $group_0 is_set', [{ type: 'event_metadata', key: '$group_0', operator: 'is_set' }], 'event=event_name', ['event_name/2', 'event_name/2']],
+      ['event_metadata $session_id exact ""', [{ type: 'event_metadata', key: '$session_id', value: '' }], 'event=event_name', ['event_name/2', 'event_name/2']],
+      ['event_metadata $group_0 is_not_set', [{ type: 'event_metadata', key: '$group_0', operator: 'is_not_set' }], 'event=event_name', []],
     ])('properties: %s', async (_n, props, extra, want) => {
       const r = await list(`?properties=${encodeURIComponent(JSON.stringify(props))}${extra ? `&${extra}` : ''}`);
       expect(r.results.map((e) => `${e.event}/${e.distinct_id}`)).toEqual(want);
