@@ -95,7 +95,7 @@ export interface PersonalKeyView {
   mask_value: string;
   scopes: string[];
   scoped_teams: number[] | null;
-  /** Null, or the empty list a creating request sent: Quarry has one organization (PostHog's field). */
+  /** Null, or the empty list sent (PostHog's field): Quarry has one organization. */
   scoped_organizations?: string[] | null;
   user_id?: number;
   created_at: string;
@@ -129,7 +129,7 @@ const personalView = (k: PersonalApiKey, value?: string): PersonalKeyView => ({
   mask_value: k.mask_value,
   scopes: k.scopes,
   scoped_teams: k.scoped_teams,
-  scoped_organizations: null,
+  scoped_organizations: k.scoped_organizations ?? null,
   user_id: k.user_id,
   created_at: k.created_at.toISOString(),
   last_used_at: iso(k.last_used_at),
@@ -188,6 +188,7 @@ export class KeyService {
     if (body.label !== undefined) key.label = body.label;
     if (body.scopes !== undefined) key.scopes = body.scopes;
     if (body.scoped_teams !== undefined) key.scoped_teams = body.scoped_teams;
+    if (body.scoped_organizations !== undefined) key.scoped_organizations = body.scoped_organizations;
     // a TypeORM write: remembered principals are forgotten before it returns (metadata-watch), so it applies at once
     return personalView(await this.store.personalKeys.save(key));
   }
@@ -246,8 +247,7 @@ export class KeyService {
     if ((await this.store.personalKeys.countBy({ user_id: p.userId, revoked_at: IsNull() })) >= this.maxPersonalKeys) {
       throw validationError(`You can only have ${this.maxPersonalKeys} personal API keys. Remove an existing key before creating a new one.`);
     }
-    const view = await this.issuePersonal(p.userId, body);
-    return body.scoped_organizations ? { ...view, scoped_organizations: body.scoped_organizations } : view;
+    return this.issuePersonal(p.userId, body);
   }
 
   /** Creates a personal key without a principal: bootstrap and the CLI. `value` defaults to a random key. */
@@ -264,6 +264,7 @@ export class KeyService {
       mask_value: maskKey(value),
       scopes: body.scopes,
       scoped_teams: body.scoped_teams,
+      scoped_organizations: body.scoped_organizations ?? null,
       last_used_at: null,
       last_rolled_at: null,
       revoked_at: null,

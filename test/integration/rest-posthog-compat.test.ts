@@ -291,6 +291,20 @@ describe('personal API keys (test_personal_api_keys.py)', () => {
     expect((await s.api('POST', '/api/personal_api_keys/', { label: 'org', scopes: ['insight:read'], scoped_organizations: null })).body.scoped_organizations).toBeNull();
   });
 
+  it('scoped_organizations is kept as sent (PostHog’s ArrayField, null=True): [] reads back as [] on retrieve and list; PATCH changes it', async () => {
+    const made = await newKey({ scopes: ['insight:read'], scoped_organizations: [] });
+    expect(made.scoped_organizations).toEqual([]);
+    const got = async () => (await s.api('GET', `/api/personal_api_keys/${made.id}/`)).body.scoped_organizations;
+    expect(await got()).toEqual([]);
+    const listed = (await s.api('GET', '/api/personal_api_keys/?limit=1000')).body.results.find((k: { id: string }) => k.id === made.id);
+    expect(listed.scoped_organizations).toEqual([]);
+    expect((await s.api('PATCH', `/api/personal_api_keys/${made.id}/`, { scoped_organizations: null })).body.scoped_organizations).toBeNull();
+    expect(await got()).toBeNull();
+    expect((await s.api('PATCH', `/api/personal_api_keys/${made.id}/`, { scoped_organizations: [] })).body.scoped_organizations).toEqual([]);
+    // a key made without the field has none
+    expect((await newKey({ scopes: ['insight:read'] })).scoped_organizations).toBeNull();
+  });
+
   it('the label is the model’s CharField(max_length=40) through DRF: trimmed, then at most 40 characters, on create and update', async () => {
     const tooLong = { type: 'validation_error', code: 'max_length', detail: 'Ensure this field has no more than 40 characters.', attr: 'label' };
     const r = await s.api('POST', '/api/personal_api_keys/', { label: 'x'.repeat(41), scopes: ['insight:read'] });

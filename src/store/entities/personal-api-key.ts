@@ -28,6 +28,10 @@ export class PersonalApiKey {
   @Column({ ...jsonColumn, nullable: true })
   scoped_teams!: number[] | null;
 
+  /** PostHog's organization restriction as sent: null or [] (Quarry has one organization, so it restricts nothing). */
+  @Column({ ...jsonColumn, nullable: true })
+  scoped_organizations!: string[] | null;
+
   @CreateDateColumn({ type: 'datetime' })
   created_at!: Date;
 

@@ -11,6 +11,7 @@ import { EndpointOptionalBreakdowns1764100000010 } from './0010-endpoint-optiona
 import { InsightVariables1764100000011 } from './0011-insight-variables';
 import { PersonDisplayNameProperties1764100000012 } from './0012-person-display-name-properties';
 import { AnonymizeIps1764100000013 } from './0013-anonymize-ips';
+import { KeyScopedOrganizations1764100000014 } from './0014-key-scoped-organizations';
 
 /** Every migration, oldest first. A later issue appends its own; never edit a released one. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   InsightVariables1764100000011,
   PersonDisplayNameProperties1764100000012,
   AnonymizeIps1764100000013,
+  KeyScopedOrganizations1764100000014,
 ];
