@@ -1158,7 +1158,14 @@ export class ClickHouseDialect implements Dialect {
       case 'toInt32':
         if (a[0].type === 'bool') return P(`toInt64(${s(0)})`, 'int', a[0].nullable);
         if (a[0].type === 'datetime') return P(`intDiv(${s(0)}, 1000)`, 'int', a[0].nullable);
-        if (isNum(a[0])) return P(`toInt64(trunc(${s(0)}))`, 'int', a[0].nullable);
+        // accurateCastOrNull(x, 'Int64'): a float beyond Int64 (or nan, inf) is NULL, where toInt64 would wrap it
+        // (18.16's `if` takes no Nullable condition nor a Nullable branch beside NULL: a NULL x reads false there)
+        if (a[0].type === 'float') {
+          const inRange = `isFinite(${s(0)}) AND abs(${s(0)}) < 9223372036854775808.`;
+          if (!a[0].nullable) return P(`if(${inRange}, toInt64(trunc(${s(0)})), NULL)`, 'int', true);
+          return P(`if(ifNull(${inRange}, 0), toInt64(trunc(assumeNotNull(${s(0)}))), NULL)`, 'int', true);
+        }
+        if (isNum(a[0])) return P(`toInt64(trunc(${s(0)}))`, 'int', true);
         // a Date is its day number
         if (a[0].type === 'date') return P(`toInt64(${s(0)})`, 'int', a[0].nullable);
         // Text is read as an integer or is NULL ('1.5', '1e3', ' 1'), as accurateCastOrNull(x, 'Int64') parses it

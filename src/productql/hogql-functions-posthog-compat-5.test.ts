@@ -18,6 +18,8 @@
  *   timezone (a UTC+14 one); timeSlot, toLastDayOfWeek, toStartOfISOYear, (to|from)ModifiedJulianDay, dateName.
  * - second pass: roundToExp2 / roundDuration / roundAge, unhex, JSONLength of objects, arrayCompact of NULL runs,
  *   quantileIf / quantilesIf, formatDateTime %g, gcd / lcm by zero, and more array, string, date and JSON values.
+ * - toInt of a number is accurateCastOrNull(x, 'Int64') (mapping.py): NULL for a float beyond Int64, nan or inf (it wrapped
+ *   to -9223372036854775808 on ClickHouse), and typed Nullable(Int64) on every engine.
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -820,5 +822,30 @@ describe('JSON functions with their types (JSONExtract, keys, raw arrays, length
     const name = /^(JSONExtractKeys|JSONExtractArrayRaw|JSONArrayLength|JSONExtractKeysAndValues|isValidJSON)\(/.exec(expr)?.[1];
     if (testEngine() === 'clickhouse' && name) return expect(hogql(`SELECT ${expr}`)).rejects.toThrow(`Function "${name}" is not available on ClickHouse`);
     expect(await one(expr)).toEqual(expected);
+  });
+});
+
+describe("test_mapping.py toInt: accurateCastOrNull(x, 'Int64'), NULL where a number has no Int64 value", () => {
+  it.each([
+    ['toInt(1e30)', null],
+    ['toInt(-1e30)', null],
+    ['toInt(1 / 0)', null],
+    ['toInt(-1 / 0)', null],
+    ['toInt(0 / 0)', null],
+    ['toInt(sqrt(-1))', null],
+    ['toInt(toFloat(\'x\'))', null],
+    ['toInt(toFloat(\'12\'))', 12],
+    ['toInt(2)', 2],
+    ['toInt(-7)', -7],
+    ['toInt(1e15)', 1e15],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row, and typed Nullable(Int64) for a number as for text', async () => {
+    expect(await perEvent('toInt(toFloat(properties.n) * 1e30 - 1e30)')).toEqual([0, null, null]);
+    const r = await hogql("SELECT toInt(1.5e30), toInt(2), toInt('3'), toInt(toFloat(properties.n)) FROM events ORDER BY timestamp LIMIT 1");
+    expect(r.results).toEqual([[null, 2, 3, 1]]);
+    expect(typesOf(r)).toEqual(['Nullable(Int64)', 'Nullable(Int64)', 'Nullable(Int64)', 'Nullable(Int64)']);
   });
 });
