@@ -535,6 +535,35 @@ describe('legacy routes with hogql filters and breakdowns (test_insight.py test_
     expect([unparsable.status, unparsable.body.detail]).toEqual([400, 'Properties are unparsable!']);
   });
 
+  it('test_insight_funnels_hogql_breakdown: breakdown_type hogql on a person property; each step carries the value as a list', async () => {
+    const fp = await newProject(s, 'insights compat 3 funnel hogql breakdown');
+    await s.server.services.ingestor.import(fp, {
+      persons: [{ distinct_ids: ['1'], properties: { fish: 'there is no fish' } }],
+      events: [
+        { event: 'user signed up', distinct_id: '1', timestamp: '2012-01-15T04:01:34Z', properties: { int_value: 1 } },
+        { event: 'user did things', distinct_id: '1', timestamp: '2012-01-15T04:01:35Z', properties: { int_value: 20 } },
+      ],
+    });
+    await s.server.services.ingestor.flush();
+    const r = await s.api('POST', `${base(fp)}funnel/`, {
+      breakdown_type: 'hogql',
+      breakdown: 'person.properties.fish',
+      events: [
+        { id: 'user signed up', type: 'events', order: 0 },
+        { id: 'user did things', type: 'events', order: 1 },
+      ],
+      date_from: '2012-01-01',
+      date_to: '2012-01-16',
+      funnel_window_days: 14,
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.result).toHaveLength(1);
+    expect(r.body.result[0].map((x: Record<string, unknown>) => [x.name, x.count, x.breakdown, x.breakdown_value])).toEqual([
+      ['user signed up', 1, ['there is no fish'], ['there is no fish']],
+      ['user did things', 1, ['there is no fish'], ['there is no fish']],
+    ]);
+  });
+
   it('test_insight_retention_hogql: the default legacy retention (11 days to today), filtered by a hogql property', async () => {
     const rp = await newProject(s, 'insights compat 3 retention hogql');
     const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
