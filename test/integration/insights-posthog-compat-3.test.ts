@@ -644,6 +644,6 @@ describe('legacy routes with hogql filters and breakdowns (test_insight.py test_
 
   it('a hogql property naming nothing: 400 with the resolver’s message', async () => {
     const r = await trend({ properties: [{ key: 'bla', type: 'hogql' }] });
-    expect([r.status, r.body.detail]).toEqual([400, 'Unable to resolve field: bla']);
+    expect([r.status, r.body.type, r.body.detail]).toEqual([400, 'validation_error', 'Unable to resolve field: bla']);
   });
 });
