@@ -14,6 +14,7 @@ import { flattenValue, quotedKey } from './property-values';
 import { propertyList } from './rest-properties';
 import { withoutMissingCohorts } from '../cohorts/missing-cohorts';
 import { MAX_LIMIT } from '../productql';
+import { GROUP_TYPE_INDEXES } from '../productql/schema';
 import type { ProjectService } from './project-service';
 
 /** PostHog's event record of the events API (ClickhouseEventSerializer). */
@@ -50,7 +51,7 @@ const VALUES_LIMIT = 10;
 /** PostHog's GET_CUSTOM_EVENTS: every event name but these. */
 const NON_CUSTOM_EVENTS = ['$autocapture', '$pageview', '$identify', '$pageleave', '$screen'];
 /** The events columns `values/?is_column=true` reads (the ones whose values a filter picker offers). */
-const VALUE_COLUMNS = new Set(['event', 'distinct_id', 'person_id', 'uuid', '$session_id', '$window_id', 'elements_chain']);
+const VALUE_COLUMNS = new Set(['event', 'distinct_id', 'person_id', 'uuid', '$session_id', '$window_id', 'elements_chain', ...GROUP_TYPE_INDEXES.map((i) => `$group_${i}`)]);
 
 const listParams = z
   .object({

@@ -526,6 +526,19 @@ export function describePersonsEventsCompat(engine: string, server: () => TestSe
       for (const qs of ['', '?key=', '?value=x']) expect([qs, (await s.api('GET', `${base()}values/${qs}`)).body]).toEqual([qs, []]);
     });
 
+    it('is_column=true reads the $group_N columns too (the event_metadata filter picker asks for them)', async () => {
+      const g = await seed(s, 'events-values-groups', {
+        events: [
+          { event: 'grouped', distinct_id: 'g', timestamp: ago(0, 60_000), properties: { $groups: { company: 'acme' } } },
+          { event: 'grouped', distinct_id: 'g', timestamp: ago(0, 60_000), properties: { $groups: { company: 'globex' } } },
+          { event: 'ungrouped', distinct_id: 'g', timestamp: ago(0, 60_000), properties: {} },
+        ],
+      });
+      const r = await s.api('GET', `/api/projects/${g}/events/values/?key=$group_0&is_column=true`);
+      expect([r.status, [...r.body].sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name))]).toEqual([200, [{ name: 'acme' }, { name: 'globex' }]]);
+      expect((await s.api('GET', `/api/projects/${g}/events/values/?key=$group_0&is_column=true&value=ACM`)).body).toEqual([{ name: 'acme' }]);
+    });
+
     it('event property values: scope query:read', async () => {
       const k = (await s.api('POST', '/api/personal_api_keys/', { label: 'v', scopes: ['person:read'] })).body.value;
       const denied = await s.api('GET', `${base()}values/?key=random_prop`, undefined, k);
