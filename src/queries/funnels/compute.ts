@@ -233,9 +233,6 @@ function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?
     let lastTs = start.ts;
     for (let j = i; j < events.length && events[j].ts - start.ts <= cfg.windowMs; j++) {
       const ev = events[j];
-      // Another step counts only strictly after the start (FunnelUnordered's `latest_0 < latest_i`): an event of the
-      // start's instant completes no step.
-      if (j > i && ev.ts === start.ts) continue;
       const open = ev.steps & all & ~done;
       if (!open) continue;
       // One step per event: the lowest open step it matches.
