@@ -93,12 +93,18 @@ export const parseError = (detail: string): UserError => new UserError(400, 'inv
 export const conflict = (detail: string, attr: string | null = null): UserError =>
   new UserError(409, 'invalid_request', 'conflict', detail, { attr });
 
-export const throttled = (retryAfter: number): UserError =>
+/**
+ * DRF's Throttled: "Request was throttled." and, when the wait is known, "Expected available in N second(s)." with a
+ * `Retry-After` (drf-exceptions-hog ≥ 0.4.0); a throttle that cannot tell the wait (DRF's `wait()` is None) says neither.
+ */
+export const throttled = (retryAfter?: number): UserError =>
   new UserError(
     429,
     'throttled_error',
     'throttled',
-    `Request was throttled. Expected available in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+    retryAfter === undefined
+      ? 'Request was throttled.'
+      : `Request was throttled. Expected available in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
     { retryAfter },
   );
 

@@ -6,7 +6,45 @@ const key = (keyId: string): Principal => ({ kind: 'personal', keyId, userId: 1,
 const secret: Principal = { kind: 'project_secret', keyId: 's1', projectId: 7, scopes: ['endpoint:read'] };
 
 describe('RateLimiter', () => {
-  it('refuses over the burst until the minute window turns, without counting refusals', () => {
+  it('a sliding window, as DRF SimpleRateThrottle: a request is forgotten a minute after it was made, not when a clock minute turns', () => {
+    let t = 30_000;
+    const rl = new RateLimiter({ ...DEFAULT_RATE_RULES, default: { burst: 2, sustained: 100 } }, () => t);
+    rl.check(key('a'), 'default');
+    t = 45_000;
+    rl.check(key('a'), 'default');
+    t = 61_000; // a new clock minute: a fixed window would start again here
+    expect(() => rl.check(key('a'), 'default')).toThrow(expect.objectContaining({ status: 429, retryAfter: 29 }));
+    t = 90_000; // the first request is a minute old: one place is free, the second one's is not yet
+    rl.check(key('a'), 'default');
+    expect(() => rl.check(key('a'), 'default')).toThrow(
+      expect.objectContaining({ retryAfter: 15, message: 'Request was throttled. Expected available in 15 seconds.' }),
+    );
+  });
+
+  it('the wait is rounded up to whole seconds; one second is singular', () => {
+    let t = 0;
+    const rl = new RateLimiter({ ...DEFAULT_RATE_RULES, default: { burst: 1, sustained: 100 } }, () => t);
+    rl.check(key('a'), 'default');
+    t = 58_500;
+    expect(() => rl.check(key('a'), 'default')).toThrow(expect.objectContaining({ retryAfter: 2 }));
+    t = 59_500;
+    expect(() => rl.check(key('a'), 'default')).toThrow(
+      expect.objectContaining({ retryAfter: 1, message: 'Request was throttled. Expected available in 1 second.' }),
+    );
+  });
+
+  it('every throttle judges on its own (DRF check_throttles): a request the burst refuses still counts for the sustained one', () => {
+    let t = 0;
+    const rl = new RateLimiter({ ...DEFAULT_RATE_RULES, default: { burst: 1, sustained: 3 } }, () => t);
+    rl.check(key('a'), 'default');
+    expect(() => rl.check(key('a'), 'default')).toThrow(expect.objectContaining({ retryAfter: 60 }));
+    expect(() => rl.check(key('a'), 'default')).toThrow(expect.objectContaining({ retryAfter: 60 }));
+    // three requests in the hour so far, the refused two included: the hour is spent once the minute has passed
+    t = 61_000;
+    expect(() => rl.check(key('a'), 'default')).toThrow(expect.objectContaining({ retryAfter: 3539 }));
+  });
+
+  it('refuses over the burst until its oldest request is a minute old', () => {
     let t = 120_000;
     const rl = new RateLimiter({ ...DEFAULT_RATE_RULES, default: { burst: 2, sustained: 10 } }, () => t);
     rl.check(key('a'), 'default');

@@ -32,22 +32,52 @@ export function rateRules(json: string | undefined): Record<RateFamily, RateRule
   return { ...DEFAULT_RATE_RULES, ...rateRulesOverride.parse(JSON.parse(json)) };
 }
 
-interface Window {
-  start: number;
-  count: number;
+/**
+ * The request times of one throttle (one key or project, one family, one window), oldest first from `head` on: the
+ * history of Django REST framework's SimpleRateThrottle, which PostHog's throttles are.
+ */
+class History {
+  private times: number[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.times.length - this.head;
+  }
+
+  get oldest(): number {
+    return this.times[this.head];
+  }
+
+  get newest(): number {
+    return this.times[this.times.length - 1];
+  }
+
+  push(t: number): void {
+    this.times.push(t);
+  }
+
+  /** Forgets the times at or before `since` (DRF drops `history[-1] <= now - duration`). */
+  dropUntil(since: number): void {
+    while (this.head < this.times.length && this.times[this.head] <= since) this.head++;
+    if (this.head > 64 && this.head * 2 > this.times.length) {
+      this.times = this.times.slice(this.head);
+      this.head = 0;
+    }
+  }
 }
 
-/** The minute and hour windows of one key or project in one family. */
+/** The minute (burst) and hour (sustained) throttles of one key or project in one family. */
 interface Buckets {
-  m: Window;
-  h: Window;
+  m: History;
+  h: History;
 }
 
 /**
- * Fixed-window counters per key and per project, burst (minute) and sustained (hour). A request is counted
- * in every bucket it belongs to only when all of them admit it, so a refused request costs nothing. Buckets
- * are kept per key id (never the key) and per project, so one tenant's keys cannot together exceed the
- * project's budget either.
+ * PostHog's burst and sustained throttles (DRF SimpleRateThrottle: a sliding window over the request times), per key
+ * id (never the key) and per project, so one tenant's keys cannot together exceed the project's budget either. Each
+ * throttle judges a request on its own, as DRF's check_throttles asks every one of them: a throttle that admits it
+ * counts it even when another refuses it, and one that refuses does not. The wait is DRF's: what remains of the
+ * window of the oldest request counted, spread over the requests still available; the longest wait is reported.
  */
 export class RateLimiter {
   // Per family, by key id and by project id: looked up with values the request already holds (no key strings are
@@ -58,7 +88,8 @@ export class RateLimiter {
 
   constructor(
     private readonly rules: Record<RateFamily, RateRule>,
-    private readonly now: () => number = Date.now,
+    // read through Date.now each time (not a reference to it), so a test's clock applies to a running server
+    private readonly now: () => number = () => Date.now(),
   ) {
     this.lastSweep = now();
   }
@@ -68,29 +99,36 @@ export class RateLimiter {
     const rule = this.rules[family];
     const t = this.now();
     this.sweep(t);
-    const k = bucketsOf(this.byKey, family, principal.keyId, t);
+    const k = bucketsOf(this.byKey, family, principal.keyId);
     const pid = projectId ?? (principal.kind === 'project_secret' ? principal.projectId : undefined);
-    const p = pid === undefined ? undefined : bucketsOf(this.byProject, family, pid, t);
-    let wait = 0;
-    if (k.m.count >= rule.burst) wait = Math.max(wait, Math.ceil((k.m.start + MINUTE - t) / 1000));
-    if (k.h.count >= rule.sustained) wait = Math.max(wait, Math.ceil((k.h.start + HOUR - t) / 1000));
-    if (p !== undefined && p.m.count >= rule.burst) wait = Math.max(wait, Math.ceil((p.m.start + MINUTE - t) / 1000));
-    if (p !== undefined && p.h.count >= rule.sustained) wait = Math.max(wait, Math.ceil((p.h.start + HOUR - t) / 1000));
-    if (wait > 0) throw throttled(Math.max(1, wait));
-    k.m.count++;
-    k.h.count++;
+    const p = pid === undefined ? undefined : bucketsOf(this.byProject, family, pid);
+    let refused = false;
+    let wait: number | undefined;
+    const judge = (history: History, limit: number, duration: number): void => {
+      history.dropUntil(t - duration);
+      if (history.size < limit) return history.push(t);
+      refused = true;
+      const available = limit - history.size + 1;
+      if (available > 0) wait = Math.max(wait ?? 0, (duration - (t - history.oldest)) / available);
+    };
+    judge(k.m, rule.burst, MINUTE);
+    judge(k.h, rule.sustained, HOUR);
     if (p !== undefined) {
-      p.m.count++;
-      p.h.count++;
+      judge(p.m, rule.burst, MINUTE);
+      judge(p.h, rule.sustained, HOUR);
     }
+    // DRF's Throttled(wait): whole seconds, rounded up
+    if (refused) throw throttled(wait === undefined ? undefined : Math.max(1, Math.ceil(wait / 1000)));
   }
 
-  /** Drops buckets whose hour ended, so memory stays bounded by the keys and projects active in the last hour. */
+  /** Drops histories idle for an hour, so memory stays bounded by the keys and projects active in the last hour. */
   private sweep(t: number): void {
     if (t - this.lastSweep < MINUTE) return;
     this.lastSweep = t;
     for (const families of [this.byKey, this.byProject] as Map<RateFamily, Map<unknown, Buckets>>[]) {
-      for (const buckets of families.values()) for (const [id, b] of buckets) if (b.h.start + HOUR <= t) buckets.delete(id);
+      for (const buckets of families.values()) {
+        for (const [id, b] of buckets) if (b.h.size === 0 || b.h.newest <= t - HOUR) buckets.delete(id);
+      }
     }
   }
 }
@@ -98,23 +136,11 @@ export class RateLimiter {
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
-/** The buckets of `id` in `family`, created on first use; windows that ended restart at the current one. */
-function bucketsOf<K>(families: Map<RateFamily, Map<K, Buckets>>, family: RateFamily, id: K, t: number): Buckets {
+/** The throttles of `id` in `family`, created on first use. */
+function bucketsOf<K>(families: Map<RateFamily, Map<K, Buckets>>, family: RateFamily, id: K): Buckets {
   let buckets = families.get(family);
   if (buckets === undefined) families.set(family, (buckets = new Map()));
   let b = buckets.get(id);
-  const m = t - (t % MINUTE);
-  const h = t - (t % HOUR);
-  if (b === undefined) buckets.set(id, (b = { m: { start: m, count: 0 }, h: { start: h, count: 0 } }));
-  else {
-    if (b.m.start !== m) {
-      b.m.start = m;
-      b.m.count = 0;
-    }
-    if (b.h.start !== h) {
-      b.h.start = h;
-      b.h.count = 0;
-    }
-  }
+  if (b === undefined) buckets.set(id, (b = { m: new History(), h: new History() }));
   return b;
 }

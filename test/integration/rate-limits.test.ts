@@ -53,3 +53,88 @@ describe('rate limits', () => {
     expect(Number(q.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 });
+
+/**
+ * posthog/test/test_rate_limit.py, with the throttle rates patched as there (BurstRateThrottle 5/minute,
+ * ClickHouseSustainedRateThrottle 5/hour) and the clock frozen or moved as freeze_time does.
+ */
+describe('test_rate_limit.py', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({
+      env: {
+        QUARRY_RATE_LIMIT_ENABLED: 'true',
+        QUARRY_RATE_LIMITS: JSON.stringify({ default: { burst: 5, sustained: 4800 }, analytics: { burst: 240, sustained: 5 } }),
+      },
+    });
+  });
+  afterAll(() => s.close());
+
+  /** A fresh project and a key of its own: every case starts with empty throttles. */
+  const fresh = async (name: string) => {
+    const admin = s.server.services;
+    const project = (await admin.projects.createUnchecked({ name, timezone: 'UTC', week_start_day: 0, test_account_filters: [], path_cleaning_filters: [] })).id;
+    const userId = (await admin.store.users.findOneOrFail({ where: {}, order: { id: 'ASC' } })).id;
+    const key = (await admin.keys.issuePersonal(userId, { label: name, scopes: ['*'], scoped_teams: null })).value!;
+    return { project, key };
+  };
+
+  /** Date.now moved to `at()` while `body` runs (freeze_time). */
+  const frozen = async (at: () => number, body: () => Promise<void>) => {
+    const clock = jest.spyOn(Date, 'now').mockImplementation(at);
+    try {
+      await body();
+    } finally {
+      clock.mockRestore();
+    }
+  };
+
+  it('test_default_burst_rate_limit: the sixth request in the minute is a 429; at a frozen clock it is available in 60 seconds', async () => {
+    const { project, key } = await fresh('burst');
+    const base = Date.now();
+    await frozen(() => base, async () => {
+      for (let i = 0; i < 5; i++) expect((await s.api('GET', `/api/projects/${project}/`, undefined, key)).status).toBe(200);
+      const r = await s.api('GET', `/api/projects/${project}/`, undefined, key);
+      expect([r.status, r.body, r.headers.get('retry-after')]).toEqual([
+        429,
+        { type: 'throttled_error', code: 'throttled', detail: 'Request was throttled. Expected available in 60 seconds.', attr: null },
+        '60',
+      ]);
+    });
+    // a minute later the window has passed: available again
+    await frozen(() => base + 60_001, async () => {
+      expect((await s.api('GET', `/api/projects/${project}/`, undefined, key)).status).toBe(200);
+    });
+  });
+
+  it('test_clickhouse_sustained_rate_limit: five requests 61 seconds apart (under the burst), then the hour is spent', async () => {
+    const { project, key } = await fresh('sustained');
+    let at = Date.now();
+    await frozen(() => at, async () => {
+      for (let i = 0; i < 5; i++) {
+        expect((await s.api('GET', `/api/projects/${project}/events/`, undefined, key)).status).toBe(200);
+        at += 61_000; // as to not hit the burst rate limit
+      }
+      for (let i = 0; i < 2; i++) {
+        const r = await s.api('GET', `/api/projects/${project}/events/`, undefined, key);
+        expect([r.status, r.body.code]).toEqual([429, 'throttled']);
+        // the oldest request of the hour was 305 seconds ago
+        expect([r.body.detail, r.headers.get('retry-after')]).toEqual(['Request was throttled. Expected available in 3295 seconds.', '3295']);
+      }
+      // other families keep their own budget
+      expect((await s.api('GET', `/api/projects/${project}/`, undefined, key)).status).toBe(200);
+    });
+  });
+
+  it('test_rate_limits_are_based_on_the_team_not_user: another key on the same project is throttled at once; another project is not', async () => {
+    const { project, key } = await fresh('team');
+    const base = Date.now();
+    await frozen(() => base, async () => {
+      for (let i = 0; i < 5; i++) expect((await s.api('GET', `/api/projects/${project}/`, undefined, key)).status).toBe(200);
+      expect((await s.api('GET', `/api/projects/${project}/`, undefined, key)).status).toBe(429);
+      const other = await fresh('team other');
+      expect((await s.api('GET', `/api/projects/${project}/`, undefined, other.key)).status).toBe(429);
+      expect((await s.api('GET', `/api/projects/${other.project}/`, undefined, other.key)).status).toBe(200);
+    });
+  });
+});
