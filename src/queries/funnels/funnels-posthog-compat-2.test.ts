@@ -726,8 +726,8 @@ describe('test_funnel.py (more)', () => {
       [2, null, null],
       [2, 60, 60],
     ]);
-    // unordered is not (get_funnel_order_class returns FunnelUnordered whatever use_udf): its SQL averages every
-    // conversion time, a 0 s one between two later steps too
+    // unordered keeps every time (FunnelUnordered's SQL, which get_funnel_order_class picked whatever use_udf,
+    // averages them), a 0 s one between two later steps too
     const later = await funnel(
       [
         ev('u', 'user signed up', '2021-05-01T00:00:00Z'),

@@ -670,8 +670,8 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
       const reachedBy = results.filter((r) => r.reached[i]);
       // Zero-second conversions (a step at the instant of the previous one) count in `count` but not in the average or
       // median of an ordered or strict funnel: the funnel UDF collects `groupArrayIf(timings[i], timings[i] > 0)`.
-      // Unordered funnels are not UDF ones (get_funnel_order_class: FunnelUnordered whatever use_udf): their SQL
-      // averages every conversion time, 0 s too.
+      // Unordered funnels keep every time, 0 s too, as FunnelUnordered's SQL averages them (get_funnel_order_class
+      // picked it whatever use_udf; whether a newer PostHog runs unordered funnels on a UDF is not settled).
       const times: number[] = [];
       if (i > 0)
         for (const r of reachedBy) {
