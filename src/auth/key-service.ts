@@ -31,13 +31,16 @@ const scopeList = z
 
 /**
  * A personal key's label as sent: PostHog's model field `label = CharField(max_length=40)` through DRF's CharField —
- * a blank one is refused first (test_personal_api_keys.py test_create_personal_api_key_label_required), then the
+ * null and a blank one are refused first (test_personal_api_keys.py test_create_personal_api_key_label_required), then the
  * value is trimmed and at most 40 characters. Quarry still defaults a missing label to '' (the CLI and GraphQL
  * create keys without one).
  */
 const personalLabel = z
   .unknown()
-  .refine((v) => !(typeof v === 'string' && v.trim() === ''), { message: 'This field may not be blank.', params: { code: 'blank' }, abort: true })
+  .superRefine((v, ctx) => {
+    if (v === null) ctx.addIssue({ code: 'custom', message: 'This field may not be null.', params: { code: 'null' }, abort: true });
+    else if (typeof v === 'string' && v.trim() === '') ctx.addIssue({ code: 'custom', message: 'This field may not be blank.', params: { code: 'blank' }, abort: true });
+  })
   .pipe(drfChar(40));
 
 const ORG_MEMBER_ONLY = 'You must be a member of all organizations that you are scoping the key to.';

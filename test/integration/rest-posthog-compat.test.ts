@@ -318,6 +318,8 @@ describe('personal API keys (test_personal_api_keys.py)', () => {
     expect((await s.api('PATCH', `/api/personal_api_keys/${ok.id}/`, { label: 7 })).body.label).toBe('7');
     const bool = await s.api('PATCH', `/api/personal_api_keys/${ok.id}/`, { label: true });
     expect([bool.status, bool.body.code, bool.body.detail, bool.body.attr]).toEqual([400, 'invalid_input', 'Not a valid string.', 'label']);
+    const nul = await s.api('PATCH', `/api/personal_api_keys/${ok.id}/`, { label: null });
+    expect([nul.status, nul.body.code, nul.body.detail, nul.body.attr]).toEqual([400, 'null', 'This field may not be null.', 'label']);
   });
 
   it('PostHog scope objects Quarry has no routes for are valid but grant nothing', async () => {
