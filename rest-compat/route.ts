@@ -127,7 +127,11 @@ export function apiRoute(
         return run(principal, request, reply);
       });
     }
-    services.rateLimiter?.check(principal, family, /^\d{1,15}$/.test(params.projectId ?? '') ? Number(params.projectId) : undefined);
+    services.rateLimiter?.check(
+      principal,
+      family === 'query' ? queryRateFamily(request.body) : family,
+      /^\d{1,15}$/.test(params.projectId ?? '') ? Number(params.projectId) : undefined,
+    );
     if (request.body !== undefined && !isJson(request.headers['content-type']) && !(opts.form && request.body instanceof MultipartForm)) {
       throw new UserError(
         415,
@@ -287,7 +291,18 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
 
-/** The rate-limit family of a route, from its path (PostHog's throttle classes). */
+/**
+ * The throttles of a query API request, as PostHog's QueryViewSet.get_throttles chooses them: a body whose `query` is a
+ * HogQL (ProductQL) query has the query throttles; anything else (another kind, polling or cancelling a query) the
+ * ClickHouse ones, the analytics family.
+ */
+export function queryRateFamily(body: unknown): RateFamily {
+  const query = body !== null && typeof body === 'object' ? (body as { query?: unknown }).query : undefined;
+  const kind = query !== null && typeof query === 'object' ? (query as { kind?: unknown }).kind : undefined;
+  return kind === 'HogQLQuery' || kind === 'ProductQLQuery' ? 'query' : 'analytics';
+}
+
+/** The rate-limit family of a route, from its path (PostHog's throttle classes; see {@link queryRateFamily} for 'query'). */
 export function rateFamilyOf(path: string): RateFamily {
   if (/\/query(\/|$)/.test(path)) return 'query';
   if (/\/endpoints\/:[^/]+\/run$/.test(path)) return 'endpoint_run';

@@ -1,4 +1,4 @@
-import { rateFamilyOf } from '../../rest-compat/route';
+import { queryRateFamily, rateFamilyOf } from '../../rest-compat/route';
 import { DEFAULT_RATE_RULES, RateLimiter, rateRules } from './rate-limiter';
 import type { Principal } from './principal';
 
@@ -88,6 +88,18 @@ describe('RateLimiter', () => {
     ['/projects/:projectId/query_log', 'default'],
   ])('route %s is in family %s', (path, family) => {
     expect(rateFamilyOf(path)).toBe(family);
+  });
+
+  it.each([
+    [{ query: { kind: 'HogQLQuery', query: 'select 1' } }, 'query'],
+    [{ query: { kind: 'ProductQLQuery', query: 'select 1' } }, 'query'],
+    [{ query: { kind: 'TrendsQuery', series: [] } }, 'analytics'],
+    [{ query: { kind: 'EventsQuery', select: ['event'] } }, 'analytics'],
+    [{ query: 'select 1' }, 'analytics'],
+    [undefined, 'analytics'],
+    [null, 'analytics'],
+  ])('QueryViewSet.get_throttles: %j has the %s throttles', (body, family) => {
+    expect(queryRateFamily(body)).toBe(family);
   });
 
   it('reads overrides over the defaults and rejects malformed ones', () => {

@@ -64,7 +64,7 @@ describe('test_rate_limit.py', () => {
     s = await startServer({
       env: {
         QUARRY_RATE_LIMIT_ENABLED: 'true',
-        QUARRY_RATE_LIMITS: JSON.stringify({ default: { burst: 5, sustained: 4800 }, analytics: { burst: 240, sustained: 5 } }),
+        QUARRY_RATE_LIMITS: JSON.stringify({ default: { burst: 5, sustained: 4800 }, analytics: { burst: 240, sustained: 5 }, query: { burst: 240, sustained: 3 } }),
       },
     });
   });
@@ -136,5 +136,20 @@ describe('test_rate_limit.py', () => {
       expect((await s.api('GET', `/api/projects/${project}/`, undefined, other.key)).status).toBe(429);
       expect((await s.api('GET', `/api/projects/${other.project}/`, undefined, other.key)).status).toBe(200);
     });
+  });
+
+  it('QueryViewSet.get_throttles: a HogQLQuery has the query throttles; other kinds the ClickHouse ones', async () => {
+    const { project, key } = await fresh('query kinds');
+    const query = (q: object) => s.api('POST', `/api/projects/${project}/query/`, { query: q }, key);
+    const hogql = { kind: 'HogQLQuery', query: 'select 1' };
+    for (let i = 0; i < 3; i++) expect((await query(hogql)).status).toBe(200);
+    const r = await query(hogql);
+    expect([r.status, r.body.type, r.body.code]).toEqual([429, 'throttled_error', 'throttled']);
+    // the query throttle is spent, the ClickHouse (analytics) one is not
+    expect((await query({ kind: 'EventsQuery', select: ['event'] })).status).toBe(200);
+    expect((await query({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }] })).status).toBe(200);
+    // ... until it is: five in its hour, and then a HogQL query's budget does not help
+    for (let i = 0; i < 3; i++) expect((await s.api('GET', `/api/projects/${project}/events/`, undefined, key)).status).toBe(200);
+    expect((await query({ kind: 'EventsQuery', select: ['event'] })).status).toBe(429);
   });
 });
