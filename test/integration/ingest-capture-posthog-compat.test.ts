@@ -72,6 +72,15 @@ describe.each([0, 1])('capture as test_capture.py pins it (parseWorkers=%i)', (p
     expect((await byUuid(u3))[0][3].$ip).toBe('1.0.0.1');
   });
 
+  it('a numeric distinct id is stored as rust capture prints it (23.0 stays "23.0", an integer beyond 2^53 stays exact)', async () => {
+    const [u1, u2] = [randomUUID(), randomUUID()];
+    // written by hand: JSON.stringify would print 23.0 as 23
+    const body = `{"api_key": ${JSON.stringify(TOKEN)}, "batch": [{"event": "num", "distinct_id": 23.0, "uuid": "${u1}", "properties": {"pad": "${pad}"}}, {"event": "num", "$distinct_id": 12345678901234567890, "uuid": "${u2}"}]}`;
+    expect((await send('/batch/', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(200);
+    expect((await byUuid(u1))[0][2]).toBe('23.0');
+    expect((await byUuid(u2))[0][2]).toBe('12345678901234567890');
+  });
+
   it("'test_base64_decode_variations': form data= with the token as the form's api_key, '+' sent as '+' or as ' '", async () => {
     // test_capture.py's own payload: {"event": "$pageview", "properties": {"distinct_id": "eeeeeeegϥeeeee"}}.
     const data = 'eyJldmVudCI6IiRwYWdldmlldyIsInByb3BlcnRpZXMiOnsiZGlzdGluY3RfaWQiOiJlZWVlZWVlZ8+lZWVlZWUifX0=';
