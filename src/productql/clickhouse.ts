@@ -23,6 +23,7 @@ import { chIdent, chLiteral } from './clickhouse-literals';
 import { productqlError } from './errors';
 import { SESSION_LIST_FIELDS } from './sessions';
 import { EMPTY_ARRAY_TYPES, ROUND_STEPS, lookupFunction } from './functions';
+import { jsonExtractArrayElement } from './dialect';
 import { formatTemplate, groupArraySize, regexpExtractArgs, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, MONTH_NAMES, WEEKDAY_NAMES, URL_NETLOC, URL_PORT, portDefault, SAMPLE_BUCKETS, boundedCount, SPARKLINE_MARKER, RECORDING_BUTTON_MARKER, RECORDING_BUTTON_ARGS, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, isBoolTyped, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, dateTimeNullable, dateTimeTextShape, decimalTextPattern, type DecimalConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds, type TimeBound } from './dialect';
 import { dialectPrinter, registerPrinter, type Printer } from './index';
 import type { PType } from './schema';
@@ -1829,8 +1830,18 @@ export class ClickHouseDialect implements Dialect {
         return simple('arrayIntersect', 'array');
 
       // ---------------- JSON, conditionals, PostHog's own
-      case 'JSONExtract':
-        return this.call({ ...fn, sig: lookupFunction(jsonExtractFunction(a[a.length - 1], h, n))!, args: a.slice(0, -1), raw: fn.raw.slice(0, -1) }, h);
+      case 'JSONExtract': {
+        const element = jsonExtractArrayElement(a[a.length - 1]);
+        if (element === undefined) return this.call({ ...fn, sig: lookupFunction(jsonExtractFunction(a[a.length - 1], h, n))!, args: a.slice(0, -1), raw: fn.raw.slice(0, -1) }, h);
+        // 'Array(T)' (18.16 has no JSONExtract): the raw array's scalar elements (strings with their escapes, numbers,
+        // true/false/null), each read as T; [] when the value is no array
+        const raw = this.call({ ...fn, sig: lookupFunction('JSONExtractRaw')!, args: a.slice(0, -1), raw: fn.raw.slice(0, -1) }, h);
+        const text = raw.nullable ? `ifNull(${raw.sql}, '')` : raw.sql;
+        const items = `if(substring(${text}, 1, 1) = '[', extractAll(${text}, ${h.param('"(?:[^"\\\\]|\\\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null')}), emptyArrayString())`;
+        const item: Printed = { sql: '__je', type: 'string', nullable: false };
+        const read = this.call({ ...fn, sig: lookupFunction(jsonExtractFunction({ ...a[a.length - 1], constValue: element }, h, n))!, args: [item], raw: [] }, h);
+        return P(`arrayMap(__je -> ${read.sql}, ${items})`, 'array', false, { chType: `Array(${element})` });
+      }
       case 'arrayZip': {
         // 18.16 has no arrayZip: a lambda over the arrays (which must have equal lengths, as arrayZip requires)
         const names = a.map((_, i) => `__z${i}`);

@@ -762,6 +762,16 @@ export function jsonExtractFunction(type: Printed, h: Helpers, node: NodeBase): 
   return h.error('JSONExtract takes the return type last, as a constant: String, Bool, Int8 .. Int64, UInt8 .. UInt64, Float32 or Float64', node);
 }
 
+/**
+ * `JSONExtract(json, keys..., 'Array(T)')` (PostHog's own tests filter on `has(JSONExtract(…, 'Array(String)'), x)`):
+ * `T` when the return type is an array of a scalar type JSONExtract reads, else undefined.
+ */
+export function jsonExtractArrayElement(type: Printed): string | undefined {
+  const t = type.isConst && typeof type.constValue === 'string' ? type.constValue : '';
+  const m = /^Array\((String|Bool|U?Int(?:8|16|32|64)|Float(?:32|64))\)$/.exec(t);
+  return m ? m[1] : undefined;
+}
+
 /** arrayZip's typing: an array of tuples of the arrays' element types (String where unknown). */
 export function zipTyping(arrays: Printed[]): { chType: string } {
   const element = (p: Printed) => (p.chType?.startsWith('Array(') ? p.chType.slice('Array('.length, -1) : 'String');

@@ -15,6 +15,7 @@
 import type { ArithmeticOp, CompareOp, ConstantValue, NodeBase } from './ast';
 import { captureGroupCount, groupArraySize, formatTemplate, regexpExtractArgs, isBoolTyped, INSIGNIFICANT_SECOND_LEVEL, MONTHS_PER_UNIT, SECONDS_PER_UNIT, MAX_GENERATED_CHARS, MAX_GENERATED_ELEMENTS, OVER_MARK, boundedCount, dateTimeNullable, dateTimeTextShape, SAMPLE_BUCKETS, SPARKLINE_MARKER, RECORDING_BUTTON_MARKER, RECORDING_BUTTON_ARGS, URL_HOST, URL_NETLOC, URL_PORT, URL_SCHEME, portDefault, arrayElementTyping, arrayOfTyping, groupArrayTyping, arrayLiteralTyping, elementDefault, elementTyping, flattenDepth, jsonExtractFunction, zipTyping, sameArrayTyping, aggregateDefault, sameValueTyping, orCombinatorParts, HASH_DIGESTS, hashArgument, intHashArgument, isHashDigest, parseDateTimeFormat, dateShiftOf, topKSize, zonedCall, decimalConversionOf, decimalTextPattern, type DecimalConversion, type IntConversion, exactQuantileIndex, intConversionOf, intTypeName, formatPieces, quantileLevel, startOfIntervalArgs, roundingDigits, typeNameOf, unitOf, unwrapIfCombinator, zoneOf, type Dialect, type FunctionCall, type Helpers, type IntervalUnit, type Printed, type TableNeeds } from './dialect';
 import { EMPTY_ARRAY_TYPES, ROUND_STEPS, lookupFunction } from './functions';
+import { jsonExtractArrayElement } from './dialect';
 import { SESSION_LIST_FIELDS } from './sessions';
 import type { PType } from './schema';
 
@@ -1869,8 +1870,15 @@ class DuckDBDialect implements Dialect {
         return P(a.slice(1).reduce((acc, x) => `list_intersect(${acc}, ${x.sql})`, s(0)), 'array', anyNull);
 
       // ---------------- JSON, conditionals, PostHog's own
-      case 'JSONExtract':
-        return this.call({ ...fn, sig: lookupFunction(jsonExtractFunction(a[a.length - 1], h, n))!, args: a.slice(0, -1), raw: fn.raw.slice(0, -1) }, h);
+      case 'JSONExtract': {
+        const element = jsonExtractArrayElement(a[a.length - 1]);
+        if (element === undefined) return this.call({ ...fn, sig: lookupFunction(jsonExtractFunction(a[a.length - 1], h, n))!, args: a.slice(0, -1), raw: fn.raw.slice(0, -1) }, h);
+        // 'Array(T)': each element of the array (raw JSON text) read as T; [] when the value is no array
+        const items = this.call({ ...fn, sig: lookupFunction('JSONExtractArrayRaw')!, args: a.slice(0, -1), raw: fn.raw.slice(0, -1) }, h);
+        const item: Printed = { sql: '__je', type: 'string', nullable: false };
+        const read = this.call({ ...fn, sig: lookupFunction(jsonExtractFunction({ ...a[a.length - 1], constValue: element }, h, n))!, args: [item], raw: [] }, h);
+        return P(`list_transform(${items.sql}, lambda __je: ${read.sql})`, 'array', false, { chType: `Array(${element})` });
+      }
       case 'arrayZip': {
         // the i-th elements of the arrays as one tuple (a struct "1", "2", ...), up to the longest array
         const pairs = a.map((x, i) => `${q(String(i + 1))} := ${x.sql}[__i]`).join(', ');

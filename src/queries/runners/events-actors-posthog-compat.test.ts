@@ -221,13 +221,30 @@ describe('EventsQuery runner (test_events_query_runner.py)', () => {
   });
 
   it('test_escaped_single_quotes_in_where_clause', async () => {
-    // PostHog's where reads an array property with JSONExtract(…, 'Array(String)'), which ProductQL lacks (see the
-    // report); the same strings are compared as a plain property instead, the quoting under test is the same
+    // the same strings compared as a plain property (PostHog's own where, over an array property, is the next case)
     const where = (s: string) => [`properties.str_field = ${s}`];
     const single = await events({ after: '-1d', select: ['*'], where: where("'I\\'m a string with a \\' in it'") }, P);
     expect(single.results.map((r: any[]) => r[0].distinct_id)).toEqual(['p_null']);
     const double = await events({ after: '-1d', select: ['*'], where: where("'I\"m a string with a \" in it'") }, P);
     expect(double.results.map((r: any[]) => r[0].distinct_id)).toEqual(['p_one']);
+  });
+
+  it("test_escaped_single_quotes_in_where_clause: PostHog's own where, has(JSONExtract(ifNull(properties.arr_field, '[]'), 'Array(String)'), …)", async () => {
+    const where = (s: string) => [`has(JSONExtract(ifNull(properties.arr_field,'[]'),'Array(String)'), ${s})`];
+    const single = await events({ after: '-1d', select: ['*'], where: where("'I\\'m a string with a \\' in it'") }, P);
+    expect(single.results.map((r: any[]) => r[0].distinct_id)).toEqual(['p_null']);
+    const double = await events({ after: '-1d', select: ['*'], where: where("'I\"m a string with a \" in it'") }, P);
+    expect(double.results.map((r: any[]) => r[0].distinct_id)).toEqual(['p_one']);
+    // the extracted arrays themselves: the strings unescaped; [] where the property is missing
+    const arrays = await events({ after: '-1d', select: ['distinct_id', "JSONExtract(ifNull(properties.arr_field, '[]'), 'Array(String)')"], orderBy: ['distinct_id'] }, P);
+    expect(arrays.results).toEqual([
+      ['p_big', []],
+      ['p_false', []],
+      ['p_notset', []],
+      ['p_null', ["I'm a string with a ' in it"]],
+      ['p_one', ['I"m a string with a " in it']],
+      ['p_true', []],
+    ]);
   });
 
   it('the default order is timestamp DESC when timestamp is selected; limit/offset/hasMore page it', async () => {
