@@ -606,6 +606,12 @@ describe('legacy routes with hogql filters and breakdowns (test_insight.py test_
     ]);
   });
 
+  it('math hogql on the legacy route: the series is the expression (math_hogql) per interval', async () => {
+    const r = await trend({ events: [{ id: '$pageview', math: 'hogql', math_hogql: 'sum(toInt(properties.int_value))' }] });
+    expect(r.status).toBe(200);
+    expect([r.body.result[0].count, r.body.result[0].data]).toEqual([300, [0, 0, 0, 0, 0, 0, 300, 0]]);
+  });
+
   it('test_insight_trends_basic: the legacy answer names the series’ action and the project’s timezone', async () => {
     const r = await trend({});
     expect([r.body.result[0].count, r.body.result[0].action.name, r.body.timezone]).toEqual([25, '$pageview', 'UTC']);
