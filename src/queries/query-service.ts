@@ -146,7 +146,7 @@ export class QueryService {
   async request(principal: Principal, projectId: number, body: unknown, signal?: AbortSignal): Promise<QueryOutcome> {
     const project = await this.projectFor(principal, projectId, { scope: 'query:read' });
     const { req, refresh } = parseQueryRequest(body, this.runners, this.nodeValidator);
-    return this.execute(principal, project, req.query, { refresh, clientQueryId: req.client_query_id, name: req.name, signal });
+    return this.execute(principal, project, req.query, { refresh, clientQueryId: req.client_query_id, name: req.name, signal }).catch(queryApiError);
   }
 
   /**
@@ -188,7 +188,9 @@ export class QueryService {
     if (hit !== undefined) return hit;
     if (signal === undefined) return undefined;
     const prepared = { ...r.prepared, node: structuredClone(r.prepared.node) };
-    return this.execute(principal, project, r.rawNode, { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared, signal: signal() });
+    return this.execute(principal, project, r.rawNode, { refresh: r.refresh, clientQueryId: r.clientQueryId, name: r.name, prepared, signal: signal() }).catch(
+      queryApiError,
+    );
   }
 
   /**
@@ -677,3 +679,18 @@ function readsQueryLog(node: unknown): boolean {
 
 /** PostHog strips timings unless the query's modifiers ask for them. */
 const wantsTimings = (node: unknown) => (node as { modifiers?: { timings?: unknown } })?.modifiers?.timings === true;
+
+/**
+ * PostHog's ClickHouseQueryTimeOut, as the query API words it (reference §4.2: 504, type server_error); endpoint runs
+ * map a timeout their own way (a 400 with a remediation).
+ */
+export const QUERY_API_TIMEOUT_DETAIL =
+  'Query has hit the max execution time before completing. See our docs for how to improve your query performance. You may need to materialize.';
+
+/** An error of a query API request, in the query API's words: a timeout reads as PostHog's. */
+function queryApiError(e: unknown): never {
+  if (isUserError(e) && e.code === 'query_timeout' && e.status === 504) {
+    throw new UserError(504, 'server_error', 'query_timeout', QUERY_API_TIMEOUT_DETAIL, { attr: e.attr, extra: e.extra });
+  }
+  throw e;
+}

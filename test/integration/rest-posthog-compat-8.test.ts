@@ -216,6 +216,29 @@ describe('query API envelope errors (test_query.py, posthog/api/query.py get_mod
     expect(r.body.detail).toMatch(/input_value=\[\[\[\[.*\.\.\..*\]\]\], input_type=list\]$/);
   });
 
+  it('a query past the time limit: PostHog’s ClickHouseQueryTimeOut (reference §4.2), 504 server_error with its wording', async () => {
+    const options = (s.server.services.queries as unknown as { options: { timeoutMs: number } }).options;
+    const timeoutMs = options.timeoutMs;
+    options.timeoutMs = 200;
+    try {
+      // 1e14 rows to sum: runs until cancelled
+      const r = await s.api('POST', QUERY, { query: sql('select sum((a.number * b.number) % 7) as s from numbers(10000000) as a cross join numbers(10000000) as b') });
+      expect([r.status, r.body]).toEqual([
+        504,
+        {
+          type: 'server_error',
+          code: 'query_timeout',
+          detail: 'Query has hit the max execution time before completing. See our docs for how to improve your query performance. You may need to materialize.',
+          attr: null,
+        },
+      ]);
+    } finally {
+      options.timeoutMs = timeoutMs;
+    }
+    // the next query runs as usual
+    expect((await s.api('POST', QUERY, { query: sql('select 2') })).body.results).toEqual([[2]]);
+  });
+
   it('a valid envelope still runs; a bad query node inside it keeps naming the field under query__', async () => {
     expect((await s.api('POST', QUERY, { query: ok, refresh: 'force_blocking', name: 'fine' })).body.results).toEqual([[1]]);
     const r = await s.api('POST', QUERY, { query: { kind: 'HogQLQuery', query: 'select 1', nope: true } });
