@@ -320,6 +320,41 @@ describe('the cells that matter, spelled out', () => {
     expect(s.body.data.viewer).toEqual({ principalType: 'project_secret', scopes: ['endpoint:read'], projects: [{ id: otherProject }] });
   });
 
+  // test_personal_api_keys.py: PersonalAPIKeyAuthentication looks the project token up as a personal key and finds none
+  it('the capture token (phc_) is no API key: 401, named after where it was sent; as ?token= it only picks the project', async () => {
+    const token = (await srv.api('GET', '/api/projects/1/')).body.api_token as string;
+    expect(token).toMatch(/^phc_/);
+    const query = { query: { kind: 'HogQLQuery', query: 'select 1' } };
+    for (const [where, r] of [
+      ['Authorization header', await srv.api('POST', '/api/projects/1/query/', query, token)],
+      ['body', await srv.api('POST', '/api/projects/1/query/', { ...query, personal_api_key: token }, null)],
+      ['query string', await srv.api('GET', `/api/projects/1/?personal_api_key=${token}`, undefined, null)],
+    ] as const) {
+      expect([where, r.status, r.body]).toEqual([
+        where,
+        401,
+        { type: 'authentication_error', code: 'authentication_failed', detail: `Personal API key found in request ${where} is invalid.`, attr: null },
+      ]);
+    }
+    const alone = await srv.api('GET', `/api/projects/1/?token=${token}`, undefined, null);
+    expect([alone.status, alone.body]).toEqual([
+      401,
+      { type: 'authentication_error', code: 'not_authenticated', detail: 'Authentication credentials were not provided.', attr: null },
+    ]);
+  });
+
+  it('the query API: query:read is needed (a project secret key is refused even on its own project)', async () => {
+    const query = { query: { kind: 'HogQLQuery', query: 'select 1' } };
+    const denied = await srv.api('POST', '/api/projects/1/query/', query, keys.read);
+    expect([denied.status, denied.body]).toEqual([
+      403,
+      { type: 'authentication_error', code: 'permission_denied', detail: "API key missing required scope 'query:read'", attr: null },
+    ]);
+    expect((await srv.api('POST', '/api/projects/1/query/', query, keys.noScope)).body.results).toEqual([[1]]);
+    const secret = await srv.api('POST', `/api/projects/${otherProject}/query/`, query, keys.secret);
+    expect([secret.status, secret.body.detail]).toEqual([403, 'This action does not support project secret API key access']);
+  });
+
   it('a non-numeric project id is a missing project', async () => {
     for (const p of ['/api/projects/abc/', '/api/environments/1e3/', '/api/projects/-1/', '/api/projects/9999999999999999/']) {
       const r = await srv.api('GET', p);
