@@ -242,6 +242,26 @@ describe('trends property filters with person breakdowns and cohorts (test_trend
     expect(rows.map((x) => x.count)).toEqual([2]);
   });
 
+  // property_to_expr on a CohortPropertyFilter: `person_id IN COHORT n` on events, `id IN COHORT n` in person scope
+  // (ActorsQuery's PersonStrategy filters the persons table itself)
+  it.each<[string, string | undefined, string[]]>([
+    ['the persons list: the cohort’s persons (the default operator is in)', undefined, ['test@gmail.com', 'test@posthog.com']],
+    ['the persons list: not_in, the others', 'not_in', ['other@gmail.com']],
+  ])('a cohort filter on ActorsQuery, %s', async (_n, operator, expected) => {
+    const body = await query({ kind: 'ActorsQuery', select: ['properties.email'], orderBy: ['properties.email'], properties: [{ key: 'id', type: 'cohort', value: cohort, ...(operator ? { operator } : {}) }] }, r);
+    expect(body.results).toEqual(expected.map((x) => [x]));
+  });
+
+  it('a cohort filter on EventsQuery (properties and fixedProperties) and on the actors of a filtered trends point', async () => {
+    const inCohort = { key: 'id', type: 'cohort', value: cohort };
+    expect(await matching([inCohort, { key: 'i', type: 'event', operator: 'between', value: [3, 6] }], r)).toEqual([3, 4]);
+    const fixed = await query({ kind: 'EventsQuery', select: ['properties.i'], after: '2024-01-01', before: '2024-04-01', event: '$pageview', fixedProperties: [{ ...inCohort, operator: 'not_in' }] }, r);
+    expect((fixed.results as unknown[][]).map((x) => Number(x[0])).sort()).toEqual([5, 6]);
+    const source = { kind: 'TrendsQuery', dateRange: RANGE, series: [{ kind: 'EventsNode', event: '$pageview' }], properties: [inCohort] };
+    const actors = await query({ kind: 'ActorsQuery', select: ['properties.email'], orderBy: ['properties.email DESC'], source: { kind: 'InsightActorsQuery', source, day: '2024-03-02' } }, r);
+    expect(actors.results).toEqual([['test@posthog.com'], ['test@gmail.com']]);
+  });
+
   it('test_filter_test_accounts_cohorts: a cohort as the test-account filter keeps its members’ events', async () => {
     expect((await s.api('PATCH', `/api/projects/${r}/`, { test_account_filters: [{ key: 'id', value: cohort, type: 'cohort' }] })).status).toBe(200);
     expect((await trends('$pageview', { filterTestAccounts: true })).map((x) => x.count)).toEqual([2]);
