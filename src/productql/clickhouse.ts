@@ -1170,7 +1170,11 @@ export class ClickHouseDialect implements Dialect {
         // a Date is its day number
         if (a[0].type === 'date') return P(`toInt64(${s(0)})`, 'int', a[0].nullable);
         // Text is read as an integer or is NULL ('1.5', '1e3', ' 1'), as accurateCastOrNull(x, 'Int64') parses it
-        if (isStrLike(a[0])) return P(`toInt64OrNull(if(match(${s(0)}, ${h.param('^[+-]?[0-9]+$')}), ${s(0)}, ''))`, 'int', true);
+        // (18.16's toInt64OrNull wraps digits beyond Int64: such a value is far from the text's float reading, so NULL)
+        if (isStrLike(a[0])) {
+          const v = `toInt64OrNull(if(match(${s(0)}, ${h.param('^[+-]?[0-9]+$')}), ${s(0)}, ''))`;
+          return P(`if(ifNull(abs(toFloat64(${v}) - toFloat64OrNull(replaceRegexpOne(${s(0)}, ${h.param('^[+]')}, ''))) < 1e6, 0), assumeNotNull(${v}), NULL)`, 'int', true);
+        }
         return P(`toInt64OrNull(toString(trunc(toFloat64OrNull(${s(0)}))))`, 'int', true);
       case 'toFloat':
       case 'toFloat64':

@@ -1121,6 +1121,8 @@ class DuckDBDialect implements Dialect {
         return P(`TRY_CAST(trunc(${isNum(a[0]) ? s(0) : `TRY_CAST(${s(0)} AS DOUBLE)`}) AS BIGINT)`, 'int', true);
       case 'toFloat':
       case 'toFloat64':
+        // Text with surrounding whitespace or digit separators ('1 ', '1_000') is no number to ClickHouse: NULL
+        if (isStrLike(a[0])) return P(`CASE WHEN NOT regexp_matches(${s(0)}, ${h.param('^\\s|\\s$|_')}) THEN TRY_CAST(${s(0)} AS DOUBLE) END`, 'float', true);
         return P(`TRY_CAST(${s(0)} AS DOUBLE)`, 'float', true);
       case 'toUUID':
         return P(`TRY_CAST(${s(0)} AS UUID)`, 'uuid', true);

@@ -19,7 +19,9 @@
  * - second pass: roundToExp2 / roundDuration / roundAge, unhex, JSONLength of objects, arrayCompact of NULL runs,
  *   quantileIf / quantilesIf, formatDateTime %g, gcd / lcm by zero, and more array, string, date and JSON values.
  * - toInt of a number is accurateCastOrNull(x, 'Int64') (mapping.py): NULL for a float beyond Int64, nan or inf (it wrapped
- *   to -9223372036854775808 on ClickHouse), and typed Nullable(Int64) on every engine.
+ *   to -9223372036854775808 on ClickHouse), and typed Nullable(Int64) on every engine; toInt of text with more digits
+ *   than Int64 holds is NULL (ClickHouse 18.16 wrapped it), toFloat of text with surrounding whitespace or digit
+ *   separators ('1 ', '1_000') is NULL (DuckDB read a number).
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -847,5 +849,32 @@ describe("test_mapping.py toInt: accurateCastOrNull(x, 'Int64'), NULL where a nu
     const r = await hogql("SELECT toInt(1.5e30), toInt(2), toInt('3'), toInt(toFloat(properties.n)) FROM events ORDER BY timestamp LIMIT 1");
     expect(r.results).toEqual([[null, 2, 3, 1]]);
     expect(typesOf(r)).toEqual(['Nullable(Int64)', 'Nullable(Int64)', 'Nullable(Int64)', 'Nullable(Int64)']);
+  });
+});
+
+describe("test_mapping.py toInt / toFloat of text: accurateCastOrNull reads the whole text as one number of the type", () => {
+  it.each([
+    ["toInt('9223372036854775807')", 9223372036854775807],
+    ["toInt('-9223372036854775808')", -9223372036854775808],
+    ["toInt('9223372036854775808')", null],
+    ["toInt('-9223372036854775809')", null],
+    ["toInt('99999999999999999999')", null],
+    ["toInt('+5')", 5],
+    ["toInt('007')", 7],
+    ["toFloat('1 ')", null],
+    ["toFloat(' 1')", null],
+    ["toFloat('1_000')", null],
+    ["toFloat('.5')", 0.5],
+    ["toFloat('1.')", 1],
+    ["toFloat('1E3')", 1000],
+    ["toFloat('')", null],
+  ])('%s = %j', async (expr, expected) => {
+    const v = await one(expr);
+    expect(v === null ? null : Number(v)).toBe(expected);
+  });
+
+  it('per row, of a property', async () => {
+    expect(await perEvent("toInt(concat(toString(properties.n), '0000000000000000000'))")).toEqual([null, null, null]);
+    expect(await perEvent("toInt(concat(toString(properties.n), '000000000000000000'))")).toEqual(['1000000000000000000', '2000000000000000000', '3000000000000000000']);
   });
 });
