@@ -116,7 +116,7 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
     );
     closers.push(async () => queries.close());
     projects.onDelete({ deleteProject: async (id) => queries.cache.dropProject(id) });
-    const persons = new PersonReader(projects, queries);
+    const persons = new PersonReader(projects, queries, store.db.getRepository(Cohort));
     return {
       config,
       store,

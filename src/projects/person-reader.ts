@@ -8,7 +8,9 @@ import { ensureFilterParser, propertiesToExpr } from '../queries/insights/proper
 import type { PropertiesInput } from '../queries/insights/schema';
 import type { QueryService } from '../queries/query-service';
 import { productqlRows } from './productql-rows';
-import type { Project } from '../store/entities';
+import type { Repository } from 'typeorm';
+import type { Cohort, Project } from '../store/entities';
+import { withoutMissingCohorts } from '../cohorts/missing-cohorts';
 import { parseInput } from '../validation';
 import { displayNameProperties } from './person-display-name';
 import { jsonValue, propertyValueName, quotedKey } from './property-values';
@@ -55,6 +57,8 @@ export class PersonReader {
   constructor(
     private readonly projects: ProjectService,
     private readonly queries: QueryService,
+    /** The cohorts, to know which a filter names that the project lacks (they match no person). */
+    private readonly cohorts: Repository<Cohort>,
   ) {}
 
   /**
@@ -100,7 +104,10 @@ export class PersonReader {
       vars.email = f.email;
     }
     if (f.properties !== undefined) {
-      const filters = cohortsAsProductQL(propertyList(f.properties, 'person'));
+      // a cohort the project does not have matches no person, as in PostHog's PersonQuery (parse_prop_clauses: "If
+      // cohort doesn't exist, nothing can match"), and as on the events list (missing-cohorts.ts)
+      const given = propertyList(f.properties, 'person');
+      const filters = cohortsAsProductQL(await withoutMissingCohorts({ properties: given }, project.id, this.cohorts).then((x) => x.properties));
       await ensureFilterParser();
       // the filters' condition as ProductQL text (its constants are bound again when the query is printed)
       const expr = propertiesToExpr(filters, { personTable: true, timezone: project.timezone, attr: 'properties' });
