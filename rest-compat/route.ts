@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Principal } from '../src/auth/principal';
-import type { RateFamily } from '../src/auth/rate-limiter';
+import { queryRateFamily, type RateFamily } from '../src/auth/rate-limiter';
 import type { Scope } from '../src/auth/scopes';
 import { authenticationFailed, projectNotFound, UserError } from '../src/errors';
 import type { Page, Paged } from '../src/pagination';
@@ -290,17 +290,6 @@ export function listBody<T>(request: FastifyRequest, page: Page, paged: Paged<T>
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
-
-/**
- * The throttles of a query API request, as PostHog's QueryViewSet.get_throttles chooses them: a body whose `query` is a
- * HogQL (ProductQL) query has the query throttles; anything else (another kind, polling or cancelling a query) the
- * ClickHouse ones, the analytics family.
- */
-export function queryRateFamily(body: unknown): RateFamily {
-  const query = body !== null && typeof body === 'object' ? (body as { query?: unknown }).query : undefined;
-  const kind = query !== null && typeof query === 'object' ? (query as { kind?: unknown }).kind : undefined;
-  return kind === 'HogQLQuery' || kind === 'ProductQLQuery' ? 'query' : 'analytics';
-}
 
 /** The rate-limit family of a route, from its path (PostHog's throttle classes; see {@link queryRateFamily} for 'query'). */
 export function rateFamilyOf(path: string): RateFamily {

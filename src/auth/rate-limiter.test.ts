@@ -1,5 +1,5 @@
-import { queryRateFamily, rateFamilyOf } from '../../rest-compat/route';
-import { DEFAULT_RATE_RULES, RateLimiter, rateRules } from './rate-limiter';
+import { rateFamilyOf } from '../../rest-compat/route';
+import { DEFAULT_RATE_RULES, queryRateFamily, RateLimiter, rateRules } from './rate-limiter';
 import type { Principal } from './principal';
 
 const key = (keyId: string): Principal => ({ kind: 'personal', keyId, userId: 1, scopes: ['*'], projectIds: null });

@@ -9,6 +9,17 @@ import type { Principal } from './principal';
 export const RATE_FAMILIES = ['default', 'analytics', 'query', 'endpoint_run'] as const;
 export type RateFamily = (typeof RATE_FAMILIES)[number];
 
+/**
+ * The throttles of a query API request, as PostHog's QueryViewSet.get_throttles chooses them: a body whose `query` is a
+ * HogQL (ProductQL) query has the query throttles; anything else (another kind, polling or cancelling a query) the
+ * ClickHouse ones, the analytics family.
+ */
+export function queryRateFamily(body: unknown): RateFamily {
+  const query = body !== null && typeof body === 'object' ? (body as { query?: unknown }).query : undefined;
+  const kind = query !== null && typeof query === 'object' ? (query as { kind?: unknown }).kind : undefined;
+  return kind === 'HogQLQuery' || kind === 'ProductQLQuery' ? 'query' : 'analytics';
+}
+
 export interface RateRule {
   /** Requests per minute. */
   burst: number;

@@ -1,15 +1,23 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, Kind, type FieldNode } from 'graphql';
-import type { RateFamily } from '../auth/rate-limiter';
+import { GraphQLError, Kind, valueFromASTUntyped, type FieldNode } from 'graphql';
+import { queryRateFamily, type RateFamily } from '../auth/rate-limiter';
 import { isUserError } from '../errors';
 import type { GraphQLContext } from './context';
 
-/** Top-level fields that run queries or endpoints count against those families, as their REST routes do. */
-const QUERY_FIELDS = new Set(['query', 'productql', 'submitQuery', 'trends', 'stickiness', 'lifecycle', 'funnels', 'retention', 'paths']);
-const ANALYTICS_FIELDS = new Set(['insights', 'insight', 'createInsight', 'updateInsight', 'deleteInsight', 'insightActivity']);
+/**
+ * Top-level fields that run queries or endpoints count against those families, as their REST routes do: a node sent to
+ * `query`/`submitQuery` by its kind (PostHog's QueryViewSet.get_throttles: HogQL the query family, other kinds the
+ * ClickHouse throttles), SQL the query family, the insight kinds' fields the analytics one.
+ */
+const NODE_FIELDS = new Set(['query', 'submitQuery']);
+const ANALYTICS_FIELDS = new Set([
+  'insights', 'insight', 'createInsight', 'updateInsight', 'deleteInsight', 'insightActivity',
+  'trends', 'stickiness', 'lifecycle', 'funnels', 'retention', 'paths',
+]);
 
-export function fieldRateFamily(field: string): RateFamily {
-  if (QUERY_FIELDS.has(field)) return 'query';
+export function fieldRateFamily(field: string, node?: unknown): RateFamily {
+  if (NODE_FIELDS.has(field)) return queryRateFamily({ query: node });
+  if (field === 'productql') return 'query';
   if (field === 'runEndpoint') return 'endpoint_run';
   if (ANALYTICS_FIELDS.has(field)) return 'analytics';
   return 'default';
@@ -28,14 +36,16 @@ export const rateLimitPlugin: ApolloServerPlugin<GraphQLContext> = {
         for (const sel of operation?.selectionSet.selections ?? []) {
           if (sel.kind !== Kind.FIELD || sel.name.value.startsWith('__')) continue;
           try {
-            limiter.check(contextValue.principal, fieldRateFamily(sel.name.value), projectIdArg(sel, request.variables));
+            const family = fieldRateFamily(sel.name.value, NODE_FIELDS.has(sel.name.value) ? queryArg(sel, request.variables) : undefined);
+            limiter.check(contextValue.principal, family, projectIdArg(sel, request.variables));
           } catch (e) {
             if (!isUserError(e)) throw e;
             throw new GraphQLError(e.message, {
               extensions: {
                 code: e.code,
                 type: e.type,
-                http: { status: 429, headers: new Map([['retry-after', String(e.retryAfter ?? 1)]]) },
+                // DRF sends no Retry-After when a throttle cannot tell the wait
+                http: { status: 429, headers: new Map(e.retryAfter === undefined ? [] : [['retry-after', String(e.retryAfter)]]) },
               },
             });
           }
@@ -50,4 +60,10 @@ function projectIdArg(field: FieldNode, variables: Record<string, unknown> | und
   if (!arg) return undefined;
   const v = arg.value.kind === Kind.INT ? Number(arg.value.value) : arg.value.kind === Kind.VARIABLE ? variables?.[arg.value.name.value] : undefined;
   return typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined;
+}
+
+/** The `query` argument's value (a literal or a variable), for its kind. */
+function queryArg(field: FieldNode, variables: Record<string, unknown> | undefined): unknown {
+  const arg = field.arguments?.find((a) => a.name.value === 'query');
+  return arg === undefined ? undefined : valueFromASTUntyped(arg.value, variables ?? undefined);
 }

@@ -148,8 +148,13 @@ describe('test_rate_limit.py', () => {
     // the query throttle is spent, the ClickHouse (analytics) one is not
     expect((await query({ kind: 'EventsQuery', select: ['event'] })).status).toBe(200);
     expect((await query({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }] })).status).toBe(200);
+    // GraphQL chooses the same way: SQL is refused, an events query runs
+    const sqlField = await gql(s, `{ productql(projectId: ${project}, sql: "SELECT 1") { rows } }`, undefined, key);
+    expect([sqlField.status, sqlField.body.errors[0].extensions.code]).toEqual([429, 'throttled']);
+    const nodeField = await gql(s, 'query($q: JSON!) { query(projectId: ' + project + ', query: $q) }', { q: { kind: 'EventsQuery', select: ['event'] } }, key);
+    expect([nodeField.status, nodeField.body.errors]).toEqual([200, undefined]);
     // ... until it is: five in its hour, and then a HogQL query's budget does not help
-    for (let i = 0; i < 3; i++) expect((await s.api('GET', `/api/projects/${project}/events/`, undefined, key)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await s.api('GET', `/api/projects/${project}/events/`, undefined, key)).status).toBe(200);
     expect((await query({ kind: 'EventsQuery', select: ['event'] })).status).toBe(429);
   });
 });
