@@ -483,7 +483,9 @@ describe('HogQLX tags (test_parser.py test_hogqlx_*; resolver.py visit_hogqlx_ta
     expect(await rows('select <br />')).toEqual([[['__hx_tag', 'br']]]);
   });
 
-  it('a tag where a table goes (a query tag like <ActorsQuery />) is a clear 400', async () => {
-    await fails('select * from <ActorsQuery />', 'A HogQLX tag (<ActorsQuery />) cannot be used as a table: name a table or write a subquery');
+  it("a tag where a table goes is a clear 400, unless it is a query tag (<ActorsQuery />: that node's answer, src/queries/runners/hogqlx-queries.ts)", async () => {
+    await fails('select * from <strong />', 'A HogQLX tag (<strong />) cannot be used as a table: name a table or write a subquery');
+    expect(await rows('select count() from <ActorsQuery />')).toEqual([[2]]);
+    expect(await rows("select * from (<ActorsQuery select={['properties.name']} orderBy={['properties.name']} />)")).toEqual([['Person 1'], [null]]);
   });
 });

@@ -1,6 +1,7 @@
 import { createInsightTestDb, type InsightTestDb, useInsightsClock } from '../insights/testing';
 import { eventsRunner } from './events-runner';
 import { actorsRunner } from './actors-runner';
+import { productqlRunner } from './productql-runner';
 import { shutdownParser } from '../../productql/parser';
 
 /**
@@ -451,6 +452,37 @@ describe('InsightActorsQuery (test_insight_actors_query_runner.py)', () => {
   it('test_insight_persons_funnels_query', async () => {
     const source = { kind: 'FunnelsQuery', dateRange: { date_from: '2020-01-01', date_to: '2020-01-19' }, series: [PV, PV] };
     expect(await names({ kind: 'FunnelsActorsQuery', funnelStep: 2, source })).toEqual([['p1'], ['p2']]);
+  });
+
+  // PostHog's tests ask these as a HogQL query over HogQLX query tags (`select * from (<ActorsQuery ...>...)`, the
+  // dates as placeholders): the same actors
+  const hogqlx = async (query: string, settings: Record<string, unknown> = TZ) =>
+    (await db.run(productqlRunner, { kind: 'HogQLQuery', query, values: { date_from: '2020-01-09', date_to: '2020-01-19' } }, P, settings)).results;
+  const tagged = (inner: string, source: string) => `
+    select * from (
+      <ActorsQuery select={['properties.name']}>
+        ${inner.replace('/>', `>${source}</${inner.slice(1).split(' ')[0]}>`)}
+      </ActorsQuery>
+    )`;
+  const DATES = 'dateRange={<DateRange date_from={date_from} date_to={date_to} />}';
+  it.each<[string, string, string, unknown[][], Record<string, unknown>]>([
+    ['test_insight_persons_lifecycle_query', "<InsightActorsQuery day='2020-01-12' status='returning' />", `<LifecycleQuery ${DATES} series={[<EventsNode event='$pageview' math='total' />]} />`, [['p1']], TZ],
+    ['test_insight_persons_lifecycle_query_week_monday', "<InsightActorsQuery day='2020-01-13' status='returning' />", `<LifecycleQuery ${DATES} interval='week' series={[<EventsNode event='$pageview' />]} />`, [['p1']], { ...TZ, week_start_day: 1 }],
+    ['test_insight_persons_lifecycle_query_week_sunday', "<InsightActorsQuery day='2020-01-12' status='returning' />", `<LifecycleQuery ${DATES} interval='week' series={[<EventsNode event='$pageview' />]} />`, [['p1'], ['p2']], { ...TZ, week_start_day: 0 }],
+    ['test_insight_persons_stickiness_query', '<InsightActorsQuery day={2} />', `<StickinessQuery ${DATES} series={[<EventsNode event='$pageview' />]} />`, [['p2']], TZ],
+    ['test_insight_persons_stickiness_groups_query', '<InsightActorsQuery day={1} />', `<StickinessQuery ${DATES} series={[<EventsNode event='$pageview' math='unique_group' math_group_type_index={0} />]} />`, [['Hedgebox Inc.']], TZ],
+    ['test_insight_persons_trends_query', "<InsightActorsQuery day='2020-01-09' />", `<TrendsQuery ${DATES} series={[<EventsNode event='$pageview' />]} />`, [['p2']], TZ],
+    ['test_insight_persons_trends_groups_query', "<InsightActorsQuery day='2020-01-09' />", `<TrendsQuery ${DATES} aggregation_group_type_index={0} series={[<EventsNode event='$pageview' />]} />`, [['Hedgebox Inc.']], TZ],
+    ['test_insight_persons_funnels_query', '<FunnelsActorsQuery funnelStep={2} />', "<FunnelsQuery dateRange={<DateRange date_from='2020-01-01' date_to='2020-01-19' />} series={[<EventsNode event='$pageview' />, <EventsNode event='$pageview' />]} />", [['p1'], ['p2']], TZ],
+  ])('%s, as PostHog asks it (HogQLX query tags in a HogQL query)', async (_n, inner, source, expected, settings) => {
+    expect(await hogqlx(tagged(inner, source), settings)).toEqual(expected);
+  });
+
+  it('HogQLX query tags: an outer aggregate over the actors, {placeholders}, an empty answer, a bad node', async () => {
+    const trends = (day: string) => tagged(`<InsightActorsQuery day='${day}' />`, `<TrendsQuery dateRange={<DateRange date_from={{date_from}} date_to={{date_to}} />} series={[<EventsNode event='$pageview' />]} />`);
+    expect(await hogqlx(`select count(), groupArray(name) from (${trends('2020-01-12')})`)).toEqual([[3, ['p1', 'p2', 'p3']]]);
+    expect(await hogqlx(trends('2020-01-10'))).toEqual([]);
+    await expect(hogqlx("select * from (<ActorsQuery limit='x' />)")).rejects.toMatchObject({ status: 400, message: expect.stringContaining('<ActorsQuery>: limit') });
   });
 
   it('trends breakdown, series and compare points (TrendsActorsQueryBuilder)', async () => {

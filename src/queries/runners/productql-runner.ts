@@ -12,6 +12,7 @@ import type { QueryRunner, RunnerContext } from '../runner';
 import { productqlQuerySchema, variableValues } from '../schema/productql-query';
 import { savedVariableRefs, unknownSavedVariables, withSavedDefaults } from '../../endpoints/variables';
 import { MAY_MATCH_ACTION, withActions } from '../../actions/productql-actions';
+import { MAY_HOLD_QUERY_TAG, inlineQueryTags } from './hogqlx-queries';
 
 /** PostHog's `HogQLFilters`: what `{filters}` in a HogQLQuery expands to (reference §8.3). */
 export const hogqlFiltersSchema = z
@@ -49,7 +50,11 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
     }
     const filtered = FILTERS_PLACEHOLDER.test(node.query) ? await ctx.timings.measure('filters', () => withFilters(node.query, node.filters, ctx)) : node.query;
     // matchesAction(x), in the text or in a hogql filter of {filters}: the saved action's condition (src/actions/productql-actions.ts)
-    const query = MAY_MATCH_ACTION.test(node.query) || typeof filtered !== 'string' ? await withActions(filtered, ctx.project.id, ctx.actions) : filtered;
+    const withMatches = MAY_MATCH_ACTION.test(node.query) || typeof filtered !== 'string' ? await withActions(filtered, ctx.project.id, ctx.actions) : filtered;
+    // `<ActorsQuery ...>` where a table goes: that node's answer (hogqlx-queries.ts)
+    const query = MAY_HOLD_QUERY_TAG.test(node.query)
+      ? await inlineQueryTags(typeof withMatches === 'string' ? await parseSelect(withMatches) : withMatches, node.values ?? {}, (inner) => runTagNode(inner, ctx))
+      : withMatches;
     // definitions of saved variables take the saved default when they have no value, and one naming no saved variable
     // of that code name does not exist (PostHog's replace_variables)
     const refs = ctx.variables ? savedVariableRefs(node.variables) : [];
@@ -94,6 +99,20 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
 };
 
 const NO_NAMES: ReadonlySet<string> = new Set();
+
+/** A query tag's node, answered by the runner of its kind (validated by its schema, as the query operation does). */
+async function runTagNode(node: Record<string, unknown>, ctx: RunnerContext): Promise<Record<string, unknown>> {
+  // (the runner list imports this runner: read at call time)
+  const { RUNNERS } = await import('./index');
+  const runner = RUNNERS.find((r) => !r.queryOnly && r.kinds.includes(String(node.kind)));
+  if (!runner) throw validationError(`<${String(node.kind)}> is no query kind this server answers.`);
+  const parsed = runner.schema.safeParse(node);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw validationError(`<${String(node.kind)}>: ${issue.path.join('.') || 'node'}: ${issue.message}`);
+  }
+  return runner.run(parsed.data, ctx);
+}
 
 /** Compiled queries kept by {@link compileMemo} (oldest forgotten first). */
 export const COMPILE_MEMO_ENTRIES = 500;
