@@ -1296,12 +1296,15 @@ export class ClickHouseDialect implements Dialect {
         // NULL for a NULL value, as ClickHouse's functions read Nullable arguments
         const read = (p: Printed): Printed => (a[0].nullable ? { ...p, sql: `if(isNull(${s(0)}), NULL, ${p.sql})`, nullable: true } : p);
         let raw = a[0].nullable ? `ifNull(${s(0)}, '')` : s(0);
-        for (const k of keys) raw = `visitParamExtractRaw(${raw}, ${h.param(JSON.stringify(k.constValue as string).slice(1, -1))})`;
+        // (visitParamExtractRaw keeps the whitespace around a value, `{"a": 1}` reads ' 1': cut off, as JSONExtractRaw does)
+        const ws = h.param('^\\s+|\\s+$');
+        for (const k of keys) raw = `replaceRegexpAll(visitParamExtractRaw(${raw}, ${h.param(JSON.stringify(k.constValue as string).slice(1, -1))}), ${ws}, '')`;
         if (fn.sig.name === 'JSONExtractRaw') return read(P(raw, 'string', false));
         if (fn.sig.name === 'JSONHas') return read(P(`(${raw} != '')`, 'bool', false));
         const str = `if(substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), if(${raw} = 'null', '', ${raw}))`;
         if (fn.sig.name === 'JSONExtractString') return read(P(`if(substring(${raw}, 1, 1) = '"', ${str}, '')`, 'string', false));
-        if (fn.sig.name === 'JSONExtractInt') return read(P(`ifNull(toInt64OrNull(${str}), 0)`, 'int', false));
+        // a fractional number (or text of one) is cut to its integer part, as ClickHouse's JSONExtractInt converts it
+        if (fn.sig.name === 'JSONExtractInt') return read(P(`ifNull(toInt64OrNull(${str}), ifNull(toInt64(trunc(toFloat64OrNull(${str}))), 0))`, 'int', false));
         if (fn.sig.name === 'JSONExtractFloat') return read(P(`ifNull(toFloat64OrNull(${str}), 0)`, 'float', false));
         return read(P(`(${str} = 'true')`, 'bool', false));
       }

@@ -440,8 +440,13 @@ class DuckDBDialect implements Dialect {
       case 'JSONExtractString':
         // a value that is no JSON string (a number, true, an object) reads '', as ClickHouse's "wrong type" default
         return P(`CASE WHEN json_type(${json}, ${path}) = 'VARCHAR' THEN json_extract_string(${json}, ${path}) ELSE '' END`, 'string', false);
-      case 'JSONExtractInt':
-        return P(`coalesce(TRY_CAST(json_extract_string(${json}, ${path}) AS BIGINT), 0)`, 'int', false);
+      case 'JSONExtractInt': {
+        // a fractional number (or text of one) is cut to its integer part, as ClickHouse converts it (DuckDB's cast
+        // rounds); a whole one is cast exactly, beyond a double's precision too
+        const t = `json_extract_string(${json}, ${path})`;
+        const d = `TRY_CAST(${t} AS DOUBLE)`;
+        return P(`coalesce(CASE WHEN ${d} = trunc(${d}) THEN coalesce(TRY_CAST(${t} AS BIGINT), TRY_CAST(${d} AS BIGINT)) ELSE TRY_CAST(trunc(${d}) AS BIGINT) END, 0)`, 'int', false);
+      }
       case 'JSONExtractFloat':
         return P(`coalesce(TRY_CAST(json_extract_string(${json}, ${path}) AS DOUBLE), 0)`, 'float', false);
       case 'JSONExtractBool':

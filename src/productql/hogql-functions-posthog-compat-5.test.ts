@@ -21,7 +21,10 @@
  * - toInt of a number is accurateCastOrNull(x, 'Int64') (mapping.py): NULL for a float beyond Int64, nan or inf (it wrapped
  *   to -9223372036854775808 on ClickHouse), and typed Nullable(Int64) on every engine; toInt of text with more digits
  *   than Int64 holds is NULL (ClickHouse 18.16 wrapped it), toFloat of text with surrounding whitespace or digit
- *   separators ('1 ', '1_000') is NULL (DuckDB read a number).
+ *   separators ('1 ', '1_000') is NULL (DuckDB read a number);
+ * - JSONExtractInt cuts a fractional number (or text of one) to its integer part (DuckDB rounded it), and JSONExtract*
+ *   read values written with whitespace after the colon (`{"a": "5"}`: ClickHouse 18.16's visitParamExtractRaw kept it
+ *   and read 0 / ' "x"').
  * Data through the real ingest path and runner, like PostHog's `_create_event`; one data set for the file.
  * hogql-functions-posthog-compat-5.clickhouse.test.ts runs this file on ClickHouse with the same expected results.
  */
@@ -876,5 +879,28 @@ describe("test_mapping.py toInt / toFloat of text: accurateCastOrNull reads the 
   it('per row, of a property', async () => {
     expect(await perEvent("toInt(concat(toString(properties.n), '0000000000000000000'))")).toEqual([null, null, null]);
     expect(await perEvent("toInt(concat(toString(properties.n), '000000000000000000'))")).toEqual(['1000000000000000000', '2000000000000000000', '3000000000000000000']);
+  });
+});
+
+describe('test_mapping.py JSONExtractInt / JSONExtractRaw of JSON written with spaces, numbers in text, fractions', () => {
+  it.each([
+    ['JSONExtractInt(\'{"a": "5"}\', \'a\')', 5],
+    ['JSONExtractInt(\'{"a": 5.7}\', \'a\')', 5],
+    ['JSONExtractInt(\'{"a": -5.7}\', \'a\')', -5],
+    ['JSONExtractInt(\'{"a": "2.9"}\', \'a\')', 2],
+    ['JSONExtractInt(\'{"a": 1e3}\', \'a\')', 1000],
+    ['JSONExtractInt(\'{"a": null}\', \'a\')', 0],
+    ['JSONExtractFloat(\'{"a": "1.5"}\', \'a\')', 1.5],
+    ['JSONExtractFloat(\'{"a": 2.25 }\', \'a\')', 2.25],
+    ['JSONExtractRaw(\'{"a": "x"}\', \'a\')', '"x"'],
+    ['JSONExtractRaw(\'{"a":  [1,2] }\', \'a\')', '[1,2]'],
+    ['JSONExtractString(\'{"a":  "x y" }\', \'a\')', 'x y'],
+    ['JSONExtractString(\'{"a": 1}\', \'a\')', ''],
+  ])('%s = %j', async (expr, expected) => {
+    expect(await one(expr)).toBe(expected);
+  });
+
+  it('per row, of the properties', async () => {
+    expect(await perEvent("JSONExtractInt(concat('{\"v\": ', toString(properties.n), '.9}'), 'v')")).toEqual([1, 2, 3]);
   });
 });
