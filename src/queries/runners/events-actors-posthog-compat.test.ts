@@ -482,6 +482,12 @@ describe('InsightActorsQuery (test_insight_actors_query_runner.py)', () => {
     const trends = (day: string) => tagged(`<InsightActorsQuery day='${day}' />`, `<TrendsQuery dateRange={<DateRange date_from={{date_from}} date_to={{date_to}} />} series={[<EventsNode event='$pageview' />]} />`);
     expect(await hogqlx(`select count(), groupArray(name) from (${trends('2020-01-12')})`)).toEqual([[3, ['p1', 'p2', 'p3']]]);
     expect(await hogqlx(trends('2020-01-10'))).toEqual([]);
+    // property filters as tags: their type from the model's name
+    const filtered = tagged(
+      "<InsightActorsQuery day='2020-01-12' />",
+      `<TrendsQuery ${DATES} series={[<EventsNode event='$pageview' />]} properties={[<PersonPropertyFilter key='name' value={['p1', 'p3']} operator='exact' />, <HogQLPropertyFilter key='1 = 1' />]} />`,
+    );
+    expect(await hogqlx(`select name from (${filtered}) order by name`)).toEqual([['p1'], ['p3']]);
     await expect(hogqlx("select * from (<ActorsQuery limit='x' />)")).rejects.toMatchObject({ status: 400, message: expect.stringContaining('<ActorsQuery>: limit') });
   });
 

@@ -19,8 +19,10 @@ export const MAY_HOLD_QUERY_TAG = /<[A-Z][A-Za-z]*Query\b/;
 
 /** The node a tag describes: attributes as keys (tags in them as nested objects), its one child tag as `source`. */
 function tagToNode(tag: HogQLXTag, values: Record<string, unknown>): Record<string, unknown> {
-  // Nodes carry their kind (EventsNode, ...); plain objects such as <DateRange /> do not have one
-  const out: Record<string, unknown> = /(Query|Node)$/.test(tag.kind) ? { kind: tag.kind } : {};
+  // Nodes carry their kind (EventsNode, ...), property filters their type (<PersonPropertyFilter />: person); plain
+  // objects such as <DateRange /> have neither
+  const filterType = FILTER_TYPES[tag.kind];
+  const out: Record<string, unknown> = /(Query|Node)$/.test(tag.kind) ? { kind: tag.kind } : filterType ? { type: filterType } : {};
   for (const a of tag.attributes ?? []) {
     if (a.name === 'children') {
       const kids = (Array.isArray(a.value) ? a.value : [a.value]).filter(isHogQLXTag);
@@ -32,6 +34,19 @@ function tagToNode(tag: HogQLXTag, values: Record<string, unknown>): Record<stri
   }
   return out;
 }
+
+/** The `type` of each property filter model of PostHog's schema, by its name. */
+const FILTER_TYPES: Record<string, string> = {
+  EventPropertyFilter: 'event',
+  PersonPropertyFilter: 'person',
+  ElementPropertyFilter: 'element',
+  SessionPropertyFilter: 'session',
+  CohortPropertyFilter: 'cohort',
+  GroupPropertyFilter: 'group',
+  FeaturePropertyFilter: 'feature',
+  HogQLPropertyFilter: 'hogql',
+  EventMetadataPropertyFilter: 'event_metadata',
+};
 
 function attributeValue(v: unknown, values: Record<string, unknown>, where: string): unknown {
   if (isHogQLXTag(v)) return tagToNode(v, values);
