@@ -489,6 +489,10 @@ describe('InsightActorsQuery (test_insight_actors_query_runner.py)', () => {
     );
     expect(await hogqlx(`select name from (${filtered}) order by name`)).toEqual([['p1'], ['p3']]);
     await expect(hogqlx("select * from (<ActorsQuery limit='x' />)")).rejects.toMatchObject({ status: 400, message: expect.stringContaining('<ActorsQuery>: limit') });
+    // an answer is inlined as constants: at most 1,000 rows
+    const rows = (n: number) => hogqlx(`select count() from (<HogQLQuery query='select number from numbers(${n}) limit ${n}' />)`);
+    expect(await rows(1_000)).toEqual([[1_000]]);
+    await expect(rows(1_001)).rejects.toMatchObject({ status: 400, message: expect.stringContaining('<HogQLQuery> answered 1001 rows') });
   });
 
   it('trends breakdown, series and compare points (TrendsActorsQueryBuilder)', async () => {

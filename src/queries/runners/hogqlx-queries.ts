@@ -86,8 +86,10 @@ function literal(v: unknown): Expr {
 }
 
 /** The rows of an answer as a query: one SELECT of constants per row, UNION ALL (none: one that has no row). */
-function literalTable(columns: unknown, results: unknown): Query {
+function literalTable(kind: string, columns: unknown, results: unknown): Query {
   const rows = Array.isArray(results) ? (results as unknown[]).map((r) => (Array.isArray(r) ? r : [r])) : [];
+  if (rows.length > MAX_INLINED_ROWS)
+    throw validationError(`<${kind}> answered ${rows.length} rows; a query tag inlines at most ${MAX_INLINED_ROWS} (set its limit).`);
   const width = Math.max(Array.isArray(columns) ? columns.length : 0, ...rows.map((r) => r.length), 1);
   const names = columnNames(columns, width);
   if (!rows.length) return ast.select({ select: names.map((n) => ast.alias(n, ast.constant(null))), where: ast.constant(false) });
@@ -102,6 +104,9 @@ function literalTable(columns: unknown, results: unknown): Query {
 
 const ROW = 'hogqlx_row_number';
 
+/** The most rows a query tag's answer may bring in (each becomes a SELECT of constants in the printed query). */
+export const MAX_INLINED_ROWS = 1_000;
+
 /** The query with each query tag in a FROM or JOIN replaced by its answer (nested queries included). */
 export async function inlineQueryTags(query: Query, values: Record<string, unknown>, run: RunNode): Promise<Query> {
   const visit = async (n: unknown): Promise<void> => {
@@ -113,7 +118,7 @@ export async function inlineQueryTags(query: Query, values: Record<string, unkno
     const o = n as Record<string, unknown>;
     if (o.node === 'JoinExpr' && isHogQLXTag(o.table) && /Query$/.test(o.table.kind)) {
       const answer = await run(tagToNode(o.table, values));
-      (o as unknown as JoinExpr).table = literalTable(answer.columns, answer.results);
+      (o as unknown as JoinExpr).table = literalTable(o.table.kind, answer.columns, answer.results);
     }
     for (const v of Object.values(o)) if (v && typeof v === 'object') await visit(v);
   };
