@@ -183,14 +183,14 @@ describe('date and time functions (mapping.py)', () => {
     ["toStartOfWeek(toDate('2023-01-04'))", '2023-01-01'],
     ["toStartOfWeek(toDate('2023-01-04'), 1)", '2023-01-02'],
     ["toMonday(toDate('2023-01-01'))", '2022-12-26'],
-    ["toStartOfInterval(toDateTime('2023-01-02 13:47:31'), toIntervalMinute(15))", '2023-01-02T13:45:00+00:00'],
-    ["toStartOfInterval(toDateTime('2023-01-02 13:47:31'), INTERVAL 1 HOUR)", '2023-01-02T13:00:00+00:00'],
-    ["toStartOfDay(toDateTime('2023-01-02 13:47:31'))", '2023-01-02T00:00:00+00:00'],
-    ["toStartOfHour(toDateTime('2023-01-02 13:47:31'))", '2023-01-02T13:00:00+00:00'],
-    ["toStartOfFifteenMinutes(toDateTime('2023-01-02 13:47:31'))", '2023-01-02T13:45:00+00:00'],
+    ["toStartOfInterval(toDateTime('2023-01-02 13:47:31'), toIntervalMinute(15))", '2023-01-02T13:45:00Z'],
+    ["toStartOfInterval(toDateTime('2023-01-02 13:47:31'), INTERVAL 1 HOUR)", '2023-01-02T13:00:00Z'],
+    ["toStartOfDay(toDateTime('2023-01-02 13:47:31'))", '2023-01-02T00:00:00Z'],
+    ["toStartOfHour(toDateTime('2023-01-02 13:47:31'))", '2023-01-02T13:00:00Z'],
+    ["toStartOfFifteenMinutes(toDateTime('2023-01-02 13:47:31'))", '2023-01-02T13:45:00Z'],
     ["addDays(toDate('2023-01-31'), 1)", '2023-02-01'],
     ["addMonths(toDate('2023-01-31'), 1)", '2023-02-28'],
-    ["subtractHours(toDateTime('2023-01-01 01:00:00'), 2)", '2022-12-31T23:00:00+00:00'],
+    ["subtractHours(toDateTime('2023-01-01 01:00:00'), 2)", '2022-12-31T23:00:00Z'],
     ["addWeeks(toDate('2023-01-01'), 2)", '2023-01-15'],
     ["subtractYears(toDate('2024-02-29'), 1)", '2023-02-28'],
     ["toDayOfWeek(toDate('2023-01-01'))", 7],
@@ -202,10 +202,10 @@ describe('date and time functions (mapping.py)', () => {
     ["toRelativeDayNum(toDate('1970-01-11'))", 10],
     ["age('day', toDate('2023-01-31'), toDate('2023-02-28'))", 28],
     ["age('year', toDate('2020-03-01'), toDate('2023-02-28'))", 2],
-    ["toDateTime('2023-01-02 03:04:05')", '2023-01-02T03:04:05+00:00'],
+    ["toDateTime('2023-01-02 03:04:05')", '2023-01-02T03:04:05Z'],
     ["toDateTime('not a date')", null],
     ["toUnixTimestamp(toDateTime('2023-01-01 00:00:00'))", 1672531200],
-    ['toDateTime(1672531200)', '2023-01-01T00:00:00+00:00'],
+    ['toDateTime(1672531200)', '2023-01-01T00:00:00Z'],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(expr)).toEqual(expected);
   });
@@ -306,9 +306,9 @@ describe('aggregations skip NULLs (groupArray, count(x), uniq, avg, min, max)', 
 
 describe("toDateTime of text: PostHog's parseDateTime64BestEffortOrNull", () => {
   it.each([
-    ["toDateTime('2023-01-02T03:04:05Z')", '2023-01-02T03:04:05+00:00'],
-    ["toDateTime('2023-01-02T03:04:05+02:00')", '2023-01-02T01:04:05+00:00'],
-    ["toDateTime('2023-01-02')", '2023-01-02T00:00:00+00:00'],
+    ["toDateTime('2023-01-02T03:04:05Z')", '2023-01-02T03:04:05Z'],
+    ["toDateTime('2023-01-02T03:04:05+02:00')", '2023-01-02T01:04:05Z'],
+    ["toDateTime('2023-01-02')", '2023-01-02T00:00:00Z'],
     ["toDateTime('')", null],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(expr)).toBe(expected);

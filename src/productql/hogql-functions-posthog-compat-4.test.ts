@@ -36,7 +36,7 @@ describe("whole-second datetimes are ClickHouse's DateTime('<tz>'), timestamp an
     ["toTypeName(toStartOfInterval(toDateTime('2023-01-01 10:37:12'), INTERVAL 15 minute))", "DateTime('UTC')"],
     ["toTypeName(toDateTime(1672531200, 'America/New_York'))", "DateTime('America/New_York')"],
     ['toString(toDateTime(1672531200.7))', '2023-01-01 00:00:00'],
-    ["toStartOfInterval(toDateTime('2023-01-01 10:37:12'), INTERVAL 15 minute)", '2023-01-01T10:30:00+00:00'],
+    ["toStartOfInterval(toDateTime('2023-01-01 10:37:12'), INTERVAL 15 minute)", '2023-01-01T10:30:00Z'],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(expr)).toBe(expected);
   });
@@ -52,8 +52,8 @@ describe("whole-second datetimes are ClickHouse's DateTime('<tz>'), timestamp an
   it('result types and values: toDateTime(timestamp) drops the milliseconds timestamp keeps', async () => {
     const r = await hogql('SELECT timestamp, toDateTime(timestamp), toStartOfDay(timestamp), toStartOfMinute(timestamp) FROM events ORDER BY timestamp');
     expect(r.results).toEqual([
-      ['2023-01-01T10:20:30.123000+00:00', '2023-01-01T10:20:30+00:00', '2023-01-01T00:00:00+00:00', '2023-01-01T10:20:00+00:00'],
-      ['2023-01-02T23:59:59.999000+00:00', '2023-01-02T23:59:59+00:00', '2023-01-02T00:00:00+00:00', '2023-01-02T23:59:00+00:00'],
+      ['2023-01-01T10:20:30.123000Z', '2023-01-01T10:20:30Z', '2023-01-01T00:00:00Z', '2023-01-01T10:20:00Z'],
+      ['2023-01-02T23:59:59.999000Z', '2023-01-02T23:59:59Z', '2023-01-02T00:00:00Z', '2023-01-02T23:59:00Z'],
     ]);
     expect(typesOf(r)).toEqual(["DateTime64(6, 'UTC')", "DateTime('UTC')", "DateTime('UTC')", "DateTime('UTC')"]);
   });
@@ -67,8 +67,8 @@ describe("whole-second datetimes are ClickHouse's DateTime('<tz>'), timestamp an
   it('through a subquery column: still a DateTime (type, value, toString without a fraction)', async () => {
     const r = await hogql('SELECT d, toTypeName(d), toString(d), toStartOfHour(d) FROM (SELECT toDateTime(timestamp) AS d FROM events) ORDER BY d');
     expect(r.results).toEqual([
-      ['2023-01-01T10:20:30+00:00', "DateTime('UTC')", '2023-01-01 10:20:30', '2023-01-01T10:00:00+00:00'],
-      ['2023-01-02T23:59:59+00:00', "DateTime('UTC')", '2023-01-02 23:59:59', '2023-01-02T23:00:00+00:00'],
+      ['2023-01-01T10:20:30Z', "DateTime('UTC')", '2023-01-01 10:20:30', '2023-01-01T10:00:00Z'],
+      ['2023-01-02T23:59:59Z', "DateTime('UTC')", '2023-01-02 23:59:59', '2023-01-02T23:00:00Z'],
     ]);
     expect(typesOf(r)).toEqual(["DateTime('UTC')", 'String', 'String', "DateTime('UTC')"]);
   });
@@ -196,18 +196,18 @@ describe('min / max / argMax of a datetime keep its kind and zone', () => {
   it('max of a DateTime is written without a fraction; max of a value in another zone is shown there', async () => {
     expect(
       await rows("SELECT max(toStartOfDay(timestamp)), toString(max(toDateTime(timestamp))), max(toTimeZone(timestamp, 'Asia/Tokyo')), argMax(toStartOfHour(timestamp), timestamp) FROM events"),
-    ).toEqual([['2023-01-02T00:00:00+00:00', '2023-01-02 23:59:59', '2023-01-03T08:59:59.999000+09:00', '2023-01-02T23:00:00+00:00']]);
+    ).toEqual([['2023-01-02T00:00:00Z', '2023-01-02 23:59:59', '2023-01-03T08:59:59.999000+09:00', '2023-01-02T23:00:00Z']]);
   });
 });
 
 describe('test_mapping.py test_parse_datetime_in_joda_syntax: parseDateTimeInJodaSyntax is HogQL\'s parseDateTimeInJodaSyntaxOrNull', () => {
   it.each([
-    ["parseDateTimeInJodaSyntax('2023-02-24 14:53:31', 'yyyy-MM-dd HH:mm:ss')", '2023-02-24T14:53:31+00:00'],
-    ["parseDateTimeInJodaSyntax('24.02.2023', 'dd.MM.yyyy')", '2023-02-24T00:00:00+00:00'],
-    ["parseDateTimeInJodaSyntax('2023-02-24T14', 'yyyy-MM-dd\\'T\\'HH')", '2023-02-24T14:00:00+00:00'],
+    ["parseDateTimeInJodaSyntax('2023-02-24 14:53:31', 'yyyy-MM-dd HH:mm:ss')", '2023-02-24T14:53:31Z'],
+    ["parseDateTimeInJodaSyntax('24.02.2023', 'dd.MM.yyyy')", '2023-02-24T00:00:00Z'],
+    ["parseDateTimeInJodaSyntax('2023-02-24T14', 'yyyy-MM-dd\\'T\\'HH')", '2023-02-24T14:00:00Z'],
     ["parseDateTimeInJodaSyntax('2023-02-24 14', 'yyyy-MM-dd HH', 'Asia/Tokyo')", '2023-02-24T14:00:00+09:00'],
     ["parseDateTimeInJodaSyntax('not a date', 'yyyy-MM-dd')", null],
-    ["parseDateTimeInJodaSyntaxOrNull('2023-02-24', 'yyyy-MM-dd')", '2023-02-24T00:00:00+00:00'],
+    ["parseDateTimeInJodaSyntaxOrNull('2023-02-24', 'yyyy-MM-dd')", '2023-02-24T00:00:00Z'],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(expr)).toBe(expected);
   });
@@ -284,14 +284,14 @@ describe("mapping.py's time windows tumble / hop (test_printer.py test_functions
     const r = await hogql(
       "SELECT tumble(toDateTime('2023-06-12'), toIntervalDay('1')), tumbleStart(toDateTime('2023-06-12 10:00:00'), toIntervalDay('1')), tumbleEnd(toDateTime('2023-06-14 10:00:00'), INTERVAL 1 WEEK), tumbleStart(tumble(toDateTime('2023-06-12 10:17:00'), INTERVAL 15 MINUTE))",
     );
-    expect(r.results).toEqual([[['2023-06-12T00:00:00+00:00', '2023-06-13T00:00:00+00:00'], '2023-06-12T00:00:00+00:00', '2023-06-19T00:00:00+00:00', '2023-06-12T10:15:00+00:00']]);
+    expect(r.results).toEqual([[['2023-06-12T00:00:00Z', '2023-06-13T00:00:00Z'], '2023-06-12T00:00:00Z', '2023-06-19T00:00:00Z', '2023-06-12T10:15:00Z']]);
     expect(typesOf(r)).toEqual(["Tuple(DateTime('UTC'), DateTime('UTC'))", "DateTime('UTC')", "DateTime('UTC')", "DateTime('UTC')"]);
   });
 
   it('hop(t, step, size): the window of size ending at the first step boundary after t', async () => {
     expect(
       await rows("SELECT hop(toDateTime('2024-07-04 10:00:00'), INTERVAL '1' DAY, INTERVAL '2' DAY), hopStart(toDateTime('2024-07-04 10:00:00'), INTERVAL 1 HOUR, INTERVAL 3 HOUR), hopEnd(toDateTime('2024-07-04 10:00:00'), INTERVAL 1 HOUR, INTERVAL 3 HOUR)"),
-    ).toEqual([[['2024-07-03T00:00:00+00:00', '2024-07-05T00:00:00+00:00'], '2024-07-04T08:00:00+00:00', '2024-07-04T11:00:00+00:00']]);
+    ).toEqual([[['2024-07-03T00:00:00Z', '2024-07-05T00:00:00Z'], '2024-07-04T08:00:00Z', '2024-07-04T11:00:00Z']]);
   });
 
   it('per row in the project timezone; grouped by a window', async () => {
@@ -301,8 +301,8 @@ describe("mapping.py's time windows tumble / hop (test_printer.py test_functions
       [['2023-01-03T00:00:00+01:00', '2023-01-03T01:00:00+01:00'], '2023-01-03T00:00:00+01:00'],
     ]);
     expect(await rows('SELECT tumbleStart(timestamp, INTERVAL 1 WEEK) AS w, count() FROM events GROUP BY w ORDER BY w')).toEqual([
-      ['2022-12-26T00:00:00+00:00', 1],
-      ['2023-01-02T00:00:00+00:00', 1],
+      ['2022-12-26T00:00:00Z', 1],
+      ['2023-01-02T00:00:00Z', 1],
     ]);
   });
 
@@ -336,7 +336,7 @@ describe('toDateTime64(x, P[, tz]) (mapping.py "toDateTime64"): ClickHouse DateT
       "SELECT toDateTime64('2023-03-01 10:00:00.567', 0), toDateTime64('2023-03-01 10:00:00.567', 1), toDateTime64('2023-03-01 10:00:00.567', 3), toDateTime64('2023-03-01 10:00:00.567', 6, 'America/New_York')",
       { timezone: 'UTC' },
     );
-    expect(r.results).toEqual([['2023-03-01T10:00:00+00:00', '2023-03-01T10:00:00.500000+00:00', '2023-03-01T10:00:00.567000+00:00', '2023-03-01T10:00:00.567000-05:00']]);
+    expect(r.results).toEqual([['2023-03-01T10:00:00Z', '2023-03-01T10:00:00.500000Z', '2023-03-01T10:00:00.567000Z', '2023-03-01T10:00:00.567000-05:00']]);
     expect(typesOf(r)).toEqual(["DateTime64(0, 'UTC')", "DateTime64(1, 'UTC')", "DateTime64(3, 'UTC')", "DateTime64(6, 'America/New_York')"]);
   });
 

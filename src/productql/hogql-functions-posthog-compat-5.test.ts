@@ -92,14 +92,14 @@ describe('test_mapping.py range(start, end[, step]): from a negative start, coun
 
 describe("dateAdd / + INTERVAL: a Date moved by hours, minutes or seconds is a DateTime (ClickHouse's addHours(Date)); a DateTime stays one", () => {
   it.each([
-    ["dateAdd('hour', 1, toDate('2023-01-01'))", '2023-01-01T01:00:00+00:00'],
+    ["dateAdd('hour', 1, toDate('2023-01-01'))", '2023-01-01T01:00:00Z'],
     ["toTypeName(dateAdd('hour', 1, toDate('2023-01-01')))", "DateTime('UTC')"],
     ["toString(toDate('2023-01-01') + INTERVAL 90 MINUTE)", '2023-01-01 01:30:00'],
-    ["toDate('2023-01-01') - INTERVAL 1 SECOND", '2022-12-31T23:59:59+00:00'],
+    ["toDate('2023-01-01') - INTERVAL 1 SECOND", '2022-12-31T23:59:59Z'],
     ["toString(toDate('2023-01-01') + INTERVAL 1 DAY)", '2023-01-02'],
     ["dateAdd('week', 2, toDate('2023-01-01'))", '2023-01-15'],
-    ["dateAdd('second', 3600, toDateTime('2023-01-01 00:00:00'))", '2023-01-01T01:00:00+00:00'],
-    ["dateSub('minute', 90, toDateTime('2023-01-01 00:00:00'))", '2022-12-31T22:30:00+00:00'],
+    ["dateAdd('second', 3600, toDateTime('2023-01-01 00:00:00'))", '2023-01-01T01:00:00Z'],
+    ["dateSub('minute', 90, toDateTime('2023-01-01 00:00:00'))", '2022-12-31T22:30:00Z'],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(expr)).toBe(expected);
   });
@@ -118,9 +118,9 @@ describe("dateAdd / + INTERVAL: a Date moved by hours, minutes or seconds is a D
   it('of a bucket of timestamp, per row', async () => {
     const r = await hogql('SELECT toStartOfDay(timestamp) + INTERVAL 12 HOUR, toString(toStartOfDay(timestamp) + INTERVAL 12 HOUR), toStartOfHour(timestamp) - INTERVAL 1 DAY FROM events ORDER BY timestamp');
     expect(r.results).toEqual([
-      ['2023-03-01T12:00:00+00:00', '2023-03-01 12:00:00', '2023-02-28T10:00:00+00:00'],
-      ['2023-03-02T12:00:00+00:00', '2023-03-02 12:00:00', '2023-03-01T23:00:00+00:00'],
-      ['2023-03-03T12:00:00+00:00', '2023-03-03 12:00:00', '2023-03-02T00:00:00+00:00'],
+      ['2023-03-01T12:00:00Z', '2023-03-01 12:00:00', '2023-02-28T10:00:00Z'],
+      ['2023-03-02T12:00:00Z', '2023-03-02 12:00:00', '2023-03-01T23:00:00Z'],
+      ['2023-03-03T12:00:00Z', '2023-03-03 12:00:00', '2023-03-02T00:00:00Z'],
     ]);
     expect(typesOf(r)).toEqual(["DateTime('UTC')", 'String', "DateTime('UTC')"]);
   });
@@ -224,8 +224,8 @@ describe('test_mapping.py: date functions with the values ClickHouse gives', () 
     // weeks of toStartOfInterval start on Monday (ClickHouse counts them from 1970-01-05)
     ["toStartOfInterval(toDate('2023-01-04'), INTERVAL 1 WEEK)", '2023-01-02'],
     ["toStartOfInterval(toDateTime('2023-01-04 10:00:00'), INTERVAL 1 WEEK)", '2023-01-02'],
-    ["toStartOfInterval(toDateTime('2023-01-02 10:00:00'), INTERVAL 2 DAY)", '2023-01-01T00:00:00+00:00'],
-    ["toStartOfInterval(toDateTime('2023-05-14 10:17:45'), INTERVAL 10 SECOND)", '2023-05-14T10:17:40+00:00'],
+    ["toStartOfInterval(toDateTime('2023-01-02 10:00:00'), INTERVAL 2 DAY)", '2023-01-01T00:00:00Z'],
+    ["toStartOfInterval(toDateTime('2023-05-14 10:17:45'), INTERVAL 10 SECOND)", '2023-05-14T10:17:40Z'],
     ["toStartOfInterval(toDateTime('2023-05-14 10:00:00'), INTERVAL 1 QUARTER)", '2023-04-01'],
     ["toDayOfWeek(toDate('2023-01-01'), 0)", 7],
     ["dateDiff('month', toDate('2023-01-01'), toDate('2022-11-30'))", -2],
@@ -235,7 +235,7 @@ describe('test_mapping.py: date functions with the values ClickHouse gives', () 
     ["formatDateTime(toDateTime('2023-01-02 13:04:05'), '%y %p %I %R')", '23 PM 01 13:04'],
     ['toTypeName(today())', 'Date'],
     ['yesterday() = today() - 1', 1],
-    ['fromUnixTimestamp(0)', '1970-01-01T00:00:00+00:00'],
+    ['fromUnixTimestamp(0)', '1970-01-01T00:00:00Z'],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(expr)).toBe(expected);
   });
@@ -299,8 +299,8 @@ describe('arrays of datetimes and dates render each element as the value itself 
     );
     expect(r.results).toEqual([
       [
-        ['2023-03-01T10:20:30+00:00', '2023-03-02T23:59:59+00:00', '2023-03-03T00:00:00+00:00'],
-        ['2023-03-01T00:00:00+00:00', '2023-03-02T00:00:00+00:00', '2023-03-03T00:00:00+00:00'],
+        ['2023-03-01T10:20:30Z', '2023-03-02T23:59:59Z', '2023-03-03T00:00:00Z'],
+        ['2023-03-01T00:00:00Z', '2023-03-02T00:00:00Z', '2023-03-03T00:00:00Z'],
         ['2023-03-01', '2023-03-02', '2023-03-03'],
         ['2023-03-01'],
       ],
@@ -310,14 +310,14 @@ describe('arrays of datetimes and dates render each element as the value itself 
 
   it('in the zone of the values, sorted, and over no rows', async () => {
     expect(await rows("SELECT groupArray(toTimeZone(timestamp, 'Asia/Tokyo')), arraySort(groupArray(timestamp)) FROM events WHERE event = 'signup'")).toEqual([
-      [['2023-03-03T09:00:00+09:00'], ['2023-03-03T00:00:00+00:00']],
+      [['2023-03-03T09:00:00+09:00'], ['2023-03-03T00:00:00Z']],
     ]);
     expect(await rows('SELECT arraySort(groupArray(timestamp)) FROM events WHERE 1 = 0')).toEqual([[[]]]);
   });
 
   it('array literals of datetimes and dates; toString of an array of dates quotes them', async () => {
     expect(await rows("SELECT [toDateTime(1672531200)], [toDate('2023-01-01'), toDate('2023-01-02')], toString([toDate('2023-01-01')])")).toEqual([
-      [['2023-01-01T00:00:00+00:00'], ['2023-01-01', '2023-01-02'], "['2023-01-01']"],
+      [['2023-01-01T00:00:00Z'], ['2023-01-01', '2023-01-02'], "['2023-01-01']"],
     ]);
   });
 });
@@ -426,8 +426,8 @@ describe('test_mapping.py / test_query.py: week modes, calendar arithmetic and t
     ["toDate('2024-02-29') + INTERVAL 1 YEAR", '2025-02-28'],
     ["date_add('month', 1, toDate('2023-01-31'))", '2023-02-28'],
     ["date_sub('month', 1, toDate('2023-03-31'))", '2023-02-28'],
-    ["toDateTime('2023-03-08 10:00:00') + INTERVAL '1' DAY", '2023-03-09T10:00:00+00:00'],
-    ["toDateTime('2023-03-08 10:00:00') - INTERVAL 90 MINUTE", '2023-03-08T08:30:00+00:00'],
+    ["toDateTime('2023-03-08 10:00:00') + INTERVAL '1' DAY", '2023-03-09T10:00:00Z'],
+    ["toDateTime('2023-03-08 10:00:00') - INTERVAL 90 MINUTE", '2023-03-08T08:30:00Z'],
     ["date_diff('hour', toDateTime('2023-03-08 10:00:00'), toDateTime('2023-03-09 12:00:00'))", 26],
     ["dateDiff('quarter', toDate('2023-03-31'), toDate('2023-04-01'))", 1],
     ["dateDiff('year', toDate('2022-12-31'), toDate('2023-01-01'))", 1],
@@ -440,7 +440,7 @@ describe('test_mapping.py / test_query.py: week modes, calendar arithmetic and t
     const r = await hogql(
       "SELECT toStartOfInterval(toDateTime('2023-03-08 10:17:00'), INTERVAL 1 week), toStartOfInterval(toDateTime('2023-03-08 10:17:00'), INTERVAL 1 month), toStartOfInterval(toDateTime('2023-03-08 10:17:00'), INTERVAL 3 hour), dateTrunc('month', toDateTime('2023-03-08 10:17:00')), dateTrunc('quarter', toDate('2023-05-08'))",
     );
-    expect(r.results).toEqual([['2023-03-06', '2023-03-01', '2023-03-08T09:00:00+00:00', '2023-03-01T00:00:00+00:00', '2023-04-01']]);
+    expect(r.results).toEqual([['2023-03-06', '2023-03-01', '2023-03-08T09:00:00Z', '2023-03-01T00:00:00Z', '2023-04-01']]);
     expect(typesOf(r)).toEqual(['Date', 'Date', "DateTime('UTC')", "DateTime('UTC')", 'Date']);
   });
 
@@ -461,7 +461,7 @@ describe('test_mapping.py / test_query.py: week modes, calendar arithmetic and t
 
 describe("mapping.py's timeSlot, toLastDayOfWeek, toStartOfISOYear and (to|from)ModifiedJulianDay, with ClickHouse's values and types", () => {
   it.each([
-    ["timeSlot(toDateTime('2023-03-08 10:47:12'))", '2023-03-08T10:30:00+00:00'],
+    ["timeSlot(toDateTime('2023-03-08 10:47:12'))", '2023-03-08T10:30:00Z'],
     ["toTypeName(timeSlot(toDateTime('2023-03-08 10:47:12')))", "DateTime('UTC')"],
     ["toLastDayOfWeek(toDate('2023-03-08'))", '2023-03-11'],
     ["toLastDayOfWeek(toDate('2023-03-08'), 1)", '2023-03-12'],

@@ -33,8 +33,8 @@ afterAll(async () => {
 
 const hogql = (query: string) => h.run(productqlRunner, { kind: 'HogQLQuery', query }, pid);
 const rows = async (query: string) => (await hogql(query)).results;
-const T0 = '2020-01-10T00:00:00+00:00';
-const T1 = '2020-01-10T00:01:00+00:00';
+const T0 = '2020-01-10T00:00:00Z';
+const T1 = '2020-01-10T00:01:00Z';
 
 describe('test_query: queries and subqueries', () => {
   it('test_query: a grouped count', async () => {

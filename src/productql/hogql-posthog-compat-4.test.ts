@@ -147,14 +147,14 @@ describe('mapping.py: toDecimal(x, scale) (accurateCastOrNull to Decimal64) and 
 describe('mapping.py: timezone arguments (toDateTime(x, tz), toStartOfDay(x, tz), toUnixTimestamp(x, tz), toDayOfWeek(x, mode, tz))', () => {
   /** 2024-01-01 23:30 in Berlin: 22:30 UTC, 07:30 on Jan 2 in Tokyo, 04:00 on Jan 2 in Kolkata. */
   const B = "toDateTime('2024-01-01 23:30:00')";
-  // (a datetime shown in UTC reads +00:00, as every zoned value Quarry shows)
+  // (a datetime shown in UTC reads Z, as every zoned value Quarry shows)
   it.each([
-    ["toDateTime('2024-01-01 00:00:00', 'UTC')", '2024-01-01T00:00:00+00:00'],
+    ["toDateTime('2024-01-01 00:00:00', 'UTC')", '2024-01-01T00:00:00Z'],
     ["toDateTime('2024-01-01 00:00:00', 'America/New_York')", '2024-01-01T00:00:00-05:00'],
     ["toDateTime('2024-06-01T10:00:00Z', 'Asia/Tokyo')", '2024-06-01T19:00:00+09:00'],
-    [`toDateTime(${B}, 'UTC')`, '2024-01-01T22:30:00+00:00'],
+    [`toDateTime(${B}, 'UTC')`, '2024-01-01T22:30:00Z'],
     ["toDateTime64('2024-01-01 00:00:00', 6, 'America/New_York')", '2024-01-01T00:00:00-05:00'],
-    [`toDateTime64(${B}, 3, 'UTC')`, '2024-01-01T22:30:00+00:00'],
+    [`toDateTime64(${B}, 3, 'UTC')`, '2024-01-01T22:30:00Z'],
     // toDate of text in a zone: the date there of the datetime the text is there
     ["toDate('2024-01-01 23:30:00', 'Asia/Tokyo')", '2024-01-01'],
     ["toDate('2024-01-01', 'Asia/Tokyo')", '2024-01-01'],
@@ -196,8 +196,8 @@ describe('mapping.py: timezone arguments (toDateTime(x, tz), toStartOfDay(x, tz)
       "select toStartOfDay(timestamp, 'UTC') as d, toDayOfWeek(timestamp, 0, 'America/New_York') as w, toDateTime(timestamp, 'UTC') as t from events where event = '$pageview' order by timestamp limit 2",
     );
     expect(r.results).toEqual([
-      ['2024-03-30T00:00:00+00:00', 6, '2024-03-30T22:30:00+00:00'],
-      ['2024-03-30T00:00:00+00:00', 6, '2024-03-30T23:30:00+00:00'],
+      ['2024-03-30T00:00:00Z', 6, '2024-03-30T22:30:00Z'],
+      ['2024-03-30T00:00:00Z', 6, '2024-03-30T23:30:00Z'],
     ]);
     // toStartOfDay and toDateTime of a datetime are ClickHouse DateTimes (whole seconds; hogql-functions-posthog-compat-4.test.ts),
     // toDayOfWeek a UInt8 (hogql-functions-posthog-compat-5.test.ts)
@@ -206,9 +206,9 @@ describe('mapping.py: timezone arguments (toDateTime(x, tz), toStartOfDay(x, tz)
 
   it('groups by the zoned bucket', async () => {
     expect(await all("select toStartOfDay(timestamp, 'UTC') as d, count() from events where event = '$pageview' group by d order by d")).toEqual([
-      ['2024-03-30T00:00:00+00:00', 2],
-      ['2024-03-31T00:00:00+00:00', 1],
-      ['2024-04-01T00:00:00+00:00', 2],
+      ['2024-03-30T00:00:00Z', 2],
+      ['2024-03-31T00:00:00Z', 1],
+      ['2024-04-01T00:00:00Z', 2],
     ]);
   });
 
@@ -239,7 +239,7 @@ describe('mapping.py parseDateTimeBestEffort(OrNull/OrZero): RFC 822 / RFC 1123 
     ["parseDateTimeBestEffortOrNull('Sat, 2 Mar 2024 10:00:00 GMT')", '2024-03-02T11:00:00+01:00'],
     // without a zone: local time, in the project's zone or the one given
     ["parseDateTimeBestEffortOrNull('Sat, 02 Mar 2024 10:00:00')", '2024-03-02T10:00:00+01:00'],
-    ["parseDateTimeBestEffortOrNull('Sat, 02 Mar 2024 10:00:00', 'UTC')", '2024-03-02T10:00:00+00:00'],
+    ["parseDateTimeBestEffortOrNull('Sat, 02 Mar 2024 10:00:00', 'UTC')", '2024-03-02T10:00:00Z'],
     ["parseDateTimeBestEffortOrNull('Sat, 02 Mar 2024 10:00:00 GMT', 'Asia/Tokyo')", '2024-03-02T19:00:00+09:00'],
     ["parseDateTimeBestEffortOrNull('Thu, 03 Oct 2024 12:34 UTC')", '2024-10-03T14:34:00+02:00'],
     ["parseDateTimeBestEffortOrNull('3 oct 2024 12:34:56 gmt')", '2024-10-03T14:34:56+02:00'],
@@ -249,11 +249,11 @@ describe('mapping.py parseDateTimeBestEffort(OrNull/OrZero): RFC 822 / RFC 1123 
     ["parseDateTimeBestEffortOrNull('Tue, 01 Foo 2024 12:34:56 GMT')", null],
     // test_printer.py test_functions_expecting_datetime_arg: parseDateTimeBestEffort('23/10/2020 12:12:57'), day first
     ["parseDateTimeBestEffort('23/10/2020 12:12:57')", '2020-10-23T12:12:57+02:00'],
-    ["parseDateTimeBestEffortOrNull('10/11/2020', 'UTC')", '2020-11-10T00:00:00+00:00'],
-    ["parseDateTimeBestEffortOrNull('1/2/2020 3:04:05', 'UTC')", '2020-02-01T03:04:05+00:00'],
-    ["parseDateTimeBestEffortOrNull('23/10/2020 12:12', 'UTC')", '2020-10-23T12:12:00+00:00'],
-    ["parseDateTimeBestEffortOrNull('2020/10/23 12:12:57', 'UTC')", '2020-10-23T12:12:57+00:00'],
-    ["parseDateTimeBestEffortOrNull('20201023121257', 'UTC')", '2020-10-23T12:12:57+00:00'],
+    ["parseDateTimeBestEffortOrNull('10/11/2020', 'UTC')", '2020-11-10T00:00:00Z'],
+    ["parseDateTimeBestEffortOrNull('1/2/2020 3:04:05', 'UTC')", '2020-02-01T03:04:05Z'],
+    ["parseDateTimeBestEffortOrNull('23/10/2020 12:12', 'UTC')", '2020-10-23T12:12:00Z'],
+    ["parseDateTimeBestEffortOrNull('2020/10/23 12:12:57', 'UTC')", '2020-10-23T12:12:57Z'],
+    ["parseDateTimeBestEffortOrNull('20201023121257', 'UTC')", '2020-10-23T12:12:57Z'],
     ["parseDateTimeBestEffortOrZero('not a date at all')", '1970-01-01T01:00:00+01:00'],
   ])('%s = %j', async (expr, expected) => {
     expect(await one(`select ${expr}`)).toBe(expected);
@@ -271,9 +271,9 @@ describe('mapping.py parseDateTimeBestEffort(OrNull/OrZero): RFC 822 / RFC 1123 
       })),
     );
     expect(await all("select parseDateTimeBestEffortOrNull(properties.sent, 'UTC') from events where event = 'rfc-date' order by timestamp")).toEqual([
-      ['2024-10-01T12:34:56+00:00'],
-      ['2024-10-02T11:00:00+00:00'],
-      ['2024-10-03T10:00:00+00:00'],
+      ['2024-10-01T12:34:56Z'],
+      ['2024-10-02T11:00:00Z'],
+      ['2024-10-03T10:00:00Z'],
       [null],
     ]);
   });
@@ -483,7 +483,7 @@ describe('mapping.py parseDateTime(text, format[, tz]) (parseDateTimeOrNull, MyS
     ["parseDateTime('2021 x', '%Y x')", '2021-01-01T00:00:00+01:00'],
     ["parseDateTime('20210104 2300', '%Y%m%d %H%S')", '2021-01-04T23:00:00+01:00'],
     ["parseDateTime('100% 2021', '100%% %Y')", '2021-01-01T00:00:00+01:00'],
-    ["parseDateTime('2021-01-04 23:00:00', '%Y-%m-%d %H:%i:%s', 'UTC')", '2021-01-04T23:00:00+00:00'],
+    ["parseDateTime('2021-01-04 23:00:00', '%Y-%m-%d %H:%i:%s', 'UTC')", '2021-01-04T23:00:00Z'],
     // text that does not match the format, or is no date: NULL
     ["parseDateTimeOrNull('2021/01/04', '%Y-%m-%d')", null],
     ["parseDateTimeOrNull('2021-01-04 extra', '%Y-%m-%d')", null],
@@ -496,8 +496,8 @@ describe('mapping.py parseDateTime(text, format[, tz]) (parseDateTimeOrNull, MyS
   });
   it('reads each row', async () => {
     expect(await all("select parseDateTimeOrNull(concat('2021-01-0', toString(number + 8)), '%Y-%m-%d', 'UTC') from numbers(3) order by number")).toEqual([
-      ['2021-01-08T00:00:00+00:00'],
-      ['2021-01-09T00:00:00+00:00'],
+      ['2021-01-08T00:00:00Z'],
+      ['2021-01-09T00:00:00Z'],
       [null],
     ]);
   });

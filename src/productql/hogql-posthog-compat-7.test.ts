@@ -268,9 +268,9 @@ describe('aggregations of no rows: the default of a non-Nullable type (ClickHous
 
   it('groups are never empty: their values are unchanged', async () => {
     expect(await rows('SELECT event, sum(1), min(event), max(timestamp) FROM events GROUP BY event ORDER BY event')).toEqual([
-      ['$pageview', 2, '$pageview', '2021-01-03T10:00:00+00:00'],
-      ['purchase', 1, 'purchase', '2021-01-04T10:00:00+00:00'],
-      ['signup', 1, 'signup', '2021-01-02T10:00:00+00:00'],
+      ['$pageview', 2, '$pageview', '2021-01-03T10:00:00Z'],
+      ['purchase', 1, 'purchase', '2021-01-04T10:00:00Z'],
+      ['signup', 1, 'signup', '2021-01-02T10:00:00Z'],
     ]);
   });
 });

@@ -23,7 +23,7 @@ import { duckdbDialect } from './duckdb';
 import { printHogQL } from './hogql';
 import { parseExpr, parseSelect, parseSelectSync } from './parser';
 import type { PType } from './schema';
-import { zonedFormatter } from '../projects/timezone';
+import { isoOffset, zonedFormatter } from '../projects/timezone';
 
 export * as ast from './ast';
 export type { Query, Expr } from './ast';
@@ -278,8 +278,8 @@ function partsIn(date: Date, tz: string): Record<string, number> {
 const pad = (n: number, w = 2): string => String(Math.abs(n)).padStart(w, '0');
 
 /**
- * An instant as ISO 8601 in `tz`, like Python's isoformat(): `2024-03-31T02:00:00+02:00`, with `.ffffff` only
- * when there are sub-second digits.
+ * An instant as ISO 8601 in `tz`, as PostHog's JSON renderer writes a Python datetime: `2024-03-31T02:00:00+02:00`,
+ * `Z` for a zero offset, with `.ffffff` only when there are sub-second digits.
  */
 export function formatDateTimeInTimezone(date: Date, tz: string): string {
   const ms = date.getTime();
@@ -287,11 +287,10 @@ export function formatDateTimeInTimezone(date: Date, tz: string): string {
   const localAsUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
   const offsetMin = Math.round((localAsUtc - Math.floor(ms / 1000) * 1000) / 60000);
   const frac = ((ms % 1000) + 1000) % 1000;
-  const sign = offsetMin < 0 ? '-' : '+';
   return (
     `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}` +
     (frac ? `.${pad(frac, 3)}000` : '') +
-    `${sign}${pad(Math.floor(Math.abs(offsetMin) / 60))}:${pad(Math.abs(offsetMin) % 60)}`
+    isoOffset(offsetMin)
   );
 }
 

@@ -257,11 +257,11 @@ describe('sessions (computed from events) and events.session', () => {
       '$is_bounce',
     ];
     expect(r.results.map((row) => picked.map((c) => row[r.columns.indexOf(c)]))).toEqual([
-      ['a', 'u1', '2024-05-01T10:00:00+00:00', '2024-05-01T10:02:00+00:00', 120, 2, 1, 0, 'https://ex.com/landing?utm_source=x#top', 'https://ex.com/pricing', '/landing', '/pricing', 'google.com', 0],
-      ['b', 'u2', '2024-05-01T11:00:00+00:00', '2024-05-01T11:00:00+00:00', 0, 1, 0, 0, 'https://ex.com/', 'https://ex.com/', '/', '/', '$direct', 1],
-      ['c', 'u3', '2024-05-01T12:00:00.900000+00:00', '2024-05-01T12:00:09.100000+00:00', 9, 1, 0, 0, 'http://ex.com/docs/a?b=1', 'http://ex.com/docs/a?b=1', '/docs/a', '/docs/a', null, 1],
-      ['d', 'u4', '2024-05-01T13:00:00+00:00', '2024-05-01T13:00:30+00:00', 30, 0, 0, 0, null, null, null, null, null, null],
-      ['e', 'u5', '2024-05-01T14:00:00+00:00', '2024-05-01T14:00:10+00:00', 10, 0, 0, 1, null, null, null, null, null, 0],
+      ['a', 'u1', '2024-05-01T10:00:00Z', '2024-05-01T10:02:00Z', 120, 2, 1, 0, 'https://ex.com/landing?utm_source=x#top', 'https://ex.com/pricing', '/landing', '/pricing', 'google.com', 0],
+      ['b', 'u2', '2024-05-01T11:00:00Z', '2024-05-01T11:00:00Z', 0, 1, 0, 0, 'https://ex.com/', 'https://ex.com/', '/', '/', '$direct', 1],
+      ['c', 'u3', '2024-05-01T12:00:00.900000Z', '2024-05-01T12:00:09.100000Z', 9, 1, 0, 0, 'http://ex.com/docs/a?b=1', 'http://ex.com/docs/a?b=1', '/docs/a', '/docs/a', null, 1],
+      ['d', 'u4', '2024-05-01T13:00:00Z', '2024-05-01T13:00:30Z', 30, 0, 0, 0, null, null, null, null, null, null],
+      ['e', 'u5', '2024-05-01T14:00:00Z', '2024-05-01T14:00:10Z', 10, 0, 0, 1, null, null, null, null, null, 0],
     ]);
     noSecret(r.results);
   });
@@ -277,16 +277,16 @@ describe('sessions (computed from events) and events.session', () => {
       'select event, session.session_id, session.$session_duration, session.$is_bounce, e.session.$entry_pathname, session.distinct_id, session.$start_timestamp from events e order by timestamp',
     );
     expect(r.results).toEqual([
-      ['$pageview', 'a', 120, 0, '/landing', 'u1', '2024-05-01T10:00:00+00:00'],
-      ['$autocapture', 'a', 120, 0, '/landing', 'u1', '2024-05-01T10:00:00+00:00'],
-      ['$pageview', 'a', 120, 0, '/landing', 'u1', '2024-05-01T10:00:00+00:00'],
-      ['$pageview', 'b', 0, 1, '/', 'u2', '2024-05-01T11:00:00+00:00'],
-      ['$pageview', 'c', 9, 1, '/docs/a', 'u3', '2024-05-01T12:00:00.900000+00:00'],
-      ['clicked', 'c', 9, 1, '/docs/a', 'u3', '2024-05-01T12:00:00.900000+00:00'],
-      ['clicked', 'd', 30, null, null, 'u4', '2024-05-01T13:00:00+00:00'],
-      ['clicked', 'd', 30, null, null, 'u4', '2024-05-01T13:00:00+00:00'],
-      ['$screen', 'e', 10, 0, null, 'u5', '2024-05-01T14:00:00+00:00'],
-      ['clicked', 'e', 10, 0, null, 'u5', '2024-05-01T14:00:00+00:00'],
+      ['$pageview', 'a', 120, 0, '/landing', 'u1', '2024-05-01T10:00:00Z'],
+      ['$autocapture', 'a', 120, 0, '/landing', 'u1', '2024-05-01T10:00:00Z'],
+      ['$pageview', 'a', 120, 0, '/landing', 'u1', '2024-05-01T10:00:00Z'],
+      ['$pageview', 'b', 0, 1, '/', 'u2', '2024-05-01T11:00:00Z'],
+      ['$pageview', 'c', 9, 1, '/docs/a', 'u3', '2024-05-01T12:00:00.900000Z'],
+      ['clicked', 'c', 9, 1, '/docs/a', 'u3', '2024-05-01T12:00:00.900000Z'],
+      ['clicked', 'd', 30, null, null, 'u4', '2024-05-01T13:00:00Z'],
+      ['clicked', 'd', 30, null, null, 'u4', '2024-05-01T13:00:00Z'],
+      ['$screen', 'e', 10, 0, null, 'u5', '2024-05-01T14:00:00Z'],
+      ['clicked', 'e', 10, 0, null, 'u5', '2024-05-01T14:00:00Z'],
       ['$pageview', null, null, null, null, null, null],
       ['$pageview', null, null, null, null, null, null],
     ]);

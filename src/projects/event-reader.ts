@@ -84,7 +84,8 @@ const EVENT_COLUMNS = [
   'distinct_id',
   'properties',
   // PostHog's ClickhouseEventSerializer.get_timestamp: `timestamp.replace(tzinfo=UTC).astimezone().isoformat()` on a
-  // UTC server, so `+00:00` whatever the project's timezone (ProductQL would answer it in the project's)
+  // UTC server, so `+00:00` whatever the project's timezone (ProductQL would answer it in the project's; eventView
+  // turns its `Z` into isoformat's `+00:00`)
   "toTimeZone(timestamp, 'UTC')",
   'elements_chain',
   'toString(person_id)',
@@ -298,7 +299,8 @@ function eventView(row: unknown[], firstIds: Map<string, string>): EventView {
     distinct_id: String(distinctId),
     properties: parseProperties(properties),
     event: String(event),
-    timestamp: String(timestamp),
+    // a string the serializer made with isoformat(), so `+00:00` (a query's datetime is rendered with `Z`)
+    timestamp: String(timestamp).replace(/Z$/, '+00:00'),
     person,
     elements: chainToElements(elementsChain === null || elementsChain === undefined ? '' : String(elementsChain)),
     elements_chain: elementsChain === null || elementsChain === undefined ? '' : String(elementsChain),

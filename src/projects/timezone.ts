@@ -35,3 +35,13 @@ export function zonedFormatter(tz: string): Intl.DateTimeFormat {
   }
   return f;
 }
+
+/**
+ * The offset suffix of an aware datetime in a JSON response: `Z` for zero (DRF's encoder and orjson's OPT_UTC_Z both
+ * write `Z` where Python's isoformat() says `+00:00`), else `±HH:MM`.
+ */
+export function isoOffset(offsetMin: number): string {
+  if (offsetMin === 0) return 'Z';
+  const sign = offsetMin < 0 ? '-' : '+';
+  return `${sign}${String(Math.floor(Math.abs(offsetMin) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMin) % 60).padStart(2, '0')}`;
+}

@@ -84,7 +84,7 @@ describe('GraphQL typed fields', () => {
     expect(r.body.errors).toBeUndefined();
     const t = r.body.data.trends;
     expect(t.hasMore).toBe(true);
-    expect(t.resolved_date_range).toEqual({ date_from: '2024-01-01T00:00:00+00:00', date_to: '2024-01-03T23:59:59.999999+00:00' });
+    expect(t.resolved_date_range).toEqual({ date_from: '2024-01-01T00:00:00Z', date_to: '2024-01-03T23:59:59.999999Z' });
     expect(t.results.map((x: any) => [x.breakdown_value, x.data])).toEqual([
       ['Chrome', [1, 1, 0]],
       ['$$_posthog_breakdown_other_$$', [0, 1, 1]],

@@ -200,7 +200,7 @@ describe('endpoint run debug (products/endpoints execution tests, reference §1.
     expect(debug.body.cache_key).toMatch(/^cache_/);
     expect(typeof debug.body.hogql).toBe('string');
     expect(debug.body).toHaveProperty('timings');
-    expect(debug.body.resolved_date_range).toEqual({ date_from: '2024-01-01T00:00:00+00:00', date_to: '2024-01-03T23:59:59.999999+00:00' });
+    expect(debug.body.resolved_date_range).toEqual({ date_from: '2024-01-01T00:00:00Z', date_to: '2024-01-03T23:59:59.999999Z' });
     expect(debug.body.results).toEqual(plain.body.results);
   });
 });

@@ -113,7 +113,7 @@ describe('insights (test_insight.py)', () => {
     const made = (await s.api('POST', INSIGHTS, { name: 'range', query: trends })).body;
     const got = await s.api('GET', `${INSIGHTS}${made.id}/?refresh=force_blocking`);
     expect(got.body.result[0]).toMatchObject({ data: [1, 1, 0], days: ['2024-01-01', '2024-01-02', '2024-01-03'], labels: ['1-Jan-2024', '2-Jan-2024', '3-Jan-2024'] });
-    expect(got.body.resolved_date_range).toEqual({ date_from: '2024-01-01T00:00:00+00:00', date_to: '2024-01-03T23:59:59.999999+00:00' });
+    expect(got.body.resolved_date_range).toEqual({ date_from: '2024-01-01T00:00:00Z', date_to: '2024-01-03T23:59:59.999999Z' });
     expect(got.body.hasMore).toBeNull(); // trends answers carry no hasMore: the field stays null
   });
 

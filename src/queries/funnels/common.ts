@@ -9,7 +9,7 @@ import { validationError } from '../../errors';
 import { ast, type Expr } from '../../productql';
 import { parseExprSync } from '../../productql/parser';
 import { breakdownSpecs, breakdownStringExpr, containsAggregate, propertiesToExpr, type BreakdownFilter, type PropertiesInput } from '../insights';
-import { zonedFormatter } from '../../projects/timezone';
+import { isoOffset, zonedFormatter } from '../../projects/timezone';
 
 // ------------------------------------------------------------------------------------------------ timezone
 
@@ -66,12 +66,11 @@ export function fmtLocal(p: LocalParts, micros = false): string {
   return micros ? `${base}.${pad(p.ms, 3)}${p.ms === 999 ? '999' : '000'}` : base;
 }
 
-/** ISO datetime with offset in `tz`, e.g. `2024-01-01T00:00:00+01:00` (`Z` never used, like Python isoformat). */
+/** ISO datetime with offset in `tz` as a JSON response writes it, e.g. `2024-01-01T00:00:00+01:00`, `Z` for UTC. */
 export function isoInTz(ms: number, tz: string): string {
   const p = localParts(ms, tz);
   const off = Math.round((wallAsUtc({ ...p, ms: 0 }) - (ms - p.ms)) / 60000);
-  const sign = off < 0 ? '-' : '+';
-  return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}${sign}${pad(Math.floor(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
+  return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}${isoOffset(off)}`;
 }
 
 export type Interval = 'minute' | 'hour' | 'day' | 'week' | 'month';

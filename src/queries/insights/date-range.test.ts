@@ -39,7 +39,7 @@ describe('bucket counts and bounds (UTC, now = 2024-01-08 12:00)', () => {
     const r = range({ date_from: '-7d' });
     expect(r.fromSql()).toBe('2024-01-01 00:00:00');
     expect(r.toSql()).toBe('2024-01-08 23:59:59.999999');
-    expect(r.resolved()).toEqual({ date_from: '2024-01-01T00:00:00+00:00', date_to: '2024-01-08T23:59:59.999999+00:00' });
+    expect(r.resolved()).toEqual({ date_from: '2024-01-01T00:00:00Z', date_to: '2024-01-08T23:59:59.999999Z' });
   });
 
   it('hour interval: relative date_to extends to the end of the hour; absolute stays', () => {
@@ -185,22 +185,22 @@ describe('test_query_date_range.py (now 2021-08-25T00:00Z, UTC)', () => {
   const bounds = (r: QueryDateRange) => [r.resolved().date_from, r.resolved().date_to];
 
   it('test_parsed_date: -48h by day runs from the start of the day 48 hours ago to the end of today', () => {
-    expect(bounds(q({ date_from: '-48h' }, 'day'))).toEqual(['2021-08-23T00:00:00+00:00', '2021-08-25T23:59:59.999999+00:00']);
+    expect(bounds(q({ date_from: '-48h' }, 'day'))).toEqual(['2021-08-23T00:00:00Z', '2021-08-25T23:59:59.999999Z']);
   });
 
   it('test_parsed_date_hour: -48h by hour runs to the end of the current hour (the last hour is included)', () => {
-    expect(bounds(q({ date_from: '-48h' }, 'hour'))).toEqual(['2021-08-23T00:00:00+00:00', '2021-08-25T00:59:59.999999+00:00']);
+    expect(bounds(q({ date_from: '-48h' }, 'hour'))).toEqual(['2021-08-23T00:00:00Z', '2021-08-25T00:59:59.999999Z']);
   });
 
   it('test_parsed_date_middle_of_hour: absolute datetimes by hour are kept as given', () => {
     const r = q({ date_from: '2021-08-23 05:00:00', date_to: '2021-08-23 05:00:00' }, 'hour');
-    expect(bounds(r)).toEqual(['2021-08-23T05:00:00+00:00', '2021-08-23T05:00:00+00:00']);
+    expect(bounds(r)).toEqual(['2021-08-23T05:00:00Z', '2021-08-23T05:00:00Z']);
     expect(r.buckets().map((b) => b.key)).toEqual(['2021-08-23 05:00:00']);
   });
 
   it('test_parsed_date_week: -7d by week starts on the day itself (not the start of its week)', () => {
     const r = q({ date_from: '-7d' }, 'week');
-    expect(bounds(r)).toEqual(['2021-08-18T00:00:00+00:00', '2021-08-25T23:59:59.999999+00:00']);
+    expect(bounds(r)).toEqual(['2021-08-18T00:00:00Z', '2021-08-25T23:59:59.999999Z']);
     expect(r.fromSql()).toBe('2021-08-18 00:00:00');
   });
 
@@ -216,13 +216,13 @@ describe('test_query_date_range.py (now 2021-08-25T00:00Z, UTC)', () => {
   });
 
   it.each<[string, string]>([
-    ['-20d', '2021-08-05T00:00:00+00:00'],
-    ['-20w', '2021-04-07T00:00:00+00:00'],
-    ['-20m', '2019-12-25T00:00:00+00:00'],
-    ['-2q', '2021-02-24T00:00:00+00:00'], // q = 13 weeks (get_delta_mapping_for): 26 weeks back
-    ['-20y', '2001-08-25T00:00:00+00:00'],
-    ['-1mStart', '2021-07-01T00:00:00+00:00'],
-    ['-1yStart', '2020-01-01T00:00:00+00:00'],
+    ['-20d', '2021-08-05T00:00:00Z'],
+    ['-20w', '2021-04-07T00:00:00Z'],
+    ['-20m', '2019-12-25T00:00:00Z'],
+    ['-2q', '2021-02-24T00:00:00Z'], // q = 13 weeks (get_delta_mapping_for): 26 weeks back
+    ['-20y', '2001-08-25T00:00:00Z'],
+    ['-1mStart', '2021-07-01T00:00:00Z'],
+    ['-1yStart', '2020-01-01T00:00:00Z'],
   ])('relative date_from %s by day', (date_from, from) => {
     expect(q({ date_from }, 'day').resolved().date_from).toBe(from);
   });
@@ -230,13 +230,13 @@ describe('test_query_date_range.py (now 2021-08-25T00:00Z, UTC)', () => {
   // date_to is parsed with always_truncate (an `h` offset to the top of its hour), then extended to the end of its hour
   it('-3h .. -1h by hour: from 21:00 to the end of the 23:00 hour, 3 buckets', () => {
     const r = q({ date_from: '-3h', date_to: '-1h' }, 'hour');
-    expect(bounds(r)).toEqual(['2021-08-24T21:00:00+00:00', '2021-08-24T23:59:59.999999+00:00']);
+    expect(bounds(r)).toEqual(['2021-08-24T21:00:00Z', '2021-08-24T23:59:59.999999Z']);
     expect(r.buckets().map((b) => b.key)).toEqual(['2021-08-24 21:00:00', '2021-08-24 22:00:00', '2021-08-24 23:00:00']);
   });
 
   it('no dateRange by hour: 00:00 seven days ago (DEFAULT_DATE_FROM_DAYS) to the end of the current hour', () => {
     const r = q({}, 'hour');
-    expect(bounds(r)).toEqual(['2021-08-18T00:00:00+00:00', '2021-08-25T00:59:59.999999+00:00']);
+    expect(bounds(r)).toEqual(['2021-08-18T00:00:00Z', '2021-08-25T00:59:59.999999Z']);
     expect(r.buckets()).toHaveLength(7 * 24 + 1);
   });
 
@@ -245,19 +245,19 @@ describe('test_query_date_range.py (now 2021-08-25T00:00Z, UTC)', () => {
       ['01', '02', '03', '04', '05', '06', '07', '08'].map((m) => `2021-${m}-01`),
     );
     const r = q({ date_from: '-1m' }, 'month');
-    expect(r.resolved().date_from).toBe('2021-07-25T00:00:00+00:00');
+    expect(r.resolved().date_from).toBe('2021-07-25T00:00:00Z');
     expect(r.fromSql()).toBe('2021-07-01 00:00:00');
     expect(r.buckets().map((b) => b.key)).toEqual(['2021-07-01', '2021-08-01']);
   });
 
   it('-1h by minute: not truncated; date_to is the end of the current minute', () => {
-    expect(bounds(q({ date_from: '-1h' }, 'minute'))).toEqual(['2021-08-24T23:00:00+00:00', '2021-08-25T00:00:59.999999+00:00']);
+    expect(bounds(q({ date_from: '-1h' }, 'minute'))).toEqual(['2021-08-24T23:00:00Z', '2021-08-25T00:00:59.999999Z']);
     expect(q({ date_from: '-1h' }, 'minute').buckets()).toHaveLength(61);
   });
 
   it('explicitDate by hour: both datetimes verbatim (date_to not extended to its hour)', () => {
     const r = q({ date_from: '2021-08-23T05:23:11', date_to: '2021-08-23T10:45:00', explicitDate: true }, 'hour');
-    expect(bounds(r)).toEqual(['2021-08-23T05:23:11+00:00', '2021-08-23T10:45:00+00:00']);
+    expect(bounds(r)).toEqual(['2021-08-23T05:23:11Z', '2021-08-23T10:45:00Z']);
     expect(r.buckets().map((b) => b.key)).toEqual(['05', '06', '07', '08', '09', '10'].map((h) => `2021-08-23 ${h}:00:00`));
   });
 
@@ -267,12 +267,12 @@ describe('test_query_date_range.py (now 2021-08-25T00:00Z, UTC)', () => {
   });
 
   it('date_to of a relative end of month (-1mEnd) by day is the end of that day', () => {
-    expect(bounds(q({ date_from: '-1mStart', date_to: '-1mEnd' }, 'day'))).toEqual(['2021-07-01T00:00:00+00:00', '2021-07-31T23:59:59.999999+00:00']);
+    expect(bounds(q({ date_from: '-1mStart', date_to: '-1mEnd' }, 'day'))).toEqual(['2021-07-01T00:00:00Z', '2021-07-31T23:59:59.999999Z']);
   });
 
   it('explicitDate: absolute datetimes verbatim, by day too', () => {
     const r = q({ date_from: '2021-08-23T05:23:11', date_to: '2021-08-24T18:11:00', explicitDate: true }, 'day');
-    expect(bounds(r)).toEqual(['2021-08-23T05:23:11+00:00', '2021-08-24T18:11:00+00:00']);
+    expect(bounds(r)).toEqual(['2021-08-23T05:23:11Z', '2021-08-24T18:11:00Z']);
     expect(r.buckets().map((b) => b.key)).toEqual(['2021-08-23', '2021-08-24']);
   });
 
@@ -283,7 +283,7 @@ describe('test_query_date_range.py (now 2021-08-25T00:00Z, UTC)', () => {
   });
 
   it('an absolute date with an offset is moved to the project timezone before the day is taken (Asia/Tokyo)', () => {
-    const r = range({ date_from: '2021-08-23T20:00:00Z', date_to: '2021-08-24T20:00:00+00:00' }, 'day', { now: NOW_2021, tz: 'Asia/Tokyo' });
+    const r = range({ date_from: '2021-08-23T20:00:00Z', date_to: '2021-08-24T20:00:00Z' }, 'day', { now: NOW_2021, tz: 'Asia/Tokyo' });
     expect(bounds(r)).toEqual(['2021-08-24T00:00:00+09:00', '2021-08-25T23:59:59.999999+09:00']);
   });
 });
@@ -337,18 +337,18 @@ describe('previous period of the test_query_date_range.py inputs (get_compare_pe
   const NOW_2021 = new Date('2021-08-25T00:00:00Z');
   const prev = (dr: DateRangeInput, interval: IntervalType) => previousPeriodRange(range(dr, interval, { now: NOW_2021 }), { compare: true }).resolved();
   it.each<[string, DateRangeInput, IntervalType, string, string]>([
-    ['-48h by day', { date_from: '-48h' }, 'day', '2021-08-20T00:00:00+00:00', '2021-08-22T23:59:59.999999+00:00'],
-    ['-48h by hour: date_from’s hour (00:00) of the day before − diff', { date_from: '-48h' }, 'hour', '2021-08-20T00:00:00+00:00', '2021-08-22T00:59:59.999999+00:00'],
+    ['-48h by day', { date_from: '-48h' }, 'day', '2021-08-20T00:00:00Z', '2021-08-22T23:59:59.999999Z'],
+    ['-48h by hour: date_from’s hour (00:00) of the day before − diff', { date_from: '-48h' }, 'hour', '2021-08-20T00:00:00Z', '2021-08-22T00:59:59.999999Z'],
     // diff 0: the same hour, extended to its end
-    ['a one-instant range by hour (05:00 .. 05:00)', { date_from: '2021-08-23 05:00:00', date_to: '2021-08-23 05:00:00' }, 'hour', '2021-08-23T05:00:00+00:00', '2021-08-23T05:59:59.999999+00:00'],
+    ['a one-instant range by hour (05:00 .. 05:00)', { date_from: '2021-08-23 05:00:00', date_to: '2021-08-23 05:00:00' }, 'hour', '2021-08-23T05:00:00Z', '2021-08-23T05:59:59.999999Z'],
     // the week kludge is for day intervals only
-    ['-7d by week', { date_from: '-7d' }, 'week', '2021-08-10T00:00:00+00:00', '2021-08-17T23:59:59.999999+00:00'],
+    ['-7d by week', { date_from: '-7d' }, 'week', '2021-08-10T00:00:00Z', '2021-08-17T23:59:59.999999Z'],
     // (new_date_to is computed after the kludge: 8 days again, the last one the current period's first, as
     // test_trends.py test_trends_compare_day_interval_relative_range's previous days 2019-12-21 .. 2019-12-28)
-    ['-7d by day: the kludge moves the start a day later', { date_from: '-7d' }, 'day', '2021-08-11T00:00:00+00:00', '2021-08-18T23:59:59.999999+00:00'],
-    ['-7d to -1d by day: a relative date_to, no kludge', { date_from: '-7d', date_to: '-1d' }, 'day', '2021-08-11T00:00:00+00:00', '2021-08-17T23:59:59.999999+00:00'],
-    ['mStart by day (Aug 1 .. Aug 25): 25 days before', { date_from: 'mStart' }, 'day', '2021-07-07T00:00:00+00:00', '2021-07-31T23:59:59.999999+00:00'],
-    ['-1mStart .. -1mEnd by month', { date_from: '-1mStart', date_to: '-1mEnd' }, 'month', '2021-05-31T00:00:00+00:00', '2021-06-30T23:59:59.999999+00:00'],
+    ['-7d by day: the kludge moves the start a day later', { date_from: '-7d' }, 'day', '2021-08-11T00:00:00Z', '2021-08-18T23:59:59.999999Z'],
+    ['-7d to -1d by day: a relative date_to, no kludge', { date_from: '-7d', date_to: '-1d' }, 'day', '2021-08-11T00:00:00Z', '2021-08-17T23:59:59.999999Z'],
+    ['mStart by day (Aug 1 .. Aug 25): 25 days before', { date_from: 'mStart' }, 'day', '2021-07-07T00:00:00Z', '2021-07-31T23:59:59.999999Z'],
+    ['-1mStart .. -1mEnd by month', { date_from: '-1mStart', date_to: '-1mEnd' }, 'month', '2021-05-31T00:00:00Z', '2021-06-30T23:59:59.999999Z'],
   ])('%s', (_n, dr, interval, from, to) => {
     expect(prev(dr, interval)).toEqual({ date_from: from, date_to: to });
   });

@@ -99,8 +99,8 @@ describe('groups created by $groupidentify, then used by insights (process-event
   it('$group_set is merged over the group (newer keys overwrite, others kept); created_at is the earliest timestamp', async () => {
     expect(await hogql('select key, index, properties.industry, properties.plan, properties.seats, created_at from groups order by key')).toEqual([
       // (a JSON property reads as text, as HogQL's JSONExtractRaw-based access without a property definition)
-      ['o1', 0, 'finance', 'pro', '10', '2024-03-01T08:00:00+00:00'],
-      ['o2', 0, 'technology', null, null, '2024-03-02T09:00:00+00:00'],
+      ['o1', 0, 'finance', 'pro', '10', '2024-03-01T08:00:00Z'],
+      ['o2', 0, 'technology', null, null, '2024-03-02T09:00:00Z'],
     ]);
   });
 

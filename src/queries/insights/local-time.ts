@@ -1,4 +1,4 @@
-import { zonedFormatter } from '../../projects/timezone';
+import { isoOffset, zonedFormatter } from '../../projects/timezone';
 /**
  * Wall-clock time in the project's timezone, as plain numbers.
  *
@@ -97,15 +97,17 @@ export function sqlLocal(t: LocalTime, endOfSecondMicros = false): string {
   return ms ? `${base}.${pad(ms, 3)}000` : base;
 }
 
-/** ISO 8601 with the timezone's offset for a local time, e.g. `2024-01-01T00:00:00+01:00` (optionally `.999999`). */
+/**
+ * ISO 8601 with the timezone's offset for a local time, e.g. `2024-01-01T00:00:00+01:00` (optionally `.999999`); a zero
+ * offset is `Z`, as PostHog's JSON renderer writes an aware datetime ({@link isoOffset}).
+ */
 export function isoWithOffset(t: LocalTime, tz: string, endOfSecondMicros = false): string {
   const instant = localToInstant(t, tz).getTime();
   const offsetMin = Math.round((instantToLocal(instant, tz) - instant) / 60000);
   const ms = ((t % 1000) + 1000) % 1000;
   const base = formatLocalDateTime(t - ms).replace(' ', 'T');
   const frac = endOfSecondMicros ? '.999999' : ms ? `.${pad(ms, 3)}000` : '';
-  const sign = offsetMin < 0 ? '-' : '+';
-  return `${base}${frac}${sign}${pad(Math.floor(Math.abs(offsetMin) / 60))}:${pad(Math.abs(offsetMin) % 60)}`;
+  return `${base}${frac}${isoOffset(offsetMin)}`;
 }
 
 /** Calendar helpers on local times. */

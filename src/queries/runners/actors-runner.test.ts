@@ -87,7 +87,7 @@ describe('ActorsQuery without a source (test_actors_query_runner.py)', () => {
     });
     expect(alice[1]).toBe(ids.u1);
     // cells as a ProductQL answer has them: datetimes in the project's timezone
-    expect([alice[2], r.types.slice(1, 3)]).toEqual(['2023-12-01T00:00:00+00:00', ['UUID', "DateTime64(6, 'UTC')"]]);
+    expect([alice[2], r.types.slice(1, 3)]).toEqual(['2023-12-01T00:00:00Z', ['UUID', "DateTime64(6, 'UTC')"]]);
     expect(alice[3]).toBe(1);
     expect(r).toMatchObject({ hasMore: false, limit: 100, offset: 0 });
     // PostHog counts missing actors whenever an actor column is selected (ActorsQueryRunner.calculate): none here

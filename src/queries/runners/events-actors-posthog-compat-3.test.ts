@@ -250,10 +250,10 @@ describe('InsightActorsQueryOptions over a lifecycle (test_insight_actors_query_
       { label: 'Returning', value: 'returning' },
     ]);
     expect(r.day).toEqual([
-      { label: '9-Jan-2020', value: '2020-01-09T00:00:00+00:00' },
-      { label: '10-Jan-2020', value: '2020-01-10T00:00:00+00:00' },
-      { label: '11-Jan-2020', value: '2020-01-11T00:00:00+00:00' },
-      { label: '12-Jan-2020', value: '2020-01-12T00:00:00+00:00' },
+      { label: '9-Jan-2020', value: '2020-01-09T00:00:00Z' },
+      { label: '10-Jan-2020', value: '2020-01-10T00:00:00Z' },
+      { label: '11-Jan-2020', value: '2020-01-11T00:00:00Z' },
+      { label: '12-Jan-2020', value: '2020-01-12T00:00:00Z' },
     ]);
   });
 

@@ -472,8 +472,8 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
     const person = (await actors({ select: ['id'], search: email(3) }, P_PERSONS)).results[0][0];
     const r = await events({ select: ['event', 'timestamp'], personId: person, event: 'clicky-3' });
     expect(r.results).toEqual([
-      ['clicky-3', '2020-01-11T12:00:00+00:00'],
-      ['clicky-3', '2020-01-10T12:00:00+00:00'],
+      ['clicky-3', '2020-01-11T12:00:00Z'],
+      ['clicky-3', '2020-01-10T12:00:00Z'],
     ]);
     expect((await events({ select: ['event'], personId: person, event: 'clicky-4' })).results).toEqual([]);
   });
@@ -493,7 +493,7 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
   it('no orderBy, created_at selected: newest first (created_at DESC)', async () => {
     const r = await actors({ select: ['properties.email', 'created_at'] }, P_PERSONS);
     expect(emails(r).slice(0, 8)).toEqual([8, 7, 6, 5, 4, 3, 2, 1].map(email));
-    expect(r.results[0][1]).toBe('2020-01-09T00:00:00+00:00');
+    expect(r.results[0][1]).toBe('2020-01-09T00:00:00Z');
   });
 
   it('EventsQuery types: the ClickHouse types of the columns', async () => {
@@ -509,8 +509,8 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
   it('EventsQuery orderBy without a direction ascends', async () => {
     const r = await events({ select: ['event', 'timestamp'], orderBy: ['timestamp', 'event'], limit: 2 });
     expect(r.results).toEqual([
-      ['clicky-0', '2020-01-10T12:00:00+00:00'],
-      ['clicky-1', '2020-01-10T12:00:00+00:00'],
+      ['clicky-0', '2020-01-10T12:00:00Z'],
+      ['clicky-1', '2020-01-10T12:00:00Z'],
     ]);
   });
 
@@ -534,8 +534,8 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
       properties: [{ type: 'person', key: 'index', value: '4', operator: 'gt' }],
     });
     expect(r.results).toEqual([
-      ['clicky-5', '2020-01-11T12:00:00+00:00'],
-      ['clicky-5', '2020-01-10T12:00:00+00:00'],
+      ['clicky-5', '2020-01-11T12:00:00Z'],
+      ['clicky-5', '2020-01-10T12:00:00Z'],
     ]);
   });
 

@@ -146,8 +146,8 @@ describe('EventsQuery: the events table default columns (frontend defaultDataTab
     expect(r.columns).toEqual(select);
     expect(r.types[2]).toMatch(/^Tuple\(/);
     expect(r.results.map((row: any[]) => row.slice(1))).toEqual([
-      ['$screen', { display_name: 'Ann', id: expect.stringMatching(/^[0-9a-f-]{36}$/) }, 'Home', 'ios', '2020-01-10T12:01:00+00:00'],
-      ['sign up', { display_name: 'tom@posthog.com', id: expect.stringMatching(/^[0-9a-f-]{36}$/) }, 'https://a.com', 'web', '2020-01-10T12:00:00+00:00'],
+      ['$screen', { display_name: 'Ann', id: expect.stringMatching(/^[0-9a-f-]{36}$/) }, 'Home', 'ios', '2020-01-10T12:01:00Z'],
+      ['sign up', { display_name: 'tom@posthog.com', id: expect.stringMatching(/^[0-9a-f-]{36}$/) }, 'https://a.com', 'web', '2020-01-10T12:00:00Z'],
     ]);
     expect(r.hogql).toContain('tuple(coalesce(toString(person.properties.email)');
     const people = await events({ select: ['person_display_name -- Person', 'count()'] }, P);

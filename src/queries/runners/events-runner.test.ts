@@ -73,12 +73,12 @@ describe('select', () => {
     const r = await events({ select: ['event', 'distinct_id', 'properties.key', 'timestamp'] });
     expect(r.columns).toEqual(['event', 'distinct_id', 'properties.key', 'timestamp']);
     expect(r.results).toEqual([
-      ['$autocapture', 'u1', null, '2024-01-08T11:00:00+00:00'],
-      ['sign up', 'u1', 'test_val1', '2024-01-08T10:00:00+00:00'],
-      ['sign up', 'u2', 'test_val2', '2024-01-08T09:00:00+00:00'],
-      ['sign out', 'u1b', 'test_val3', '2024-01-08T08:00:00+00:00'],
-      ['sign up', 'anon', null, '2024-01-08T07:00:00+00:00'],
-      ['sign up', 'u2', 'test_val2', '2024-01-07T20:00:00+00:00'],
+      ['$autocapture', 'u1', null, '2024-01-08T11:00:00Z'],
+      ['sign up', 'u1', 'test_val1', '2024-01-08T10:00:00Z'],
+      ['sign up', 'u2', 'test_val2', '2024-01-08T09:00:00Z'],
+      ['sign out', 'u1b', 'test_val3', '2024-01-08T08:00:00Z'],
+      ['sign up', 'anon', null, '2024-01-08T07:00:00Z'],
+      ['sign up', 'u2', 'test_val2', '2024-01-07T20:00:00Z'],
     ]);
     expect(r).toMatchObject({ hasMore: false, limit: 100, offset: 0 });
     expect(r.types).toHaveLength(4);
@@ -93,9 +93,9 @@ describe('select', () => {
     expect(r.results).toHaveLength(1);
     const [star, event, ts] = r.results[0];
     expect(event).toBe('$autocapture');
-    expect(ts).toBe('2024-01-08T11:00:00+00:00');
+    expect(ts).toBe('2024-01-08T11:00:00Z');
     expect(Object.keys(star)).toEqual(['uuid', 'event', 'properties', 'timestamp', 'team_id', 'distinct_id', 'elements_chain', 'created_at', 'elements']);
-    expect(star).toMatchObject({ event: '$autocapture', timestamp: '2024-01-08T11:00:00+00:00', team_id: 1, distinct_id: 'u1', elements_chain: CHAIN });
+    expect(star).toMatchObject({ event: '$autocapture', timestamp: '2024-01-08T11:00:00Z', team_id: 1, distinct_id: 'u1', elements_chain: CHAIN });
     expect(star.uuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(star.properties).toMatchObject({ $current_url: 'https://a.com/y' });
     expect(star.elements).toEqual([expect.objectContaining({ tag_name: 'a', attr_class: ['btn', 'primary'], href: '/signup', text: 'Sign up', nth_child: 1 })]);
@@ -129,7 +129,7 @@ describe('select', () => {
       where: ["event = 'sign out'"],
     });
     expect(r.columns).toEqual(['person -- Person', 'coalesce(properties.$current_url, properties.$screen_name) -- Url / Screen', 'properties.$lib', 'timestamp']);
-    expect(r.results).toEqual([[expect.objectContaining({ uuid: p1, distinct_id: 'u1b' }), 'Home', 'ios', '2024-01-08T08:00:00+00:00']]);
+    expect(r.results).toEqual([[expect.objectContaining({ uuid: p1, distinct_id: 'u1b' }), 'Home', 'ios', '2024-01-08T08:00:00Z']]);
   });
 
   it('the person of a distinct id is read from the query project only', async () => {
@@ -189,16 +189,16 @@ describe('filters', () => {
 
   it('event property filters', async () => {
     const q = (properties: unknown[]) => rowsOf({ select: ['properties.key', 'timestamp'], properties });
-    expect(await q([{ type: 'event', key: 'key', value: 'test_val3', operator: 'exact' }])).toEqual([['test_val3', '2024-01-08T08:00:00+00:00']]);
+    expect(await q([{ type: 'event', key: 'key', value: 'test_val3', operator: 'exact' }])).toEqual([['test_val3', '2024-01-08T08:00:00Z']]);
     expect((await q([{ type: 'event', key: 'key', operator: 'is_set' }])).map((r: unknown[]) => r[0])).toEqual(['test_val1', 'test_val2', 'test_val3', 'test_val2']);
     expect((await q([{ type: 'event', key: 'key', value: ['test_val1', 'test_val3'], operator: 'exact' }])).map((r: unknown[]) => r[0])).toEqual(['test_val1', 'test_val3']);
   });
 
   it('person property filters, fixedProperties ANDed with properties', async () => {
     expect(await rowsOf({ select: ['distinct_id', 'timestamp'], properties: [{ type: 'person', key: 'email', value: 'tom@posthog.com', operator: 'exact' }] })).toEqual([
-      ['u1', '2024-01-08T11:00:00+00:00'],
-      ['u1', '2024-01-08T10:00:00+00:00'],
-      ['u1b', '2024-01-08T08:00:00+00:00'],
+      ['u1', '2024-01-08T11:00:00Z'],
+      ['u1', '2024-01-08T10:00:00Z'],
+      ['u1b', '2024-01-08T08:00:00Z'],
     ]);
     expect(
       await rowsOf({
@@ -207,8 +207,8 @@ describe('filters', () => {
         fixedProperties: [{ type: 'event', key: 'key', operator: 'is_set' }],
       }),
     ).toEqual([
-      ['u1', '2024-01-08T10:00:00+00:00'],
-      ['u1b', '2024-01-08T08:00:00+00:00'],
+      ['u1', '2024-01-08T10:00:00Z'],
+      ['u1b', '2024-01-08T08:00:00Z'],
     ]);
   });
 
@@ -232,9 +232,9 @@ describe('filters', () => {
 
   it('personId: the events of all the distinct ids of that person', async () => {
     expect(await rowsOf({ select: ['distinct_id', 'event', 'timestamp'], personId: p1 })).toEqual([
-      ['u1', '$autocapture', '2024-01-08T11:00:00+00:00'],
-      ['u1', 'sign up', '2024-01-08T10:00:00+00:00'],
-      ['u1b', 'sign out', '2024-01-08T08:00:00+00:00'],
+      ['u1', '$autocapture', '2024-01-08T11:00:00Z'],
+      ['u1', 'sign up', '2024-01-08T10:00:00Z'],
+      ['u1b', 'sign out', '2024-01-08T08:00:00Z'],
     ]);
     expect(await rowsOf({ select: ['distinct_id', 'timestamp'], personId: p1.toUpperCase(), after: 'all' })).toHaveLength(4);
   });
@@ -250,8 +250,8 @@ describe('filters', () => {
   it('actionId: the events matching the action', async () => {
     actions.set(7, { id: 7, name: 'signed up on a.com', steps: [{ event: 'sign up', url: 'a.com', url_matching: 'contains' } as ActionStep, { event: 'sign out' } as ActionStep] });
     expect(await rowsOf({ select: ['event', 'distinct_id', 'timestamp'], actionId: 7 })).toEqual([
-      ['sign up', 'u1', '2024-01-08T10:00:00+00:00'],
-      ['sign out', 'u1b', '2024-01-08T08:00:00+00:00'],
+      ['sign up', 'u1', '2024-01-08T10:00:00Z'],
+      ['sign out', 'u1b', '2024-01-08T08:00:00Z'],
     ]);
   });
 
@@ -271,13 +271,13 @@ describe('time bounds', () => {
 
   it('relative and absolute bounds, strict on both ends, not rounded', async () => {
     const ts = async (q: Record<string, unknown>) => (await rowsOf({ select: ['timestamp'], ...q })).map((r: unknown[]) => r[0]);
-    expect(await ts({ after: '-3h' })).toEqual(['2024-01-08T11:00:00+00:00', '2024-01-08T10:00:00+00:00']);
-    expect(await ts({ after: '-4d', before: '-1d' })).toEqual(['2024-01-05T10:00:00+00:00']);
-    expect(await ts({ after: '2024-01-08T08:00:00Z', before: '2024-01-08T10:00:00Z' })).toEqual(['2024-01-08T09:00:00+00:00']);
-    expect(await ts({ after: '2024-01-08', before: '2024-01-08 09:00:00' })).toEqual(['2024-01-08T08:00:00+00:00', '2024-01-08T07:00:00+00:00']);
+    expect(await ts({ after: '-3h' })).toEqual(['2024-01-08T11:00:00Z', '2024-01-08T10:00:00Z']);
+    expect(await ts({ after: '-4d', before: '-1d' })).toEqual(['2024-01-05T10:00:00Z']);
+    expect(await ts({ after: '2024-01-08T08:00:00Z', before: '2024-01-08T10:00:00Z' })).toEqual(['2024-01-08T09:00:00Z']);
+    expect(await ts({ after: '2024-01-08', before: '2024-01-08 09:00:00' })).toEqual(['2024-01-08T08:00:00Z', '2024-01-08T07:00:00Z']);
     expect(await ts({ after: '-1h' })).toEqual([]);
-    expect(await ts({ after: '-1h', before: '2024-01-10' })).toEqual(['2024-01-09T10:00:00+00:00']);
-    expect(await ts({ after: '2024-01-09', before: '2024-01-10' })).toEqual(['2024-01-09T10:00:00+00:00']);
+    expect(await ts({ after: '-1h', before: '2024-01-10' })).toEqual(['2024-01-09T10:00:00Z']);
+    expect(await ts({ after: '2024-01-09', before: '2024-01-10' })).toEqual(['2024-01-09T10:00:00Z']);
   });
 
   it('naive dates are in the project timezone, results shown there', async () => {
@@ -310,10 +310,10 @@ describe('ordering and paging', () => {
   it('limit / offset / hasMore', async () => {
     const page = (limit: number | undefined, offset?: number) => events({ select: ['timestamp'], limit, offset });
     const a = await page(2);
-    expect(a.results.map((r: unknown[]) => r[0])).toEqual(['2024-01-08T11:00:00+00:00', '2024-01-08T10:00:00+00:00']);
+    expect(a.results.map((r: unknown[]) => r[0])).toEqual(['2024-01-08T11:00:00Z', '2024-01-08T10:00:00Z']);
     expect(a).toMatchObject({ hasMore: true, limit: 2, offset: 0 });
     const b = await page(2, 4);
-    expect(b.results.map((r: unknown[]) => r[0])).toEqual(['2024-01-08T07:00:00+00:00', '2024-01-07T20:00:00+00:00']);
+    expect(b.results.map((r: unknown[]) => r[0])).toEqual(['2024-01-08T07:00:00Z', '2024-01-07T20:00:00Z']);
     expect(b).toMatchObject({ hasMore: false, limit: 2, offset: 4 });
     expect(await page(0)).toMatchObject({ limit: 100, hasMore: false });
     expect(await page(1_000_000)).toMatchObject({ limit: 50_000 });

@@ -436,7 +436,7 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
       results.push({
         values: t[c].map((count, k) => ({ count, label: valueLabel(k), ...(agg ? { aggregation_value: aggregated(c, k, count) } : {}) })),
         label: label(c),
-        date: isoInTz(buckets[c], tz).replace(/\+00:00$/, 'Z'),
+        date: isoInTz(buckets[c], tz),
         breakdown_value: withBreakdown ? v : null,
       });
     }

@@ -84,12 +84,12 @@ describe('test_query_compare_to_date_range.py (QueryCompareToDateRange, now 2021
   const NOW = new Date('2021-08-25T00:00:00Z');
   const current = () => new QueryDateRange({ dateRange: { date_from: '-48h' }, interval: 'day', timezone: 'UTC', now: NOW });
   it.each<[string, string, string, string]>([
-    ['test_zero', '-0d', '2021-08-23T00:00:00+00:00', '2021-08-25T23:59:59.999999+00:00'],
-    ['test_minus_one_day', '-1d', '2021-08-22T00:00:00+00:00', '2021-08-24T23:59:59.999999+00:00'],
-    ['test_minus_one_week', '-1w', '2021-08-16T00:00:00+00:00', '2021-08-18T23:59:59.999999+00:00'],
+    ['test_zero', '-0d', '2021-08-23T00:00:00Z', '2021-08-25T23:59:59.999999Z'],
+    ['test_minus_one_day', '-1d', '2021-08-22T00:00:00Z', '2021-08-24T23:59:59.999999Z'],
+    ['test_minus_one_week', '-1w', '2021-08-16T00:00:00Z', '2021-08-18T23:59:59.999999Z'],
     // human_friendly_comparison_periods: a month is 4 weeks and a year 52 weeks, so Monday compares with Monday
-    ['test_minus_one_month', '-1m', '2021-07-26T00:00:00+00:00', '2021-07-28T23:59:59.999999+00:00'],
-    ['test_minus_one_year', '-1y', '2020-08-24T00:00:00+00:00', '2020-08-26T23:59:59.999999+00:00'],
+    ['test_minus_one_month', '-1m', '2021-07-26T00:00:00Z', '2021-07-28T23:59:59.999999Z'],
+    ['test_minus_one_year', '-1y', '2020-08-24T00:00:00Z', '2020-08-26T23:59:59.999999Z'],
   ])('%s: compare_to %s', (_name, compare_to, from, to) => {
     const prev = previousPeriodRange(current(), { compare: true, compare_to });
     expect(prev.resolved()).toEqual({ date_from: from, date_to: to });
@@ -98,21 +98,21 @@ describe('test_query_compare_to_date_range.py (QueryCompareToDateRange, now 2021
   // more offsets of get_delta_mapping_for with human_friendly_comparison_periods: 2 months = 8 weeks, a quarter = 13
   // weeks, 2 years = 104 weeks (Monday Aug 26 2019, not Friday Aug 23)
   it.each<[string, string, string]>([
-    ['-3d', '2021-08-20T00:00:00+00:00', '2021-08-22T23:59:59.999999+00:00'],
-    ['-2w', '2021-08-09T00:00:00+00:00', '2021-08-11T23:59:59.999999+00:00'],
-    ['-2m', '2021-06-28T00:00:00+00:00', '2021-06-30T23:59:59.999999+00:00'],
-    ['-1q', '2021-05-24T00:00:00+00:00', '2021-05-26T23:59:59.999999+00:00'],
-    ['-2y', '2019-08-26T00:00:00+00:00', '2019-08-28T23:59:59.999999+00:00'],
+    ['-3d', '2021-08-20T00:00:00Z', '2021-08-22T23:59:59.999999Z'],
+    ['-2w', '2021-08-09T00:00:00Z', '2021-08-11T23:59:59.999999Z'],
+    ['-2m', '2021-06-28T00:00:00Z', '2021-06-30T23:59:59.999999Z'],
+    ['-1q', '2021-05-24T00:00:00Z', '2021-05-26T23:59:59.999999Z'],
+    ['-2y', '2019-08-26T00:00:00Z', '2019-08-28T23:59:59.999999Z'],
   ])('compare_to %s', (compare_to, from, to) => {
     expect(previousPeriodRange(current(), { compare: true, compare_to }).resolved()).toEqual({ date_from: from, date_to: to });
   });
 
   it.each<[string, string, string]>([
-    ['-1h', '2021-08-23T23:00:00+00:00', '2021-08-24T23:59:59.999999+00:00'],
-    ['-1d', '2021-08-23T00:00:00+00:00', '2021-08-24T00:59:59.999999+00:00'],
+    ['-1h', '2021-08-23T23:00:00Z', '2021-08-24T23:59:59.999999Z'],
+    ['-1d', '2021-08-23T00:00:00Z', '2021-08-24T00:59:59.999999Z'],
   ])('by hour (-24h: Aug 24 00:00 .. Aug 25 00:59:59.999999), compare_to %s moves both bounds by that much', (compare_to, from, to) => {
     const hourly = new QueryDateRange({ dateRange: { date_from: '-24h' }, interval: 'hour', timezone: 'UTC', now: NOW });
-    expect(hourly.resolved()).toEqual({ date_from: '2021-08-24T00:00:00+00:00', date_to: '2021-08-25T00:59:59.999999+00:00' });
+    expect(hourly.resolved()).toEqual({ date_from: '2021-08-24T00:00:00Z', date_to: '2021-08-25T00:59:59.999999Z' });
     const prev = previousPeriodRange(hourly, { compare: true, compare_to });
     expect(prev.resolved()).toEqual({ date_from: from, date_to: to });
     expect(prev.buckets()).toHaveLength(hourly.buckets().length);
@@ -192,7 +192,7 @@ describe('date_from "all" without any event (posthog/queries/util.py get_earlies
     expect(r.results).toHaveLength(1);
     expect(r.results[0].days).toEqual(['2021-08-18', '2021-08-19', '2021-08-20', '2021-08-21', '2021-08-22', '2021-08-23', '2021-08-24', '2021-08-25']);
     expect(r.results[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
-    expect(r.resolved_date_range.date_from).toBe('2021-08-18T00:00:00+00:00');
+    expect(r.resolved_date_range.date_from).toBe('2021-08-18T00:00:00Z');
   });
 
   // posthog/queries/util.py: get_earliest_timestamp only looks at events after EARLIEST_TIMESTAMP ("2015-01-01"), so an
@@ -204,7 +204,7 @@ describe('date_from "all" without any event (posthog/queries/util.py get_earlies
     );
     const r = await trends(p, { series: [SIGN_UP], interval: 'month', dateRange: { date_from: 'all' } });
     expect([r.results[0].days, r.results[0].data]).toEqual([['2021-07-01', '2021-08-01'], [1, 1]]);
-    expect(r.resolved_date_range.date_from).toBe('2021-07-10T00:00:00+00:00');
+    expect(r.resolved_date_range.date_from).toBe('2021-07-10T00:00:00Z');
   });
 });
 

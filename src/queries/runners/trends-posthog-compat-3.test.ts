@@ -342,8 +342,8 @@ describe('test_trends_query_runner.py: to_actors_query_options (InsightActorsQue
   it('test_to_actors_query_options: a day per interval (label and start), the series, no breakdown or compare', async () => {
     const r = await options({});
     expect(r.day).toHaveLength(12);
-    expect(r.day[0]).toEqual({ label: '9-Jan-2020', value: '2020-01-09T00:00:00+00:00' });
-    expect(r.day[11]).toEqual({ label: '20-Jan-2020', value: '2020-01-20T00:00:00+00:00' });
+    expect(r.day[0]).toEqual({ label: '9-Jan-2020', value: '2020-01-09T00:00:00Z' });
+    expect(r.day[11]).toEqual({ label: '20-Jan-2020', value: '2020-01-20T00:00:00Z' });
     expect(r.series).toEqual([{ label: '$pageview', value: 0 }]);
     expect(r.breakdown).toBeNull();
     expect(r.compare).toBeNull();

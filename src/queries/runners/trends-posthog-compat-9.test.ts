@@ -420,7 +420,7 @@ describe('active-user math, formulas and compare on total values and cumulative 
       ['current', 4],
       ['previous', 2],
     ]);
-    expect(exact.resolved_date_range).toEqual({ date_from: '2020-01-07T12:00:00+00:00', date_to: '2020-01-10T12:00:00+00:00' });
+    expect(exact.resolved_date_range).toEqual({ date_from: '2020-01-07T12:00:00Z', date_to: '2020-01-10T12:00:00Z' });
     const days = await trends(P_MAIN, { series: [PV], dateRange: { date_from: '-3d', date_to: '-1d' }, compareFilter: { compare: true }, trendsFilter: { display: 'BoldNumber' } });
     expect(days.results.map((x: any) => [x.compare_label, x.aggregated_value])).toEqual([
       ['current', 6],
@@ -437,7 +437,7 @@ describe('active-user math, formulas and compare on total values and cumulative 
   });
 
   it('compare: every item’s filter echoes the query’s own range (_query_to_filter reads the runner’s query_date_range), previous and formula items too', async () => {
-    const current = { date_from: '2020-01-06T00:00:00+00:00', date_to: '2020-01-09T23:59:59.999999+00:00' };
+    const current = { date_from: '2020-01-06T00:00:00Z', date_to: '2020-01-09T23:59:59.999999Z' };
     const r = await trends(P_MAIN, { series: [PV], ...RANGE, compareFilter: { compare: true } });
     expect(r.results.map((x: any) => [x.compare_label, x.days[0], x.filter.date_from, x.filter.date_to])).toEqual([
       ['current', '2020-01-06', current.date_from, current.date_to],

@@ -829,7 +829,7 @@ describe('minute and hour intervals', () => {
     expect(r.results[0].days).toHaveLength(7 * 24 + 14);
     expect(r.results[0].days[0]).toBe('2019-12-28 00:00:00');
     expect(r.results[0].count).toBe(5);
-    expect(r.resolved_date_range).toEqual({ date_from: '2019-12-28T00:00:00+00:00', date_to: '2020-01-04T13:59:59.999999+00:00' });
+    expect(r.resolved_date_range).toEqual({ date_from: '2019-12-28T00:00:00Z', date_to: '2020-01-04T13:59:59.999999Z' });
   });
 });
 
