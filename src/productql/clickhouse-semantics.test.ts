@@ -77,9 +77,9 @@ describeClickHouse('ProductQL gives identical results on DuckDB and ClickHouse',
     await ch.engine.writeBatch({ events: [mk(1, 900), mk(2, 5), mk(3, 450)] });
     const r = await ch.query('select event, timestamp from events order by timestamp', { projectId: 7, timezone: 'UTC' });
     expect(r.results).toEqual([
-      ['e2', '2024-06-01T12:00:00.005000+00:00'],
-      ['e3', '2024-06-01T12:00:00.450000+00:00'],
-      ['e1', '2024-06-01T12:00:00.900000+00:00'],
+      ['e2', '2024-06-01T12:00:00.005000Z'],
+      ['e3', '2024-06-01T12:00:00.450000Z'],
+      ['e1', '2024-06-01T12:00:00.900000Z'],
     ]);
   });
 

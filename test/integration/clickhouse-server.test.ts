@@ -51,9 +51,9 @@ describeClickHouse('Quarry on ClickHouse', () => {
     const r = await hogql('SELECT event, properties.$browser, timestamp FROM events ORDER BY timestamp');
     expect(r.status).toBe(200);
     expect(r.body.results).toEqual([
-      ['$pageview', 'Safari', '2024-05-01T10:00:00.125000+00:00'],
-      ['$pageview', 'Chrome', '2024-05-01T10:00:00.250000+00:00'],
-      ['signup', null, '2024-05-02T09:00:00+00:00'],
+      ['$pageview', 'Safari', '2024-05-01T10:00:00.125000Z'],
+      ['$pageview', 'Chrome', '2024-05-01T10:00:00.250000Z'],
+      ['signup', null, '2024-05-02T09:00:00Z'],
     ]);
     const people = await hogql('SELECT count(DISTINCT person_id), count() FROM events');
     expect(people.body.results).toEqual([[2, 3]]);

@@ -95,6 +95,6 @@ describeClickHouse('migrate-events --to clickhouse', () => {
     };
     const [d, c] = await Promise.all([run('duckdb'), run('clickhouse')]);
     expect(c).toEqual(d);
-    expect(c[1][1]).toBe('2024-03-01T01:00:00.007000+00:00');
+    expect(c[1][1]).toBe('2024-03-01T01:00:00.007000Z');
   });
 });
