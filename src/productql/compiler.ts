@@ -68,6 +68,8 @@ export interface CompileOptions {
   timezone: string;
   /** `{variables.name}` values. A scalar is bound as one value; a list as a tuple (right of IN) or an array of bound items. */
   variables?: Record<string, unknown>;
+  /** Variables defined as saved ones the project lacks: `{variables.name}` of one is PostHog's "Variable name does not exist". */
+  unknownVariables?: readonly string[];
   /** `{name}` values (HogQL `values`). Each is bound as one scalar value. */
   values?: Record<string, unknown>;
   /** Outer LIMIT when the query has none (default 100); clamped to 50,000. With a LIMIT/OFFSET of its own, the page within its rows. */
@@ -1801,8 +1803,9 @@ export class Compiler {
     if (chain[0] === 'variables' && chain.length === 2) {
       const vars = this.opts.variables ?? {};
       if (!Object.prototype.hasOwnProperty.call(vars, chain[1])) {
-        // PostHog's text (posthog/hogql/variables.py replace_variables)
-        throw productqlError(`Variable ${chain[1]} is missing from query`, node, 'productql_missing_variable');
+        // PostHog's texts (posthog/hogql/variables.py replace_variables)
+        const text = this.opts.unknownVariables?.includes(chain[1]) ? 'does not exist' : 'is missing from query';
+        throw productqlError(`Variable ${chain[1]} ${text}`, node, 'productql_missing_variable');
       }
       return vars[chain[1]];
     }

@@ -75,6 +75,8 @@ export interface CompileProductQLInput {
   timezone: string;
   /** `{variables.name}` values; each is one bound scalar. A missing one is a 400 naming it. */
   variables?: Record<string, unknown>;
+  /** See {@link CompileOptions.unknownVariables}. */
+  unknownVariables?: readonly string[];
   /** `{name}` placeholder values (HogQL `values`). */
   values?: Record<string, unknown>;
   /** Outer LIMIT when the query has none. Default 100; anything above 50,000 is clamped. */
@@ -161,6 +163,7 @@ export function compileProductQLSync(input: CompileProductQLInput): CompiledProd
     projectId: input.projectId,
     timezone: input.timezone,
     variables: input.variables,
+    unknownVariables: input.unknownVariables,
     values: input.values,
     limit: input.limit,
     offset: input.offset,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isUserError, validationError } from '../../errors';
+import { validationError } from '../../errors';
 import { productqlError } from '../../productql/errors';
 import { assertResultSize } from '../../limits';
 import { ast, compileProductQL, parseSelect, shapeResult, type CompileProductQLInput, type CompiledProductQL, type Expr, type Query } from '../../productql';
@@ -60,7 +60,7 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
     const refs = ctx.variables ? savedVariableRefs(node.variables) : [];
     const saved = refs.length ? await ctx.variables!.savedVariables(ctx.project.id, refs) : [];
     const defs = saved.length ? withSavedDefaults(node.variables!, saved) : node.variables;
-    const unknown = refs.length ? unknownSavedVariables(node.variables!, saved) : NO_NAMES;
+    const unknown = refs.length ? [...unknownSavedVariables(node.variables!, saved)] : [];
     const variables = variableValues(defs);
     for (const name of unknown) delete variables[name];
     const compiled = await ctx.timings.measure('print', () =>
@@ -68,14 +68,10 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
         ...projectCompileInput(ctx),
         query,
         variables,
+        unknownVariables: unknown.length ? unknown : undefined,
         values: node.values,
         limit: node.limit,
         offset: node.offset,
-      }).catch((e: unknown) => {
-        // the printer finds the placeholder: its "missing" is, for such a definition, PostHog's "does not exist"
-        if (!isUserError(e) || e.code !== 'productql_missing_variable') throw e;
-        const name = /^Variable (.+) is missing from query$/.exec(e.message)?.[1];
-        throw name !== undefined && unknown.has(name) ? productqlError(`Variable ${name} does not exist`, e.span, e.code) : e;
       }),
     );
     const result = await executeCompiled(ctx, compiled);
@@ -97,8 +93,6 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
     };
   },
 };
-
-const NO_NAMES: ReadonlySet<string> = new Set();
 
 /** A query tag's node, answered by the runner of its kind (validated by its schema, as the query operation does). */
 async function runTagNode(node: Record<string, unknown>, ctx: RunnerContext): Promise<Record<string, unknown>> {
@@ -144,6 +138,7 @@ export async function compileMemo(input: CompileProductQLInput): Promise<Compile
     input.timezone,
     input.query,
     input.variables ?? null,
+    input.unknownVariables ?? null,
     input.values ?? null,
     input.limit ?? null,
     input.offset ?? null,
