@@ -43,10 +43,18 @@ export const BEHAVIORAL_VALUES = [
 ] as const;
 export type BehavioralValue = (typeof BEHAVIORAL_VALUES)[number];
 
-const INTERVALS = { day: 'toIntervalDay', week: 'toIntervalWeek', month: 'toIntervalMonth', year: 'toIntervalYear' } as const;
+/** PostHog's validate_interval accepts the units of its INTERVAL_TO_SECONDS (foss_cohort_query.py), hour and minute included. */
+const INTERVALS = {
+  minute: 'toIntervalMinute',
+  hour: 'toIntervalHour',
+  day: 'toIntervalDay',
+  week: 'toIntervalWeek',
+  month: 'toIntervalMonth',
+  year: 'toIntervalYear',
+} as const;
 type Unit = keyof typeof INTERVALS;
-/** Rough length of a unit in days, to compare windows (PostHog's relative_date_is_greater). */
-const UNIT_DAYS: Record<Unit, number> = { day: 1, week: 7, month: 30, year: 365 };
+/** Length of a unit in days, to compare windows (PostHog's relative_date_is_greater over INTERVAL_TO_SECONDS: a month is 30 days). */
+const UNIT_DAYS: Record<Unit, number> = { minute: 1 / 1440, hour: 1 / 24, day: 1, week: 7, month: 30, year: 365 };
 const MAX_LOOKBACK_DAYS = 36_500;
 
 /** `n` units back from now. */
@@ -92,7 +100,7 @@ function nonNegativeInt(v: unknown, name: string, attr: string): number {
 function windowOf(value: unknown, interval: unknown, name: string, attr: string): Window {
   const n = nonNegativeInt(value, name, attr);
   if (typeof interval !== 'string' || !(interval in INTERVALS))
-    throw validationError(`Invalid interval: ${JSON.stringify(interval ?? null)} (day, week, month, year).`, attr);
+    throw validationError(`Invalid interval: ${JSON.stringify(interval ?? null)} (${Object.keys(INTERVALS).join(', ')}).`, attr);
   return { n, unit: interval as Unit };
 }
 

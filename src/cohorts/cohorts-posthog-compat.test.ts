@@ -113,6 +113,19 @@ describe('performed_event (test_cohort_query.py)', () => {
     expect(await cohortOf(filters('AND', behavioral('performed_event', '$new_view', { time_value: 1, time_interval: 'year' })))).toEqual(['p1', 'p3', 'p5']);
   });
 
+  it('time_interval hour and minute (validate_interval takes the units of INTERVAL_TO_SECONDS)', async () => {
+    // p3 and p4 viewed 12 h ago; p4 also 36 h and 40 h ago, p1 48 h, p5 49 h
+    expect(await cohortOf(filters('AND', behavioral('performed_event', '$pageview', { time_value: 24, time_interval: 'hour' })))).toEqual(['p3', 'p4']);
+    expect(await cohortOf(filters('AND', behavioral('performed_event_multiple', '$pageview', { time_value: 41, time_interval: 'hour', operator: 'gte', operator_value: 3 })))).toEqual(['p4']);
+    expect(await cohortOf(filters('AND', behavioral('performed_event', 'signup', { time_value: 90, time_interval: 'minute' })))).toEqual(['p2']);
+    expect(await cohortOf(filters('AND', behavioral('performed_event', 'signup', { time_value: 30, time_interval: 'minute' })))).toEqual([]);
+    // stopped: viewed in the last 3 days, not in the last 24 hours (a 24 h seq window is more recent than 3 days)
+    expect(await cohortOf(filters('AND', behavioral('stopped_performing_event', '$pageview', { time_value: 3, time_interval: 'day', seq_time_value: 24, seq_time_interval: 'hour' })))).toEqual(['p1', 'p5']);
+    expect(() => cohortGroup({ filters: filters('AND', behavioral('stopped_performing_event', '$pageview', { time_value: 1, time_interval: 'day', seq_time_value: 25, seq_time_interval: 'hour' })), groups: [] })).toThrow(
+      expect.objectContaining({ status: 400, message: 'seq_date must be more recent than date' }),
+    );
+  });
+
   it('test_performed_event_with_event_filters_and_explicit_date: explicit_datetime and event_filters narrow the events', async () => {
     const prop = { key: '$filter_prop', value: 'something', operator: 'exact', type: 'event' };
     expect(await cohortOf(filters('AND', behavioral('performed_event', '$pageview', { explicit_datetime: '-3d', event_filters: [prop], time_value: undefined, time_interval: undefined })))).toEqual(['p1']);
