@@ -596,6 +596,17 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
     expect((await events({ select: ['event'], after: '-10d' })).results).toHaveLength(10);
     expect((await events({ select: ['event'], after: '-11d', before: '2020-01-11T12:00:00Z' })).results).toHaveLength(10);
   });
+
+  it('EventsQuery naive ISO before/after are UTC whatever the project timezone (isoparse, then the naive datetime printed with astimezone)', async () => {
+    const inPhoenix = (q: Record<string, unknown>) => db.run(eventsRunner, { kind: 'EventsQuery', select: ['timestamp'], orderBy: ['timestamp'], ...q }, P_PERSONS, { timezone: 'America/Phoenix' });
+    const days = async (q: Record<string, unknown>) => [...new Set((await inPhoenix(q)).results.map((r: string[]) => r[0]))];
+    // events at 12:00 UTC on 01-10 and 01-11: 05:00 in Phoenix
+    expect(await days({ after: '2020-01-10T11:59:00', before: '2020-01-11T12:00:00' })).toEqual(['2020-01-10T05:00:00-07:00']);
+    expect(await days({ after: '2020-01-10 12:00', before: '2020-01-12' })).toEqual(['2020-01-11T05:00:00-07:00']);
+    expect(await days({ after: '2020-01-10', before: '2020-01-11 12:00:01' })).toEqual(['2020-01-10T05:00:00-07:00', '2020-01-11T05:00:00-07:00']);
+    // an offset: that instant
+    expect(await days({ after: '2020-01-10T05:00:00-07:00', before: '2020-01-11T05:00:01-07:00' })).toEqual(['2020-01-11T05:00:00-07:00']);
+  });
 });
 
 describe('InsightActorsQuery over paths (paths_query_runner.py to_actors_query: pathStartKey / pathEndKey / pathDropoffKey)', () => {

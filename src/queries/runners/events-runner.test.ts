@@ -280,9 +280,12 @@ describe('time bounds', () => {
     expect(await ts({ after: '2024-01-09', before: '2024-01-10' })).toEqual(['2024-01-09T10:00:00Z']);
   });
 
-  it('naive dates are in the project timezone, results shown there', async () => {
-    const r = await rowsOf({ select: ['timestamp'], after: '2024-01-08 10:30:00', before: '2024-01-08 12:30' }, 1, { timezone: 'Europe/Berlin' });
+  it('naive ISO dates are UTC (PostHog isoparses them and prints the naive datetime as UTC), results shown in the project timezone', async () => {
+    const r = await rowsOf({ select: ['timestamp'], after: '2024-01-08 09:30:00', before: '2024-01-08 11:30' }, 1, { timezone: 'Europe/Berlin' });
     expect(r).toEqual([['2024-01-08T12:00:00+01:00'], ['2024-01-08T11:00:00+01:00']]);
+    // with an offset: that instant; relative: from now
+    const z = await rowsOf({ select: ['timestamp'], after: '2024-01-08T10:30:00+01:00', before: '2024-01-08T12:30:00+01:00' }, 1, { timezone: 'Europe/Berlin' });
+    expect(z).toEqual([['2024-01-08T12:00:00+01:00'], ['2024-01-08T11:00:00+01:00']]);
   });
 
   it('an invalid date is a 400 naming the field', async () => {

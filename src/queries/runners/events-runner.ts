@@ -14,7 +14,7 @@
  *   `where`/`properties` that aggregate go to HAVING.
  * - filters, ANDed: `where`, `properties`, `fixedProperties`, `event`, `actionId` (the action's steps), `personId`
  *   (events of the person's distinct ids), `filterTestAccounts`, `timestamp < before` (default now + 5 s) and
- *   `timestamp > after` (default `-24h`; `all`: no lower bound). Dates are ISO (naive = project timezone) or
+ *   `timestamp > after` (default `-24h`; `all`: no lower bound). Dates are ISO (naive = UTC, as PostHog's isoparse) or
  *   relative (`-24h`, `-7d`) and are not rounded.
  * - order: `orderBy` (`expr [ASC|DESC]`; exactly `["person"]`, `["person DESC"]` or `["person ASC"]`: the person's email,
  *   ascending unless `person DESC`), else `count() DESC` when `count()` is selected, else the first aggregate
@@ -137,10 +137,19 @@ export function hasAggregation(e: unknown): boolean {
 
 const withoutAlias = (e: Expr): Expr => (e.node === 'Alias' ? withoutAlias(e.expr) : e);
 
-/** A date bound of the node: ISO (naive = project timezone) or relative to now, as a local-time constant. */
+/** The ISO dates and datetimes dateutil's isoparse reads (two-digit month and day), without an offset. */
+const ISO_NAIVE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/;
+
+/**
+ * A date bound of the node, as a local-time constant: relative to now in the project timezone, or ISO. PostHog tries
+ * isoparse first and prints the resulting datetime with astimezone(team timezone): a naive one is read in the
+ * server's timezone, UTC (escape_sql's visit_datetime: naive 02:02:02 is 03:02:02 in Europe/Brussels), not the
+ * project's.
+ */
 function dateBound(text: string, ctx: RunnerContext, attr: string): Expr {
   const tz = ctx.project.timezone;
-  return ast.constant(sqlLocal(parseDateString(text, instantToLocal(insightsNow(), tz), tz, attr).value));
+  const s = text.trim();
+  return ast.constant(sqlLocal(parseDateString(ISO_NAIVE.test(s) ? `${s}Z` : text, instantToLocal(insightsNow(), tz), tz, attr).value));
 }
 
 interface PersonView {
