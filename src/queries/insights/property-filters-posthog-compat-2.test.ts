@@ -241,6 +241,13 @@ describe('groups (test_property.py test_property_to_expr_group*, test_trends.py)
     expect((await trends({ properties: [f] })).results[0].count).toBe(count);
   });
 
+  it('test_property_to_expr_group: a group filter without group_type_index is a 400 in Property’s words', async () => {
+    await expect(trends({ properties: [{ type: 'group', key: 'a', value: 'b' }] })).rejects.toMatchObject({
+      status: 400,
+      message: 'Missing required key group_type_index for property type group',
+    });
+  });
+
   it('an OR property group across a group property and a person property', async () => {
     const r = await trends({ properties: { type: 'OR', values: [group(2, 'name', 'six'), { type: 'person', key: 'email', operator: 'icontains', value: 'example.com' }] } });
     // company:2 events (person1 Jan 3, person3 Jan 2 and Jan 4) and person2's events (Jan 2, Jan 5)
