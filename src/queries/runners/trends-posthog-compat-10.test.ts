@@ -464,3 +464,44 @@ describe('test_trends.py: test_breakdown_with_filter_groups', () => {
     expect(r.results[0].data[1]).toBe(1);
   });
 });
+
+describe('test_trends.py: test_aggregating_by_group', () => {
+  beforeEach(() => freeze('2020-01-13T00:00:00Z'));
+
+  it('unique_group of type 0 counts org:5 and org:6 (2), of type 1 company:10 (1); the events are on Jan 2', async () => {
+    const p = await db.project(
+      [{ distinct_ids: ['person1'], properties: { key: 'value' } }],
+      [
+        ev('$pageview', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:5' }),
+        ev('$pageview', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:6' }),
+        ev('$pageview', 'person1', '2020-01-02T12:00:00Z', { $group_0: 'org:6', $group_1: 'company:10' }),
+      ],
+    );
+    const run = (index: number) =>
+      trends(p, {
+        series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group', math_group_type_index: index }],
+        dateRange: { date_from: '2020-01-01T00:00:00Z', date_to: '2020-01-12T00:00:00Z' },
+      });
+    const orgs = await run(0);
+    expect(orgs.results[0].count).toBe(2);
+    expect(orgs.results[0].data.slice(0, 3)).toEqual([0, 2, 0]);
+    expect((await run(1)).results[0].count).toBe(1);
+  });
+});
+
+describe('test_trends.py: test_no_props and test_trends_math_without_math_property', () => {
+  beforeEach(() => freeze('2020-01-04T13:01:01Z'));
+
+  it('test_no_props: a breakdown over two series in a project without events answers no items, and no error', async () => {
+    const r = await trends(P_EMPTY, {
+      series: [{ ...SIGN_UP, name: 'sign up' }, { kind: 'EventsNode', event: 'no events' }],
+      dateRange: { date_from: '-14d' },
+      breakdownFilter: { breakdown: '$some_property' },
+    });
+    expect(r.results).toEqual([]);
+  });
+
+  it.each(['sum', 'avg', 'median', 'p90'])('test_trends_math_without_math_property: math %s without math_property is a 400', async (math) => {
+    await expect(trends(P_MAIN, { series: [{ ...SIGN_UP, math }] })).rejects.toMatchObject({ status: 400, attr: 'series__0__math_property' });
+  });
+});
