@@ -393,3 +393,31 @@ describe('person properties set by events ($set / $set_once), then filtered on',
     expect(await on([f])).toEqual(expected);
   });
 });
+
+describe('test_filter.py test_json_object: an object property equals its JSON text', () => {
+  let o: number;
+  beforeAll(async () => {
+    o = await db.project(
+      [{ distinct_ids: ['person1'], properties: { name: { first_name: 'Mary', last_name: 'Smith' } } }],
+      [
+        { event: '$pageview', distinct_id: 'person1', timestamp: '2020-01-02T00:00:00Z', properties: { i: 0, $current_url: 'https://something.com' } },
+        { event: '$pageview', distinct_id: 'person1', timestamp: '2020-01-02T01:00:00Z', properties: { i: 1, obj: { a: 1, b: [1, 'x'] } } },
+      ],
+    );
+  });
+  const on = async (props: unknown): Promise<number[]> => {
+    const sel = ast.select({ select: [ast.alias('i', ast.field('properties', 'i'))], from: 'events', where: propertiesToExpr(propertiesSchema.parse(props)) });
+    return (await runInsightQuery(db.ctx(o), sel)).rows.map((r) => Number(r.i)).sort((a, b) => a - b);
+  };
+  it.each<[string, unknown, number[]]>([
+    // the value is json.dumps(...) of the object: Python's separators
+    ['a person property given as json.dumps text', person('name', 'exact', '{"first_name": "Mary", "last_name": "Smith"}'), [0, 1]],
+    ['… or as compact JSON', person('name', 'exact', '{"first_name":"Mary","last_name":"Smith"}'), [0, 1]],
+    ['another object is not it', person('name', 'exact', '{"first_name": "Mary"}'), []],
+    ['is_not', person('name', 'is_not', '{"first_name": "Mary", "last_name": "Smith"}'), []],
+    ['an event property, nested', ev('obj', 'exact', '{"a": 1, "b": [1, "x"]}'), [1]],
+    ['in a list', ev('obj', 'exact', ['nope', '{"a": 1, "b": [1, "x"]}']), [1]],
+  ])('%s', async (_n, f, expected) => {
+    expect(await on([f])).toEqual(expected);
+  });
+});

@@ -130,6 +130,22 @@ type Scalar = string | number | boolean | null;
 
 const asString = (v: Scalar): string => (v === null ? '' : typeof v === 'boolean' ? (v ? 'true' : 'false') : String(v));
 
+/**
+ * The text an `exact`/`is_not` value compares with. An object or array property reads as its stored JSON text, which
+ * Quarry keeps compact; PostHog's tests store and filter json.dumps text (`{"a": 1, "b": [1]}`), so a value that is
+ * JSON of an object or array is compared in the stored (compact) form (test_filter.py test_json_object).
+ */
+function comparedText(v: Scalar): string {
+  const s = asString(v);
+  const t = s.trim();
+  if (typeof v !== 'string' || !((t.startsWith('{') && t.endsWith('}')) || (t.startsWith('[') && t.endsWith(']')))) return s;
+  try {
+    return JSON.stringify(JSON.parse(t));
+  } catch {
+    return s;
+  }
+}
+
 const numericValue = (v: Scalar): number | null => {
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
@@ -192,11 +208,11 @@ function scalarCondition(x: Expr, op: string, v: Scalar, ctx: FilterContext, isD
     case 'in':
       // PostHog compares with a NULL constant (`x = NULL`), which HogQL prints as isNull(x)
       if (v === null) return ast.call('isNull', [x]);
-      return ast.compare('==', x, ast.constant(asString(v)));
+      return ast.compare('==', x, ast.constant(comparedText(v)));
     case 'is_not':
     case 'not_in':
       if (v === null) return ast.call('isNotNull', [x]);
-      return ast.compare('!=', x, ast.constant(asString(v)));
+      return ast.compare('!=', x, ast.constant(comparedText(v)));
     case 'icontains':
       return ast.compare('ilike', asTextExpr(x), ast.constant(`%${asString(v)}%`));
     case 'not_icontains':
@@ -284,7 +300,7 @@ export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = 
   if (values.length === 1) return scalarCondition(x, op, values[0], ctx, isDatetime);
   if (op === 'exact' || op === 'in' || op === 'is_not' || op === 'not_in') {
     // a null item stays NULL: PostHog's tuple keeps None, and HogQL's transform_null_in makes it match a NULL property
-    const list = ast.tuple(values.map((v) => ast.constant(v === null ? null : asString(v))));
+    const list = ast.tuple(values.map((v) => ast.constant(v === null ? null : comparedText(v))));
     return ast.compare(op === 'exact' || op === 'in' ? 'in' : 'not in', x, list);
   }
   const parts = values.map((v) => scalarCondition(x, op, v, ctx, isDatetime));
