@@ -36,7 +36,7 @@ export function legacyRequestFilter(endpoint: LegacyEndpoint, query: Dict, body:
   const merged = { ...query, ...(body ?? {}) };
   if (endpoint === 'funnel') return { ...merged, insight: 'FUNNELS' };
   // the legacy route's RetentionFilter counts RETENTION_DEFAULT_INTERVALS (11) periods when none are asked for, where a
-  // RetentionQuery without totalIntervals counts 7
+  // RetentionQuery without totalIntervals counts 8 (its schema default)
   if (endpoint === 'retention') return { total_intervals: 11, ...merged, insight: 'RETENTION' };
   if (endpoint === 'path') return { ...merged, insight: 'PATHS' };
   const shownAs = merged.shown_as;

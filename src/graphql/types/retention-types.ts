@@ -18,7 +18,7 @@ export class RetentionEntityInput {
 export class RetentionFilterInput {
   @Field(() => String, { nullable: true, description: 'Hour | Day (default) | Week | Month' })
   period?: string | null;
-  @Field(() => Int, { nullable: true, description: 'Intervals per cohort row (and rows without date_from). Default 7.' })
+  @Field(() => Int, { nullable: true, description: 'Intervals per cohort row (and rows without date_from). Default 8; null: 7.' })
   totalIntervals?: number | null;
   @Field(() => String, { nullable: true, description: 'retention_recurring (default) | retention_first_time | retention_first_ever_occurrence' })
   retentionType?: string | null;

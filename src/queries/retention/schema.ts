@@ -18,7 +18,7 @@ export type RetentionEntity = z.infer<typeof retentionEntitySchema>;
 export const retentionFilterSchema = z
   .object({
     period: z.enum(['Hour', 'Day', 'Week', 'Month']).nullable().optional(),
-    totalIntervals: z.number().int().min(1).max(500).nullable().optional(),
+    totalIntervals: z.number().int().min(0).max(500).nullable().optional(),
     retentionType: z.enum(['retention_first_time', 'retention_recurring', 'retention_first_ever_occurrence']).nullable().optional(),
     targetEntity: retentionEntitySchema.nullable().optional(),
     returningEntity: retentionEntitySchema.nullable().optional(),

@@ -163,3 +163,51 @@ describe('test_query_date_range.py TestQueryDateRangeWithIntervals: cohort rows 
     expect((r.results as any[]).map((x) => x.values[0].count)).toEqual(cohortSizes);
   });
 });
+
+/*
+ * The default totalIntervals. PostHog's RetentionFilter model has `totalIntervals: Optional[int] = 8` (the schema's
+ * `@default 8`, filled in by pydantic when the key is absent), so the runner's `totalIntervals or
+ * DEFAULT_TOTAL_INTERVALS` (7) only answers an explicit null or 0. test_retention_default runs `retentionFilter: {}`
+ * unfrozen on the day layout: eight cohort rows ending today, all zeros (the 2020 events are long before them).
+ */
+describe('test_retention_default: no totalIntervals is 8 intervals (the schema default); null or 0 is the runner fallback, 7', () => {
+  let pid: number;
+  beforeAll(async () => {
+    pid = await db.project(TWO_PERSONS, pvs([...PERSON1_DAY_ROWS, ...PERSON2_DAY_ROWS]));
+  });
+
+  it('test_retention_default: retentionFilter {} unfrozen is an 8 × 8 grid of zeros', async () => {
+    const r = await retention(pid, { retentionFilter: {} });
+    expect(counts(r)).toEqual(pad([[0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0], [0, 0], [0]]));
+    expect((r.results as any[]).map((x) => x.label)).toEqual(Array.from({ length: 8 }, (_, i) => `Day ${i}`));
+  });
+
+  it.each<[string, number, Record<string, unknown>]>([
+    ['absent', 8, {}],
+    ['null', 7, { totalIntervals: null }],
+    ['0', 7, { totalIntervals: 0 }],
+  ])('frozen on day 7 (Jun 17): totalIntervals %s gives %i rows of as many values', async (_label, n, filter) => {
+    const restore = setInsightsClock(new Date('2020-06-17T10:00:00Z'));
+    try {
+      const r = await retention(pid, { retentionFilter: filter });
+      const rows = r.results as any[];
+      expect(rows).toHaveLength(n);
+      expect(rows[rows.length - 1].date).toBe('2020-06-17T00:00:00Z');
+      expect(rows[0].values).toHaveLength(n);
+      // person1 on days 0, 1, 2, 5, 6; person2 on days 1, 2, 3, 6 (day 7: nobody)
+      const full = [
+        [1, 1, 1, 0, 0, 1, 1, 0],
+        [2, 2, 1, 0, 1, 2, 0, 0],
+        [2, 1, 0, 1, 2, 0, 0, 0],
+        [1, 0, 0, 1, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [1, 1, 0, 0, 0, 0, 0, 0],
+        [2, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 0, 0],
+      ];
+      expect(counts(r)).toEqual(full.slice(8 - n).map((row) => row.slice(0, n)));
+    } finally {
+      restore();
+    }
+  });
+});

@@ -52,6 +52,13 @@ function entityCondition(
   return withProps ? ast.and(name, propertiesExpr(entity.properties, tz)) : name ?? ast.constant(true);
 }
 
+/**
+ * The intervals of a cohort row: PostHog's RetentionFilter model defaults an absent `totalIntervals` to 8 (the schema's
+ * `@default 8`, which pydantic fills in); the runner's `totalIntervals or DEFAULT_TOTAL_INTERVALS` makes an explicit
+ * null (or 0) 7.
+ */
+export const retentionTotalIntervals = (rf: RetentionQueryNode['retentionFilter']): number => (rf.totalIntervals === undefined ? 8 : rf.totalIntervals || 7);
+
 /** The most cohort rows (periods in the date range) a retention query answers. */
 const MAX_COHORTS = 10_000;
 
@@ -59,7 +66,7 @@ const MAX_COHORTS = 10_000;
 export function retentionRange(node: RetentionQueryNode, tz: string, weekStart: number, now = insightsNow().getTime()): { from: number; to: number; buckets: number[] } {
   const period = node.retentionFilter.period ?? 'Day';
   const interval = PERIOD_INTERVAL[period];
-  const total = node.retentionFilter.totalIntervals ?? 7;
+  const total = retentionTotalIntervals(node.retentionFilter);
   const rawTo = node.dateRange?.date_to ? parseDate(node.dateRange.date_to, tz, now).ms : now;
   const to = startOf(addInterval(startOf(rawTo, interval, tz, weekStart), interval, 1, tz), interval, tz, weekStart);
   const from = node.dateRange?.date_from
@@ -139,7 +146,7 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
   const weekStart = ctx.project.week_start_day ?? 0;
   const period = rf.period ?? 'Day';
   const interval = PERIOD_INTERVAL[period];
-  const total = rf.totalIntervals ?? 7;
+  const total = retentionTotalIntervals(rf);
   const type = rf.retentionType ?? 'retention_recurring';
   const windows = rf.timeWindowMode === '24_hour_windows';
   if (windows && rf.cumulative) throw validationError('Cumulative retention is not supported with 24 hour windows', 'retentionFilter__cumulative');
