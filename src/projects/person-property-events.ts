@@ -20,6 +20,12 @@ const unsetBody = z.object({ $unset: z.string().min(1).max(400) }).strip();
 const setBody = z.object({ properties: z.record(z.string().max(400), z.unknown()) }).strip();
 
 /**
+ * PostHog's hand-written 400 of PersonViewSet.update and update_property for a missing or null field, whose code and
+ * detail are the other way round (`"code": "This field is required.", "detail": "required"`).
+ */
+const requiredByHand = (attr: string) => new UserError(400, 'validation_error', 'This field is required.', 'required', { attr });
+
+/**
  * PostHog's `POST …/persons/<uuid>/delete_property/` (PersonViewSet.delete_property, scope `person:write`): the body
  * `{"$unset": key}` becomes a `$delete_person_property` event with `properties.$unset: [key]`. PostHog answers 201
  * with an empty body before the event is processed; here too the property is gone once the event is ingested.
@@ -32,10 +38,14 @@ export async function deletePersonProperty(deps: PersonEventDeps, principal: Pri
 /**
  * PostHog's `PATCH`/`PUT …/persons/<uuid>/` (PersonViewSet.update, scope `person:write`): only sets properties, through
  * a `$set` event with `properties.$set` = the body's `properties` (others are kept; removing one is delete_property).
- * PostHog answers 202 with an empty body; the properties are set once the event is ingested.
+ * PostHog answers 202 with an empty body; the properties are set once the event is ingested. Missing or null
+ * `properties` is the hand-written 400 (test_person.py test_update_multiple_person_properties_validation).
  */
 export async function setPersonProperties(deps: PersonEventDeps, principal: Principal, projectId: number, personId: string, input: unknown): Promise<void> {
-  const { properties } = parseInput(setBody, input ?? {});
+  await deps.projects.projectFor(principal, projectId, { scope: 'person:write' });
+  const body = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+  if (body.properties === undefined || body.properties === null) throw requiredByHand('properties');
+  const { properties } = parseInput(setBody, body);
   await captureForPerson(deps, principal, projectId, personId, '$set', { $set: properties }, 'updated');
 }
 
@@ -49,7 +59,7 @@ export async function updatePersonProperty(deps: PersonEventDeps, principal: Pri
   await deps.projects.projectFor(principal, projectId, { scope: 'person:write' });
   const body = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
   for (const attr of ['value', 'key']) {
-    if (body[attr] === undefined || body[attr] === null) throw new UserError(400, 'validation_error', 'This field is required.', 'required', { attr });
+    if (body[attr] === undefined || body[attr] === null) throw requiredByHand(attr);
   }
   await captureForPerson(deps, principal, projectId, personId, '$set', { $set: { [String(body.key)]: body.value } }, 'updated');
 }

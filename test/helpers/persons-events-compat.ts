@@ -258,6 +258,28 @@ export function describePersonsEventsCompat(engine: string, server: () => TestSe
       await s.server.services.ingestor.flush();
     });
 
+    it('test_update_multiple_person_properties_validation: no `properties` (or null) is PersonViewSet.update’s hand-written 400, before the person is looked up; nothing is captured', async () => {
+      const [person] = (await s.api('GET', `${base()}?distinct_id=p6`)).body.results;
+      // validation_error_response("required", "This field is required.", "properties"): detail and code the other way round
+      const required = { type: 'validation_error', code: 'This field is required.', detail: 'required', attr: 'properties' };
+      for (const body of [{ foo: 'bar', bar: 'baz' }, { properties: null }]) {
+        const r = await s.api('PATCH', `${base()}${person.uuid}/`, body);
+        expect([r.status, r.body]).toEqual([400, required]);
+      }
+      expect((await s.api('PUT', `${base()}${person.uuid}/`, {})).body).toEqual(required);
+      // `if request.data.get("properties") is None` comes before get_object: an unknown person is the same 400
+      expect((await s.api('PATCH', `${base()}00000000-0000-4000-8000-000000000000/`, { foo: 'bar' })).body).toEqual(required);
+      // the scope is checked first (the permission classes run before the view)
+      const reader = (await s.api('POST', '/api/personal_api_keys/', { label: 'u', scopes: ['person:read'] })).body.value;
+      const denied = await s.api('PATCH', `${base()}${person.uuid}/`, { foo: 'bar' }, reader);
+      expect([denied.status, denied.body.detail]).toEqual([403, "API key missing required scope 'person:write'"]);
+      await s.server.services.ingestor.flush();
+      // mock_capture.assert_not_called(): no $set event of p6, its properties unchanged
+      const events = await s.api('GET', `/api/projects/${p}/events/?event=%24set&distinct_id=p6`);
+      expect([events.status, events.body.results]).toEqual([200, []]);
+      expect((await s.api('GET', `${base()}${person.uuid}/`)).body.properties).toEqual(person.properties);
+    });
+
     it('delete_property: 404 for unknown, malformed and other projects’ persons; $unset is required; scope person:write', async () => {
       const nf = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
       expect((await s.api('POST', `${base()}00000000-0000-4000-8000-000000000000/delete_property/`, { $unset: 'x' })).body).toEqual(nf);
