@@ -253,15 +253,15 @@ describe('field rules', () => {
     expect(new Date(e.timestamp).toISOString()).toBe(expected);
   });
 
-  it('sent_at from the batch body and from the _ query param (epoch ms)', () => {
+  it('sent_at from the batch body and from the _ query param (epoch ms or seconds)', () => {
     const body = json({ api_key: TOKEN, sent_at: '2025-01-01T13:00:05Z', batch: [ev({ timestamp: '2025-01-01T13:00:00Z' })] });
     expect(new Date(parseCaptureRequest(req({ body })).events[0].timestamp).toISOString()).toBe('2025-01-01T12:00:05.000Z');
     const body2 = json([{ ...ev({ timestamp: '2025-01-01T13:00:00Z' }), api_key: TOKEN }]);
     const r2 = parseCaptureRequest(req({ body: body2, query: { _: String(Date.parse('2025-01-01T13:00:05Z')) } }));
     expect(new Date(r2.events[0].timestamp).toISOString()).toBe('2025-01-01T12:00:05.000Z');
-    // `_` that looks like seconds is ignored
+    // `_` of at most 11 digits is seconds (posthog/api/capture.py _datetime_from_seconds_or_millis)
     const r3 = parseCaptureRequest(req({ body: body2, query: { _: '1735736405' } }));
-    expect(new Date(r3.events[0].timestamp).toISOString()).toBe('2025-01-01T13:00:00.000Z');
+    expect(new Date(r3.events[0].timestamp).toISOString()).toBe('2025-01-01T12:00:05.000Z');
   });
 
   it('top-level $set/$set_once merge into properties', () => {

@@ -430,15 +430,22 @@ function isoWeekOrOrdinalDate(s: string): number | null {
 
 /**
  * The earliest epoch-ms `sent_at` taken: rust capture's EventQuery::sent_at reads `_` as milliseconds and drops a value
- * whose year is not after 2020 ("Could be lower if the input is in seconds").
+ * whose year is not after 2020.
  */
 const MIN_SENT_AT_MS = Date.UTC(2021, 0, 1);
+
+/**
+ * An epoch `sent_at` (`_`, a `sent_at` form or query field) of at most 11 digits is seconds, a longer one milliseconds,
+ * as posthog/api/capture.py _datetime_from_seconds_or_millis reads it (test_capture.py
+ * test_js_library_underscore_sent_at sends `_` in seconds and expects that time; rust capture drops such a value).
+ */
+const MAX_SENT_AT_SECONDS_DIGITS = 11;
 
 function parseSentAt(v: unknown): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v === 'number') return v >= MIN_SENT_AT_MS ? v : undefined;
   if (typeof v === 'string' && /^\d+$/.test(v)) {
-    const n = Number(v);
+    const n = v.length <= MAX_SENT_AT_SECONDS_DIGITS ? Number(v) * 1000 : Number(v);
     return n >= MIN_SENT_AT_MS ? n : undefined;
   }
   const t = parseTimestamp(v);

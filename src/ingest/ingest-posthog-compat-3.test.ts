@@ -157,7 +157,7 @@ describe("plugin-server utils/event.test.ts 'normalizeEvent()'", () => {
   });
 });
 
-describe("rust capture EventQuery::sent_at: the `_` query parameter (posthog-js), epoch milliseconds of a year after 2020", () => {
+describe("the `_` query parameter (posthog-js): epoch milliseconds of a year after 2020 (rust capture EventQuery::sent_at), or seconds (posthog/api/capture.py)", () => {
   const tsWith = (timestamp: string, query: Record<string, unknown>) =>
     new Date(parse([{ event: 'e', distinct_id: 'u', timestamp, properties: { token: TOKEN } }], { query }).events[0].timestamp).toISOString();
   const ms = (iso: string) => String(Date.parse(iso));
@@ -166,7 +166,10 @@ describe("rust capture EventQuery::sent_at: the `_` query parameter (posthog-js)
     // The client's clock is 10 minutes ahead of the server's: its event of 10 minutes ago happened 10 minutes ago.
     ['milliseconds: skew corrected', '2021-10-30T03:22:00.000Z', { _: String(NOW + 600_000) }, '2021-10-30T03:12:00.000Z'],
     ['`sent_at` (its name in the query struct) too', '2021-10-30T03:22:00.000Z', { sent_at: String(NOW + 600_000) }, '2021-10-30T03:12:00.000Z'],
-    ['seconds: dropped ("Could be lower if the input is in seconds")', '2021-10-30T03:22:00.000Z', { _: String(Math.floor((NOW + 600_000) / 1000)) }, '2021-10-30T03:22:00.000Z'],
+    // _datetime_from_seconds_or_millis: at most 11 digits are seconds (rust capture drops them; test_capture.py pins them)
+    ['seconds: skew corrected too', '2021-10-30T03:22:00.000Z', { _: String(Math.floor((NOW + 600_000) / 1000)) }, '2021-10-30T03:12:00.000Z'],
+    ['seconds in a `sent_at` query field too', '2021-10-30T03:22:00.000Z', { sent_at: String(Math.floor((NOW + 600_000) / 1000)) }, '2021-10-30T03:12:00.000Z'],
+    ['seconds before 2021: dropped as such milliseconds are', '2020-12-31T23:58:59.000Z', { _: String(Date.parse('2020-12-31T23:59:59.000Z') / 1000) }, '2020-12-31T23:58:59.000Z'],
     // A client whose clock is back in 2020, sending an event of one minute before.
     ['milliseconds of 2020: dropped (`sent_at.year() > 2020`)', '2020-12-31T23:58:59.999Z', { _: ms('2020-12-31T23:59:59.999Z') }, '2020-12-31T23:58:59.999Z'],
     ['the first millisecond of 2021: taken', '2020-12-31T23:59:00.000Z', { _: ms('2021-01-01T00:00:00.000Z') }, '2021-10-30T03:13:00.000Z'],
@@ -185,6 +188,16 @@ describe('test_capture.py', () => {
     expect(await capture(pid, form, { contentType: 'application/x-www-form-urlencoded' })).toEqual(['$pageview']);
     const [[ts]] = await hogql(pid, "select toUnixTimestamp(timestamp) from events where distinct_id = 'eeee'");
     expect(Number(ts) * 1000).toBe(NOW - 600_000);
+  });
+
+  it("'test_js_library_underscore_sent_at': GET /e/?_=<seconds>&data=<json>, the client 26 h ahead: the event happened 10 minutes ago", async () => {
+    const pid = await project();
+    const tomorrow = NOW + 26 * 3600_000;
+    const data = JSON.stringify({ event: 'movie played', timestamp: new Date(tomorrow).toISOString(), properties: { distinct_id: 2, token: TOKEN } });
+    const query = { _: String(Math.floor((tomorrow + 600_000) / 1000)), data };
+    expect(await capture(pid, '', { method: 'GET', query, contentType: 'application/json', body: undefined })).toEqual(['movie played']);
+    const [[ts, distinctId]] = await hogql(pid, 'select toUnixTimestamp(timestamp), distinct_id from events');
+    expect([Number(ts) * 1000, distinctId]).toEqual([NOW - 600_000, '2']);
   });
 
   it("'test_batch_lzstring' and 'test_lz64_with_emoji': an lz64 body named by Content-Encoding: lz64", async () => {
