@@ -40,6 +40,13 @@ export interface ActorResult {
   reached: boolean[];
   /** Furthest step per entry time (for trends: one entry per step-0 event). */
   reachByEntry: Map<number, number>;
+  /**
+   * Unordered funnels: the step timestamps of every sequence reaching {@link maxStep} (the first is {@link timings}).
+   * PostHog's FunnelUnordered keeps each of the actor's rows with the most steps and averages their conversion times
+   * per actor (`HAVING steps = max_steps`, then avg/median of the actor's averages/medians:
+   * test_basic_unordered_funnel_conversion_times, "(2+3)/2 hours for Person 3").
+   */
+  maxStepTimings?: number[][];
 }
 
 interface State {
@@ -223,6 +230,7 @@ function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?
   const n = cfg.numSteps;
   const all = (1 << n) - 1;
   let best: { count: number; times: number[] } | null = null;
+  const sequences: number[][] = [];
   let excludedReach = 0;
   const reachByEntry = new Map<number, number>();
   for (let i = 0; i < events.length; i++) {
@@ -255,9 +263,10 @@ function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?
     }
     const prev = reachByEntry.get(start.ts);
     if (prev === undefined || prev < count - 1) reachByEntry.set(start.ts, count - 1);
+    sequences.push(times);
     if (!best || count > best.count) best = { count, times };
   }
   if (!best || excludedReach > best.count) return null;
   const reached = new Array(n).fill(false).map((_, i) => i < best!.count);
-  return { maxStep: best.count - 1, timings: best.times, reached, reachByEntry };
+  return { maxStep: best.count - 1, timings: best.times, reached, reachByEntry, maxStepTimings: sequences.filter((x) => x.length === best!.count) };
 }

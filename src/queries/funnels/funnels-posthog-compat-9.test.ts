@@ -814,3 +814,75 @@ describe('test_funnel.py: test_basic_funnel_with_repeat_steps / test_basic_funne
     expect(await actors(-2)).toEqual(['rp:stopped_after_signup2']);
   });
 });
+
+// ------------------------------------------------------------------------------------------------ thirteenth pass
+
+// test_funnel_unordered.py test_basic_unordered_funnel_conversion_times: person 3 completes the funnel twice.
+events.push(
+  ...tagged('uct', [
+    ev('stopped_after_signup1', 'user signed up', '2021-05-02T00:00:00Z'),
+    ev('stopped_after_pageview1', '$pageview', '2021-05-02T00:00:00Z'),
+    ev('stopped_after_pageview1', 'user signed up', '2021-05-02T01:00:00Z'),
+    ev('stopped_after_insightview', 'insight viewed', '2021-05-02T00:00:00Z'),
+    ev('stopped_after_insightview', 'user signed up', '2021-05-02T02:00:00Z'),
+    ev('stopped_after_insightview', '$pageview', '2021-05-02T04:00:00Z'),
+    ev('stopped_after_insightview', '$pageview', '2021-05-03T00:00:00Z'),
+    ev('stopped_after_insightview', 'insight viewed', '2021-05-03T03:00:00Z'),
+    ev('stopped_after_insightview', 'user signed up', '2021-05-03T06:00:00Z'),
+  ]),
+);
+
+describe('test_funnel_unordered.py: test_basic_unordered_funnel_conversion_times', () => {
+  const q = (funnelsFilter: Record<string, unknown> = {}) => ({
+    series: [E('uct:user signed up'), E('uct:$pageview'), E('uct:insight viewed')],
+    dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-07 23:59:59' },
+    funnelsFilter: { funnelOrderType: 'unordered', funnelWindowInterval: 1, funnelWindowIntervalUnit: 'day', ...funnelsFilter },
+  });
+
+  it('each actor’s times are the average over its complete runs: person 3 converts in 2 h + 2 h and in 3 h + 3 h', async () => {
+    const r = await run(q());
+    // step 2: 1 h for person 2, (2 + 3) / 2 h for person 3 → 1.75 h; step 3: (2 + 3) / 2 h for person 3 → 2.5 h
+    expect(r.results.map((s: any) => [s.name, s.count, s.average_conversion_time])).toEqual([
+      ['Completed 1 step', 3, null],
+      ['Completed 2 steps', 2, 6300],
+      ['Completed 3 steps', 1, 9000],
+    ]);
+    // (FunnelUnordered: the median of the actors' medians, each the middle of its runs' times)
+    expect(r.results.map((s: any) => s.median_conversion_time)).toEqual([null, 6300, 9000]);
+  });
+
+  it('time_to_convert sums the actor’s average step times (FunnelTimeToConvert over step_i_average_conversion_time_inner): 5 h', async () => {
+    const r = await run(q({ funnelVizType: 'time_to_convert' }));
+    expect(r.results).toEqual({ bins: [[18000, 1], [18060, 0]], average_conversion_time: 18000, median_conversion_time: 18000 });
+    // from the second step: person 2 stopped there; person 3's runs took 2 h and 3 h
+    const from1 = await run(q({ funnelVizType: 'time_to_convert', funnelFromStep: 1 }));
+    expect(from1.results.average_conversion_time).toBe(9000);
+  });
+
+  it('ordered, the same events: person 3 reaches a pageview 2 h after signing up, no insight inside the day after', async () => {
+    const r = await run(q({ funnelOrderType: 'ordered' }));
+    expect(r.results.map((s: any) => [s.count, s.average_conversion_time])).toEqual([
+      [3, null],
+      [1, 7200],
+      [0, null],
+    ]);
+  });
+});
+
+describe('isUdf (FunnelsQueryResponse): use_udf’s `if funnelsFilter.useUdf: return True`, else the flag (off here)', () => {
+  const q = (funnelsFilter: Record<string, unknown>) => ({
+    series: [E('uct:user signed up'), E('uct:$pageview')],
+    dateRange: { date_from: '2021-05-01', date_to: '2021-05-07' },
+    funnelsFilter,
+  });
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ['steps', {}, false],
+    ['steps with useUdf', { useUdf: true }, true],
+    ['useUdf false', { useUdf: false }, false],
+    ['trends with useUdf', { useUdf: true, funnelVizType: 'trends' }, true],
+    ['time_to_convert with useUdf', { useUdf: true, funnelVizType: 'time_to_convert' }, true],
+    ['unordered with useUdf', { useUdf: true, funnelOrderType: 'unordered' }, true],
+  ])('%s', async (_n, ff, isUdf) => {
+    expect((await run(q(ff))).isUdf).toBe(isUdf);
+  });
+});

@@ -32,6 +32,8 @@ export const funnelWindowMs = (ff: { funnelWindowInterval?: number | null; funne
 
 const SEP = '\u0001';
 
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
 /**
  * Step math: only FunnelMathType's two first-time variants change a step (see {@link firstTimeSteps}); any other math
  * a series node may carry (`total`, `dau`, `weekly_active`, ... — what legacy filters and shared series editors send)
@@ -449,7 +451,9 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
   const withBreakdown = bdCount > 0;
   const scalarBreakdown = isGroupBreakdown(node);
   const base = {
-    isUdf: false,
+    // PostHog's response says whether its funnel UDF ran: `funnelsFilter.useUdf` forces it (use_udf: `if
+    // funnelsFilter.useUdf: return True`), otherwise a feature flag decides, which a self-hosted instance has off.
+    isUdf: ff.useUdf === true,
     resolved_date_range: range.resolved(),
   };
 
@@ -601,6 +605,12 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     const times: number[] = [];
     for (const g of groups.values())
       for (const r of g) {
+        // Unordered: PostHog sums the actor's per-step average times (FunnelTimeToConvert over FunnelUnordered's
+        // step_i_average_conversion_time_inner), i.e. the mean over its sequences reaching the most steps.
+        if (r.maxStepTimings && r.maxStep >= to) {
+          times.push(mean(r.maxStepTimings.map((x) => (x[to] - x[from]) / 1000)));
+          continue;
+        }
         const a = r.timings[from];
         const b = r.timings[to];
         if (r.maxStep >= to && a !== null && a !== undefined && b !== null && b !== undefined) times.push((b - a) / 1000);
@@ -671,7 +681,19 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
       // Zero-second conversions (a step at the instant of the previous one) count in `count` but not in the average or
       // median of an ordered or strict funnel: the funnel UDF collects `groupArrayIf(timings[i], timings[i] > 0)`.
       // Unordered funnels keep every time, 0 s too, as FunnelUnordered's SQL averages them (get_funnel_order_class
-      // picked it whatever use_udf; whether a newer PostHog runs unordered funnels on a UDF is not settled).
+      // picked it whatever use_udf; whether a newer PostHog runs unordered funnels on a UDF is not settled). Its SQL
+      // first takes each actor's average and median over the actor's sequences reaching the most steps, then the
+      // average of those averages and the median of those medians.
+      if (i > 0 && order === 'unordered') {
+        const avgs: number[] = [];
+        const meds: number[] = [];
+        for (const r of reachedBy) {
+          const own = (r.maxStepTimings ?? [r.timings as number[]]).map((x) => (x[i] - x[i - 1]) / 1000);
+          avgs.push(mean(own));
+          meds.push(median(own) as number);
+        }
+        return stepObject(s, i, order, reachedBy.length, avgs.length ? mean(avgs) : null, median(meds), value, bdCount, scalarBreakdown);
+      }
       const times: number[] = [];
       if (i > 0)
         for (const r of reachedBy) {
@@ -679,7 +701,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
           while (j >= 0 && (r.timings[j] === null || r.timings[j] === undefined)) j--;
           if (j < 0) continue;
           const t = ((r.timings[i] as number) - (r.timings[j] as number)) / 1000;
-          if (t > 0 || order === 'unordered') times.push(t);
+          if (t > 0) times.push(t);
         }
       return stepObject(
         s,
