@@ -11,10 +11,8 @@ const withValue = <T extends { value?: string }>(k: T): T & { value: string | nu
 const pageWithValue = <T extends { value?: string }>(p: Paged<T>): Paged<T & { value: string | null }> => ({ count: p.count, results: p.results.map(withValue) });
 
 export function registerKeyRoutes(app: FastifyInstance, s: Services): void {
-  apiRoute(app, s, 'GET', '/personal_api_keys', async (r) => {
-    const page = parsePage(r.query);
-    return listBody(r.request, page, pageWithValue(await s.keys.listPersonal(r.principal, page)));
-  });
+  // not paged: PostHog's personal keys list is a bare array (see KeyService.listPersonal)
+  apiRoute(app, s, 'GET', '/personal_api_keys', async (r) => (await s.keys.listPersonal(r.principal)).map(withValue));
   apiRoute(app, s, 'POST', '/personal_api_keys', async (r) => respond(201, await s.keys.createPersonal(r.principal, r.body)));
   apiRoute(app, s, 'GET', '/personal_api_keys/:keyId', async (r) => withValue(await s.keys.getPersonal(r.principal, r.params.keyId)));
   apiRoute(app, s, ['PATCH', 'PUT'], '/personal_api_keys/:keyId', async (r) => withValue(await s.keys.updatePersonal(r.principal, r.params.keyId, r.body)));

@@ -148,8 +148,7 @@ async function projectsCommand(s: Metadata, sub: string | undefined, args: strin
 async function keysCommand(s: Metadata, sub: string | undefined, args: string[]): Promise<number> {
   const principal = await cliPrincipal(s);
   if (sub === 'list') {
-    const { results } = await s.keys.listPersonal(principal, { limit: 1000, offset: 0 });
-    for (const k of results) {
+    for (const k of await s.keys.listPersonal(principal)) {
       console.log(`${k.id}\t${k.mask_value}\t${k.scopes.join(',')}\t${k.scoped_teams?.join(',') ?? 'all projects'}\t${k.label}`);
     }
     return 0;

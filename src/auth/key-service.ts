@@ -163,7 +163,12 @@ export class KeyService {
     private readonly maxPersonalKeys: number = MAX_PERSONAL_KEYS_PER_USER,
   ) {}
 
-  async listPersonal(principal: Principal, page: Page): Promise<Paged<PersonalKeyView>> {
+  /**
+   * `GET /api/personal_api_keys/`: the caller's live keys, all of them in one array. PostHog's PersonalAPIKeyViewSet
+   * does not page (test_personal_api_keys.py test_list_only_user_personal_api_keys reads `response.json()[0]`; its
+   * frontend's `personalApiKeys.list()` is a `PersonalAPIKeyType[]`).
+   */
+  async listPersonal(principal: Principal): Promise<PersonalKeyView[]> {
     requireScope(principal, { scope: 'personal_api_key:read' });
     const userId = (principal as Extract<Principal, { kind: 'personal' }>).userId;
     // rowid: creation order, even within one second
@@ -172,7 +177,7 @@ export class KeyService {
       .where('k.user_id = :userId AND k.revoked_at IS NULL', { userId })
       .orderBy('k.rowid', 'ASC')
       .getMany();
-    return pageOf(keys.map((k) => personalView(k)), page);
+    return keys.map((k) => personalView(k));
   }
 
   /** `GET /api/personal_api_keys/<id>/`: one of the caller's own live keys (never its value). */

@@ -132,7 +132,7 @@ describe('backup while serving and ingesting, restore, serve the copy', () => {
     projects: (await api(url, 'GET', '/api/projects/')).body.results.map((p: { id: number; name: string; api_token: string }) => [p.id, p.name, p.api_token]),
     insights: (await api(url, 'GET', '/api/projects/2/insights/')).body.results.map((i: { id: number; name: string; query: unknown }) => [i.id, i.name, i.query]),
     endpoints: (await api(url, 'GET', '/api/projects/2/endpoints/')).body.results.map((e: { name: string; query: unknown }) => [e.name, e.query]),
-    keys: (await api(url, 'GET', '/api/personal_api_keys/')).body.results.map((k: { id: string; label: string }) => [k.id, k.label]).sort(),
+    keys: (await api(url, 'GET', '/api/personal_api_keys/')).body.map((k: { id: string; label: string }) => [k.id, k.label]).sort(),
   });
 
   it('the source server serves metadata and a stream of events', async () => {

@@ -22,7 +22,8 @@ describe('bootstrap', () => {
         projects: [{ id: 1, name: 'Default project', timezone: 'UTC', weekStartDay: 0 }],
       });
       const keys = await srv.api('GET', '/api/personal_api_keys/');
-      expect(keys.body).toMatchObject({ count: 1, results: [{ label: 'bootstrap', scopes: ['*'], scoped_teams: null, mask_value: `phx_...${TEST_KEY.slice(-4)}` }] });
+      expect(keys.body).toMatchObject([{ label: 'bootstrap', scopes: ['*'], scoped_teams: null, mask_value: `phx_...${TEST_KEY.slice(-4)}` }]);
+      expect(keys.body).toHaveLength(1);
     } finally {
       await srv.close();
     }
@@ -70,7 +71,7 @@ describe('bootstrap', () => {
       expect((await second.api('GET', '/api/projects/', undefined, other)).status).toBe(401);
       expect((await second.api('GET', `/api/projects/${project.id}/`)).body).toEqual(project);
       const keys = await second.api('GET', '/api/personal_api_keys/');
-      expect(keys.body.results.map((k: { label: string }) => k.label).sort()).toEqual(['bootstrap', 'kept']);
+      expect(keys.body.map((k: { label: string }) => k.label).sort()).toEqual(['bootstrap', 'kept']);
       expect((await second.api('GET', '/api/projects/', undefined, extra.value)).status).toBe(200);
       const v = await gql(second, '{ viewer { principalType } }', undefined, secret.value);
       expect(v.body.data.viewer.principalType).toBe('project_secret');

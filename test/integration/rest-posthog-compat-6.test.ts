@@ -142,15 +142,34 @@ describe('personal API keys (test_personal_api_keys.py)', () => {
     const services = s.server.services;
     const other = await services.store.users.save(services.store.users.create({ email: 'abc@def.xyz', name: 'Other' }));
     const theirs = await services.keys.issuePersonal(other.id, { label: 'Other test', scopes: ['*'], scoped_teams: null });
-    const mine = await s.api('GET', '/api/personal_api_keys/?limit=1000');
-    expect(mine.body.results.map((k: { id: string }) => k.id)).not.toContain(theirs.id);
-    expect(mine.body.results.every((k: { user_id: number }) => k.user_id === 1)).toBe(true);
+    const mine = await s.api('GET', '/api/personal_api_keys/');
+    expect(mine.body.map((k: { id: string }) => k.id)).not.toContain(theirs.id);
+    expect(mine.body.every((k: { user_id: number }) => k.user_id === 1)).toBe(true);
     for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', 'roll/']] as const) {
       const r = await s.api(method, `/api/personal_api_keys/${theirs.id}/${path}`, method === 'PATCH' ? { label: 'mine now' } : undefined);
       expect([method, r.status]).toEqual([method, 404]);
     }
     const own = await s.api('GET', '/api/personal_api_keys/', undefined, theirs.value);
-    expect(own.body.results.map((k: { id: string; label: string; value: null }) => [k.id, k.label, k.value])).toEqual([[theirs.id, 'Other test', null]]);
+    expect(own.body.map((k: { id: string; label: string; value: null }) => [k.id, k.label, k.value])).toEqual([[theirs.id, 'Other test', null]]);
+  });
+
+  it('test_list_only_user_personal_api_keys: the list is a bare array of the serializer’s records, not a page; limit and offset change nothing', async () => {
+    const services = s.server.services;
+    const other = await services.store.users.save(services.store.users.create({ email: 'list@def.xyz', name: 'Lister' }));
+    const theirs = await services.keys.issuePersonal(other.id, { label: 'Test', scopes: ['*'], scoped_teams: null });
+    const second = await services.keys.issuePersonal(other.id, { label: 'Second', scopes: ['personal_api_key:read'], scoped_teams: null });
+    const r = await s.api('GET', '/api/personal_api_keys', undefined, theirs.value);
+    expect(r.status).toBe(200);
+    expect(Array.isArray(r.body)).toBe(true);
+    expect(r.body).toHaveLength(2);
+    const mine = r.body.find((k: { id: string }) => k.id === theirs.id);
+    expect(Object.keys(mine).sort()).toEqual(
+      ['created_at', 'id', 'label', 'last_rolled_at', 'last_used_at', 'mask_value', 'scoped_organizations', 'scoped_teams', 'scopes', 'user_id', 'value'],
+    );
+    expect(mine).toMatchObject({ id: theirs.id, label: 'Test', user_id: other.id, scopes: ['*'], value: null, last_rolled_at: null, mask_value: `${theirs.value!.slice(0, 4)}...${theirs.value!.slice(-4)}` });
+    // DRF pages only through a pagination class; this viewset has none, so the paging parameters are just ignored
+    const paged = await s.api('GET', '/api/personal_api_keys/?limit=1&offset=1', undefined, second.value);
+    expect(paged.body.map((k: { id: string }) => k.id).sort()).toEqual([theirs.id, second.id].sort());
   });
 
   it.each(['insight', 'insight:', ':read', 'insight:read:write', '**', 'INSIGHT:READ'])('validate_scopes: %j is “Invalid scope: …”', async (scope) => {
@@ -166,8 +185,8 @@ describe('personal API keys (test_personal_api_keys.py)', () => {
     expect(made.body.mask_value).toBe(`${value.slice(0, 4)}...${value.slice(-4)}`);
     const one = await s.api('GET', `/api/personal_api_keys/${made.body.id}/`);
     expect([one.body.value, one.body.mask_value, one.body.scopes]).toEqual([null, made.body.mask_value, ['*']]);
-    const list = await s.api('GET', '/api/personal_api_keys/?limit=1000');
-    expect(list.body.results.find((k: { id: string }) => k.id === made.body.id).value).toBeNull();
+    const list = await s.api('GET', '/api/personal_api_keys/');
+    expect(list.body.find((k: { id: string }) => k.id === made.body.id).value).toBeNull();
     expect(list.text).not.toContain(value);
   });
 });

@@ -12,7 +12,7 @@ import {
 export class KeyResolver {
   @Query(() => [PersonalApiKeyType], { description: "The caller's live personal API keys, masked (scope personal_api_key:read)." })
   async personalApiKeys(@Ctx() ctx: GraphQLContext): Promise<PersonalApiKeyType[]> {
-    return (await ctx.services.keys.listPersonal(ctx.principal, { limit: 1000, offset: 0 })).results;
+    return ctx.services.keys.listPersonal(ctx.principal);
   }
 
   @Mutation(() => PersonalApiKeyType, { description: 'Creates a personal API key; `value` is shown only here (scope personal_api_key:write).' })
