@@ -441,3 +441,44 @@ describe('the session join from events (hogql test_query.py) and session filters
     expect(r.results.map((x: any[]) => x[0].id)).toEqual([P1]);
   });
 });
+
+describe("the session's urls skip an empty $current_url (raw sessions v2: nullIf(…, '') before argMin / argMax / groupUniqArray)", () => {
+  let p: number;
+  beforeAll(async () => {
+    p = await h.load({
+      persons: [{ distinct_ids: ['eu'], properties: {} }],
+      events: [
+        e('eu', '$pageview', 'eu1', '2024-02-01T10:00:00Z', { $current_url: '', $referring_domain: '' }),
+        e('eu', '$pageview', 'eu1', '2024-02-01T10:00:01Z', { $current_url: 'https://a.example.com/x?y=1', $referring_domain: 'google.com' }),
+        e('eu', '$pageview', 'eu1', '2024-02-01T10:00:02Z', { $current_url: '' }),
+        e('eu', '$pageview', 'eu2', '2024-02-01T11:00:00Z', { $current_url: '' }),
+      ],
+    });
+  });
+
+  it('entry and end urls, pathnames and hostnames are of the events with a url; the entry referring domain is the first event’s', async () => {
+    const q = 'select session_id, $entry_current_url, $end_current_url, $entry_pathname, $end_hostname, $urls, $num_uniq_urls, $entry_referring_domain from sessions order by session_id';
+    expect((await h.run(productqlRunner, { kind: 'HogQLQuery', query: q }, p)).results).toEqual([
+      ['eu1', 'https://a.example.com/x?y=1', 'https://a.example.com/x?y=1', '/x', 'a.example.com', ['https://a.example.com/x?y=1'], 1, null],
+      ['eu2', null, null, null, null, [], 0, null],
+    ]);
+  });
+
+  it('a trends breakdown by $entry_current_url: a session whose urls are all empty is the null value', async () => {
+    const r = await h.run(
+      trendsRunner,
+      {
+        kind: 'TrendsQuery',
+        dateRange: { date_from: '2024-02-01', date_to: '2024-02-01' },
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        breakdownFilter: { breakdown_type: 'session', breakdown: '$entry_current_url' },
+        trendsFilter: { display: 'ActionsTable' },
+      },
+      p,
+    );
+    expect(r.results.map((x: any) => [x.breakdown_value, x.aggregated_value])).toEqual([
+      ['https://a.example.com/x?y=1', 3],
+      [BREAKDOWN_NULL, 1],
+    ]);
+  });
+});

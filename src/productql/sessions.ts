@@ -6,7 +6,8 @@ import { alias, call, compare, constant, eq, field, not, or, select, tuple, type
 import { channelTypeExpr, customChannelTypeExpr, type CustomChannelRule } from './channel-type';
 
 const ts = field('timestamp');
-const url = field('properties', '$current_url');
+/** The event's `$current_url`, NULL when missing or `''` (PostHog's raw sessions read it with nullIf(…, ''): argMin/argMax skip it). */
+const url = call('nullIf', [field('properties', '$current_url'), constant('')]);
 const countOf = (...events: string[]): Expr =>
   call('countIf', [events.length === 1 ? eq(field('event'), constant(events[0])) : compare('in', field('event'), tuple(events.map((e) => constant(e))))]);
 /** The path of a URL: without scheme and host, query string and fragment (`https://a.com/b?c#d` → `/b`). */
@@ -26,7 +27,7 @@ const clickId = (key: string): Expr => call('nullIf', [firstValue(key), constant
 const entryUrl = call('argMin', [url, ts]);
 const exitUrl = call('argMax', [url, ts]);
 /** The distinct non-empty `$current_url`s of the session, sorted (PostHog's `groupUniqArray`, whose order is arbitrary). */
-const urls = call('arraySort', [call('groupUniqArray', [call('nullIf', [url, constant('')])])]);
+const urls = call('arraySort', [call('groupUniqArray', [url])]);
 
 /** posthog-js's campaign parameters: `utm_*` and the ad networks' click ids, kept from the session's first event. */
 const UTM_KEYS = ['utm_source', 'utm_campaign', 'utm_medium', 'utm_term', 'utm_content'] as const;
@@ -58,7 +59,7 @@ export const DEFAULT_BOUNCE_RATE_DURATION_SECONDS = 10;
 /**
  * The sessions table's fields, in `*` order, as aggregates over one session's events:
  * - `$session_duration` (and `duration`, its v1 name): whole seconds between the first and the last event;
- * - `$entry_current_url` / `$end_current_url`: the `$current_url` of the first / last event that has one
+ * - `$entry_current_url` / `$end_current_url`: the `$current_url` of the first / last event that has one (not `''`)
  *   (`$exit_current_url` is the v1 name of the latter); the pathnames are their paths, the hostnames their hosts;
  * - `$entry_referring_domain`, `$entry_utm_*`, `$entry_<click id>`: the first event's `$referring_domain`, `utm_*`
  *   and click id (`gclid`, `gad_source`, `fbclid`, …), NULL when it has none (PostHog v2's `initial_*` argMin);
