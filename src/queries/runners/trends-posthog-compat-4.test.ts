@@ -450,6 +450,7 @@ describe('test_trends.py: cohorts (the cohort-aware runner, withCohortRunners; c
       cohort(42, 'cohort2', [person('name', 'person2')]),
       cohort(43, 'cohort3', [person('name', 'person1')], [person('name', 'person2')]),
       cohort(45, 'cohort1', [person('name', ['p1', 'p2'])]),
+      cohort(46, 'cohort1', [person('name', 'Jane')]),
     ].map((c) => [c.id, c]),
   );
   const loader = { load: async (_project: number, ids: Iterable<number>) => new Map([...ids].filter((id) => COHORTS.has(id)).map((id) => [id, COHORTS.get(id)!])) };
@@ -545,6 +546,27 @@ describe('test_trends.py: cohorts (the cohort-aware runner, withCohortRunners; c
 
   it('a cohort breakdown naming a cohort the project does not have is a 400', async () => {
     await expect(run(P_PEOPLE, { series: [WATCHED], breakdownFilter: { breakdown_type: 'cohort', breakdown: [999] } })).rejects.toMatchObject({ status: 400 });
+  });
+
+  // PostHog runs it with USE_PRECALCULATED_CH_COHORT_PEOPLE (the cohort's people computed beforehand); the answer is
+  // the cohort's live membership all the same
+  it('test_filter_events_by_precalculated_cohort: a cohort of Jane keeps her two events (count 2, both today)', async () => {
+    freeze('2020-01-02T00:00:00Z');
+    const p = await db.project(
+      [
+        { distinct_ids: ['person_1'], properties: { name: 'John' } },
+        { distinct_ids: ['person_2'], properties: { name: 'Jane' } },
+      ],
+      [
+        ev('event_name', 'person_1', '2020-01-02T00:00:00Z', { $browser: 'Safari' }),
+        ev('event_name', 'person_2', '2020-01-02T00:00:00Z', { $browser: 'Chrome' }),
+        ev('event_name', 'person_2', '2020-01-02T00:00:00Z', { $browser: 'Safari' }),
+      ],
+    );
+    const r = await run(p, { series: [{ kind: 'EventsNode', event: 'event_name' }], properties: [{ type: 'cohort', key: 'id', value: 46 }] });
+    expect(r.results[0].count).toBe(2);
+    expect(r.results[0].data[r.results[0].data.length - 1]).toBe(2);
+    expect(r.results[0].days[r.results[0].days.length - 1]).toBe('2020-01-02');
   });
 
   // (src/cohorts/cohort-runners.ts loads the cohorts of the project's test-account filters when the node uses them)

@@ -259,6 +259,34 @@ describe('multiple breakdowns (breakdowns list)', () => {
     ]);
   });
 
+  it('two and three event breakdowns by day ($browser, prop, bool_field): array values, labels joined with "::", ranked by count then value', async () => {
+    freeze('2020-01-20T00:00:00Z');
+    const q = (breakdowns: Record<string, unknown>[]) =>
+      trends(P_RUNNER, { series: [PV], dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' }, breakdownFilter: { breakdowns } });
+    const two = await q([{ property: '$browser' }, { property: 'prop' }]);
+    expect(two.results.map((x: any) => [x.breakdown_value, x.label, x.count, x.data])).toEqual([
+      [['Chrome', '10'], 'Chrome::10', 9, [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]],
+      [['Firefox', '20'], 'Firefox::20', 4, [1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0]],
+      [['Edge', '30'], 'Edge::30', 1, [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]],
+      [['Safari', '40'], 'Safari::40', 1, [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]],
+    ]);
+    const three = await q([{ property: '$browser' }, { property: 'prop' }, { property: 'bool_field' }]);
+    expect(three.results.map((x: any) => [x.breakdown_value, x.label, x.count])).toEqual([
+      [['Chrome', '10', 'true'], 'Chrome::10::true', 9],
+      [['Firefox', '20', 'false'], 'Firefox::20::false', 4],
+      [['Edge', '30', 'true'], 'Edge::30::true', 1],
+      [['Safari', '40', 'false'], 'Safari::40::false', 1],
+    ]);
+    // one entry in `breakdowns` still answers arrays
+    const one = await q([{ property: '$browser' }]);
+    expect(one.results.map((x: any) => [x.breakdown_value, x.label])).toEqual([
+      [['Chrome'], 'Chrome'],
+      [['Firefox'], 'Firefox'],
+      [['Edge'], 'Edge'],
+      [['Safari'], 'Safari'],
+    ]);
+  });
+
   it('test_trends_multiple_breakdowns_have_max_limit: more than 3 breakdowns is a 400 on breakdownFilter.breakdowns', async () => {
     const r = trendsRunner.schema.safeParse({ kind: 'TrendsQuery', series: [PV], breakdownFilter: { breakdowns: [1, 2, 3, 4].map(() => ({ property: '$current_url' })) } });
     expect(r.success).toBe(false);
