@@ -198,6 +198,10 @@ describe('test_property_to_expr_* (posthog/hogql/test/test_property.py)', () => 
     // value None: PostHog compares with NULL (`properties.a = NULL`), which HogQL prints as isNull / isNotNull
     ['exact null is "not set"', ev('email', 'exact', null), range(2)],
     ['is_not null is "set"', ev('email', 'is_not', null), [0, 1]],
+    // `properties.a > NULL` is NULL, ifNull(…, 0): no event, whatever it holds (the event timestamp included)
+    ['gt null matches nothing', ev('attr', 'gt', null), []],
+    ['lte null matches nothing', ev('email', 'lte', null), []],
+    ['event_metadata timestamp lt null matches nothing', { type: 'event_metadata', key: 'timestamp', operator: 'lt', value: null }, []],
     // test_property_to_expr_event_list
     ['exact list → IN', ev('email', 'exact', ['test@posthog.com', 'mongo@example.com']), [0, 1]],
     ['icontains list → OR', ev('email', 'icontains', ['POSTHOG', 'mongo']), [0, 1]],

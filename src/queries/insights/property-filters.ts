@@ -228,6 +228,8 @@ function scalarCondition(x: Expr, op: string, v: Scalar, ctx: FilterContext, isD
     case 'min':
     case 'max': {
       const sym = ({ gt: '>', gte: '>=', lt: '<', lte: '<=', min: '>=', max: '<=' } as const)[op];
+      // PostHog compares with a NULL constant (`x > NULL`), which is NULL, printed as ifNull(…, 0): nothing passes
+      if (v === null) return ast.constant(false);
       const n = numericValue(v);
       return ast.compare(sym, x, n === null ? ast.constant(asString(v)) : ast.constant(n));
     }
