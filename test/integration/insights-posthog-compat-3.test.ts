@@ -433,6 +433,17 @@ describe('update, soft delete and the list (test_insight.py test_update_insight 
     expect((await s.api('GET', base(d))).body.count).toBe(2);
   });
 
+  it('test_soft_delete_cannot_be_reversed_for_another_team: PATCH {deleted: false} through this project is a 404; it stays deleted there', async () => {
+    const other = await newProject(s, 'compat 3 other team');
+    const theirs = await make({ name: 'other team deleted' }, other);
+    expect((await s.api('PATCH', `${base(other)}${theirs.id}/`, { deleted: true })).status).toBe(200);
+    const r = await s.api('PATCH', `${base()}${theirs.id}/`, { deleted: false });
+    expect([r.status, r.body]).toEqual([404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }]);
+    // still deleted in its own project: out of its list, and restorable only there
+    expect(await listNames('', other)).toEqual([]);
+    expect((await s.api('PATCH', `${base(other)}${theirs.id}/`, { deleted: false })).body.deleted).toBe(false);
+  });
+
   it('order=created_at / -created_at / -last_modified_at (Django order_by of the field)', async () => {
     const o = await newProject(s, 'compat 3 order by');
     const first = await make({ name: 'first made' }, o);
