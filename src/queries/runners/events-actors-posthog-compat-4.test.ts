@@ -565,6 +565,10 @@ describe('EventsQuery and ActorsQuery, compatibility pass (test_events_query_run
     expect((await events({ select: ['event', 'count()'], actionId: clicky3, event: 'clicky-4' })).results).toEqual([]);
   });
 
+  it('EventsQuery actionId 0, personId "" and event "" filter nothing (events_query_runner.py tests them for truth: `if self.query.actionId:`)', async () => {
+    expect((await events({ select: ['count()'], actionId: 0, personId: '', event: '' })).results).toEqual([[20]]);
+  });
+
   it('a limit of exactly the row count: every row, hasMore false (the paginator reads limit + 1)', async () => {
     const ev20 = await events({ select: ['event'], limit: 20 });
     expect([ev20.results.length, ev20.hasMore]).toEqual([20, false]);

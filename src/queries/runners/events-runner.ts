@@ -226,13 +226,14 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
     const fixed = propertiesToExpr(node.fixedProperties, { timezone: tz, attr: 'fixedProperties' });
     if (fixed) conditions.push(fixed);
     if (node.event) conditions.push(ast.compare('==', ast.field('event'), ast.constant(node.event)));
-    if (node.actionId !== undefined && node.actionId !== null) {
+    // (PostHog's `if self.query.actionId:` / `if self.query.personId:`: 0 and "" filter nothing)
+    if (node.actionId) {
       const action = ctx.actions ? (await ctx.actions.liveActions(ctx.project.id, [node.actionId])).get(node.actionId) : undefined;
       if (!action) throw validationError(`Action ${node.actionId} does not exist.`, 'actionId', 'action_not_found');
       if (action.steps.length === 0) throw validationError(`Action ${node.actionId} does not have any match groups.`, 'actionId');
       conditions.push(actionToExpr(action, { timezone: tz, attr: 'actionId' }));
     }
-    if (node.personId !== undefined && node.personId !== null) {
+    if (node.personId) {
       // the person's distinct ids (none for an unknown id, or another project's person: the subquery is guarded)
       const ids = ast.select({
         select: [ast.field('distinct_id')],
