@@ -11,6 +11,7 @@ import { PERSON1_DAY_ROWS, PERSON2_DAY_ROWS, retentionDate as _date, retentionCo
 import { setInsightsClock } from '../insights/date-range';
 import { retentionRunner } from './retention-runner';
 import { actorsRunner } from './actors-runner';
+import { insightActorsOptionsRunner } from './insight-actors-options-runner';
 
 let db: InsightTestDb;
 beforeAll(async () => {
@@ -206,6 +207,25 @@ describe('test_retention_default: no totalIntervals is 8 intervals (the schema d
         [0, 0, 0, 0, 0, 0, 0, 0],
       ];
       expect(counts(r)).toEqual(full.slice(8 - n).map((row) => row.slice(0, n)));
+    } finally {
+      restore();
+    }
+  });
+
+  it('the actors of the eighth row (frozen on day 6, Jun 16): the cohort rows of the options and of the actors are those of the answer', async () => {
+    const restore = setInsightsClock(new Date('2020-06-16T10:00:00Z'));
+    try {
+      const source = { kind: 'RetentionQuery', retentionFilter: {} };
+      const options = await db.run(insightActorsOptionsRunner, { kind: 'InsightActorsQueryOptions', source: { kind: 'InsightActorsQuery', source } }, pid);
+      expect(options.interval.map((o: any) => o.label)).toEqual(Array.from({ length: 8 }, (_, i) => `Day ${i}`));
+      // row 7 is Jun 16 (day 6): person1 and person2 start a cohort there; nobody returns within the range
+      const r = await db.run(actorsRunner, { kind: 'ActorsQuery', select: ['person', 'appearances'], source: { kind: 'InsightActorsQuery', source, interval: 7 } }, pid);
+      expect((r.results as any[]).map((row) => [[...row[0].distinct_ids].sort()[0], row[1]]).sort()).toEqual([
+        ['alias1', [0]],
+        ['person2', [0]],
+      ]);
+      const explicitNull = await db.run(insightActorsOptionsRunner, { kind: 'InsightActorsQueryOptions', source: { kind: 'InsightActorsQuery', source: { ...source, retentionFilter: { totalIntervals: null } } } }, pid);
+      expect(explicitNull.interval).toHaveLength(7);
     } finally {
       restore();
     }
