@@ -668,6 +668,20 @@ describe('test_trends.py: _test_events_with_dates (intervals and date ranges)', 
     expect(r.days[11]).toBe('2020-11-01 23:00:00');
   });
 
+  it('test_minute_interval: an absolute range by minute, both ends included ("1-Nov 10:20" labels)', async () => {
+    freeze('2020-11-01T11:00:00Z');
+    const p = await db.project(
+      [{ distinct_ids: ['person_1'], properties: { name: 'John' } }],
+      ['2020-11-01T10:20:00Z', '2020-11-01T10:22:00Z', '2020-11-01T10:25:00Z'].map((ts) => ev('event_name', 'person_1', ts, { $browser: 'Safari' })),
+    );
+    const r = (await trends(p, { series: [{ kind: 'EventsNode', event: 'event_name' }], interval: 'minute', dateRange: { date_from: '2020-11-01 10:20:00', date_to: '2020-11-01 10:30:00' } })).results[0];
+    const minutes = Array.from({ length: 11 }, (_, i) => 20 + i);
+    expect(r.count).toBe(3);
+    expect(r.data).toEqual([1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0]);
+    expect(r.labels).toEqual(minutes.map((m) => `1-Nov 10:${m}`));
+    expect(r.days).toEqual(minutes.map((m) => `2020-11-01 10:${m}:00`));
+  });
+
   it('test_week_interval: date_from after a Sunday; weeks labelled within the range', async () => {
     const r = await run('week', '2020-11-30T00:00:00Z', { interval: 'week', dateRange: { date_from: '2020-10-29', date_to: '2020-11-24' } });
     expect(r.days).toEqual(['2020-10-25', '2020-11-01', '2020-11-08', '2020-11-15', '2020-11-22']);
