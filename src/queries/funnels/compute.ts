@@ -223,8 +223,8 @@ export function entryReach(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?
 
 /**
  * Unordered: a sequence starts at any step event and completes distinct steps inside the window. `stepFilter(0, ev)`
- * refuses an event as a sequence start (step attribution: in an unordered funnel "step 0" is the sequence's first
- * event, whichever step it is — PostHog offers only this one, as "Any step").
+ * refuses an event as a sequence start (step attribution keeps the starts of one step: one rotation of PostHog's
+ * FunnelUnordered, see the funnels runner's attributeUnorderedStep).
  */
 function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?: (step: number, ev: FunnelEvent) => boolean): ActorResult | null {
   const n = cfg.numSteps;

@@ -302,32 +302,71 @@ describe('all_events attribution: each value is a funnel over the events of that
 // ------------------------------------------------------------------------------------------------ test_funnel_unordered.py
 
 describe('TestFunnelUnorderedStepsBreakdown overrides (test_funnel_unordered.py, fifth pass)', () => {
-  it('test_funnel_step_breakdown_with_step_attribution: step 0 is the first event of the sequence, whichever step it is', async () => {
-    const r = await funnel(
-      [
-        ev('person1', 'sign up', t(2020, 1, 1, 12), { $browser: 'Chrome' }),
-        ev('person1', 'buy', t(2020, 1, 1, 13)),
-        ev('person2', 'sign up', t(2020, 1, 1, 13)),
-        ev('person2', 'buy', t(2020, 1, 2, 13), { $browser: 'Safari' }),
-        ev('person3', 'sign up', t(2020, 1, 2, 14), { $browser: 'Mac' }),
-        ev('person3', 'buy', t(2020, 1, 2, 15)),
-        ev('person4', 'sign up', t(2020, 1, 2, 15), { $browser: 0 }),
-        ev('person4', 'buy', t(2020, 1, 2, 16), { $browser: 'alakazam' }),
-      ],
-      {
-        series: [E('sign up'), E('buy')],
-        dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
-        funnelsFilter: { funnelWindowInterval: 7, funnelOrderType: 'unordered', breakdownAttributionType: 'step', breakdownAttributionValue: 0 },
-        breakdownFilter: { breakdown_type: 'event', breakdown: ['$browser'] },
-      },
-    );
-    expect(r.results).toHaveLength(4);
-    expect(byValue(r)).toEqual([
-      [['0'], [1, 1]],
-      [['Chrome'], [1, 1]],
-      [['Mac'], [1, 1]],
-      [[''], [1, 1]],
-    ].sort((a, b) => (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1)));
+  // FunnelUnordered runs one query per rotation of the steps and reads the attribution step among the rotated step
+  // columns (prop_{breakdownAttributionValue}, ARRAY JOIN prop_vals): with two steps, rotation 0 takes the values of
+  // the sign-ups and credits them with the runs starting at a sign-up, rotation 1 the values of the buys with the runs
+  // starting at a buy ("Any step"). Each person counts under the value of each of its events.
+  const journeys = [
+    ev('person1', 'sign up', t(2020, 1, 1, 12), { $browser: 'Chrome' }),
+    ev('person1', 'buy', t(2020, 1, 1, 13)),
+    ev('person2', 'sign up', t(2020, 1, 1, 13)),
+    ev('person2', 'buy', t(2020, 1, 2, 13), { $browser: 'Safari' }),
+    ev('person3', 'sign up', t(2020, 1, 2, 14), { $browser: 'Mac' }),
+    ev('person3', 'buy', t(2020, 1, 2, 15)),
+    ev('person4', 'sign up', t(2020, 1, 2, 15), { $browser: 0 }),
+    ev('person4', 'buy', t(2020, 1, 2, 16), { $browser: 'alakazam' }),
+  ];
+  const source = (breakdownAttributionValue: number) => ({
+    series: [E('sign up'), E('buy')],
+    dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
+    funnelsFilter: { funnelWindowInterval: 7, funnelOrderType: 'unordered', breakdownAttributionType: 'step', breakdownAttributionValue },
+    breakdownFilter: { breakdown_type: 'event', breakdown: ['$browser'] },
+  });
+  const sorted = (r: any) =>
+    (r.results as any[][])
+      .map((steps) => [steps[0].breakdown_value, steps.map((x) => [x.name, x.count, x.average_conversion_time])])
+      .sort((a, b) => (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1));
+  let pid: number;
+  beforeAll(async () => {
+    pid = await load(journeys);
+  });
+
+  it('test_funnel_step_breakdown_with_step_attribution: six values; a run counts under the value of the step it starts at', async () => {
+    const r = await run(pid, source(0));
+    expect(r.results).toHaveLength(6);
+    const done = (n: number, t: number | null) => [
+      ['Completed 1 step', n, null],
+      ['Completed 2 steps', t === null ? 0 : 1, t],
+    ];
+    expect(sorted(r)).toEqual([
+      // person2's sign-up (no browser) converts a day later; person1's and person3's buys (no browser) start nothing
+      [[''], [['Completed 1 step', 3, null], ['Completed 2 steps', 1, 86400]]],
+      [['0'], done(1, 3600)],
+      [['Chrome'], done(1, 3600)],
+      [['Mac'], done(1, 3600)],
+      [['Safari'], done(1, null)],
+      [['alakazam'], done(1, null)],
+    ]);
+    expect(await actorsAtStep(pid, source(0), 1, [''])).toEqual(['person1', 'person2', 'person3']);
+    expect(await actorsAtStep(pid, source(0), 2, [''])).toEqual(['person2']);
+  });
+
+  it('test_funnel_step_breakdown_with_step_one_attribution: step 1 of each rotation, the buys of the sign-up runs', async () => {
+    const r = await run(pid, source(1));
+    expect(r.results).toHaveLength(6);
+    expect(sorted(r).map(([v, steps]: any) => [v, steps.map((x: any[]) => x[1])])).toEqual([
+      [[''], [3, 2]],
+      [['0'], [1, 0]],
+      [['Chrome'], [1, 0]],
+      [['Mac'], [1, 0]],
+      [['Safari'], [1, 1]],
+      [['alakazam'], [1, 1]],
+    ]);
+    expect(r.results[0].map((x: any) => [x.breakdown_value, x.count, x.average_conversion_time])).toEqual([
+      [[''], 3, null],
+      [[''], 2, 3600],
+    ]);
+    expect(await actorsAtStep(pid, source(1), 2, [''])).toEqual(['person1', 'person3']);
   });
 });
 

@@ -153,9 +153,8 @@ function validate(node: FunnelsQueryNode): void {
   if (ff.breakdownAttributionType === 'step') {
     const v = ff.breakdownAttributionValue ?? 0;
     if (v < 0 || v > n - 1) throw validationError('breakdownAttributionValue is out of range', 'funnelsFilter__breakdownAttributionValue');
-    // (reference §3.3 Unordered: "Step attribution only for step 0" — PostHog's editor offers it as "Any step")
-    if (order === 'unordered' && v !== 0)
-      throw validationError('Only the first step (any step) can be used for breakdown attribution in unordered funnels', 'funnelsFilter__breakdownAttributionValue');
+    // (an unordered funnel takes any step too: PostHog's editor offers only step 0 there, as "Any step", but its SQL
+    // reads any value over the rotated steps; see attributeUnorderedStep)
   }
 }
 
@@ -302,8 +301,9 @@ function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepI
     }
     return out;
   }
-  // step: the value on the event that matched step `stepIndex` (unordered: the first event of the sequence, any step).
-  const values = [...new Set(stepEvents.filter((e) => cfg.order === 'unordered' || e.steps & (1 << stepIndex)).map((e) => e.bd))];
+  if (cfg.order === 'unordered') return attributeUnorderedStep(events, cfg, stepIndex);
+  // step: the value on the event that matched step `stepIndex`.
+  const values = [...new Set(stepEvents.filter((e) => e.steps & (1 << stepIndex)).map((e) => e.bd))];
   let best: Attributed | null = null;
   for (const v of values) {
     const r = evaluateActor(events, cfg, (k, ev) => k !== stepIndex || ev.bd === v);
@@ -318,6 +318,32 @@ function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepI
   const r = evaluateActor(events, cfg, (k) => k !== stepIndex);
   const empty = (events[0]?.bd ?? '').split(SEP).map(() => '').join(SEP);
   return r && r.maxStep < stepIndex ? [{ value: empty, result: r }] : [];
+}
+
+/**
+ * Step attribution in an unordered funnel ("Any step" in PostHog's editor). FunnelUnordered runs one query per rotation
+ * of the steps, rotation r starting its runs at step r, and reads the attribution step there among the rotated step
+ * columns (base.py `prop_{breakdownAttributionValue}`, then ARRAY JOIN prop_vals): rotation r takes the values of the
+ * actor's events of step (r + stepIndex) mod n, and each of them gets that rotation's runs. So with step 0 the actor
+ * counts under the value of any step's events (test_funnel_unordered.py test_funnel_step_breakdown_with_step_attribution:
+ * six values out of four persons); a value several rotations give keeps the furthest, runs of equal reach averaged.
+ */
+function attributeUnorderedStep(events: FunnelEvent[], cfg: FunnelConfig, stepIndex: number): Attributed[] {
+  const n = cfg.numSteps;
+  const byValue = new Map<string, ActorResult>();
+  for (let r = 0; r < n; r++) {
+    const k = (r + stepIndex) % n;
+    const values = new Set(events.filter((e) => e.steps & (1 << k)).map((e) => e.bd));
+    if (!values.size) continue;
+    const res = evaluateActor(events, cfg, (step, ev) => step !== 0 || (ev.steps & (1 << r)) !== 0);
+    if (!res) continue;
+    for (const v of values) {
+      const prev = byValue.get(v);
+      if (!prev || res.maxStep > prev.maxStep) byValue.set(v, res);
+      else if (res.maxStep === prev.maxStep) byValue.set(v, { ...prev, maxStepTimings: [...(prev.maxStepTimings ?? []), ...(res.maxStepTimings ?? [])] });
+    }
+  }
+  return [...byValue].map(([value, result]) => ({ value, result }));
 }
 
 const boxed = (v: string, n: number): string[] => (v === OTHER ? [OTHER] : n === 0 ? [] : v.split(SEP));
