@@ -170,6 +170,10 @@ describe('personal API keys (test_personal_api_keys.py)', () => {
     // DRF pages only through a pagination class; this viewset has none, so the paging parameters are just ignored
     const paged = await s.api('GET', '/api/personal_api_keys/?limit=1&offset=1', undefined, second.value);
     expect(paged.body.map((k: { id: string }) => k.id).sort()).toEqual([theirs.id, second.id].sort());
+    // test_get_someone_elses_personal_api_key: the bootstrap user's key is another user's here, DRF's not_found_response
+    const bootstrapKey = (await s.api('GET', '/api/personal_api_keys/')).body.find((k: { label: string }) => k.label === 'bootstrap');
+    const foreign = await s.api('GET', `/api/personal_api_keys/${bootstrapKey.id}/`, undefined, theirs.value);
+    expect([foreign.status, foreign.body]).toEqual([404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }]);
   });
 
   it.each(['insight', 'insight:', ':read', 'insight:read:write', '**', 'INSIGHT:READ'])('validate_scopes: %j is “Invalid scope: …”', async (scope) => {
