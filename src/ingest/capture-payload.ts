@@ -648,17 +648,25 @@ export interface NormalizeContext {
 }
 
 /** The event's position for error messages (built only when one is thrown, not per event). */
-function at(ctx: NormalizeContext): string {
+function at(ctx: { index?: number }): string {
   return ctx.index !== undefined ? ` (event ${ctx.index})` : '';
 }
 
+/** An event's name, or `defaultEvent` when it has none ({@link NormalizeContext.defaultEvent}); null when it has no usable one. */
+function eventName(raw: Record<string, unknown>, defaultEvent: string | undefined): string | null {
+  const name = raw.event === undefined || raw.event === null || raw.event === '' ? (defaultEvent ?? raw.event) : raw.event;
+  return typeof name === 'string' && name.trim() !== '' ? name : null;
+}
+
 /**
- * rust capture's RawEvent declares `timestamp: Option<String>` and `offset: Option<i64>`: another JSON type fails the
- * request's deserialization, a 400 for the whole request (even an offset beside a timestamp, which is not used then).
- * Captured events only: imports take epoch-ms timestamps.
+ * What fails rust capture's deserialization of the request (RawEvent: an object with `event: String`,
+ * `timestamp: Option<String>`, `offset: Option<i64>`), a 400 for the whole request checked before its token is looked
+ * at (an offset beside a timestamp too, which is not used then): test_capture.py test_empty_request_returns_an_error
+ * posts `{}` and gets a 400, not the 401 of a missing token. Captured events only: imports take epoch-ms timestamps.
  */
-function checkCaptureFieldTypes(raw: unknown, ctx: NormalizeContext): void {
-  if (!isPlainObject(raw)) return;
+function checkCaptureFieldTypes(raw: unknown, ctx: { index?: number; defaultEvent?: string }): void {
+  if (!isPlainObject(raw)) throw new CaptureError(400, `invalid event${at(ctx)}: an event must be a JSON object`);
+  if (eventName(raw, ctx.defaultEvent) === null) throw new CaptureError(400, `event submitted without a name${at(ctx)}`);
   if (raw.timestamp !== undefined && raw.timestamp !== null && typeof raw.timestamp !== 'string')
     throw new CaptureError(400, `invalid event${at(ctx)}: timestamp must be a string`);
   if (raw.offset !== undefined && raw.offset !== null && !(typeof raw.offset === 'number' && Number.isSafeInteger(raw.offset)))
@@ -671,9 +679,8 @@ function checkCaptureFieldTypes(raw: unknown, ctx: NormalizeContext): void {
  */
 export function normalizeEvent(raw: unknown, ctx: NormalizeContext): ParsedEvent {
   if (!isPlainObject(raw)) throw new CaptureError(400, `invalid event${at(ctx)}: an event must be a JSON object`);
-  const name = raw.event === undefined || raw.event === null || raw.event === '' ? (ctx.defaultEvent ?? raw.event) : raw.event;
-  if (typeof name !== 'string' || name.trim() === '')
-    throw new CaptureError(400, `event submitted without a name${at(ctx)}`);
+  const name = eventName(raw, ctx.defaultEvent);
+  if (name === null) throw new CaptureError(400, `event submitted without a name${at(ctx)}`);
   let props: Record<string, unknown>;
   if (raw.properties === undefined || raw.properties === null) props = {};
   // The raw object comes from our own JSON.parse, so it is used in place; copied only when merged below.
@@ -866,9 +873,16 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   } else throw new CaptureError(400, 'failed to decode request: payload must be an event, an array of events or a batch object');
   if (rawEvents.length === 0) throw new CaptureError(400, 'empty batch');
 
-  // Token: the batch token, else every event's token, which must agree.
+  // Token: the batch token, else every event's token, which must agree. A request rust capture could not deserialize
+  // is a 400 first (recordings are checked on their own below).
   let token = batchToken;
-  for (const e of rawEvents) {
+  const shape: { index?: number; defaultEvent?: string } = { defaultEvent: parts.engage ? '$identify' : undefined };
+  for (let i = 0; i < rawEvents.length; i++) {
+    const e = rawEvents[i];
+    if (!parts.recordings) {
+      if (rawEvents.length > 1) shape.index = i;
+      checkCaptureFieldTypes(e, shape);
+    }
     const t = eventToken(e);
     if (t === undefined) continue;
     if (token === undefined) token = t;
@@ -907,7 +921,6 @@ export function parseCaptureRequest(parts: CaptureRequestParts): ParsedCapture {
   let dropped = 0;
   for (let i = 0; i < rawEvents.length; i++) {
     if (rawEvents.length > 1) ctx.index = i;
-    checkCaptureFieldTypes(rawEvents[i], ctx);
     const ev = normalizeEvent(rawEvents[i], ctx);
     if (isDroppedPersonless(ev) || isNotAnEvent(ev)) dropped++;
     else events[i - dropped] = ev;

@@ -187,6 +187,73 @@ describe.each([0, 1])('capture as test_capture.py pins it (parseWorkers=%i)', (p
     const none = await post({ batch: [{ event: 'ws', distinct_id: 'w', properties: { pad } }] });
     expect(none).toEqual({ status: 401, text: 'event submitted without an api_key' });
   });
+
+  it("'test_empty_request_returns_an_error': an empty GET data= and a POST of {} are 400s (not the 401 of a missing token), nothing stored", async () => {
+    const count = async () => Number((await rows('SELECT count(*) FROM events'))[0][0]);
+    const before = await count();
+    expect(await send('/e/?data=', { headers: { origin: 'https://localhost' } })).toEqual({ status: 400, text: 'failed to decode request: empty body' });
+    // rust capture cannot deserialize an event without `event` (nor the Python capture find data in it): before any token
+    for (const body of [{}, { properties: { pad } }, [{ distinct_id: 'x', properties: { pad } }]]) {
+      const r = await send('/e/', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://localhost' }, body: JSON.stringify(body) });
+      expect(r).toEqual({ status: 400, text: 'event submitted without a name' });
+    }
+    const notAnEvent = await send('/batch/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ batch: [{ event: 'e', distinct_id: 'x', properties: { pad } }, 1] }) });
+    expect(notAnEvent).toEqual({ status: 400, text: 'invalid event (event 1): an event must be a JSON object' });
+    expect(await count()).toBe(before);
+  });
+
+  it.each<[string, string, unknown, string]>([
+    ["'test_handle_lacking_event_name_field'", '/e/', { distinct_id: 'abc', properties: { cost: 2 }, api_key: TOKEN }, 'event submitted without a name'],
+    ["'test_distinct_id_set_but_null'", '/e/', { api_key: TOKEN, type: 'capture', event: 'user signed up', distinct_id: null }, 'event submitted without a distinct_id'],
+    ["'test_batch_distinct_id_not_set'", '/batch/', { api_key: TOKEN, batch: [{ type: 'capture', event: 'user signed up' }] }, 'event submitted without a distinct_id'],
+  ])('%s: a 400, nothing stored', async (_name, route, body, text) => {
+    const count = async () => Number((await rows('SELECT count(*) FROM events'))[0][0]);
+    const before = await count();
+    const padded = JSON.parse(JSON.stringify(body));
+    for (const e of 'batch' in padded ? padded.batch : [padded]) e.properties = { ...e.properties, pad };
+    expect(await send(route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(padded) })).toEqual({ status: 400, text });
+    expect(await count()).toBe(before);
+  });
+
+  it("'test_batch_token_not_set': 401; 'test_distinct_id_nan' (NaN is no JSON) and 'test_incorrect_json': 400", async () => {
+    const batch = await send('/batch/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ batch: [{ type: 'capture', event: 'user signed up', distinct_id: '2', properties: { pad } }] }) });
+    expect(batch).toEqual({ status: 401, text: 'event submitted without an api_key' });
+    const nan = `data=${encodeURIComponent(`[{"event": "beep", "properties": {"distinct_id": NaN, "token": "${TOKEN}", "pad": "${pad}"}}]`)}&api_key=${TOKEN}`;
+    expect((await send('/track/', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: nan })).status).toBe(400);
+    const broken = await send(`/e/?data=${encodeURIComponent(`{"event": "incorrect json with trailing comma", "properties": {"distinct_id": "x", "token": "${TOKEN}",}}`)}`);
+    expect(broken.status).toBe(400);
+    expect(broken.text).toMatch(/^failed to decode request: invalid JSON/);
+  });
+
+  it.each([
+    ["'test_batch_gzip_header' (Content-Encoding: gzip)", '/batch/', { 'content-encoding': 'gzip' }],
+    ["'test_batch_gzip_param' (?compression=gzip)", '/batch/?compression=gzip', {}],
+  ])('%s: the gzip batch is read', async (_name, route, headers) => {
+    const uuid = randomUUID();
+    const body = gzipSync(JSON.stringify({ api_key: TOKEN, batch: [{ type: 'capture', event: 'user signed up', distinct_id: '2', uuid, properties: { pad } }] }));
+    expect(await send(route, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })).toEqual({ status: 200, text: '{"status":1}' });
+    expect((await byUuid(uuid)).map((x) => x.slice(0, 3))).toEqual([[1, 'user signed up', '2']]);
+  });
+
+  it("'test_long_distinct_id': a 250-character distinct id is stored cut to 200 (GET /e/ with `_` in seconds)", async () => {
+    const uuid = randomUUID();
+    const now = Date.now();
+    const data = JSON.stringify({ event: 'movie played', uuid, timestamp: new Date(now + 26 * 3600_000).toISOString(), properties: { distinct_id: 'a'.repeat(250), token: TOKEN, pad } });
+    const r = await send(`/e/?_=${Math.floor((now + 26 * 3600_000 + 600_000) / 1000)}&data=${encodeURIComponent(data)}`, { headers: { origin: 'https://localhost' } });
+    expect(r.status).toBe(200);
+    expect((await byUuid(uuid)).map((x) => x.slice(0, 3))).toEqual([[1, 'movie played', 'a'.repeat(200)]]);
+  });
+
+  it("'test_offset_timestamp': an event sent with `offset: 150` happened 150 ms before it was received", async () => {
+    const uuid = randomUUID();
+    const data = JSON.stringify({ offset: 150, event: '$autocapture', distinct_id: 'la', uuid, token: TOKEN, properties: { pad } });
+    const before = Date.now();
+    expect((await send(`/e/?data=${encodeURIComponent(data)}`)).status).toBe(200);
+    const after = Date.now();
+    const [[ms]] = await rows('SELECT epoch_ms(timestamp) FROM events WHERE uuid = $1::UUID', [uuid]);
+    expect(Number(ms)).toBeGreaterThanOrEqual(before - 150 - 1);
+    expect(Number(ms)).toBeLessThanOrEqual(after - 150 + 1);
+  });
 });
 
 describe.each([0, 1])("the project's anonymize_ips (process-event.test.ts 'anonymized ip capture'; parseWorkers=%i)", (parseWorkers) => {
