@@ -355,6 +355,14 @@ describe('test_trends_query_runner.py: _create_test_events', () => {
     ]);
   });
 
+  it('test_previous_period_with_number_display: BoldNumber with compare answers one item per period', async () => {
+    const r = await pv({}, { trendsFilter: { display: 'BoldNumber' }, compareFilter: { compare: true } });
+    expect(r.results.map((x: any) => [x.compare_label, x.aggregated_value])).toEqual([
+      ['current', 15],
+      ['previous', 0],
+    ]);
+  });
+
   it('test_trends_display_cumulative', async () => {
     const r = await pv({}, { trendsFilter: { display: 'ActionsLineGraphCumulative' } });
     expect(r.results[0]).toMatchObject({ data: [1, 1, 2, 5, 7, 8, 11, 12, 13, 14, 15, 15], count: 15 });
