@@ -832,6 +832,40 @@ events.push(
   ]),
 );
 
+// test_funnel_unordered.py test_unordered_funnel_does_not_return_same_person_twice (its theme: a person completing the
+// funnel from more than one start, i.e. in more than one rotation of FunnelUnordered's union, is one actor)
+events.push(
+  ...tagged('twice', [
+    ev('person1', 'step one', '2021-05-01T00:00:00Z'),
+    ev('person1', 'step two', '2021-05-01T00:01:00Z'),
+    ev('person1', 'step one', '2021-05-01T00:02:00Z'),
+    ev('person1', 'step two', '2021-05-01T00:05:00Z'),
+    ev('person2', 'step two', '2021-05-01T00:00:00Z'),
+  ]),
+);
+
+describe('test_funnel_unordered.py: test_unordered_funnel_does_not_return_same_person_twice', () => {
+  const source = {
+    series: [E('twice:step one'), E('twice:step two')],
+    dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-07 00:00:00' },
+    funnelsFilter: { funnelOrderType: 'unordered' },
+  };
+  const actors = async (funnelStep: number) => {
+    const r = await h.run(actorsRunner, { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', ...source }, funnelStep }, select: ['actor'] }, pid);
+    return (r.results as any[][]).map((row) => row[0].distinct_ids[0]);
+  };
+
+  it('the counts and the actors of each step list person1 once', async () => {
+    const r = await run(source);
+    expect(counts(r)).toEqual([2, 1]);
+    // person1's runs: 00:00 → 00:01 (1 min), 00:01 → 00:02 (1 min), 00:02 → 00:05 (3 min): one actor, its average
+    expect(r.results[1].average_conversion_time).toBe(100);
+    expect((await actors(1)).sort()).toEqual(['twice:person1', 'twice:person2']);
+    expect(await actors(2)).toEqual(['twice:person1']);
+    expect(await actors(-2)).toEqual(['twice:person2']);
+  });
+});
+
 describe('test_funnel_unordered.py: test_basic_unordered_funnel_conversion_times', () => {
   const q = (funnelsFilter: Record<string, unknown> = {}) => ({
     series: [E('uct:user signed up'), E('uct:$pageview'), E('uct:insight viewed')],
@@ -884,5 +918,29 @@ describe('isUdf (FunnelsQueryResponse): use_udf’s `if funnelsFilter.useUdf: re
     ['unordered with useUdf', { useUdf: true, funnelOrderType: 'unordered' }, true],
   ])('%s', async (_n, ff, isUdf) => {
     expect((await run(q(ff))).isUdf).toBe(isUdf);
+  });
+});
+
+// test_funnel_trends.py test_parses_breakdown_correctly
+events.push(
+  ...tagged('pb', [
+    ev('user_one', 'step one', t(2021, 5, 1), { $browser: 'test' }),
+    ev('user_one', 'step two', t(2021, 5, 3), { $browser: 'test' }),
+    ev('user_one', 'step three', t(2021, 5, 5), { $browser: 'test' }),
+  ]),
+);
+
+describe('test_funnel_trends.py: test_parses_breakdown_correctly', () => {
+  it('one breakdown value, one series; user_one converts from May 1 within the 7 days', async () => {
+    const r = await run({
+      series: [E('pb:step one'), E('pb:step two'), E('pb:step three')],
+      interval: 'day',
+      dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-13 23:59:59' },
+      funnelsFilter: { funnelVizType: 'trends', funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+      breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+    });
+    expect(r.results).toHaveLength(1);
+    expect(r.results[0]).toMatchObject({ breakdown_value: ['test'], count: 13, data: [100, ...new Array(12).fill(0)] });
+    expect(r.results[0].days[0]).toBe('2021-05-01');
   });
 });
