@@ -482,3 +482,31 @@ describe("the session's urls skip an empty $current_url (raw sessions v2: nullIf
     ]);
   });
 });
+
+describe('$session_duration is dateDiff(second, min, max) of the session (second boundaries crossed, as ClickHouse counts), what $is_bounce compares with 10', () => {
+  let p: number;
+  beforeAll(async () => {
+    p = await h.load({
+      persons: [{ distinct_ids: ['sd'], properties: {} }],
+      events: [
+        // 0.2 s apart across a second boundary: 1
+        e('sd', '$pageview', 'sd1', '2024-02-01T10:00:00.900Z', { $current_url: 'https://example.com/a' }),
+        e('sd', '$pageleave', 'sd1', '2024-02-01T10:00:01.100Z', { $current_url: 'https://example.com/a' }),
+        // 9.8 s within the same boundaries: 9, a bounce
+        e('sd', '$pageview', 'sd2', '2024-02-01T11:00:00.100Z', { $current_url: 'https://example.com/b' }),
+        e('sd', '$pageleave', 'sd2', '2024-02-01T11:00:09.900Z', { $current_url: 'https://example.com/b' }),
+        // 9.2 s across ten boundaries: 10, no bounce
+        e('sd', '$pageview', 'sd3', '2024-02-01T12:00:00.900Z', { $current_url: 'https://example.com/c' }),
+        e('sd', '$pageleave', 'sd3', '2024-02-01T12:00:10.100Z', { $current_url: 'https://example.com/c' }),
+      ],
+    });
+  });
+
+  it('select session_id, $session_duration, $is_bounce from sessions', async () => {
+    expect((await h.run(productqlRunner, { kind: 'HogQLQuery', query: 'select session_id, $session_duration, $is_bounce from sessions order by session_id' }, p)).results).toEqual([
+      ['sd1', 1, 1],
+      ['sd2', 9, 1],
+      ['sd3', 10, 0],
+    ]);
+  });
+});
