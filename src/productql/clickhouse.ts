@@ -305,8 +305,10 @@ export class ClickHouseDialect implements Dialect {
     // Strings are unquoted/unescaped (read straight from the parent: the same first occurrence of the key as
     // visitParamExtractRaw finds), `""` being ''; numbers, objects and arrays are their JSON text; a missing key
     // (raw '') and JSON null are NULL — PostHog's `nullIf(nullIf(JSONExtractRaw(…), ''), 'null')` before unquoting.
+    // (18.16's visitParamExtractRaw also answers '' for a string ending in an escaped backslash, `"a\\"`: a key that is
+    // there with a raw '' is such a string, which visitParamExtractString reads)
     const sql = keys.length
-      ? `if(${raw} = '' OR ${raw} = 'null', NULL, if(substring(${raw}, 1, 1) = '"', visitParamExtractString(${parent}, ${last}), ${raw}))`
+      ? `if(${raw} = 'null', NULL, if(${raw} = '', if(visitParamHas(${parent}, ${last}), visitParamExtractString(${parent}, ${last}), NULL), if(substring(${raw}, 1, 1) = '"', visitParamExtractString(${parent}, ${last}), ${raw})))`
       : `nullIf(${raw}, '')`;
     return P(sql, 'string', true, { json: { base, keys } });
   }
