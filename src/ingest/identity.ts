@@ -450,9 +450,17 @@ export class ProjectIdentity {
    * (`get_or_create(uuid=newId(distinct_id))`: new, without properties, unidentified, created `now`, one version
    * above the original). Without a main id the person keeps its first distinct id and loses its properties. Past
    * events keep their person id (PostHog writes no override for a split); later events of a moved id go to its new
-   * person. Returns the person's distinct ids before the split, in order; null when the person is not the project's.
+   * person. With `maxSplits`, only the last `maxSplits` distinct ids (in order) move when the person has more
+   * (`distinct_ids[-1 * max_splits:]`, so 0 is all of them). Returns the person's distinct ids before the split, in
+   * order; null when the person is not the project's.
    */
-  splitPerson(personId: string, mainDistinctId: string | null, newId: (distinctId: string) => string, now: number): string[] | null {
+  splitPerson(
+    personId: string,
+    mainDistinctId: string | null,
+    newId: (distinctId: string) => string,
+    now: number,
+    maxSplits: number | null = null,
+  ): string[] | null {
     const p = this.persons.get(personId);
     if (!p) return null;
     const ids = [...p.distinctIds].sort((a, b) => (this.distinctSeq.get(a) ?? 0) - (this.distinctSeq.get(b) ?? 0));
@@ -467,7 +475,8 @@ export class ProjectIdentity {
     const version = p.version + 1;
     this.full = undefined;
     this.creatorUuid = undefined;
-    for (const d of ids) {
+    const moving = maxSplits !== null && ids.length > maxSplits ? ids.slice(-maxSplits) : ids;
+    for (const d of moving) {
       if (d === main) continue;
       const id = newId(d);
       let target = this.persons.get(id);

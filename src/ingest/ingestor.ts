@@ -652,11 +652,11 @@ export class Ingestor {
    * Splits a person (PostHog's split_person, ProjectIdentity.splitPerson), serialized with the flusher: the person's
    * distinct ids before the split; null when the person is not (or no longer) the project's.
    */
-  splitPerson(projectId: number, personId: string, mainDistinctId: string | null): Promise<string[] | null> {
+  splitPerson(projectId: number, personId: string, mainDistinctId: string | null, maxSplits: number | null = null): Promise<string[] | null> {
     return this.lock.run(async () => {
       await this.ensureLoaded(projectId);
       const ident = this.identity.get(projectId);
-      const ids = ident.splitPerson(personId, mainDistinctId, (d) => uuidFromDistinctId(projectId, d), Date.now());
+      const ids = ident.splitPerson(personId, mainDistinctId, (d) => uuidFromDistinctId(projectId, d), Date.now(), maxSplits);
       if (ids === null) return null;
       const d = ident.drain();
       try {

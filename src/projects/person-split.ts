@@ -12,14 +12,19 @@ import type { ProjectService } from './project-service';
  * a JSON number with the text ids as is, so none stays and every id moves (form posts, as its tests send, are text).
  */
 const body = z
-  .object({ main_distinct_id: z.union([z.string(), z.number().transform(String)]).nullable().optional() })
+  .object({
+    main_distinct_id: z.union([z.string(), z.number().transform(String)]).nullable().optional(),
+    // PostHog's split_person(main_distinct_id, max_splits): only the last `max_splits` distinct ids move
+    max_splits: z.number().int().nullable().optional(),
+  })
   .strip();
 
 /**
  * PostHog's `POST …/persons/<uuid>/split/` (PersonViewSet.split, scope `person:write`; test_person.py
  * test_split_people_keep_props / test_split_people_delete_props / test_split_person_clickhouse): every distinct id of
  * the person but `main_distinct_id` becomes a person of its own (UUID `uuidFromDistinctId`, no properties); without
- * `main_distinct_id` (or with an empty one) the person keeps its first distinct id and loses its properties.
+ * `main_distinct_id` (or with an empty one) the person keeps its first distinct id and loses its properties. With
+ * `max_splits` (PostHog's split task argument for persons of very many ids) only the last that many distinct ids move.
  * Events already stored keep their person id, as in PostHog (which writes no person override for a split). A malformed
  * or unknown id, or another project's person, is a 404. The route answers 201 `{"success": true}`. Logged as
  * `split_person` with the person's UUID and distinct ids before the split.
@@ -37,7 +42,7 @@ export async function splitPerson(
   // events acknowledged before the split keep the person their distinct id had then
   await deps.ingestor.flush();
   const uuid = personId.toLowerCase();
-  const ids = await deps.ingestor.splitPerson(project.id, uuid, b.main_distinct_id || null);
+  const ids = await deps.ingestor.splitPerson(project.id, uuid, b.main_distinct_id || null, b.max_splits ?? null);
   if (ids === null) throw notFound();
   await recordPersonActivity(deps.store, principal, project, uuid, 'split_person', {
     name: uuid,

@@ -386,6 +386,28 @@ describe('split (test_person.py test_split_people_keep_props / _delete_props / t
     expect(await personOf('split_k1')).toMatchObject({ uuid: keep.uuid, distinct_ids: ['split_k1'], properties: {} });
   });
 
+  it('max_splits (split_person(main_distinct_id, max_splits)): only the last that many distinct ids move', async () => {
+    await ingest(p, {
+      persons: [
+        { distinct_ids: ['split_x1', 'split_x2', 'split_x3', 'split_x4'], properties: props, created_at: '2024-05-06T00:00:00Z' },
+        { distinct_ids: ['split_y1', 'split_y2', 'split_y3'], properties: props, created_at: '2024-05-07T00:00:00Z' },
+      ],
+    });
+    const x = (await personOf('split_x1'))!;
+    const r = await s.api('POST', `${base()}${x.uuid}/split/`, { main_distinct_id: 'split_x1', max_splits: 2 });
+    expect([r.status, r.body]).toEqual([201, { success: true }]);
+    expect(await personOf('split_x1')).toMatchObject({ uuid: x.uuid, distinct_ids: ['split_x1', 'split_x2'], properties: props });
+    for (const d of ['split_x3', 'split_x4']) expect((await personOf(d))?.uuid).toBe(uuidFromDistinctId(p, d));
+    // without a main id the properties still go and the first id stays; max_splits 0 is every id (`distinct_ids[-0:]`)
+    const y = (await personOf('split_y1'))!;
+    expect((await s.api('POST', `${base()}${y.uuid}/split/`, { max_splits: 1 })).status).toBe(201);
+    expect(await personOf('split_y1')).toMatchObject({ uuid: y.uuid, distinct_ids: ['split_y1', 'split_y2'], properties: {} });
+    expect((await personOf('split_y3'))?.uuid).toBe(uuidFromDistinctId(p, 'split_y3'));
+    expect((await s.api('POST', `${base()}${y.uuid}/split/`, { max_splits: 0 })).status).toBe(201);
+    expect((await personOf('split_y2'))?.uuid).toBe(uuidFromDistinctId(p, 'split_y2'));
+    expect((await personOf('split_y1'))?.distinct_ids).toEqual(['split_y1']);
+  });
+
   it('404 for an unknown, a malformed or another project’s person', async () => {
     const theirs = (await personOf('anon_m', other))!;
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', theirs.uuid]) {
