@@ -89,9 +89,9 @@ export interface BehavioralCriterion {
 
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
 
-/** PostHog's parse_and_validate_positive_integer: an integer ≥ 0 (numeric text accepted). */
+/** PostHog's parse_and_validate_positive_integer: an integer ≥ 0 (numeric text accepted; a number is truncated, as Python's int()). */
 function nonNegativeInt(v: unknown, name: string, attr: string): number {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
+  const n = typeof v === 'number' ? Math.trunc(v) : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
   if (v === undefined || v === null) throw validationError(`${name} cannot be None`, attr);
   if (!Number.isSafeInteger(n) || n < 0) throw validationError(`${name} must be an integer greater than or equal to 0, got ${JSON.stringify(v)}`, attr);
   return n;
@@ -119,7 +119,8 @@ function entityOf(key: unknown, type: unknown, what: string, attr: string): Enti
 function countOp(op: unknown, attr: string): CountOp {
   if (op === undefined || op === null) return '==';
   if (typeof op === 'string' && op in COUNT_OPS) return COUNT_OPS[op as keyof typeof COUNT_OPS];
-  throw validationError(`Invalid count operator ${JSON.stringify(op)} (gte, lte, gt, lt, eq, exact).`, attr);
+  // PostHog's get_count_operator words it so (gt, lt and exact are taken too)
+  throw validationError('count_operator must be gte, lte, eq, or None', attr);
 }
 
 function eventFilters(raw: unknown, attr: string): AnyPropertyFilter[] {

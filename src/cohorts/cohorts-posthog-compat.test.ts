@@ -113,6 +113,11 @@ describe('performed_event (test_cohort_query.py)', () => {
     expect(await cohortOf(filters('AND', behavioral('performed_event', '$new_view', { time_value: 1, time_interval: 'year' })))).toEqual(['p1', 'p3', 'p5']);
   });
 
+  it('time_value and operator_value given as a fraction are truncated (parse_and_validate_positive_integer: int(value))', async () => {
+    expect(await cohortOf(filters('AND', behavioral('performed_event', '$pageview', { time_value: 1.9, time_interval: 'day' })))).toEqual(['p3', 'p4']);
+    expect(await cohortOf(filters('AND', behavioral('performed_event_multiple', '$pageview', { operator: 'gte', operator_value: 3.7 })))).toEqual(['p4']);
+  });
+
   it('time_interval hour and minute (validate_interval takes the units of INTERVAL_TO_SECONDS)', async () => {
     // p3 and p4 viewed 12 h ago; p4 also 36 h and 40 h ago, p1 48 h, p5 49 h
     expect(await cohortOf(filters('AND', behavioral('performed_event', '$pageview', { time_value: 24, time_interval: 'hour' })))).toEqual(['p3', 'p4']);
@@ -326,7 +331,7 @@ describe('validation', () => {
     [behavioral('performed_event', '$pageview', { time_interval: 'fortnight' }), /Invalid interval/],
     [behavioral('performed_event', '$pageview', { time_value: -1 }), /time_value must be an integer/],
     [behavioral('performed_event_multiple', '$pageview', { operator: 'gte' }), /operator_value cannot be None/],
-    [behavioral('performed_event_multiple', '$pageview', { operator: 'sometimes', operator_value: 1 }), /Invalid count operator/],
+    [behavioral('performed_event_multiple', '$pageview', { operator: 'sometimes', operator_value: 1 }), /^count_operator must be gte, lte, eq, or None$/],
     // test_performed_event_zero_times_
     [behavioral('performed_event_multiple', '$pageview', { operator: 'eq', operator_value: 0, time_value: 1, time_interval: 'week' }), /operator_value must be greater than 0/],
     [behavioral('stopped_performing_event', '$pageview', { seq_time_value: 2, seq_time_interval: 'week' }), /seq_date must be more recent than date/],
