@@ -368,6 +368,20 @@ describe('TestFunnelUnorderedStepsBreakdown overrides (test_funnel_unordered.py,
     ]);
     expect(await actorsAtStep(pid, source(1), 2, [''])).toEqual(['person1', 'person3']);
   });
+
+  it('trends (derived: FunnelTrends over the same rotation rows): each value’s entries are the runs of its rotations', async () => {
+    const q = source(0);
+    const r = await run(pid, { ...q, dateRange: { date_from: '2020-01-01', date_to: '2020-01-03' }, funnelsFilter: { ...q.funnelsFilter, funnelVizType: 'trends' } });
+    expect(r.results.map((x: any) => [x.breakdown_value, x.data])).toEqual([
+      // person2's sign-up converts; person1's buy (no browser) starts a run that goes nowhere; person3's on Jan 2
+      [[''], [50, 0, 0]],
+      [['0'], [0, 100, 0]],
+      [['Chrome'], [100, 0, 0]],
+      [['Mac'], [0, 100, 0]],
+      [['Safari'], [0, 0, 0]],
+      [['alakazam'], [0, 0, 0]],
+    ]);
+  });
 });
 
 describe('test_funnel_unordered.py: test_funnel_exclusions_full_window', () => {

@@ -339,8 +339,16 @@ function attributeUnorderedStep(events: FunnelEvent[], cfg: FunnelConfig, stepIn
     if (!res) continue;
     for (const v of values) {
       const prev = byValue.get(v);
-      if (!prev || res.maxStep > prev.maxStep) byValue.set(v, res);
-      else if (res.maxStep === prev.maxStep) byValue.set(v, { ...prev, maxStepTimings: [...(prev.maxStepTimings ?? []), ...(res.maxStepTimings ?? [])] });
+      if (!prev) {
+        byValue.set(v, res);
+        continue;
+      }
+      // (trends: the entries of every rotation giving the value)
+      const reachByEntry = new Map(prev.reachByEntry);
+      for (const [entry, step] of res.reachByEntry) reachByEntry.set(entry, Math.max(step, reachByEntry.get(entry) ?? -1));
+      if (res.maxStep > prev.maxStep) byValue.set(v, { ...res, reachByEntry });
+      else if (res.maxStep === prev.maxStep) byValue.set(v, { ...prev, reachByEntry, maxStepTimings: [...(prev.maxStepTimings ?? []), ...(res.maxStepTimings ?? [])] });
+      else byValue.set(v, { ...prev, reachByEntry });
     }
   }
   return [...byValue].map(([value, result]) => ({ value, result }));
