@@ -219,9 +219,11 @@ describe('test_property_to_expr_* (posthog/hogql/test/test_property.py)', () => 
     ['boolean: exact false', ev('bool', 'exact', false), [19]],
     ['boolean: false is set', ev('bool', 'is_set'), [18, 19, 20]],
     ['boolean: is_not true', [ev('bool', 'is_set'), ev('bool', 'is_not', true)], [19]],
-    // test_property_to_expr_feature: the key carries `$feature/` (a bare flag key gets it)
+    // test_property_to_expr_feature: `{type: feature, key: a}` is `properties.a` (no prefix is added: the key is the
+    // event property, `$feature/<flag>` as the frontend sends it)
     ['feature', { type: 'feature', key: '$feature/beta', operator: 'exact', value: 'true' }, [0]],
-    ['feature with a bare flag key', { type: 'feature', key: 'beta', operator: 'exact', value: 'false' }, [1, 2]],
+    ['feature: the key is read as it is', { type: 'feature', key: 'email', operator: 'exact', value: 'test@posthog.com' }, [0]],
+    ['feature with a bare flag key reads that key (no event has `beta`)', { type: 'feature', key: 'beta', operator: 'exact', value: 'false' }, []],
     // test_property_to_expr_person
     ['person', { type: 'person', key: 'email', operator: 'icontains', value: 'example.com' }, [1]],
     ['person is_not_set', { type: 'person', key: 'email', operator: 'is_not_set' }, [2]],

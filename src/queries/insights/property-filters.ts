@@ -96,8 +96,9 @@ export function propertyField(f: { type: string; key: string; group_type_index?:
       if (f.key === '$elements_chain') return prefixed(ctx, 'elements_chain');
       return prefixed(ctx, 'properties', f.key);
     case 'feature':
-      // PostHog's filter keys already carry the prefix (`$feature/my-flag`); a bare flag key gets it
-      return prefixed(ctx, 'properties', f.key.startsWith('$feature/') ? f.key : `$feature/${f.key}`);
+      // PostHog's property_to_expr reads a feature filter as an event property, its key as it is (the frontend's keys
+      // carry the prefix, `$feature/my-flag`); test_property_to_expr_feature: `{type: feature, key: a}` is `properties.a`
+      return prefixed(ctx, 'properties', f.key);
     case 'session':
       return sessionPropertyExpr(f.key, ctx.attr ?? 'properties', ctx.table);
     case 'group':
