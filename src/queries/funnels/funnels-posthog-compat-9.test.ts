@@ -944,3 +944,28 @@ describe('test_funnel_trends.py: test_parses_breakdown_correctly', () => {
     expect(r.results[0].days[0]).toBe('2021-05-01');
   });
 });
+
+// test_funnel.py test_funnel_events_with_person_on_events_v2: stopped_after_signup1's person is overridden to
+// stopped_after_pay's (create_person_id_override_by_distinct_id; here a $merge_dangerously after the fact)
+events.push(
+  ...tagged('poe', [
+    ev('stopped_after_signup1', 'user signed up', '2020-01-02T14:00:00Z'),
+    ev('stopped_after_pay', 'user signed up', '2020-01-02T14:00:00Z'),
+    ev('stopped_after_pay', 'paid', '2020-01-10T14:00:00Z'),
+  ]),
+  { ...ev('poe:stopped_after_pay', '$merge_dangerously', '2020-01-11T14:00:00Z'), properties: { alias: 'poe:stopped_after_signup1' } },
+);
+
+describe('test_funnel.py: test_funnel_events_with_person_on_events_v2', () => {
+  const source = { series: [E('poe:user signed up'), E('poe:paid')], dateRange: { date_from: '2020-01-01', date_to: '2020-01-14' } };
+  it('the overridden person is one actor: 1 signed up, 1 paid', async () => {
+    const r = await run(source);
+    expect(r.results.map((s: any) => [s.name, s.count])).toEqual([
+      ['poe:user signed up', 1],
+      ['poe:paid', 1],
+    ]);
+    const actors = await h.run(actorsRunner, { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', ...source }, funnelStep: 1 }, select: ['actor'] }, pid);
+    expect(actors.results).toHaveLength(1);
+    expect([...actors.results[0][0].distinct_ids].sort()).toEqual(['poe:stopped_after_pay', 'poe:stopped_after_signup1']);
+  });
+});
