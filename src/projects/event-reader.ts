@@ -39,11 +39,11 @@ export interface EventView {
 const PERSON_PROPERTIES = ['email', 'name', 'username'] as const;
 
 export const DEFAULT_EVENTS_LIMIT = 100;
-export const MAX_EVENTS_LIMIT = 1000;
 /**
  * PostHog's EventViewSet.CSV_EXPORT_DEFAULT_LIMIT: a CSV export (`events.csv`, `?format=csv`) without a `limit` has up
- * to this many events, not a page of 100. A larger `limit` is taken up to the engine's result clamp (PostHog's
- * CSV_EXPORT_MAXIMUM_LIMIT is 100,000; Quarry's printer never answers more than MAX_LIMIT rows).
+ * to this many events, not a page of 100. A larger `limit`, of a CSV export or a JSON page alike, is taken up to the
+ * engine's result clamp, never refused (PostHog's list: `limit = min(limit, self.CSV_EXPORT_MAXIMUM_LIMIT)`, 100,000;
+ * Quarry's printer never answers more than MAX_LIMIT rows).
  */
 export const CSV_EXPORT_DEFAULT_LIMIT = 10_000;
 /** PostHog's property values query: distinct values of the last 7 days, at most 10 (posthog/queries/property_values.py). */
@@ -124,9 +124,8 @@ export class EventReader {
     // PostHog's determine_event_conditions adds `event = %(event)s` for any text, so `event=` (empty) matches no event
     // (an EventsQuery's empty `event` is no filter)
     if (p.event === '') return { results: [], next: null };
-    // a JSON page is at most MAX_EVENTS_LIMIT events; a CSV export defaults to CSV_EXPORT_DEFAULT_LIMIT (PostHog's list)
-    const limit = opts.csv ? Math.min(p.limit ?? CSV_EXPORT_DEFAULT_LIMIT, MAX_LIMIT) : (p.limit ?? DEFAULT_EVENTS_LIMIT);
-    if (!opts.csv && limit > MAX_EVENTS_LIMIT) throw validationError(`Ensure this value is less than or equal to ${MAX_EVENTS_LIMIT}.`, 'limit', 'max_value');
+    // a JSON page defaults to 100 events, a CSV export to CSV_EXPORT_DEFAULT_LIMIT; a larger limit is clamped (PostHog's list)
+    const limit = Math.min(p.limit ?? (opts.csv ? CSV_EXPORT_DEFAULT_LIMIT : DEFAULT_EVENTS_LIMIT), MAX_LIMIT);
     const ascending = parseOrderBy(p.orderBy);
     const filters = p.properties === undefined ? [] : propertyList(p.properties);
     const byDistinctId = p.distinct_id === undefined ? [] : [{ type: 'event_metadata', key: 'distinct_id', operator: 'exact', value: p.distinct_id }];

@@ -239,6 +239,14 @@ describe('posthog/api/test/test_event.py: paging and the CSV export', () => {
     expect([q.status, q.text.split(/\r?\n/).filter((l) => l !== '').length]).toEqual([200, 11]);
   });
 
+  it('a JSON limit above a page is clamped, never refused (EventViewSet.list: `min(limit, CSV_EXPORT_MAXIMUM_LIMIT)`): ?limit=2000 is every event, no next', async () => {
+    freeze('2021-10-10T12:03:03.829294Z');
+    const r = await s.api('GET', `/api/projects/${p}/events/?distinct_id=1&limit=2000`);
+    expect([r.status, r.body.results?.length, r.body.next]).toEqual([200, 250, null]);
+    const page = await get(`/api/projects/${p}/events/?distinct_id=1&limit=1200`);
+    expect(page.results.map((e: { properties: { idx: number } }) => e.properties.idx).slice(0, 2)).toEqual([249, 248]);
+  });
+
   it('format=json is the JSON list; a format no renderer has is a 404', async () => {
     freeze('2021-10-10T12:03:03.829294Z');
     expect((await get(`/api/projects/${p}/events/?format=json&limit=1`)).results).toHaveLength(1);
