@@ -263,10 +263,13 @@ function evaluateUnordered(events: FunnelEvent[], cfg: FunnelConfig, stepFilter?
     }
     const prev = reachByEntry.get(start.ts);
     if (prev === undefined || prev < count - 1) reachByEntry.set(start.ts, count - 1);
-    sequences.push(times);
-    if (!best || count > best.count) best = { count, times };
+    if (!best || count > best.count) {
+      best = { count, times };
+      sequences.length = 0;
+    }
+    if (count === best.count) sequences.push(times);
   }
   if (!best || excludedReach > best.count) return null;
   const reached = new Array(n).fill(false).map((_, i) => i < best!.count);
-  return { maxStep: best.count - 1, timings: best.times, reached, reachByEntry, maxStepTimings: sequences.filter((x) => x.length === best!.count) };
+  return { maxStep: best.count - 1, timings: best.times, reached, reachByEntry, maxStepTimings: sequences };
 }
