@@ -495,6 +495,15 @@ describe('InsightActorsQuery (test_insight_actors_query_runner.py)', () => {
     await expect(rows(1_001)).rejects.toMatchObject({ status: 400, message: expect.stringContaining('<HogQLQuery> answered 1001 rows') });
   });
 
+  it('HogQLX: an ActorsQuery tag’s actor column is the actor’s id (ActorsQueryRunner.to_query selects persons.id / groups.key; only its answer carries the object)', async () => {
+    const trendsTag = (extra = '') =>
+      `<InsightActorsQuery day='2020-01-09'><TrendsQuery ${DATES} ${extra} series={[<EventsNode event='$pageview' />]} /></InsightActorsQuery>`;
+    const p2 = (await actors({ select: ['id'], search: 'p2' }, P, TZ)).results[0][0];
+    expect(await hogqlx(`select * from (<ActorsQuery>${trendsTag()}</ActorsQuery>)`)).toEqual([[p2, p2, expect.any(String), 1]]);
+    expect(await hogqlx(`select person = id from (<ActorsQuery select={['person', 'id']}>${trendsTag()}</ActorsQuery>)`)).toEqual([[1]]);
+    expect(await hogqlx(`select * from (<ActorsQuery>${trendsTag('aggregation_group_type_index={0}')}</ActorsQuery>)`)).toEqual([['org:5']]);
+  });
+
   it('trends breakdown, series and compare points (TrendsActorsQueryBuilder)', async () => {
     const trends = (extra: Record<string, unknown>) => ({ kind: 'TrendsQuery', dateRange, series: [PV, { ...PV, math: 'dau' }], ...extra });
     const byOrg = trends({ breakdownFilter: { breakdown_type: 'group', breakdown_group_type_index: 0, breakdown: 'industry' } });

@@ -85,6 +85,26 @@ function literal(v: unknown): Expr {
   return ast.constant(JSON.stringify(v));
 }
 
+/**
+ * An ActorsQuery's actor columns (`person`, `actor`, `group`) as the actor's id: PostHog's ActorsQueryRunner selects
+ * the id there (persons.id, groups.key) and only its answer replaces it by the actor object, which a query over the
+ * tag never sees.
+ */
+function actorIds(columns: unknown, results: unknown): unknown {
+  if (!Array.isArray(columns) || !Array.isArray(results)) return results;
+  const at = columns.flatMap((c, i) => (['person', 'actor', 'group'].includes(String(c)) ? [i] : []));
+  if (!at.length) return results;
+  return results.map((row) => {
+    if (!Array.isArray(row)) return row;
+    const out = [...row];
+    for (const i of at) {
+      const cell = out[i] as { id?: unknown } | null;
+      if (cell && typeof cell === 'object' && 'id' in cell) out[i] = cell.id;
+    }
+    return out;
+  });
+}
+
 /** The rows of an answer as a query: one SELECT of constants per row, UNION ALL (none: one that has no row). */
 function literalTable(kind: string, columns: unknown, results: unknown): Query {
   const rows = Array.isArray(results) ? (results as unknown[]).map((r) => (Array.isArray(r) ? r : [r])) : [];
@@ -118,7 +138,8 @@ export async function inlineQueryTags(query: Query, values: Record<string, unkno
     const o = n as Record<string, unknown>;
     if (o.node === 'JoinExpr' && isHogQLXTag(o.table) && /Query$/.test(o.table.kind)) {
       const answer = await run(tagToNode(o.table, values));
-      (o as unknown as JoinExpr).table = literalTable(o.table.kind, answer.columns, answer.results);
+      const results = o.table.kind === 'ActorsQuery' ? actorIds(answer.columns, answer.results) : answer.results;
+      (o as unknown as JoinExpr).table = literalTable(o.table.kind, answer.columns, results);
     }
     for (const v of Object.values(o)) if (v && typeof v === 'object') await visit(v);
   };
