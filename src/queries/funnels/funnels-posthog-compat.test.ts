@@ -180,7 +180,8 @@ describe('test_funnel.py (BaseTestFunnel)', () => {
     expect(r.results.map((s: any) => s.custom_name)).toEqual(['Signed up', null]);
   });
 
-  it('test_funnel_step_conversion_times: average and median per step in seconds', async () => {
+  // (funnel_conversion_time_test_factory runs for the ordered, strict and unordered classes alike)
+  it.each(['ordered', 'strict', 'unordered'])('test_funnel_step_conversion_times (%s): average and median per step in seconds', async (funnelOrderType) => {
     const r = await funnel(
       [
         ev('person1', 'sign up', '2020-01-01T12:00:00Z'),
@@ -195,7 +196,7 @@ describe('test_funnel.py (BaseTestFunnel)', () => {
       {
         series: [E('sign up'), E('play movie'), E('buy')],
         dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
-        funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+        funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day', funnelOrderType },
       },
     );
     expect(r.results.map((s: any) => [s.count, s.average_conversion_time, s.median_conversion_time])).toEqual([
