@@ -7,7 +7,7 @@
  */
 import { funnelsRunner } from '../runners/funnels-runner';
 import { actorsRunner } from '../runners/actors-runner';
-import { byValue, counts, E, type Ev, ev, type Harness, loadWithGroups, openHarness, persons, t } from './testing';
+import { byValue, counts, E, type Ev, ev, type Harness, loadWithGroups, openHarness, persons, PROPS_CHOSEN_JOURNEYS, t } from './testing';
 import { runWithCohorts, type ResolvedCohort } from '../../cohorts/cohort-scope';
 
 let h: Harness;
@@ -367,6 +367,24 @@ describe('TestFunnelUnorderedStepsBreakdown overrides (test_funnel_unordered.py,
       [[''], 2, 3600],
     ]);
     expect(await actorsAtStep(pid, source(1), 2, [''])).toEqual(['person1', 'person3']);
+  });
+
+  it('test_funnel_breakdown_correct_breakdown_props_are_chosen_for_step, unordered (derived from the rotations): step 1 with a filtered buy', async () => {
+    // rotation 0 (runs from a sign-up) takes the values of the buys passing the $version filter: person2 Safari,
+    // person3 Mac; rotation 1 (runs from such a buy) the sign-ups' values: person2 "", person3 Mac. person1's buy fails
+    // the filter: no run of rotation 1, no value for rotation 0, so person1 is nowhere.
+    const pid2 = await load([...PROPS_CHOSEN_JOURNEYS]);
+    const r = await run(pid2, {
+      series: [E('sign up'), E('buy', { properties: [{ type: 'event', key: '$version', value: 'xyz' }] })],
+      dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
+      funnelsFilter: { funnelWindowInterval: 7, funnelOrderType: 'unordered', breakdownAttributionType: 'step', breakdownAttributionValue: 1 },
+      breakdownFilter: { breakdown_type: 'event', breakdown: ['$browser'] },
+    });
+    expect(byValue(r)).toEqual([
+      [[''], [1, 0]],
+      [['Mac'], [1, 1]],
+      [['Safari'], [1, 1]],
+    ]);
   });
 
   it('trends (derived: FunnelTrends over the same rotation rows): each value’s entries are the runs of its rotations', async () => {
