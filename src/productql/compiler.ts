@@ -39,7 +39,7 @@ import { MAX_NUMBERS_ROWS, jodaToMysqlFormat, OVER_MARK, aggregateDefault, array
 import { productqlError } from './errors';
 import { EXACT_VARIANTS, LAMBDA_FUNCTIONS, OPTIONAL_LAMBDA_FUNCTIONS, arityError, lookupFunction, unknownFunctionError } from './functions';
 import { regexError } from '../limits';
-import { printHogQLExpr } from './hogql';
+import { displayHogQLExpr, placeholderValuesOf } from './hogql';
 import { hogqlxTagTuple, isHogQLXTag } from './ast';
 import { MAX_AST_DEPTH } from './parser';
 import { inCohortAsIn, installedCohortMembers, type CohortMembers } from './cohorts';
@@ -867,7 +867,9 @@ export class Compiler {
         }
         continue;
       }
-      const name = e && e.node === 'Alias' ? e.alias : this.columnName(e);
+      const name = e && e.node === 'Alias' ? e.alias : this.columnName(e, parent === undefined);
+      // the engine-side name never carries a {value} (values are bound, never spliced, not even into a name)
+      const sqlName = e && e.node === 'Alias' ? e.alias : this.columnName(e, false);
       if (e && e.node === 'Alias') this.checkUserName(e.alias, e);
       // Inside its own definition an alias is not itself: `argMax(person_id, version) AS person_id` reads the column.
       const selfAlias = e && e.node === 'Alias' && !scope.inProgress.has(e.alias) ? e.alias : undefined;
@@ -882,7 +884,7 @@ export class Compiler {
       // (an integer constant by its value, UInt8 for 1, as ClickHouse types a literal: through a subquery too)
       const chType = p.chType ?? (p.type === 'interval' || (p.type === 'int' && p.isConst) ? typeNameOf(p, this.h.timezone) : undefined);
       columns.push({ name, type: p.type, nullable: p.nullable, ...(chType ? { chType } : {}) });
-      const as = alias(name);
+      const as = alias(sqlName);
       items.push({ sql: p.sql, as });
       selectSql.push(`${p.sql} AS ${as}`);
       if (this.dialect.groupByAlias && !selectAliasOf.has(p.sql)) selectAliasOf.set(p.sql, as);
@@ -1028,9 +1030,13 @@ export class Compiler {
     if (/[\u0000]/.test(name)) this.err('Names may not contain NUL characters', node);
   }
 
-  private columnName(e: Expr): string {
+  /**
+   * An unaliased column's name: PostHog's hogql-dialect print (`plus(1, 2)` for `1 + 2`); `withValues`: with the
+   * `{name}` / `{variables.name}` values in place, as PostHog names result columns (placeholders are constants there).
+   */
+  private columnName(e: Expr, withValues: boolean): string {
     if (e && e.node === 'Field') return String(e.chain[e.chain.length - 1]);
-    return printHogQLExpr(e);
+    return displayHogQLExpr(e, withValues ? placeholderValuesOf(this.opts.values, this.opts.variables) : undefined);
   }
 
   /**

@@ -428,7 +428,7 @@ describe(':: casts', () => {
     const r = await db.query("select '12'::Int64 as a, event::String from events where toFloat64(properties.price)::Int32 = 10");
     expect(r.results).toEqual([[12, '$pageview']]);
     expect(r.columns).toEqual(['a', 'toString(event)']);
-    expect(r.compiled.hogql).toBe("SELECT toInt64('12') AS a, toString(event) FROM events WHERE toInt32(toFloat64(properties.price)) = 10 LIMIT 100");
+    expect(r.compiled.hogql).toBe("SELECT toInt64('12') AS a, toString(event) FROM events WHERE equals(toInt32(toFloat64(properties.price)), 10) LIMIT 100");
   });
 
   it('refuses types it cannot convert to', async () => {

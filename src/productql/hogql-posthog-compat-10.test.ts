@@ -33,9 +33,9 @@ describe('booleans: true / false are Bool, comparisons and logical operators UIn
     expect(r.types).toEqual([
       ['true', 'Bool'],
       ['false', 'Bool'],
-      ['1 = 1', 'UInt8'],
+      ['equals(1, 1)', 'UInt8'],
       ['toTypeName(true)', 'String'],
-      ['toTypeName(1 = 1)', 'String'],
+      ['toTypeName(equals(1, 1))', 'String'],
     ]);
   });
 

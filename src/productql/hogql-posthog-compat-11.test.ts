@@ -489,3 +489,102 @@ describe('HogQLX tags (test_parser.py test_hogqlx_*; resolver.py visit_hogqlx_ta
     expect(await rows("select * from (<ActorsQuery select={['properties.name']} orderBy={['properties.name']} />)")).toEqual([['Person 1'], [null]]);
   });
 });
+
+// PostHog prints an answer's `hogql` (and names an unaliased column) with its printer's "hogql" dialect, after
+// placeholders became constants: every operator is its function (printer.py visit_compare_operation / visit_and /
+// visit_arithmetic_operation, `tuple(...)`), table aliases with AS. Quarry printed the operators as written.
+describe('test_query.py: response.hogql is the hogql-dialect print (operators as functions, values inlined)', () => {
+  const random_uuid = 'RANDOM_TEST_ID::11';
+
+  it('test_query: equals(...) with the placeholder value in place', async () => {
+    const r = await hogql('select count(), event from events where properties.random_uuid = {random_uuid} group by event', 'UTC', { values: { random_uuid } });
+    expect(r.results).toEqual([[2, 'random event']]);
+    expect(r.hogql).toBe(`SELECT count(), event FROM events WHERE equals(properties.random_uuid, '${random_uuid}') GROUP BY event LIMIT 100`);
+  });
+
+  it('test_subquery: the subquery printed the same way', async () => {
+    const r = await hogql(
+      'SELECT count, event FROM (select count() as count, event from events where properties.random_uuid = {random_uuid} group by event) group by count, event',
+      'UTC',
+      { values: { random_uuid } },
+    );
+    expect(r.results).toEqual([[2, 'random event']]);
+    expect(r.hogql).toBe(
+      `SELECT count, event FROM (SELECT count() AS count, event FROM events WHERE equals(properties.random_uuid, '${random_uuid}') GROUP BY event) GROUP BY count, event LIMIT 100`,
+    );
+  });
+
+  it('test_query_joins_pdi: INNER JOIN a subquery; HAVING and ON as equals(...)', async () => {
+    const r = await hogql(`
+      SELECT event, timestamp, pdi.person_id from events e
+      INNER JOIN (
+          SELECT distinct_id,
+                 argMax(person_id, version) as person_id
+            FROM raw_person_distinct_ids
+           GROUP BY distinct_id
+          HAVING argMax(is_deleted, version) = 0
+         ) AS pdi
+      ON e.distinct_id = pdi.distinct_id`);
+    expect(r.hogql).toBe(
+      'SELECT event, timestamp, pdi.person_id FROM events AS e INNER JOIN (SELECT distinct_id, argMax(person_id, version) AS person_id FROM raw_person_distinct_ids GROUP BY distinct_id HAVING equals(argMax(is_deleted, version), 0)) AS pdi ON equals(e.distinct_id, pdi.distinct_id) LIMIT 100',
+    );
+    expect(r.results).toHaveLength(4);
+  });
+
+  it('test_hogql_query_filters: {filters} as and(properties, less(timestamp, date_to), greaterOrEquals(timestamp, date_from))', async () => {
+    const query = 'SELECT event, distinct_id from events WHERE distinct_id={distinct_id} and {filters}';
+    const properties = [{ key: 'index', operator: 'exact', value: '1', type: 'event' }];
+    const run = (filters: Record<string, unknown>) => hogql(query, 'UTC', { values: { distinct_id: 'bla' }, filters });
+    let r = await run({ properties });
+    expect(r.hogql).toBe("SELECT event, distinct_id FROM events WHERE and(equals(distinct_id, 'bla'), equals(properties.index, '1')) LIMIT 100");
+    expect(r.results).toHaveLength(1);
+    r = await run({ properties, dateRange: { date_from: '2020-01-01', date_to: '2020-01-02' } });
+    expect(r.hogql).toBe(
+      "SELECT event, distinct_id FROM events WHERE and(equals(distinct_id, 'bla'), and(equals(properties.index, '1'), less(timestamp, toDateTime('2020-01-02 00:00:00.000000')), greaterOrEquals(timestamp, toDateTime('2020-01-01 00:00:00.000000')))) LIMIT 100",
+    );
+    expect(r.results).toHaveLength(0);
+    r = await run({ properties, dateRange: { date_from: '2020-01-01', date_to: '2020-02-02' } });
+    expect(r.results).toHaveLength(1);
+  });
+
+  it('{filters.dateRange.from} / {filters.dateRange.to} are datetime constants too', async () => {
+    const r = await hogql('select count() from events where timestamp >= {filters.dateRange.from} and timestamp < {filters.dateRange.to}', 'UTC', {
+      filters: { dateRange: { date_from: '2020-01-10 00:01:00', date_to: '2020-01-11' } },
+    });
+    expect(r.results).toEqual([[3]]);
+    expect(r.hogql).toBe(
+      "SELECT count() FROM events WHERE and(greaterOrEquals(timestamp, toDateTime('2020-01-10 00:01:00.000000')), less(timestamp, toDateTime('2020-01-11 00:00:00.000000'))) LIMIT 100",
+    );
+  });
+
+  it('every operator as its function: arithmetic, comparisons, regex, and / or / not, tuples; lambdas, arrays and BETWEEN as written', async () => {
+    const r = await hogql(
+      "select 1 + 2, count() * 2 - 1, 7 / 2 % 3, event != 'x', event like 'r%', event not ilike 'x%', event ~ 'bla$', event !~* 'X', " +
+        "event in ('a', 'b'), not (1 and 0 or 1), (1, 'a'), arrayMap(x -> x + 1, [1, 2]), 5 between 1 and 10 from events where event = 'random bla' group by event",
+    );
+    expect(r.columns).toEqual([
+      'plus(1, 2)',
+      'minus(multiply(count(), 2), 1)',
+      'modulo(divide(7, 2), 3)',
+      "notEquals(event, 'x')",
+      "like(event, 'r%')",
+      "notILike(event, 'x%')",
+      "match(event, 'bla$')",
+      "not(match(event, concat('(?i)', 'X')))",
+      "in(event, tuple('a', 'b'))",
+      'not(or(and(1, 0), 1))',
+      "tuple(1, 'a')",
+      'arrayMap(x -> plus(x, 1), [1, 2])',
+      '5 BETWEEN 1 AND 10',
+    ]);
+    expect(r.results).toEqual([[3, 1, 0.5, 1, 1, 1, 1, 1, 0, 0, [1, 'a'], [2, 3], 1]]);
+    expect(r.types.map((t: string[]) => t[0])).toEqual(r.columns);
+    expect(r.hogql).toMatch(/ FROM events WHERE equals\(event, 'random bla'\) GROUP BY event LIMIT 100$/);
+  });
+
+  it('a {value} in the select list is named by its constant', async () => {
+    const r = await hogql('select {x}, {n} + 1, {xs}', 'UTC', { values: { x: "it's", n: 2, xs: ['a', null] } });
+    expect(r.results).toEqual([["it's", 3, ['a', null]]]);
+    expect(r.columns).toEqual(["'it\\'s'", 'plus(2, 1)', "['a', NULL]"]);
+  });
+});

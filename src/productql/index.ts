@@ -20,7 +20,7 @@ import type { CustomChannelRule } from './channel-type';
 import { Compiler, DEFAULT_LIMIT, MAX_LIMIT, type CompileOptions, type OutputColumn, type QueryStage } from './compiler';
 import { MONTHS_PER_UNIT, SECONDS_PER_UNIT, type Dialect, type IntervalUnit } from './dialect';
 import { duckdbDialect } from './duckdb';
-import { printHogQL } from './hogql';
+import { displayHogQL, placeholderValuesOf } from './hogql';
 import { parseExpr, parseSelect, parseSelectSync } from './parser';
 import type { PType } from './schema';
 import { isoOffset, zonedFormatter } from '../projects/timezone';
@@ -28,7 +28,7 @@ import { isoOffset, zonedFormatter } from '../projects/timezone';
 export * as ast from './ast';
 export type { Query, Expr } from './ast';
 export { initParser, parseSelect, parseExpr, parseSelectSync, parseExprSync, shutdownParser, setParseTimeout } from './parser';
-export { printHogQL, printHogQLExpr } from './hogql';
+export { printHogQL, printHogQLExpr, displayHogQL, displayHogQLExpr } from './hogql';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './compiler';
 export type { OutputColumn, QueryStage } from './compiler';
 
@@ -180,7 +180,7 @@ export function compileProductQLSync(input: CompileProductQLInput): CompiledProd
     fetchLimit: out.fetchLimit,
     offset: out.offset,
     limitDefaulted: out.limitDefaulted,
-    hogql: printHogQL(out.query),
+    hogql: displayHogQL(out.query, placeholderValuesOf(input.values, input.variables)),
     columnNames: out.columns.map((c) => c.name),
     columns: out.columns,
     timezone: input.timezone,

@@ -29,7 +29,7 @@ describe('exact printed SQL', () => {
     ],
     [
       "select properties.plan != 'pro', properties.plan = NULL from events",
-      `SELECT coalesce(json_extract_string("events"."properties", $1) <> $2, true) AS "properties.plan != 'pro'", (json_extract_string("events"."properties", $1) IS NULL) AS "properties.plan = NULL" FROM (SELECT "events".* FROM "events" AS "events" WHERE "events"."project_id" = $3) AS "events" LIMIT 101`,
+      `SELECT coalesce(json_extract_string("events"."properties", $1) <> $2, true) AS "notEquals(properties.plan, 'pro')", (json_extract_string("events"."properties", $1) IS NULL) AS "equals(properties.plan, NULL)" FROM (SELECT "events".* FROM "events" AS "events" WHERE "events"."project_id" = $3) AS "events" LIMIT 101`,
       ['/plan', 'pro', 7],
     ],
     [

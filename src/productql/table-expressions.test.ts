@@ -248,7 +248,7 @@ describe('SAMPLE', () => {
 
   it('an aliased, sampled events table in a join, and the query printed back with its SAMPLE', async () => {
     const r = await db.query('SELECT count() FROM events AS e SAMPLE 1/2 OFFSET 1/2 LEFT JOIN persons AS p ON p.id = e.person_id');
-    expect(r.compiled.hogql).toBe('SELECT count() FROM events AS e SAMPLE 1/2 OFFSET 1/2 LEFT JOIN persons AS p ON p.id = e.person_id LIMIT 100');
+    expect(r.compiled.hogql).toBe('SELECT count() FROM events AS e SAMPLE 1/2 OFFSET 1/2 LEFT JOIN persons AS p ON equals(p.id, e.person_id) LIMIT 100');
     expect(r.results).toEqual([[(await ids('SAMPLE 1/2 OFFSET 1/2')).length]]);
   });
 

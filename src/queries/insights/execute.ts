@@ -2,7 +2,7 @@
  * Runs a ProductQL AST built by an insight runner through the one printer and the engine, recording timings.
  */
 import { compileProductQL, type CompiledProductQL, type CompileProductQLInput, type Query } from '../../productql';
-import { printHogQL } from '../../productql/hogql';
+import { displayHogQL } from '../../productql/hogql';
 import type { QueryResult } from '../../engines/engine';
 import type { RunnerContext } from '../runner';
 
@@ -95,7 +95,7 @@ export async function printInsightQuery(
     printed.set(key, entry);
   }
   const e = entry;
-  return { compiled: e.compiled, hogql: () => (e.hogql ??= printHogQL(query)) };
+  return { compiled: e.compiled, hogql: () => (e.hogql ??= displayHogQL(query)) };
 }
 
 /**

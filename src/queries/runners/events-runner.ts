@@ -24,7 +24,7 @@
 import { z } from 'zod';
 import { UserError, validationError } from '../../errors';
 import { assertResultSize } from '../../limits';
-import { ast, compileProductQL, parseExpr, parseSelect, printHogQL, shapeResult, MAX_LIMIT, DEFAULT_LIMIT, type Expr, type Query } from '../../productql';
+import { ast, compileProductQL, parseExpr, parseSelect, displayHogQL, shapeResult, MAX_LIMIT, DEFAULT_LIMIT, type Expr, type Query } from '../../productql';
 import type { OrderExpr, SelectQuery } from '../../productql/ast';
 import { lookupFunction } from '../../productql/functions';
 import { chainToElements } from '../../ingest/elements-chain';
@@ -312,7 +312,7 @@ export const eventsRunner: QueryRunner<EventsQueryNode> = {
       const teamAt = SELECT_STAR_FROM_EVENTS_FIELDS.indexOf('team_id');
       return `Tuple(${[...t.slice(0, teamAt), 'Int64', ...t.slice(teamAt)].join(', ')})`;
     });
-    const hogql = printHogQL({
+    const hogql = displayHogQL({
       ...ast.select({ ...parts, select: shown, groupBy: grouped ? shown.filter((e) => !hasAggregation(e)).map(withoutAlias) : undefined }),
       limit: ast.constant(compiled.limit),
       offset: ast.constant(compiled.offset),

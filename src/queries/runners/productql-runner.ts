@@ -172,6 +172,12 @@ function plainJson(v: unknown, depth = 0): boolean {
   return Object.values(v as Record<string, unknown>).every((x) => plainJson(x, depth + 1));
 }
 
+/**
+ * A local time (`YYYY-MM-DD HH:MM:SS[.ffffff]`) as the datetime constant PostHog's {filters} puts in the query, which
+ * its hogql printer writes `toDateTime('2020-01-02 00:00:00.000000')` (escape_sql.py: microseconds, no timezone).
+ */
+const datetimeConstant = (local: string): Expr => ast.call('toDateTime', [ast.constant(local.includes('.') ? local : `${local}.000000`)]);
+
 /** Text that may hold a `{filters...}` placeholder (spaces allowed, as the grammar allows them). */
 const FILTERS_PLACEHOLDER = /\{\s*filters\b/;
 
@@ -292,10 +298,11 @@ export async function withFilters(text: string, filters: HogQLFilters | null | u
             throw validationError(`${String(f.type)} property filters do not apply to {filters} over the ${kind} table: use ${allowed.join(' or ')} filters.`, attr);
     }
     const onTable = (e: Expr | undefined): Expr | undefined => (e && kind !== 'events' ? reroot(e, kind, alias) : e);
+    // PostHog's order (filters.py: date_to, then date_from), the dates as datetime constants
     const parts = [
       onTable(propertiesToExpr(filters!.properties, fctx)),
-      from !== null ? ast.compare('>=', ts, ast.constant(from)) : undefined,
-      to !== null ? ast.compare('<', ts, ast.constant(to)) : undefined,
+      to !== null ? ast.compare('<', ts, datetimeConstant(to)) : undefined,
+      from !== null ? ast.compare('>=', ts, datetimeConstant(from)) : undefined,
       onTable(testAccountFiltersExpr(ctx.project, filters!.filterTestAccounts, { ...fctx, attr: 'filters.filterTestAccounts' })),
     ].filter((x): x is Expr => !!x);
     return parts.length ? ast.and(...parts) : ast.constant(true);
@@ -304,7 +311,7 @@ export async function withFilters(text: string, filters: HogQLFilters | null | u
     const which = chain.length === 3 && chain[1] === 'dateRange' ? (chain[2] === 'from' ? 'from' : chain[2] === 'to' ? 'to' : null) : null;
     if (!which) throw productqlError(`Unknown filter field "{${chain.join('.')}}": use {filters}, {filters.dateRange.from} or {filters.dateRange.to}`, placeholder as never);
     const v = bound(which);
-    return v === null ? null : ast.call('toDateTime', [ast.constant(v)]);
+    return v === null ? null : datetimeConstant(v);
   };
 
   const visit = (v: unknown): unknown => {
