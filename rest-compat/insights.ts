@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ActivityPage, ResultOptions } from '../src/insights/insight-service';
 import type { LegacyEndpoint } from '../src/insights/legacy-results';
+import { activityEntryRest } from '../src/insights/activity';
 import { basicView, parseRefresh } from '../src/insights/insight-service';
 import { strToBool } from '../src/insights/legacy-filters';
 import { validationError } from '../src/errors';
@@ -55,7 +56,7 @@ export function activityBody(request: FastifyRequest, a: ActivityPage) {
     return url.toString();
   };
   return {
-    results: a.results,
+    results: a.results.map(activityEntryRest),
     next: a.has_next ? link(a.page + 1) : null,
     previous: a.page > 1 ? link(a.page - 1) : null,
     total_count: a.total_count,

@@ -86,6 +86,21 @@ export const activityView = (a: ActivityLog, users: Map<number, UserBasic>): Act
   unread: false,
 });
 
+/**
+ * An activity entry as PostHog's activity routes answer it (`activity_page_response`, which serializes with
+ * posthog/models/activity_logging/serializers.py's ActivityLogSerializer): six keys, the author as its first name and
+ * email only, an entry without one as PostHog's system author. Its tests compare whole entries
+ * (`assert_insight_activity`, `assert_cohort_activity`, `_assert_person_activity`). GraphQL keeps the full author.
+ */
+export const activityEntryRest = (a: ActivityView) => ({
+  user: a.user ? { first_name: a.user.first_name, email: a.user.email } : { first_name: 'System', email: null, is_system: true },
+  activity: a.activity,
+  scope: a.scope,
+  item_id: a.item_id,
+  detail: a.detail,
+  created_at: a.created_at,
+});
+
 /** A page of activity entries (PostHog's ActivityLogViewSet pagination: `page` 1-based). */
 export interface ActivityPage {
   results: ActivityView[];

@@ -150,16 +150,14 @@ describe('activity (test_cohort.py test_cohort_activity_log; CohortViewSet activ
     const created = await activity(`${id}/activity/`);
     expect(created).toMatchObject({ next: null, previous: null, total_count: 1 });
     expect(created.results).toEqual([
+      // test_cohort.py assert_cohort_activity compares whole entries: these six keys, the author's first name and email
       {
-        id: expect.any(Number),
-        user: expect.objectContaining({ email: expect.any(String), first_name: expect.any(String) }),
+        user: { email: expect.any(String), first_name: expect.any(String) },
         activity: 'created',
         scope: 'Cohort',
         item_id: String(id),
         detail: { changes: null, trigger: null, type: null, name: 'whatever', short_id: null },
         created_at: expect.stringMatching(/Z$/),
-        is_system: false,
-        unread: false,
       },
     ]);
     expect((await s.api('PATCH', `${base(project)}${id}/`, { name: 'woohoo', groups: [{ properties: { team_id: 6 } }] })).status).toBe(200);

@@ -341,7 +341,7 @@ describe('activity', () => {
       activity: 'created',
       scope: 'Insight',
       item_id: String(i.id),
-      user: { id: 1, email: 'admin@localhost' },
+      user: { first_name: expect.any(String), email: 'admin@localhost' },
       detail: { short_id: i.short_id, name: 'tracked' },
     });
     // PostHog's log_insight_activity on create passes no changes (test_insight.py: "changes": None)
