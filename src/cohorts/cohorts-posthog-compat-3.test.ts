@@ -79,6 +79,36 @@ describe('membership follows the persons (ee/clickhouse/models/test/test_cohort.
     await s.server.services.ingestor.flush();
     expect(await membership(p, id)).toEqual([1, ['1'], 1]);
   });
+
+  it('a cohort filter on events: events without a person row (personless, or the person deleted) are in no dynamic cohort (cohortpeople holds persons)', async () => {
+    const p = await project('cohort personless events', {
+      persons: [
+        { distinct_ids: ['1'], properties: { name: 'test' } },
+        { distinct_ids: ['2'], properties: { name: 'test' } },
+      ],
+      events: ['1', '2', 'anon'].map((d, i) => ({ event: '$pageview', distinct_id: d, timestamp: ago((i + 1) * HOUR), properties: d === 'anon' ? { $process_person_profile: false } : {} })),
+    });
+    const negative = await create(p, { filters: { properties: { type: 'AND', values: [{ type: 'person', key: 'email', operator: 'is_not_set' }] } } });
+    const behavioral = await create(p, {
+      filters: { properties: { type: 'AND', values: [{ type: 'behavioral', key: '$pageview', event_type: 'events', value: 'performed_event', time_value: 7, time_interval: 'day' }] } },
+    });
+    expect((await s.api('DELETE', `/api/projects/${p}/persons/${await uuidOf(p, '2')}/?delete_events=false`)).status).toBe(202);
+    await s.server.services.ingestor.flush();
+    const events = async (id: number, operator: string) => {
+      const r = await s.api('POST', `/api/projects/${p}/query/`, { query: { kind: 'EventsQuery', select: ['distinct_id'], properties: [{ type: 'cohort', key: 'id', value: id, operator }] } });
+      expect(r.status).toBe(200);
+      return (r.body.results as string[][]).map(([d]) => d).sort();
+    };
+    const hogql = async (id: number) => {
+      const r = await s.api('POST', `/api/projects/${p}/query/`, { query: { kind: 'HogQLQuery', query: `select distinct_id from events where person_id in cohort ${id}` } });
+      return (r.body.results as string[][]).map(([d]) => d).sort();
+    };
+    for (const id of [negative, behavioral]) {
+      expect(await events(id, 'in')).toEqual(['1']);
+      expect(await hogql(id)).toEqual(['1']);
+      expect(await events(id, 'not_in')).toEqual(['2', 'anon']);
+    }
+  });
 });
 
 describe('legacy action/event groups (test_cohort.py)', () => {

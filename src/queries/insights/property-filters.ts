@@ -339,6 +339,11 @@ function cohortFilterExpr(f: { value: unknown; operator?: string | null }, ctx: 
     const inner = cohort.group ? propertyGroupToExpr(cohort.group, { ...ctx, cohortPath: [...path, cohort.id] }) : undefined;
     // a dynamic cohort without criteria matches no one (an empty property group would be TRUE)
     member = inner && cohort.group && hasCriteria(cohort.group) ? inner : ast.constant(false);
+    // its members are persons (PostHog's cohortpeople): an event without a person row (personless, or its person
+    // deleted) is in no dynamic cohort, whatever its criteria say of the missing person's properties or events
+    // (`person.created_at` is set on every persons row; `person.id` may be the event's own person id)
+    if (!ctx.personTable && !(member.node === 'Constant' && member.value === false))
+      member = ast.and(ast.call('isNotNull', [prefixed(ctx, 'person', 'created_at')]), member);
   }
   return op === 'not_in' || op === 'is_not' ? ast.not(member) : member;
 }
