@@ -587,4 +587,10 @@ describe('test_query.py: response.hogql is the hogql-dialect print (operators as
     expect(r.results).toEqual([["it's", 3, ['a', null]]]);
     expect(r.columns).toEqual(["'it\\'s'", 'plus(2, 1)', "['a', NULL]"]);
   });
+
+  it('HogQLQueryResponse.modifiers: the answer carries the modifiers the query ran with', async () => {
+    const modifiers = { bounceRatePageViewMode: 'uniq_urls' };
+    expect((await hogql('select 1', 'UTC', { modifiers })).modifiers).toMatchObject(modifiers);
+    expect(await hogql('select 1')).toHaveProperty('modifiers');
+  });
 });

@@ -89,6 +89,8 @@ export const productqlRunner: QueryRunner<HogQLQueryNode> = {
       productql: compiled.hogql,
       hogql: compiled.hogql,
       query: node.query,
+      // HogQLQueryResponse.modifiers: the modifiers the query ran with (PostHog adds its defaults for the rest)
+      modifiers: node.modifiers ?? {},
       ...(explainAllowed ? { explain: { engine: ctx.engine.dialect, sql: compiled.sql, params: compiled.params } } : {}),
     };
   },
