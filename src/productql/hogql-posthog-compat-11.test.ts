@@ -582,6 +582,13 @@ describe('test_query.py: response.hogql is the hogql-dialect print (operators as
     expect(r.hogql).toMatch(/ FROM events WHERE equals\(event, 'random bla'\) GROUP BY event LIMIT 100$/);
   });
 
+  it("test_sparkline.py: sparkline(values) prints as PostHog's resolver makes it, the marker tuple", async () => {
+    const r = await hogql('select sparkline([1,2,3])');
+    expect(r.hogql).toBe("SELECT tuple('__hogql_chart_type', 'sparkline', 'results', [1, 2, 3]) LIMIT 100");
+    expect(r.results[0][0]).toEqual(['__hogql_chart_type', 'sparkline', 'results', [1, 2, 3]]);
+    expect(r.columns).toEqual(["tuple('__hogql_chart_type', 'sparkline', 'results', [1, 2, 3])"]);
+  });
+
   it('a {value} in the select list is named by its constant', async () => {
     const r = await hogql('select {x}, {n} + 1, {xs}', 'UTC', { values: { x: "it's", n: 2, xs: ['a', null] } });
     expect(r.results).toEqual([["it's", 3, ['a', null]]]);

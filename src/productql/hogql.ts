@@ -10,6 +10,7 @@
  */
 import type { ArithmeticOp, CompareOp, Expr, JoinExpr, OrderExpr, Query, SelectQuery, WindowExpr, WindowFrameExpr, CTE } from './ast';
 import { hogqlxTagTuple, isHogQLXTag } from './ast';
+import { SPARKLINE_MARKER } from './dialect';
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const KEYWORDS = new Set(['select', 'from', 'where', 'and', 'or', 'not', 'as', 'join', 'on', 'true', 'false', 'null', 'group', 'order', 'by', 'limit']);
@@ -86,6 +87,11 @@ function posthogOperator(e: Expr, style: Style): string | undefined {
       return `${ARITHMETIC_FUNCTIONS[e.op]}(${x(e.left)}, ${x(e.right)})`;
     case 'Tuple':
       return `tuple(${e.exprs.map(x).join(', ')})`;
+    case 'Call':
+      // PostHog's resolver turns sparkline(values) into its marker tuple before printing (test_sparkline.py)
+      if (e.name === 'sparkline' && e.args?.length === 1 && !e.params && !e.distinct)
+        return `tuple(${[...SPARKLINE_MARKER.map(hogqlString), x(e.args[0])].join(', ')})`;
+      return undefined;
     case 'Placeholder': {
       const chain = e.expr?.node === 'Field' ? e.expr.chain.map(String) : undefined;
       const v = chain && style.values ? style.values(chain) : undefined;
