@@ -124,6 +124,22 @@ describe('timezones and DST (Europe/Berlin: clocks go forward 2024-03-31 02:00)'
     const r = range({ date_from: 'dStart' }, 'day', { tz, now: new Date('2024-01-08T23:30:00Z') });
     expect(r.buckets().map((b) => b.key)).toEqual(['2024-01-09']);
   });
+  // resolved_date_range is pydantic's isoformat() of aware datetimes; a wall-clock time in a DST gap has fold=0, whose
+  // utcoffset() is the offset from before the gap (Python: datetime(2022, 9, 11, tzinfo=ZoneInfo('America/Santiago'))
+  // .isoformat() == '2022-09-11T00:00:00-04:00', and 02:00 on Berlin's spring-forward day is '+01:00')
+  it('a bound in a DST gap is printed with the offset from before the gap, as Python does (Santiago skips 00:00–01:00 on 2022-09-11)', () => {
+    const santiago = range({ date_from: '2022-09-11', date_to: '2022-09-12' }, 'day', { tz: 'America/Santiago' });
+    expect(santiago.resolved()).toEqual({ date_from: '2022-09-11T00:00:00-04:00', date_to: '2022-09-12T23:59:59.999999-03:00' });
+    // (the day before and after the change keep their own offsets)
+    expect(range({ date_from: '2022-09-10', date_to: '2022-09-10' }, 'day', { tz: 'America/Santiago' }).resolved().date_from).toBe('2022-09-10T00:00:00-04:00');
+    expect(range({ date_from: '2022-09-12', date_to: '2022-09-12' }, 'day', { tz: 'America/Santiago' }).resolved().date_from).toBe('2022-09-12T00:00:00-03:00');
+    // -24h by hour at 02:30 CEST on Apr 1 is 02:30 on Mar 31 (wall-clock arithmetic), truncated to 02:00: in the gap
+    const berlin = range({ date_from: '-24h' }, 'hour', { tz, now: new Date('2024-04-01T00:30:00Z') });
+    expect(berlin.resolved()).toEqual({ date_from: '2024-03-31T02:00:00+01:00', date_to: '2024-04-01T02:59:59.999999+02:00' });
+    // an ambiguous time (clocks going back) is the earlier instant, fold=0: 02:30 on Oct 27 is +02:00
+    expect(range({ date_from: '2024-10-27T02:30:00', date_to: '2024-10-27T03:00:00' }, 'hour', { tz }).resolved().date_from).toBe('2024-10-27T02:30:00+02:00');
+  });
+
   it('local ↔ instant round trip, including the gap', () => {
     const local = Date.parse('2024-03-31T03:30:00Z');
     expect(instantToLocal(localToInstant(local, tz), tz)).toBe(local);

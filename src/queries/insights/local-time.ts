@@ -100,10 +100,13 @@ export function sqlLocal(t: LocalTime, endOfSecondMicros = false): string {
 /**
  * ISO 8601 with the timezone's offset for a local time, e.g. `2024-01-01T00:00:00+01:00` (optionally `.999999`); a zero
  * offset is `Z`, as PostHog's JSON renderer writes an aware datetime ({@link isoOffset}).
+ * A wall-clock time in a DST gap keeps the offset from before the gap, as Python's `isoformat()` of an aware datetime
+ * with fold=0 does (`2022-09-11T00:00:00-04:00` in America/Santiago, whose clocks go from 00:00 to 01:00 that day):
+ * the offset printed is the one {@link localToInstant} used, not the one in force at the resulting instant.
  */
 export function isoWithOffset(t: LocalTime, tz: string, endOfSecondMicros = false): string {
   const instant = localToInstant(t, tz).getTime();
-  const offsetMin = Math.round((instantToLocal(instant, tz) - instant) / 60000);
+  const offsetMin = Math.round((t - instant) / 60000);
   const ms = ((t % 1000) + 1000) % 1000;
   const base = formatLocalDateTime(t - ms).replace(' ', 'T');
   const frac = endOfSecondMicros ? '.999999' : ms ? `.${pad(ms, 3)}000` : '';
