@@ -138,6 +138,14 @@ describe('relative dates in is_date_before / is_date_after, under a frozen clock
     // test_property_to_expr_person with a date operator: the person's property, parsed the same way
     ['a person property after -30d (2022-04-01 12:00)', { type: 'person', key: 'signed_up', operator: 'is_date_after', value: '-30d' }, [0, 1]],
     ['a person property (day first) before -30d', { type: 'person', key: 'signed_up', operator: 'is_date_before', value: '-30d' }, [2, 3]],
+    ['a person property before -2w (2022-04-17 12:00)', { type: 'person', key: 'signed_up', operator: 'is_date_before', value: '-2w' }, [2, 3]],
+    // the event timestamp (event_metadata) with relative values: the events are at 10:00 UTC on 2022-04-20 … 2022-04-25
+    ['event timestamp after -7d (2022-04-24 12:00; days are not truncated)', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_after', value: '-7d' }, [5]],
+    ['event timestamp before -10d (2022-04-21 12:00)', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_before', value: '-10d' }, [0, 1]],
+    ['event timestamp after -240h', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_after', value: '-240h' }, [2, 3, 4, 5]],
+    ['event timestamp after -10dStart (2022-04-21 00:00)', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_after', value: '-10dStart' }, [1, 2, 3, 4, 5]],
+    ['event timestamp after -2w', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_after', value: '-2w' }, ALL],
+    ['event timestamp before -1m (2022-04-01 12:00; m is months)', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_before', value: '-1m' }, []],
   ])('%s', async (_n, f, expected) => {
     expect(await matching([f])).toEqual(expected);
   });

@@ -450,3 +450,49 @@ describe('semver operators (schema.py PropertyOperator semver_*)', () => {
     expect(() => propertiesToExpr(propertiesSchema.parse([ev('version', op, value)]))).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining('needs a version such as 1.2.3') }));
   });
 });
+
+describe('test_property_to_expr_event: values and property types beyond the plain string', () => {
+  it.each<[string, unknown, number[]]>([
+    // _expr_to_compare_op: ICONTAINS / REGEX read the property as toString(x): a JSON boolean is its text
+    ['icontains on JSON booleans reads their text (and the text "true")', ev('bool', 'icontains', 'TRU'), [18, 20]],
+    ['regex on JSON booleans', ev('bool', 'regex', '^true$'), [18, 20]],
+    ['icontains on a JSON array reads its text', ev('arr', 'icontains', '1,2'), [24]],
+    ['exact on a JSON object with its compact text', ev('nested', 'exact', '{"a":1}'), [23]],
+    // numbers: negative and fractional values compare as numbers; is_not passes the events without the property
+    ['gt a negative fraction', ev('num', 'gt', -1.6), [21, 22]],
+    ['lt a negative numeric text', ev('num', 'lt', '-1'), [22]],
+    ['is_not 0: the other number and the events without num', ev('num', 'is_not', 0), ALL.filter((i) => i !== 21)],
+    ['exact with a fractional JSON number (Unix seconds with milliseconds)', ev('sdk_$time', 'exact', 1639427152.339), [11]],
+    ['gt on Unix seconds compares the numbers', ev('unix_timestamp', 'gt', 1617300000), [6]],
+    ['in with a number and a text value', ev('attr', 'in', [5, 'some_val']), [2, 4]],
+    ['between with numeric text bounds (float(value[0]), float(value[1]))', ev('attr', 'between', ['4.5', '5.5']), [4]],
+    // is_date_exact is `=` on the parsed date: a datetime does not equal its day
+    ['is_date_exact on Unix seconds', ev('unix_timestamp', 'is_date_exact', '2021-04-01 18:00:00'), [5]],
+    ['is_date_exact on a datetime with its day only', ev('long_date', 'is_date_exact', '2021-04-01'), []],
+    ['is_date_exact on a datetime', ev('long_date', 'is_date_exact', '2021-04-01 18:00:00'), [7]],
+    ['is_date_before on an RFC 822 time with an offset (15:00+02:00 is 13:00Z)', ev('rfc_822_time', 'is_date_before', '2002-10-02 13:30:00'), [13]],
+    // values that are no dates: no event matches an is_date_* filter on them
+    ['is_date_before on JSON booleans', ev('bool', 'is_date_before', '2100-01-01'), []],
+    ['is_date_before on a JSON object', ev('nested', 'is_date_before', '2100-01-01'), []],
+    ['is_date_after -7d on text that is no date', ev('email', 'is_date_after', '-7d'), []],
+    // event_metadata columns take every operator
+    ['event_metadata event icontains', { type: 'event_metadata', key: 'event', operator: 'icontains', value: 'AUTO' }, [0]],
+    ['event_metadata distinct_id regex', { type: 'event_metadata', key: 'distinct_id', operator: 'regex', value: '^p' }, [1, 2]],
+    ['event_metadata distinct_id not_regex', { type: 'event_metadata', key: 'distinct_id', operator: 'not_regex', value: '^p' }, range(3).concat([0])],
+    ['event_metadata timestamp exact (a datetime without offset, in the project timezone)', { type: 'event_metadata', key: 'timestamp', operator: 'exact', value: '2021-05-01 03:00:00' }, [3]],
+    ['event_metadata timestamp is_date_exact', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_exact', value: '2021-05-01 03:00:00' }, [3]],
+    ['event_metadata person_id is_set on every event (a column)', { type: 'event_metadata', key: 'person_id', operator: 'is_set' }, ALL],
+    // a person filter on `id` reads the property `id` (person.properties.id), not the person's id
+    ['a person filter on id reads the property', { type: 'person', key: 'id', operator: 'is_set' }, []],
+  ])('%s', async (_n, f, expected) => {
+    expect(await matching([f])).toEqual([...expected].sort((a, b) => a - b));
+  });
+
+  it.each<[string, unknown[], RegExp]>([
+    ['non-numeric bounds', ['a', 'b'], /needs a \[min, max\] pair of numbers/],
+    ['one bound', [1], /needs a \[min, max\] pair of numbers/],
+    ['min above max', [10, 1], /min must be less than or equal to max/],
+  ])('between with %s is a 400', async (_n, value, message) => {
+    await expect(matching([ev('attr', 'between', value)])).rejects.toMatchObject({ status: 400, message: expect.stringMatching(message) });
+  });
+});
