@@ -405,3 +405,53 @@ describe('test_funnel_strict.py: a step event that fails its step filters is "an
     expect(await actorsOf(pid, q(order), { funnelStep: 2 })).toEqual(converted);
   });
 });
+
+// ------------------------------------------------------------------------------------------------ person properties on steps, mixed breakdowns
+
+describe('test_funnel.py: test_funnel_with_entity_person_property_filters, and multiple breakdowns of mixed types (derived)', () => {
+  // person1 and person2 have an email, person3 none; person1 pays 8 days later, person3 1 h later
+  let pid: number;
+  beforeAll(async () => {
+    pid = await h.load({
+      persons: [
+        { distinct_ids: ['ep_person1'], properties: { email: 'test@posthog.com', plan: 'pro' } },
+        { distinct_ids: ['ep_person2'], properties: { email: 'test@posthog.com', plan: 'free' } },
+        { distinct_ids: ['ep_person3'], properties: {} },
+      ],
+      events: [
+        ev('ep_person1', 'user signed up', t(2020, 1, 2, 14), { $browser: 'Chrome', $current_url: 'https://a.com/x/' }),
+        ev('ep_person1', 'paid', t(2020, 1, 10, 14)),
+        ev('ep_person2', 'user signed up', t(2020, 1, 2, 14), { $browser: 'Safari', $current_url: 'https://a.com/x' }),
+        ev('ep_person3', 'user signed up', t(2020, 1, 3, 14), { $browser: 'Chrome' }),
+        ev('ep_person3', 'paid', t(2020, 1, 3, 15)),
+      ],
+    });
+  });
+  const series = [E('user signed up'), E('paid')];
+  const dateRange = { date_from: '2020-01-01', date_to: '2020-01-14' };
+
+  it('an is_set person property on the first step: person1 and person2 enter, person1 converts', async () => {
+    const q = { series: [E('user signed up', { properties: [{ key: 'email', value: 'is_set', operator: 'is_set', type: 'person' }] }), E('paid')], dateRange };
+    expect((await run(pid, q)).results.map((s: any) => s.count)).toEqual([2, 1]);
+    expect(await actorsOf(pid, q, { funnelStep: 1 })).toEqual(['ep_person1', 'ep_person2']);
+    expect(await actorsOf(pid, q, { funnelStep: 2 })).toEqual(['ep_person1']);
+  });
+
+  it('breakdowns of an event and a person property: one boxed pair per combination, a missing one as ""', async () => {
+    const q = { series, dateRange, breakdownFilter: { breakdowns: [{ property: '$browser', type: 'event' }, { property: 'plan', type: 'person' }] } };
+    expect(byValue(await run(pid, q))).toEqual([
+      [['Chrome', ''], [[1, null], [1, 3600]]],
+      [['Chrome', 'pro'], [[1, null], [1, 691200]]],
+      [['Safari', 'free'], [[1, null], [0, null]]],
+    ]);
+    expect(await actorsOf(pid, q, { funnelStep: 1, funnelStepBreakdown: ['Chrome', ''] })).toEqual(['ep_person3']);
+  });
+
+  it('a breakdowns entry with normalize_url: "https://a.com/x/" and "https://a.com/x" are one value', async () => {
+    const q = { series, dateRange, breakdownFilter: { breakdowns: [{ property: '$current_url', type: 'event', normalize_url: true }] } };
+    expect(byValue(await run(pid, q))).toEqual([
+      [['https://a.com/x'], [[2, null], [1, 691200]]],
+      [[''], [[1, null], [1, 3600]]],
+    ]);
+  });
+});
