@@ -7,7 +7,7 @@
  *   property-filter builder for the run ({@link runWithCohorts});
  * - a trends query with `breakdown_type: 'cohort'` runs as PostHog's trends runner does it: once per cohort (in the
  *   order given) with the cohort as an extra filter (`all`: no filter), each series labelled `<label> - <cohort
- *   name>` (`- all users`) with `breakdown_value` the cohort id (`'all'`).
+ *   name>` (`- all users`; a formula item keeps `Formula (…)`) with `breakdown_value` the cohort id (`'all'`).
  */
 import { validationError } from '../errors';
 import { cohortBreakdownValues, type CohortBreakdownValue } from '../queries/insights/breakdown';
@@ -74,7 +74,9 @@ async function runCohortBreakdown(
     if (response.hasMore === true) hasMore = true;
     const name = v === 'all' ? 'all users' : (cohorts.get(v)?.name ?? String(v));
     for (const item of (response.results as Record<string, unknown>[] | undefined) ?? []) {
-      merged.push({ ...item, label: `${String(item.label)} - ${name}`, breakdown_value: v });
+      // a formula item (no action) keeps its label: PostHog's apply_formula_to_results_group relabels the group
+      // `Formula (…)` (or its custom name) after the cohort names are on
+      merged.push({ ...item, label: item.action === null ? item.label : `${String(item.label)} - ${name}`, breakdown_value: v });
     }
   }
   return { ...(first ?? {}), results: merged, ...(first && 'hasMore' in first ? { hasMore } : {}) };

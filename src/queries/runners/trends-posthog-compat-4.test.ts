@@ -591,4 +591,31 @@ describe('test_trends.py: cohorts (the cohort-aware runner, withCohortRunners; c
     // p3 matches the action's person filter but is not in the cohort
     expect(r.results[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2]);
   });
+
+  // trends_query_runner.py apply_formula_to_results_group: `res["label"] = f"Formula ({formula})"` (or the custom name)
+  // on a copy of the group's first item, after build_series_response put the cohort name on the series labels
+  it('a formula over a cohort breakdown [cohort, "all"]: "Formula (A+B)" per cohort (not "… - cohort1"), breakdown_value the id', async () => {
+    const series = [WATCHED, { ...WATCHED, math: 'dau' }];
+    const r = await run(P_PEOPLE, { series, dateRange: { date_from: '-14d' }, trendsFilter: { formula: 'A+B' }, breakdownFilter: { breakdown_type: 'cohort', breakdown: [41, 'all'] } });
+    const rows = r.results.map((x: any) => [x.label, x.breakdown_value, x.count, x.action]).sort((a: any, b: any) => String(a[1]).localeCompare(String(b[1])));
+    expect(rows).toEqual([
+      ['Formula (A+B)', 41, 3, null],
+      ['Formula (A+B)', 'all', 14, null],
+    ]);
+    const named = await run(P_PEOPLE, {
+      series,
+      dateRange: { date_from: '-14d' },
+      trendsFilter: { formulaNodes: [{ formula: 'A+B', custom_name: 'views and viewers' }] },
+      breakdownFilter: { breakdown_type: 'cohort', breakdown: [42] },
+    });
+    expect(named.results.map((x: any) => [x.label, x.breakdown_value])).toEqual([['views and viewers', 42]]);
+    // the series themselves keep "<series> - <cohort name>"
+    const plain = await run(P_PEOPLE, { series, dateRange: { date_from: '-14d' }, breakdownFilter: { breakdown_type: 'cohort', breakdown: [41, 'all'] } });
+    expect(plain.results.map((x: any) => [x.label, x.breakdown_value, x.count])).toEqual([
+      ['watched movie - cohort1', 41, 2],
+      ['watched movie - cohort1', 41, 1],
+      ['watched movie - all users', 'all', 8],
+      ['watched movie - all users', 'all', 6],
+    ]);
+  });
 });
