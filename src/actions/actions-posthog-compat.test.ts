@@ -300,6 +300,8 @@ describe('selectors of $autocapture steps (test_action.py _get_events_for_action
         click(8, [el('span'), el('a', { attr__class: ['na\\v-link:b@ld'] })]),
         // a text with quotes (the chain stores them escaped: text="Say \"Hi\"")
         click(9, [el('button', { $el_text: 'Say "Hi"' })]),
+        // test_with_class_with_escaped_slashes: a class with three backslashes in a row
+        { ...click(0, [el('span'), el('a', { attr__class: ['na\\\\\\v-link:b@d'] })]), timestamp: '2024-04-01T10:10:00Z' },
       ],
     });
     await s.server.services.ingestor.flush();
@@ -325,6 +327,8 @@ describe('selectors of $autocapture steps (test_action.py _get_events_for_action
     ['element_chain_key_filter: an exact text with quotes (escaped as the chain stores them)', { text: 'Say "Hi"' }, 1],
     ['… contains, any case', { text: 'say "hi', text_matching: 'contains' }, 1],
     ['… regex over the escaped text', { text: 'Say \\\\"H.\\\\"', text_matching: 'regex' }, 1],
+    ['test_with_class_with_escaped_slashes: a class with three backslashes matches as written', { selector: 'a.na\\\\\\v-link:b@d' }, 1],
+    ['… and not with two', { selector: 'a.na\\\\v-link:b@d' }, 0],
   ])('%s', async (_n, step, n) => {
     expect(await count(await action([{ event: '$autocapture', ...step }], e), e)).toBe(n);
   });
