@@ -179,11 +179,16 @@ export function parseDate(text: string, tz: string, now: number): { ms: number; 
     }
     return { ms: fromLocal(p, tz), relative: true, unit: kind, hasTime: true };
   }
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(s);
+  // (month and day may lack their zero, `2021-1-1`: PostHog falls back to strptime("%Y-%m-%d"), as parseDateString does)
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(s);
   if (!m) throw validationError(`Invalid date "${text}"`, 'dateRange');
+  // a day the month does not have (`2020-02-30`) or a time past 23:59 is not a date (Python's fromisoformat refuses it), not the next one
+  const check = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  if (check.getUTCMonth() !== Number(m[2]) - 1 || check.getUTCDate() !== Number(m[3]) || Number(m[4] ?? 0) > 23 || Number(m[5] ?? 0) > 59 || Number(m[6] ?? 0) > 59)
+    throw validationError(`Invalid date "${text}"`, 'dateRange');
   const hasTime = m[4] !== undefined;
   if (m[8]) {
-    const d = Date.parse(s.replace(' ', 'T'));
+    const d = Date.parse(`${m[1]}-${m[2].padStart(2, '0')}-${m[3].padStart(2, '0')}${s.slice(m[1].length + m[2].length + m[3].length + 2)}`.replace(' ', 'T'));
     if (Number.isNaN(d)) throw validationError(`Invalid date "${text}"`, 'dateRange');
     return { ms: d, relative: false, hasTime };
   }

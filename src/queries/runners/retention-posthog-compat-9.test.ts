@@ -367,6 +367,17 @@ describe('date bounds by Day (reference §4.3)', () => {
     expect(pluck(r, 'label')).toEqual(['Day 0']);
     expect(counts(r)).toEqual([[1, 0, 0]]);
   });
+
+  // relative_date_parse_with_delta_mapping: "Fallback to also parse dates without zero-padding, e.g. 2021-1-1" (as
+  // QueryDateRange reads the other insights' dates); a day the month lacks is not a date, not the next day
+  it('a date without zero padding (2020-6-11) is 2020-06-11; 2020-06-31 is a 400, not July 1', async () => {
+    const padded = await retention(pid, { dateRange: { date_from: '2020-06-11', date_to: '2020-06-12' }, retentionFilter: { totalIntervals: 2 } });
+    const unpadded = await retention(pid, { dateRange: { date_from: '2020-6-11', date_to: '2020-6-12' }, retentionFilter: { totalIntervals: 2 } });
+    expect([pluck(unpadded, 'date'), counts(unpadded)]).toEqual([pluck(padded, 'date'), counts(padded)]);
+    expect(pluck(unpadded, 'date')).toEqual(['2020-06-11T00:00:00Z', '2020-06-12T00:00:00Z']);
+    await expect(retention(pid, { dateRange: { date_from: '2020-06-11', date_to: '2020-06-31' } })).rejects.toMatchObject({ status: 400 });
+    await expect(retention(pid, { dateRange: { date_from: '2020-02-30', date_to: '2020-06-12' } })).rejects.toMatchObject({ status: 400 });
+  });
 });
 
 describe('breakdowns (reference §1.6, §4.3)', () => {
