@@ -496,3 +496,21 @@ describe('test_property_to_expr_event: values and property types beyond the plai
     await expect(matching([ev('attr', 'between', value)])).rejects.toMatchObject({ status: 400, message: expect.stringMatching(message) });
   });
 });
+
+describe('is_date_* and datetime comparisons in the project timezone (relative_date_parse and parseDateTimeBestEffort read text without an offset there)', () => {
+  it.each<[string, unknown, string, number[]]>([
+    ['is_date_exact on a datetime text, both read in New York', ev('long_date', 'is_date_exact', '2021-04-01 18:00:00'), 'America/New_York', [7]],
+    ['is_date_exact on a date, in Kolkata', ev('short_date', 'is_date_exact', '2021-04-04'), 'Asia/Kolkata', [9]],
+    ['is_date_exact on Unix seconds: 18:00Z is 14:00 in New York', ev('unix_timestamp', 'is_date_exact', '2021-04-01 14:00:00'), 'America/New_York', [5]],
+    ['an ISO time with Z (19:00Z, 15:00 in New York) after 14:59', ev('iso_8601_$time', 'is_date_after', '2021-04-01 14:59:00'), 'America/New_York', [14]],
+    ['an RFC 822 time with +0200 (13:00Z, 09:00 in New York) before 09:30', ev('rfc_822_time', 'is_date_before', '2002-10-02 09:30:00'), 'America/New_York', [13]],
+    ['a slashed datetime read in New York', ev('with_slashes_$time', 'is_date_before', '2021-04-01 19:30:00'), 'America/New_York', [16]],
+    ['a day-first datetime read in New York', ev('full_date_increasing_$time', 'is_date_after', '2021-04-01 18:30:00'), 'America/New_York', [15]],
+    ['event timestamp is_date_exact a New York time (03:00Z)', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_exact', value: '2021-04-30 23:00:00' }, 'America/New_York', [3]],
+    ['event timestamp before a Z time, whatever the timezone', { type: 'event_metadata', key: 'timestamp', operator: 'is_date_before', value: '2021-05-01T01:00:00Z' }, 'Asia/Kolkata', [0, 24]],
+    ['event timestamp gt a time with an offset (18:00Z)', { type: 'event_metadata', key: 'timestamp', operator: 'gt', value: '2021-05-01T20:00:00+02:00' }, 'Asia/Kolkata', [19, 20, 21, 22, 23]],
+    ['event timestamp lt a date: its midnight in Kolkata (2021-04-30 18:30Z)', { type: 'event_metadata', key: 'timestamp', operator: 'lt', value: '2021-05-01' }, 'Asia/Kolkata', []],
+  ])('%s', async (_n, f, tz, expected) => {
+    expect(await matching([f], tz)).toEqual(expected);
+  });
+});
