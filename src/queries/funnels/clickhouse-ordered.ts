@@ -43,8 +43,8 @@ export interface ClickHouseFunnelInput {
    * holds `event IN (steps)`): the OR of the step conditions is not evaluated again per event. Default false.
    */
   whereSelectsSteps?: boolean;
-  /** One breakdown string expression ('' when missing) with first/last-touch attribution. */
-  breakdown?: { expr: Expr; attribution: 'first_touch' | 'last_touch' };
+  /** One breakdown string expression ('' when missing) with first/last-touch attribution (`keepEmpty`: '' is a value too). */
+  breakdown?: { expr: Expr; attribution: 'first_touch' | 'last_touch'; keepEmpty?: boolean };
 }
 
 const f = (name: string) => ast.field(name);
@@ -83,7 +83,16 @@ export function clickhouseOrderedFunnelQuery(inp: ClickHouseFunnelInput): Query 
         ? [
             ast.alias(
               'value',
-              call('ifNull', { node: 'Call', name: bd.attribution === 'first_touch' ? 'argMin' : 'argMax', args: [bd.expr, key], filter_expr: ast.compare('!=', bd.expr, c('')) } as Expr, c('')),
+              call(
+                'ifNull',
+                {
+                  node: 'Call',
+                  name: bd.attribution === 'first_touch' ? 'argMin' : 'argMax',
+                  args: [bd.expr, key],
+                  ...(bd.keepEmpty ? {} : { filter_expr: ast.compare('!=', bd.expr, c('')) }),
+                } as Expr,
+                c(''),
+              ),
             ),
           ]
         : []),

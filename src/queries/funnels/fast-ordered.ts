@@ -30,10 +30,11 @@ export interface FastFunnelInput {
   windowSeconds: number;
   /**
    * Optional breakdown (one string expression, '' when missing) with first/last-touch attribution: the value of
-   * the actor's earliest/latest step event that has one. Values past `limit` (ranked by last-step count, then
-   * earlier steps, then value) are merged into `other` inside the query, so medians stay exact.
+   * the actor's earliest/latest step event that has one (`keepEmpty`: of the earliest/latest step event, '' too, as
+   * for a scalar group breakdown). Values past `limit` (ranked by last-step count, then earlier steps, then value)
+   * are merged into `other` inside the query, so medians stay exact.
    */
-  breakdown?: { expr: Expr; attribution: 'first_touch' | 'last_touch'; limit: number; other: string };
+  breakdown?: { expr: Expr; attribution: 'first_touch' | 'last_touch'; limit: number; other: string; keepEmpty?: boolean };
   /**
    * Trends viz instead of steps: `bucket` is the entrance-period expression of an event; the result has one row per
    * period with the actors (counted once per period, at their furthest start) reaching `from` and `to`.
@@ -270,8 +271,8 @@ function finish(inp: FastFunnelInput, ctes: ast.CTE[], startRows: string | Query
     node: 'Call',
     name: bd.attribution === 'first_touch' ? 'argMin' : 'argMax',
     args: [f('bd'), f('ts')],
-    filter_expr: ast.compare('!=', f('bd'), c('')),
-  };
+    ...(bd.keepEmpty ? {} : { filter_expr: ast.compare('!=', f('bd'), c('')) }),
+  } as Expr;
   ctes.push(
     ast.cte(
       'actor_value',

@@ -6,7 +6,7 @@
  * one project's `$group_N` on the caller's objects for the next. groups-posthog-compat-2.clickhouse.test.ts runs this
  * file on ClickHouse with the same expected results.
  */
-import { ev, openHarness, type Harness } from '../funnels/testing';
+import { ev, loadWithGroups, openHarness, type Harness } from '../funnels/testing';
 import { productqlRunner } from '../runners/productql-runner';
 import { trendsRunner } from '../runners/trends-runner';
 import { lifecycleRunner } from '../runners/lifecycle-runner';
@@ -208,5 +208,65 @@ describe('lifecycle, retention and funnels aggregated by organization, with grou
     const persons = await h.run(funnelsRunner, { kind: 'FunnelsQuery', dateRange: RANGE3, series: [PAGEVIEW, PAGEVIEW] }, c);
     // by person: u1 (1 and 2 Mar), u2 (1 and 3 Mar), u3 (1 and 3 Mar)
     expect(persons.results.map((s: any) => s.count)).toEqual([3, 3]);
+  });
+
+  /*
+   * A group breakdown stays a scalar in PostHog's funnels (FunnelQueryContext boxes only person/event/hogql
+   * breakdowns into lists), so its value is `ifNull(group_0.properties.industry, '')` and first/last touch is
+   * `argMinIf(prop, timestamp, isNotNull(prop))`: never NULL, so an event without the group gives its '' like any
+   * other (the empty-value skip, `notEmpty(arrayFilter(x -> notEmpty(x), prop))`, is the boxed breakdowns' only).
+   */
+  it.each(['ordered', 'strict', 'unordered'])('a persons funnel by the organization’s industry, first touch (%s): u3’s first pageview has no organization, so u3 is ""', async (funnelOrderType) => {
+    const byIndustry = { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 };
+    const r = await h.run(funnelsRunner, { kind: 'FunnelsQuery', dateRange: RANGE3, series: [PAGEVIEW, PAGEVIEW], funnelsFilter: { funnelOrderType }, breakdownFilter: byIndustry }, c);
+    // u1: o1 (finance) on 1 and 2 Mar; u2: o2 (technology) on 1 Mar, then o1; u3: no organization on 1 Mar, then o2
+    const byValue = Object.fromEntries(r.results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((s) => s.count)]));
+    expect(byValue).toEqual({ finance: [1, 1], technology: [1, 1], '': [1, 1] });
+    // last touch: u2's and u3's last pageviews are in o1 and o2
+    const last = await h.run(
+      funnelsRunner,
+      { kind: 'FunnelsQuery', dateRange: RANGE3, series: [PAGEVIEW, PAGEVIEW], funnelsFilter: { funnelOrderType, breakdownAttributionType: 'last_touch' }, breakdownFilter: byIndustry },
+      c,
+    );
+    expect(Object.fromEntries(last.results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((s) => s.count)]))).toEqual({ finance: [2, 2], technology: [1, 1] });
+  });
+
+  it.each(['ordered', 'strict', 'unordered'])('sign up → paid by the organization’s industry (%s): the first/last step event’s value, "" when it has no organization', async (funnelOrderType) => {
+    // funnels' _create_groups: org:5 finance, org:6 technology
+    const pid = await loadWithGroups(h, [
+      ev('p1', 'sign up', '2024-03-01T10:00:00Z'),
+      ev('p1', 'sign up', '2024-03-01T11:00:00Z', { $group_0: 'org:5' }),
+      ev('p1', 'paid', '2024-03-01T12:00:00Z', { $group_0: 'org:5' }),
+      ev('p2', 'sign up', '2024-03-01T10:00:00Z', { $group_0: 'org:6' }),
+      ev('p2', 'paid', '2024-03-01T11:00:00Z'),
+      ev('p3', 'sign up', '2024-03-01T10:00:00Z', { $group_0: 'org:5' }),
+    ]);
+    const run = async (breakdownAttributionType: string) => {
+      const r = await h.run(
+        funnelsRunner,
+        {
+          kind: 'FunnelsQuery',
+          dateRange: RANGE3,
+          series: [{ kind: 'EventsNode', event: 'sign up' }, { kind: 'EventsNode', event: 'paid' }],
+          funnelsFilter: { funnelOrderType, breakdownAttributionType },
+          breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 },
+        },
+        pid,
+      );
+      return Object.fromEntries(r.results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((s) => s.count)]));
+    };
+    expect(await run('first_touch')).toEqual({ '': [1, 1], technology: [1, 1], finance: [1, 0] });
+    expect(await run('last_touch')).toEqual({ finance: [2, 1], '': [1, 1] });
+  });
+
+  it('an event breakdown (boxed into a list) still skips the empty value: u3 is counted under its later organization', async () => {
+    const r = await h.run(
+      funnelsRunner,
+      { kind: 'FunnelsQuery', dateRange: RANGE3, series: [PAGEVIEW, PAGEVIEW], breakdownFilter: { breakdown: '$group_0', breakdown_type: 'event' } },
+      c,
+    );
+    const byValue = Object.fromEntries(r.results.map((steps: any[]) => [JSON.stringify(steps[0].breakdown_value), steps.map((s) => s.count)]));
+    // u1: o1; u2: o2 (first); u3: '' first, then o2
+    expect(byValue).toEqual({ '["o1"]': [1, 1], '["o2"]': [2, 2] });
   });
 });

@@ -271,8 +271,13 @@ interface Attributed {
   result: ActorResult;
 }
 
-/** Breakdown attribution: which value(s) an actor's funnel is counted under. */
-function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepIndex: number, withBreakdown: boolean): Attributed[] {
+/**
+ * Breakdown attribution: which value(s) an actor's funnel is counted under. `scalar`: a single group breakdown, which
+ * PostHog leaves unboxed (FunnelQueryContext boxes person/event/hogql breakdowns only): its value is
+ * `ifNull(group_N.properties.x, '')` and first/last touch `argMinIf(prop, timestamp, isNotNull(prop))`, so '' is not
+ * skipped as it is for the boxed ones (`notEmpty(arrayFilter(x -> notEmpty(x), prop))`).
+ */
+function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepIndex: number, withBreakdown: boolean, scalar = false): Attributed[] {
   if (!withBreakdown) {
     const r = evaluateActor(events, cfg);
     return r ? [{ value: '', result: r }] : [];
@@ -283,7 +288,7 @@ function attribute(events: FunnelEvent[], cfg: FunnelConfig, type: string, stepI
     // (base.py _get_breakdown_select_prop): its exclusion events too, and for a strict funnel every event of the actor.
     // Those are the events fetched here.
     const ordered = type === 'first_touch' ? events : [...events].reverse();
-    const hit = ordered.find((e) => e.bd.split(SEP).some((p) => p !== ''));
+    const hit = scalar ? ordered[0] : ordered.find((e) => e.bd.split(SEP).some((p) => p !== ''));
     const r = evaluateActor(events, cfg);
     return r ? [{ value: hit ? hit.bd : (stepEvents[0]?.bd ?? ''), result: r }] : [];
   }
@@ -533,6 +538,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
         ? {
             expr: breakdownExprs(node.breakdownFilter)[0],
             attribution: attributionType as 'first_touch' | 'last_touch',
+            keepEmpty: scalarBreakdown,
             limit: node.breakdownFilter?.breakdown_limit ?? 25,
             other: OTHER,
           }
@@ -591,7 +597,7 @@ export async function runFunnels(node: FunnelsQueryNode, ctx: RunnerContext, opt
     return firstTime.size ? events.filter((e) => e.steps || e.excl || order === 'strict') : events;
   };
   const perActor: Attributed[][] = ctx.timings.measureSync('funnel', () =>
-    [...actors.entries()].map(([key, list]) => attribute(keepFirstTimes(key, parseEvents(list)), cfg, attribution, attrStep, withBreakdown)),
+    [...actors.entries()].map(([key, list]) => attribute(keepFirstTimes(key, parseEvents(list)), cfg, attribution, attrStep, withBreakdown, scalarBreakdown)),
   );
 
   // Rank breakdown values by last-step count, then earlier steps; the rest become "Other".
@@ -790,7 +796,7 @@ async function runClickHouseFunnel(
     windowMs: cfg.windowMs,
     // Steps without property filters are exactly `event IN (steps)`, which `where` holds.
     whereSelectsSteps: node.series.every((s) => !s.properties?.length && !s.fixedProperties?.length),
-    breakdown: withBreakdown ? { expr: breakdownExprs(node.breakdownFilter)[0], attribution: o.attribution } : undefined,
+    breakdown: withBreakdown ? { expr: breakdownExprs(node.breakdownFilter)[0], attribution: o.attribution, keepEmpty: isGroupBreakdown(node) } : undefined,
   });
   const { rows, hogql } = await runAllRows(ctx, q);
   const groups = rows.map((r) => ({
