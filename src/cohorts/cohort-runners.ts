@@ -64,6 +64,10 @@ async function runCohortBreakdown(
   cohorts: ReadonlyMap<number, ResolvedCohort>,
 ): Promise<Record<string, unknown>> {
   const merged: Record<string, unknown>[] = [];
+  // an item's `filter` echoes the query itself, as PostHog's _query_to_filter reads the runner's query: its own
+  // properties (not the run's cohort filter), and the cohort breakdownFilter's set fields last
+  const breakdownFields = Object.entries(node.breakdownFilter ?? {}).filter(([, x]) => x !== null && x !== undefined);
+  const filterEcho = (f: object): Record<string, unknown> => ({ ...f, properties: node.properties ?? [], ...Object.fromEntries(breakdownFields) });
   let first: Record<string, unknown> | null = null;
   let hasMore = false;
   for (const v of values) {
@@ -76,7 +80,8 @@ async function runCohortBreakdown(
     for (const item of (response.results as Record<string, unknown>[] | undefined) ?? []) {
       // a formula item (no action) keeps its label: PostHog's apply_formula_to_results_group relabels the group
       // `Formula (…)` (or its custom name) after the cohort names are on
-      merged.push({ ...item, label: item.action === null ? item.label : `${String(item.label)} - ${name}`, breakdown_value: v });
+      const label = item.action === null ? item.label : `${String(item.label)} - ${name}`;
+      merged.push({ ...item, label, breakdown_value: v, ...(item.filter && typeof item.filter === 'object' ? { filter: filterEcho(item.filter) } : {}) });
     }
   }
   return { ...(first ?? {}), results: merged, ...(first && 'hasMore' in first ? { hasMore } : {}) };

@@ -617,5 +617,22 @@ describe('test_trends.py: cohorts (the cohort-aware runner, withCohortRunners; c
       ['watched movie - all users', 'all', 8],
       ['watched movie - all users', 'all', 6],
     ]);
+    // (_query_to_filter echoes the query itself on every item: its properties, its breakdownFilter last)
+    for (const x of [...plain.results, ...r.results]) {
+      expect(x.filter).toEqual({
+        insight: 'TRENDS',
+        properties: [],
+        filter_test_accounts: false,
+        date_from: '2019-12-21T00:00:00Z',
+        date_to: '2020-01-04T23:59:59.999999Z',
+        entity_type: 'events',
+        interval: 'day',
+        ...(x === r.results[0] || x === r.results[1] ? { formula: 'A+B' } : {}),
+        breakdown_type: 'cohort',
+        breakdown: [41, 'all'],
+      });
+    }
+    const filtered = await run(P_PEOPLE, { series: [WATCHED], dateRange: { date_from: '-14d' }, properties: [person('name', 'person1')], breakdownFilter: { breakdown_type: 'cohort', breakdown: [42] } });
+    expect(filtered.results[0].filter.properties).toEqual([person('name', 'person1')]);
   });
 });
