@@ -330,3 +330,67 @@ describe('EventsQuery property filters (test_events_query_runner.py)', () => {
     expect(await ids({ filterTestAccounts: false })).toEqual(['p_false', 'p_notset', 'p_null', 'p_true', 'test']);
   });
 });
+
+/**
+ * ee/clickhouse/models/test/test_property.py `test_parse_groups`, `test_parse_groups_invalid_type`,
+ * `test_parse_groups_persons`: a property group (OR of AND / OR groups) as a TrendsQuery's `properties`, counted whole.
+ */
+describe('property groups (test_property.py test_parse_groups*)', () => {
+  let g: number;
+  beforeAll(async () => {
+    g = (await s.api('POST', '/api/projects/', { name: 'filters compat 5, groups' })).body.id;
+    const pv = (distinct_id: string, properties: Record<string, unknown>, hour: number) => ({ event: '$pageview', distinct_id, timestamp: `2021-05-01T1${hour}:00:00Z`, properties });
+    await s.server.services.ingestor.import(g, {
+      persons: [
+        { distinct_ids: ['some_id'], properties: { email: '1@posthog.com' } },
+        { distinct_ids: ['some_other_id'], properties: { email: '2@posthog.com' } },
+        { distinct_ids: ['some_other_random_id'], properties: { email: 'X@posthog.com' } },
+      ],
+      events: [
+        pv('some_id', { attr_1: 'val_1', attr_2: 'val_2' }, 0),
+        pv('some_id', { attr_1: 'val_2' }, 1),
+        pv('some_other_id', { attr_1: 'val_3' }, 2),
+        pv('some_other_random_id', {}, 3),
+      ],
+    });
+    await s.server.services.ingestor.flush();
+  });
+  const total = async (properties: unknown) => {
+    const body = await query(
+      { kind: 'TrendsQuery', dateRange: { date_from: '2021-05-01', date_to: '2021-05-01' }, series: [{ kind: 'EventsNode', event: '$pageview' }], trendsFilter: { display: 'BoldNumber' }, properties },
+      g,
+    );
+    return body.results[0].aggregated_value;
+  };
+  const event = (key: string, value: string) => ({ key, value });
+
+  it('test_parse_groups: (attr_1 = val_1 AND attr_2 = val_2) OR (attr_1 = val_2)', async () => {
+    const groups = {
+      type: 'OR',
+      values: [
+        { type: 'AND', values: [event('attr_1', 'val_1'), event('attr_2', 'val_2')] },
+        { type: 'OR', values: [event('attr_1', 'val_2')] },
+      ],
+    };
+    expect(await total(groups)).toBe(2);
+    // the same groups under AND: no event is both
+    expect(await total({ ...groups, type: 'AND' })).toBe(0);
+  });
+
+  it('test_parse_groups_invalid_type: an XOR group is a 400', async () => {
+    const r = await s.api('POST', `/api/projects/${g}/query/`, {
+      query: {
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        properties: { type: 'OR', values: [{ type: 'AND', values: [event('attr', 'val_1')] }, { type: 'XOR', values: [event('attr', 'val_2')] }] },
+      },
+    });
+    expect([r.status, r.body.type]).toEqual([400, 'validation_error']);
+  });
+
+  it('test_parse_groups_persons: an OR of person-property groups', async () => {
+    const person = (value: string) => ({ type: 'OR', values: [{ key: 'email', type: 'person', value }] });
+    expect(await total({ type: 'OR', values: [person('1@posthog.com'), person('2@posthog.com')] })).toBe(3);
+    expect(await total({ type: 'AND', values: [person('1@posthog.com'), person('2@posthog.com')] })).toBe(0);
+  });
+});
