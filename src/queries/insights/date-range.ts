@@ -214,7 +214,7 @@ export class QueryDateRange {
   readonly dateTo: LocalTime;
   /** `dateTo` is an end-of-period value printed with `.999999`. */
   readonly dateToEnd: boolean;
-  /** Relative-date deltas of the inputs (null for absolute/missing), used by compare's week kludge. */
+  /** Relative-date deltas of the inputs (null for absolute; `-7d`'s for a missing or `all` date_from), used by compare's week kludge. */
   readonly fromDelta: DeltaMapping | null;
   readonly toDelta: DeltaMapping | null;
   readonly explicit: boolean;
@@ -239,7 +239,9 @@ export class QueryDateRange {
     } else if (fromText) from = parseDateString(fromText, this.nowLocal, o.timezone, `${attr}__date_from`);
     // (a missing date_from is PostHog's default `-7d`, delta included: compare's week kludge applies to it)
     else from = { value: cal.addDays(cal.startOfDay(this.nowLocal), -7), delta: { days: 7 }, position: null, end: false };
-    this.fromDelta = from.delta;
+    // (QueryPreviousPeriodDateRange.date_from_delta_mappings reads `all`, like a missing date_from, as `-7d`: the week
+    // kludge of compare applies to it)
+    this.fromDelta = fromText === 'all' ? { days: 7 } : from.delta;
 
     const toText = o.dateRange?.date_to ?? null;
     const to: ParsedDate = toText

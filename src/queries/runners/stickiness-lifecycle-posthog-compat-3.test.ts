@@ -278,6 +278,19 @@ describe('StickinessQuery (test_stickiness_query_runner.py)', () => {
     const r = await stickiness(pid, { interval: 'week', dateRange: { date_from: 'all' } });
     expect(r.results[0]).toMatchObject({ days: [1, 2, 3], data: [0, 1, 1], count: 2 });
   });
+
+  // QueryPreviousPeriodDateRange.date_from_delta_mappings takes `all` (like a missing date_from) as "-7d", so
+  // get_compare_period_dates' week kludge moves the previous start a day later, as for "Last 7 days"
+  it('test_compare with date_from "all" by day: the previous period starts a day later (the -7d kludge), so it holds Jan 9', async () => {
+    freeze('2020-01-20T12:00:00Z');
+    // current Jan 9 .. 20 (12 days): p1 in 6 days, p2 in 3. previous: Jan 9 − (11 days 23:59:59.999999) = Dec 28,
+    // + 1 day = Dec 29 .. Jan 9: p2's Jan 9 pageview, one day
+    const r = await stickiness(pid, { dateRange: { date_from: 'all' }, compareFilter: { compare: true } });
+    expect(periods(r)).toEqual([
+      ['current', 2, zeros(12, { 2: 1, 5: 1 })],
+      ['previous', 1, zeros(12, { 0: 1 })],
+    ]);
+  });
 });
 
 describe('StickinessQuery: compare with stickinessCriteria (test_stickiness_query_runner.py; reference §1.7, §6.3)', () => {
