@@ -12,6 +12,7 @@ import { trendsRunner } from '../runners/trends-runner';
 import { lifecycleRunner } from '../runners/lifecycle-runner';
 import { retentionRunner } from '../runners/retention-runner';
 import { funnelsRunner } from '../runners/funnels-runner';
+import { actorsRunner } from '../runners/actors-runner';
 import { shutdownParser } from '../../productql';
 
 let h: Harness;
@@ -268,5 +269,81 @@ describe('lifecycle, retention and funnels aggregated by organization, with grou
     const byValue = Object.fromEntries(r.results.map((steps: any[]) => [JSON.stringify(steps[0].breakdown_value), steps.map((s) => s.count)]));
     // u1: o1; u2: o2 (first); u3: '' first, then o2
     expect(byValue).toEqual({ '["o1"]': [1, 1], '["o2"]': [2, 2] });
+  });
+});
+
+/*
+ * The actors of a group insight point (InsightActorsQueryRunner.group_type_index): the group type of the series asked
+ * for (`series`), so one insight can list organizations for one series and companies for another; an event group
+ * without a group row (PostHog reads groups from Postgres) is a missing actor, and in lifecycle it has no creation
+ * interval, so its first activity is resurrecting, never new.
+ */
+describe('group actors per series, and groups without a row', () => {
+  const RANGE1 = { date_from: '2024-03-01', date_to: '2024-03-01' };
+  const SIGN_UP = { kind: 'EventsNode', event: 'sign up' };
+  const ORGS = { ...SIGN_UP, math: 'unique_group', math_group_type_index: 0 };
+  const COMPANIES = { ...SIGN_UP, math: 'unique_group', math_group_type_index: 1 };
+  let pid: number;
+  let ghost: number;
+  beforeAll(async () => {
+    // funnels' _create_groups: org:5, org:6 and company:1
+    pid = await loadWithGroups(h, [
+      ev('u1', 'sign up', '2024-03-01T10:00:00Z', { $group_0: 'org:5', $group_1: 'company:1' }),
+      ev('u2', 'sign up', '2024-03-01T11:00:00Z', { $group_0: 'org:6' }),
+      ev('u2', 'sign up', '2024-03-01T12:00:00Z', { $group_0: 'org:6' }),
+      ev('u3', 'sign up', '2024-03-01T13:00:00Z'),
+    ]);
+    ghost = await h.load({
+      persons: [{ distinct_ids: ['u1'] }],
+      events: ['2024-03-01', '2024-03-02', '2024-03-04'].map((d) => ev('u1', '$pageview', `${d}T10:00:00Z`, { $group_0: 'ghost' })),
+    });
+  });
+  const actors = async (source: unknown, project = pid, select = ['actor', 'event_count']) =>
+    h.run(actorsRunner, { kind: 'ActorsQuery', select, source }, project);
+  const keys = (r: any) => r.results.map((row: any[]) => [row[0].id, row[0].group_type_index, ...row.slice(1)]).sort();
+
+  it('trends: unique organizations, then unique companies; each series lists its own group type', async () => {
+    const source = { kind: 'TrendsQuery', dateRange: RANGE1, series: [ORGS, COMPANIES] };
+    expect((await h.run(trendsRunner, source, pid)).results.map((r: any) => r.data)).toEqual([[2], [1]]);
+    expect(keys(await actors({ kind: 'InsightActorsQuery', day: '2024-03-01', series: 0, source }))).toEqual([
+      ['org:5', 0, 1],
+      ['org:6', 0, 2],
+    ]);
+    expect(keys(await actors({ kind: 'InsightActorsQuery', day: '2024-03-01', series: 1, source }))).toEqual([['company:1', 1, 1]]);
+  });
+
+  it('unique_group overrides aggregation_group_type_index for its series; the other series count the aggregation groups', async () => {
+    const source = { kind: 'TrendsQuery', dateRange: RANGE1, aggregation_group_type_index: 1, series: [ORGS, { ...SIGN_UP, math: 'dau' }] };
+    expect((await h.run(trendsRunner, source, pid)).results.map((r: any) => r.data)).toEqual([[2], [1]]);
+    expect(keys(await actors({ kind: 'InsightActorsQuery', day: '2024-03-01', series: 0, source }))).toEqual([
+      ['org:5', 0, 1],
+      ['org:6', 0, 2],
+    ]);
+    expect(keys(await actors({ kind: 'InsightActorsQuery', day: '2024-03-01', series: 1, source }))).toEqual([['company:1', 1, 1]]);
+  });
+
+  it('stickiness: the second series’ actors are companies', async () => {
+    const source = { kind: 'StickinessQuery', dateRange: RANGE1, series: [ORGS, COMPANIES] };
+    expect(keys(await actors({ kind: 'InsightActorsQuery', day: 1, series: 1, source }, pid, ['actor']))).toEqual([['company:1', 1]]);
+    expect(keys(await actors({ kind: 'InsightActorsQuery', day: 1, series: 0, source }, pid, ['actor']))).toEqual([
+      ['org:5', 0],
+      ['org:6', 0],
+    ]);
+  });
+
+  it('a group without a row: counted by trends, a missing actor, resurrecting (not new) in lifecycle', async () => {
+    const dateRange = { date_from: '2024-03-01', date_to: '2024-03-04' };
+    const PV = { kind: 'EventsNode', event: '$pageview' };
+    const trends = await h.run(trendsRunner, { kind: 'TrendsQuery', dateRange, aggregation_group_type_index: 0, series: [PV] }, ghost);
+    expect(trends.results[0].data).toEqual([1, 1, 0, 1]);
+    const r = await actors({ kind: 'InsightActorsQuery', day: '2024-03-01', source: { kind: 'TrendsQuery', dateRange, aggregation_group_type_index: 0, series: [PV] } }, ghost, ['actor']);
+    expect([r.results, r.missing_actors_count]).toEqual([[], 1]);
+    const lifecycle = await h.run(lifecycleRunner, { kind: 'LifecycleQuery', dateRange, series: [PV], aggregation_group_type_index: 0 }, ghost);
+    expect(Object.fromEntries(lifecycle.results.map((x: any) => [x.status, x.data]))).toEqual({
+      new: [0, 0, 0, 0],
+      returning: [0, 1, 0, 0],
+      resurrecting: [1, 0, 0, 1],
+      dormant: [0, 0, -1, 0],
+    });
   });
 });
