@@ -177,6 +177,15 @@ describe('element property filters (test_prop_element)', () => {
     expect(await count([f('selector', '.btn-primary'), { type: 'event', key: 'attr', value: 'some_val', operator: 'exact' } as AnyPropertyFilter])).toBe(1);
   });
 
+  it('test_prop_element_with_space: a class with a space in it (`btn space`) does not stop a tag or class selector', async () => {
+    const chain = elementsToString([el('a', { href: '/789' }), el('button', { attr_class: ['btn space', 'btn-tertiary'] })]);
+    await db.load(3, { events: [{ event: '$autocapture', distinct_id: 'whatever', timestamp: '2024-01-02T10:00:00Z', properties: { $elements_chain: chain } }] });
+    expect(await count([f('selector', ['button'])], 3)).toBe(1);
+    expect(await count([f('selector', '.btn-tertiary')], 3)).toBe(1);
+    expect(await count([f('tag_name', 'button')], 3)).toBe(1);
+    expect(await count([f('selector', 'a > button')], 3)).toBe(0);
+  });
+
   it("only the project's own events: tenancy", async () => {
     expect(await count([f('tag_name', 'label')], 2)).toBe(1);
     expect(await count([f('tag_name', 'img')], 2)).toBe(0);
