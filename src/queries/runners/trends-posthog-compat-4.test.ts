@@ -592,6 +592,12 @@ describe('test_trends.py: cohorts (the cohort-aware runner, withCohortRunners; c
     expect(r.results[0].data).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2]);
   });
 
+  it('test_breakdown_single_cohort: `breakdown` one cohort id, not a list: "<series> - cohort1", breakdown_value the id', async () => {
+    const r = await run(P_PEOPLE, { series: [WATCHED], dateRange: { date_from: '-14d' }, breakdownFilter: { breakdown_type: 'cohort', breakdown: 41 } });
+    // (person1's two movies: _create_multiple_people's one, and the clashing-name test's)
+    expect(r.results.map((x: any) => [x.label, x.breakdown_value, x.count])).toEqual([['watched movie - cohort1', 41, 2]]);
+  });
+
   // trends_query_runner.py apply_formula_to_results_group: `res["label"] = f"Formula ({formula})"` (or the custom name)
   // on a copy of the group's first item, after build_series_response put the cohort name on the series labels
   it('a formula over a cohort breakdown [cohort, "all"]: "Formula (A+B)" per cohort (not "… - cohort1"), breakdown_value the id', async () => {
