@@ -258,6 +258,31 @@ describe('lifecycle, retention and funnels aggregated by organization, with grou
     };
     expect(await run('first_touch')).toEqual({ '': [1, 1], technology: [1, 1], finance: [1, 0] });
     expect(await run('last_touch')).toEqual({ finance: [2, 1], '': [1, 1] });
+    // the converted actors of each value (FunnelsActorsQuery funnelStepBreakdown), the same attribution
+    const converted = async (funnelStepBreakdown: string) =>
+      (
+        await h.run(
+          actorsRunner,
+          {
+            kind: 'ActorsQuery',
+            select: ['actor'],
+            source: {
+              kind: 'FunnelsActorsQuery',
+              funnelStep: 2,
+              funnelStepBreakdown,
+              source: {
+                kind: 'FunnelsQuery',
+                dateRange: RANGE3,
+                series: [{ kind: 'EventsNode', event: 'sign up' }, { kind: 'EventsNode', event: 'paid' }],
+                funnelsFilter: { funnelOrderType },
+                breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 },
+              },
+            },
+          },
+          pid,
+        )
+      ).results.map((r: any[]) => r[0].distinct_ids);
+    expect([await converted(''), await converted('technology'), await converted('finance')]).toEqual([[['p1']], [['p2']], []]);
   });
 
   it('an event breakdown (boxed into a list) still skips the empty value: u3 is counted under its later organization', async () => {
