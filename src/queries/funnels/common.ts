@@ -67,8 +67,11 @@ export function fmtLocal(p: LocalParts, micros = false): string {
 }
 
 /** ISO datetime with offset in `tz` as a JSON response writes it, e.g. `2024-01-01T00:00:00+01:00`, `Z` for UTC. */
-export function isoInTz(ms: number, tz: string): string {
-  const p = localParts(ms, tz);
+export function isoInTz(ms: number, tz: string, midnight = false): string {
+  // `midnight`: `ms` starts a local day (a day, week or month period); a day whose 00:00 falls in a DST gap
+  // (America/Santiago on 2022-09-11) starts at 01:00, which Python's wall-clock arithmetic writes as 00:00 with the
+  // offset from before the gap (fold=0): 2022-09-11T00:00:00-04:00, the same instant
+  const p = midnight ? { ...localParts(ms, tz), hour: 0, minute: 0, second: 0 } : localParts(ms, tz);
   const off = Math.round((wallAsUtc({ ...p, ms: 0 }) - (ms - p.ms)) / 60000);
   return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}${isoOffset(off)}`;
 }

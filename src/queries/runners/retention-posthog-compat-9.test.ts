@@ -378,6 +378,28 @@ describe('date bounds by Day (reference §4.3)', () => {
     await expect(retention(pid, { dateRange: { date_from: '2020-06-11', date_to: '2020-06-31' } })).rejects.toMatchObject({ status: 400 });
     await expect(retention(pid, { dateRange: { date_from: '2020-02-30', date_to: '2020-06-12' } })).rejects.toMatchObject({ status: 400 });
   });
+
+  // RetentionQueryRunner's `date` is date_from() + timedelta(days=i), Python wall-clock arithmetic on aware datetimes:
+  // a day whose midnight falls in a DST gap keeps 00:00 with the offset from before the gap (fold=0)
+  it('cohort dates in America/Santiago, whose clocks skip 00:00–01:00 on 2022-09-11: 00:00 with the offset before the gap', async () => {
+    // s: Sep 10 08:00, Sep 11 09:00 and Sep 12 00:30 (local); t: Sep 12 00:30 and Sep 13 00:30 (local): the Sep 12 00:30
+    // events are in Sep 12's cohort, which starts at its own midnight (not at 01:00 as Sep 11 does)
+    const p = await db.project(people('s', 't'), [
+      ev('s', '2022-09-10T12:00:00'),
+      ev('s', '2022-09-11T12:00:00'),
+      ev('s', '2022-09-12T03:30:00'),
+      ev('t', '2022-09-12T03:30:00'),
+      ev('t', '2022-09-13T03:30:00'),
+    ]);
+    const r = await retention(p, { dateRange: { date_from: '2022-09-10', date_to: '2022-09-13' }, retentionFilter: { totalIntervals: 4 } }, { timezone: 'America/Santiago' });
+    expect(pluck(r, 'date')).toEqual(['2022-09-10T00:00:00-04:00', '2022-09-11T00:00:00-04:00', '2022-09-12T00:00:00-03:00', '2022-09-13T00:00:00-03:00']);
+    expect(counts(r)).toEqual([
+      [1, 1, 1, 0],
+      [1, 1, 0, 0],
+      [2, 1, 0, 0],
+      [1, 0, 0, 0],
+    ]);
+  });
 });
 
 describe('breakdowns (reference §1.6, §4.3)', () => {

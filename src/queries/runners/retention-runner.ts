@@ -74,7 +74,9 @@ export function retentionRange(node: RetentionQueryNode, tz: string, weekStart: 
     : startOf(addInterval(to, interval, -total, tz), interval, tz, weekStart);
   const buckets: number[] = [];
   let t = from;
-  for (; t < to && buckets.length < MAX_COHORTS; t = addInterval(t, interval, 1, tz)) buckets.push(t);
+  // (each start snapped to its period: after a day whose midnight is in a DST gap, starting at 01:00, the next day
+  // starts at its own 00:00, not at 01:00 again)
+  for (; t < to && buckets.length < MAX_COHORTS; t = startOf(addInterval(t, interval, 1, tz), interval, tz, weekStart)) buckets.push(t);
   // (more cohort rows than this were cut silently before, dropping the most recent ones)
   if (t < to)
     throw validationError(
@@ -443,7 +445,7 @@ export async function runRetention(node: RetentionQueryNode, ctx: RunnerContext,
       results.push({
         values: t[c].map((count, k) => ({ count, label: valueLabel(k), ...(agg ? { aggregation_value: aggregated(c, k, count) } : {}) })),
         label: label(c),
-        date: isoInTz(buckets[c], tz),
+        date: isoInTz(buckets[c], tz, interval !== 'hour'),
         breakdown_value: withBreakdown ? v : null,
       });
     }
