@@ -247,7 +247,17 @@ export function breakdownExprs(bf: BreakdownFilter | null | undefined): Expr[] {
   // Funnels accept a list `breakdown` as several properties (PostHog's multi-property funnel breakdown); the shared
   // specs only take that shape through `breakdowns`.
   if (bf && Array.isArray(bf.breakdown) && bf.breakdown.length > 1 && !bf.breakdowns?.length && bf.breakdown_type !== 'cohort')
-    bf = { ...bf, breakdown: null, breakdowns: bf.breakdown.map((p) => ({ type: bf!.breakdown_type ?? 'event', property: p, normalize_url: bf!.breakdown_normalize_url })) };
+    bf = {
+      ...bf,
+      breakdown: null,
+      breakdowns: bf.breakdown.map((p) => ({
+        type: bf!.breakdown_type ?? 'event',
+        property: p,
+        normalize_url: bf!.breakdown_normalize_url,
+        // a group list: each property of the one group type (PostHog's get_breakdown_expr over group_N.properties)
+        ...(bf!.breakdown_type === 'group' ? { group_type_index: bf!.breakdown_group_type_index } : {}),
+      })),
+    };
   return breakdownSpecs(bf).map((spec) => ast.call('ifNull', [breakdownStringExpr(spec), ast.constant('')]));
 }
 

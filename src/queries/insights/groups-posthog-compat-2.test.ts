@@ -285,6 +285,27 @@ describe('lifecycle, retention and funnels aggregated by organization, with grou
     expect([await converted(''), await converted('technology'), await converted('finance')]).toEqual([[['p1']], [['p2']], []]);
   });
 
+  it('a group breakdown given as a list stays a list (FunnelQueryContext boxes nothing): array values, empty values skipped', async () => {
+    const run = async (breakdown: string[]) =>
+      (
+        await h.run(
+          funnelsRunner,
+          { kind: 'FunnelsQuery', dateRange: RANGE3, series: [PAGEVIEW, PAGEVIEW], breakdownFilter: { breakdown, breakdown_type: 'group', breakdown_group_type_index: 0 } },
+          c,
+        )
+      ).results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((s) => s.count)]);
+    // u3's first pageview (no organization) is skipped: u3 counts under o2's technology
+    expect(await run(['industry'])).toEqual([
+      [['technology'], [2, 2]],
+      [['finance'], [1, 1]],
+    ]);
+    // two properties of the one group type
+    expect(await run(['industry', 'plan'])).toEqual([
+      [['technology', ''], [2, 2]],
+      [['finance', 'pro'], [1, 1]],
+    ]);
+  });
+
   it('an event breakdown (boxed into a list) still skips the empty value: u3 is counted under its later organization', async () => {
     const r = await h.run(
       funnelsRunner,

@@ -401,8 +401,13 @@ function stepName(s: Step): string | null {
   return s.kind === 'ActionsNode' ? (actionOf(s)?.name ?? s.name ?? String(s.id)) : stepEvent(s);
 }
 
-/** A single group breakdown (`breakdown_type: 'group'`), whose step values PostHog returns as strings, not arrays. */
-const isGroupBreakdown = (node: FunnelsQueryNode): boolean => node.breakdownFilter?.breakdown_type === 'group' && !node.breakdownFilter.breakdowns?.length;
+/**
+ * A single group breakdown (`breakdown_type: 'group'`, `breakdown` one property name), whose step values PostHog
+ * returns as strings, not arrays: FunnelQueryContext boxes a string breakdown into a list for person/event/hogql
+ * types only, and a list `breakdown` (`['industry']`) stays a list, so its values are arrays (`_query_has_array_breakdown`).
+ */
+const isGroupBreakdown = (node: FunnelsQueryNode): boolean =>
+  node.breakdownFilter?.breakdown_type === 'group' && !node.breakdownFilter.breakdowns?.length && !Array.isArray(node.breakdownFilter.breakdown);
 
 function stepObject(
   s: Step,
