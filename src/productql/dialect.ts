@@ -695,8 +695,15 @@ export function groupArrayTyping(item: Printed | undefined, timezone: string): {
 export function arrayLiteralTyping(items: Printed[], timezone: string): { chType?: string } {
   const tuples = arrayOfTyping(items[0], timezone);
   if (tuples.chType || items.length === 0) return tuples;
-  const known = (p: Printed) => !p.nullable && (['int', 'float', 'string', 'bool', 'datetime', 'date'].includes(p.type) || (p.type === 'array' && !!p.chType?.startsWith('Array(')));
-  if (!items.every(known)) return {};
+  const scalar = (p: Printed) => ['int', 'float', 'string', 'bool', 'datetime', 'date'].includes(p.type);
+  const known = (p: Printed) => !p.nullable && (scalar(p) || (p.type === 'array' && !!p.chType?.startsWith('Array(')));
+  if (!items.every(known)) {
+    // Nullable items of one scalar type (`[properties.$browser]`): ClickHouse's Array(Nullable(T)), whose text is
+    // `['Chrome']` / `[NULL]`
+    if (!items.every(scalar)) return {};
+    const bases = items.map((p) => typeNameOf({ ...p, nullable: false }, timezone));
+    return bases.every((x) => x === bases[0]) && !bases[0].startsWith('Nullable(') ? { chType: `Array(Nullable(${bases[0]}))` } : {};
+  }
   const names = items.map((p) => typeNameOf(p, timezone));
   if (names.every((x) => x === names[0])) return { chType: `Array(${names[0]})` };
   const widths = names.map((x) => /^UInt(8|16|32|64)$/.exec(x)?.[1]);

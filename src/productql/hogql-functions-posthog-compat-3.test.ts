@@ -214,6 +214,12 @@ describe("toString of arrays and tuples: ClickHouse's text, without spaces, stri
   ])('%s = %j', async (expr, expected) => {
     expect(await one(expr)).toBe(expected);
   });
+
+  it('an array of Nullable properties is Array(Nullable(String)): quoted items, NULL for a missing one (a hogql breakdown [properties.x])', async () => {
+    expect(await perEvent('toString([properties.word])')).toEqual(["['héllo']", "['hello']", '[NULL]']);
+    expect(await perEvent("toString([properties.word, 'x'])")).toEqual(["['héllo','x']", "['hello','x']", "[NULL,'x']"]);
+    expect(await perEvent('toTypeName([properties.word])')).toEqual(Array(3).fill('Array(Nullable(String))'));
+  });
 });
 
 describe('array literals and subscripts (test_query.py test_hogql_arrays): an element has the array element type', () => {
