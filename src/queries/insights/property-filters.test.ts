@@ -108,10 +108,12 @@ describe('errors and test accounts', () => {
     ['between with min > max', ev('n', 'between', [5, 1])],
     ['between with one value', ev('n', 'between', [5])],
     ['cohort filters', { type: 'cohort', key: 'id', value: 3 } as AnyPropertyFilter],
-    // (group filters read group_<N>.properties.<key>, reference §1.4: groups-posthog-compat.test.ts; without N, a 400)
-    ['group filters without group_type_index', { type: 'group', key: 'x', value: 'a' } as AnyPropertyFilter],
   ])('%s → 400', (_n, f) => {
     expect(() => propertyFilterToExpr(f)).toThrow(expect.objectContaining({ status: 400 }));
+  });
+
+  it('a group filter without group_type_index is incomplete: TRUE, as property_to_expr outside strict mode', () => {
+    expect(propertyFilterToExpr({ type: 'group', key: 'x', value: 'a' } as AnyPropertyFilter)).toEqual(ast.constant(true));
   });
 
   it('group filters on persons (cohort criteria) → 400', () => {

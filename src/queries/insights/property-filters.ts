@@ -274,6 +274,11 @@ export function propertyFilterToExpr(f: AnyPropertyFilter, ctx: FilterContext = 
     assertRowsHaveEvents(f.type, ctx);
     return elementFilterToExpr(f, ctx);
   }
+  // An incomplete group filter (no group_type_index) fails PostHog's Property validation ("Missing required key
+  // group_type_index for property type group"), which property_to_expr answers, outside strict mode, with the
+  // constant 1: the filter is left out (test_property.py test_property_to_expr_group; reference §1.4: an incomplete
+  // filter is TRUE).
+  if (f.type === 'group' && ((f as { group_type_index?: number | null }).group_type_index ?? null) === null) return ast.constant(true);
   const x = propertyField(f, ctx);
   const op = f.operator ?? 'exact';
   const value = f.value;
