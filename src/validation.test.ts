@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UserError } from './errors';
-import { parseInput, zodToUserError } from './validation';
+import { objectBody, parseInput, zodToUserError } from './validation';
 
 const schema = z
   .object({
@@ -57,5 +57,12 @@ describe('parseInput', () => {
     expect(r.success).toBe(false);
     const e = zodToUserError((r as { error: z.ZodError }).error);
     expect(e.toBody()).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Not a valid IANA timezone name.', attr: 'tz' });
+  });
+});
+
+describe('objectBody', () => {
+  it('is the body when it is an object, else {}', () => {
+    expect(objectBody({ a: 1 })).toEqual({ a: 1 });
+    for (const v of [null, undefined, [1], 'text', 3]) expect(objectBody(v)).toEqual({});
   });
 });

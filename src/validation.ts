@@ -74,3 +74,8 @@ export function pyRepr(v: unknown): string {
   walk(v, 0);
   return out.length > 50 ? `${out.slice(0, 25)}...${out.slice(-24)}` : out;
 }
+
+/** A request body as an object to read fields from: anything else (null, an array, text) reads as `{}`. */
+export function objectBody(input: unknown): Record<string, unknown> {
+  return (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+}

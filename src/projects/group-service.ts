@@ -6,7 +6,7 @@ import { notFound, UserError, validationError } from '../errors';
 import type { Ingestor } from '../ingest/ingestor';
 import { MAX_GROUP_TEXT, MAX_GROUP_TYPES } from '../ingest/groups';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination';
-import { parseInput } from '../validation';
+import { objectBody, parseInput } from '../validation';
 import { drfTime } from './person-reader';
 import type { ProjectService } from './project-service';
 
@@ -199,7 +199,7 @@ export class GroupService {
     const index = groupTypeIndex(query.group_type_index);
     const key = groupKeyParam(query.group_key);
     if (!(await this.engine.getGroup(projectId, index, key))) throw notFound();
-    const body = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+    const body = objectBody(input);
     for (const attr of required)
       if (body[attr] === undefined || body[attr] === null) throw new UserError(400, 'validation_error', 'This field is required.', 'required', { attr });
     const g = await this.ingestor.updateGroupProperties(projectId, index, key, (props) => change(body, props));

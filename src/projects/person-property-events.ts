@@ -4,7 +4,7 @@ import { notFound, UserError } from '../errors';
 import type { Ingestor } from '../ingest/ingestor';
 import type { QueryService } from '../queries/query-service';
 import type { Store } from '../store/store';
-import { parseInput } from '../validation';
+import { objectBody, parseInput } from '../validation';
 import { PROPERTIES_CHANGED, recordPersonActivity } from './person-activity';
 import type { ProjectService } from './project-service';
 
@@ -43,7 +43,7 @@ export async function deletePersonProperty(deps: PersonEventDeps, principal: Pri
  */
 export async function setPersonProperties(deps: PersonEventDeps, principal: Principal, projectId: number, personId: string, input: unknown): Promise<void> {
   await deps.projects.projectFor(principal, projectId, { scope: 'person:write' });
-  const body = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+  const body = objectBody(input);
   if (body.properties === undefined || body.properties === null) throw requiredByHand('properties');
   const { properties } = parseInput(setBody, body);
   await captureForPerson(deps, principal, projectId, personId, '$set', { $set: properties }, 'updated');
@@ -57,7 +57,7 @@ export async function setPersonProperties(deps: PersonEventDeps, principal: Prin
  */
 export async function updatePersonProperty(deps: PersonEventDeps, principal: Principal, projectId: number, personId: string, input: unknown): Promise<void> {
   await deps.projects.projectFor(principal, projectId, { scope: 'person:write' });
-  const body = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+  const body = objectBody(input);
   for (const attr of ['value', 'key']) {
     if (body[attr] === undefined || body[attr] === null) throw requiredByHand(attr);
   }

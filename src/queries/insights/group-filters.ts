@@ -5,8 +5,9 @@
  * `$group_N` (the ProductQL lazy join, src/productql/schema.ts). An event without that group, or whose group has no
  * row, reads NULL, like a missing event property.
  *
- * PostHog builds the chain `group_{group_type_index}` without checking the index, so a missing one fails to resolve
- * (`group_None`) and the query is a 400; Quarry says so up front.
+ * A breakdown without the index: PostHog builds the chain `group_{group_type_index}` without checking it, so it fails
+ * to resolve (`group_None`) and the query is a 400; Quarry says so up front. A filter without it is incomplete and left
+ * out (property-filters.ts propertyFilterToExpr, as PostHog's property_to_expr outside strict mode).
  */
 import { validationError } from '../../errors';
 import { GROUP_TYPE_INDEXES } from '../../productql/schema';

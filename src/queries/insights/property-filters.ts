@@ -102,9 +102,6 @@ export function propertyField(f: { type: string; key: string; group_type_index?:
     case 'session':
       return sessionPropertyExpr(f.key, ctx.attr ?? 'properties', ctx.table);
     case 'group':
-      // PostHog's Property validation (VALIDATE_PROP_TYPES) names the missing key in these words
-      if (f.group_type_index === null || f.group_type_index === undefined)
-        throw validationError('Missing required key group_type_index for property type group', ctx.attr ?? 'properties');
       return prefixed(ctx, ...groupPropertyChain(f, ctx.attr ?? 'properties'));
     case 'person': {
       const read = (key: string) => (ctx.personTable ? prefixed(ctx, 'properties', key) : prefixed(ctx, 'person', 'properties', key));
